@@ -1,0 +1,394 @@
+//! The typed IR: what the checker produces and the evaluator compiles.
+//!
+//! Every expression carries its concrete type (inside a generic function: a type mentioning
+//! the function's declared type parameters, which the evaluator substitutes when it compiles an
+//! instance). There are no names (locals are frame slots, globals are global slots), no
+//! overloads (every primitive is a resolved `Prim` kernel), and no implicit conversions (a
+//! widening is an explicit `Prim::Widen`). Syntax sugar is gone: `x.f`, `|>`, `$`, `#f`,
+//! injections used as functions, `proj`, `aproj`, `ident` and primitives used as values all
+//! became plain calls or functions.
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+
+use crate::syntax::ast::FunKind;
+use crate::syntax::span::Span;
+use crate::types::ty::{IntTy, TyVar, Type};
+
+/// A frame slot of the current function (or of the top level: see `Place::Global`).
+pub type Slot = u32;
+/// Index into the session's function table.
+pub type FunId = u32;
+/// Identifies a loop for `break`/`continue`, unique within one function body.
+pub type LabelId = u32;
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Const {
+    Unit,
+    /// Any integer type, `char`, or a compact code (u64 bit pattern), by `Expr::ty`.
+    Int(i64),
+    /// `double`, or `float` (already rounded to f32).
+    Float(f64),
+    Str(Arc<[u8]>),
+    /// A `natural`, or a compact code of a type whose size exceeds 2^64.
+    Big(Arc<BigUint>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// How an array is indexed (L4.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMode {
+    /// An integer expression (any integer type): the linear position in code order, checked
+    /// `0 <= i < len` at run time (R0001).
+    Linear,
+    /// A value of exactly the array's index type: its code is the position; no check needed.
+    Code,
+}
+
+/// The resolved kinds of `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoerceKind {
+    /// Compact value to an integer type (`Expr::ty`): its code; R0005 if it does not fit.
+    EncodeInt,
+    /// Compact value to `natural`: its code.
+    EncodeNatural,
+    /// Compact value to `string`: its code in decimal.
+    EncodeString,
+    /// Integer (any type) to a compact type: decode; R0002 outside `0..size`.
+    DecodeInt,
+    /// `natural` to a compact type; R0002 outside `0..size`.
+    DecodeNatural,
+    /// `string` of decimal digits to a compact type; R0002 for anything else or out of range.
+    DecodeString,
+    /// Compact to compact of the same size: the code is kept (no-op).
+    Reinterpret,
+    /// Layout-identical reshape (L9.1): same leaves in the same order. Zero copy from an
+    /// array to an array; at most one copy otherwise.
+    Reshape,
+    /// Integer (>= 0) to natural; R0005 for a negative value.
+    IntToNatural,
+    /// Natural to an integer type; R0005 if it does not fit.
+    NaturalToInt,
+    /// Natural to its decimal string.
+    NaturalToString,
+}
+
+/// A primitive operation with its kernel resolved by the checker. Operand types are the
+/// `ty` of the argument expressions; the result type is the `ty` of the `Prim` expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Prim {
+    /// Checked integer arithmetic in the given type: R0003 on overflow, R0004 on `/`, `%` by
+    /// zero; `/` truncates toward zero and `%` has the sign of the dividend (C).
+    IntArith(ArithOp, IntTy),
+    /// IEEE arithmetic; `single` = float (round each result to f32).
+    FloatArith(ArithOp, bool),
+    /// natural arithmetic; a negative result of `-` is R0003, division by zero R0004.
+    NatArith(ArithOp),
+    /// Checked negation (R0003 for the minimum, and for any non-zero unsigned value).
+    IntNeg(IntTy),
+    FloatNeg,
+    /// Comparison of two values of the same type (args[0].ty): numbers numerically (unsigned
+    /// types unsigned), strings bytewise, compact values by code, tuples and arrays
+    /// lexicographically, sums by tag then argument, structs field by field.
+    Compare(CmpOp),
+    Not,
+    /// string + string
+    StrConcat,
+    /// string * n (n of an integer type; n <= 0 gives "")
+    StrRepeat,
+    /// `s.[i]`: a char; negative `i` counts from the end; outside `-len .. len-1` is R0001.
+    StrIndex,
+    /// `s.[i to j]` with the given bounds present (args follow in order): bytes `i` to `j-1`,
+    /// negative bounds count from the end, bounds clamped.
+    StrSlice { from: bool, to: bool },
+    /// Byte length of a string, a `size`.
+    StrLen,
+    ToUpper,
+    /// `str`, `repr`, `_strr` of a value of type args[0].ty (L7, L9.2): a string.
+    Str,
+    Repr,
+    Strr,
+    /// Write `str` of the argument (no newline, with newline) to the output; result unit.
+    Print,
+    Println,
+    /// Write a newline.
+    Endl,
+    /// `caseno v`: the summand index of a sum, unitsum, bool or compact sum value, an int.
+    Caseno,
+    /// `len a` for an array: the element count, a `size`.
+    Len,
+    /// Explicit scalar conversion from args[0].ty to the result type (L4.14, L6.10): between
+    /// integer types (R0005 if the value does not fit), integer <-> double/float (truncation
+    /// toward zero; R0005 for NaN or out of range), string -> integer (sign and leading
+    /// digits, 0 when none; R0005 out of range), `char` -> integer.
+    Convert,
+    /// Implicit integer widening of L2.16 (value unchanged).
+    Widen,
+    /// `map f a`: args (f, a); result indexed by a's index type.
+    Map,
+    /// `fold_left f init a` (args in that order); f curried `U -> T -> U`.
+    FoldLeft,
+    /// `fold_right f a init`; f curried `T -> U -> U`; visits from the last element.
+    FoldRight,
+    /// `rev a`: reversed in code order, same type.
+    Rev,
+    /// `iter p a`: calls p on each element in order; unit.
+    Iter,
+    /// `\sum a`: left fold of `+` from zero (element type: an integer type, double, float
+    /// or natural, per `Expr::ty`).
+    Sum,
+    /// `\prod a`: left fold of `*` from one.
+    Prod,
+    /// `join a b` / `a + b` for arrays over unitsums: concatenation.
+    Concat,
+    /// `transpose a`: `T ^ M ^ N` -> `T ^ N ^ M`, or `T ^ (A \* B)` -> `T ^ (B \* A)` (L9.7).
+    Transpose,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Const(Const),
+    /// A local slot holding the value directly.
+    Local(Slot),
+    /// A local slot holding a `Value::Cell` (the variable is captured by an inner function).
+    LocalCell(Slot),
+    /// A global slot (top-level variables, REPL definitions).
+    Global(Slot),
+    /// The value captured at position `i` of the current closure (a copied value).
+    Capture(u32),
+    /// The cell captured at position `i` of the current closure: read its content.
+    CaptureCell(u32),
+    /// A function value: the function `fun` instantiated at `type_args` (one per type
+    /// parameter of the function), with its captures taken from the current frame as the
+    /// function's `captures` list says.
+    MakeFun { fun: FunId, type_args: Vec<Type> },
+    /// Curried application: `func` applied to each of `args` in turn (at least one). The
+    /// evaluator may call directly when `func` expects exactly that many groups.
+    Call { func: Box<Expr>, args: Vec<Expr> },
+    Prim(Prim, Vec<Expr>),
+    /// A plain tuple or a struct (`ty` says which): components in order.
+    Tuple(Vec<Expr>),
+    /// An array of the given elements in code order (`ty` is `T ^ I`, `size(I)` elements).
+    Array(Vec<Expr>),
+    /// A compact tuple `a \, b \, c`: the mixed-radix code from the component codes (`ty` is
+    /// a compact product or compact array).
+    CTuple(Vec<Expr>),
+    /// Component `index` of a tuple or struct value.
+    Field(Box<Expr>, u32),
+    /// Component `index` of a compact product value: `(code / weight) % radix`.
+    CField(Box<Expr>, u32),
+    /// Element of an array.
+    Index {
+        array: Box<Expr>,
+        index: Box<Expr>,
+        mode: IndexMode,
+    },
+    /// A plain sum or variant value: summand/constructor `tag` with its argument (`Unit` for a
+    /// constant constructor or a unit summand).
+    Inject { tag: u32, arg: Box<Expr> },
+    /// A compact sum value: summand `tag` of `ty`, with the argument's code added to the
+    /// summand's offset.
+    CInject { tag: u32, arg: Box<Expr> },
+    /// `Typing::memcount[T]`: the size of T as a `size`, or a `natural` (per `Expr::ty`).
+    TypeSize(Type),
+    Coerce(CoerceKind, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Short-circuit `and` / `or`.
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    /// Patterns tried in order; no match is R0006.
+    Match(Box<Expr>, Vec<Arm<Expr>>),
+}
+
+/// A pattern, typed by the value it matches.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub kind: PatternKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum PatternKind {
+    Wildcard,
+    /// Bind the value to a variable.
+    Bind(Place),
+    /// Equal to a constant (integers, codes, strings, bools), compared as `Prim::Compare(Eq)`.
+    Const(Const),
+    /// Components of a tuple, struct, or array over a unitsum (`ty` says which).
+    Tuple(Vec<Pattern>),
+    /// A plain sum or variant with this tag; the argument pattern (if any) matches its
+    /// argument.
+    Inject { tag: u32, arg: Option<Box<Pattern>> },
+    /// A compact sum value in summand `tag`; the argument pattern matches `code - offset`.
+    CInject { tag: u32, arg: Option<Box<Pattern>> },
+}
+
+#[derive(Clone, Debug)]
+pub struct Arm<B> {
+    /// Alternatives: the arm is taken when one matches (they bind the same places).
+    pub patterns: Vec<Pattern>,
+    pub guard: Option<Expr>,
+    pub body: B,
+}
+
+/// A variable that can be assigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Local(Slot),
+    LocalCell(Slot),
+    Global(Slot),
+    CaptureCell(u32),
+}
+
+/// One step of a store path `&x.i.j <- v`.
+#[derive(Clone, Debug)]
+pub enum PathStep {
+    /// Component of a tuple or struct.
+    Field(u32),
+    /// Element of an array.
+    Index(Expr, IndexMode),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeKind {
+    /// `for i in a ..< b`: while i < b { body; i += 1 }.
+    Exclusive,
+    /// `for i in a .. b` / `upto`: stops at b without stepping past it (i ends as b).
+    Inclusive,
+    /// `for i in b downto a`: stops at a without stepping past it.
+    Downto,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// Evaluate and discard (a procedure call, a `void` expression).
+    Expr(Expr),
+    /// Initialise or assign a variable.
+    Assign(Place, Expr),
+    /// Store into a component of a variable (`&x.i <- v`, `set (&a, i, v)`); `ty` of the
+    /// place is `root_ty`. Copy-on-write.
+    Store {
+        place: Place,
+        root_ty: Type,
+        path: Vec<PathStep>,
+        value: Expr,
+    },
+    If(Expr, Vec<Stmt>, Vec<Stmt>),
+    /// `while` (or `until` when `until` is set: runs while the condition is false).
+    While {
+        label: LabelId,
+        cond: Expr,
+        until: bool,
+        body: Vec<Stmt>,
+    },
+    /// `repeat`: until a `break`.
+    Loop { label: LabelId, body: Vec<Stmt> },
+    /// Numeric loops (L5.9). The variable has integer type `var_ty`; `to` is re-evaluated at
+    /// every test.
+    ForRange {
+        label: LabelId,
+        var: Place,
+        var_ty: IntTy,
+        from: Expr,
+        to: Expr,
+        kind: RangeKind,
+        body: Vec<Stmt>,
+    },
+    /// `for i in ..[T]`: the variable takes every value of the compact type `ty` in code order.
+    ForCodes {
+        label: LabelId,
+        var: Place,
+        ty: Type,
+        body: Vec<Stmt>,
+    },
+    /// `for v in a`: every element in code order.
+    ForArray {
+        label: LabelId,
+        var: Place,
+        array: Expr,
+        body: Vec<Stmt>,
+    },
+    Break(LabelId),
+    Continue(LabelId),
+    Return(Option<Expr>),
+    Match(Expr, Vec<Arm<Vec<Stmt>>>),
+    Block(Vec<Stmt>),
+}
+
+/// How a closure's captured value `i` is taken from the frame creating it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capture {
+    /// Copy the value of a local slot (parameters: immutable).
+    Slot(Slot),
+    /// Share the cell held in a local slot.
+    Cell(Slot),
+    /// Copy the creator's own capture `i` (a value or a cell, shared as is).
+    Outer(u32),
+}
+
+/// A function, procedure, generator or lambda.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FunKind,
+    pub span: Span,
+    /// Type parameters: the function's own, preceded by those of enclosing generic
+    /// functions whose types it mentions. `MakeFun::type_args` has one type for each.
+    pub type_params: Vec<TyVar>,
+    /// One pattern per curried parameter group (a `Bind`, a `Tuple` of binds, or a `Wildcard`
+    /// for `()`); the group's type is the pattern's `ty`.
+    pub params: Vec<Pattern>,
+    pub ret: Type,
+    /// Frame size (parameters and all locals).
+    pub n_slots: u32,
+    /// Slots that hold cells: each gets a fresh `Value::Cell` (holding `Unit`) on entry,
+    /// before parameters are bound. A parameter is never a cell slot.
+    pub cell_slots: Vec<Slot>,
+    /// What a closure of this function captures from the frame that creates it.
+    pub captures: Vec<Capture>,
+    /// The body; an expression body is a single `Return`. A procedure falls off its end.
+    pub body: Vec<Stmt>,
+    /// Pure in the sense of L9.5: no output, no proc/gen calls, no assignment outside its own
+    /// locals, transitively.
+    pub pure_: bool,
+}
+
+/// What the checker hands to the evaluator for one program or one REPL chunk.
+#[derive(Clone, Debug, Default)]
+pub struct Unit {
+    /// Functions defined by this unit (ids continue the session's table).
+    pub functions: Vec<(FunId, Arc<Function>)>,
+    /// The number of global slots after this unit (globals only grow).
+    pub n_globals: u32,
+    /// Top-level statements, run in order.
+    pub body: Vec<Stmt>,
+    /// For a REPL expression chunk: the expression whose value is printed.
+    pub result: Option<Expr>,
+}

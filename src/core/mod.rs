@@ -1,0 +1,2 @@
+//! The typed IR between the checker and the evaluator.
+pub mod ir;

@@ -1,0 +1,121 @@
+//! Runtime values. The static type of every value is known to the code that handles it (the
+//! typed IR says it), so values carry no type tags beyond what their representation needs.
+//!
+//! Representation by type:
+//! - every integer type (uint64 and size as their bit pattern), `char`, and the code of every
+//!   compact linear type whose size fits in 64 bits (so `bool`, unitsums, `\*`, `\+`, `\^`):
+//!   `Value::Int` (codes are stored as the `u64` bit pattern);
+//! - `double` and `float` (a float is kept rounded to `f32`): `Value::Float`;
+//! - `string`: `Value::Str` (bytes);
+//! - `natural`, and the code of a compact type whose size exceeds 2^64: `Value::Big`;
+//! - `unit`: `Value::Unit`;
+//! - tuples and structs (fields in order): `Value::Tuple`;
+//! - plain sums and variants: `Value::Sum` (summand or constructor index, argument);
+//! - arrays: `Value::Array`, a view into one flat, shared buffer; arrays of arrays share one
+//!   buffer (the leaves in storage order), so reshapes move no data;
+//! - functions: `Value::Fun`;
+//! - `Value::Cell` only appears in frame slots of variables captured by inner functions.
+
+use num_bigint::BigUint;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Unit,
+    Int(i64),
+    Float(f64),
+    Str(Arc<[u8]>),
+    Big(Arc<BigUint>),
+    Tuple(Arc<[Value]>),
+    Sum(Arc<(u32, Value)>),
+    Array(ArrayVal),
+    Fun(Arc<crate::eval::closure::Closure>),
+    Cell(Arc<Mutex<Value>>),
+}
+
+/// The storage of an array: one flat buffer of leaves.
+#[derive(Clone, Debug)]
+pub enum Buffer {
+    /// Integers of every width, chars, and 64-bit compact codes.
+    I64(Vec<i64>),
+    /// Doubles and floats.
+    F64(Vec<f64>),
+    /// Everything else, one `Value` per leaf.
+    Boxed(Vec<Value>),
+}
+
+impl Buffer {
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::I64(v) => v.len(),
+            Buffer::F64(v) => v.len(),
+            Buffer::Boxed(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The leaf at position `i` as a value.
+    pub fn get(&self, i: usize) -> Value {
+        match self {
+            Buffer::I64(v) => Value::Int(v[i]),
+            Buffer::F64(v) => Value::Float(v[i]),
+            Buffer::Boxed(v) => v[i].clone(),
+        }
+    }
+}
+
+/// A view of `len` consecutive leaves of a shared buffer, starting at `start`. The static
+/// type says how the leaves group into elements (an element of `int ^ 2 ^ 3` is a view of two
+/// leaves). Copy-on-write: mutation goes through `Arc::make_mut` on a view that covers the
+/// whole buffer, or copies the view first.
+#[derive(Clone, Debug)]
+pub struct ArrayVal {
+    pub buf: Arc<Buffer>,
+    pub start: usize,
+    pub len: usize,
+}
+
+impl ArrayVal {
+    pub fn new(buf: Buffer) -> ArrayVal {
+        let len = buf.len();
+        ArrayVal {
+            buf: Arc::new(buf),
+            start: 0,
+            len,
+        }
+    }
+
+    /// The leaf at position `i` of this view.
+    pub fn leaf(&self, i: usize) -> Value {
+        self.buf.get(self.start + i)
+    }
+
+    /// The sub-view of `n` leaves starting at leaf `i` of this view.
+    pub fn slice(&self, i: usize, n: usize) -> ArrayVal {
+        ArrayVal {
+            buf: self.buf.clone(),
+            start: self.start + i,
+            len: n,
+        }
+    }
+}
+
+impl Value {
+    pub fn str(s: &[u8]) -> Value {
+        Value::Str(Arc::from(s))
+    }
+
+    pub fn bool(b: bool) -> Value {
+        Value::Int(b as i64)
+    }
+
+    pub fn as_int(&self) -> i64 {
+        match self {
+            Value::Int(i) => *i,
+            other => panic!("internal: expected an integer value, found {other:?}"),
+        }
+    }
+}

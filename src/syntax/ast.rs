@@ -1,0 +1,411 @@
+//! The untyped syntax tree produced by the parser (spec sections L1, L4, L5).
+//!
+//! Nothing here is checked: names are strings, types are type *expressions*. The checker turns
+//! this tree into the typed IR (`crate::core::ir`). Every node that can be the subject of a
+//! diagnostic carries a `Span`.
+
+use crate::syntax::span::{Span, Spanned};
+
+pub type Name = String;
+pub type SName = Spanned<Name>;
+
+/// An integer literal as written: its value (exact up to 2^128) and its suffix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntLit {
+    /// The value; `None` when it does not even fit in 128 bits (always out of range).
+    pub value: Option<u128>,
+    /// The suffix as written, lower-cased, without a leading `_` (`""` when absent).
+    pub suffix: String,
+}
+
+/// A floating literal: `1.5`, `2.5E3`, `1.25f`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatLit {
+    pub value: f64,
+    /// `true` for the `f`/`F` suffix (type `float`), `false` for `double`.
+    pub single: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type expressions (L2)
+// ---------------------------------------------------------------------------------------------
+
+pub type TypeExpr = Spanned<TypeExprKind>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExprKind {
+    /// A name: `int`, `double`, `bool`, `unit`, `void`, a typedef, a struct or variant, a type
+    /// parameter.
+    Name(Name),
+    /// An integer literal used as a type: the unitsum `n` (L2.2).
+    Unitsum(IntLit),
+    /// `()`: the unit type.
+    Unit,
+    /// `A * B * C`: an n-ary chain (never flattened through parentheses), at least 2 operands.
+    Product(Vec<TypeExpr>),
+    /// `A + B + C`.
+    Sum(Vec<TypeExpr>),
+    /// `A \* B \* C`.
+    CProduct(Vec<TypeExpr>),
+    /// `A \+ B \+ C`.
+    CSum(Vec<TypeExpr>),
+    /// `T ^ I`.
+    Array(Box<TypeExpr>, Box<TypeExpr>),
+    /// `T \^ I`.
+    CArray(Box<TypeExpr>, Box<TypeExpr>),
+    /// `A -> B`.
+    Fun(Box<TypeExpr>, Box<TypeExpr>),
+    /// ``N `+ M`` and friends (L2.15).
+    UnitsumArith(UnitsumOp, Box<TypeExpr>, Box<TypeExpr>),
+    /// Placeholder after a syntax error.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitsumOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions (L4)
+// ---------------------------------------------------------------------------------------------
+
+pub type Expr = Spanned<ExprKind>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(IntLit),
+    Float(FloatLit),
+    /// A string literal (bytes, escapes already processed). Adjacent literals are *not* merged
+    /// by the parser: `"ab" "cd"` is an application (L4.4).
+    Str(Vec<u8>),
+    Bool(bool),
+    /// `()`.
+    Unit,
+    /// A plain name (including `\sum`, `\prod`, type names used as conversions, constructors).
+    Name(Name),
+    /// A qualified name `Typing::memcount`: the path segments.
+    Qualified(Vec<Name>),
+    /// Explicit instantiation `f[int, 3 \* 2]`.
+    TypeApply(Box<Expr>, Vec<TypeExpr>),
+    /// `a, b, c` (at least 2).
+    Tuple(Vec<Expr>),
+    /// `a \, b \, c` (at least 2).
+    CTuple(Vec<Expr>),
+    /// Application. `how` records the surface form for diagnostics only.
+    Apply {
+        func: Box<Expr>,
+        arg: Box<Expr>,
+        how: ApplyForm,
+    },
+    /// `x.rhs` where `rhs` is a name, an integer literal, or a parenthesised expression
+    /// (`y.(i \, j)`, `x.(`1:2)`). Meaning decided by the checker: projection, field,
+    /// indexing or reverse application (L4.5, L4.8).
+    Dot(Box<Expr>, Box<Expr>),
+    /// `#f` = `f ()`.
+    Hash(Box<Expr>),
+    /// `&x` (also `&x.i` — the operand is the whole projection chain). Only valid as the
+    /// target of `<-` or as the first argument of `set`.
+    Addr(Box<Expr>),
+    /// `s.[i]`.
+    StrIndex(Box<Expr>, Box<Expr>),
+    /// `s.[i to j]`, `s.[i to]`, `s.[to j]`.
+    StrSlice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Unary(UnOp, Box<Expr>),
+    /// `caseno e`.
+    Caseno(Box<Expr>),
+    /// `case k of T` (L3.1, L3.4).
+    Case(IntLit, TypeExpr),
+    /// `` `k:n `` and `` `k of n `` (L3.1); `n` is a type expression (normally a unitsum).
+    UnitsumValue(IntLit, TypeExpr),
+    /// `proj k of T`.
+    Proj(IntLit, TypeExpr),
+    /// `aproj e of T`.
+    Aproj(Box<Expr>, TypeExpr),
+    /// `ident of T`.
+    Ident(TypeExpr),
+    /// `e :>> T`.
+    Coerce(Box<Expr>, TypeExpr),
+    /// `fun (x:int) => e`, `fun (x:int) : T = { … }`, `proc (x:int) { … }`, `gen …`.
+    Lambda(Box<FunDef>),
+    /// `if c1 then e1 elif c2 then e2 else e3 endif` (`else` required).
+    If(Vec<(Expr, Expr)>, Box<Expr>),
+    /// `match e with | p => e … endmatch`.
+    Match(Box<Expr>, Vec<MatchArm<Expr>>),
+    /// Placeholder after a syntax error.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApplyForm {
+    /// `f x`
+    Juxtapose,
+    /// `f $ x`
+    Dollar,
+    /// `x |> f`
+    Pipe,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patterns (L4.12)
+// ---------------------------------------------------------------------------------------------
+
+pub type Pattern = Spanned<PatternKind>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PatternKind {
+    /// `_`
+    Wildcard,
+    /// A name: binds, unless the checker finds a constant constructor of that name (`Dot`).
+    Name(Name),
+    /// An integer literal, possibly negated (`-1`).
+    Int { negative: bool, lit: IntLit },
+    Str(Vec<u8>),
+    Bool(bool),
+    /// `()`.
+    Unit,
+    /// `(p, q, …)`.
+    Tuple(Vec<Pattern>),
+    /// `case k` (unitsum or unit summand), `case k p` and `` `k p `` (sum case with argument).
+    Case(IntLit, Option<Box<Pattern>>),
+    /// `Ctor p`: a variant constructor with an argument pattern (`Circle r`, `Rect (w, h)`).
+    Ctor(Name, Box<Pattern>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchArm<B> {
+    /// One or more alternatives `| 1 | 2 => …`.
+    pub patterns: Vec<Pattern>,
+    /// `when cond`.
+    pub guard: Option<Expr>,
+    pub body: B,
+    pub span: Span,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions (L4.10, L5.13, L5.14, L5.16)
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunKind {
+    Fun,
+    Proc,
+    Gen,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindExpr {
+    Type,
+    Unitsum,
+    CompactLinear,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeParam {
+    pub name: SName,
+    /// Defaults to `TYPE` when not written.
+    pub kind: KindExpr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: SName,
+    pub ty: TypeExpr,
+}
+
+/// One parenthesised parameter group: `(x:int, y:int)` (a tuple parameter), `(p : int * int)`,
+/// or `()` (unit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamGroup {
+    pub params: Vec<Param>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunBody {
+    /// `=> e`
+    Expr(Expr),
+    /// `= { stmts }` (fun, gen) or `{ stmts }` (proc)
+    Block(Vec<Stmt>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunDef {
+    pub kind: FunKind,
+    /// `None` for a lambda.
+    pub name: Option<SName>,
+    pub type_params: Vec<TypeParam>,
+    /// At least one group for named functions; curried functions have several.
+    pub params: Vec<ParamGroup>,
+    /// The declared result type (`: T`), if any.
+    pub ret: Option<TypeExpr>,
+    pub body: FunBody,
+    pub span: Span,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements (L5)
+// ---------------------------------------------------------------------------------------------
+
+pub type Stmt = Spanned<StmtKind>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+/// The iteration forms of `for` (L5.7, L5.9, L5.10).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForKind {
+    /// `for i in ..[T]`: `i` is bound in the body only.
+    Type(TypeExpr),
+    /// `for v in arr`.
+    Array(Expr),
+    /// `for i in a ..< b` (declares `i` in the enclosing scope).
+    RangeExclusive(Expr, Expr),
+    /// `for i in a .. b` (declares `i`).
+    RangeInclusive(Expr, Expr),
+    /// `for i in a upto b` (assigns an existing `i`, or declares it with `for var`).
+    Upto { from: Expr, to: Expr, declare: bool },
+    /// `for i in b downto a`.
+    Downto { from: Expr, to: Expr, declare: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// `var x : T = e;` (type and initialiser each optional, not both absent).
+    Var {
+        name: SName,
+        ty: Option<TypeExpr>,
+        init: Option<Expr>,
+    },
+    /// `val x : T = e;`
+    Val {
+        name: SName,
+        ty: Option<TypeExpr>,
+        init: Expr,
+    },
+    /// A named `fun`, `proc` or `gen`.
+    Fun(FunDef),
+    /// `typedef name = T;`
+    Typedef { name: SName, ty: TypeExpr },
+    /// `struct P { x:int; y:string; }`
+    Struct { name: SName, fields: Vec<Param> },
+    /// `variant shape = | Circle of double | Dot;`
+    Variant {
+        name: SName,
+        ctors: Vec<(SName, Option<TypeExpr>)>,
+    },
+    /// An expression used as a statement: a procedure call `p x;`, `p;`, `println$ …;`.
+    Expr(Expr),
+    /// `x = e;`, `x += e;`, …
+    Assign {
+        target: Expr,
+        op: AssignOp,
+        value: Expr,
+    },
+    /// `++x;` (`true`) and `--x;` (`false`).
+    Incr { target: Expr, up: bool },
+    /// `&x.i <- v;` — `target` is the projection chain after `&`.
+    Store { target: Expr, value: Expr },
+    Return(Option<Expr>),
+    /// `if c do … elif c2 do … else … done`, `if c perform s;`, `if c break l;`.
+    If {
+        branches: Vec<(Expr, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+    },
+    /// `if c then … endif` used as a statement: always an error (E0101), kept so the checker
+    /// can report it with a helpful message.
+    IfThenStatement(Expr),
+    While {
+        label: Option<SName>,
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    Until {
+        label: Option<SName>,
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    Repeat {
+        label: Option<SName>,
+        body: Vec<Stmt>,
+    },
+    For {
+        label: Option<SName>,
+        var: SName,
+        kind: ForKind,
+        body: Vec<Stmt>,
+    },
+    Break(SName),
+    Continue(SName),
+    /// `begin … end`.
+    Block(Vec<Stmt>),
+    /// `match e with | p => stmts … endmatch;`
+    Match(Expr, Vec<MatchArm<Vec<Stmt>>>),
+    /// Placeholder after a syntax error.
+    Error,
+}
+
+/// A REPL chunk after parsing (L9.4).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Chunk {
+    /// Exactly one expression with no trailing `;`: evaluate and print `VALUE : TYPE`.
+    Expr(Expr),
+    /// Anything else: statements, run as in a script.
+    Stmts(Vec<Stmt>),
+}

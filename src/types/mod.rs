@@ -1,0 +1,13 @@
+//! The type algebra (spec L2, L3, L9.1): one `Type` for checker, IR and evaluator; kinds,
+//! sizes, mixed-radix layouts, the isomorphism engine behind `:>>`, and type printing.
+//!
+//! Architecture invariant: pure functions of types; no IO, no knowledge of syntax or values.
+
+pub mod iso;
+pub mod kind;
+pub mod layout;
+pub mod print;
+pub mod size;
+pub mod ty;
+
+pub use ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
