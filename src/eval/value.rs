@@ -119,3 +119,51 @@ impl Value {
         }
     }
 }
+
+/// Which buffer variant stores leaves of a given (non-array) type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeafRepr {
+    I64,
+    F64,
+    Boxed,
+}
+
+/// The leaf type of an array element type: arrays of arrays are flattened, so the leaf of
+/// `int ^ 2 ^ 3` is `int`.
+pub fn leaf_type(ty: &crate::types::Type) -> &crate::types::Type {
+    match ty {
+        crate::types::Type::Array(e, _) => leaf_type(e),
+        t => t,
+    }
+}
+
+/// How leaves of the (non-array) type `ty` are stored.
+pub fn leaf_repr(ty: &crate::types::Type) -> LeafRepr {
+    use crate::types::Type;
+    match ty {
+        Type::Int(_) | Type::Char => LeafRepr::I64,
+        Type::Double | Type::Float => LeafRepr::F64,
+        t if crate::types::kind::is_compact(t) && crate::types::size::codes_fit_u64(t) => {
+            if t.is_unit() {
+                LeafRepr::Boxed
+            } else {
+                LeafRepr::I64
+            }
+        }
+        _ => LeafRepr::Boxed,
+    }
+}
+
+/// How many leaves one value of type `ty` occupies in an array buffer: `size(I) *
+/// leaf_count(E)` for an array `E ^ I`, 1 for anything else. `None` if that does not fit in
+/// memory-sized integers (or the type has variables).
+pub fn leaf_count(ty: &crate::types::Type) -> Option<usize> {
+    use num_traits::ToPrimitive;
+    match ty {
+        crate::types::Type::Array(e, i) => {
+            let n = crate::types::size::size_of(i)?.to_usize()?;
+            n.checked_mul(leaf_count(e)?)
+        }
+        _ => Some(1),
+    }
+}
