@@ -174,6 +174,10 @@ pub enum Prim {
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     Const(Const),
+    /// The zero of `ty` (L5.1): 0, 0.0, `""`, `false`, code 0, componentwise for tuples,
+    /// structs and arrays (an array of N zeros, allocated lazily where possible). The checker
+    /// only emits it for types that have a zero.
+    Zero,
     /// A local slot holding the value directly.
     Local(Slot),
     /// A local slot holding a `Value::Cell` (the variable is captured by an inner function).
