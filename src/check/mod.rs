@@ -1,16 +1,51 @@
 //! The checker: names, scopes, types, kinds, overloads; produces the typed IR (`core::ir`).
 //!
 //! Architecture invariant: all typing complexity (overloads, implicit conversions, inference,
-//! polymorphism) lives here; the IR it produces has concrete kernels and explicit conversions.
+//! polymorphism, hoisting) lives here; the IR it produces has resolved kernels, resolved
+//! slots and explicit conversions. The checker does no IO.
 
-use crate::core::ir::Unit;
+mod apply;
+mod env;
+pub mod error;
+mod expr;
+mod pattern;
+pub mod prims;
+mod stmt;
+mod typeexpr;
+mod unify;
+
+use std::sync::Arc;
+
+use crate::core::ir::{self, FunId, Unit};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::{Chunk, Expr, Stmt, TypeExpr};
-use crate::types::Type;
+use crate::syntax::span::Span;
+use crate::types::ty::{Kind, Type};
+
+use env::{Frame, FrameId, FunSig, Scope, ScopeId};
+use error::CheckError;
 
 /// The checker's persistent state: the global scopes of a session (the prelude, then each
-/// program or REPL chunk as a new nested scope), the function table, the type definitions.
-pub struct Checker {}
+/// program or REPL chunk as a new nested scope), the function signatures, the counters.
+#[derive(Clone)]
+pub struct Checker {
+    scopes: Vec<Scope>,
+    frames: Vec<Frame>,
+    funs: Vec<FunSig>,
+    /// The innermost global scope (where the next unit nests).
+    top: ScopeId,
+    /// Current position while checking.
+    scope: ScopeId,
+    frame: FrameId,
+    next_fun: FunId,
+    next_tyvar: u32,
+    next_nominal: u32,
+    /// Inference variables: solution and kind bound.
+    metas: Vec<(Option<Type>, Kind)>,
+    errors: Vec<CheckError>,
+    /// Functions produced by the unit being checked.
+    out_funs: Vec<(FunId, Arc<ir::Function>)>,
+}
 
 impl Default for Checker {
     fn default() -> Self {
@@ -18,33 +53,124 @@ impl Default for Checker {
     }
 }
 
+/// The type given to expressions that failed to check; it unifies with everything, so one
+/// error does not cascade.
+pub(crate) const ERROR_META: u32 = u32::MAX;
+
+pub(crate) fn error_type() -> Type {
+    Type::Meta(ERROR_META)
+}
+
 impl Checker {
     pub fn new() -> Checker {
-        Checker {}
+        let mut global = Frame::new(None, true);
+        global.kind = crate::syntax::ast::FunKind::Proc;
+        Checker {
+            scopes: vec![Scope::new(None, 0)],
+            frames: vec![global],
+            funs: Vec::new(),
+            top: 0,
+            scope: 0,
+            frame: 0,
+            next_fun: 0,
+            next_tyvar: 0,
+            next_nominal: 0,
+            metas: Vec::new(),
+            errors: Vec::new(),
+            out_funs: Vec::new(),
+        }
     }
 
     /// Check a whole program (or the prelude) as one new scope nested in everything defined so
     /// far. On error nothing is kept.
     pub fn check_program(&mut self, stmts: &[Stmt]) -> Result<Unit, Vec<Diagnostic>> {
-        let _ = stmts;
-        todo!("checker")
+        self.check_unit(stmts, None)
     }
 
     /// Check one REPL chunk (L9.4): a new nested scope; an expression chunk sets `Unit::result`.
     pub fn check_chunk(&mut self, chunk: &Chunk) -> Result<Unit, Vec<Diagnostic>> {
-        let _ = chunk;
-        todo!("checker")
+        match chunk {
+            Chunk::Stmts(stmts) => self.check_unit(stmts, None),
+            Chunk::Expr(e) => self.check_unit(&[], Some(e)),
+        }
     }
 
     /// The type of an expression in the current scope, without running anything (`:type`).
     pub fn type_of_expr(&mut self, expr: &Expr) -> Result<Type, Vec<Diagnostic>> {
-        let _ = expr;
-        todo!("checker")
+        let saved = self.clone();
+        let result = self.check_unit(&[], Some(expr));
+        *self = saved;
+        result.map(|unit| unit.result.map(|e| e.ty).unwrap_or(Type::UNIT))
     }
 
     /// Resolve a type expression in the current scope (`:kind`, `:size`, `:layout`, `:iso`).
     pub fn resolve_type(&mut self, ty: &TypeExpr) -> Result<Type, Vec<Diagnostic>> {
-        let _ = ty;
-        todo!("checker")
+        let saved = self.clone();
+        self.scope = self.top;
+        self.frame = 0;
+        let t = self.type_expr(ty);
+        let errors = std::mem::take(&mut self.errors);
+        *self = saved;
+        if errors.is_empty() {
+            Ok(t)
+        } else {
+            Err(errors.iter().map(|e| e.to_diagnostic()).collect())
+        }
+    }
+
+    fn check_unit(&mut self, stmts: &[Stmt], result: Option<&Expr>) -> Result<Unit, Vec<Diagnostic>> {
+        let saved = self.clone();
+        let scope = self.new_scope(Some(self.top), 0);
+        self.scope = scope;
+        self.frame = 0;
+        self.errors.clear();
+        self.out_funs.clear();
+        let mut body = self.block_in_scope(stmts);
+        let result = result.map(|e| {
+            let ir = self.expr(e, None);
+            self.no_meta_left(&ir.ty, e.span);
+            ir
+        });
+        // A REPL expression of type void is run as a statement.
+        let result = match result {
+            Some(e) if e.ty.is_void() => {
+                body.push(ir::Stmt::Expr(e));
+                None
+            }
+            other => other,
+        };
+        self.check_pending_functions();
+        if !self.errors.is_empty() {
+            let mut errors = std::mem::take(&mut self.errors);
+            errors.sort_by_key(|e| e.span().start);
+            errors.dedup();
+            *self = saved;
+            return Err(errors.iter().map(|e| e.to_diagnostic()).collect());
+        }
+        self.top = scope;
+        self.scope = scope;
+        Ok(Unit {
+            functions: std::mem::take(&mut self.out_funs),
+            n_globals: self.frames[0].n_slots,
+            body,
+            result,
+        })
+    }
+
+    fn new_scope(&mut self, parent: Option<ScopeId>, frame: FrameId) -> ScopeId {
+        self.scopes.push(Scope::new(parent, frame));
+        self.scopes.len() - 1
+    }
+
+    pub(crate) fn error(&mut self, e: CheckError) {
+        self.errors.push(e);
+    }
+
+    pub(crate) fn type_error(&mut self, span: Span, message: impl Into<String>) {
+        self.error(CheckError::Type {
+            span,
+            message: message.into(),
+            help: None,
+        });
     }
 }

@@ -30,3 +30,21 @@ pub fn kind_of(ty: &Type) -> Kind {
 pub fn is_compact(ty: &Type) -> bool {
     kind_of(ty) <= Kind::CompactLinear
 }
+
+/// When `ty` is a plain product, sum or array that would be compact linear if written with
+/// `\*`, `\+`, `\^`, the rewritten type as text (the E0401 help of L2.14).
+pub fn compact_hint(ty: &Type) -> Option<String> {
+    fn rewrite(t: &Type) -> Option<Type> {
+        match t {
+            Type::Tuple(cs) => Some(Type::cproduct(cs.iter().map(rewrite).collect::<Option<_>>()?)),
+            Type::Sum(cs) => Some(Type::csum(cs.iter().map(rewrite).collect::<Option<_>>()?)),
+            Type::Array(e, i) => Some(Type::carray(rewrite(e)?, rewrite(i)?)),
+            t if is_compact(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+    if is_compact(ty) {
+        return None;
+    }
+    rewrite(ty).map(|t| t.to_string())
+}

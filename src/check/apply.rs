@@ -1,0 +1,506 @@
+//! Application (L4.5, L4.6): juxtaposition, `$`, `|>`, `x.f`, `#f`; overload resolution
+//! (the *invocable* behaviour), polymorphic instantiation at the call site, constructors,
+//! conversions, projections by application.
+
+use crate::check::env::{Binding, FunState};
+use crate::check::error::CheckError;
+use crate::check::expr::{error_expr, mk};
+use crate::check::{error_type, Checker};
+use crate::core::ir::{self, IndexMode, Prim};
+use crate::syntax::ast::{self, ExprKind};
+use crate::syntax::span::Span;
+use crate::types::ty::{NominalBody, Type};
+
+/// An argument of an application: not yet checked (so it can be checked against the
+/// parameter type), or already checked (the left side of `x.f`, `x |> f`).
+pub(crate) enum Arg<'a> {
+    Ast(&'a ast::Expr),
+    Checked(ir::Expr),
+}
+
+impl Arg<'_> {
+    pub(crate) fn span(&self) -> Span {
+        match self {
+            Arg::Ast(e) => e.span,
+            Arg::Checked(e) => e.span,
+        }
+    }
+}
+
+impl Checker {
+    /// Check an argument, against an expected type if known.
+    pub(crate) fn arg_expr(&mut self, a: Arg, expected: Option<&Type>) -> ir::Expr {
+        match a {
+            Arg::Ast(e) => self.expr(e, expected),
+            Arg::Checked(e) => e,
+        }
+    }
+
+    /// `f a b c` (any mix of juxtaposition, `$`, `|>`): flatten the spine and apply.
+    pub(crate) fn apply_expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> ir::Expr {
+        let mut args = Vec::new();
+        let mut head = e;
+        while let ExprKind::Apply { func, arg, .. } = &head.node {
+            args.push(arg.as_ref());
+            head = func;
+        }
+        args.reverse();
+        let args = args.into_iter().map(Arg::Ast).collect();
+        self.apply_ast_head(head, args, e.span, expected)
+    }
+
+    /// Apply an unchecked head expression to arguments.
+    pub(crate) fn apply_ast_head(&mut self, head: &ast::Expr, mut args: Vec<Arg>, span: Span, expected: Option<&Type>) -> ir::Expr {
+        match &head.node {
+            ExprKind::Name(n) => self.apply_name(n, head.span, args, span, expected),
+            ExprKind::TypeApply(inner, targs) if matches!(inner.node, ExprKind::Name(_)) => {
+                let ExprKind::Name(n) = &inner.node else { unreachable!() };
+                let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
+                self.call_named(n, head.span, Some(types), args, span, expected)
+            }
+            // An integer literal applied to a tuple or array projects (L4.6): `1 x` is `x.1`.
+            ExprKind::Int(_) => {
+                let first = args.remove(0);
+                let v = self.arg_expr(first, None);
+                let r = self.project(v, head, span);
+                self.call_rest(r, args, span)
+            }
+            // `(case k of T) v` injects directly.
+            ExprKind::Case(k, te) | ExprKind::UnitsumValue(k, te) => {
+                let t = self.type_expr(te);
+                let first = args.remove(0);
+                let summand = match &t {
+                    Type::Sum(cs) | Type::CSum(cs) => k
+                        .value
+                        .and_then(|v| cs.get(v as usize))
+                        .cloned(),
+                    _ => None,
+                };
+                let v = self.arg_expr(first, summand.as_ref());
+                let r = self.inject_direct(k, t, v, span);
+                self.call_rest(r, args, span)
+            }
+            _ => {
+                let f = self.expr(head, None);
+                self.call_rest(f, args, span)
+            }
+        }
+    }
+
+    /// Apply a checked value to the remaining arguments (if any).
+    pub(crate) fn call_rest(&mut self, f: ir::Expr, args: Vec<Arg>, span: Span) -> ir::Expr {
+        if args.is_empty() {
+            return f;
+        }
+        let mut checked = Vec::new();
+        let mut fty = self.zonk(&f.ty);
+        for a in args {
+            let expected = match &fty {
+                Type::Fun(p, r) => {
+                    let p = (**p).clone();
+                    fty = (**r).clone();
+                    Some(p)
+                }
+                _ => None,
+            };
+            checked.push(self.arg_expr(a, expected.as_ref()));
+        }
+        self.call_value(f, checked, span)
+    }
+
+    /// Apply a function value (or a compact index, or a string) to checked arguments.
+    pub(crate) fn call_value(&mut self, f: ir::Expr, args: Vec<ir::Expr>, span: Span) -> ir::Expr {
+        let mut acc = f;
+        let mut pending: Vec<ir::Expr> = Vec::new();
+        let mut fty = self.zonk(&acc.ty);
+        let known_pure = match &acc.kind {
+            ir::ExprKind::MakeFun { fun, .. } => self
+                .funs
+                .iter()
+                .find(|s| s.id == *fun)
+                .map(|s| s.pure_)
+                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| id == fun && f.pure_)),
+            _ => false,
+        };
+        if !known_pure {
+            self.note_effect();
+        }
+        for a in args {
+            match fty.clone() {
+                Type::Fun(p, r) => {
+                    let a = self.coerce_to(a, &p, "this argument");
+                    pending.push(a);
+                    fty = (*r).clone();
+                }
+                other => {
+                    if !pending.is_empty() {
+                        acc = mk(
+                            ir::ExprKind::Call {
+                                func: Box::new(acc),
+                                args: std::mem::take(&mut pending),
+                            },
+                            other.clone(),
+                            span,
+                        );
+                    }
+                    acc = self.apply_non_function(acc, a, span);
+                    fty = self.zonk(&acc.ty);
+                }
+            }
+        }
+        if !pending.is_empty() {
+            acc = mk(
+                ir::ExprKind::Call {
+                    func: Box::new(acc),
+                    args: pending,
+                },
+                fty,
+                span,
+            );
+        }
+        acc
+    }
+
+    /// Application of something that is not a function: a compact value indexing an array
+    /// (L4.6), a string concatenated with a string (L4.4).
+    fn apply_non_function(&mut self, f: ir::Expr, a: ir::Expr, span: Span) -> ir::Expr {
+        let ft = self.zonk(&f.ty);
+        let at = self.zonk(&a.ty);
+        if ft == error_type() || at == error_type() {
+            return error_expr(span);
+        }
+        match (&ft, &at) {
+            (Type::String, Type::String) => mk(ir::ExprKind::Prim(Prim::StrConcat, vec![f, a]), Type::String, span),
+            (_, Type::Array(elem, idx)) if **idx == ft => mk(
+                ir::ExprKind::Index {
+                    array: Box::new(a),
+                    index: Box::new(f),
+                    mode: IndexMode::Code,
+                },
+                (**elem).clone(),
+                span,
+            ),
+            _ => {
+                self.error(CheckError::NoOverload {
+                    span,
+                    message: format!("a value of type `{ft}` cannot be applied to `{at}`"),
+                    behaviour: "invocable",
+                    help: None,
+                });
+                error_expr(span)
+            }
+        }
+    }
+
+    /// Apply a name: a variable, overloaded functions, a constructor, a conversion, or a
+    /// library primitive.
+    pub(crate) fn apply_name(&mut self, n: &str, name_span: Span, mut args: Vec<Arg>, span: Span, expected: Option<&Type>) -> ir::Expr {
+        match self.lookup_value(n) {
+            Some(Binding::Var(vb)) => {
+                let f = self.var_expr(n, &vb, name_span);
+                self.call_rest(f, args, span)
+            }
+            Some(Binding::Funs(_)) => self.call_named(n, name_span, None, args, span, expected),
+            Some(Binding::Ctor { nominal, index, .. }) => {
+                let arg_ty = match nominal.body.get() {
+                    Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+                    _ => None,
+                };
+                let Some(arg_ty) = arg_ty else {
+                    let v = self.expr(&ast::Expr::new(ExprKind::Name(n.to_string()), name_span), None);
+                    return self.call_rest(v, args, span);
+                };
+                let first = args.remove(0);
+                let v = self.arg_expr(first, Some(&arg_ty));
+                let v = self.coerce_to(v, &arg_ty, "the constructor argument");
+                let r = mk(
+                    ir::ExprKind::Inject {
+                        tag: index,
+                        arg: Box::new(v),
+                    },
+                    Type::Nominal(nominal),
+                    span,
+                );
+                self.call_rest(r, args, span)
+            }
+            None => self.apply_builtin(n, name_span, args, span),
+        }
+    }
+
+    /// Names that are not user bindings: struct constructors, conversions, primitives.
+    fn apply_builtin(&mut self, n: &str, name_span: Span, mut args: Vec<Arg>, span: Span) -> ir::Expr {
+        if let Some(t) = self.lookup_type(n) {
+            if let Type::Nominal(nd) = &t {
+                if let Some(NominalBody::Struct(fields)) = nd.body.get() {
+                    let fields = fields.clone();
+                    let first = args.remove(0);
+                    let r = self.construct_struct(t.clone(), &fields, first, span);
+                    return self.call_rest(r, args, span);
+                }
+            }
+            if crate::check::prims::is_prim(n) {
+                return crate::check::prims::apply_prim(self, n, args, span);
+            }
+            let first = args.remove(0);
+            let r = self.convert(t, first, span);
+            return self.call_rest(r, args, span);
+        }
+        if let Some(t) = crate::check::typeexpr::builtin_type(n) {
+            let first = args.remove(0);
+            let r = self.convert(t, first, span);
+            return self.call_rest(r, args, span);
+        }
+        if crate::check::prims::is_prim(n) {
+            return crate::check::prims::apply_prim(self, n, args, span);
+        }
+        self.error(CheckError::UndefinedName {
+            name: n.to_string(),
+            span: name_span,
+            what: "name",
+            hint: if n.contains('-') {
+                Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
+            } else {
+                None
+            },
+        });
+        for a in args {
+            if let Arg::Ast(e) = a {
+                self.expr(e, None);
+            }
+        }
+        error_expr(span)
+    }
+
+    /// `P (1, "a")`: fields in order (L2.11).
+    fn construct_struct(&mut self, ty: Type, fields: &[(std::sync::Arc<str>, Type)], arg: Arg, span: Span) -> ir::Expr {
+        if fields.len() == 1 {
+            let v = self.arg_expr(arg, Some(&fields[0].1));
+            let v = self.coerce_to(v, &fields[0].1, "the field");
+            return mk(ir::ExprKind::Tuple(vec![v]), ty, span);
+        }
+        if let Arg::Ast(e) = &arg {
+            if let ExprKind::Tuple(items) = &e.node {
+                if items.len() == fields.len() {
+                    let mut comps = Vec::new();
+                    for (x, (_, ft)) in items.iter().zip(fields) {
+                        let v = self.expr(x, Some(ft));
+                        comps.push(self.coerce_to(v, ft, "a field"));
+                    }
+                    return mk(ir::ExprKind::Tuple(comps), ty, span);
+                }
+            }
+        }
+        let v = self.arg_expr(arg, None);
+        let vt = self.zonk(&v.ty);
+        let plain = Type::tuple(fields.iter().map(|(_, t)| t.clone()).collect());
+        if self.unify(&vt, &plain) {
+            // Same components: project each one (the argument is a variable or a simple
+            // expression; it is evaluated once per field).
+            let mut comps = Vec::new();
+            for (i, (_, ft)) in fields.iter().enumerate() {
+                let lit = ast::Expr::new(
+                    ExprKind::Int(ast::IntLit {
+                        value: Some(i as u128),
+                        suffix: String::new(),
+                    }),
+                    span,
+                );
+                let c = self.project(v.clone(), &lit, span);
+                comps.push(self.coerce_to(c, ft, "a field"));
+            }
+            return mk(ir::ExprKind::Tuple(comps), ty, span);
+        }
+        self.error(CheckError::Mismatch {
+            span: v.span,
+            expected: plain.to_string(),
+            found: vt.to_string(),
+            context: "the constructor argument".into(),
+        });
+        error_expr(span)
+    }
+
+    /// `int 3.7`, `3.double`, `"42".int`, `7.long` (L4.14, L6.10).
+    fn convert(&mut self, target: Type, arg: Arg, span: Span) -> ir::Expr {
+        let v = self.arg_expr(arg, None);
+        let s = self.zonk(&v.ty);
+        if s == error_type() {
+            return error_expr(span);
+        }
+        let scalar = |t: &Type| matches!(t, Type::Int(_) | Type::Double | Type::Float);
+        let ok = (scalar(&s) && scalar(&target))
+            || (s == Type::String && matches!(target, Type::Int(_) | Type::Double | Type::Float))
+            || (s == Type::Char && matches!(target, Type::Int(_)))
+            || (matches!(s, Type::Int(_)) && target == Type::Char)
+            || s == target;
+        if target == Type::Natural && matches!(s, Type::Int(_)) {
+            return mk(ir::ExprKind::Coerce(ir::CoerceKind::IntToNatural, Box::new(v)), target, span);
+        }
+        if !ok {
+            self.error(CheckError::NoOverload {
+                span,
+                message: format!("no conversion from `{s}` to `{target}`"),
+                behaviour: "convertible",
+                help: None,
+            });
+            return error_expr(span);
+        }
+        mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), target, span)
+    }
+
+    /// Call a (possibly overloaded) user function by name. Candidates are tried innermost
+    /// scope first; a name none of whose overloads accepts the argument falls through to an
+    /// outer scope and finally to the library primitives.
+    pub(crate) fn call_named(
+        &mut self,
+        n: &str,
+        name_span: Span,
+        explicit: Option<Vec<Type>>,
+        args: Vec<Arg>,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
+        let sets = self.lookup_fun_sets(n);
+        let all: Vec<usize> = sets.iter().flatten().copied().collect();
+        if args.is_empty() {
+            return match explicit {
+                Some(t) => {
+                    let idx = all.iter().copied().find(|&i| self.funs[i].own_params.len() == t.len());
+                    match idx {
+                        Some(i) => self.fun_ref(i, Some(t), name_span, expected),
+                        None => error_expr(span),
+                    }
+                }
+                None => self.expr(&ast::Expr::new(ExprKind::Name(n.to_string()), name_span), expected),
+            };
+        }
+        // With a single candidate, check the first argument against its parameter type.
+        let mut args = args;
+        let first = args.remove(0);
+        let first_ir = if all.len() == 1 && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
+            let g0 = self.funs[all[0]].groups.first().cloned();
+            self.arg_expr(first, g0.as_ref())
+        } else {
+            self.arg_expr(first, None)
+        };
+        let at = self.zonk(&first_ir.ty);
+        let mut chosen = None;
+        for set in &sets {
+            let mut best: Option<(usize, u8)> = None;
+            for &c in set {
+                if let Some(ref t) = explicit {
+                    if self.funs[c].own_params.len() != t.len() {
+                        continue;
+                    }
+                }
+                let saved = self.metas.clone();
+                let own = self.funs[c].own_params.clone();
+                let targs = match &explicit {
+                    Some(t) => t.clone(),
+                    None => self.instantiate_params(&own),
+                };
+                let g0 = self.funs[c].groups.first().cloned().unwrap_or(Type::UNIT).subst_vars(&own, &targs);
+                let fit = self.assignable(&at, &g0);
+                self.metas = saved;
+                if let Some(widen) = fit {
+                    // Rank: exact non-generic 0, exact generic 1, widening 2.
+                    let rank = if widen { 2 } else if own.is_empty() { 0 } else { 1 };
+                    if best.map(|(_, r)| rank < r).unwrap_or(true) {
+                        best = Some((c, rank));
+                    }
+                }
+            }
+            if let Some((c, _)) = best {
+                chosen = Some(c);
+                break;
+            }
+        }
+        let Some(idx) = chosen else {
+            if crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some() {
+                let mut all_args = vec![Arg::Checked(first_ir)];
+                all_args.extend(args);
+                return self.apply_builtin(n, name_span, all_args, span);
+            }
+            if at != error_type() {
+                let cands: Vec<String> = all
+                    .iter()
+                    .map(|&i| {
+                        let g = self.funs[i].groups.first().cloned().unwrap_or(Type::UNIT);
+                        format!("{n} : {g} -> …")
+                    })
+                    .collect();
+                self.error(CheckError::NoOverload {
+                    span,
+                    message: format!("no overload of `{n}` accepts an argument of type `{at}`"),
+                    behaviour: "invocable",
+                    help: Some(format!("candidates: {}", cands.join("; "))),
+                });
+            }
+            return error_expr(span);
+        };
+        if let Some(t) = &explicit {
+            if !self.check_kinds(idx, t, span) {
+                return error_expr(span);
+            }
+        }
+        self.call_fun(idx, explicit, name_span, first_ir, args, span)
+    }
+
+    /// Call function `idx` with its first argument checked and the rest not yet.
+    fn call_fun(&mut self, idx: usize, explicit: Option<Vec<Type>>, name_span: Span, first: ir::Expr, rest: Vec<Arg>, span: Span) -> ir::Expr {
+        if self.funs[idx].ret.is_none() && self.funs[idx].state == FunState::Unchecked {
+            self.check_function(idx);
+        }
+        let sig = self.funs[idx].clone();
+        let own = sig.own_params.clone();
+        let targs = match explicit {
+            Some(t) => t,
+            None => self.instantiate_params(&own),
+        };
+        let groups: Vec<Type> = sig.groups.iter().map(|g| g.subst_vars(&own, &targs)).collect();
+        let ret = sig.ret.clone().unwrap_or_else(error_type).subst_vars(&own, &targs);
+        let mut args = vec![self.coerce_to(first, &groups[0], "this argument")];
+        let mut rest = rest.into_iter();
+        while args.len() < groups.len() {
+            let Some(a) = rest.next() else { break };
+            let g = self.zonk(&groups[args.len()]);
+            let v = self.arg_expr(a, Some(&g));
+            let v = self.coerce_to(v, &g, "this argument");
+            args.push(v);
+        }
+        let result_ty = groups[args.len()..]
+            .iter()
+            .rev()
+            .fold(ret, |acc, g| Type::fun(g.clone(), acc));
+        let result_ty = self.zonk(&result_ty);
+        let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
+        let mut ok = true;
+        for t in &targs {
+            let z = self.zonk(t);
+            ok &= self.no_meta_left(&z, span);
+            type_args.push(z);
+        }
+        if !ok {
+            return error_expr(span);
+        }
+        let func = match sig.holder {
+            Some(_) => self.fun_ref(idx, None, name_span, None),
+            None => {
+                let fty = self.fun_type_of(idx).subst_vars(&own, &type_args[sig.outer_params.len()..]);
+                self.note_call(idx);
+                mk(ir::ExprKind::MakeFun { fun: sig.id, type_args }, fty, name_span)
+            }
+        };
+        if sig.kind != ast::FunKind::Fun {
+            self.note_effect();
+        }
+        let call = mk(
+            ir::ExprKind::Call {
+                func: Box::new(func),
+                args,
+            },
+            result_ty,
+            span,
+        );
+        self.call_rest(call, rest.collect(), span)
+    }
+}

@@ -1,0 +1,188 @@
+//! Scopes, bindings and frames.
+//!
+//! Scopes form a tree (an arena with parent links): the session's global scopes (prelude, then
+//! each program or REPL chunk nested in the previous one), function bodies and `begin … end`
+//! blocks (L5.2). Every scope belongs to a *frame*: the global frame (slots are global slots)
+//! or a function's frame (slots are that function's locals). A name used in a function but
+//! bound in an enclosing function's frame is captured (copied for parameters, shared through a
+//! cell for variables).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::core::ir::{Capture, FunId, LabelId, Slot};
+use crate::syntax::ast;
+use crate::syntax::span::Span;
+use crate::types::ty::{NominalDef, TyVar, Type};
+
+pub type ScopeId = usize;
+pub type FrameId = usize;
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VarLoc {
+    pub frame: FrameId,
+    pub slot: Slot,
+    /// The slot holds a cell (the variable is captured by an inner function).
+    pub cell: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum VarType {
+    Known(Type),
+    /// Declared without a type annotation and not yet checked: the initialiser is checked on
+    /// demand (hoisting) or when the declaration is reached.
+    Pending,
+    /// Being inferred right now (a cycle means the variable is used in its own initialiser).
+    InProgress,
+}
+
+#[derive(Clone, Debug)]
+pub struct VarBinding {
+    pub loc: VarLoc,
+    pub ty: VarType,
+    pub mutable: bool,
+    pub is_param: bool,
+    pub span: Span,
+    /// The declaration statement, for on-demand checking of its initialiser.
+    pub decl: Option<Arc<ast::Stmt>>,
+    /// The scope the declaration is in.
+    pub scope: ScopeId,
+}
+
+/// A function's signature; the return type is `None` until inferred.
+#[derive(Clone, Debug)]
+pub struct FunSig {
+    pub id: FunId,
+    pub name: String,
+    pub kind: ast::FunKind,
+    /// The function's own type parameters.
+    pub own_params: Vec<TyVar>,
+    /// Type parameters of enclosing generic functions (they prefix `Function::type_params`).
+    pub outer_params: Vec<TyVar>,
+    /// One type per curried parameter group.
+    pub groups: Vec<Type>,
+    pub ret: Option<Type>,
+    pub span: Span,
+    /// Where the closure is kept, for a non-generic function nested in a function frame.
+    pub holder: Option<VarLoc>,
+    pub def: Arc<ast::FunDef>,
+    /// The function's own scope (parameters, type parameters, body) and frame.
+    pub scope: ScopeId,
+    pub frame: FrameId,
+    /// One pattern per parameter group, binding the parameters in the function's frame.
+    pub params: Vec<crate::core::ir::Pattern>,
+    /// Body checking state.
+    pub state: FunState,
+    pub pure_: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunState {
+    Unchecked,
+    InProgress,
+    Done,
+}
+
+#[derive(Clone, Debug)]
+pub enum Binding {
+    Var(VarBinding),
+    /// One or more overloads (indices into `Checker::funs`).
+    Funs(Vec<usize>),
+    /// A variant constructor.
+    Ctor {
+        nominal: Arc<NominalDef>,
+        index: u32,
+        span: Span,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeBinding {
+    /// A typedef not yet resolved.
+    PendingAlias(Arc<ast::TypeExpr>, ScopeId),
+    /// A typedef being resolved (cycle detection).
+    ResolvingAlias,
+    Alias(Type),
+    Nominal(Arc<NominalDef>),
+    Param(TyVar),
+}
+
+#[derive(Clone, Debug)]
+pub struct Scope {
+    pub parent: Option<ScopeId>,
+    pub frame: FrameId,
+    pub values: HashMap<String, Binding>,
+    pub types: HashMap<String, (TypeBinding, Span)>,
+    /// Declarations of this scope by the span start of their statement, so the checker finds
+    /// the binding it hoisted when it reaches the statement.
+    pub decls: HashMap<usize, String>,
+}
+
+impl Scope {
+    pub fn new(parent: Option<ScopeId>, frame: FrameId) -> Scope {
+        Scope {
+            parent,
+            frame,
+            values: HashMap::new(),
+            types: HashMap::new(),
+            decls: HashMap::new(),
+        }
+    }
+}
+
+/// A function frame being checked (or the global frame).
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub parent: Option<FrameId>,
+    pub global: bool,
+    pub n_slots: u32,
+    pub cell_slots: Vec<Slot>,
+    /// Captures: the key is the variable's location in the frame it lives in.
+    pub captures: Vec<(VarLoc, Capture)>,
+    /// Names used inside functions nested in this frame (variables with these names get cells).
+    pub captured_names: HashSet<String>,
+    /// All type parameters visible in this frame (outer first).
+    pub type_params: Vec<TyVar>,
+    pub kind: ast::FunKind,
+    /// The declared or inferred result type.
+    pub ret: Option<Type>,
+    pub labels: Vec<(String, LabelId)>,
+    pub next_label: LabelId,
+    /// Effects seen (output, proc/gen calls, assignments outside the frame): not pure.
+    pub impure: bool,
+}
+
+impl Frame {
+    pub fn new(parent: Option<FrameId>, global: bool) -> Frame {
+        Frame {
+            parent,
+            global,
+            n_slots: 0,
+            cell_slots: Vec::new(),
+            captures: Vec::new(),
+            captured_names: HashSet::new(),
+            type_params: Vec::new(),
+            kind: ast::FunKind::Fun,
+            ret: None,
+            labels: Vec::new(),
+            next_label: 0,
+            impure: false,
+        }
+    }
+
+    pub fn alloc(&mut self) -> Slot {
+        let s = self.n_slots;
+        self.n_slots += 1;
+        s
+    }
+
+    /// The index of the capture of `loc` in this frame, adding it with `source` if new.
+    pub fn capture(&mut self, loc: VarLoc, source: Capture) -> u32 {
+        if let Some(i) = self.captures.iter().position(|(l, _)| *l == loc) {
+            return i as u32;
+        }
+        self.captures.push((loc, source));
+        (self.captures.len() - 1) as u32
+    }
+}

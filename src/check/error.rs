@@ -1,0 +1,237 @@
+//! Static errors found by the checker, as values with named fields. They become
+//! `Diagnostic`s (code, message, labelled span, help) only at the edge of the checker.
+
+use crate::diag::{Diagnostic, Stage};
+use crate::syntax::span::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckError {
+    /// E0101: `if … then … endif` used as a statement.
+    IfThenStatement { span: Span },
+    /// E0201
+    UndefinedName {
+        name: String,
+        span: Span,
+        /// What the name was expected to be ("value", "type", "label").
+        what: &'static str,
+        hint: Option<String>,
+    },
+    /// E0202
+    Duplicate {
+        name: String,
+        span: Span,
+        previous: Span,
+    },
+    /// E0301: a type mismatch; `expected` and `found` are printed types.
+    Mismatch {
+        span: Span,
+        expected: String,
+        found: String,
+        context: String,
+    },
+    /// E0301: no overload / no primitive accepts these operand types; `behaviour` names the
+    /// trait that failed ("arithmetic", "ordered", "invocable", …).
+    NoOverload {
+        span: Span,
+        message: String,
+        behaviour: &'static str,
+        help: Option<String>,
+    },
+    /// E0301: anything else about types (a message).
+    Type {
+        span: Span,
+        message: String,
+        help: Option<String>,
+    },
+    /// E0302
+    CannotInfer { span: Span, message: String },
+    /// E0401: a non-compact array index (or a compact operator over a non-compact type).
+    NotCompact {
+        span: Span,
+        ty: String,
+        context: &'static str,
+        hint: Option<String>,
+    },
+    /// E0402: `` `k:n `` with k >= n.
+    UnitsumRange { span: Span, k: u128, n: String },
+    /// E0403: literal projection out of range.
+    ProjectionRange {
+        span: Span,
+        index: u128,
+        ty: String,
+        count: String,
+    },
+    /// E0404: `caseno` of a non-sum.
+    CasenoNotSum { span: Span, ty: String },
+    /// E0500: `:>>` between types that are not layout-identical.
+    NotIsomorphic {
+        span: Span,
+        from: String,
+        to: String,
+        detail: String,
+    },
+    /// E0501: `:>> int` of a non-compact value.
+    EncodeNotCompact { span: Span, ty: String },
+    /// E0502: compact `:>>` with different sizes.
+    CompactSizeMismatch {
+        span: Span,
+        from: String,
+        from_size: String,
+        to: String,
+        to_size: String,
+    },
+    /// E0601
+    LiteralRange {
+        span: Span,
+        value: String,
+        ty: String,
+    },
+    /// E0602
+    LiteralSuffix { span: Span, suffix: String },
+    /// E0701
+    NotAssignable { span: Span, what: String },
+}
+
+impl CheckError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            CheckError::IfThenStatement { .. } => "E0101",
+            CheckError::UndefinedName { .. } => "E0201",
+            CheckError::Duplicate { .. } => "E0202",
+            CheckError::Mismatch { .. } | CheckError::NoOverload { .. } | CheckError::Type { .. } => {
+                "E0301"
+            }
+            CheckError::CannotInfer { .. } => "E0302",
+            CheckError::NotCompact { .. } => "E0401",
+            CheckError::UnitsumRange { .. } => "E0402",
+            CheckError::ProjectionRange { .. } => "E0403",
+            CheckError::CasenoNotSum { .. } => "E0404",
+            CheckError::NotIsomorphic { .. } => "E0500",
+            CheckError::EncodeNotCompact { .. } => "E0501",
+            CheckError::CompactSizeMismatch { .. } => "E0502",
+            CheckError::LiteralRange { .. } => "E0601",
+            CheckError::LiteralSuffix { .. } => "E0602",
+            CheckError::NotAssignable { .. } => "E0701",
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            CheckError::IfThenStatement { span }
+            | CheckError::UndefinedName { span, .. }
+            | CheckError::Duplicate { span, .. }
+            | CheckError::Mismatch { span, .. }
+            | CheckError::NoOverload { span, .. }
+            | CheckError::Type { span, .. }
+            | CheckError::CannotInfer { span, .. }
+            | CheckError::NotCompact { span, .. }
+            | CheckError::UnitsumRange { span, .. }
+            | CheckError::ProjectionRange { span, .. }
+            | CheckError::CasenoNotSum { span, .. }
+            | CheckError::NotIsomorphic { span, .. }
+            | CheckError::EncodeNotCompact { span, .. }
+            | CheckError::CompactSizeMismatch { span, .. }
+            | CheckError::LiteralRange { span, .. }
+            | CheckError::LiteralSuffix { span, .. }
+            | CheckError::NotAssignable { span, .. } => *span,
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let d = |message: String| Diagnostic::new(Stage::Static, self.code(), message, self.span());
+        match self {
+            CheckError::IfThenStatement { .. } => {
+                d("`if … then … endif` is an expression, not a statement".into())
+                    .with_label("used as a statement here")
+                    .with_help("write `if c do … done` (or `if c perform stmt;`) for a statement")
+            }
+            CheckError::UndefinedName { name, what, hint, .. } => {
+                let mut diag = d(format!("undefined {what} `{name}`")).with_label("not defined in this scope");
+                if let Some(h) = hint {
+                    diag = diag.with_help(h.clone());
+                }
+                diag
+            }
+            CheckError::Duplicate { name, previous, .. } => d(format!("duplicate definition of `{name}`"))
+                .with_label("defined again here")
+                .with_secondary(*previous, "first defined here"),
+            CheckError::Mismatch {
+                expected,
+                found,
+                context,
+                ..
+            } => d(format!("type mismatch in {context}: expected `{expected}`, found `{found}`"))
+                .with_label(format!("this is `{found}`")),
+            CheckError::NoOverload {
+                message,
+                behaviour,
+                help,
+                ..
+            } => {
+                let mut diag = d(message.clone()).with_label(format!("not {behaviour} here"));
+                if let Some(h) = help {
+                    diag = diag.with_help(h.clone());
+                }
+                diag
+            }
+            CheckError::Type { message, help, .. } => {
+                let mut diag = d(message.clone()).with_label("here");
+                if let Some(h) = help {
+                    diag = diag.with_help(h.clone());
+                }
+                diag
+            }
+            CheckError::CannotInfer { message, .. } => d(message.clone()).with_label("here"),
+            CheckError::NotCompact { ty, context, hint, .. } => {
+                let mut diag = d(format!("{context} must be compact linear, but `{ty}` is not"))
+                    .with_label("not compact linear")
+                    .with_note("compact linear types are unitsums and `\\*`, `\\+`, `\\^` of compact linear types; plain `*`, `+`, `^` never are (L2.13)");
+                if let Some(h) = hint {
+                    diag = diag.with_help(format!("write `{h}`"));
+                }
+                diag
+            }
+            CheckError::UnitsumRange { k, n, .. } => {
+                d(format!("`{k}` is not a value of the unitsum {n}: its values are 0 .. {n}-1"))
+                    .with_label("out of range")
+            }
+            CheckError::ProjectionRange { index, ty, count, .. } => d(format!(
+                "projection {index} out of range for `{ty}` ({count} components)"
+            ))
+            .with_label("no such component"),
+            CheckError::CasenoNotSum { ty, .. } => {
+                d(format!("`caseno` needs a sum, a unitsum or bool, but this is `{ty}`")).with_label("not a sum")
+            }
+            CheckError::NotIsomorphic { from, to, detail, .. } => {
+                d(format!("`{from}` cannot be reshaped to `{to}`: not layout-identical"))
+                    .with_label("not an isomorphism")
+                    .with_note(detail.clone())
+                    .with_help("`:>>` only reinterprets the same elements in the same order; data-moving isomorphisms (like transposing) are explicit operations")
+            }
+            CheckError::EncodeNotCompact { ty, .. } => d(format!(
+                "`:>>` to an integer needs a compact linear value, but this is `{ty}`"
+            ))
+            .with_label("not compact linear")
+            .with_help("build compact values with `\\,` (compact tuple) instead of `,`"),
+            CheckError::CompactSizeMismatch {
+                from,
+                from_size,
+                to,
+                to_size,
+                ..
+            } => d(format!(
+                "cannot reinterpret `{from}` ({from_size} values) as `{to}` ({to_size} values)"
+            ))
+            .with_label("sizes differ"),
+            CheckError::LiteralRange { value, ty, .. } => {
+                d(format!("integer literal {value} does not fit in `{ty}`")).with_label("out of range")
+            }
+            CheckError::LiteralSuffix { suffix, .. } => {
+                d(format!("unsupported integer literal suffix `{suffix}`")).with_label("unsupported suffix")
+            }
+            CheckError::NotAssignable { what, .. } => d(format!("cannot assign to {what}"))
+                .with_label("not a variable")
+                .with_help("only variables can be assigned; store into a component with `&x.i <- v;`"),
+        }
+    }
+}

@@ -1,0 +1,1158 @@
+//! Expressions (L4): literals, names, tuples, compact values, projections, operators,
+//! coercions, conditionals, lambdas.
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::check::apply::Arg;
+use crate::check::env::{Binding, Frame, FunState, VarBinding, VarLoc, VarType};
+use crate::check::error::CheckError;
+use crate::check::stmt::{unit_const, Projection};
+use crate::check::unify::promote;
+use crate::check::{error_type, Checker};
+use crate::core::ir::{self, ArithOp, CmpOp, CoerceKind, Const, IndexMode, Prim};
+use crate::syntax::ast::{self, BinOp, ExprKind, IntLit, UnOp};
+use crate::syntax::span::Span;
+use crate::types::iso::{classify, Iso};
+use crate::types::kind::is_compact;
+use crate::types::size::size_of;
+use crate::types::ty::{IntTy, NominalBody, Type};
+
+pub(crate) fn mk(kind: ir::ExprKind, ty: Type, span: Span) -> ir::Expr {
+    ir::Expr { kind, ty, span }
+}
+
+pub(crate) fn int_const(v: i64, ty: Type, span: Span) -> ir::Expr {
+    mk(ir::ExprKind::Const(Const::Int(v)), ty, span)
+}
+
+pub(crate) fn error_expr(span: Span) -> ir::Expr {
+    mk(ir::ExprKind::Const(Const::Unit), error_type(), span)
+}
+
+/// The integer type of a literal suffix (L1.4); `Err` for an unsupported suffix.
+pub(crate) fn suffix_type(suffix: &str) -> Result<IntTy, ()> {
+    Ok(match suffix {
+        "" | "i" => IntTy::Int,
+        "i8" => IntTy::I8,
+        "i16" => IntTy::I16,
+        "i32" => IntTy::I32,
+        "i64" => IntTy::I64,
+        "u" | "ui" | "iu" => IntTy::UInt,
+        "u8" => IntTy::U8,
+        "u16" => IntTy::U16,
+        "u32" => IntTy::U32,
+        "u64" => IntTy::U64,
+        "l" => IntTy::Long,
+        "ul" | "lu" => IntTy::ULong,
+        "v" | "ll" => IntTy::VLong,
+        "uv" | "ull" | "llu" => IntTy::UVLong,
+        "uz" | "zu" => IntTy::Size,
+        _ => return Err(()),
+    })
+}
+
+impl Checker {
+    pub(crate) fn expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> ir::Expr {
+        let span = e.span;
+        match &e.node {
+            ExprKind::Int(lit) => self.int_lit(lit, span),
+            ExprKind::Float(f) => {
+                if f.single {
+                    mk(ir::ExprKind::Const(Const::Float(f.value as f32 as f64)), Type::Float, span)
+                } else {
+                    mk(ir::ExprKind::Const(Const::Float(f.value)), Type::Double, span)
+                }
+            }
+            ExprKind::Str(bytes) => mk(
+                ir::ExprKind::Const(Const::Str(Arc::from(bytes.as_slice()))),
+                Type::String,
+                span,
+            ),
+            ExprKind::Bool(b) => int_const(*b as i64, Type::BOOL, span),
+            ExprKind::Unit => unit_const(span),
+            ExprKind::Name(n) => self.name_expr(n, span, expected),
+            ExprKind::Qualified(path) => {
+                self.type_error(span, format!("`{}` needs a type argument: `{}[T]`", path.join("::"), path.join("::")));
+                error_expr(span)
+            }
+            ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
+            ExprKind::Tuple(items) => {
+                let comps: Vec<Option<Type>> = match expected.map(|t| self.zonk(t)) {
+                    Some(t) => match t.tuple_components() {
+                        Some(cs) if cs.len() == items.len() => cs.into_iter().map(Some).collect(),
+                        _ => vec![None; items.len()],
+                    },
+                    None => vec![None; items.len()],
+                };
+                let irs: Vec<ir::Expr> = items
+                    .iter()
+                    .zip(comps.iter())
+                    .map(|(x, t)| self.expr(x, t.as_ref()))
+                    .collect();
+                self.build_tuple(irs, span)
+            }
+            ExprKind::CTuple(items) => {
+                let irs: Vec<ir::Expr> = items.iter().map(|x| self.expr(x, None)).collect();
+                let mut tys = Vec::new();
+                for (x, ir) in items.iter().zip(irs.iter()) {
+                    let t = self.zonk(&ir.ty);
+                    if !is_compact(&t) && t != error_type() {
+                        self.error(CheckError::NotCompact {
+                            span: x.span,
+                            ty: t.to_string(),
+                            context: "a component of a compact tuple `\\,`",
+                            hint: None,
+                        });
+                    }
+                    tys.push(t);
+                }
+                let ty = Type::cproduct(tys);
+                mk(ir::ExprKind::CTuple(irs), ty, span)
+            }
+            ExprKind::Apply { .. } => self.apply_expr(e, expected),
+            ExprKind::Dot(lhs, rhs) => self.dot_expr(lhs, rhs, span),
+            ExprKind::Hash(f) => self.apply_ast_head(f, vec![Arg::Checked(unit_const(span))], span, expected),
+            ExprKind::Addr(_) => {
+                self.type_error(span, "`&x` is only allowed in a store `&x.i <- v;` and in `set (&a, i, v)`");
+                error_expr(span)
+            }
+            ExprKind::StrIndex(s, i) => {
+                let s = self.expr(s, Some(&Type::String));
+                let s = self.coerce_to(s, &Type::String, "string indexing");
+                let i = self.int_expr(i);
+                mk(ir::ExprKind::Prim(Prim::StrIndex, vec![s, i]), Type::Char, span)
+            }
+            ExprKind::StrSlice(s, a, b) => {
+                let s = self.expr(s, Some(&Type::String));
+                let s = self.coerce_to(s, &Type::String, "a substring");
+                let mut args = vec![s];
+                if let Some(a) = a {
+                    args.push(self.int_expr(a));
+                }
+                if let Some(b) = b {
+                    args.push(self.int_expr(b));
+                }
+                mk(
+                    ir::ExprKind::Prim(
+                        Prim::StrSlice {
+                            from: a.is_some(),
+                            to: b.is_some(),
+                        },
+                        args,
+                    ),
+                    Type::String,
+                    span,
+                )
+            }
+            ExprKind::Binary(BinOp::And, a, b) | ExprKind::Binary(BinOp::Or, a, b) => {
+                let x = self.bool_expr(a);
+                let y = self.bool_expr(b);
+                let kind = if matches!(e.node, ExprKind::Binary(BinOp::And, ..)) {
+                    ir::ExprKind::And(Box::new(x), Box::new(y))
+                } else {
+                    ir::ExprKind::Or(Box::new(x), Box::new(y))
+                };
+                mk(kind, Type::BOOL, span)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(a, None);
+                let hint = self.zonk(&x.ty);
+                let y = self.expr(b, Some(&hint));
+                self.binary_ir(*op, x, y, span)
+            }
+            ExprKind::Unary(UnOp::Not, a) => {
+                let x = self.bool_expr(a);
+                mk(ir::ExprKind::Prim(Prim::Not, vec![x]), Type::BOOL, span)
+            }
+            ExprKind::Unary(UnOp::Plus, a) => self.expr(a, expected),
+            ExprKind::Unary(UnOp::Neg, a) => {
+                let x = self.expr(a, expected);
+                let t = self.zonk(&x.ty);
+                match t {
+                    Type::Int(it) => mk(ir::ExprKind::Prim(Prim::IntNeg(it), vec![x]), t, span),
+                    Type::Double | Type::Float => mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span),
+                    t if t == error_type() => error_expr(span),
+                    t => {
+                        self.error(CheckError::NoOverload {
+                            span,
+                            message: format!("no unary `-` for `{t}`"),
+                            behaviour: "arithmetic",
+                            help: None,
+                        });
+                        error_expr(span)
+                    }
+                }
+            }
+            ExprKind::Caseno(a) => {
+                let x = self.expr(a, None);
+                let t = self.zonk(&x.ty);
+                let ok = matches!(t, Type::Unitsum(_) | Type::Sum(_) | Type::CSum(_))
+                    || matches!(&t, Type::Nominal(n) if matches!(n.body.get(), Some(NominalBody::Variant(_))))
+                    || t == error_type();
+                if !ok {
+                    self.error(CheckError::CasenoNotSum {
+                        span: a.span,
+                        ty: t.to_string(),
+                    });
+                    return error_expr(span);
+                }
+                mk(ir::ExprKind::Prim(Prim::Caseno, vec![x]), Type::INT, span)
+            }
+            ExprKind::Case(k, te) => {
+                let t = self.type_expr(te);
+                self.case_value(k, t, span)
+            }
+            ExprKind::UnitsumValue(k, te) => {
+                let t = self.type_expr(te);
+                self.case_value(k, t, span)
+            }
+            ExprKind::Proj(k, te) => {
+                let t = self.type_expr(te);
+                let Some(k) = k.value.and_then(|v| u32::try_from(v).ok()) else {
+                    self.type_error(span, "projection index out of range");
+                    return error_expr(span);
+                };
+                let lit = ast::Expr::new(
+                    ExprKind::Int(IntLit {
+                        value: Some(k as u128),
+                        suffix: String::new(),
+                    }),
+                    span,
+                );
+                self.synthetic_fun("proj", t.clone(), span, |c, param| c.project(param, &lit, span))
+            }
+            ExprKind::Aproj(index, te) => {
+                let t = self.type_expr(te);
+                if !matches!(t, Type::Array(..)) && t != error_type() {
+                    self.type_error(te.span, format!("`aproj … of T` needs an array type, found `{t}`"));
+                    return error_expr(span);
+                }
+                let index = (**index).clone();
+                self.synthetic_fun("aproj", t, span, |c, param| {
+                    let wrapped = ast::Expr::new(ExprKind::Unit, index.span);
+                    let _ = wrapped;
+                    c.project_by_expr(param, &index, span)
+                })
+            }
+            ExprKind::Ident(te) => {
+                let t = self.type_expr(te);
+                self.synthetic_fun("ident", t, span, |_, param| param)
+            }
+            ExprKind::Coerce(inner, te) => {
+                let v = self.expr(inner, None);
+                let t = self.type_expr(te);
+                self.coerce_expr(v, t, span)
+            }
+            ExprKind::Lambda(def) => self.lambda(def),
+            ExprKind::If(branches, otherwise) => {
+                let mut checked = Vec::new();
+                let mut result_ty: Option<Type> = expected.cloned();
+                for (c, x) in branches {
+                    let cond = self.bool_expr(c);
+                    let v = self.expr(x, result_ty.as_ref());
+                    let v = match &result_ty {
+                        Some(t) => self.coerce_to(v, t, "this branch"),
+                        None => {
+                            result_ty = Some(self.zonk(&v.ty));
+                            v
+                        }
+                    };
+                    checked.push((cond, v));
+                }
+                let t = result_ty.unwrap_or_else(error_type);
+                let e = self.expr(otherwise, Some(&t));
+                let mut acc = self.coerce_to(e, &t, "the `else` branch");
+                for (cond, v) in checked.into_iter().rev() {
+                    acc = mk(ir::ExprKind::If(Box::new(cond), Box::new(v), Box::new(acc)), t.clone(), span);
+                }
+                acc
+            }
+            ExprKind::Match(scrutinee, arms) => {
+                let scr = self.expr(scrutinee, None);
+                let scr_ty = self.zonk(&scr.ty);
+                let mut result_ty: Option<Type> = expected.cloned();
+                let mut ir_arms = Vec::new();
+                for arm in arms {
+                    let saved = self.scope;
+                    let frame = self.frame;
+                    self.scope = self.new_scope(Some(saved), frame);
+                    let patterns = arm.patterns.iter().map(|p| self.pattern(p, &scr_ty)).collect();
+                    let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
+                    let body = self.expr(&arm.body, result_ty.as_ref());
+                    let body = match &result_ty {
+                        Some(t) => self.coerce_to(body, t, "this match arm"),
+                        None => {
+                            result_ty = Some(self.zonk(&body.ty));
+                            body
+                        }
+                    };
+                    self.scope = saved;
+                    ir_arms.push(ir::Arm { patterns, guard, body });
+                }
+                mk(
+                    ir::ExprKind::Match(Box::new(scr), ir_arms),
+                    result_ty.unwrap_or_else(error_type),
+                    span,
+                )
+            }
+            ExprKind::Error => error_expr(span),
+        }
+    }
+
+    /// Build a tuple value; a homogeneous tuple is an array (L2.9).
+    pub(crate) fn build_tuple(&mut self, irs: Vec<ir::Expr>, span: Span) -> ir::Expr {
+        let tys: Vec<Type> = irs.iter().map(|x| self.zonk(&x.ty)).collect();
+        let ty = Type::tuple(tys);
+        match &ty {
+            Type::Array(..) => mk(ir::ExprKind::Array(irs), ty, span),
+            _ => mk(ir::ExprKind::Tuple(irs), ty, span),
+        }
+    }
+
+    pub(crate) fn int_expr(&mut self, e: &ast::Expr) -> ir::Expr {
+        let x = self.expr(e, None);
+        let t = self.zonk(&x.ty);
+        if !matches!(t, Type::Int(_)) && t != error_type() {
+            self.type_error(e.span, format!("expected an integer, found `{t}`"));
+        }
+        x
+    }
+
+    pub(crate) fn int_lit(&mut self, lit: &IntLit, span: Span) -> ir::Expr {
+        let Ok(it) = suffix_type(&lit.suffix) else {
+            self.error(CheckError::LiteralSuffix {
+                span,
+                suffix: lit.suffix.clone(),
+            });
+            return error_expr(span);
+        };
+        match lit.value {
+            Some(v) if (v as i128) >= 0 && it.contains(v as i128) => int_const(v as u64 as i64, Type::Int(it), span),
+            _ => {
+                self.error(CheckError::LiteralRange {
+                    span,
+                    value: lit.value.map(|v| v.to_string()).unwrap_or_else(|| "(huge)".into()),
+                    ty: it.name().into(),
+                });
+                error_expr(span)
+            }
+        }
+    }
+
+    /// Look a value name up through the scope chain.
+    pub(crate) fn lookup_value(&self, name: &str) -> Option<Binding> {
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            if let Some(b) = self.scopes[id].values.get(name) {
+                return Some(b.clone());
+            }
+            s = self.scopes[id].parent;
+        }
+        None
+    }
+
+    /// All overload sets of a name, innermost scope first.
+    pub(crate) fn lookup_fun_sets(&self, name: &str) -> Vec<Vec<usize>> {
+        let mut sets = Vec::new();
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            if let Some(Binding::Funs(l)) = self.scopes[id].values.get(name) {
+                sets.push(l.clone());
+            }
+            s = self.scopes[id].parent;
+        }
+        sets
+    }
+
+    pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
+        let t = self.var_type(name, vb, span);
+        let kind = self.var_access(vb);
+        mk(kind, t, span)
+    }
+
+    fn name_expr(&mut self, n: &str, span: Span, expected: Option<&Type>) -> ir::Expr {
+        match self.lookup_value(n) {
+            Some(Binding::Var(vb)) => self.var_expr(n, &vb, span),
+            Some(Binding::Funs(_)) => self.fun_value(n, span, expected),
+            Some(Binding::Ctor { nominal, index, .. }) => self.ctor_value(&nominal, index, span),
+            None => {
+                if n == "endl" {
+                    self.note_effect();
+                    return mk(ir::ExprKind::Prim(Prim::Endl, vec![]), Type::VOID, span);
+                }
+                if let Some(Type::Fun(a, _)) = expected.map(|t| self.zonk(t)) {
+                    if crate::check::prims::is_prim(n) || self.lookup_type(n).is_some() || crate::check::typeexpr::builtin_type(n).is_some() {
+                        let a = (*a).clone();
+                        let name = n.to_string();
+                        return self.synthetic_fun(n, a, span, move |c, param| {
+                            c.apply_name(&name, span, vec![Arg::Checked(param)], span, None)
+                        });
+                    }
+                }
+                if crate::check::prims::is_prim(n) {
+                    self.type_error(span, format!("`{n}` must be applied here (or wrap it: `fun (x:T) => {n} x`)"));
+                } else {
+                    self.error(CheckError::UndefinedName {
+                        name: n.to_string(),
+                        span,
+                        what: "name",
+                        hint: if n.contains('-') {
+                            Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
+                        } else {
+                            None
+                        },
+                    });
+                }
+                error_expr(span)
+            }
+        }
+    }
+
+    /// A function used as a value (not applied): the unique overload, or the one matching the
+    /// expected function type.
+    fn fun_value(&mut self, n: &str, span: Span, expected: Option<&Type>) -> ir::Expr {
+        let sets = self.lookup_fun_sets(n);
+        let candidates: Vec<usize> = sets.into_iter().next().unwrap_or_default();
+        let chosen = if candidates.len() == 1 {
+            Some(candidates[0])
+        } else if let Some(Type::Fun(a, _)) = expected.map(|t| self.zonk(t)) {
+            let mut found = None;
+            for &c in &candidates {
+                let saved = self.metas.clone();
+                let targs = self.instantiate_params(&self.funs[c].own_params.clone());
+                let g0 = self.funs[c].groups.first().cloned().unwrap_or(Type::UNIT);
+                let g0 = g0.subst_vars(&self.funs[c].own_params.clone(), &targs);
+                let ok = self.unify(&g0, &a);
+                self.metas = saved;
+                if ok {
+                    found = Some(c);
+                    break;
+                }
+            }
+            found
+        } else {
+            None
+        };
+        let Some(idx) = chosen else {
+            self.type_error(span, format!("`{n}` is overloaded; apply it, or use it where its type is known"));
+            return error_expr(span);
+        };
+        self.fun_ref(idx, None, span, expected)
+    }
+
+    /// A reference to function `idx` as a value, instantiated with explicit type arguments or
+    /// by unification with `expected`.
+    pub(crate) fn fun_ref(&mut self, idx: usize, explicit: Option<Vec<Type>>, span: Span, expected: Option<&Type>) -> ir::Expr {
+        let ty = self.fun_type_of(idx);
+        let sig = self.funs[idx].clone();
+        if let Some(holder) = sig.holder {
+            let vb = VarBinding {
+                loc: holder,
+                ty: VarType::Known(ty.clone()),
+                mutable: false,
+                is_param: false,
+                span,
+                decl: None,
+                scope: sig.scope,
+            };
+            let kind = self.var_access(&vb);
+            return mk(kind, ty, span);
+        }
+        let targs = match explicit {
+            Some(t) => t,
+            None => self.instantiate_params(&sig.own_params),
+        };
+        let ty = ty.subst_vars(&sig.own_params, &targs);
+        if let Some(e) = expected {
+            self.unify(&ty, e);
+        }
+        let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
+        for t in &targs {
+            let z = self.zonk(t);
+            self.no_meta_left(&z, span);
+            type_args.push(z);
+        }
+        self.note_call(idx);
+        let ty = self.zonk(&ty);
+        mk(ir::ExprKind::MakeFun { fun: sig.id, type_args }, ty, span)
+    }
+
+    /// Record the effects of calling function `idx` (L9.5).
+    pub(crate) fn note_call(&mut self, idx: usize) {
+        if self.funs[idx].state == FunState::Unchecked {
+            self.check_function(idx);
+        }
+        if !self.funs[idx].pure_ {
+            self.note_effect();
+        }
+    }
+
+    pub(crate) fn note_effect(&mut self) {
+        let f = self.frame;
+        self.frames[f].impure = true;
+    }
+
+    fn ctor_value(&mut self, nominal: &Arc<crate::types::ty::NominalDef>, index: u32, span: Span) -> ir::Expr {
+        let ty = Type::Nominal(nominal.clone());
+        let arg_ty = match nominal.body.get() {
+            Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+            _ => None,
+        };
+        match arg_ty {
+            None => mk(
+                ir::ExprKind::Inject {
+                    tag: index,
+                    arg: Box::new(unit_const(span)),
+                },
+                ty,
+                span,
+            ),
+            Some(a) => self.synthetic_fun("ctor", a, span, move |_, param| {
+                mk(
+                    ir::ExprKind::Inject {
+                        tag: index,
+                        arg: Box::new(param),
+                    },
+                    ty,
+                    span,
+                )
+            }),
+        }
+    }
+
+    /// `case k of T` and `` `k:n `` (L3.1, L3.4): a value, or an injection function.
+    fn case_value(&mut self, k: &IntLit, t: Type, span: Span) -> ir::Expr {
+        let Some(kv) = k.value else {
+            self.error(CheckError::UnitsumRange {
+                span,
+                k: u128::MAX,
+                n: t.to_string(),
+            });
+            return error_expr(span);
+        };
+        match &t {
+            Type::Unitsum(n) => {
+                if kv >= *n as u128 {
+                    self.error(CheckError::UnitsumRange {
+                        span,
+                        k: kv,
+                        n: n.to_string(),
+                    });
+                    return error_expr(span);
+                }
+                if t.is_unit() {
+                    return unit_const(span);
+                }
+                int_const(kv as i64, t, span)
+            }
+            Type::Sum(cs) | Type::CSum(cs) => {
+                let compact = matches!(t, Type::CSum(_));
+                if kv >= cs.len() as u128 {
+                    self.error(CheckError::UnitsumRange {
+                        span,
+                        k: kv,
+                        n: format!("{} summands of `{t}`", cs.len()),
+                    });
+                    return error_expr(span);
+                }
+                let tag = kv as u32;
+                let summand = cs[tag as usize].clone();
+                let build = move |arg: ir::Expr| {
+                    let kind = if compact {
+                        ir::ExprKind::CInject { tag, arg: Box::new(arg) }
+                    } else {
+                        ir::ExprKind::Inject { tag, arg: Box::new(arg) }
+                    };
+                    mk(kind, t.clone(), span)
+                };
+                if summand.is_unit() {
+                    build(unit_const(span))
+                } else {
+                    self.synthetic_fun("inject", summand, span, move |_, param| build(param))
+                }
+            }
+            t if *t == error_type() => error_expr(span),
+            t => {
+                self.type_error(span, format!("`case k of T` needs a sum or a unitsum, found `{t}`"));
+                error_expr(span)
+            }
+        }
+    }
+
+    /// Apply an injection `case k of T` directly to an argument (no function value needed).
+    pub(crate) fn inject_direct(&mut self, k: &IntLit, t: Type, arg: ir::Expr, span: Span) -> ir::Expr {
+        let (cs, compact) = match &t {
+            Type::Sum(cs) => (cs.clone(), false),
+            Type::CSum(cs) => (cs.clone(), true),
+            _ => {
+                let f = self.case_value(k, t, span);
+                return self.call_value(f, vec![arg], span);
+            }
+        };
+        let Some(tag) = k.value.and_then(|v| u32::try_from(v).ok()).filter(|v| (*v as usize) < cs.len()) else {
+            self.error(CheckError::UnitsumRange {
+                span,
+                k: k.value.unwrap_or(u128::MAX),
+                n: format!("{} summands of `{t}`", cs.len()),
+            });
+            return error_expr(span);
+        };
+        let summand = cs[tag as usize].clone();
+        let arg = self.coerce_to(arg, &summand, "the injected value");
+        let kind = if compact {
+            ir::ExprKind::CInject { tag, arg: Box::new(arg) }
+        } else {
+            ir::ExprKind::Inject { tag, arg: Box::new(arg) }
+        };
+        mk(kind, t, span)
+    }
+
+    /// A compiler-made function of one parameter (`proj`, `aproj`, `ident`, injections,
+    /// constructors, primitives used as values). Its body is built in its own frame, so names
+    /// it mentions are captured like in a lambda.
+    pub(crate) fn synthetic_fun(
+        &mut self,
+        name: &str,
+        param_ty: Type,
+        span: Span,
+        body: impl FnOnce(&mut Checker, ir::Expr) -> ir::Expr,
+    ) -> ir::Expr {
+        let id = self.next_fun;
+        self.next_fun += 1;
+        let parent = self.frame;
+        let mut frame = Frame::new(Some(parent), false);
+        frame.type_params = self.frames[parent].type_params.clone();
+        self.frames.push(frame);
+        let fid = self.frames.len() - 1;
+        let saved = (self.scope, self.frame);
+        self.scope = self.new_scope(Some(saved.0), fid);
+        self.frame = fid;
+        let slot = self.frames[fid].alloc();
+        let param = mk(ir::ExprKind::Local(slot), param_ty.clone(), span);
+        let result = body(self, param);
+        let ret = self.zonk(&result.ty);
+        let frame = &self.frames[fid];
+        let function = ir::Function {
+            name: name.to_string(),
+            kind: ast::FunKind::Fun,
+            span,
+            type_params: frame.type_params.clone(),
+            params: vec![ir::Pattern {
+                kind: ir::PatternKind::Bind(ir::Place::Local(slot)),
+                ty: param_ty.clone(),
+                span,
+            }],
+            ret: ret.clone(),
+            n_slots: frame.n_slots,
+            cell_slots: frame.cell_slots.clone(),
+            captures: frame.captures.iter().map(|(_, c)| *c).collect(),
+            body: vec![ir::Stmt::Return(Some(result))],
+            pure_: !frame.impure,
+        };
+        let impure = frame.impure;
+        let type_args = function.type_params.iter().cloned().map(Type::Var).collect();
+        self.out_funs.push((id, Arc::new(function)));
+        self.scope = saved.0;
+        self.frame = saved.1;
+        if impure {
+            self.note_effect();
+        }
+        mk(ir::ExprKind::MakeFun { fun: id, type_args }, Type::fun(param_ty, ret), span)
+    }
+
+    fn lambda(&mut self, def: &ast::FunDef) -> ir::Expr {
+        let idx = self.new_function(def, "<lambda>");
+        self.check_function(idx);
+        let ty = self.fun_type_of(idx);
+        let sig = self.funs[idx].clone();
+        let type_args = sig.outer_params.iter().cloned().map(Type::Var).collect();
+        if !sig.own_params.is_empty() {
+            self.type_error(def.span, "a lambda cannot have type parameters");
+        }
+        let id = sig.id;
+        mk(ir::ExprKind::MakeFun { fun: id, type_args }, ty, def.span)
+    }
+
+    /// `Typing::memcount[T]` as a value, or `f[T]` used as a function value.
+    fn type_apply_value(&mut self, head: &ast::Expr, targs: &[ast::TypeExpr], span: Span, expected: Option<&Type>) -> ir::Expr {
+        match &head.node {
+            ExprKind::Qualified(path) if path.len() == 2 && path[0] == "Typing" && (path[1] == "memcount" || path[1] == "arrayindexcount") => {
+                if targs.len() != 1 {
+                    self.type_error(span, "`Typing::memcount` takes one type argument");
+                    return error_expr(span);
+                }
+                let t = self.type_expr(&targs[0]);
+                if !is_compact(&t) {
+                    if t != error_type() {
+                        self.error(CheckError::NotCompact {
+                            span: targs[0].span,
+                            ty: t.to_string(),
+                            context: "the argument of `Typing::memcount`",
+                            hint: crate::types::kind::compact_hint(&t),
+                        });
+                    }
+                    return error_expr(span);
+                }
+                let fits = match size_of(&t) {
+                    Some(s) => s <= BigUint::from(u64::MAX),
+                    None => true,
+                };
+                let ty = if fits { Type::SIZE } else { Type::Natural };
+                mk(ir::ExprKind::TypeSize(t), ty, span)
+            }
+            ExprKind::Name(n) => {
+                let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
+                let sets = self.lookup_fun_sets(n);
+                let Some(&idx) = sets.first().and_then(|s| s.iter().find(|&&i| self.funs[i].own_params.len() == types.len())) else {
+                    self.type_error(span, format!("no function `{n}` with {} type parameters", types.len()));
+                    return error_expr(span);
+                };
+                if !self.check_kinds(idx, &types, span) {
+                    return error_expr(span);
+                }
+                self.fun_ref(idx, Some(types), span, expected)
+            }
+            _ => {
+                self.type_error(span, "type arguments `[…]` follow a function name");
+                error_expr(span)
+            }
+        }
+    }
+
+    /// Check explicit type arguments against the kinds of the type parameters.
+    pub(crate) fn check_kinds(&mut self, idx: usize, types: &[Type], span: Span) -> bool {
+        let params = self.funs[idx].own_params.clone();
+        let mut ok = true;
+        for (p, t) in params.iter().zip(types) {
+            let k = crate::types::kind::kind_of(t);
+            if !k.satisfies(p.kind) && *t != error_type() {
+                self.type_error(
+                    span,
+                    format!("`{t}` has kind {}, but the type parameter `{}` needs {}", k.name(), p.name, p.kind.name()),
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Projections `x.f` (L4.5, L4.8)
+    // -----------------------------------------------------------------------------------------
+
+    fn dot_expr(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> ir::Expr {
+        if let ExprKind::Float(_) = rhs.node {
+            self.error(CheckError::Type {
+                span: rhs.span,
+                message: "`x.1.0` reads `1.0` as a floating literal".into(),
+                help: Some("write `x.1 .0` or `(x.1).0`".into()),
+            });
+            return error_expr(span);
+        }
+        let l = self.expr(lhs, None);
+        let lt = self.zonk(&l.ty);
+        if lt == error_type() {
+            return error_expr(span);
+        }
+        if let Some(p) = self.projection(&lt, rhs, None) {
+            return self.apply_projection(l, p, span);
+        }
+        // Reverse application: `x.f` is `f x`.
+        self.apply_ast_head(rhs, vec![Arg::Checked(l)], span, None)
+    }
+
+    pub(crate) fn apply_projection(&mut self, l: ir::Expr, p: Projection, span: Span) -> ir::Expr {
+        match p {
+            Projection::Field(i, t) => mk(ir::ExprKind::Field(Box::new(l), i), t, span),
+            Projection::CField(i, t) => mk(ir::ExprKind::CField(Box::new(l), i), t, span),
+            Projection::Index(e, mode, t) => mk(
+                ir::ExprKind::Index {
+                    array: Box::new(l),
+                    index: Box::new(e),
+                    mode,
+                },
+                t,
+                span,
+            ),
+        }
+    }
+
+    /// `v.k` for an integer literal `k` on an already checked value.
+    pub(crate) fn project(&mut self, v: ir::Expr, lit: &ast::Expr, span: Span) -> ir::Expr {
+        let t = self.zonk(&v.ty);
+        match self.projection(&t, lit, None) {
+            Some(p) => self.apply_projection(v, p, span),
+            None => {
+                if t != error_type() {
+                    self.type_error(span, format!("cannot project `{t}`"));
+                }
+                error_expr(span)
+            }
+        }
+    }
+
+    /// `a.(e)` for an array `a` and an index expression (for `aproj`).
+    pub(crate) fn project_by_expr(&mut self, a: ir::Expr, index: &ast::Expr, span: Span) -> ir::Expr {
+        self.project(a, index, span)
+    }
+
+    /// Resolve `x.rhs` as a projection of a value of type `ty`, if it is one: a literal
+    /// component, a struct field, or an array index (an integer, or a value of the index type).
+    pub(crate) fn projection(&mut self, ty: &Type, rhs: &ast::Expr, _unused: Option<()>) -> Option<Projection> {
+        let literal = match &rhs.node {
+            ExprKind::Int(lit) if suffix_type(&lit.suffix).is_ok() => lit.value,
+            ExprKind::UnitsumValue(lit, _) => lit.value,
+            _ => None,
+        };
+        if let Some(k) = literal {
+            return self.literal_projection(ty, k, rhs.span);
+        }
+        if let ExprKind::Name(n) = &rhs.node {
+            if let Type::Nominal(nd) = ty {
+                if let Some(NominalBody::Struct(fields)) = nd.body.get() {
+                    if let Some(i) = fields.iter().position(|(f, _)| **f == **n) {
+                        return Some(Projection::Field(i as u32, fields[i].1.clone()));
+                    }
+                }
+            }
+            match self.lookup_value(n) {
+                Some(Binding::Var(vb)) => {
+                    let vt = self.var_type(n, &vb, rhs.span);
+                    let vt = self.zonk(&vt);
+                    if matches!(vt, Type::Fun(..)) {
+                        return None;
+                    }
+                    let e = self.var_expr(n, &vb, rhs.span);
+                    return self.index_projection(ty, e);
+                }
+                _ => return None,
+            }
+        }
+        if matches!(rhs.node, ExprKind::Name(_) | ExprKind::Qualified(_) | ExprKind::TypeApply(..) | ExprKind::Lambda(_)) {
+            return None;
+        }
+        if matches!(ty, Type::Array(..)) {
+            let e = self.expr(rhs, None);
+            let et = self.zonk(&e.ty);
+            if matches!(et, Type::Fun(..)) {
+                return None;
+            }
+            return match self.index_projection(ty, e) {
+                Some(p) => Some(p),
+                None => {
+                    let Type::Array(_, idx) = ty else { unreachable!() };
+                    self.type_error(
+                        rhs.span,
+                        format!("an index of `{ty}` must be an integer or a value of `{idx}`, found `{et}`"),
+                    );
+                    None
+                }
+            };
+        }
+        None
+    }
+
+    fn index_projection(&mut self, ty: &Type, e: ir::Expr) -> Option<Projection> {
+        let Type::Array(elem, idx) = ty else { return None };
+        let et = self.zonk(&e.ty);
+        if matches!(et, Type::Int(_)) {
+            return Some(Projection::Index(e, IndexMode::Linear, (**elem).clone()));
+        }
+        if et == **idx || (et.has_meta() && self.unify(&et, idx)) {
+            return Some(Projection::Index(e, IndexMode::Code, (**elem).clone()));
+        }
+        None
+    }
+
+    fn literal_projection(&mut self, ty: &Type, k: u128, span: Span) -> Option<Projection> {
+        let out_of_range = |c: &mut Checker, count: String| {
+            c.error(CheckError::ProjectionRange {
+                span,
+                index: k,
+                ty: ty.to_string(),
+                count,
+            });
+        };
+        match ty {
+            Type::Tuple(cs) | Type::CProduct(cs) => {
+                if k as usize >= cs.len() {
+                    out_of_range(self, cs.len().to_string());
+                    return Some(Projection::Field(0, error_type()));
+                }
+                let t = cs[k as usize].clone();
+                Some(if matches!(ty, Type::Tuple(_)) {
+                    Projection::Field(k as u32, t)
+                } else {
+                    Projection::CField(k as u32, t)
+                })
+            }
+            Type::Nominal(nd) => match nd.body.get() {
+                Some(NominalBody::Struct(fs)) => {
+                    if k as usize >= fs.len() {
+                        out_of_range(self, fs.len().to_string());
+                        return Some(Projection::Field(0, error_type()));
+                    }
+                    Some(Projection::Field(k as u32, fs[k as usize].1.clone()))
+                }
+                _ => None,
+            },
+            Type::CArray(e, i) => {
+                let n = size_of(i).and_then(|s| s.to_u128());
+                if let Some(n) = n {
+                    if k >= n {
+                        out_of_range(self, n.to_string());
+                    }
+                }
+                Some(Projection::CField(k as u32, (**e).clone()))
+            }
+            Type::Array(e, i) => {
+                if let Some(n) = size_of(i) {
+                    if BigUint::from(k) >= n {
+                        out_of_range(self, n.to_string());
+                        return Some(Projection::Index(int_const(0, Type::INT, span), IndexMode::Linear, error_type()));
+                    }
+                }
+                let ix = if k <= i64::MAX as u128 {
+                    int_const(k as i64, Type::Int(IntTy::Long), span)
+                } else {
+                    int_const(i64::MAX, Type::Int(IntTy::Long), span)
+                };
+                Some(Projection::Index(ix, IndexMode::Linear, (**e).clone()))
+            }
+            _ => None,
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Implicit conversion (L2.16)
+    // -----------------------------------------------------------------------------------------
+
+    /// Use `e` where `t` is expected: unify, or insert an explicit widening, or report E0301.
+    pub(crate) fn coerce_to(&mut self, e: ir::Expr, t: &Type, context: &str) -> ir::Expr {
+        match self.assignable(&e.ty, t) {
+            Some(false) => {
+                let mut e = e;
+                e.ty = self.zonk(&e.ty);
+                e
+            }
+            Some(true) => {
+                let span = e.span;
+                mk(ir::ExprKind::Prim(Prim::Widen, vec![e]), self.zonk(t), span)
+            }
+            None => {
+                let found = self.zonk(&e.ty);
+                let expected = self.zonk(t);
+                self.error(CheckError::Mismatch {
+                    span: e.span,
+                    expected: expected.to_string(),
+                    found: found.to_string(),
+                    context: context.to_string(),
+                });
+                error_expr(e.span)
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Operators (L4.2, L4.3): the type rules, kernels selected by dtype (layered dispatch)
+    // -----------------------------------------------------------------------------------------
+
+    pub(crate) fn binary_ir(&mut self, op: BinOp, x: ir::Expr, y: ir::Expr, span: Span) -> ir::Expr {
+        let a = self.zonk(&x.ty);
+        let b = self.zonk(&y.ty);
+        if a == error_type() || b == error_type() {
+            return error_expr(span);
+        }
+        let arith = match op {
+            BinOp::Add => Some(ArithOp::Add),
+            BinOp::Sub => Some(ArithOp::Sub),
+            BinOp::Mul => Some(ArithOp::Mul),
+            BinOp::Div => Some(ArithOp::Div),
+            BinOp::Mod => Some(ArithOp::Mod),
+            _ => None,
+        };
+        if let Some(aop) = arith {
+            return self.arith(op, aop, x, y, a, b, span);
+        }
+        let cmp = match op {
+            BinOp::Eq => CmpOp::Eq,
+            BinOp::Ne => CmpOp::Ne,
+            BinOp::Lt => CmpOp::Lt,
+            BinOp::Le => CmpOp::Le,
+            BinOp::Gt => CmpOp::Gt,
+            BinOp::Ge => CmpOp::Ge,
+            _ => unreachable!("and/or are handled before"),
+        };
+        let (x, y, t) = match (&a, &b) {
+            (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
+                Some(r) => {
+                    let rt = Type::Int(r);
+                    (self.coerce_to(x, &rt, "a comparison"), self.coerce_to(y, &rt, "a comparison"), rt)
+                }
+                None => return self.no_operator(op, &a, &b, span, "ordered"),
+            },
+            _ => {
+                if !self.unify(&a, &b) {
+                    return self.no_operator(op, &a, &b, span, "ordered");
+                }
+                let t = self.zonk(&a);
+                (x, y, t)
+            }
+        };
+        if !comparable(&t) {
+            return self.no_operator(op, &a, &b, span, if matches!(cmp, CmpOp::Eq | CmpOp::Ne) { "equality" } else { "ordered" });
+        }
+        mk(ir::ExprKind::Prim(Prim::Compare(cmp), vec![x, y]), Type::BOOL, span)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn arith(&mut self, op: BinOp, aop: ArithOp, x: ir::Expr, y: ir::Expr, a: Type, b: Type, span: Span) -> ir::Expr {
+        match (&a, &b) {
+            (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
+                Some(r) => {
+                    let rt = Type::Int(r);
+                    let x = self.coerce_to(x, &rt, "an operand");
+                    let y = self.coerce_to(y, &rt, "an operand");
+                    mk(ir::ExprKind::Prim(Prim::IntArith(aop, r), vec![x, y]), rt, span)
+                }
+                None => self.no_operator(op, &a, &b, span, "arithmetic"),
+            },
+            (Type::Double, Type::Double) => mk(ir::ExprKind::Prim(Prim::FloatArith(aop, false), vec![x, y]), a, span),
+            (Type::Float, Type::Float) => mk(ir::ExprKind::Prim(Prim::FloatArith(aop, true), vec![x, y]), a, span),
+            (Type::Natural, Type::Natural) => mk(ir::ExprKind::Prim(Prim::NatArith(aop), vec![x, y]), a, span),
+            (Type::String, Type::String) if aop == ArithOp::Add => {
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, y]), a, span)
+            }
+            (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
+                mk(ir::ExprKind::Prim(Prim::StrRepeat, vec![x, y]), a, span)
+            }
+            (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => match self.concat_type(&a, &b) {
+                Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![x, y]), t, span),
+                None => self.no_operator(op, &a, &b, span, "arithmetic"),
+            },
+            _ => self.no_operator(op, &a, &b, span, "arithmetic"),
+        }
+    }
+
+    /// `T ^ n` + `T ^ m` = `T ^ (n + m)` (L6.7); `None` if not both over unitsums of one
+    /// element type.
+    pub(crate) fn concat_type(&mut self, a: &Type, b: &Type) -> Option<Type> {
+        match (a, b) {
+            (Type::Array(e1, i1), Type::Array(e2, i2)) => match (&**i1, &**i2) {
+                (Type::Unitsum(n), Type::Unitsum(m)) if self.unify(e1, e2) => {
+                    Some(Type::array(self.zonk(e1), Type::Unitsum(n.checked_add(*m)?)))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn no_operator(&mut self, op: BinOp, a: &Type, b: &Type, span: Span, behaviour: &'static str) -> ir::Expr {
+        let help = match (a, b) {
+            (Type::Int(_), Type::Double) | (Type::Double, Type::Int(_)) => {
+                Some("there is no implicit conversion between integers and doubles: convert one side, e.g. `double n` or `int d`".to_string())
+            }
+            (Type::Int(x), Type::Int(y)) => Some(format!(
+                "`{}` and `{}` do not widen to one another (L2.16): convert explicitly, e.g. `{}`",
+                x.name(),
+                y.name(),
+                format_args!("x.{}", y.name())
+            )),
+            _ => None,
+        };
+        self.error(CheckError::NoOverload {
+            span,
+            message: format!("no `{}` for `{a}` and `{b}`", op.symbol()),
+            behaviour,
+            help,
+        });
+        error_expr(span)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3)
+    // -----------------------------------------------------------------------------------------
+
+    fn coerce_expr(&mut self, v: ir::Expr, t: Type, span: Span) -> ir::Expr {
+        let s = self.zonk(&v.ty);
+        if s == error_type() || t == error_type() {
+            return error_expr(span);
+        }
+        if s == t {
+            return v;
+        }
+        let kind = |k: CoerceKind, v: ir::Expr, t: Type| mk(ir::ExprKind::Coerce(k, Box::new(v)), t, span);
+        let s_compact = is_compact(&s);
+        let t_compact = is_compact(&t);
+        if t_compact {
+            return match &s {
+                Type::Int(_) => kind(CoerceKind::DecodeInt, v, t),
+                Type::Natural => kind(CoerceKind::DecodeNatural, v, t),
+                Type::String => kind(CoerceKind::DecodeString, v, t),
+                _ if s_compact => {
+                    let (ss, ts) = (size_of(&s), size_of(&t));
+                    if ss.is_some() && ss == ts || s.has_var() || t.has_var() {
+                        kind(CoerceKind::Reinterpret, v, t)
+                    } else {
+                        self.error(CheckError::CompactSizeMismatch {
+                            span,
+                            from: s.to_string(),
+                            from_size: ss.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
+                            to: t.to_string(),
+                            to_size: ts.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
+                        });
+                        error_expr(span)
+                    }
+                }
+                _ => self.reshape(v, s, t, span),
+            };
+        }
+        match (&t, s_compact) {
+            (Type::Int(_), true) => kind(CoerceKind::EncodeInt, v, t),
+            (Type::Natural, true) => kind(CoerceKind::EncodeNatural, v, t),
+            (Type::String, true) => kind(CoerceKind::EncodeString, v, t),
+            (Type::Natural, false) if matches!(s, Type::Int(_)) => kind(CoerceKind::IntToNatural, v, t),
+            (Type::Int(_), false) if s == Type::Natural => kind(CoerceKind::NaturalToInt, v, t),
+            (Type::String, false) if s == Type::Natural => kind(CoerceKind::NaturalToString, v, t),
+            (Type::Int(_), false) if matches!(s, Type::Int(_)) => mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span),
+            (Type::Int(_) | Type::Natural, false) => {
+                self.error(CheckError::EncodeNotCompact { span, ty: s.to_string() });
+                error_expr(span)
+            }
+            _ => self.reshape(v, s, t, span),
+        }
+    }
+
+    fn reshape(&mut self, v: ir::Expr, s: Type, t: Type, span: Span) -> ir::Expr {
+        match classify(&s, &t) {
+            Iso::LayoutIdentical(_) => mk(ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)), t, span),
+            Iso::NotIsomorphic { a, b, mismatch } => {
+                self.error(CheckError::NotIsomorphic {
+                    span,
+                    from: s.to_string(),
+                    to: t.to_string(),
+                    detail: format!("normal forms: {a} vs {b}; {mismatch}"),
+                });
+                error_expr(span)
+            }
+        }
+    }
+}
+
+/// Types whose values can be compared (everything but functions, and compounds of them).
+fn comparable(t: &Type) -> bool {
+    let mut ok = true;
+    t.walk(&mut |x| {
+        if matches!(x, Type::Fun(..)) {
+            ok = false
+        }
+    });
+    ok
+}
+
+#[allow(dead_code)]
+fn unused(_: VarLoc) {}

@@ -1,0 +1,283 @@
+//! The one table of library primitives (L6): every built-in function is declared here once,
+//! with its name, a description and its type rule; the rule checks the arguments and selects
+//! the kernel (an `ir::Prim`) the evaluator runs. Operators have their type rules in
+//! `expr.rs` (`binary_ir`); conversions (`int x`, …) in `apply.rs` (`convert`).
+
+use crate::check::apply::Arg;
+use crate::check::error::CheckError;
+use crate::check::expr::{error_expr, mk};
+use crate::check::{error_type, Checker};
+use crate::core::ir::{self, IndexMode, Prim};
+use crate::syntax::span::Span;
+use crate::types::kind::is_compact;
+use crate::types::ty::{Kind, Type};
+
+type Rule = fn(&mut Checker, &mut Vec<Arg>, Span) -> ir::Expr;
+
+/// A library primitive: its name, how many curried arguments it takes, what it does, and
+/// its type rule (which also picks the kernel).
+pub struct PrimDef {
+    pub name: &'static str,
+    pub arity: usize,
+    pub doc: &'static str,
+    rule: Rule,
+}
+
+pub static PRIMS: &[PrimDef] = &[
+    PrimDef { name: "str", arity: 1, doc: "str x: the display form of any value (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Str) },
+    PrimDef { name: "repr", arity: 1, doc: "repr x: the quoted form used inside arrays", rule: |c, a, s| format_rule(c, a, s, Prim::Repr) },
+    PrimDef { name: "_strr", arity: 1, doc: "x._strr: the structural form (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Strr) },
+    PrimDef { name: "print", arity: 1, doc: "print x: write str x", rule: |c, a, s| print_rule(c, a, s, Prim::Print) },
+    PrimDef { name: "println", arity: 1, doc: "println x: write str x and a newline", rule: |c, a, s| print_rule(c, a, s, Prim::Println) },
+    PrimDef { name: "endl", arity: 1, doc: "endl: write a newline", rule: endl_rule },
+    PrimDef { name: "len", arity: 1, doc: "len a: the element count of an array, or the byte count of a string (a size)", rule: len_rule },
+    PrimDef { name: "toupper", arity: 1, doc: "toupper s: the string in upper case", rule: toupper_rule },
+    PrimDef { name: "map", arity: 2, doc: "map f a: f applied to every element, indexed like a (L6.3)", rule: map_rule },
+    PrimDef { name: "fold_left", arity: 3, doc: "fold_left f init a: left fold in code order (L6.4)", rule: fold_left_rule },
+    PrimDef { name: "rev", arity: 1, doc: "rev a: the elements in reverse code order (L6.5)", rule: rev_rule },
+    PrimDef { name: "join", arity: 2, doc: "join a b: concatenation of arrays over unitsums (L6.7)", rule: join_rule },
+    PrimDef { name: "\\sum", arity: 1, doc: "\\sum a: left fold of + from zero (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Sum) },
+    PrimDef { name: "\\prod", arity: 1, doc: "\\prod a: left fold of * from one (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Prod) },
+    PrimDef { name: "transpose", arity: 1, doc: "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", rule: transpose_rule },
+    PrimDef { name: "get", arity: 1, doc: "get (a, i): the element at linear position i (L6.11)", rule: get_rule },
+];
+
+pub fn is_prim(name: &str) -> bool {
+    PRIMS.iter().any(|p| p.name == name)
+}
+
+/// Apply the primitive `name` to its arguments; extra arguments apply to its result.
+pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: Span) -> ir::Expr {
+    let def = PRIMS.iter().find(|p| p.name == name).expect("is_prim was checked");
+    if args.len() < def.arity {
+        c.type_error(
+            span,
+            format!(
+                "`{name}` takes {} argument{}; apply it to all of them (or wrap it in a lambda)",
+                def.arity,
+                if def.arity == 1 { "" } else { "s" }
+            ),
+        );
+        return error_expr(span);
+    }
+    let rest = args.split_off(def.arity);
+    let r = (def.rule)(c, &mut args, span);
+    c.call_rest(r, rest, span)
+}
+
+fn take(c: &mut Checker, args: &mut [Arg], i: usize, expected: Option<&Type>) -> ir::Expr {
+    let a = std::mem::replace(&mut args[i], Arg::Checked(error_expr(Span::default())));
+    let e = c.arg_expr(a, expected);
+    let t = c.zonk(&e.ty);
+    ir::Expr { ty: t, ..e }
+}
+
+fn format_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span)
+}
+
+fn print_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    c.note_effect();
+    mk(ir::ExprKind::Prim(prim, vec![x]), Type::VOID, span)
+}
+
+fn endl_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, Some(&Type::UNIT));
+    c.coerce_to(x, &Type::UNIT, "the argument of `endl`");
+    c.note_effect();
+    mk(ir::ExprKind::Prim(Prim::Endl, vec![]), Type::VOID, span)
+}
+
+fn not_array(c: &mut Checker, span: Span, what: &str, t: &Type) -> ir::Expr {
+    if *t != error_type() {
+        c.error(CheckError::NoOverload {
+            span,
+            message: format!("`{what}` needs an array, found `{t}`"),
+            behaviour: "invocable",
+            help: None,
+        });
+    }
+    error_expr(span)
+}
+
+fn len_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    match &x.ty {
+        Type::Array(..) => mk(ir::ExprKind::Prim(Prim::Len, vec![x]), Type::SIZE, span),
+        Type::String => mk(ir::ExprKind::Prim(Prim::StrLen, vec![x]), Type::SIZE, span),
+        t => {
+            let t = t.clone();
+            not_array(c, span, "len", &t)
+        }
+    }
+}
+
+fn toupper_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, Some(&Type::String));
+    let x = c.coerce_to(x, &Type::String, "the argument of `toupper`");
+    mk(ir::ExprKind::Prim(Prim::ToUpper, vec![x]), Type::String, span)
+}
+
+/// Split an array type into element and index.
+fn array_parts(t: &Type) -> Option<(Type, Type)> {
+    match t {
+        Type::Array(e, i) => Some(((**e).clone(), (**i).clone())),
+        _ => None,
+    }
+}
+
+fn map_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    // The array first, so the function can be checked against its element type.
+    let a = take(c, args, 1, None);
+    let Some((elem, index)) = array_parts(&a.ty) else {
+        let t = a.ty.clone();
+        return not_array(c, span, "map", &t);
+    };
+    let result = c.fresh_meta(Kind::Type);
+    let fty = Type::fun(elem, result.clone());
+    let f = take(c, args, 0, Some(&fty));
+    if !c.unify(&f.ty, &fty) {
+        let found = c.zonk(&f.ty);
+        c.error(CheckError::Mismatch {
+            span: f.span,
+            expected: c.zonk(&fty).to_string(),
+            found: found.to_string(),
+            context: "the function given to `map`".into(),
+        });
+        return error_expr(span);
+    }
+    let r = c.zonk(&result);
+    mk(ir::ExprKind::Prim(Prim::Map, vec![f, a]), Type::array(r, index), span)
+}
+
+fn fold_left_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let a = take(c, args, 2, None);
+    let Some((elem, _)) = array_parts(&a.ty) else {
+        let t = a.ty.clone();
+        return not_array(c, span, "fold_left", &t);
+    };
+    let init = take(c, args, 1, None);
+    let acc = init.ty.clone();
+    let fty = Type::fun(acc.clone(), Type::fun(elem, acc.clone()));
+    let f = take(c, args, 0, Some(&fty));
+    let f = c.coerce_to(f, &fty, "the function given to `fold_left`");
+    mk(ir::ExprKind::Prim(Prim::FoldLeft, vec![f, init, a]), acc, span)
+}
+
+fn rev_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let a = take(c, args, 0, None);
+    if array_parts(&a.ty).is_none() {
+        let t = a.ty.clone();
+        return not_array(c, span, "rev", &t);
+    }
+    let t = a.ty.clone();
+    mk(ir::ExprKind::Prim(Prim::Rev, vec![a]), t, span)
+}
+
+fn join_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let a = take(c, args, 0, None);
+    let b = take(c, args, 1, None);
+    match c.concat_type(&a.ty, &b.ty) {
+        Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![a, b]), t, span),
+        None => {
+            let (x, y) = (a.ty.clone(), b.ty.clone());
+            if x != error_type() && y != error_type() {
+                c.error(CheckError::NoOverload {
+                    span,
+                    message: format!("`join` needs two arrays over unitsums with one element type, found `{x}` and `{y}`"),
+                    behaviour: "invocable",
+                    help: None,
+                });
+            }
+            error_expr(span)
+        }
+    }
+}
+
+fn reduce_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
+    let a = take(c, args, 0, None);
+    let Some((elem, _)) = array_parts(&a.ty) else {
+        let t = a.ty.clone();
+        return not_array(c, span, if prim == Prim::Sum { "\\sum" } else { "\\prod" }, &t);
+    };
+    if !matches!(elem, Type::Int(_) | Type::Double | Type::Float | Type::Natural) {
+        c.error(CheckError::NoOverload {
+            span,
+            message: format!("`{elem}` is not arithmetic"),
+            behaviour: "arithmetic",
+            help: None,
+        });
+        return error_expr(span);
+    }
+    mk(ir::ExprKind::Prim(prim, vec![a]), elem, span)
+}
+
+fn transpose_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let a = take(c, args, 0, None);
+    let t = a.ty.clone();
+    let result = match &t {
+        // T ^ M ^ N -> T ^ N ^ M
+        Type::Array(inner, n) => match &**inner {
+            Type::Array(elem, m) => Some(Type::array(Type::array((**elem).clone(), (**n).clone()), (**m).clone())),
+            elem => match &**n {
+                // T ^ (A \* B) -> T ^ (B \* A)
+                Type::CProduct(cs) if cs.len() == 2 => Some(Type::array(
+                    elem.clone(),
+                    Type::cproduct(vec![cs[1].clone(), cs[0].clone()]),
+                )),
+                Type::CArray(x, two) if **two == Type::Unitsum(2) => Some(Type::array(
+                    elem.clone(),
+                    Type::carray((**x).clone(), Type::Unitsum(2)),
+                )),
+                _ => None,
+            },
+        },
+        _ => None,
+    };
+    match result {
+        Some(r) => mk(ir::ExprKind::Prim(Prim::Transpose, vec![a]), r, span),
+        None => {
+            if t != error_type() {
+                c.error(CheckError::NoOverload {
+                    span,
+                    message: format!("`transpose` needs an array of arrays `T ^ M ^ N` or a matrix `T ^ (A \\* B)`, found `{t}`"),
+                    behaviour: "invocable",
+                    help: None,
+                });
+            }
+            error_expr(span)
+        }
+    }
+}
+
+fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    let parts = match &x.kind {
+        ir::ExprKind::Tuple(items) if items.len() == 2 => Some((items[0].clone(), items[1].clone())),
+        _ => None,
+    };
+    let Some((a, i)) = parts else {
+        c.type_error(span, "`get` takes `(a, i)`: an array and an integer position");
+        return error_expr(span);
+    };
+    let Some((elem, _)) = array_parts(&a.ty) else {
+        let t = a.ty.clone();
+        return not_array(c, span, "get", &t);
+    };
+    if !matches!(i.ty, Type::Int(_)) {
+        c.type_error(i.span, format!("the position must be an integer, found `{}`", i.ty));
+        return error_expr(span);
+    }
+    let _ = is_compact;
+    mk(
+        ir::ExprKind::Index {
+            array: Box::new(a),
+            index: Box::new(i),
+            mode: IndexMode::Linear,
+        },
+        elem,
+        span,
+    )
+}

@@ -1,0 +1,156 @@
+//! Inference variables, unification, instantiation, and the implicit widenings of L2.16.
+
+use crate::check::{Checker, ERROR_META};
+use crate::types::kind::kind_of;
+use crate::types::ty::{IntTy, Kind, TyVar, Type};
+
+/// The widening lattice of L2.16: `int8 → int16 → int32 → int64` and `int → long → vlong`
+/// (transitively). Written once; both implicit conversion and operator promotion use it.
+pub fn widens_to(from: IntTy, to: IntTy) -> bool {
+    const CHAINS: [&[IntTy]; 2] = [
+        &[IntTy::I8, IntTy::I16, IntTy::I32, IntTy::I64],
+        &[IntTy::Int, IntTy::Long, IntTy::VLong],
+    ];
+    if from == to {
+        return true;
+    }
+    CHAINS.iter().any(|chain| {
+        match (
+            chain.iter().position(|t| *t == from),
+            chain.iter().position(|t| *t == to),
+        ) {
+            (Some(a), Some(b)) => a < b,
+            _ => false,
+        }
+    })
+}
+
+/// `promote` over the widening lattice: the common integer type of two operands, if one
+/// widens to the other.
+pub fn promote(a: IntTy, b: IntTy) -> Option<IntTy> {
+    if widens_to(a, b) {
+        Some(b)
+    } else if widens_to(b, a) {
+        Some(a)
+    } else {
+        None
+    }
+}
+
+impl Checker {
+    pub(crate) fn fresh_meta(&mut self, kind: Kind) -> Type {
+        self.metas.push((None, kind));
+        Type::Meta((self.metas.len() - 1) as u32)
+    }
+
+    /// Replace solved inference variables by their solutions.
+    pub(crate) fn zonk(&self, t: &Type) -> Type {
+        if !t.has_meta() {
+            return t.clone();
+        }
+        t.map(&mut |t| match t {
+            Type::Meta(m) if *m != ERROR_META => match &self.metas[*m as usize].0 {
+                Some(s) => Some(self.zonk(s)),
+                None => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// Instantiate type parameters with fresh inference variables of the same kinds.
+    pub(crate) fn instantiate_params(&mut self, params: &[TyVar]) -> Vec<Type> {
+        params.iter().map(|p| self.fresh_meta(p.kind)).collect()
+    }
+
+    /// Unify two types, solving inference variables. Arrays over a unitsum unify with tuples
+    /// of that many components.
+    pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
+        let a = self.zonk(a);
+        let b = self.zonk(b);
+        if a == b {
+            return true;
+        }
+        match (&a, &b) {
+            (Type::Meta(ERROR_META), _) | (_, Type::Meta(ERROR_META)) => true,
+            (Type::Meta(m), t) | (t, Type::Meta(m)) => self.bind_meta(*m, t),
+            (Type::Tuple(x), Type::Tuple(y)) | (Type::Sum(x), Type::Sum(y)) | (Type::CProduct(x), Type::CProduct(y)) | (Type::CSum(x), Type::CSum(y)) => {
+                x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| self.unify(p, q))
+            }
+            (Type::Array(e1, i1), Type::Array(e2, i2)) | (Type::CArray(e1, i1), Type::CArray(e2, i2)) => {
+                self.unify(i1, i2) && self.unify(e1, e2)
+            }
+            (Type::Fun(a1, r1), Type::Fun(a2, r2)) => self.unify(a1, a2) && self.unify(r1, r2),
+            (Type::Tuple(cs), arr @ Type::Array(..)) | (arr @ Type::Array(..), Type::Tuple(cs)) => {
+                match arr.tuple_components() {
+                    Some(xs) if xs.len() == cs.len() => {
+                        xs.iter().zip(cs.iter()).all(|(p, q)| self.unify(p, q))
+                    }
+                    _ => false,
+                }
+            }
+            (Type::CProduct(cs), arr @ Type::CArray(..)) | (arr @ Type::CArray(..), Type::CProduct(cs)) => {
+                match arr.cproduct_components() {
+                    Some(xs) if xs.len() == cs.len() => {
+                        xs.iter().zip(cs.iter()).all(|(p, q)| self.unify(p, q))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn bind_meta(&mut self, m: u32, t: &Type) -> bool {
+        let mut occurs = false;
+        t.walk(&mut |x| occurs |= *x == Type::Meta(m));
+        if occurs {
+            return false;
+        }
+        let bound = self.metas[m as usize].1;
+        if bound != Kind::Type {
+            // A meta of kind COMPACTLINEAR/UNITSUM only takes types of that kind (or metas,
+            // which inherit the tighter bound).
+            if let Type::Meta(n) = t {
+                let nk = self.metas[*n as usize].1;
+                self.metas[*n as usize].1 = nk.min(bound);
+            } else if !kind_of(t).satisfies(bound) {
+                return false;
+            }
+        }
+        self.metas[m as usize].0 = Some(t.clone());
+        true
+    }
+
+    /// Can a value of type `from` be used where `to` is expected, with at most an implicit
+    /// widening? Unifies when no widening applies. Returns `Some(true)` when a widening is
+    /// needed, `Some(false)` when the types unify, `None` when neither.
+    pub(crate) fn assignable(&mut self, from: &Type, to: &Type) -> Option<bool> {
+        let f = self.zonk(from);
+        let t = self.zonk(to);
+        if let (Type::Int(a), Type::Int(b)) = (&f, &t) {
+            if a == b {
+                return Some(false);
+            }
+            return if widens_to(*a, *b) { Some(true) } else { None };
+        }
+        if self.unify(&f, &t) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Is the type (after zonking) free of unsolved inference variables? Reports E0302 if not.
+    pub(crate) fn no_meta_left(&mut self, t: &Type, span: crate::syntax::span::Span) -> bool {
+        let z = self.zonk(t);
+        let mut unsolved = false;
+        z.walk(&mut |x| unsolved |= matches!(x, Type::Meta(m) if *m != ERROR_META));
+        if unsolved {
+            self.error(crate::check::error::CheckError::CannotInfer {
+                span,
+                message: format!("cannot infer a type parameter here (type `{z}`); give it explicitly with `f[T]`"),
+            });
+        }
+        !unsolved
+    }
+}
