@@ -469,36 +469,37 @@ fn write_compact(out: &mut Vec<u8>, code: &BigUint, ty: &Type) {
 /// Split the code of a compact product or compact array into the codes of its top-level
 /// components, most significant (leftmost) first.
 fn component_codes(ty: &Type, code: &BigUint) -> Option<Vec<(Type, BigUint)>> {
-    if let Some(digits) = product_digits(ty) {
-        return Some(
-            digits
+    match ty {
+        Type::CProduct(_) => Some(
+            product_digits(ty)?
                 .into_iter()
                 .map(|digit| {
                     let component_code = (code / &digit.weight) % &digit.radix;
                     (digit.ty, component_code)
                 })
                 .collect(),
-        );
+        ),
+        // A compact array can have very many components (`2 \^ 100000`), for which a table
+        // of weights would be quadratic in memory; peel its digits off the least significant
+        // end instead, one division each.
+        Type::CArray(element, index) => {
+            let count = size_of(index)?.to_usize()?;
+            let radix = size_of(element)?;
+            if radix.is_zero() {
+                return None;
+            }
+            let mut remaining = code.clone();
+            let mut components = Vec::with_capacity(count.min(1 << 16));
+            for _ in 0..count {
+                let (quotient, digit) = remaining.div_rem(&radix);
+                components.push(((**element).clone(), digit));
+                remaining = quotient;
+            }
+            components.reverse();
+            Some(components)
+        }
+        _ => None,
     }
-    // `product_digits` declines compact arrays with more than 2^16 components; peel their
-    // digits off the least significant end instead.
-    let Type::CArray(element, index) = ty else {
-        return None;
-    };
-    let count = size_of(index)?.to_usize()?;
-    let radix = size_of(element)?;
-    if radix.is_zero() {
-        return None;
-    }
-    let mut remaining = code.clone();
-    let mut components = Vec::with_capacity(count);
-    for _ in 0..count {
-        let (quotient, digit) = remaining.div_rem(&radix);
-        components.push(((**element).clone(), digit));
-        remaining = quotient;
-    }
-    components.reverse();
-    Some(components)
 }
 
 /// Are all summands of a sum the same type (a repeated sum, L2.9)?
@@ -1211,6 +1212,19 @@ mod tests {
         );
         let with_unit = Type::cproduct(vec![unitsum(3), Type::carray(Type::UNIT, unitsum(2))]);
         assert_eq!(strr_value(&int(2), &with_unit), "(case 2 of 3,((),()))");
+        // L9.2 (c), beyond/str_everything.flx.
+        let unitsum_int = tuple_ty(vec![unitsum(3), Type::INT]);
+        assert_eq!(
+            str_value(&tuple(vec![int(1), int(5)]), &unitsum_int),
+            "(case 1 of 3, 5)"
+        );
+        let three = array(unitsum(3), 3);
+        assert_eq!(
+            str_value(&ints(&[0, 2, 1]), &three),
+            "(case 0 of 3, case 2 of 3, case 1 of 3)"
+        );
+        let built = Type::cproduct(vec![unitsum(3), Type::BOOL]);
+        assert_eq!(str_value(&int(3), &built), "(case 1 of 3,true)");
         // L9.2 (c): str of a unitsum is its _strr; appending "!" happens elsewhere.
         assert_eq!(str_value(&int(1), &unitsum(3)) + "!", "case 1 of 3!");
     }
@@ -1239,7 +1253,7 @@ mod tests {
         assert!(text.ends_with(",false,true)"), "{text}");
         assert_eq!(text.matches("true").count(), 2);
         assert_eq!(text.matches("false").count(), 98);
-        // A compact array with more components than `product_digits` accepts.
+        // A compact array with more components than `product_digits` handles.
         let many_bits = Type::carray(Type::BOOL, unitsum(70000));
         let text = strr_value(&big("1"), &many_bits);
         assert_eq!(text.matches(',').count(), 69999);
