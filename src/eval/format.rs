@@ -21,6 +21,8 @@
 //!   (compact or plain, non-array) tuple brings its own parentheses (`Pair (1,'x')`), any
 //!   other argument is parenthesised (`Num (4)`, and an array argument `Rect ((1,2))`).
 
+use std::io::Write;
+
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{ToPrimitive, Zero};
@@ -300,12 +302,12 @@ fn write_integer(out: &mut Vec<u8>, v: &Value, int_ty: IntTy, suffix: bool) {
         out.extend_from_slice(MISMATCH);
         return;
     };
-    let text = if int_ty.signed() {
-        bits.to_string()
+    // Writing into a `Vec<u8>` cannot fail.
+    let _ = if int_ty.signed() {
+        write!(out, "{bits}")
     } else {
-        (*bits as u64).to_string()
+        write!(out, "{}", *bits as u64)
     };
-    out.extend_from_slice(text.as_bytes());
     if suffix {
         out.extend_from_slice(int_ty.suffix().as_bytes());
     }
