@@ -1,14 +1,20 @@
 //! Mixed-radix layouts of compact linear types (L3.6–L3.8): the digits of products, the
-//! offsets of sums. The leftmost component of a product is the most significant digit.
+//! offsets of sums, encoding and decoding of codes, and the `:layout` line (L9.4). The leftmost
+//! component of a product is the most significant digit.
 //!
-//! These functions work on `BigUint` and are meant to be called once per type (at compile
-//! time); hot paths precompute `u64` radices and weights from them when the size fits.
+//! The `BigUint` functions are meant to be called once per type (at compile time) or on big
+//! codes; hot paths use `ProductRadicesU64` and `SumOffsetsU64`, precomputed from them when the
+//! codes fit in a `u64`, which always agree with the `BigUint` functions.
 
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
+use crate::types::kind::compact_hint;
 use crate::types::size::size_of;
 use crate::types::ty::Type;
+
+/// The most digits `describe_layout` lists (and `product_digits` expands for a compact array).
+pub const MAX_LAYOUT_DIGITS: usize = 1 << 16;
 
 /// One digit of a compact product: the component's type, its radix (= its size) and its
 /// weight (the product of the sizes of the components to its right).
@@ -21,32 +27,120 @@ pub struct Digit {
 
 /// The top-level components of a compact product `A \* B \* …` or compact array `T \^ n`
 /// (n copies of T), with radices and weights. `None` for other types, for a compact array
-/// whose index is not a unitsum of at most 2^16 components, and for types with variables.
+/// whose index has more than `MAX_LAYOUT_DIGITS` values, and for types with variables.
 pub fn product_digits(ty: &Type) -> Option<Vec<Digit>> {
-    let comps: Vec<Type> = match ty {
-        Type::CProduct(cs) => cs.to_vec(),
-        Type::CArray(e, i) => {
-            let n = size_of(i)?.to_usize()?;
-            if n > 1 << 16 {
+    let components: Vec<Type> = match ty {
+        Type::CProduct(components) => components.to_vec(),
+        Type::CArray(element, index) => {
+            let count = size_of(index)?.to_usize()?;
+            if count > MAX_LAYOUT_DIGITS {
                 return None;
             }
-            vec![(**e).clone(); n]
+            vec![(**element).clone(); count]
         }
         _ => return None,
     };
-    let sizes: Vec<BigUint> = comps.iter().map(size_of).collect::<Option<_>>()?;
+    let sizes: Vec<BigUint> = components.iter().map(size_of).collect::<Option<_>>()?;
+    let weights = weights_of(&sizes);
+    Some(
+        components
+            .into_iter()
+            .zip(sizes)
+            .zip(weights)
+            .map(|((ty, radix), weight)| Digit { ty, radix, weight })
+            .collect(),
+    )
+}
+
+/// The weights of mixed-radix digits, most significant first: each is the product of the
+/// radices to its right.
+fn weights_of(radices: &[BigUint]) -> Vec<BigUint> {
     let mut weight = BigUint::one();
-    let mut digits = Vec::with_capacity(comps.len());
-    for (c, s) in comps.into_iter().zip(sizes).rev() {
-        digits.push(Digit {
-            ty: c,
-            radix: s.clone(),
-            weight: weight.clone(),
-        });
-        weight *= s;
+    let mut weights = vec![BigUint::zero(); radices.len()];
+    for (slot, radix) in weights.iter_mut().zip(radices).rev() {
+        *slot = weight.clone();
+        weight *= radix;
     }
-    digits.reverse();
-    Some(digits)
+    weights
+}
+
+/// The code of a compact product value from the codes of its components (one per digit,
+/// each below its radix): `Σ weight_k · component_k`.
+pub fn encode_product(digits: &[Digit], components: &[BigUint]) -> BigUint {
+    digits
+        .iter()
+        .zip(components)
+        .fold(BigUint::zero(), |code, (digit, component)| {
+            code + &digit.weight * component
+        })
+}
+
+/// The codes of the components of a compact product value: `(code / weight_k) % radix_k`.
+pub fn decode_product(digits: &[Digit], code: &BigUint) -> Vec<BigUint> {
+    digits
+        .iter()
+        .map(|digit| project_product(digit, code))
+        .collect()
+}
+
+/// The code of one component of a compact product value (projection, L3.6).
+pub fn project_product(digit: &Digit, code: &BigUint) -> BigUint {
+    if digit.radix.is_zero() || digit.weight.is_zero() {
+        // A product with a zero radix has no values; answer something harmless.
+        return BigUint::zero();
+    }
+    (code / &digit.weight) % &digit.radix
+}
+
+/// Radices and weights of a compact product as `u64`s, for products whose codes fit in a
+/// `u64`. Agrees with `encode_product` and `decode_product`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProductRadicesU64 {
+    pub radices: Vec<u64>,
+    pub weights: Vec<u64>,
+}
+
+impl ProductRadicesU64 {
+    /// `None` when a radix or weight does not fit in a `u64`.
+    pub fn from_digits(digits: &[Digit]) -> Option<ProductRadicesU64> {
+        let radices = digits
+            .iter()
+            .map(|digit| digit.radix.to_u64())
+            .collect::<Option<Vec<_>>>()?;
+        let weights = digits
+            .iter()
+            .map(|digit| digit.weight.to_u64())
+            .collect::<Option<Vec<_>>>()?;
+        Some(ProductRadicesU64 { radices, weights })
+    }
+
+    /// The code from the component codes (each below its radix).
+    pub fn encode(&self, components: &[u64]) -> u64 {
+        self.weights
+            .iter()
+            .zip(components)
+            .fold(0u64, |code, (weight, component)| {
+                code.wrapping_add(weight.wrapping_mul(*component))
+            })
+    }
+
+    /// The component codes of a code.
+    pub fn decode(&self, code: u64) -> Vec<u64> {
+        (0..self.radices.len())
+            .map(|position| self.project(code, position))
+            .collect()
+    }
+
+    /// The code of the component at `position`.
+    pub fn project(&self, code: u64, position: usize) -> u64 {
+        let (Some(radix), Some(weight)) = (self.radices.get(position), self.weights.get(position))
+        else {
+            return 0;
+        };
+        code.checked_div(*weight)
+            .and_then(|quotient| quotient.checked_rem(*radix))
+            .unwrap_or(0)
+    }
 }
 
 /// One summand of a compact sum: its type, size, and offset (the sum of the sizes of the
@@ -60,13 +154,15 @@ pub struct Summand {
 
 /// The summands of a compact sum `A \+ B \+ …`; `None` for other types.
 pub fn sum_summands(ty: &Type) -> Option<Vec<Summand>> {
-    let Type::CSum(cs) = ty else { return None };
+    let Type::CSum(summands) = ty else {
+        return None;
+    };
     let mut offset = BigUint::zero();
-    let mut out = Vec::with_capacity(cs.len());
-    for c in cs.iter() {
-        let size = size_of(c)?;
+    let mut out = Vec::with_capacity(summands.len());
+    for summand in summands.iter() {
+        let size = size_of(summand)?;
         out.push(Summand {
-            ty: c.clone(),
+            ty: summand.clone(),
             size: size.clone(),
             offset: offset.clone(),
         });
@@ -75,11 +171,266 @@ pub fn sum_summands(ty: &Type) -> Option<Vec<Summand>> {
     Some(out)
 }
 
+/// The code of the injection of an argument (by its code) into a summand (L3.7).
+pub fn encode_sum(summand: &Summand, argument: &BigUint) -> BigUint {
+    &summand.offset + argument
+}
+
 /// The summand a code of a compact sum belongs to, and the code of its argument.
 pub fn split_sum_code(summands: &[Summand], code: &BigUint) -> Option<(usize, BigUint)> {
     summands
         .iter()
         .enumerate()
-        .find(|(_, s)| *code >= s.offset && *code < &s.offset + &s.size)
-        .map(|(k, s)| (k, code - &s.offset))
+        .find(|(_, summand)| *code >= summand.offset && *code < &summand.offset + &summand.size)
+        .map(|(tag, summand)| (tag, code - &summand.offset))
+}
+
+/// Sizes and offsets of a compact sum as `u64`s, for sums whose codes fit in a `u64`.
+/// Agrees with `encode_sum` and `split_sum_code`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SumOffsetsU64 {
+    pub sizes: Vec<u64>,
+    pub offsets: Vec<u64>,
+}
+
+impl SumOffsetsU64 {
+    /// `None` when a size or offset does not fit in a `u64`.
+    pub fn from_summands(summands: &[Summand]) -> Option<SumOffsetsU64> {
+        let sizes = summands
+            .iter()
+            .map(|summand| summand.size.to_u64())
+            .collect::<Option<Vec<_>>>()?;
+        let offsets = summands
+            .iter()
+            .map(|summand| summand.offset.to_u64())
+            .collect::<Option<Vec<_>>>()?;
+        Some(SumOffsetsU64 { sizes, offsets })
+    }
+
+    /// The code of the injection of `argument` into summand `tag`; `None` for a bad tag.
+    pub fn encode(&self, tag: usize, argument: u64) -> Option<u64> {
+        self.offsets.get(tag)?.checked_add(argument)
+    }
+
+    /// The summand a code belongs to and the code of its argument.
+    pub fn split(&self, code: u64) -> Option<(usize, u64)> {
+        self.offsets
+            .iter()
+            .zip(&self.sizes)
+            .position(|(offset, size)| code >= *offset && code - offset < *size)
+            .map(|tag| (tag, code - self.offsets[tag]))
+    }
+}
+
+/// The radices of a product-like compact type with nested products flattened, most
+/// significant first: a unitsum or a compact sum is one digit, `T \^ I` is `size(I)` copies of
+/// the digits of `T`. `Err` when the type is not compact linear or has too many digits.
+fn flattened_radices(ty: &Type, radices: &mut Vec<BigUint>) -> Result<(), String> {
+    match ty {
+        Type::CProduct(components) => {
+            for component in components.iter() {
+                flattened_radices(component, radices)?;
+            }
+        }
+        Type::CArray(element, index) => {
+            let count = size_of(index)
+                .ok_or_else(|| no_layout_message(index))?
+                .to_usize()
+                .filter(|count| radices.len().saturating_add(*count) <= MAX_LAYOUT_DIGITS)
+                .ok_or_else(|| too_many_digits_message(ty))?;
+            let mut element_radices = Vec::new();
+            flattened_radices(element, &mut element_radices)?;
+            for _ in 0..count {
+                radices.extend(element_radices.iter().cloned());
+            }
+        }
+        _ => radices.push(size_of(ty).ok_or_else(|| no_layout_message(ty))?),
+    }
+    if radices.len() > MAX_LAYOUT_DIGITS {
+        return Err(too_many_digits_message(ty));
+    }
+    Ok(())
+}
+
+fn no_layout_message(ty: &Type) -> String {
+    let mut message = format!("`{ty}` is not compact linear, so it has no layout");
+    if let Some(hint) = compact_hint(ty) {
+        message.push_str(&format!("; write `{hint}`"));
+    }
+    message
+}
+
+fn too_many_digits_message(ty: &Type) -> String {
+    format!("`{ty}` has more than {MAX_LAYOUT_DIGITS} digits; its layout is not listed")
+}
+
+fn join_numbers(numbers: &[BigUint]) -> String {
+    numbers
+        .iter()
+        .map(|number| number.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The `:layout` line of L9.4. Product-like types (`\*`, `\^`, unitsums): `size 60; radices
+/// 3 4 5; weights 20 5 1`; compact sums: `size 5; summands 3 2; offsets 0 3`; an array type
+/// `T ^ I`: the layout of `I`. `Err` with a message for any other type.
+pub fn describe_layout(ty: &Type) -> Result<String, String> {
+    match ty {
+        Type::Array(_, index) => describe_layout(index),
+        Type::CSum(_) => {
+            let summands = sum_summands(ty).ok_or_else(|| no_layout_message(ty))?;
+            let size = summands
+                .iter()
+                .fold(BigUint::zero(), |total, summand| total + &summand.size);
+            let sizes: Vec<BigUint> = summands
+                .iter()
+                .map(|summand| summand.size.clone())
+                .collect();
+            let offsets: Vec<BigUint> = summands
+                .iter()
+                .map(|summand| summand.offset.clone())
+                .collect();
+            Ok(format!(
+                "size {size}; summands {}; offsets {}",
+                join_numbers(&sizes),
+                join_numbers(&offsets)
+            ))
+        }
+        Type::Unitsum(_) | Type::CProduct(_) | Type::CArray(..) => {
+            let size = size_of(ty).ok_or_else(|| no_layout_message(ty))?;
+            let mut radices = Vec::new();
+            flattened_radices(ty, &mut radices)?;
+            let weights = weights_of(&radices);
+            Ok(format!(
+                "size {size}; radices {}; weights {}",
+                join_numbers(&radices),
+                join_numbers(&weights)
+            ))
+        }
+        _ => Err(no_layout_message(ty)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unitsum(n: u64) -> Type {
+        Type::Unitsum(n)
+    }
+
+    fn big(n: u64) -> BigUint {
+        BigUint::from(n)
+    }
+
+    fn check_layout(ty: Type, expected: &str) {
+        assert_eq!(describe_layout(&ty).as_deref(), Ok(expected));
+    }
+
+    #[test]
+    fn layouts_of_the_transcript() {
+        check_layout(
+            Type::cproduct(vec![unitsum(3), unitsum(4), unitsum(5)]),
+            "size 60; radices 3 4 5; weights 20 5 1",
+        );
+        check_layout(
+            Type::cproduct(vec![
+                Type::cproduct(vec![unitsum(3), unitsum(2)]),
+                unitsum(4),
+            ]),
+            "size 24; radices 3 2 4; weights 8 4 1",
+        );
+        check_layout(
+            Type::csum(vec![unitsum(3), unitsum(2)]),
+            "size 5; summands 3 2; offsets 0 3",
+        );
+        check_layout(
+            Type::cproduct(vec![Type::csum(vec![unitsum(3), unitsum(2)]), unitsum(2)]),
+            "size 10; radices 5 2; weights 2 1",
+        );
+        check_layout(
+            Type::carray(unitsum(3), unitsum(2)),
+            "size 9; radices 3 3; weights 3 1",
+        );
+        check_layout(
+            Type::array(Type::INT, Type::cproduct(vec![unitsum(2), unitsum(5)])),
+            "size 10; radices 2 5; weights 5 1",
+        );
+        check_layout(unitsum(5), "size 5; radices 5; weights 1");
+    }
+
+    #[test]
+    fn nested_compact_arrays_flatten() {
+        check_layout(
+            Type::carray(Type::carray(unitsum(2), unitsum(2)), unitsum(2)),
+            "size 16; radices 2 2 2 2; weights 8 4 2 1",
+        );
+        check_layout(
+            Type::array(Type::INT, Type::csum(vec![unitsum(3), unitsum(2)])),
+            "size 5; summands 3 2; offsets 0 3",
+        );
+    }
+
+    #[test]
+    fn big_layouts_print_in_decimal() {
+        let layout = describe_layout(&Type::carray(unitsum(2), unitsum(70))).unwrap();
+        assert!(layout.starts_with("size 1180591620717411303424; radices 2 2"));
+        assert!(layout.contains("weights 590295810358705651712 295147905179352825856"));
+        assert!(layout.ends_with(" 4 2 1"));
+    }
+
+    #[test]
+    fn non_compact_types_have_no_layout() {
+        assert!(describe_layout(&Type::INT).is_err());
+        let plain = describe_layout(&Type::tuple(vec![unitsum(3), unitsum(2)])).unwrap_err();
+        assert!(plain.contains("write `3 \\* 2`"), "{plain}");
+        assert!(describe_layout(&Type::array(Type::INT, Type::INT)).is_err());
+        let huge = Type::carray(unitsum(1), Type::carray(unitsum(2), unitsum(40)));
+        assert!(describe_layout(&huge).is_err());
+    }
+
+    #[test]
+    fn products_encode_and_decode() {
+        let ty = Type::cproduct(vec![unitsum(3), unitsum(4), unitsum(5)]);
+        let digits = product_digits(&ty).unwrap();
+        let components = vec![big(2), big(1), big(3)];
+        let code = encode_product(&digits, &components);
+        assert_eq!(code, big(48));
+        assert_eq!(decode_product(&digits, &code), components);
+        let fast = ProductRadicesU64::from_digits(&digits).unwrap();
+        assert_eq!(fast.encode(&[2, 1, 3]), 48);
+        assert_eq!(fast.decode(48), vec![2, 1, 3]);
+        assert_eq!(fast.project(48, 1), 1);
+        assert_eq!(fast.project(48, 7), 0);
+    }
+
+    #[test]
+    fn compact_arrays_encode_like_products() {
+        let digits = product_digits(&Type::carray(unitsum(3), unitsum(2))).unwrap();
+        assert_eq!(encode_product(&digits, &[big(1), big(2)]), big(5));
+    }
+
+    #[test]
+    fn sums_encode_and_split() {
+        let summands = sum_summands(&Type::csum(vec![unitsum(3), unitsum(2)])).unwrap();
+        assert_eq!(encode_sum(&summands[0], &big(2)), big(2));
+        assert_eq!(encode_sum(&summands[1], &big(1)), big(4));
+        assert_eq!(split_sum_code(&summands, &big(4)), Some((1, big(1))));
+        assert_eq!(split_sum_code(&summands, &big(5)), None);
+        let fast = SumOffsetsU64::from_summands(&summands).unwrap();
+        assert_eq!(fast.encode(1, 1), Some(4));
+        assert_eq!(fast.encode(2, 0), None);
+        assert_eq!(fast.split(2), Some((0, 2)));
+        assert_eq!(fast.split(4), Some((1, 1)));
+        assert_eq!(fast.split(5), None);
+    }
+
+    #[test]
+    fn empty_products_do_not_divide_by_zero() {
+        let digits = product_digits(&Type::cproduct(vec![unitsum(0), unitsum(3)])).unwrap();
+        assert_eq!(decode_product(&digits, &big(1)), vec![big(0), big(1)]);
+        let fast = ProductRadicesU64::from_digits(&digits).unwrap();
+        assert_eq!(fast.decode(1), vec![0, 1]);
+    }
 }

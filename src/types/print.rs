@@ -1,7 +1,354 @@
 //! Printing types in the spec's own syntax (L2.17).
+//!
+//! Binary operators get one space on each side. An operand is parenthesised when it is itself
+//! an operator type that binds no tighter than its parent, except that `^`/`\^` chain to the
+//! left (`int ^ 2 ^ 3`) and `->` to the right (`int -> int -> int`). An array index that is an
+//! operator type is always parenthesised. The unitsums 0, 1 and 2 print as `void`, `unit` and
+//! `bool`, except as an operand of `\*`, `\+`, `\^` or as an array index, where they print as
+//! numbers.
+//!
+//! Architecture invariant: printing never fails and never consults anything but the type.
+
+use pretty::RcDoc;
 
 use crate::types::ty::Type;
 
+/// The place a type occupies inside its parent type, which decides its parentheses and
+/// whether the unitsums 0, 1 and 2 print as numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandSlot {
+    /// The whole type: no parent.
+    Top,
+    FunArgument,
+    FunResult,
+    SumSummand,
+    CompactSumSummand,
+    TupleComponent,
+    CompactProductComponent,
+    ArrayElement,
+    ArrayIndex,
+    CompactArrayElement,
+    CompactArrayIndex,
+}
+
+/// Binding strength of the type operators, loosest first (L2.8). Atoms bind tightest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Precedence {
+    Function,
+    Sum,
+    CompactSum,
+    Product,
+    CompactProduct,
+    Exponent,
+    Atom,
+}
+
+fn precedence_of(ty: &Type) -> Precedence {
+    match ty {
+        Type::Fun(..) => Precedence::Function,
+        Type::Sum(_) => Precedence::Sum,
+        Type::CSum(_) => Precedence::CompactSum,
+        Type::Tuple(_) => Precedence::Product,
+        Type::CProduct(_) => Precedence::CompactProduct,
+        Type::Array(..) | Type::CArray(..) => Precedence::Exponent,
+        _ => Precedence::Atom,
+    }
+}
+
+impl OperandSlot {
+    /// The precedence of the operator whose operand this slot is; `None` at the top.
+    fn parent_precedence(self) -> Option<Precedence> {
+        match self {
+            OperandSlot::Top => None,
+            OperandSlot::FunArgument | OperandSlot::FunResult => Some(Precedence::Function),
+            OperandSlot::SumSummand => Some(Precedence::Sum),
+            OperandSlot::CompactSumSummand => Some(Precedence::CompactSum),
+            OperandSlot::TupleComponent => Some(Precedence::Product),
+            OperandSlot::CompactProductComponent => Some(Precedence::CompactProduct),
+            OperandSlot::ArrayElement
+            | OperandSlot::ArrayIndex
+            | OperandSlot::CompactArrayElement
+            | OperandSlot::CompactArrayIndex => Some(Precedence::Exponent),
+        }
+    }
+
+    /// Do the unitsums 0, 1 and 2 print as numbers in this slot?
+    fn unitsums_as_numbers(self) -> bool {
+        matches!(
+            self,
+            OperandSlot::CompactSumSummand
+                | OperandSlot::CompactProductComponent
+                | OperandSlot::CompactArrayElement
+                | OperandSlot::CompactArrayIndex
+                | OperandSlot::ArrayIndex
+        )
+    }
+
+    /// Does a type in this slot need parentheses?
+    fn needs_parentheses(self, ty: &Type) -> bool {
+        let own = precedence_of(ty);
+        if own == Precedence::Atom {
+            return false;
+        }
+        let Some(parent) = self.parent_precedence() else {
+            return false;
+        };
+        match self {
+            // An index that is an operator type is always parenthesised.
+            OperandSlot::ArrayIndex | OperandSlot::CompactArrayIndex => true,
+            // `^` and `\^` chain to the left: `int ^ 2 ^ 3` is `(int ^ 2) ^ 3`.
+            OperandSlot::ArrayElement | OperandSlot::CompactArrayElement => {
+                own < Precedence::Exponent
+            }
+            // `->` chains to the right: `int -> int -> int` is `int -> (int -> int)`.
+            OperandSlot::FunResult => false,
+            _ => own <= parent,
+        }
+    }
+}
+
+/// The type as a document of the `pretty` crate, printed as a whole type (no parent).
+pub fn type_doc(ty: &Type) -> RcDoc<'static, ()> {
+    type_doc_in_slot(ty, OperandSlot::Top)
+}
+
+/// The type as a document, printed as an operand in the given slot of a parent type.
+pub fn type_doc_in_slot(ty: &Type, slot: OperandSlot) -> RcDoc<'static, ()> {
+    let body = bare_type_doc(ty, slot);
+    if slot.needs_parentheses(ty) {
+        RcDoc::text("(").append(body).append(RcDoc::text(")"))
+    } else {
+        body
+    }
+}
+
+/// The type without the parentheses its slot may require.
+fn bare_type_doc(ty: &Type, slot: OperandSlot) -> RcDoc<'static, ()> {
+    match ty {
+        Type::Unitsum(n) => {
+            let name = match n {
+                0 if !slot.unitsums_as_numbers() => "void".to_string(),
+                1 if !slot.unitsums_as_numbers() => "unit".to_string(),
+                2 if !slot.unitsums_as_numbers() => "bool".to_string(),
+                _ => n.to_string(),
+            };
+            RcDoc::text(name)
+        }
+        Type::Int(int_ty) => RcDoc::text(int_ty.name()),
+        Type::Float => RcDoc::text("float"),
+        Type::Double => RcDoc::text("double"),
+        Type::String => RcDoc::text("string"),
+        Type::Char => RcDoc::text("char"),
+        Type::Natural => RcDoc::text("natural"),
+        Type::Tuple(components) => join_operands(components, OperandSlot::TupleComponent, " * "),
+        Type::Sum(summands) => join_operands(summands, OperandSlot::SumSummand, " + "),
+        Type::CProduct(components) => {
+            join_operands(components, OperandSlot::CompactProductComponent, " \\* ")
+        }
+        Type::CSum(summands) => join_operands(summands, OperandSlot::CompactSumSummand, " \\+ "),
+        Type::Array(element, index) => type_doc_in_slot(element, OperandSlot::ArrayElement)
+            .append(RcDoc::text(" ^ "))
+            .append(type_doc_in_slot(index, OperandSlot::ArrayIndex)),
+        Type::CArray(element, index) => type_doc_in_slot(element, OperandSlot::CompactArrayElement)
+            .append(RcDoc::text(" \\^ "))
+            .append(type_doc_in_slot(index, OperandSlot::CompactArrayIndex)),
+        Type::Fun(argument, result) => type_doc_in_slot(argument, OperandSlot::FunArgument)
+            .append(RcDoc::text(" -> "))
+            .append(type_doc_in_slot(result, OperandSlot::FunResult)),
+        Type::Var(variable) => RcDoc::text(variable.name.to_string()),
+        Type::Meta(number) => RcDoc::text(format!("?{number}")),
+        Type::Nominal(definition) => RcDoc::text(definition.name.to_string()),
+    }
+}
+
+fn join_operands(
+    operands: &[Type],
+    slot: OperandSlot,
+    separator: &'static str,
+) -> RcDoc<'static, ()> {
+    RcDoc::intersperse(
+        operands
+            .iter()
+            .map(|operand| type_doc_in_slot(operand, slot)),
+        RcDoc::text(separator),
+    )
+}
+
+fn render(doc: RcDoc<'static, ()>) -> String {
+    // The documents contain no line breaks, so the width only has to be positive.
+    doc.pretty(usize::MAX / 2).to_string()
+}
+
+/// The type in the spec's syntax (L2.17). `Display for Type` calls this.
 pub fn type_to_string(ty: &Type) -> String {
-    format!("{ty:?}")
+    render(type_doc(ty))
+}
+
+/// The type as it prints when it is an operand in `slot` of some parent type, parentheses
+/// included: `int -> int` in `OperandSlot::TupleComponent` prints `(int -> int)`.
+pub fn type_to_string_in_slot(ty: &Type, slot: OperandSlot) -> String {
+    render(type_doc_in_slot(ty, slot))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, OnceLock};
+
+    use super::*;
+    use crate::types::ty::{IntTy, Kind, NominalDef, TyVar};
+
+    fn check(ty: Type, expected: &str) {
+        assert_eq!(type_to_string(&ty), expected);
+        assert_eq!(ty.to_string(), expected);
+    }
+
+    fn unitsum(n: u64) -> Type {
+        Type::Unitsum(n)
+    }
+
+    #[test]
+    fn scalars_and_special_unitsums() {
+        check(Type::INT, "int");
+        check(Type::Int(IntTy::U64), "uint64");
+        check(Type::Double, "double");
+        check(Type::Float, "float");
+        check(Type::String, "string");
+        check(Type::Char, "char");
+        check(Type::Natural, "natural");
+        check(Type::VOID, "void");
+        check(Type::UNIT, "unit");
+        check(Type::BOOL, "bool");
+        check(unitsum(5), "5");
+        check(Type::Meta(7), "?7");
+    }
+
+    #[test]
+    fn variables_and_nominal_types_print_by_name() {
+        let variable = TyVar {
+            id: 3,
+            name: Arc::from("N"),
+            kind: Kind::CompactLinear,
+        };
+        check(Type::Var(variable.clone()), "N");
+        check(Type::array(Type::INT, Type::Var(variable)), "int ^ N");
+        let definition = NominalDef {
+            id: 1,
+            name: Arc::from("point"),
+            body: OnceLock::new(),
+        };
+        check(Type::Nominal(Arc::new(definition)), "point");
+    }
+
+    #[test]
+    fn examples_of_the_spec_and_transcripts() {
+        check(Type::tuple(vec![Type::INT, Type::String]), "int * string");
+        check(Type::cproduct(vec![unitsum(3), unitsum(2)]), "3 \\* 2");
+        check(
+            Type::array(Type::INT, Type::cproduct(vec![unitsum(3), unitsum(2)])),
+            "int ^ (3 \\* 2)",
+        );
+        check(
+            Type::fun(Type::BOOL, Type::csum(vec![unitsum(3), unitsum(2)])),
+            "bool -> 3 \\+ 2",
+        );
+        check(Type::fun(Type::INT, Type::String), "int -> string");
+        check(Type::array(Type::INT, unitsum(3)), "int ^ 3");
+        check(
+            Type::tuple(vec![Type::INT, Type::tuple(vec![Type::INT, Type::String])]),
+            "int * (int * string)",
+        );
+        check(
+            Type::tuple(vec![Type::INT, Type::String, Type::Double]),
+            "int * string * double",
+        );
+        check(Type::tuple(vec![Type::BOOL, Type::INT]), "bool * int");
+        check(Type::array(Type::INT, Type::BOOL), "int ^ 2");
+    }
+
+    #[test]
+    fn exponents_chain_to_the_left() {
+        let rows = Type::array(Type::array(Type::INT, unitsum(2)), unitsum(3));
+        check(rows, "int ^ 2 ^ 3");
+        let nested_index = Type::array(Type::INT, Type::carray(unitsum(2), unitsum(3)));
+        check(nested_index, "int ^ (2 \\^ 3)");
+        check(
+            Type::carray(Type::carray(unitsum(3), unitsum(2)), unitsum(4)),
+            "3 \\^ 2 \\^ 4",
+        );
+        check(Type::carray(Type::BOOL, Type::BOOL), "2 \\^ 2");
+    }
+
+    #[test]
+    fn functions_chain_to_the_right() {
+        check(
+            Type::fun(Type::INT, Type::fun(Type::INT, Type::INT)),
+            "int -> int -> int",
+        );
+        check(
+            Type::fun(Type::fun(Type::INT, Type::INT), Type::INT),
+            "(int -> int) -> int",
+        );
+        check(
+            Type::tuple(vec![Type::fun(Type::INT, Type::INT), Type::INT]),
+            "(int -> int) * int",
+        );
+        check(Type::fun(Type::UNIT, Type::VOID), "unit -> void");
+    }
+
+    #[test]
+    fn looser_operands_are_parenthesised() {
+        check(
+            Type::tuple(vec![Type::sum(vec![Type::INT, Type::Double]), Type::String]),
+            "(int + double) * string",
+        );
+        check(
+            Type::sum(vec![
+                Type::tuple(vec![Type::INT, Type::Double]),
+                Type::String,
+            ]),
+            "int * double + string",
+        );
+        check(
+            Type::csum(vec![unitsum(3), Type::tuple(vec![unitsum(2), unitsum(4)])]),
+            "3 \\+ bool * 4",
+        );
+        check(
+            Type::cproduct(vec![Type::csum(vec![unitsum(3), unitsum(2)]), unitsum(2)]),
+            "(3 \\+ 2) \\* 2",
+        );
+        check(
+            Type::cproduct(vec![
+                Type::cproduct(vec![unitsum(3), unitsum(2)]),
+                unitsum(4),
+            ]),
+            "(3 \\* 2) \\* 4",
+        );
+        check(
+            Type::array(Type::tuple(vec![Type::INT, Type::Double]), unitsum(2)),
+            "(int * double) ^ 2",
+        );
+        check(
+            Type::array(Type::INT, Type::array(Type::BOOL, unitsum(3))),
+            "int ^ (bool ^ 3)",
+        );
+        check(Type::array(Type::BOOL, unitsum(3)), "bool ^ 3");
+        check(Type::sum(vec![Type::UNIT, Type::INT]), "unit + int");
+    }
+
+    #[test]
+    fn operand_slots_add_parentheses() {
+        let function = Type::fun(Type::INT, Type::INT);
+        assert_eq!(
+            type_to_string_in_slot(&function, OperandSlot::TupleComponent),
+            "(int -> int)"
+        );
+        assert_eq!(
+            type_to_string_in_slot(&Type::BOOL, OperandSlot::ArrayElement),
+            "bool"
+        );
+        assert_eq!(
+            type_to_string_in_slot(&Type::BOOL, OperandSlot::ArrayIndex),
+            "2"
+        );
+    }
 }
