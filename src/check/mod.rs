@@ -55,6 +55,11 @@ impl Default for Checker {
 
 /// The type given to expressions that failed to check; it unifies with everything, so one
 /// error does not cascade.
+/// The widening relation of L2.16 (for the IR validator).
+pub fn unify_widens_to(from: crate::types::IntTy, to: crate::types::IntTy) -> bool {
+    unify::widens_to(from, to)
+}
+
 pub(crate) const ERROR_META: u32 = u32::MAX;
 
 pub(crate) fn error_type() -> Type {
@@ -149,12 +154,18 @@ impl Checker {
         }
         self.top = scope;
         self.scope = scope;
-        Ok(Unit {
+        let unit = Unit {
             functions: std::mem::take(&mut self.out_funs),
             n_globals: self.frames[0].n_slots,
             body,
             result,
-        })
+        };
+        #[cfg(debug_assertions)]
+        {
+            let problems = crate::core::validate::validate_unit(&unit);
+            assert!(problems.is_empty(), "checker produced invalid IR:\n{}", problems.join("\n"));
+        }
+        Ok(unit)
     }
 
     fn new_scope(&mut self, parent: Option<ScopeId>, frame: FrameId) -> ScopeId {
