@@ -61,6 +61,9 @@ impl Session {
     }
 
     fn load_prelude(&mut self) {
+        if is_blank_source(PRELUDE) {
+            return;
+        }
         if let Err(diags) = self.run_source(PRELUDE) {
             panic!(
                 "the prelude failed to load (a bug in Tessera):\n{}",

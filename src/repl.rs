@@ -490,3 +490,95 @@ mod tests {
         check_completion("x + ", 4, &[]);
     }
 }
+
+#[cfg(test)]
+mod session_tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// A writer whose bytes stay readable after it is handed to the session or the REPL.
+    #[derive(Clone, Default)]
+    struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+    impl SharedBuffer {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().expect("buffer lock")).into_owned()
+        }
+    }
+
+    impl Write for SharedBuffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Feed `input` to a piped REPL; returns (stdout, stderr).
+    fn transcript(input: &str) -> (String, String) {
+        let stdout = SharedBuffer::default();
+        let stderr = SharedBuffer::default();
+        let session = Session::new(Box::new(stdout.clone()));
+        let mut repl = Repl::new(session, Box::new(stderr.clone()), false);
+        run_lines(&mut repl, input.as_bytes());
+        drop(repl);
+        (stdout.text(), stderr.text())
+    }
+
+    #[test]
+    fn blank_and_comment_lines_print_nothing() {
+        assert_eq!(
+            transcript("\n// a comment\n   \n/* block */\n"),
+            (String::new(), String::new())
+        );
+    }
+
+    #[test]
+    fn help_lists_every_command_after_a_comment() {
+        let (stdout, stderr) = transcript("// first a comment\n:help\n");
+        for (usage, _) in COMMANDS {
+            assert!(stdout.contains(usage), "{usage} missing from\n{stdout}");
+        }
+        assert_eq!(stderr, "");
+    }
+
+    #[test]
+    fn quit_stops_reading() {
+        let (stdout, stderr) = transcript(":quit\n:help\n");
+        assert_eq!((stdout.as_str(), stderr.as_str()), ("", ""));
+    }
+
+    #[test]
+    fn bad_commands_are_errors_on_stderr_and_the_session_goes_on() {
+        let (stdout, stderr) = transcript(
+            ":bogus\n:type\n:iso   \n:reset now\n:load\n:load no_such_file.flx\n:help\n",
+        );
+        assert!(stdout.contains(":type EXPR"), "{stdout}");
+        for expected in [
+            "unknown command `:bogus`",
+            "`:type` needs an expression",
+            "`:iso` needs two types",
+            "`:reset` takes no argument",
+            "`:load` needs a file name",
+            "cannot read `no_such_file.flx`",
+        ] {
+            assert!(
+                stderr.contains(expected),
+                "{expected:?} missing from\n{stderr}"
+            );
+        }
+    }
+
+    #[test]
+    fn commands_are_recognised_after_leading_spaces_and_crlf() {
+        let (stdout, _) = transcript("  :help\r\n");
+        assert!(stdout.starts_with("Commands"), "{stdout}");
+    }
+}
