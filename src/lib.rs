@@ -137,6 +137,13 @@ impl Session {
         let ty = self.resolve_type_source(src)?;
         match types::size::size_of(&ty) {
             Some(size) => Ok(size.to_string()),
+            None if types::kind::is_compact(&ty) && !ty.has_var() => Err(vec![Diagnostic::new(
+                Stage::Static,
+                "E0401",
+                format!("the size of `{ty}` is too large to compute"),
+                whole_span(src),
+            )
+            .with_label("an exponent of this type does not fit in 32 bits")]),
             None => Err(vec![not_compact_diagnostic(src, &ty, "has no size")]),
         }
     }
