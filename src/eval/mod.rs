@@ -5,7 +5,6 @@
 //! the IR. Output goes only through the writer passed in.
 
 pub mod closure;
-pub mod format;
 pub mod value;
 
 use std::io::Write;

@@ -33,25 +33,3 @@ pub enum ChunkParse {
     Incomplete,
     Invalid(Vec<SyntaxError>),
 }
-
-// TEMP stubs (the parser branch provides these; this commit is to be dropped at merge).
-pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
-    let _ = src;
-    todo!("parser")
-}
-pub fn parse_chunk(src: &str) -> ChunkParse {
-    let _ = src;
-    todo!("parser")
-}
-pub fn parse_type(src: &str) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
-    let _ = src;
-    todo!("parser")
-}
-pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>> {
-    let _ = src;
-    todo!("parser")
-}
-pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<SyntaxError>> {
-    let _ = src;
-    todo!("parser")
-}

@@ -83,9 +83,3 @@ pub fn split_sum_code(summands: &[Summand], code: &BigUint) -> Option<(usize, Bi
         .find(|(_, s)| *code >= s.offset && *code < &s.offset + &s.size)
         .map(|(k, s)| (k, code - &s.offset))
 }
-
-// TEMP stub (the types branch provides this; this commit is to be dropped at merge).
-pub fn describe_layout(ty: &Type) -> Result<String, String> {
-    let _ = ty;
-    todo!("layout")
-}
