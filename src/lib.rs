@@ -8,5 +8,321 @@ pub mod check;
 pub mod core;
 pub mod diag;
 pub mod eval;
+pub mod repl;
 pub mod syntax;
 pub mod types;
+
+use std::io::Write;
+
+use check::Checker;
+use diag::{syntax_diagnostic, Diagnostic, Stage};
+use eval::Machine;
+use syntax::{ChunkParse, Span, SyntaxError};
+use types::Type;
+
+/// The library written in Tessera itself (spec L6), loaded at the start of every session.
+pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
+
+/// The file name under which diagnostics in the prelude are rendered.
+pub const PRELUDE_NAME: &str = "prelude.flx";
+
+/// One interpreter session: the checker's scopes, the evaluator's functions and globals, and
+/// the writer that receives all program output. Definitions persist from one call to the
+/// next, so the REPL and `:load` build on what ran before.
+pub struct Session {
+    checker: Checker,
+    machine: Machine,
+    out: Box<dyn Write + Send>,
+}
+
+/// What became of one REPL chunk (L9.4).
+#[derive(Debug)]
+pub enum ChunkResult {
+    /// The chunk ran (an expression chunk has printed `VALUE : TYPE`).
+    Done,
+    /// The parser ran out of input: append the next line and try again.
+    Incomplete,
+    /// A static error (nothing ran) or a runtime error (what ran before it stays).
+    Failed(Vec<Diagnostic>),
+}
+
+impl Session {
+    /// A fresh session writing program output to `out`, with the prelude loaded.
+    ///
+    /// Panics when the prelude itself fails: that is a bug in Tessera, not in a user program.
+    pub fn new(out: Box<dyn Write + Send>) -> Session {
+        let mut session = Session {
+            checker: Checker::new(),
+            machine: Machine::new(),
+            out,
+        };
+        session.load_prelude();
+        session
+    }
+
+    fn load_prelude(&mut self) {
+        if is_blank_source(PRELUDE) {
+            return;
+        }
+        if let Err(diags) = self.run_source(PRELUDE) {
+            panic!(
+                "the prelude failed to load (a bug in Tessera):\n{}",
+                diag::render(&diags, PRELUDE_NAME, PRELUDE, false)
+            );
+        }
+    }
+
+    /// Parse (reporting every syntax error), check and run a whole program as one new scope.
+    /// On a static error nothing runs; on a runtime error the output before it stays written.
+    pub fn run_source(&mut self, src: &str) -> Result<(), Vec<Diagnostic>> {
+        let stmts = parse_program_or_errors(src)?;
+        let unit = self.checker.check_program(&stmts)?;
+        self.machine
+            .run(&unit, &mut *self.out)
+            .map_err(|diag| vec![diag])?;
+        Ok(())
+    }
+
+    /// Parse and check a whole program without running anything (`tessera check`).
+    pub fn check_source(&mut self, src: &str) -> Result<(), Vec<Diagnostic>> {
+        let stmts = parse_program_or_errors(src)?;
+        self.checker.check_program(&stmts)?;
+        Ok(())
+    }
+
+    /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
+    /// a function value, nothing for `void`); any other chunk runs as statements. A chunk of
+    /// only whitespace and comments does nothing.
+    pub fn eval_chunk(&mut self, src: &str) -> ChunkResult {
+        if is_blank_source(src) {
+            return ChunkResult::Done;
+        }
+        let chunk = match syntax::parse_chunk(src) {
+            ChunkParse::Complete(chunk) => chunk,
+            ChunkParse::Incomplete => return ChunkResult::Incomplete,
+            ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
+        };
+        let unit = match self.checker.check_chunk(&chunk) {
+            Ok(unit) => unit,
+            Err(diags) => return ChunkResult::Failed(diags),
+        };
+        let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
+        let value = match self.machine.run(&unit, &mut *self.out) {
+            Ok(value) => value,
+            Err(diag) => return ChunkResult::Failed(vec![diag]),
+        };
+        if let (Some(result_type), Some(value)) = (result_type, value) {
+            if let Some(line) = result_line(&value, &result_type) {
+                self.print_line(&line);
+            }
+        }
+        ChunkResult::Done
+    }
+
+    /// The type of an expression, printed per L2.17, without running it (`:type`).
+    pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        let ty = self.checker.type_of_expr(&expr)?;
+        Ok(types::print::type_to_string(&ty))
+    }
+
+    /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).
+    pub fn kind_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let ty = self.resolve_type_source(src)?;
+        Ok(types::kind::kind_of(&ty).name().to_string())
+    }
+
+    /// The number of values of a compact linear type, in decimal, any size (`:size`).
+    pub fn size_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let ty = self.resolve_type_source(src)?;
+        match types::size::size_of(&ty) {
+            Some(size) => Ok(size.to_string()),
+            None if types::kind::is_compact(&ty) && !ty.has_var() => Err(vec![Diagnostic::new(
+                Stage::Static,
+                "E0401",
+                format!("the size of `{ty}` is too large to compute"),
+                whole_span(src),
+            )
+            .with_label("an exponent of this type does not fit in 32 bits")]),
+            None => Err(vec![not_compact_diagnostic(src, &ty, "has no size")]),
+        }
+    }
+
+    /// The mixed-radix layout line of a compact linear type or of an array's index
+    /// (`:layout`).
+    pub fn layout_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let ty = self.resolve_type_source(src)?;
+        types::layout::describe_layout(&ty).map_err(|message| {
+            vec![
+                Diagnostic::new(Stage::Static, "E0401", message, whole_span(src))
+                    .with_label(format!("this is `{ty}`")),
+            ]
+        })
+    }
+
+    /// Whether two types are layout-identical, per the isomorphism engine (`:iso A, B`).
+    pub fn iso_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let type_exprs =
+            syntax::parse_type_list(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        let [first, second] = type_exprs.as_slice() else {
+            return Err(vec![Diagnostic::new(
+                Stage::Static,
+                "E0100",
+                format!("`:iso` takes two types, found {}", type_exprs.len()),
+                whole_span(src),
+            )
+            .with_label("expected `A, B`")]);
+        };
+        let first = self.checker.resolve_type(first)?;
+        let second = self.checker.resolve_type(second)?;
+        Ok(types::iso::iso_line(&first, &second))
+    }
+
+    /// Forget every definition: a fresh checker and machine with the prelude loaded again.
+    pub fn reset(&mut self) {
+        self.checker = Checker::new();
+        self.machine = Machine::new();
+        self.load_prelude();
+    }
+
+    /// Write one line of output (a command's answer) to the session's writer. A failed write
+    /// (a closed pipe) is ignored, as for program output.
+    pub fn print_line(&mut self, line: &str) {
+        let _ = writeln!(self.out, "{line}");
+    }
+
+    /// Flush the output writer (before diagnostics go to stderr, and at exit).
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+
+    fn resolve_type_source(&mut self, src: &str) -> Result<Type, Vec<Diagnostic>> {
+        let type_expr = syntax::parse_type(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        self.checker.resolve_type(&type_expr)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+fn parse_program_or_errors(src: &str) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {
+    let (stmts, errors) = syntax::parse_program(src);
+    if errors.is_empty() {
+        Ok(stmts)
+    } else {
+        Err(syntax_diagnostics(&errors))
+    }
+}
+
+fn syntax_diagnostics(errors: &[SyntaxError]) -> Vec<Diagnostic> {
+    errors.iter().map(syntax_diagnostic).collect()
+}
+
+/// The line a REPL expression chunk prints: `VALUE : TYPE`, `<fun> : TYPE` for a function,
+/// nothing for `void`.
+fn result_line(value: &eval::value::Value, ty: &Type) -> Option<String> {
+    let type_text = types::print::type_to_string(ty);
+    match ty {
+        Type::Unitsum(0) => None,
+        Type::Fun(_, _) => Some(format!("<fun> : {type_text}")),
+        _ => Some(format!(
+            "{} : {type_text}",
+            eval::format::strr_value(value, ty)
+        )),
+    }
+}
+
+fn whole_span(src: &str) -> Span {
+    let start = src.len() - src.trim_start().len();
+    Span::new(start, src.trim_end().len().max(start))
+}
+
+fn not_compact_diagnostic(src: &str, ty: &Type, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        Stage::Static,
+        "E0401",
+        format!("`{ty}` is not compact linear, so it {what}"),
+        whole_span(src),
+    )
+    .with_label(format!("kind {}", types::kind::kind_of(ty).name()))
+    .with_help("compact linear types are unitsums and their `\\*`, `\\+` and `\\^` combinations")
+}
+
+/// Is the source only whitespace and (possibly nested) comments? An unterminated block
+/// comment is not blank: the parser decides that the chunk is incomplete.
+pub fn is_blank_source(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    let mut position = 0;
+    while position < bytes.len() {
+        match bytes[position] {
+            b' ' | b'\t' | b'\n' | b'\r' => position += 1,
+            b'/' if bytes.get(position + 1) == Some(&b'/') => {
+                while position < bytes.len() && bytes[position] != b'\n' {
+                    position += 1;
+                }
+            }
+            b'/' if bytes.get(position + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                loop {
+                    if position + 1 >= bytes.len() {
+                        return false;
+                    }
+                    match (bytes[position], bytes[position + 1]) {
+                        (b'/', b'*') => {
+                            depth += 1;
+                            position += 2;
+                        }
+                        (b'*', b'/') => {
+                            depth -= 1;
+                            position += 2;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => position += 1,
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_blank(src: &str, expected: bool) {
+        assert_eq!(is_blank_source(src), expected, "is_blank_source({src:?})");
+    }
+
+    #[test]
+    fn blank_sources() {
+        check_blank("", true);
+        check_blank("  \n\t\r\n", true);
+        check_blank("// a comment\n", true);
+        check_blank("// a comment", true);
+        check_blank("/* a /* nested */ comment */\n// and a line\n", true);
+        check_blank("/**/", true);
+    }
+
+    #[test]
+    fn sources_that_are_not_blank() {
+        check_blank("1 + 2", false);
+        check_blank("// comment\nx", false);
+        check_blank("/* unterminated", false);
+        check_blank("/* a /* nested */ still open", false);
+        check_blank("/", false);
+        check_blank("/* c */ x", false);
+    }
+
+    #[test]
+    fn whole_span_skips_surrounding_whitespace() {
+        assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
+        assert_eq!(whole_span("   "), Span::new(3, 3));
+    }
+}

@@ -1,1 +1,248 @@
-fn main() {}
+//! The `tessera` command line (L0.2, L0.3).
+//!
+//! `tessera FILE.flx` or `tessera run FILE.flx` checks and runs a file, `tessera check FILE.flx`
+//! only checks it, `tessera` alone starts the REPL. Exit statuses: 0 success, 1 static error
+//! (nothing ran), 2 usage error, 3 runtime error (the output before it stays on stdout).
+
+use std::io::{BufWriter, IsTerminal};
+use std::process::ExitCode;
+
+use tessera::{diag, repl, Session};
+
+const USAGE: &str = "\
+Tessera: an interpreter for a Felix subset built on compact linear types.
+
+Usage:
+  tessera [OPTIONS]                 start the REPL
+  tessera [OPTIONS] FILE.flx        check and run a program
+  tessera [OPTIONS] run FILE.flx    check and run a program
+  tessera [OPTIONS] check FILE.flx  only check a program (nothing runs)
+
+Options:
+  --threads N    use N worker threads for parallel loops (default: one per core)
+  -h, --help     print this help
+  -V, --version  print the version
+
+Exit status: 0 success, 1 static error (nothing ran), 2 usage error, 3 runtime error.";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Help,
+    Version,
+    Repl,
+    Run(String),
+    Check(String),
+}
+
+/// A parsed command line: the command and the requested thread count.
+#[derive(Debug, PartialEq, Eq)]
+struct Invocation {
+    command: Command,
+    threads: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let invocation = match parse_arguments(&arguments) {
+        Ok(invocation) => invocation,
+        Err(message) => {
+            eprintln!("tessera: {message}\nRun `tessera --help` for the usage.");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(threads) = invocation.threads {
+        // The global pool can only be built once; a failure leaves the default pool in place,
+        // which changes speed but never results (L9.5).
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+    }
+    let status = match invocation.command {
+        Command::Help => {
+            println!("{USAGE}");
+            0
+        }
+        Command::Version => {
+            println!("tessera {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Command::Repl => repl::run(new_session()),
+        Command::Run(path) => run_file(&path, false),
+        Command::Check(path) => run_file(&path, true),
+    };
+    ExitCode::from(u8::try_from(status).unwrap_or(1))
+}
+
+/// A session writing to a buffered stdout (flushed before diagnostics and at exit).
+fn new_session() -> Session {
+    Session::new(Box::new(BufWriter::new(std::io::stdout())))
+}
+
+/// Check (and unless `check_only`, run) one file; returns the exit status.
+fn run_file(path: &str, check_only: bool) -> i32 {
+    let src = match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(src) => src,
+            Err(_) => {
+                eprintln!("tessera: cannot read `{path}`: the file is not valid UTF-8");
+                return 2;
+            }
+        },
+        Err(error) => {
+            eprintln!("tessera: cannot read `{path}`: {error}");
+            return 2;
+        }
+    };
+    let mut session = new_session();
+    let result = if check_only {
+        session.check_source(&src)
+    } else {
+        session.run_source(&src)
+    };
+    session.flush();
+    match result {
+        Ok(()) => 0,
+        Err(diags) => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", diag::render(&diags, path, &src, color));
+            diag::exit_status(&diags)
+        }
+    }
+}
+
+/// Parse the arguments (without the program name). Errors are usage errors (exit 2).
+fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
+    let mut threads = None;
+    let mut positional: Vec<&str> = Vec::new();
+    let mut index = 0;
+    while index < arguments.len() {
+        let argument = arguments[index].as_str();
+        match argument {
+            "-h" | "--help" => {
+                return Ok(Invocation {
+                    command: Command::Help,
+                    threads,
+                })
+            }
+            "-V" | "--version" => {
+                return Ok(Invocation {
+                    command: Command::Version,
+                    threads,
+                })
+            }
+            "--threads" => {
+                index += 1;
+                let value = arguments.get(index).ok_or("`--threads` needs a number")?;
+                threads = Some(parse_thread_count(value)?);
+            }
+            _ if argument.starts_with("--threads=") => {
+                threads = Some(parse_thread_count(&argument["--threads=".len()..])?);
+            }
+            "--" => {
+                positional.extend(arguments[index + 1..].iter().map(String::as_str));
+                break;
+            }
+            _ if argument.starts_with('-') && argument.len() > 1 => {
+                return Err(format!("unknown option `{argument}`"));
+            }
+            _ => positional.push(argument),
+        }
+        index += 1;
+    }
+    let command = match positional.as_slice() {
+        [] => Command::Repl,
+        ["run", file] => Command::Run(file.to_string()),
+        ["check", file] => Command::Check(file.to_string()),
+        ["run" | "check"] => return Err(format!("`{}` needs a file", positional[0])),
+        [file] if looks_like_a_file(file) => Command::Run(file.to_string()),
+        [word] => return Err(format!("unknown command `{word}`")),
+        [first, ..] => {
+            return Err(format!(
+                "too many arguments after `{first}`: expected one file"
+            ))
+        }
+    };
+    Ok(Invocation { command, threads })
+}
+
+/// A lone argument is a file to run when it exists, names a `.flx` file or contains a path
+/// separator; otherwise it is taken for a mistyped command.
+fn looks_like_a_file(argument: &str) -> bool {
+    argument.ends_with(".flx")
+        || argument.contains('/')
+        || argument.contains(std::path::MAIN_SEPARATOR)
+        || std::path::Path::new(argument).exists()
+}
+
+fn parse_thread_count(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(count) if count > 0 => Ok(count),
+        _ => Err(format!(
+            "`--threads` needs a positive whole number, not `{value}`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(arguments: &[&str], expected: Result<Invocation, &str>) {
+        let arguments: Vec<String> = arguments.iter().map(|a| a.to_string()).collect();
+        let actual = parse_arguments(&arguments);
+        match expected {
+            Ok(invocation) => assert_eq!(actual, Ok(invocation), "{arguments:?}"),
+            Err(fragment) => {
+                let message = actual.expect_err("a usage error");
+                assert!(message.contains(fragment), "{message:?} lacks {fragment:?}");
+            }
+        }
+    }
+
+    fn plain(command: Command) -> Result<Invocation, &'static str> {
+        Ok(Invocation {
+            command,
+            threads: None,
+        })
+    }
+
+    #[test]
+    fn commands() {
+        check(&[], plain(Command::Repl));
+        check(&["prog.flx"], plain(Command::Run("prog.flx".into())));
+        check(&["run", "prog.flx"], plain(Command::Run("prog.flx".into())));
+        check(&["run", "prog"], plain(Command::Run("prog".into())));
+        check(
+            &["check", "a/b.flx"],
+            plain(Command::Check("a/b.flx".into())),
+        );
+        check(&["--help", "whatever"], plain(Command::Help));
+        check(&["-V"], plain(Command::Version));
+        check(&["--", "-odd.flx"], plain(Command::Run("-odd.flx".into())));
+    }
+
+    #[test]
+    fn threads() {
+        let expected = Ok(Invocation {
+            command: Command::Run("p.flx".into()),
+            threads: Some(4),
+        });
+        check(&["--threads", "4", "p.flx"], expected);
+        let expected = Ok(Invocation {
+            command: Command::Repl,
+            threads: Some(2),
+        });
+        check(&["--threads=2"], expected);
+        check(&["--threads", "0"], Err("positive whole number"));
+        check(&["--threads"], Err("needs a number"));
+    }
+
+    #[test]
+    fn usage_errors() {
+        check(&["frobnicate"], Err("unknown command `frobnicate`"));
+        check(&["--frob"], Err("unknown option `--frob`"));
+        check(&["run"], Err("`run` needs a file"));
+        check(&["run", "a.flx", "b.flx"], Err("too many arguments"));
+    }
+}

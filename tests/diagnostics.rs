@@ -1,0 +1,74 @@
+//! Snapshot tests of rendered diagnostics (no color): one small program per error code,
+//! paired with what the user sees. Each case also asserts that its code appears, so a wrong
+//! error fails even before the snapshots are reviewed (`cargo insta review`).
+
+use tessera::diag::{exit_status, render};
+use tessera::Session;
+
+/// Run `src` as the file `test.flx` and render what went wrong, with the exit status.
+fn check(expected_code: &str, src: &str) -> String {
+    let mut session = Session::new(Box::new(std::io::sink()));
+    let rendered = match session.run_source(src) {
+        Ok(()) => "no error".to_string(),
+        Err(diags) => format!(
+            "exit status {}\n{}",
+            exit_status(&diags),
+            render(&diags, "test.flx", src, false)
+        ),
+    };
+    assert!(
+        rendered.contains(&format!("[{expected_code}]")),
+        "expected {expected_code} in:\n{rendered}"
+    );
+    rendered
+}
+
+macro_rules! diagnostic_cases {
+    ($($name:ident: $code:literal, $src:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                insta::assert_snapshot!(check($code, $src));
+            }
+        )*
+    };
+}
+
+diagnostic_cases! {
+    e0100_syntax_error: "E0100", "var a = 1;\nvar b = ;\nprintln$ a;\n";
+    e0101_if_then_statement: "E0101", "var x = 1;\nif x > 0 then println \"pos\"; endif\n";
+    e0201_undefined_name: "E0201", "var x = 5;\nprintln$ undefined_thing + x;\n";
+    e0202_duplicate_definition: "E0202", "var x = 1;\nvar x = 2;\nprintln x;\n";
+    e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
+    e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
+    e0401_index_not_compact: "E0401", "var a : int ^ (3 * 2);\n";
+    e0402_unitsum_literal_range: "E0402", "var v = `5:3;\n";
+    e0403_literal_projection_range: "E0403", "var a = 1, 2, 3;\nprintln$ a.5;\n";
+    e0404_caseno_of_product: "E0404", "var c = `1:3 \\, `1:2;\nprintln$ caseno c;\n";
+    e0500_reshape_not_layout_identical: "E0500", "var x : int ^ 2 ^ 3 = (0, 1), (10, 11), (20, 21);\nvar y = x :>> int ^ 5;\n";
+    e0501_encode_non_compact: "E0501", "println$ (`2:24, `1:60) :>> int;\n";
+    e0502_compact_size_mismatch: "E0502", "var c = `1:3 \\, `1:2;\nvar f = c :>> 5;\n";
+    e0601_int_literal_range: "E0601", "var x = 2147483648;\n";
+    e0602_literal_suffix: "E0602", "var x = 0x1d;\n";
+    e0701_assign_to_projection: "E0701", "var x = 1, 2, 3;\nx.2 = 30;\n";
+    r0001_index_out_of_range: "R0001", "var a = 1, 2, 3;\nvar i = 7;\nprintln$ a.i;\n";
+    r0002_decode_out_of_range: "R0002", "var i = 5;\nvar u = i :>> 3;\n";
+    r0003_integer_overflow: "R0003", "var x = 2147483647;\nprintln$ x + 1;\n";
+    r0004_division_by_zero: "R0004", "var a = 10;\nvar z = a - 10;\nprintln$ a / z;\n";
+    r0005_conversion_out_of_range: "R0005", "var big = 3000000000l;\nprintln$ int big;\n";
+    r0006_no_match_case: "R0006", "println$ match 3 with | 1 => \"one\" endmatch;\n";
+    r0007_array_too_large: "R0007", "var huge : int ^ (1000000007 \\* 1000000009);\nprintln$ huge.len;\n";
+    r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
+}
+
+#[test]
+fn every_syntax_error_of_a_file_is_reported() {
+    let src = "var a = ;\nvar b = 1;\nvar c = ;\nprintln$ b;\n";
+    let mut session = Session::new(Box::new(std::io::sink()));
+    let diags = session.run_source(src).expect_err("two syntax errors");
+    let rendered = render(&diags, "several.flx", src, false);
+    assert!(diags.len() >= 2, "expected both errors:\n{rendered}");
+    assert!(rendered.contains("several.flx:1:"), "{rendered}");
+    assert!(rendered.contains("several.flx:3:"), "{rendered}");
+    assert!(diags.iter().all(|diag| diag.code == "E0100"), "{rendered}");
+}
