@@ -1,2 +1,3 @@
 //! The typed IR between the checker and the evaluator.
 pub mod ir;
+pub mod subst;

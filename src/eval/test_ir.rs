@@ -1,0 +1,1 @@
+//! Builders for hand-written IR in tests.
