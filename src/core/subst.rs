@@ -4,9 +4,7 @@
 //! Architecture invariant: this is a pure tree rewrite of the IR; it knows nothing about
 //! evaluation and never fails (a missing type argument leaves the variable in place).
 
-use crate::core::ir::{
-    Arm, Expr, ExprKind, Function, PathStep, Pattern, PatternKind, Stmt,
-};
+use crate::core::ir::{Arm, Expr, ExprKind, Function, PathStep, Pattern, PatternKind, Stmt};
 use crate::types::ty::{TyVar, Type};
 
 /// The function `f` with `args[i]` substituted for `f.type_params[i]` everywhere: in every
@@ -226,7 +224,9 @@ impl Substitution<'_> {
             Stmt::Return(e) => Stmt::Return(e.as_ref().map(|x| self.expr(x))),
             Stmt::Match(e, arms) => Stmt::Match(
                 self.expr(e),
-                arms.iter().map(|a| self.arm(a, |b| self.stmts(b))).collect(),
+                arms.iter()
+                    .map(|a| self.arm(a, |b| self.stmts(b)))
+                    .collect(),
             ),
             Stmt::Block(ss) => Stmt::Block(self.stmts(ss)),
         }

@@ -318,7 +318,13 @@ pub fn same_leaves(from: &Type, to: &Type) -> bool {
 
 /// The transpose of a `rows x cols` matrix of blocks of `block` leaves: block `(i, j)` moves
 /// to `(j, i)`.
-pub fn transpose(array: &ArrayVal, rows: usize, cols: usize, block: usize, repr: LeafRepr) -> ArrayVal {
+pub fn transpose(
+    array: &ArrayVal,
+    rows: usize,
+    cols: usize,
+    block: usize,
+    repr: LeafRepr,
+) -> ArrayVal {
     let mut builder = LeafBuilder::new(repr);
     let _ = builder.reserve(rows * cols * block, &Type::UNIT);
     for j in 0..cols {

@@ -178,7 +178,9 @@ fn record_components(ty: &Type) -> Option<Vec<Type>> {
     match ty {
         Type::Tuple(cs) => Some(cs.to_vec()),
         Type::Nominal(def) => match def.body.get() {
-            Some(NominalBody::Struct(fields)) => Some(fields.iter().map(|(_, t)| t.clone()).collect()),
+            Some(NominalBody::Struct(fields)) => {
+                Some(fields.iter().map(|(_, t)| t.clone()).collect())
+            }
             _ => None,
         },
         _ => None,
@@ -255,7 +257,13 @@ fn store_into(target: &mut Value, steps: &[StoreStep], positions: &[usize], new:
 }
 
 /// Store into the region of a unique buffer that holds the array the first step indexes.
-fn store_region(buffer: &mut Buffer, base: usize, steps: &[StoreStep], positions: &[usize], new: Value) {
+fn store_region(
+    buffer: &mut Buffer,
+    base: usize,
+    steps: &[StoreStep],
+    positions: &[usize],
+    new: Value,
+) {
     let Some(shape) = steps[0].shape else { return };
     let offset = base + positions[0] * shape.elem_leaves;
     if steps.len() == 1 {
@@ -469,8 +477,10 @@ impl<'p> Compiler<'p> {
                 let span = scrutinee.span;
                 let ty = scrutinee.ty.clone();
                 let scrutinee = self.expr(scrutinee);
-                let arms: Vec<CompiledArm<StmtCode>> =
-                    arms.iter().map(|arm| self.arm(arm, |c, b| c.block(b))).collect();
+                let arms: Vec<CompiledArm<StmtCode>> = arms
+                    .iter()
+                    .map(|arm| self.arm(arm, |c, b| c.block(b)))
+                    .collect();
                 Box::new(move |frame| {
                     let value = scrutinee(frame)?;
                     match select_arm(frame, &arms, &value)? {
@@ -500,12 +510,16 @@ impl<'p> Compiler<'p> {
         let from = self.expr(from);
         let to = self.expr(to);
         let body = self.block(body);
-        let current = move |frame: &Frame<'_, '_>| int_value(read_place(frame, var).as_int_lossy(), var_ty);
+        let current =
+            move |frame: &Frame<'_, '_>| int_value(read_place(frame, var).as_int_lossy(), var_ty);
         let step = move |frame: &mut Frame<'_, '_>, value: i128| -> Result<(), Ctrl> {
             let stored = int_from_i128(value, var_ty).ok_or_else(|| {
                 runtime_error(
                     OVERFLOW,
-                    format!("{} overflow: loop variable stepped to {value}", var_ty.name()),
+                    format!(
+                        "{} overflow: loop variable stepped to {value}",
+                        var_ty.name()
+                    ),
                     span,
                 )
             })?;
@@ -680,7 +694,9 @@ impl<'p> Compiler<'p> {
                 Box::new(move |frame, value| {
                     for (i, code) in codes.iter().enumerate() {
                         let part = match (&value, &shape) {
-                            (Value::Tuple(items), _) => items.get(i).cloned().unwrap_or(Value::Unit),
+                            (Value::Tuple(items), _) => {
+                                items.get(i).cloned().unwrap_or(Value::Unit)
+                            }
                             (Value::Array(view), Some(shape)) => shape.element(view, i),
                             _ => Value::Unit,
                         };
@@ -863,7 +879,13 @@ impl<'p> Compiler<'p> {
             ExprKind::Coerce(kind, inner) => self.coerce(*kind, inner, &e.ty, span),
             ExprKind::If(c, a, b) => {
                 let (c, a, b) = (self.expr(c), self.expr(a), self.expr(b));
-                Box::new(move |frame| if c(frame)?.truthy() { a(frame) } else { b(frame) })
+                Box::new(move |frame| {
+                    if c(frame)?.truthy() {
+                        a(frame)
+                    } else {
+                        b(frame)
+                    }
+                })
             }
             ExprKind::And(a, b) => {
                 let (a, b) = (self.expr(a), self.expr(b));
@@ -889,8 +911,10 @@ impl<'p> Compiler<'p> {
                 let ty = scrutinee.ty.clone();
                 let scrutinee_span = scrutinee.span;
                 let scrutinee = self.expr(scrutinee);
-                let arms: Vec<CompiledArm<ExprCode>> =
-                    arms.iter().map(|arm| self.arm(arm, |c, b| c.expr(b))).collect();
+                let arms: Vec<CompiledArm<ExprCode>> = arms
+                    .iter()
+                    .map(|arm| self.arm(arm, |c, b| c.expr(b)))
+                    .collect();
                 Box::new(move |frame| {
                     let value = scrutinee(frame)?;
                     match select_arm(frame, &arms, &value)? {
@@ -959,8 +983,8 @@ impl<'p> Compiler<'p> {
             };
             let index = index(frame)?;
             let n = shape.len_of(&view);
-            let position = position_of(&index, mode, index_ity, n, &array_ty)
-                .map_err(|f| f.at(index_span))?;
+            let position =
+                position_of(&index, mode, index_ity, n, &array_ty).map_err(|f| f.at(index_span))?;
             Ok(shape.element(&view, position))
         })
     }
@@ -1174,7 +1198,10 @@ impl<'p> Compiler<'p> {
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let mut codes = self.exprs(args);
         if codes.len() != prim_arity(prim, args.len()) {
-            return internal(format!("{prim:?} applied to {} arguments", codes.len()), span);
+            return internal(
+                format!("{prim:?} applied to {} arguments", codes.len()),
+                span,
+            );
         }
         match prim {
             Prim::IntArith(op, ity) => {
@@ -1274,15 +1301,16 @@ impl<'p> Compiler<'p> {
                         return Ok(Value::str(b""));
                     };
                     let mut next = 1;
-                    let mut bound = |present: bool, frame: &mut Frame<'_, '_>| -> Result<Option<i128>, Ctrl> {
-                        if !present {
-                            return Ok(None);
-                        }
-                        let value = codes[next](frame)?;
-                        let ity = bound_tys[next - 1];
-                        next += 1;
-                        Ok(Some(int_value(value.as_int_lossy(), ity)))
-                    };
+                    let mut bound =
+                        |present: bool, frame: &mut Frame<'_, '_>| -> Result<Option<i128>, Ctrl> {
+                            if !present {
+                                return Ok(None);
+                            }
+                            let value = codes[next](frame)?;
+                            let ity = bound_tys[next - 1];
+                            next += 1;
+                            Ok(Some(int_value(value.as_int_lossy(), ity)))
+                        };
                     let from = bound(has_from, frame)?;
                     let to = bound(has_to, frame)?;
                     Ok(prims::str_slice(&s, from, to))
@@ -1382,11 +1410,21 @@ impl<'p> Compiler<'p> {
                     let mut acc = init;
                     if left {
                         for i in 0..n {
-                            acc = apply(frame.rt, function.clone(), [acc, shape.element(&view, i)], span)?;
+                            acc = apply(
+                                frame.rt,
+                                function.clone(),
+                                [acc, shape.element(&view, i)],
+                                span,
+                            )?;
                         }
                     } else {
                         for i in (0..n).rev() {
-                            acc = apply(frame.rt, function.clone(), [shape.element(&view, i), acc], span)?;
+                            acc = apply(
+                                frame.rt,
+                                function.clone(),
+                                [shape.element(&view, i), acc],
+                                span,
+                            )?;
                         }
                     }
                     Ok(acc)
@@ -1440,16 +1478,22 @@ impl<'p> Compiler<'p> {
                 };
                 let a = codes.pop().expect("one operand");
                 Box::new(move |frame| match a(frame)? {
-                    Value::Array(view) => {
-                        Ok(Value::Array(array::transpose(&view, rows, cols, block, repr)))
-                    }
+                    Value::Array(view) => Ok(Value::Array(array::transpose(
+                        &view, rows, cols, block, repr,
+                    ))),
                     other => Ok(other),
                 })
             }
         }
     }
 
-    fn map(&mut self, mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: Span) -> ExprCode {
+    fn map(
+        &mut self,
+        mut codes: Vec<ExprCode>,
+        array_ty: &Type,
+        result_ty: &Type,
+        span: Span,
+    ) -> ExprCode {
         let (Some(input), Some(output)) = (Shape::of(array_ty), Shape::of(result_ty)) else {
             return internal("map over a value that is not an array", span);
         };
@@ -1540,7 +1584,11 @@ fn gather_captures(frame: &Frame<'_, '_>, captures: &[Capture]) -> Vec<Value> {
         .iter()
         .map(|capture| match capture {
             Capture::Slot(s) | Capture::Cell(s) => frame.slots[*s as usize].clone(),
-            Capture::Outer(i) => frame.captures.get(*i as usize).cloned().unwrap_or(Value::Unit),
+            Capture::Outer(i) => frame
+                .captures
+                .get(*i as usize)
+                .cloned()
+                .unwrap_or(Value::Unit),
         })
         .collect()
 }

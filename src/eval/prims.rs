@@ -13,7 +13,9 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::compact::{code_big, code_u64, CodeRepr};
-use super::error::{Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW};
+use super::error::{
+    Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW,
+};
 use super::value::Value;
 
 /// Is this integer type stored as a `u64` bit pattern in the `i64`?
@@ -255,12 +257,12 @@ fn compare_components(parts: &[Comparator], a: &Value, b: &Value) -> Ordering {
 
 fn compare_sums(args: &[Option<Comparator>], a: &Value, b: &Value) -> Ordering {
     match (a, b) {
-        (Value::Sum(x), Value::Sum(y)) => x.0.cmp(&y.0).then_with(|| {
-            match args.get(x.0 as usize) {
+        (Value::Sum(x), Value::Sum(y)) => {
+            x.0.cmp(&y.0).then_with(|| match args.get(x.0 as usize) {
                 Some(Some(compare)) => compare(&x.1, &y.1),
                 _ => Ordering::Equal,
-            }
-        }),
+            })
+        }
         _ => Ordering::Equal,
     }
 }
@@ -292,7 +294,10 @@ pub fn parse_leading_float(bytes: &[u8]) -> f64 {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start();
     let mut best = 0.0;
-    for (i, _) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, _) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         if let Ok(v) = text[..i].parse::<f64>() {
             best = v;
         }
@@ -339,7 +344,9 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
                 }
                 Source::Text(s) => match parse_leading_int(&s) {
                     Some(v) => v,
-                    None => return Err(out_of_range(format!("\"{}\"", String::from_utf8_lossy(&s)))),
+                    None => {
+                        return Err(out_of_range(format!("\"{}\"", String::from_utf8_lossy(&s))))
+                    }
                 },
             };
             int_from_i128(v, *ity)
@@ -364,9 +371,9 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
         Type::Natural => match source {
             Source::Integer(v) if v >= 0 => Ok(Value::Big(Arc::new(BigUint::from(v as u128)))),
             Source::Integer(v) => Err(out_of_range(v.to_string())),
-            Source::Float(x) if x >= 0.0 && x.is_finite() => Ok(Value::Big(Arc::new(
-                BigUint::from(x.trunc() as u128),
-            ))),
+            Source::Float(x) if x >= 0.0 && x.is_finite() => {
+                Ok(Value::Big(Arc::new(BigUint::from(x.trunc() as u128))))
+            }
             Source::Float(x) => Err(out_of_range(x.to_string())),
             Source::Text(s) => Ok(Value::Big(Arc::new(BigUint::from(
                 parse_leading_int(&s).unwrap_or(0).max(0) as u128,
@@ -470,7 +477,10 @@ mod tests {
         assert_eq!(fault.message, "int overflow: 2147483647 + 1");
         let fault = int_arith(ArithOp::Div, IntTy::Long, 1, 0).unwrap_err();
         assert_eq!(fault.code, DIVISION_BY_ZERO);
-        assert_eq!(int_arith(ArithOp::Sub, IntTy::Size, 0, 1).unwrap_err().code, OVERFLOW);
+        assert_eq!(
+            int_arith(ArithOp::Sub, IntTy::Size, 0, 1).unwrap_err().code,
+            OVERFLOW
+        );
         assert_eq!(
             int_arith(ArithOp::Add, IntTy::U64, -2, 1),
             Ok(-1),
@@ -485,7 +495,10 @@ mod tests {
         assert_eq!(parse("12x").unwrap().as_int(), 12);
         assert_eq!(parse("abc").unwrap().as_int(), 0);
         assert_eq!(parse("-42").unwrap().as_int(), -42);
-        assert_eq!(parse("99999999999").unwrap_err().code, CONVERSION_OUT_OF_RANGE);
+        assert_eq!(
+            parse("99999999999").unwrap_err().code,
+            CONVERSION_OUT_OF_RANGE
+        );
         let truncated = convert(&Value::Float(3.7), &Type::Double, &int).unwrap();
         assert_eq!(truncated.as_int(), 3);
         let byte = Type::Int(IntTy::U8);
