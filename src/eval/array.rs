@@ -55,11 +55,10 @@ impl Shape {
     /// The number of elements of an array value of this shape.
     #[inline]
     pub fn len_of(&self, array: &ArrayVal) -> usize {
-        if self.elem_leaves == 0 {
-            self.n_elements.unwrap_or(0)
-        } else {
-            array.len / self.elem_leaves
-        }
+        array
+            .len
+            .checked_div(self.elem_leaves)
+            .unwrap_or(self.n_elements.unwrap_or(0))
     }
 }
 

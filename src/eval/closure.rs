@@ -99,8 +99,10 @@ pub fn call_instance(
     }
     rt.depth.set(depth + 1);
     let result = with_stack(|| {
+        let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
+        slots.resize(code.n_slots, Value::Unit);
         let mut frame = Frame {
-            slots: vec![Value::Unit; code.n_slots],
+            slots,
             captures,
             rt,
         };
@@ -109,15 +111,23 @@ pub fn call_instance(
                 *place = Value::Cell(Arc::new(Mutex::new(Value::Unit)));
             }
         }
+        let mut bound = Ok(true);
         for (binder, arg) in code.params.iter().zip(args) {
-            binder(&mut frame, arg)?;
+            bound = binder(&mut frame, arg);
+            if bound.is_err() {
+                break;
+            }
         }
-        match (code.body)(&mut frame) {
+        let outcome = match bound.and_then(|_| (code.body)(&mut frame)) {
             Ok(()) => Ok(Value::Unit),
             Err(Ctrl::Return(value)) => Ok(value),
             Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
             Err(error) => Err(error),
-        }
+        };
+        let mut slots = frame.slots;
+        slots.clear();
+        rt.frame_pool.borrow_mut().push(slots);
+        outcome
     });
     rt.depth.set(depth);
     result

@@ -54,6 +54,8 @@ pub struct Runtime<'o> {
     pub globals: RefCell<Vec<Value>>,
     pub out: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
+    /// Slot vectors of finished calls, reused so a call does not allocate its frame.
+    pub frame_pool: RefCell<Vec<Vec<Value>>>,
 }
 
 impl Runtime<'_> {
@@ -102,6 +104,8 @@ impl Machine {
     /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of
     /// `Unit::result` when there is one. A runtime error keeps the effects before it and
     /// leaves the machine usable.
+    // The signature is the contract with the session; `Diagnostic` is the shared error type.
+    #[allow(clippy::result_large_err)]
     pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
         for (id, function) in &unit.functions {
             let index = *id as usize;
@@ -123,6 +127,7 @@ impl Machine {
             globals: RefCell::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             depth: Cell::new(0),
+            frame_pool: RefCell::new(Vec::new()),
         };
         let outcome = {
             let mut frame = Frame {
