@@ -11,6 +11,8 @@ mod expr;
 mod pattern;
 pub mod prims;
 mod stmt;
+#[cfg(test)]
+mod tests;
 mod typeexpr;
 mod unify;
 

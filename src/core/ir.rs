@@ -126,7 +126,10 @@ pub enum Prim {
     StrIndex,
     /// `s.[i to j]` with the given bounds present (args follow in order): bytes `i` to `j-1`,
     /// negative bounds count from the end, bounds clamped.
-    StrSlice { from: bool, to: bool },
+    StrSlice {
+        from: bool,
+        to: bool,
+    },
     /// Byte length of a string, a `size`.
     StrLen,
     ToUpper,
@@ -191,10 +194,16 @@ pub enum ExprKind {
     /// A function value: the function `fun` instantiated at `type_args` (one per type
     /// parameter of the function), with its captures taken from the current frame as the
     /// function's `captures` list says.
-    MakeFun { fun: FunId, type_args: Vec<Type> },
+    MakeFun {
+        fun: FunId,
+        type_args: Vec<Type>,
+    },
     /// Curried application: `func` applied to each of `args` in turn (at least one). The
     /// evaluator may call directly when `func` expects exactly that many groups.
-    Call { func: Box<Expr>, args: Vec<Expr> },
+    Call {
+        func: Box<Expr>,
+        args: Vec<Expr>,
+    },
     Prim(Prim, Vec<Expr>),
     /// A plain tuple or a struct (`ty` says which): components in order.
     Tuple(Vec<Expr>),
@@ -215,10 +224,16 @@ pub enum ExprKind {
     },
     /// A plain sum or variant value: summand/constructor `tag` with its argument (`Unit` for a
     /// constant constructor or a unit summand).
-    Inject { tag: u32, arg: Box<Expr> },
+    Inject {
+        tag: u32,
+        arg: Box<Expr>,
+    },
     /// A compact sum value: summand `tag` of `ty`, with the argument's code added to the
     /// summand's offset.
-    CInject { tag: u32, arg: Box<Expr> },
+    CInject {
+        tag: u32,
+        arg: Box<Expr>,
+    },
     /// `Typing::memcount[T]`: the size of T as a `size`, or a `natural` (per `Expr::ty`).
     TypeSize(Type),
     Coerce(CoerceKind, Box<Expr>),
@@ -249,9 +264,15 @@ pub enum PatternKind {
     Tuple(Vec<Pattern>),
     /// A plain sum or variant with this tag; the argument pattern (if any) matches its
     /// argument.
-    Inject { tag: u32, arg: Option<Box<Pattern>> },
+    Inject {
+        tag: u32,
+        arg: Option<Box<Pattern>>,
+    },
     /// A compact sum value in summand `tag`; the argument pattern matches `code - offset`.
-    CInject { tag: u32, arg: Option<Box<Pattern>> },
+    CInject {
+        tag: u32,
+        arg: Option<Box<Pattern>>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -313,7 +334,10 @@ pub enum Stmt {
         body: Vec<Stmt>,
     },
     /// `repeat`: until a `break`.
-    Loop { label: LabelId, body: Vec<Stmt> },
+    Loop {
+        label: LabelId,
+        body: Vec<Stmt>,
+    },
     /// Numeric loops (L5.9). The variable has integer type `var_ty`; `to` is re-evaluated at
     /// every test.
     ForRange {

@@ -1,21 +1,91 @@
 //! The evaluator: compiles the typed IR to an executable form and runs it over unboxed,
 //! shared storage.
 //!
+//! `compile` turns IR into trees of boxed Rust closures with locals resolved to frame slots and
+//! kernels chosen from the IR's `Prim` and operand types; `closure` holds function instances and
+//! function values; `array`, `compact` and `prims` are the kernels; `error` builds runtime
+//! diagnostics.
+//!
 //! Architecture invariant: no type checking happens here; every value's type is known from
-//! the IR. Output goes only through the writer passed in.
+//! the IR. Output goes only through the writer passed in. Run-time code never looks at a
+//! `Type` in a hot loop: types are consulted when compiling.
 
+pub mod array;
 pub mod closure;
+pub mod compact;
+pub mod compile;
+pub mod error;
 pub mod format;
+pub mod prims;
 pub mod value;
 
-use std::io::Write;
+#[cfg(test)]
+mod test_ir;
+#[cfg(test)]
+mod tests;
 
-use crate::core::ir::Unit;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+
+use crate::core::ir::{FunId, LabelId, Unit};
 use crate::diag::Diagnostic;
+use crate::types::Type;
+use closure::Instance;
 use value::Value;
 
+/// Calls nested deeper than this are reported as R0008 instead of exhausting memory.
+pub const MAX_CALL_DEPTH: u32 = 100_000;
+
+/// Non-local control flow out of compiled code: loop exits, function returns and runtime
+/// errors.
+#[derive(Debug)]
+pub enum Ctrl {
+    Break(LabelId),
+    Continue(LabelId),
+    Return(Value),
+    Error(Box<Diagnostic>),
+}
+
+/// State shared by all frames of one `Machine::run`: the globals, the output and the current
+/// call depth.
+pub struct Runtime<'o> {
+    pub globals: RefCell<Vec<Value>>,
+    pub out: RefCell<&'o mut dyn Write>,
+    pub depth: Cell<u32>,
+    /// Slot vectors of finished calls, reused so a call does not allocate its frame.
+    pub frame_pool: RefCell<Vec<Vec<Value>>>,
+}
+
+impl Runtime<'_> {
+    /// Write bytes to the program's output. A failing writer (a closed pipe) is ignored: the
+    /// program's own semantics do not depend on it.
+    pub fn write(&self, bytes: &[u8]) {
+        let _ = self.out.borrow_mut().write_all(bytes);
+    }
+}
+
+/// The activation of one function body (or of a unit's top level): its slots, the captures of
+/// the closure being run, and the shared runtime.
+pub struct Frame<'a, 'o> {
+    pub slots: Vec<Value>,
+    pub captures: &'a [Value],
+    pub rt: &'a Runtime<'o>,
+}
+
+/// The function table and the compiled-instance cache, kept across units.
+#[derive(Default)]
+pub struct Program {
+    pub functions: Vec<Option<Arc<crate::core::ir::Function>>>,
+    pub instances: HashMap<(FunId, Vec<Type>), Arc<Instance>>,
+}
+
 /// The evaluator's persistent state for a session: compiled functions and global slots.
-pub struct Machine {}
+pub struct Machine {
+    program: Program,
+    globals: Vec<Value>,
+}
 
 impl Default for Machine {
     fn default() -> Self {
@@ -25,13 +95,62 @@ impl Default for Machine {
 
 impl Machine {
     pub fn new() -> Machine {
-        Machine {}
+        Machine {
+            program: Program::default(),
+            globals: Vec::new(),
+        }
     }
 
     /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of
-    /// `Unit::result` when there is one. A runtime error keeps the effects before it.
+    /// `Unit::result` when there is one. A runtime error keeps the effects before it and
+    /// leaves the machine usable.
+    // The signature is the contract with the session; `Diagnostic` is the shared error type.
+    #[allow(clippy::result_large_err)]
     pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
-        let _ = (unit, out);
-        todo!("evaluator")
+        for (id, function) in &unit.functions {
+            let index = *id as usize;
+            if self.program.functions.len() <= index {
+                self.program.functions.resize(index + 1, None);
+            }
+            self.program.functions[index] = Some(function.clone());
+        }
+        if self.globals.len() < unit.n_globals as usize {
+            self.globals.resize(unit.n_globals as usize, Value::Unit);
+        }
+
+        let mut compiler = compile::Compiler::new(&mut self.program);
+        let body = compiler.block(&unit.body);
+        let result = unit.result.as_ref().map(|e| compiler.expr(e));
+        let n_slots = compiler.top_level_slots();
+
+        let runtime = Runtime {
+            globals: RefCell::new(std::mem::take(&mut self.globals)),
+            out: RefCell::new(out),
+            depth: Cell::new(0),
+            frame_pool: RefCell::new(Vec::new()),
+        };
+        let outcome = {
+            let mut frame = Frame {
+                slots: vec![Value::Unit; n_slots],
+                captures: &[],
+                rt: &runtime,
+            };
+            closure::with_stack(|| match body(&mut frame) {
+                Ok(()) | Err(Ctrl::Return(_)) => match &result {
+                    Some(code) => code(&mut frame).map(Some),
+                    None => Ok(None),
+                },
+                Err(other) => Err(other),
+            })
+        };
+        self.globals = runtime.globals.into_inner();
+        let out = runtime.out.into_inner();
+        let _ = out.flush();
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(Ctrl::Error(diagnostic)) => Err(*diagnostic),
+            Err(Ctrl::Return(_)) => Ok(None),
+            Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(None),
+        }
     }
 }

@@ -1,0 +1,355 @@
+//! Array storage kernels: zero values, building flat leaf buffers, element access, copy-on-write
+//! stores, reshapes (flatten to leaves and rebuild), concatenation and transposition.
+
+use std::sync::Arc;
+
+use num_traits::ToPrimitive;
+
+use crate::types::ty::NominalBody;
+use crate::types::Type;
+
+use super::compact::{value_from_u64, CodeRepr};
+use super::error::{Fault, TOO_LARGE};
+use super::value::{leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, LeafRepr, Value};
+
+/// Arrays with more leaves than this are R0007 before any allocation is tried.
+pub const MAX_LEAVES: usize = 1 << 40;
+
+/// How an array type's elements map onto leaves; computed once per type when compiling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Leaves per element.
+    pub elem_leaves: usize,
+    /// Is the element itself an array (a sub-view) rather than one leaf?
+    pub elem_is_array: bool,
+    /// The buffer kind of the leaves.
+    pub repr: LeafRepr,
+    /// The number of elements (`size` of the index), when it fits in memory.
+    pub n_elements: Option<usize>,
+}
+
+impl Shape {
+    /// The shape of an array type `E ^ I`; `None` for other types.
+    pub fn of(ty: &Type) -> Option<Shape> {
+        let Type::Array(elem, index) = ty else {
+            return None;
+        };
+        Some(Shape {
+            elem_leaves: leaf_count(elem).unwrap_or(usize::MAX),
+            elem_is_array: matches!(**elem, Type::Array(..)),
+            repr: leaf_repr(leaf_type(elem)),
+            n_elements: crate::types::size::size_of(index).and_then(|n| n.to_usize()),
+        })
+    }
+
+    /// The element at position `i` (already checked to be in range).
+    #[inline]
+    pub fn element(&self, array: &ArrayVal, i: usize) -> Value {
+        if self.elem_is_array {
+            Value::Array(array.slice(i * self.elem_leaves, self.elem_leaves))
+        } else {
+            array.leaf(i)
+        }
+    }
+
+    /// The number of elements of an array value of this shape.
+    #[inline]
+    pub fn len_of(&self, array: &ArrayVal) -> usize {
+        array
+            .len
+            .checked_div(self.elem_leaves)
+            .unwrap_or(self.n_elements.unwrap_or(0))
+    }
+}
+
+/// Check that `leaves` leaves can be allocated (R0007 otherwise).
+pub fn check_allocation(leaves: Option<usize>, ty: &Type) -> Result<usize, Fault> {
+    match leaves {
+        Some(n) if n <= MAX_LEAVES => Ok(n),
+        _ => Err(Fault::new(
+            TOO_LARGE,
+            format!("array of type {ty} is too large to allocate"),
+        )),
+    }
+}
+
+fn too_large(ty: &Type, n: usize) -> Fault {
+    Fault::new(
+        TOO_LARGE,
+        format!("array of type {ty} ({n} leaves) is too large to allocate"),
+    )
+}
+
+/// A buffer of `n` copies of `leaf`, with the allocation tried first (R0007 on failure).
+/// Integer and float zeros come from a zeroed allocation the system can serve lazily.
+pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Result<Buffer, Fault> {
+    match repr {
+        LeafRepr::I64 => {
+            let mut probe: Vec<i64> = Vec::new();
+            probe.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
+            drop(probe);
+            Ok(Buffer::I64(vec![leaf.as_int_lossy(); n]))
+        }
+        LeafRepr::F64 => {
+            let mut probe: Vec<f64> = Vec::new();
+            probe.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
+            drop(probe);
+            Ok(Buffer::F64(vec![leaf.as_float_lossy(); n]))
+        }
+        LeafRepr::Boxed => {
+            let mut values: Vec<Value> = Vec::new();
+            values.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
+            values.resize(n, leaf.clone());
+            Ok(Buffer::Boxed(values))
+        }
+    }
+}
+
+/// The zero of a type (L5.1). Types without a zero (functions, variants) give `Unit`; the
+/// checker never asks for them.
+pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
+    Ok(match ty {
+        Type::Int(_) | Type::Char => Value::Int(0),
+        Type::Double | Type::Float => Value::Float(0.0),
+        Type::String => Value::str(b""),
+        Type::Natural => Value::Big(Arc::new(num_bigint::BigUint::default())),
+        Type::Tuple(components) => Value::Tuple(
+            components
+                .iter()
+                .map(zero_value)
+                .collect::<Result<Vec<_>, _>>()?
+                .into(),
+        ),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => Value::Tuple(
+                fields
+                    .iter()
+                    .map(|(_, t)| zero_value(t))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into(),
+            ),
+            _ => Value::Unit,
+        },
+        Type::Array(..) => {
+            let leaf = leaf_type(ty);
+            let n = check_allocation(leaf_count(ty), ty)?;
+            let zero = zero_value(leaf)?;
+            Value::Array(ArrayVal::new(filled_buffer(leaf_repr(leaf), &zero, n, ty)?))
+        }
+        t if crate::types::kind::is_compact(t) => value_from_u64(0, CodeRepr::of(t)),
+        _ => Value::Unit,
+    })
+}
+
+/// Accumulates the leaves of a new buffer.
+pub enum LeafBuilder {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Boxed(Vec<Value>),
+}
+
+impl LeafBuilder {
+    pub fn new(repr: LeafRepr) -> LeafBuilder {
+        match repr {
+            LeafRepr::I64 => LeafBuilder::I64(Vec::new()),
+            LeafRepr::F64 => LeafBuilder::F64(Vec::new()),
+            LeafRepr::Boxed => LeafBuilder::Boxed(Vec::new()),
+        }
+    }
+
+    /// Reserve room for `n` more leaves; R0007 when that is impossible.
+    pub fn reserve(&mut self, n: usize, ty: &Type) -> Result<(), Fault> {
+        if n > MAX_LEAVES {
+            return Err(too_large(ty, n));
+        }
+        let ok = match self {
+            LeafBuilder::I64(v) => v.try_reserve_exact(n).is_ok(),
+            LeafBuilder::F64(v) => v.try_reserve_exact(n).is_ok(),
+            LeafBuilder::Boxed(v) => v.try_reserve_exact(n).is_ok(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(too_large(ty, n))
+        }
+    }
+
+    /// Append one leaf.
+    #[inline]
+    pub fn push_leaf(&mut self, leaf: Value) {
+        match self {
+            LeafBuilder::I64(v) => v.push(leaf.as_int_lossy()),
+            LeafBuilder::F64(v) => v.push(leaf.as_float_lossy()),
+            LeafBuilder::Boxed(v) => v.push(leaf),
+        }
+    }
+
+    /// Append the leaves of a view (of a buffer of the same kind).
+    pub fn push_view(&mut self, view: &ArrayVal) {
+        let range = view.start..view.start + view.len;
+        match (self, &*view.buf) {
+            (LeafBuilder::I64(v), Buffer::I64(src)) => v.extend_from_slice(&src[range]),
+            (LeafBuilder::F64(v), Buffer::F64(src)) => v.extend_from_slice(&src[range]),
+            (LeafBuilder::Boxed(v), Buffer::Boxed(src)) => v.extend_from_slice(&src[range]),
+            (builder, _) => {
+                for i in range {
+                    builder.push_leaf(view.buf.get(i));
+                }
+            }
+        }
+    }
+
+    /// Append an element: a leaf, or all leaves of a sub-array.
+    #[inline]
+    pub fn push_element(&mut self, element: Value) {
+        match element {
+            Value::Array(view) => self.push_view(&view),
+            leaf => self.push_leaf(leaf),
+        }
+    }
+
+    pub fn finish(self) -> ArrayVal {
+        ArrayVal::new(match self {
+            LeafBuilder::I64(v) => Buffer::I64(v),
+            LeafBuilder::F64(v) => Buffer::F64(v),
+            LeafBuilder::Boxed(v) => Buffer::Boxed(v),
+        })
+    }
+}
+
+/// Make the view own its whole buffer exclusively (copying the viewed leaves if the buffer is
+/// shared or larger than the view), and return the buffer for mutation.
+pub fn make_unique(array: &mut ArrayVal) -> &mut Buffer {
+    let owns_everything = array.start == 0 && array.len == array.buf.len();
+    if !owns_everything || Arc::get_mut(&mut array.buf).is_none() {
+        let range = array.start..array.start + array.len;
+        let copy = match &*array.buf {
+            Buffer::I64(v) => Buffer::I64(v[range].to_vec()),
+            Buffer::F64(v) => Buffer::F64(v[range].to_vec()),
+            Buffer::Boxed(v) => Buffer::Boxed(v[range].to_vec()),
+        };
+        *array = ArrayVal::new(copy);
+    }
+    Arc::get_mut(&mut array.buf).expect("a freshly copied buffer is unshared")
+}
+
+/// Overwrite one leaf of a buffer.
+#[inline]
+pub fn set_leaf(buffer: &mut Buffer, position: usize, leaf: Value) {
+    match buffer {
+        Buffer::I64(v) => v[position] = leaf.as_int_lossy(),
+        Buffer::F64(v) => v[position] = leaf.as_float_lossy(),
+        Buffer::Boxed(v) => v[position] = leaf,
+    }
+}
+
+/// Overwrite `view.len` leaves of a buffer starting at `position` with the leaves of `view`.
+pub fn set_leaves(buffer: &mut Buffer, position: usize, view: &ArrayVal) {
+    for k in 0..view.len {
+        set_leaf(buffer, position + k, view.leaf(k));
+    }
+}
+
+/// Append the leaves of a value in the storage order of L9.1: scalars, compact values, sums,
+/// functions and nominal types are leaves; tuples and arrays are flattened; units vanish.
+pub fn flatten(value: &Value, ty: &Type, out: &mut Vec<Value>) {
+    match ty {
+        t if t.is_unit() => {}
+        Type::Tuple(components) => {
+            if let Value::Tuple(parts) = value {
+                for (part, part_ty) in parts.iter().zip(components.iter()) {
+                    flatten(part, part_ty, out);
+                }
+            }
+        }
+        Type::Array(elem, _) => {
+            if let Value::Array(view) = value {
+                // The buffer holds the leaves of the element type, already flat.
+                let leaf = leaf_type(elem);
+                for k in 0..view.len {
+                    flatten(&view.leaf(k), leaf, out);
+                }
+            }
+        }
+        _ => out.push(value.clone()),
+    }
+}
+
+/// Rebuild a value of type `ty` from leaves in storage order (the inverse of `flatten`).
+pub fn rebuild(ty: &Type, leaves: &mut impl Iterator<Item = Value>) -> Result<Value, Fault> {
+    Ok(match ty {
+        t if t.is_unit() => Value::Unit,
+        Type::Tuple(components) => Value::Tuple(
+            components
+                .iter()
+                .map(|c| rebuild(c, leaves))
+                .collect::<Result<Vec<_>, _>>()?
+                .into(),
+        ),
+        Type::Array(..) => {
+            let leaf = leaf_type(ty);
+            let n = check_allocation(leaf_count(ty), ty)?;
+            let mut builder = LeafBuilder::new(leaf_repr(leaf));
+            builder.reserve(n, ty)?;
+            for _ in 0..n {
+                builder.push_leaf(rebuild(leaf, leaves)?);
+            }
+            Value::Array(builder.finish())
+        }
+        _ => leaves.next().unwrap_or(Value::Unit),
+    })
+}
+
+/// Can an array of `from` be viewed as an array of `to` without touching the leaves? True when
+/// the leaves are the same type, or compact types of equal size (equal codes).
+pub fn same_leaves(from: &Type, to: &Type) -> bool {
+    let (a, b) = (leaf_type(from), leaf_type(to));
+    if a == b {
+        return !matches!(a, Type::Tuple(_));
+    }
+    let compact = crate::types::kind::is_compact;
+    compact(a)
+        && compact(b)
+        && !a.is_unit()
+        && !b.is_unit()
+        && crate::types::size::size_of(a) == crate::types::size::size_of(b)
+}
+
+/// The transpose of a `rows x cols` matrix of blocks of `block` leaves: block `(i, j)` moves
+/// to `(j, i)`.
+pub fn transpose(
+    array: &ArrayVal,
+    rows: usize,
+    cols: usize,
+    block: usize,
+    repr: LeafRepr,
+) -> ArrayVal {
+    let mut builder = LeafBuilder::new(repr);
+    let _ = builder.reserve(rows * cols * block, &Type::UNIT);
+    for j in 0..cols {
+        for i in 0..rows {
+            builder.push_view(&array.slice((i * cols + j) * block, block));
+        }
+    }
+    builder.finish()
+}
+
+/// The concatenation of two arrays of the same leaf kind.
+pub fn concat(a: &ArrayVal, b: &ArrayVal, repr: LeafRepr, ty: &Type) -> Result<ArrayVal, Fault> {
+    let mut builder = LeafBuilder::new(repr);
+    builder.reserve(a.len + b.len, ty)?;
+    builder.push_view(a);
+    builder.push_view(b);
+    Ok(builder.finish())
+}
+
+/// The array reversed in code order, element by element.
+pub fn reverse(array: &ArrayVal, shape: &Shape) -> ArrayVal {
+    let mut builder = LeafBuilder::new(shape.repr);
+    let n = shape.len_of(array);
+    let _ = builder.reserve(array.len, &Type::UNIT);
+    for i in (0..n).rev() {
+        builder.push_view(&array.slice(i * shape.elem_leaves, shape.elem_leaves));
+    }
+    builder.finish()
+}

@@ -1,0 +1,271 @@
+//! Codes of compact linear values (L3.6–L3.8, L9.3): mixed-radix products and offset sums.
+//!
+//! Layouts are computed once per type when compiling; the run-time functions below only do
+//! integer arithmetic on `u64` codes (or `BigUint` codes for types bigger than 2^64).
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use num_traits::{ToPrimitive, Zero};
+
+use crate::types::layout::{product_digits, sum_summands};
+use crate::types::size::{codes_fit_u64, size_of};
+use crate::types::Type;
+
+use super::value::Value;
+
+/// How the codes of one compact type are represented as values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeRepr {
+    /// The type `unit`: its only value is `Value::Unit` (code 0).
+    Unit,
+    /// Codes fit in 64 bits: `Value::Int` holding the `u64` bit pattern.
+    Small,
+    /// Codes need a `BigUint`: `Value::Big`.
+    Big,
+}
+
+impl CodeRepr {
+    pub fn of(ty: &Type) -> CodeRepr {
+        if ty.is_unit() {
+            CodeRepr::Unit
+        } else if codes_fit_u64(ty) {
+            CodeRepr::Small
+        } else {
+            CodeRepr::Big
+        }
+    }
+}
+
+/// The code of a compact value as a `u64` (big codes saturate: they are never used where a
+/// small code is expected).
+pub fn code_u64(value: &Value) -> u64 {
+    match value {
+        Value::Int(i) => *i as u64,
+        Value::Big(b) => b.to_u64().unwrap_or(u64::MAX),
+        _ => 0,
+    }
+}
+
+/// The code of a compact value as a `BigUint`.
+pub fn code_big(value: &Value) -> BigUint {
+    match value {
+        Value::Int(i) => BigUint::from(*i as u64),
+        Value::Big(b) => (**b).clone(),
+        _ => BigUint::zero(),
+    }
+}
+
+/// The value with code `code` in the given representation.
+pub fn value_from_u64(code: u64, repr: CodeRepr) -> Value {
+    match repr {
+        CodeRepr::Unit => Value::Unit,
+        CodeRepr::Small => Value::Int(code as i64),
+        CodeRepr::Big => Value::Big(Arc::new(BigUint::from(code))),
+    }
+}
+
+/// The value with code `code` in the given representation (the code must fit it).
+pub fn value_from_big(code: BigUint, repr: CodeRepr) -> Value {
+    match repr {
+        CodeRepr::Unit => Value::Unit,
+        CodeRepr::Small => Value::Int(code.to_u64().unwrap_or(u64::MAX) as i64),
+        CodeRepr::Big => Value::Big(Arc::new(code)),
+    }
+}
+
+/// The size of a compact type with variables substituted; 0 for a type without a size.
+pub fn size_big(ty: &Type) -> BigUint {
+    size_of(ty).unwrap_or_default()
+}
+
+/// The radices and weights of a compact product (`\*` or `\^`), most significant first.
+#[derive(Clone, Debug)]
+pub enum ProductLayout {
+    Small {
+        radices: Vec<u64>,
+        weights: Vec<u64>,
+        components: Vec<CodeRepr>,
+    },
+    Big {
+        radices: Vec<BigUint>,
+        weights: Vec<BigUint>,
+        components: Vec<CodeRepr>,
+    },
+}
+
+impl ProductLayout {
+    /// The layout of a compact product type; `None` for any other type.
+    pub fn of(ty: &Type) -> Option<ProductLayout> {
+        let digits = product_digits(ty)?;
+        let components: Vec<CodeRepr> = digits.iter().map(|d| CodeRepr::of(&d.ty)).collect();
+        let small_radices: Option<Vec<u64>> = digits.iter().map(|d| d.radix.to_u64()).collect();
+        let small_weights: Option<Vec<u64>> = digits.iter().map(|d| d.weight.to_u64()).collect();
+        match (codes_fit_u64(ty), small_radices, small_weights) {
+            (true, Some(radices), Some(weights)) => Some(ProductLayout::Small {
+                radices,
+                weights,
+                components,
+            }),
+            _ => Some(ProductLayout::Big {
+                radices: digits.iter().map(|d| d.radix.clone()).collect(),
+                weights: digits.iter().map(|d| d.weight.clone()).collect(),
+                components,
+            }),
+        }
+    }
+
+    /// The code of the compact tuple with the given components.
+    pub fn build(&self, parts: &[Value]) -> Value {
+        match self {
+            ProductLayout::Small { weights, .. } => {
+                let mut code = 0u64;
+                for (part, weight) in parts.iter().zip(weights) {
+                    code = code.wrapping_add(code_u64(part).wrapping_mul(*weight));
+                }
+                Value::Int(code as i64)
+            }
+            ProductLayout::Big { weights, .. } => {
+                let mut code = BigUint::zero();
+                for (part, weight) in parts.iter().zip(weights) {
+                    code += code_big(part) * weight;
+                }
+                Value::Big(Arc::new(code))
+            }
+        }
+    }
+
+    /// Component `index` of a compact tuple code: `(code / weight) % radix`.
+    pub fn field(&self, value: &Value, index: usize) -> Value {
+        match self {
+            ProductLayout::Small {
+                radices,
+                weights,
+                components,
+            } => {
+                let radix = radices[index];
+                let digit = if radix == 0 {
+                    0
+                } else {
+                    (code_u64(value) / weights[index]) % radix
+                };
+                value_from_u64(digit, components[index])
+            }
+            ProductLayout::Big {
+                radices,
+                weights,
+                components,
+            } => {
+                let radix = &radices[index];
+                let digit = if radix.is_zero() {
+                    BigUint::zero()
+                } else {
+                    (code_big(value) / &weights[index]) % radix
+                };
+                value_from_big(digit, components[index])
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            ProductLayout::Small { radices, .. } => radices.len(),
+            ProductLayout::Big { radices, .. } => radices.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The offsets and sizes of the summands of a compact sum (`\+`).
+#[derive(Clone, Debug)]
+pub struct SumLayout {
+    pub offsets: Vec<BigUint>,
+    pub sizes: Vec<BigUint>,
+    /// The offsets as `u64` when the whole sum's codes fit.
+    pub small_offsets: Option<Vec<u64>>,
+    pub summands: Vec<CodeRepr>,
+    pub repr: CodeRepr,
+}
+
+impl SumLayout {
+    pub fn of(ty: &Type) -> Option<SumLayout> {
+        let summands = sum_summands(ty)?;
+        let repr = CodeRepr::of(ty);
+        let offsets: Vec<BigUint> = summands.iter().map(|s| s.offset.clone()).collect();
+        let small_offsets = if repr == CodeRepr::Small {
+            offsets.iter().map(|o| o.to_u64()).collect()
+        } else {
+            None
+        };
+        Some(SumLayout {
+            sizes: summands.iter().map(|s| s.size.clone()).collect(),
+            summands: summands.iter().map(|s| CodeRepr::of(&s.ty)).collect(),
+            offsets,
+            small_offsets,
+            repr,
+        })
+    }
+
+    /// The code of summand `tag` with the argument `arg`.
+    pub fn inject(&self, tag: usize, arg: &Value) -> Value {
+        match &self.small_offsets {
+            Some(offsets) => Value::Int(offsets[tag].wrapping_add(code_u64(arg)) as i64),
+            None => value_from_big(&self.offsets[tag] + code_big(arg), self.repr),
+        }
+    }
+
+    /// The summand a code belongs to, and its argument's value. A code outside every summand
+    /// (impossible for a well-typed value) yields the last summand.
+    pub fn split(&self, value: &Value) -> (usize, Value) {
+        if let Some(offsets) = &self.small_offsets {
+            let code = code_u64(value);
+            let tag = offsets
+                .iter()
+                .rposition(|offset| *offset <= code)
+                .unwrap_or(0);
+            // An empty summand shares its offset with the next summand, so the last summand
+            // starting at or before the code is the one that contains it.
+            return (tag, value_from_u64(code - offsets[tag], self.summands[tag]));
+        }
+        let code = code_big(value);
+        for (tag, (offset, size)) in self.offsets.iter().zip(&self.sizes).enumerate() {
+            if code >= *offset && code < offset + size {
+                return (tag, value_from_big(code - offset, self.summands[tag]));
+            }
+        }
+        let last = self.offsets.len().saturating_sub(1);
+        (last, Value::Unit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_codes_are_mixed_radix_leftmost_most_significant() {
+        let ty = Type::cproduct(vec![Type::Unitsum(3), Type::Unitsum(4), Type::Unitsum(5)]);
+        let layout = ProductLayout::of(&ty).expect("a compact product");
+        let code = layout.build(&[Value::Int(2), Value::Int(1), Value::Int(3)]);
+        assert_eq!(code.as_int(), 20 * 2 + 5 + 3);
+        assert_eq!(layout.field(&code, 0).as_int(), 2);
+        assert_eq!(layout.field(&code, 1).as_int(), 1);
+        assert_eq!(layout.field(&code, 2).as_int(), 3);
+    }
+
+    #[test]
+    fn sum_codes_add_offsets() {
+        let ty = Type::csum(vec![Type::Unitsum(3), Type::Unitsum(2)]);
+        let layout = SumLayout::of(&ty).expect("a compact sum");
+        let code = layout.inject(1, &Value::Int(1));
+        assert_eq!(code.as_int(), 4);
+        let (tag, arg) = layout.split(&code);
+        assert_eq!(tag, 1);
+        assert_eq!(arg.as_int(), 1);
+        let (tag, arg) = layout.split(&Value::Int(2));
+        assert_eq!((tag, arg.as_int()), (0, 2));
+    }
+}

@@ -1,0 +1,1787 @@
+//! Compilation of the typed IR into trees of boxed closures.
+//!
+//! Every IR node becomes one closure; locals are frame slots, kernels are chosen here from the
+//! `Prim` and the operand types, and layouts (radices, weights, offsets, array shapes) are
+//! computed once. At run time the closures only unwrap values.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use num_bigint::BigUint;
+use num_traits::{ToPrimitive, Zero};
+
+use crate::core::ir::{
+    ArithOp, Arm, Capture, CmpOp, CoerceKind, Const, Expr, ExprKind, FunId, IndexMode, LabelId,
+    PathStep, Pattern, PatternKind, Place, Prim, RangeKind, Stmt,
+};
+use crate::core::subst::instantiate;
+use crate::syntax::span::Span;
+use crate::types::ty::{IntTy, NominalBody};
+use crate::types::Type;
+
+use super::array::{self, LeafBuilder, Shape};
+use super::closure::{apply, apply_one, call_instance, Closure, Instance, InstanceCode};
+use super::compact::{
+    code_big, code_u64, size_big, value_from_big, value_from_u64, CodeRepr, ProductLayout,
+    SumLayout,
+};
+use super::error::{
+    runtime_error, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE,
+    INTERNAL, NO_MATCH, OVERFLOW,
+};
+use super::prims::{
+    self, float_arith, float_holds, holds, int_arith, int_from_i128, int_value, is_unsigned_64,
+    round_float,
+};
+use super::format as show;
+use super::value::{leaf_repr, leaf_type, Buffer, Value};
+use super::{Ctrl, Frame, Program};
+
+/// Compiled expression: evaluates to a value.
+pub type ExprCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<Value, Ctrl> + Send + Sync>;
+/// Compiled statement.
+pub type StmtCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<(), Ctrl> + Send + Sync>;
+/// Compiled pattern: tests a value, binding variables as it goes.
+pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, Value) -> Result<bool, Ctrl> + Send + Sync>;
+
+/// Compiles one unit's code, and every function instance it reaches, against a session's
+/// program (function table and instance cache).
+pub struct Compiler<'p> {
+    program: &'p mut Program,
+    /// One more than the highest slot used by the code being compiled.
+    slots_used: usize,
+}
+
+fn internal(message: impl Into<String>, span: Span) -> ExprCode {
+    let message = message.into();
+    Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))
+}
+
+fn lock(cell: &Mutex<Value>) -> MutexGuard<'_, Value> {
+    cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Read a variable.
+#[inline]
+pub fn read_place(frame: &Frame<'_, '_>, place: Place) -> Value {
+    match place {
+        Place::Local(s) => frame.slots[s as usize].clone(),
+        Place::LocalCell(s) => match &frame.slots[s as usize] {
+            Value::Cell(cell) => lock(cell).clone(),
+            plain => plain.clone(),
+        },
+        Place::Global(s) => frame
+            .rt
+            .globals
+            .borrow()
+            .get(s as usize)
+            .cloned()
+            .unwrap_or(Value::Unit),
+        Place::CaptureCell(i) => match frame.captures.get(i as usize) {
+            Some(Value::Cell(cell)) => lock(cell).clone(),
+            Some(plain) => plain.clone(),
+            None => Value::Unit,
+        },
+    }
+}
+
+/// Assign a variable.
+#[inline]
+pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
+    match place {
+        Place::Local(s) => frame.slots[s as usize] = value,
+        Place::LocalCell(s) => match &frame.slots[s as usize] {
+            Value::Cell(cell) => *lock(cell) = value,
+            _ => frame.slots[s as usize] = Value::Cell(Arc::new(Mutex::new(value))),
+        },
+        Place::Global(s) => {
+            let mut globals = frame.rt.globals.borrow_mut();
+            if globals.len() <= s as usize {
+                globals.resize(s as usize + 1, Value::Unit);
+            }
+            globals[s as usize] = value;
+        }
+        Place::CaptureCell(i) => {
+            if let Some(Value::Cell(cell)) = frame.captures.get(i as usize) {
+                *lock(cell) = value;
+            }
+        }
+    }
+}
+
+/// Take a variable's value out (leaving `Unit`), so that a copy-on-write store finds its
+/// storage unshared.
+fn take_place(frame: &mut Frame<'_, '_>, place: Place) -> Value {
+    match place {
+        Place::Local(s) => std::mem::replace(&mut frame.slots[s as usize], Value::Unit),
+        Place::LocalCell(s) => match &frame.slots[s as usize] {
+            Value::Cell(cell) => std::mem::replace(&mut *lock(cell), Value::Unit),
+            _ => std::mem::replace(&mut frame.slots[s as usize], Value::Unit),
+        },
+        Place::Global(s) => frame
+            .rt
+            .globals
+            .borrow_mut()
+            .get_mut(s as usize)
+            .map(|slot| std::mem::replace(slot, Value::Unit))
+            .unwrap_or(Value::Unit),
+        Place::CaptureCell(i) => match frame.captures.get(i as usize) {
+            Some(Value::Cell(cell)) => std::mem::replace(&mut *lock(cell), Value::Unit),
+            Some(plain) => plain.clone(),
+            None => Value::Unit,
+        },
+    }
+}
+
+/// The value of a constant of type `ty`.
+pub fn const_value(constant: &Const, ty: &Type) -> Value {
+    let compact = crate::types::kind::is_compact(ty);
+    match constant {
+        Const::Unit => Value::Unit,
+        Const::Int(_) if ty.is_unit() => Value::Unit,
+        Const::Int(i) if compact && CodeRepr::of(ty) == CodeRepr::Big => {
+            value_from_u64(*i as u64, CodeRepr::Big)
+        }
+        Const::Int(i) => Value::Int(*i),
+        Const::Float(x) => Value::Float(*x),
+        Const::Str(s) => Value::Str(s.clone()),
+        Const::Big(b) if compact => value_from_big((**b).clone(), CodeRepr::of(ty)),
+        Const::Big(b) => Value::Big(b.clone()),
+    }
+}
+
+/// What a loop does after one run of its body.
+enum Flow {
+    Next,
+    Exit,
+}
+
+#[inline]
+fn after_body(result: Result<(), Ctrl>, label: LabelId) -> Result<Flow, Ctrl> {
+    match result {
+        Ok(()) => Ok(Flow::Next),
+        Err(Ctrl::Break(l)) if l == label => Ok(Flow::Exit),
+        Err(Ctrl::Continue(l)) if l == label => Ok(Flow::Next),
+        Err(other) => Err(other),
+    }
+}
+
+/// The integer type of an expression (for index and count operands), `int` otherwise.
+fn int_ty_of(ty: &Type) -> IntTy {
+    match ty {
+        Type::Int(ity) => *ity,
+        _ => IntTy::Long,
+    }
+}
+
+/// Components of a tuple-like type: a tuple's or a struct's.
+fn record_components(ty: &Type) -> Option<Vec<Type>> {
+    match ty {
+        Type::Tuple(cs) => Some(cs.to_vec()),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => {
+                Some(fields.iter().map(|(_, t)| t.clone()).collect())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn index_error(position: i128, array_ty: &Type, n: usize) -> Fault {
+    let plural = if n == 1 { "element" } else { "elements" };
+    Fault::new(
+        INDEX_OUT_OF_RANGE,
+        format!("index {position} out of range for {array_ty} ({n} {plural})"),
+    )
+}
+
+/// The element position an index value denotes, checked against `n` elements.
+#[inline]
+fn position_of(
+    index: &Value,
+    mode: IndexMode,
+    index_ity: IntTy,
+    n: usize,
+    array_ty: &Type,
+) -> Result<usize, Fault> {
+    let position: i128 = match mode {
+        IndexMode::Linear => int_value(index.as_int_lossy(), index_ity),
+        IndexMode::Code => match index {
+            Value::Big(b) => b.to_i128().unwrap_or(i128::MAX),
+            other => code_u64(other) as i128,
+        },
+    };
+    if position < 0 || position >= n as i128 {
+        return Err(index_error(position, array_ty, n));
+    }
+    Ok(position as usize)
+}
+
+/// One step of a compiled store path.
+struct StoreStep {
+    /// `Some` for a step into an array (its shape), `None` for a tuple or struct field.
+    shape: Option<Shape>,
+    container: Type,
+    index: StepIndex,
+}
+
+enum StepIndex {
+    Field(usize),
+    Dynamic {
+        code: ExprCode,
+        mode: IndexMode,
+        ity: IntTy,
+        span: Span,
+    },
+}
+
+/// Store `new` at the path inside `target`, copying shared storage on the way.
+fn store_into(target: &mut Value, steps: &[StoreStep], positions: &[usize], new: Value) {
+    let Some(step) = steps.first() else {
+        *target = new;
+        return;
+    };
+    match (&step.shape, target) {
+        (None, Value::Tuple(parts)) => {
+            let parts = Arc::make_mut(parts);
+            if let Some(part) = parts.get_mut(positions[0]) {
+                store_into(part, &steps[1..], &positions[1..], new);
+            }
+        }
+        (Some(_), Value::Array(view)) => {
+            let buffer = array::make_unique(view);
+            store_region(buffer, 0, steps, positions, new);
+        }
+        _ => {}
+    }
+}
+
+/// Store into the region of a unique buffer that holds the array the first step indexes.
+fn store_region(
+    buffer: &mut Buffer,
+    base: usize,
+    steps: &[StoreStep],
+    positions: &[usize],
+    new: Value,
+) {
+    let Some(shape) = steps[0].shape else { return };
+    let offset = base + positions[0] * shape.elem_leaves;
+    if steps.len() == 1 {
+        match (&new, shape.elem_is_array) {
+            (Value::Array(view), true) => array::set_leaves(buffer, offset, view),
+            _ => array::set_leaf(buffer, offset, new),
+        }
+    } else if shape.elem_is_array {
+        store_region(buffer, offset, &steps[1..], &positions[1..], new);
+    } else if let Buffer::Boxed(values) = buffer {
+        store_into(&mut values[offset], &steps[1..], &positions[1..], new);
+    }
+}
+
+impl<'p> Compiler<'p> {
+    pub fn new(program: &'p mut Program) -> Compiler<'p> {
+        Compiler {
+            program,
+            slots_used: 0,
+        }
+    }
+
+    /// The frame size the top-level code compiled so far needs.
+    pub fn top_level_slots(&self) -> usize {
+        self.slots_used
+    }
+
+    fn note_slot(&mut self, slot: u32) {
+        self.slots_used = self.slots_used.max(slot as usize + 1);
+    }
+
+    fn note_place(&mut self, place: Place) {
+        match place {
+            Place::Local(s) | Place::LocalCell(s) => self.note_slot(s),
+            Place::Global(_) | Place::CaptureCell(_) => {}
+        }
+    }
+
+    /// The compiled instance of function `fun` at `type_args`, compiling it (and everything it
+    /// reaches) on first use. Recursive references find the instance in the cache before its
+    /// code is set.
+    pub fn instance(&mut self, fun: FunId, type_args: &[Type]) -> Option<Arc<Instance>> {
+        let key = (fun, type_args.to_vec());
+        if let Some(found) = self.program.instances.get(&key) {
+            return Some(found.clone());
+        }
+        let generic = self.program.functions.get(fun as usize)?.clone()?;
+        let function = if generic.type_params.is_empty() {
+            generic
+        } else {
+            Arc::new(instantiate(&generic, type_args))
+        };
+        let instance = Arc::new(Instance {
+            name: function.name.clone(),
+            span: function.span,
+            n_groups: function.params.len(),
+            cell_slots: function.cell_slots.clone(),
+            captures: function.captures.clone(),
+            code: OnceLock::new(),
+        });
+        self.program.instances.insert(key, instance.clone());
+        let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);
+        for slot in &function.cell_slots {
+            self.note_slot(*slot);
+        }
+        let params: Vec<BindCode> = function.params.iter().map(|p| self.pattern(p)).collect();
+        let body = self.block(&function.body);
+        let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
+        let _ = instance.code.set(InstanceCode {
+            n_slots,
+            params,
+            body,
+        });
+        Some(instance)
+    }
+
+    // ----- statements -----
+
+    /// A statement list run in order.
+    pub fn block(&mut self, stmts: &[Stmt]) -> StmtCode {
+        let mut codes: Vec<StmtCode> = stmts.iter().map(|s| self.stmt(s)).collect();
+        match codes.len() {
+            0 => Box::new(|_| Ok(())),
+            1 => codes.pop().expect("one statement"),
+            _ => Box::new(move |frame| {
+                for code in &codes {
+                    code(frame)?;
+                }
+                Ok(())
+            }),
+        }
+    }
+
+    pub fn stmt(&mut self, stmt: &Stmt) -> StmtCode {
+        match stmt {
+            Stmt::Expr(e) => {
+                let code = self.expr(e);
+                Box::new(move |frame| code(frame).map(|_| ()))
+            }
+            Stmt::Assign(place, e) => {
+                let place = *place;
+                self.note_place(place);
+                let code = self.expr(e);
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    assign(frame, place, value);
+                    Ok(())
+                })
+            }
+            Stmt::Store {
+                place,
+                root_ty,
+                path,
+                value,
+            } => self.store(*place, root_ty, path, value),
+            Stmt::If(c, then_branch, else_branch) => {
+                let cond = self.expr(c);
+                let then_code = self.block(then_branch);
+                let else_code = self.block(else_branch);
+                Box::new(move |frame| {
+                    if cond(frame)?.truthy() {
+                        then_code(frame)
+                    } else {
+                        else_code(frame)
+                    }
+                })
+            }
+            Stmt::While {
+                label,
+                cond,
+                until,
+                body,
+            } => {
+                let (label, until) = (*label, *until);
+                let cond = self.expr(cond);
+                let body = self.block(body);
+                Box::new(move |frame| {
+                    while cond(frame)?.truthy() != until {
+                        if let Flow::Exit = after_body(body(frame), label)? {
+                            break;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            Stmt::Loop { label, body } => {
+                let label = *label;
+                let body = self.block(body);
+                Box::new(move |frame| loop {
+                    if let Flow::Exit = after_body(body(frame), label)? {
+                        return Ok(());
+                    }
+                })
+            }
+            Stmt::ForRange {
+                label,
+                var,
+                var_ty,
+                from,
+                to,
+                kind,
+                body,
+            } => self.for_range(*label, *var, *var_ty, from, to, *kind, body),
+            Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body,
+            } => self.for_codes(*label, *var, ty, body),
+            Stmt::ForArray {
+                label,
+                var,
+                array,
+                body,
+            } => {
+                let (label, var) = (*label, *var);
+                self.note_place(var);
+                let Some(shape) = Shape::of(&array.ty) else {
+                    let error = internal("for over a value that is not an array", array.span);
+                    return Box::new(move |frame| error(frame).map(|_| ()));
+                };
+                let array = self.expr(array);
+                let body = self.block(body);
+                Box::new(move |frame| {
+                    let Value::Array(view) = array(frame)? else {
+                        return Ok(());
+                    };
+                    for i in 0..shape.len_of(&view) {
+                        assign(frame, var, shape.element(&view, i));
+                        if let Flow::Exit = after_body(body(frame), label)? {
+                            break;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            Stmt::Break(label) => {
+                let label = *label;
+                Box::new(move |_| Err(Ctrl::Break(label)))
+            }
+            Stmt::Continue(label) => {
+                let label = *label;
+                Box::new(move |_| Err(Ctrl::Continue(label)))
+            }
+            Stmt::Return(None) => Box::new(|_| Err(Ctrl::Return(Value::Unit))),
+            Stmt::Return(Some(e)) => {
+                let code = self.expr(e);
+                Box::new(move |frame| Err(Ctrl::Return(code(frame)?)))
+            }
+            Stmt::Match(scrutinee, arms) => {
+                let span = scrutinee.span;
+                let ty = scrutinee.ty.clone();
+                let scrutinee = self.expr(scrutinee);
+                let arms: Vec<CompiledArm<StmtCode>> = arms
+                    .iter()
+                    .map(|arm| self.arm(arm, |c, b| c.block(b)))
+                    .collect();
+                Box::new(move |frame| {
+                    let value = scrutinee(frame)?;
+                    match select_arm(frame, &arms, &value)? {
+                        Some(body) => body(frame),
+                        None => Err(no_match(&value, &ty, span)),
+                    }
+                })
+            }
+            Stmt::Block(stmts) => self.block(stmts),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_range(
+        &mut self,
+        label: LabelId,
+        var: Place,
+        var_ty: IntTy,
+        from: &Expr,
+        to: &Expr,
+        kind: RangeKind,
+        body: &[Stmt],
+    ) -> StmtCode {
+        self.note_place(var);
+        let limit_ity = int_ty_of(&to.ty);
+        let span = to.span;
+        let from = self.expr(from);
+        let to = self.expr(to);
+        let body = self.block(body);
+        let current =
+            move |frame: &Frame<'_, '_>| int_value(read_place(frame, var).as_int_lossy(), var_ty);
+        let step = move |frame: &mut Frame<'_, '_>, value: i128| -> Result<(), Ctrl> {
+            let stored = int_from_i128(value, var_ty).ok_or_else(|| {
+                runtime_error(
+                    OVERFLOW,
+                    format!(
+                        "{} overflow: loop variable stepped to {value}",
+                        var_ty.name()
+                    ),
+                    span,
+                )
+            })?;
+            assign(frame, var, Value::Int(stored));
+            Ok(())
+        };
+        Box::new(move |frame| {
+            let start = from(frame)?;
+            assign(frame, var, start);
+            loop {
+                let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                let i = current(frame);
+                let enter = match kind {
+                    RangeKind::Exclusive => i < limit,
+                    RangeKind::Inclusive => i <= limit,
+                    RangeKind::Downto => i >= limit,
+                };
+                if !enter {
+                    return Ok(());
+                }
+                if let Flow::Exit = after_body(body(frame), label)? {
+                    return Ok(());
+                }
+                let i = current(frame);
+                match kind {
+                    RangeKind::Exclusive => step(frame, i + 1)?,
+                    RangeKind::Inclusive => {
+                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        if i >= limit {
+                            return Ok(());
+                        }
+                        step(frame, i + 1)?
+                    }
+                    RangeKind::Downto => {
+                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        if i <= limit {
+                            return Ok(());
+                        }
+                        step(frame, i - 1)?
+                    }
+                }
+            }
+        })
+    }
+
+    fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
+        self.note_place(var);
+        let repr = CodeRepr::of(ty);
+        let size = size_big(ty);
+        let body = self.block(body);
+        match size.to_u128() {
+            Some(n) if repr != CodeRepr::Big => Box::new(move |frame| {
+                let mut code: u128 = 0;
+                while code < n {
+                    assign(frame, var, value_from_u64(code as u64, repr));
+                    if let Flow::Exit = after_body(body(frame), label)? {
+                        break;
+                    }
+                    code += 1;
+                }
+                Ok(())
+            }),
+            _ => Box::new(move |frame| {
+                let mut code = BigUint::zero();
+                while code < size {
+                    assign(frame, var, value_from_big(code.clone(), repr));
+                    if let Flow::Exit = after_body(body(frame), label)? {
+                        break;
+                    }
+                    code += 1u32;
+                }
+                Ok(())
+            }),
+        }
+    }
+
+    fn store(&mut self, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) -> StmtCode {
+        self.note_place(place);
+        let mut steps = Vec::with_capacity(path.len());
+        let mut container = root_ty.clone();
+        for step in path {
+            let shape = Shape::of(&container);
+            let (index, next) = match step {
+                PathStep::Field(i) => {
+                    let next = match (&shape, &container) {
+                        (Some(_), Type::Array(elem, _)) => (**elem).clone(),
+                        _ => record_components(&container)
+                            .and_then(|cs| cs.get(*i as usize).cloned())
+                            .unwrap_or(Type::UNIT),
+                    };
+                    (StepIndex::Field(*i as usize), next)
+                }
+                PathStep::Index(e, mode) => {
+                    let next = match &container {
+                        Type::Array(elem, _) => (**elem).clone(),
+                        _ => Type::UNIT,
+                    };
+                    (
+                        StepIndex::Dynamic {
+                            ity: int_ty_of(&e.ty),
+                            span: e.span,
+                            mode: *mode,
+                            code: self.expr(e),
+                        },
+                        next,
+                    )
+                }
+            };
+            steps.push(StoreStep {
+                shape,
+                container,
+                index,
+            });
+            container = next;
+        }
+        let value = self.expr(value);
+        Box::new(move |frame| {
+            let mut positions = Vec::with_capacity(steps.len());
+            for step in &steps {
+                positions.push(match &step.index {
+                    StepIndex::Field(i) => *i,
+                    StepIndex::Dynamic {
+                        code,
+                        mode,
+                        ity,
+                        span,
+                    } => {
+                        let index = code(frame)?;
+                        let n = step.shape.and_then(|s| s.n_elements).unwrap_or(0);
+                        position_of(&index, *mode, *ity, n, &step.container)
+                            .map_err(|fault| fault.at(*span))?
+                    }
+                });
+            }
+            let new = value(frame)?;
+            let mut root = take_place(frame, place);
+            store_into(&mut root, &steps, &positions, new);
+            assign(frame, place, root);
+            Ok(())
+        })
+    }
+
+    // ----- patterns and match -----
+
+    fn arm<B, C>(&mut self, arm: &Arm<B>, body: impl FnOnce(&mut Self, &B) -> C) -> CompiledArm<C> {
+        CompiledArm {
+            patterns: arm.patterns.iter().map(|p| self.pattern(p)).collect(),
+            guard: arm.guard.as_ref().map(|g| self.expr(g)),
+            body: body(self, &arm.body),
+        }
+    }
+
+    pub fn pattern(&mut self, pattern: &Pattern) -> BindCode {
+        match &pattern.kind {
+            PatternKind::Wildcard => Box::new(|_, _| Ok(true)),
+            PatternKind::Bind(place) => {
+                let place = *place;
+                self.note_place(place);
+                Box::new(move |frame, value| {
+                    assign(frame, place, value);
+                    Ok(true)
+                })
+            }
+            PatternKind::Const(c) => {
+                let expected = const_value(c, &pattern.ty);
+                let compare = prims::comparator(&pattern.ty);
+                Box::new(move |_, value| Ok(compare(&value, &expected).is_eq()))
+            }
+            PatternKind::Tuple(parts) => {
+                let codes: Vec<BindCode> = parts.iter().map(|p| self.pattern(p)).collect();
+                let shape = Shape::of(&pattern.ty);
+                Box::new(move |frame, value| {
+                    for (i, code) in codes.iter().enumerate() {
+                        let part = match (&value, &shape) {
+                            (Value::Tuple(items), _) => {
+                                items.get(i).cloned().unwrap_or(Value::Unit)
+                            }
+                            (Value::Array(view), Some(shape)) => shape.element(view, i),
+                            _ => Value::Unit,
+                        };
+                        if !code(frame, part)? {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                })
+            }
+            PatternKind::Inject { tag, arg } => {
+                let tag = *tag;
+                let arg = arg.as_ref().map(|a| self.pattern(a));
+                Box::new(move |frame, value| {
+                    let (actual, payload) = match value {
+                        Value::Sum(sum) => (sum.0, sum.1.clone()),
+                        Value::Int(code) => (code as u32, Value::Unit),
+                        _ => return Ok(false),
+                    };
+                    if actual != tag {
+                        return Ok(false);
+                    }
+                    match &arg {
+                        Some(code) => code(frame, payload),
+                        None => Ok(true),
+                    }
+                })
+            }
+            PatternKind::CInject { tag, arg } => {
+                let tag = *tag as usize;
+                let arg = arg.as_ref().map(|a| self.pattern(a));
+                let Some(layout) = SumLayout::of(&pattern.ty) else {
+                    // A unitsum matched by case number: the code is the tag.
+                    return Box::new(move |_, value| Ok(code_u64(&value) == tag as u64));
+                };
+                Box::new(move |frame, value| {
+                    let (actual, payload) = layout.split(&value);
+                    if actual != tag {
+                        return Ok(false);
+                    }
+                    match &arg {
+                        Some(code) => code(frame, payload),
+                        None => Ok(true),
+                    }
+                })
+            }
+        }
+    }
+
+    // ----- expressions -----
+
+    pub fn expr(&mut self, e: &Expr) -> ExprCode {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Const(c) => {
+                let value = const_value(c, &e.ty);
+                Box::new(move |_| Ok(value.clone()))
+            }
+            ExprKind::Zero => {
+                if matches!(e.ty, Type::Array(..)) || record_components(&e.ty).is_some() {
+                    let ty = e.ty.clone();
+                    Box::new(move |_| array::zero_value(&ty).map_err(|f| f.at(span)))
+                } else {
+                    let value = array::zero_value(&e.ty).unwrap_or(Value::Unit);
+                    Box::new(move |_| Ok(value.clone()))
+                }
+            }
+            ExprKind::Local(s) => {
+                self.note_slot(*s);
+                let s = *s as usize;
+                Box::new(move |frame| Ok(frame.slots[s].clone()))
+            }
+            ExprKind::LocalCell(s) => {
+                self.note_slot(*s);
+                let place = Place::LocalCell(*s);
+                Box::new(move |frame| Ok(read_place(frame, place)))
+            }
+            ExprKind::Global(s) => {
+                let place = Place::Global(*s);
+                Box::new(move |frame| Ok(read_place(frame, place)))
+            }
+            ExprKind::Capture(i) => {
+                let i = *i as usize;
+                Box::new(move |frame| Ok(frame.captures.get(i).cloned().unwrap_or(Value::Unit)))
+            }
+            ExprKind::CaptureCell(i) => {
+                let place = Place::CaptureCell(*i);
+                Box::new(move |frame| Ok(read_place(frame, place)))
+            }
+            ExprKind::MakeFun { fun, type_args } => {
+                let Some(instance) = self.instance(*fun, type_args) else {
+                    return internal(format!("unknown function {fun}"), span);
+                };
+                self.note_captures(&instance.captures);
+                Box::new(move |frame| {
+                    let captures = gather_captures(frame, &instance.captures);
+                    Ok(Value::Fun(Arc::new(Closure {
+                        instance: instance.clone(),
+                        captures: captures.into(),
+                        args: Vec::new(),
+                    })))
+                })
+            }
+            ExprKind::Call { func, args } => self.call(func, args, span),
+            ExprKind::Prim(prim, args) => self.prim(prim, args, &e.ty, span),
+            ExprKind::Tuple(parts) if matches!(e.ty, Type::Array(..)) => {
+                self.array_literal(parts, &e.ty, span)
+            }
+            ExprKind::Tuple(parts) if parts.is_empty() => Box::new(|_| Ok(Value::Unit)),
+            ExprKind::Tuple(parts) => {
+                let codes = self.exprs(parts);
+                Box::new(move |frame| {
+                    let mut values = Vec::with_capacity(codes.len());
+                    for code in &codes {
+                        values.push(code(frame)?);
+                    }
+                    Ok(Value::Tuple(values.into()))
+                })
+            }
+            ExprKind::Array(parts) => self.array_literal(parts, &e.ty, span),
+            ExprKind::CTuple(parts) => {
+                let Some(layout) = ProductLayout::of(&e.ty) else {
+                    return internal(format!("compact tuple of type {}", e.ty), span);
+                };
+                let codes = self.exprs(parts);
+                Box::new(move |frame| {
+                    let mut values = Vec::with_capacity(codes.len());
+                    for code in &codes {
+                        values.push(code(frame)?);
+                    }
+                    Ok(layout.build(&values))
+                })
+            }
+            ExprKind::Field(inner, i) => {
+                let i = *i as usize;
+                if let Some(shape) = Shape::of(&inner.ty) {
+                    let inner = self.expr(inner);
+                    return Box::new(move |frame| match inner(frame)? {
+                        Value::Array(view) => Ok(shape.element(&view, i)),
+                        other => Ok(other),
+                    });
+                }
+                let inner = self.expr(inner);
+                Box::new(move |frame| match inner(frame)? {
+                    Value::Tuple(parts) => Ok(parts.get(i).cloned().unwrap_or(Value::Unit)),
+                    other => Ok(other),
+                })
+            }
+            ExprKind::CField(inner, i) => {
+                let Some(layout) = ProductLayout::of(&inner.ty) else {
+                    return internal(format!("compact projection of type {}", inner.ty), span);
+                };
+                let i = *i as usize;
+                let inner = self.expr(inner);
+                Box::new(move |frame| Ok(layout.field(&inner(frame)?, i)))
+            }
+            ExprKind::Index { array, index, mode } => self.index(array, index, *mode, span),
+            ExprKind::Inject { tag, arg } => {
+                let tag = *tag;
+                let arg = self.expr(arg);
+                Box::new(move |frame| Ok(Value::Sum(Arc::new((tag, arg(frame)?)))))
+            }
+            ExprKind::CInject { tag, arg } => {
+                let Some(layout) = SumLayout::of(&e.ty) else {
+                    return internal(format!("compact injection into {}", e.ty), span);
+                };
+                let tag = *tag as usize;
+                let arg = self.expr(arg);
+                Box::new(move |frame| Ok(layout.inject(tag, &arg(frame)?)))
+            }
+            ExprKind::TypeSize(ty) => {
+                let size = size_big(ty);
+                let value = if e.ty == Type::Natural {
+                    Value::Big(Arc::new(size))
+                } else {
+                    Value::Int(size.to_u64().unwrap_or(u64::MAX) as i64)
+                };
+                Box::new(move |_| Ok(value.clone()))
+            }
+            ExprKind::Coerce(kind, inner) => self.coerce(*kind, inner, &e.ty, span),
+            ExprKind::If(c, a, b) => {
+                let (c, a, b) = (self.expr(c), self.expr(a), self.expr(b));
+                Box::new(move |frame| {
+                    if c(frame)?.truthy() {
+                        a(frame)
+                    } else {
+                        b(frame)
+                    }
+                })
+            }
+            ExprKind::And(a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                Box::new(move |frame| {
+                    if a(frame)?.truthy() {
+                        b(frame)
+                    } else {
+                        Ok(Value::bool(false))
+                    }
+                })
+            }
+            ExprKind::Or(a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                Box::new(move |frame| {
+                    if a(frame)?.truthy() {
+                        Ok(Value::bool(true))
+                    } else {
+                        b(frame)
+                    }
+                })
+            }
+            ExprKind::Match(scrutinee, arms) => {
+                let ty = scrutinee.ty.clone();
+                let scrutinee_span = scrutinee.span;
+                let scrutinee = self.expr(scrutinee);
+                let arms: Vec<CompiledArm<ExprCode>> = arms
+                    .iter()
+                    .map(|arm| self.arm(arm, |c, b| c.expr(b)))
+                    .collect();
+                Box::new(move |frame| {
+                    let value = scrutinee(frame)?;
+                    match select_arm(frame, &arms, &value)? {
+                        Some(body) => body(frame),
+                        None => Err(no_match(&value, &ty, scrutinee_span)),
+                    }
+                })
+            }
+        }
+    }
+
+    fn exprs(&mut self, es: &[Expr]) -> Vec<ExprCode> {
+        es.iter().map(|e| self.expr(e)).collect()
+    }
+
+    fn note_captures(&mut self, captures: &[Capture]) {
+        for capture in captures {
+            if let Capture::Slot(s) | Capture::Cell(s) = capture {
+                self.note_slot(*s);
+            }
+        }
+    }
+
+    fn array_literal(&mut self, parts: &[Expr], ty: &Type, span: Span) -> ExprCode {
+        let Some(shape) = Shape::of(ty) else {
+            return internal(format!("array literal of type {ty}"), span);
+        };
+        let ty = ty.clone();
+        let codes = self.exprs(parts);
+        Box::new(move |frame| {
+            let mut builder = LeafBuilder::new(shape.repr);
+            let leaves = codes.len().saturating_mul(shape.elem_leaves);
+            builder.reserve(leaves, &ty).map_err(|f| f.at(span))?;
+            for code in &codes {
+                builder.push_element(code(frame)?);
+            }
+            Ok(Value::Array(builder.finish()))
+        })
+    }
+
+    fn index(&mut self, array: &Expr, index: &Expr, mode: IndexMode, span: Span) -> ExprCode {
+        let Some(shape) = Shape::of(&array.ty) else {
+            return internal(format!("indexing a value of type {}", array.ty), span);
+        };
+        let array_ty = array.ty.clone();
+        let index_ity = int_ty_of(&index.ty);
+        let index_span = index.span;
+        let array = self.expr(array);
+        let index = self.expr(index);
+        if mode == IndexMode::Linear && !shape.elem_is_array {
+            // The common case: one leaf per element, checked position.
+            return Box::new(move |frame| {
+                let Value::Array(view) = array(frame)? else {
+                    return Ok(Value::Unit);
+                };
+                let i = int_value(index(frame)?.as_int_lossy(), index_ity);
+                if i < 0 || i >= view.len as i128 {
+                    return Err(index_error(i, &array_ty, view.len).at(index_span));
+                }
+                Ok(view.leaf(i as usize))
+            });
+        }
+        Box::new(move |frame| {
+            let Value::Array(view) = array(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let index = index(frame)?;
+            let n = shape.len_of(&view);
+            let position =
+                position_of(&index, mode, index_ity, n, &array_ty).map_err(|f| f.at(index_span))?;
+            Ok(shape.element(&view, position))
+        })
+    }
+
+    fn call(&mut self, func: &Expr, args: &[Expr], span: Span) -> ExprCode {
+        let mut arg_codes = self.exprs(args);
+        if let ExprKind::MakeFun { fun, type_args } = &func.kind {
+            let Some(instance) = self.instance(*fun, type_args) else {
+                return internal(format!("unknown function {fun}"), span);
+            };
+            self.note_captures(&instance.captures);
+            let n_groups = instance.n_groups;
+            // Direct call: no closure value is built.
+            if instance.captures.is_empty() && n_groups == 1 && arg_codes.len() == 1 {
+                let arg = arg_codes.pop().expect("one argument");
+                return Box::new(move |frame| {
+                    let value = arg(frame)?;
+                    call_instance(frame.rt, &instance, &[], [value], span)
+                });
+            }
+            return Box::new(move |frame| {
+                let captures = gather_captures(frame, &instance.captures);
+                let mut values = Vec::with_capacity(arg_codes.len());
+                for code in &arg_codes {
+                    values.push(code(frame)?);
+                }
+                if values.len() < n_groups {
+                    return Ok(Value::Fun(Arc::new(Closure {
+                        instance: instance.clone(),
+                        captures: captures.into(),
+                        args: values,
+                    })));
+                }
+                let rest = values.split_off(n_groups);
+                let result = call_instance(frame.rt, &instance, &captures, values, span)?;
+                if rest.is_empty() {
+                    Ok(result)
+                } else {
+                    apply(frame.rt, result, rest, span)
+                }
+            });
+        }
+        let func = self.expr(func);
+        if arg_codes.len() == 1 {
+            let arg = arg_codes.pop().expect("one argument");
+            return Box::new(move |frame| {
+                let f = func(frame)?;
+                let value = arg(frame)?;
+                apply_one(frame.rt, &f, value, span)
+            });
+        }
+        Box::new(move |frame| {
+            let f = func(frame)?;
+            let mut values = Vec::with_capacity(arg_codes.len());
+            for code in &arg_codes {
+                values.push(code(frame)?);
+            }
+            apply(frame.rt, f, values, span)
+        })
+    }
+
+    // ----- coercions -----
+
+    fn coerce(&mut self, kind: CoerceKind, inner: &Expr, target: &Type, span: Span) -> ExprCode {
+        let source = inner.ty.clone();
+        let target = target.clone();
+        let code = self.expr(inner);
+        match kind {
+            CoerceKind::EncodeInt => {
+                let ity = int_ty_of(&target);
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    let encoded = match &value {
+                        Value::Big(b) => b.to_i128(),
+                        other => Some(code_u64(other) as i128),
+                    };
+                    encoded
+                        .and_then(|c| int_from_i128(c, ity))
+                        .map(Value::Int)
+                        .ok_or_else(|| {
+                            runtime_error(
+                                CONVERSION_OUT_OF_RANGE,
+                                format!(
+                                    "conversion out of range: code {} does not fit {}",
+                                    code_big(&value),
+                                    ity.name()
+                                ),
+                                span,
+                            )
+                        })
+                })
+            }
+            CoerceKind::EncodeNatural => {
+                Box::new(move |frame| Ok(Value::Big(Arc::new(code_big(&code(frame)?)))))
+            }
+            CoerceKind::EncodeString => Box::new(move |frame| {
+                Ok(Value::str(code_big(&code(frame)?).to_string().as_bytes()))
+            }),
+            CoerceKind::DecodeInt => {
+                let ity = int_ty_of(&source);
+                let (size, repr) = (size_big(&target), CodeRepr::of(&target));
+                let small_size = size.to_u128();
+                Box::new(move |frame| {
+                    let n = int_value(code(frame)?.as_int_lossy(), ity);
+                    let in_range = match small_size {
+                        Some(s) => n >= 0 && (n as u128) < s,
+                        None => n >= 0,
+                    };
+                    if !in_range {
+                        return Err(decode_error(&n.to_string(), &target, &size, span));
+                    }
+                    Ok(value_from_u64(n as u64, repr))
+                })
+            }
+            CoerceKind::DecodeNatural => {
+                let (size, repr) = (size_big(&target), CodeRepr::of(&target));
+                Box::new(move |frame| {
+                    let n = code_big(&code(frame)?);
+                    if n >= size {
+                        return Err(decode_error(&n.to_string(), &target, &size, span));
+                    }
+                    Ok(value_from_big(n, repr))
+                })
+            }
+            CoerceKind::DecodeString => {
+                let (size, repr) = (size_big(&target), CodeRepr::of(&target));
+                Box::new(move |frame| {
+                    let Value::Str(text) = code(frame)? else {
+                        return Ok(Value::Unit);
+                    };
+                    let parsed = if !text.is_empty() && text.iter().all(u8::is_ascii_digit) {
+                        BigUint::parse_bytes(&text, 10)
+                    } else {
+                        None
+                    };
+                    match parsed {
+                        Some(n) if n < size => Ok(value_from_big(n, repr)),
+                        _ => Err(decode_error(
+                            &format!("\"{}\"", String::from_utf8_lossy(&text)),
+                            &target,
+                            &size,
+                            span,
+                        )),
+                    }
+                })
+            }
+            CoerceKind::Reinterpret => {
+                let repr = CodeRepr::of(&target);
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    Ok(match (&value, repr) {
+                        (Value::Int(_), CodeRepr::Small) | (Value::Big(_), CodeRepr::Big) => value,
+                        _ => value_from_big(code_big(&value), repr),
+                    })
+                })
+            }
+            CoerceKind::Reshape => {
+                if matches!(source, Type::Array(..))
+                    && matches!(target, Type::Array(..))
+                    && array::same_leaves(&source, &target)
+                {
+                    // Same leaves in the same order: the view is reused as is (zero copy).
+                    return code;
+                }
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    let mut leaves = Vec::new();
+                    array::flatten(&value, &source, &mut leaves);
+                    array::rebuild(&target, &mut leaves.into_iter()).map_err(|f| f.at(span))
+                })
+            }
+            CoerceKind::IntToNatural => {
+                let ity = int_ty_of(&source);
+                Box::new(move |frame| {
+                    let n = int_value(code(frame)?.as_int_lossy(), ity);
+                    if n < 0 {
+                        return Err(runtime_error(
+                            CONVERSION_OUT_OF_RANGE,
+                            format!("conversion out of range: {n} is negative, not a natural"),
+                            span,
+                        ));
+                    }
+                    Ok(Value::Big(Arc::new(BigUint::from(n as u128))))
+                })
+            }
+            CoerceKind::NaturalToInt => {
+                let ity = int_ty_of(&target);
+                Box::new(move |frame| {
+                    let n = code_big(&code(frame)?);
+                    n.to_i128()
+                        .and_then(|v| int_from_i128(v, ity))
+                        .map(Value::Int)
+                        .ok_or_else(|| {
+                            runtime_error(
+                                CONVERSION_OUT_OF_RANGE,
+                                format!("conversion out of range: {n} does not fit {}", ity.name()),
+                                span,
+                            )
+                        })
+                })
+            }
+            CoerceKind::NaturalToString => Box::new(move |frame| {
+                Ok(Value::str(code_big(&code(frame)?).to_string().as_bytes()))
+            }),
+        }
+    }
+
+    // ----- primitives -----
+
+    fn prim(&mut self, prim: &Prim, args: &[Expr], result_ty: &Type, span: Span) -> ExprCode {
+        let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let mut codes = self.exprs(args);
+        if codes.len() != prim_arity(prim, args.len()) {
+            return internal(
+                format!("{prim:?} applied to {} arguments", codes.len()),
+                span,
+            );
+        }
+        match prim {
+            Prim::IntArith(op, ity) => {
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                int_arith_code(*op, *ity, a, b, span)
+            }
+            Prim::FloatArith(op, single) => {
+                let (op, single) = (*op, *single);
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let x = a(frame)?.as_float_lossy();
+                    let y = b(frame)?.as_float_lossy();
+                    Ok(Value::Float(round_float(float_arith(op, x, y), single)))
+                })
+            }
+            Prim::NatArith(op) => {
+                let op = *op;
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let x = code_big(&a(frame)?);
+                    let y = code_big(&b(frame)?);
+                    prims::nat_arith(op, &x, &y)
+                        .map(|r| Value::Big(Arc::new(r)))
+                        .map_err(|f| f.at(span))
+                })
+            }
+            Prim::IntNeg(ity) => {
+                let ity = *ity;
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    prims::int_neg(ity, a(frame)?.as_int_lossy())
+                        .map(Value::Int)
+                        .map_err(|f| f.at(span))
+                })
+            }
+            Prim::FloatNeg => {
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| Ok(Value::Float(-a(frame)?.as_float_lossy())))
+            }
+            Prim::Compare(op) => {
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                compare_code(*op, &arg_tys[0], a, b)
+            }
+            Prim::Not => {
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| Ok(Value::bool(!a(frame)?.truthy())))
+            }
+            Prim::StrConcat => {
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let (x, y) = (a(frame)?, b(frame)?);
+                    let (Value::Str(x), Value::Str(y)) = (x, y) else {
+                        return Ok(Value::str(b""));
+                    };
+                    let mut joined = Vec::with_capacity(x.len() + y.len());
+                    joined.extend_from_slice(&x);
+                    joined.extend_from_slice(&y);
+                    Ok(Value::Str(joined.into()))
+                })
+            }
+            Prim::StrRepeat => {
+                let ity = int_ty_of(&arg_tys[1]);
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let s = a(frame)?;
+                    let n = int_value(b(frame)?.as_int_lossy(), ity);
+                    let Value::Str(s) = s else {
+                        return Ok(Value::str(b""));
+                    };
+                    prims::str_repeat(&s, n).map_err(|f| f.at(span))
+                })
+            }
+            Prim::StrIndex => {
+                let ity = int_ty_of(&arg_tys[1]);
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let s = a(frame)?;
+                    let i = int_value(b(frame)?.as_int_lossy(), ity);
+                    let Value::Str(s) = s else {
+                        return Ok(Value::Int(0));
+                    };
+                    prims::str_index(&s, i).map_err(|f| f.at(span))
+                })
+            }
+            Prim::StrSlice { from, to } => {
+                let (has_from, has_to) = (*from, *to);
+                let bound_tys: Vec<IntTy> = arg_tys[1..].iter().map(int_ty_of).collect();
+                Box::new(move |frame| {
+                    let Value::Str(s) = codes[0](frame)? else {
+                        return Ok(Value::str(b""));
+                    };
+                    let mut next = 1;
+                    let mut bound =
+                        |present: bool, frame: &mut Frame<'_, '_>| -> Result<Option<i128>, Ctrl> {
+                            if !present {
+                                return Ok(None);
+                            }
+                            let value = codes[next](frame)?;
+                            let ity = bound_tys[next - 1];
+                            next += 1;
+                            Ok(Some(int_value(value.as_int_lossy(), ity)))
+                        };
+                    let from = bound(has_from, frame)?;
+                    let to = bound(has_to, frame)?;
+                    Ok(prims::str_slice(&s, from, to))
+                })
+            }
+            Prim::StrLen => {
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| match a(frame)? {
+                    Value::Str(s) => Ok(Value::Int(s.len() as i64)),
+                    _ => Ok(Value::Int(0)),
+                })
+            }
+            Prim::ToUpper => {
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| match a(frame)? {
+                    Value::Str(s) => Ok(Value::Str(s.to_ascii_uppercase().into())),
+                    other => Ok(other),
+                })
+            }
+            Prim::Str | Prim::Repr | Prim::Strr => {
+                let render: fn(&Value, &Type) -> Vec<u8> = match prim {
+                    Prim::Str => show::str_value_bytes,
+                    Prim::Repr => show::repr_value_bytes,
+                    _ => show::strr_value_bytes,
+                };
+                let ty = arg_tys[0].clone();
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| Ok(Value::str(&render(&a(frame)?, &ty))))
+            }
+            Prim::Print | Prim::Println => {
+                let newline = *prim == Prim::Println;
+                let ty = arg_tys[0].clone();
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let mut text = show::str_value_bytes(&a(frame)?, &ty);
+                    if newline {
+                        text.push(b'\n');
+                    }
+                    frame.rt.write(&text);
+                    Ok(Value::Unit)
+                })
+            }
+            Prim::Endl => Box::new(|frame| {
+                frame.rt.write(b"\n");
+                Ok(Value::Unit)
+            }),
+            Prim::Caseno => {
+                let a = codes.pop().expect("one operand");
+                match SumLayout::of(&arg_tys[0]) {
+                    Some(layout) => {
+                        Box::new(move |frame| Ok(Value::Int(layout.split(&a(frame)?).0 as i64)))
+                    }
+                    None => Box::new(move |frame| match a(frame)? {
+                        Value::Sum(sum) => Ok(Value::Int(sum.0 as i64)),
+                        other => Ok(Value::Int(code_u64(&other) as i64)),
+                    }),
+                }
+            }
+            Prim::Len => {
+                let shape = Shape::of(&arg_tys[0]);
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| match (a(frame)?, &shape) {
+                    (Value::Array(view), Some(shape)) => Ok(Value::Int(shape.len_of(&view) as i64)),
+                    (Value::Str(s), _) => Ok(Value::Int(s.len() as i64)),
+                    _ => Ok(Value::Int(0)),
+                })
+            }
+            Prim::Convert => {
+                let (from, to) = (arg_tys[0].clone(), result_ty.clone());
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    prims::convert(&a(frame)?, &from, &to).map_err(|f| f.at(span))
+                })
+            }
+            Prim::Widen => codes.pop().expect("one operand"),
+            Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
+            Prim::FoldLeft | Prim::FoldRight => {
+                let left = *prim == Prim::FoldLeft;
+                let array_index = if left { 2 } else { 1 };
+                let Some(shape) = Shape::of(&arg_tys[array_index]) else {
+                    return internal("fold over a value that is not an array", span);
+                };
+                let mut codes = codes.into_iter();
+                let (f, first, second) = (
+                    codes.next().expect("three operands"),
+                    codes.next().expect("three operands"),
+                    codes.next().expect("three operands"),
+                );
+                Box::new(move |frame| {
+                    let function = f(frame)?;
+                    let (x, y) = (first(frame)?, second(frame)?);
+                    let (init, array) = if left { (x, y) } else { (y, x) };
+                    let Value::Array(view) = array else {
+                        return Ok(init);
+                    };
+                    let n = shape.len_of(&view);
+                    let mut acc = init;
+                    if left {
+                        for i in 0..n {
+                            acc = apply(
+                                frame.rt,
+                                function.clone(),
+                                [acc, shape.element(&view, i)],
+                                span,
+                            )?;
+                        }
+                    } else {
+                        for i in (0..n).rev() {
+                            acc = apply(
+                                frame.rt,
+                                function.clone(),
+                                [shape.element(&view, i), acc],
+                                span,
+                            )?;
+                        }
+                    }
+                    Ok(acc)
+                })
+            }
+            Prim::Rev => {
+                let Some(shape) = Shape::of(&arg_tys[0]) else {
+                    return internal("rev of a value that is not an array", span);
+                };
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| match a(frame)? {
+                    Value::Array(view) => Ok(Value::Array(array::reverse(&view, &shape))),
+                    other => Ok(other),
+                })
+            }
+            Prim::Iter => {
+                let Some(shape) = Shape::of(&arg_tys[1]) else {
+                    return internal("iter over a value that is not an array", span);
+                };
+                let a = codes.pop().expect("two operands");
+                let f = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let function = f(frame)?;
+                    if let Value::Array(view) = a(frame)? {
+                        for i in 0..shape.len_of(&view) {
+                            apply_one(frame.rt, &function, shape.element(&view, i), span)?;
+                        }
+                    }
+                    Ok(Value::Unit)
+                })
+            }
+            Prim::Sum | Prim::Prod => {
+                let a = codes.pop().expect("one operand");
+                reduce_code(*prim == Prim::Sum, result_ty, a, span)
+            }
+            Prim::Concat => {
+                let result = result_ty.clone();
+                let repr = leaf_repr(leaf_type(&arg_tys[0]));
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| match (a(frame)?, b(frame)?) {
+                    (Value::Array(x), Value::Array(y)) => array::concat(&x, &y, repr, &result)
+                        .map(Value::Array)
+                        .map_err(|f| f.at(span)),
+                    (x, _) => Ok(x),
+                })
+            }
+            Prim::Transpose => {
+                let Some((rows, cols, block, repr)) = transpose_geometry(&arg_tys[0]) else {
+                    return internal(format!("transpose of {}", arg_tys[0]), span);
+                };
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| match a(frame)? {
+                    Value::Array(view) => Ok(Value::Array(array::transpose(
+                        &view, rows, cols, block, repr,
+                    ))),
+                    other => Ok(other),
+                })
+            }
+        }
+    }
+
+    fn map(
+        &mut self,
+        mut codes: Vec<ExprCode>,
+        array_ty: &Type,
+        result_ty: &Type,
+        span: Span,
+    ) -> ExprCode {
+        let (Some(input), Some(output)) = (Shape::of(array_ty), Shape::of(result_ty)) else {
+            return internal("map over a value that is not an array", span);
+        };
+        let result_ty = result_ty.clone();
+        let a = codes.pop().expect("two operands");
+        let f = codes.pop().expect("two operands");
+        Box::new(move |frame| {
+            let function = f(frame)?;
+            let Value::Array(view) = a(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let n = input.len_of(&view);
+            let mut builder = LeafBuilder::new(output.repr);
+            builder
+                .reserve(n.saturating_mul(output.elem_leaves), &result_ty)
+                .map_err(|f| f.at(span))?;
+            for i in 0..n {
+                let element = input.element(&view, i);
+                builder.push_element(apply_one(frame.rt, &function, element, span)?);
+            }
+            Ok(Value::Array(builder.finish()))
+        })
+    }
+}
+
+/// A compiled match arm.
+struct CompiledArm<B> {
+    patterns: Vec<BindCode>,
+    guard: Option<ExprCode>,
+    body: B,
+}
+
+/// The body of the first arm whose pattern matches and whose guard holds.
+fn select_arm<'b, B>(
+    frame: &mut Frame<'_, '_>,
+    arms: &'b [CompiledArm<B>],
+    value: &Value,
+) -> Result<Option<&'b B>, Ctrl> {
+    for arm in arms {
+        let mut matched = false;
+        for pattern in &arm.patterns {
+            if pattern(frame, value.clone())? {
+                matched = true;
+                break;
+            }
+        }
+        if !matched {
+            continue;
+        }
+        let guard_holds = match &arm.guard {
+            Some(guard) => guard(frame)?.truthy(),
+            None => true,
+        };
+        if guard_holds {
+            return Ok(Some(&arm.body));
+        }
+    }
+    Ok(None)
+}
+
+fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
+    runtime_error(
+        NO_MATCH,
+        format!(
+            "no match case for the value {} of type {ty}",
+            show::strr_value(value, ty)
+        ),
+        span,
+    )
+}
+
+fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
+    let range = if size.is_zero() {
+        "no codes".to_string()
+    } else {
+        format!("0 .. {}", size - 1u32)
+    };
+    runtime_error(
+        DECODE_OUT_OF_RANGE,
+        format!("{shown} is not a code of {target} ({range})"),
+        span,
+    )
+}
+
+/// The captured values of a new closure, taken from the creating frame.
+fn gather_captures(frame: &Frame<'_, '_>, captures: &[Capture]) -> Vec<Value> {
+    captures
+        .iter()
+        .map(|capture| match capture {
+            Capture::Slot(s) | Capture::Cell(s) => frame.slots[*s as usize].clone(),
+            Capture::Outer(i) => frame
+                .captures
+                .get(*i as usize)
+                .cloned()
+                .unwrap_or(Value::Unit),
+        })
+        .collect()
+}
+
+/// How many operands a primitive takes (`StrSlice` depends on its bounds).
+fn prim_arity(prim: &Prim, given: usize) -> usize {
+    match prim {
+        Prim::Endl => 0,
+        Prim::IntNeg(_)
+        | Prim::FloatNeg
+        | Prim::Not
+        | Prim::StrLen
+        | Prim::ToUpper
+        | Prim::Str
+        | Prim::Repr
+        | Prim::Strr
+        | Prim::Print
+        | Prim::Println
+        | Prim::Caseno
+        | Prim::Len
+        | Prim::Convert
+        | Prim::Widen
+        | Prim::Rev
+        | Prim::Sum
+        | Prim::Prod
+        | Prim::Transpose => 1,
+        Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
+        Prim::FoldLeft | Prim::FoldRight => 3,
+        _ if given == 0 => 2,
+        _ => 2,
+    }
+}
+
+fn slow_fault(op: ArithOp, ity: IntTy, x: i64, y: i64) -> Fault {
+    int_arith(op, ity, x, y)
+        .err()
+        .unwrap_or_else(|| Fault::new(OVERFLOW, format!("{} overflow", ity.name())))
+}
+
+fn binary_int<K>(a: ExprCode, b: ExprCode, span: Span, kernel: K) -> ExprCode
+where
+    K: Fn(i64, i64) -> Result<i64, Fault> + Send + Sync + 'static,
+{
+    Box::new(move |frame| {
+        let x = a(frame)?.as_int_lossy();
+        let y = b(frame)?.as_int_lossy();
+        kernel(x, y).map(Value::Int).map_err(|f| f.at(span))
+    })
+}
+
+/// Integer arithmetic with a specialised kernel for the common signed 32- and 64-bit cases.
+fn int_arith_code(op: ArithOp, ity: IntTy, a: ExprCode, b: ExprCode, span: Span) -> ExprCode {
+    let fits32 = |r: i64| r as i32 as i64 == r;
+    match (op, ity.signed(), ity.bits()) {
+        (ArithOp::Add, true, 64) => binary_int(a, b, span, move |x, y| {
+            x.checked_add(y).ok_or_else(|| slow_fault(op, ity, x, y))
+        }),
+        (ArithOp::Sub, true, 64) => binary_int(a, b, span, move |x, y| {
+            x.checked_sub(y).ok_or_else(|| slow_fault(op, ity, x, y))
+        }),
+        (ArithOp::Mul, true, 64) => binary_int(a, b, span, move |x, y| {
+            x.checked_mul(y).ok_or_else(|| slow_fault(op, ity, x, y))
+        }),
+        (ArithOp::Add, true, 32) => binary_int(a, b, span, move |x, y| {
+            let r = x + y;
+            if fits32(r) {
+                Ok(r)
+            } else {
+                Err(slow_fault(op, ity, x, y))
+            }
+        }),
+        (ArithOp::Sub, true, 32) => binary_int(a, b, span, move |x, y| {
+            let r = x - y;
+            if fits32(r) {
+                Ok(r)
+            } else {
+                Err(slow_fault(op, ity, x, y))
+            }
+        }),
+        (ArithOp::Mul, true, 32) => binary_int(a, b, span, move |x, y| {
+            let r = x * y;
+            if fits32(r) {
+                Ok(r)
+            } else {
+                Err(slow_fault(op, ity, x, y))
+            }
+        }),
+        _ => binary_int(a, b, span, move |x, y| int_arith(op, ity, x, y)),
+    }
+}
+
+/// A comparison with the kernel chosen by the operand type.
+fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
+    match ty {
+        Type::Int(ity) if is_unsigned_64(*ity) => Box::new(move |frame| {
+            let x = a(frame)?.as_int_lossy() as u64;
+            let y = b(frame)?.as_int_lossy() as u64;
+            Ok(Value::bool(holds(op, x.cmp(&y))))
+        }),
+        Type::Int(_) | Type::Char => Box::new(move |frame| {
+            let x = a(frame)?.as_int_lossy();
+            let y = b(frame)?.as_int_lossy();
+            Ok(Value::bool(holds(op, x.cmp(&y))))
+        }),
+        Type::Double | Type::Float => Box::new(move |frame| {
+            let x = a(frame)?.as_float_lossy();
+            let y = b(frame)?.as_float_lossy();
+            Ok(Value::bool(float_holds(op, x, y)))
+        }),
+        t if crate::types::kind::is_compact(t) && CodeRepr::of(t) == CodeRepr::Small => {
+            Box::new(move |frame| {
+                let x = code_u64(&a(frame)?);
+                let y = code_u64(&b(frame)?);
+                Ok(Value::bool(holds(op, x.cmp(&y))))
+            })
+        }
+        _ => {
+            let compare = prims::comparator(ty);
+            Box::new(move |frame| {
+                let x = a(frame)?;
+                let y = b(frame)?;
+                Ok(Value::bool(holds(op, compare(&x, &y))))
+            })
+        }
+    }
+}
+
+/// `\sum` (when `sum`) or `\prod` of an array whose elements have type `elem`.
+fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
+    let op = if sum { ArithOp::Add } else { ArithOp::Mul };
+    match elem {
+        Type::Int(ity) => {
+            let ity = *ity;
+            Box::new(move |frame| {
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::Int(0));
+                };
+                let mut acc: i64 = if sum { 0 } else { 1 };
+                if let Buffer::I64(values) = &*view.buf {
+                    for x in &values[view.start..view.start + view.len] {
+                        acc = int_arith(op, ity, acc, *x).map_err(|f| f.at(span))?;
+                    }
+                }
+                Ok(Value::Int(acc))
+            })
+        }
+        Type::Double | Type::Float => {
+            let single = *elem == Type::Float;
+            Box::new(move |frame| {
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::Float(0.0));
+                };
+                let mut acc: f64 = if sum { 0.0 } else { 1.0 };
+                if let Buffer::F64(values) = &*view.buf {
+                    for x in &values[view.start..view.start + view.len] {
+                        acc = round_float(float_arith(op, acc, *x), single);
+                    }
+                }
+                Ok(Value::Float(acc))
+            })
+        }
+        _ => Box::new(move |frame| {
+            let Value::Array(view) = a(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let mut acc = BigUint::from(if sum { 0u32 } else { 1u32 });
+            for k in 0..view.len {
+                let x = code_big(&view.leaf(k));
+                acc = if sum { acc + x } else { acc * x };
+            }
+            Ok(Value::Big(Arc::new(acc)))
+        }),
+    }
+}
+
+/// Rows, columns, leaves per block and leaf kind of a transposable array type: an array of
+/// arrays `T ^ M ^ N` (N rows of M) or a matrix `T ^ (A \* B)` (|A| rows of |B|).
+fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::LeafRepr)> {
+    let Type::Array(elem, index) = ty else {
+        return None;
+    };
+    if let Type::Array(inner, columns) = &**elem {
+        let rows = size_big(index).to_usize()?;
+        let cols = size_big(columns).to_usize()?;
+        let block = super::value::leaf_count(inner)?;
+        return Some((rows, cols, block, leaf_repr(leaf_type(inner))));
+    }
+    let digits = crate::types::layout::product_digits(index)?;
+    if digits.len() != 2 {
+        return None;
+    }
+    let rows = digits[0].radix.to_usize()?;
+    let cols = digits[1].radix.to_usize()?;
+    let block = super::value::leaf_count(elem)?;
+    Some((rows, cols, block, leaf_repr(leaf_type(elem))))
+}

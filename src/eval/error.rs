@@ -1,0 +1,58 @@
+//! Runtime errors (L8.3): each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
+
+use crate::diag::{Diagnostic, Stage};
+use crate::syntax::span::Span;
+
+use super::Ctrl;
+
+/// The codes of L8.3.
+pub const INDEX_OUT_OF_RANGE: &str = "R0001";
+pub const DECODE_OUT_OF_RANGE: &str = "R0002";
+pub const OVERFLOW: &str = "R0003";
+pub const DIVISION_BY_ZERO: &str = "R0004";
+pub const CONVERSION_OUT_OF_RANGE: &str = "R0005";
+pub const NO_MATCH: &str = "R0006";
+pub const TOO_LARGE: &str = "R0007";
+pub const RECURSION_TOO_DEEP: &str = "R0008";
+/// A violated evaluator invariant (an IR shape the checker never produces); not a user error.
+pub const INTERNAL: &str = "R0000";
+
+/// A runtime error with the given code and message at `span`.
+pub fn runtime_error(code: &'static str, message: impl Into<String>, span: Span) -> Ctrl {
+    let message = message.into();
+    let label = match code {
+        INDEX_OUT_OF_RANGE => "index out of range",
+        DECODE_OUT_OF_RANGE => "decode out of range",
+        OVERFLOW => "integer overflow",
+        DIVISION_BY_ZERO => "division by zero",
+        CONVERSION_OUT_OF_RANGE => "conversion out of range",
+        NO_MATCH => "no match case",
+        TOO_LARGE => "array too large",
+        RECURSION_TOO_DEEP => "recursion too deep",
+        INTERNAL => "internal evaluator error",
+        _ => "runtime error",
+    };
+    Ctrl::Error(Box::new(
+        Diagnostic::new(Stage::Runtime, code, message, span).with_label(label),
+    ))
+}
+
+/// A fault found by a kernel that does not know its span; the compiled node adds the span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Fault {
+        Fault {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn at(self, span: Span) -> Ctrl {
+        runtime_error(self.code, self.message, span)
+    }
+}

@@ -1,0 +1,518 @@
+//! Scalar kernels: checked integer arithmetic with C division, floats, naturals, comparisons,
+//! conversions and string operations. Kernels are plain functions over unwrapped values; the
+//! compiler picks them per operand type.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use num_traits::{ToPrimitive, Zero};
+
+use crate::core::ir::{ArithOp, CmpOp};
+use crate::types::ty::{IntTy, NominalBody};
+use crate::types::Type;
+
+use super::compact::{code_big, code_u64, CodeRepr};
+use super::error::{
+    Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW,
+};
+use super::value::Value;
+
+/// Is this integer type stored as a `u64` bit pattern in the `i64`?
+pub fn is_unsigned_64(ity: IntTy) -> bool {
+    !ity.signed() && ity.bits() == 64
+}
+
+/// The mathematical value of an integer of type `ity` stored as `raw`.
+pub fn int_value(raw: i64, ity: IntTy) -> i128 {
+    if is_unsigned_64(ity) {
+        raw as u64 as i128
+    } else {
+        raw as i128
+    }
+}
+
+/// The stored form of the mathematical value `v`, or `None` if it does not fit `ity`.
+pub fn int_from_i128(v: i128, ity: IntTy) -> Option<i64> {
+    if ity.contains(v) {
+        Some(if is_unsigned_64(ity) {
+            v as u64 as i64
+        } else {
+            v as i64
+        })
+    } else {
+        None
+    }
+}
+
+pub fn op_symbol(op: ArithOp) -> &'static str {
+    match op {
+        ArithOp::Add => "+",
+        ArithOp::Sub => "-",
+        ArithOp::Mul => "*",
+        ArithOp::Div => "/",
+        ArithOp::Mod => "%",
+    }
+}
+
+/// Checked integer arithmetic in type `ity` with C semantics for `/` and `%` (truncation, the
+/// sign of the dividend).
+#[inline]
+pub fn int_arith(op: ArithOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> {
+    let x = int_value(a, ity);
+    let y = int_value(b, ity);
+    let result = match op {
+        ArithOp::Add => x + y,
+        ArithOp::Sub => x - y,
+        ArithOp::Mul => x * y,
+        ArithOp::Div | ArithOp::Mod if y == 0 => {
+            return Err(Fault::new(
+                DIVISION_BY_ZERO,
+                format!("division by zero: {x} {} {y}", op_symbol(op)),
+            ))
+        }
+        // Rust's `/` and `%` on integers truncate toward zero like C.
+        ArithOp::Div => x / y,
+        ArithOp::Mod => x % y,
+    };
+    int_from_i128(result, ity).ok_or_else(|| {
+        Fault::new(
+            OVERFLOW,
+            format!("{} overflow: {x} {} {y}", ity.name(), op_symbol(op)),
+        )
+    })
+}
+
+/// Checked negation in `ity`.
+pub fn int_neg(ity: IntTy, a: i64) -> Result<i64, Fault> {
+    let x = int_value(a, ity);
+    int_from_i128(-x, ity)
+        .ok_or_else(|| Fault::new(OVERFLOW, format!("{} overflow: -{x}", ity.name())))
+}
+
+/// Round to `float` when `single`.
+#[inline]
+pub fn round_float(x: f64, single: bool) -> f64 {
+    if single {
+        x as f32 as f64
+    } else {
+        x
+    }
+}
+
+#[inline]
+pub fn float_arith(op: ArithOp, a: f64, b: f64) -> f64 {
+    match op {
+        ArithOp::Add => a + b,
+        ArithOp::Sub => a - b,
+        ArithOp::Mul => a * b,
+        ArithOp::Div => a / b,
+        // C's fmod: the sign of the dividend, like Rust's `%` on floats.
+        ArithOp::Mod => a % b,
+    }
+}
+
+/// `natural` arithmetic: a negative result is R0003, division by zero R0004.
+pub fn nat_arith(op: ArithOp, a: &BigUint, b: &BigUint) -> Result<BigUint, Fault> {
+    match op {
+        ArithOp::Add => Ok(a + b),
+        ArithOp::Sub => {
+            if a < b {
+                Err(Fault::new(
+                    OVERFLOW,
+                    format!("natural overflow: {a} - {b} is negative"),
+                ))
+            } else {
+                Ok(a - b)
+            }
+        }
+        ArithOp::Mul => Ok(a * b),
+        ArithOp::Div | ArithOp::Mod if b.is_zero() => Err(Fault::new(
+            DIVISION_BY_ZERO,
+            format!("division by zero: {a} {} {b}", op_symbol(op)),
+        )),
+        ArithOp::Div => Ok(a / b),
+        ArithOp::Mod => Ok(a % b),
+    }
+}
+
+/// Does an ordering satisfy the comparison?
+#[inline]
+pub fn holds(op: CmpOp, ordering: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => ordering == Ordering::Equal,
+        CmpOp::Ne => ordering != Ordering::Equal,
+        CmpOp::Lt => ordering == Ordering::Less,
+        CmpOp::Le => ordering != Ordering::Greater,
+        CmpOp::Gt => ordering == Ordering::Greater,
+        CmpOp::Ge => ordering != Ordering::Less,
+    }
+}
+
+/// IEEE comparison (every comparison with NaN is false except `!=`).
+#[inline]
+pub fn float_holds(op: CmpOp, a: f64, b: f64) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+/// A total order on the values of one type, built once per type.
+pub type Comparator = Arc<dyn Fn(&Value, &Value) -> Ordering + Send + Sync>;
+
+/// The structural order of L3.12 and `Prim::Compare` for values of type `ty`.
+pub fn comparator(ty: &Type) -> Comparator {
+    match ty {
+        Type::Int(ity) if is_unsigned_64(*ity) => {
+            Arc::new(|a, b| (a.as_int_lossy() as u64).cmp(&(b.as_int_lossy() as u64)))
+        }
+        Type::Int(_) | Type::Char => Arc::new(|a, b| a.as_int_lossy().cmp(&b.as_int_lossy())),
+        Type::Double | Type::Float => Arc::new(|a, b| {
+            a.as_float_lossy()
+                .partial_cmp(&b.as_float_lossy())
+                .unwrap_or(Ordering::Equal)
+        }),
+        Type::String => Arc::new(|a, b| match (a, b) {
+            (Value::Str(x), Value::Str(y)) => x.cmp(y),
+            _ => Ordering::Equal,
+        }),
+        Type::Natural => Arc::new(|a, b| code_big(a).cmp(&code_big(b))),
+        t if crate::types::kind::is_compact(t) => match CodeRepr::of(t) {
+            CodeRepr::Unit => Arc::new(|_, _| Ordering::Equal),
+            CodeRepr::Small => Arc::new(|a, b| code_u64(a).cmp(&code_u64(b))),
+            CodeRepr::Big => Arc::new(|a, b| code_big(a).cmp(&code_big(b))),
+        },
+        Type::Tuple(components) => {
+            let parts: Vec<Comparator> = components.iter().map(comparator).collect();
+            Arc::new(move |a, b| compare_components(&parts, a, b))
+        }
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => {
+                let parts: Vec<Comparator> = fields.iter().map(|(_, t)| comparator(t)).collect();
+                Arc::new(move |a, b| compare_components(&parts, a, b))
+            }
+            Some(NominalBody::Variant(constructors)) => {
+                let args: Vec<Option<Comparator>> = constructors
+                    .iter()
+                    .map(|(_, t)| t.as_ref().map(comparator))
+                    .collect();
+                Arc::new(move |a, b| compare_sums(&args, a, b))
+            }
+            None => Arc::new(|_, _| Ordering::Equal),
+        },
+        Type::Sum(summands) => {
+            let args: Vec<Option<Comparator>> =
+                summands.iter().map(|t| Some(comparator(t))).collect();
+            Arc::new(move |a, b| compare_sums(&args, a, b))
+        }
+        Type::Array(elem, _) => {
+            let element = comparator(elem);
+            let leaves = super::value::leaf_count(elem).unwrap_or(1);
+            let elem_is_array = matches!(**elem, Type::Array(..));
+            Arc::new(move |a, b| match (a, b) {
+                (Value::Array(x), Value::Array(y)) => {
+                    let n = x.len.min(y.len) / leaves.max(1);
+                    for i in 0..n {
+                        let (p, q) = if elem_is_array {
+                            (
+                                Value::Array(x.slice(i * leaves, leaves)),
+                                Value::Array(y.slice(i * leaves, leaves)),
+                            )
+                        } else {
+                            (x.leaf(i), y.leaf(i))
+                        };
+                        let ordering = element(&p, &q);
+                        if ordering != Ordering::Equal {
+                            return ordering;
+                        }
+                    }
+                    x.len.cmp(&y.len)
+                }
+                _ => Ordering::Equal,
+            })
+        }
+        _ => Arc::new(|_, _| Ordering::Equal),
+    }
+}
+
+fn compare_components(parts: &[Comparator], a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            for ((compare, p), q) in parts.iter().zip(x.iter()).zip(y.iter()) {
+                let ordering = compare(p, q);
+                if ordering != Ordering::Equal {
+                    return ordering;
+                }
+            }
+            Ordering::Equal
+        }
+        _ => Ordering::Equal,
+    }
+}
+
+fn compare_sums(args: &[Option<Comparator>], a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Sum(x), Value::Sum(y)) => {
+            x.0.cmp(&y.0).then_with(|| match args.get(x.0 as usize) {
+                Some(Some(compare)) => compare(&x.1, &y.1),
+                _ => Ordering::Equal,
+            })
+        }
+        _ => Ordering::Equal,
+    }
+}
+
+/// Parse an optional sign and leading decimal digits (C's `atoi` without whitespace rules
+/// beyond leading blanks): `"12x"` is 12, `"abc"` is 0. `None` only on overflow of i128.
+pub fn parse_leading_int(bytes: &[u8]) -> Option<i128> {
+    let mut i = 0;
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let mut negative = false;
+    if i < bytes.len() && (bytes[i] == b'-' || bytes[i] == b'+') {
+        negative = bytes[i] == b'-';
+        i += 1;
+    }
+    let mut value: i128 = 0;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        value = value
+            .checked_mul(10)?
+            .checked_add((bytes[i] - b'0') as i128)?;
+        i += 1;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// Parse the longest leading decimal floating-point number (like `strtod`); 0 when none.
+pub fn parse_leading_float(bytes: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_start();
+    let mut best = 0.0;
+    for (i, _) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        if let Ok(v) = text[..i].parse::<f64>() {
+            best = v;
+        }
+    }
+    best
+}
+
+/// A scalar conversion (L4.14, L6.10) from `from` to `to`.
+pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
+    let out_of_range = |shown: String| {
+        Fault::new(
+            CONVERSION_OUT_OF_RANGE,
+            format!("conversion out of range: {shown} does not fit {to}"),
+        )
+    };
+    // The source as an exact integer or a float.
+    enum Source {
+        Integer(i128),
+        Float(f64),
+        Text(Arc<[u8]>),
+    }
+    let source = match (from, value) {
+        (Type::Int(ity), Value::Int(raw)) => Source::Integer(int_value(*raw, *ity)),
+        (Type::Char, Value::Int(raw)) => Source::Integer(*raw as i128),
+        (Type::Double | Type::Float, Value::Float(x)) => Source::Float(*x),
+        (Type::String, Value::Str(s)) => Source::Text(s.clone()),
+        (Type::Natural, Value::Big(b)) => match b.to_i128() {
+            Some(v) => Source::Integer(v),
+            None => return Err(out_of_range(b.to_string())),
+        },
+        (_, Value::Int(raw)) => Source::Integer(*raw as i128),
+        (_, Value::Float(x)) => Source::Float(*x),
+        (_, other) => return Ok(other.clone()),
+    };
+    match to {
+        Type::Int(ity) => {
+            let v = match source {
+                Source::Integer(v) => v,
+                Source::Float(x) => {
+                    if x.is_nan() || x.is_infinite() || x.abs() >= 1e38 {
+                        return Err(out_of_range(x.to_string()));
+                    }
+                    x.trunc() as i128
+                }
+                Source::Text(s) => match parse_leading_int(&s) {
+                    Some(v) => v,
+                    None => {
+                        return Err(out_of_range(format!("\"{}\"", String::from_utf8_lossy(&s))))
+                    }
+                },
+            };
+            int_from_i128(v, *ity)
+                .map(Value::Int)
+                .ok_or_else(|| out_of_range(v.to_string()))
+        }
+        Type::Char => match source {
+            Source::Integer(v) if (0..=255).contains(&v) => Ok(Value::Int(v as i64)),
+            Source::Integer(v) => Err(out_of_range(v.to_string())),
+            Source::Float(x) => Err(out_of_range(x.to_string())),
+            Source::Text(s) => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),
+        },
+        Type::Double | Type::Float => {
+            let single = *to == Type::Float;
+            let x = match source {
+                Source::Integer(v) => v as f64,
+                Source::Float(x) => x,
+                Source::Text(s) => parse_leading_float(&s),
+            };
+            Ok(Value::Float(round_float(x, single)))
+        }
+        Type::Natural => match source {
+            Source::Integer(v) if v >= 0 => Ok(Value::Big(Arc::new(BigUint::from(v as u128)))),
+            Source::Integer(v) => Err(out_of_range(v.to_string())),
+            Source::Float(x) if x >= 0.0 && x.is_finite() => {
+                Ok(Value::Big(Arc::new(BigUint::from(x.trunc() as u128))))
+            }
+            Source::Float(x) => Err(out_of_range(x.to_string())),
+            Source::Text(s) => Ok(Value::Big(Arc::new(BigUint::from(
+                parse_leading_int(&s).unwrap_or(0).max(0) as u128,
+            )))),
+        },
+        Type::String => Ok(match source {
+            Source::Integer(v) => Value::str(v.to_string().as_bytes()),
+            Source::Float(x) => Value::str(x.to_string().as_bytes()),
+            Source::Text(s) => Value::Str(s),
+        }),
+        _ => Ok(value.clone()),
+    }
+}
+
+/// `s.[i]`: negative `i` counts from the end; outside `-len .. len-1` is R0001.
+pub fn str_index(s: &[u8], i: i128) -> Result<Value, Fault> {
+    let len = s.len() as i128;
+    let position = if i < 0 { i + len } else { i };
+    if position < 0 || position >= len {
+        return Err(Fault::new(
+            INDEX_OUT_OF_RANGE,
+            format!("string index {i} out of range for a string of length {len}"),
+        ));
+    }
+    Ok(Value::Int(s[position as usize] as i64))
+}
+
+/// `s.[from to to]`: negative bounds count from the end, bounds are clamped.
+pub fn str_slice(s: &[u8], from: Option<i128>, to: Option<i128>) -> Value {
+    let len = s.len() as i128;
+    let clamp = |bound: i128| {
+        let b = if bound < 0 { bound + len } else { bound };
+        b.clamp(0, len) as usize
+    };
+    let start = from.map(clamp).unwrap_or(0);
+    let end = to.map(clamp).unwrap_or(s.len());
+    if start >= end {
+        Value::str(b"")
+    } else {
+        Value::str(&s[start..end])
+    }
+}
+
+/// `s * n`: `n` copies; `n <= 0` gives the empty string. R0007 when the result is too big.
+pub fn str_repeat(s: &[u8], n: i128) -> Result<Value, Fault> {
+    if n <= 0 || s.is_empty() {
+        return Ok(Value::str(b""));
+    }
+    let total = (s.len() as i128).saturating_mul(n);
+    if total > (1i128 << 40) {
+        return Err(Fault::new(
+            super::error::TOO_LARGE,
+            format!("string of {total} bytes is too large to allocate"),
+        ));
+    }
+    Ok(Value::str(&s.repeat(n as usize)))
+}
+
+impl Value {
+    /// The integer in an `Int`, or 0 (used by kernels whose operand types are known).
+    #[inline]
+    pub fn as_int_lossy(&self) -> i64 {
+        match self {
+            Value::Int(i) => *i,
+            _ => 0,
+        }
+    }
+
+    /// The double in a `Float`, or 0.
+    #[inline]
+    pub fn as_float_lossy(&self) -> f64 {
+        match self {
+            Value::Float(x) => *x,
+            _ => 0.0,
+        }
+    }
+
+    /// A boolean stored as code 0 or 1.
+    #[inline]
+    pub fn truthy(&self) -> bool {
+        matches!(self, Value::Int(i) if *i != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_division_semantics() {
+        assert_eq!(int_arith(ArithOp::Div, IntTy::Int, -7, 2), Ok(-3));
+        assert_eq!(int_arith(ArithOp::Mod, IntTy::Int, -7, 2), Ok(-1));
+        assert_eq!(int_arith(ArithOp::Div, IntTy::Int, 7, -2), Ok(-3));
+        assert_eq!(int_arith(ArithOp::Mod, IntTy::Int, 7, -2), Ok(1));
+    }
+
+    #[test]
+    fn overflow_and_division_by_zero_are_faults() {
+        let fault = int_arith(ArithOp::Add, IntTy::Int, 2147483647, 1).unwrap_err();
+        assert_eq!(fault.code, OVERFLOW);
+        assert_eq!(fault.message, "int overflow: 2147483647 + 1");
+        let fault = int_arith(ArithOp::Div, IntTy::Long, 1, 0).unwrap_err();
+        assert_eq!(fault.code, DIVISION_BY_ZERO);
+        assert_eq!(
+            int_arith(ArithOp::Sub, IntTy::Size, 0, 1).unwrap_err().code,
+            OVERFLOW
+        );
+        assert_eq!(
+            int_arith(ArithOp::Add, IntTy::U64, -2, 1),
+            Ok(-1),
+            "u64::MAX - 1 + 1 is u64::MAX"
+        );
+    }
+
+    #[test]
+    fn string_conversions_read_leading_digits() {
+        let int = Type::INT;
+        let parse = |s: &str| convert(&Value::str(s.as_bytes()), &Type::String, &int);
+        assert_eq!(parse("12x").unwrap().as_int(), 12);
+        assert_eq!(parse("abc").unwrap().as_int(), 0);
+        assert_eq!(parse("-42").unwrap().as_int(), -42);
+        assert_eq!(
+            parse("99999999999").unwrap_err().code,
+            CONVERSION_OUT_OF_RANGE
+        );
+        let truncated = convert(&Value::Float(3.7), &Type::Double, &int).unwrap();
+        assert_eq!(truncated.as_int(), 3);
+        let byte = Type::Int(IntTy::U8);
+        assert!(convert(&Value::Int(300), &int, &byte).is_err());
+    }
+
+    #[test]
+    fn string_slices_clamp_and_index_from_the_end() {
+        let s = b"hello";
+        match str_slice(s, Some(3), Some(10)) {
+            Value::Str(t) => assert_eq!(&*t, b"lo"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(str_index(s, -1).unwrap().as_int(), b'o' as i64);
+        assert!(str_index(s, 5).is_err());
+    }
+}
