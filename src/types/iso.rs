@@ -229,7 +229,7 @@ fn primitive_root(body: NormalForm) -> (NormalForm, BigUint) {
         border[position] = candidate;
     }
     let period = length - border[length - 1];
-    if period < length && length % period == 0 {
+    if period < length && length.is_multiple_of(period) {
         let root = NormalForm {
             groups: groups[..period].to_vec(),
         };

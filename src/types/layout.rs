@@ -9,8 +9,8 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
-use crate::types::kind::compact_hint;
-use crate::types::size::size_of;
+use crate::types::kind::{compact_hint, is_compact};
+use crate::types::size::{size_of, MAX_SIZE_BITS};
 use crate::types::ty::Type;
 
 /// The most digits `describe_layout` lists (and `product_digits` expands for a compact array).
@@ -283,6 +283,13 @@ fn flattened_radices(ty: &Type, radices: &mut Vec<BigUint>) -> Result<(), String
 }
 
 fn no_layout_message(ty: &Type) -> String {
+    if is_compact(ty) {
+        return if ty.has_var() || ty.has_meta() {
+            format!("`{ty}` mentions a type variable, so its layout is not known")
+        } else {
+            format!("the size of `{ty}` has more than {MAX_SIZE_BITS} bits; its layout is not listed")
+        };
+    }
     let mut message = format!("`{ty}` is not compact linear, so it has no layout");
     if let Some(hint) = compact_hint(ty) {
         message.push_str(&format!("; write `{hint}`"));
@@ -417,7 +424,9 @@ mod tests {
         assert!(plain.contains("write `3 \\* 2`"), "{plain}");
         assert!(describe_layout(&Type::array(Type::INT, Type::INT)).is_err());
         let huge = Type::carray(unitsum(1), Type::carray(unitsum(2), unitsum(40)));
-        assert!(describe_layout(&huge).is_err());
+        assert!(describe_layout(&huge).unwrap_err().contains("digits"));
+        let enormous = Type::carray(unitsum(2), Type::carray(unitsum(2), unitsum(40)));
+        assert!(describe_layout(&enormous).unwrap_err().contains("bits"));
     }
 
     #[test]
