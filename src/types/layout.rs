@@ -287,7 +287,9 @@ fn no_layout_message(ty: &Type) -> String {
         return if ty.has_var() || ty.has_meta() {
             format!("`{ty}` mentions a type variable, so its layout is not known")
         } else {
-            format!("the size of `{ty}` has more than {MAX_SIZE_BITS} bits; its layout is not listed")
+            format!(
+                "the size of `{ty}` has more than {MAX_SIZE_BITS} bits; its layout is not listed"
+            )
         };
     }
     let mut message = format!("`{ty}` is not compact linear, so it has no layout");
