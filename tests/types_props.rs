@@ -36,13 +36,15 @@ fn compact_type_over(leaf: BoxedStrategy<Type>) -> impl Strategy<Value = Type> {
 }
 
 fn small_compact_type() -> impl Strategy<Value = Type> {
-    compact_type_over((0u64..6).prop_map(Type::Unitsum).boxed())
+    // Void is rare: any product mentioning it has no values at all.
+    let leaf = prop_oneof![1 => Just(0u64), 8 => 1u64..6].prop_map(Type::Unitsum);
+    compact_type_over(leaf.boxed())
 }
 
 /// Compact types whose sizes often exceed 2^64.
 fn big_compact_type() -> impl Strategy<Value = Type> {
     let leaf = prop_oneof![
-        (0u64..6).prop_map(Type::Unitsum),
+        (1u64..6).prop_map(Type::Unitsum),
         (1_000_000_000u64..1_000_000_100).prop_map(Type::Unitsum),
         (u64::MAX - 10..=u64::MAX).prop_map(Type::Unitsum),
     ];
@@ -171,7 +173,11 @@ fn expand(form: &NormalForm) -> Vec<Leaf> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        max_global_rejects: 1 << 20,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn sizes_follow_the_arithmetic(parts in prop::collection::vec(small_compact_type(), 2..4)) {
@@ -196,7 +202,10 @@ proptest! {
         let size = size_u64(&ty);
         prop_assume!(size.is_some_and(|size| size <= 3000));
         let size = size.unwrap();
-        let mut codes = all_codes(&ty, 3000).unwrap();
+        let codes = all_codes(&ty, 3000);
+        // A product without values may still have a component with too many values.
+        prop_assume!(codes.is_some());
+        let mut codes = codes.unwrap();
         codes.sort();
         let expected: Vec<BigUint> = (0..size).map(BigUint::from).collect();
         prop_assert_eq!(codes, expected);
@@ -227,14 +236,16 @@ proptest! {
     }
 
     #[test]
-    fn u64_paths_agree_with_big_paths(ty in big_compact_type(), seed in any::<u64>()) {
+    fn u64_paths_agree_with_big_paths(ty in prop_oneof![3 => small_compact_type().boxed(), 1 => big_compact_type().boxed()], seed in any::<u64>()) {
         prop_assume!(codes_fit_u64(&ty));
         let size = size_of(&ty).unwrap();
         prop_assume!(!size.is_zero());
         let code = BigUint::from(seed) % &size;
         let code_u64 = code.to_u64().unwrap();
         if let Some(digits) = product_digits(&ty) {
-            if let Some(fast) = ProductRadicesU64::from_digits(&digits) {
+            let fast = ProductRadicesU64::from_digits(&digits);
+            prop_assert!(fast.is_some(), "no fast path for {}", ty);
+            if let Some(fast) = fast {
                 let big_components = decode_product(&digits, &code);
                 let fast_components = fast.decode(code_u64);
                 let widened: Vec<BigUint> = fast_components.iter().copied().map(BigUint::from).collect();

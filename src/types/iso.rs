@@ -9,9 +9,12 @@
 //!
 //! Repeating a sequence of several groups is expanded only up to `MAX_EXPANDED_GROUPS` groups;
 //! beyond that the repetition is kept as one group whose leaf is a *block* (the repeated
-//! sequence). Blocks keep the representation exact, but two different block structures can
-//! spell the same sequence; the engine then reports the types as not isomorphic, which is the
-//! safe answer for a check that guards zero-copy reshapes.
+//! sequence, reduced to its shortest period). Blocks keep the representation exact. When the
+//! two sides of a comparison hold different leaves and one is a block, the block is unfolded
+//! one repetition at a time, up to `MAX_BLOCK_UNFOLDINGS` times; two differently aligned block
+//! structures that spell the same huge sequence can exhaust that budget, and the engine then
+//! reports the types as not isomorphic, the safe answer for a check that guards zero-copy
+//! reshapes.
 
 use std::fmt;
 
@@ -229,7 +232,7 @@ fn primitive_root(body: NormalForm) -> (NormalForm, BigUint) {
         border[position] = candidate;
     }
     let period = length - border[length - 1];
-    if period < length && length % period == 0 {
+    if period < length && length.is_multiple_of(period) {
         let root = NormalForm {
             groups: groups[..period].to_vec(),
         };
@@ -411,14 +414,13 @@ fn first_mismatch(a: &NormalForm, b: &NormalForm) -> Option<Mismatch> {
             cursor_b.consume(&step);
             continue;
         }
-        let blocks = (leaf_a, leaf_b);
         let is_block = |leaf: &Leaf| matches!(leaf, Leaf::Block(_));
         if (is_block(leaf_a) || is_block(leaf_b)) && unfoldings_left > 0 {
             unfoldings_left -= 1;
-            if let Leaf::Block(body) = blocks.0 {
+            if let Leaf::Block(body) = leaf_a {
                 cursor_a.unfold(body);
             }
-            if let Leaf::Block(body) = blocks.1 {
+            if let Leaf::Block(body) = leaf_b {
                 cursor_b.unfold(body);
             }
             continue;
@@ -565,6 +567,17 @@ mod tests {
         assert_eq!(
             iso_line(&huge, &ints).rsplit("; ").next(),
             Some("at element 1: double vs int")
+        );
+    }
+
+    #[test]
+    fn shifted_blocks_unfold_until_they_differ() {
+        let huge_index = Type::carray(unitsum(2), unitsum(80));
+        let a = tuple(vec![Type::INT, array(int_double(), huge_index.clone())]);
+        let b = array(int_double(), huge_index);
+        assert_eq!(
+            iso_line(&a, &b).rsplit("; ").next(),
+            Some("at element 1: int vs double")
         );
     }
 

@@ -9,8 +9,8 @@
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
-use crate::types::kind::compact_hint;
-use crate::types::size::size_of;
+use crate::types::kind::{compact_hint, is_compact};
+use crate::types::size::{size_of, MAX_SIZE_BITS};
 use crate::types::ty::Type;
 
 /// The most digits `describe_layout` lists (and `product_digits` expands for a compact array).
@@ -93,7 +93,13 @@ pub fn project_product(digit: &Digit, code: &BigUint) -> BigUint {
 }
 
 /// Radices and weights of a compact product as `u64`s, for products whose codes fit in a
-/// `u64`. Agrees with `encode_product` and `decode_product`.
+/// `u64` (size at most 2^64). Agrees with `encode_product` and `decode_product`.
+///
+/// Two corner cases of sizes near 2^64 are stored specially so that every such product has a
+/// fast path: a radix of exactly 2^64 (possible only when every other radix is 1) is stored
+/// as 0, meaning "no modulus"; a weight of 2^64 (possible only for a digit of radix 1, whose
+/// component is always 0) is stored as 0, and projecting it gives 0. A true radix of 0 occurs
+/// only in a product without values, where nothing is ever decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProductRadicesU64 {
     pub radices: Vec<u64>,
@@ -101,16 +107,32 @@ pub struct ProductRadicesU64 {
 }
 
 impl ProductRadicesU64 {
-    /// `None` when a radix or weight does not fit in a `u64`.
+    /// `None` exactly when the codes of the product do not fit in a `u64`.
     pub fn from_digits(digits: &[Digit]) -> Option<ProductRadicesU64> {
-        let radices = digits
-            .iter()
-            .map(|digit| digit.radix.to_u64())
-            .collect::<Option<Vec<_>>>()?;
-        let weights = digits
-            .iter()
-            .map(|digit| digit.weight.to_u64())
-            .collect::<Option<Vec<_>>>()?;
+        let two_to_the_sixty_four = BigUint::one() << 64u32;
+        let size = digits
+            .first()
+            .map(|digit| &digit.radix * &digit.weight)
+            .unwrap_or_else(BigUint::one);
+        if size > two_to_the_sixty_four {
+            return None;
+        }
+        let mut radices = Vec::with_capacity(digits.len());
+        let mut weights = Vec::with_capacity(digits.len());
+        for digit in digits {
+            let radix = match digit.radix.to_u64() {
+                Some(radix) => radix,
+                None if digit.radix == two_to_the_sixty_four => 0,
+                None => return None,
+            };
+            let weight = match digit.weight.to_u64() {
+                Some(weight) => weight,
+                None if digit.radix <= BigUint::one() => 0,
+                None => return None,
+            };
+            radices.push(radix);
+            weights.push(weight);
+        }
         Some(ProductRadicesU64 { radices, weights })
     }
 
@@ -131,15 +153,20 @@ impl ProductRadicesU64 {
             .collect()
     }
 
-    /// The code of the component at `position`.
+    /// The code of the component at `position`: `(code / weight) % radix`.
     pub fn project(&self, code: u64, position: usize) -> u64 {
         let (Some(radix), Some(weight)) = (self.radices.get(position), self.weights.get(position))
         else {
             return 0;
         };
-        code.checked_div(*weight)
-            .and_then(|quotient| quotient.checked_rem(*radix))
-            .unwrap_or(0)
+        let Some(quotient) = code.checked_div(*weight) else {
+            return 0;
+        };
+        if *radix == 0 {
+            quotient
+        } else {
+            quotient % radix
+        }
     }
 }
 
@@ -185,26 +212,29 @@ pub fn split_sum_code(summands: &[Summand], code: &BigUint) -> Option<(usize, Bi
         .map(|(tag, summand)| (tag, code - &summand.offset))
 }
 
-/// Sizes and offsets of a compact sum as `u64`s, for sums whose codes fit in a `u64`.
-/// Agrees with `encode_sum` and `split_sum_code`.
+/// Offsets and sizes of a compact sum, for sums whose codes fit in a `u64` (size at most
+/// 2^64). Agrees with `encode_sum` and `split_sum_code`. Sizes are `u128` because one summand
+/// may have exactly 2^64 values; an offset of 2^64 (possible only for trailing summands
+/// without values) is stored as `u64::MAX`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SumOffsetsU64 {
-    pub sizes: Vec<u64>,
     pub offsets: Vec<u64>,
+    pub sizes: Vec<u128>,
 }
 
 impl SumOffsetsU64 {
-    /// `None` when a size or offset does not fit in a `u64`.
+    /// `None` exactly when the codes of the sum do not fit in a `u64`.
     pub fn from_summands(summands: &[Summand]) -> Option<SumOffsetsU64> {
-        let sizes = summands
-            .iter()
-            .map(|summand| summand.size.to_u64())
-            .collect::<Option<Vec<_>>>()?;
-        let offsets = summands
-            .iter()
-            .map(|summand| summand.offset.to_u64())
-            .collect::<Option<Vec<_>>>()?;
-        Some(SumOffsetsU64 { sizes, offsets })
+        let mut offsets = Vec::with_capacity(summands.len());
+        let mut sizes = Vec::with_capacity(summands.len());
+        let mut total: u128 = 0;
+        for summand in summands {
+            let size = summand.size.to_u128()?;
+            offsets.push(u64::try_from(total).unwrap_or(u64::MAX));
+            sizes.push(size);
+            total = total.checked_add(size)?;
+        }
+        (total <= 1u128 << 64).then_some(SumOffsetsU64 { offsets, sizes })
     }
 
     /// The code of the injection of `argument` into summand `tag`; `None` for a bad tag.
@@ -217,7 +247,7 @@ impl SumOffsetsU64 {
         self.offsets
             .iter()
             .zip(&self.sizes)
-            .position(|(offset, size)| code >= *offset && code - offset < *size)
+            .position(|(offset, size)| code >= *offset && u128::from(code - offset) < *size)
             .map(|tag| (tag, code - self.offsets[tag]))
     }
 }
@@ -253,6 +283,15 @@ fn flattened_radices(ty: &Type, radices: &mut Vec<BigUint>) -> Result<(), String
 }
 
 fn no_layout_message(ty: &Type) -> String {
+    if is_compact(ty) {
+        return if ty.has_var() || ty.has_meta() {
+            format!("`{ty}` mentions a type variable, so its layout is not known")
+        } else {
+            format!(
+                "the size of `{ty}` has more than {MAX_SIZE_BITS} bits; its layout is not listed"
+            )
+        };
+    }
     let mut message = format!("`{ty}` is not compact linear, so it has no layout");
     if let Some(hint) = compact_hint(ty) {
         message.push_str(&format!("; write `{hint}`"));
@@ -387,7 +426,9 @@ mod tests {
         assert!(plain.contains("write `3 \\* 2`"), "{plain}");
         assert!(describe_layout(&Type::array(Type::INT, Type::INT)).is_err());
         let huge = Type::carray(unitsum(1), Type::carray(unitsum(2), unitsum(40)));
-        assert!(describe_layout(&huge).is_err());
+        assert!(describe_layout(&huge).unwrap_err().contains("digits"));
+        let enormous = Type::carray(unitsum(2), Type::carray(unitsum(2), unitsum(40)));
+        assert!(describe_layout(&enormous).unwrap_err().contains("bits"));
     }
 
     #[test]
@@ -424,6 +465,26 @@ mod tests {
         assert_eq!(fast.split(2), Some((0, 2)));
         assert_eq!(fast.split(4), Some((1, 1)));
         assert_eq!(fast.split(5), None);
+    }
+
+    #[test]
+    fn fast_paths_cover_sizes_of_two_to_the_sixty_four() {
+        let wide = Type::cproduct(vec![unitsum(1), Type::carray(unitsum(2), unitsum(64))]);
+        let digits = product_digits(&wide).unwrap();
+        let fast = ProductRadicesU64::from_digits(&digits).unwrap();
+        assert_eq!(fast.decode(u64::MAX), vec![0, u64::MAX]);
+        assert_eq!(fast.encode(&[0, u64::MAX]), u64::MAX);
+        let too_wide = Type::cproduct(vec![unitsum(2), Type::carray(unitsum(2), unitsum(64))]);
+        let digits = product_digits(&too_wide).unwrap();
+        assert_eq!(ProductRadicesU64::from_digits(&digits), None);
+        let sum = Type::csum(vec![Type::carray(unitsum(2), unitsum(64)), unitsum(0)]);
+        let fast = SumOffsetsU64::from_summands(&sum_summands(&sum).unwrap()).unwrap();
+        assert_eq!(fast.split(u64::MAX), Some((0, u64::MAX)));
+        let too_big = Type::csum(vec![Type::carray(unitsum(2), unitsum(64)), unitsum(1)]);
+        assert_eq!(
+            SumOffsetsU64::from_summands(&sum_summands(&too_big).unwrap()),
+            None
+        );
     }
 
     #[test]
