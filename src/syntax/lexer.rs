@@ -249,11 +249,17 @@ impl Lexer {
         let after_dot = matches!(self.tokens.last(), Some((Token::Dot, _)));
 
         // A float: digits `.` digits (L1.5), never with a radix prefix.
-        if !has_prefix && self.peek_at(0) == Some('.') && self.peek_at(1).is_some_and(|c| c.is_ascii_digit()) {
+        if !has_prefix
+            && self.peek_at(0) == Some('.')
+            && self.peek_at(1).is_some_and(|c| c.is_ascii_digit())
+        {
             if after_dot {
                 // `x.1.0`: Felix lexes `1.0` as a float. Report it and read `1`, `.`, `0`.
                 let float_end = self.position + 2;
-                let span = Span::new(self.offsets[start], self.offsets[float_end.min(self.chars.len())]);
+                let span = Span::new(
+                    self.offsets[start],
+                    self.offsets[float_end.min(self.chars.len())],
+                );
                 let mut error = syntax_error(
                     span,
                     "a floating literal cannot follow `.`: `x.1.0` reads `1.0` as a float",
@@ -303,7 +309,10 @@ impl Lexer {
         if self.peek_at(0) == Some('_') {
             length = 1;
         }
-        if !self.peek_at(length).is_some_and(|c| c.is_ascii_alphabetic()) {
+        if !self
+            .peek_at(length)
+            .is_some_and(|c| c.is_ascii_alphabetic())
+        {
             return None;
         }
         let mut candidate = String::new();
@@ -335,7 +344,10 @@ impl Lexer {
         let mut text = format!("{integer_digits}.{fraction}");
         if matches!(self.peek_at(0), Some('e' | 'E')) {
             let sign_length = usize::from(matches!(self.peek_at(1), Some('+' | '-')));
-            if self.peek_at(1 + sign_length).is_some_and(|c| c.is_ascii_digit()) {
+            if self
+                .peek_at(1 + sign_length)
+                .is_some_and(|c| c.is_ascii_digit())
+            {
                 if sign_length == 1 && self.peek_at(1) == Some('-') {
                     text.push_str("e-");
                 } else {
@@ -504,7 +516,10 @@ mod tests {
 
     fn tokens(src: &str) -> Vec<Token> {
         let (tokens, errors) = lex(src);
-        assert!(errors.is_empty(), "unexpected errors for {src:?}: {errors:?}");
+        assert!(
+            errors.is_empty(),
+            "unexpected errors for {src:?}: {errors:?}"
+        );
         tokens.into_iter().map(|(token, _)| token).collect()
     }
 
@@ -528,7 +543,10 @@ mod tests {
 
     #[test]
     fn nested_block_comments_and_line_comments() {
-        assert_eq!(tokens("a /* x /* y */ z */ b // c\nd"), vec![ident("a"), ident("b"), ident("d")]);
+        assert_eq!(
+            tokens("a /* x /* y */ z */ b // c\nd"),
+            vec![ident("a"), ident("b"), ident("d")]
+        );
     }
 
     #[test]
@@ -541,9 +559,15 @@ mod tests {
     #[test]
     fn identifiers_with_inner_dashes_and_primes() {
         assert_eq!(tokens("x-1"), vec![ident("x-1")]);
-        assert_eq!(tokens("a-b x'' _y"), vec![ident("a-b"), ident("x''"), ident("_y")]);
+        assert_eq!(
+            tokens("a-b x'' _y"),
+            vec![ident("a-b"), ident("x''"), ident("_y")]
+        );
         assert_eq!(tokens("x - 1"), vec![ident("x"), Token::Minus, int(1)]);
-        assert_eq!(tokens("x->y"), vec![ident("x"), Token::RightArrow, ident("y")]);
+        assert_eq!(
+            tokens("x->y"),
+            vec![ident("x"), Token::RightArrow, ident("y")]
+        );
         assert_eq!(tokens("x-"), vec![ident("x"), Token::Minus]);
     }
 
@@ -596,7 +620,10 @@ mod tests {
     #[test]
     fn integer_literals() {
         assert_eq!(tokens("010 007"), vec![int(10), int(7)]);
-        assert_eq!(tokens("0x1F 0b101 0o17 0d99"), vec![int(31), int(5), int(15), int(99)]);
+        assert_eq!(
+            tokens("0x1F 0b101 0o17 0d99"),
+            vec![int(31), int(5), int(15), int(99)]
+        );
         assert_eq!(tokens("1_000_000 1'000"), vec![int(1_000_000), int(1000)]);
         assert_eq!(
             tokens("5uz 7L 3_u8 1LLU 0x1di"),
@@ -638,13 +665,28 @@ mod tests {
         assert_eq!(
             tokens("1.5 2.5E3 1.5e-7 1.25f"),
             vec![
-                Token::Float(FloatLit { value: 1.5, single: false }),
-                Token::Float(FloatLit { value: 2500.0, single: false }),
-                Token::Float(FloatLit { value: 1.5e-7, single: false }),
-                Token::Float(FloatLit { value: 1.25, single: true }),
+                Token::Float(FloatLit {
+                    value: 1.5,
+                    single: false
+                }),
+                Token::Float(FloatLit {
+                    value: 2500.0,
+                    single: false
+                }),
+                Token::Float(FloatLit {
+                    value: 1.5e-7,
+                    single: false
+                }),
+                Token::Float(FloatLit {
+                    value: 1.25,
+                    single: true
+                }),
             ]
         );
-        assert_eq!(tokens("42._strr"), vec![int(42), Token::Dot, ident("_strr")]);
+        assert_eq!(
+            tokens("42._strr"),
+            vec![int(42), Token::Dot, ident("_strr")]
+        );
         assert_eq!(tokens("1..3"), vec![int(1), Token::DotDot, int(3)]);
     }
 
@@ -654,7 +696,10 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert!(errors[0].help.as_deref().unwrap().contains("x.1 .0"));
         let tokens: Vec<Token> = tokens.into_iter().map(|(token, _)| token).collect();
-        assert_eq!(tokens, vec![ident("x"), Token::Dot, int(1), Token::Dot, int(0)]);
+        assert_eq!(
+            tokens,
+            vec![ident("x"), Token::Dot, int(1), Token::Dot, int(0)]
+        );
         assert_eq!(
             self::tokens("t.1 .1"),
             vec![ident("t"), Token::Dot, int(1), Token::Dot, int(1)]
@@ -665,9 +710,15 @@ mod tests {
     fn strings_and_escapes() {
         assert_eq!(tokens(r#""a\nb""#), vec![Token::Str(b"a\nb".to_vec())]);
         assert_eq!(tokens(r#""\tb""#), vec![Token::Str(b"\tb".to_vec())]);
-        assert_eq!(tokens(r#"'it\'s' "\x41""#), vec![Token::Str(b"it's".to_vec()), Token::Str(b"A".to_vec())]);
+        assert_eq!(
+            tokens(r#"'it\'s' "\x41""#),
+            vec![Token::Str(b"it's".to_vec()), Token::Str(b"A".to_vec())]
+        );
         assert_eq!(tokens(r#"r"a\n""#), vec![Token::Str(b"a\\n".to_vec())]);
-        assert_eq!(tokens("\"\"\"a\nb\"\"\""), vec![Token::Str(b"a\nb".to_vec())]);
+        assert_eq!(
+            tokens("\"\"\"a\nb\"\"\""),
+            vec![Token::Str(b"a\nb".to_vec())]
+        );
         assert_eq!(tokens("'''x'''"), vec![Token::Str(b"x".to_vec())]);
         assert_eq!(
             tokens(r#""ab" "cd""#),
