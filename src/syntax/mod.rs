@@ -11,6 +11,8 @@ pub mod token;
 
 pub use span::{Span, Spanned};
 
+use chumsky::Parser as _;
+
 /// A syntax error (E0100, or a literal error E0601/E0602 found while lexing).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SyntaxError {
@@ -32,4 +34,82 @@ pub enum ChunkParse {
     /// Unexpected end of input: read another line.
     Incomplete,
     Invalid(Vec<SyntaxError>),
+}
+
+/// Lexes `src` and runs one entry point of the grammar over it. Lexical errors come first in
+/// source order together with the parser's errors.
+fn parse_with<O>(
+    src: &str,
+    recovering: bool,
+    select_parser: impl for<'t> FnOnce(parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
+) -> (Option<O>, Vec<SyntaxError>) {
+    let (tokens, mut errors) = lexer::lex(src);
+    let grammar_parser = select_parser(parser::grammar(recovering));
+    let (output, parse_errors) = parser::run_parser(&grammar_parser, &tokens, src.len());
+    errors.extend(parse_errors);
+    errors.sort_by_key(|error| (error.span.start, error.span.end));
+    errors.dedup();
+    (output, errors)
+}
+
+/// Parses a whole program. Parsing recovers after each error, so every syntax error of the
+/// program is returned, together with the statements that could be parsed.
+pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
+    let (output, errors) = parse_with(src, true, |grammar| grammar.program);
+    (output.unwrap_or_default(), errors)
+}
+
+/// Parses one REPL chunk (L9.4): a single expression with no trailing `;` is `Chunk::Expr`,
+/// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
+/// `Incomplete`; anything else is `Invalid`.
+pub fn parse_chunk(src: &str) -> ChunkParse {
+    if let Ok(expression) = parse_expr(src) {
+        return ChunkParse::Complete(ast::Chunk::Expr(expression));
+    }
+    let (statements, errors) = parse_program(src);
+    if errors.is_empty() {
+        return ChunkParse::Complete(ast::Chunk::Stmts(statements));
+    }
+    // Without recovery the parse stops at its first failure: the chunk is incomplete exactly
+    // when that failure (and every lexical error) is at the end of the input.
+    let (_, first_failure) = parse_with(src, false, |grammar| grammar.program);
+    if !first_failure.is_empty() && first_failure.iter().all(|error| error.at_end) {
+        ChunkParse::Incomplete
+    } else {
+        ChunkParse::Invalid(errors)
+    }
+}
+
+/// Parses `src` as exactly one type expression.
+pub fn parse_type(src: &str) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, |grammar| {
+        grammar
+            .type_expr
+            .then_ignore(chumsky::primitive::end())
+            .boxed()
+    }))
+}
+
+/// Parses `src` as a comma-separated list of types (`A, B` for `:iso`).
+pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, |grammar| {
+        grammar
+            .type_list
+            .then_ignore(chumsky::primitive::end())
+            .boxed()
+    }))
+}
+
+/// Parses `src` as exactly one expression.
+pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, |grammar| {
+        grammar.expr.then_ignore(chumsky::primitive::end()).boxed()
+    }))
+}
+
+fn into_result<O>((output, errors): (Option<O>, Vec<SyntaxError>)) -> Result<O, Vec<SyntaxError>> {
+    match output {
+        Some(output) if errors.is_empty() => Ok(output),
+        _ => Err(errors),
+    }
 }

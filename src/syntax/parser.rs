@@ -1,1 +1,1383 @@
-//! The parser.
+//! The parser: tokens to the untyped AST (L2.8, L4, L5), written with chumsky 0.13.
+//!
+//! Architecture invariant: the parser never gives up on the first error. Each statement that
+//! fails is skipped up to its `;` (or the end of the enclosing block) and parsing continues, so a
+//! file with several syntax errors reports all of them.
+
+use std::fmt;
+
+use chumsky::error::{RichPattern, RichReason};
+use chumsky::input::{Input as _, MappedInput};
+use chumsky::prelude::*;
+use chumsky::recursive::Indirect;
+
+use crate::syntax::ast::*;
+use crate::syntax::span::{Span, Spanned};
+use crate::syntax::token::{Keyword, Token};
+use crate::syntax::SyntaxError;
+
+/// The token stream the parser reads: a slice of spanned tokens.
+pub type TokenInput<'t> = MappedInput<'t, Token, Span, &'t [(Token, Span)]>;
+
+/// A syntax error that is not an "expected … found …" mismatch: it carries its own code, message
+/// and help.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodedMessage {
+    pub code: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl fmt::Display for CodedMessage {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}", self.message)
+    }
+}
+
+type ParseError<'t> = Rich<'t, Token, Span, CodedMessage>;
+type Extra<'t> = extra::Err<ParseError<'t>>;
+pub type BoxedParser<'t, O> = Boxed<'t, 't, TokenInput<'t>, O, Extra<'t>>;
+type RecursiveParser<'t, O> = Recursive<Indirect<'t, 't, TokenInput<'t>, O, Extra<'t>>>;
+
+/// The entry points of the grammar, built once per parse.
+pub struct Grammar<'t> {
+    pub type_expr: BoxedParser<'t, TypeExpr>,
+    pub type_list: BoxedParser<'t, Vec<TypeExpr>>,
+    pub expr: BoxedParser<'t, Expr>,
+    /// A whole program: statements up to the end of input, with recovery.
+    pub program: BoxedParser<'t, Vec<Stmt>>,
+}
+
+fn coded_error<'t>(
+    span: Span,
+    code: &'static str,
+    message: &str,
+    help: Option<&str>,
+) -> ParseError<'t> {
+    Rich::custom(
+        span,
+        CodedMessage {
+            code,
+            message: message.to_string(),
+            help: help.map(str::to_string),
+        },
+    )
+}
+
+fn token<'t>(expected: Token) -> impl Parser<'t, TokenInput<'t>, Token, Extra<'t>> + Clone {
+    just(expected)
+}
+
+fn keyword<'t>(expected: Keyword) -> impl Parser<'t, TokenInput<'t>, Token, Extra<'t>> + Clone {
+    just(Token::Keyword(expected))
+}
+
+fn name<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
+    select! { Token::Ident(name) = extra => Spanned::new(name, extra.span()) }.labelled("name")
+}
+
+fn int_literal<'t>() -> impl Parser<'t, TokenInput<'t>, IntLit, Extra<'t>> + Clone {
+    select! { Token::Int(literal) => literal }.labelled("integer literal")
+}
+
+/// The name `to` inside `s.[i to j]` (it is not a keyword).
+fn to_word<'t>() -> impl Parser<'t, TokenInput<'t>, Token, Extra<'t>> + Clone {
+    just(Token::Ident("to".to_string()))
+}
+
+/// Joins an operand chain: one operand is itself, several make `make_chain`.
+fn chain_or_single<T>(
+    mut operands: Vec<Spanned<T>>,
+    span: Span,
+    make_chain: fn(Vec<Spanned<T>>) -> T,
+) -> Spanned<T> {
+    if operands.len() == 1 {
+        operands.remove(0)
+    } else {
+        Spanned::new(make_chain(operands), span)
+    }
+}
+
+/// Folds a type operator level that mixes an n-ary chain operator (`op == None`) with the binary
+/// left-associative unitsum operators (`op == Some(…)`, L2.15).
+fn fold_type_level(
+    first: TypeExpr,
+    rest: Vec<(Option<UnitsumOp>, TypeExpr)>,
+    make_chain: fn(Vec<TypeExpr>) -> TypeExprKind,
+) -> TypeExpr {
+    fn collapse(
+        operands: Vec<TypeExpr>,
+        make_chain: fn(Vec<TypeExpr>) -> TypeExprKind,
+    ) -> TypeExpr {
+        let span = operands[0].span.to(operands[operands.len() - 1].span);
+        chain_or_single(operands, span, make_chain)
+    }
+    let mut operands = vec![first];
+    for (operator, operand) in rest {
+        match operator {
+            None => operands.push(operand),
+            Some(operator) => {
+                let left = collapse(std::mem::take(&mut operands), make_chain);
+                let span = left.span.to(operand.span);
+                operands.push(Spanned::new(
+                    TypeExprKind::UnitsumArith(operator, Box::new(left), Box::new(operand)),
+                    span,
+                ));
+            }
+        }
+    }
+    collapse(operands, make_chain)
+}
+
+/// Type expressions (L2.8): returns the full type parser and the atomic type parser.
+fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) {
+    let mut type_expr: RecursiveParser<'t, TypeExpr> = Recursive::declare();
+
+    let atom = choice((
+        select! { Token::Ident(name) => TypeExprKind::Name(name) },
+        int_literal().map(TypeExprKind::Unitsum),
+        token(Token::LParen)
+            .then(token(Token::RParen))
+            .to(TypeExprKind::Unit),
+    ))
+    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+    .or(type_expr
+        .clone()
+        .delimited_by(token(Token::LParen), token(Token::RParen)))
+    .labelled("type")
+    .boxed();
+
+    let power = atom
+        .clone()
+        .foldl_with(
+            choice((
+                token(Token::Caret).to(false),
+                token(Token::CompactCaret).to(true),
+            ))
+            .then(atom.clone())
+            .repeated(),
+            |base, (compact, index), extra| {
+                let kind = if compact {
+                    TypeExprKind::CArray(Box::new(base), Box::new(index))
+                } else {
+                    TypeExprKind::Array(Box::new(base), Box::new(index))
+                };
+                Spanned::new(kind, extra.span())
+            },
+        )
+        .boxed();
+
+    let compact_product = power
+        .clone()
+        .separated_by(token(Token::CompactStar))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|operands, extra| chain_or_single(operands, extra.span(), TypeExprKind::CProduct))
+        .boxed();
+
+    let product_operator = choice((
+        token(Token::Star).to(None),
+        token(Token::UnitsumArith(UnitsumOp::Mul)).to(Some(UnitsumOp::Mul)),
+        token(Token::UnitsumArith(UnitsumOp::Div)).to(Some(UnitsumOp::Div)),
+        token(Token::UnitsumArith(UnitsumOp::Mod)).to(Some(UnitsumOp::Mod)),
+    ));
+    let product = compact_product
+        .clone()
+        .then(
+            product_operator
+                .then(compact_product)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map(|(first, rest)| fold_type_level(first, rest, TypeExprKind::Product))
+        .boxed();
+
+    let compact_sum = product
+        .clone()
+        .separated_by(token(Token::CompactPlus))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|operands, extra| chain_or_single(operands, extra.span(), TypeExprKind::CSum))
+        .boxed();
+
+    let sum_operator = choice((
+        token(Token::Plus).to(None),
+        token(Token::UnitsumArith(UnitsumOp::Add)).to(Some(UnitsumOp::Add)),
+        token(Token::UnitsumArith(UnitsumOp::Sub)).to(Some(UnitsumOp::Sub)),
+    ));
+    let sum = compact_sum
+        .clone()
+        .then(
+            sum_operator
+                .then(compact_sum)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map(|(first, rest)| fold_type_level(first, rest, TypeExprKind::Sum))
+        .boxed();
+
+    type_expr.define(
+        sum.then(
+            token(Token::RightArrow)
+                .ignore_then(type_expr.clone())
+                .or_not(),
+        )
+        .map_with(|(domain, codomain), extra| match codomain {
+            Some(codomain) => Spanned::new(
+                TypeExprKind::Fun(Box::new(domain), Box::new(codomain)),
+                extra.span(),
+            ),
+            None => domain,
+        }),
+    );
+    (type_expr.labelled("type").boxed(), atom)
+}
+
+/// Patterns (L4.12).
+fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
+    recursive(|pattern| {
+        let atom = choice((
+            select! { Token::Ident(name) => if name == "_" { PatternKind::Wildcard } else { PatternKind::Name(name) } },
+            token(Token::Minus)
+                .or_not()
+                .then(int_literal())
+                .map(|(minus, lit)| PatternKind::Int {
+                    negative: minus.is_some(),
+                    lit,
+                }),
+            select! {
+                Token::Str(bytes) => PatternKind::Str(bytes),
+                Token::Keyword(Keyword::True) => PatternKind::Bool(true),
+                Token::Keyword(Keyword::False) => PatternKind::Bool(false),
+            },
+            token(Token::LParen)
+                .then(token(Token::RParen))
+                .to(PatternKind::Unit),
+        ))
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .or(pattern
+            .separated_by(token(Token::Comma))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(token(Token::LParen), token(Token::RParen))
+            .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple)))
+        .boxed();
+
+        let case = keyword(Keyword::Case)
+            .or(token(Token::Backtick))
+            .ignore_then(int_literal())
+            .then(atom.clone().or_not())
+            .map(|(lit, argument)| PatternKind::Case(lit, argument.map(Box::new)));
+        let constructor = select! { Token::Ident(name) if name != "_" => name }
+            .then(atom.clone())
+            .map(|(name, argument)| PatternKind::Ctor(name, Box::new(argument)));
+        choice((case, constructor))
+            .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+            .or(atom)
+            .labelled("pattern")
+    })
+    .boxed()
+}
+
+/// Builds the whole grammar. With `recovering`, failed statements and parenthesised groups are
+/// skipped and reported and parsing goes on; without it the parse stops at the first failure
+/// (the REPL uses that to tell incomplete input from invalid input).
+pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
+    let (type_expr, type_atom) = type_parsers();
+    let type_list = type_expr
+        .clone()
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .boxed();
+    let pattern = pattern_parser();
+
+    let mut expr: RecursiveParser<'t, Expr> = Recursive::declare();
+    let mut stmt: RecursiveParser<'t, Stmt> = Recursive::declare();
+    let stmts = stmt.clone().repeated().collect::<Vec<_>>().boxed();
+    let braced_stmts = stmts
+        .clone()
+        .delimited_by(token(Token::LBrace), token(Token::RBrace))
+        .boxed();
+
+    // Parameters and functions (L4.10, L5.13, L5.14, L5.16).
+    let param = name()
+        .then_ignore(token(Token::Colon))
+        .then(type_expr.clone())
+        .map(|(name, ty)| Param { name, ty });
+    let param_group = param
+        .separated_by(token(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LParen), token(Token::RParen))
+        .map_with(|params, extra| ParamGroup {
+            params,
+            span: extra.span(),
+        })
+        .labelled("parameter list");
+    let param_groups = param_group
+        .repeated()
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .boxed();
+    let kind_expr = select! {
+        Token::Ident(word) if word == "TYPE" => KindExpr::Type,
+        Token::Ident(word) if word == "UNITSUM" => KindExpr::Unitsum,
+        Token::Ident(word) if word == "COMPACTLINEAR" => KindExpr::CompactLinear,
+    }
+    .labelled("kind (`TYPE`, `UNITSUM` or `COMPACTLINEAR`)");
+    let type_params = name()
+        .then(token(Token::Colon).ignore_then(kind_expr).or_not())
+        .map(|(name, kind)| TypeParam {
+            name,
+            kind: kind.unwrap_or(KindExpr::Type),
+        })
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LBracket), token(Token::RBracket))
+        .boxed();
+    let return_type = token(Token::Colon)
+        .ignore_then(type_expr.clone())
+        .or_not()
+        .boxed();
+    let fun_or_gen = keyword(Keyword::Fun)
+        .to(FunKind::Fun)
+        .or(keyword(Keyword::Gen).to(FunKind::Gen));
+
+    // `= { stmts }` for fun and gen, `{ stmts }` (optionally after `=`) for proc.
+    let block_function_tail = choice((
+        fun_or_gen
+            .clone()
+            .then(param_groups.clone())
+            .then(return_type.clone())
+            .then_ignore(token(Token::Assign))
+            .then(braced_stmts.clone())
+            .map(|(((kind, params), ret), body)| (kind, params, ret, FunBody::Block(body))),
+        keyword(Keyword::Proc)
+            .ignore_then(param_groups.clone())
+            .then_ignore(token(Token::Assign).or_not())
+            .then(braced_stmts.clone())
+            .map(|(params, body)| (FunKind::Proc, params, None, FunBody::Block(body))),
+    ))
+    .boxed();
+    let block_lambda = block_function_tail
+        .clone()
+        .map_with(|(kind, params, ret, body), extra| {
+            let span = extra.span();
+            Spanned::new(
+                ExprKind::Lambda(Box::new(FunDef {
+                    kind,
+                    name: None,
+                    type_params: Vec::new(),
+                    params,
+                    ret,
+                    body,
+                    span,
+                })),
+                span,
+            )
+        })
+        .boxed();
+    let arrow_lambda = fun_or_gen
+        .clone()
+        .then(param_groups.clone())
+        .then(return_type.clone())
+        .then_ignore(token(Token::FatArrow))
+        .then(expr.clone())
+        .map_with(|(((kind, params), ret), body), extra| {
+            let span = extra.span();
+            Spanned::new(
+                ExprKind::Lambda(Box::new(FunDef {
+                    kind,
+                    name: None,
+                    type_params: Vec::new(),
+                    params,
+                    ret,
+                    body: FunBody::Expr(body),
+                    span,
+                })),
+                span,
+            )
+        })
+        .boxed();
+
+    // Level 18: atoms.
+    let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
+
+    let postfix_operation = token(Token::Dot)
+        .ignore_then(choice((
+            token(Token::LBracket)
+                .ignore_then(choice((
+                    to_word()
+                        .ignore_then(expr.clone())
+                        .map(|end| Postfix::Slice(None, Some(end))),
+                    expr.clone()
+                        .then_ignore(to_word())
+                        .then(expr.clone().or_not())
+                        .map(|(start, end)| Postfix::Slice(Some(start), end)),
+                    expr.clone().map(Postfix::Index),
+                )))
+                .then_ignore(token(Token::RBracket)),
+            select! {
+                Token::Ident(name) = extra => Postfix::Dot(Spanned::new(ExprKind::Name(name), extra.span())),
+                Token::Int(lit) = extra => Postfix::Dot(Spanned::new(ExprKind::Int(lit), extra.span())),
+                Token::Keyword(Keyword::True) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(true), extra.span())),
+                Token::Keyword(Keyword::False) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(false), extra.span())),
+            },
+            expr.clone()
+                .delimited_by(token(Token::LParen), token(Token::RParen))
+                .map(Postfix::Dot),
+        )));
+    let postfix = atom
+        .clone()
+        .foldl_with(postfix_operation.repeated(), |lhs, operation, extra| {
+            let kind = match operation {
+                Postfix::Dot(rhs) => ExprKind::Dot(Box::new(lhs), Box::new(rhs)),
+                Postfix::Index(index) => ExprKind::StrIndex(Box::new(lhs), Box::new(index)),
+                Postfix::Slice(start, end) => {
+                    ExprKind::StrSlice(Box::new(lhs), start.map(Box::new), end.map(Box::new))
+                }
+            };
+            Spanned::new(kind, extra.span())
+        })
+        .boxed();
+
+    let literal = select! {
+        Token::Int(lit) => ExprKind::Int(lit),
+        Token::Float(lit) => ExprKind::Float(lit),
+        Token::Str(bytes) => ExprKind::Str(bytes),
+        Token::Keyword(Keyword::True) => ExprKind::Bool(true),
+        Token::Keyword(Keyword::False) => ExprKind::Bool(false),
+    };
+    let path = select! { Token::Ident(name) => name }
+        .then(
+            token(Token::ColonColon)
+                .ignore_then(select! { Token::Ident(name) => name })
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map(|(first, rest)| {
+            if rest.is_empty() {
+                ExprKind::Name(first)
+            } else {
+                let mut segments = vec![first];
+                segments.extend(rest);
+                ExprKind::Qualified(segments)
+            }
+        })
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .then(
+            type_list
+                .clone()
+                .delimited_by(token(Token::LBracket), token(Token::RBracket))
+                .or_not(),
+        )
+        .map_with(|(head, type_arguments), extra| match type_arguments {
+            Some(type_arguments) => Spanned::new(
+                ExprKind::TypeApply(Box::new(head), type_arguments),
+                extra.span(),
+            ),
+            None => head,
+        });
+    let if_expr = keyword(Keyword::If)
+        .ignore_then(expr.clone())
+        .then_ignore(keyword(Keyword::Then))
+        .then(expr.clone())
+        .then(
+            keyword(Keyword::Elif)
+                .ignore_then(expr.clone())
+                .then_ignore(keyword(Keyword::Then))
+                .then(expr.clone())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::Else))
+        .then(expr.clone())
+        .then_ignore(keyword(Keyword::Endif))
+        .map(|(((condition, then_branch), elifs), otherwise)| {
+            let mut branches = vec![(condition, then_branch)];
+            branches.extend(elifs);
+            ExprKind::If(branches, Box::new(otherwise))
+        });
+    let parenthesised = token(Token::LParen)
+        .ignore_then(expr.clone())
+        .then_ignore(token(Token::RParen))
+        .map_with(|inner, extra| Spanned::new(inner.node, extra.span()));
+    let parenthesised = if recovering {
+        parenthesised
+            .recover_with(via_parser(nested_delimiters(
+                Token::LParen,
+                Token::RParen,
+                [
+                    (Token::LBracket, Token::RBracket),
+                    (Token::LBrace, Token::RBrace),
+                ],
+                |span| Spanned::new(ExprKind::Error, span),
+            )))
+            .boxed()
+    } else {
+        parenthesised.boxed()
+    };
+    // `match … endmatch` (level 1 in L4.1, but closed by `endmatch`, so Felix also accepts it as
+    // an operand: `println$ match … endmatch`).
+    let guard = keyword(Keyword::When)
+        .ignore_then(expr.clone())
+        .or_not()
+        .boxed();
+    let arm_patterns = token(Token::Bar)
+        .ignore_then(
+            pattern
+                .clone()
+                .separated_by(token(Token::Bar))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then(guard)
+        .then_ignore(token(Token::FatArrow))
+        .boxed();
+    let match_head = keyword(Keyword::Match)
+        .ignore_then(expr.clone())
+        .then_ignore(keyword(Keyword::With))
+        .boxed();
+    let match_expr = match_head
+        .clone()
+        .then(
+            arm_patterns
+                .clone()
+                .then(expr.clone())
+                .map_with(|((patterns, guard), body), extra| MatchArm {
+                    patterns,
+                    guard,
+                    body,
+                    span: extra.span(),
+                })
+                .repeated()
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::Endmatch))
+        .map_with(|(scrutinee, arms), extra| {
+            Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
+        });
+
+    atom.define(
+        choice((
+            literal.map_with(|kind, extra| Spanned::new(kind, extra.span())),
+            path,
+            token(Token::LParen)
+                .then(token(Token::RParen))
+                .map_with(|_, extra| Spanned::new(ExprKind::Unit, extra.span())),
+            parenthesised,
+            token(Token::Hash)
+                .ignore_then(atom.clone())
+                .map_with(|operand, extra| {
+                    Spanned::new(ExprKind::Hash(Box::new(operand)), extra.span())
+                }),
+            token(Token::Ampersand)
+                .ignore_then(postfix.clone())
+                .map_with(|operand, extra| {
+                    Spanned::new(ExprKind::Addr(Box::new(operand)), extra.span())
+                }),
+            if_expr.map_with(|kind, extra| Spanned::new(kind, extra.span())),
+            block_lambda,
+            match_expr,
+        ))
+        .labelled("expression"),
+    );
+
+    // Level 16: juxtaposition and `caseno`.
+    let argument = postfix.clone().and_is(to_word().not());
+    let application_head = keyword(Keyword::Caseno)
+        .ignore_then(postfix.clone())
+        .map_with(|operand, extra| Spanned::new(ExprKind::Caseno(Box::new(operand)), extra.span()))
+        .or(postfix.clone());
+    let application = application_head
+        .foldl_with(argument.repeated(), |func, arg, extra| {
+            Spanned::new(
+                ExprKind::Apply {
+                    func: Box::new(func),
+                    arg: Box::new(arg),
+                    how: ApplyForm::Juxtapose,
+                },
+                extra.span(),
+            )
+        })
+        .boxed();
+
+    // Level 15: prefix `-` and `+`.
+    let prefix = choice((
+        token(Token::Minus).to(UnOp::Neg),
+        token(Token::Plus).to(UnOp::Plus),
+    ))
+    .map_with(|operator, extra| (operator, extra.span()))
+    .repeated()
+    .foldr_with(
+        application.clone(),
+        |(operator, operator_span), operand, _| {
+            let span = operator_span.to(operand.span);
+            Spanned::new(ExprKind::Unary(operator, Box::new(operand)), span)
+        },
+    )
+    .boxed();
+
+    // Levels 14 and 13: multiplicative and additive operators.
+    let multiplicative = binary_level(
+        prefix,
+        choice((
+            token(Token::Star).to(BinOp::Mul),
+            token(Token::Slash).to(BinOp::Div),
+            token(Token::Percent).to(BinOp::Mod),
+        )),
+    );
+    let additive = binary_level(
+        multiplicative,
+        choice((
+            token(Token::Plus).to(BinOp::Add),
+            token(Token::Minus).to(BinOp::Sub),
+        )),
+    );
+
+    // Level 12: injections and unitsum values, stand-alone projections.
+    let of_type = keyword(Keyword::Of).ignore_then(type_expr.clone());
+    let level12 = choice((
+        keyword(Keyword::Case)
+            .ignore_then(int_literal())
+            .then(of_type.clone())
+            .map(|(lit, ty)| ExprKind::Case(lit, ty)),
+        token(Token::Backtick)
+            .ignore_then(int_literal())
+            .then_ignore(token(Token::Colon).or(keyword(Keyword::Of)))
+            .then(type_atom.clone())
+            .map(|(lit, ty)| ExprKind::UnitsumValue(lit, ty)),
+        keyword(Keyword::Proj)
+            .ignore_then(int_literal())
+            .then(of_type.clone())
+            .map(|(lit, ty)| ExprKind::Proj(lit, ty)),
+        keyword(Keyword::Aproj)
+            .ignore_then(application.clone())
+            .then(of_type.clone())
+            .map(|(index, ty)| ExprKind::Aproj(Box::new(index), ty)),
+        keyword(Keyword::Ident)
+            .ignore_then(of_type)
+            .map(ExprKind::Ident),
+    ))
+    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+    .or(additive)
+    .boxed();
+
+    // Level 10: comparisons, non-associative.
+    let comparison_operator = choice((
+        token(Token::EqEq).to(BinOp::Eq),
+        token(Token::NotEq).to(BinOp::Ne),
+        token(Token::LessEq).to(BinOp::Le),
+        token(Token::Less).to(BinOp::Lt),
+        token(Token::GreaterEq).to(BinOp::Ge),
+        token(Token::Greater).to(BinOp::Gt),
+    ))
+    .map_with(|operator, extra| (operator, extra.span()));
+    let comparison = level12
+        .clone()
+        .then(comparison_operator.then(level12).repeated().collect::<Vec<_>>())
+        .validate(|(first, rest), _, emitter| {
+            if let Some(((operator, operator_span), _)) = rest.get(1) {
+                emitter.emit(coded_error(
+                    *operator_span,
+                    "E0100",
+                    &format!(
+                        "comparison operators are not associative: a second `{}` cannot follow a comparison",
+                        operator.symbol()
+                    ),
+                    Some("parenthesise one comparison, or combine them with `and`: `a < b and b < c`"),
+                ));
+            }
+            rest.into_iter().fold(first, |lhs, ((operator, _), rhs)| {
+                let span = lhs.span.to(rhs.span);
+                Spanned::new(ExprKind::Binary(operator, Box::new(lhs), Box::new(rhs)), span)
+            })
+        })
+        .boxed();
+
+    // Levels 9, 8, 7: `not`, `and`, `or`.
+    let negation = keyword(Keyword::Not)
+        .map_with(|_, extra| extra.span())
+        .repeated()
+        .foldr_with(comparison, |not_span: Span, operand: Expr, _| {
+            let span = not_span.to(operand.span);
+            Spanned::new(ExprKind::Unary(UnOp::Not, Box::new(operand)), span)
+        })
+        .boxed();
+    let conjunction = binary_level(negation, keyword(Keyword::And).to(BinOp::And));
+    let disjunction = binary_level(conjunction, keyword(Keyword::Or).to(BinOp::Or));
+
+    // Levels 6 and 5: compact tuples and tuples.
+    let compact_tuple = disjunction
+        .separated_by(token(Token::CompactComma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|items, extra| chain_or_single(items, extra.span(), ExprKind::CTuple))
+        .boxed();
+    let tuple = compact_tuple
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|items, extra| chain_or_single(items, extra.span(), ExprKind::Tuple))
+        .boxed();
+
+    // Level 4: `f $ x`, right associative.
+    let dollar = recursive(|dollar| {
+        tuple
+            .clone()
+            .then(token(Token::Dollar).ignore_then(dollar).or_not())
+            .map_with(|(func, arg), extra| match arg {
+                Some(arg) => Spanned::new(
+                    ExprKind::Apply {
+                        func: Box::new(func),
+                        arg: Box::new(arg),
+                        how: ApplyForm::Dollar,
+                    },
+                    extra.span(),
+                ),
+                None => func,
+            })
+    })
+    .boxed();
+
+    // Level 3: `x |> f`, left associative.
+    let pipe = dollar
+        .clone()
+        .foldl_with(
+            token(Token::PipeRight).ignore_then(dollar).repeated(),
+            |arg, func, extra| {
+                Spanned::new(
+                    ExprKind::Apply {
+                        func: Box::new(func),
+                        arg: Box::new(arg),
+                        how: ApplyForm::Pipe,
+                    },
+                    extra.span(),
+                )
+            },
+        )
+        .boxed();
+
+    // Level 2: `e :>> T` and the arrow lambda.
+    let coercion = pipe
+        .then(token(Token::Coerce).ignore_then(type_expr.clone()).or_not())
+        .map_with(|(value, target), extra| match target {
+            Some(target) => Spanned::new(ExprKind::Coerce(Box::new(value), target), extra.span()),
+            None => value,
+        });
+    let level2 = arrow_lambda.or(coercion).boxed();
+
+    expr.define(level2.labelled("expression"));
+
+    // Statements (L5).
+    let semicolon = token(Token::Semicolon);
+
+    let var_stmt = keyword(Keyword::Var)
+        .ignore_then(name())
+        .then(token(Token::Colon).ignore_then(type_expr.clone()).or_not())
+        .then(token(Token::Assign).ignore_then(expr.clone()).or_not())
+        .then_ignore(semicolon.clone())
+        .validate(|((name, ty), init), extra, emitter| {
+            if ty.is_none() && init.is_none() {
+                emitter.emit(coded_error(
+                    extra.span(),
+                    "E0100",
+                    "a `var` needs a type or an initialiser",
+                    Some("write `var x : T;` or `var x = e;`"),
+                ));
+            }
+            StmtKind::Var { name, ty, init }
+        });
+    let val_stmt = keyword(Keyword::Val)
+        .ignore_then(name())
+        .then(token(Token::Colon).ignore_then(type_expr.clone()).or_not())
+        .then_ignore(token(Token::Assign))
+        .then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(|((name, ty), init)| StmtKind::Val { name, ty, init });
+
+    let named_fun_or_gen = fun_or_gen
+        .then(name())
+        .then(type_params.clone().or_not())
+        .then(param_groups.clone())
+        .then(return_type.clone())
+        .then(choice((
+            token(Token::FatArrow)
+                .ignore_then(expr.clone())
+                .then_ignore(semicolon.clone())
+                .map(FunBody::Expr),
+            token(Token::Assign)
+                .ignore_then(braced_stmts.clone())
+                .then_ignore(semicolon.clone().or_not())
+                .map(FunBody::Block),
+        )))
+        .map(|(((((kind, name), type_params), params), ret), body)| {
+            (kind, name, type_params, params, ret, body)
+        });
+    let named_proc = keyword(Keyword::Proc)
+        .ignore_then(name())
+        .then(type_params.clone().or_not())
+        .then(param_groups.clone())
+        .then_ignore(token(Token::Assign).or_not())
+        .then(braced_stmts.clone())
+        .then_ignore(semicolon.clone().or_not())
+        .map(|(((name, type_params), params), body)| {
+            (
+                FunKind::Proc,
+                name,
+                type_params,
+                params,
+                None,
+                FunBody::Block(body),
+            )
+        });
+    let fun_stmt = named_fun_or_gen
+        .or(named_proc)
+        .map_with(|(kind, name, type_params, params, ret, body), extra| {
+            let span = extra.span();
+            let definition = FunDef {
+                kind,
+                name: Some(name),
+                type_params: type_params.unwrap_or_default(),
+                params,
+                ret,
+                body,
+                span,
+            };
+            Spanned::new(StmtKind::Fun(definition), span)
+        })
+        .boxed();
+
+    let typedef_stmt = keyword(Keyword::Typedef)
+        .ignore_then(name())
+        .then_ignore(token(Token::Assign))
+        .then(type_expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(|(name, ty)| StmtKind::Typedef { name, ty });
+    let struct_stmt = keyword(Keyword::Struct)
+        .ignore_then(name())
+        .then(
+            name()
+                .then_ignore(token(Token::Colon))
+                .then(type_expr.clone())
+                .then_ignore(semicolon.clone())
+                .map(|(name, ty)| Param { name, ty })
+                .repeated()
+                .collect::<Vec<_>>()
+                .delimited_by(token(Token::LBrace), token(Token::RBrace)),
+        )
+        .then_ignore(semicolon.clone().or_not())
+        .map(|(name, fields)| StmtKind::Struct { name, fields });
+    let variant_stmt = keyword(Keyword::Variant)
+        .ignore_then(name())
+        .then_ignore(token(Token::Assign))
+        .then_ignore(token(Token::Bar).or_not())
+        .then(
+            name()
+                .then(keyword(Keyword::Of).ignore_then(type_expr.clone()).or_not())
+                .separated_by(token(Token::Bar))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(semicolon.clone())
+        .map(|(name, ctors)| StmtKind::Variant { name, ctors });
+
+    let label_use = name().then_ignore(semicolon.clone());
+    let break_stmt = keyword(Keyword::Break)
+        .ignore_then(label_use.clone())
+        .map(StmtKind::Break);
+    let continue_stmt = keyword(Keyword::Continue)
+        .ignore_then(label_use)
+        .map(StmtKind::Continue);
+
+    // `if` statements, including the E0101 form `if c then … endif`.
+    let if_head = keyword(Keyword::If)
+        .map_with(|_, extra| extra.span())
+        .then(expr.clone())
+        .boxed();
+    let do_block = keyword(Keyword::Do)
+        .ignore_then(stmts.clone())
+        .then(
+            keyword(Keyword::Elif)
+                .ignore_then(expr.clone())
+                .then_ignore(keyword(Keyword::Do))
+                .then(stmts.clone())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then(keyword(Keyword::Else).ignore_then(stmts.clone()).or_not())
+        .then_ignore(keyword(Keyword::Done))
+        .map(|((body, elifs), otherwise)| (body, elifs, otherwise));
+    let if_tail = choice((
+        do_block,
+        keyword(Keyword::Perform)
+            .ignore_then(stmt.clone())
+            .map(|body| (vec![body], Vec::new(), None)),
+        break_stmt
+            .clone()
+            .or(continue_stmt.clone())
+            .map_with(|kind, extra| (vec![Spanned::new(kind, extra.span())], Vec::new(), None)),
+    ));
+    let if_stmt =
+        if_head
+            .clone()
+            .then(if_tail)
+            .map(|((_, condition), (body, elifs, otherwise))| {
+                let mut branches = vec![(condition, body)];
+                branches.extend(elifs);
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                }
+            });
+    let if_then_stmt = if_head
+        .then_ignore(keyword(Keyword::Then))
+        .then_ignore(
+            any()
+                .and_is(keyword(Keyword::Endif).not())
+                .repeated()
+                .then(keyword(Keyword::Endif))
+                .then(semicolon.clone().or_not()),
+        )
+        .validate(|(if_span, condition), _, emitter| {
+            emitter.emit(coded_error(
+                if_span,
+                "E0101",
+                "`if … then … endif` is an expression, not a statement",
+                Some("as a statement, write `if c do … done` (or `if c perform stmt;`)"),
+            ));
+            StmtKind::IfThenStatement(condition)
+        });
+
+    // Loops (L5.7–L5.12).
+    let loop_stmt = recursive(|loop_stmt| {
+        let body = choice((
+            keyword(Keyword::Do)
+                .ignore_then(stmts.clone())
+                .then_ignore(keyword(Keyword::Done)),
+            keyword(Keyword::Perform)
+                .ignore_then(stmt.clone())
+                .map(|body| vec![body]),
+            loop_stmt.map(|body| vec![body]),
+        ))
+        .labelled("loop body")
+        .boxed();
+        let for_kind = choice((
+            token(Token::DotDot)
+                .ignore_then(
+                    type_expr
+                        .clone()
+                        .delimited_by(token(Token::LBracket), token(Token::RBracket)),
+                )
+                .map(|ty| (ForKind::Type(ty), false)),
+            expr.clone()
+                .then(
+                    choice((
+                        token(Token::DotDotLess).to(0u8),
+                        token(Token::DotDot).to(1u8),
+                        keyword(Keyword::Upto).to(2u8),
+                        keyword(Keyword::Downto).to(3u8),
+                    ))
+                    .then(expr.clone())
+                    .or_not(),
+                )
+                .map(|(first, range)| match range {
+                    None => (ForKind::Array(first), false),
+                    Some((0, last)) => (ForKind::RangeExclusive(first, last), false),
+                    Some((1, last)) => (ForKind::RangeInclusive(first, last), false),
+                    Some((2, last)) => (
+                        ForKind::Upto {
+                            from: first,
+                            to: last,
+                            declare: false,
+                        },
+                        true,
+                    ),
+                    Some((_, last)) => (
+                        ForKind::Downto {
+                            from: first,
+                            to: last,
+                            declare: false,
+                        },
+                        true,
+                    ),
+                }),
+        ));
+        let for_loop = keyword(Keyword::For)
+            .ignore_then(keyword(Keyword::Var).or_not().map(|var| var.is_some()))
+            .then(name())
+            .then_ignore(keyword(Keyword::In))
+            .then(for_kind)
+            .then(body.clone())
+            .map(|(((declare, var), (mut kind, stepped)), body)| {
+                if stepped {
+                    if let ForKind::Upto { declare: flag, .. }
+                    | ForKind::Downto { declare: flag, .. } = &mut kind
+                    {
+                        *flag = declare;
+                    }
+                }
+                StmtKind::For {
+                    label: None,
+                    var,
+                    kind,
+                    body,
+                }
+            });
+        let while_loop = keyword(Keyword::While)
+            .ignore_then(expr.clone())
+            .then(body.clone())
+            .map(|(cond, body)| StmtKind::While {
+                label: None,
+                cond,
+                body,
+            });
+        let until_loop = keyword(Keyword::Until)
+            .ignore_then(expr.clone())
+            .then(body.clone())
+            .map(|(cond, body)| StmtKind::Until {
+                label: None,
+                cond,
+                body,
+            });
+        let repeat_loop = keyword(Keyword::Repeat)
+            .ignore_then(body)
+            .map(|body| StmtKind::Repeat { label: None, body });
+        name()
+            .then_ignore(token(Token::Colon))
+            .or_not()
+            .then(choice((for_loop, while_loop, until_loop, repeat_loop)))
+            .map_with(|(label, mut kind), extra| {
+                match &mut kind {
+                    StmtKind::For { label: slot, .. }
+                    | StmtKind::While { label: slot, .. }
+                    | StmtKind::Until { label: slot, .. }
+                    | StmtKind::Repeat { label: slot, .. } => *slot = label,
+                    _ => {}
+                }
+                Spanned::new(kind, extra.span())
+            })
+    })
+    .boxed();
+
+    let return_stmt = keyword(Keyword::Return)
+        .ignore_then(expr.clone().or_not())
+        .then_ignore(semicolon.clone())
+        .map(StmtKind::Return);
+    let begin_stmt = keyword(Keyword::Begin)
+        .ignore_then(stmts.clone())
+        .then_ignore(keyword(Keyword::End))
+        .then_ignore(semicolon.clone().or_not())
+        .map(StmtKind::Block);
+    let match_stmt = match_head
+        .then(
+            arm_patterns
+                .then(stmts.clone())
+                .map_with(|((patterns, guard), body), extra| MatchArm {
+                    patterns,
+                    guard,
+                    body,
+                    span: extra.span(),
+                })
+                .repeated()
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::Endmatch))
+        .then_ignore(semicolon.clone().or_not())
+        .map(|(scrutinee, arms)| StmtKind::Match(scrutinee, arms));
+
+    let increment = token(Token::PlusPlus)
+        .to(true)
+        .or(token(Token::MinusMinus).to(false))
+        .then(postfix.clone())
+        .then_ignore(semicolon.clone())
+        .map(|(up, target)| StmtKind::Incr { target, up });
+    let store = token(Token::Ampersand)
+        .ignore_then(postfix)
+        .then_ignore(token(Token::LeftArrow))
+        .then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(|(target, value)| StmtKind::Store { target, value });
+    let assign_operator = choice((
+        token(Token::Assign).to(AssignOp::Set),
+        token(Token::PlusAssign).to(AssignOp::Add),
+        token(Token::MinusAssign).to(AssignOp::Sub),
+        token(Token::StarAssign).to(AssignOp::Mul),
+        token(Token::SlashAssign).to(AssignOp::Div),
+        token(Token::PercentAssign).to(AssignOp::Mod),
+    ));
+    let expression_stmt = expr
+        .clone()
+        .then(assign_operator.then(expr.clone()).or_not())
+        .then_ignore(semicolon.clone())
+        .map(|(target, assignment)| match assignment {
+            Some((op, value)) => StmtKind::Assign { target, op, value },
+            None => StmtKind::Expr(target),
+        });
+
+    let simple_stmt = choice((
+        var_stmt,
+        val_stmt,
+        typedef_stmt,
+        struct_stmt,
+        variant_stmt,
+        break_stmt,
+        continue_stmt,
+        return_stmt,
+        begin_stmt,
+        if_stmt,
+        if_then_stmt,
+        increment,
+        store,
+    ))
+    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+    .boxed();
+    let late_stmt = choice((expression_stmt, match_stmt))
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .boxed();
+
+    // Recovery: skip a failed statement up to and including its `;`, never past the end of the
+    // enclosing block.
+    let stop_tokens = [
+        Token::Semicolon,
+        Token::RParen,
+        Token::RBracket,
+        Token::RBrace,
+        Token::Bar,
+        Token::Keyword(Keyword::Done),
+        Token::Keyword(Keyword::End),
+        Token::Keyword(Keyword::Endmatch),
+        Token::Keyword(Keyword::Elif),
+        Token::Keyword(Keyword::Else),
+    ];
+    let delimited_group = choice((
+        nested_delimiters(
+            Token::LParen,
+            Token::RParen,
+            [
+                (Token::LBracket, Token::RBracket),
+                (Token::LBrace, Token::RBrace),
+            ],
+            |_| (),
+        ),
+        nested_delimiters(
+            Token::LBracket,
+            Token::RBracket,
+            [
+                (Token::LParen, Token::RParen),
+                (Token::LBrace, Token::RBrace),
+            ],
+            |_| (),
+        ),
+        nested_delimiters(
+            Token::LBrace,
+            Token::RBrace,
+            [
+                (Token::LParen, Token::RParen),
+                (Token::LBracket, Token::RBracket),
+            ],
+            |_| (),
+        ),
+    ));
+    let skip_unit = delimited_group.or(none_of(stop_tokens).ignored());
+    let skip_statement = skip_unit
+        .repeated()
+        .at_least(1)
+        .then(semicolon.clone().or_not())
+        .ignored()
+        .or(semicolon.clone().ignored())
+        .map_with(|_, extra| Spanned::new(StmtKind::Error, extra.span()));
+
+    let statement = choice((fun_stmt, loop_stmt, simple_stmt, late_stmt)).labelled("statement");
+    if recovering {
+        stmt.define(statement.recover_with(via_parser(skip_statement)).boxed());
+    } else {
+        stmt.define(statement.boxed());
+    }
+
+    // At the top level a stray closing token is reported and skipped.
+    let stray_token = any().validate(|found: Token, extra, emitter| {
+        emitter.emit(coded_error(
+            extra.span(),
+            "E0100",
+            &format!("unexpected {found}: expected a statement"),
+            None,
+        ));
+        Spanned::new(StmtKind::Error, extra.span())
+    });
+    let program = if recovering {
+        stmt.clone()
+            .or(stray_token)
+            .repeated()
+            .collect::<Vec<_>>()
+            .then_ignore(end())
+            .boxed()
+    } else {
+        stmt.clone()
+            .repeated()
+            .collect::<Vec<_>>()
+            .then_ignore(end())
+            .boxed()
+    };
+
+    Grammar {
+        type_expr,
+        type_list,
+        expr: expr.boxed(),
+        program,
+    }
+}
+
+/// A postfix operation of level 17.
+#[derive(Clone)]
+enum Postfix {
+    Dot(Expr),
+    Index(Expr),
+    Slice(Option<Expr>, Option<Expr>),
+}
+
+/// A left-associative binary operator level.
+fn binary_level<'t>(
+    operand: BoxedParser<'t, Expr>,
+    operator: impl Parser<'t, TokenInput<'t>, BinOp, Extra<'t>> + Clone + 't,
+) -> BoxedParser<'t, Expr> {
+    operand
+        .clone()
+        .foldl_with(
+            operator.then(operand).repeated(),
+            |lhs, (operator, rhs), extra| {
+                Spanned::new(
+                    ExprKind::Binary(operator, Box::new(lhs), Box::new(rhs)),
+                    extra.span(),
+                )
+            },
+        )
+        .boxed()
+}
+
+/// Describes one expected pattern for a message.
+fn describe_pattern(pattern: &RichPattern<'_, Token>) -> Option<String> {
+    match pattern {
+        RichPattern::Token(token) => {
+            let token: &Token = token;
+            Some(token.to_string())
+        }
+        RichPattern::Label(label) => Some(label.to_string()),
+        RichPattern::Identifier(identifier) => Some(format!("`{identifier}`")),
+        RichPattern::Any => Some("a token".to_string()),
+        RichPattern::EndOfInput => Some("end of input".to_string()),
+        _ => None,
+    }
+}
+
+/// Beyond this many alternatives a message lists only the important ones.
+const MAXIMUM_LISTED_EXPECTATIONS: usize = 5;
+
+/// Keeps the labelled categories (expression, statement, type, …) and the closing tokens of a
+/// long list of expectations, which are what a reader needs.
+fn shorten_expectations(descriptions: Vec<String>) -> Vec<String> {
+    const CLOSING: &[&str] = &[
+        "`;`",
+        "`)`",
+        "`]`",
+        "`}`",
+        "`=>`",
+        "keyword `done`",
+        "keyword `end`",
+        "keyword `endif`",
+        "keyword `endmatch`",
+    ];
+    let important: Vec<String> = descriptions
+        .iter()
+        .filter(|description| {
+            CLOSING.contains(&description.as_str())
+                || !(description.starts_with('`') || description.starts_with("keyword"))
+        })
+        .cloned()
+        .collect();
+    if important.is_empty() {
+        descriptions
+            .into_iter()
+            .take(MAXIMUM_LISTED_EXPECTATIONS)
+            .collect()
+    } else {
+        important
+    }
+}
+
+/// Converts a chumsky error to a `SyntaxError`. `source_length` locates the end of input.
+pub fn convert_error(error: &ParseError<'_>, source_length: usize) -> SyntaxError {
+    let span = *error.span();
+    match error.reason() {
+        RichReason::Custom(coded) => SyntaxError {
+            span,
+            code: coded.code,
+            message: coded.message.clone(),
+            label: coded.message.clone(),
+            help: coded.help.clone(),
+            at_end: false,
+        },
+        RichReason::ExpectedFound { expected, found } => {
+            let mut descriptions: Vec<String> = Vec::new();
+            for pattern in expected {
+                if let Some(description) = describe_pattern(pattern) {
+                    if !descriptions.contains(&description) {
+                        descriptions.push(description);
+                    }
+                }
+            }
+            if descriptions.len() > MAXIMUM_LISTED_EXPECTATIONS {
+                descriptions = shorten_expectations(descriptions);
+            }
+            let expected_text = match descriptions.len() {
+                0 => "something else".to_string(),
+                1 => descriptions[0].clone(),
+                count => format!(
+                    "{} or {}",
+                    descriptions[..count - 1].join(", "),
+                    descriptions[count - 1]
+                ),
+            };
+            let found_text = match found {
+                Some(token) => {
+                    let token: &Token = token;
+                    token.to_string()
+                }
+                None => "end of input".to_string(),
+            };
+            let at_end = found.is_none();
+            let span = if at_end {
+                Span::new(source_length, source_length)
+            } else {
+                span
+            };
+            SyntaxError {
+                span,
+                code: "E0100",
+                message: format!("expected {expected_text}, found {found_text}"),
+                label: format!("expected {expected_text}"),
+                help: None,
+                at_end,
+            }
+        }
+    }
+}
+
+/// Runs `parser` over `tokens` and returns its output (if any) and every error.
+pub fn run_parser<'t, O>(
+    parser: &BoxedParser<'t, O>,
+    tokens: &'t [(Token, Span)],
+    source_length: usize,
+) -> (Option<O>, Vec<SyntaxError>) {
+    let end_of_input = Span::new(source_length, source_length);
+    let input = tokens.split_token_span(end_of_input);
+    let (output, errors) = parser.parse(input).into_output_errors();
+    let errors = errors
+        .iter()
+        .map(|error| convert_error(error, source_length))
+        .collect();
+    (output, errors)
+}
