@@ -1,7 +1,4 @@
 //! The typed IR between the checker and the evaluator.
 pub mod ir;
-<<<<<<< HEAD
-pub mod validate;
-=======
 pub mod subst;
->>>>>>> eval
+pub mod validate;
