@@ -1698,6 +1698,17 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
             let y = b(frame)?.as_float_lossy();
             Ok(Value::bool(float_holds(op, x, y)))
         }),
+        // Real Felix compares compact sums by their summand tag (`caseno`), not by code: its
+        // COMPACTLINEAR `==` and `<` are defined through `caseno` (conformance
+        // compact/csum_inject). Tessera keeps that for programs to print what Felix prints.
+        Type::CSum(_) if SumLayout::of(ty).is_some() => {
+            let layout = SumLayout::of(ty).expect("checked above");
+            Box::new(move |frame| {
+                let x = layout.split(&a(frame)?).0;
+                let y = layout.split(&b(frame)?).0;
+                Ok(Value::bool(holds(op, x.cmp(&y))))
+            })
+        }
         t if crate::types::kind::is_compact(t) && CodeRepr::of(t) == CodeRepr::Small => {
             Box::new(move |frame| {
                 let x = code_u64(&a(frame)?);
