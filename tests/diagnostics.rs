@@ -46,7 +46,7 @@ diagnostic_cases! {
     e0403_literal_projection_range: "E0403", "var a = 1, 2, 3;\nprintln$ a.5;\n";
     e0404_caseno_of_product: "E0404", "var c = `1:3 \\, `1:2;\nprintln$ caseno c;\n";
     e0500_reshape_not_layout_identical: "E0500", "var x : int ^ 2 ^ 3 = (0, 1), (10, 11), (20, 21);\nvar y = x :>> int ^ 5;\n";
-    e0501_encode_non_compact: "E0501", "println$ (`2:24, `1:60) :>> int;\n";
+    e0501_encode_non_compact: "E0501", "println$ ((`2:24, `1:60) :>> int);\n";
     e0502_compact_size_mismatch: "E0502", "var c = `1:3 \\, `1:2;\nvar f = c :>> 5;\n";
     e0601_int_literal_range: "E0601", "var x = 2147483648;\n";
     e0602_literal_suffix: "E0602", "var x = 0x1d;\n";

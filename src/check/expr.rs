@@ -1085,6 +1085,13 @@ impl Checker {
         if s == t {
             return v;
         }
+        if s.is_void() {
+            self.type_error(
+                v.span,
+                "a procedure call has no value to coerce; `println$ x :>> T` is `(println$ x) :>> T`, write `println$ (x :>> T)`",
+            );
+            return error_expr(span);
+        }
         let kind = |k: CoerceKind, v: ir::Expr, t: Type| mk(ir::ExprKind::Coerce(k, Box::new(v)), t, span);
         let s_compact = is_compact(&s);
         let t_compact = is_compact(&t);
