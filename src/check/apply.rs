@@ -18,15 +18,6 @@ pub(crate) enum Arg<'a> {
     Checked(ir::Expr),
 }
 
-impl Arg<'_> {
-    pub(crate) fn span(&self) -> Span {
-        match self {
-            Arg::Ast(e) => e.span,
-            Arg::Checked(e) => e.span,
-        }
-    }
-}
-
 impl Checker {
     /// Check an argument, against an expected type if known.
     pub(crate) fn arg_expr(&mut self, a: Arg, expected: Option<&Type>) -> ir::Expr {
@@ -50,11 +41,19 @@ impl Checker {
     }
 
     /// Apply an unchecked head expression to arguments.
-    pub(crate) fn apply_ast_head(&mut self, head: &ast::Expr, mut args: Vec<Arg>, span: Span, expected: Option<&Type>) -> ir::Expr {
+    pub(crate) fn apply_ast_head(
+        &mut self,
+        head: &ast::Expr,
+        mut args: Vec<Arg>,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
         match &head.node {
             ExprKind::Name(n) => self.apply_name(n, head.span, args, span, expected),
             ExprKind::TypeApply(inner, targs) if matches!(inner.node, ExprKind::Name(_)) => {
-                let ExprKind::Name(n) = &inner.node else { unreachable!() };
+                let ExprKind::Name(n) = &inner.node else {
+                    unreachable!()
+                };
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
                 self.call_named(n, head.span, Some(types), args, span, expected)
             }
@@ -70,10 +69,9 @@ impl Checker {
                 let t = self.type_expr(te);
                 let first = args.remove(0);
                 let summand = match &t {
-                    Type::Sum(cs) | Type::CSum(cs) => k
-                        .value
-                        .and_then(|v| cs.get(v as usize))
-                        .cloned(),
+                    Type::Sum(cs) | Type::CSum(cs) => {
+                        k.value.and_then(|v| cs.get(v as usize)).cloned()
+                    }
                     _ => None,
                 };
                 let v = self.arg_expr(first, summand.as_ref());
@@ -170,7 +168,11 @@ impl Checker {
             return error_expr(span);
         }
         match (&ft, &at) {
-            (Type::String, Type::String) => mk(ir::ExprKind::Prim(Prim::StrConcat, vec![f, a]), Type::String, span),
+            (Type::String, Type::String) => mk(
+                ir::ExprKind::Prim(Prim::StrConcat, vec![f, a]),
+                Type::String,
+                span,
+            ),
             (_, Type::Array(elem, idx)) if **idx == ft => mk(
                 ir::ExprKind::Index {
                     array: Box::new(a),
@@ -194,7 +196,14 @@ impl Checker {
 
     /// Apply a name: a variable, overloaded functions, a constructor, a conversion, or a
     /// library primitive.
-    pub(crate) fn apply_name(&mut self, n: &str, name_span: Span, mut args: Vec<Arg>, span: Span, expected: Option<&Type>) -> ir::Expr {
+    pub(crate) fn apply_name(
+        &mut self,
+        n: &str,
+        name_span: Span,
+        mut args: Vec<Arg>,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
         match self.lookup_value(n) {
             Some(Binding::Var(vb)) => {
                 let f = self.var_expr(n, &vb, name_span);
@@ -207,7 +216,10 @@ impl Checker {
                     _ => None,
                 };
                 let Some(arg_ty) = arg_ty else {
-                    let v = self.expr(&ast::Expr::new(ExprKind::Name(n.to_string()), name_span), None);
+                    let v = self.expr(
+                        &ast::Expr::new(ExprKind::Name(n.to_string()), name_span),
+                        None,
+                    );
                     return self.call_rest(v, args, span);
                 };
                 let first = args.remove(0);
@@ -228,7 +240,13 @@ impl Checker {
     }
 
     /// Names that are not user bindings: struct constructors, conversions, primitives.
-    fn apply_builtin(&mut self, n: &str, name_span: Span, mut args: Vec<Arg>, span: Span) -> ir::Expr {
+    fn apply_builtin(
+        &mut self,
+        n: &str,
+        name_span: Span,
+        mut args: Vec<Arg>,
+        span: Span,
+    ) -> ir::Expr {
         if let Some(t) = self.lookup_type(n) {
             if let Type::Nominal(nd) = &t {
                 if let Some(NominalBody::Struct(fields)) = nd.body.get() {
@@ -272,7 +290,13 @@ impl Checker {
     }
 
     /// `P (1, "a")`: fields in order (L2.11).
-    fn construct_struct(&mut self, ty: Type, fields: &[(std::sync::Arc<str>, Type)], arg: Arg, span: Span) -> ir::Expr {
+    fn construct_struct(
+        &mut self,
+        ty: Type,
+        fields: &[(std::sync::Arc<str>, Type)],
+        arg: Arg,
+        span: Span,
+    ) -> ir::Expr {
         if fields.len() == 1 {
             let v = self.arg_expr(arg, Some(&fields[0].1));
             let v = self.coerce_to(v, &fields[0].1, "the field");
@@ -333,7 +357,11 @@ impl Checker {
             || (matches!(s, Type::Int(_)) && target == Type::Char)
             || s == target;
         if target == Type::Natural && matches!(s, Type::Int(_)) {
-            return mk(ir::ExprKind::Coerce(ir::CoerceKind::IntToNatural, Box::new(v)), target, span);
+            return mk(
+                ir::ExprKind::Coerce(ir::CoerceKind::IntToNatural, Box::new(v)),
+                target,
+                span,
+            );
         }
         if !ok {
             self.error(CheckError::NoOverload {
@@ -364,24 +392,31 @@ impl Checker {
         if args.is_empty() {
             return match explicit {
                 Some(t) => {
-                    let idx = all.iter().copied().find(|&i| self.funs[i].own_params.len() == t.len());
+                    let idx = all
+                        .iter()
+                        .copied()
+                        .find(|&i| self.funs[i].own_params.len() == t.len());
                     match idx {
                         Some(i) => self.fun_ref(i, Some(t), name_span, expected),
                         None => error_expr(span),
                     }
                 }
-                None => self.expr(&ast::Expr::new(ExprKind::Name(n.to_string()), name_span), expected),
+                None => self.expr(
+                    &ast::Expr::new(ExprKind::Name(n.to_string()), name_span),
+                    expected,
+                ),
             };
         }
         // With a single candidate, check the first argument against its parameter type.
         let mut args = args;
         let first = args.remove(0);
-        let first_ir = if all.len() == 1 && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
-            let g0 = self.funs[all[0]].groups.first().cloned();
-            self.arg_expr(first, g0.as_ref())
-        } else {
-            self.arg_expr(first, None)
-        };
+        let first_ir =
+            if all.len() == 1 && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
+                let g0 = self.funs[all[0]].groups.first().cloned();
+                self.arg_expr(first, g0.as_ref())
+            } else {
+                self.arg_expr(first, None)
+            };
         let at = self.zonk(&first_ir.ty);
         let mut chosen = None;
         for set in &sets {
@@ -398,12 +433,23 @@ impl Checker {
                     Some(t) => t.clone(),
                     None => self.instantiate_params(&own),
                 };
-                let g0 = self.funs[c].groups.first().cloned().unwrap_or(Type::UNIT).subst_vars(&own, &targs);
+                let g0 = self.funs[c]
+                    .groups
+                    .first()
+                    .cloned()
+                    .unwrap_or(Type::UNIT)
+                    .subst_vars(&own, &targs);
                 let fit = self.assignable(&at, &g0);
                 self.metas = saved;
                 if let Some(widen) = fit {
                     // Rank: exact non-generic 0, exact generic 1, widening 2.
-                    let rank = if widen { 2 } else if own.is_empty() { 0 } else { 1 };
+                    let rank = if widen {
+                        2
+                    } else if own.is_empty() {
+                        0
+                    } else {
+                        1
+                    };
                     if best.map(|(_, r)| rank < r).unwrap_or(true) {
                         best = Some((c, rank));
                     }
@@ -415,7 +461,8 @@ impl Checker {
             }
         }
         let Some(idx) = chosen else {
-            if crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some() {
+            if crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some()
+            {
                 let mut all_args = vec![Arg::Checked(first_ir)];
                 all_args.extend(args);
                 return self.apply_builtin(n, name_span, all_args, span);
@@ -446,7 +493,15 @@ impl Checker {
     }
 
     /// Call function `idx` with its first argument checked and the rest not yet.
-    fn call_fun(&mut self, idx: usize, explicit: Option<Vec<Type>>, name_span: Span, first: ir::Expr, rest: Vec<Arg>, span: Span) -> ir::Expr {
+    fn call_fun(
+        &mut self,
+        idx: usize,
+        explicit: Option<Vec<Type>>,
+        name_span: Span,
+        first: ir::Expr,
+        rest: Vec<Arg>,
+        span: Span,
+    ) -> ir::Expr {
         if self.funs[idx].ret.is_none() && self.funs[idx].state == FunState::Unchecked {
             self.check_function(idx);
         }
@@ -456,8 +511,16 @@ impl Checker {
             Some(t) => t,
             None => self.instantiate_params(&own),
         };
-        let groups: Vec<Type> = sig.groups.iter().map(|g| g.subst_vars(&own, &targs)).collect();
-        let ret = sig.ret.clone().unwrap_or_else(error_type).subst_vars(&own, &targs);
+        let groups: Vec<Type> = sig
+            .groups
+            .iter()
+            .map(|g| g.subst_vars(&own, &targs))
+            .collect();
+        let ret = sig
+            .ret
+            .clone()
+            .unwrap_or_else(error_type)
+            .subst_vars(&own, &targs);
         let mut args = vec![self.coerce_to(first, &groups[0], "this argument")];
         let mut rest = rest.into_iter();
         while args.len() < groups.len() {
@@ -485,9 +548,18 @@ impl Checker {
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
-                let fty = self.fun_type_of(idx).subst_vars(&own, &type_args[sig.outer_params.len()..]);
+                let fty = self
+                    .fun_type_of(idx)
+                    .subst_vars(&own, &type_args[sig.outer_params.len()..]);
                 self.note_call(idx);
-                mk(ir::ExprKind::MakeFun { fun: sig.id, type_args }, fty, name_span)
+                mk(
+                    ir::ExprKind::MakeFun {
+                        fun: sig.id,
+                        type_args,
+                    },
+                    fty,
+                    name_span,
+                )
             }
         };
         if sig.kind != ast::FunKind::Fun {

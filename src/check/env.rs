@@ -42,7 +42,6 @@ pub struct VarBinding {
     pub loc: VarLoc,
     pub ty: VarType,
     pub mutable: bool,
-    pub is_param: bool,
     pub span: Span,
     /// The declaration statement, for on-demand checking of its initialiser.
     pub decl: Option<Arc<ast::Stmt>>,
@@ -111,7 +110,6 @@ pub enum TypeBinding {
 #[derive(Clone, Debug)]
 pub struct Scope {
     pub parent: Option<ScopeId>,
-    pub frame: FrameId,
     pub values: HashMap<String, Binding>,
     pub types: HashMap<String, (TypeBinding, Span)>,
     /// Declarations of this scope by the span start of their statement, so the checker finds
@@ -120,10 +118,9 @@ pub struct Scope {
 }
 
 impl Scope {
-    pub fn new(parent: Option<ScopeId>, frame: FrameId) -> Scope {
+    pub fn new(parent: Option<ScopeId>) -> Scope {
         Scope {
             parent,
-            frame,
             values: HashMap::new(),
             types: HashMap::new(),
             decls: HashMap::new(),

@@ -98,9 +98,9 @@ impl CheckError {
             CheckError::IfThenStatement { .. } => "E0101",
             CheckError::UndefinedName { .. } => "E0201",
             CheckError::Duplicate { .. } => "E0202",
-            CheckError::Mismatch { .. } | CheckError::NoOverload { .. } | CheckError::Type { .. } => {
-                "E0301"
-            }
+            CheckError::Mismatch { .. }
+            | CheckError::NoOverload { .. }
+            | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::NotCompact { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",

@@ -61,9 +61,17 @@ impl Checker {
             ExprKind::Int(lit) => self.int_lit(lit, span),
             ExprKind::Float(f) => {
                 if f.single {
-                    mk(ir::ExprKind::Const(Const::Float(f.value as f32 as f64)), Type::Float, span)
+                    mk(
+                        ir::ExprKind::Const(Const::Float(f.value as f32 as f64)),
+                        Type::Float,
+                        span,
+                    )
                 } else {
-                    mk(ir::ExprKind::Const(Const::Float(f.value)), Type::Double, span)
+                    mk(
+                        ir::ExprKind::Const(Const::Float(f.value)),
+                        Type::Double,
+                        span,
+                    )
                 }
             }
             ExprKind::Str(bytes) => mk(
@@ -75,7 +83,14 @@ impl Checker {
             ExprKind::Unit => unit_const(span),
             ExprKind::Name(n) => self.name_expr(n, span, expected),
             ExprKind::Qualified(path) => {
-                self.type_error(span, format!("`{}` needs a type argument: `{}[T]`", path.join("::"), path.join("::")));
+                self.type_error(
+                    span,
+                    format!(
+                        "`{}` needs a type argument: `{}[T]`",
+                        path.join("::"),
+                        path.join("::")
+                    ),
+                );
                 error_expr(span)
             }
             ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
@@ -114,16 +129,25 @@ impl Checker {
             }
             ExprKind::Apply { .. } => self.apply_expr(e, expected),
             ExprKind::Dot(lhs, rhs) => self.dot_expr(lhs, rhs, span),
-            ExprKind::Hash(f) => self.apply_ast_head(f, vec![Arg::Checked(unit_const(span))], span, expected),
+            ExprKind::Hash(f) => {
+                self.apply_ast_head(f, vec![Arg::Checked(unit_const(span))], span, expected)
+            }
             ExprKind::Addr(_) => {
-                self.type_error(span, "`&x` is only allowed in a store `&x.i <- v;` and in `set (&a, i, v)`");
+                self.type_error(
+                    span,
+                    "`&x` is only allowed in a store `&x.i <- v;` and in `set (&a, i, v)`",
+                );
                 error_expr(span)
             }
             ExprKind::StrIndex(s, i) => {
                 let s = self.expr(s, Some(&Type::String));
                 let s = self.coerce_to(s, &Type::String, "string indexing");
                 let i = self.int_expr(i);
-                mk(ir::ExprKind::Prim(Prim::StrIndex, vec![s, i]), Type::Char, span)
+                mk(
+                    ir::ExprKind::Prim(Prim::StrIndex, vec![s, i]),
+                    Type::Char,
+                    span,
+                )
             }
             ExprKind::StrSlice(s, a, b) => {
                 let s = self.expr(s, Some(&Type::String));
@@ -173,7 +197,9 @@ impl Checker {
                 let t = self.zonk(&x.ty);
                 match t {
                     Type::Int(it) => mk(ir::ExprKind::Prim(Prim::IntNeg(it), vec![x]), t, span),
-                    Type::Double | Type::Float => mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span),
+                    Type::Double | Type::Float => {
+                        mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span)
+                    }
                     t if t == error_type() => error_expr(span),
                     t => {
                         self.error(CheckError::NoOverload {
@@ -222,12 +248,17 @@ impl Checker {
                     }),
                     span,
                 );
-                self.synthetic_fun("proj", t.clone(), span, |c, param| c.project(param, &lit, span))
+                self.synthetic_fun("proj", t.clone(), span, |c, param| {
+                    c.project(param, &lit, span)
+                })
             }
             ExprKind::Aproj(index, te) => {
                 let t = self.type_expr(te);
                 if !matches!(t, Type::Array(..)) && t != error_type() {
-                    self.type_error(te.span, format!("`aproj … of T` needs an array type, found `{t}`"));
+                    self.type_error(
+                        te.span,
+                        format!("`aproj … of T` needs an array type, found `{t}`"),
+                    );
                     return error_expr(span);
                 }
                 let index = (**index).clone();
@@ -266,7 +297,11 @@ impl Checker {
                 let e = self.expr(otherwise, Some(&t));
                 let mut acc = self.coerce_to(e, &t, "the `else` branch");
                 for (cond, v) in checked.into_iter().rev() {
-                    acc = mk(ir::ExprKind::If(Box::new(cond), Box::new(v), Box::new(acc)), t.clone(), span);
+                    acc = mk(
+                        ir::ExprKind::If(Box::new(cond), Box::new(v), Box::new(acc)),
+                        t.clone(),
+                        span,
+                    );
                 }
                 acc
             }
@@ -277,9 +312,12 @@ impl Checker {
                 let mut ir_arms = Vec::new();
                 for arm in arms {
                     let saved = self.scope;
-                    let frame = self.frame;
-                    self.scope = self.new_scope(Some(saved), frame);
-                    let patterns = arm.patterns.iter().map(|p| self.pattern(p, &scr_ty)).collect();
+                    self.scope = self.new_scope(Some(saved));
+                    let patterns = arm
+                        .patterns
+                        .iter()
+                        .map(|p| self.pattern(p, &scr_ty))
+                        .collect();
                     let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
                     let body = self.expr(&arm.body, result_ty.as_ref());
                     let body = match &result_ty {
@@ -290,7 +328,11 @@ impl Checker {
                         }
                     };
                     self.scope = saved;
-                    ir_arms.push(ir::Arm { patterns, guard, body });
+                    ir_arms.push(ir::Arm {
+                        patterns,
+                        guard,
+                        body,
+                    });
                 }
                 mk(
                     ir::ExprKind::Match(Box::new(scr), ir_arms),
@@ -330,11 +372,16 @@ impl Checker {
             return error_expr(span);
         };
         match lit.value {
-            Some(v) if (v as i128) >= 0 && it.contains(v as i128) => int_const(v as u64 as i64, Type::Int(it), span),
+            Some(v) if (v as i128) >= 0 && it.contains(v as i128) => {
+                int_const(v as u64 as i64, Type::Int(it), span)
+            }
             _ => {
                 self.error(CheckError::LiteralRange {
                     span,
-                    value: lit.value.map(|v| v.to_string()).unwrap_or_else(|| "(huge)".into()),
+                    value: lit
+                        .value
+                        .map(|v| v.to_string())
+                        .unwrap_or_else(|| "(huge)".into()),
                     ty: it.name().into(),
                 });
                 error_expr(span)
@@ -384,7 +431,10 @@ impl Checker {
                     return mk(ir::ExprKind::Prim(Prim::Endl, vec![]), Type::VOID, span);
                 }
                 if let Some(Type::Fun(a, _)) = expected.map(|t| self.zonk(t)) {
-                    if crate::check::prims::is_prim(n) || self.lookup_type(n).is_some() || crate::check::typeexpr::builtin_type(n).is_some() {
+                    if crate::check::prims::is_prim(n)
+                        || self.lookup_type(n).is_some()
+                        || crate::check::typeexpr::builtin_type(n).is_some()
+                    {
                         let a = (*a).clone();
                         let name = n.to_string();
                         return self.synthetic_fun(n, a, span, move |c, param| {
@@ -393,7 +443,10 @@ impl Checker {
                     }
                 }
                 if crate::check::prims::is_prim(n) {
-                    self.type_error(span, format!("`{n}` must be applied here (or wrap it: `fun (x:T) => {n} x`)"));
+                    self.type_error(
+                        span,
+                        format!("`{n}` must be applied here (or wrap it: `fun (x:T) => {n} x`)"),
+                    );
                 } else {
                     self.error(CheckError::UndefinedName {
                         name: n.to_string(),
@@ -437,7 +490,10 @@ impl Checker {
             None
         };
         let Some(idx) = chosen else {
-            self.type_error(span, format!("`{n}` is overloaded; apply it, or use it where its type is known"));
+            self.type_error(
+                span,
+                format!("`{n}` is overloaded; apply it, or use it where its type is known"),
+            );
             return error_expr(span);
         };
         self.fun_ref(idx, None, span, expected)
@@ -445,7 +501,13 @@ impl Checker {
 
     /// A reference to function `idx` as a value, instantiated with explicit type arguments or
     /// by unification with `expected`.
-    pub(crate) fn fun_ref(&mut self, idx: usize, explicit: Option<Vec<Type>>, span: Span, expected: Option<&Type>) -> ir::Expr {
+    pub(crate) fn fun_ref(
+        &mut self,
+        idx: usize,
+        explicit: Option<Vec<Type>>,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
         let ty = self.fun_type_of(idx);
         let sig = self.funs[idx].clone();
         if let Some(holder) = sig.holder {
@@ -453,7 +515,6 @@ impl Checker {
                 loc: holder,
                 ty: VarType::Known(ty.clone()),
                 mutable: false,
-                is_param: false,
                 span,
                 decl: None,
                 scope: sig.scope,
@@ -477,7 +538,14 @@ impl Checker {
         }
         self.note_call(idx);
         let ty = self.zonk(&ty);
-        mk(ir::ExprKind::MakeFun { fun: sig.id, type_args }, ty, span)
+        mk(
+            ir::ExprKind::MakeFun {
+                fun: sig.id,
+                type_args,
+            },
+            ty,
+            span,
+        )
     }
 
     /// Record the effects of calling function `idx` (L9.5).
@@ -495,7 +563,12 @@ impl Checker {
         self.frames[f].impure = true;
     }
 
-    fn ctor_value(&mut self, nominal: &Arc<crate::types::ty::NominalDef>, index: u32, span: Span) -> ir::Expr {
+    fn ctor_value(
+        &mut self,
+        nominal: &Arc<crate::types::ty::NominalDef>,
+        index: u32,
+        span: Span,
+    ) -> ir::Expr {
         let ty = Type::Nominal(nominal.clone());
         let arg_ty = match nominal.body.get() {
             Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
@@ -562,9 +635,15 @@ impl Checker {
                 let summand = cs[tag as usize].clone();
                 let build = move |arg: ir::Expr| {
                     let kind = if compact {
-                        ir::ExprKind::CInject { tag, arg: Box::new(arg) }
+                        ir::ExprKind::CInject {
+                            tag,
+                            arg: Box::new(arg),
+                        }
                     } else {
-                        ir::ExprKind::Inject { tag, arg: Box::new(arg) }
+                        ir::ExprKind::Inject {
+                            tag,
+                            arg: Box::new(arg),
+                        }
                     };
                     mk(kind, t.clone(), span)
                 };
@@ -576,14 +655,23 @@ impl Checker {
             }
             t if *t == error_type() => error_expr(span),
             t => {
-                self.type_error(span, format!("`case k of T` needs a sum or a unitsum, found `{t}`"));
+                self.type_error(
+                    span,
+                    format!("`case k of T` needs a sum or a unitsum, found `{t}`"),
+                );
                 error_expr(span)
             }
         }
     }
 
     /// Apply an injection `case k of T` directly to an argument (no function value needed).
-    pub(crate) fn inject_direct(&mut self, k: &IntLit, t: Type, arg: ir::Expr, span: Span) -> ir::Expr {
+    pub(crate) fn inject_direct(
+        &mut self,
+        k: &IntLit,
+        t: Type,
+        arg: ir::Expr,
+        span: Span,
+    ) -> ir::Expr {
         let (cs, compact) = match &t {
             Type::Sum(cs) => (cs.clone(), false),
             Type::CSum(cs) => (cs.clone(), true),
@@ -592,7 +680,11 @@ impl Checker {
                 return self.call_value(f, vec![arg], span);
             }
         };
-        let Some(tag) = k.value.and_then(|v| u32::try_from(v).ok()).filter(|v| (*v as usize) < cs.len()) else {
+        let Some(tag) = k
+            .value
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|v| (*v as usize) < cs.len())
+        else {
             self.error(CheckError::UnitsumRange {
                 span,
                 k: k.value.unwrap_or(u128::MAX),
@@ -603,9 +695,15 @@ impl Checker {
         let summand = cs[tag as usize].clone();
         let arg = self.coerce_to(arg, &summand, "the injected value");
         let kind = if compact {
-            ir::ExprKind::CInject { tag, arg: Box::new(arg) }
+            ir::ExprKind::CInject {
+                tag,
+                arg: Box::new(arg),
+            }
         } else {
-            ir::ExprKind::Inject { tag, arg: Box::new(arg) }
+            ir::ExprKind::Inject {
+                tag,
+                arg: Box::new(arg),
+            }
         };
         mk(kind, t, span)
     }
@@ -628,7 +726,7 @@ impl Checker {
         self.frames.push(frame);
         let fid = self.frames.len() - 1;
         let saved = (self.scope, self.frame);
-        self.scope = self.new_scope(Some(saved.0), fid);
+        self.scope = self.new_scope(Some(saved.0));
         self.frame = fid;
         let slot = self.frames[fid].alloc();
         let param = mk(ir::ExprKind::Local(slot), param_ty.clone(), span);
@@ -653,14 +751,23 @@ impl Checker {
             pure_: !frame.impure,
         };
         let impure = frame.impure;
-        let type_args = function.type_params.iter().cloned().map(Type::Var).collect();
+        let type_args = function
+            .type_params
+            .iter()
+            .cloned()
+            .map(Type::Var)
+            .collect();
         self.out_funs.push((id, Arc::new(function)));
         self.scope = saved.0;
         self.frame = saved.1;
         if impure {
             self.note_effect();
         }
-        mk(ir::ExprKind::MakeFun { fun: id, type_args }, Type::fun(param_ty, ret), span)
+        mk(
+            ir::ExprKind::MakeFun { fun: id, type_args },
+            Type::fun(param_ty, ret),
+            span,
+        )
     }
 
     fn lambda(&mut self, def: &ast::FunDef) -> ir::Expr {
@@ -677,9 +784,19 @@ impl Checker {
     }
 
     /// `Typing::memcount[T]` as a value, or `f[T]` used as a function value.
-    fn type_apply_value(&mut self, head: &ast::Expr, targs: &[ast::TypeExpr], span: Span, expected: Option<&Type>) -> ir::Expr {
+    fn type_apply_value(
+        &mut self,
+        head: &ast::Expr,
+        targs: &[ast::TypeExpr],
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
         match &head.node {
-            ExprKind::Qualified(path) if path.len() == 2 && path[0] == "Typing" && (path[1] == "memcount" || path[1] == "arrayindexcount") => {
+            ExprKind::Qualified(path)
+                if path.len() == 2
+                    && path[0] == "Typing"
+                    && (path[1] == "memcount" || path[1] == "arrayindexcount") =>
+            {
                 if targs.len() != 1 {
                     self.type_error(span, "`Typing::memcount` takes one type argument");
                     return error_expr(span);
@@ -706,8 +823,14 @@ impl Checker {
             ExprKind::Name(n) => {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
                 let sets = self.lookup_fun_sets(n);
-                let Some(&idx) = sets.first().and_then(|s| s.iter().find(|&&i| self.funs[i].own_params.len() == types.len())) else {
-                    self.type_error(span, format!("no function `{n}` with {} type parameters", types.len()));
+                let Some(&idx) = sets.first().and_then(|s| {
+                    s.iter()
+                        .find(|&&i| self.funs[i].own_params.len() == types.len())
+                }) else {
+                    self.type_error(
+                        span,
+                        format!("no function `{n}` with {} type parameters", types.len()),
+                    );
                     return error_expr(span);
                 };
                 if !self.check_kinds(idx, &types, span) {
@@ -731,7 +854,12 @@ impl Checker {
             if !k.satisfies(p.kind) && *t != error_type() {
                 self.type_error(
                     span,
-                    format!("`{t}` has kind {}, but the type parameter `{}` needs {}", k.name(), p.name, p.kind.name()),
+                    format!(
+                        "`{t}` has kind {}, but the type parameter `{}` needs {}",
+                        k.name(),
+                        p.name,
+                        p.kind.name()
+                    ),
                 );
                 ok = false;
             }
@@ -795,13 +923,23 @@ impl Checker {
     }
 
     /// `a.(e)` for an array `a` and an index expression (for `aproj`).
-    pub(crate) fn project_by_expr(&mut self, a: ir::Expr, index: &ast::Expr, span: Span) -> ir::Expr {
+    pub(crate) fn project_by_expr(
+        &mut self,
+        a: ir::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> ir::Expr {
         self.project(a, index, span)
     }
 
     /// Resolve `x.rhs` as a projection of a value of type `ty`, if it is one: a literal
     /// component, a struct field, or an array index (an integer, or a value of the index type).
-    pub(crate) fn projection(&mut self, ty: &Type, rhs: &ast::Expr, _unused: Option<()>) -> Option<Projection> {
+    pub(crate) fn projection(
+        &mut self,
+        ty: &Type,
+        rhs: &ast::Expr,
+        _unused: Option<()>,
+    ) -> Option<Projection> {
         let literal = match &rhs.node {
             ExprKind::Int(lit) if suffix_type(&lit.suffix).is_ok() => lit.value,
             ExprKind::UnitsumValue(lit, _) => lit.value,
@@ -831,7 +969,13 @@ impl Checker {
                 _ => return None,
             }
         }
-        if matches!(rhs.node, ExprKind::Name(_) | ExprKind::Qualified(_) | ExprKind::TypeApply(..) | ExprKind::Lambda(_)) {
+        if matches!(
+            rhs.node,
+            ExprKind::Name(_)
+                | ExprKind::Qualified(_)
+                | ExprKind::TypeApply(..)
+                | ExprKind::Lambda(_)
+        ) {
             return None;
         }
         if matches!(ty, Type::Array(..)) {
@@ -843,7 +987,9 @@ impl Checker {
             return match self.index_projection(ty, e) {
                 Some(p) => Some(p),
                 None => {
-                    let Type::Array(_, idx) = ty else { unreachable!() };
+                    let Type::Array(_, idx) = ty else {
+                        unreachable!()
+                    };
                     self.type_error(
                         rhs.span,
                         format!("an index of `{ty}` must be an integer or a value of `{idx}`, found `{et}`"),
@@ -856,7 +1002,9 @@ impl Checker {
     }
 
     fn index_projection(&mut self, ty: &Type, e: ir::Expr) -> Option<Projection> {
-        let Type::Array(elem, idx) = ty else { return None };
+        let Type::Array(elem, idx) = ty else {
+            return None;
+        };
         let et = self.zonk(&e.ty);
         if matches!(et, Type::Int(_)) {
             return Some(Projection::Index(e, IndexMode::Linear, (**elem).clone()));
@@ -912,7 +1060,11 @@ impl Checker {
                 if let Some(n) = size_of(i) {
                     if BigUint::from(k) >= n {
                         out_of_range(self, n.to_string());
-                        return Some(Projection::Index(int_const(0, Type::INT, span), IndexMode::Linear, error_type()));
+                        return Some(Projection::Index(
+                            int_const(0, Type::INT, span),
+                            IndexMode::Linear,
+                            error_type(),
+                        ));
                     }
                 }
                 let ix = if k <= i64::MAX as u128 {
@@ -960,7 +1112,13 @@ impl Checker {
     // Operators (L4.2, L4.3): the type rules, kernels selected by dtype (layered dispatch)
     // -----------------------------------------------------------------------------------------
 
-    pub(crate) fn binary_ir(&mut self, op: BinOp, x: ir::Expr, y: ir::Expr, span: Span) -> ir::Expr {
+    pub(crate) fn binary_ir(
+        &mut self,
+        op: BinOp,
+        x: ir::Expr,
+        y: ir::Expr,
+        span: Span,
+    ) -> ir::Expr {
         let a = self.zonk(&x.ty);
         let b = self.zonk(&y.ty);
         if a == error_type() || b == error_type() {
@@ -990,7 +1148,11 @@ impl Checker {
             (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
                 Some(r) => {
                     let rt = Type::Int(r);
-                    (self.coerce_to(x, &rt, "a comparison"), self.coerce_to(y, &rt, "a comparison"), rt)
+                    (
+                        self.coerce_to(x, &rt, "a comparison"),
+                        self.coerce_to(y, &rt, "a comparison"),
+                        rt,
+                    )
                 }
                 None => return self.no_operator(op, &a, &b, span, "ordered"),
             },
@@ -1003,36 +1165,75 @@ impl Checker {
             }
         };
         if !comparable(&t) {
-            return self.no_operator(op, &a, &b, span, if matches!(cmp, CmpOp::Eq | CmpOp::Ne) { "equality" } else { "ordered" });
+            return self.no_operator(
+                op,
+                &a,
+                &b,
+                span,
+                if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
+                    "equality"
+                } else {
+                    "ordered"
+                },
+            );
         }
-        mk(ir::ExprKind::Prim(Prim::Compare(cmp), vec![x, y]), Type::BOOL, span)
+        mk(
+            ir::ExprKind::Prim(Prim::Compare(cmp), vec![x, y]),
+            Type::BOOL,
+            span,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn arith(&mut self, op: BinOp, aop: ArithOp, x: ir::Expr, y: ir::Expr, a: Type, b: Type, span: Span) -> ir::Expr {
+    fn arith(
+        &mut self,
+        op: BinOp,
+        aop: ArithOp,
+        x: ir::Expr,
+        y: ir::Expr,
+        a: Type,
+        b: Type,
+        span: Span,
+    ) -> ir::Expr {
         match (&a, &b) {
             (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
                 Some(r) => {
                     let rt = Type::Int(r);
                     let x = self.coerce_to(x, &rt, "an operand");
                     let y = self.coerce_to(y, &rt, "an operand");
-                    mk(ir::ExprKind::Prim(Prim::IntArith(aop, r), vec![x, y]), rt, span)
+                    mk(
+                        ir::ExprKind::Prim(Prim::IntArith(aop, r), vec![x, y]),
+                        rt,
+                        span,
+                    )
                 }
                 None => self.no_operator(op, &a, &b, span, "arithmetic"),
             },
-            (Type::Double, Type::Double) => mk(ir::ExprKind::Prim(Prim::FloatArith(aop, false), vec![x, y]), a, span),
-            (Type::Float, Type::Float) => mk(ir::ExprKind::Prim(Prim::FloatArith(aop, true), vec![x, y]), a, span),
-            (Type::Natural, Type::Natural) => mk(ir::ExprKind::Prim(Prim::NatArith(aop), vec![x, y]), a, span),
+            (Type::Double, Type::Double) => mk(
+                ir::ExprKind::Prim(Prim::FloatArith(aop, false), vec![x, y]),
+                a,
+                span,
+            ),
+            (Type::Float, Type::Float) => mk(
+                ir::ExprKind::Prim(Prim::FloatArith(aop, true), vec![x, y]),
+                a,
+                span,
+            ),
+            (Type::Natural, Type::Natural) => {
+                mk(ir::ExprKind::Prim(Prim::NatArith(aop), vec![x, y]), a, span)
+            }
             (Type::String, Type::String) if aop == ArithOp::Add => {
                 mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, y]), a, span)
             }
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
                 mk(ir::ExprKind::Prim(Prim::StrRepeat, vec![x, y]), a, span)
             }
-            (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => match self.concat_type(&a, &b) {
-                Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![x, y]), t, span),
-                None => self.no_operator(op, &a, &b, span, "arithmetic"),
-            },
+            (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
+                match self.concat_type(&a, &b) {
+                    Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![x, y]), t, span),
+                    None => self.no_operator(op, &a, &b, span, "arithmetic"),
+                }
+            }
             _ => self.no_operator(op, &a, &b, span, "arithmetic"),
         }
     }
@@ -1042,16 +1243,24 @@ impl Checker {
     pub(crate) fn concat_type(&mut self, a: &Type, b: &Type) -> Option<Type> {
         match (a, b) {
             (Type::Array(e1, i1), Type::Array(e2, i2)) => match (&**i1, &**i2) {
-                (Type::Unitsum(n), Type::Unitsum(m)) if self.unify(e1, e2) => {
-                    Some(Type::array(self.zonk(e1), Type::Unitsum(n.checked_add(*m)?)))
-                }
+                (Type::Unitsum(n), Type::Unitsum(m)) if self.unify(e1, e2) => Some(Type::array(
+                    self.zonk(e1),
+                    Type::Unitsum(n.checked_add(*m)?),
+                )),
                 _ => None,
             },
             _ => None,
         }
     }
 
-    fn no_operator(&mut self, op: BinOp, a: &Type, b: &Type, span: Span, behaviour: &'static str) -> ir::Expr {
+    fn no_operator(
+        &mut self,
+        op: BinOp,
+        a: &Type,
+        b: &Type,
+        span: Span,
+        behaviour: &'static str,
+    ) -> ir::Expr {
         let help = match (a, b) {
             (Type::Int(_), Type::Double) | (Type::Double, Type::Int(_)) => {
                 Some("there is no implicit conversion between integers and doubles: convert one side, e.g. `double n` or `int d`".to_string())
@@ -1092,7 +1301,8 @@ impl Checker {
             );
             return error_expr(span);
         }
-        let kind = |k: CoerceKind, v: ir::Expr, t: Type| mk(ir::ExprKind::Coerce(k, Box::new(v)), t, span);
+        let kind =
+            |k: CoerceKind, v: ir::Expr, t: Type| mk(ir::ExprKind::Coerce(k, Box::new(v)), t, span);
         let s_compact = is_compact(&s);
         let t_compact = is_compact(&t);
         if t_compact {
@@ -1122,12 +1332,19 @@ impl Checker {
             (Type::Int(_), true) => kind(CoerceKind::EncodeInt, v, t),
             (Type::Natural, true) => kind(CoerceKind::EncodeNatural, v, t),
             (Type::String, true) => kind(CoerceKind::EncodeString, v, t),
-            (Type::Natural, false) if matches!(s, Type::Int(_)) => kind(CoerceKind::IntToNatural, v, t),
+            (Type::Natural, false) if matches!(s, Type::Int(_)) => {
+                kind(CoerceKind::IntToNatural, v, t)
+            }
             (Type::Int(_), false) if s == Type::Natural => kind(CoerceKind::NaturalToInt, v, t),
             (Type::String, false) if s == Type::Natural => kind(CoerceKind::NaturalToString, v, t),
-            (Type::Int(_), false) if matches!(s, Type::Int(_)) => mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span),
+            (Type::Int(_), false) if matches!(s, Type::Int(_)) => {
+                mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span)
+            }
             (Type::Int(_) | Type::Natural, false) => {
-                self.error(CheckError::EncodeNotCompact { span, ty: s.to_string() });
+                self.error(CheckError::EncodeNotCompact {
+                    span,
+                    ty: s.to_string(),
+                });
                 error_expr(span)
             }
             _ => self.reshape(v, s, t, span),
@@ -1136,7 +1353,11 @@ impl Checker {
 
     fn reshape(&mut self, v: ir::Expr, s: Type, t: Type, span: Span) -> ir::Expr {
         match classify(&s, &t) {
-            Iso::LayoutIdentical(_) => mk(ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)), t, span),
+            Iso::LayoutIdentical(_) => mk(
+                ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
+                t,
+                span,
+            ),
             Iso::NotIsomorphic { a, b, mismatch } => {
                 self.error(CheckError::NotIsomorphic {
                     span,

@@ -73,7 +73,7 @@ impl Checker {
         let mut global = Frame::new(None, true);
         global.kind = crate::syntax::ast::FunKind::Proc;
         Checker {
-            scopes: vec![Scope::new(None, 0)],
+            scopes: vec![Scope::new(None)],
             frames: vec![global],
             funs: Vec::new(),
             top: 0,
@@ -125,9 +125,13 @@ impl Checker {
         }
     }
 
-    fn check_unit(&mut self, stmts: &[Stmt], result: Option<&Expr>) -> Result<Unit, Vec<Diagnostic>> {
+    fn check_unit(
+        &mut self,
+        stmts: &[Stmt],
+        result: Option<&Expr>,
+    ) -> Result<Unit, Vec<Diagnostic>> {
         let saved = self.clone();
-        let scope = self.new_scope(Some(self.top), 0);
+        let scope = self.new_scope(Some(self.top));
         self.scope = scope;
         self.frame = 0;
         self.errors.clear();
@@ -165,13 +169,17 @@ impl Checker {
         #[cfg(debug_assertions)]
         {
             let problems = crate::core::validate::validate_unit(&unit);
-            assert!(problems.is_empty(), "checker produced invalid IR:\n{}", problems.join("\n"));
+            assert!(
+                problems.is_empty(),
+                "checker produced invalid IR:\n{}",
+                problems.join("\n")
+            );
         }
         Ok(unit)
     }
 
-    fn new_scope(&mut self, parent: Option<ScopeId>, frame: FrameId) -> ScopeId {
-        self.scopes.push(Scope::new(parent, frame));
+    fn new_scope(&mut self, parent: Option<ScopeId>) -> ScopeId {
+        self.scopes.push(Scope::new(parent));
         self.scopes.len() - 1
     }
 

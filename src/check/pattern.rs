@@ -20,7 +20,13 @@ impl Checker {
                 if let Type::Nominal(nd) = &ty {
                     if let Some(NominalBody::Variant(cs)) = nd.body.get() {
                         if let Some(k) = cs.iter().position(|(c, a)| **c == **n && a.is_none()) {
-                            return pat(PatternKind::Inject { tag: k as u32, arg: None }, ty);
+                            return pat(
+                                PatternKind::Inject {
+                                    tag: k as u32,
+                                    arg: None,
+                                },
+                                ty,
+                            );
                         }
                     }
                 }
@@ -36,12 +42,13 @@ impl Checker {
                     loc: VarLoc { frame, slot, cell },
                     ty: VarType::Known(ty.clone()),
                     mutable: false,
-                    is_param: false,
                     span,
                     decl: None,
                     scope,
                 };
-                self.scopes[scope].values.insert(n.clone(), Binding::Var(vb.clone()));
+                self.scopes[scope]
+                    .values
+                    .insert(n.clone(), Binding::Var(vb.clone()));
                 let place = self.place_of(&vb);
                 pat(PatternKind::Bind(place), ty)
             }
@@ -79,17 +86,27 @@ impl Checker {
             ast::PatternKind::Tuple(ps) => {
                 let comps = match &ty {
                     Type::Nominal(nd) => match nd.body.get() {
-                        Some(NominalBody::Struct(fs)) => Some(fs.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>()),
+                        Some(NominalBody::Struct(fs)) => {
+                            Some(fs.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
+                        }
                         _ => None,
                     },
                     t => t.tuple_components(),
                 };
                 match comps {
                     Some(cs) if cs.len() == ps.len() => {
-                        let subs = ps.iter().zip(cs.iter()).map(|(q, t)| self.pattern(q, t)).collect();
+                        let subs = ps
+                            .iter()
+                            .zip(cs.iter())
+                            .map(|(q, t)| self.pattern(q, t))
+                            .collect();
                         pat(PatternKind::Tuple(subs), ty)
                     }
-                    _ => self.pattern_mismatch(p, &ty, &format!("a tuple of {} components", ps.len())),
+                    _ => self.pattern_mismatch(
+                        p,
+                        &ty,
+                        &format!("a tuple of {} components", ps.len()),
+                    ),
                 }
             }
             ast::PatternKind::Case(k, arg) => {
@@ -133,11 +150,20 @@ impl Checker {
                             let sub = match &cs[k].1 {
                                 Some(at) => Some(Box::new(self.pattern(arg, at))),
                                 None => {
-                                    self.type_error(span, format!("the constructor `{name}` takes no argument"));
+                                    self.type_error(
+                                        span,
+                                        format!("the constructor `{name}` takes no argument"),
+                                    );
                                     None
                                 }
                             };
-                            return pat(PatternKind::Inject { tag: k as u32, arg: sub }, ty);
+                            return pat(
+                                PatternKind::Inject {
+                                    tag: k as u32,
+                                    arg: sub,
+                                },
+                                ty,
+                            );
                         }
                     }
                 }
@@ -148,7 +174,10 @@ impl Checker {
 
     fn pattern_mismatch(&mut self, p: &Pattern, t: &Type, what: &str) -> ir::Pattern {
         if *t != error_type() {
-            self.type_error(p.span, format!("this pattern is {what}, but the value is `{t}`"));
+            self.type_error(
+                p.span,
+                format!("this pattern is {what}, but the value is `{t}`"),
+            );
         }
         ir::Pattern {
             kind: PatternKind::Wildcard,

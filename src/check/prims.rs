@@ -48,7 +48,10 @@ pub fn is_prim(name: &str) -> bool {
 
 /// Apply the primitive `name` to its arguments; extra arguments apply to its result.
 pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: Span) -> ir::Expr {
-    let def = PRIMS.iter().find(|p| p.name == name).expect("is_prim was checked");
+    let def = PRIMS
+        .iter()
+        .find(|p| p.name == name)
+        .expect("is_prim was checked");
     if args.len() < def.arity {
         c.type_error(
             span,
@@ -117,7 +120,11 @@ fn len_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
 fn toupper_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
     let x = take(c, args, 0, Some(&Type::String));
     let x = c.coerce_to(x, &Type::String, "the argument of `toupper`");
-    mk(ir::ExprKind::Prim(Prim::ToUpper, vec![x]), Type::String, span)
+    mk(
+        ir::ExprKind::Prim(Prim::ToUpper, vec![x]),
+        Type::String,
+        span,
+    )
 }
 
 /// Split an array type into element and index.
@@ -149,7 +156,11 @@ fn map_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
         return error_expr(span);
     }
     let r = c.zonk(&result);
-    mk(ir::ExprKind::Prim(Prim::Map, vec![f, a]), Type::array(r, index), span)
+    mk(
+        ir::ExprKind::Prim(Prim::Map, vec![f, a]),
+        Type::array(r, index),
+        span,
+    )
 }
 
 fn fold_left_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
@@ -163,7 +174,11 @@ fn fold_left_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr 
     let fty = Type::fun(acc.clone(), Type::fun(elem, acc.clone()));
     let f = take(c, args, 0, Some(&fty));
     let f = c.coerce_to(f, &fty, "the function given to `fold_left`");
-    mk(ir::ExprKind::Prim(Prim::FoldLeft, vec![f, init, a]), acc, span)
+    mk(
+        ir::ExprKind::Prim(Prim::FoldLeft, vec![f, init, a]),
+        acc,
+        span,
+    )
 }
 
 fn rev_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
@@ -200,9 +215,17 @@ fn reduce_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> 
     let a = take(c, args, 0, None);
     let Some((elem, _)) = array_parts(&a.ty) else {
         let t = a.ty.clone();
-        return not_array(c, span, if prim == Prim::Sum { "\\sum" } else { "\\prod" }, &t);
+        return not_array(
+            c,
+            span,
+            if prim == Prim::Sum { "\\sum" } else { "\\prod" },
+            &t,
+        );
     };
-    if !matches!(elem, Type::Int(_) | Type::Double | Type::Float | Type::Natural) {
+    if !matches!(
+        elem,
+        Type::Int(_) | Type::Double | Type::Float | Type::Natural
+    ) {
         c.error(CheckError::NoOverload {
             span,
             message: format!("`{elem}` is not arithmetic"),
@@ -220,7 +243,10 @@ fn transpose_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr 
     let result = match &t {
         // T ^ M ^ N -> T ^ N ^ M
         Type::Array(inner, n) => match &**inner {
-            Type::Array(elem, m) => Some(Type::array(Type::array((**elem).clone(), (**n).clone()), (**m).clone())),
+            Type::Array(elem, m) => Some(Type::array(
+                Type::array((**elem).clone(), (**n).clone()),
+                (**m).clone(),
+            )),
             elem => match &**n {
                 // T ^ (A \* B) -> T ^ (B \* A)
                 Type::CProduct(cs) if cs.len() == 2 => Some(Type::array(
@@ -255,11 +281,16 @@ fn transpose_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr 
 fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
     let x = take(c, args, 0, None);
     let parts = match &x.kind {
-        ir::ExprKind::Tuple(items) if items.len() == 2 => Some((items[0].clone(), items[1].clone())),
+        ir::ExprKind::Tuple(items) if items.len() == 2 => {
+            Some((items[0].clone(), items[1].clone()))
+        }
         _ => None,
     };
     let Some((a, i)) = parts else {
-        c.type_error(span, "`get` takes `(a, i)`: an array and an integer position");
+        c.type_error(
+            span,
+            "`get` takes `(a, i)`: an array and an integer position",
+        );
         return error_expr(span);
     };
     let Some((elem, _)) = array_parts(&a.ty) else {
@@ -267,7 +298,10 @@ fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
         return not_array(c, span, "get", &t);
     };
     if !matches!(i.ty, Type::Int(_)) {
-        c.type_error(i.span, format!("the position must be an integer, found `{}`", i.ty));
+        c.type_error(
+            i.span,
+            format!("the position must be an integer, found `{}`", i.ty),
+        );
         return error_expr(span);
     }
     let _ = is_compact;

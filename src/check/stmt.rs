@@ -9,7 +9,9 @@ use crate::check::env::{
 use crate::check::error::CheckError;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, Capture, IndexMode, PathStep, Place, RangeKind};
-use crate::syntax::ast::{self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind};
+use crate::syntax::ast::{
+    self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind,
+};
 use crate::syntax::span::Span;
 use crate::types::kind::is_compact;
 use crate::types::ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
@@ -38,10 +40,7 @@ impl Checker {
             match &s.node {
                 StmtKind::Typedef { name, ty } => {
                     let scope = self.scope;
-                    self.declare_type(
-                        name,
-                        TypeBinding::PendingAlias(Arc::new(ty.clone()), scope),
-                    );
+                    self.declare_type(name, TypeBinding::PendingAlias(Arc::new(ty.clone()), scope));
                 }
                 StmtKind::Struct { name, .. } | StmtKind::Variant { name, .. } => {
                     let def = Arc::new(NominalDef {
@@ -115,7 +114,9 @@ impl Checker {
             });
             return;
         }
-        self.scopes[scope].types.insert(name.node.clone(), (b, name.span));
+        self.scopes[scope]
+            .types
+            .insert(name.node.clone(), (b, name.span));
     }
 
     fn declare_value(&mut self, name: &ast::SName, b: Binding) {
@@ -140,7 +141,13 @@ impl Checker {
         }
     }
 
-    fn declare_var(&mut self, s: &Stmt, name: &ast::SName, ty: Option<&ast::TypeExpr>, mutable: bool) {
+    fn declare_var(
+        &mut self,
+        s: &Stmt,
+        name: &ast::SName,
+        ty: Option<&ast::TypeExpr>,
+        mutable: bool,
+    ) {
         let frame = self.frame;
         let global = self.frames[frame].global;
         let cell = !global && self.frames[frame].captured_names.contains(&name.node);
@@ -153,14 +160,15 @@ impl Checker {
             None => VarType::Pending,
         };
         let scope = self.scope;
-        self.scopes[scope].decls.insert(s.span.start, name.node.clone());
+        self.scopes[scope]
+            .decls
+            .insert(s.span.start, name.node.clone());
         self.declare_value(
             name,
             Binding::Var(VarBinding {
                 loc: VarLoc { frame, slot, cell },
                 ty: vty,
                 mutable,
-                is_param: false,
                 span: name.span,
                 decl: Some(Arc::new(s.clone())),
                 scope,
@@ -170,7 +178,10 @@ impl Checker {
 
     /// Declare a function: its frame, scope, type parameters, parameter bindings, signature.
     fn declare_fun(&mut self, def: &FunDef, prelude: &mut Vec<ir::Stmt>) {
-        let name = def.name.clone().unwrap_or_else(|| ast::SName::new("<lambda>".into(), def.span));
+        let name = def
+            .name
+            .clone()
+            .unwrap_or_else(|| ast::SName::new("<lambda>".into(), def.span));
         let idx = self.new_function(def, &name.node);
         // A function nested in a function frame keeps its closure in a slot, created when the
         // enclosing frame is entered (so it can capture).
@@ -185,8 +196,17 @@ impl Checker {
             self.funs[idx].holder = Some(loc);
             let fun_ty = self.fun_type_of(idx);
             let id = self.funs[idx].id;
-            let type_args = self.funs[idx].outer_params.iter().cloned().map(Type::Var).collect();
-            let place = if cell { Place::LocalCell(slot) } else { Place::Local(slot) };
+            let type_args = self.funs[idx]
+                .outer_params
+                .iter()
+                .cloned()
+                .map(Type::Var)
+                .collect();
+            let place = if cell {
+                Place::LocalCell(slot)
+            } else {
+                Place::Local(slot)
+            };
             prelude.push(ir::Stmt::Assign(
                 place,
                 ir::Expr {
@@ -214,7 +234,7 @@ impl Checker {
         };
         self.frames.push(frame);
         let frame_id = self.frames.len() - 1;
-        let scope = self.new_scope(Some(self.scope), frame_id);
+        let scope = self.new_scope(Some(self.scope));
         // Type parameters.
         let mut own_params = Vec::new();
         for tp in &def.type_params {
@@ -228,9 +248,10 @@ impl Checker {
                 },
             };
             self.next_tyvar += 1;
-            self.scopes[scope]
-                .types
-                .insert(tp.name.node.clone(), (TypeBinding::Param(v.clone()), tp.name.span));
+            self.scopes[scope].types.insert(
+                tp.name.node.clone(),
+                (TypeBinding::Param(v.clone()), tp.name.span),
+            );
             own_params.push(v);
         }
         let mut all_params = outer_params.clone();
@@ -286,10 +307,13 @@ impl Checker {
             self.declare_value(
                 &p.name,
                 Binding::Var(VarBinding {
-                    loc: VarLoc { frame, slot, cell: false },
+                    loc: VarLoc {
+                        frame,
+                        slot,
+                        cell: false,
+                    },
                     ty: VarType::Known(t.clone()),
                     mutable: false,
-                    is_param: true,
                     span: p.name.span,
                     decl: None,
                     scope,
@@ -444,7 +468,10 @@ impl Checker {
         match &s.node {
             StmtKind::Var { name, init, .. } => self.var_stmt(s, name, init.as_ref(), out),
             StmtKind::Val { name, init, .. } => self.var_stmt(s, name, Some(init), out),
-            StmtKind::Fun(_) | StmtKind::Typedef { .. } | StmtKind::Struct { .. } | StmtKind::Variant { .. } => {}
+            StmtKind::Fun(_)
+            | StmtKind::Typedef { .. }
+            | StmtKind::Struct { .. }
+            | StmtKind::Variant { .. } => {}
             StmtKind::Expr(e) => {
                 if let Some(st) = self.expr_stmt(e) {
                     out.push(st);
@@ -493,15 +520,19 @@ impl Checker {
                 if value.is_none() {
                     match self.frames[frame].ret.clone() {
                         None => self.frames[frame].ret = Some(Type::VOID),
-                        Some(t) if !t.is_void() && t != error_type() => {
-                            self.type_error(s.span, format!("`return;` without a value in a function returning `{t}`"))
-                        }
+                        Some(t) if !t.is_void() && t != error_type() => self.type_error(
+                            s.span,
+                            format!("`return;` without a value in a function returning `{t}`"),
+                        ),
                         _ => {}
                     }
                 }
                 out.push(ir::Stmt::Return(value));
             }
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 let mut else_ = match otherwise {
                     Some(b) => self.stmts(b),
                     None => Vec::new(),
@@ -517,21 +548,38 @@ impl Checker {
                 }
                 out.extend(else_);
             }
-            StmtKind::IfThenStatement(_) => self.error(CheckError::IfThenStatement { span: s.span }),
+            StmtKind::IfThenStatement(_) => {
+                self.error(CheckError::IfThenStatement { span: s.span })
+            }
             StmtKind::While { label, cond, body } | StmtKind::Until { label, cond, body } => {
                 let until = matches!(s.node, StmtKind::Until { .. });
                 let cond = self.bool_expr(cond);
                 let (label, body) = self.loop_body(label.as_ref(), body);
-                out.push(ir::Stmt::While { label, cond, until, body });
+                out.push(ir::Stmt::While {
+                    label,
+                    cond,
+                    until,
+                    body,
+                });
             }
             StmtKind::Repeat { label, body } => {
                 let (label, body) = self.loop_body(label.as_ref(), body);
                 out.push(ir::Stmt::Loop { label, body });
             }
-            StmtKind::For { label, var, kind, body } => self.for_stmt(s, label.as_ref(), var, kind, body, out),
+            StmtKind::For {
+                label,
+                var,
+                kind,
+                body,
+            } => self.for_stmt(s, label.as_ref(), var, kind, body, out),
             StmtKind::Break(l) | StmtKind::Continue(l) => {
                 let frame = self.frame;
-                match self.frames[frame].labels.iter().rev().find(|(n, _)| *n == l.node) {
+                match self.frames[frame]
+                    .labels
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == l.node)
+                {
                     Some((_, id)) => out.push(if matches!(s.node, StmtKind::Break(_)) {
                         ir::Stmt::Break(*id)
                     } else {
@@ -547,8 +595,7 @@ impl Checker {
             }
             StmtKind::Block(stmts) => {
                 let saved = self.scope;
-                let frame = self.frame;
-                self.scope = self.new_scope(Some(saved), frame);
+                self.scope = self.new_scope(Some(saved));
                 let body = self.block_in_scope(stmts);
                 self.scope = saved;
                 out.push(ir::Stmt::Block(body));
@@ -558,13 +605,20 @@ impl Checker {
                 let mut ir_arms = Vec::new();
                 for arm in arms {
                     let saved = self.scope;
-                    let frame = self.frame;
-                    self.scope = self.new_scope(Some(saved), frame);
-                    let patterns = arm.patterns.iter().map(|p| self.pattern(p, &scr.ty)).collect();
+                    self.scope = self.new_scope(Some(saved));
+                    let patterns = arm
+                        .patterns
+                        .iter()
+                        .map(|p| self.pattern(p, &scr.ty))
+                        .collect();
                     let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
                     let body = self.stmts(&arm.body);
                     self.scope = saved;
-                    ir_arms.push(ir::Arm { patterns, guard, body });
+                    ir_arms.push(ir::Arm {
+                        patterns,
+                        guard,
+                        body,
+                    });
                 }
                 out.push(ir::Stmt::Match(scr, ir_arms));
             }
@@ -572,7 +626,11 @@ impl Checker {
         }
     }
 
-    fn loop_body(&mut self, label: Option<&ast::SName>, body: &[Stmt]) -> (ir::LabelId, Vec<ir::Stmt>) {
+    fn loop_body(
+        &mut self,
+        label: Option<&ast::SName>,
+        body: &[Stmt],
+    ) -> (ir::LabelId, Vec<ir::Stmt>) {
         let frame = self.frame;
         let id = self.frames[frame].next_label;
         self.frames[frame].next_label += 1;
@@ -608,8 +666,16 @@ impl Checker {
         }
     }
 
-    fn var_stmt(&mut self, s: &Stmt, name: &ast::SName, init: Option<&ast::Expr>, out: &mut Vec<ir::Stmt>) {
-        let Some(vb) = self.hoisted_var(s) else { return };
+    fn var_stmt(
+        &mut self,
+        s: &Stmt,
+        name: &ast::SName,
+        init: Option<&ast::Expr>,
+        out: &mut Vec<ir::Stmt>,
+    ) {
+        let Some(vb) = self.hoisted_var(s) else {
+            return;
+        };
         let place = self.place_of(&vb);
         match (&vb.ty, init) {
             (VarType::Known(t), Some(e)) => {
@@ -623,7 +689,10 @@ impl Checker {
                 if !has_zero(&t) {
                     self.error(CheckError::Type {
                         span: s.span,
-                        message: format!("`{t}` has no zero value, so `{}` needs an initialiser", name.node),
+                        message: format!(
+                            "`{t}` has no zero value, so `{}` needs an initialiser",
+                            name.node
+                        ),
                         help: Some(format!("write `var {} : {t} = …;`", name.node)),
                     });
                     return;
@@ -672,14 +741,17 @@ impl Checker {
                 self.frame = vb.loc.frame;
                 let n_errors = self.errors.len();
                 let t = match &decl.node {
-                    StmtKind::Var { init: Some(e), .. } | StmtKind::Val { init: e, .. } => self.expr(e, None).ty,
-                    StmtKind::For { kind, .. } => match kind {
-                        ForKind::RangeExclusive(a, _)
-                        | ForKind::RangeInclusive(a, _)
-                        | ForKind::Upto { from: a, .. }
-                        | ForKind::Downto { from: a, .. } => self.expr(a, None).ty,
-                        _ => error_type(),
-                    },
+                    StmtKind::Var { init: Some(e), .. } | StmtKind::Val { init: e, .. } => {
+                        self.expr(e, None).ty
+                    }
+                    StmtKind::For {
+                        kind:
+                            ForKind::RangeExclusive(a, _)
+                            | ForKind::RangeInclusive(a, _)
+                            | ForKind::Upto { from: a, .. }
+                            | ForKind::Downto { from: a, .. },
+                        ..
+                    } => self.expr(a, None).ty,
                     _ => error_type(),
                 };
                 // Errors are reported when the declaration itself is checked.
@@ -806,7 +878,13 @@ impl Checker {
         }
     }
 
-    fn assign(&mut self, target: &ast::Expr, op: AssignOp, value: &ast::Expr, span: Span) -> Option<ir::Stmt> {
+    fn assign(
+        &mut self,
+        target: &ast::Expr,
+        op: AssignOp,
+        value: &ast::Expr,
+        span: Span,
+    ) -> Option<ir::Stmt> {
         let (vb, t) = self.assignable_var(target)?;
         let place = self.place_of(&vb);
         self.note_assignment(place);
@@ -852,7 +930,8 @@ impl Checker {
                 _ => {
                     self.error(CheckError::NotAssignable {
                         span: target.span,
-                        what: "this expression (store into a component of a `var`: `&x.i <- v;`)".into(),
+                        what: "this expression (store into a component of a `var`: `&x.i <- v;`)"
+                            .into(),
                     });
                     return None;
                 }
@@ -889,7 +968,10 @@ impl Checker {
             }
             None => {
                 if !ty.has_meta() {
-                    self.type_error(rhs.span, format!("cannot store into a component of `{ty}` here"));
+                    self.type_error(
+                        rhs.span,
+                        format!("cannot store into a component of `{ty}` here"),
+                    );
                 }
                 None
             }
@@ -914,13 +996,19 @@ impl Checker {
         let place = self.place_of(&vb);
         self.note_assignment(place);
         let Type::Array(elem, _) = &root_ty else {
-            self.type_error(target.span, format!("`set` needs an array, found `{root_ty}`"));
+            self.type_error(
+                target.span,
+                format!("`set` needs an array, found `{root_ty}`"),
+            );
             return None;
         };
         let elem = (**elem).clone();
         let i = self.expr(&items[1], None);
         if !matches!(i.ty, Type::Int(_)) {
-            self.type_error(items[1].span, format!("the position must be an integer, found `{}`", i.ty));
+            self.type_error(
+                items[1].span,
+                format!("the position must be an integer, found `{}`", i.ty),
+            );
             return None;
         }
         let v = self.expr(&items[2], Some(&elem));
@@ -1009,7 +1097,10 @@ impl Checker {
                     Type::Array(e, _) => (*e).clone(),
                     t => {
                         if t != error_type() {
-                            self.type_error(arr.span, format!("`for v in a` needs an array, found `{t}`"));
+                            self.type_error(
+                                arr.span,
+                                format!("`for v in a` needs an array, found `{t}`"),
+                            );
                         }
                         return;
                     }
@@ -1067,7 +1158,10 @@ impl Checker {
                 };
                 let Type::Int(ity) = ty else {
                     if ty != error_type() {
-                        self.type_error(a.span, format!("a numeric `for` needs an integer, found `{ty}`"));
+                        self.type_error(
+                            a.span,
+                            format!("a numeric `for` needs an integer, found `{ty}`"),
+                        );
                     }
                     return;
                 };
@@ -1106,7 +1200,7 @@ impl Checker {
     ) -> (Place, Vec<ir::Stmt>, ir::LabelId) {
         let saved = self.scope;
         let frame = self.frame;
-        let scope = self.new_scope(Some(saved), frame);
+        let scope = self.new_scope(Some(saved));
         self.scope = scope;
         let global = self.frames[frame].global;
         let cell = !global && self.frames[frame].captured_names.contains(&var.node);
@@ -1118,7 +1212,6 @@ impl Checker {
             loc: VarLoc { frame, slot, cell },
             ty: VarType::Known(ty),
             mutable: false,
-            is_param: false,
             span: var.span,
             decl: None,
             scope,
@@ -1151,7 +1244,13 @@ pub(crate) fn unit_const(span: Span) -> ir::Expr {
 pub(crate) fn has_zero(t: &Type) -> bool {
     match t {
         Type::Unitsum(0) => false,
-        Type::Unitsum(_) | Type::Int(_) | Type::Float | Type::Double | Type::String | Type::Char | Type::Natural => true,
+        Type::Unitsum(_)
+        | Type::Int(_)
+        | Type::Float
+        | Type::Double
+        | Type::String
+        | Type::Char
+        | Type::Natural => true,
         Type::Tuple(cs) | Type::CProduct(cs) => cs.iter().all(has_zero),
         Type::CSum(cs) => cs.iter().any(has_zero),
         Type::Array(e, _) | Type::CArray(e, _) => has_zero(e),
@@ -1169,7 +1268,10 @@ fn collect_hoisted<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
     for s in stmts {
         out.push(s);
         match &s.node {
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 for (_, b) in branches {
                     collect_hoisted(b, out);
                 }
@@ -1236,11 +1338,7 @@ impl NameCollector<'_> {
 
     fn stmt(&mut self, s: &Stmt) {
         match &s.node {
-            StmtKind::Var { init, .. } => {
-                if let Some(e) = init {
-                    self.expr(e)
-                }
-            }
+            StmtKind::Var { init: Some(e), .. } => self.expr(e),
             StmtKind::Val { init, .. } => self.expr(init),
             StmtKind::Fun(f) => self.fundef(f),
             StmtKind::Expr(e) | StmtKind::IfThenStatement(e) => self.expr(e),
@@ -1249,12 +1347,11 @@ impl NameCollector<'_> {
                 self.expr(value)
             }
             StmtKind::Incr { target, .. } => self.expr(target),
-            StmtKind::Return(e) => {
-                if let Some(e) = e {
-                    self.expr(e)
-                }
-            }
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::Return(Some(e)) => self.expr(e),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 for (c, b) in branches {
                     self.expr(c);
                     for s in b {
@@ -1278,7 +1375,9 @@ impl NameCollector<'_> {
                     self.stmt(s)
                 }
             }
-            StmtKind::For { var, kind, body, .. } => {
+            StmtKind::For {
+                var, kind, body, ..
+            } => {
                 if self.inside > 0 {
                     self.names.insert(var.node.clone());
                 }
@@ -1315,10 +1414,8 @@ impl NameCollector<'_> {
 
     fn expr(&mut self, e: &ast::Expr) {
         match &e.node {
-            ExprKind::Name(n) => {
-                if self.inside > 0 {
-                    self.names.insert(n.clone());
-                }
+            ExprKind::Name(n) if self.inside > 0 => {
+                self.names.insert(n.clone());
             }
             ExprKind::Lambda(f) => self.fundef(f),
             ExprKind::TypeApply(a, _)

@@ -61,7 +61,10 @@ fn tuples_arrays_and_compact_values() {
     assert_eq!(ty("", "`1:3 \\, `2:3"), "3 \\^ 2");
     assert_eq!(ty("", "case 1 of (3 \\+ 2)"), "bool -> 3 \\+ 2");
     assert_eq!(ty("", "(case 1 of (3 \\+ 2)) (`0:2)"), "3 \\+ 2");
-    assert_eq!(ty("", "(1, 2, 3, 4, 5, 6) :>> int ^ (3 \\* 2)"), "int ^ (3 \\* 2)");
+    assert_eq!(
+        ty("", "(1, 2, 3, 4, 5, 6) :>> int ^ (3 \\* 2)"),
+        "int ^ (3 \\* 2)"
+    );
     assert_eq!(ty("", "Typing::memcount[3 \\* 4]"), "size");
     assert_eq!(ty("", "Typing::memcount[2 \\^ 100]"), "natural");
     assert_eq!(ty("", "5 :>> (3 \\* 2)"), "3 \\* 2");
@@ -71,18 +74,33 @@ fn tuples_arrays_and_compact_values() {
 #[test]
 fn functions_and_polymorphism() {
     assert_eq!(ty("", "fun (x:int) => x.str"), "int -> string");
-    assert_eq!(ty("fun add3 (x:int) (y:int) (z:int) => x + y + z;", "add3 1"), "int -> int -> int");
+    assert_eq!(
+        ty("fun add3 (x:int) (y:int) (z:int) => x + y + z;", "add3 1"),
+        "int -> int -> int"
+    );
     assert_eq!(ty("fun id[T] (x:T) => x;", "id 5"), "int");
     assert_eq!(ty("fun id[T] (x:T) => x;", "id[double] 2.5"), "double");
-    assert_eq!(ty("fun pair_up[T] (x:T) => x, x;", "pair_up \"a\""), "string ^ 2");
+    assert_eq!(
+        ty("fun pair_up[T] (x:T) => x, x;", "pair_up \"a\""),
+        "string ^ 2"
+    );
     assert_eq!(
         ty("fun tot[N:COMPACTLINEAR] (a:int ^ N) : int => fold_left (fun (x:int) (y:int) => x + y) 0 a;", "tot ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3))"),
         "int"
     );
     assert_eq!(ty("", "map (fun (v:int) => v.str) (1, 2, 3)"), "string ^ 3");
-    assert_eq!(ty("", "fold_right (fun (v:int) (acc:int) => v - acc) (1, 2, 3, 4) 0"), "int");
+    assert_eq!(
+        ty(
+            "",
+            "fold_right (fun (v:int) (acc:int) => v - acc) (1, 2, 3, 4) 0"
+        ),
+        "int"
+    );
     assert_eq!(ty("", "transpose ((1, 2), (3, 4), (5, 6))"), "int ^ 3 ^ 2");
-    assert_eq!(ty("", "transpose ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3))"), "int ^ (3 \\* 2)");
+    assert_eq!(
+        ty("", "transpose ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3))"),
+        "int ^ (3 \\* 2)"
+    );
 }
 
 #[test]
@@ -92,15 +110,27 @@ fn static_error_codes() {
     assert_eq!(codes("var a : int ^ (3 * 2);"), vec!["E0401"]);
     assert_eq!(codes("var v = `5:3;"), vec!["E0402"]);
     assert_eq!(codes("var a = 1, 2, 3;\nprintln$ a.5;"), vec!["E0403"]);
-    assert_eq!(codes("var c = `1:3 \\, `1:2;\nprintln$ caseno c;"), vec!["E0404"]);
-    assert_eq!(codes("var p : (int * double) ^ 2 = ((1, 1.5), (2, 2.5));\nvar q = p :>> int ^ 4;"), vec!["E0500"]);
+    assert_eq!(
+        codes("var c = `1:3 \\, `1:2;\nprintln$ caseno c;"),
+        vec!["E0404"]
+    );
+    assert_eq!(
+        codes("var p : (int * double) ^ 2 = ((1, 1.5), (2, 2.5));\nvar q = p :>> int ^ 4;"),
+        vec!["E0500"]
+    );
     assert_eq!(codes("var c = (`1:3, `1:2) :>> int;"), vec!["E0501"]);
-    assert_eq!(codes("var c = `1:3 \\, `1:2;\nvar f = c :>> 5;"), vec!["E0502"]);
+    assert_eq!(
+        codes("var c = `1:3 \\, `1:2;\nvar f = c :>> 5;"),
+        vec!["E0502"]
+    );
     assert_eq!(codes("var b = 2147483648;"), vec!["E0601"]);
     assert_eq!(codes("var x = 1, 2, 3;\nx.2 = 30;"), vec!["E0701"]);
     assert_eq!(codes("var a : int8 = 5;"), vec!["E0301"]);
     assert_eq!(codes("fun f[T] () => 1;\nprintln$ f ();"), vec!["E0302"]);
-    assert_eq!(codes("var x = 1;\nif x > 0 then println \"pos\"; endif"), vec!["E0101"]);
+    assert_eq!(
+        codes("var x = 1;\nif x > 0 then println \"pos\"; endif"),
+        vec!["E0101"]
+    );
 }
 
 #[test]
@@ -108,5 +138,8 @@ fn hoisting_and_scopes() {
     assert!(codes("println$ twice 21;\nfun twice (x:int) => 2 * x;").is_empty());
     assert!(codes("fun plus_g (x:int) => x + g;\nvar g = 100;\nprintln$ plus_g 5;").is_empty());
     assert!(codes("var x = 1;\nbegin var x = 2; println x; end").is_empty());
-    assert_eq!(codes("for i in 0 ..< 3 do print i; done\nfor i in 0 ..< 2 do print i; done"), vec!["E0202"]);
+    assert_eq!(
+        codes("for i in 0 ..< 3 do print i; done\nfor i in 0 ..< 2 do print i; done"),
+        vec!["E0202"]
+    );
 }

@@ -30,7 +30,10 @@ impl Checker {
             TypeExprKind::Unitsum(lit) => match lit.value.and_then(|v| u64::try_from(v).ok()) {
                 Some(n) if lit.suffix.is_empty() => Type::Unitsum(n),
                 _ => {
-                    self.type_error(te.span, "a unitsum type must be a plain integer literal below 2^64");
+                    self.type_error(
+                        te.span,
+                        "a unitsum type must be a plain integer literal below 2^64",
+                    );
                     error_type()
                 }
             },

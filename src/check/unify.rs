@@ -49,10 +49,9 @@ impl Checker {
             return t.clone();
         }
         t.map(&mut |t| match t {
-            Type::Meta(m) if *m != ERROR_META => match &self.metas[*m as usize].0 {
-                Some(s) => Some(self.zonk(s)),
-                None => None,
-            },
+            Type::Meta(m) if *m != ERROR_META => {
+                self.metas[*m as usize].0.as_ref().map(|s| self.zonk(s))
+            }
             _ => None,
         })
     }
@@ -73,10 +72,14 @@ impl Checker {
         match (&a, &b) {
             (Type::Meta(ERROR_META), _) | (_, Type::Meta(ERROR_META)) => true,
             (Type::Meta(m), t) | (t, Type::Meta(m)) => self.bind_meta(*m, t),
-            (Type::Tuple(x), Type::Tuple(y)) | (Type::Sum(x), Type::Sum(y)) | (Type::CProduct(x), Type::CProduct(y)) | (Type::CSum(x), Type::CSum(y)) => {
+            (Type::Tuple(x), Type::Tuple(y))
+            | (Type::Sum(x), Type::Sum(y))
+            | (Type::CProduct(x), Type::CProduct(y))
+            | (Type::CSum(x), Type::CSum(y)) => {
                 x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| self.unify(p, q))
             }
-            (Type::Array(e1, i1), Type::Array(e2, i2)) | (Type::CArray(e1, i1), Type::CArray(e2, i2)) => {
+            (Type::Array(e1, i1), Type::Array(e2, i2))
+            | (Type::CArray(e1, i1), Type::CArray(e2, i2)) => {
                 self.unify(i1, i2) && self.unify(e1, e2)
             }
             (Type::Fun(a1, r1), Type::Fun(a2, r2)) => self.unify(a1, a2) && self.unify(r1, r2),
@@ -88,14 +91,13 @@ impl Checker {
                     _ => false,
                 }
             }
-            (Type::CProduct(cs), arr @ Type::CArray(..)) | (arr @ Type::CArray(..), Type::CProduct(cs)) => {
-                match arr.cproduct_components() {
-                    Some(xs) if xs.len() == cs.len() => {
-                        xs.iter().zip(cs.iter()).all(|(p, q)| self.unify(p, q))
-                    }
-                    _ => false,
+            (Type::CProduct(cs), arr @ Type::CArray(..))
+            | (arr @ Type::CArray(..), Type::CProduct(cs)) => match arr.cproduct_components() {
+                Some(xs) if xs.len() == cs.len() => {
+                    xs.iter().zip(cs.iter()).all(|(p, q)| self.unify(p, q))
                 }
-            }
+                _ => false,
+            },
             _ => false,
         }
     }

@@ -4,12 +4,16 @@
 //! for. Run after every unit in debug builds (and so in every test); a violation is a checker
 //! bug.
 
-use crate::core::ir::{Arm, ArithOp, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit};
+use crate::core::ir::{
+    ArithOp, Arm, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
+};
 use crate::types::ty::Type;
 
 /// Every problem found in a unit (empty when the unit is well formed).
 pub fn validate_unit(unit: &Unit) -> Vec<String> {
-    let mut v = Validator { problems: Vec::new() };
+    let mut v = Validator {
+        problems: Vec::new(),
+    };
     for (_, f) in &unit.functions {
         v.function(f);
     }
@@ -68,12 +72,27 @@ impl Validator {
                 self.bool(cond);
                 self.stmts(body)
             }
-            Stmt::Loop { body, .. } | Stmt::ForCodes { body, .. } | Stmt::Block(body) => self.stmts(body),
-            Stmt::ForRange { from, to, body, var_ty, .. } => {
+            Stmt::Loop { body, .. } | Stmt::ForCodes { body, .. } | Stmt::Block(body) => {
+                self.stmts(body)
+            }
+            Stmt::ForRange {
+                from,
+                to,
+                body,
+                var_ty,
+                ..
+            } => {
                 for e in [from, to] {
                     self.expr(e);
                     if e.ty != Type::Int(*var_ty) {
-                        self.problem(e, format!("loop bound of type `{}` for a `{}` variable", e.ty, var_ty.name()));
+                        self.problem(
+                            e,
+                            format!(
+                                "loop bound of type `{}` for a `{}` variable",
+                                e.ty,
+                                var_ty.name()
+                            ),
+                        );
                     }
                 }
                 self.stmts(body)
@@ -89,7 +108,12 @@ impl Validator {
             }
             Stmt::Match(e, arms) => {
                 self.expr(e);
-                for Arm { patterns, guard, body } in arms {
+                for Arm {
+                    patterns,
+                    guard,
+                    body,
+                } in arms
+                {
                     for p in patterns {
                         self.pattern(p)
                     }
@@ -112,11 +136,15 @@ impl Validator {
 
     fn pattern(&mut self, p: &Pattern) {
         if p.ty.has_meta() {
-            self.problems.push(format!("{:?}: pattern of unresolved type `{}`", p.span, p.ty));
+            self.problems.push(format!(
+                "{:?}: pattern of unresolved type `{}`",
+                p.span, p.ty
+            ));
         }
         match &p.kind {
             PatternKind::Tuple(ps) => ps.iter().for_each(|q| self.pattern(q)),
-            PatternKind::Inject { arg: Some(a), .. } | PatternKind::CInject { arg: Some(a), .. } => self.pattern(a),
+            PatternKind::Inject { arg: Some(a), .. }
+            | PatternKind::CInject { arg: Some(a), .. } => self.pattern(a),
             _ => {}
         }
     }
@@ -132,7 +160,10 @@ impl Validator {
                     match t {
                         Type::Fun(p, r) => {
                             if *p != a.ty {
-                                self.problem(a, format!("argument of type `{}` where `{p}` is expected", a.ty));
+                                self.problem(
+                                    a,
+                                    format!("argument of type `{}` where `{p}` is expected", a.ty),
+                                );
                             }
                             t = (*r).clone();
                         }
@@ -143,7 +174,10 @@ impl Validator {
                     }
                 }
                 if t != e.ty {
-                    self.problem(e, format!("call typed `{}` but the function gives `{t}`", e.ty));
+                    self.problem(
+                        e,
+                        format!("call typed `{}` but the function gives `{t}`", e.ty),
+                    );
                 }
             }
             ExprKind::Prim(prim, args) => {
@@ -152,7 +186,9 @@ impl Validator {
                 }
                 self.prim(e, prim, args);
             }
-            ExprKind::Tuple(xs) | ExprKind::Array(xs) | ExprKind::CTuple(xs) => xs.iter().for_each(|x| self.expr(x)),
+            ExprKind::Tuple(xs) | ExprKind::Array(xs) | ExprKind::CTuple(xs) => {
+                xs.iter().for_each(|x| self.expr(x))
+            }
             ExprKind::Field(x, _) | ExprKind::CField(x, _) | ExprKind::Coerce(_, x) => self.expr(x),
             ExprKind::Inject { arg, .. } | ExprKind::CInject { arg, .. } => self.expr(arg),
             ExprKind::Index { array, index, mode } => {
@@ -162,9 +198,10 @@ impl Validator {
                     (IndexMode::Linear, _) if !matches!(index.ty, Type::Int(_)) => {
                         self.problem(index, format!("linear index of type `{}`", index.ty))
                     }
-                    (IndexMode::Code, Type::Array(_, i)) if **i != index.ty => {
-                        self.problem(index, format!("index of type `{}` for an array over `{i}`", index.ty))
-                    }
+                    (IndexMode::Code, Type::Array(_, i)) if **i != index.ty => self.problem(
+                        index,
+                        format!("index of type `{}` for an array over `{i}`", index.ty),
+                    ),
                     (_, Type::Array(..)) => {}
                     (_, t) => self.problem(array, format!("indexing a non-array `{t}`")),
                 }
@@ -183,7 +220,12 @@ impl Validator {
             }
             ExprKind::Match(s, arms) => {
                 self.expr(s);
-                for Arm { patterns, guard, body } in arms {
+                for Arm {
+                    patterns,
+                    guard,
+                    body,
+                } in arms
+                {
                     for p in patterns {
                         self.pattern(p)
                     }
@@ -192,7 +234,13 @@ impl Validator {
                     }
                     self.expr(body);
                     if body.ty != e.ty {
-                        self.problem(body, format!("match arm of type `{}` in a match of type `{}`", body.ty, e.ty));
+                        self.problem(
+                            body,
+                            format!(
+                                "match arm of type `{}` in a match of type `{}`",
+                                body.ty, e.ty
+                            ),
+                        );
                     }
                 }
             }
@@ -211,24 +259,39 @@ impl Validator {
             Prim::IntArith(_, it) => {
                 let t = Type::Int(*it);
                 if args.iter().any(|a| a.ty != t) || e.ty != t {
-                    self.problem(e, format!("`{}` kernel on `{}` and `{}`", it.name(), args[0].ty, args[1].ty));
+                    self.problem(
+                        e,
+                        format!(
+                            "`{}` kernel on `{}` and `{}`",
+                            it.name(),
+                            args[0].ty,
+                            args[1].ty
+                        ),
+                    );
                 }
             }
             Prim::FloatArith(op, single) => {
                 let t = if *single { Type::Float } else { Type::Double };
                 if args.iter().any(|a| a.ty != t) || e.ty != t {
-                    self.problem(e, format!("float kernel {op:?} on `{}` and `{}`", args[0].ty, args[1].ty));
+                    self.problem(
+                        e,
+                        format!(
+                            "float kernel {op:?} on `{}` and `{}`",
+                            args[0].ty, args[1].ty
+                        ),
+                    );
                 }
             }
-            Prim::NatArith(ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div | ArithOp::Mod) => {
-                if args.iter().any(|a| a.ty != Type::Natural) {
-                    self.problem(e, "natural kernel on non-naturals".into());
-                }
+            Prim::NatArith(
+                ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div | ArithOp::Mod,
+            ) if args.iter().any(|a| a.ty != Type::Natural) => {
+                self.problem(e, "natural kernel on non-naturals".into());
             }
-            Prim::Compare(_) => {
-                if args[0].ty != args[1].ty {
-                    self.problem(e, format!("comparison of `{}` and `{}`", args[0].ty, args[1].ty));
-                }
+            Prim::Compare(_) if args[0].ty != args[1].ty => {
+                self.problem(
+                    e,
+                    format!("comparison of `{}` and `{}`", args[0].ty, args[1].ty),
+                );
             }
             Prim::Widen => match (&args[0].ty, &e.ty) {
                 (Type::Int(a), Type::Int(b)) if crate::check::unify_widens_to(*a, *b) => {}

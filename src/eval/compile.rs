@@ -28,11 +28,11 @@ use super::error::{
     runtime_error, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE,
     INTERNAL, NO_MATCH, OVERFLOW,
 };
+use super::format as show;
 use super::prims::{
     self, float_arith, float_holds, holds, int_arith, int_from_i128, int_value, is_unsigned_64,
     round_float,
 };
-use super::format as show;
 use super::value::{leaf_repr, leaf_type, Buffer, Value};
 use super::{Ctrl, Frame, Program};
 

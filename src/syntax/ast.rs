@@ -208,7 +208,10 @@ pub enum PatternKind {
     /// A name: binds, unless the checker finds a constant constructor of that name (`Dot`).
     Name(Name),
     /// An integer literal, possibly negated (`-1`).
-    Int { negative: bool, lit: IntLit },
+    Int {
+        negative: bool,
+        lit: IntLit,
+    },
     Str(Vec<u8>),
     Bool(bool),
     /// `()`.
@@ -342,9 +345,15 @@ pub enum StmtKind {
     /// A named `fun`, `proc` or `gen`.
     Fun(FunDef),
     /// `typedef name = T;`
-    Typedef { name: SName, ty: TypeExpr },
+    Typedef {
+        name: SName,
+        ty: TypeExpr,
+    },
     /// `struct P { x:int; y:string; }`
-    Struct { name: SName, fields: Vec<Param> },
+    Struct {
+        name: SName,
+        fields: Vec<Param>,
+    },
     /// `variant shape = | Circle of double | Dot;`
     Variant {
         name: SName,
@@ -359,9 +368,15 @@ pub enum StmtKind {
         value: Expr,
     },
     /// `++x;` (`true`) and `--x;` (`false`).
-    Incr { target: Expr, up: bool },
+    Incr {
+        target: Expr,
+        up: bool,
+    },
     /// `&x.i <- v;` — `target` is the projection chain after `&`.
-    Store { target: Expr, value: Expr },
+    Store {
+        target: Expr,
+        value: Expr,
+    },
     Return(Option<Expr>),
     /// `if c do … elif c2 do … else … done`, `if c perform s;`, `if c break l;`.
     If {

@@ -168,4 +168,3 @@ mod tests {
         assert_eq!(compact_hint(&with_variable).as_deref(), Some("N \\* 2"));
     }
 }
-

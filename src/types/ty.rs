@@ -57,7 +57,13 @@ impl IntTy {
     pub fn signed(self) -> bool {
         matches!(
             self,
-            IntTy::Int | IntTy::Long | IntTy::VLong | IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64
+            IntTy::Int
+                | IntTy::Long
+                | IntTy::VLong
+                | IntTy::I8
+                | IntTy::I16
+                | IntTy::I32
+                | IntTy::I64
         )
     }
 
@@ -190,7 +196,9 @@ pub enum NominalBody {
 
 impl NominalDef {
     pub fn body(&self) -> &NominalBody {
-        self.body.get().expect("nominal body is set when the definition is checked")
+        self.body
+            .get()
+            .expect("nominal body is set when the definition is checked")
     }
 }
 
