@@ -350,12 +350,7 @@ impl Checker {
         if s == error_type() {
             return error_expr(span);
         }
-        let scalar = |t: &Type| matches!(t, Type::Int(_) | Type::Double | Type::Float);
-        let ok = (scalar(&s) && scalar(&target))
-            || (s == Type::String && matches!(target, Type::Int(_) | Type::Double | Type::Float))
-            || (s == Type::Char && matches!(target, Type::Int(_)))
-            || (matches!(s, Type::Int(_)) && target == Type::Char)
-            || s == target;
+        let ok = crate::check::traits::convertible(&s, &target) != crate::check::traits::Conversion::None;
         if target == Type::Natural && matches!(s, Type::Int(_)) {
             return mk(
                 ir::ExprKind::Coerce(ir::CoerceKind::IntToNatural, Box::new(v)),

@@ -10,6 +10,7 @@ use crate::check::apply::Arg;
 use crate::check::env::{Binding, Frame, FunState, VarBinding, VarLoc, VarType};
 use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
+use crate::check::traits::{self, Behaviour};
 use crate::check::unify::promote;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, ArithOp, CmpOp, CoerceKind, Const, IndexMode, Prim};
@@ -1154,11 +1155,11 @@ impl Checker {
                         rt,
                     )
                 }
-                None => return self.no_operator(op, &a, &b, span, "ordered"),
+                None => return self.no_operator(op, &a, &b, span, Behaviour::Ordered),
             },
             _ => {
                 if !self.unify(&a, &b) {
-                    return self.no_operator(op, &a, &b, span, "ordered");
+                    return self.no_operator(op, &a, &b, span, Behaviour::Ordered);
                 }
                 let t = self.zonk(&a);
                 (x, y, t)
@@ -1171,9 +1172,9 @@ impl Checker {
                 &b,
                 span,
                 if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
-                    "equality"
+                    Behaviour::Equality
                 } else {
-                    "ordered"
+                    Behaviour::Ordered
                 },
             );
         }
@@ -1207,7 +1208,7 @@ impl Checker {
                         span,
                     )
                 }
-                None => self.no_operator(op, &a, &b, span, "arithmetic"),
+                None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
             },
             (Type::Double, Type::Double) => mk(
                 ir::ExprKind::Prim(Prim::FloatArith(aop, false), vec![x, y]),
@@ -1231,10 +1232,10 @@ impl Checker {
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {
                     Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![x, y]), t, span),
-                    None => self.no_operator(op, &a, &b, span, "arithmetic"),
+                    None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
                 }
             }
-            _ => self.no_operator(op, &a, &b, span, "arithmetic"),
+            _ => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
         }
     }
 
@@ -1253,14 +1254,7 @@ impl Checker {
         }
     }
 
-    fn no_operator(
-        &mut self,
-        op: BinOp,
-        a: &Type,
-        b: &Type,
-        span: Span,
-        behaviour: &'static str,
-    ) -> ir::Expr {
+    fn no_operator(&mut self, op: BinOp, a: &Type, b: &Type, span: Span, behaviour: Behaviour) -> ir::Expr {
         let help = match (a, b) {
             (Type::Int(_), Type::Double) | (Type::Double, Type::Int(_)) => {
                 Some("there is no implicit conversion between integers and doubles: convert one side, e.g. `double n` or `int d`".to_string())
@@ -1273,10 +1267,15 @@ impl Checker {
             )),
             _ => None,
         };
+        let message = if a == b && !traits::has(a, behaviour) {
+            behaviour.lacking(a)
+        } else {
+            format!("no `{}` for `{a}` and `{b}`", op.symbol())
+        };
         self.error(CheckError::NoOverload {
             span,
-            message: format!("no `{}` for `{a}` and `{b}`", op.symbol()),
-            behaviour,
+            message,
+            behaviour: behaviour.name(),
             help,
         });
         error_expr(span)

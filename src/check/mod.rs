@@ -11,6 +11,7 @@ mod expr;
 mod pattern;
 pub mod prims;
 mod stmt;
+pub mod traits;
 #[cfg(test)]
 mod tests;
 mod typeexpr;
