@@ -59,6 +59,14 @@ diagnostic_cases! {
     r0006_no_match_case: "R0006", "println$ match 3 with | 1 => \"one\" endmatch;\n";
     r0007_array_too_large: "R0007", "var huge : int ^ (1000000007 \\* 1000000009);\nprintln$ huge.len;\n";
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
+    behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
+    behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
+    behaviour_no_equality: "E0301", "val f = fun (x:int) => x;\nprintln$ f == f;\n";
+    behaviour_not_ordered: "E0301", "val f = fun (x:int) => x;\nprintln$ (f, 1) < (f, 2);\n";
+    behaviour_not_convertible: "E0301", "println$ int true;\n";
+    behaviour_not_implicitly_convertible: "E0301", "var a : int8 = 5;\n";
+    behaviour_not_invocable: "E0301", "var b = 4, 5, 6;\nvar u = `1:2;\nprintln$ b.u;\n";
+    behaviour_no_overload: "E0301", "fun f (x:int) => x;\nfun f (x:string) => x;\nprintln$ f 2.5;\n";
 }
 
 #[test]

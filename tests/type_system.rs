@@ -37,14 +37,28 @@ fn run(src: &str) -> Result<String, Vec<&'static str>> {
 fn type_of(defs: &str, expr: &str) -> Result<String, Vec<&'static str>> {
     let mut session = Session::new(Box::new(std::io::sink()));
     session.run_source(defs).expect("definitions run");
-    session.type_of(expr).map_err(|d| d.iter().map(|d| d.code).collect())
+    session
+        .type_of(expr)
+        .map_err(|d| d.iter().map(|d| d.code).collect())
 }
 
 /// A sample value of each scalar type, as source, and the scalar's name.
 fn scalars() -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = IntTy::ALL
         .iter()
-        .map(|t| (t.name().to_string(), format!("7{}", if t.suffix().is_empty() { "" } else { t.suffix() })))
+        .map(|t| {
+            (
+                t.name().to_string(),
+                format!(
+                    "7{}",
+                    if t.suffix().is_empty() {
+                        ""
+                    } else {
+                        t.suffix()
+                    }
+                ),
+            )
+        })
         .collect();
     v.push(("double".into(), "2.5".into()));
     v.push(("float".into(), "2.5f".into()));
@@ -63,7 +77,9 @@ fn looks_like(ty: &str, text: &str) -> bool {
         return !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
     }
     match ty {
-        "double" | "float" => text.parse::<f64>().is_ok() || ["inf", "+inf", "-inf", "nan"].contains(&text),
+        "double" | "float" => {
+            text.parse::<f64>().is_ok() || ["inf", "+inf", "-inf", "nan"].contains(&text)
+        }
         "string" => text.starts_with('\'') && text.ends_with('\''),
         "bool" => text == "true" || text == "false",
         "natural" => !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()),
@@ -91,7 +107,9 @@ fn type_rules_and_kernels_agree_for_every_scalar_pair() {
                     // A runtime error of the kernel (e.g. 7u8 - 7u8 is fine, but 7 % 0 is not
                     // possible here) is still agreement on the type.
                     Err(codes) if codes.iter().all(|c| c.starts_with('R') && *c != "R0000") => {}
-                    other => disagreements.push(format!("{ta} {op} {tb}: rule says {result_ty}, kernel gave {other:?}")),
+                    other => disagreements.push(format!(
+                        "{ta} {op} {tb}: rule says {result_ty}, kernel gave {other:?}"
+                    )),
                 }
             }
         }
@@ -117,20 +135,42 @@ fn overflow_is_r0003_for_every_integer_width() {
         let suffix = t.suffix();
         let max = format!("{}{suffix}", t.max());
         let one = format!("1{suffix}");
-        assert_eq!(run(&format!("var x = {max};\nprintln$ x + {one};\n")).unwrap_err(), vec!["R0003"], "{} max + 1", t.name());
-        assert_eq!(run(&format!("var x = {max};\nprintln$ x * 2{suffix};\n")).unwrap_err(), vec!["R0003"], "{} max * 2", t.name());
+        assert_eq!(
+            run(&format!("var x = {max};\nprintln$ x + {one};\n")).unwrap_err(),
+            vec!["R0003"],
+            "{} max + 1",
+            t.name()
+        );
+        assert_eq!(
+            run(&format!("var x = {max};\nprintln$ x * 2{suffix};\n")).unwrap_err(),
+            vec!["R0003"],
+            "{} max * 2",
+            t.name()
+        );
         if t.signed() {
             let min_plus_one = format!("{}{suffix}", t.min() + 1);
             assert_eq!(
-                run(&format!("var x = -{}{suffix};\nprintln$ x - {one} - {one};\n", -(t.min() + 1))).unwrap_err(),
+                run(&format!(
+                    "var x = -{}{suffix};\nprintln$ x - {one} - {one};\n",
+                    -(t.min() + 1)
+                ))
+                .unwrap_err(),
                 vec!["R0003"],
                 "{} min - 1 (from {min_plus_one})",
                 t.name()
             );
         } else {
-            assert_eq!(run(&format!("var x = 0{suffix};\nprintln$ x - {one};\n")).unwrap_err(), vec!["R0003"], "{} 0 - 1", t.name());
+            assert_eq!(
+                run(&format!("var x = 0{suffix};\nprintln$ x - {one};\n")).unwrap_err(),
+                vec!["R0003"],
+                "{} 0 - 1",
+                t.name()
+            );
         }
-        assert_eq!(run(&format!("var x = {max};\nprintln$ x;\n")).unwrap(), format!("{}\n", t.max()));
+        assert_eq!(
+            run(&format!("var x = {max};\nprintln$ x;\n")).unwrap(),
+            format!("{}\n", t.max())
+        );
     }
 }
 
@@ -139,8 +179,16 @@ fn conversion_out_of_range_is_r0005_for_every_integer_width() {
     for t in IntTy::ALL {
         let name = t.name();
         // From a double beyond the range.
-        assert_eq!(run(&format!("println$ {name} 1.0e30;\n")).unwrap_err(), vec!["R0005"], "{name} of 1e30");
-        assert_eq!(run(&format!("println$ {name} (-1.0e30);\n")).unwrap_err(), vec!["R0005"], "{name} of -1e30");
+        assert_eq!(
+            run(&format!("println$ {name} 1.0e30;\n")).unwrap_err(),
+            vec!["R0005"],
+            "{name} of 1e30"
+        );
+        assert_eq!(
+            run(&format!("println$ {name} (-1.0e30);\n")).unwrap_err(),
+            vec!["R0005"],
+            "{name} of -1e30"
+        );
         // From a string beyond the range.
         assert_eq!(
             run(&format!("println$ {name} \"99999999999999999999999\";\n")).unwrap_err(),
@@ -150,13 +198,25 @@ fn conversion_out_of_range_is_r0005_for_every_integer_width() {
         // From the widest integer type of the other signedness, when it cannot fit.
         if t.bits() < 64 {
             let over = t.max() + 1;
-            assert_eq!(run(&format!("println$ {name} {over}L;\n")).unwrap_err(), vec!["R0005"], "{name} of {over}L");
+            assert_eq!(
+                run(&format!("println$ {name} {over}L;\n")).unwrap_err(),
+                vec!["R0005"],
+                "{name} of {over}L"
+            );
         }
         if !t.signed() {
-            assert_eq!(run(&format!("println$ {name} (-1);\n")).unwrap_err(), vec!["R0005"], "{name} of -1");
+            assert_eq!(
+                run(&format!("println$ {name} (-1);\n")).unwrap_err(),
+                vec!["R0005"],
+                "{name} of -1"
+            );
         }
         // And a conversion that fits works.
-        assert_eq!(run(&format!("println$ {name} 100;\n")).unwrap(), "100\n", "{name} of 100");
+        assert_eq!(
+            run(&format!("println$ {name} 100;\n")).unwrap(),
+            "100\n",
+            "{name} of 100"
+        );
     }
 }
 
@@ -167,9 +227,18 @@ fn failed_behaviours_are_named() {
         let diags = session.run_source(src).unwrap_err();
         diags[0].message.clone()
     };
-    assert_eq!(message("println$ true + false;"), "`bool` is not arithmetic");
-    assert_eq!(message("println$ 1 + \"s\";"), "no `+` for `int` and `string`");
-    assert_eq!(message("println$ 1 + 2.0;"), "no `+` for `int` and `double`");
+    assert_eq!(
+        message("println$ true + false;"),
+        "`bool` is not arithmetic"
+    );
+    assert_eq!(
+        message("println$ 1 + \"s\";"),
+        "no `+` for `int` and `string`"
+    );
+    assert_eq!(
+        message("println$ 1 + 2.0;"),
+        "no `+` for `int` and `double`"
+    );
     assert!(message("val f = fun (x:int) => x;\nprintln$ f == f;").contains("has no equality"));
     assert!(message("println$ int true;").contains("no conversion from `bool` to `int`"));
 }

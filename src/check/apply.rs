@@ -338,6 +338,7 @@ impl Checker {
             span: v.span,
             expected: plain.to_string(),
             found: vt.to_string(),
+            help: None,
             context: "the constructor argument".into(),
         });
         error_expr(span)
@@ -350,7 +351,8 @@ impl Checker {
         if s == error_type() {
             return error_expr(span);
         }
-        let ok = crate::check::traits::convertible(&s, &target) != crate::check::traits::Conversion::None;
+        let ok = crate::check::traits::convertible(&s, &target)
+            != crate::check::traits::Conversion::None;
         if target == Type::Natural && matches!(s, Type::Int(_)) {
             return mk(
                 ir::ExprKind::Coerce(ir::CoerceKind::IntToNatural, Box::new(v)),

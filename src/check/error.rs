@@ -28,6 +28,7 @@ pub enum CheckError {
         expected: String,
         found: String,
         context: String,
+        help: Option<String>,
     },
     /// E0301: no overload / no primitive accepts these operand types; `behaviour` names the
     /// trait that failed ("arithmetic", "ordered", "invocable", …).
@@ -159,16 +160,27 @@ impl CheckError {
                 expected,
                 found,
                 context,
+                help,
                 ..
-            } => d(format!("type mismatch in {context}: expected `{expected}`, found `{found}`"))
-                .with_label(format!("this is `{found}`")),
+            } => {
+                let diag = d(format!("type mismatch in {context}: expected `{expected}`, found `{found}`"))
+                    .with_label(format!("this is `{found}`"));
+                match help {
+                    Some(h) => diag.with_help(h.clone()),
+                    None => diag,
+                }
+            }
             CheckError::NoOverload {
                 message,
                 behaviour,
                 help,
                 ..
             } => {
-                let mut diag = d(message.clone()).with_label(format!("not {behaviour} here"));
+                let label = match *behaviour {
+                    "equality" => "no equality here".to_string(),
+                    b => format!("not {b} here"),
+                };
+                let mut diag = d(message.clone()).with_label(label);
                 if let Some(h) = help {
                     diag = diag.with_help(h.clone());
                 }

@@ -1098,10 +1098,23 @@ impl Checker {
             None => {
                 let found = self.zonk(&e.ty);
                 let expected = self.zonk(t);
+                let help = match (&found, &expected) {
+                    (Type::Int(f), Type::Int(x)) => Some(format!(
+                        "`{}` is not convertible to `{}` implicitly: only the widenings int8 → int16 → int32 → int64 and int → long → vlong are (L2.16); convert explicitly with `{}`",
+                        f.name(),
+                        x.name(),
+                        x.name()
+                    )),
+                    (Type::Int(_), Type::Double | Type::Float) | (Type::Double | Type::Float, Type::Int(_)) => Some(format!(
+                        "integers and floating types are not convertible implicitly; convert explicitly with `{expected} x`"
+                    )),
+                    _ => None,
+                };
                 self.error(CheckError::Mismatch {
                     span: e.span,
                     expected: expected.to_string(),
                     found: found.to_string(),
+                    help,
                     context: context.to_string(),
                 });
                 error_expr(e.span)
@@ -1254,7 +1267,14 @@ impl Checker {
         }
     }
 
-    fn no_operator(&mut self, op: BinOp, a: &Type, b: &Type, span: Span, behaviour: Behaviour) -> ir::Expr {
+    fn no_operator(
+        &mut self,
+        op: BinOp,
+        a: &Type,
+        b: &Type,
+        span: Span,
+        behaviour: Behaviour,
+    ) -> ir::Expr {
         let help = match (a, b) {
             (Type::Int(_), Type::Double) | (Type::Double, Type::Int(_)) => {
                 Some("there is no implicit conversion between integers and doubles: convert one side, e.g. `double n` or `int d`".to_string())

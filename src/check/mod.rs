@@ -11,9 +11,9 @@ mod expr;
 mod pattern;
 pub mod prims;
 mod stmt;
-pub mod traits;
 #[cfg(test)]
 mod tests;
+pub mod traits;
 mod typeexpr;
 mod unify;
 

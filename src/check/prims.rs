@@ -151,6 +151,7 @@ fn map_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
             span: f.span,
             expected: c.zonk(&fty).to_string(),
             found: found.to_string(),
+            help: None,
             context: "the function given to `map`".into(),
         });
         return error_expr(span);

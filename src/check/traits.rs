@@ -48,8 +48,13 @@ impl Behaviour {
 /// The table: does `ty` have behaviour `b`?
 pub fn has(ty: &Type, b: Behaviour) -> bool {
     match b {
-        Behaviour::Invocable => matches!(ty, Type::Fun(..)) || is_compact(ty) || *ty == Type::String,
-        Behaviour::Arithmetic => matches!(ty, Type::Int(_) | Type::Float | Type::Double | Type::Natural),
+        Behaviour::Invocable => {
+            matches!(ty, Type::Fun(..)) || is_compact(ty) || *ty == Type::String
+        }
+        Behaviour::Arithmetic => matches!(
+            ty,
+            Type::Int(_) | Type::Float | Type::Double | Type::Natural
+        ),
         Behaviour::Ordered | Behaviour::Equality => no_function_inside(ty),
         Behaviour::Printable => true,
     }
@@ -63,8 +68,12 @@ fn no_function_inside(ty: &Type) -> bool {
         }
         if let Type::Nominal(n) = t {
             match n.body.get() {
-                Some(NominalBody::Struct(fs)) => ok &= fs.iter().all(|(_, f)| !matches!(f, Type::Fun(..))),
-                Some(NominalBody::Variant(cs)) => ok &= cs.iter().all(|(_, a)| !matches!(a, Some(Type::Fun(..)))),
+                Some(NominalBody::Struct(fs)) => {
+                    ok &= fs.iter().all(|(_, f)| !matches!(f, Type::Fun(..)))
+                }
+                Some(NominalBody::Variant(cs)) => {
+                    ok &= cs.iter().all(|(_, a)| !matches!(a, Some(Type::Fun(..))))
+                }
                 None => {}
             }
         }
@@ -124,10 +133,22 @@ mod tests {
         assert_eq!(convertible(&Type::INT, &Type::Double), Conversion::Explicit);
         assert_eq!(convertible(&Type::Double, &Type::INT), Conversion::Explicit);
         assert_eq!(convertible(&Type::BOOL, &Type::INT), Conversion::None);
-        assert_eq!(convertible(&Type::Int(IntTy::I8), &Type::Int(IntTy::I64)), Conversion::Implicit);
-        assert_eq!(convertible(&Type::Int(IntTy::Int), &Type::Int(IntTy::VLong)), Conversion::Implicit);
-        assert_eq!(convertible(&Type::Int(IntTy::Int), &Type::Int(IntTy::I32)), Conversion::Explicit);
-        assert_eq!(convertible(&Type::Int(IntTy::UInt), &Type::Int(IntTy::ULong)), Conversion::Explicit);
+        assert_eq!(
+            convertible(&Type::Int(IntTy::I8), &Type::Int(IntTy::I64)),
+            Conversion::Implicit
+        );
+        assert_eq!(
+            convertible(&Type::Int(IntTy::Int), &Type::Int(IntTy::VLong)),
+            Conversion::Implicit
+        );
+        assert_eq!(
+            convertible(&Type::Int(IntTy::Int), &Type::Int(IntTy::I32)),
+            Conversion::Explicit
+        );
+        assert_eq!(
+            convertible(&Type::Int(IntTy::UInt), &Type::Int(IntTy::ULong)),
+            Conversion::Explicit
+        );
     }
 
     #[test]
