@@ -58,7 +58,31 @@ fn main() -> ExitCode {
             .num_threads(threads)
             .build_global();
     }
-    let status = match invocation.command {
+    // Deeply nested programs recurse deeply in the parser, the checker and the evaluator: the
+    // session runs on a thread with a large stack (address space reserved, memory committed
+    // only as it is used).
+    let command = invocation.command;
+    let status = std::thread::Builder::new()
+        .name("tessera".into())
+        .stack_size(SESSION_STACK_BYTES)
+        .spawn(move || run_command(command))
+        .map(|handle| handle.join().unwrap_or(INTERNAL_ERROR_STATUS))
+        .unwrap_or_else(|error| {
+            eprintln!("tessera: cannot start the interpreter thread: {error}");
+            INTERNAL_ERROR_STATUS
+        });
+    ExitCode::from(u8::try_from(status).unwrap_or(1))
+}
+
+/// The stack of the interpreter thread.
+const SESSION_STACK_BYTES: usize = 1 << 30;
+
+/// The exit status after a panic, which is always a bug in Tessera (the panic message has
+/// been printed).
+const INTERNAL_ERROR_STATUS: i32 = 70;
+
+fn run_command(command: Command) -> i32 {
+    match command {
         Command::Help => {
             println!("{USAGE}");
             0
@@ -70,8 +94,7 @@ fn main() -> ExitCode {
         Command::Repl => repl::run(new_session()),
         Command::Run(path) => run_file(&path, false),
         Command::Check(path) => run_file(&path, true),
-    };
-    ExitCode::from(u8::try_from(status).unwrap_or(1))
+    }
 }
 
 /// A session writing to a buffered stdout (flushed before diagnostics and at exit).

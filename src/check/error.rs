@@ -6,6 +6,8 @@ use crate::syntax::span::Span;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckError {
+    /// E0100: an expression nested too deeply to check safely.
+    TooDeep { span: Span, limit: u32 },
     /// E0101: `if … then … endif` used as a statement.
     IfThenStatement { span: Span },
     /// E0201
@@ -96,6 +98,7 @@ pub enum CheckError {
 impl CheckError {
     pub fn code(&self) -> &'static str {
         match self {
+            CheckError::TooDeep { .. } => "E0100",
             CheckError::IfThenStatement { .. } => "E0101",
             CheckError::UndefinedName { .. } => "E0201",
             CheckError::Duplicate { .. } => "E0202",
@@ -119,6 +122,7 @@ impl CheckError {
     pub fn span(&self) -> Span {
         match self {
             CheckError::IfThenStatement { span }
+            | CheckError::TooDeep { span, .. }
             | CheckError::UndefinedName { span, .. }
             | CheckError::Duplicate { span, .. }
             | CheckError::Mismatch { span, .. }
@@ -141,6 +145,9 @@ impl CheckError {
     pub fn to_diagnostic(&self) -> Diagnostic {
         let d = |message: String| Diagnostic::new(Stage::Static, self.code(), message, self.span());
         match self {
+            CheckError::TooDeep { limit, .. } => d(format!("this expression is nested more than {limit} levels deep"))
+                .with_label("nested too deeply")
+                .with_help("split it into several statements with intermediate variables"),
             CheckError::IfThenStatement { .. } => {
                 d("`if … then … endif` is an expression, not a statement".into())
                     .with_label("used as a statement here")

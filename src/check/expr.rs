@@ -21,6 +21,9 @@ use crate::types::kind::is_compact;
 use crate::types::size::size_of;
 use crate::types::ty::{IntTy, NominalBody, Type};
 
+/// Expressions nested deeper than this are refused (E0100) rather than risking the stack.
+pub const MAX_EXPR_DEPTH: u32 = 100_000;
+
 pub(crate) fn mk(kind: ir::ExprKind, ty: Type, span: Span) -> ir::Expr {
     ir::Expr { kind, ty, span }
 }
@@ -57,6 +60,28 @@ pub(crate) fn suffix_type(suffix: &str) -> Result<IntTy, ()> {
 
 impl Checker {
     pub(crate) fn expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> ir::Expr {
+        // Deeply nested expressions recurse deeply (here and in the evaluator): grow the stack
+        // on the heap when it runs low, and refuse absurd nesting with a diagnostic.
+        if self.depth >= MAX_EXPR_DEPTH {
+            if !self
+                .errors
+                .iter()
+                .any(|x| matches!(x, CheckError::TooDeep { .. }))
+            {
+                self.error(CheckError::TooDeep {
+                    span: e.span,
+                    limit: MAX_EXPR_DEPTH,
+                });
+            }
+            return error_expr(e.span);
+        }
+        self.depth += 1;
+        let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || self.expr_node(e, expected));
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_node(&mut self, e: &ast::Expr, expected: Option<&Type>) -> ir::Expr {
         let span = e.span;
         match &e.node {
             ExprKind::Int(lit) => self.int_lit(lit, span),

@@ -46,6 +46,8 @@ pub struct Checker {
     /// Inference variables: solution and kind bound.
     metas: Vec<(Option<Type>, Kind)>,
     errors: Vec<CheckError>,
+    /// The current nesting depth of expressions being checked.
+    depth: u32,
     /// Functions produced by the unit being checked.
     out_funs: Vec<(FunId, Arc<ir::Function>)>,
 }
@@ -85,6 +87,7 @@ impl Checker {
             next_nominal: 0,
             metas: Vec::new(),
             errors: Vec::new(),
+            depth: 0,
             out_funs: Vec::new(),
         }
     }
