@@ -86,7 +86,9 @@ impl Choices {
 
 /// The divisors of `n` strictly between 1 and `n`.
 fn proper_divisors(n: u64) -> Vec<u64> {
-    (2..n).filter(|divisor| n.is_multiple_of(*divisor)).collect()
+    (2..n)
+        .filter(|divisor| n.is_multiple_of(*divisor))
+        .collect()
 }
 
 /// `(base, exponent)` with `base ^ exponent = n` and `exponent >= 2`, when there is one.
