@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 
-use tessera::types::iso::{classify, Iso};
+use tessera::types::iso::{classify, transpose_permutation, Iso};
 use tessera::types::print::type_to_string;
 use tessera::types::Type;
 use tessera::Session;
@@ -324,6 +324,61 @@ proptest! {
             Ok(output) => prop_assert!(false, "accepted, printing {}:\n{}", output, program),
             Err(codes) => prop_assert_eq!(codes.first().copied(), Some("E0500"), "{}", program),
         }
+    }
+    /// The interpreter's `transpose` moves each element where the engine's permutation says:
+    /// target position `p` holds the element at `source_of(p)`, and whole elements move.
+    #[test]
+    fn transpose_follows_the_derived_permutation(
+        rows_size in 2u64..7,
+        columns_size in 2u64..7,
+        pairs in any::<bool>(),
+        array_of_arrays in any::<bool>(),
+        values in prop::collection::vec(any::<u32>(), 1..20),
+    ) {
+        let mut choices = Choices::new(values);
+        let rows = compact_index(rows_size, 2, &mut choices);
+        let columns = compact_index(columns_size, 2, &mut choices);
+        let element = if pairs {
+            Type::tuple(vec![Type::INT, Type::Unitsum(5)])
+        } else {
+            Type::INT
+        };
+        let matrix = if array_of_arrays {
+            Type::array(Type::array(element.clone(), columns), rows)
+        } else {
+            Type::array(element.clone(), Type::cproduct(vec![rows, columns]))
+        };
+        let permutation = transpose_permutation(&matrix).expect("a matrix");
+        let count = rows_size * columns_size;
+        let element_literal = |position: u64| {
+            if pairs {
+                format!("({}, `{}:5)", element_value(position), position % 5)
+            } else {
+                element_value(position).to_string()
+            }
+        };
+        let literal: Vec<String> = (0..count).map(element_literal).collect();
+        let program = format!(
+            "var m = ({}) :>> {};\nprintln$ (transpose m)._strr;\n",
+            literal.join(", "),
+            type_to_string(&matrix),
+        );
+        let output = match run(&program) {
+            Ok(output) => output,
+            Err(codes) => {
+                prop_assert!(false, "rejected with {:?}:\n{}", codes, program);
+                unreachable!()
+            }
+        };
+        let expected: Vec<u64> = (0..count)
+            .map(|target| element_value(permutation.source_of_u64(target).expect("in range")))
+            .collect();
+        // A unitsum component prints as `case k of 5`: keep only the element values.
+        let printed: Vec<u64> = numbers_in(&output)
+            .into_iter()
+            .filter(|number| *number >= element_value(0))
+            .collect();
+        prop_assert_eq!(printed, expected, "{}", program);
     }
 }
 
