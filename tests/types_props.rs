@@ -5,7 +5,9 @@ use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
 
-use tessera::types::iso::{classify, normal_form, Iso, Leaf, Mismatch, NormalForm};
+use tessera::types::iso::{
+    classify, normal_form, transpose_permutation, Iso, Leaf, Mismatch, NormalForm,
+};
 use tessera::types::kind::{compact_hint, kind_of};
 use tessera::types::layout::{
     decode_product, encode_product, encode_sum, product_digits, split_sum_code, sum_summands,
@@ -172,6 +174,35 @@ fn expand(form: &NormalForm) -> Vec<Leaf> {
     leaves
 }
 
+/// Compact index types with at least two values: the extents of a transposable matrix.
+fn matrix_extent() -> impl Strategy<Value = Type> {
+    let unitsum = (2u64..5).prop_map(Type::Unitsum);
+    prop_oneof![
+        3 => unitsum.clone(),
+        1 => prop::collection::vec(unitsum.clone(), 2..3).prop_map(Type::cproduct),
+        1 => prop::collection::vec(unitsum, 2..3).prop_map(Type::csum),
+    ]
+}
+
+/// Transposable types: arrays of arrays `T ^ M ^ N` over any data type, and matrices
+/// `T ^ (A \* B)` over non-array elements.
+fn matrix_type() -> impl Strategy<Value = Type> {
+    let plain_element = prop_oneof![
+        Just(Type::INT),
+        Just(Type::tuple(vec![Type::INT, Type::Double])),
+        Just(Type::UNIT),
+        matrix_extent(),
+    ];
+    prop_oneof![
+        (data_type(), matrix_extent(), matrix_extent()).prop_map(|(element, columns, rows)| {
+            Type::array(Type::array(element, columns), rows)
+        }),
+        (plain_element, matrix_extent(), matrix_extent()).prop_map(|(element, rows, columns)| {
+            Type::array(element, Type::cproduct(vec![rows, columns]))
+        }),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 256,
@@ -332,5 +363,40 @@ proptest! {
         prop_assert_eq!(repeated, normal_form(&a).element_count() * 3u32);
         prop_assert!(normal_form(&Type::UNIT).element_count() == BigUint::zero());
         prop_assert!(normal_form(&Type::INT).element_count() == BigUint::one());
+    }
+    #[test]
+    fn transpose_is_a_bijection_undone_by_transposing_back(ty in matrix_type()) {
+        let permutation = transpose_permutation(&ty).expect("a transposable type");
+        let count = permutation.element_count().to_u64().expect("a small matrix");
+        prop_assert!(permutation.fits_u64());
+        let mut seen = vec![false; count as usize];
+        for target in 0..count {
+            let source = permutation.source_of_u64(target).expect("in range");
+            prop_assert!(source < count);
+            prop_assert!(!seen[source as usize], "source {} used twice in {}", source, ty);
+            seen[source as usize] = true;
+            prop_assert_eq!(permutation.target_of_u64(source), Some(target));
+            prop_assert_eq!(
+                permutation.source_of(&BigUint::from(target)),
+                Some(BigUint::from(source))
+            );
+        }
+        prop_assert_eq!(permutation.source_of_u64(count), None);
+        let back = transpose_permutation(permutation.target_type()).expect("the transpose transposes");
+        prop_assert_eq!(back.target_type(), &ty);
+        prop_assert_eq!(&back, &permutation.inverse());
+        for position in 0..count {
+            let there = back.source_of_u64(position).expect("in range");
+            prop_assert_eq!(permutation.source_of_u64(there), Some(position));
+        }
+        let leaves = permutation.leaves_per_element().to_u64().expect("small elements");
+        prop_assert_eq!(
+            BigUint::from(count * leaves),
+            normal_form(&ty).element_count()
+        );
+        for target in 0..count * leaves {
+            let source = permutation.source_leaf_u64(target).expect("in range");
+            prop_assert_eq!(source % leaves, target % leaves);
+        }
     }
 }

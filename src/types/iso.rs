@@ -452,6 +452,222 @@ pub fn iso_line(a: &Type, b: &Type) -> String {
     }
 }
 
+/// Why a type has no transpose (L6.13, L9.7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotTransposable {
+    /// The type is not an array of arrays `T ^ M ^ N` nor a matrix `T ^ (A \* B)`.
+    NotAMatrix(Type),
+    /// The shape mentions a type variable, so its extents are not known.
+    UnknownExtent(Type),
+}
+
+impl fmt::Display for NotTransposable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotTransposable::NotAMatrix(ty) => write!(
+                f,
+                "`{ty}` is neither an array of arrays `T ^ M ^ N` nor a matrix `T ^ (A \\* B)`"
+            ),
+            NotTransposable::UnknownExtent(ty) => {
+                write!(f, "the extents of `{ty}` are not known")
+            }
+        }
+    }
+}
+
+/// The data-moving isomorphism of the copying `transpose` (L6.13, L9.7), derived from the
+/// source type: a `rows x columns` arrangement of elements, stored row after row, becomes the
+/// `columns x rows` arrangement with element `(i, j)` moved to `(j, i)`.
+///
+/// For an array of arrays `T ^ M ^ N` the rows are the `size(N)` outer elements and the columns
+/// the `size(M)` inner ones; the target is `T ^ N ^ M`. For a matrix `T ^ (A \* B)` (or
+/// `T ^ (A \^ 2)`) the rows are indexed by `A`, the most significant digit, and the columns by
+/// `B`; the target is `T ^ (B \* A)`. Positions are linear element positions in code order;
+/// `source_leaf_u64` maps positions of normal-form leaves, for elements that are themselves
+/// tuples or arrays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransposePermutation {
+    source_type: Type,
+    target_type: Type,
+    rows: BigUint,
+    columns: BigUint,
+    leaves_per_element: BigUint,
+    /// `(rows, columns, leaves_per_element)` when every leaf position fits in a `u64`.
+    fast: Option<(u64, u64, u64)>,
+}
+
+impl TransposePermutation {
+    fn new(
+        source_type: Type,
+        target_type: Type,
+        rows: BigUint,
+        columns: BigUint,
+        leaves_per_element: BigUint,
+    ) -> TransposePermutation {
+        let leaf_count = &rows * &columns * &leaves_per_element;
+        let fast = match (
+            rows.to_u64(),
+            columns.to_u64(),
+            leaves_per_element.to_u64(),
+            leaf_count.to_u64(),
+        ) {
+            (Some(rows), Some(columns), Some(leaves), Some(_)) => Some((rows, columns, leaves)),
+            _ => None,
+        };
+        TransposePermutation {
+            source_type,
+            target_type,
+            rows,
+            columns,
+            leaves_per_element,
+            fast,
+        }
+    }
+
+    /// The type being transposed.
+    pub fn source_type(&self) -> &Type {
+        &self.source_type
+    }
+
+    /// The type of the transpose.
+    pub fn target_type(&self) -> &Type {
+        &self.target_type
+    }
+
+    /// The number of rows of the source (the columns of the target).
+    pub fn rows(&self) -> &BigUint {
+        &self.rows
+    }
+
+    /// The number of columns of the source (the rows of the target).
+    pub fn columns(&self) -> &BigUint {
+        &self.columns
+    }
+
+    /// The number of normal-form leaves one element stands for (0 for a unit element).
+    pub fn leaves_per_element(&self) -> &BigUint {
+        &self.leaves_per_element
+    }
+
+    /// The number of elements moved.
+    pub fn element_count(&self) -> BigUint {
+        &self.rows * &self.columns
+    }
+
+    /// Does every leaf position fit in a `u64` (so the `_u64` methods answer)?
+    pub fn fits_u64(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// The source position of the element at target position `target` (in code order), or
+    /// `None` when `target` is not below the element count.
+    pub fn source_of(&self, target: &BigUint) -> Option<BigUint> {
+        if *target >= self.element_count() {
+            return None;
+        }
+        // The target is `columns x rows`: target (j, i) holds source (i, j).
+        let column = target / &self.rows;
+        let row = target % &self.rows;
+        Some(row * &self.columns + column)
+    }
+
+    /// The target position the element at source position `source` moves to (the inverse of
+    /// `source_of`).
+    pub fn target_of(&self, source: &BigUint) -> Option<BigUint> {
+        if *source >= self.element_count() {
+            return None;
+        }
+        let row = source / &self.columns;
+        let column = source % &self.columns;
+        Some(column * &self.rows + row)
+    }
+
+    /// `source_of` on the `u64` fast path: `None` when the positions do not fit in a `u64` or
+    /// `target` is out of range.
+    pub fn source_of_u64(&self, target: u64) -> Option<u64> {
+        let (rows, columns, _) = self.fast?;
+        if rows == 0 || columns == 0 || target / rows >= columns {
+            return None;
+        }
+        Some((target % rows) * columns + target / rows)
+    }
+
+    /// `target_of` on the `u64` fast path.
+    pub fn target_of_u64(&self, source: u64) -> Option<u64> {
+        let (rows, columns, _) = self.fast?;
+        if rows == 0 || columns == 0 || source / columns >= rows {
+            return None;
+        }
+        Some((source % columns) * rows + source / columns)
+    }
+
+    /// The source position of normal-form leaf `target` of the transpose: whole elements move,
+    /// the leaves inside an element keep their order.
+    pub fn source_leaf_u64(&self, target: u64) -> Option<u64> {
+        let (_, _, leaves) = self.fast?;
+        if leaves == 0 {
+            return None;
+        }
+        let element = self.source_of_u64(target / leaves)?;
+        Some(element * leaves + target % leaves)
+    }
+
+    /// The permutation of transposing the transpose back: its `source_of` is this one's
+    /// `target_of`.
+    pub fn inverse(&self) -> TransposePermutation {
+        TransposePermutation::new(
+            self.target_type.clone(),
+            self.source_type.clone(),
+            self.columns.clone(),
+            self.rows.clone(),
+            self.leaves_per_element.clone(),
+        )
+    }
+}
+
+/// Derive the permutation of `transpose` for a value of type `ty`: an array of arrays
+/// `T ^ M ^ N` (to `T ^ N ^ M`) or a matrix over a compact product of two factors
+/// `T ^ (A \* B)` (to `T ^ (B \* A)`), L6.13 and L9.7.
+pub fn transpose_permutation(ty: &Type) -> Result<TransposePermutation, NotTransposable> {
+    let Type::Array(element, index) = ty else {
+        return Err(NotTransposable::NotAMatrix(ty.clone()));
+    };
+    let known = |extent: &Type| size_of(extent).ok_or(NotTransposable::UnknownExtent(ty.clone()));
+    if let Type::Array(inner, columns_index) = &**element {
+        let leaves = normal_form(inner).element_count();
+        let target = Type::array(
+            Type::array((**inner).clone(), (**index).clone()),
+            (**columns_index).clone(),
+        );
+        return Ok(TransposePermutation::new(
+            ty.clone(),
+            target,
+            known(index)?,
+            known(columns_index)?,
+            leaves,
+        ));
+    }
+    let (row_factor, column_factor) = match &**index {
+        Type::CProduct(factors) if factors.len() == 2 => (factors[0].clone(), factors[1].clone()),
+        Type::CArray(factor, two) if **two == Type::BOOL => {
+            ((**factor).clone(), (**factor).clone())
+        }
+        _ => return Err(NotTransposable::NotAMatrix(ty.clone())),
+    };
+    let leaves = normal_form(element).element_count();
+    let target = Type::array(
+        (**element).clone(),
+        Type::cproduct(vec![column_factor.clone(), row_factor.clone()]),
+    );
+    Ok(TransposePermutation::new(
+        ty.clone(),
+        target,
+        known(&row_factor)?,
+        known(&column_factor)?,
+        leaves,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -646,5 +862,122 @@ mod tests {
             classify(&over_variable, &over_variable),
             Iso::LayoutIdentical(_)
         ));
+    }
+    fn sources(permutation: &TransposePermutation) -> Vec<u64> {
+        let count = permutation
+            .element_count()
+            .to_u64()
+            .expect("a small matrix");
+        (0..count)
+            .map(|target| permutation.source_of_u64(target).expect("in range"))
+            .collect()
+    }
+
+    #[test]
+    fn transposing_a_matrix_over_a_compact_product() {
+        // (1,2,3,4,5,6) :>> int ^ (2 \* 3) transposes to (1,4,2,5,3,6) (L9.7).
+        let matrix = array(Type::INT, cproduct(vec![unitsum(2), unitsum(3)]));
+        let permutation = transpose_permutation(&matrix).expect("a matrix");
+        assert_eq!(
+            permutation.target_type(),
+            &array(Type::INT, cproduct(vec![unitsum(3), unitsum(2)]))
+        );
+        assert_eq!(sources(&permutation), vec![0, 3, 1, 4, 2, 5]);
+        let values = [1, 2, 3, 4, 5, 6];
+        let transposed: Vec<i32> = sources(&permutation)
+            .into_iter()
+            .map(|source| values[source as usize])
+            .collect();
+        assert_eq!(transposed, vec![1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
+    fn transposing_an_array_of_arrays() {
+        // ((1, 2), (3, 4), (5, 6)) : int ^ 2 ^ 3 transposes to ((1, 3, 5), (2, 4, 6)).
+        let rows = array(array(Type::INT, unitsum(2)), unitsum(3));
+        let permutation = transpose_permutation(&rows).expect("an array of arrays");
+        assert_eq!(
+            permutation.target_type(),
+            &array(array(Type::INT, unitsum(3)), unitsum(2))
+        );
+        assert_eq!(permutation.rows(), &BigUint::from(3u32));
+        assert_eq!(permutation.columns(), &BigUint::from(2u32));
+        assert_eq!(sources(&permutation), vec![0, 2, 4, 1, 3, 5]);
+    }
+
+    #[test]
+    fn transposing_a_square_compact_array_index() {
+        let square = array(Type::INT, Type::carray(unitsum(3), unitsum(2)));
+        let permutation = transpose_permutation(&square).expect("a square matrix");
+        assert_eq!(permutation.target_type(), &square);
+        assert_eq!(sources(&permutation), vec![0, 3, 6, 1, 4, 7, 2, 5, 8]);
+    }
+
+    #[test]
+    fn whole_elements_move_together() {
+        // Each element of `(int * double) ^ (2 \* 3)` is two leaves.
+        let matrix = array(int_double(), cproduct(vec![unitsum(2), unitsum(3)]));
+        let permutation = transpose_permutation(&matrix).expect("a matrix");
+        assert_eq!(permutation.leaves_per_element(), &BigUint::from(2u32));
+        let leaves: Vec<u64> = (0..12)
+            .map(|target| permutation.source_leaf_u64(target).expect("in range"))
+            .collect();
+        assert_eq!(leaves, vec![0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11]);
+    }
+
+    #[test]
+    fn out_of_range_positions_have_no_source() {
+        let matrix = array(Type::INT, cproduct(vec![unitsum(2), unitsum(3)]));
+        let permutation = transpose_permutation(&matrix).expect("a matrix");
+        assert_eq!(permutation.source_of_u64(6), None);
+        assert_eq!(permutation.target_of_u64(6), None);
+        assert_eq!(permutation.source_of(&BigUint::from(6u32)), None);
+        assert_eq!(
+            permutation.source_of(&BigUint::from(5u32)),
+            Some(BigUint::from(5u32))
+        );
+    }
+
+    #[test]
+    fn huge_matrices_use_the_big_path() {
+        let half = Type::carray(unitsum(2), unitsum(70));
+        let matrix = array(Type::INT, cproduct(vec![half.clone(), unitsum(3)]));
+        let permutation = transpose_permutation(&matrix).expect("a matrix");
+        assert!(!permutation.fits_u64());
+        assert_eq!(permutation.source_of_u64(1), None);
+        let rows = BigUint::one() << 70u32;
+        // Target position `rows` is (column 1, row 0): source position 1.
+        assert_eq!(permutation.source_of(&rows), Some(BigUint::one()));
+        let last = permutation.element_count() - 1u32;
+        assert_eq!(permutation.source_of(&last), Some(last.clone()));
+        assert_eq!(permutation.target_of(&BigUint::one()), Some(rows));
+    }
+
+    #[test]
+    fn only_matrices_transpose() {
+        let flat = array(Type::INT, unitsum(6));
+        assert_eq!(
+            transpose_permutation(&flat),
+            Err(NotTransposable::NotAMatrix(flat.clone()))
+        );
+        let three_factors = array(
+            Type::INT,
+            cproduct(vec![unitsum(2), unitsum(3), unitsum(4)]),
+        );
+        assert!(transpose_permutation(&three_factors).is_err());
+        assert!(transpose_permutation(&Type::INT).is_err());
+        let variable = Type::Var(TyVar {
+            id: 4,
+            name: Arc::from("N"),
+            kind: Kind::CompactLinear,
+        });
+        let generic = array(array(Type::INT, unitsum(2)), variable);
+        assert_eq!(
+            transpose_permutation(&generic),
+            Err(NotTransposable::UnknownExtent(generic.clone()))
+        );
+        assert!(NotTransposable::NotAMatrix(flat)
+            .to_string()
+            .contains("neither an array of arrays"));
     }
 }
