@@ -404,6 +404,18 @@ impl Checker {
                 ),
             };
         }
+        // Explicit type arguments are checked against the kinds first, so a kind error is
+        // reported as one rather than as a failed overload.
+        if let Some(t) = &explicit {
+            let with_count: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&i| self.funs[i].own_params.len() == t.len())
+                .collect();
+            if with_count.len() == 1 && !self.check_kinds(with_count[0], t, span) {
+                return error_expr(span);
+            }
+        }
         // With a single candidate, check the first argument against its parameter type.
         let mut args = args;
         let first = args.remove(0);

@@ -12,7 +12,7 @@ use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
 use crate::check::traits::{self, Behaviour};
 use crate::check::unify::promote;
-use crate::check::{error_type, Checker};
+use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, ArithOp, CmpOp, CoerceKind, Const, IndexMode, Prim};
 use crate::syntax::ast::{self, BinOp, ExprKind, IntLit, UnOp};
 use crate::syntax::span::Span;
@@ -1123,6 +1123,9 @@ impl Checker {
             None => {
                 let found = self.zonk(&e.ty);
                 let expected = self.zonk(t);
+                if contains_error(&found) || contains_error(&expected) {
+                    return error_expr(e.span);
+                }
                 let help = match (&found, &expected) {
                     (Type::Int(f), Type::Int(x)) => Some(format!(
                         "`{}` is not convertible to `{}` implicitly: only the widenings int8 → int16 → int32 → int64 and int → long → vlong are (L2.16); convert explicitly with `{}`",
@@ -1332,7 +1335,7 @@ impl Checker {
 
     fn coerce_expr(&mut self, v: ir::Expr, t: Type, span: Span) -> ir::Expr {
         let s = self.zonk(&v.ty);
-        if s == error_type() || t == error_type() {
+        if contains_error(&s) || contains_error(&t) {
             return error_expr(span);
         }
         if s == t {

@@ -71,6 +71,14 @@ pub(crate) fn error_type() -> Type {
     Type::Meta(ERROR_META)
 }
 
+/// Does the type contain the error type (so a diagnostic about it would only repeat an
+/// earlier one)?
+pub(crate) fn contains_error(t: &Type) -> bool {
+    let mut found = false;
+    t.walk(&mut |x| found |= *x == Type::Meta(ERROR_META));
+    found
+}
+
 impl Checker {
     pub fn new() -> Checker {
         let mut global = Frame::new(None, true);

@@ -7,7 +7,7 @@ use crate::check::env::{
     Binding, Frame, FunSig, FunState, TypeBinding, VarBinding, VarLoc, VarType,
 };
 use crate::check::error::CheckError;
-use crate::check::{error_type, Checker};
+use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, Capture, IndexMode, PathStep, Place, RangeKind};
 use crate::syntax::ast::{
     self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind,
@@ -82,6 +82,16 @@ impl Checker {
                 }
                 _ => {}
             }
+        }
+        // Every typedef of the scope is resolved now, so an unused bad one is still reported.
+        let pending: Vec<String> = self.scopes[self.scope]
+            .types
+            .iter()
+            .filter(|(_, (b, _))| matches!(b, TypeBinding::PendingAlias(..)))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in pending {
+            self.lookup_type(&name);
         }
         for s in &flat {
             match &s.node {
@@ -686,6 +696,9 @@ impl Checker {
             }
             (VarType::Known(t), None) => {
                 let t = t.clone();
+                if contains_error(&t) {
+                    return;
+                }
                 if !has_zero(&t) {
                     self.error(CheckError::Type {
                         span: s.span,

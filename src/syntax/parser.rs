@@ -1194,7 +1194,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     let empty_stmt = semicolon
         .clone()
         .map_with(|_, extra| Spanned::new(StmtKind::Block(Vec::new()), extra.span()));
-    let statement = choice((fun_stmt, loop_stmt, simple_stmt, late_stmt, empty_stmt)).labelled("statement");
+    let statement =
+        choice((fun_stmt, loop_stmt, simple_stmt, late_stmt, empty_stmt)).labelled("statement");
     if recovering {
         stmt.define(statement.recover_with(via_parser(skip_statement)).boxed());
     } else {
