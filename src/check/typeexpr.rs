@@ -25,6 +25,29 @@ pub fn builtin_type(name: &str) -> Option<Type> {
 
 impl Checker {
     pub(crate) fn type_expr(&mut self, te: &TypeExpr) -> Type {
+        let t = self.type_expr_node(te);
+        // A compact type whose size cannot even be computed (more than MAX_SIZE_BITS bits)
+        // cannot be iterated, decoded or counted: refuse it here, once.
+        if matches!(t, Type::CProduct(_) | Type::CSum(_) | Type::CArray(..))
+            && !t.has_var()
+            && !t.has_meta()
+            && is_compact(&t)
+            && crate::types::size::size_of(&t).is_none()
+        {
+            self.error(CheckError::Type {
+                span: te.span,
+                message: format!(
+                    "the size of `{t}` has more than {} bits: too large to compute",
+                    crate::types::size::MAX_SIZE_BITS
+                ),
+                help: None,
+            });
+            return error_type();
+        }
+        t
+    }
+
+    fn type_expr_node(&mut self, te: &TypeExpr) -> Type {
         match &te.node {
             TypeExprKind::Name(name) => self.type_name(name, te),
             TypeExprKind::Unitsum(lit) => match lit.value.and_then(|v| u64::try_from(v).ok()) {
