@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::check::apply::Arg;
-use crate::check::env::{Binding, Frame, FunState, VarBinding, VarLoc, VarType};
+use crate::check::env::{Binding, Frame, FunState, VarBinding, VarType};
 use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
 use crate::check::traits::{self, Behaviour};
@@ -288,11 +288,7 @@ impl Checker {
                     return error_expr(span);
                 }
                 let index = (**index).clone();
-                self.synthetic_fun("aproj", t, span, |c, param| {
-                    let wrapped = ast::Expr::new(ExprKind::Unit, index.span);
-                    let _ = wrapped;
-                    c.project_by_expr(param, &index, span)
-                })
+                self.synthetic_fun("aproj", t, span, |c, param| c.project(param, &index, span))
             }
             ExprKind::Ident(te) => {
                 let t = self.type_expr(te);
@@ -948,16 +944,6 @@ impl Checker {
         }
     }
 
-    /// `a.(e)` for an array `a` and an index expression (for `aproj`).
-    pub(crate) fn project_by_expr(
-        &mut self,
-        a: ir::Expr,
-        index: &ast::Expr,
-        span: Span,
-    ) -> ir::Expr {
-        self.project(a, index, span)
-    }
-
     /// Resolve `x.rhs` as a projection of a value of type `ty`, if it is one: a literal
     /// component, a struct field, or an array index (an integer, or a value of the index type).
     pub(crate) fn projection(
@@ -1428,6 +1414,3 @@ fn comparable(t: &Type) -> bool {
     });
     ok
 }
-
-#[allow(dead_code)]
-fn unused(_: VarLoc) {}

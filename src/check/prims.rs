@@ -9,7 +9,6 @@ use crate::check::expr::{error_expr, mk};
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::syntax::span::Span;
-use crate::types::kind::is_compact;
 use crate::types::ty::{Kind, Type};
 
 type Rule = fn(&mut Checker, &mut Vec<Arg>, Span) -> ir::Expr;
@@ -305,7 +304,6 @@ fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
         );
         return error_expr(span);
     }
-    let _ = is_compact;
     mk(
         ir::ExprKind::Index {
             array: Box::new(a),

@@ -14,7 +14,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::span::Span;
 use crate::types::kind::is_compact;
-use crate::types::ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
+use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
 
 impl Checker {
     /// Hoist the declarations of `stmts` into the current scope, then check them in order.
@@ -1486,12 +1486,4 @@ pub(crate) enum Projection {
     Field(u32, Type),
     CField(u32, Type),
     Index(ir::Expr, IndexMode, Type),
-}
-
-#[allow(dead_code)]
-fn int_ty_of(t: &Type) -> Option<IntTy> {
-    match t {
-        Type::Int(i) => Some(*i),
-        _ => None,
-    }
 }
