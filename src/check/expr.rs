@@ -28,6 +28,17 @@ pub(crate) fn mk(kind: ir::ExprKind, ty: Type, span: Span) -> ir::Expr {
     ir::Expr { kind, ty, span }
 }
 
+/// The value of summand `tag` of the sum type `t` (compact or plain) with argument `arg`.
+fn injection(compact: bool, tag: u32, arg: ir::Expr, t: Type, span: Span) -> ir::Expr {
+    let arg = Box::new(arg);
+    let kind = if compact {
+        ir::ExprKind::CInject { tag, arg }
+    } else {
+        ir::ExprKind::Inject { tag, arg }
+    };
+    mk(kind, t, span)
+}
+
 pub(crate) fn int_const(v: i64, ty: Type, span: Span) -> ir::Expr {
     mk(ir::ExprKind::Const(Const::Int(v)), ty, span)
 }
@@ -655,20 +666,7 @@ impl Checker {
                 }
                 let tag = kv as u32;
                 let summand = cs[tag as usize].clone();
-                let build = move |arg: ir::Expr| {
-                    let kind = if compact {
-                        ir::ExprKind::CInject {
-                            tag,
-                            arg: Box::new(arg),
-                        }
-                    } else {
-                        ir::ExprKind::Inject {
-                            tag,
-                            arg: Box::new(arg),
-                        }
-                    };
-                    mk(kind, t.clone(), span)
-                };
+                let build = move |arg: ir::Expr| injection(compact, tag, arg, t.clone(), span);
                 if summand.is_unit() {
                     build(unit_const(span))
                 } else {
@@ -716,18 +714,7 @@ impl Checker {
         };
         let summand = cs[tag as usize].clone();
         let arg = self.coerce_to(arg, &summand, "the injected value");
-        let kind = if compact {
-            ir::ExprKind::CInject {
-                tag,
-                arg: Box::new(arg),
-            }
-        } else {
-            ir::ExprKind::Inject {
-                tag,
-                arg: Box::new(arg),
-            }
-        };
-        mk(kind, t, span)
+        injection(compact, tag, arg, t, span)
     }
 
     /// A compiler-made function of one parameter (`proj`, `aproj`, `ident`, injections,
