@@ -122,8 +122,14 @@ impl Session {
     /// The type of an expression, printed per L2.17, without running it (`:type`).
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
         let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
-        let ty = self.checker.type_of_expr(&expr)?;
-        Ok(types::print::type_to_string(&ty))
+        match self.checker.type_of_expr(&expr) {
+            Ok(ty) => Ok(types::print::type_to_string(&ty)),
+            // A library primitive or a generic function named alone: its declared signature.
+            Err(diags) => match &expr.node {
+                syntax::ast::ExprKind::Name(name) => self.checker.signature_of(name).ok_or(diags),
+                _ => Err(diags),
+            },
+        }
     }
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).

@@ -122,6 +122,33 @@ impl Checker {
         result.map(|unit| unit.result.map(|e| e.ty).unwrap_or(Type::UNIT))
     }
 
+    /// The type scheme of a name that has no single type: a generic function (printed with
+    /// its type parameters) or a library primitive (its declared signature).
+    pub fn signature_of(&mut self, name: &str) -> Option<String> {
+        let saved = self.clone();
+        self.scope = self.top;
+        self.frame = 0;
+        let sets = self.lookup_fun_sets(name);
+        let result = match sets.first().map(|s| s.as_slice()) {
+            Some([idx]) => {
+                let t = self.fun_type_of(*idx);
+                let params: Vec<String> = self.funs[*idx]
+                    .own_params
+                    .iter()
+                    .map(|p| match p.kind {
+                        Kind::Type => p.name.to_string(),
+                        k => format!("{}:{}", p.name, k.name()),
+                    })
+                    .collect();
+                Some(format!("[{}] {t}", params.join(", ")))
+            }
+            Some(_) => None,
+            None => prims::signature(name).map(String::from),
+        };
+        *self = saved;
+        result
+    }
+
     /// Resolve a type expression in the current scope (`:kind`, `:size`, `:layout`, `:iso`).
     pub fn resolve_type(&mut self, ty: &TypeExpr) -> Result<Type, Vec<Diagnostic>> {
         let saved = self.clone();

@@ -17,29 +17,36 @@ type Rule = fn(&mut Checker, &mut Vec<Arg>, Span) -> ir::Expr;
 /// its type rule (which also picks the kernel).
 pub struct PrimDef {
     pub name: &'static str,
+    /// The type scheme, for people (`:type map`); the rule below is what the checker applies.
+    pub signature: &'static str,
     pub arity: usize,
     pub doc: &'static str,
     rule: Rule,
 }
 
 pub static PRIMS: &[PrimDef] = &[
-    PrimDef { name: "str", arity: 1, doc: "str x: the display form of any value (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Str) },
-    PrimDef { name: "repr", arity: 1, doc: "repr x: the quoted form used inside arrays", rule: |c, a, s| format_rule(c, a, s, Prim::Repr) },
-    PrimDef { name: "_strr", arity: 1, doc: "x._strr: the structural form (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Strr) },
-    PrimDef { name: "print", arity: 1, doc: "print x: write str x", rule: |c, a, s| print_rule(c, a, s, Prim::Print) },
-    PrimDef { name: "println", arity: 1, doc: "println x: write str x and a newline", rule: |c, a, s| print_rule(c, a, s, Prim::Println) },
-    PrimDef { name: "endl", arity: 1, doc: "endl: write a newline", rule: endl_rule },
-    PrimDef { name: "len", arity: 1, doc: "len a: the element count of an array, or the byte count of a string (a size)", rule: len_rule },
-    PrimDef { name: "toupper", arity: 1, doc: "toupper s: the string in upper case", rule: toupper_rule },
-    PrimDef { name: "map", arity: 2, doc: "map f a: f applied to every element, indexed like a (L6.3)", rule: map_rule },
-    PrimDef { name: "fold_left", arity: 3, doc: "fold_left f init a: left fold in code order (L6.4)", rule: fold_left_rule },
-    PrimDef { name: "rev", arity: 1, doc: "rev a: the elements in reverse code order (L6.5)", rule: rev_rule },
-    PrimDef { name: "join", arity: 2, doc: "join a b: concatenation of arrays over unitsums (L6.7)", rule: join_rule },
-    PrimDef { name: "\\sum", arity: 1, doc: "\\sum a: left fold of + from zero (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Sum) },
-    PrimDef { name: "\\prod", arity: 1, doc: "\\prod a: left fold of * from one (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Prod) },
-    PrimDef { name: "transpose", arity: 1, doc: "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", rule: transpose_rule },
-    PrimDef { name: "get", arity: 1, doc: "get (a, i): the element at linear position i (L6.11)", rule: get_rule },
+    PrimDef { name: "str", signature: "T -> string", arity: 1, doc: "str x: the display form of any value (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Str) },
+    PrimDef { name: "repr", signature: "T -> string", arity: 1, doc: "repr x: the quoted form used inside arrays", rule: |c, a, s| format_rule(c, a, s, Prim::Repr) },
+    PrimDef { name: "_strr", signature: "T -> string", arity: 1, doc: "x._strr: the structural form (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Strr) },
+    PrimDef { name: "print", signature: "T -> void", arity: 1, doc: "print x: write str x", rule: |c, a, s| print_rule(c, a, s, Prim::Print) },
+    PrimDef { name: "println", signature: "T -> void", arity: 1, doc: "println x: write str x and a newline", rule: |c, a, s| print_rule(c, a, s, Prim::Println) },
+    PrimDef { name: "endl", signature: "unit -> void", arity: 1, doc: "endl: write a newline", rule: endl_rule },
+    PrimDef { name: "len", signature: "T ^ N -> size  (and string -> size)", arity: 1, doc: "len a: the element count of an array, or the byte count of a string (a size)", rule: len_rule },
+    PrimDef { name: "toupper", signature: "string -> string", arity: 1, doc: "toupper s: the string in upper case", rule: toupper_rule },
+    PrimDef { name: "map", signature: "(T -> U) -> T ^ N -> U ^ N", arity: 2, doc: "map f a: f applied to every element, indexed like a (L6.3)", rule: map_rule },
+    PrimDef { name: "fold_left", signature: "(U -> T -> U) -> U -> T ^ N -> U", arity: 3, doc: "fold_left f init a: left fold in code order (L6.4)", rule: fold_left_rule },
+    PrimDef { name: "rev", signature: "T ^ N -> T ^ N", arity: 1, doc: "rev a: the elements in reverse code order (L6.5)", rule: rev_rule },
+    PrimDef { name: "join", signature: "T ^ N -> T ^ M -> T ^ (N `+ M)", arity: 2, doc: "join a b: concatenation of arrays over unitsums (L6.7)", rule: join_rule },
+    PrimDef { name: "\\sum", signature: "T ^ N -> T  (T arithmetic)", arity: 1, doc: "\\sum a: left fold of + from zero (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Sum) },
+    PrimDef { name: "\\prod", signature: "T ^ N -> T  (T arithmetic)", arity: 1, doc: "\\prod a: left fold of * from one (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Prod) },
+    PrimDef { name: "transpose", signature: "T ^ M ^ N -> T ^ N ^ M  (and T ^ (A \\* B) -> T ^ (B \\* A))", arity: 1, doc: "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", rule: transpose_rule },
+    PrimDef { name: "get", signature: "T ^ N * int -> T", arity: 1, doc: "get (a, i): the element at linear position i (L6.11)", rule: get_rule },
 ];
+
+/// The declared signature of a primitive, for `:type`.
+pub fn signature(name: &str) -> Option<&'static str> {
+    PRIMS.iter().find(|p| p.name == name).map(|p| p.signature)
+}
 
 pub fn is_prim(name: &str) -> bool {
     PRIMS.iter().any(|p| p.name == name)
