@@ -34,12 +34,18 @@ use super::prims::{
     round_float,
 };
 use super::value::{leaf_repr, leaf_type, Buffer, Value};
+use super::vector::{self, is_int_like, Input, Kernel, VecScope};
 use super::{Ctrl, Frame, Program};
 
 /// Compiled expression: evaluates to a value.
 pub type ExprCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<Value, Ctrl> + Send + Sync>;
 /// Compiled statement.
 pub type StmtCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<(), Ctrl> + Send + Sync>;
+/// Compiled expression of an integer-like type (an integer, a char, a 64-bit compact code):
+/// evaluates to the unboxed `i64` that `Value::Int` would hold.
+pub type IntCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<i64, Ctrl> + Send + Sync>;
+/// Compiled condition.
+pub type CondCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<bool, Ctrl> + Send + Sync>;
 /// Compiled pattern: tests a value, binding variables as it goes.
 pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, Value) -> Result<bool, Ctrl> + Send + Sync>;
 
@@ -746,10 +752,238 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    // ----- unboxed integer code -----
+
+    /// Compile an expression of an integer-like type to code producing the unboxed `i64`.
+    pub fn int_code(&mut self, e: &Expr) -> IntCode {
+        if let Some(code) = self.try_int_code(e) {
+            return code;
+        }
+        let code = self.expr(e);
+        Box::new(move |frame| Ok(code(frame)?.as_int_lossy()))
+    }
+
+    /// Compile a condition (a `bool` expression).
+    pub fn cond_code(&mut self, e: &Expr) -> CondCode {
+        match &e.kind {
+            ExprKind::Prim(Prim::Not, args) if args.len() == 1 => {
+                let a = self.cond_code(&args[0]);
+                Box::new(move |frame| Ok(!a(frame)?))
+            }
+            ExprKind::And(a, b) => {
+                let (a, b) = (self.cond_code(a), self.cond_code(b));
+                Box::new(move |frame| Ok(a(frame)? && b(frame)?))
+            }
+            ExprKind::Or(a, b) => {
+                let (a, b) = (self.cond_code(a), self.cond_code(b));
+                Box::new(move |frame| Ok(a(frame)? || b(frame)?))
+            }
+            ExprKind::Prim(Prim::Compare(op), args)
+                if args.len() == 2 && int_comparable(&args[0].ty) =>
+            {
+                let op = *op;
+                let unsigned = unsigned_codes(&args[0].ty);
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                if unsigned {
+                    Box::new(move |frame| {
+                        let x = a(frame)? as u64;
+                        Ok(holds(op, x.cmp(&(b(frame)? as u64))))
+                    })
+                } else {
+                    Box::new(move |frame| {
+                        let x = a(frame)?;
+                        Ok(holds(op, x.cmp(&b(frame)?)))
+                    })
+                }
+            }
+            _ if is_int_like(&e.ty) => {
+                let code = self.int_code(e);
+                Box::new(move |frame| Ok(code(frame)? != 0))
+            }
+            _ => {
+                let code = self.expr(e);
+                Box::new(move |frame| Ok(code(frame)?.truthy()))
+            }
+        }
+    }
+
+    /// Unboxed code for the integer-like expressions that dominate loops and arithmetic;
+    /// `None` for other shapes (the caller boxes them as usual).
+    fn try_int_code(&mut self, e: &Expr) -> Option<IntCode> {
+        if !is_int_like(&e.ty) {
+            return None;
+        }
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Const(Const::Int(i)) => {
+                let i = *i;
+                Some(Box::new(move |_| Ok(i)))
+            }
+            ExprKind::Local(s) => {
+                self.note_slot(*s);
+                let s = *s as usize;
+                Some(Box::new(move |frame| Ok(frame.slots[s].as_int_lossy())))
+            }
+            ExprKind::Global(s) => {
+                let s = *s as usize;
+                Some(Box::new(move |frame| {
+                    Ok(frame
+                        .rt
+                        .globals
+                        .borrow()
+                        .get(s)
+                        .map_or(0, Value::as_int_lossy))
+                }))
+            }
+            ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                let (op, ity) = (*op, *ity);
+                Some(crate::with_fast_int_op!(
+                    op,
+                    ity,
+                    scalar_int_binary(a, b, op, ity, span)
+                ))
+            }
+            ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
+                Some(self.int_code(&args[0]))
+            }
+            ExprKind::Prim(Prim::Compare(_), args)
+                if args.len() == 2 && int_comparable(&args[0].ty) =>
+            {
+                let cond = self.cond_code(e);
+                Some(Box::new(move |frame| Ok(cond(frame)? as i64)))
+            }
+            ExprKind::Prim(Prim::Not, _) | ExprKind::And(..) | ExprKind::Or(..) => {
+                let cond = self.cond_code(e);
+                Some(Box::new(move |frame| Ok(cond(frame)? as i64)))
+            }
+            ExprKind::Coerce(CoerceKind::EncodeInt, inner) if is_int_like(&inner.ty) => {
+                let Type::Int(ity) = e.ty else { return None };
+                let code = self.int_code(inner);
+                Some(Box::new(move |frame| {
+                    let c = code(frame)? as u64;
+                    int_from_i128(c as i128, ity).ok_or_else(|| {
+                        runtime_error(
+                            CONVERSION_OUT_OF_RANGE,
+                            format!(
+                                "conversion out of range: code {c} does not fit {}",
+                                ity.name()
+                            ),
+                            span,
+                        )
+                    })
+                }))
+            }
+            ExprKind::Coerce(CoerceKind::Reinterpret, inner) if is_int_like(&inner.ty) => {
+                Some(self.int_code(inner))
+            }
+            ExprKind::CField(inner, index) => {
+                let Some(ProductLayout::Small {
+                    radices,
+                    weights,
+                    components,
+                }) = ProductLayout::of(&inner.ty)
+                else {
+                    return None;
+                };
+                let index = *index as usize;
+                if components.get(index) != Some(&CodeRepr::Small) {
+                    return None;
+                }
+                let (radix, weight) = (radices[index], weights[index]);
+                if radix == 0 || weight == 0 {
+                    return None;
+                }
+                let code = self.int_code(inner);
+                Some(Box::new(move |frame| {
+                    Ok(((code(frame)? as u64 / weight) % radix) as i64)
+                }))
+            }
+            ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
+            ExprKind::If(c, a, b) => {
+                let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
+                Some(Box::new(
+                    move |frame| {
+                        if c(frame)? {
+                            a(frame)
+                        } else {
+                            b(frame)
+                        }
+                    },
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// An element of an integer array held in a variable, read without copying the array
+    /// value. Only when the index cannot change the variable (no calls), so reading the
+    /// variable after the index is the same as before it.
+    fn int_index(&mut self, array: &Expr, index: &Expr, mode: IndexMode) -> Option<IntCode> {
+        let shape = Shape::of(&array.ty)?;
+        if shape.elem_is_array || shape.repr != super::value::LeafRepr::I64 || !is_call_free(index)
+        {
+            return None;
+        }
+        let place = match array.kind {
+            ExprKind::Local(s) => {
+                self.note_slot(s);
+                Place::Local(s)
+            }
+            ExprKind::Global(s) => Place::Global(s),
+            _ => return None,
+        };
+        let array_ty = array.ty.clone();
+        let index_ity = int_ty_of(&index.ty);
+        let index_span = index.span;
+        let linear = mode == IndexMode::Linear && matches!(index.ty, Type::Int(_));
+        let index = self.int_code(index);
+        let leaf = move |value: &Value, raw: i64| -> Result<i64, Ctrl> {
+            let Value::Array(view) = value else {
+                return Ok(0);
+            };
+            let position = if linear {
+                int_value(raw, index_ity)
+            } else {
+                raw as u64 as i128
+            };
+            if position < 0 || position >= view.len as i128 {
+                return Err(index_error(position, &array_ty, view.len).at(index_span));
+            }
+            match &*view.buf {
+                Buffer::I64(values) => Ok(values[view.start + position as usize]),
+                _ => Ok(0),
+            }
+        };
+        Some(match place {
+            Place::Local(s) => {
+                let s = s as usize;
+                Box::new(move |frame| {
+                    let raw = index(frame)?;
+                    leaf(&frame.slots[s], raw)
+                })
+            }
+            _ => {
+                let Place::Global(s) = place else { return None };
+                let s = s as usize;
+                Box::new(move |frame| {
+                    let raw = index(frame)?;
+                    let globals = frame.rt.globals.borrow();
+                    leaf(globals.get(s).unwrap_or(&Value::Unit), raw)
+                })
+            }
+        })
+    }
+
     // ----- expressions -----
 
     pub fn expr(&mut self, e: &Expr) -> ExprCode {
         let span = e.span;
+        if let Some(code) = self.try_int_code(e) {
+            return Box::new(move |frame| code(frame).map(Value::Int));
+        }
         match &e.kind {
             ExprKind::Const(c) => {
                 let value = const_value(c, &e.ty);
@@ -1565,7 +1799,7 @@ fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
     )
 }
 
-fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
+pub(crate) fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
     let range = if size.is_zero() {
         "no codes".to_string()
     } else {
@@ -1795,4 +2029,78 @@ fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::L
     let cols = digits[1].radix.to_usize()?;
     let block = super::value::leaf_count(elem)?;
     Some((rows, cols, block, leaf_repr(leaf_type(elem))))
+}
+
+/// Can integer comparison of codes decide `Prim::Compare` on this type? (Compact sums compare
+/// by summand tag, not code.)
+fn int_comparable(ty: &Type) -> bool {
+    is_int_like(ty) && !matches!(ty, Type::CSum(_))
+}
+
+/// Are values of this integer-like type compared as unsigned 64-bit codes?
+fn unsigned_codes(ty: &Type) -> bool {
+    match ty {
+        Type::Int(ity) => is_unsigned_64(*ity),
+        Type::Char => false,
+        _ => true,
+    }
+}
+
+/// Does evaluating the expression involve no call (so no effect on variables)?
+fn is_call_free(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_)
+        | ExprKind::Zero
+        | ExprKind::Local(_)
+        | ExprKind::LocalCell(_)
+        | ExprKind::Global(_)
+        | ExprKind::Capture(_)
+        | ExprKind::CaptureCell(_)
+        | ExprKind::TypeSize(_) => true,
+        ExprKind::Prim(prim, args) => {
+            !matches!(
+                prim,
+                Prim::Print
+                    | Prim::Println
+                    | Prim::Endl
+                    | Prim::Map
+                    | Prim::FoldLeft
+                    | Prim::FoldRight
+                    | Prim::Iter
+            ) && args.iter().all(is_call_free)
+        }
+        ExprKind::Tuple(parts) | ExprKind::Array(parts) | ExprKind::CTuple(parts) => {
+            parts.iter().all(is_call_free)
+        }
+        ExprKind::Field(inner, _)
+        | ExprKind::CField(inner, _)
+        | ExprKind::Coerce(_, inner)
+        | ExprKind::Inject { arg: inner, .. }
+        | ExprKind::CInject { arg: inner, .. } => is_call_free(inner),
+        ExprKind::Index { array, index, .. } => is_call_free(array) && is_call_free(index),
+        ExprKind::If(a, b, c) => is_call_free(a) && is_call_free(b) && is_call_free(c),
+        ExprKind::And(a, b) | ExprKind::Or(a, b) => is_call_free(a) && is_call_free(b),
+        ExprKind::MakeFun { .. } | ExprKind::Call { .. } | ExprKind::Match(..) => false,
+    }
+}
+
+fn scalar_int_binary<F>(
+    a: IntCode,
+    b: IntCode,
+    op: ArithOp,
+    ity: IntTy,
+    span: Span,
+    fast: F,
+) -> IntCode
+where
+    F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
+{
+    Box::new(move |frame| {
+        let x = a(frame)?;
+        let y = b(frame)?;
+        match fast(x, y) {
+            Some(r) => Ok(r),
+            None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
+        }
+    })
 }
