@@ -571,7 +571,119 @@ impl<'p> Compiler<'p> {
         })
     }
 
+    /// A loop `for i in ..[T] do &a.i <- E; done` whose value `E` is a straight-line scalar
+    /// expression of `i` and loop-invariant variables: compiled to a chunk kernel that fills
+    /// the array a chunk at a time. `None` when the loop has another shape.
+    fn fused_store_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
+        let [Stmt::Store {
+            place,
+            root_ty,
+            path,
+            value,
+        }] = body
+        else {
+            return None;
+        };
+        let [PathStep::Index(index, IndexMode::Code)] = path.as_slice() else {
+            return None;
+        };
+        let place = *place;
+        let reads_var = match index.kind {
+            ExprKind::Local(s) => Place::Local(s) == var,
+            ExprKind::Global(s) => Place::Global(s) == var,
+            _ => false,
+        };
+        let shape = Shape::of(root_ty)?;
+        if !reads_var
+            || place == var
+            || !matches!(place, Place::Local(_) | Place::Global(_))
+            || !matches!(var, Place::Local(_) | Place::Global(_))
+            || shape.elem_is_array
+            || CodeRepr::of(ty) != CodeRepr::Small
+        {
+            return None;
+        }
+        let n = size_big(ty).to_u64()?;
+        if shape.n_elements != Some(n as usize) {
+            return None;
+        }
+        let mut scope = VecScope::new(var, Some(place), true);
+        let kernel = vector::kernel(value, &mut scope)?;
+        match (&kernel, shape.repr) {
+            (Kernel::Int(_), super::value::LeafRepr::I64)
+            | (Kernel::Float(_), super::value::LeafRepr::F64) => {}
+            _ => return None,
+        }
+        self.note_place(place);
+        self.note_place(var);
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        let env_places = scope.env;
+        let span = value.span;
+        Some(Box::new(move |frame| {
+            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
+            let mut ints = vec![0i64; vector::CHUNK];
+            let mut floats = vec![0f64; vector::CHUNK];
+            let mut base: u64 = 0;
+            while base < n {
+                let len = (n - base).min(vector::CHUNK as u64) as usize;
+                let chunk = vector::Chunk {
+                    base: base as i64,
+                    input: Input::Counter,
+                    env: &env,
+                };
+                let result = match &kernel {
+                    Kernel::Int(k) => k(&chunk, &mut ints[..len]),
+                    Kernel::Float(k) => k(&chunk, &mut floats[..len]),
+                };
+                let valid = match &result {
+                    Ok(()) => len,
+                    Err((k, _)) => *k,
+                };
+                let mut root = take_place(frame, place);
+                let stored = match &mut root {
+                    Value::Array(view) => {
+                        let range = base as usize..base as usize + valid;
+                        match array::make_unique(view) {
+                            Buffer::I64(values) => {
+                                values[range].copy_from_slice(&ints[..valid]);
+                                true
+                            }
+                            Buffer::F64(values) => {
+                                values[range].copy_from_slice(&floats[..valid]);
+                                true
+                            }
+                            Buffer::Boxed(_) => false,
+                        }
+                    }
+                    _ => false,
+                };
+                assign(frame, place, root);
+                if !stored {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "fused store into a value that is not an unboxed array",
+                        span,
+                    ));
+                }
+                if let Err((k, fault)) = result {
+                    assign(frame, var, Value::Int((base + k as u64) as i64));
+                    return Err(fault);
+                }
+                base += len as u64;
+            }
+            if n > 0 {
+                assign(frame, var, Value::Int((n - 1) as i64));
+            }
+            Ok(())
+        }))
+    }
+
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
+        if let Some(fused) = self.fused_store_loop(var, ty, body) {
+            return fused;
+        }
         self.note_place(var);
         let repr = CodeRepr::of(ty);
         let size = size_big(ty);
@@ -1429,6 +1541,11 @@ impl<'p> Compiler<'p> {
     // ----- primitives -----
 
     fn prim(&mut self, prim: &Prim, args: &[Expr], result_ty: &Type, span: Span) -> ExprCode {
+        if *prim == Prim::Map {
+            if let Some(code) = self.vector_map(args, result_ty, span) {
+                return code;
+            }
+        }
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let mut codes = self.exprs(args);
         if codes.len() != prim_arity(prim, args.len()) {
@@ -1721,6 +1838,81 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `map f a` where `f` is a pure function without captures whose body is a single
+    /// straight-line scalar expression of its parameter: one chunk kernel over the unboxed
+    /// elements, split over rayon for large arrays (L9.5). `None` for any other shape.
+    fn vector_map(&mut self, args: &[Expr], result_ty: &Type, span: Span) -> Option<ExprCode> {
+        let [function, array_expr] = args else {
+            return None;
+        };
+        let ExprKind::MakeFun { fun, type_args } = &function.kind else {
+            return None;
+        };
+        let generic = self.program.functions.get(*fun as usize)?.clone()?;
+        if !generic.pure_ || !generic.captures.is_empty() || generic.params.len() != 1 {
+            return None;
+        }
+        let function = if generic.type_params.is_empty() {
+            generic
+        } else {
+            Arc::new(instantiate(&generic, type_args))
+        };
+        let PatternKind::Bind(Place::Local(param)) = function.params[0].kind else {
+            return None;
+        };
+        let [Stmt::Return(Some(body))] = function.body.as_slice() else {
+            return None;
+        };
+        let (input, output) = (Shape::of(&array_expr.ty)?, Shape::of(result_ty)?);
+        if input.elem_is_array || output.elem_is_array || !function.cell_slots.is_empty() {
+            return None;
+        }
+        let mut scope = VecScope::new(Place::Local(param), None, false);
+        let kernel = vector::kernel(body, &mut scope)?;
+        let output_matches = matches!(
+            (&kernel, output.repr),
+            (Kernel::Int(_), super::value::LeafRepr::I64)
+                | (Kernel::Float(_), super::value::LeafRepr::F64)
+        );
+        let input_fits = match input.repr {
+            super::value::LeafRepr::I64 => is_int_like(&function.params[0].ty),
+            super::value::LeafRepr::F64 => {
+                matches!(function.params[0].ty, Type::Double | Type::Float)
+            }
+            super::value::LeafRepr::Boxed => false,
+        };
+        if !output_matches || !input_fits {
+            return None;
+        }
+        let array_code = self.expr(array_expr);
+        Some(Box::new(move |frame| {
+            let Value::Array(view) = array_code(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let range = view.start..view.start + view.len;
+            let elements = match &*view.buf {
+                Buffer::I64(values) => Input::I64(&values[range]),
+                Buffer::F64(values) => Input::F64(&values[range]),
+                Buffer::Boxed(_) => {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "map kernel over boxed leaves",
+                        span,
+                    ))
+                }
+            };
+            match super::parallel::map_kernel(&kernel, view.len, elements, &[]) {
+                Ok(super::parallel::Mapped::I64(values)) => Ok(Value::Array(
+                    super::value::ArrayVal::new(Buffer::I64(values)),
+                )),
+                Ok(super::parallel::Mapped::F64(values)) => Ok(Value::Array(
+                    super::value::ArrayVal::new(Buffer::F64(values)),
+                )),
+                Err((_, fault)) => Err(fault),
+            }
+        }))
+    }
+
     fn map(
         &mut self,
         mut codes: Vec<ExprCode>,
@@ -1965,6 +2157,22 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
 fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
     let op = if sum { ArithOp::Add } else { ArithOp::Mul };
     match elem {
+        Type::Int(ity) if sum => {
+            let ity = *ity;
+            Box::new(move |frame| {
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::Int(0));
+                };
+                match &*view.buf {
+                    Buffer::I64(values) => {
+                        super::parallel::sum_int(&values[view.start..view.start + view.len], ity)
+                            .map(Value::Int)
+                            .map_err(|f| f.at(span))
+                    }
+                    _ => Ok(Value::Int(0)),
+                }
+            })
+        }
         Type::Int(ity) => {
             let ity = *ity;
             Box::new(move |frame| {
