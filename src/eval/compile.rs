@@ -114,6 +114,49 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
     }
 }
 
+/// Read an integer-like variable without copying a `Value`.
+#[inline]
+fn read_int(frame: &Frame<'_, '_>, place: Place) -> i64 {
+    match place {
+        Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
+        Place::Global(s) => frame
+            .rt
+            .globals
+            .borrow()
+            .get(s as usize)
+            .map_or(0, Value::as_int_lossy),
+        _ => read_place(frame, place).as_int_lossy(),
+    }
+}
+
+/// Store an integer into a slot, in place when it already holds an integer (no drop).
+#[inline]
+fn store_int(slot: &mut Value, value: i64) {
+    match slot {
+        Value::Int(x) => *x = value,
+        other => *other = Value::Int(value),
+    }
+}
+
+/// Assign an integer-like variable.
+#[inline]
+fn write_int(frame: &mut Frame<'_, '_>, place: Place, value: i64) {
+    match place {
+        Place::Local(s) => store_int(&mut frame.slots[s as usize], value),
+        Place::Global(s) => {
+            let mut globals = frame.rt.globals.borrow_mut();
+            match globals.get_mut(s as usize) {
+                Some(slot) => store_int(slot, value),
+                None => {
+                    drop(globals);
+                    assign(frame, place, Value::Int(value));
+                }
+            }
+        }
+        _ => assign(frame, place, Value::Int(value)),
+    }
+}
+
 /// Take a variable's value out (leaving `Unit`), so that a copy-on-write store finds its
 /// storage unshared.
 fn take_place(frame: &mut Frame<'_, '_>, place: Place) -> Value {
@@ -336,12 +379,26 @@ impl<'p> Compiler<'p> {
             self.note_slot(*slot);
         }
         let params: Vec<BindCode> = function.params.iter().map(|p| self.pattern(p)).collect();
+        let param_slots = function
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                PatternKind::Bind(Place::Local(s)) => Some(s as usize),
+                _ => None,
+            })
+            .collect();
         let body = self.block(&function.body);
+        let expr_body = match function.body.as_slice() {
+            [Stmt::Return(Some(e))] => Some(self.expr(e)),
+            _ => None,
+        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         let _ = instance.code.set(InstanceCode {
             n_slots,
             params,
+            param_slots,
             body,
+            expr_body,
         });
         Some(instance)
     }
@@ -369,6 +426,16 @@ impl<'p> Compiler<'p> {
                 let code = self.expr(e);
                 Box::new(move |frame| code(frame).map(|_| ()))
             }
+            Stmt::Assign(place, e) if is_int_like(&e.ty) => {
+                let place = *place;
+                self.note_place(place);
+                let code = self.int_code(e);
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    write_int(frame, place, value);
+                    Ok(())
+                })
+            }
             Stmt::Assign(place, e) => {
                 let place = *place;
                 self.note_place(place);
@@ -386,11 +453,11 @@ impl<'p> Compiler<'p> {
                 value,
             } => self.store(*place, root_ty, path, value),
             Stmt::If(c, then_branch, else_branch) => {
-                let cond = self.expr(c);
+                let cond = self.cond_code(c);
                 let then_code = self.block(then_branch);
                 let else_code = self.block(else_branch);
                 Box::new(move |frame| {
-                    if cond(frame)?.truthy() {
+                    if cond(frame)? {
                         then_code(frame)
                     } else {
                         else_code(frame)
@@ -404,10 +471,10 @@ impl<'p> Compiler<'p> {
                 body,
             } => {
                 let (label, until) = (*label, *until);
-                let cond = self.expr(cond);
+                let cond = self.cond_code(cond);
                 let body = self.block(body);
                 Box::new(move |frame| {
-                    while cond(frame)?.truthy() != until {
+                    while cond(frame)? != until {
                         if let Flow::Exit = after_body(body(frame), label)? {
                             break;
                         }
@@ -513,11 +580,48 @@ impl<'p> Compiler<'p> {
         self.note_place(var);
         let limit_ity = int_ty_of(&to.ty);
         let span = to.span;
-        let from = self.expr(from);
-        let to = self.expr(to);
+        let from = self.int_code(from);
+        let to = self.int_code(to);
         let body = self.block(body);
-        let current =
-            move |frame: &Frame<'_, '_>| int_value(read_place(frame, var).as_int_lossy(), var_ty);
+        if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
+            // The common counting loop, in native integers: both the variable and the limit
+            // are their own i64 values.
+            let last = var_ty.max() as i64;
+            return Box::new(move |frame| {
+                let start = from(frame)?;
+                write_int(frame, var, start);
+                loop {
+                    let limit = to(frame)?;
+                    let i = read_int(frame, var);
+                    if i >= limit {
+                        return Ok(());
+                    }
+                    if let Flow::Exit = after_body(body(frame), label)? {
+                        return Ok(());
+                    }
+                    let i = read_int(frame, var);
+                    if i >= last {
+                        return Err(runtime_error(
+                            OVERFLOW,
+                            format!(
+                                "{} overflow: loop variable stepped to {}",
+                                var_ty.name(),
+                                i as i128 + 1
+                            ),
+                            span,
+                        ));
+                    }
+                    write_int(frame, var, i + 1);
+                }
+            });
+        }
+        let current = move |frame: &Frame<'_, '_>| -> i128 {
+            let raw = match var {
+                Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
+                _ => read_place(frame, var).as_int_lossy(),
+            };
+            int_value(raw, var_ty)
+        };
         let step = move |frame: &mut Frame<'_, '_>, value: i128| -> Result<(), Ctrl> {
             let stored = int_from_i128(value, var_ty).ok_or_else(|| {
                 runtime_error(
@@ -529,14 +633,17 @@ impl<'p> Compiler<'p> {
                     span,
                 )
             })?;
-            assign(frame, var, Value::Int(stored));
+            match var {
+                Place::Local(s) => frame.slots[s as usize] = Value::Int(stored),
+                _ => assign(frame, var, Value::Int(stored)),
+            }
             Ok(())
         };
         Box::new(move |frame| {
             let start = from(frame)?;
-            assign(frame, var, start);
+            assign(frame, var, Value::Int(start));
             loop {
-                let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                let limit = int_value(to(frame)?, limit_ity);
                 let i = current(frame);
                 let enter = match kind {
                     RangeKind::Exclusive => i < limit,
@@ -553,14 +660,14 @@ impl<'p> Compiler<'p> {
                 match kind {
                     RangeKind::Exclusive => step(frame, i + 1)?,
                     RangeKind::Inclusive => {
-                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        let limit = int_value(to(frame)?, limit_ity);
                         if i >= limit {
                             return Ok(());
                         }
                         step(frame, i + 1)?
                     }
                     RangeKind::Downto => {
-                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        let limit = int_value(to(frame)?, limit_ity);
                         if i <= limit {
                             return Ok(());
                         }
