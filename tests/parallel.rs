@@ -39,7 +39,11 @@ fn same_on_one_and_two_threads(name: &str, source: &str) -> Output {
             String::from_utf8_lossy(&other.stderr),
             "{name}: stderr differs with {threads} threads"
         );
-        assert_eq!(one.status.code(), other.status.code(), "{name}: exit status");
+        assert_eq!(
+            one.status.code(),
+            other.status.code(),
+            "{name}: exit status"
+        );
     }
     one
 }
@@ -116,7 +120,9 @@ fn map_of_a_pure_function() {
          val e = map g d;\n\
          println$ \\sum e;\n",
     );
-    let expected: i64 = (0..200_000i64).map(|x| (x * x + 3 * x + 1) % 1_000_003).sum();
+    let expected: i64 = (0..200_000i64)
+        .map(|x| (x * x + 3 * x + 1) % 1_000_003)
+        .sum();
     let last = (199_999i64 * 199_999 + 3 * 199_999 + 1) % 1_000_003;
     let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
     assert_eq!(lines[0], expected.to_string());
@@ -182,7 +188,11 @@ fn double_sums_transpose_and_fused_stores() {
          for k in ..[C \\* R] do s = s + t.k * ((k :>> long) % 13L); done\n\
          println s;\n",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The transposed checksum, computed here directly.
     let (rows, cols) = (300i64, 400i64);
     let mut expected = 0i64;

@@ -19,7 +19,7 @@ use crate::types::ty::IntTy;
 use super::error::Fault;
 use super::prims::{int_arith, int_from_i128};
 use super::value::Value;
-use super::vector::{Chunk, ChunkFault, Input, Kernel, CHUNK};
+use super::vector::{Chunk, ChunkFault, Input, Kernel, KernelFn, CHUNK};
 
 /// Arrays with fewer elements than this are processed on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
@@ -131,7 +131,7 @@ fn run_chunks<T: Copy + Send>(
     input: Input<'_>,
     env: &[Value],
     out: &mut [T],
-    kernel: &(dyn Fn(&Chunk<'_>, &mut [T]) -> Result<(), ChunkFault> + Send + Sync),
+    kernel: &KernelFn<T>,
 ) -> Result<(), ChunkFault> {
     let task = |(task_index, task_out): (usize, &mut [T])| -> Result<(), ChunkFault> {
         let task_start = task_index * TASK;

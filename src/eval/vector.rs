@@ -56,8 +56,10 @@ pub enum Input<'a> {
     F64(&'a [f64]),
 }
 
-pub type IntKernel = Box<dyn Fn(&Chunk<'_>, &mut [i64]) -> Result<(), ChunkFault> + Send + Sync>;
-pub type FloatKernel = Box<dyn Fn(&Chunk<'_>, &mut [f64]) -> Result<(), ChunkFault> + Send + Sync>;
+/// A kernel producing values of type `T` for one chunk.
+pub type KernelFn<T> = dyn Fn(&Chunk<'_>, &mut [T]) -> Result<(), ChunkFault> + Send + Sync;
+pub type IntKernel = Box<KernelFn<i64>>;
+pub type FloatKernel = Box<KernelFn<f64>>;
 
 /// A compiled kernel, by the representation of the values it produces.
 pub enum Kernel {
@@ -154,8 +156,8 @@ fn map_in_place<T: Copy>(
 fn binary_prefix<T: Copy + Default>(
     chunk: &Chunk<'_>,
     out: &mut [T],
-    a: &(dyn Fn(&Chunk<'_>, &mut [T]) -> Result<(), ChunkFault> + Send + Sync),
-    b: &(dyn Fn(&Chunk<'_>, &mut [T]) -> Result<(), ChunkFault> + Send + Sync),
+    a: &KernelFn<T>,
+    b: &KernelFn<T>,
     mut combine: impl FnMut(T, T) -> Result<T, Ctrl>,
 ) -> Result<(), ChunkFault> {
     let mut valid = out.len();
