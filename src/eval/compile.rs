@@ -787,8 +787,135 @@ impl<'p> Compiler<'p> {
         }))
     }
 
+    /// A loop `for i in ..[T] do s = s + E1 + E2 ...; done` (a left chain of integer `+` on
+    /// the variable `s`) whose terms are straight-line scalar expressions of `i` and
+    /// loop-invariant variables: the terms are computed a chunk at a time by kernels and
+    /// added in order with the same checks, so overflow is reported exactly where the
+    /// element-by-element loop reports it. `None` when the loop has another shape.
+    fn fused_accumulate_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
+        let [Stmt::Assign(target, value)] = body else {
+            return None;
+        };
+        let target = *target;
+        if target == var
+            || !matches!(target, Place::Local(_) | Place::Global(_))
+            || !matches!(var, Place::Local(_) | Place::Global(_))
+            || CodeRepr::of(ty) != CodeRepr::Small
+        {
+            return None;
+        }
+        // Unfold ((s + e1) + e2) + ... into its terms, innermost first.
+        let mut terms: Vec<(&Expr, Span)> = Vec::new();
+        let mut current = value;
+        let ity = loop {
+            match &current.kind {
+                ExprKind::Prim(Prim::IntArith(ArithOp::Add, ity), args) if args.len() == 2 => {
+                    terms.push((&args[1], current.span));
+                    current = &args[0];
+                    let reads_target = match current.kind {
+                        ExprKind::Local(s) => Place::Local(s) == target,
+                        ExprKind::Global(s) => Place::Global(s) == target,
+                        _ => false,
+                    };
+                    if reads_target {
+                        break *ity;
+                    }
+                }
+                _ => return None,
+            }
+        };
+        terms.reverse();
+        let n = size_big(ty).to_u64()?;
+        let mut scope = VecScope::new(var, Some(target), true);
+        let mut kernels = Vec::with_capacity(terms.len());
+        for (term, span) in &terms {
+            match vector::kernel(term, &mut scope)? {
+                Kernel::Int(k) => kernels.push((k, *span)),
+                Kernel::Float(_) => return None,
+            }
+        }
+        self.note_place(target);
+        self.note_place(var);
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        let env_places = scope.env;
+        Some(Box::new(move |frame| {
+            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
+            let mut acc = read_int(frame, target);
+            let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
+            let mut base: u64 = 0;
+            while base < n {
+                let len = (n - base).min(vector::CHUNK as u64) as usize;
+                let chunk = vector::Chunk {
+                    base: base as i64,
+                    input: Input::Counter,
+                    env: &env,
+                };
+                // Each term on the prefix before the earliest fault so far.
+                let mut valid = len;
+                let mut pending: Option<(usize, usize, Ctrl)> = None;
+                for (t, (kernel, _)) in kernels.iter().enumerate() {
+                    if let Err((k, fault)) = kernel(&chunk, &mut buffers[t][..valid]) {
+                        valid = k;
+                        pending = Some((k, t, fault));
+                    }
+                }
+                let mut fault: Option<(usize, Ctrl)> = None;
+                'elements: for k in 0..valid {
+                    for (t, (_, span)) in kernels.iter().enumerate() {
+                        let x = buffers[t][k];
+                        match acc
+                            .checked_add(x)
+                            .filter(|_| ity.bits() == 64 && ity.signed())
+                        {
+                            Some(r) => acc = r,
+                            None => match int_arith(ArithOp::Add, ity, acc, x) {
+                                Ok(r) => acc = r,
+                                Err(f) => {
+                                    fault = Some((k, f.at(*span)));
+                                    break 'elements;
+                                }
+                            },
+                        }
+                    }
+                }
+                if fault.is_none() {
+                    if let Some((k, failing_term, term_fault)) = pending {
+                        // The element where a term faults: the additions of the terms before it
+                        // run first, then the term's own fault.
+                        fault = Some((k, term_fault));
+                        for (t, (_, span)) in kernels.iter().enumerate().take(failing_term) {
+                            match int_arith(ArithOp::Add, ity, acc, buffers[t][k]) {
+                                Ok(r) => acc = r,
+                                Err(f) => {
+                                    fault = Some((k, f.at(*span)));
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some((k, fault)) = fault {
+                    write_int(frame, target, acc);
+                    write_int(frame, var, (base + k as u64) as i64);
+                    return Err(fault);
+                }
+                base += len as u64;
+            }
+            write_int(frame, target, acc);
+            if n > 0 {
+                write_int(frame, var, (n - 1) as i64);
+            }
+            Ok(())
+        }))
+    }
+
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
         if let Some(fused) = self.fused_store_loop(var, ty, body) {
+            return fused;
+        }
+        if let Some(fused) = self.fused_accumulate_loop(var, ty, body) {
             return fused;
         }
         self.note_place(var);
