@@ -862,6 +862,8 @@ impl<'p> Compiler<'p> {
                     }
                 }
                 let mut fault: Option<(usize, Ctrl)> = None;
+                // The position indexes every term's buffer at once.
+                #[allow(clippy::needless_range_loop)]
                 'elements: for k in 0..valid {
                     for (t, (_, span)) in kernels.iter().enumerate() {
                         let x = buffers[t][k];
