@@ -324,6 +324,18 @@ pub fn transpose(
     block: usize,
     repr: LeafRepr,
 ) -> ArrayVal {
+    if block == 1 && array.len == rows * cols {
+        let range = array.start..array.start + array.len;
+        match &*array.buf {
+            Buffer::I64(values) => {
+                return ArrayVal::new(Buffer::I64(transpose_tiled(&values[range], rows, cols)))
+            }
+            Buffer::F64(values) => {
+                return ArrayVal::new(Buffer::F64(transpose_tiled(&values[range], rows, cols)))
+            }
+            Buffer::Boxed(_) => {}
+        }
+    }
     let mut builder = LeafBuilder::new(repr);
     let _ = builder.reserve(rows * cols * block, &Type::UNIT);
     for j in 0..cols {
@@ -352,4 +364,24 @@ pub fn reverse(array: &ArrayVal, shape: &Shape) -> ArrayVal {
         builder.push_view(&array.slice(i * shape.elem_leaves, shape.elem_leaves));
     }
     builder.finish()
+}
+
+/// The transpose of a `rows x cols` row-major matrix of scalars, by square tiles so that both
+/// the reads and the writes of a tile stay in cache.
+fn transpose_tiled<T: Copy + Default>(source: &[T], rows: usize, cols: usize) -> Vec<T> {
+    const TILE: usize = 32;
+    let mut out = vec![T::default(); rows * cols];
+    for row_start in (0..rows).step_by(TILE) {
+        let row_end = (row_start + TILE).min(rows);
+        for col_start in (0..cols).step_by(TILE) {
+            let col_end = (col_start + TILE).min(cols);
+            for row in row_start..row_end {
+                let source_row = &source[row * cols..row * cols + cols];
+                for col in col_start..col_end {
+                    out[col * rows + row] = source_row[col];
+                }
+            }
+        }
+    }
+    out
 }

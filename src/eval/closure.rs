@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
-use super::compile::{BindCode, StmtCode};
+use super::compile::{BindCode, ExprCode, StmtCode};
 use super::error::{runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime, MAX_CALL_DEPTH};
@@ -41,7 +41,12 @@ pub struct InstanceCode {
     pub n_slots: usize,
     /// One binder per parameter group.
     pub params: Vec<BindCode>,
+    /// For each group bound to a plain local variable, its slot: bound by a direct store.
+    pub param_slots: Vec<Option<usize>>,
     pub body: StmtCode,
+    /// The body as one expression when it is a single `return e` (no unwinding through
+    /// `Ctrl::Return`).
+    pub expr_body: Option<ExprCode>,
 }
 
 impl std::fmt::Debug for Instance {
@@ -99,7 +104,10 @@ pub fn call_instance(
     }
     rt.depth.set(depth + 1);
     let result = with_stack(|| {
-        let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
+        let mut slots = match rt.frame_pool.borrow_mut().pop() {
+            Some(slots) => slots,
+            None => Vec::with_capacity(code.n_slots),
+        };
         slots.resize(code.n_slots, Value::Unit);
         let mut frame = Frame {
             slots,
@@ -112,17 +120,29 @@ pub fn call_instance(
             }
         }
         let mut bound = Ok(true);
-        for (binder, arg) in code.params.iter().zip(args) {
-            bound = binder(&mut frame, arg);
-            if bound.is_err() {
-                break;
+        for ((binder, slot), arg) in code.params.iter().zip(&code.param_slots).zip(args) {
+            match slot {
+                Some(slot) => frame.slots[*slot] = arg,
+                None => {
+                    bound = binder(&mut frame, arg);
+                    if bound.is_err() {
+                        break;
+                    }
+                }
             }
         }
-        let outcome = match bound.and_then(|_| (code.body)(&mut frame)) {
-            Ok(()) => Ok(Value::Unit),
-            Err(Ctrl::Return(value)) => Ok(value),
-            Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
-            Err(error) => Err(error),
+        let outcome = match (bound, &code.expr_body) {
+            (Err(error), _) => Err(error),
+            (Ok(_), Some(body)) => match body(&mut frame) {
+                Err(Ctrl::Return(value)) => Ok(value),
+                other => other,
+            },
+            (Ok(_), None) => match (code.body)(&mut frame) {
+                Ok(()) => Ok(Value::Unit),
+                Err(Ctrl::Return(value)) => Ok(value),
+                Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
+                Err(error) => Err(error),
+            },
         };
         let mut slots = frame.slots;
         slots.clear();

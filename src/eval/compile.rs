@@ -34,12 +34,18 @@ use super::prims::{
     round_float,
 };
 use super::value::{leaf_repr, leaf_type, Buffer, Value};
+use super::vector::{self, is_int_like, Input, Kernel, VecScope};
 use super::{Ctrl, Frame, Program};
 
 /// Compiled expression: evaluates to a value.
 pub type ExprCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<Value, Ctrl> + Send + Sync>;
 /// Compiled statement.
 pub type StmtCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<(), Ctrl> + Send + Sync>;
+/// Compiled expression of an integer-like type (an integer, a char, a 64-bit compact code):
+/// evaluates to the unboxed `i64` that `Value::Int` would hold.
+pub type IntCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<i64, Ctrl> + Send + Sync>;
+/// Compiled condition.
+pub type CondCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<bool, Ctrl> + Send + Sync>;
 /// Compiled pattern: tests a value, binding variables as it goes.
 pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, Value) -> Result<bool, Ctrl> + Send + Sync>;
 
@@ -105,6 +111,49 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
                 *lock(cell) = value;
             }
         }
+    }
+}
+
+/// Read an integer-like variable without copying a `Value`.
+#[inline]
+fn read_int(frame: &Frame<'_, '_>, place: Place) -> i64 {
+    match place {
+        Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
+        Place::Global(s) => frame
+            .rt
+            .globals
+            .borrow()
+            .get(s as usize)
+            .map_or(0, Value::as_int_lossy),
+        _ => read_place(frame, place).as_int_lossy(),
+    }
+}
+
+/// Store an integer into a slot, in place when it already holds an integer (no drop).
+#[inline]
+fn store_int(slot: &mut Value, value: i64) {
+    match slot {
+        Value::Int(x) => *x = value,
+        other => *other = Value::Int(value),
+    }
+}
+
+/// Assign an integer-like variable.
+#[inline]
+fn write_int(frame: &mut Frame<'_, '_>, place: Place, value: i64) {
+    match place {
+        Place::Local(s) => store_int(&mut frame.slots[s as usize], value),
+        Place::Global(s) => {
+            let mut globals = frame.rt.globals.borrow_mut();
+            match globals.get_mut(s as usize) {
+                Some(slot) => store_int(slot, value),
+                None => {
+                    drop(globals);
+                    assign(frame, place, Value::Int(value));
+                }
+            }
+        }
+        _ => assign(frame, place, Value::Int(value)),
     }
 }
 
@@ -330,12 +379,26 @@ impl<'p> Compiler<'p> {
             self.note_slot(*slot);
         }
         let params: Vec<BindCode> = function.params.iter().map(|p| self.pattern(p)).collect();
+        let param_slots = function
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                PatternKind::Bind(Place::Local(s)) => Some(s as usize),
+                _ => None,
+            })
+            .collect();
         let body = self.block(&function.body);
+        let expr_body = match function.body.as_slice() {
+            [Stmt::Return(Some(e))] => Some(self.expr(e)),
+            _ => None,
+        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         let _ = instance.code.set(InstanceCode {
             n_slots,
             params,
+            param_slots,
             body,
+            expr_body,
         });
         Some(instance)
     }
@@ -363,6 +426,16 @@ impl<'p> Compiler<'p> {
                 let code = self.expr(e);
                 Box::new(move |frame| code(frame).map(|_| ()))
             }
+            Stmt::Assign(place, e) if is_int_like(&e.ty) => {
+                let place = *place;
+                self.note_place(place);
+                let code = self.int_code(e);
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    write_int(frame, place, value);
+                    Ok(())
+                })
+            }
             Stmt::Assign(place, e) => {
                 let place = *place;
                 self.note_place(place);
@@ -380,11 +453,11 @@ impl<'p> Compiler<'p> {
                 value,
             } => self.store(*place, root_ty, path, value),
             Stmt::If(c, then_branch, else_branch) => {
-                let cond = self.expr(c);
+                let cond = self.cond_code(c);
                 let then_code = self.block(then_branch);
                 let else_code = self.block(else_branch);
                 Box::new(move |frame| {
-                    if cond(frame)?.truthy() {
+                    if cond(frame)? {
                         then_code(frame)
                     } else {
                         else_code(frame)
@@ -398,10 +471,10 @@ impl<'p> Compiler<'p> {
                 body,
             } => {
                 let (label, until) = (*label, *until);
-                let cond = self.expr(cond);
+                let cond = self.cond_code(cond);
                 let body = self.block(body);
                 Box::new(move |frame| {
-                    while cond(frame)?.truthy() != until {
+                    while cond(frame)? != until {
                         if let Flow::Exit = after_body(body(frame), label)? {
                             break;
                         }
@@ -507,11 +580,48 @@ impl<'p> Compiler<'p> {
         self.note_place(var);
         let limit_ity = int_ty_of(&to.ty);
         let span = to.span;
-        let from = self.expr(from);
-        let to = self.expr(to);
+        let from = self.int_code(from);
+        let to = self.int_code(to);
         let body = self.block(body);
-        let current =
-            move |frame: &Frame<'_, '_>| int_value(read_place(frame, var).as_int_lossy(), var_ty);
+        if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
+            // The common counting loop, in native integers: both the variable and the limit
+            // are their own i64 values.
+            let last = var_ty.max() as i64;
+            return Box::new(move |frame| {
+                let start = from(frame)?;
+                write_int(frame, var, start);
+                loop {
+                    let limit = to(frame)?;
+                    let i = read_int(frame, var);
+                    if i >= limit {
+                        return Ok(());
+                    }
+                    if let Flow::Exit = after_body(body(frame), label)? {
+                        return Ok(());
+                    }
+                    let i = read_int(frame, var);
+                    if i >= last {
+                        return Err(runtime_error(
+                            OVERFLOW,
+                            format!(
+                                "{} overflow: loop variable stepped to {}",
+                                var_ty.name(),
+                                i as i128 + 1
+                            ),
+                            span,
+                        ));
+                    }
+                    write_int(frame, var, i + 1);
+                }
+            });
+        }
+        let current = move |frame: &Frame<'_, '_>| -> i128 {
+            let raw = match var {
+                Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
+                _ => read_place(frame, var).as_int_lossy(),
+            };
+            int_value(raw, var_ty)
+        };
         let step = move |frame: &mut Frame<'_, '_>, value: i128| -> Result<(), Ctrl> {
             let stored = int_from_i128(value, var_ty).ok_or_else(|| {
                 runtime_error(
@@ -523,14 +633,17 @@ impl<'p> Compiler<'p> {
                     span,
                 )
             })?;
-            assign(frame, var, Value::Int(stored));
+            match var {
+                Place::Local(s) => frame.slots[s as usize] = Value::Int(stored),
+                _ => assign(frame, var, Value::Int(stored)),
+            }
             Ok(())
         };
         Box::new(move |frame| {
             let start = from(frame)?;
-            assign(frame, var, start);
+            assign(frame, var, Value::Int(start));
             loop {
-                let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                let limit = int_value(to(frame)?, limit_ity);
                 let i = current(frame);
                 let enter = match kind {
                     RangeKind::Exclusive => i < limit,
@@ -547,14 +660,14 @@ impl<'p> Compiler<'p> {
                 match kind {
                     RangeKind::Exclusive => step(frame, i + 1)?,
                     RangeKind::Inclusive => {
-                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        let limit = int_value(to(frame)?, limit_ity);
                         if i >= limit {
                             return Ok(());
                         }
                         step(frame, i + 1)?
                     }
                     RangeKind::Downto => {
-                        let limit = int_value(to(frame)?.as_int_lossy(), limit_ity);
+                        let limit = int_value(to(frame)?, limit_ity);
                         if i <= limit {
                             return Ok(());
                         }
@@ -565,7 +678,248 @@ impl<'p> Compiler<'p> {
         })
     }
 
+    /// A loop `for i in ..[T] do &a.i <- E; done` whose value `E` is a straight-line scalar
+    /// expression of `i` and loop-invariant variables: compiled to a chunk kernel that fills
+    /// the array a chunk at a time. `None` when the loop has another shape.
+    fn fused_store_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
+        let [Stmt::Store {
+            place,
+            root_ty,
+            path,
+            value,
+        }] = body
+        else {
+            return None;
+        };
+        let [PathStep::Index(index, IndexMode::Code)] = path.as_slice() else {
+            return None;
+        };
+        let place = *place;
+        let reads_var = match index.kind {
+            ExprKind::Local(s) => Place::Local(s) == var,
+            ExprKind::Global(s) => Place::Global(s) == var,
+            _ => false,
+        };
+        let shape = Shape::of(root_ty)?;
+        if !reads_var
+            || place == var
+            || !matches!(place, Place::Local(_) | Place::Global(_))
+            || !matches!(var, Place::Local(_) | Place::Global(_))
+            || shape.elem_is_array
+            || CodeRepr::of(ty) != CodeRepr::Small
+        {
+            return None;
+        }
+        let n = size_big(ty).to_u64()?;
+        if shape.n_elements != Some(n as usize) {
+            return None;
+        }
+        let mut scope = VecScope::new(var, Some(place), true);
+        let kernel = vector::kernel(value, &mut scope)?;
+        match (&kernel, shape.repr) {
+            (Kernel::Int(_), super::value::LeafRepr::I64)
+            | (Kernel::Float(_), super::value::LeafRepr::F64) => {}
+            _ => return None,
+        }
+        self.note_place(place);
+        self.note_place(var);
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        let env_places = scope.env;
+        let span = value.span;
+        Some(Box::new(move |frame| {
+            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
+            let mut ints = vec![0i64; vector::CHUNK];
+            let mut floats = vec![0f64; vector::CHUNK];
+            let mut base: u64 = 0;
+            while base < n {
+                let len = (n - base).min(vector::CHUNK as u64) as usize;
+                let chunk = vector::Chunk {
+                    base: base as i64,
+                    input: Input::Counter,
+                    env: &env,
+                };
+                let result = match &kernel {
+                    Kernel::Int(k) => k(&chunk, &mut ints[..len]),
+                    Kernel::Float(k) => k(&chunk, &mut floats[..len]),
+                };
+                let valid = match &result {
+                    Ok(()) => len,
+                    Err((k, _)) => *k,
+                };
+                let mut root = take_place(frame, place);
+                let stored = match &mut root {
+                    Value::Array(view) => {
+                        let range = base as usize..base as usize + valid;
+                        match array::make_unique(view) {
+                            Buffer::I64(values) => {
+                                values[range].copy_from_slice(&ints[..valid]);
+                                true
+                            }
+                            Buffer::F64(values) => {
+                                values[range].copy_from_slice(&floats[..valid]);
+                                true
+                            }
+                            Buffer::Boxed(_) => false,
+                        }
+                    }
+                    _ => false,
+                };
+                assign(frame, place, root);
+                if !stored {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "fused store into a value that is not an unboxed array",
+                        span,
+                    ));
+                }
+                if let Err((k, fault)) = result {
+                    assign(frame, var, Value::Int((base + k as u64) as i64));
+                    return Err(fault);
+                }
+                base += len as u64;
+            }
+            if n > 0 {
+                assign(frame, var, Value::Int((n - 1) as i64));
+            }
+            Ok(())
+        }))
+    }
+
+    /// A loop `for i in ..[T] do s = s + E1 + E2 ...; done` (a left chain of integer `+` on
+    /// the variable `s`) whose terms are straight-line scalar expressions of `i` and
+    /// loop-invariant variables: the terms are computed a chunk at a time by kernels and
+    /// added in order with the same checks, so overflow is reported exactly where the
+    /// element-by-element loop reports it. `None` when the loop has another shape.
+    fn fused_accumulate_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
+        let [Stmt::Assign(target, value)] = body else {
+            return None;
+        };
+        let target = *target;
+        if target == var
+            || !matches!(target, Place::Local(_) | Place::Global(_))
+            || !matches!(var, Place::Local(_) | Place::Global(_))
+            || CodeRepr::of(ty) != CodeRepr::Small
+        {
+            return None;
+        }
+        // Unfold ((s + e1) + e2) + ... into its terms, innermost first.
+        let mut terms: Vec<(&Expr, Span)> = Vec::new();
+        let mut current = value;
+        let ity = loop {
+            match &current.kind {
+                ExprKind::Prim(Prim::IntArith(ArithOp::Add, ity), args) if args.len() == 2 => {
+                    terms.push((&args[1], current.span));
+                    current = &args[0];
+                    let reads_target = match current.kind {
+                        ExprKind::Local(s) => Place::Local(s) == target,
+                        ExprKind::Global(s) => Place::Global(s) == target,
+                        _ => false,
+                    };
+                    if reads_target {
+                        break *ity;
+                    }
+                }
+                _ => return None,
+            }
+        };
+        terms.reverse();
+        let n = size_big(ty).to_u64()?;
+        let mut scope = VecScope::new(var, Some(target), true);
+        let mut kernels = Vec::with_capacity(terms.len());
+        for (term, span) in &terms {
+            match vector::kernel(term, &mut scope)? {
+                Kernel::Int(k) => kernels.push((k, *span)),
+                Kernel::Float(_) => return None,
+            }
+        }
+        self.note_place(target);
+        self.note_place(var);
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        let env_places = scope.env;
+        Some(Box::new(move |frame| {
+            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
+            let mut acc = read_int(frame, target);
+            let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
+            let mut base: u64 = 0;
+            while base < n {
+                let len = (n - base).min(vector::CHUNK as u64) as usize;
+                let chunk = vector::Chunk {
+                    base: base as i64,
+                    input: Input::Counter,
+                    env: &env,
+                };
+                // Each term on the prefix before the earliest fault so far.
+                let mut valid = len;
+                let mut pending: Option<(usize, usize, Ctrl)> = None;
+                for (t, (kernel, _)) in kernels.iter().enumerate() {
+                    if let Err((k, fault)) = kernel(&chunk, &mut buffers[t][..valid]) {
+                        valid = k;
+                        pending = Some((k, t, fault));
+                    }
+                }
+                let mut fault: Option<(usize, Ctrl)> = None;
+                // The position indexes every term's buffer at once.
+                #[allow(clippy::needless_range_loop)]
+                'elements: for k in 0..valid {
+                    for (t, (_, span)) in kernels.iter().enumerate() {
+                        let x = buffers[t][k];
+                        match acc
+                            .checked_add(x)
+                            .filter(|_| ity.bits() == 64 && ity.signed())
+                        {
+                            Some(r) => acc = r,
+                            None => match int_arith(ArithOp::Add, ity, acc, x) {
+                                Ok(r) => acc = r,
+                                Err(f) => {
+                                    fault = Some((k, f.at(*span)));
+                                    break 'elements;
+                                }
+                            },
+                        }
+                    }
+                }
+                if fault.is_none() {
+                    if let Some((k, failing_term, term_fault)) = pending {
+                        // The element where a term faults: the additions of the terms before it
+                        // run first, then the term's own fault.
+                        fault = Some((k, term_fault));
+                        for (t, (_, span)) in kernels.iter().enumerate().take(failing_term) {
+                            match int_arith(ArithOp::Add, ity, acc, buffers[t][k]) {
+                                Ok(r) => acc = r,
+                                Err(f) => {
+                                    fault = Some((k, f.at(*span)));
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some((k, fault)) = fault {
+                    write_int(frame, target, acc);
+                    write_int(frame, var, (base + k as u64) as i64);
+                    return Err(fault);
+                }
+                base += len as u64;
+            }
+            write_int(frame, target, acc);
+            if n > 0 {
+                write_int(frame, var, (n - 1) as i64);
+            }
+            Ok(())
+        }))
+    }
+
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
+        if let Some(fused) = self.fused_store_loop(var, ty, body) {
+            return fused;
+        }
+        if let Some(fused) = self.fused_accumulate_loop(var, ty, body) {
+            return fused;
+        }
         self.note_place(var);
         let repr = CodeRepr::of(ty);
         let size = size_big(ty);
@@ -746,10 +1100,238 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    // ----- unboxed integer code -----
+
+    /// Compile an expression of an integer-like type to code producing the unboxed `i64`.
+    pub fn int_code(&mut self, e: &Expr) -> IntCode {
+        if let Some(code) = self.try_int_code(e) {
+            return code;
+        }
+        let code = self.expr(e);
+        Box::new(move |frame| Ok(code(frame)?.as_int_lossy()))
+    }
+
+    /// Compile a condition (a `bool` expression).
+    pub fn cond_code(&mut self, e: &Expr) -> CondCode {
+        match &e.kind {
+            ExprKind::Prim(Prim::Not, args) if args.len() == 1 => {
+                let a = self.cond_code(&args[0]);
+                Box::new(move |frame| Ok(!a(frame)?))
+            }
+            ExprKind::And(a, b) => {
+                let (a, b) = (self.cond_code(a), self.cond_code(b));
+                Box::new(move |frame| Ok(a(frame)? && b(frame)?))
+            }
+            ExprKind::Or(a, b) => {
+                let (a, b) = (self.cond_code(a), self.cond_code(b));
+                Box::new(move |frame| Ok(a(frame)? || b(frame)?))
+            }
+            ExprKind::Prim(Prim::Compare(op), args)
+                if args.len() == 2 && int_comparable(&args[0].ty) =>
+            {
+                let op = *op;
+                let unsigned = unsigned_codes(&args[0].ty);
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                if unsigned {
+                    Box::new(move |frame| {
+                        let x = a(frame)? as u64;
+                        Ok(holds(op, x.cmp(&(b(frame)? as u64))))
+                    })
+                } else {
+                    Box::new(move |frame| {
+                        let x = a(frame)?;
+                        Ok(holds(op, x.cmp(&b(frame)?)))
+                    })
+                }
+            }
+            _ if is_int_like(&e.ty) => {
+                let code = self.int_code(e);
+                Box::new(move |frame| Ok(code(frame)? != 0))
+            }
+            _ => {
+                let code = self.expr(e);
+                Box::new(move |frame| Ok(code(frame)?.truthy()))
+            }
+        }
+    }
+
+    /// Unboxed code for the integer-like expressions that dominate loops and arithmetic;
+    /// `None` for other shapes (the caller boxes them as usual).
+    fn try_int_code(&mut self, e: &Expr) -> Option<IntCode> {
+        if !is_int_like(&e.ty) {
+            return None;
+        }
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Const(Const::Int(i)) => {
+                let i = *i;
+                Some(Box::new(move |_| Ok(i)))
+            }
+            ExprKind::Local(s) => {
+                self.note_slot(*s);
+                let s = *s as usize;
+                Some(Box::new(move |frame| Ok(frame.slots[s].as_int_lossy())))
+            }
+            ExprKind::Global(s) => {
+                let s = *s as usize;
+                Some(Box::new(move |frame| {
+                    Ok(frame
+                        .rt
+                        .globals
+                        .borrow()
+                        .get(s)
+                        .map_or(0, Value::as_int_lossy))
+                }))
+            }
+            ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                let (op, ity) = (*op, *ity);
+                Some(crate::with_fast_int_op!(
+                    op,
+                    ity,
+                    scalar_int_binary(a, b, op, ity, span)
+                ))
+            }
+            ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
+                Some(self.int_code(&args[0]))
+            }
+            ExprKind::Prim(Prim::Compare(_), args)
+                if args.len() == 2 && int_comparable(&args[0].ty) =>
+            {
+                let cond = self.cond_code(e);
+                Some(Box::new(move |frame| Ok(cond(frame)? as i64)))
+            }
+            ExprKind::Prim(Prim::Not, _) | ExprKind::And(..) | ExprKind::Or(..) => {
+                let cond = self.cond_code(e);
+                Some(Box::new(move |frame| Ok(cond(frame)? as i64)))
+            }
+            ExprKind::Coerce(CoerceKind::EncodeInt, inner) if is_int_like(&inner.ty) => {
+                let Type::Int(ity) = e.ty else { return None };
+                let code = self.int_code(inner);
+                Some(Box::new(move |frame| {
+                    let c = code(frame)? as u64;
+                    int_from_i128(c as i128, ity).ok_or_else(|| {
+                        runtime_error(
+                            CONVERSION_OUT_OF_RANGE,
+                            format!(
+                                "conversion out of range: code {c} does not fit {}",
+                                ity.name()
+                            ),
+                            span,
+                        )
+                    })
+                }))
+            }
+            ExprKind::Coerce(CoerceKind::Reinterpret, inner) if is_int_like(&inner.ty) => {
+                Some(self.int_code(inner))
+            }
+            ExprKind::CField(inner, index) => {
+                let Some(ProductLayout::Small {
+                    radices,
+                    weights,
+                    components,
+                }) = ProductLayout::of(&inner.ty)
+                else {
+                    return None;
+                };
+                let index = *index as usize;
+                if components.get(index) != Some(&CodeRepr::Small) {
+                    return None;
+                }
+                let (radix, weight) = (radices[index], weights[index]);
+                if radix == 0 || weight == 0 {
+                    return None;
+                }
+                let code = self.int_code(inner);
+                Some(Box::new(move |frame| {
+                    Ok(((code(frame)? as u64 / weight) % radix) as i64)
+                }))
+            }
+            ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
+            ExprKind::If(c, a, b) => {
+                let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
+                Some(Box::new(
+                    move |frame| {
+                        if c(frame)? {
+                            a(frame)
+                        } else {
+                            b(frame)
+                        }
+                    },
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// An element of an integer array held in a variable, read without copying the array
+    /// value. Only when the index cannot change the variable (no calls), so reading the
+    /// variable after the index is the same as before it.
+    fn int_index(&mut self, array: &Expr, index: &Expr, mode: IndexMode) -> Option<IntCode> {
+        let shape = Shape::of(&array.ty)?;
+        if shape.elem_is_array || shape.repr != super::value::LeafRepr::I64 || !is_call_free(index)
+        {
+            return None;
+        }
+        let place = match array.kind {
+            ExprKind::Local(s) => {
+                self.note_slot(s);
+                Place::Local(s)
+            }
+            ExprKind::Global(s) => Place::Global(s),
+            _ => return None,
+        };
+        let array_ty = array.ty.clone();
+        let index_ity = int_ty_of(&index.ty);
+        let index_span = index.span;
+        let linear = mode == IndexMode::Linear && matches!(index.ty, Type::Int(_));
+        let index = self.int_code(index);
+        let leaf = move |value: &Value, raw: i64| -> Result<i64, Ctrl> {
+            let Value::Array(view) = value else {
+                return Ok(0);
+            };
+            let position = if linear {
+                int_value(raw, index_ity)
+            } else {
+                raw as u64 as i128
+            };
+            if position < 0 || position >= view.len as i128 {
+                return Err(index_error(position, &array_ty, view.len).at(index_span));
+            }
+            match &*view.buf {
+                Buffer::I64(values) => Ok(values[view.start + position as usize]),
+                _ => Ok(0),
+            }
+        };
+        Some(match place {
+            Place::Local(s) => {
+                let s = s as usize;
+                Box::new(move |frame| {
+                    let raw = index(frame)?;
+                    leaf(&frame.slots[s], raw)
+                })
+            }
+            _ => {
+                let Place::Global(s) = place else { return None };
+                let s = s as usize;
+                Box::new(move |frame| {
+                    let raw = index(frame)?;
+                    let globals = frame.rt.globals.borrow();
+                    leaf(globals.get(s).unwrap_or(&Value::Unit), raw)
+                })
+            }
+        })
+    }
+
     // ----- expressions -----
 
     pub fn expr(&mut self, e: &Expr) -> ExprCode {
         let span = e.span;
+        if let Some(code) = self.try_int_code(e) {
+            return Box::new(move |frame| code(frame).map(Value::Int));
+        }
         match &e.kind {
             ExprKind::Const(c) => {
                 let value = const_value(c, &e.ty);
@@ -1195,6 +1777,11 @@ impl<'p> Compiler<'p> {
     // ----- primitives -----
 
     fn prim(&mut self, prim: &Prim, args: &[Expr], result_ty: &Type, span: Span) -> ExprCode {
+        if *prim == Prim::Map {
+            if let Some(code) = self.vector_map(args, result_ty, span) {
+                return code;
+            }
+        }
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let mut codes = self.exprs(args);
         if codes.len() != prim_arity(prim, args.len()) {
@@ -1487,6 +2074,81 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `map f a` where `f` is a pure function without captures whose body is a single
+    /// straight-line scalar expression of its parameter: one chunk kernel over the unboxed
+    /// elements, split over rayon for large arrays (L9.5). `None` for any other shape.
+    fn vector_map(&mut self, args: &[Expr], result_ty: &Type, span: Span) -> Option<ExprCode> {
+        let [function, array_expr] = args else {
+            return None;
+        };
+        let ExprKind::MakeFun { fun, type_args } = &function.kind else {
+            return None;
+        };
+        let generic = self.program.functions.get(*fun as usize)?.clone()?;
+        if !generic.pure_ || !generic.captures.is_empty() || generic.params.len() != 1 {
+            return None;
+        }
+        let function = if generic.type_params.is_empty() {
+            generic
+        } else {
+            Arc::new(instantiate(&generic, type_args))
+        };
+        let PatternKind::Bind(Place::Local(param)) = function.params[0].kind else {
+            return None;
+        };
+        let [Stmt::Return(Some(body))] = function.body.as_slice() else {
+            return None;
+        };
+        let (input, output) = (Shape::of(&array_expr.ty)?, Shape::of(result_ty)?);
+        if input.elem_is_array || output.elem_is_array || !function.cell_slots.is_empty() {
+            return None;
+        }
+        let mut scope = VecScope::new(Place::Local(param), None, false);
+        let kernel = vector::kernel(body, &mut scope)?;
+        let output_matches = matches!(
+            (&kernel, output.repr),
+            (Kernel::Int(_), super::value::LeafRepr::I64)
+                | (Kernel::Float(_), super::value::LeafRepr::F64)
+        );
+        let input_fits = match input.repr {
+            super::value::LeafRepr::I64 => is_int_like(&function.params[0].ty),
+            super::value::LeafRepr::F64 => {
+                matches!(function.params[0].ty, Type::Double | Type::Float)
+            }
+            super::value::LeafRepr::Boxed => false,
+        };
+        if !output_matches || !input_fits {
+            return None;
+        }
+        let array_code = self.expr(array_expr);
+        Some(Box::new(move |frame| {
+            let Value::Array(view) = array_code(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let range = view.start..view.start + view.len;
+            let elements = match &*view.buf {
+                Buffer::I64(values) => Input::I64(&values[range]),
+                Buffer::F64(values) => Input::F64(&values[range]),
+                Buffer::Boxed(_) => {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "map kernel over boxed leaves",
+                        span,
+                    ))
+                }
+            };
+            match super::parallel::map_kernel(&kernel, view.len, elements, &[]) {
+                Ok(super::parallel::Mapped::I64(values)) => Ok(Value::Array(
+                    super::value::ArrayVal::new(Buffer::I64(values)),
+                )),
+                Ok(super::parallel::Mapped::F64(values)) => Ok(Value::Array(
+                    super::value::ArrayVal::new(Buffer::F64(values)),
+                )),
+                Err((_, fault)) => Err(fault),
+            }
+        }))
+    }
+
     fn map(
         &mut self,
         mut codes: Vec<ExprCode>,
@@ -1565,7 +2227,7 @@ fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
     )
 }
 
-fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
+pub(crate) fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
     let range = if size.is_zero() {
         "no codes".to_string()
     } else {
@@ -1731,6 +2393,22 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
 fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
     let op = if sum { ArithOp::Add } else { ArithOp::Mul };
     match elem {
+        Type::Int(ity) if sum => {
+            let ity = *ity;
+            Box::new(move |frame| {
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::Int(0));
+                };
+                match &*view.buf {
+                    Buffer::I64(values) => {
+                        super::parallel::sum_int(&values[view.start..view.start + view.len], ity)
+                            .map(Value::Int)
+                            .map_err(|f| f.at(span))
+                    }
+                    _ => Ok(Value::Int(0)),
+                }
+            })
+        }
         Type::Int(ity) => {
             let ity = *ity;
             Box::new(move |frame| {
@@ -1795,4 +2473,78 @@ fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::L
     let cols = digits[1].radix.to_usize()?;
     let block = super::value::leaf_count(elem)?;
     Some((rows, cols, block, leaf_repr(leaf_type(elem))))
+}
+
+/// Can integer comparison of codes decide `Prim::Compare` on this type? (Compact sums compare
+/// by summand tag, not code.)
+fn int_comparable(ty: &Type) -> bool {
+    is_int_like(ty) && !matches!(ty, Type::CSum(_))
+}
+
+/// Are values of this integer-like type compared as unsigned 64-bit codes?
+fn unsigned_codes(ty: &Type) -> bool {
+    match ty {
+        Type::Int(ity) => is_unsigned_64(*ity),
+        Type::Char => false,
+        _ => true,
+    }
+}
+
+/// Does evaluating the expression involve no call (so no effect on variables)?
+fn is_call_free(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_)
+        | ExprKind::Zero
+        | ExprKind::Local(_)
+        | ExprKind::LocalCell(_)
+        | ExprKind::Global(_)
+        | ExprKind::Capture(_)
+        | ExprKind::CaptureCell(_)
+        | ExprKind::TypeSize(_) => true,
+        ExprKind::Prim(prim, args) => {
+            !matches!(
+                prim,
+                Prim::Print
+                    | Prim::Println
+                    | Prim::Endl
+                    | Prim::Map
+                    | Prim::FoldLeft
+                    | Prim::FoldRight
+                    | Prim::Iter
+            ) && args.iter().all(is_call_free)
+        }
+        ExprKind::Tuple(parts) | ExprKind::Array(parts) | ExprKind::CTuple(parts) => {
+            parts.iter().all(is_call_free)
+        }
+        ExprKind::Field(inner, _)
+        | ExprKind::CField(inner, _)
+        | ExprKind::Coerce(_, inner)
+        | ExprKind::Inject { arg: inner, .. }
+        | ExprKind::CInject { arg: inner, .. } => is_call_free(inner),
+        ExprKind::Index { array, index, .. } => is_call_free(array) && is_call_free(index),
+        ExprKind::If(a, b, c) => is_call_free(a) && is_call_free(b) && is_call_free(c),
+        ExprKind::And(a, b) | ExprKind::Or(a, b) => is_call_free(a) && is_call_free(b),
+        ExprKind::MakeFun { .. } | ExprKind::Call { .. } | ExprKind::Match(..) => false,
+    }
+}
+
+fn scalar_int_binary<F>(
+    a: IntCode,
+    b: IntCode,
+    op: ArithOp,
+    ity: IntTy,
+    span: Span,
+    fast: F,
+) -> IntCode
+where
+    F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
+{
+    Box::new(move |frame| {
+        let x = a(frame)?;
+        let y = b(frame)?;
+        match fast(x, y) {
+            Some(r) => Ok(r),
+            None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
+        }
+    })
 }

@@ -16,8 +16,10 @@ pub mod compact;
 pub mod compile;
 pub mod error;
 pub mod format;
+pub mod parallel;
 pub mod prims;
 pub mod value;
+pub mod vector;
 
 #[cfg(test)]
 mod test_ir;

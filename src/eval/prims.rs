@@ -83,6 +83,43 @@ pub fn int_arith(op: ArithOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> 
     })
 }
 
+/// Expands to `$build(args..., op_closure)`, where `op_closure: Fn(i64, i64) -> Option<i64>`
+/// computes `op` in `ity` with native machine arithmetic and returns `None` whenever the fast
+/// path cannot decide (overflow, division by zero, `MIN % -1`). Callers then run `int_arith`,
+/// which gives the exact result or fault, so semantics never depend on the fast path. Each
+/// common (operation, type) pair gets its own monomorphic closure so loops over it inline.
+#[macro_export]
+macro_rules! with_fast_int_op {
+    ($op:expr, $ity:expr, $build:ident ( $($arg:expr),* )) => {{
+        use $crate::core::ir::ArithOp as FastOp;
+        let fits32 = |r: i64| r as i32 as i64 == r;
+        match ($op, $ity.signed(), $ity.bits()) {
+            (FastOp::Add, true, 64) => $build($($arg,)* |x: i64, y: i64| x.checked_add(y)),
+            (FastOp::Sub, true, 64) => $build($($arg,)* |x: i64, y: i64| x.checked_sub(y)),
+            (FastOp::Mul, true, 64) => $build($($arg,)* |x: i64, y: i64| x.checked_mul(y)),
+            (FastOp::Div, true, 64) => $build($($arg,)* |x: i64, y: i64| x.checked_div(y)),
+            (FastOp::Mod, true, 64) => $build($($arg,)* |x: i64, y: i64| x.checked_rem(y)),
+            (FastOp::Add, true, 32) => {
+                $build($($arg,)* move |x: i64, y: i64| Some(x + y).filter(|r| fits32(*r)))
+            }
+            (FastOp::Sub, true, 32) => {
+                $build($($arg,)* move |x: i64, y: i64| Some(x - y).filter(|r| fits32(*r)))
+            }
+            (FastOp::Mul, true, 32) => {
+                $build($($arg,)* move |x: i64, y: i64| Some(x * y).filter(|r| fits32(*r)))
+            }
+            (FastOp::Div, true, 32) => {
+                $build($($arg,)* move |x: i64, y: i64| x.checked_div(y).filter(|r| fits32(*r)))
+            }
+            (FastOp::Mod, true, 32) => $build($($arg,)* |x: i64, y: i64| x.checked_rem(y)),
+            (op, _, _) => {
+                let ity = $ity;
+                $build($($arg,)* move |x: i64, y: i64| $crate::eval::prims::int_arith(op, ity, x, y).ok())
+            }
+        }
+    }};
+}
+
 /// Checked negation in `ity`.
 pub fn int_neg(ity: IntTy, a: i64) -> Result<i64, Fault> {
     let x = int_value(a, ity);

@@ -1,0 +1,228 @@
+//! Parallel kernels (spec L9.5): `map` of a pure function compiled to a chunk kernel, and
+//! integer `\sum`, split over rayon at fixed chunk boundaries.
+//!
+//! Results never depend on the thread count: chunks are fixed by position, not by worker, and
+//! partial results are combined in position order. Integer sums are exact: each chunk carries
+//! its sum and the minimum and maximum of its prefix sums, so the combination knows whether
+//! the sequential left fold would overflow inside a chunk, and only that chunk is re-run
+//! sequentially to raise the very fault the fold raises. A failing `map` reports the fault of
+//! the lowest position, which is the one sequential evaluation reports first (a pure function
+//! has no other effect to order). `\prod` and floating-point sums stay sequential.
+//!
+//! Below `PARALLEL_THRESHOLD` elements everything runs on the calling thread.
+
+use rayon::prelude::*;
+
+use crate::core::ir::ArithOp;
+use crate::types::ty::IntTy;
+
+use super::error::Fault;
+use super::prims::{int_arith, int_from_i128};
+use super::value::Value;
+use super::vector::{Chunk, ChunkFault, Input, Kernel, KernelFn, CHUNK};
+
+/// Arrays with fewer elements than this are processed on the calling thread.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// Elements per parallel task (a whole number of kernel chunks).
+const TASK: usize = 16 * CHUNK;
+
+/// Elements per partial sum.
+const SUM_BLOCK: usize = 1 << 15;
+
+/// The number of worker threads parallel kernels may use.
+pub fn thread_count() -> usize {
+    rayon::current_num_threads()
+}
+
+/// The partial result of summing one block: its exact sum and the extremes of its prefix sums
+/// (empty prefix excluded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BlockSum {
+    total: i128,
+    min_prefix: i128,
+    max_prefix: i128,
+}
+
+fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
+    let mut total: i128 = 0;
+    let mut min_prefix = i128::MAX;
+    let mut max_prefix = i128::MIN;
+    if crate::eval::prims::is_unsigned_64(ity) {
+        for &x in values {
+            total += x as u64 as i128;
+            max_prefix = max_prefix.max(total);
+            min_prefix = min_prefix.min(total);
+        }
+    } else {
+        // Signed (and narrower unsigned) leaves are their own value; an i64 running sum with
+        // i64 extremes suffices unless it would wrap, which `checked_add` detects.
+        let mut running: i64 = 0;
+        let mut low = i64::MAX;
+        let mut high = i64::MIN;
+        let mut exact = true;
+        for &x in values {
+            match running.checked_add(x) {
+                Some(r) => running = r,
+                None => {
+                    exact = false;
+                    break;
+                }
+            }
+            low = low.min(running);
+            high = high.max(running);
+        }
+        if exact {
+            return BlockSum {
+                total: running as i128,
+                min_prefix: low as i128,
+                max_prefix: high as i128,
+            };
+        }
+        for &x in values {
+            total += x as i128;
+            max_prefix = max_prefix.max(total);
+            min_prefix = min_prefix.min(total);
+        }
+    }
+    BlockSum {
+        total,
+        min_prefix,
+        max_prefix,
+    }
+}
+
+/// `\sum` of integer leaves of type `ity`: the left fold of checked `+` from zero, with the
+/// fault that fold raises (R0003 at the first overflowing prefix).
+pub fn sum_int(values: &[i64], ity: IntTy) -> Result<i64, Fault> {
+    let blocks: Vec<BlockSum> = if values.len() >= PARALLEL_THRESHOLD && thread_count() > 1 {
+        values
+            .par_chunks(SUM_BLOCK)
+            .map(|block| block_sum(block, ity))
+            .collect()
+    } else {
+        values
+            .chunks(SUM_BLOCK)
+            .map(|block| block_sum(block, ity))
+            .collect()
+    };
+    let (low, high) = (ity.min(), ity.max());
+    let mut acc: i128 = 0;
+    for (index, block) in blocks.iter().enumerate() {
+        if acc + block.min_prefix < low || acc + block.max_prefix > high {
+            // The fold overflows inside this block: replay it to raise the same fault.
+            let start = index * SUM_BLOCK;
+            let end = (start + SUM_BLOCK).min(values.len());
+            let mut running = int_from_i128(acc, ity).unwrap_or(0);
+            for &x in &values[start..end] {
+                running = int_arith(ArithOp::Add, ity, running, x)?;
+            }
+        }
+        acc += block.total;
+    }
+    // Every prefix, the last included, is within the type's range here.
+    Ok(int_from_i128(acc, ity).unwrap_or(0))
+}
+
+/// Run a kernel over every element of `input` (`n` elements, or a counter `0..n`), writing
+/// the results to `out` (length `n`). The fault of the lowest position is returned.
+fn run_chunks<T: Copy + Send>(
+    n: usize,
+    input: Input<'_>,
+    env: &[Value],
+    out: &mut [T],
+    kernel: &KernelFn<T>,
+) -> Result<(), ChunkFault> {
+    let task = |(task_index, task_out): (usize, &mut [T])| -> Result<(), ChunkFault> {
+        let task_start = task_index * TASK;
+        for (chunk_index, chunk_out) in task_out.chunks_mut(CHUNK).enumerate() {
+            let start = task_start + chunk_index * CHUNK;
+            let end = start + chunk_out.len();
+            let chunk = Chunk {
+                base: start as i64,
+                input: match input {
+                    Input::Counter => Input::Counter,
+                    Input::I64(values) => Input::I64(&values[start..end]),
+                    Input::F64(values) => Input::F64(&values[start..end]),
+                },
+                env,
+            };
+            kernel(&chunk, chunk_out).map_err(|(k, e)| (start + k, e))?;
+        }
+        Ok(())
+    };
+    if n >= PARALLEL_THRESHOLD && thread_count() > 1 {
+        let faults: Vec<ChunkFault> = out
+            .par_chunks_mut(TASK)
+            .enumerate()
+            .filter_map(|job| task(job).err())
+            .collect();
+        // `collect` keeps position order, so the first fault is the lowest position.
+        match faults.into_iter().next() {
+            Some(fault) => Err(fault),
+            None => Ok(()),
+        }
+    } else {
+        out.chunks_mut(TASK).enumerate().try_for_each(task)
+    }
+}
+
+/// The output of a map kernel: one buffer of `n` results.
+pub enum Mapped {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+/// Apply a compiled pure element function to `n` elements. On a fault, the fault of the
+/// lowest position (with that position).
+pub fn map_kernel(
+    kernel: &Kernel,
+    n: usize,
+    input: Input<'_>,
+    env: &[Value],
+) -> Result<Mapped, ChunkFault> {
+    match kernel {
+        Kernel::Int(k) => {
+            let mut out = vec![0i64; n];
+            run_chunks(n, input, env, &mut out, &**k)?;
+            Ok(Mapped::I64(out))
+        }
+        Kernel::Float(k) => {
+            let mut out = vec![0f64; n];
+            run_chunks(n, input, env, &mut out, &**k)?;
+            Ok(Mapped::F64(out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_match_the_sequential_fold() {
+        let values: Vec<i64> = (0..200_000).map(|i| (i * 7919) % 1000 - 500).collect();
+        let expected: i64 = values.iter().sum();
+        assert_eq!(sum_int(&values, IntTy::Long), Ok(expected));
+    }
+
+    #[test]
+    fn overflow_is_reported_at_the_first_overflowing_prefix() {
+        // The prefix sums exceed the long range in the middle, then come back: the sequential
+        // fold faults there, so the sum must fault too even though the total fits.
+        let mut values = vec![0i64; 100_000];
+        values[40_000] = i64::MAX;
+        values[70_000] = 1;
+        values[90_000] = -10;
+        let fault = sum_int(&values, IntTy::Long).expect_err("overflow");
+        let sequential = int_arith(ArithOp::Add, IntTy::Long, i64::MAX, 1).expect_err("overflow");
+        assert_eq!(fault, sequential);
+    }
+
+    #[test]
+    fn narrow_types_use_their_own_bounds() {
+        let values = vec![i32::MAX as i64, 1, -5];
+        assert!(sum_int(&values, IntTy::Int).is_err());
+        assert_eq!(sum_int(&[1, 2, 3], IntTy::Int), Ok(6));
+    }
+}

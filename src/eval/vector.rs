@@ -1,0 +1,550 @@
+//! Chunked evaluation of element-wise bodies.
+//!
+//! A straight-line scalar expression over one "element variable" (a loop counter, or the
+//! parameter of a function mapped over an array) is compiled to a *kernel* that computes the
+//! expression for a whole chunk of consecutive elements at once, each operation running as a
+//! tight loop over an unboxed slice. Interpretive dispatch is paid once per chunk and operation
+//! instead of once per element and operation.
+//!
+//! Semantics are exactly those of evaluating the expression element by element, in order: a
+//! kernel that faults reports the position of the first faulting element together with the
+//! fault that element-wise evaluation would have raised there (operands are evaluated on the
+//! prefix before any earlier fault only, so the earliest fault in evaluation order wins). The
+//! values before that position are valid; the rest of the output is unspecified.
+//!
+//! Architecture invariant: kernels never touch a frame, globals or output. Variables other
+//! than the element variable are read once, before the loop, into the chunk's environment, so
+//! kernels are `Send + Sync` and can run on any rayon worker.
+
+use num_traits::ToPrimitive;
+
+use crate::core::ir::{ArithOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Place, Prim};
+use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use super::compact::{size_big, CodeRepr, ProductLayout};
+use super::error::{runtime_error, Fault, CONVERSION_OUT_OF_RANGE, OVERFLOW};
+use super::prims::{float_arith, int_arith, int_from_i128, int_value, round_float};
+use super::value::{Buffer, Value};
+use super::Ctrl;
+
+/// Elements per chunk: large enough to amortise dispatch, small enough to stay in L1/L2.
+pub const CHUNK: usize = 1024;
+
+/// The first faulting element of a chunk (its position in the chunk) and its fault.
+pub type ChunkFault = (usize, Ctrl);
+
+/// The elements one kernel call works on.
+pub struct Chunk<'a> {
+    /// The value of the element variable at position 0 when it is a counter.
+    pub base: i64,
+    /// Where the element variable comes from.
+    pub input: Input<'a>,
+    /// Loop-invariant values read before the loop (see `VecScope::env`).
+    pub env: &'a [Value],
+}
+
+/// The source of the element variable's values.
+#[derive(Clone, Copy)]
+pub enum Input<'a> {
+    /// A counter: `base`, `base + 1`, ...
+    Counter,
+    /// The elements of an integer (or code) array.
+    I64(&'a [i64]),
+    /// The elements of a double array.
+    F64(&'a [f64]),
+}
+
+/// A kernel producing values of type `T` for one chunk.
+pub type KernelFn<T> = dyn Fn(&Chunk<'_>, &mut [T]) -> Result<(), ChunkFault> + Send + Sync;
+pub type IntKernel = Box<KernelFn<i64>>;
+pub type FloatKernel = Box<KernelFn<f64>>;
+
+/// A compiled kernel, by the representation of the values it produces.
+pub enum Kernel {
+    Int(IntKernel),
+    Float(FloatKernel),
+}
+
+/// What a vectorised expression may read.
+pub struct VecScope {
+    /// The element variable.
+    pub var: Place,
+    /// A variable the surrounding loop writes: reading it makes the body sequential.
+    pub written: Option<Place>,
+    /// May other variables be read (once, before the loop)? Not inside a mapped function,
+    /// whose frame does not exist.
+    pub allow_env: bool,
+    /// The loop-invariant variables read, in the order of `Chunk::env`.
+    pub env: Vec<Place>,
+}
+
+impl VecScope {
+    pub fn new(var: Place, written: Option<Place>, allow_env: bool) -> VecScope {
+        VecScope {
+            var,
+            written,
+            allow_env,
+            env: Vec::new(),
+        }
+    }
+
+    /// The environment position of a loop-invariant variable, registering it on first use.
+    fn env_slot(&mut self, place: Place) -> Option<usize> {
+        if !self.allow_env || Some(place) == self.written || place == self.var {
+            return None;
+        }
+        if let Some(i) = self.env.iter().position(|p| *p == place) {
+            return Some(i);
+        }
+        self.env.push(place);
+        Some(self.env.len() - 1)
+    }
+}
+
+/// Is a value of this type a `Value::Int` (an integer, a char, or a 64-bit compact code)?
+pub fn is_int_like(ty: &Type) -> bool {
+    match ty {
+        Type::Int(_) | Type::Char => true,
+        t => crate::types::kind::is_compact(t) && CodeRepr::of(t) == CodeRepr::Small,
+    }
+}
+
+fn is_float(ty: &Type) -> bool {
+    matches!(ty, Type::Double | Type::Float)
+}
+
+/// The place an expression reads, when it is a plain variable read.
+fn place_read(e: &Expr) -> Option<Place> {
+    match e.kind {
+        ExprKind::Local(s) => Some(Place::Local(s)),
+        ExprKind::Global(s) => Some(Place::Global(s)),
+        _ => None,
+    }
+}
+
+/// Compile `e` to a kernel, or `None` when it is not a straight-line scalar expression this
+/// module handles.
+pub fn kernel(e: &Expr, scope: &mut VecScope) -> Option<Kernel> {
+    if is_int_like(&e.ty) {
+        int_kernel(e, scope).map(Kernel::Int)
+    } else if is_float(&e.ty) {
+        float_kernel(e, scope).map(Kernel::Float)
+    } else {
+        None
+    }
+}
+
+/// Apply `f` to every element of `out` in place; stop at the first fault.
+#[inline]
+fn map_in_place<T: Copy>(
+    out: &mut [T],
+    mut f: impl FnMut(T) -> Result<T, Ctrl>,
+) -> Result<(), ChunkFault> {
+    for (k, slot) in out.iter_mut().enumerate() {
+        match f(*slot) {
+            Ok(v) => *slot = v,
+            Err(e) => return Err((k, e)),
+        }
+    }
+    Ok(())
+}
+
+/// Evaluate two operand kernels on the longest fault-free prefix, then combine.
+#[inline]
+fn binary_prefix<T: Copy + Default>(
+    chunk: &Chunk<'_>,
+    out: &mut [T],
+    a: &KernelFn<T>,
+    b: &KernelFn<T>,
+    mut combine: impl FnMut(T, T) -> Result<T, Ctrl>,
+) -> Result<(), ChunkFault> {
+    let mut valid = out.len();
+    let mut pending: Option<ChunkFault> = None;
+    if let Err((k, e)) = a(chunk, out) {
+        valid = k;
+        pending = Some((k, e));
+    }
+    let mut right = vec![T::default(); valid];
+    if let Err((k, e)) = b(chunk, &mut right) {
+        valid = k;
+        pending = Some((k, e));
+    }
+    for k in 0..valid {
+        match combine(out[k], right[k]) {
+            Ok(v) => out[k] = v,
+            Err(e) => return Err((k, e)),
+        }
+    }
+    match pending {
+        Some(fault) => Err(fault),
+        None => Ok(()),
+    }
+}
+
+fn int_binary<F>(
+    a: IntKernel,
+    b: IntKernel,
+    op: ArithOp,
+    ity: IntTy,
+    span: Span,
+    fast: F,
+) -> IntKernel
+where
+    F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
+{
+    Box::new(move |chunk, out| {
+        binary_prefix(chunk, out, &*a, &*b, |x, y| match fast(x, y) {
+            Some(r) => Ok(r),
+            None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
+        })
+    })
+}
+
+fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
+    let span = e.span;
+    match &e.kind {
+        ExprKind::Const(Const::Int(i)) => {
+            let i = *i;
+            Some(Box::new(move |_, out| {
+                out.fill(i);
+                Ok(())
+            }))
+        }
+        ExprKind::Local(_) | ExprKind::Global(_) => {
+            let place = place_read(e)?;
+            if place == scope.var {
+                return Some(Box::new(|chunk, out| {
+                    match chunk.input {
+                        Input::Counter => {
+                            for (k, slot) in out.iter_mut().enumerate() {
+                                *slot = chunk.base.wrapping_add(k as i64);
+                            }
+                        }
+                        Input::I64(values) => out.copy_from_slice(&values[..out.len()]),
+                        Input::F64(_) => out.fill(0),
+                    }
+                    Ok(())
+                }));
+            }
+            let slot = scope.env_slot(place)?;
+            Some(Box::new(move |chunk, out| {
+                out.fill(chunk.env[slot].as_int_lossy());
+                Ok(())
+            }))
+        }
+        ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
+            let a = int_kernel(&args[0], scope)?;
+            let b = int_kernel(&args[1], scope)?;
+            let (op, ity) = (*op, *ity);
+            Some(crate::with_fast_int_op!(
+                op,
+                ity,
+                int_binary(a, b, op, ity, span)
+            ))
+        }
+        ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
+            int_kernel(&args[0], scope)
+        }
+        ExprKind::Prim(Prim::Convert, args)
+            if args.len() == 1
+                && matches!(args[0].ty, Type::Int(_))
+                && matches!(e.ty, Type::Int(_)) =>
+        {
+            let (Type::Int(from), Type::Int(to)) = (&args[0].ty, &e.ty) else {
+                return None;
+            };
+            let (from, to) = (*from, *to);
+            let target = e.ty.clone();
+            let a = int_kernel(&args[0], scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                map_in_place(out, |x| {
+                    let v = int_value(x, from);
+                    int_from_i128(v, to).ok_or_else(|| {
+                        runtime_error(
+                            CONVERSION_OUT_OF_RANGE,
+                            format!("conversion out of range: {v} does not fit {target}"),
+                            span,
+                        )
+                    })
+                })
+            }))
+        }
+        ExprKind::Coerce(CoerceKind::EncodeInt, inner) if is_int_like(&inner.ty) => {
+            let Type::Int(ity) = e.ty else { return None };
+            let a = int_kernel(inner, scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                map_in_place(out, |code| {
+                    int_from_i128(code as u64 as i128, ity).ok_or_else(|| {
+                        runtime_error(
+                            CONVERSION_OUT_OF_RANGE,
+                            format!(
+                                "conversion out of range: code {} does not fit {}",
+                                code as u64,
+                                ity.name()
+                            ),
+                            span,
+                        )
+                    })
+                })
+            }))
+        }
+        ExprKind::Coerce(CoerceKind::DecodeInt, inner) => {
+            let Type::Int(ity) = inner.ty else {
+                return None;
+            };
+            let size_u128 = size_big(&e.ty).to_u128()?;
+            let target = e.ty.clone();
+            let a = int_kernel(inner, scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                map_in_place(out, |x| {
+                    let n = int_value(x, ity);
+                    if n >= 0 && (n as u128) < size_u128 {
+                        Ok(n as u64 as i64)
+                    } else {
+                        Err(super::compile::decode_error(
+                            &n.to_string(),
+                            &target,
+                            &size_big(&target),
+                            span,
+                        ))
+                    }
+                })
+            }))
+        }
+        ExprKind::Coerce(CoerceKind::Reinterpret, inner) if is_int_like(&inner.ty) => {
+            int_kernel(inner, scope)
+        }
+        ExprKind::CField(inner, index) => {
+            let Some(ProductLayout::Small {
+                radices,
+                weights,
+                components,
+            }) = ProductLayout::of(&inner.ty)
+            else {
+                return None;
+            };
+            let index = *index as usize;
+            if components.get(index) != Some(&CodeRepr::Small) {
+                return None;
+            }
+            let (radix, weight) = (radices[index], weights[index]);
+            let a = int_kernel(inner, scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                if radix == 0 || weight == 0 {
+                    out.fill(0);
+                } else {
+                    for slot in out.iter_mut() {
+                        *slot = ((*slot as u64 / weight) % radix) as i64;
+                    }
+                }
+                Ok(())
+            }))
+        }
+        ExprKind::Index { array, index, mode } => {
+            let slot = scope.env_slot(place_read(array)?)?;
+            let Type::Array(elem, _) = &array.ty else {
+                return None;
+            };
+            if !is_int_like(elem) {
+                return None;
+            }
+            let position = int_kernel(index, scope)?;
+            let index_ity = match &index.ty {
+                Type::Int(ity) => Some(*ity),
+                _ => None,
+            };
+            let (mode, array_ty, index_span) = (*mode, array.ty.clone(), index.span);
+            Some(Box::new(move |chunk, out| {
+                let result = position(chunk, out);
+                let valid = match &result {
+                    Ok(()) => out.len(),
+                    Err((k, _)) => *k,
+                };
+                let Value::Array(view) = &chunk.env[slot] else {
+                    return Err((0, internal(span)));
+                };
+                let Buffer::I64(values) = &*view.buf else {
+                    return Err((0, internal(span)));
+                };
+                let leaves = &values[view.start..view.start + view.len];
+                let gathered = gather(
+                    &mut out[..valid],
+                    leaves,
+                    mode,
+                    index_ity,
+                    &array_ty,
+                    index_span,
+                );
+                gathered.and(result)
+            }))
+        }
+        _ => None,
+    }
+}
+
+fn internal(span: Span) -> Ctrl {
+    runtime_error(
+        super::error::INTERNAL,
+        "vector kernel applied to an unexpected value",
+        span,
+    )
+}
+
+/// Replace each position in `out` by the leaf it designates, checking linear positions.
+fn gather(
+    out: &mut [i64],
+    leaves: &[i64],
+    mode: IndexMode,
+    index_ity: Option<IntTy>,
+    array_ty: &Type,
+    index_span: Span,
+) -> Result<(), ChunkFault> {
+    let n = leaves.len();
+    for (k, slot) in out.iter_mut().enumerate() {
+        let position = match (mode, index_ity) {
+            (IndexMode::Linear, Some(ity)) => int_value(*slot, ity),
+            _ => *slot as u64 as i128,
+        };
+        if position < 0 || position >= n as i128 {
+            return Err((k, index_fault(position, array_ty, n, index_span)));
+        }
+        *slot = leaves[position as usize];
+    }
+    Ok(())
+}
+
+fn index_fault(position: i128, array_ty: &Type, n: usize, span: Span) -> Ctrl {
+    let plural = if n == 1 { "element" } else { "elements" };
+    Fault::new(
+        super::error::INDEX_OUT_OF_RANGE,
+        format!("index {position} out of range for {array_ty} ({n} {plural})"),
+    )
+    .at(span)
+}
+
+fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
+    let span = e.span;
+    match &e.kind {
+        ExprKind::Const(Const::Float(x)) => {
+            let x = *x;
+            Some(Box::new(move |_, out| {
+                out.fill(x);
+                Ok(())
+            }))
+        }
+        ExprKind::Local(_) | ExprKind::Global(_) => {
+            let place = place_read(e)?;
+            if place == scope.var {
+                return Some(Box::new(|chunk, out| {
+                    match chunk.input {
+                        Input::F64(values) => out.copy_from_slice(&values[..out.len()]),
+                        _ => out.fill(0.0),
+                    }
+                    Ok(())
+                }));
+            }
+            let slot = scope.env_slot(place)?;
+            Some(Box::new(move |chunk, out| {
+                out.fill(chunk.env[slot].as_float_lossy());
+                Ok(())
+            }))
+        }
+        ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
+            let a = float_kernel(&args[0], scope)?;
+            let b = float_kernel(&args[1], scope)?;
+            let (op, single) = (*op, *single);
+            Some(Box::new(move |chunk, out| {
+                binary_prefix(chunk, out, &*a, &*b, |x, y| {
+                    Ok(round_float(float_arith(op, x, y), single))
+                })
+            }))
+        }
+        ExprKind::Prim(Prim::FloatNeg, args) if args.len() == 1 => {
+            let a = float_kernel(&args[0], scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                for x in out.iter_mut() {
+                    *x = -*x;
+                }
+                Ok(())
+            }))
+        }
+        ExprKind::Prim(Prim::Convert, args)
+            if args.len() == 1 && matches!(args[0].ty, Type::Int(_)) =>
+        {
+            let Type::Int(from) = args[0].ty else {
+                return None;
+            };
+            let single = e.ty == Type::Float;
+            let a = int_kernel(&args[0], scope)?;
+            Some(Box::new(move |chunk, out| {
+                let mut ints = vec![0i64; out.len()];
+                let result = a(chunk, &mut ints);
+                let valid = match &result {
+                    Ok(()) => ints.len(),
+                    Err((k, _)) => *k,
+                };
+                for k in 0..valid {
+                    out[k] = round_float(int_value(ints[k], from) as f64, single);
+                }
+                result
+            }))
+        }
+        ExprKind::Index { array, index, mode } => {
+            let slot = scope.env_slot(place_read(array)?)?;
+            let Type::Array(elem, _) = &array.ty else {
+                return None;
+            };
+            if !is_float(elem) {
+                return None;
+            }
+            let position = int_kernel(index, scope)?;
+            let index_ity = match &index.ty {
+                Type::Int(ity) => Some(*ity),
+                _ => None,
+            };
+            let (mode, array_ty, index_span) = (*mode, array.ty.clone(), index.span);
+            Some(Box::new(move |chunk, out| {
+                let mut positions = vec![0i64; out.len()];
+                let result = position(chunk, &mut positions);
+                let valid = match &result {
+                    Ok(()) => positions.len(),
+                    Err((k, _)) => *k,
+                };
+                let Value::Array(view) = &chunk.env[slot] else {
+                    return Err((0, internal(span)));
+                };
+                let Buffer::F64(values) = &*view.buf else {
+                    return Err((0, internal(span)));
+                };
+                let leaves = &values[view.start..view.start + view.len];
+                let n = leaves.len();
+                for k in 0..valid {
+                    let position = match (mode, index_ity) {
+                        (IndexMode::Linear, Some(ity)) => int_value(positions[k], ity),
+                        _ => positions[k] as u64 as i128,
+                    };
+                    if position < 0 || position >= n as i128 {
+                        return Err((k, index_fault(position, &array_ty, n, index_span)));
+                    }
+                    out[k] = leaves[position as usize];
+                }
+                result
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// An overflow fault for a sum, as the sequential fold reports it.
+pub fn sum_overflow(ity: IntTy, acc: i64, x: i64) -> Fault {
+    int_arith(ArithOp::Add, ity, acc, x)
+        .err()
+        .unwrap_or_else(|| Fault::new(OVERFLOW, format!("{} overflow", ity.name())))
+}
