@@ -1372,6 +1372,17 @@ impl Checker {
     }
 
     fn reshape(&mut self, v: ir::Expr, s: Type, t: Type, span: Span) -> ir::Expr {
+        // Inside a generic function, arrays over type parameters reshape when they hold the
+        // same scalar leaves and their element counts are equal as products of the parameters'
+        // sizes (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely
+        // by the evaluator's reshape.
+        if s.has_var() || t.has_var() {
+            if let (Some(a), Some(b)) = (symbolic_count(&s), symbolic_count(&t)) {
+                if a == b {
+                    return mk(ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)), t, span);
+                }
+            }
+        }
         match classify(&s, &t) {
             Iso::LayoutIdentical(_) => mk(
                 ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
@@ -1388,6 +1399,44 @@ impl Checker {
                 error_expr(span)
             }
         }
+    }
+}
+
+/// The element count of an array type over a non-array leaf, as a product of a constant and
+/// type parameters (their ids, sorted), with the leaf type; `None` when it cannot be written
+/// so.
+fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
+    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
+        match i {
+            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
+            Type::Var(v) => Some((BigUint::from(1u8), vec![v.id])),
+            Type::CProduct(cs) => cs.iter().try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
+                let (k2, vs2) = index_size(c)?;
+                vs.extend(vs2);
+                Some((k * k2, vs))
+            }),
+            Type::CArray(e, n) => {
+                let Type::Unitsum(n) = **n else { return None };
+                let (k, vs) = index_size(e)?;
+                let n = u32::try_from(n).ok()?;
+                Some((k.pow(n), vs.iter().copied().cycle().take(vs.len() * n as usize).collect()))
+            }
+            other if !other.has_var() => Some((size_of(other)?, vec![])),
+            _ => None,
+        }
+    }
+    match t {
+        Type::Array(e, i) => {
+            let (k, mut vs) = index_size(i)?;
+            let (leaf, k2, vs2) = match &**e {
+                Type::Array(..) => symbolic_count(e)?,
+                leaf => (leaf.clone(), BigUint::from(1u8), vec![]),
+            };
+            vs.extend(vs2);
+            vs.sort_unstable();
+            Some((leaf, k * k2, vs))
+        }
+        _ => None,
     }
 }
 
