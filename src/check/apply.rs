@@ -419,6 +419,18 @@ impl Checker {
         // With a single candidate, check the first argument against its parameter type.
         let mut args = args;
         let first = args.remove(0);
+        if all.len() == 1 {
+            if let Arg::Ast(e) = &first {
+                if self.needs_expected_type(e) {
+                    if let Some(t) = &explicit {
+                        if !self.check_kinds(all[0], t, span) {
+                            return error_expr(span);
+                        }
+                    }
+                    return self.call_fun(all[0], explicit, name_span, first, args, span);
+                }
+            }
+        }
         let first_ir =
             if all.len() == 1 && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
                 let g0 = self.funs[all[0]].groups.first().cloned();
@@ -498,7 +510,22 @@ impl Checker {
                 return error_expr(span);
             }
         }
-        self.call_fun(idx, explicit, name_span, first_ir, args, span)
+        self.call_fun(idx, explicit, name_span, Arg::Checked(first_ir), args, span)
+    }
+
+    /// Is this argument a bare name whose value needs an expected type: a primitive or a type
+    /// name used as a function, or an overloaded function?
+    fn needs_expected_type(&self, e: &ast::Expr) -> bool {
+        let ExprKind::Name(n) = &e.node else {
+            return false;
+        };
+        match self.lookup_value(n) {
+            None => {
+                crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some()
+            }
+            Some(Binding::Funs(l)) => l.len() > 1,
+            Some(_) => false,
+        }
     }
 
     /// Call function `idx` with its first argument checked and the rest not yet.
@@ -507,7 +534,7 @@ impl Checker {
         idx: usize,
         explicit: Option<Vec<Type>>,
         name_span: Span,
-        first: ir::Expr,
+        first: Arg,
         rest: Vec<Arg>,
         span: Span,
     ) -> ir::Expr {
@@ -530,15 +557,34 @@ impl Checker {
             .clone()
             .unwrap_or_else(error_type)
             .subst_vars(&own, &targs);
-        let mut args = vec![self.coerce_to(first, &groups[0], "this argument")];
-        let mut rest = rest.into_iter();
+        let mut args = Vec::new();
+        let mut rest = std::iter::once(first).chain(rest);
+        // Arguments that are bare names of primitives or overloaded functions are checked
+        // last, once the other arguments have fixed their parameter types (`iter println a`).
+        let mut deferred = Vec::new();
         while args.len() < groups.len() {
             let Some(a) = rest.next() else { break };
+            if let Arg::Ast(e) = &a {
+                if self.needs_expected_type(e) {
+                    deferred.push((args.len(), a));
+                    args.push(None);
+                    continue;
+                }
+            }
             let g = self.zonk(&groups[args.len()]);
             let v = self.arg_expr(a, Some(&g));
             let v = self.coerce_to(v, &g, "this argument");
-            args.push(v);
+            args.push(Some(v));
         }
+        for (i, a) in deferred {
+            let g = self.zonk(&groups[i]);
+            let v = self.arg_expr(a, Some(&g));
+            args[i] = Some(self.coerce_to(v, &g, "this argument"));
+        }
+        let args: Vec<ir::Expr> = args
+            .into_iter()
+            .map(|a| a.expect("every argument is checked"))
+            .collect();
         let result_ty = groups[args.len()..]
             .iter()
             .rev()

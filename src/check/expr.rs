@@ -1379,7 +1379,11 @@ impl Checker {
         if s.has_var() || t.has_var() {
             if let (Some(a), Some(b)) = (symbolic_count(&s), symbolic_count(&t)) {
                 if a == b {
-                    return mk(ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)), t, span);
+                    return mk(
+                        ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
+                        t,
+                        span,
+                    );
                 }
             }
         }
@@ -1410,16 +1414,26 @@ fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
         match i {
             Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
             Type::Var(v) => Some((BigUint::from(1u8), vec![v.id])),
-            Type::CProduct(cs) => cs.iter().try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
-                let (k2, vs2) = index_size(c)?;
-                vs.extend(vs2);
-                Some((k * k2, vs))
-            }),
+            Type::CProduct(cs) => {
+                cs.iter()
+                    .try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
+                        let (k2, vs2) = index_size(c)?;
+                        vs.extend(vs2);
+                        Some((k * k2, vs))
+                    })
+            }
             Type::CArray(e, n) => {
                 let Type::Unitsum(n) = **n else { return None };
                 let (k, vs) = index_size(e)?;
                 let n = u32::try_from(n).ok()?;
-                Some((k.pow(n), vs.iter().copied().cycle().take(vs.len() * n as usize).collect()))
+                Some((
+                    k.pow(n),
+                    vs.iter()
+                        .copied()
+                        .cycle()
+                        .take(vs.len() * n as usize)
+                        .collect(),
+                ))
             }
             other if !other.has_var() => Some((size_of(other)?, vec![])),
             _ => None,
