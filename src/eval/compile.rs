@@ -1111,6 +1111,23 @@ impl<'p> Compiler<'p> {
         Box::new(move |frame| Ok(code(frame)?.as_int_lossy()))
     }
 
+    /// Compile an integer-like operand: constants and variable reads are kept as data so the
+    /// operator's closure reads them inline instead of calling a nested closure.
+    fn int_operand(&mut self, e: &Expr) -> IntOperand {
+        match &e.kind {
+            ExprKind::Const(Const::Int(i)) if is_int_like(&e.ty) => IntOperand::Const(*i),
+            ExprKind::Local(s) if is_int_like(&e.ty) => {
+                self.note_slot(*s);
+                IntOperand::Local(*s as usize)
+            }
+            ExprKind::Global(s) if is_int_like(&e.ty) => IntOperand::Global(*s as usize),
+            ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
+                self.int_operand(&args[0])
+            }
+            _ => IntOperand::Code(self.int_code(e)),
+        }
+    }
+
     /// Compile a condition (a `bool` expression).
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
@@ -1131,17 +1148,17 @@ impl<'p> Compiler<'p> {
             {
                 let op = *op;
                 let unsigned = unsigned_codes(&args[0].ty);
-                let a = self.int_code(&args[0]);
-                let b = self.int_code(&args[1]);
+                let a = self.int_operand(&args[0]);
+                let b = self.int_operand(&args[1]);
                 if unsigned {
                     Box::new(move |frame| {
-                        let x = a(frame)? as u64;
-                        Ok(holds(op, x.cmp(&(b(frame)? as u64))))
+                        let x = a.eval(frame)? as u64;
+                        Ok(holds(op, x.cmp(&(b.eval(frame)? as u64))))
                     })
                 } else {
                     Box::new(move |frame| {
-                        let x = a(frame)?;
-                        Ok(holds(op, x.cmp(&b(frame)?)))
+                        let x = a.eval(frame)?;
+                        Ok(holds(op, x.cmp(&b.eval(frame)?)))
                     })
                 }
             }
@@ -1185,8 +1202,8 @@ impl<'p> Compiler<'p> {
                 }))
             }
             ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
-                let a = self.int_code(&args[0]);
-                let b = self.int_code(&args[1]);
+                let a = self.int_operand(&args[0]);
+                let b = self.int_operand(&args[1]);
                 let (op, ity) = (*op, *ity);
                 Some(crate::with_fast_int_op!(
                     op,
@@ -2528,9 +2545,36 @@ fn is_call_free(e: &Expr) -> bool {
     }
 }
 
+/// An operand of an unboxed integer operation: a constant, a variable read inline, or nested
+/// code.
+pub enum IntOperand {
+    Const(i64),
+    Local(usize),
+    Global(usize),
+    Code(IntCode),
+}
+
+impl IntOperand {
+    /// The operand's value.
+    #[inline(always)]
+    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        match self {
+            IntOperand::Const(i) => Ok(*i),
+            IntOperand::Local(s) => Ok(frame.slots[*s].as_int_lossy()),
+            IntOperand::Global(s) => Ok(frame
+                .rt
+                .globals
+                .borrow()
+                .get(*s)
+                .map_or(0, Value::as_int_lossy)),
+            IntOperand::Code(code) => code(frame),
+        }
+    }
+}
+
 fn scalar_int_binary<F>(
-    a: IntCode,
-    b: IntCode,
+    a: IntOperand,
+    b: IntOperand,
     op: ArithOp,
     ity: IntTy,
     span: Span,
@@ -2540,8 +2584,8 @@ where
     F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
 {
     Box::new(move |frame| {
-        let x = a(frame)?;
-        let y = b(frame)?;
+        let x = a.eval(frame)?;
+        let y = b.eval(frame)?;
         match fast(x, y) {
             Some(r) => Ok(r),
             None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
