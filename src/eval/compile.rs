@@ -75,13 +75,7 @@ pub fn read_place(frame: &Frame<'_, '_>, place: Place) -> Value {
             Value::Cell(cell) => lock(cell).clone(),
             plain => plain.clone(),
         },
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow()
-            .get(s as usize)
-            .cloned()
-            .unwrap_or(Value::Unit),
+        Place::Global(s) => frame.rt.globals.get(s as usize),
         Place::CaptureCell(i) => match frame.captures.get(i as usize) {
             Some(Value::Cell(cell)) => lock(cell).clone(),
             Some(plain) => plain.clone(),
@@ -99,13 +93,7 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
             Value::Cell(cell) => *lock(cell) = value,
             _ => frame.slots[s as usize] = Value::Cell(Arc::new(Mutex::new(value))),
         },
-        Place::Global(s) => {
-            let mut globals = frame.rt.globals.borrow_mut();
-            if globals.len() <= s as usize {
-                globals.resize(s as usize + 1, Value::Unit);
-            }
-            globals[s as usize] = value;
-        }
+        Place::Global(s) => frame.rt.globals.set(s as usize, value),
         Place::CaptureCell(i) => {
             if let Some(Value::Cell(cell)) = frame.captures.get(i as usize) {
                 *lock(cell) = value;
@@ -119,12 +107,7 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
 fn read_int(frame: &Frame<'_, '_>, place: Place) -> i64 {
     match place {
         Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow()
-            .get(s as usize)
-            .map_or(0, Value::as_int_lossy),
+        Place::Global(s) => frame.rt.globals.get_int(s as usize),
         _ => read_place(frame, place).as_int_lossy(),
     }
 }
@@ -143,16 +126,7 @@ fn store_int(slot: &mut Value, value: i64) {
 fn write_int(frame: &mut Frame<'_, '_>, place: Place, value: i64) {
     match place {
         Place::Local(s) => store_int(&mut frame.slots[s as usize], value),
-        Place::Global(s) => {
-            let mut globals = frame.rt.globals.borrow_mut();
-            match globals.get_mut(s as usize) {
-                Some(slot) => store_int(slot, value),
-                None => {
-                    drop(globals);
-                    assign(frame, place, Value::Int(value));
-                }
-            }
-        }
+        Place::Global(s) => frame.rt.globals.set_int(s as usize, value),
         _ => assign(frame, place, Value::Int(value)),
     }
 }
@@ -166,13 +140,7 @@ fn take_place(frame: &mut Frame<'_, '_>, place: Place) -> Value {
             Value::Cell(cell) => std::mem::replace(&mut *lock(cell), Value::Unit),
             _ => std::mem::replace(&mut frame.slots[s as usize], Value::Unit),
         },
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow_mut()
-            .get_mut(s as usize)
-            .map(|slot| std::mem::replace(slot, Value::Unit))
-            .unwrap_or(Value::Unit),
+        Place::Global(s) => frame.rt.globals.take(s as usize),
         Place::CaptureCell(i) => match frame.captures.get(i as usize) {
             Some(Value::Cell(cell)) => std::mem::replace(&mut *lock(cell), Value::Unit),
             Some(plain) => plain.clone(),
@@ -1192,14 +1160,7 @@ impl<'p> Compiler<'p> {
             }
             ExprKind::Global(s) => {
                 let s = *s as usize;
-                Some(Box::new(move |frame| {
-                    Ok(frame
-                        .rt
-                        .globals
-                        .borrow()
-                        .get(s)
-                        .map_or(0, Value::as_int_lossy))
-                }))
+                Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
             }
             ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
                 let a = self.int_operand(&args[0]);
@@ -1335,8 +1296,8 @@ impl<'p> Compiler<'p> {
                 let s = s as usize;
                 Box::new(move |frame| {
                     let raw = index(frame)?;
-                    let globals = frame.rt.globals.borrow();
-                    leaf(globals.get(s).unwrap_or(&Value::Unit), raw)
+                    // SAFETY: `leaf` only reads the array value.
+                    unsafe { frame.rt.globals.read_with(s, |value| leaf(value, raw)) }
                 })
             }
         })
@@ -2561,12 +2522,7 @@ impl IntOperand {
         match self {
             IntOperand::Const(i) => Ok(*i),
             IntOperand::Local(s) => Ok(frame.slots[*s].as_int_lossy()),
-            IntOperand::Global(s) => Ok(frame
-                .rt
-                .globals
-                .borrow()
-                .get(*s)
-                .map_or(0, Value::as_int_lossy)),
+            IntOperand::Global(s) => Ok(frame.rt.globals.get_int(*s)),
             IntOperand::Code(code) => code(frame),
         }
     }

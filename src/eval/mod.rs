@@ -26,7 +26,7 @@ mod test_ir;
 #[cfg(test)]
 mod tests;
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ pub enum Ctrl {
 /// State shared by all frames of one `Machine::run`: the globals, the output and the current
 /// call depth.
 pub struct Runtime<'o> {
-    pub globals: RefCell<Vec<Value>>,
+    pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
     /// Slot vectors of finished calls, reused so a call does not allocate its frame.
@@ -65,6 +65,94 @@ impl Runtime<'_> {
     /// program's own semantics do not depend on it.
     pub fn write(&self, bytes: &[u8]) {
         let _ = self.out.borrow_mut().write_all(bytes);
+    }
+}
+
+/// The global variables of one run (top-level variables of every unit).
+///
+/// Reads and writes are single short accesses that finish before the method returns and run
+/// no program code in between (dropping a replaced value only frees memory), so two accesses
+/// never overlap; the type is not `Sync`, so all accesses come from one thread. That is what
+/// makes the unchecked interior mutability sound, and it saves the `RefCell` flag updates on
+/// every access of a top-level variable in a hot loop.
+pub struct Globals {
+    slots: UnsafeCell<Vec<Value>>,
+}
+
+impl Globals {
+    pub fn new(slots: Vec<Value>) -> Globals {
+        Globals {
+            slots: UnsafeCell::new(slots),
+        }
+    }
+
+    pub fn into_inner(self) -> Vec<Value> {
+        self.slots.into_inner()
+    }
+
+    /// A copy of global `slot` (`Unit` if it was never assigned).
+    #[inline]
+    pub fn get(&self, slot: usize) -> Value {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &*self.slots.get() };
+        slots.get(slot).cloned().unwrap_or(Value::Unit)
+    }
+
+    /// The integer in global `slot` (0 if it holds no integer).
+    #[inline]
+    pub fn get_int(&self, slot: usize) -> i64 {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &*self.slots.get() };
+        slots.get(slot).map_or(0, Value::as_int_lossy)
+    }
+
+    /// Apply `read` to global `slot` without copying it.
+    ///
+    /// # Safety
+    /// `read` must not access the globals (it should be a pure kernel over the value).
+    #[inline]
+    pub unsafe fn read_with<R>(&self, slot: usize, read: impl FnOnce(&Value) -> R) -> R {
+        let slots = &*self.slots.get();
+        read(slots.get(slot).unwrap_or(&Value::Unit))
+    }
+
+    /// Assign global `slot`.
+    #[inline]
+    pub fn set(&self, slot: usize, value: Value) {
+        let old = {
+            // SAFETY: a single access that ends before returning (see the type's comment).
+            let slots = unsafe { &mut *self.slots.get() };
+            if slots.len() <= slot {
+                slots.resize(slot + 1, Value::Unit);
+            }
+            std::mem::replace(&mut slots[slot], value)
+        };
+        drop(old);
+    }
+
+    /// Assign an integer to global `slot`, in place when it already holds one.
+    #[inline]
+    pub fn set_int(&self, slot: usize, value: i64) {
+        {
+            // SAFETY: a single access that ends before returning (see the type's comment).
+            let slots = unsafe { &mut *self.slots.get() };
+            if let Some(Value::Int(x)) = slots.get_mut(slot) {
+                *x = value;
+                return;
+            }
+        }
+        self.set(slot, Value::Int(value));
+    }
+
+    /// Take global `slot`'s value out, leaving `Unit`.
+    #[inline]
+    pub fn take(&self, slot: usize) -> Value {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &mut *self.slots.get() };
+        slots
+            .get_mut(slot)
+            .map(|value| std::mem::replace(value, Value::Unit))
+            .unwrap_or(Value::Unit)
     }
 }
 
@@ -126,7 +214,7 @@ impl Machine {
         let n_slots = compiler.top_level_slots();
 
         let runtime = Runtime {
-            globals: RefCell::new(std::mem::take(&mut self.globals)),
+            globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             depth: Cell::new(0),
             frame_pool: RefCell::new(Vec::new()),
