@@ -19,7 +19,7 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::array::{self, LeafBuilder, Shape};
-use super::closure::{apply, apply_one, call_instance, Closure, Instance, InstanceCode};
+use super::closure::{apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode};
 use super::compact::{
     code_big, code_u64, size_big, value_from_big, value_from_u64, CodeRepr, ProductLayout,
     SumLayout,
@@ -360,6 +360,10 @@ impl<'p> Compiler<'p> {
             [Stmt::Return(Some(e))] => Some(self.expr(e)),
             _ => None,
         };
+        let int_body = match function.body.as_slice() {
+            [Stmt::Return(Some(e))] if is_int_like(&e.ty) => Some(self.int_code(e)),
+            _ => None,
+        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         let _ = instance.code.set(InstanceCode {
             n_slots,
@@ -367,6 +371,7 @@ impl<'p> Compiler<'p> {
             param_slots,
             body,
             expr_body,
+            int_body,
         });
         Some(instance)
     }
@@ -1228,6 +1233,20 @@ impl<'p> Compiler<'p> {
                 }))
             }
             ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
+            ExprKind::Call { func, args } if args.len() == 1 => {
+                let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+                    return None;
+                };
+                let instance = self.instance(*fun, type_args)?;
+                if !instance.captures.is_empty() || instance.n_groups != 1 {
+                    return None;
+                }
+                let arg = self.expr(&args[0]);
+                Some(Box::new(move |frame| {
+                    let value = arg(frame)?;
+                    call_int(frame.rt, &instance, value, span)
+                }))
+            }
             ExprKind::If(c, a, b) => {
                 let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
                 Some(Box::new(

@@ -56,6 +56,9 @@ pub struct Runtime<'o> {
     pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
+    /// The lowest native stack position at which the current stack segment still has room
+    /// for a call (see `closure::with_stack`).
+    pub stack_floor: Cell<usize>,
     /// Slot vectors of finished calls, reused so a call does not allocate its frame.
     pub frame_pool: RefCell<Vec<Vec<Value>>>,
 }
@@ -159,7 +162,7 @@ impl Globals {
 /// The activation of one function body (or of a unit's top level): its slots, the captures of
 /// the closure being run, and the shared runtime.
 pub struct Frame<'a, 'o> {
-    pub slots: Vec<Value>,
+    pub slots: &'a mut [Value],
     pub captures: &'a [Value],
     pub rt: &'a Runtime<'o>,
 }
@@ -217,15 +220,17 @@ impl Machine {
             globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             depth: Cell::new(0),
+            stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
         };
         let outcome = {
+            let mut slots = vec![Value::Unit; n_slots];
             let mut frame = Frame {
-                slots: vec![Value::Unit; n_slots],
+                slots: &mut slots,
                 captures: &[],
                 rt: &runtime,
             };
-            closure::with_stack(|| match body(&mut frame) {
+            closure::with_stack(&runtime, || match body(&mut frame) {
                 Ok(()) | Err(Ctrl::Return(_)) => match &result {
                     Some(code) => code(&mut frame).map(Some),
                     None => Ok(None),
