@@ -402,12 +402,37 @@ impl<'p> Compiler<'p> {
             Stmt::Assign(place, e) if is_int_like(&e.ty) => {
                 let place = *place;
                 self.note_place(place);
+                if let ExprKind::Prim(Prim::IntArith(op, ity), args) = &e.kind {
+                    if args.len() == 2 && matches!(place, Place::Local(_) | Place::Global(_)) {
+                        // One closure for `x = a op b`: the operation and the store fused.
+                        let a = self.int_operand(&args[0]);
+                        let b = self.int_operand(&args[1]);
+                        let (op, ity, span) = (*op, *ity, e.span);
+                        return crate::with_fast_int_op!(
+                            op,
+                            ity,
+                            assign_int_binary(place, a, b, op, ity, span)
+                        );
+                    }
+                }
                 let code = self.int_code(e);
-                Box::new(move |frame| {
-                    let value = code(frame)?;
-                    write_int(frame, place, value);
-                    Ok(())
-                })
+                match place {
+                    Place::Local(s) => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        store_int(&mut frame.slots[s as usize], value);
+                        Ok(())
+                    }),
+                    Place::Global(s) => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        frame.rt.globals.set_int(s as usize, value);
+                        Ok(())
+                    }),
+                    _ => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        write_int(frame, place, value);
+                        Ok(())
+                    }),
+                }
             }
             Stmt::Assign(place, e) => {
                 let place = *place;
@@ -554,17 +579,17 @@ impl<'p> Compiler<'p> {
         let limit_ity = int_ty_of(&to.ty);
         let span = to.span;
         let from = self.int_code(from);
-        let to = self.int_code(to);
-        let body = self.block(body);
         if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
             // The common counting loop, in native integers: both the variable and the limit
             // are their own i64 values.
+            let to = self.int_operand(to);
+            let body = self.block(body);
             let last = var_ty.max() as i64;
             return Box::new(move |frame| {
                 let start = from(frame)?;
                 write_int(frame, var, start);
                 loop {
-                    let limit = to(frame)?;
+                    let limit = to.eval(frame)?;
                     let i = read_int(frame, var);
                     if i >= limit {
                         return Ok(());
@@ -588,6 +613,8 @@ impl<'p> Compiler<'p> {
                 }
             });
         }
+        let to = self.int_code(to);
+        let body = self.block(body);
         let current = move |frame: &Frame<'_, '_>| -> i128 {
             let raw = match var {
                 Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
@@ -2544,6 +2571,46 @@ impl IntOperand {
             IntOperand::Global(s) => Ok(frame.rt.globals.get_int(*s)),
             IntOperand::Code(code) => code(frame),
         }
+    }
+}
+
+/// `place = a op b` on integers as one closure (`place` is a plain local or a global).
+fn assign_int_binary<F>(
+    place: Place,
+    a: IntOperand,
+    b: IntOperand,
+    op: ArithOp,
+    ity: IntTy,
+    span: Span,
+    fast: F,
+) -> StmtCode
+where
+    F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
+{
+    let compute = move |frame: &mut Frame<'_, '_>| -> Result<i64, Ctrl> {
+        let x = a.eval(frame)?;
+        let y = b.eval(frame)?;
+        match fast(x, y) {
+            Some(r) => Ok(r),
+            None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
+        }
+    };
+    match place {
+        Place::Local(s) => Box::new(move |frame| {
+            let value = compute(frame)?;
+            store_int(&mut frame.slots[s as usize], value);
+            Ok(())
+        }),
+        Place::Global(s) => Box::new(move |frame| {
+            let value = compute(frame)?;
+            frame.rt.globals.set_int(s as usize, value);
+            Ok(())
+        }),
+        _ => Box::new(move |frame| {
+            let value = compute(frame)?;
+            write_int(frame, place, value);
+            Ok(())
+        }),
     }
 }
 
