@@ -1275,6 +1275,26 @@ impl<'p> Compiler<'p> {
                 }))
             }
             ExprKind::If(c, a, b) => {
+                if let ExprKind::Prim(Prim::Compare(op), operands) = &c.kind {
+                    if operands.len() == 2
+                        && int_comparable(&operands[0].ty)
+                        && !unsigned_codes(&operands[0].ty)
+                    {
+                        // The comparison evaluated inline: no condition closure.
+                        let op = *op;
+                        let x = self.int_operand(&operands[0]);
+                        let y = self.int_operand(&operands[1]);
+                        let (a, b) = (self.int_code(a), self.int_code(b));
+                        return Some(Box::new(move |frame| {
+                            let left = x.eval(frame)?;
+                            if holds(op, left.cmp(&y.eval(frame)?)) {
+                                a(frame)
+                            } else {
+                                b(frame)
+                            }
+                        }));
+                    }
+                }
                 let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
                 Some(Box::new(
                     move |frame| {
