@@ -408,11 +408,11 @@ impl<'p> Compiler<'p> {
                         let a = self.int_operand(&args[0]);
                         let b = self.int_operand(&args[1]);
                         let (op, ity, span) = (*op, *ity, e.span);
-                        return crate::with_fast_int_op!(
+                        return with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
                             op,
                             ity,
-                            assign_int_binary(place, a, b, op, ity, span)
-                        );
+                            assign_int_binary(place, x, y, op, ity, span)
+                        ));
                     }
                 }
                 let code = self.int_code(e);
@@ -1156,10 +1156,10 @@ impl<'p> Compiler<'p> {
                         Ok(holds(op, x.cmp(&(b.eval(frame)? as u64))))
                     })
                 } else {
-                    Box::new(move |frame| {
-                        let x = a.eval(frame)?;
-                        Ok(holds(op, x.cmp(&b.eval(frame)?)))
-                    })
+                    with_int_operands!(a, b, |x, y| Box::new(move |frame| {
+                        let left = x.read(frame)?;
+                        Ok(holds(op, left.cmp(&y.read(frame)?)))
+                    }))
                 }
             }
             _ if is_int_like(&e.ty) => {
@@ -1198,11 +1198,11 @@ impl<'p> Compiler<'p> {
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
                 let (op, ity) = (*op, *ity);
-                Some(crate::with_fast_int_op!(
+                Some(with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
                     op,
                     ity,
-                    scalar_int_binary(a, b, op, ity, span)
-                ))
+                    scalar_int_binary(x, y, op, ity, span)
+                )))
             }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))
@@ -1285,14 +1285,14 @@ impl<'p> Compiler<'p> {
                         let x = self.int_operand(&operands[0]);
                         let y = self.int_operand(&operands[1]);
                         let (a, b) = (self.int_code(a), self.int_code(b));
-                        return Some(Box::new(move |frame| {
-                            let left = x.eval(frame)?;
-                            if holds(op, left.cmp(&y.eval(frame)?)) {
+                        return Some(with_int_operands!(x, y, |x, y| Box::new(move |frame| {
+                            let left = x.read(frame)?;
+                            if holds(op, left.cmp(&y.read(frame)?)) {
                                 a(frame)
                             } else {
                                 b(frame)
                             }
-                        }));
+                        })));
                     }
                 }
                 let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
@@ -2572,6 +2572,110 @@ fn is_call_free(e: &Expr) -> bool {
     }
 }
 
+/// How an integer operand is read; implemented per operand kind so that an operator's closure
+/// is compiled for its operands' kinds (no dispatch on the kind at run time).
+pub trait IntRead: Send + Sync + 'static {
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl>;
+}
+
+/// A constant operand.
+pub struct ConstRead(i64);
+/// A plain local variable operand.
+pub struct LocalRead(usize);
+/// A global variable operand.
+pub struct GlobalRead(usize);
+/// An operand computed by nested code.
+pub struct CodeRead(IntCode);
+
+impl IntRead for ConstRead {
+    #[inline(always)]
+    fn read(&self, _: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(self.0)
+    }
+}
+
+impl IntRead for LocalRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(frame.slots[self.0].as_int_lossy())
+    }
+}
+
+impl IntRead for GlobalRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(frame.rt.globals.get_int(self.0))
+    }
+}
+
+impl IntRead for CodeRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        (self.0)(frame)
+    }
+}
+
+impl IntRead for IntOperand {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        self.eval(frame)
+    }
+}
+
+/// Expand `$body` with `$x` and `$y` bound to readers specialised to the kinds of the operands
+/// `$a` and `$b` (the common pairs; others read through `IntOperand`'s dispatch).
+macro_rules! with_int_operands {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (IntOperand::Local(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (LocalRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Local(i), IntOperand::Local(j)) => {
+                let ($x, $y) = (LocalRead(i), LocalRead(j));
+                $body
+            }
+            (IntOperand::Local(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (LocalRead(i), CodeRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (GlobalRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Global(j)) => {
+                let ($x, $y) = (GlobalRead(i), GlobalRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (GlobalRead(i), CodeRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (CodeRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Local(j)) => {
+                let ($x, $y) = (CodeRead(i), LocalRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Global(j)) => {
+                let ($x, $y) = (CodeRead(i), GlobalRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (CodeRead(i), CodeRead(j));
+                $body
+            }
+            (a, b) => {
+                let ($x, $y) = (a, b);
+                $body
+            }
+        }
+    };
+}
+use with_int_operands;
+
 /// An operand of an unboxed integer operation: a constant, a variable read inline, or nested
 /// code.
 pub enum IntOperand {
@@ -2595,10 +2699,10 @@ impl IntOperand {
 }
 
 /// `place = a op b` on integers as one closure (`place` is a plain local or a global).
-fn assign_int_binary<F>(
+fn assign_int_binary<A: IntRead, B: IntRead, F>(
     place: Place,
-    a: IntOperand,
-    b: IntOperand,
+    a: A,
+    b: B,
     op: ArithOp,
     ity: IntTy,
     span: Span,
@@ -2608,8 +2712,8 @@ where
     F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
 {
     let compute = move |frame: &mut Frame<'_, '_>| -> Result<i64, Ctrl> {
-        let x = a.eval(frame)?;
-        let y = b.eval(frame)?;
+        let x = a.read(frame)?;
+        let y = b.read(frame)?;
         match fast(x, y) {
             Some(r) => Ok(r),
             None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
@@ -2634,9 +2738,9 @@ where
     }
 }
 
-fn scalar_int_binary<F>(
-    a: IntOperand,
-    b: IntOperand,
+fn scalar_int_binary<A: IntRead, B: IntRead, F>(
+    a: A,
+    b: B,
     op: ArithOp,
     ity: IntTy,
     span: Span,
@@ -2646,8 +2750,8 @@ where
     F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
 {
     Box::new(move |frame| {
-        let x = a.eval(frame)?;
-        let y = b.eval(frame)?;
+        let x = a.read(frame)?;
+        let y = b.read(frame)?;
         match fast(x, y) {
             Some(r) => Ok(r),
             None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
