@@ -87,6 +87,16 @@ pub struct InstanceCode {
     pub expr_body: Option<ExprCode>,
     /// The same expression as unboxed integer code, when its type is integer-like.
     pub int_body: Option<IntCode>,
+    /// Set when `call_int` may run `int_body` directly: one parameter group bound to a plain
+    /// local, no cells.
+    pub int_entry: Option<IntEntry>,
+}
+
+/// The frame layout `call_int` needs: the frame size and the parameter's slot.
+#[derive(Clone, Copy, Debug)]
+pub struct IntEntry {
+    pub n_slots: usize,
+    pub slot: usize,
 }
 
 impl std::fmt::Debug for Instance {
@@ -209,17 +219,11 @@ pub fn call_int(
     arg: Value,
     span: Span,
 ) -> Result<i64, Ctrl> {
-    let fast =
-        instance
-            .code
-            .get()
-            .and_then(|code| match (&code.int_body, code.param_slots.as_slice()) {
-                (Some(body), [Some(slot)]) if instance.cell_slots.is_empty() => {
-                    Some((code.n_slots, *slot, body))
-                }
-                _ => None,
-            });
-    let Some((n_slots, slot, body)) = fast else {
+    let Some((IntEntry { n_slots, slot }, body)) = instance
+        .code
+        .get()
+        .and_then(|code| Some((code.int_entry?, code.int_body.as_ref()?)))
+    else {
         return call_instance(rt, instance, &[], [arg], span).map(|value| value.as_int_lossy());
     };
     let depth = rt.depth.get();
@@ -252,8 +256,16 @@ fn run_int_body<const N: usize>(
     arg: Value,
     body: &IntCode,
 ) -> Result<i64, Ctrl> {
-    let mut slots: [Value; N] = [const { Value::Unit }; N];
-    run_int_body_in(rt, &mut slots, slot, arg, body)
+    // Not dropped as a whole: only slots holding a value with storage need dropping, and
+    // those are reset below (leaving only plain scalars, which own nothing).
+    let mut slots = std::mem::ManuallyDrop::new([const { Value::Unit }; N]);
+    let result = run_int_body_in(rt, &mut *slots, slot, arg, body);
+    for value in slots.iter_mut() {
+        if !matches!(value, Value::Int(_) | Value::Unit | Value::Float(_)) {
+            *value = Value::Unit;
+        }
+    }
+    result
 }
 
 /// Run an integer body in the frame `slots`, with its parameter in `slot`.

@@ -19,7 +19,9 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::array::{self, LeafBuilder, Shape};
-use super::closure::{apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode};
+use super::closure::{
+    apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode, IntEntry,
+};
 use super::compact::{
     code_big, code_u64, size_big, value_from_big, value_from_u64, CodeRepr, ProductLayout,
     SumLayout,
@@ -364,6 +366,16 @@ impl<'p> Compiler<'p> {
             [Stmt::Return(Some(e))] if is_int_like(&e.ty) => Some(self.int_code(e)),
             _ => None,
         };
+        let int_entry = match (function.params.as_slice(), function.cell_slots.is_empty()) {
+            (
+                [Pattern {
+                    kind: PatternKind::Bind(Place::Local(slot)),
+                    ..
+                }],
+                true,
+            ) => Some(*slot as usize),
+            _ => None,
+        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         let _ = instance.code.set(InstanceCode {
             n_slots,
@@ -372,6 +384,7 @@ impl<'p> Compiler<'p> {
             body,
             expr_body,
             int_body,
+            int_entry: int_entry.map(|slot| IntEntry { n_slots, slot }),
         });
         Some(instance)
     }
@@ -1267,6 +1280,16 @@ impl<'p> Compiler<'p> {
                 let instance = self.instance(*fun, type_args)?;
                 if !instance.captures.is_empty() || instance.n_groups != 1 {
                     return None;
+                }
+                if is_int_like(&args[0].ty) {
+                    // The argument as an unboxed integer read by its kind, boxed only into the
+                    // callee's slot.
+                    return Some(match self.int_operand(&args[0]) {
+                        IntOperand::Const(i) => int_call(ConstRead(i), instance, span),
+                        IntOperand::Local(i) => int_call(LocalRead(i), instance, span),
+                        IntOperand::Global(i) => int_call(GlobalRead(i), instance, span),
+                        IntOperand::Code(code) => int_call(CodeRead(code), instance, span),
+                    });
                 }
                 let arg = self.expr(&args[0]);
                 Some(Box::new(move |frame| {
@@ -2696,6 +2719,14 @@ impl IntOperand {
             IntOperand::Code(code) => code(frame),
         }
     }
+}
+
+/// A direct call of a one-group, capture-free function with an integer argument and result.
+fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode {
+    Box::new(move |frame| {
+        let value = Value::Int(arg.read(frame)?);
+        call_int(frame.rt, &instance, value, span)
+    })
 }
 
 /// `place = a op b` on integers as one closure (`place` is a plain local or a global).
