@@ -598,33 +598,23 @@ impl<'p> Compiler<'p> {
             let to = self.int_operand(to);
             let body = self.block(body);
             let last = var_ty.max() as i64;
-            return Box::new(move |frame| {
-                let start = from(frame)?;
-                write_int(frame, var, start);
-                loop {
-                    let limit = to.eval(frame)?;
-                    let i = read_int(frame, var);
-                    if i >= limit {
-                        return Ok(());
-                    }
-                    if let Flow::Exit = after_body(body(frame), label)? {
-                        return Ok(());
-                    }
-                    let i = read_int(frame, var);
-                    if i >= last {
-                        return Err(runtime_error(
-                            OVERFLOW,
-                            format!(
-                                "{} overflow: loop variable stepped to {}",
-                                var_ty.name(),
-                                i as i128 + 1
-                            ),
-                            span,
-                        ));
-                    }
-                    write_int(frame, var, i + 1);
+            let looping = CountingLoop {
+                label,
+                var_ty,
+                last,
+                span,
+            };
+            return match (var, to) {
+                (Place::Local(s), IntOperand::Const(limit)) => {
+                    looping.build(LocalVar(s as usize), from, ConstRead(limit), body)
                 }
-            });
+                (Place::Global(s), IntOperand::Const(limit)) => {
+                    looping.build(GlobalVar(s as usize), from, ConstRead(limit), body)
+                }
+                (Place::Local(s), to) => looping.build(LocalVar(s as usize), from, to, body),
+                (Place::Global(s), to) => looping.build(GlobalVar(s as usize), from, to, body),
+                (var, to) => looping.build(PlaceVar(var), from, to, body),
+            };
         }
         let to = self.int_code(to);
         let body = self.block(body);
@@ -2727,6 +2717,109 @@ fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode 
         let value = Value::Int(arg.read(frame)?);
         call_int(frame.rt, &instance, value, span)
     })
+}
+
+/// The integer variable of a counting loop, accessed by its kind.
+trait LoopVar: Copy + Send + Sync + 'static {
+    fn get(self, frame: &Frame<'_, '_>) -> i64;
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64);
+}
+
+/// A plain local loop variable.
+#[derive(Clone, Copy)]
+struct LocalVar(usize);
+/// A global loop variable (a top-level loop).
+#[derive(Clone, Copy)]
+struct GlobalVar(usize);
+/// Any other variable.
+#[derive(Clone, Copy)]
+struct PlaceVar(Place);
+
+impl LoopVar for LocalVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        frame.slots[self.0].as_int_lossy()
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        store_int(&mut frame.slots[self.0], value)
+    }
+}
+
+impl LoopVar for GlobalVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        frame.rt.globals.get_int(self.0)
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        frame.rt.globals.set_int(self.0, value)
+    }
+}
+
+impl LoopVar for PlaceVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        read_int(frame, self.0)
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        write_int(frame, self.0, value)
+    }
+}
+
+/// The counting loop `for i in a ..< b` over signed (or narrow) integers, in native integers:
+/// the limit is re-read before every iteration and the variable after the body (the body may
+/// assign it), as in the general loop.
+struct CountingLoop {
+    label: LabelId,
+    var_ty: IntTy,
+    /// The largest value of the variable's type: stepping past it is an overflow.
+    last: i64,
+    span: Span,
+}
+
+impl CountingLoop {
+    fn build<V: LoopVar, T: IntRead>(
+        self,
+        var: V,
+        from: IntCode,
+        to: T,
+        body: StmtCode,
+    ) -> StmtCode {
+        let CountingLoop {
+            label,
+            var_ty,
+            last,
+            span,
+        } = self;
+        Box::new(move |frame| {
+            let start = from(frame)?;
+            var.set(frame, start);
+            loop {
+                let limit = to.read(frame)?;
+                if var.get(frame) >= limit {
+                    return Ok(());
+                }
+                if let Flow::Exit = after_body(body(frame), label)? {
+                    return Ok(());
+                }
+                let i = var.get(frame);
+                if i >= last {
+                    return Err(runtime_error(
+                        OVERFLOW,
+                        format!(
+                            "{} overflow: loop variable stepped to {}",
+                            var_ty.name(),
+                            i as i128 + 1
+                        ),
+                        span,
+                    ));
+                }
+                var.set(frame, i + 1);
+            }
+        })
+    }
 }
 
 /// `place = a op b` on integers as one closure (`place` is a plain local or a global).
