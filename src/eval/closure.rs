@@ -277,7 +277,8 @@ fn run_int_body_in(
     arg: Value,
     body: &IntCode,
 ) -> Result<i64, Ctrl> {
-    slots[slot] = arg;
+    // The slot holds a fresh `Unit` (it owns nothing): replaced without a drop call.
+    std::mem::forget(std::mem::replace(&mut slots[slot], arg));
     let mut frame = Frame {
         slots,
         captures: &[],
