@@ -1124,6 +1124,25 @@ impl<'p> Compiler<'p> {
                 IntOperand::Local(*s as usize)
             }
             ExprKind::Global(s) if is_int_like(&e.ty) => IntOperand::Global(*s as usize),
+            ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), args)
+                if args.len() == 2 && ity.signed() && matches!(ity.bits(), 32 | 64) =>
+            {
+                match (&args[0].kind, &args[1].kind) {
+                    (ExprKind::Local(s), ExprKind::Const(Const::Int(delta)))
+                        if is_int_like(&args[0].ty) =>
+                    {
+                        self.note_slot(*s);
+                        IntOperand::Offset(OffsetRead {
+                            slot: *s as usize,
+                            delta: *delta,
+                            subtract: *op == ArithOp::Sub,
+                            ity: *ity,
+                            span: e.span,
+                        })
+                    }
+                    _ => IntOperand::Code(self.int_code(e)),
+                }
+            }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 self.int_operand(&args[0])
             }
@@ -1278,6 +1297,7 @@ impl<'p> Compiler<'p> {
                         IntOperand::Const(i) => int_call(ConstRead(i), instance, span),
                         IntOperand::Local(i) => int_call(LocalRead(i), instance, span),
                         IntOperand::Global(i) => int_call(GlobalRead(i), instance, span),
+                        IntOperand::Offset(offset) => int_call(offset, instance, span),
                         IntOperand::Code(code) => int_call(CodeRead(code), instance, span),
                     });
                 }
@@ -2591,6 +2611,38 @@ pub trait IntRead: Send + Sync + 'static {
     fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl>;
 }
 
+/// A plain local plus or minus a constant, in signed 32- or 64-bit arithmetic (`n - 1`).
+pub struct OffsetRead {
+    slot: usize,
+    delta: i64,
+    subtract: bool,
+    ity: IntTy,
+    span: Span,
+}
+
+impl IntRead for OffsetRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        let x = frame.slots[self.slot].as_int_lossy();
+        let result = if self.subtract {
+            x.checked_sub(self.delta)
+        } else {
+            x.checked_add(self.delta)
+        };
+        match result {
+            Some(r) if self.ity.bits() == 64 || r as i32 as i64 == r => Ok(r),
+            _ => {
+                let op = if self.subtract {
+                    ArithOp::Sub
+                } else {
+                    ArithOp::Add
+                };
+                int_arith(op, self.ity, x, self.delta).map_err(|f| f.at(self.span))
+            }
+        }
+    }
+}
+
 /// A constant operand.
 pub struct ConstRead(i64);
 /// A plain local variable operand.
@@ -2695,6 +2747,7 @@ pub enum IntOperand {
     Const(i64),
     Local(usize),
     Global(usize),
+    Offset(OffsetRead),
     Code(IntCode),
 }
 
@@ -2706,6 +2759,7 @@ impl IntOperand {
             IntOperand::Const(i) => Ok(*i),
             IntOperand::Local(s) => Ok(frame.slots[*s].as_int_lossy()),
             IntOperand::Global(s) => Ok(frame.rt.globals.get_int(*s)),
+            IntOperand::Offset(offset) => offset.read(frame),
             IntOperand::Code(code) => code(frame),
         }
     }
