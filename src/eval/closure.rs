@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
-use super::compile::{BindCode, ExprCode, StmtCode};
+use super::compile::{BindCode, ExprCode, IntCode, StmtCode};
 use super::error::{runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime, MAX_CALL_DEPTH};
@@ -16,10 +16,48 @@ const STACK_RED_ZONE: usize = 256 * 1024;
 /// The size of each additional stack segment.
 const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
+/// The address of the current native stack position (a local variable's address).
+#[inline(always)]
+fn stack_position() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(std::ptr::addr_of!(marker)) as usize
+}
+
 /// Run `f`, first moving to a new stack segment if the current one is nearly exhausted, so deep
 /// (but bounded, see `MAX_CALL_DEPTH`) recursion never overflows the native stack.
-pub fn with_stack<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+///
+/// The check is one comparison of the stack position with `rt.stack_floor`: the lowest
+/// position (the stack grows down) at which the current segment still has `STACK_RED_ZONE`
+/// bytes left. The floor is computed whenever execution enters a segment through here (and
+/// starts at `usize::MAX`, so the first call computes it); below it, `stacker` moves to a
+/// fresh segment and the floor is set for that one until the call returns.
+#[inline(always)]
+pub fn with_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
+    if stack_position() >= rt.stack_floor.get() {
+        f()
+    } else {
+        grow_stack(rt, f)
+    }
+}
+
+/// The slow path of `with_stack`: possibly a new segment, and the floor of the segment run in.
+#[cold]
+#[inline(never)]
+fn grow_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        let saved = rt.stack_floor.get();
+        let floor = match stacker::remaining_stack() {
+            Some(remaining) => stack_position()
+                .saturating_sub(remaining)
+                .saturating_add(STACK_RED_ZONE),
+            // Without a known limit every call takes this path (stacker checks each time).
+            None => usize::MAX,
+        };
+        rt.stack_floor.set(floor);
+        let result = f();
+        rt.stack_floor.set(saved);
+        result
+    })
 }
 
 /// One function instantiated at concrete types, compiled once and shared by all closures.
@@ -47,6 +85,18 @@ pub struct InstanceCode {
     /// The body as one expression when it is a single `return e` (no unwinding through
     /// `Ctrl::Return`).
     pub expr_body: Option<ExprCode>,
+    /// The same expression as unboxed integer code, when its type is integer-like.
+    pub int_body: Option<IntCode>,
+    /// Set when `call_int` may run `int_body` directly: one parameter group bound to a plain
+    /// local, no cells.
+    pub int_entry: Option<IntEntry>,
+}
+
+/// The frame layout `call_int` needs: the frame size and the parameter's slot.
+#[derive(Clone, Copy, Debug)]
+pub struct IntEntry {
+    pub n_slots: usize,
+    pub slot: usize,
 }
 
 impl std::fmt::Debug for Instance {
@@ -93,24 +143,17 @@ pub fn call_instance(
     };
     let depth = rt.depth.get();
     if depth >= MAX_CALL_DEPTH {
-        return Err(runtime_error(
-            RECURSION_TOO_DEEP,
-            format!(
-                "recursion too deep: more than {MAX_CALL_DEPTH} nested calls (calling {})",
-                instance.name
-            ),
-            span,
-        ));
+        return Err(too_deep(instance, span));
     }
     rt.depth.set(depth + 1);
-    let result = with_stack(|| {
+    let result = with_stack(rt, || {
         let mut slots = match rt.frame_pool.borrow_mut().pop() {
             Some(slots) => slots,
             None => Vec::with_capacity(code.n_slots),
         };
         slots.resize(code.n_slots, Value::Unit);
         let mut frame = Frame {
-            slots,
+            slots: &mut slots,
             captures,
             rt,
         };
@@ -144,13 +187,107 @@ pub fn call_instance(
                 Err(error) => Err(error),
             },
         };
-        let mut slots = frame.slots;
         slots.clear();
         rt.frame_pool.borrow_mut().push(slots);
         outcome
     });
     rt.depth.set(depth);
     result
+}
+
+/// The error for a call nested deeper than `MAX_CALL_DEPTH`.
+#[cold]
+fn too_deep(instance: &Instance, span: Span) -> Ctrl {
+    runtime_error(
+        RECURSION_TOO_DEEP,
+        format!(
+            "recursion too deep: more than {MAX_CALL_DEPTH} nested calls (calling {})",
+            instance.name
+        ),
+        span,
+    )
+}
+
+/// Call a capture-free, one-group instance whose result is integer-like, getting the unboxed
+/// result. When the body is one integer expression and the parameter a plain local, the
+/// argument goes straight into the new frame's slot and the body runs as integer code;
+/// otherwise this is `call_instance`.
+#[inline]
+pub fn call_int(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    arg: Value,
+    span: Span,
+) -> Result<i64, Ctrl> {
+    let Some((IntEntry { n_slots, slot }, body)) = instance
+        .code
+        .get()
+        .and_then(|code| Some((code.int_entry?, code.int_body.as_ref()?)))
+    else {
+        return call_instance(rt, instance, &[], [arg], span).map(|value| value.as_int_lossy());
+    };
+    let depth = rt.depth.get();
+    if depth >= MAX_CALL_DEPTH {
+        return Err(too_deep(instance, span));
+    }
+    rt.depth.set(depth + 1);
+    let result = with_stack(rt, || match n_slots {
+        0 | 1 => run_int_body::<1>(rt, slot, arg, body),
+        2..=4 => run_int_body::<4>(rt, slot, arg, body),
+        5..=8 => run_int_body::<8>(rt, slot, arg, body),
+        _ => {
+            let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
+            slots.resize(n_slots, Value::Unit);
+            let outcome = run_int_body_in(rt, &mut slots, slot, arg, body);
+            slots.clear();
+            rt.frame_pool.borrow_mut().push(slots);
+            outcome
+        }
+    });
+    rt.depth.set(depth);
+    result
+}
+
+/// Run an integer body in a frame of `N` slots on the native stack (no allocation).
+#[inline(always)]
+fn run_int_body<const N: usize>(
+    rt: &Runtime<'_>,
+    slot: usize,
+    arg: Value,
+    body: &IntCode,
+) -> Result<i64, Ctrl> {
+    // Not dropped as a whole: only slots holding a value with storage need dropping, and
+    // those are reset below (leaving only plain scalars, which own nothing).
+    let mut slots = std::mem::ManuallyDrop::new([const { Value::Unit }; N]);
+    let result = run_int_body_in(rt, &mut *slots, slot, arg, body);
+    for value in slots.iter_mut() {
+        if !matches!(value, Value::Int(_) | Value::Unit | Value::Float(_)) {
+            *value = Value::Unit;
+        }
+    }
+    result
+}
+
+/// Run an integer body in the frame `slots`, with its parameter in `slot`.
+#[inline(always)]
+fn run_int_body_in(
+    rt: &Runtime<'_>,
+    slots: &mut [Value],
+    slot: usize,
+    arg: Value,
+    body: &IntCode,
+) -> Result<i64, Ctrl> {
+    // The slot holds a fresh `Unit` (it owns nothing): replaced without a drop call.
+    std::mem::forget(std::mem::replace(&mut slots[slot], arg));
+    let mut frame = Frame {
+        slots,
+        captures: &[],
+        rt,
+    };
+    match body(&mut frame) {
+        Err(Ctrl::Return(value)) => Ok(value.as_int_lossy()),
+        other => other,
+    }
 }
 
 /// Apply a function value to argument groups one at a time (curried application): the body

@@ -19,7 +19,9 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::array::{self, LeafBuilder, Shape};
-use super::closure::{apply, apply_one, call_instance, Closure, Instance, InstanceCode};
+use super::closure::{
+    apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode, IntEntry,
+};
 use super::compact::{
     code_big, code_u64, size_big, value_from_big, value_from_u64, CodeRepr, ProductLayout,
     SumLayout,
@@ -75,13 +77,7 @@ pub fn read_place(frame: &Frame<'_, '_>, place: Place) -> Value {
             Value::Cell(cell) => lock(cell).clone(),
             plain => plain.clone(),
         },
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow()
-            .get(s as usize)
-            .cloned()
-            .unwrap_or(Value::Unit),
+        Place::Global(s) => frame.rt.globals.get(s as usize),
         Place::CaptureCell(i) => match frame.captures.get(i as usize) {
             Some(Value::Cell(cell)) => lock(cell).clone(),
             Some(plain) => plain.clone(),
@@ -99,13 +95,7 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
             Value::Cell(cell) => *lock(cell) = value,
             _ => frame.slots[s as usize] = Value::Cell(Arc::new(Mutex::new(value))),
         },
-        Place::Global(s) => {
-            let mut globals = frame.rt.globals.borrow_mut();
-            if globals.len() <= s as usize {
-                globals.resize(s as usize + 1, Value::Unit);
-            }
-            globals[s as usize] = value;
-        }
+        Place::Global(s) => frame.rt.globals.set(s as usize, value),
         Place::CaptureCell(i) => {
             if let Some(Value::Cell(cell)) = frame.captures.get(i as usize) {
                 *lock(cell) = value;
@@ -119,12 +109,7 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
 fn read_int(frame: &Frame<'_, '_>, place: Place) -> i64 {
     match place {
         Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow()
-            .get(s as usize)
-            .map_or(0, Value::as_int_lossy),
+        Place::Global(s) => frame.rt.globals.get_int(s as usize),
         _ => read_place(frame, place).as_int_lossy(),
     }
 }
@@ -143,16 +128,7 @@ fn store_int(slot: &mut Value, value: i64) {
 fn write_int(frame: &mut Frame<'_, '_>, place: Place, value: i64) {
     match place {
         Place::Local(s) => store_int(&mut frame.slots[s as usize], value),
-        Place::Global(s) => {
-            let mut globals = frame.rt.globals.borrow_mut();
-            match globals.get_mut(s as usize) {
-                Some(slot) => store_int(slot, value),
-                None => {
-                    drop(globals);
-                    assign(frame, place, Value::Int(value));
-                }
-            }
-        }
+        Place::Global(s) => frame.rt.globals.set_int(s as usize, value),
         _ => assign(frame, place, Value::Int(value)),
     }
 }
@@ -166,13 +142,7 @@ fn take_place(frame: &mut Frame<'_, '_>, place: Place) -> Value {
             Value::Cell(cell) => std::mem::replace(&mut *lock(cell), Value::Unit),
             _ => std::mem::replace(&mut frame.slots[s as usize], Value::Unit),
         },
-        Place::Global(s) => frame
-            .rt
-            .globals
-            .borrow_mut()
-            .get_mut(s as usize)
-            .map(|slot| std::mem::replace(slot, Value::Unit))
-            .unwrap_or(Value::Unit),
+        Place::Global(s) => frame.rt.globals.take(s as usize),
         Place::CaptureCell(i) => match frame.captures.get(i as usize) {
             Some(Value::Cell(cell)) => std::mem::replace(&mut *lock(cell), Value::Unit),
             Some(plain) => plain.clone(),
@@ -392,6 +362,20 @@ impl<'p> Compiler<'p> {
             [Stmt::Return(Some(e))] => Some(self.expr(e)),
             _ => None,
         };
+        let int_body = match function.body.as_slice() {
+            [Stmt::Return(Some(e))] if is_int_like(&e.ty) => Some(self.int_code(e)),
+            _ => None,
+        };
+        let int_entry = match (function.params.as_slice(), function.cell_slots.is_empty()) {
+            (
+                [Pattern {
+                    kind: PatternKind::Bind(Place::Local(slot)),
+                    ..
+                }],
+                true,
+            ) => Some(*slot as usize),
+            _ => None,
+        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         let _ = instance.code.set(InstanceCode {
             n_slots,
@@ -399,6 +383,8 @@ impl<'p> Compiler<'p> {
             param_slots,
             body,
             expr_body,
+            int_body,
+            int_entry: int_entry.map(|slot| IntEntry { n_slots, slot }),
         });
         Some(instance)
     }
@@ -429,12 +415,37 @@ impl<'p> Compiler<'p> {
             Stmt::Assign(place, e) if is_int_like(&e.ty) => {
                 let place = *place;
                 self.note_place(place);
+                if let ExprKind::Prim(Prim::IntArith(op, ity), args) = &e.kind {
+                    if args.len() == 2 && matches!(place, Place::Local(_) | Place::Global(_)) {
+                        // One closure for `x = a op b`: the operation and the store fused.
+                        let a = self.int_operand(&args[0]);
+                        let b = self.int_operand(&args[1]);
+                        let (op, ity, span) = (*op, *ity, e.span);
+                        return with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
+                            op,
+                            ity,
+                            assign_int_binary(place, x, y, op, ity, span)
+                        ));
+                    }
+                }
                 let code = self.int_code(e);
-                Box::new(move |frame| {
-                    let value = code(frame)?;
-                    write_int(frame, place, value);
-                    Ok(())
-                })
+                match place {
+                    Place::Local(s) => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        store_int(&mut frame.slots[s as usize], value);
+                        Ok(())
+                    }),
+                    Place::Global(s) => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        frame.rt.globals.set_int(s as usize, value);
+                        Ok(())
+                    }),
+                    _ => Box::new(move |frame| {
+                        let value = code(frame)?;
+                        write_int(frame, place, value);
+                        Ok(())
+                    }),
+                }
             }
             Stmt::Assign(place, e) => {
                 let place = *place;
@@ -581,40 +592,32 @@ impl<'p> Compiler<'p> {
         let limit_ity = int_ty_of(&to.ty);
         let span = to.span;
         let from = self.int_code(from);
-        let to = self.int_code(to);
-        let body = self.block(body);
         if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
             // The common counting loop, in native integers: both the variable and the limit
             // are their own i64 values.
+            let to = self.int_operand(to);
+            let body = self.block(body);
             let last = var_ty.max() as i64;
-            return Box::new(move |frame| {
-                let start = from(frame)?;
-                write_int(frame, var, start);
-                loop {
-                    let limit = to(frame)?;
-                    let i = read_int(frame, var);
-                    if i >= limit {
-                        return Ok(());
-                    }
-                    if let Flow::Exit = after_body(body(frame), label)? {
-                        return Ok(());
-                    }
-                    let i = read_int(frame, var);
-                    if i >= last {
-                        return Err(runtime_error(
-                            OVERFLOW,
-                            format!(
-                                "{} overflow: loop variable stepped to {}",
-                                var_ty.name(),
-                                i as i128 + 1
-                            ),
-                            span,
-                        ));
-                    }
-                    write_int(frame, var, i + 1);
+            let looping = CountingLoop {
+                label,
+                var_ty,
+                last,
+                span,
+            };
+            return match (var, to) {
+                (Place::Local(s), IntOperand::Const(limit)) => {
+                    looping.build(LocalVar(s as usize), from, ConstRead(limit), body)
                 }
-            });
+                (Place::Global(s), IntOperand::Const(limit)) => {
+                    looping.build(GlobalVar(s as usize), from, ConstRead(limit), body)
+                }
+                (Place::Local(s), to) => looping.build(LocalVar(s as usize), from, to, body),
+                (Place::Global(s), to) => looping.build(GlobalVar(s as usize), from, to, body),
+                (var, to) => looping.build(PlaceVar(var), from, to, body),
+            };
         }
+        let to = self.int_code(to);
+        let body = self.block(body);
         let current = move |frame: &Frame<'_, '_>| -> i128 {
             let raw = match var {
                 Place::Local(s) => frame.slots[s as usize].as_int_lossy(),
@@ -1111,6 +1114,42 @@ impl<'p> Compiler<'p> {
         Box::new(move |frame| Ok(code(frame)?.as_int_lossy()))
     }
 
+    /// Compile an integer-like operand: constants and variable reads are kept as data so the
+    /// operator's closure reads them inline instead of calling a nested closure.
+    fn int_operand(&mut self, e: &Expr) -> IntOperand {
+        match &e.kind {
+            ExprKind::Const(Const::Int(i)) if is_int_like(&e.ty) => IntOperand::Const(*i),
+            ExprKind::Local(s) if is_int_like(&e.ty) => {
+                self.note_slot(*s);
+                IntOperand::Local(*s as usize)
+            }
+            ExprKind::Global(s) if is_int_like(&e.ty) => IntOperand::Global(*s as usize),
+            ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), args)
+                if args.len() == 2 && ity.signed() && matches!(ity.bits(), 32 | 64) =>
+            {
+                match (&args[0].kind, &args[1].kind) {
+                    (ExprKind::Local(s), ExprKind::Const(Const::Int(delta)))
+                        if is_int_like(&args[0].ty) =>
+                    {
+                        self.note_slot(*s);
+                        IntOperand::Offset(OffsetRead {
+                            slot: *s as usize,
+                            delta: *delta,
+                            subtract: *op == ArithOp::Sub,
+                            ity: *ity,
+                            span: e.span,
+                        })
+                    }
+                    _ => IntOperand::Code(self.int_code(e)),
+                }
+            }
+            ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
+                self.int_operand(&args[0])
+            }
+            _ => IntOperand::Code(self.int_code(e)),
+        }
+    }
+
     /// Compile a condition (a `bool` expression).
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
@@ -1131,18 +1170,18 @@ impl<'p> Compiler<'p> {
             {
                 let op = *op;
                 let unsigned = unsigned_codes(&args[0].ty);
-                let a = self.int_code(&args[0]);
-                let b = self.int_code(&args[1]);
+                let a = self.int_operand(&args[0]);
+                let b = self.int_operand(&args[1]);
                 if unsigned {
                     Box::new(move |frame| {
-                        let x = a(frame)? as u64;
-                        Ok(holds(op, x.cmp(&(b(frame)? as u64))))
+                        let x = a.eval(frame)? as u64;
+                        Ok(holds(op, x.cmp(&(b.eval(frame)? as u64))))
                     })
                 } else {
-                    Box::new(move |frame| {
-                        let x = a(frame)?;
-                        Ok(holds(op, x.cmp(&b(frame)?)))
-                    })
+                    with_int_operands!(a, b, |x, y| Box::new(move |frame| {
+                        let left = x.read(frame)?;
+                        Ok(holds(op, left.cmp(&y.read(frame)?)))
+                    }))
                 }
             }
             _ if is_int_like(&e.ty) => {
@@ -1175,24 +1214,17 @@ impl<'p> Compiler<'p> {
             }
             ExprKind::Global(s) => {
                 let s = *s as usize;
-                Some(Box::new(move |frame| {
-                    Ok(frame
-                        .rt
-                        .globals
-                        .borrow()
-                        .get(s)
-                        .map_or(0, Value::as_int_lossy))
-                }))
+                Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
             }
             ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
-                let a = self.int_code(&args[0]);
-                let b = self.int_code(&args[1]);
+                let a = self.int_operand(&args[0]);
+                let b = self.int_operand(&args[1]);
                 let (op, ity) = (*op, *ity);
-                Some(crate::with_fast_int_op!(
+                Some(with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
                     op,
                     ity,
-                    scalar_int_binary(a, b, op, ity, span)
-                ))
+                    scalar_int_binary(x, y, op, ity, span)
+                )))
             }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))
@@ -1250,7 +1282,52 @@ impl<'p> Compiler<'p> {
                 }))
             }
             ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
+            ExprKind::Call { func, args } if args.len() == 1 => {
+                let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+                    return None;
+                };
+                let instance = self.instance(*fun, type_args)?;
+                if !instance.captures.is_empty() || instance.n_groups != 1 {
+                    return None;
+                }
+                if is_int_like(&args[0].ty) {
+                    // The argument as an unboxed integer read by its kind, boxed only into the
+                    // callee's slot.
+                    return Some(match self.int_operand(&args[0]) {
+                        IntOperand::Const(i) => int_call(ConstRead(i), instance, span),
+                        IntOperand::Local(i) => int_call(LocalRead(i), instance, span),
+                        IntOperand::Global(i) => int_call(GlobalRead(i), instance, span),
+                        IntOperand::Offset(offset) => int_call(offset, instance, span),
+                        IntOperand::Code(code) => int_call(CodeRead(code), instance, span),
+                    });
+                }
+                let arg = self.expr(&args[0]);
+                Some(Box::new(move |frame| {
+                    let value = arg(frame)?;
+                    call_int(frame.rt, &instance, value, span)
+                }))
+            }
             ExprKind::If(c, a, b) => {
+                if let ExprKind::Prim(Prim::Compare(op), operands) = &c.kind {
+                    if operands.len() == 2
+                        && int_comparable(&operands[0].ty)
+                        && !unsigned_codes(&operands[0].ty)
+                    {
+                        // The comparison evaluated inline: no condition closure.
+                        let op = *op;
+                        let x = self.int_operand(&operands[0]);
+                        let y = self.int_operand(&operands[1]);
+                        let (a, b) = (self.int_code(a), self.int_code(b));
+                        return Some(with_int_operands!(x, y, |x, y| Box::new(move |frame| {
+                            let left = x.read(frame)?;
+                            if holds(op, left.cmp(&y.read(frame)?)) {
+                                a(frame)
+                            } else {
+                                b(frame)
+                            }
+                        })));
+                    }
+                }
                 let (c, a, b) = (self.cond_code(c), self.int_code(a), self.int_code(b));
                 Some(Box::new(
                     move |frame| {
@@ -1318,8 +1395,8 @@ impl<'p> Compiler<'p> {
                 let s = s as usize;
                 Box::new(move |frame| {
                     let raw = index(frame)?;
-                    let globals = frame.rt.globals.borrow();
-                    leaf(globals.get(s).unwrap_or(&Value::Unit), raw)
+                    // SAFETY: `leaf` only reads the array value.
+                    unsafe { frame.rt.globals.read_with(s, |value| leaf(value, raw)) }
                 })
             }
         })
@@ -2528,9 +2605,320 @@ fn is_call_free(e: &Expr) -> bool {
     }
 }
 
-fn scalar_int_binary<F>(
-    a: IntCode,
-    b: IntCode,
+/// How an integer operand is read; implemented per operand kind so that an operator's closure
+/// is compiled for its operands' kinds (no dispatch on the kind at run time).
+pub trait IntRead: Send + Sync + 'static {
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl>;
+}
+
+/// A plain local plus or minus a constant, in signed 32- or 64-bit arithmetic (`n - 1`).
+pub struct OffsetRead {
+    slot: usize,
+    delta: i64,
+    subtract: bool,
+    ity: IntTy,
+    span: Span,
+}
+
+impl IntRead for OffsetRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        let x = frame.slots[self.slot].as_int_lossy();
+        let result = if self.subtract {
+            x.checked_sub(self.delta)
+        } else {
+            x.checked_add(self.delta)
+        };
+        match result {
+            Some(r) if self.ity.bits() == 64 || r as i32 as i64 == r => Ok(r),
+            _ => {
+                let op = if self.subtract {
+                    ArithOp::Sub
+                } else {
+                    ArithOp::Add
+                };
+                int_arith(op, self.ity, x, self.delta).map_err(|f| f.at(self.span))
+            }
+        }
+    }
+}
+
+/// A constant operand.
+pub struct ConstRead(i64);
+/// A plain local variable operand.
+pub struct LocalRead(usize);
+/// A global variable operand.
+pub struct GlobalRead(usize);
+/// An operand computed by nested code.
+pub struct CodeRead(IntCode);
+
+impl IntRead for ConstRead {
+    #[inline(always)]
+    fn read(&self, _: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(self.0)
+    }
+}
+
+impl IntRead for LocalRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(frame.slots[self.0].as_int_lossy())
+    }
+}
+
+impl IntRead for GlobalRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        Ok(frame.rt.globals.get_int(self.0))
+    }
+}
+
+impl IntRead for CodeRead {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        (self.0)(frame)
+    }
+}
+
+impl IntRead for IntOperand {
+    #[inline(always)]
+    fn read(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        self.eval(frame)
+    }
+}
+
+/// Expand `$body` with `$x` and `$y` bound to readers specialised to the kinds of the operands
+/// `$a` and `$b` (the common pairs; others read through `IntOperand`'s dispatch).
+macro_rules! with_int_operands {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (IntOperand::Local(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (LocalRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Local(i), IntOperand::Local(j)) => {
+                let ($x, $y) = (LocalRead(i), LocalRead(j));
+                $body
+            }
+            (IntOperand::Local(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (LocalRead(i), CodeRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (GlobalRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Global(j)) => {
+                let ($x, $y) = (GlobalRead(i), GlobalRead(j));
+                $body
+            }
+            (IntOperand::Global(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (GlobalRead(i), CodeRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Const(j)) => {
+                let ($x, $y) = (CodeRead(i), ConstRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Local(j)) => {
+                let ($x, $y) = (CodeRead(i), LocalRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Global(j)) => {
+                let ($x, $y) = (CodeRead(i), GlobalRead(j));
+                $body
+            }
+            (IntOperand::Code(i), IntOperand::Code(j)) => {
+                let ($x, $y) = (CodeRead(i), CodeRead(j));
+                $body
+            }
+            (a, b) => {
+                let ($x, $y) = (a, b);
+                $body
+            }
+        }
+    };
+}
+use with_int_operands;
+
+/// An operand of an unboxed integer operation: a constant, a variable read inline, or nested
+/// code.
+pub enum IntOperand {
+    Const(i64),
+    Local(usize),
+    Global(usize),
+    Offset(OffsetRead),
+    Code(IntCode),
+}
+
+impl IntOperand {
+    /// The operand's value.
+    #[inline(always)]
+    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<i64, Ctrl> {
+        match self {
+            IntOperand::Const(i) => Ok(*i),
+            IntOperand::Local(s) => Ok(frame.slots[*s].as_int_lossy()),
+            IntOperand::Global(s) => Ok(frame.rt.globals.get_int(*s)),
+            IntOperand::Offset(offset) => offset.read(frame),
+            IntOperand::Code(code) => code(frame),
+        }
+    }
+}
+
+/// A direct call of a one-group, capture-free function with an integer argument and result.
+fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode {
+    Box::new(move |frame| {
+        let value = Value::Int(arg.read(frame)?);
+        call_int(frame.rt, &instance, value, span)
+    })
+}
+
+/// The integer variable of a counting loop, accessed by its kind.
+trait LoopVar: Copy + Send + Sync + 'static {
+    fn get(self, frame: &Frame<'_, '_>) -> i64;
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64);
+}
+
+/// A plain local loop variable.
+#[derive(Clone, Copy)]
+struct LocalVar(usize);
+/// A global loop variable (a top-level loop).
+#[derive(Clone, Copy)]
+struct GlobalVar(usize);
+/// Any other variable.
+#[derive(Clone, Copy)]
+struct PlaceVar(Place);
+
+impl LoopVar for LocalVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        frame.slots[self.0].as_int_lossy()
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        store_int(&mut frame.slots[self.0], value)
+    }
+}
+
+impl LoopVar for GlobalVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        frame.rt.globals.get_int(self.0)
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        frame.rt.globals.set_int(self.0, value)
+    }
+}
+
+impl LoopVar for PlaceVar {
+    #[inline(always)]
+    fn get(self, frame: &Frame<'_, '_>) -> i64 {
+        read_int(frame, self.0)
+    }
+    #[inline(always)]
+    fn set(self, frame: &mut Frame<'_, '_>, value: i64) {
+        write_int(frame, self.0, value)
+    }
+}
+
+/// The counting loop `for i in a ..< b` over signed (or narrow) integers, in native integers:
+/// the limit is re-read before every iteration and the variable after the body (the body may
+/// assign it), as in the general loop.
+struct CountingLoop {
+    label: LabelId,
+    var_ty: IntTy,
+    /// The largest value of the variable's type: stepping past it is an overflow.
+    last: i64,
+    span: Span,
+}
+
+impl CountingLoop {
+    fn build<V: LoopVar, T: IntRead>(
+        self,
+        var: V,
+        from: IntCode,
+        to: T,
+        body: StmtCode,
+    ) -> StmtCode {
+        let CountingLoop {
+            label,
+            var_ty,
+            last,
+            span,
+        } = self;
+        Box::new(move |frame| {
+            let start = from(frame)?;
+            var.set(frame, start);
+            loop {
+                let limit = to.read(frame)?;
+                if var.get(frame) >= limit {
+                    return Ok(());
+                }
+                if let Flow::Exit = after_body(body(frame), label)? {
+                    return Ok(());
+                }
+                let i = var.get(frame);
+                if i >= last {
+                    return Err(runtime_error(
+                        OVERFLOW,
+                        format!(
+                            "{} overflow: loop variable stepped to {}",
+                            var_ty.name(),
+                            i as i128 + 1
+                        ),
+                        span,
+                    ));
+                }
+                var.set(frame, i + 1);
+            }
+        })
+    }
+}
+
+/// `place = a op b` on integers as one closure (`place` is a plain local or a global).
+fn assign_int_binary<A: IntRead, B: IntRead, F>(
+    place: Place,
+    a: A,
+    b: B,
+    op: ArithOp,
+    ity: IntTy,
+    span: Span,
+    fast: F,
+) -> StmtCode
+where
+    F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
+{
+    let compute = move |frame: &mut Frame<'_, '_>| -> Result<i64, Ctrl> {
+        let x = a.read(frame)?;
+        let y = b.read(frame)?;
+        match fast(x, y) {
+            Some(r) => Ok(r),
+            None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),
+        }
+    };
+    match place {
+        Place::Local(s) => Box::new(move |frame| {
+            let value = compute(frame)?;
+            store_int(&mut frame.slots[s as usize], value);
+            Ok(())
+        }),
+        Place::Global(s) => Box::new(move |frame| {
+            let value = compute(frame)?;
+            frame.rt.globals.set_int(s as usize, value);
+            Ok(())
+        }),
+        _ => Box::new(move |frame| {
+            let value = compute(frame)?;
+            write_int(frame, place, value);
+            Ok(())
+        }),
+    }
+}
+
+fn scalar_int_binary<A: IntRead, B: IntRead, F>(
+    a: A,
+    b: B,
     op: ArithOp,
     ity: IntTy,
     span: Span,
@@ -2540,8 +2928,8 @@ where
     F: Fn(i64, i64) -> Option<i64> + Send + Sync + 'static,
 {
     Box::new(move |frame| {
-        let x = a(frame)?;
-        let y = b(frame)?;
+        let x = a.read(frame)?;
+        let y = b.read(frame)?;
         match fast(x, y) {
             Some(r) => Ok(r),
             None => int_arith(op, ity, x, y).map_err(|f| f.at(span)),

@@ -26,7 +26,7 @@ mod test_ir;
 #[cfg(test)]
 mod tests;
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
@@ -53,9 +53,12 @@ pub enum Ctrl {
 /// State shared by all frames of one `Machine::run`: the globals, the output and the current
 /// call depth.
 pub struct Runtime<'o> {
-    pub globals: RefCell<Vec<Value>>,
+    pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
+    /// The lowest native stack position at which the current stack segment still has room
+    /// for a call (see `closure::with_stack`).
+    pub stack_floor: Cell<usize>,
     /// Slot vectors of finished calls, reused so a call does not allocate its frame.
     pub frame_pool: RefCell<Vec<Vec<Value>>>,
 }
@@ -68,10 +71,98 @@ impl Runtime<'_> {
     }
 }
 
+/// The global variables of one run (top-level variables of every unit).
+///
+/// Reads and writes are single short accesses that finish before the method returns and run
+/// no program code in between (dropping a replaced value only frees memory), so two accesses
+/// never overlap; the type is not `Sync`, so all accesses come from one thread. That is what
+/// makes the unchecked interior mutability sound, and it saves the `RefCell` flag updates on
+/// every access of a top-level variable in a hot loop.
+pub struct Globals {
+    slots: UnsafeCell<Vec<Value>>,
+}
+
+impl Globals {
+    pub fn new(slots: Vec<Value>) -> Globals {
+        Globals {
+            slots: UnsafeCell::new(slots),
+        }
+    }
+
+    pub fn into_inner(self) -> Vec<Value> {
+        self.slots.into_inner()
+    }
+
+    /// A copy of global `slot` (`Unit` if it was never assigned).
+    #[inline]
+    pub fn get(&self, slot: usize) -> Value {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &*self.slots.get() };
+        slots.get(slot).cloned().unwrap_or(Value::Unit)
+    }
+
+    /// The integer in global `slot` (0 if it holds no integer).
+    #[inline]
+    pub fn get_int(&self, slot: usize) -> i64 {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &*self.slots.get() };
+        slots.get(slot).map_or(0, Value::as_int_lossy)
+    }
+
+    /// Apply `read` to global `slot` without copying it.
+    ///
+    /// # Safety
+    /// `read` must not access the globals (it should be a pure kernel over the value).
+    #[inline]
+    pub unsafe fn read_with<R>(&self, slot: usize, read: impl FnOnce(&Value) -> R) -> R {
+        let slots = &*self.slots.get();
+        read(slots.get(slot).unwrap_or(&Value::Unit))
+    }
+
+    /// Assign global `slot`.
+    #[inline]
+    pub fn set(&self, slot: usize, value: Value) {
+        let old = {
+            // SAFETY: a single access that ends before returning (see the type's comment).
+            let slots = unsafe { &mut *self.slots.get() };
+            if slots.len() <= slot {
+                slots.resize(slot + 1, Value::Unit);
+            }
+            std::mem::replace(&mut slots[slot], value)
+        };
+        drop(old);
+    }
+
+    /// Assign an integer to global `slot`, in place when it already holds one.
+    #[inline]
+    pub fn set_int(&self, slot: usize, value: i64) {
+        {
+            // SAFETY: a single access that ends before returning (see the type's comment).
+            let slots = unsafe { &mut *self.slots.get() };
+            if let Some(Value::Int(x)) = slots.get_mut(slot) {
+                *x = value;
+                return;
+            }
+        }
+        self.set(slot, Value::Int(value));
+    }
+
+    /// Take global `slot`'s value out, leaving `Unit`.
+    #[inline]
+    pub fn take(&self, slot: usize) -> Value {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &mut *self.slots.get() };
+        slots
+            .get_mut(slot)
+            .map(|value| std::mem::replace(value, Value::Unit))
+            .unwrap_or(Value::Unit)
+    }
+}
+
 /// The activation of one function body (or of a unit's top level): its slots, the captures of
 /// the closure being run, and the shared runtime.
 pub struct Frame<'a, 'o> {
-    pub slots: Vec<Value>,
+    pub slots: &'a mut [Value],
     pub captures: &'a [Value],
     pub rt: &'a Runtime<'o>,
 }
@@ -126,18 +217,20 @@ impl Machine {
         let n_slots = compiler.top_level_slots();
 
         let runtime = Runtime {
-            globals: RefCell::new(std::mem::take(&mut self.globals)),
+            globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             depth: Cell::new(0),
+            stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
         };
         let outcome = {
+            let mut slots = vec![Value::Unit; n_slots];
             let mut frame = Frame {
-                slots: vec![Value::Unit; n_slots],
+                slots: &mut slots,
                 captures: &[],
                 rt: &runtime,
             };
-            closure::with_stack(|| match body(&mut frame) {
+            closure::with_stack(&runtime, || match body(&mut frame) {
                 Ok(()) | Err(Ctrl::Return(_)) => match &result {
                     Some(code) => code(&mut frame).map(Some),
                     None => Ok(None),

@@ -455,9 +455,29 @@ fn deep_recursion_is_reported_and_the_machine_survives() {
     let (result, _) = run_on(&mut machine, &unit(vec![down], 0, vec![], Some(deep)));
     assert_eq!(result.unwrap_err().code, "R0008");
 
-    let fine = call(make_fun(0, down_ty), vec![int(50_000)], Type::INT);
+    let fine = call(make_fun(0, down_ty.clone()), vec![int(50_000)], Type::INT);
     let (result, _) = run_on(&mut machine, &unit(vec![], 0, vec![], Some(fine)));
     assert_eq!(result.unwrap().unwrap().as_int(), 50_000);
+
+    // Just under the limit: the stack grows by segments (checked against a floor per
+    // segment), and the count of nested calls is exact.
+    let deepest = call(
+        make_fun(0, down_ty.clone()),
+        vec![int(i64::from(super::MAX_CALL_DEPTH) - 1)],
+        Type::INT,
+    );
+    let (result, _) = run_on(&mut machine, &unit(vec![], 0, vec![], Some(deepest)));
+    assert_eq!(
+        result.unwrap().unwrap().as_int(),
+        i64::from(super::MAX_CALL_DEPTH) - 1
+    );
+    let one_more = call(
+        make_fun(0, down_ty),
+        vec![int(i64::from(super::MAX_CALL_DEPTH))],
+        Type::INT,
+    );
+    let (result, _) = run_on(&mut machine, &unit(vec![], 0, vec![], Some(one_more)));
+    assert_eq!(result.unwrap_err().code, "R0008");
 }
 
 #[test]
