@@ -2533,23 +2533,20 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
 /// Rows, columns, leaves per block and leaf kind of a transposable array type: an array of
 /// arrays `T ^ M ^ N` (N rows of M) or a matrix `T ^ (A \* B)` (|A| rows of |B|).
 fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::LeafRepr)> {
-    let Type::Array(elem, index) = ty else {
+    // The isomorphism engine derives the permutation of the copy (L9.7): the source is `rows`
+    // by `columns` elements, and target position p reads source (p % rows) * columns + p / rows.
+    let permutation = crate::types::iso::transpose_permutation(ty).ok()?;
+    let rows = permutation.rows().to_usize()?;
+    let cols = permutation.columns().to_usize()?;
+    let Type::Array(elem, _) = ty else {
         return None;
     };
-    if let Type::Array(inner, columns) = &**elem {
-        let rows = size_big(index).to_usize()?;
-        let cols = size_big(columns).to_usize()?;
-        let block = super::value::leaf_count(inner)?;
-        return Some((rows, cols, block, leaf_repr(leaf_type(inner))));
-    }
-    let digits = crate::types::layout::product_digits(index)?;
-    if digits.len() != 2 {
-        return None;
-    }
-    let rows = digits[0].radix.to_usize()?;
-    let cols = digits[1].radix.to_usize()?;
-    let block = super::value::leaf_count(elem)?;
-    Some((rows, cols, block, leaf_repr(leaf_type(elem))))
+    let moved = match &**elem {
+        Type::Array(inner, _) => inner,
+        elem => elem,
+    };
+    let block = super::value::leaf_count(moved)?;
+    Some((rows, cols, block, leaf_repr(leaf_type(moved))))
 }
 
 /// Can integer comparison of codes decide `Prim::Compare` on this type? (Compact sums compare
