@@ -183,12 +183,12 @@ pub fn map_kernel(
 ) -> Result<Mapped, ChunkFault> {
     match kernel {
         Kernel::Int(k) => {
-            let mut out = vec![0i64; n];
+            let mut out = super::array::zeroed::<i64>(n);
             run_chunks(n, input, env, &mut out, &**k)?;
             Ok(Mapped::I64(out))
         }
         Kernel::Float(k) => {
-            let mut out = vec![0f64; n];
+            let mut out = super::array::zeroed::<f64>(n);
             run_chunks(n, input, env, &mut out, &**k)?;
             Ok(Mapped::F64(out))
         }
