@@ -85,6 +85,11 @@ fn too_large(ty: &Type, n: usize) -> Fault {
 /// make it several times cheaper (see the baselines' notes).
 const HUGE_PAGE_THRESHOLD_BYTES: usize = 4 << 20;
 
+/// … and at most this large: for buffers of hundreds of MiB the kernel often has to compact
+/// memory to find the huge pages, which costs more than it saves (K1's 400 MB fill became
+/// slower and erratic with the advice; K2, K3, K7's 30–80 MB buffers 2–3x faster).
+const HUGE_PAGE_LIMIT_BYTES: usize = 256 << 20;
+
 /// `n` zeros (of an integer or float type) in a fresh allocation, advised to use huge pages
 /// when it is large. The memory is untouched until written (a zeroed allocation).
 pub fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
@@ -97,7 +102,7 @@ pub fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
 /// elsewhere and for small buffers; failure only loses the speed-up).
 pub fn advise_huge_pages<T>(v: &[T]) {
     let bytes = std::mem::size_of_val(v);
-    if bytes < HUGE_PAGE_THRESHOLD_BYTES {
+    if !(HUGE_PAGE_THRESHOLD_BYTES..=HUGE_PAGE_LIMIT_BYTES).contains(&bytes) {
         return;
     }
     #[cfg(target_os = "linux")]
