@@ -95,6 +95,23 @@ pub enum ProductLayout {
 }
 
 impl ProductLayout {
+    /// `(radix, weight)` of component `index` of a compact product type when both its code and
+    /// that component's code fit in a `u64` (the unboxed fast paths); `None` otherwise.
+    pub fn small_digit(ty: &Type, index: usize) -> Option<(u64, u64)> {
+        let ProductLayout::Small {
+            radices,
+            weights,
+            components,
+        } = ProductLayout::of(ty)?
+        else {
+            return None;
+        };
+        if components.get(index) != Some(&CodeRepr::Small) {
+            return None;
+        }
+        Some((radices[index], weights[index]))
+    }
+
     /// The layout of a compact product type; `None` for any other type.
     pub fn of(ty: &Type) -> Option<ProductLayout> {
         let digits = product_digits(ty)?;

@@ -1260,19 +1260,7 @@ impl<'p> Compiler<'p> {
                 Some(self.int_code(inner))
             }
             ExprKind::CField(inner, index) => {
-                let Some(ProductLayout::Small {
-                    radices,
-                    weights,
-                    components,
-                }) = ProductLayout::of(&inner.ty)
-                else {
-                    return None;
-                };
-                let index = *index as usize;
-                if components.get(index) != Some(&CodeRepr::Small) {
-                    return None;
-                }
-                let (radix, weight) = (radices[index], weights[index]);
+                let (radix, weight) = ProductLayout::small_digit(&inner.ty, *index as usize)?;
                 if radix == 0 || weight == 0 {
                     return None;
                 }

@@ -320,19 +320,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
             int_kernel(inner, scope)
         }
         ExprKind::CField(inner, index) => {
-            let Some(ProductLayout::Small {
-                radices,
-                weights,
-                components,
-            }) = ProductLayout::of(&inner.ty)
-            else {
-                return None;
-            };
-            let index = *index as usize;
-            if components.get(index) != Some(&CodeRepr::Small) {
-                return None;
-            }
-            let (radix, weight) = (radices[index], weights[index]);
+            let (radix, weight) = ProductLayout::small_digit(&inner.ty, *index as usize)?;
             let a = int_kernel(inner, scope)?;
             Some(Box::new(move |chunk, out| {
                 a(chunk, out)?;
