@@ -426,7 +426,7 @@ impl Checker {
     pub(crate) fn lookup_value(&self, name: &str) -> Option<Binding> {
         let mut s = Some(self.scope);
         while let Some(id) = s {
-            if let Some(b) = self.scopes[id].values.get(name) {
+            if let Some(b) = self.visible_binding(id, name) {
                 return Some(b.clone());
             }
             s = self.scopes[id].parent;
@@ -434,13 +434,26 @@ impl Checker {
         None
     }
 
-    /// All overload sets of a name, innermost scope first.
+    /// The binding of `name` in scope `id`, unless it is a variable whose own initialiser is
+    /// being checked (L11.36).
+    fn visible_binding(&self, id: usize, name: &str) -> Option<&Binding> {
+        let b = self.scopes[id].values.get(name)?;
+        if !self.hidden.is_empty() && self.hidden.iter().any(|(s, n)| *s == id && n == name) {
+            return None;
+        }
+        Some(b)
+    }
+
+    /// All overload sets of a name, innermost scope first (L11.32). A variable of that name
+    /// ends the search: functions of outer scopes are hidden by it.
     pub(crate) fn lookup_fun_sets(&self, name: &str) -> Vec<Vec<usize>> {
         let mut sets = Vec::new();
         let mut s = Some(self.scope);
         while let Some(id) = s {
-            if let Some(Binding::Funs(l)) = self.scopes[id].values.get(name) {
-                sets.push(l.clone());
+            match self.visible_binding(id, name) {
+                Some(Binding::Funs(l)) => sets.push(l.clone()),
+                Some(_) => break,
+                None => {}
             }
             s = self.scopes[id].parent;
         }
@@ -1134,10 +1147,43 @@ impl Checker {
         y: ir::Expr,
         span: Span,
     ) -> ir::Expr {
-        let a = self.zonk(&x.ty);
-        let b = self.zonk(&y.ty);
+        let mut a = self.zonk(&x.ty);
+        let mut b = self.zonk(&y.ty);
         if a == error_type() || b == error_type() {
             return error_expr(span);
+        }
+        // An operand whose type is still being inferred (a recursive call, L11.34) takes the
+        // type of the other operand.
+        match (&a, &b) {
+            (Type::Meta(_), Type::Meta(_)) => {
+                // Both unknown: the kernel is chosen once the recursive result is inferred.
+                self.unify(&a, &b);
+                self.recursion_metas = true;
+                let ty = if matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) {
+                    Type::BOOL
+                } else {
+                    a.clone()
+                };
+                return mk(
+                    ir::ExprKind::Prim(Prim::Unresolved(op), vec![x, y]),
+                    ty,
+                    span,
+                );
+            }
+            (Type::Meta(_), _) => {
+                if self.unify(&a, &b) {
+                    a = b.clone();
+                }
+            }
+            (_, Type::Meta(_)) => {
+                if self.unify(&b, &a) {
+                    b = a.clone();
+                }
+            }
+            _ => {}
         }
         let arith = match op {
             BinOp::Add => Some(ArithOp::Add),

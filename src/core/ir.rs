@@ -172,6 +172,10 @@ pub enum Prim {
     Concat,
     /// `transpose a`: `T ^ M ^ N` -> `T ^ N ^ M`, or `T ^ (A \* B)` -> `T ^ (B \* A)` (L9.7).
     Transpose,
+    /// A binary operator whose operand types were both still being inferred (results of
+    /// recursive calls, L11.34). Only exists inside the checker: its final pass replaces it by
+    /// the kernel the solved types select, so the evaluator never sees it.
+    Unresolved(crate::syntax::ast::BinOp),
 }
 
 #[derive(Clone, Debug)]

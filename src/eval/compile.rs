@@ -2124,6 +2124,7 @@ impl<'p> Compiler<'p> {
                     (x, _) => Ok(x),
                 })
             }
+            Prim::Unresolved(_) => internal("an operator the checker did not resolve", span),
             Prim::Transpose => {
                 let Some((rows, cols, block, repr)) = transpose_geometry(&arg_tys[0]) else {
                     return internal(format!("transpose of {}", arg_tys[0]), span);
