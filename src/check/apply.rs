@@ -188,7 +188,7 @@ impl Checker {
                 Type::String,
                 span,
             ),
-            (_, Type::Array(elem, idx)) if **idx == ft => mk(
+            (_, Type::Array(elem, idx) | Type::CArray(elem, idx)) if **idx == ft => mk(
                 ir::ExprKind::Index {
                     array: Box::new(a),
                     index: Box::new(f),

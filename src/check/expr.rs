@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use num_traits::ToPrimitive;
 
 use crate::check::apply::Arg;
 use crate::check::env::{Binding, Frame, FunState, VarBinding, VarType};
@@ -291,7 +290,7 @@ impl Checker {
             }
             ExprKind::Aproj(index, te) => {
                 let t = self.type_expr(te);
-                if !matches!(t, Type::Array(..)) && t != error_type() {
+                if !matches!(t, Type::Array(..) | Type::CArray(..)) && t != error_type() {
                     self.type_error(
                         te.span,
                         format!("`aproj … of T` needs an array type, found `{t}`"),
@@ -990,7 +989,7 @@ impl Checker {
         ) {
             return None;
         }
-        if matches!(ty, Type::Array(..)) {
+        if matches!(ty, Type::Array(..) | Type::CArray(..)) {
             let e = self.expr(rhs, None);
             let et = self.zonk(&e.ty);
             if matches!(et, Type::Fun(..)) {
@@ -999,7 +998,7 @@ impl Checker {
             return match self.index_projection(ty, e) {
                 Some(p) => Some(p),
                 None => {
-                    let Type::Array(_, idx) = ty else {
+                    let (Type::Array(_, idx) | Type::CArray(_, idx)) = ty else {
                         unreachable!()
                     };
                     self.type_error(
@@ -1014,7 +1013,7 @@ impl Checker {
     }
 
     fn index_projection(&mut self, ty: &Type, e: ir::Expr) -> Option<Projection> {
-        let Type::Array(elem, idx) = ty else {
+        let (Type::Array(elem, idx) | Type::CArray(elem, idx)) = ty else {
             return None;
         };
         let et = self.zonk(&e.ty);
@@ -1059,16 +1058,7 @@ impl Checker {
                 }
                 _ => None,
             },
-            Type::CArray(e, i) => {
-                let n = size_of(i).and_then(|s| s.to_u128());
-                if let Some(n) = n {
-                    if k >= n {
-                        out_of_range(self, n.to_string());
-                    }
-                }
-                Some(Projection::CField(k as u32, (**e).clone()))
-            }
-            Type::Array(e, i) => {
+            Type::Array(e, i) | Type::CArray(e, i) => {
                 if let Some(n) = size_of(i) {
                     if BigUint::from(k) >= n {
                         out_of_range(self, n.to_string());

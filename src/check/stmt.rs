@@ -999,10 +999,8 @@ impl Checker {
         match self.projection(ty, rhs, None) {
             Some(Projection::Field(i, t)) => Some((PathStep::Field(i), t)),
             Some(Projection::Index(e, mode, t)) => Some((PathStep::Index(e, mode), t)),
-            Some(Projection::CField(..)) => {
-                self.type_error(rhs.span, "cannot store into a component of a compact value");
-                None
-            }
+            // A component of a compact value: the store rewrites its digits (L11.5).
+            Some(Projection::CField(i, t)) => Some((PathStep::Field(i), t)),
             None => {
                 if !ty.has_meta() {
                     self.type_error(
