@@ -170,9 +170,7 @@ impl Checker {
             None => VarType::Pending,
         };
         let scope = self.scope;
-        self.scopes[scope]
-            .decls
-            .insert(s.span.start, name.node.clone());
+        self.scopes[scope].decls.insert(s.span, name.node.clone());
         self.declare_value(
             name,
             Binding::Var(VarBinding {
@@ -612,6 +610,11 @@ impl Checker {
                     }),
                 }
             }
+            StmtKind::Seq(stmts) => {
+                for s in stmts {
+                    self.stmt(s, out);
+                }
+            }
             StmtKind::Block(stmts) => {
                 let saved = self.scope;
                 self.scope = self.new_scope(Some(saved));
@@ -664,9 +667,9 @@ impl Checker {
     fn hoisted_var(&self, s: &Stmt) -> Option<VarBinding> {
         let mut sc = Some(self.scope);
         while let Some(id) = sc {
-            if let Some(name) = self.scopes[id].decls.get(&s.span.start) {
+            if let Some(name) = self.scopes[id].decls.get(&s.span) {
                 if let Some(Binding::Var(v)) = self.scopes[id].values.get(name) {
-                    if v.decl.as_ref().map(|d| d.span.start) == Some(s.span.start) {
+                    if v.decl.as_ref().map(|d| d.span) == Some(s.span) {
                         return Some(v.clone());
                     }
                 }
@@ -1317,7 +1320,8 @@ fn collect_hoisted<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
             StmtKind::While { body, .. }
             | StmtKind::Until { body, .. }
             | StmtKind::Repeat { body, .. }
-            | StmtKind::For { body, .. } => collect_hoisted(body, out),
+            | StmtKind::For { body, .. }
+            | StmtKind::Seq(body) => collect_hoisted(body, out),
             StmtKind::Match(_, arms) => {
                 for a in arms {
                     collect_hoisted(&a.body, out);
@@ -1405,7 +1409,7 @@ impl NameCollector<'_> {
                     self.stmt(s)
                 }
             }
-            StmtKind::Repeat { body, .. } | StmtKind::Block(body) => {
+            StmtKind::Repeat { body, .. } | StmtKind::Block(body) | StmtKind::Seq(body) => {
                 for s in body {
                     self.stmt(s)
                 }
@@ -1459,6 +1463,8 @@ impl NameCollector<'_> {
             | ExprKind::Unary(_, a)
             | ExprKind::Caseno(a)
             | ExprKind::Aproj(a, _)
+            | ExprKind::OfType(a, _)
+            | ExprKind::Component { tuple: a, .. }
             | ExprKind::Coerce(a, _) => self.expr(a),
             ExprKind::Tuple(xs) | ExprKind::CTuple(xs) => {
                 for x in xs {
