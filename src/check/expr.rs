@@ -221,6 +221,16 @@ impl Checker {
                 let x = self.expr(a, None);
                 let hint = self.zonk(&x.ty);
                 let y = self.expr(b, Some(&hint));
+                // A user definition of the operator accepting the operands comes first (L11.21).
+                match self.user_operator(op.symbol(), x, y, span) {
+                    Ok(call) => call,
+                    Err((x, y)) => self.binary_ir(*op, x, y, span),
+                }
+            }
+            ExprKind::BuiltinBinary(op, a, b) => {
+                let x = self.expr(a, None);
+                let hint = self.zonk(&x.ty);
+                let y = self.expr(b, Some(&hint));
                 self.binary_ir(*op, x, y, span)
             }
             ExprKind::Unary(UnOp::Not, a) => {

@@ -1475,7 +1475,10 @@ impl NameCollector<'_> {
                 self.expr(func);
                 self.expr(arg)
             }
-            ExprKind::Dot(a, b) | ExprKind::StrIndex(a, b) | ExprKind::Binary(_, a, b) => {
+            ExprKind::Dot(a, b)
+            | ExprKind::StrIndex(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::BuiltinBinary(_, a, b) => {
                 self.expr(a);
                 self.expr(b)
             }

@@ -116,6 +116,9 @@ pub enum ExprKind {
     /// `s.[i to j]`, `s.[i to]`, `s.[to j]`.
     StrSlice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// The built-in operator itself, never a user definition of its symbol: the body of an
+    /// operator C binding `fun == : A * A -> bool = "$1==$2";` (L11.21).
+    BuiltinBinary(BinOp, Box<Expr>, Box<Expr>),
     Unary(UnOp, Box<Expr>),
     /// `caseno e`.
     Caseno(Box<Expr>),

@@ -77,6 +77,49 @@ fn name<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
     select! { Token::Ident(name) = extra => Spanned::new(name, extra.span()) }.labelled("name")
 }
 
+/// A name, or an operator defined like a name (`fun + (a:V, b:V) …`, L11.21).
+fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
+    let operator = select! {
+        Token::Plus => BinOp::Add,
+        Token::Minus => BinOp::Sub,
+        Token::Star => BinOp::Mul,
+        Token::Slash => BinOp::Div,
+        Token::Percent => BinOp::Mod,
+        Token::EqEq => BinOp::Eq,
+        Token::NotEq => BinOp::Ne,
+        Token::Less => BinOp::Lt,
+        Token::LessEq => BinOp::Le,
+        Token::Greater => BinOp::Gt,
+        Token::GreaterEq => BinOp::Ge,
+    }
+    .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
+    name().or(operator).labelled("name")
+}
+
+/// The built-in operator of a C binding template `"$1 OP $2"` (spaces optional, L11.21).
+fn operator_template(template: &[u8]) -> Option<BinOp> {
+    let text: String = String::from_utf8_lossy(template)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let op = text.strip_prefix("$1")?.strip_suffix("$2")?;
+    [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+    ]
+    .into_iter()
+    .find(|b| b.symbol() == op)
+}
+
 fn int_literal<'t>() -> impl Parser<'t, TokenInput<'t>, IntLit, Extra<'t>> + Clone {
     select! { Token::Int(literal) => literal }.labelled("integer literal")
 }
@@ -967,8 +1010,62 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then_ignore(semicolon.clone())
         .map_with(|(target, init), extra| desugar::destructure(target, init, extra.span()));
 
+    // `fun == : A * A -> B = "$1==$2";`: an operator C binding, the built-in `OP` on `A`
+    // (L11.21); any other C binding is E0100.
+    let c_binding = fun_or_gen
+        .clone()
+        .ignore_then(name_or_operator())
+        .then_ignore(token(Token::Colon))
+        .then(type_expr.clone())
+        .then_ignore(token(Token::Assign))
+        .then(select! { Token::Str(bytes) = extra => (bytes, extra.span()) })
+        .then_ignore(semicolon.clone())
+        .validate(|((name, ty), (template, template_span)), extra, emitter| {
+            let span: Span = extra.span();
+            let operands = match &ty.node {
+                TypeExprKind::Fun(domain, result) => match &domain.node {
+                    TypeExprKind::Product(parts) if parts.len() == 2 => {
+                        Some((parts[0].clone(), parts[1].clone(), (**result).clone()))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (Some(op), Some((a, b, result))) = (operator_template(&template), operands) else {
+                emitter.emit(coded_error(
+                    template_span,
+                    "E0100",
+                    "the only C bindings are operator templates `\"$1 OP $2\"` of type `A * A -> B`",
+                    Some("OP is one of == != < <= > >= + - * / %"),
+                ));
+                return StmtKind::Error;
+            };
+            let param = |n: &str, ty: TypeExpr| Param {
+                name: Spanned::new(n.to_string(), ty.span),
+                ty,
+            };
+            let operand = |n: &str| Box::new(Spanned::new(ExprKind::Name(n.to_string()), template_span));
+            StmtKind::Fun(FunDef {
+                kind: FunKind::Fun,
+                name: Some(name),
+                type_params: Vec::new(),
+                params: vec![ParamGroup {
+                    params: vec![param("$1", a), param("$2", b)],
+                    span: ty.span,
+                }],
+                ret: Some(result),
+                body: FunBody::Expr(Spanned::new(
+                    ExprKind::BuiltinBinary(op, operand("$1"), operand("$2")),
+                    template_span,
+                )),
+                span,
+            })
+        })
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .boxed();
+
     let named_fun_or_gen = fun_or_gen
-        .then(name())
+        .then(name_or_operator())
         .then(type_params.clone().or_not())
         .then(param_groups.clone())
         .then(return_type.clone())
@@ -1421,8 +1518,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     let empty_stmt = semicolon
         .clone()
         .map_with(|_, extra| Spanned::new(StmtKind::Block(Vec::new()), extra.span()));
-    let statement =
-        choice((fun_stmt, loop_stmt, simple_stmt, late_stmt, empty_stmt)).labelled("statement");
+    let statement = choice((
+        c_binding,
+        fun_stmt,
+        loop_stmt,
+        simple_stmt,
+        late_stmt,
+        empty_stmt,
+    ))
+    .labelled("statement");
     if recovering {
         stmt.define(statement.recover_with(via_parser(skip_statement)).boxed());
     } else {
