@@ -65,6 +65,10 @@ pub(crate) fn suffix_type(suffix: &str) -> Result<IntTy, ()> {
         "v" | "ll" => IntTy::VLong,
         "uv" | "ull" | "llu" => IntTy::UVLong,
         "uz" | "zu" => IntTy::Size,
+        "t" => IntTy::Tiny,
+        "ut" | "tu" => IntTy::UTiny,
+        "s" => IntTy::Short,
+        "us" | "su" => IntTy::UShort,
         _ => return Err(()),
     })
 }
@@ -116,6 +120,7 @@ impl Checker {
                 Type::String,
                 span,
             ),
+            ExprKind::Format(text) => self.format_value(text, span),
             ExprKind::Bool(b) => int_const(*b as i64, Type::BOOL, span),
             ExprKind::Unit => unit_const(span),
             ExprKind::Name(n) => self.name_expr(n, span, expected),
@@ -229,6 +234,10 @@ impl Checker {
                 mk(ir::ExprKind::Prim(Prim::Not, vec![x]), Type::BOOL, span)
             }
             ExprKind::Unary(UnOp::Plus, a) => self.expr(a, expected),
+            ExprKind::Unary(UnOp::Compl, a) => {
+                let x = self.expr(a, expected);
+                self.complement_ir(x, span)
+            }
             ExprKind::Unary(UnOp::Neg, a) => {
                 let x = self.expr(a, expected);
                 let t = self.zonk(&x.ty);
@@ -1150,6 +1159,13 @@ impl Checker {
         if let Some(aop) = arith {
             return self.arith(op, aop, x, y, a, b, span);
         }
+        match op {
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                return self.bitwise_ir(op, x, y, a, b, span)
+            }
+            BinOp::In | BinOp::NotIn => return self.membership_ir(op, x, y, a, b, span),
+            _ => {}
+        }
         let cmp = match op {
             BinOp::Eq => CmpOp::Eq,
             BinOp::Ne => CmpOp::Ne,
@@ -1242,6 +1258,27 @@ impl Checker {
             }
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
                 mk(ir::ExprKind::Prim(Prim::StrRepeat, vec![x, y]), a, span)
+            }
+            // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
+            (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {
+                let s = crate::check::library::char_to_string(x);
+                mk(
+                    ir::ExprKind::Prim(Prim::StrRepeat, vec![s, y]),
+                    Type::String,
+                    span,
+                )
+            }
+            (Type::String, Type::Char) if aop == ArithOp::Add => {
+                let c = crate::check::library::char_to_string(y);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, c]), a, span)
+            }
+            (Type::Char, Type::String) if aop == ArithOp::Add => {
+                let c = crate::check::library::char_to_string(x);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![c, y]), b, span)
+            }
+            (Type::String, Type::Int(IntTy::Int)) if aop == ArithOp::Add => {
+                let n = mk(ir::ExprKind::Prim(Prim::Str, vec![y]), Type::String, span);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, n]), a, span)
             }
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {

@@ -1861,6 +1861,36 @@ impl<'p> Compiler<'p> {
                 let a = codes.pop().expect("two operands");
                 int_arith_code(*op, *ity, a, b, span)
             }
+            Prim::Assert
+            | Prim::IntBit(..)
+            | Prim::IntCompl(_)
+            | Prim::FloatFn(..)
+            | Prim::Atan2(_)
+            | Prim::Pow(_)
+            | Prim::PowInt(_)
+            | Prim::IntAbs(_)
+            | Prim::IntSgn(_)
+            | Prim::Min
+            | Prim::Max
+            | Prim::Ord
+            | Prim::CharToStr
+            | Prim::CharCase(_)
+            | Prim::ToLower
+            | Prim::CharIs(_)
+            | Prim::Strip { .. }
+            | Prim::StartsWith
+            | Prim::EndsWith
+            | Prim::StrHasChar
+            | Prim::Format(_)
+            | Prim::Mem
+            | Prim::MemRel
+            | Prim::ArrayHas
+            | Prim::Sort
+            | Prim::SortBy
+            | Prim::Subarray(_)
+            | Prim::FWrite(_)
+            | Prim::FEndl => super::library::compile(prim, codes, &arg_tys, result_ty, span)
+                .unwrap_or_else(|| internal(format!("{prim:?} of an unexpected type"), span)),
             Prim::FloatArith(op, single) => {
                 let (op, single) = (*op, *single);
                 let b = codes.pop().expect("two operands");
@@ -2341,7 +2371,23 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         | Prim::Rev
         | Prim::Sum
         | Prim::Prod
-        | Prim::Transpose => 1,
+        | Prim::Transpose
+        | Prim::Assert
+        | Prim::IntCompl(_)
+        | Prim::FloatFn(..)
+        | Prim::IntAbs(_)
+        | Prim::IntSgn(_)
+        | Prim::Ord
+        | Prim::CharToStr
+        | Prim::CharCase(_)
+        | Prim::ToLower
+        | Prim::CharIs(_)
+        | Prim::Format(_)
+        | Prim::Sort
+        | Prim::Subarray(_)
+        | Prim::FEndl => 1,
+        Prim::Strip { set, .. } => 1 + *set as usize,
+        Prim::MemRel => 3,
         Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
         Prim::FoldLeft | Prim::FoldRight => 3,
         _ if given == 0 => 2,
@@ -2415,9 +2461,15 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
             let y = b(frame)?.as_int_lossy() as u64;
             Ok(Value::bool(holds(op, x.cmp(&y))))
         }),
-        Type::Int(_) | Type::Char => Box::new(move |frame| {
+        Type::Int(_) => Box::new(move |frame| {
             let x = a(frame)?.as_int_lossy();
             let y = b(frame)?.as_int_lossy();
+            Ok(Value::bool(holds(op, x.cmp(&y))))
+        }),
+        // `char` is signed (L11.26): bytes above 127 order below 0.
+        Type::Char => Box::new(move |frame| {
+            let x = a(frame)?.as_int_lossy() as u8 as i8;
+            let y = b(frame)?.as_int_lossy() as u8 as i8;
             Ok(Value::bool(holds(op, x.cmp(&y))))
         }),
         Type::Double | Type::Float => Box::new(move |frame| {
@@ -2540,7 +2592,8 @@ fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::L
 /// Can integer comparison of codes decide `Prim::Compare` on this type? (Compact sums compare
 /// by summand tag, not code.)
 fn int_comparable(ty: &Type) -> bool {
-    is_int_like(ty) && !matches!(ty, Type::CSum(_))
+    // Chars compare as signed bytes (L11.26): through `compare_code`, not as codes.
+    is_int_like(ty) && !matches!(ty, Type::CSum(_) | Type::Char)
 }
 
 /// Are values of this integer-like type compared as unsigned 64-bit codes?

@@ -446,6 +446,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         Token::Int(lit) => ExprKind::Int(lit),
         Token::Float(lit) => ExprKind::Float(lit),
         Token::Str(bytes) => ExprKind::Str(bytes),
+        Token::FormatStr(bytes) => ExprKind::Format(bytes),
         Token::Keyword(Keyword::True) => ExprKind::Bool(true),
         Token::Keyword(Keyword::False) => ExprKind::Bool(false),
     };
@@ -604,10 +605,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         })
         .boxed();
 
-    // Level 15: prefix `-` and `+`.
+    // Level 15: prefix `-`, `+` and `~` (L11.30).
     let prefix = choice((
         token(Token::Minus).to(UnOp::Neg),
         token(Token::Plus).to(UnOp::Plus),
+        token(Token::Tilde).to(UnOp::Compl),
     ))
     .map_with(|operator, extra| (operator, extra.span()))
     .repeated()
@@ -637,6 +639,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         )),
     );
 
+    // Bitwise operators and shifts (L11.30), between levels 13 and 12, loosest first:
+    // `\|` < `\^` < `\&` < `<<` `>>`, each left associative.
+    let bitwise = bitwise_levels(additive);
+
     // Level 12: injections and unitsum values, stand-alone projections.
     let of_type = keyword(Keyword::Of).ignore_then(type_expr.clone());
     let level12 = choice((
@@ -662,7 +668,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             .map(ExprKind::Ident),
     ))
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-    .or(additive)
+    .or(bitwise)
     .boxed();
 
     // Level 10: comparisons, non-associative.
@@ -673,6 +679,13 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         token(Token::Less).to(BinOp::Lt),
         token(Token::GreaterEq).to(BinOp::Ge),
         token(Token::Greater).to(BinOp::Gt),
+        // Membership (L11.27, L11.28): `\in`, `in`, `\notin`, `not in`.
+        token(Token::SetIn).to(BinOp::In),
+        keyword(Keyword::In).to(BinOp::In),
+        token(Token::SetNotIn).to(BinOp::NotIn),
+        keyword(Keyword::Not)
+            .then(keyword(Keyword::In))
+            .to(BinOp::NotIn),
     ))
     .map_with(|operator, extra| (operator, extra.span()));
     let comparison = level12
@@ -1062,6 +1075,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     })
     .boxed();
 
+    let assert_stmt = keyword(Keyword::Assert)
+        .ignore_then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(StmtKind::Assert);
     let return_stmt = keyword(Keyword::Return)
         .ignore_then(expr.clone().or_not())
         .then_ignore(semicolon.clone())
@@ -1108,6 +1125,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         token(Token::StarAssign).to(AssignOp::Mul),
         token(Token::SlashAssign).to(AssignOp::Div),
         token(Token::PercentAssign).to(AssignOp::Mod),
+        token(Token::AmpAssign).to(AssignOp::BitAnd),
+        token(Token::BarAssign).to(AssignOp::BitOr),
+        token(Token::CaretAssign).to(AssignOp::BitXor),
+        token(Token::ShiftLeftAssign).to(AssignOp::Shl),
+        token(Token::ShiftRightAssign).to(AssignOp::Shr),
     ));
     let expression_stmt = expr
         .clone()
@@ -1127,6 +1149,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         break_stmt,
         continue_stmt,
         return_stmt,
+        assert_stmt,
         begin_stmt,
         if_stmt,
         if_then_stmt,
@@ -1260,6 +1283,32 @@ fn binary_level<'t>(
             },
         )
         .boxed()
+}
+
+/// The levels of the bitwise operators and shifts (L11.30) over `operand` (the additive
+/// level): shifts, then `\&`, `\^`, `\|`, each a left-associative level. `>>` is two `>`
+/// tokens with nothing between them (the lexer keeps them apart for nested brackets).
+fn bitwise_levels<'t>(operand: BoxedParser<'t, Expr>) -> BoxedParser<'t, Expr> {
+    let greater = || token(Token::Greater).map_with(|_, extra| -> Span { extra.span() });
+    let shift_right = greater().then(greater()).try_map(|(first, second), span| {
+        if first.end == second.start {
+            Ok(BinOp::Shr)
+        } else {
+            Err(coded_error(
+                span,
+                "E0100",
+                "`>>` is written without a space between the two `>`",
+                None,
+            ))
+        }
+    });
+    let shift = binary_level(
+        operand,
+        choice((token(Token::ShiftLeft).to(BinOp::Shl), shift_right)),
+    );
+    let and = binary_level(shift, token(Token::BitAnd).to(BinOp::BitAnd));
+    let xor = binary_level(and, token(Token::CompactCaret).to(BinOp::BitXor));
+    binary_level(xor, token(Token::BitOr).to(BinOp::BitOr))
 }
 
 /// Describes one expected pattern for a message.
