@@ -10,8 +10,8 @@ use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
 use crate::core::ir::{
-    ArithOp, Arm, Capture, CmpOp, CoerceKind, Const, Expr, ExprKind, FunId, IndexMode, LabelId,
-    PathStep, Pattern, PatternKind, Place, Prim, RangeKind, Stmt,
+    ArithOp, Arm, BitOp, Capture, CmpOp, CoerceKind, Const, Expr, ExprKind, FunId, IndexMode,
+    LabelId, PathStep, Pattern, PatternKind, Place, Prim, RangeKind, Stmt,
 };
 use crate::core::subst::instantiate;
 use crate::syntax::span::Span;
@@ -1228,6 +1228,28 @@ impl<'p> Compiler<'p> {
             }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))
+            }
+            // Bitwise operators and shifts (L11.30) stay unboxed in integer loops.
+            ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                let (op, ity) = (*op, *ity);
+                Some(match op {
+                    BitOp::And => Box::new(move |frame| Ok(a(frame)? & b(frame)?)),
+                    BitOp::Or => Box::new(move |frame| Ok(a(frame)? | b(frame)?)),
+                    BitOp::Xor => Box::new(move |frame| Ok(a(frame)? ^ b(frame)?)),
+                    BitOp::Shl | BitOp::Shr => Box::new(move |frame| {
+                        let x = a(frame)?;
+                        super::library::int_bit(op, ity, x, b(frame)?).map_err(|f| f.at(span))
+                    }),
+                })
+            }
+            ExprKind::Prim(Prim::IntCompl(ity), args) if args.len() == 1 => {
+                let a = self.int_code(&args[0]);
+                let ity = *ity;
+                Some(Box::new(move |frame| {
+                    Ok(super::library::int_compl(ity, a(frame)?))
+                }))
             }
             ExprKind::Prim(Prim::Compare(_), args)
                 if args.len() == 2 && int_comparable(&args[0].ty) =>

@@ -12,15 +12,10 @@ use crate::types::Type;
 use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
 use super::compile::ExprCode;
-use super::error::{runtime_error, Fault, OVERFLOW};
+use super::error::{runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW, SHIFT_OUT_OF_RANGE};
 use super::prims::{self, int_from_i128, int_value};
 use super::value::{ArrayVal, Buffer, Value};
 use super::Ctrl;
-
-/// R0009: `assert` of a false condition (L11.24).
-pub const ASSERTION_FAILURE: &str = "R0009";
-/// R0010: a shift count below 0 or not below the bit width (L11.30).
-pub const SHIFT_OUT_OF_RANGE: &str = "R0010";
 
 /// The compiled code of a library primitive, `None` for primitives not handled here.
 pub fn compile(

@@ -74,8 +74,10 @@ impl Runtime<'_> {
         let _ = self.out.borrow_mut().write_all(bytes);
     }
 
-    /// Write bytes to the program's standard error, likewise.
+    /// Write bytes to the program's standard error, likewise. The output is flushed first, so
+    /// both streams interleave in program order when they go to one place.
     pub fn write_err(&self, bytes: &[u8]) {
+        let _ = self.out.borrow_mut().flush();
         let _ = self.err.borrow_mut().write_all(bytes);
     }
 }
