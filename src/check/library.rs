@@ -585,17 +585,31 @@ impl Checker {
             self.error(CheckError::UnitsumRange {
                 span: targs[0].span,
                 k: *f as u128,
-                n: format!("{n} (the length of the array)"),
+                // F ranges over 0 .. N: the unitsum N + 1.
+                n: (n + 1).to_string(),
             });
             return error_expr(span);
         }
         let k = (*l).min(n - f);
         let result = Type::array((**elem).clone(), Type::Unitsum(k));
-        let r = mk(
-            ir::ExprKind::Prim(Prim::Subarray(*f), vec![a]),
-            result,
-            span,
-        );
+        // `T ^ 1` is `T` and `T ^ 0` is unit (L2.9): the element itself, or `()`.
+        let r = match k {
+            0 => mk(ir::ExprKind::Const(ir::Const::Unit), result, span),
+            1 => mk(
+                ir::ExprKind::Index {
+                    array: Box::new(a),
+                    index: Box::new(int_const(*f as i64, Type::INT, span)),
+                    mode: IndexMode::Linear,
+                },
+                result,
+                span,
+            ),
+            _ => mk(
+                ir::ExprKind::Prim(Prim::Subarray(*f), vec![a]),
+                result,
+                span,
+            ),
+        };
         self.call_rest(r, args, span)
     }
 
@@ -730,4 +744,28 @@ pub(crate) fn fprint_rule(
         Type::VOID,
         span,
     )
+}
+
+// ----- L11.30 named forms -----
+
+/// `band (a, b)`, `bor`, `bxor`, `shl`, `shr`: the operators as functions of a pair.
+pub(crate) fn bit_named_rule(c: &mut Checker, args: &mut [Arg], span: Span, op: BinOp) -> ir::Expr {
+    let name = match op {
+        BinOp::BitAnd => "band",
+        BinOp::BitOr => "bor",
+        BinOp::BitXor => "bxor",
+        BinOp::Shl => "shl",
+        _ => "shr",
+    };
+    let Some((x, y)) = take_pair(c, args, span, name) else {
+        return error_expr(span);
+    };
+    let (a, b) = (c.zonk(&x.ty), c.zonk(&y.ty));
+    c.bitwise_ir(op, x, y, a, b, span)
+}
+
+/// `bnot a`.
+pub(crate) fn bnot_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    c.complement_ir(x, span)
 }

@@ -9,6 +9,7 @@ use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, CharClass, IndexMode, MathFn, Prim};
+use crate::syntax::ast::BinOp;
 use crate::syntax::span::Span;
 use crate::types::ty::{Kind, Type};
 
@@ -89,6 +90,12 @@ pub static PRIMS: &[PrimDef] = &[
     PrimDef { name: "sort", signature: "T ^ N -> T ^ N  (and (T * T -> bool) -> T ^ N -> T ^ N)", arity: 1, doc: "sort a, sort cmp a: a stable sort by < or by cmp (L11.28)", rule: lib::sort_rule },
     PrimDef { name: "fprint", signature: "ofile * T -> void", arity: 1, doc: "fprint (f, x): write str x to f (L11.29)", rule: |c, a, s| lib::fprint_rule(c, a, s, false) },
     PrimDef { name: "fprintln", signature: "ofile * T -> void", arity: 1, doc: "fprintln (f, x): write str x and a newline to f (L11.29)", rule: |c, a, s| lib::fprint_rule(c, a, s, true) },
+    PrimDef { name: "band", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "band (a, b): a \\& b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitAnd) },
+    PrimDef { name: "bor", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "bor (a, b): a \\| b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitOr) },
+    PrimDef { name: "bxor", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "bxor (a, b): a \\^ b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitXor) },
+    PrimDef { name: "shl", signature: "T * T -> T  (T integer)", arity: 1, doc: "shl (a, n): a << n (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shl) },
+    PrimDef { name: "shr", signature: "T * T -> T  (T integer)", arity: 1, doc: "shr (a, n): a >> n (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shr) },
+    PrimDef { name: "bnot", signature: "T -> T  (T unsigned)", arity: 1, doc: "bnot a: ~a (L11.30)", rule: lib::bnot_rule },
 ];
 
 /// The declared signature of a primitive, for `:type`.
