@@ -666,6 +666,64 @@ mod tests {
     }
 
     #[test]
+    fn library_tokens() {
+        // L11.22 suffixes, L11.23 format strings, L11.30 operators, L11.28 membership.
+        assert_eq!(
+            tokens("5t 6ut 7TU 8s 9us 10su"),
+            vec![
+                int_with_suffix(5, "t"),
+                int_with_suffix(6, "ut"),
+                int_with_suffix(7, "tu"),
+                int_with_suffix(8, "s"),
+                int_with_suffix(9, "us"),
+                int_with_suffix(10, "su"),
+            ]
+        );
+        assert_eq!(
+            tokens("f\"%d\" F\"x\" f \"y\""),
+            vec![
+                Token::FormatStr(b"%d".to_vec()),
+                Token::FormatStr(b"x".to_vec()),
+                ident("f"),
+                Token::Str(b"y".to_vec()),
+            ]
+        );
+        assert_eq!(
+            tokens("a \\& b \\| c \\^ d << e >> f ~g"),
+            vec![
+                ident("a"),
+                Token::BitAnd,
+                ident("b"),
+                Token::BitOr,
+                ident("c"),
+                Token::CompactCaret,
+                ident("d"),
+                Token::ShiftLeft,
+                ident("e"),
+                Token::Greater,
+                Token::Greater,
+                ident("f"),
+                Token::Tilde,
+                ident("g"),
+            ]
+        );
+        assert_eq!(
+            tokens("&= |= ^= <<= >>= \\in \\notin \\inx"),
+            vec![
+                Token::AmpAssign,
+                Token::BarAssign,
+                Token::CaretAssign,
+                Token::ShiftLeftAssign,
+                Token::ShiftRightAssign,
+                Token::SetIn,
+                Token::SetNotIn,
+                ident("\\inx"),
+            ]
+        );
+        assert_eq!(tokens("assert"), vec![Token::Keyword(Keyword::Assert)]);
+    }
+
+    #[test]
     fn unsupported_suffixes_are_e0602() {
         for src in ["0x1d", "5z", "5uj", "7d"] {
             let (_, errors) = lex(src);

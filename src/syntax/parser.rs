@@ -1686,6 +1686,113 @@ mod tests {
     }
 
     #[test]
+    fn bitwise_levels_between_comparisons_and_sums() {
+        // L11.30: `\|` < `\^` < `\&` < `<<` `>>` < `+ -`, all above the comparisons.
+        assert_eq!(
+            expr("x \\& m == 0u"),
+            binary(
+                BinOp::Eq,
+                binary(BinOp::BitAnd, name("x"), name("m")),
+                at(ExprKind::Int(IntLit {
+                    value: Some(0),
+                    suffix: "u".into()
+                }))
+            )
+        );
+        assert_eq!(
+            expr("1 << 2 + 1"),
+            binary(BinOp::Shl, int(1), binary(BinOp::Add, int(2), int(1)))
+        );
+        assert_eq!(
+            expr("a \\| b \\^ c \\& d >> e"),
+            binary(
+                BinOp::BitOr,
+                name("a"),
+                binary(
+                    BinOp::BitXor,
+                    name("b"),
+                    binary(
+                        BinOp::BitAnd,
+                        name("c"),
+                        binary(BinOp::Shr, name("d"), name("e"))
+                    )
+                )
+            )
+        );
+        assert_eq!(
+            expr("a << b << c"),
+            binary(
+                BinOp::Shl,
+                binary(BinOp::Shl, name("a"), name("b")),
+                name("c")
+            )
+        );
+        assert_eq!(expr("~a"), unary(UnOp::Compl, name("a")));
+        // `>>` is two adjacent `>`; `> >` is not a shift, `:>>` is still a coercion.
+        assert!(parse_expr("a > > b").is_err());
+        assert_eq!(
+            expr("x :>> int"),
+            at(ExprKind::Coerce(Box::new(name("x")), ty_name("int")))
+        );
+        assert_eq!(expr("a >= b"), binary(BinOp::Ge, name("a"), name("b")));
+    }
+
+    #[test]
+    fn membership_is_a_comparison() {
+        // L11.27, L11.28: row 10 of L4.1.
+        assert_eq!(
+            expr("1 + 2 in a"),
+            binary(BinOp::In, binary(BinOp::Add, int(1), int(2)), name("a"))
+        );
+        assert_eq!(expr("e \\in a"), binary(BinOp::In, name("e"), name("a")));
+        assert_eq!(
+            expr("e \\notin a"),
+            binary(BinOp::NotIn, name("e"), name("a"))
+        );
+        assert_eq!(
+            expr("e not in a"),
+            binary(BinOp::NotIn, name("e"), name("a"))
+        );
+        assert_eq!(
+            expr("x in a and y not in a"),
+            binary(
+                BinOp::And,
+                binary(BinOp::In, name("x"), name("a")),
+                binary(BinOp::NotIn, name("y"), name("a"))
+            )
+        );
+    }
+
+    #[test]
+    fn assert_and_compound_bitwise_assignments() {
+        assert_eq!(
+            single_statement("assert(x == 1);"),
+            StmtKind::Assert(binary(BinOp::Eq, name("x"), int(1)))
+        );
+        for (src, op) in [
+            ("x &= m;", AssignOp::BitAnd),
+            ("x |= m;", AssignOp::BitOr),
+            ("x ^= m;", AssignOp::BitXor),
+            ("x <<= m;", AssignOp::Shl),
+            ("x >>= m;", AssignOp::Shr),
+        ] {
+            assert_eq!(
+                single_statement(src),
+                StmtKind::Assign {
+                    target: name("x"),
+                    op,
+                    value: name("m")
+                },
+                "{src}"
+            );
+        }
+        assert_eq!(
+            expr("f\"%d\" 5"),
+            juxtapose(at(ExprKind::Format(b"%d".to_vec())), int(5))
+        );
+    }
+
+    #[test]
     fn compact_tuples_chain_and_nest() {
         assert_eq!(
             expr("a \\, b \\, c"),
