@@ -11,6 +11,7 @@ use crate::types::Type;
 
 use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
+use super::compact::SumLayout;
 use super::compile::ExprCode;
 use super::error::{runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW, SHIFT_OUT_OF_RANGE};
 use super::prims::{self, int_from_i128, int_value};
@@ -221,7 +222,7 @@ pub fn compile(
             let a = pop();
             let x = pop();
             let shape = Shape::of(&arg_tys[1])?;
-            let equal = (!array_first).then(|| prims::comparator(&arg_tys[0]));
+            let equal = (!array_first).then(|| equal_to(&arg_tys[0]));
             Box::new(move |frame| {
                 let x = x(frame)?;
                 let Value::Array(view) = a(frame)? else {
@@ -230,7 +231,7 @@ pub fn compile(
                 for i in 0..shape.len_of(&view) {
                     let v = shape.element(&view, i);
                     let hit = match &equal {
-                        Some(eq) => eq(&v, &x) == Ordering::Equal,
+                        Some(eq) => eq(&v, &x),
                         None => apply_one(frame.rt, &x, v, span)?.truthy(),
                     };
                     if hit {
@@ -436,15 +437,35 @@ pub fn strip<'s>(s: &'s [u8], set: &[u8], left: bool, right: bool) -> &'s [u8] {
     &s[from..to]
 }
 
-/// `x < y` for values of type `ty`, as `Prim::Compare(Lt)` decides it (IEEE for floats).
-/// A strict order test on values.
+/// The order of `Prim::Compare` on values of type `ty`, outside floats: compact sums by their
+/// summand tag (as `compare_code`, after Felix), everything else structurally.
+fn ordering(ty: &Type) -> prims::Comparator {
+    if let (Type::CSum(_), Some(layout)) = (ty, SumLayout::of(ty)) {
+        return std::sync::Arc::new(move |x, y| layout.split(x).0.cmp(&layout.split(y).0));
+    }
+    prims::comparator(ty)
+}
+
+/// `x == y` for values of type `ty`, as `Prim::Compare(Eq)` decides it (IEEE for floats).
+fn equal_to(ty: &Type) -> Less {
+    match ty {
+        Type::Double | Type::Float => Box::new(|x, y| x.as_float_lossy() == y.as_float_lossy()),
+        _ => {
+            let compare = ordering(ty);
+            Box::new(move |x, y| compare(x, y) == Ordering::Equal)
+        }
+    }
+}
+
+/// A test on two values (a strict order, or an equality).
 type Less = Box<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
 
+/// `x < y` for values of type `ty`, as `Prim::Compare(Lt)` decides it (IEEE for floats).
 fn less_than(ty: &Type) -> Less {
     match ty {
         Type::Double | Type::Float => Box::new(|x, y| x.as_float_lossy() < y.as_float_lossy()),
         _ => {
-            let compare = prims::comparator(ty);
+            let compare = ordering(ty);
             Box::new(move |x, y| compare(x, y) == Ordering::Less)
         }
     }
