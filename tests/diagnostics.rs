@@ -77,6 +77,9 @@ diagnostic_cases! {
     behaviour_not_implicitly_convertible: "E0301", "var a : int8 = 5;\n";
     behaviour_not_invocable: "E0301", "var b = 4, 5, 6;\nvar u = `1:2;\nprintln$ b.u;\n";
     behaviour_no_overload: "E0301", "fun f (x:int) => x;\nfun f (x:string) => x;\nprintln$ f 2.5;\n";
+    e0302_recursive_result: "E0302", "fun forever (x:int) => forever x;\nprintln$ forever 1;\n";
+    behaviour_ambiguous_overload: "E0301", "fun f (a:int) (b:int) => a + b;\nfun f (a:int) (b:double) => a.double + b;\nval h = f 1;\n";
+    e0201_self_reference: "E0201", "val y = y + 1;\n";
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! (the *invocable* behaviour), polymorphic instantiation at the call site, constructors,
 //! conversions, projections by application.
 
-use crate::check::env::{Binding, FunState};
+use crate::check::env::Binding;
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
 use crate::check::{error_type, Checker};
@@ -81,6 +81,21 @@ impl Checker {
                 let v = self.arg_expr(first, summand.as_ref());
                 let r = self.inject_direct(k, t, v, span);
                 self.call_rest(r, args, span)
+            }
+            // `x.f a b` is `f x a b`: the overloads of `f` see every argument group (L11.33).
+            ExprKind::Dot(lhs, rhs) if matches!(rhs.node, ExprKind::Name(_)) => {
+                let l = self.expr(lhs, None);
+                let lt = self.zonk(&l.ty);
+                if lt == error_type() {
+                    return error_expr(span);
+                }
+                if let Some(p) = self.projection(&lt, rhs, None) {
+                    let f = self.apply_projection(l, p, head.span);
+                    return self.call_rest(f, args, span);
+                }
+                let mut all = vec![Arg::Checked(l)];
+                all.extend(args);
+                self.apply_ast_head(rhs, all, span, expected)
             }
             _ => {
                 let f = self.expr(head, None);
@@ -186,7 +201,7 @@ impl Checker {
                     span,
                 )
             }
-            (_, Type::Array(elem, idx)) if **idx == ft => mk(
+            (_, Type::Array(elem, idx) | Type::CArray(elem, idx)) if **idx == ft => mk(
                 ir::ExprKind::Index {
                     array: Box::new(a),
                     index: Box::new(f),
@@ -432,10 +447,17 @@ impl Checker {
                 return error_expr(span);
             }
         }
-        // With a single candidate, check the first argument against its parameter type.
+        // The argument's type is computed first, without regard to the candidates (L11.32),
+        // unless the name has exactly one definition anywhere: then checking the argument
+        // against that function's parameter type gives the same answer with better inference
+        // (lambdas, literals, primitives passed as values).
         let mut args = args;
         let first = args.remove(0);
-        if all.len() == 1 {
+        let continues_outward = crate::check::prims::is_prim(n)
+            || crate::check::typeexpr::builtin_type(n).is_some()
+            || self.lookup_type(n).is_some();
+        let sole = all.len() == 1 && !continues_outward;
+        if sole {
             if let Arg::Ast(e) = &first {
                 if self.needs_expected_type(e) {
                     if let Some(t) = &explicit {
@@ -447,59 +469,80 @@ impl Checker {
                 }
             }
         }
-        let first_ir =
-            if all.len() == 1 && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
-                let g0 = self.funs[all[0]].groups.first().cloned();
-                self.arg_expr(first, g0.as_ref())
-            } else {
-                self.arg_expr(first, None)
-            };
+        let first_ir = if sole && explicit.is_none() && self.funs[all[0]].own_params.is_empty() {
+            let g0 = self.funs[all[0]].groups.first().cloned();
+            self.arg_expr(first, g0.as_ref())
+        } else {
+            self.arg_expr(first, None)
+        };
         let at = self.zonk(&first_ir.ty);
+        let mut checked = vec![first_ir];
+        let mut rest: std::collections::VecDeque<Arg> = args.into();
         let mut chosen = None;
         for set in &sets {
-            let mut best: Option<(usize, u8)> = None;
-            for &c in set {
-                if let Some(ref t) = explicit {
-                    if self.funs[c].own_params.len() != t.len() {
-                        continue;
-                    }
-                }
-                let saved = self.metas.clone();
-                let own = self.funs[c].own_params.clone();
-                let targs = match &explicit {
-                    Some(t) => t.clone(),
-                    None => self.instantiate_params(&own),
-                };
-                let g0 = self.funs[c]
-                    .groups
-                    .first()
-                    .cloned()
-                    .unwrap_or(Type::UNIT)
-                    .subst_vars(&own, &targs);
-                let fit = self.assignable(&at, &g0);
-                self.metas = saved;
-                if let Some(widen) = fit {
-                    // Rank: exact non-generic 0, exact generic 1, widening 2.
-                    let rank = if widen {
-                        2
-                    } else if own.is_empty() {
-                        0
-                    } else {
-                        1
-                    };
-                    if best.map(|(_, r)| rank < r).unwrap_or(true) {
-                        best = Some((c, rank));
-                    }
-                }
-            }
-            if let Some((c, _)) = best {
-                chosen = Some(c);
-                break;
-            }
-        }
-        let Some(idx) = chosen else {
-            if crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some()
+            let candidates: Vec<usize> = set
+                .iter()
+                .copied()
+                .filter(|&c| match &explicit {
+                    Some(t) => self.funs[c].own_params.len() == t.len(),
+                    None => true,
+                })
+                .collect();
+            // Filter on the argument groups left to right (L11.33): a further argument is
+            // checked only while more than one candidate remains.
+            let mut viable: Vec<(usize, u32)> = candidates
+                .iter()
+                .filter_map(|&c| {
+                    self.overload_fit(c, explicit.as_ref(), &checked)
+                        .map(|r| (c, r))
+                })
+                .collect();
+            while viable.len() > 1
+                && !rest.is_empty()
+                && viable
+                    .iter()
+                    .any(|&(c, _)| self.funs[c].groups.len() > checked.len())
             {
+                let next = rest.pop_front().expect("a further argument");
+                let v = self.arg_expr(next, None);
+                checked.push(v);
+                viable = viable
+                    .iter()
+                    .filter_map(|&(c, _)| {
+                        self.overload_fit(c, explicit.as_ref(), &checked)
+                            .map(|r| (c, r))
+                    })
+                    .collect();
+            }
+            if viable.is_empty() {
+                continue;
+            }
+            match self.best_overload(&viable, checked.len()) {
+                Ok(c) => chosen = Some(c),
+                Err(tied) => {
+                    let names: Vec<String> = tied
+                        .iter()
+                        .map(|&i| format!("{n} : {}", self.fun_type_of(i)))
+                        .collect();
+                    self.error(CheckError::NoOverload {
+                        span,
+                        message: format!(
+                            "the call of `{n}` is ambiguous: {} overloads accept these arguments",
+                            tied.len()
+                        ),
+                        behaviour: "invocable",
+                        help: Some(format!("candidates: {}", names.join("; "))),
+                    });
+                    return error_expr(span);
+                }
+            }
+            break;
+        }
+        let mut checked = checked.into_iter();
+        let first_ir = checked.next().expect("the first argument");
+        let args: Vec<Arg> = checked.map(Arg::Checked).chain(rest).collect();
+        let Some(idx) = chosen else {
+            if continues_outward {
                 let mut all_args = vec![Arg::Checked(first_ir)];
                 all_args.extend(args);
                 return self.apply_builtin(n, name_span, all_args, span);
@@ -529,6 +572,91 @@ impl Checker {
         self.call_fun(idx, explicit, name_span, Arg::Checked(first_ir), args, span)
     }
 
+    /// Does candidate `c` accept the checked arguments, one per parameter group (as far as it
+    /// has groups)? Its rank if so: 0 for an exact non-generic match of every group, more for
+    /// generic parameters and implicit widenings. Inference variables are restored.
+    fn overload_fit(
+        &mut self,
+        c: usize,
+        explicit: Option<&Vec<Type>>,
+        args: &[ir::Expr],
+    ) -> Option<u32> {
+        let saved = self.metas.clone();
+        let own = self.funs[c].own_params.clone();
+        let targs = match explicit {
+            Some(t) => t.clone(),
+            None => self.instantiate_params(&own),
+        };
+        let groups = self.funs[c].groups.clone();
+        let mut rank = 0;
+        let mut ok = true;
+        for (g, a) in groups.iter().zip(args) {
+            let g = g.subst_vars(&own, &targs);
+            match self.assignable(&a.ty, &g) {
+                Some(widen) => {
+                    rank += if widen {
+                        2
+                    } else if own.is_empty() {
+                        0
+                    } else {
+                        1
+                    }
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        self.metas = saved;
+        ok.then_some(rank)
+    }
+
+    /// The best of the viable candidates: the lowest rank; among equals, the one more specific
+    /// than all the others. `Err` with the tied candidates when there is none.
+    fn best_overload(
+        &mut self,
+        viable: &[(usize, u32)],
+        n_args: usize,
+    ) -> Result<usize, Vec<usize>> {
+        let best = viable.iter().map(|&(_, r)| r).min().unwrap_or(0);
+        let tied: Vec<usize> = viable
+            .iter()
+            .filter(|&&(_, r)| r == best)
+            .map(|&(c, _)| c)
+            .collect();
+        if tied.len() == 1 {
+            return Ok(tied[0]);
+        }
+        for &a in &tied {
+            if tied.iter().all(|&b| {
+                a == b
+                    || (self.at_least_as_specific(a, b, n_args)
+                        && !self.at_least_as_specific(b, a, n_args))
+            }) {
+                return Ok(a);
+            }
+        }
+        Err(tied)
+    }
+
+    /// Is every parameter group of `a` (its type parameters held fixed) accepted by the
+    /// corresponding group of `b` (its type parameters free)?
+    fn at_least_as_specific(&mut self, a: usize, b: usize, n_args: usize) -> bool {
+        let saved = self.metas.clone();
+        let own_b = self.funs[b].own_params.clone();
+        let targs = self.instantiate_params(&own_b);
+        let ga = self.funs[a].groups.clone();
+        let gb = self.funs[b].groups.clone();
+        let ok = ga
+            .iter()
+            .zip(gb.iter())
+            .take(n_args)
+            .all(|(x, y)| self.assignable(x, &y.subst_vars(&own_b, &targs)).is_some());
+        self.metas = saved;
+        ok
+    }
+
     /// Is this argument a bare name whose value needs an expected type: a primitive or a type
     /// name used as a function, or an overloaded function?
     fn needs_expected_type(&self, e: &ast::Expr) -> bool {
@@ -554,7 +682,7 @@ impl Checker {
         rest: Vec<Arg>,
         span: Span,
     ) -> ir::Expr {
-        if self.funs[idx].ret.is_none() && self.funs[idx].state == FunState::Unchecked {
+        if self.funs[idx].ret.is_none() {
             self.check_function(idx);
         }
         let sig = self.funs[idx].clone();

@@ -62,6 +62,10 @@ pub struct FunSig {
     /// One type per curried parameter group.
     pub groups: Vec<Type>,
     pub ret: Option<Type>,
+    /// The inference variable standing for the result type while the body of a function
+    /// without a declared result type is being checked and the function is called
+    /// recursively (L11.34); unified with the body's type at the end.
+    pub ret_meta: Option<Type>,
     pub span: Span,
     /// Where the closure is kept, for a non-generic function nested in a function frame.
     pub holder: Option<VarLoc>,

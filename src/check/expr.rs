@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use num_traits::ToPrimitive;
 
 use crate::check::apply::Arg;
 use crate::check::env::{Binding, Frame, FunState, VarBinding, VarType};
@@ -300,7 +299,7 @@ impl Checker {
             }
             ExprKind::Aproj(index, te) => {
                 let t = self.type_expr(te);
-                if !matches!(t, Type::Array(..)) && t != error_type() {
+                if !matches!(t, Type::Array(..) | Type::CArray(..)) && t != error_type() {
                     self.type_error(
                         te.span,
                         format!("`aproj … of T` needs an array type, found `{t}`"),
@@ -435,7 +434,7 @@ impl Checker {
     pub(crate) fn lookup_value(&self, name: &str) -> Option<Binding> {
         let mut s = Some(self.scope);
         while let Some(id) = s {
-            if let Some(b) = self.scopes[id].values.get(name) {
+            if let Some(b) = self.visible_binding(id, name) {
                 return Some(b.clone());
             }
             s = self.scopes[id].parent;
@@ -443,13 +442,26 @@ impl Checker {
         None
     }
 
-    /// All overload sets of a name, innermost scope first.
+    /// The binding of `name` in scope `id`, unless it is a variable whose own initialiser is
+    /// being checked (L11.36).
+    fn visible_binding(&self, id: usize, name: &str) -> Option<&Binding> {
+        let b = self.scopes[id].values.get(name)?;
+        if !self.hidden.is_empty() && self.hidden.iter().any(|(s, n)| *s == id && n == name) {
+            return None;
+        }
+        Some(b)
+    }
+
+    /// All overload sets of a name, innermost scope first (L11.32). A variable of that name
+    /// ends the search: functions of outer scopes are hidden by it.
     pub(crate) fn lookup_fun_sets(&self, name: &str) -> Vec<Vec<usize>> {
         let mut sets = Vec::new();
         let mut s = Some(self.scope);
         while let Some(id) = s {
-            if let Some(Binding::Funs(l)) = self.scopes[id].values.get(name) {
-                sets.push(l.clone());
+            match self.visible_binding(id, name) {
+                Some(Binding::Funs(l)) => sets.push(l.clone()),
+                Some(_) => break,
+                None => {}
             }
             s = self.scopes[id].parent;
         }
@@ -986,7 +998,7 @@ impl Checker {
         ) {
             return None;
         }
-        if matches!(ty, Type::Array(..)) {
+        if matches!(ty, Type::Array(..) | Type::CArray(..)) {
             let e = self.expr(rhs, None);
             let et = self.zonk(&e.ty);
             if matches!(et, Type::Fun(..)) {
@@ -995,7 +1007,7 @@ impl Checker {
             return match self.index_projection(ty, e) {
                 Some(p) => Some(p),
                 None => {
-                    let Type::Array(_, idx) = ty else {
+                    let (Type::Array(_, idx) | Type::CArray(_, idx)) = ty else {
                         unreachable!()
                     };
                     self.type_error(
@@ -1010,7 +1022,7 @@ impl Checker {
     }
 
     fn index_projection(&mut self, ty: &Type, e: ir::Expr) -> Option<Projection> {
-        let Type::Array(elem, idx) = ty else {
+        let (Type::Array(elem, idx) | Type::CArray(elem, idx)) = ty else {
             return None;
         };
         let et = self.zonk(&e.ty);
@@ -1055,16 +1067,7 @@ impl Checker {
                 }
                 _ => None,
             },
-            Type::CArray(e, i) => {
-                let n = size_of(i).and_then(|s| s.to_u128());
-                if let Some(n) = n {
-                    if k >= n {
-                        out_of_range(self, n.to_string());
-                    }
-                }
-                Some(Projection::CField(k as u32, (**e).clone()))
-            }
-            Type::Array(e, i) => {
+            Type::Array(e, i) | Type::CArray(e, i) => {
                 if let Some(n) = size_of(i) {
                     if BigUint::from(k) >= n {
                         out_of_range(self, n.to_string());
@@ -1143,10 +1146,48 @@ impl Checker {
         y: ir::Expr,
         span: Span,
     ) -> ir::Expr {
-        let a = self.zonk(&x.ty);
-        let b = self.zonk(&y.ty);
+        let mut a = self.zonk(&x.ty);
+        let mut b = self.zonk(&y.ty);
         if a == error_type() || b == error_type() {
             return error_expr(span);
+        }
+        // Membership relates an element to an array (or a char to a string): the operand
+        // types differ, so neither takes the other's (L11.27, L11.28).
+        if matches!(op, BinOp::In | BinOp::NotIn) {
+            return self.membership_ir(op, x, y, a, b, span);
+        }
+        // An operand whose type is still being inferred (a recursive call, L11.34) takes the
+        // type of the other operand.
+        match (&a, &b) {
+            (Type::Meta(_), Type::Meta(_)) => {
+                // Both unknown: the kernel is chosen once the recursive result is inferred.
+                self.unify(&a, &b);
+                self.recursion_metas = true;
+                let ty = if matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) {
+                    Type::BOOL
+                } else {
+                    a.clone()
+                };
+                return mk(
+                    ir::ExprKind::Prim(Prim::Unresolved(op), vec![x, y]),
+                    ty,
+                    span,
+                );
+            }
+            (Type::Meta(_), _) => {
+                if self.unify(&a, &b) {
+                    a = b.clone();
+                }
+            }
+            (_, Type::Meta(_)) => {
+                if self.unify(&b, &a) {
+                    b = a.clone();
+                }
+            }
+            _ => {}
         }
         let arith = match op {
             BinOp::Add => Some(ArithOp::Add),
@@ -1163,7 +1204,6 @@ impl Checker {
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                 return self.bitwise_ir(op, x, y, a, b, span)
             }
-            BinOp::In | BinOp::NotIn => return self.membership_ir(op, x, y, a, b, span),
             _ => {}
         }
         let cmp = match op {

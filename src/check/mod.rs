@@ -17,6 +17,7 @@ mod tests;
 pub mod traits;
 mod typeexpr;
 mod unify;
+mod zonk;
 
 use std::sync::Arc;
 
@@ -51,6 +52,12 @@ pub struct Checker {
     depth: u32,
     /// Functions produced by the unit being checked.
     out_funs: Vec<(FunId, Arc<ir::Function>)>,
+    /// Set when a recursive call got an inference variable as its result type (L11.34): the
+    /// unit's IR is zonked once more at the end.
+    recursion_metas: bool,
+    /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
+    /// name refers to an outer binding (L11.36).
+    hidden: Vec<(ScopeId, String)>,
 }
 
 impl Default for Checker {
@@ -98,6 +105,8 @@ impl Checker {
             errors: Vec::new(),
             depth: 0,
             out_funs: Vec::new(),
+            recursion_metas: false,
+            hidden: Vec::new(),
         }
     }
 
@@ -191,6 +200,11 @@ impl Checker {
             other => other,
         };
         self.check_pending_functions();
+        let mut result = result;
+        if self.recursion_metas {
+            self.recursion_metas = false;
+            self.resolve_recursive_results(&mut body, result.as_mut());
+        }
         if !self.errors.is_empty() {
             let mut errors = std::mem::take(&mut self.errors);
             errors.sort_by_key(|e| e.span().start);

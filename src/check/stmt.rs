@@ -294,6 +294,7 @@ impl Checker {
             outer_params,
             groups,
             ret,
+            ret_meta: None,
             span: def.name.as_ref().map(|n| n.span).unwrap_or(def.span),
             holder: None,
             def: Arc::new(def.clone()),
@@ -376,16 +377,14 @@ impl Checker {
         match self.funs[idx].state {
             FunState::Done => return,
             FunState::InProgress => {
+                // A recursive call while the result type is being inferred (L11.34): the call
+                // has a fresh inference variable as its type, which the other returned
+                // expressions solve; `check_function` unifies it with the result type.
                 if self.funs[idx].ret.is_none() {
-                    let span = self.funs[idx].span;
-                    let name = self.funs[idx].name.clone();
-                    self.error(CheckError::CannotInfer {
-                        span,
-                        message: format!(
-                            "the result type of the recursive function `{name}` must be declared: write `fun {name} (…) : T`"
-                        ),
-                    });
-                    self.funs[idx].ret = Some(error_type());
+                    let m = self.fresh_meta(Kind::Type);
+                    self.funs[idx].ret = Some(m.clone());
+                    self.funs[idx].ret_meta = Some(m);
+                    self.recursion_metas = true;
                 }
                 return;
             }
@@ -419,6 +418,16 @@ impl Checker {
             }
         };
         let ret = self.frames[sig.frame].ret.clone().unwrap_or(Type::VOID);
+        if let Some(m) = self.funs[idx].ret_meta.clone() {
+            if !self.unify(&m, &ret) {
+                let name = sig.name.clone();
+                let found = self.zonk(&ret);
+                self.type_error(
+                    sig.span,
+                    format!("the result type of the recursive function `{name}` is inconsistent: its recursive calls are used as `{}`, but it returns `{found}`", self.zonk(&m)),
+                );
+            }
+        }
         let ret = self.zonk(&ret);
         self.funs[idx].ret = Some(ret.clone());
         // Nested functions must be complete before this frame's capture list is final.
@@ -700,7 +709,7 @@ impl Checker {
         match (&vb.ty, init) {
             (VarType::Known(t), Some(e)) => {
                 let t = t.clone();
-                let ir = self.expr(e, Some(&t));
+                let ir = self.initialiser(&vb, &name.node, e, Some(&t));
                 let ir = self.coerce_to(ir, &t, "this initialiser");
                 out.push(ir::Stmt::Assign(place, ir));
             }
@@ -730,7 +739,7 @@ impl Checker {
                 ));
             }
             (_, Some(e)) => {
-                let ir = self.expr(e, None);
+                let ir = self.initialiser(&vb, &name.node, e, None);
                 let t = self.zonk(&ir.ty);
                 self.no_meta_left(&t, e.span);
                 if t.is_void() {
@@ -741,6 +750,21 @@ impl Checker {
             }
             (_, None) => self.type_error(s.span, "a variable needs a type or an initialiser"),
         }
+    }
+
+    /// Check the initialiser of the variable `name` (bound by `vb`): inside it, `name` is the
+    /// binding of the nearest enclosing scope, not the variable being defined (L11.36).
+    pub(crate) fn initialiser(
+        &mut self,
+        vb: &VarBinding,
+        name: &str,
+        e: &ast::Expr,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
+        self.hidden.push((vb.scope, name.to_string()));
+        let ir = self.expr(e, expected);
+        self.hidden.pop();
+        ir
     }
 
     /// The type of a variable, checking its declaration's initialiser now if it has not been
@@ -765,7 +789,7 @@ impl Checker {
                 let n_errors = self.errors.len();
                 let t = match &decl.node {
                     StmtKind::Var { init: Some(e), .. } | StmtKind::Val { init: e, .. } => {
-                        self.expr(e, None).ty
+                        self.initialiser(vb, name, e, None).ty
                     }
                     StmtKind::For {
                         kind:
@@ -990,10 +1014,8 @@ impl Checker {
         match self.projection(ty, rhs, None) {
             Some(Projection::Field(i, t)) => Some((PathStep::Field(i), t)),
             Some(Projection::Index(e, mode, t)) => Some((PathStep::Index(e, mode), t)),
-            Some(Projection::CField(..)) => {
-                self.type_error(rhs.span, "cannot store into a component of a compact value");
-                None
-            }
+            // A component of a compact value: the store rewrites its digits (L11.5).
+            Some(Projection::CField(i, t)) => Some((PathStep::Field(i), t)),
             None => {
                 if !ty.has_meta() {
                     self.type_error(

@@ -287,6 +287,10 @@ pub enum Prim {
     FWrite(bool),
     /// `endl f`: a newline on the stream args[0].
     FEndl,
+    /// A binary operator whose operand types were both still being inferred (results of
+    /// recursive calls, L11.34). Only exists inside the checker: its final pass replaces it by
+    /// the kernel the solved types select, so the evaluator never sees it.
+    Unresolved(crate::syntax::ast::BinOp),
 }
 
 #[derive(Clone, Debug)]

@@ -198,11 +198,15 @@ impl Validator {
                     (IndexMode::Linear, _) if !matches!(index.ty, Type::Int(_)) => {
                         self.problem(index, format!("linear index of type `{}`", index.ty))
                     }
-                    (IndexMode::Code, Type::Array(_, i)) if **i != index.ty => self.problem(
-                        index,
-                        format!("index of type `{}` for an array over `{i}`", index.ty),
-                    ),
-                    (_, Type::Array(..)) => {}
+                    (IndexMode::Code, Type::Array(_, i) | Type::CArray(_, i))
+                        if **i != index.ty =>
+                    {
+                        self.problem(
+                            index,
+                            format!("index of type `{}` for an array over `{i}`", index.ty),
+                        )
+                    }
+                    (_, Type::Array(..) | Type::CArray(..)) => {}
                     (_, t) => self.problem(array, format!("indexing a non-array `{t}`")),
                 }
             }

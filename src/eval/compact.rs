@@ -196,6 +196,188 @@ impl ProductLayout {
     }
 }
 
+/// A compact array `T \^ I` (L3.8, L11.31): `n` digits of one radix, the element at position
+/// `p` (most significant first) being `(code / radix^(n-1-p)) % radix`. Elements are found by
+/// position at run time, so the layout never lists the digits one by one.
+#[derive(Clone, Debug)]
+pub struct CArrayLayout {
+    /// The number of elements (`size` of the index type).
+    pub n: usize,
+    /// How an element's code is represented.
+    pub elem: CodeRepr,
+    radix: BigUint,
+    /// The radix and the weights of every position when the array's codes fit in 64 bits
+    /// (then a radix of at least 2 allows at most 64 positions; a radix below 2 has only the
+    /// digit 0 and needs no weights).
+    small: Option<(u64, Vec<u64>)>,
+}
+
+impl CArrayLayout {
+    /// The layout of a compact array type; `None` for any other type, or when the element count
+    /// does not fit in memory.
+    pub fn of(ty: &Type) -> Option<CArrayLayout> {
+        let Type::CArray(elem, index) = ty else {
+            return None;
+        };
+        let n = size_of(index)?.to_usize()?;
+        let radix = size_big(elem);
+        let small = match (codes_fit_u64(ty), radix.to_u64()) {
+            (true, Some(r)) if r < 2 => Some((r, Vec::new())),
+            (true, Some(r)) => {
+                let mut weights = vec![1u64; n];
+                for p in (0..n.saturating_sub(1)).rev() {
+                    weights[p] = weights[p + 1].wrapping_mul(r);
+                }
+                Some((r, weights))
+            }
+            _ => None,
+        };
+        Some(CArrayLayout {
+            n,
+            elem: CodeRepr::of(elem),
+            radix,
+            small,
+        })
+    }
+
+    /// The digit of the element at position `p` (checked to be below `n`).
+    pub fn digit(&self, p: usize) -> Digit {
+        match &self.small {
+            Some((radix, weights)) => Digit::Small {
+                radix: *radix,
+                weight: weights.get(p).copied().unwrap_or(1),
+            },
+            None => Digit::Big {
+                weight: self.radix.pow((self.n - 1 - p) as u32),
+                radix: self.radix.clone(),
+            },
+        }
+    }
+
+    /// The element at position `p` (checked to be below `n`) of a compact array code.
+    pub fn element(&self, code: &Value, p: usize) -> Value {
+        self.digit(p).get(code, self.elem)
+    }
+
+    /// The code of the element at position `p` when the array's codes fit in 64 bits.
+    #[inline]
+    pub fn small_element(&self, code: u64, p: usize) -> Option<u64> {
+        let (radix, weights) = self.small.as_ref()?;
+        Some(match weights.get(p) {
+            Some(w) => (code / w) % radix,
+            None => 0,
+        })
+    }
+}
+
+/// Where a component of a compact value sits in its code: `(code / weight) % radix`. Digits of
+/// nested components compose by multiplying weights ([`Digit::then`]), so any path of
+/// projections into a compact value is one digit of the outermost code (L11.5).
+#[derive(Clone, Debug)]
+pub enum Digit {
+    /// The outermost code fits in 64 bits.
+    Small {
+        weight: u64,
+        radix: u64,
+    },
+    Big {
+        weight: BigUint,
+        radix: BigUint,
+    },
+}
+
+impl Digit {
+    /// The digit of component `index` of a compact product layout.
+    pub fn of_field(layout: &ProductLayout, index: usize) -> Digit {
+        match layout {
+            ProductLayout::Small {
+                radices, weights, ..
+            } => Digit::Small {
+                weight: weights[index],
+                radix: radices[index],
+            },
+            ProductLayout::Big {
+                radices, weights, ..
+            } => Digit::Big {
+                weight: weights[index].clone(),
+                radix: radices[index].clone(),
+            },
+        }
+    }
+
+    /// The digit of `inner`, a component of the value at `self`, within the outer code.
+    pub fn then(self, inner: Digit) -> Digit {
+        match (self, inner) {
+            (Digit::Small { weight, .. }, Digit::Small { weight: w, radix }) => Digit::Small {
+                weight: weight.wrapping_mul(w),
+                radix,
+            },
+            (outer, inner) => {
+                let (weight, _) = outer.big();
+                let (w, radix) = inner.big();
+                Digit::Big {
+                    weight: weight * w,
+                    radix,
+                }
+            }
+        }
+    }
+
+    fn big(self) -> (BigUint, BigUint) {
+        match self {
+            Digit::Small { weight, radix } => (BigUint::from(weight), BigUint::from(radix)),
+            Digit::Big { weight, radix } => (weight, radix),
+        }
+    }
+
+    /// The component's value, represented as `repr`.
+    pub fn get(&self, code: &Value, repr: CodeRepr) -> Value {
+        match self {
+            Digit::Small { weight, radix } => {
+                let digit = match (code_u64(code) / weight.max(&1)).checked_rem(*radix) {
+                    Some(d) => d,
+                    None => 0,
+                };
+                value_from_u64(digit, repr)
+            }
+            Digit::Big { weight, radix } => {
+                if radix.is_zero() || weight.is_zero() {
+                    return value_from_u64(0, repr);
+                }
+                value_from_big((code_big(code) / weight) % radix, repr)
+            }
+        }
+    }
+
+    /// Replace the component's digits in `code` by the code of `part`, keeping every other
+    /// digit.
+    pub fn set(&self, code: &mut Value, part: &Value) {
+        match self {
+            Digit::Small { weight, radix } => {
+                if *radix == 0 || *weight == 0 || matches!(code, Value::Unit) {
+                    return;
+                }
+                let old = code_u64(code);
+                let digit = (old / weight) % radix;
+                let new = old - digit * weight + code_u64(part) * weight;
+                *code = Value::Int(new as i64);
+            }
+            Digit::Big { weight, radix } => {
+                if radix.is_zero() || weight.is_zero() || matches!(code, Value::Unit) {
+                    return;
+                }
+                let old = code_big(code);
+                let digit = (&old / weight) % radix;
+                let new = old - digit * weight + code_big(part) * weight;
+                *code = match code {
+                    Value::Int(_) => Value::Int(new.to_u64().unwrap_or(u64::MAX) as i64),
+                    _ => Value::Big(Arc::new(new)),
+                };
+            }
+        }
+    }
+}
+
 /// The offsets and sizes of the summands of a compact sum (`\+`).
 #[derive(Clone, Debug)]
 pub struct SumLayout {
@@ -271,6 +453,47 @@ mod tests {
         assert_eq!(layout.field(&code, 0).as_int(), 2);
         assert_eq!(layout.field(&code, 1).as_int(), 1);
         assert_eq!(layout.field(&code, 2).as_int(), 3);
+    }
+
+    #[test]
+    fn compact_array_elements_are_digits_by_position() {
+        // 5 \^ 3 holding (1, 4, 2): code 1*25 + 4*5 + 2 = 47.
+        let ty = Type::carray(Type::Unitsum(5), Type::Unitsum(3));
+        let layout = CArrayLayout::of(&ty).expect("a compact array");
+        let code = Value::Int(47);
+        let got: Vec<i64> = (0..3).map(|p| layout.element(&code, p).as_int()).collect();
+        assert_eq!(got, vec![1, 4, 2]);
+        assert_eq!(layout.small_element(47, 1), Some(4));
+    }
+
+    #[test]
+    fn digit_stores_replace_only_their_component() {
+        // 3 \* 4 \* 5 holding (2, 3, 4) is code 59; storing 2 into component 1 gives 54.
+        let ty = Type::cproduct(vec![Type::Unitsum(3), Type::Unitsum(4), Type::Unitsum(5)]);
+        let layout = ProductLayout::of(&ty).expect("a compact product");
+        let mut code = Value::Int(59);
+        Digit::of_field(&layout, 1).set(&mut code, &Value::Int(2));
+        assert_eq!(code.as_int(), 54);
+        // Nested digits compose: component 0 of component 1 of (3 \* (2 \* 2)).
+        let inner_ty = Type::cproduct(vec![Type::Unitsum(2), Type::Unitsum(2)]);
+        let outer_ty = Type::cproduct(vec![Type::Unitsum(3), inner_ty.clone()]);
+        let outer = ProductLayout::of(&outer_ty).expect("outer");
+        let inner = ProductLayout::of(&inner_ty).expect("inner");
+        let digit = Digit::of_field(&outer, 1).then(Digit::of_field(&inner, 0));
+        let mut code = Value::Int(2 * 4 + 1); // (2, (0, 1))
+        digit.set(&mut code, &Value::Int(1));
+        assert_eq!(code.as_int(), 2 * 4 + 2 + 1); // (2, (1, 1))
+        assert_eq!(digit.get(&code, CodeRepr::Small).as_int(), 1);
+        // The same store on big codes.
+        let big = Digit::of_field(&outer, 1)
+            .then(Digit::of_field(&inner, 0))
+            .then(Digit::Big {
+                weight: BigUint::from(1u8),
+                radix: BigUint::from(2u8),
+            });
+        let mut code = Value::Big(Arc::new(BigUint::from(9u8)));
+        big.set(&mut code, &Value::Int(1));
+        assert_eq!(code_big(&code), BigUint::from(11u8));
     }
 
     #[test]

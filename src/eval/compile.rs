@@ -23,8 +23,8 @@ use super::closure::{
     apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode, IntEntry,
 };
 use super::compact::{
-    code_big, code_u64, size_big, value_from_big, value_from_u64, CodeRepr, ProductLayout,
-    SumLayout,
+    code_big, code_u64, size_big, value_from_big, value_from_u64, CArrayLayout, CodeRepr, Digit,
+    ProductLayout, SumLayout,
 };
 use super::error::{
     runtime_error, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE,
@@ -60,6 +60,11 @@ pub struct Compiler<'p> {
 }
 
 fn internal(message: impl Into<String>, span: Span) -> ExprCode {
+    let message = message.into();
+    Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))
+}
+
+fn internal_stmt(message: impl Into<String>, span: Span) -> StmtCode {
     let message = message.into();
     Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))
 }
@@ -238,10 +243,23 @@ fn position_of(
 
 /// One step of a compiled store path.
 struct StoreStep {
-    /// `Some` for a step into an array (its shape), `None` for a tuple or struct field.
-    shape: Option<Shape>,
+    /// How the step finds its component.
+    kind: StepKind,
+    /// The number of elements a dynamic index is checked against.
+    n_elements: usize,
     container: Type,
     index: StepIndex,
+}
+
+enum StepKind {
+    /// A component of a tuple or struct.
+    Field,
+    /// An element of an array of this shape.
+    Element(Shape),
+    /// A component of a compact product: its digit in the product's code.
+    CField(Digit),
+    /// An element of a compact array.
+    CElement(CArrayLayout),
 }
 
 enum StepIndex {
@@ -260,16 +278,35 @@ fn store_into(target: &mut Value, steps: &[StoreStep], positions: &[usize], new:
         *target = new;
         return;
     };
-    match (&step.shape, target) {
-        (None, Value::Tuple(parts)) => {
+    match (&step.kind, target) {
+        (StepKind::Field, Value::Tuple(parts)) => {
             let parts = Arc::make_mut(parts);
             if let Some(part) = parts.get_mut(positions[0]) {
                 store_into(part, &steps[1..], &positions[1..], new);
             }
         }
-        (Some(_), Value::Array(view)) => {
+        (StepKind::Element(_), Value::Array(view)) => {
             let buffer = array::make_unique(view);
             store_region(buffer, 0, steps, positions, new);
+        }
+        (StepKind::CField(_) | StepKind::CElement(_), code) => {
+            // The rest of the path stays inside this compact value: one digit of its code
+            // (L11.5).
+            let mut digit: Option<Digit> = None;
+            for (step, &position) in steps.iter().zip(positions) {
+                let inner = match &step.kind {
+                    StepKind::CField(d) => d.clone(),
+                    StepKind::CElement(layout) => layout.digit(position),
+                    _ => return,
+                };
+                digit = Some(match digit {
+                    None => inner,
+                    Some(outer) => outer.then(inner),
+                });
+            }
+            if let Some(digit) = digit {
+                digit.set(code, &new);
+            }
         }
         _ => {}
     }
@@ -283,7 +320,9 @@ fn store_region(
     positions: &[usize],
     new: Value,
 ) {
-    let Some(shape) = steps[0].shape else { return };
+    let StepKind::Element(shape) = steps[0].kind else {
+        return;
+    };
     let offset = base + positions[0] * shape.elem_leaves;
     if steps.len() == 1 {
         match (&new, shape.elem_is_array) {
@@ -292,8 +331,19 @@ fn store_region(
         }
     } else if shape.elem_is_array {
         store_region(buffer, offset, &steps[1..], &positions[1..], new);
-    } else if let Buffer::Boxed(values) = buffer {
-        store_into(&mut values[offset], &steps[1..], &positions[1..], new);
+    } else {
+        match buffer {
+            Buffer::Boxed(values) => {
+                store_into(&mut values[offset], &steps[1..], &positions[1..], new)
+            }
+            Buffer::I64(values) => {
+                // A compact element held unboxed: update its code.
+                let mut code = Value::Int(values[offset]);
+                store_into(&mut code, &steps[1..], &positions[1..], new);
+                values[offset] = code.as_int_lossy();
+            }
+            Buffer::F64(_) => {}
+        }
     }
 }
 
@@ -958,35 +1008,50 @@ impl<'p> Compiler<'p> {
         let mut steps = Vec::with_capacity(path.len());
         let mut container = root_ty.clone();
         for step in path {
-            let shape = Shape::of(&container);
-            let (index, next) = match step {
-                PathStep::Field(i) => {
-                    let next = match (&shape, &container) {
-                        (Some(_), Type::Array(elem, _)) => (**elem).clone(),
-                        _ => record_components(&container)
+            let (kind, n_elements, next) = match &container {
+                Type::Array(elem, _) => {
+                    let shape = Shape::of(&container).expect("an array type has a shape");
+                    let n = shape.n_elements.unwrap_or(0);
+                    (StepKind::Element(shape), n, (**elem).clone())
+                }
+                Type::CArray(elem, _) => match CArrayLayout::of(&container) {
+                    Some(layout) => {
+                        let n = layout.n;
+                        (StepKind::CElement(layout), n, (**elem).clone())
+                    }
+                    None => return internal_stmt("a compact array too large to index", value.span),
+                },
+                Type::CProduct(cs) => {
+                    let (PathStep::Field(i), Some(layout)) = (step, ProductLayout::of(&container))
+                    else {
+                        return internal_stmt("a bad compact store path", value.span);
+                    };
+                    let i = *i as usize;
+                    let next = cs.get(i).cloned().unwrap_or(Type::UNIT);
+                    (StepKind::CField(Digit::of_field(&layout, i)), 0, next)
+                }
+                _ => {
+                    let next = match step {
+                        PathStep::Field(i) => record_components(&container)
                             .and_then(|cs| cs.get(*i as usize).cloned())
                             .unwrap_or(Type::UNIT),
+                        PathStep::Index(..) => Type::UNIT,
                     };
-                    (StepIndex::Field(*i as usize), next)
-                }
-                PathStep::Index(e, mode) => {
-                    let next = match &container {
-                        Type::Array(elem, _) => (**elem).clone(),
-                        _ => Type::UNIT,
-                    };
-                    (
-                        StepIndex::Dynamic {
-                            ity: int_ty_of(&e.ty),
-                            span: e.span,
-                            mode: *mode,
-                            code: self.expr(e),
-                        },
-                        next,
-                    )
+                    (StepKind::Field, 0, next)
                 }
             };
+            let index = match step {
+                PathStep::Field(i) => StepIndex::Field(*i as usize),
+                PathStep::Index(e, mode) => StepIndex::Dynamic {
+                    ity: int_ty_of(&e.ty),
+                    span: e.span,
+                    mode: *mode,
+                    code: self.expr(e),
+                },
+            };
             steps.push(StoreStep {
-                shape,
+                kind,
+                n_elements,
                 container,
                 index,
             });
@@ -1005,8 +1070,7 @@ impl<'p> Compiler<'p> {
                         span,
                     } => {
                         let index = code(frame)?;
-                        let n = step.shape.and_then(|s| s.n_elements).unwrap_or(0);
-                        position_of(&index, *mode, *ity, n, &step.container)
+                        position_of(&index, *mode, *ity, step.n_elements, &step.container)
                             .map_err(|fault| fault.at(*span))?
                     }
                 });
@@ -1357,6 +1421,9 @@ impl<'p> Compiler<'p> {
     /// value. Only when the index cannot change the variable (no calls), so reading the
     /// variable after the index is the same as before it.
     fn int_index(&mut self, array: &Expr, index: &Expr, mode: IndexMode) -> Option<IntCode> {
+        if let Type::CArray(..) = array.ty {
+            return self.int_carray_index(array, index, mode);
+        }
         let shape = Shape::of(&array.ty)?;
         if shape.elem_is_array || shape.repr != super::value::LeafRepr::I64 || !is_call_free(index)
         {
@@ -1410,6 +1477,34 @@ impl<'p> Compiler<'p> {
                 })
             }
         })
+    }
+
+    /// An element of a compact array whose codes fit in 64 bits, as an unboxed integer.
+    fn int_carray_index(&mut self, array: &Expr, index: &Expr, mode: IndexMode) -> Option<IntCode> {
+        let layout = CArrayLayout::of(&array.ty)?;
+        if CodeRepr::of(&array.ty) != CodeRepr::Small || layout.elem != CodeRepr::Small {
+            return None;
+        }
+        layout.small_element(0, 0)?;
+        let array_ty = array.ty.clone();
+        let index_ity = int_ty_of(&index.ty);
+        let index_span = index.span;
+        let linear = mode == IndexMode::Linear && matches!(index.ty, Type::Int(_));
+        let code = self.int_code(array);
+        let index = self.int_code(index);
+        Some(Box::new(move |frame| {
+            let code = code(frame)? as u64;
+            let raw = index(frame)?;
+            let position = if linear {
+                int_value(raw, index_ity)
+            } else {
+                raw as u64 as i128
+            };
+            if position < 0 || position >= layout.n as i128 {
+                return Err(index_error(position, &array_ty, layout.n).at(index_span));
+            }
+            Ok(layout.small_element(code, position as usize).unwrap_or(0) as i64)
+        }))
     }
 
     // ----- expressions -----
@@ -1625,6 +1720,20 @@ impl<'p> Compiler<'p> {
     }
 
     fn index(&mut self, array: &Expr, index: &Expr, mode: IndexMode, span: Span) -> ExprCode {
+        if let Some(layout) = CArrayLayout::of(&array.ty) {
+            let array_ty = array.ty.clone();
+            let index_ity = int_ty_of(&index.ty);
+            let index_span = index.span;
+            let array = self.expr(array);
+            let index = self.expr(index);
+            return Box::new(move |frame| {
+                let code = array(frame)?;
+                let index = index(frame)?;
+                let position = position_of(&index, mode, index_ity, layout.n, &array_ty)
+                    .map_err(|f| f.at(index_span))?;
+                Ok(layout.element(&code, position))
+            });
+        }
         let Some(shape) = Shape::of(&array.ty) else {
             return internal(format!("indexing a value of type {}", array.ty), span);
         };
@@ -2176,6 +2285,7 @@ impl<'p> Compiler<'p> {
                     (x, _) => Ok(x),
                 })
             }
+            Prim::Unresolved(_) => internal("an operator the checker did not resolve", span),
             Prim::Transpose => {
                 let Some((rows, cols, block, repr)) = transpose_geometry(&arg_tys[0]) else {
                     return internal(format!("transpose of {}", arg_tys[0]), span);
