@@ -1177,15 +1177,11 @@ impl Checker {
                     span,
                 );
             }
-            (Type::Meta(_), _) => {
-                if self.unify(&a, &b) {
-                    a = b.clone();
-                }
+            (Type::Meta(_), _) if self.unify(&a, &b) => {
+                a = b.clone();
             }
-            (_, Type::Meta(_)) => {
-                if self.unify(&b, &a) {
-                    b = a.clone();
-                }
+            (_, Type::Meta(_)) if self.unify(&b, &a) => {
+                b = a.clone();
             }
             _ => {}
         }
