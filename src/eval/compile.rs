@@ -1236,7 +1236,13 @@ impl<'p> Compiler<'p> {
                 let unsigned = unsigned_codes(&args[0].ty);
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
-                if unsigned {
+                if args[0].ty == Type::Char && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    // `char` is signed (L11.26): bytes above 127 order below 0.
+                    Box::new(move |frame| {
+                        let x = a.eval(frame)? as u8 as i8;
+                        Ok(holds(op, x.cmp(&(b.eval(frame)? as u8 as i8))))
+                    })
+                } else if unsigned {
                     Box::new(move |frame| {
                         let x = a.eval(frame)? as u64;
                         Ok(holds(op, x.cmp(&(b.eval(frame)? as u64))))
@@ -1386,6 +1392,7 @@ impl<'p> Compiler<'p> {
                     if operands.len() == 2
                         && int_comparable(&operands[0].ty)
                         && !unsigned_codes(&operands[0].ty)
+                        && operands[0].ty != Type::Char
                     {
                         // The comparison evaluated inline: no condition closure.
                         let op = *op;
@@ -2724,8 +2731,7 @@ fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::value::L
 /// Can integer comparison of codes decide `Prim::Compare` on this type? (Compact sums compare
 /// by summand tag, not code.)
 fn int_comparable(ty: &Type) -> bool {
-    // Chars compare as signed bytes (L11.26): through `compare_code`, not as codes.
-    is_int_like(ty) && !matches!(ty, Type::CSum(_) | Type::Char)
+    is_int_like(ty) && !matches!(ty, Type::CSum(_))
 }
 
 /// Are values of this integer-like type compared as unsigned 64-bit codes?
