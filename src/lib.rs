@@ -33,6 +33,8 @@ pub struct Session {
     checker: Checker,
     machine: Machine,
     out: Box<dyn Write + Send>,
+    /// The program's standard error (L11.29); discarded unless `with_stderr` gives one.
+    err: Box<dyn Write + Send>,
 }
 
 /// What became of one REPL chunk (L9.4).
@@ -55,9 +57,17 @@ impl Session {
             checker: Checker::new(),
             machine: Machine::new(),
             out,
+            err: Box::new(std::io::sink()),
         };
         session.load_prelude();
         session
+    }
+
+    /// The same session with the program's standard error (`eprint`, `cstderr`) going to
+    /// `err` (the CLI gives the process's stderr).
+    pub fn with_stderr(mut self, err: Box<dyn Write + Send>) -> Session {
+        self.err = err;
+        self
     }
 
     fn load_prelude(&mut self) {
@@ -78,7 +88,7 @@ impl Session {
         let stmts = parse_program_or_errors(src)?;
         let unit = self.checker.check_program(&stmts)?;
         self.machine
-            .run(&unit, &mut *self.out)
+            .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
             .map_err(|diag| vec![diag])?;
         Ok(())
     }
@@ -107,7 +117,10 @@ impl Session {
             Err(diags) => return ChunkResult::Failed(diags),
         };
         let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
-        let value = match self.machine.run(&unit, &mut *self.out) {
+        let value = match self
+            .machine
+            .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
+        {
             Ok(value) => value,
             Err(diag) => return ChunkResult::Failed(vec![diag]),
         };
@@ -200,6 +213,7 @@ impl Session {
     /// Flush the output writer (before diagnostics go to stderr, and at exit).
     pub fn flush(&mut self) {
         let _ = self.out.flush();
+        let _ = self.err.flush();
     }
 
     fn resolve_type_source(&mut self, src: &str) -> Result<Type, Vec<Diagnostic>> {

@@ -100,6 +100,7 @@ fn run_command(command: Command) -> i32 {
 /// A session writing to a buffered stdout (flushed before diagnostics and at exit).
 fn new_session() -> Session {
     Session::new(Box::new(BufWriter::new(std::io::stdout())))
+        .with_stderr(Box::new(std::io::stderr()))
 }
 
 /// Check (and unless `check_only`, run) one file; returns the exit status.

@@ -57,6 +57,18 @@ fn a_good_program_runs_with_status_0() {
 }
 
 #[test]
+fn standard_error_streams_go_to_stderr() {
+    // L11.29: eprint, eprintln, eendl and fprint (cstderr, …) write to the process's stderr.
+    let output = tessera(&["lib_streams.flx"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "one 2\n\nthree\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "to stderr 42\n\n(1, 2)\nx\n"
+    );
+}
+
+#[test]
 fn a_static_error_has_status_1_and_runs_nothing() {
     check(
         &["run", "error_type_mismatch.flx"],

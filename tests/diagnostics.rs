@@ -50,6 +50,13 @@ diagnostic_cases! {
     e0502_compact_size_mismatch: "E0502", "var c = `1:3 \\, `1:2;\nvar f = c :>> 5;\n";
     e0601_int_literal_range: "E0601", "var x = 2147483648;\n";
     e0602_literal_suffix: "E0602", "var x = 0x1d;\n";
+    e0603_format_conversion: "E0603", "val name = \"x\";\nprintln$ f\"hello %s and %d\" name;\n";
+    e0603_format_flag: "E0603", "println$ f\"%#x\" 255u;\n";
+    e0301_sqrt_of_an_integer: "E0301", "val x = 4;\nprintln$ sqrt x;\n";
+    e0301_bitwise_on_a_signed_type: "E0301", "val m = 12;\nprintln$ m \\& 4;\n";
+    e0301_shift_of_mixed_types: "E0301", "println$ 1u << 3;\n";
+    e0301_format_argument: "E0301", "println$ f\"%d-%S\" (1, 2);\n";
+    e0402_subarray_past_the_end: "E0402", "val a = 1, 2, 3;\nprintln$ subarray[4, 1] a;\n";
     e0701_assign_to_projection: "E0701", "var x = 1, 2, 3;\nx.2 = 30;\n";
     r0001_index_out_of_range: "R0001", "var a = 1, 2, 3;\nvar i = 7;\nprintln$ a.i;\n";
     r0002_decode_out_of_range: "R0002", "var i = 5;\nvar u = i :>> 3;\n";
@@ -58,6 +65,9 @@ diagnostic_cases! {
     r0005_conversion_out_of_range: "R0005", "var big = 3000000000l;\nprintln$ int big;\n";
     r0006_no_match_case: "R0006", "println$ match 3 with | 1 => \"one\" endmatch;\n";
     r0007_array_too_large: "R0007", "var huge : int ^ (1000000007 \\* 1000000009);\nprintln$ huge.len;\n";
+    r0009_assertion_failure: "R0009", "val x = 2;\nassert x == 2;\nassert x > 2;\n";
+    r0010_shift_count_out_of_range: "R0010", "var n = -1;\nprintln$ 1 << n;\n";
+    r0003_signed_shift_overflow: "R0003", "var x = 1073741824;\nprintln$ x << 1;\n";
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
     behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";

@@ -89,7 +89,9 @@ fn looks_like(ty: &str, text: &str) -> bool {
 
 #[test]
 fn type_rules_and_kernels_agree_for_every_scalar_pair() {
-    let ops = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">="];
+    let ops = [
+        "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "\\&", "\\|", "\\^", "<<", ">>",
+    ];
     let mut disagreements = Vec::new();
     let mut accepted = 0;
     for (ta, va) in scalars() {
@@ -127,6 +129,80 @@ fn widening_promotes_and_mixing_is_rejected() {
     assert_eq!(type_of("", "1 + 2i32").unwrap_err(), vec!["E0301"]);
     assert_eq!(run("var a : int8 = 5;").unwrap_err(), vec!["E0301"]);
     assert!(run("var a : long = 5; var b : int64 = 5i8; var c : vlong = 5L;").is_ok());
+    // L11.22: tiny → short → int → long joins the chain; the unsigned ones do not widen.
+    assert_eq!(type_of("", "1t + 2s").unwrap(), "short");
+    assert_eq!(type_of("", "1t + 2").unwrap(), "int");
+    assert_eq!(type_of("", "1s + 2L").unwrap(), "long");
+    assert_eq!(type_of("", "1ut + 2us").unwrap_err(), vec!["E0301"]);
+    assert_eq!(type_of("", "1t + 2i8").unwrap_err(), vec!["E0301"]);
+    assert!(run("var a : int = 5t; var b : short = 5t; var c : vlong = 5s;").is_ok());
+    assert_eq!(run("var a : tiny = 5;").unwrap_err(), vec!["E0301"]);
+}
+
+#[test]
+fn bitwise_operators_for_every_integer_width() {
+    for t in IntTy::ALL {
+        let s = t.suffix();
+        let bits = t.bits();
+        // Shifts take every integer type; the count must be below the width (R0010).
+        assert_eq!(
+            run(&format!("println$ 1{s} << 1{s};\n")).unwrap(),
+            "2\n",
+            "{} <<",
+            t.name()
+        );
+        assert_eq!(
+            run(&format!("var n = {bits}{s};\nprintln$ 1{s} << n;\n")).unwrap_err(),
+            vec!["R0010"],
+            "{} << width",
+            t.name()
+        );
+        assert_eq!(
+            run(&format!("var n = {bits}{s};\nprintln$ 1{s} >> n;\n")).unwrap_err(),
+            vec!["R0010"],
+            "{} >> width",
+            t.name()
+        );
+        if t.signed() {
+            // Signed: no `\&`, a `<<` past the maximum is R0003, `>>` is arithmetic.
+            assert_eq!(
+                type_of("", &format!("1{s} \\& 1{s}")).unwrap_err(),
+                vec!["E0301"]
+            );
+            assert_eq!(
+                run(&format!("var x = {}{s};\nprintln$ x << 1{s};\n", t.max())).unwrap_err(),
+                vec!["R0003"],
+                "{} max << 1",
+                t.name()
+            );
+            assert_eq!(
+                run(&format!("var x = -8{s};\nprintln$ x >> 1{s};\n")).unwrap(),
+                "-4\n"
+            );
+            assert!(run(&format!("println$ -1{s} << -1{s};\n")).unwrap_err() == vec!["R0010"]);
+        } else {
+            // Unsigned: and, or, xor, complement within the width; `<<` wraps.
+            assert_eq!(
+                run(&format!(
+                    "println$ 12{s} \\& 10{s}; println$ 12{s} \\| 10{s}; println$ 12{s} \\^ 10{s};\n"
+                ))
+                .unwrap(),
+                "8\n14\n6\n"
+            );
+            assert_eq!(
+                run(&format!("println$ ~0{s};\n")).unwrap(),
+                format!("{}\n", t.max()),
+                "~0 of {}",
+                t.name()
+            );
+            assert_eq!(
+                run(&format!("var x = {}{s};\nprintln$ x << 1{s};\n", t.max())).unwrap(),
+                format!("{}\n", t.max() - 1),
+                "{} max << 1 wraps",
+                t.name()
+            );
+        }
+    }
 }
 
 #[test]

@@ -50,6 +50,10 @@ impl Checker {
     ) -> ir::Expr {
         match &head.node {
             ExprKind::Name(n) => self.apply_name(n, head.span, args, span, expected),
+            ExprKind::Format(text) => self.format_apply(text, head.span, args, span),
+            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if n == "subarray" && self.lookup_value(n).is_none()) => {
+                self.subarray_apply(targs, args, span)
+            }
             ExprKind::TypeApply(inner, targs) if matches!(inner.node, ExprKind::Name(_)) => {
                 let ExprKind::Name(n) = &inner.node else {
                     unreachable!()
@@ -188,6 +192,15 @@ impl Checker {
                 Type::String,
                 span,
             ),
+            // L11.27: a string applied to an `int` is `s + str n`.
+            (Type::String, Type::Int(crate::types::ty::IntTy::Int)) => {
+                let n = mk(ir::ExprKind::Prim(Prim::Str, vec![a]), Type::String, span);
+                mk(
+                    ir::ExprKind::Prim(Prim::StrConcat, vec![f, n]),
+                    Type::String,
+                    span,
+                )
+            }
             (_, Type::Array(elem, idx) | Type::CArray(elem, idx)) if **idx == ft => mk(
                 ir::ExprKind::Index {
                     array: Box::new(a),
@@ -374,6 +387,9 @@ impl Checker {
                 target,
                 span,
             );
+        }
+        if s == Type::Char && target == Type::String {
+            return crate::check::library::char_to_string(v);
         }
         if !ok {
             self.error(CheckError::NoOverload {

@@ -91,6 +91,9 @@ pub enum CheckError {
     },
     /// E0602
     LiteralSuffix { span: Span, suffix: String },
+    /// E0603: a conversion of a format string `f"…"` outside L11.23; `span` is the
+    /// literal's.
+    FormatConversion { span: Span, message: String },
     /// E0701
     NotAssignable { span: Span, what: String },
 }
@@ -115,6 +118,7 @@ impl CheckError {
             CheckError::CompactSizeMismatch { .. } => "E0502",
             CheckError::LiteralRange { .. } => "E0601",
             CheckError::LiteralSuffix { .. } => "E0602",
+            CheckError::FormatConversion { .. } => "E0603",
             CheckError::NotAssignable { .. } => "E0701",
         }
     }
@@ -138,6 +142,7 @@ impl CheckError {
             | CheckError::CompactSizeMismatch { span, .. }
             | CheckError::LiteralRange { span, .. }
             | CheckError::LiteralSuffix { span, .. }
+            | CheckError::FormatConversion { span, .. }
             | CheckError::NotAssignable { span, .. } => *span,
         }
     }
@@ -248,6 +253,9 @@ impl CheckError {
             CheckError::LiteralSuffix { suffix, .. } => {
                 d(format!("unsupported integer literal suffix `{suffix}`")).with_label("unsupported suffix")
             }
+            CheckError::FormatConversion { message, .. } => d(format!("unsupported format string: {message}"))
+                .with_label("in this format string")
+                .with_help("the conversions are `d i c u o x X`, with the lengths `l ll z hh h`, `e E f F g G a A` and `S` (a string), with the flags `+ - space 0`, a width and a precision; write `%%` for a `%`"),
             CheckError::NotAssignable { what, .. } => d(format!("cannot assign to {what}"))
                 .with_label("not a variable")
                 .with_help("only variables can be assigned; store into a component with `&x.i <- v;`"),

@@ -64,6 +64,10 @@ pub(crate) fn suffix_type(suffix: &str) -> Result<IntTy, ()> {
         "v" | "ll" => IntTy::VLong,
         "uv" | "ull" | "llu" => IntTy::UVLong,
         "uz" | "zu" => IntTy::Size,
+        "t" => IntTy::Tiny,
+        "ut" | "tu" => IntTy::UTiny,
+        "s" => IntTy::Short,
+        "us" | "su" => IntTy::UShort,
         _ => return Err(()),
     })
 }
@@ -115,6 +119,7 @@ impl Checker {
                 Type::String,
                 span,
             ),
+            ExprKind::Format(text) => self.format_value(text, span),
             ExprKind::Bool(b) => int_const(*b as i64, Type::BOOL, span),
             ExprKind::Unit => unit_const(span),
             ExprKind::Name(n) => self.name_expr(n, span, expected),
@@ -238,6 +243,10 @@ impl Checker {
                 mk(ir::ExprKind::Prim(Prim::Not, vec![x]), Type::BOOL, span)
             }
             ExprKind::Unary(UnOp::Plus, a) => self.expr(a, expected),
+            ExprKind::Unary(UnOp::Compl, a) => {
+                let x = self.expr(a, expected);
+                self.complement_ir(x, span)
+            }
             ExprKind::Unary(UnOp::Neg, a) => {
                 let x = self.expr(a, expected);
                 let t = self.zonk(&x.ty);
@@ -1206,6 +1215,11 @@ impl Checker {
         if a == error_type() || b == error_type() {
             return error_expr(span);
         }
+        // Membership relates an element to an array (or a char to a string): the operand
+        // types differ, so neither takes the other's (L11.27, L11.28).
+        if matches!(op, BinOp::In | BinOp::NotIn) {
+            return self.membership_ir(op, x, y, a, b, span);
+        }
         // An operand whose type is still being inferred (a recursive call, L11.34) takes the
         // type of the other operand.
         match (&a, &b) {
@@ -1227,15 +1241,11 @@ impl Checker {
                     span,
                 );
             }
-            (Type::Meta(_), _) => {
-                if self.unify(&a, &b) {
-                    a = b.clone();
-                }
+            (Type::Meta(_), _) if self.unify(&a, &b) => {
+                a = b.clone();
             }
-            (_, Type::Meta(_)) => {
-                if self.unify(&b, &a) {
-                    b = a.clone();
-                }
+            (_, Type::Meta(_)) if self.unify(&b, &a) => {
+                b = a.clone();
             }
             _ => {}
         }
@@ -1249,6 +1259,12 @@ impl Checker {
         };
         if let Some(aop) = arith {
             return self.arith(op, aop, x, y, a, b, span);
+        }
+        match op {
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                return self.bitwise_ir(op, x, y, a, b, span)
+            }
+            _ => {}
         }
         let cmp = match op {
             BinOp::Eq => CmpOp::Eq,
@@ -1342,6 +1358,27 @@ impl Checker {
             }
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
                 mk(ir::ExprKind::Prim(Prim::StrRepeat, vec![x, y]), a, span)
+            }
+            // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
+            (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {
+                let s = crate::check::library::char_to_string(x);
+                mk(
+                    ir::ExprKind::Prim(Prim::StrRepeat, vec![s, y]),
+                    Type::String,
+                    span,
+                )
+            }
+            (Type::String, Type::Char) if aop == ArithOp::Add => {
+                let c = crate::check::library::char_to_string(y);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, c]), a, span)
+            }
+            (Type::Char, Type::String) if aop == ArithOp::Add => {
+                let c = crate::check::library::char_to_string(x);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![c, y]), b, span)
+            }
+            (Type::String, Type::Int(IntTy::Int)) if aop == ArithOp::Add => {
+                let n = mk(ir::ExprKind::Prim(Prim::Str, vec![y]), Type::String, span);
+                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, n]), a, span)
             }
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {

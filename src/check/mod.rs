@@ -8,6 +8,7 @@ mod apply;
 mod env;
 pub mod error;
 mod expr;
+mod library;
 mod pattern;
 pub mod prims;
 mod stmt;

@@ -7,8 +7,9 @@ use crate::check::env::{
     Binding, Frame, FunSig, FunState, TypeBinding, VarBinding, VarLoc, VarType,
 };
 use crate::check::error::CheckError;
+use crate::check::expr::mk;
 use crate::check::{contains_error, error_type, Checker};
-use crate::core::ir::{self, Capture, IndexMode, PathStep, Place, RangeKind};
+use crate::core::ir::{self, Capture, IndexMode, PathStep, Place, Prim, RangeKind};
 use crate::syntax::ast::{
     self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind,
 };
@@ -517,6 +518,15 @@ impl Checker {
                     out.push(st);
                 }
             }
+            StmtKind::Assert(e) => {
+                let cond = self.bool_expr(e);
+                self.note_effect();
+                out.push(ir::Stmt::Expr(mk(
+                    ir::ExprKind::Prim(Prim::Assert, vec![cond]),
+                    Type::VOID,
+                    s.span,
+                )));
+            }
             StmtKind::Return(e) => {
                 let frame = self.frame;
                 if self.frames[frame].global {
@@ -940,6 +950,11 @@ impl Checker {
                     AssignOp::Mul => ast::BinOp::Mul,
                     AssignOp::Div => ast::BinOp::Div,
                     AssignOp::Mod => ast::BinOp::Mod,
+                    AssignOp::BitAnd => ast::BinOp::BitAnd,
+                    AssignOp::BitOr => ast::BinOp::BitOr,
+                    AssignOp::BitXor => ast::BinOp::BitXor,
+                    AssignOp::Shl => ast::BinOp::Shl,
+                    AssignOp::Shr => ast::BinOp::Shr,
                     AssignOp::Set => unreachable!(),
                 };
                 let current = ir::Expr {
@@ -1386,7 +1401,7 @@ impl NameCollector<'_> {
                 self.expr(value)
             }
             StmtKind::Incr { target, .. } => self.expr(target),
-            StmtKind::Return(Some(e)) => self.expr(e),
+            StmtKind::Return(Some(e)) | StmtKind::Assert(e) => self.expr(e),
             StmtKind::If {
                 branches,
                 otherwise,

@@ -105,6 +105,8 @@ pub fn convertible(from: &Type, to: &Type) -> Conversion {
         (a, b) if numeric(a) && numeric(b) => Conversion::Explicit,
         (Type::String, b) if numeric(b) => Conversion::Explicit,
         (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) => Conversion::Explicit,
+        // L11.26: `char s` (the first byte) and `string c` (the one-byte string).
+        (Type::String, Type::Char) | (Type::Char, Type::String) => Conversion::Explicit,
         (Type::Int(_), Type::Natural) => Conversion::Explicit,
         _ => Conversion::None,
     }

@@ -4,12 +4,19 @@ use crate::check::{Checker, ERROR_META};
 use crate::types::kind::kind_of;
 use crate::types::ty::{IntTy, Kind, TyVar, Type};
 
-/// The widening lattice of L2.16: `int8 → int16 → int32 → int64` and `int → long → vlong`
-/// (transitively). Written once; both implicit conversion and operator promotion use it.
+/// The widening lattice of L2.16: `int8 → int16 → int32 → int64` and
+/// `tiny → short → int → long → vlong` (L11.22; transitively). Written once; both implicit
+/// conversion and operator promotion use it.
 pub fn widens_to(from: IntTy, to: IntTy) -> bool {
     const CHAINS: [&[IntTy]; 2] = [
         &[IntTy::I8, IntTy::I16, IntTy::I32, IntTy::I64],
-        &[IntTy::Int, IntTy::Long, IntTy::VLong],
+        &[
+            IntTy::Tiny,
+            IntTy::Short,
+            IntTy::Int,
+            IntTy::Long,
+            IntTy::VLong,
+        ],
     ];
     if from == to {
         return true;

@@ -61,6 +61,54 @@ pub enum CmpOp {
     Ge,
 }
 
+/// Bitwise operators and shifts (L11.30).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// The unary functions of `float` and `double` (L11.25); `Log` is also `ln`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Log,
+    Log10,
+    Ceil,
+    Floor,
+    Trunc,
+    Abs,
+}
+
+/// The character classes of C's `<ctype.h>` in the "C" locale (L11.26).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CharClass {
+    Upper,
+    Lower,
+    Alpha,
+    Digit,
+    Alnum,
+    XDigit,
+    Space,
+    Blank,
+    Cntrl,
+    Print,
+    Punct,
+}
+
 /// How an array is indexed (L4.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexMode {
@@ -172,6 +220,73 @@ pub enum Prim {
     Concat,
     /// `transpose a`: `T ^ M ^ N` -> `T ^ N ^ M`, or `T ^ (A \* B)` -> `T ^ (B \* A)` (L9.7).
     Transpose,
+    /// `assert c;` (L11.24): R0009 when the bool is false; result unit.
+    Assert,
+    /// `a \& b`, `a \| b`, `a \^ b` (unsigned types), `a << n`, `a >> n` (any integer
+    /// type) in the given type (L11.30): shifts check the count (R0010) and a signed `<<`
+    /// its result (R0003); unsigned results wrap.
+    IntBit(BitOp, IntTy),
+    /// `~a` on an unsigned type: the complement within its width.
+    IntCompl(IntTy),
+    /// A unary function of `float` (`single`) or `double` (L11.25).
+    FloatFn(MathFn, bool),
+    /// `atan2 (y, x)`: args (y, x).
+    Atan2(bool),
+    /// `pow (x, y)` with a floating exponent.
+    Pow(bool),
+    /// `pow (x, n)` with an `int` exponent.
+    PowInt(bool),
+    /// `abs x` on a signed integer type: R0003 on the minimum value.
+    IntAbs(IntTy),
+    /// `sgn x` on a signed integer type: -1, 0 or 1, an `int`.
+    IntSgn(IntTy),
+    /// `min (x, y)`, `max (x, y)` on any ordered type (args[0].ty), by `<` as in L11.25:
+    /// `min` is `if x < y then x else y`, `max` is `if x < y then y else x`.
+    Min,
+    Max,
+    /// `ord c`: the byte of a char as a signed value, an `int` (L11.26).
+    Ord,
+    /// `string c`: the one-byte string.
+    CharToStr,
+    /// `toupper c`, `tolower c` on a char (`true` for upper): ASCII letters only.
+    CharCase(bool),
+    /// `tolower s` on a string (`toupper` is `ToUpper`).
+    ToLower,
+    /// `isupper c` … `ispunct c`.
+    CharIs(CharClass),
+    /// `strip`, `lstrip`, `rstrip` (L11.27): args (s) with the default set of white space,
+    /// or (s, cs) when `set`.
+    Strip {
+        left: bool,
+        right: bool,
+        set: bool,
+    },
+    /// `startswith s e`, `endswith s e`: args (s, e), `e` a string or a char (args[1].ty).
+    StartsWith,
+    EndsWith,
+    /// `c \in s`: args (c, s); does the byte occur in the string?
+    StrHasChar,
+    /// A format string `f"…"` applied to its argument (L11.23): the argument is the tuple of
+    /// the conversions' values (one value for one conversion, unit for none).
+    Format(Arc<crate::core::printf::FormatSpec>),
+    /// `mem p a`: args (p, a), does an element satisfy `p : T -> bool`?
+    Mem,
+    /// `mem r a e`: args (r, a, e), does an element `v` satisfy `r (v, e)`?
+    MemRel,
+    /// `e \in a`: args (e, a), is an element `== e` (the comparison of args[0].ty)?
+    ArrayHas,
+    /// `sort a` (args (a), by `<`) and `sort cmp a` (args (cmp, a)): a stable sort keeping
+    /// the index type.
+    Sort,
+    SortBy,
+    /// `subarray[F, L] a`: the elements from linear position `first`; the count is the
+    /// result's index size.
+    Subarray(u64),
+    /// Write `str` of args[1] to the stream args[0] (an `ofile`), with a newline when `true`
+    /// (`fprint`, `fprintln`, L11.29).
+    FWrite(bool),
+    /// `endl f`: a newline on the stream args[0].
+    FEndl,
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls, L11.34). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.

@@ -1,4 +1,5 @@
 //! The typed IR between the checker and the evaluator.
 pub mod ir;
+pub mod printf;
 pub mod subst;
 pub mod validate;

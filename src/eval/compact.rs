@@ -334,10 +334,9 @@ impl Digit {
     pub fn get(&self, code: &Value, repr: CodeRepr) -> Value {
         match self {
             Digit::Small { weight, radix } => {
-                let digit = match (code_u64(code) / weight.max(&1)).checked_rem(*radix) {
-                    Some(d) => d,
-                    None => 0,
-                };
+                let digit = (code_u64(code) / weight.max(&1))
+                    .checked_rem(*radix)
+                    .unwrap_or(0);
                 value_from_u64(digit, repr)
             }
             Digit::Big { weight, radix } => {

@@ -10,8 +10,8 @@ use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
 use crate::core::ir::{
-    ArithOp, Arm, Capture, CmpOp, CoerceKind, Const, Expr, ExprKind, FunId, IndexMode, LabelId,
-    PathStep, Pattern, PatternKind, Place, Prim, RangeKind, Stmt,
+    ArithOp, Arm, BitOp, Capture, CmpOp, CoerceKind, Const, Expr, ExprKind, FunId, IndexMode,
+    LabelId, PathStep, Pattern, PatternKind, Place, Prim, RangeKind, Stmt,
 };
 use crate::core::subst::instantiate;
 use crate::syntax::span::Span;
@@ -1243,7 +1243,13 @@ impl<'p> Compiler<'p> {
                 let unsigned = unsigned_codes(&args[0].ty);
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
-                if unsigned {
+                if args[0].ty == Type::Char && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    // `char` is signed (L11.26): bytes above 127 order below 0.
+                    Box::new(move |frame| {
+                        let x = a.eval(frame)? as u8 as i8;
+                        Ok(holds(op, x.cmp(&(b.eval(frame)? as u8 as i8))))
+                    })
+                } else if unsigned {
                     Box::new(move |frame| {
                         let x = a.eval(frame)? as u64;
                         Ok(holds(op, x.cmp(&(b.eval(frame)? as u64))))
@@ -1299,6 +1305,28 @@ impl<'p> Compiler<'p> {
             }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))
+            }
+            // Bitwise operators and shifts (L11.30) stay unboxed in integer loops.
+            ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
+                let a = self.int_code(&args[0]);
+                let b = self.int_code(&args[1]);
+                let (op, ity) = (*op, *ity);
+                Some(match op {
+                    BitOp::And => Box::new(move |frame| Ok(a(frame)? & b(frame)?)),
+                    BitOp::Or => Box::new(move |frame| Ok(a(frame)? | b(frame)?)),
+                    BitOp::Xor => Box::new(move |frame| Ok(a(frame)? ^ b(frame)?)),
+                    BitOp::Shl | BitOp::Shr => Box::new(move |frame| {
+                        let x = a(frame)?;
+                        super::library::int_bit(op, ity, x, b(frame)?).map_err(|f| f.at(span))
+                    }),
+                })
+            }
+            ExprKind::Prim(Prim::IntCompl(ity), args) if args.len() == 1 => {
+                let a = self.int_code(&args[0]);
+                let ity = *ity;
+                Some(Box::new(move |frame| {
+                    Ok(super::library::int_compl(ity, a(frame)?))
+                }))
             }
             ExprKind::Prim(Prim::Compare(_), args)
                 if args.len() == 2 && int_comparable(&args[0].ty) =>
@@ -1371,6 +1399,7 @@ impl<'p> Compiler<'p> {
                     if operands.len() == 2
                         && int_comparable(&operands[0].ty)
                         && !unsigned_codes(&operands[0].ty)
+                        && operands[0].ty != Type::Char
                     {
                         // The comparison evaluated inline: no condition closure.
                         let op = *op;
@@ -1977,6 +2006,36 @@ impl<'p> Compiler<'p> {
                 let a = codes.pop().expect("two operands");
                 int_arith_code(*op, *ity, a, b, span)
             }
+            Prim::Assert
+            | Prim::IntBit(..)
+            | Prim::IntCompl(_)
+            | Prim::FloatFn(..)
+            | Prim::Atan2(_)
+            | Prim::Pow(_)
+            | Prim::PowInt(_)
+            | Prim::IntAbs(_)
+            | Prim::IntSgn(_)
+            | Prim::Min
+            | Prim::Max
+            | Prim::Ord
+            | Prim::CharToStr
+            | Prim::CharCase(_)
+            | Prim::ToLower
+            | Prim::CharIs(_)
+            | Prim::Strip { .. }
+            | Prim::StartsWith
+            | Prim::EndsWith
+            | Prim::StrHasChar
+            | Prim::Format(_)
+            | Prim::Mem
+            | Prim::MemRel
+            | Prim::ArrayHas
+            | Prim::Sort
+            | Prim::SortBy
+            | Prim::Subarray(_)
+            | Prim::FWrite(_)
+            | Prim::FEndl => super::library::compile(prim, codes, &arg_tys, result_ty, span)
+                .unwrap_or_else(|| internal(format!("{prim:?} of an unexpected type"), span)),
             Prim::FloatArith(op, single) => {
                 let (op, single) = (*op, *single);
                 let b = codes.pop().expect("two operands");
@@ -2458,7 +2517,23 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         | Prim::Rev
         | Prim::Sum
         | Prim::Prod
-        | Prim::Transpose => 1,
+        | Prim::Transpose
+        | Prim::Assert
+        | Prim::IntCompl(_)
+        | Prim::FloatFn(..)
+        | Prim::IntAbs(_)
+        | Prim::IntSgn(_)
+        | Prim::Ord
+        | Prim::CharToStr
+        | Prim::CharCase(_)
+        | Prim::ToLower
+        | Prim::CharIs(_)
+        | Prim::Format(_)
+        | Prim::Sort
+        | Prim::Subarray(_)
+        | Prim::FEndl => 1,
+        Prim::Strip { set, .. } => 1 + *set as usize,
+        Prim::MemRel => 3,
         Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
         Prim::FoldLeft | Prim::FoldRight => 3,
         _ if given == 0 => 2,
@@ -2532,9 +2607,15 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
             let y = b(frame)?.as_int_lossy() as u64;
             Ok(Value::bool(holds(op, x.cmp(&y))))
         }),
-        Type::Int(_) | Type::Char => Box::new(move |frame| {
+        Type::Int(_) => Box::new(move |frame| {
             let x = a(frame)?.as_int_lossy();
             let y = b(frame)?.as_int_lossy();
+            Ok(Value::bool(holds(op, x.cmp(&y))))
+        }),
+        // `char` is signed (L11.26): bytes above 127 order below 0.
+        Type::Char => Box::new(move |frame| {
+            let x = a(frame)?.as_int_lossy() as u8 as i8;
+            let y = b(frame)?.as_int_lossy() as u8 as i8;
             Ok(Value::bool(holds(op, x.cmp(&y))))
         }),
         Type::Double | Type::Float => Box::new(move |frame| {

@@ -14,6 +14,10 @@ pub const CONVERSION_OUT_OF_RANGE: &str = "R0005";
 pub const NO_MATCH: &str = "R0006";
 pub const TOO_LARGE: &str = "R0007";
 pub const RECURSION_TOO_DEEP: &str = "R0008";
+/// `assert` of a false condition (L11.24).
+pub const ASSERTION_FAILURE: &str = "R0009";
+/// A shift count below 0 or not below the bit width (L11.30).
+pub const SHIFT_OUT_OF_RANGE: &str = "R0010";
 /// A violated evaluator invariant (an IR shape the checker never produces); not a user error.
 pub const INTERNAL: &str = "R0000";
 
@@ -29,6 +33,8 @@ pub fn runtime_error(code: &'static str, message: impl Into<String>, span: Span)
         NO_MATCH => "no match case",
         TOO_LARGE => "array too large",
         RECURSION_TOO_DEEP => "recursion too deep",
+        ASSERTION_FAILURE => "assertion failure",
+        SHIFT_OUT_OF_RANGE => "shift count out of range",
         INTERNAL => "internal evaluator error",
         _ => "runtime error",
     };

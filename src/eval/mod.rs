@@ -16,8 +16,10 @@ pub mod compact;
 pub mod compile;
 pub mod error;
 pub mod format;
+pub mod library;
 pub mod parallel;
 pub mod prims;
+pub mod printf;
 pub mod value;
 pub mod vector;
 
@@ -55,6 +57,8 @@ pub enum Ctrl {
 pub struct Runtime<'o> {
     pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
+    /// Standard error of the program (`eprint`, `fprint (cstderr, x)`, L11.29).
+    pub err: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
     /// The lowest native stack position at which the current stack segment still has room
     /// for a call (see `closure::with_stack`).
@@ -68,6 +72,13 @@ impl Runtime<'_> {
     /// program's own semantics do not depend on it.
     pub fn write(&self, bytes: &[u8]) {
         let _ = self.out.borrow_mut().write_all(bytes);
+    }
+
+    /// Write bytes to the program's standard error, likewise. The output is flushed first, so
+    /// both streams interleave in program order when they go to one place.
+    pub fn write_err(&self, bytes: &[u8]) {
+        let _ = self.out.borrow_mut().flush();
+        let _ = self.err.borrow_mut().write_all(bytes);
     }
 }
 
@@ -200,6 +211,17 @@ impl Machine {
     // The signature is the contract with the session; `Diagnostic` is the shared error type.
     #[allow(clippy::result_large_err)]
     pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
+        self.run_with_stderr(unit, out, &mut std::io::sink())
+    }
+
+    /// `run` with the program's standard error going to `err`.
+    #[allow(clippy::result_large_err)]
+    pub fn run_with_stderr(
+        &mut self,
+        unit: &Unit,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<Option<Value>, Diagnostic> {
         for (id, function) in &unit.functions {
             let index = *id as usize;
             if self.program.functions.len() <= index {
@@ -219,6 +241,7 @@ impl Machine {
         let runtime = Runtime {
             globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
+            err: RefCell::new(err),
             depth: Cell::new(0),
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),

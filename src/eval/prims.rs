@@ -208,7 +208,11 @@ pub fn comparator(ty: &Type) -> Comparator {
         Type::Int(ity) if is_unsigned_64(*ity) => {
             Arc::new(|a, b| (a.as_int_lossy() as u64).cmp(&(b.as_int_lossy() as u64)))
         }
-        Type::Int(_) | Type::Char => Arc::new(|a, b| a.as_int_lossy().cmp(&b.as_int_lossy())),
+        Type::Int(_) => Arc::new(|a, b| a.as_int_lossy().cmp(&b.as_int_lossy())),
+        // `char` is signed (L11.26).
+        Type::Char => {
+            Arc::new(|a, b| (a.as_int_lossy() as u8 as i8).cmp(&(b.as_int_lossy() as u8 as i8)))
+        }
         Type::Double | Type::Float => Arc::new(|a, b| {
             a.as_float_lossy()
                 .partial_cmp(&b.as_float_lossy())
@@ -391,8 +395,8 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
                 .ok_or_else(|| out_of_range(v.to_string()))
         }
         Type::Char => match source {
-            Source::Integer(v) if (0..=255).contains(&v) => Ok(Value::Int(v as i64)),
-            Source::Integer(v) => Err(out_of_range(v.to_string())),
+            // `char n` is the byte `n` mod 256 (L11.26).
+            Source::Integer(v) => Ok(Value::Int(v.rem_euclid(256) as i64)),
             Source::Float(x) => Err(out_of_range(x.to_string())),
             Source::Text(s) => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),
         },

@@ -244,6 +244,28 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 int_binary(a, b, op, ity, span)
             ))
         }
+        // Bitwise operators and shifts (L11.30), with the faults of element-by-element code.
+        ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
+            let a = int_kernel(&args[0], scope)?;
+            let b = int_kernel(&args[1], scope)?;
+            let (op, ity) = (*op, *ity);
+            Some(Box::new(move |chunk, out| {
+                binary_prefix(chunk, out, &*a, &*b, |x, y| {
+                    super::library::int_bit(op, ity, x, y).map_err(|f| f.at(span))
+                })
+            }))
+        }
+        ExprKind::Prim(Prim::IntCompl(ity), args) if args.len() == 1 => {
+            let a = int_kernel(&args[0], scope)?;
+            let ity = *ity;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                for v in out.iter_mut() {
+                    *v = super::library::int_compl(ity, *v);
+                }
+                Ok(())
+            }))
+        }
         ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
             int_kernel(&args[0], scope)
         }

@@ -83,6 +83,8 @@ pub enum ExprKind {
     /// A string literal (bytes, escapes already processed). Adjacent literals are *not* merged
     /// by the parser: `"ab" "cd"` is an application (L4.4).
     Str(Vec<u8>),
+    /// A format string `f"…"` (L11.23): its text; the checker reads the conversions.
+    Format(Vec<u8>),
     Bool(bool),
     /// `()`.
     Unit,
@@ -179,6 +181,15 @@ pub enum BinOp {
     Ge,
     And,
     Or,
+    /// `\&`, `\|`, `\^`, `<<`, `>>` (L11.30).
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    /// `e \in a`, `e in a` and `e \notin a`, `e not in a` (L11.27, L11.28).
+    In,
+    NotIn,
 }
 
 impl BinOp {
@@ -197,6 +208,13 @@ impl BinOp {
             BinOp::Ge => ">=",
             BinOp::And => "and",
             BinOp::Or => "or",
+            BinOp::BitAnd => "\\&",
+            BinOp::BitOr => "\\|",
+            BinOp::BitXor => "\\^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::In => "\\in",
+            BinOp::NotIn => "\\notin",
         }
     }
 }
@@ -206,6 +224,8 @@ pub enum UnOp {
     Neg,
     Plus,
     Not,
+    /// `~a`: bitwise complement (L11.30).
+    Compl,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,6 +347,12 @@ pub enum AssignOp {
     Mul,
     Div,
     Mod,
+    /// `&= |= ^= <<= >>=` (L11.30).
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 /// The iteration forms of `for` (L5.7, L5.9, L5.10).
@@ -396,6 +422,8 @@ pub enum StmtKind {
         value: Expr,
     },
     Return(Option<Expr>),
+    /// `assert e;` (L11.24).
+    Assert(Expr),
     /// `if c do … elif c2 do … else … done`, `if c perform s;`, `if c break l;`.
     If {
         branches: Vec<(Expr, Vec<Stmt>)>,

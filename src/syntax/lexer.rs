@@ -8,17 +8,15 @@ use crate::syntax::span::Span;
 use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
 
-/// Integer suffixes of the subset (L1.4), lower-cased.
+/// Integer suffixes of the subset (L1.4, and `tiny`/`short` of L11.22), lower-cased.
 const VALID_INT_SUFFIXES: &[&str] = &[
     "i", "i8", "i16", "i32", "i64", "u", "ui", "iu", "u8", "u16", "u32", "u64", "l", "ul", "lu",
-    "v", "ll", "uv", "ull", "llu", "uz", "zu",
+    "v", "ll", "uv", "ull", "llu", "uz", "zu", "t", "ut", "tu", "s", "us", "su",
 ];
 
-/// Felix suffixes outside the subset (tiny, short, ssize, intmax, intptr, ptrdiff and their
-/// unsigned forms): E0602.
-const UNSUPPORTED_INT_SUFFIXES: &[&str] = &[
-    "t", "s", "z", "j", "p", "d", "ut", "us", "uj", "up", "ud", "tu", "su", "ju", "pu", "du",
-];
+/// Felix suffixes outside the subset (ssize, intmax, intptr, ptrdiff and their unsigned
+/// forms): E0602.
+const UNSUPPORTED_INT_SUFFIXES: &[&str] = &["z", "j", "p", "d", "uj", "up", "ud", "ju", "pu", "du"];
 
 /// Splits `src` into tokens. Returns every token it could form and every lexical error.
 pub fn lex(src: &str) -> (Vec<(Token, Span)>, Vec<SyntaxError>) {
@@ -99,6 +97,15 @@ impl Lexer {
             } else if character == 'r' && self.peek_at(1) == Some('"') {
                 self.position += 1;
                 self.string(start, true);
+            } else if matches!(character, 'f' | 'F') && self.peek_at(1) == Some('"') {
+                // A format string (L11.23): `f"…"`, `F"…"`, `f"""…"""`, never `f'…'`.
+                self.position += 1;
+                self.string(start, false);
+                if let Some((token, _)) = self.tokens.last_mut() {
+                    if let Token::Str(bytes) = token {
+                        *token = Token::FormatStr(std::mem::take(bytes));
+                    }
+                }
             } else if character.is_alphabetic() || character == '_' {
                 self.identifier(start);
             } else if character.is_ascii_digit() {
@@ -177,7 +184,7 @@ impl Lexer {
         self.push(token, start);
     }
 
-    /// `\sum` (a name), `\*`, `\+`, `\^`, `\,` (operators).
+    /// `\sum` (a name), `\*`, `\+`, `\^`, `\,`, `\&`, `\|` (operators).
     fn backslash(&mut self, start: usize) {
         self.position += 1;
         let operator = match self.peek_at(0) {
@@ -185,6 +192,8 @@ impl Lexer {
             Some('+') => Some(Token::CompactPlus),
             Some('^') => Some(Token::CompactCaret),
             Some(',') => Some(Token::CompactComma),
+            Some('&') => Some(Token::BitAnd),
+            Some('|') => Some(Token::BitOr),
             _ => None,
         };
         if let Some(operator) = operator {
@@ -197,13 +206,18 @@ impl Lexer {
                 self.position += 1;
             }
             let word: String = self.chars[start..self.position].iter().collect();
-            self.push(Token::Ident(word), start);
+            let token = match word.as_str() {
+                "\\in" => Token::SetIn,
+                "\\notin" => Token::SetNotIn,
+                _ => Token::Ident(word),
+            };
+            self.push(token, start);
             return;
         }
         let span = self.span_from(start);
         self.errors.push(syntax_error(
             span,
-            "unexpected `\\`: expected `\\*`, `\\+`, `\\^`, `\\,` or a name like `\\sum`",
+            "unexpected `\\`: expected `\\*`, `\\+`, `\\^`, `\\,`, `\\&`, `\\|` or a name like `\\sum`",
             false,
         ));
     }
@@ -458,7 +472,10 @@ impl Lexer {
             ("..", Token::DotDot),
             (".", Token::Dot),
             ("|>", Token::PipeRight),
+            ("|=", Token::BarAssign),
             ("|", Token::Bar),
+            ("<<=", Token::ShiftLeftAssign),
+            ("<<", Token::ShiftLeft),
             ("<-", Token::LeftArrow),
             ("<=", Token::LessEq),
             ("<", Token::Less),
@@ -470,6 +487,7 @@ impl Lexer {
             ("==", Token::EqEq),
             ("=", Token::Assign),
             ("!=", Token::NotEq),
+            (">>=", Token::ShiftRightAssign),
             (">=", Token::GreaterEq),
             (">", Token::Greater),
             ("+=", Token::PlusAssign),
@@ -481,9 +499,12 @@ impl Lexer {
             ("/", Token::Slash),
             ("%=", Token::PercentAssign),
             ("%", Token::Percent),
+            ("^=", Token::CaretAssign),
             ("^", Token::Caret),
+            ("~", Token::Tilde),
             ("$", Token::Dollar),
             ("#", Token::Hash),
+            ("&=", Token::AmpAssign),
             ("&", Token::Ampersand),
             ("(", Token::LParen),
             (")", Token::RParen),
@@ -646,8 +667,66 @@ mod tests {
     }
 
     #[test]
+    fn library_tokens() {
+        // L11.22 suffixes, L11.23 format strings, L11.30 operators, L11.28 membership.
+        assert_eq!(
+            tokens("5t 6ut 7TU 8s 9us 10su"),
+            vec![
+                int_with_suffix(5, "t"),
+                int_with_suffix(6, "ut"),
+                int_with_suffix(7, "tu"),
+                int_with_suffix(8, "s"),
+                int_with_suffix(9, "us"),
+                int_with_suffix(10, "su"),
+            ]
+        );
+        assert_eq!(
+            tokens("f\"%d\" F\"x\" f \"y\""),
+            vec![
+                Token::FormatStr(b"%d".to_vec()),
+                Token::FormatStr(b"x".to_vec()),
+                ident("f"),
+                Token::Str(b"y".to_vec()),
+            ]
+        );
+        assert_eq!(
+            tokens("a \\& b \\| c \\^ d << e >> f ~g"),
+            vec![
+                ident("a"),
+                Token::BitAnd,
+                ident("b"),
+                Token::BitOr,
+                ident("c"),
+                Token::CompactCaret,
+                ident("d"),
+                Token::ShiftLeft,
+                ident("e"),
+                Token::Greater,
+                Token::Greater,
+                ident("f"),
+                Token::Tilde,
+                ident("g"),
+            ]
+        );
+        assert_eq!(
+            tokens("&= |= ^= <<= >>= \\in \\notin \\inx"),
+            vec![
+                Token::AmpAssign,
+                Token::BarAssign,
+                Token::CaretAssign,
+                Token::ShiftLeftAssign,
+                Token::ShiftRightAssign,
+                Token::SetIn,
+                Token::SetNotIn,
+                ident("\\inx"),
+            ]
+        );
+        assert_eq!(tokens("assert"), vec![Token::Keyword(Keyword::Assert)]);
+    }
+
+    #[test]
     fn unsupported_suffixes_are_e0602() {
-        for src in ["0x1d", "5t", "5uj", "7d"] {
+        for src in ["0x1d", "5z", "5uj", "7d"] {
             let (_, errors) = lex(src);
             assert_eq!(errors.len(), 1, "{src}");
             assert_eq!(errors[0].code, "E0602", "{src}");

@@ -547,6 +547,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         Token::Int(lit) => ExprKind::Int(lit),
         Token::Float(lit) => ExprKind::Float(lit),
         Token::Str(bytes) => ExprKind::Str(bytes),
+        Token::FormatStr(bytes) => ExprKind::Format(bytes),
         Token::Keyword(Keyword::True) => ExprKind::Bool(true),
         Token::Keyword(Keyword::False) => ExprKind::Bool(false),
     };
@@ -737,10 +738,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         })
         .boxed();
 
-    // Level 15: prefix `-` and `+`.
+    // Level 15: prefix `-`, `+` and `~` (L11.30).
     let prefix = choice((
         token(Token::Minus).to(UnOp::Neg),
         token(Token::Plus).to(UnOp::Plus),
+        token(Token::Tilde).to(UnOp::Compl),
     ))
     .map_with(|operator, extra| (operator, extra.span()))
     .repeated()
@@ -770,6 +772,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         )),
     );
 
+    // Bitwise operators and shifts (L11.30), between levels 13 and 12, loosest first:
+    // `\|` < `\^` < `\&` < `<<` `>>`, each left associative.
+    let bitwise = bitwise_levels(additive);
+
     // Level 12: injections and unitsum values, stand-alone projections.
     let of_type = keyword(Keyword::Of).ignore_then(type_expr.clone());
     let level12 = choice((
@@ -795,7 +801,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             .map(ExprKind::Ident),
     ))
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-    .or(additive)
+    .or(bitwise)
     .boxed();
 
     // Level 10: comparisons, non-associative.
@@ -806,6 +812,13 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         token(Token::Less).to(BinOp::Lt),
         token(Token::GreaterEq).to(BinOp::Ge),
         token(Token::Greater).to(BinOp::Gt),
+        // Membership (L11.27, L11.28): `\in`, `in`, `\notin`, `not in`.
+        token(Token::SetIn).to(BinOp::In),
+        keyword(Keyword::In).to(BinOp::In),
+        token(Token::SetNotIn).to(BinOp::NotIn),
+        keyword(Keyword::Not)
+            .then(keyword(Keyword::In))
+            .to(BinOp::NotIn),
     ))
     .map_with(|operator, extra| (operator, extra.span()));
     let comparison = level12
@@ -1353,6 +1366,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     })
     .boxed();
 
+    let assert_stmt = keyword(Keyword::Assert)
+        .ignore_then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(StmtKind::Assert);
     let begin_stmt = keyword(Keyword::Begin)
         .ignore_then(stmts.clone())
         .then_ignore(keyword(Keyword::End))
@@ -1395,6 +1412,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         token(Token::StarAssign).to(AssignOp::Mul),
         token(Token::SlashAssign).to(AssignOp::Div),
         token(Token::PercentAssign).to(AssignOp::Mod),
+        token(Token::AmpAssign).to(AssignOp::BitAnd),
+        token(Token::BarAssign).to(AssignOp::BitOr),
+        token(Token::CaretAssign).to(AssignOp::BitXor),
+        token(Token::ShiftLeftAssign).to(AssignOp::Shl),
+        token(Token::ShiftRightAssign).to(AssignOp::Shr),
     ));
     // `None` for `:=` (L11.14).
     let assignment = assign_operator
@@ -1450,6 +1472,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         break_stmt,
         continue_stmt,
         return_stmt,
+        assert_stmt,
         begin_stmt,
         if_stmt,
         if_expression_stmt,
@@ -1591,6 +1614,32 @@ fn binary_level<'t>(
             },
         )
         .boxed()
+}
+
+/// The levels of the bitwise operators and shifts (L11.30) over `operand` (the additive
+/// level): shifts, then `\&`, `\^`, `\|`, each a left-associative level. `>>` is two `>`
+/// tokens with nothing between them (the lexer keeps them apart for nested brackets).
+fn bitwise_levels<'t>(operand: BoxedParser<'t, Expr>) -> BoxedParser<'t, Expr> {
+    let greater = || token(Token::Greater).map_with(|_, extra| -> Span { extra.span() });
+    let shift_right = greater().then(greater()).try_map(|(first, second), span| {
+        if first.end == second.start {
+            Ok(BinOp::Shr)
+        } else {
+            Err(coded_error(
+                span,
+                "E0100",
+                "`>>` is written without a space between the two `>`",
+                None,
+            ))
+        }
+    });
+    let shift = binary_level(
+        operand,
+        choice((token(Token::ShiftLeft).to(BinOp::Shl), shift_right)),
+    );
+    let and = binary_level(shift, token(Token::BitAnd).to(BinOp::BitAnd));
+    let xor = binary_level(and, token(Token::CompactCaret).to(BinOp::BitXor));
+    binary_level(xor, token(Token::BitOr).to(BinOp::BitOr))
 }
 
 /// Describes one expected pattern for a message.
@@ -1965,6 +2014,113 @@ mod tests {
         let errors = parse_expr("1 < a < 3").unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].span, Span::new(6, 7));
+    }
+
+    #[test]
+    fn bitwise_levels_between_comparisons_and_sums() {
+        // L11.30: `\|` < `\^` < `\&` < `<<` `>>` < `+ -`, all above the comparisons.
+        assert_eq!(
+            expr("x \\& m == 0u"),
+            binary(
+                BinOp::Eq,
+                binary(BinOp::BitAnd, name("x"), name("m")),
+                at(ExprKind::Int(IntLit {
+                    value: Some(0),
+                    suffix: "u".into()
+                }))
+            )
+        );
+        assert_eq!(
+            expr("1 << 2 + 1"),
+            binary(BinOp::Shl, int(1), binary(BinOp::Add, int(2), int(1)))
+        );
+        assert_eq!(
+            expr("a \\| b \\^ c \\& d >> e"),
+            binary(
+                BinOp::BitOr,
+                name("a"),
+                binary(
+                    BinOp::BitXor,
+                    name("b"),
+                    binary(
+                        BinOp::BitAnd,
+                        name("c"),
+                        binary(BinOp::Shr, name("d"), name("e"))
+                    )
+                )
+            )
+        );
+        assert_eq!(
+            expr("a << b << c"),
+            binary(
+                BinOp::Shl,
+                binary(BinOp::Shl, name("a"), name("b")),
+                name("c")
+            )
+        );
+        assert_eq!(expr("~a"), unary(UnOp::Compl, name("a")));
+        // `>>` is two adjacent `>`; `> >` is not a shift, `:>>` is still a coercion.
+        assert!(parse_expr("a > > b").is_err());
+        assert_eq!(
+            expr("x :>> int"),
+            at(ExprKind::Coerce(Box::new(name("x")), ty_name("int")))
+        );
+        assert_eq!(expr("a >= b"), binary(BinOp::Ge, name("a"), name("b")));
+    }
+
+    #[test]
+    fn membership_is_a_comparison() {
+        // L11.27, L11.28: row 10 of L4.1.
+        assert_eq!(
+            expr("1 + 2 in a"),
+            binary(BinOp::In, binary(BinOp::Add, int(1), int(2)), name("a"))
+        );
+        assert_eq!(expr("e \\in a"), binary(BinOp::In, name("e"), name("a")));
+        assert_eq!(
+            expr("e \\notin a"),
+            binary(BinOp::NotIn, name("e"), name("a"))
+        );
+        assert_eq!(
+            expr("e not in a"),
+            binary(BinOp::NotIn, name("e"), name("a"))
+        );
+        assert_eq!(
+            expr("x in a and y not in a"),
+            binary(
+                BinOp::And,
+                binary(BinOp::In, name("x"), name("a")),
+                binary(BinOp::NotIn, name("y"), name("a"))
+            )
+        );
+    }
+
+    #[test]
+    fn assert_and_compound_bitwise_assignments() {
+        assert_eq!(
+            single_statement("assert(x == 1);"),
+            StmtKind::Assert(binary(BinOp::Eq, name("x"), int(1)))
+        );
+        for (src, op) in [
+            ("x &= m;", AssignOp::BitAnd),
+            ("x |= m;", AssignOp::BitOr),
+            ("x ^= m;", AssignOp::BitXor),
+            ("x <<= m;", AssignOp::Shl),
+            ("x >>= m;", AssignOp::Shr),
+        ] {
+            assert_eq!(
+                single_statement(src),
+                StmtKind::Assign {
+                    target: name("x"),
+                    op,
+                    value: name("m")
+                },
+                "{src}"
+            );
+        }
+        assert_eq!(
+            expr("f\"%d\" 5"),
+            juxtapose(at(ExprKind::Format(b"%d".to_vec())), int(5))
+        );
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub enum Keyword {
     Not,
     True,
     False,
+    /// `assert e;` (L11.24).
+    Assert,
     /// A word Felix rejects as a name although the subset has no construct for it
     /// (`total`, `pure`, …): kept as written for messages.
     Reserved(&'static str),
@@ -110,6 +112,7 @@ const KEYWORDS: &[(&str, Keyword)] = &[
     ("not", Keyword::Not),
     ("true", Keyword::True),
     ("false", Keyword::False),
+    ("assert", Keyword::Assert),
     ("total", Keyword::Reserved("total")),
     ("partial", Keyword::Reserved("partial")),
     ("pure", Keyword::Reserved("pure")),
@@ -159,6 +162,8 @@ pub enum Token {
     Float(FloatLit),
     /// A string literal's bytes, escapes processed.
     Str(Vec<u8>),
+    /// A format string `f"…"` (L11.23): the bytes of its text, escapes processed.
+    FormatStr(Vec<u8>),
     LParen,
     RParen,
     LBracket,
@@ -213,6 +218,22 @@ pub enum Token {
     CompactComma,
     /// `` ` `` before a unitsum literal or a sum pattern.
     Backtick,
+    /// `\&` (bitwise and, L11.30).
+    BitAnd,
+    /// `\|` (bitwise or).
+    BitOr,
+    /// `~` (bitwise complement).
+    Tilde,
+    /// `\in`, `\notin`: membership comparisons (L11.27, L11.28).
+    SetIn,
+    SetNotIn,
+    /// `<<`. (`>>` is two adjacent `>` tokens, so `>` closing nested brackets still lexes.)
+    ShiftLeft,
+    AmpAssign,
+    BarAssign,
+    CaretAssign,
+    ShiftLeftAssign,
+    ShiftRightAssign,
     /// `` `+ `` `` `- `` `` `* `` `` `/ `` `` `% ``: type-level unitsum arithmetic (L2.15).
     UnitsumArith(UnitsumOp),
 }
@@ -231,6 +252,7 @@ impl Token {
             }
             Token::Float(literal) => return format!("{:?}", literal.value),
             Token::Str(bytes) => return format!("\"{}\"", String::from_utf8_lossy(bytes)),
+            Token::FormatStr(bytes) => return format!("f\"{}\"", String::from_utf8_lossy(bytes)),
             Token::UnitsumArith(op) => {
                 return match op {
                     UnitsumOp::Add => "`+",
@@ -289,6 +311,17 @@ impl Token {
             Token::CompactCaret => "\\^",
             Token::CompactComma => "\\,",
             Token::Backtick => "`",
+            Token::BitAnd => "\\&",
+            Token::BitOr => "\\|",
+            Token::Tilde => "~",
+            Token::SetIn => "\\in",
+            Token::SetNotIn => "\\notin",
+            Token::ShiftLeft => "<<",
+            Token::AmpAssign => "&=",
+            Token::BarAssign => "|=",
+            Token::CaretAssign => "^=",
+            Token::ShiftLeftAssign => "<<=",
+            Token::ShiftRightAssign => ">>=",
         };
         fixed.to_string()
     }
@@ -297,7 +330,9 @@ impl Token {
 impl fmt::Display for Token {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Token::Str(_) | Token::Int(_) | Token::Float(_) => write!(formatter, "{}", self.text()),
+            Token::Str(_) | Token::FormatStr(_) | Token::Int(_) | Token::Float(_) => {
+                write!(formatter, "{}", self.text())
+            }
             Token::Keyword(_) => write!(formatter, "keyword `{}`", self.text()),
             _ => write!(formatter, "`{}`", self.text()),
         }

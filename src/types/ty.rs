@@ -24,10 +24,15 @@ pub enum IntTy {
     U16,
     U32,
     U64,
+    /// `tiny`, `utiny`, `short`, `ushort` (L11.22): 8 and 16 bits.
+    Tiny,
+    UTiny,
+    Short,
+    UShort,
 }
 
 impl IntTy {
-    pub const ALL: [IntTy; 15] = [
+    pub const ALL: [IntTy; 19] = [
         IntTy::Int,
         IntTy::UInt,
         IntTy::Long,
@@ -43,12 +48,16 @@ impl IntTy {
         IntTy::U16,
         IntTy::U32,
         IntTy::U64,
+        IntTy::Tiny,
+        IntTy::UTiny,
+        IntTy::Short,
+        IntTy::UShort,
     ];
 
     pub fn bits(self) -> u32 {
         match self {
-            IntTy::I8 | IntTy::U8 => 8,
-            IntTy::I16 | IntTy::U16 => 16,
+            IntTy::I8 | IntTy::U8 | IntTy::Tiny | IntTy::UTiny => 8,
+            IntTy::I16 | IntTy::U16 | IntTy::Short | IntTy::UShort => 16,
             IntTy::Int | IntTy::UInt | IntTy::I32 | IntTy::U32 => 32,
             _ => 64,
         }
@@ -64,6 +73,8 @@ impl IntTy {
                 | IntTy::I16
                 | IntTy::I32
                 | IntTy::I64
+                | IntTy::Tiny
+                | IntTy::Short
         )
     }
 
@@ -105,6 +116,10 @@ impl IntTy {
             IntTy::U16 => "uint16",
             IntTy::U32 => "uint32",
             IntTy::U64 => "uint64",
+            IntTy::Tiny => "tiny",
+            IntTy::UTiny => "utiny",
+            IntTy::Short => "short",
+            IntTy::UShort => "ushort",
         }
     }
 
@@ -126,6 +141,10 @@ impl IntTy {
             IntTy::U16 => "u16",
             IntTy::U32 => "u32",
             IntTy::U64 => "u64",
+            IntTy::Tiny => "t",
+            IntTy::UTiny => "ut",
+            IntTy::Short => "s",
+            IntTy::UShort => "us",
         }
     }
 

@@ -1,0 +1,771 @@
+//! The type rules of the library additions of L11.22–L11.30: numeric functions, characters,
+//! strings, format strings, array functions, standard streams, bitwise operators and
+//! membership. The primitives are declared in the table of `prims.rs`; their rules are here.
+
+use std::sync::Arc;
+
+use crate::check::apply::Arg;
+use crate::check::error::CheckError;
+use crate::check::expr::{error_expr, int_const, mk};
+use crate::check::prims::take;
+use crate::check::traits::Behaviour;
+use crate::check::unify::promote;
+use crate::check::{error_type, Checker};
+use crate::core::ir::{self, BitOp, CharClass, IndexMode, MathFn, Prim};
+use crate::core::printf;
+use crate::syntax::ast::{self, BinOp};
+use crate::syntax::span::Span;
+use crate::types::ty::{IntTy, NominalBody, Type};
+
+/// The name of the type of `cstdout` and `cstderr` (declared in the prelude, L11.29).
+pub const OFILE: &str = "ofile";
+
+/// Split a checked pair argument `(x, y)` into its two components. A literal pair gives its
+/// items; a value of a pair type is projected (it is evaluated once per component).
+pub(crate) fn pair(x: &ir::Expr) -> Option<(ir::Expr, ir::Expr)> {
+    match &x.kind {
+        ir::ExprKind::Tuple(items) | ir::ExprKind::Array(items) if items.len() == 2 => {
+            return Some((items[0].clone(), items[1].clone()))
+        }
+        _ => {}
+    }
+    match &x.ty {
+        Type::Tuple(cs) if cs.len() == 2 => {
+            let field = |i: u32| {
+                mk(
+                    ir::ExprKind::Field(Box::new(x.clone()), i),
+                    cs[i as usize].clone(),
+                    x.span,
+                )
+            };
+            Some((field(0), field(1)))
+        }
+        Type::Array(elem, index) if **index == Type::Unitsum(2) => {
+            let element = |i: i64| {
+                mk(
+                    ir::ExprKind::Index {
+                        array: Box::new(x.clone()),
+                        index: Box::new(int_const(i, Type::INT, x.span)),
+                        mode: IndexMode::Linear,
+                    },
+                    (**elem).clone(),
+                    x.span,
+                )
+            };
+            Some((element(0), element(1)))
+        }
+        _ => None,
+    }
+}
+
+fn no_overload(c: &mut Checker, span: Span, message: String, behaviour: &'static str) -> ir::Expr {
+    c.error(CheckError::NoOverload {
+        span,
+        message,
+        behaviour,
+        help: None,
+    });
+    error_expr(span)
+}
+
+/// Take the pair argument of a primitive written `name (x, y)`.
+fn take_pair(
+    c: &mut Checker,
+    args: &mut [Arg],
+    span: Span,
+    name: &str,
+) -> Option<(ir::Expr, ir::Expr)> {
+    let x = take(c, args, 0, None);
+    if x.ty == error_type() {
+        return None;
+    }
+    match pair(&x) {
+        Some(p) => Some(p),
+        None => {
+            no_overload(
+                c,
+                span,
+                format!("`{name}` takes a pair `(x, y)`, found `{}`", x.ty),
+                "invocable",
+            );
+            None
+        }
+    }
+}
+
+/// Is `t` the float type (`Some(true)`), double (`Some(false)`) or neither?
+fn floating(t: &Type) -> Option<bool> {
+    match t {
+        Type::Float => Some(true),
+        Type::Double => Some(false),
+        _ => None,
+    }
+}
+
+// ----- L11.25 numeric functions -----
+
+pub(crate) fn math_rule(
+    c: &mut Checker,
+    args: &mut [Arg],
+    span: Span,
+    f: MathFn,
+    name: &str,
+) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    let t = x.ty.clone();
+    if let Some(single) = floating(&t) {
+        return mk(
+            ir::ExprKind::Prim(Prim::FloatFn(f, single), vec![x]),
+            t,
+            span,
+        );
+    }
+    if t == error_type() {
+        return error_expr(span);
+    }
+    match (f, &t) {
+        (MathFn::Abs, Type::Int(it)) if it.signed() => {
+            mk(ir::ExprKind::Prim(Prim::IntAbs(*it), vec![x]), t, span)
+        }
+        (MathFn::Abs, _) => no_overload(
+            c,
+            span,
+            format!("no `abs` for `{t}`: `abs` takes `float`, `double` or a signed integer type"),
+            "arithmetic",
+        ),
+        _ => no_overload(
+            c,
+            span,
+            format!("no `{name}` for `{t}`: `{name}` takes `float` or `double` (convert an integer with `double n`)"),
+            "arithmetic",
+        ),
+    }
+}
+
+pub(crate) fn sgn_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    match x.ty.clone() {
+        Type::Int(it) if it.signed() => mk(
+            ir::ExprKind::Prim(Prim::IntSgn(it), vec![x]),
+            Type::INT,
+            span,
+        ),
+        t if t == error_type() => error_expr(span),
+        t => no_overload(
+            c,
+            span,
+            format!("no `sgn` for `{t}`: `sgn` takes a signed integer type"),
+            "arithmetic",
+        ),
+    }
+}
+
+/// `atan2 (y, x)` and `pow (x, y)` / `pow (x, n)`.
+pub(crate) fn float2_rule(c: &mut Checker, args: &mut [Arg], span: Span, pow: bool) -> ir::Expr {
+    let name = if pow { "pow" } else { "atan2" };
+    let Some((x, y)) = take_pair(c, args, span, name) else {
+        return error_expr(span);
+    };
+    let (tx, ty) = (x.ty.clone(), y.ty.clone());
+    match (floating(&tx), &ty) {
+        (Some(single), t) if *t == tx => {
+            let prim = if pow {
+                Prim::Pow(single)
+            } else {
+                Prim::Atan2(single)
+            };
+            mk(ir::ExprKind::Prim(prim, vec![x, y]), tx, span)
+        }
+        (Some(single), Type::Int(IntTy::Int)) if pow => {
+            mk(ir::ExprKind::Prim(Prim::PowInt(single), vec![x, y]), tx, span)
+        }
+        _ => no_overload(
+            c,
+            span,
+            format!(
+                "no `{name}` for `{tx}` and `{ty}`: `{name}` takes `(T, T)` for `T` = `float` or `double`{}",
+                if pow { ", or `(T, int)`" } else { "" }
+            ),
+            "arithmetic",
+        ),
+    }
+}
+
+/// `min (x, y)`, `max (x, y)` for any ordered type.
+pub(crate) fn minmax_rule(c: &mut Checker, args: &mut [Arg], span: Span, max: bool) -> ir::Expr {
+    let name = if max { "max" } else { "min" };
+    let Some((x, y)) = take_pair(c, args, span, name) else {
+        return error_expr(span);
+    };
+    let (a, b) = (c.zonk(&x.ty), c.zonk(&y.ty));
+    let (x, y, t) = match (&a, &b) {
+        (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
+            Some(r) => {
+                let rt = Type::Int(r);
+                (
+                    c.coerce_to(x, &rt, "an argument"),
+                    c.coerce_to(y, &rt, "an argument"),
+                    rt,
+                )
+            }
+            None => {
+                return no_overload(
+                    c,
+                    span,
+                    format!("no `{name}` for `{a}` and `{b}`"),
+                    "ordered",
+                )
+            }
+        },
+        _ if c.unify(&a, &b) => {
+            let t = c.zonk(&a);
+            (x, y, t)
+        }
+        _ => {
+            return no_overload(
+                c,
+                span,
+                format!("no `{name}` for `{a}` and `{b}`"),
+                "ordered",
+            )
+        }
+    };
+    if !crate::check::traits::has(&t, Behaviour::Ordered) {
+        return no_overload(c, span, Behaviour::Ordered.lacking(&t), "ordered");
+    }
+    let prim = if max { Prim::Max } else { Prim::Min };
+    mk(ir::ExprKind::Prim(prim, vec![x, y]), t, span)
+}
+
+// ----- L11.26 characters, L11.27 strings -----
+
+pub(crate) fn ord_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, Some(&Type::Char));
+    let x = c.coerce_to(x, &Type::Char, "the argument of `ord`");
+    mk(ir::ExprKind::Prim(Prim::Ord, vec![x]), Type::INT, span)
+}
+
+/// `toupper`, `tolower` on a char or a string.
+pub(crate) fn case_rule(c: &mut Checker, args: &mut [Arg], span: Span, upper: bool) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    match x.ty.clone() {
+        Type::Char => mk(
+            ir::ExprKind::Prim(Prim::CharCase(upper), vec![x]),
+            Type::Char,
+            span,
+        ),
+        Type::String => {
+            let prim = if upper { Prim::ToUpper } else { Prim::ToLower };
+            mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span)
+        }
+        t if t == error_type() => error_expr(span),
+        t => no_overload(
+            c,
+            span,
+            format!(
+                "no `{}` for `{t}`: it takes a `char` or a `string`",
+                if upper { "toupper" } else { "tolower" }
+            ),
+            "invocable",
+        ),
+    }
+}
+
+pub(crate) fn char_class_rule(
+    c: &mut Checker,
+    args: &mut [Arg],
+    span: Span,
+    class: CharClass,
+) -> ir::Expr {
+    let x = take(c, args, 0, Some(&Type::Char));
+    let x = c.coerce_to(x, &Type::Char, "the argument of a character classifier");
+    mk(
+        ir::ExprKind::Prim(Prim::CharIs(class), vec![x]),
+        Type::BOOL,
+        span,
+    )
+}
+
+/// The `string` of a char (`string c`, and a char operand of a string operator).
+pub(crate) fn char_to_string(x: ir::Expr) -> ir::Expr {
+    let span = x.span;
+    mk(
+        ir::ExprKind::Prim(Prim::CharToStr, vec![x]),
+        Type::String,
+        span,
+    )
+}
+
+/// `strip s`, `strip (s, cs)` and the one-sided forms.
+pub(crate) fn strip_rule(
+    c: &mut Checker,
+    args: &mut [Arg],
+    span: Span,
+    left: bool,
+    right: bool,
+) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    if x.ty == Type::String {
+        let prim = Prim::Strip {
+            left,
+            right,
+            set: false,
+        };
+        return mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span);
+    }
+    if x.ty == error_type() {
+        return error_expr(span);
+    }
+    match pair(&x) {
+        Some((s, cs)) if s.ty == Type::String && cs.ty == Type::String => {
+            let prim = Prim::Strip {
+                left,
+                right,
+                set: true,
+            };
+            mk(ir::ExprKind::Prim(prim, vec![s, cs]), Type::String, span)
+        }
+        _ => no_overload(
+            c,
+            span,
+            format!(
+                "no strip for `{}`: it takes a `string` or `(string, string)`",
+                x.ty
+            ),
+            "invocable",
+        ),
+    }
+}
+
+/// `startswith s e`, `endswith s e` (`e` a string or a char).
+pub(crate) fn affix_rule(c: &mut Checker, args: &mut [Arg], span: Span, start: bool) -> ir::Expr {
+    let s = take(c, args, 0, Some(&Type::String));
+    let s = c.coerce_to(s, &Type::String, "the string");
+    let e = take(c, args, 1, None);
+    match e.ty {
+        Type::String | Type::Char => {
+            let prim = if start {
+                Prim::StartsWith
+            } else {
+                Prim::EndsWith
+            };
+            mk(ir::ExprKind::Prim(prim, vec![s, e]), Type::BOOL, span)
+        }
+        ref t if *t == error_type() => error_expr(span),
+        ref t => {
+            let t = t.clone();
+            no_overload(
+                c,
+                e.span,
+                format!(
+                    "no `{}` for `{t}`: it takes a `string` or a `char`",
+                    if start { "startswith" } else { "endswith" }
+                ),
+                "invocable",
+            )
+        }
+    }
+}
+
+// ----- L11.23 format strings -----
+
+/// `f"…"`: the format spec, or E0603 at the literal.
+fn format_spec(c: &mut Checker, text: &[u8], span: Span) -> Option<Arc<printf::FormatSpec>> {
+    match printf::parse(text) {
+        Ok(spec) => Some(Arc::new(spec)),
+        Err(e) => {
+            c.error(CheckError::FormatConversion {
+                span,
+                message: e.message,
+            });
+            None
+        }
+    }
+}
+
+impl Checker {
+    /// `f"…"` as a value: a function of the conversions' argument tuple (L11.23).
+    pub(crate) fn format_value(&mut self, text: &[u8], span: Span) -> ir::Expr {
+        let Some(spec) = format_spec(self, text, span) else {
+            return error_expr(span);
+        };
+        let param = spec.param_type();
+        self.synthetic_fun("f\"…\"", param, span, move |_, arg| {
+            mk(
+                ir::ExprKind::Prim(Prim::Format(spec), vec![arg]),
+                Type::String,
+                span,
+            )
+        })
+    }
+
+    /// `f"…" x`: the format applied directly.
+    pub(crate) fn format_apply(
+        &mut self,
+        text: &[u8],
+        head_span: Span,
+        mut args: Vec<Arg>,
+        span: Span,
+    ) -> ir::Expr {
+        let Some(spec) = format_spec(self, text, head_span) else {
+            for a in args {
+                if let Arg::Ast(e) = a {
+                    self.expr(e, None);
+                }
+            }
+            return error_expr(span);
+        };
+        let param = spec.param_type();
+        let first = args.remove(0);
+        let x = self.arg_expr(first, Some(&param));
+        let x = self.coerce_to(x, &param, "the argument of the format string");
+        let r = mk(
+            ir::ExprKind::Prim(Prim::Format(spec), vec![x]),
+            Type::String,
+            span,
+        );
+        self.call_rest(r, args, span)
+    }
+
+    // ----- L11.30 bitwise operators, L11.27/L11.28 membership -----
+
+    /// `a \& b`, `a \| b`, `a \^ b`, `a << n`, `a >> n`.
+    pub(crate) fn bitwise_ir(
+        &mut self,
+        op: BinOp,
+        x: ir::Expr,
+        y: ir::Expr,
+        a: Type,
+        b: Type,
+        span: Span,
+    ) -> ir::Expr {
+        let bop = match op {
+            BinOp::BitAnd => BitOp::And,
+            BinOp::BitOr => BitOp::Or,
+            BinOp::BitXor => BitOp::Xor,
+            BinOp::Shl => BitOp::Shl,
+            _ => BitOp::Shr,
+        };
+        let shift = matches!(bop, BitOp::Shl | BitOp::Shr);
+        match (&a, &b) {
+            (Type::Int(p), Type::Int(q)) if p == q && (shift || !p.signed()) => mk(
+                ir::ExprKind::Prim(Prim::IntBit(bop, *p), vec![x, y]),
+                a,
+                span,
+            ),
+            (Type::Int(p), Type::Int(q)) if p == q => no_overload(
+                self,
+                span,
+                format!(
+                    "no `{}` for `{a}`: the bitwise operators take one unsigned type (`uint`, `ulong`, `uvlong`, `size`, `utiny`, `ushort`, `uint8` … `uint64`)",
+                    op.symbol()
+                ),
+                "bitwise",
+            ),
+            _ => {
+                self.error(CheckError::NoOverload {
+                    span,
+                    message: format!("no `{}` for `{a}` and `{b}`", op.symbol()),
+                    behaviour: "bitwise",
+                    help: Some(format!(
+                        "`{}` takes two operands of one integer type{}; convert one side (e.g. `1u << 3u`)",
+                        op.symbol(),
+                        if shift { "" } else { " (unsigned)" }
+                    )),
+                });
+                error_expr(span)
+            }
+        }
+    }
+
+    /// `~a` on an unsigned type.
+    pub(crate) fn complement_ir(&mut self, x: ir::Expr, span: Span) -> ir::Expr {
+        let t = self.zonk(&x.ty);
+        match t {
+            Type::Int(it) if !it.signed() => {
+                mk(ir::ExprKind::Prim(Prim::IntCompl(it), vec![x]), t, span)
+            }
+            t if t == error_type() => error_expr(span),
+            t => no_overload(
+                self,
+                span,
+                format!("no `~` for `{t}`: `~` takes an unsigned integer type"),
+                "bitwise",
+            ),
+        }
+    }
+
+    /// `e \in a`, `c \in s` and their negations.
+    pub(crate) fn membership_ir(
+        &mut self,
+        op: BinOp,
+        x: ir::Expr,
+        y: ir::Expr,
+        a: Type,
+        b: Type,
+        span: Span,
+    ) -> ir::Expr {
+        let test = match (&a, &b) {
+            (Type::Char, Type::String) => {
+                mk(ir::ExprKind::Prim(Prim::StrHasChar, vec![x, y]), Type::BOOL, span)
+            }
+            (_, Type::Array(elem, _)) => {
+                let elem = (**elem).clone();
+                let x = match (&a, &elem) {
+                    (Type::Int(p), Type::Int(q)) if p != q => {
+                        self.coerce_to(x, &elem, "the element looked for")
+                    }
+                    _ => {
+                        if !self.unify(&a, &elem) {
+                            return no_overload(
+                                self,
+                                span,
+                                format!("no `{}` for `{a}` and `{b}`: the array's elements are `{elem}`", op.symbol()),
+                                "equality",
+                            );
+                        }
+                        x
+                    }
+                };
+                let t = self.zonk(&elem);
+                if !crate::check::traits::has(&t, Behaviour::Equality) {
+                    return no_overload(self, span, Behaviour::Equality.lacking(&t), "equality");
+                }
+                mk(ir::ExprKind::Prim(Prim::ArrayHas, vec![x, y]), Type::BOOL, span)
+            }
+            _ => {
+                return no_overload(
+                    self,
+                    span,
+                    format!("no `{}` for `{a}` and `{b}`: it tests an element of an array or a char of a string", op.symbol()),
+                    "equality",
+                )
+            }
+        };
+        if op == BinOp::NotIn {
+            mk(ir::ExprKind::Prim(Prim::Not, vec![test]), Type::BOOL, span)
+        } else {
+            test
+        }
+    }
+
+    /// `subarray[F, L] a` (L11.28).
+    pub(crate) fn subarray_apply(
+        &mut self,
+        targs: &[ast::TypeExpr],
+        mut args: Vec<Arg>,
+        span: Span,
+    ) -> ir::Expr {
+        let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
+        let first = args.remove(0);
+        let a = self.arg_expr(first, None);
+        let at = self.zonk(&a.ty);
+        if at == error_type() || types.contains(&error_type()) {
+            return error_expr(span);
+        }
+        let (Type::Array(elem, index), [Type::Unitsum(f), Type::Unitsum(l)]) =
+            (&at, types.as_slice())
+        else {
+            return no_overload(
+                self,
+                span,
+                format!("`subarray[F, L] a` takes two unitsums `F`, `L` and an array over a unitsum, found `{at}`"),
+                "invocable",
+            );
+        };
+        let Type::Unitsum(n) = **index else {
+            return no_overload(
+                self,
+                span,
+                format!("`subarray` takes an array over a unitsum, found `{at}`"),
+                "invocable",
+            );
+        };
+        if *f > n {
+            self.error(CheckError::UnitsumRange {
+                span: targs[0].span,
+                k: *f as u128,
+                // F ranges over 0 .. N: the unitsum N + 1.
+                n: (n + 1).to_string(),
+            });
+            return error_expr(span);
+        }
+        let k = (*l).min(n - f);
+        let result = Type::array((**elem).clone(), Type::Unitsum(k));
+        // `T ^ 1` is `T` and `T ^ 0` is unit (L2.9): the element itself, or `()`.
+        let r = match k {
+            0 => mk(ir::ExprKind::Const(ir::Const::Unit), result, span),
+            1 => mk(
+                ir::ExprKind::Index {
+                    array: Box::new(a),
+                    index: Box::new(int_const(*f as i64, Type::INT, span)),
+                    mode: IndexMode::Linear,
+                },
+                result,
+                span,
+            ),
+            _ => mk(
+                ir::ExprKind::Prim(Prim::Subarray(*f), vec![a]),
+                result,
+                span,
+            ),
+        };
+        self.call_rest(r, args, span)
+    }
+
+    /// Is `t` the library's `ofile` (L11.29)?
+    pub(crate) fn is_ofile(&mut self, t: &Type) -> bool {
+        matches!(t, Type::Nominal(n) if &*n.name == OFILE
+            && matches!(n.body.get(), Some(NominalBody::Variant(cs)) if cs.len() == 2))
+            && self.lookup_type(OFILE).as_ref() == Some(t)
+    }
+}
+
+// ----- L11.28 array functions -----
+
+fn array_elem(t: &Type) -> Option<Type> {
+    match t {
+        Type::Array(e, _) => Some((**e).clone()),
+        _ => None,
+    }
+}
+
+fn not_an_array(c: &mut Checker, span: Span, what: &str, t: &Type) -> ir::Expr {
+    if *t == error_type() {
+        return error_expr(span);
+    }
+    no_overload(
+        c,
+        span,
+        format!("`{what}` needs an array, found `{t}`"),
+        "invocable",
+    )
+}
+
+/// `unsafe_get (a, i)`: the element at linear position `i : size`.
+pub(crate) fn unsafe_get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let Some((a, i)) = take_pair(c, args, span, "unsafe_get") else {
+        return error_expr(span);
+    };
+    let Some(elem) = array_elem(&a.ty) else {
+        let t = a.ty.clone();
+        return not_an_array(c, span, "unsafe_get", &t);
+    };
+    let i = c.coerce_to(i, &Type::SIZE, "the position given to `unsafe_get`");
+    mk(
+        ir::ExprKind::Index {
+            array: Box::new(a),
+            index: Box::new(i),
+            mode: IndexMode::Linear,
+        },
+        elem,
+        span,
+    )
+}
+
+/// `mem p a` and `mem r a e`.
+pub(crate) fn mem_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let a = take(c, args, 1, None);
+    let Some(elem) = array_elem(&a.ty) else {
+        let t = a.ty.clone();
+        return not_an_array(c, span, "mem", &t);
+    };
+    if args.len() == 2 {
+        let pty = Type::fun(elem, Type::BOOL);
+        let p = take(c, args, 0, Some(&pty));
+        let p = c.coerce_to(p, &pty, "the predicate given to `mem`");
+        return mk(ir::ExprKind::Prim(Prim::Mem, vec![p, a]), Type::BOOL, span);
+    }
+    let e = take(c, args, 2, None);
+    let rty = Type::fun(Type::tuple(vec![elem, e.ty.clone()]), Type::BOOL);
+    let r = take(c, args, 0, Some(&rty));
+    let r = c.coerce_to(r, &rty, "the relation given to `mem`");
+    mk(
+        ir::ExprKind::Prim(Prim::MemRel, vec![r, a, e]),
+        Type::BOOL,
+        span,
+    )
+}
+
+/// `sort a` and `sort cmp a`.
+pub(crate) fn sort_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let ai = args.len() - 1;
+    let a = take(c, args, ai, None);
+    let at = a.ty.clone();
+    let elem = match &at {
+        Type::Array(e, _) => (**e).clone(),
+        Type::CArray(..) => {
+            return no_overload(
+                c,
+                span,
+                format!("`sort` takes a plain array `T ^ I`, not the compact array `{at}`"),
+                "invocable",
+            )
+        }
+        _ => return not_an_array(c, span, "sort", &at),
+    };
+    if ai == 0 {
+        if !crate::check::traits::has(&elem, Behaviour::Ordered) {
+            return no_overload(c, span, Behaviour::Ordered.lacking(&elem), "ordered");
+        }
+        return mk(ir::ExprKind::Prim(Prim::Sort, vec![a]), at, span);
+    }
+    let cty = Type::fun(Type::tuple(vec![elem.clone(), elem]), Type::BOOL);
+    let f = take(c, args, 0, Some(&cty));
+    let f = c.coerce_to(f, &cty, "the comparison given to `sort`");
+    mk(ir::ExprKind::Prim(Prim::SortBy, vec![f, a]), at, span)
+}
+
+// ----- L11.29 standard streams -----
+
+/// `fprint (f, x)`, `fprintln (f, x)`.
+pub(crate) fn fprint_rule(
+    c: &mut Checker,
+    args: &mut [Arg],
+    span: Span,
+    newline: bool,
+) -> ir::Expr {
+    let name = if newline { "fprintln" } else { "fprint" };
+    let Some((f, x)) = take_pair(c, args, span, name) else {
+        return error_expr(span);
+    };
+    if !c.is_ofile(&f.ty) {
+        let t = f.ty.clone();
+        return no_overload(
+            c,
+            f.span,
+            format!("`{name}` writes to an `ofile` (`cstdout`, `cstderr`), found `{t}`"),
+            "invocable",
+        );
+    }
+    c.note_effect();
+    mk(
+        ir::ExprKind::Prim(Prim::FWrite(newline), vec![f, x]),
+        Type::VOID,
+        span,
+    )
+}
+
+// ----- L11.30 named forms -----
+
+/// `band (a, b)`, `bor`, `bxor`, `shl`, `shr`: the operators as functions of a pair.
+pub(crate) fn bit_named_rule(c: &mut Checker, args: &mut [Arg], span: Span, op: BinOp) -> ir::Expr {
+    let name = match op {
+        BinOp::BitAnd => "band",
+        BinOp::BitOr => "bor",
+        BinOp::BitXor => "bxor",
+        BinOp::Shl => "shl",
+        _ => "shr",
+    };
+    let Some((x, y)) = take_pair(c, args, span, name) else {
+        return error_expr(span);
+    };
+    let (a, b) = (c.zonk(&x.ty), c.zonk(&y.ty));
+    c.bitwise_ir(op, x, y, a, b, span)
+}
+
+/// `bnot a`.
+pub(crate) fn bnot_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+    let x = take(c, args, 0, None);
+    c.complement_ir(x, span)
+}

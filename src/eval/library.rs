@@ -1,0 +1,658 @@
+//! Kernels of the library additions of L11.22–L11.30: assert, bitwise operators and shifts,
+//! numeric functions, characters, strings, format strings, array functions and the standard
+//! streams. `compile.rs` hands each such `Prim` here with its compiled operands.
+
+use std::cmp::Ordering;
+
+use crate::core::ir::{BitOp, CharClass, MathFn, Prim};
+use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use super::array::{LeafBuilder, Shape};
+use super::closure::{apply, apply_one};
+use super::compact::SumLayout;
+use super::compile::ExprCode;
+use super::error::{runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW, SHIFT_OUT_OF_RANGE};
+use super::prims::{self, int_from_i128, int_value};
+use super::value::{ArrayVal, Buffer, Value};
+use super::Ctrl;
+
+/// The compiled code of a library primitive, `None` for primitives not handled here.
+pub fn compile(
+    prim: &Prim,
+    mut codes: Vec<ExprCode>,
+    arg_tys: &[Type],
+    result_ty: &Type,
+    span: Span,
+) -> Option<ExprCode> {
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    Some(match prim {
+        Prim::Assert => {
+            let c = pop();
+            Box::new(move |frame| {
+                if c(frame)?.truthy() {
+                    Ok(Value::Unit)
+                } else {
+                    Err(runtime_error(ASSERTION_FAILURE, "assertion failure", span))
+                }
+            })
+        }
+        Prim::IntBit(op, ity) => {
+            let (op, ity) = (*op, *ity);
+            let b = pop();
+            let a = pop();
+            Box::new(move |frame| {
+                let x = a(frame)?.as_int_lossy();
+                let y = b(frame)?.as_int_lossy();
+                int_bit(op, ity, x, y)
+                    .map(Value::Int)
+                    .map_err(|f| f.at(span))
+            })
+        }
+        Prim::IntCompl(ity) => {
+            let ity = *ity;
+            let a = pop();
+            Box::new(move |frame| Ok(Value::Int(int_compl(ity, a(frame)?.as_int_lossy()))))
+        }
+        Prim::FloatFn(f, single) => {
+            let (f, single) = (*f, *single);
+            let a = pop();
+            Box::new(move |frame| {
+                let x = a(frame)?.as_float_lossy();
+                Ok(Value::Float(prims::round_float(math(f, x), single)))
+            })
+        }
+        Prim::Atan2(single) | Prim::Pow(single) | Prim::PowInt(single) => {
+            let single = *single;
+            let kind = prim.clone();
+            let b = pop();
+            let a = pop();
+            Box::new(move |frame| {
+                let x = a(frame)?;
+                let y = b(frame)?;
+                let r = match kind {
+                    Prim::Atan2(_) => x.as_float_lossy().atan2(y.as_float_lossy()),
+                    Prim::Pow(_) => x.as_float_lossy().powf(y.as_float_lossy()),
+                    _ => {
+                        let n = y.as_int_lossy();
+                        if single {
+                            (x.as_float_lossy() as f32).powi(n as i32) as f64
+                        } else {
+                            x.as_float_lossy().powi(n as i32)
+                        }
+                    }
+                };
+                Ok(Value::Float(prims::round_float(r, single)))
+            })
+        }
+        Prim::IntAbs(ity) => {
+            let ity = *ity;
+            let a = pop();
+            Box::new(move |frame| {
+                let x = a(frame)?.as_int_lossy();
+                if int_value(x, ity) < 0 {
+                    prims::int_neg(ity, x)
+                        .map(Value::Int)
+                        .map_err(|f| f.at(span))
+                } else {
+                    Ok(Value::Int(x))
+                }
+            })
+        }
+        Prim::IntSgn(ity) => {
+            let ity = *ity;
+            let a = pop();
+            Box::new(move |frame| {
+                Ok(Value::Int(
+                    int_value(a(frame)?.as_int_lossy(), ity).signum() as i64,
+                ))
+            })
+        }
+        Prim::Min | Prim::Max => {
+            let max = *prim == Prim::Max;
+            let less = less_than(&arg_tys[0]);
+            let b = pop();
+            let a = pop();
+            Box::new(move |frame| {
+                let x = a(frame)?;
+                let y = b(frame)?;
+                let lt = less(&x, &y);
+                Ok(if lt == max { y } else { x })
+            })
+        }
+        Prim::Ord => {
+            let a = pop();
+            Box::new(move |frame| Ok(Value::Int(a(frame)?.as_int_lossy() as u8 as i8 as i64)))
+        }
+        Prim::CharToStr => {
+            let a = pop();
+            Box::new(move |frame| Ok(Value::str(&[a(frame)?.as_int_lossy() as u8])))
+        }
+        Prim::CharCase(upper) => {
+            let upper = *upper;
+            let a = pop();
+            Box::new(move |frame| {
+                let c = a(frame)?.as_int_lossy() as u8;
+                let c = if upper {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                };
+                Ok(Value::Int(c as i64))
+            })
+        }
+        Prim::ToLower => {
+            let a = pop();
+            Box::new(move |frame| match a(frame)? {
+                Value::Str(s) => Ok(Value::Str(s.to_ascii_lowercase().into())),
+                other => Ok(other),
+            })
+        }
+        Prim::CharIs(class) => {
+            let class = *class;
+            let a = pop();
+            Box::new(move |frame| Ok(Value::bool(char_is(class, a(frame)?.as_int_lossy() as u8))))
+        }
+        Prim::Strip { left, right, set } => {
+            let (left, right) = (*left, *right);
+            let cs = if *set { Some(pop()) } else { None };
+            let a = pop();
+            Box::new(move |frame| {
+                let s = str_bytes(a(frame)?);
+                let set = match &cs {
+                    Some(cs) => str_bytes(cs(frame)?),
+                    None => b" \t\n\r\x0c\x0b".as_slice().into(),
+                };
+                Ok(Value::str(strip(&s, &set, left, right)))
+            })
+        }
+        Prim::StartsWith | Prim::EndsWith => {
+            let start = *prim == Prim::StartsWith;
+            let char_affix = arg_tys[1] == Type::Char;
+            let e = pop();
+            let s = pop();
+            Box::new(move |frame| {
+                let s = str_bytes(s(frame)?);
+                let e = e(frame)?;
+                let affix: Vec<u8> = if char_affix {
+                    vec![e.as_int_lossy() as u8]
+                } else {
+                    str_bytes(e).to_vec()
+                };
+                Ok(Value::bool(if start {
+                    s.starts_with(&affix)
+                } else {
+                    s.ends_with(&affix)
+                }))
+            })
+        }
+        Prim::StrHasChar => {
+            let s = pop();
+            let c = pop();
+            Box::new(move |frame| {
+                let c = c(frame)?.as_int_lossy() as u8;
+                Ok(Value::bool(str_bytes(s(frame)?).contains(&c)))
+            })
+        }
+        Prim::Format(spec) => {
+            let spec = spec.clone();
+            let n = spec.conversions().count();
+            let shape = Shape::of(&arg_tys[0]);
+            let a = pop();
+            Box::new(move |frame| {
+                let v = a(frame)?;
+                let values: Vec<Value> = match (n, v) {
+                    (0, _) => Vec::new(),
+                    (1, v) => vec![v],
+                    (_, Value::Tuple(items)) => items.to_vec(),
+                    (_, Value::Array(view)) => match &shape {
+                        Some(shape) => (0..shape.len_of(&view))
+                            .map(|i| shape.element(&view, i))
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                    (_, other) => vec![other],
+                };
+                Ok(Value::str(&super::printf::format(&spec, &values)))
+            })
+        }
+        Prim::Mem | Prim::ArrayHas => {
+            let array_first = *prim == Prim::Mem;
+            let a = pop();
+            let x = pop();
+            let shape = Shape::of(&arg_tys[1])?;
+            let equal = (!array_first).then(|| equal_to(&arg_tys[0]));
+            Box::new(move |frame| {
+                let x = x(frame)?;
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::bool(false));
+                };
+                for i in 0..shape.len_of(&view) {
+                    let v = shape.element(&view, i);
+                    let hit = match &equal {
+                        Some(eq) => eq(&v, &x),
+                        None => apply_one(frame.rt, &x, v, span)?.truthy(),
+                    };
+                    if hit {
+                        return Ok(Value::bool(true));
+                    }
+                }
+                Ok(Value::bool(false))
+            })
+        }
+        Prim::MemRel => {
+            let shape = Shape::of(&arg_tys[1])?;
+            let e = pop();
+            let a = pop();
+            let r = pop();
+            Box::new(move |frame| {
+                let r = r(frame)?;
+                let Value::Array(view) = a(frame)? else {
+                    return Ok(Value::bool(false));
+                };
+                let e = e(frame)?;
+                for i in 0..shape.len_of(&view) {
+                    let pair = Value::Tuple(vec![shape.element(&view, i), e.clone()].into());
+                    if apply_one(frame.rt, &r, pair, span)?.truthy() {
+                        return Ok(Value::bool(true));
+                    }
+                }
+                Ok(Value::bool(false))
+            })
+        }
+        Prim::Sort | Prim::SortBy => return Some(sort_code(prim, codes, arg_tys, span)),
+        Prim::Subarray(first) => {
+            let first = *first as usize;
+            let shape = Shape::of(&arg_tys[0])?;
+            let count = Shape::of(result_ty)?.n_elements?;
+            let a = pop();
+            Box::new(move |frame| match a(frame)? {
+                Value::Array(view) => Ok(Value::Array(view.slice(
+                    (first * shape.elem_leaves).min(view.len),
+                    count * shape.elem_leaves,
+                ))),
+                other => Ok(other),
+            })
+        }
+        Prim::FWrite(newline) => {
+            let newline = *newline;
+            let ty = arg_tys[1].clone();
+            let x = pop();
+            let f = pop();
+            Box::new(move |frame| {
+                let stream = f(frame)?;
+                let mut text = super::format::str_value_bytes(&x(frame)?, &ty);
+                if newline {
+                    text.push(b'\n');
+                }
+                write_stream(frame.rt, &stream, &text);
+                Ok(Value::Unit)
+            })
+        }
+        Prim::FEndl => {
+            let f = pop();
+            Box::new(move |frame| {
+                let stream = f(frame)?;
+                write_stream(frame.rt, &stream, b"\n");
+                Ok(Value::Unit)
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// `cstdout` is the first constructor of `ofile`, `cstderr` the second.
+fn write_stream(rt: &super::Runtime<'_>, stream: &Value, text: &[u8]) {
+    let tag = match stream {
+        Value::Sum(sum) => sum.0,
+        Value::Int(i) => *i as u32,
+        _ => 0,
+    };
+    if tag == 1 {
+        rt.write_err(text);
+    } else {
+        rt.write(text);
+    }
+}
+
+fn str_bytes(v: Value) -> std::sync::Arc<[u8]> {
+    match v {
+        Value::Str(s) => s,
+        _ => std::sync::Arc::from(&b""[..]),
+    }
+}
+
+/// Bitwise operators and shifts in `ity` (L11.30).
+pub fn int_bit(op: BitOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> {
+    let bits = ity.bits();
+    let mask = |v: i64| -> i64 {
+        if bits == 64 {
+            v
+        } else {
+            v & ((1i64 << bits) - 1)
+        }
+    };
+    match op {
+        BitOp::And => Ok(a & b),
+        BitOp::Or => Ok(a | b),
+        BitOp::Xor => Ok(a ^ b),
+        BitOp::Shl | BitOp::Shr => {
+            let n = int_value(b, ity);
+            if n < 0 || n >= bits as i128 {
+                return Err(Fault::new(
+                    SHIFT_OUT_OF_RANGE,
+                    format!(
+                        "shift count {n} out of range for {} (0 to {})",
+                        ity.name(),
+                        bits - 1
+                    ),
+                ));
+            }
+            let n = n as u32;
+            let x = int_value(a, ity);
+            if op == BitOp::Shr {
+                // Arithmetic for signed types, logical for unsigned (stored non-negative, or
+                // as the u64 bit pattern for 64-bit unsigned types).
+                return Ok(if ity.signed() {
+                    a >> n
+                } else {
+                    ((a as u64) >> n) as i64
+                });
+            }
+            if ity.signed() {
+                let r = x << n;
+                int_from_i128(r, ity).ok_or_else(|| {
+                    Fault::new(OVERFLOW, format!("{} overflow: {x} << {n}", ity.name()))
+                })
+            } else {
+                Ok(mask(((a as u64) << n) as i64))
+            }
+        }
+    }
+}
+
+/// `~a` in the unsigned type `ity`.
+pub fn int_compl(ity: IntTy, a: i64) -> i64 {
+    if ity.bits() == 64 {
+        !a
+    } else {
+        !a & ((1i64 << ity.bits()) - 1)
+    }
+}
+
+fn math(f: MathFn, x: f64) -> f64 {
+    match f {
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Sin => x.sin(),
+        MathFn::Cos => x.cos(),
+        MathFn::Tan => x.tan(),
+        MathFn::Asin => x.asin(),
+        MathFn::Acos => x.acos(),
+        MathFn::Atan => x.atan(),
+        MathFn::Sinh => x.sinh(),
+        MathFn::Cosh => x.cosh(),
+        MathFn::Tanh => x.tanh(),
+        MathFn::Exp => x.exp(),
+        MathFn::Log => x.ln(),
+        MathFn::Log10 => x.log10(),
+        MathFn::Ceil => x.ceil(),
+        MathFn::Floor => x.floor(),
+        MathFn::Trunc => x.trunc(),
+        MathFn::Abs => x.abs(),
+    }
+}
+
+/// C's `<ctype.h>` classes in the "C" locale; bytes above 127 are in none.
+pub fn char_is(class: CharClass, c: u8) -> bool {
+    match class {
+        CharClass::Upper => c.is_ascii_uppercase(),
+        CharClass::Lower => c.is_ascii_lowercase(),
+        CharClass::Alpha => c.is_ascii_alphabetic(),
+        CharClass::Digit => c.is_ascii_digit(),
+        CharClass::Alnum => c.is_ascii_alphanumeric(),
+        CharClass::XDigit => c.is_ascii_hexdigit(),
+        CharClass::Space => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
+        CharClass::Blank => matches!(c, b' ' | b'\t'),
+        CharClass::Cntrl => c < 0x20 || c == 0x7f,
+        CharClass::Print => (0x20..0x7f).contains(&c),
+        CharClass::Punct => c.is_ascii_punctuation(),
+    }
+}
+
+/// `s` without its leading (`left`) and trailing (`right`) bytes found in `set`.
+pub fn strip<'s>(s: &'s [u8], set: &[u8], left: bool, right: bool) -> &'s [u8] {
+    let mut from = 0;
+    let mut to = s.len();
+    if left {
+        while from < to && set.contains(&s[from]) {
+            from += 1;
+        }
+    }
+    if right {
+        while to > from && set.contains(&s[to - 1]) {
+            to -= 1;
+        }
+    }
+    &s[from..to]
+}
+
+/// The order of `Prim::Compare` on values of type `ty`, outside floats: compact sums by their
+/// summand tag (as `compare_code`, after Felix), everything else structurally.
+fn ordering(ty: &Type) -> prims::Comparator {
+    if let (Type::CSum(_), Some(layout)) = (ty, SumLayout::of(ty)) {
+        return std::sync::Arc::new(move |x, y| layout.split(x).0.cmp(&layout.split(y).0));
+    }
+    prims::comparator(ty)
+}
+
+/// `x == y` for values of type `ty`, as `Prim::Compare(Eq)` decides it (IEEE for floats).
+fn equal_to(ty: &Type) -> Less {
+    match ty {
+        Type::Double | Type::Float => Box::new(|x, y| x.as_float_lossy() == y.as_float_lossy()),
+        _ => {
+            let compare = ordering(ty);
+            Box::new(move |x, y| compare(x, y) == Ordering::Equal)
+        }
+    }
+}
+
+/// A test on two values (a strict order, or an equality).
+type Less = Box<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
+
+/// `x < y` for values of type `ty`, as `Prim::Compare(Lt)` decides it (IEEE for floats).
+fn less_than(ty: &Type) -> Less {
+    match ty {
+        Type::Double | Type::Float => Box::new(|x, y| x.as_float_lossy() < y.as_float_lossy()),
+        _ => {
+            let compare = ordering(ty);
+            Box::new(move |x, y| compare(x, y) == Ordering::Less)
+        }
+    }
+}
+
+/// A stable merge sort with a fallible `less` (a user's comparison may fail or be
+/// inconsistent; the sort still ends, with some permutation of the elements).
+pub fn merge_sort<T: Clone, E>(
+    items: &mut Vec<T>,
+    less: &mut dyn FnMut(&T, &T) -> Result<bool, E>,
+) -> Result<(), E> {
+    let n = items.len();
+    let mut width = 1;
+    let mut buffer: Vec<T> = Vec::with_capacity(n);
+    while width < n {
+        buffer.clear();
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j) = (start, mid);
+            while i < mid && j < end {
+                // Take from the right only when strictly less: stable.
+                if less(&items[j], &items[i])? {
+                    buffer.push(items[j].clone());
+                    j += 1;
+                } else {
+                    buffer.push(items[i].clone());
+                    i += 1;
+                }
+            }
+            buffer.extend_from_slice(&items[i..mid]);
+            buffer.extend_from_slice(&items[j..end]);
+            start = end;
+        }
+        std::mem::swap(items, &mut buffer);
+        width *= 2;
+    }
+    Ok(())
+}
+
+/// `sort a` and `sort cmp a`: the elements in a new buffer of the same type. Integer and
+/// floating elements are sorted unboxed.
+fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span) -> ExprCode {
+    let by = *prim == Prim::SortBy;
+    let array_ty = arg_tys[if by { 1 } else { 0 }].clone();
+    let shape = Shape::of(&array_ty);
+    let elem = match &array_ty {
+        Type::Array(e, _) => (**e).clone(),
+        _ => Type::UNIT,
+    };
+    let a = codes.pop().expect("the array");
+    let f = codes.pop();
+    if !by {
+        match &elem {
+            Type::Int(ity) => {
+                let unsigned64 = prims::is_unsigned_64(*ity);
+                return Box::new(move |frame| {
+                    let Value::Array(view) = a(frame)? else {
+                        return Ok(Value::Unit);
+                    };
+                    let Buffer::I64(v) = &*view.buf else {
+                        return Ok(Value::Array(view));
+                    };
+                    let mut items = v[view.start..view.start + view.len].to_vec();
+                    if unsigned64 {
+                        items.sort_by_key(|x| *x as u64);
+                    } else {
+                        items.sort();
+                    }
+                    Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
+                });
+            }
+            Type::Char => {
+                return Box::new(move |frame| {
+                    let Value::Array(view) = a(frame)? else {
+                        return Ok(Value::Unit);
+                    };
+                    let Buffer::I64(v) = &*view.buf else {
+                        return Ok(Value::Array(view));
+                    };
+                    let mut items = v[view.start..view.start + view.len].to_vec();
+                    items.sort_by_key(|x| *x as u8 as i8);
+                    Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
+                });
+            }
+            Type::Double | Type::Float => {
+                return Box::new(move |frame| {
+                    let Value::Array(view) = a(frame)? else {
+                        return Ok(Value::Unit);
+                    };
+                    let Buffer::F64(v) = &*view.buf else {
+                        return Ok(Value::Array(view));
+                    };
+                    let mut items = v[view.start..view.start + view.len].to_vec();
+                    let mut less = |x: &f64, y: &f64| -> Result<bool, ()> { Ok(x < y) };
+                    let _ = merge_sort(&mut items, &mut less);
+                    Ok(Value::Array(ArrayVal::new(Buffer::F64(items))))
+                });
+            }
+            _ => {}
+        }
+    }
+    let less = (!by).then(|| less_than(&elem));
+    Box::new(move |frame| {
+        let cmp = match &f {
+            Some(f) => Some(f(frame)?),
+            None => None,
+        };
+        let Value::Array(view) = a(frame)? else {
+            return Ok(Value::Unit);
+        };
+        let Some(shape) = &shape else {
+            return Ok(Value::Array(view));
+        };
+        let n = shape.len_of(&view);
+        let mut items: Vec<Value> = (0..n).map(|i| shape.element(&view, i)).collect();
+        let rt = frame.rt;
+        let mut compare = |x: &Value, y: &Value| -> Result<bool, Ctrl> {
+            match (&cmp, &less) {
+                (Some(cmp), _) => Ok(apply(
+                    rt,
+                    cmp.clone(),
+                    [Value::Tuple(vec![x.clone(), y.clone()].into())],
+                    span,
+                )?
+                .truthy()),
+                (None, Some(less)) => Ok(less(x, y)),
+                (None, None) => Ok(false),
+            }
+        };
+        merge_sort(&mut items, &mut compare)?;
+        let mut builder = LeafBuilder::new(shape.repr);
+        for item in items {
+            builder.push_element(item);
+        }
+        Ok(Value::Array(builder.finish()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_and_masks() {
+        assert_eq!(int_bit(BitOp::Shl, IntTy::UInt, 3, 31), Ok(2147483648));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::UInt, 3, 32).unwrap_err().code,
+            "R0010"
+        );
+        assert_eq!(int_bit(BitOp::Shr, IntTy::Int, -16, 2), Ok(-4));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::Int, 1, 31).unwrap_err().code,
+            "R0003"
+        );
+        assert_eq!(int_bit(BitOp::Shl, IntTy::Int, 1, 30), Ok(1 << 30));
+        assert_eq!(int_bit(BitOp::Shr, IntTy::UVLong, -1, 63), Ok(1));
+        assert_eq!(int_bit(BitOp::Shl, IntTy::UTiny, 255, 1), Ok(254));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::Int, 1, -1).unwrap_err().code,
+            "R0010"
+        );
+        assert_eq!(int_compl(IntTy::UInt, 0), 4294967295);
+        assert_eq!(int_compl(IntTy::U64, 0), -1);
+        assert_eq!(int_compl(IntTy::UTiny, 5), 250);
+    }
+
+    #[test]
+    fn strip_and_classes() {
+        assert_eq!(strip(b"  ab \n", b" \n", true, true), b"ab");
+        assert_eq!(strip(b"  ab \n", b" \n", true, false), b"ab \n");
+        assert_eq!(strip(b"xxx", b"x", true, true), b"");
+        assert_eq!(strip(b"abc", b"", true, true), b"abc");
+        assert!(char_is(CharClass::Punct, b'!') && !char_is(CharClass::Punct, b'a'));
+        assert!(char_is(CharClass::Space, 0x0b) && !char_is(CharClass::Blank, b'\n'));
+        assert!(!char_is(CharClass::Print, 0x7f) && char_is(CharClass::Cntrl, 0x7f));
+        assert!(!char_is(CharClass::Alpha, 0xe9));
+    }
+
+    #[test]
+    fn merge_sort_is_stable() {
+        let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd'), (0, 'e')];
+        merge_sort(&mut v, &mut |x: &(i32, char),
+                                 y: &(i32, char)|
+         -> Result<bool, ()> { Ok(x.0 < y.0) })
+        .unwrap();
+        assert_eq!(v, vec![(0, 'e'), (1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
+    }
+}
