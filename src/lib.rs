@@ -8,6 +8,7 @@ pub mod check;
 pub mod core;
 pub mod diag;
 pub mod eval;
+pub mod limits;
 pub mod repl;
 pub mod syntax;
 pub mod types;
