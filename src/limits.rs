@@ -14,7 +14,7 @@ pub const DEFAULT_MAX_NESTING: u64 = 1000;
 
 /// A single allocation (an array's leaves, a string, a natural's digits) larger than this
 /// many bytes is runtime error R0007 (`--max-alloc`).
-pub const DEFAULT_MAX_ALLOC_BYTES: u64 = 512 << 20;
+pub const DEFAULT_MAX_ALLOC_BYTES: u64 = 4 << 30;
 
 /// A natural number with more than this many bits is runtime error R0007
 /// (`--max-natural-bits`): arithmetic on naturals costs more than linear time in their size,
@@ -167,10 +167,43 @@ pub fn max_threads() -> usize {
     cores * MAX_THREADS_PER_CORE
 }
 
-/// The number of bytes one leaf of `bytes_per_item` takes `count` times, when within
-/// `--max-alloc`; `None` when larger (an R0007 for the caller).
-pub fn allocation_fits(count: usize, bytes_per_item: usize) -> bool {
-    count
-        .checked_mul(bytes_per_item.max(1))
-        .is_some_and(|bytes| bytes <= max_alloc_bytes())
+/// Why an allocation was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Larger than `--max-alloc` (the limit, in bytes).
+    OverLimit(u64),
+    /// Within the limit, but the system could not provide it.
+    Unavailable,
+}
+
+impl Refusal {
+    /// The end of an R0007 message: why `bytes` bytes could not be had.
+    pub fn describe(self, bytes: u128) -> String {
+        match self {
+            Refusal::OverLimit(limit) => format!(
+                "{bytes} bytes are more than the limit of {limit} bytes for one allocation \
+                 (raise it with `--max-alloc`)"
+            ),
+            Refusal::Unavailable => format!("{bytes} bytes could not be allocated"),
+        }
+    }
+}
+
+/// Is an allocation of `bytes` bytes possible: within `--max-alloc`, and granted by the
+/// system when tried (the probe is released at once; large allocations are mapped lazily, so
+/// this costs no page touches)? Called before building a large string, natural or array, so
+/// that running out of memory is runtime error R0007, never an allocator abort.
+pub fn check_allocation(bytes: u128) -> Result<(), Refusal> {
+    let limit = read(&MAX_ALLOC_BYTES);
+    if bytes > u128::from(limit) {
+        return Err(Refusal::OverLimit(limit));
+    }
+    // Small allocations are not worth a probe.
+    if bytes >= 1 << 20 {
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(bytes as usize)
+            .map_err(|_| Refusal::Unavailable)?;
+    }
+    Ok(())
 }

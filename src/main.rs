@@ -75,7 +75,7 @@ fn main() -> ExitCode {
 }
 
 /// The stack of the interpreter thread.
-const SESSION_STACK_BYTES: usize = 1 << 30;
+const SESSION_STACK_BYTES: usize = 256 << 20;
 
 /// The exit status after a panic, which is always a bug in Tessera (the panic message has
 /// been printed).

@@ -1493,10 +1493,19 @@ impl<'p> Compiler<'p> {
                 })
             }
             ExprKind::CField(inner, i) => {
-                let Some(layout) = ProductLayout::of(&inner.ty) else {
-                    return internal(format!("compact projection of type {}", inner.ty), span);
-                };
                 let i = *i as usize;
+                let (layout, i) = match ProductLayout::of(&inner.ty) {
+                    Some(layout) => (layout, i),
+                    None => match ProductLayout::one_digit(&inner.ty, i) {
+                        Some(layout) => (layout, 0),
+                        None => {
+                            return internal(
+                                format!("compact projection of type {}", inner.ty),
+                                span,
+                            )
+                        }
+                    },
+                };
                 let inner = self.expr(inner);
                 Box::new(move |frame| Ok(layout.field(&inner(frame)?, i)))
             }
@@ -1913,10 +1922,7 @@ impl<'p> Compiler<'p> {
                     let (Value::Str(x), Value::Str(y)) = (x, y) else {
                         return Ok(Value::str(b""));
                     };
-                    let mut joined = Vec::with_capacity(x.len() + y.len());
-                    joined.extend_from_slice(&x);
-                    joined.extend_from_slice(&y);
-                    Ok(Value::Str(joined.into()))
+                    prims::str_concat(&x, &y).map_err(|f| f.at(span))
                 })
             }
             Prim::StrRepeat => {

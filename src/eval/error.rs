@@ -27,7 +27,7 @@ pub fn runtime_error(code: &'static str, message: impl Into<String>, span: Span)
         DIVISION_BY_ZERO => "division by zero",
         CONVERSION_OUT_OF_RANGE => "conversion out of range",
         NO_MATCH => "no match case",
-        TOO_LARGE => "array too large",
+        TOO_LARGE => "allocation too large",
         RECURSION_TOO_DEEP => "recursion too deep",
         INTERNAL => "internal evaluator error",
         _ => "runtime error",

@@ -5,6 +5,7 @@
 
 pub mod ast;
 pub mod lexer;
+pub mod nesting;
 pub mod parser;
 pub mod span;
 pub mod token;
@@ -44,6 +45,12 @@ fn parse_with<O>(
     select_parser: impl for<'t> FnOnce(parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
 ) -> (Option<O>, Vec<SyntaxError>) {
     let (tokens, mut errors) = lexer::lex(src);
+    if let Some(too_deep) = nesting::check_nesting(&tokens) {
+        // Parsing (and recovering from) such input costs stack and time in its depth.
+        errors.push(too_deep);
+        errors.sort_by_key(|error| (error.span.start, error.span.end));
+        return (None, errors);
+    }
     let grammar_parser = select_parser(parser::grammar(recovering));
     let (output, parse_errors) = parser::run_parser(&grammar_parser, &tokens, src.len());
     errors.extend(parse_errors);
