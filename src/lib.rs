@@ -103,6 +103,8 @@ impl Session {
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
             ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
         };
+        let checker_before = self.checker.clone();
+        let globals_before = self.machine.n_globals();
         let unit = match self.checker.check_chunk(&chunk) {
             Ok(unit) => unit,
             Err(diags) => return ChunkResult::Failed(diags),
@@ -110,7 +112,13 @@ impl Session {
         let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
         let value = match self.machine.run(&unit, &mut *self.out) {
             Ok(value) => value,
-            Err(diag) => return ChunkResult::Failed(vec![diag]),
+            Err(diag) => {
+                // L9.4: a failed chunk has no effect on definitions. What it did to earlier
+                // variables and the output stays, as after any runtime error.
+                self.checker = checker_before;
+                self.machine.forget_definitions(&unit, globals_before);
+                return ChunkResult::Failed(vec![diag]);
+            }
         };
         if let (Some(result_type), Some(value)) = (result_type, value) {
             if let Some(line) = result_line(&value, &result_type) {

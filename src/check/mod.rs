@@ -50,6 +50,8 @@ pub struct Checker {
     depth: u32,
     /// Functions produced by the unit being checked.
     out_funs: Vec<(FunId, Arc<ir::Function>)>,
+    /// The global variables declared by the unit being checked.
+    pub(crate) out_globals: Vec<ir::GlobalDef>,
 }
 
 impl Default for Checker {
@@ -97,6 +99,7 @@ impl Checker {
             errors: Vec::new(),
             depth: 0,
             out_funs: Vec::new(),
+            out_globals: Vec::new(),
         }
     }
 
@@ -175,6 +178,7 @@ impl Checker {
         self.frame = 0;
         self.errors.clear();
         self.out_funs.clear();
+        self.out_globals.clear();
         let mut body = self.block_in_scope(stmts);
         let result = result.map(|e| {
             let ir = self.expr(e, None);
@@ -204,6 +208,7 @@ impl Checker {
             n_globals: self.frames[0].n_slots,
             body,
             result,
+            globals: std::mem::take(&mut self.out_globals),
         };
         #[cfg(debug_assertions)]
         {

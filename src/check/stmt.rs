@@ -165,6 +165,13 @@ impl Checker {
         if cell {
             self.frames[frame].cell_slots.push(slot);
         }
+        if global {
+            self.out_globals.push(ir::GlobalDef {
+                slot,
+                name: name.node.clone(),
+                span: name.span,
+            });
+        }
         let vty = match ty {
             Some(t) => VarType::Known(self.type_expr(t)),
             None => VarType::Pending,

@@ -27,8 +27,8 @@ use super::compact::{
     SumLayout,
 };
 use super::error::{
-    runtime_error, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE,
-    INTERNAL, NO_MATCH, OVERFLOW,
+    runtime_error, used_before_initialisation, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE,
+    INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
 use super::prims::{
@@ -57,6 +57,11 @@ pub struct Compiler<'p> {
     program: &'p mut Program,
     /// One more than the highest slot used by the code being compiled.
     slots_used: usize,
+    /// How many function instances are being compiled (0: the unit's top level).
+    in_function: usize,
+    /// Globals assigned by a top-level statement compiled so far (so run before any later
+    /// top-level statement).
+    defined: std::collections::HashSet<u32>,
 }
 
 fn internal(message: impl Into<String>, span: Span) -> ExprCode {
@@ -302,7 +307,51 @@ impl<'p> Compiler<'p> {
         Compiler {
             program,
             slots_used: 0,
+            in_function: 0,
+            defined: std::collections::HashSet::new(),
         }
+    }
+
+    /// Compile a unit's top-level statements, in order, noting which globals each one
+    /// certainly initialises for the reads compiled after it.
+    pub fn top_level_block(&mut self, stmts: &[Stmt]) -> StmtCode {
+        let mut codes: Vec<StmtCode> = Vec::with_capacity(stmts.len());
+        for stmt in stmts {
+            codes.push(self.stmt(stmt));
+            if let Stmt::Assign(Place::Global(s), _) = stmt {
+                self.defined.insert(*s);
+            }
+        }
+        Box::new(move |frame| {
+            for code in &codes {
+                code(frame)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The definition of global `s` when a read of it compiled here may run before its
+    /// initialiser (in a function, or at the top level before its definition), and its type
+    /// has more than one value; `None` when the read needs no check.
+    fn uninitialised_check(&self, s: u32, ty: &Type) -> Option<Arc<crate::core::ir::GlobalDef>> {
+        if self.program.initialised.contains(&s)
+            || (self.in_function == 0 && self.defined.contains(&s))
+        {
+            return None;
+        }
+        if crate::types::size::size_of(ty).is_some_and(|n| n == BigUint::from(1u32)) {
+            return None;
+        }
+        self.program.global_defs.get(&s).cloned()
+    }
+
+    /// A read of global `s` that reports R0011 when it has not been initialised yet.
+    fn checked_global_read(def: Arc<crate::core::ir::GlobalDef>, span: Span) -> ExprCode {
+        let s = def.slot as usize;
+        Box::new(move |frame| match frame.rt.globals.get(s) {
+            Value::Unit => Err(used_before_initialisation(&def, span)),
+            value => Ok(value),
+        })
     }
 
     /// The frame size the top-level code compiled so far needs.
@@ -345,6 +394,7 @@ impl<'p> Compiler<'p> {
         });
         self.program.instances.insert(key, instance.clone());
         let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);
+        self.in_function += 1;
         for slot in &function.cell_slots {
             self.note_slot(*slot);
         }
@@ -377,6 +427,7 @@ impl<'p> Compiler<'p> {
             _ => None,
         };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
+        self.in_function -= 1;
         let _ = instance.code.set(InstanceCode {
             n_slots,
             params,
@@ -1123,7 +1174,15 @@ impl<'p> Compiler<'p> {
                 self.note_slot(*s);
                 IntOperand::Local(*s as usize)
             }
-            ExprKind::Global(s) if is_int_like(&e.ty) => IntOperand::Global(*s as usize),
+            ExprKind::Global(s) if is_int_like(&e.ty) => {
+                match self.uninitialised_check(*s, &e.ty) {
+                    None => IntOperand::Global(*s as usize),
+                    Some(def) => {
+                        let read = Self::checked_global_read(def, e.span);
+                        IntOperand::Code(Box::new(move |frame| Ok(read(frame)?.as_int_lossy())))
+                    }
+                }
+            }
             ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), args)
                 if args.len() == 2 && ity.signed() && matches!(ity.bits(), 32 | 64) =>
             {
@@ -1212,10 +1271,16 @@ impl<'p> Compiler<'p> {
                 let s = *s as usize;
                 Some(Box::new(move |frame| Ok(frame.slots[s].as_int_lossy())))
             }
-            ExprKind::Global(s) => {
-                let s = *s as usize;
-                Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
-            }
+            ExprKind::Global(s) => match self.uninitialised_check(*s, &e.ty) {
+                None => {
+                    let s = *s as usize;
+                    Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
+                }
+                Some(def) => {
+                    let read = Self::checked_global_read(def, e.span);
+                    Some(Box::new(move |frame| Ok(read(frame)?.as_int_lossy())))
+                }
+            },
             ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
@@ -1345,7 +1410,9 @@ impl<'p> Compiler<'p> {
                 self.note_slot(s);
                 Place::Local(s)
             }
-            ExprKind::Global(s) => Place::Global(s),
+            ExprKind::Global(s) if self.uninitialised_check(s, &array.ty).is_none() => {
+                Place::Global(s)
+            }
             _ => return None,
         };
         let array_ty = array.ty.clone();
@@ -1421,10 +1488,13 @@ impl<'p> Compiler<'p> {
                 let place = Place::LocalCell(*s);
                 Box::new(move |frame| Ok(read_place(frame, place)))
             }
-            ExprKind::Global(s) => {
-                let place = Place::Global(*s);
-                Box::new(move |frame| Ok(read_place(frame, place)))
-            }
+            ExprKind::Global(s) => match self.uninitialised_check(*s, &e.ty) {
+                None => {
+                    let place = Place::Global(*s);
+                    Box::new(move |frame| Ok(read_place(frame, place)))
+                }
+                Some(def) => Self::checked_global_read(def, span),
+            },
             ExprKind::Capture(i) => {
                 let i = *i as usize;
                 Box::new(move |frame| Ok(frame.captures.get(i).cloned().unwrap_or(Value::Unit)))

@@ -14,6 +14,10 @@ pub const CONVERSION_OUT_OF_RANGE: &str = "R0005";
 pub const NO_MATCH: &str = "R0006";
 pub const TOO_LARGE: &str = "R0007";
 pub const RECURSION_TOO_DEEP: &str = "R0008";
+/// A hoisted variable read before its initialiser has run.
+pub const USED_BEFORE_INITIALISATION: &str = "R0011";
+/// Evaluation stopped by the user (Ctrl-C).
+pub const INTERRUPTED: &str = "R0012";
 /// A violated evaluator invariant (an IR shape the checker never produces); not a user error.
 pub const INTERNAL: &str = "R0000";
 
@@ -29,6 +33,8 @@ pub fn runtime_error(code: &'static str, message: impl Into<String>, span: Span)
         NO_MATCH => "no match case",
         TOO_LARGE => "allocation too large",
         RECURSION_TOO_DEEP => "recursion too deep",
+        USED_BEFORE_INITIALISATION => "read before its initialiser has run",
+        INTERRUPTED => "interrupted here",
         INTERNAL => "internal evaluator error",
         _ => "runtime error",
     };
@@ -55,4 +61,23 @@ impl Fault {
     pub fn at(self, span: Span) -> Ctrl {
         runtime_error(self.code, self.message, span)
     }
+}
+
+/// R0011: the global `def` was read at `span` before its initialiser ran.
+pub fn used_before_initialisation(def: &crate::core::ir::GlobalDef, span: Span) -> Ctrl {
+    let name = &def.name;
+    Ctrl::Error(Box::new(
+        Diagnostic::new(
+            Stage::Runtime,
+            USED_BEFORE_INITIALISATION,
+            format!("`{name}` is used before its initialiser has run"),
+            span,
+        )
+        .with_label(format!("`{name}` has no value yet here"))
+        .with_secondary(def.span, format!("`{name}` is defined here"))
+        .with_help(format!(
+            "definitions are visible in their whole scope (L5.2), but `{name}` only gets its \
+             value when its definition runs: move the definition before the first use"
+        )),
+    ))
 }
