@@ -213,6 +213,15 @@ impl Machine {
             .retain(|(id, _), _| !forgotten.contains(id));
     }
 
+    /// Forget the globals from `n` on (after an internal error in a chunk).
+    pub fn truncate_globals(&mut self, n: u32) {
+        for slot in n as usize..self.globals.len() {
+            self.program.initialised.remove(&(slot as u32));
+            self.program.global_defs.remove(&(slot as u32));
+        }
+        self.globals.truncate(n as usize);
+    }
+
     /// The number of global slots in use.
     pub fn n_globals(&self) -> u32 {
         self.globals.len() as u32
@@ -266,13 +275,23 @@ impl Machine {
                 captures: &[],
                 rt: &runtime,
             };
-            closure::with_stack(&runtime, || match body(&mut frame) {
-                Ok(()) | Err(Ctrl::Return(_)) => match &result {
-                    Some(code) => code(&mut frame).map(Some),
-                    None => Ok(None),
-                },
-                Err(other) => Err(other),
-            })
+            // A panic (a bug) must not lose the globals: they go back to the machine first.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                closure::with_stack(&runtime, || match body(&mut frame) {
+                    Ok(()) | Err(Ctrl::Return(_)) => match &result {
+                        Some(code) => code(&mut frame).map(Some),
+                        None => Ok(None),
+                    },
+                    Err(other) => Err(other),
+                })
+            }))
+        };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                self.globals = runtime.globals.into_inner();
+                std::panic::resume_unwind(panic);
+            }
         };
         self.globals = runtime.globals.into_inner();
         for def in &unit.globals {
