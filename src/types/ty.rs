@@ -275,10 +275,18 @@ pub struct Facts {
 pub const FACT_META: u8 = 1;
 pub const FACT_VAR: u8 = 2;
 pub const FACT_FUN: u8 = 4;
+/// The type is not compact linear (L2.13): a kind check reads this instead of walking.
+pub const FACT_NONCOMPACT: u8 = 8;
 
 fn mix(hash: u64, value: u64) -> u64 {
     // A multiply-rotate mix (as in FxHash), good enough for a structural hash.
     (hash.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+/// The facts of a node that is not compact linear whatever its parts.
+fn noncompact(mut facts: Facts) -> Facts {
+    facts.flags |= FACT_NONCOMPACT;
+    facts
 }
 
 impl Facts {
@@ -564,24 +572,31 @@ impl Type {
     pub fn facts(&self) -> Facts {
         match self {
             Type::Unitsum(n) => Facts::leaf(0, *n, 0),
-            Type::Int(int_ty) => Facts::leaf(1, *int_ty as u64, 0),
-            Type::Float => Facts::leaf(2, 0, 0),
-            Type::Double => Facts::leaf(3, 0, 0),
-            Type::String => Facts::leaf(4, 0, 0),
-            Type::Char => Facts::leaf(5, 0, 0),
-            Type::Natural => Facts::leaf(6, 0, 0),
-            Type::Var(variable) => Facts::leaf(7, variable.id as u64, FACT_VAR),
-            Type::Meta(number) => Facts::leaf(8, *number as u64, FACT_META),
-            Type::Nominal(definition) => Facts::leaf(9, definition.id as u64, 0),
-            Type::Tuple(list) => Facts::node(10, std::iter::once(list.facts())),
-            Type::Sum(list) => Facts::node(11, std::iter::once(list.facts())),
+            Type::Int(int_ty) => Facts::leaf(1, *int_ty as u64, FACT_NONCOMPACT),
+            Type::Float => Facts::leaf(2, 0, FACT_NONCOMPACT),
+            Type::Double => Facts::leaf(3, 0, FACT_NONCOMPACT),
+            Type::String => Facts::leaf(4, 0, FACT_NONCOMPACT),
+            Type::Char => Facts::leaf(5, 0, FACT_NONCOMPACT),
+            Type::Natural => Facts::leaf(6, 0, FACT_NONCOMPACT),
+            Type::Var(variable) => {
+                let compact = if variable.kind.satisfies(Kind::CompactLinear) {
+                    0
+                } else {
+                    FACT_NONCOMPACT
+                };
+                Facts::leaf(7, variable.id as u64, FACT_VAR | compact)
+            }
+            Type::Meta(number) => Facts::leaf(8, *number as u64, FACT_META | FACT_NONCOMPACT),
+            Type::Nominal(definition) => Facts::leaf(9, definition.id as u64, FACT_NONCOMPACT),
+            Type::Tuple(list) => noncompact(Facts::node(10, std::iter::once(list.facts()))),
+            Type::Sum(list) => noncompact(Facts::node(11, std::iter::once(list.facts()))),
             Type::CProduct(list) => Facts::node(12, std::iter::once(list.facts())),
             Type::CSum(list) => Facts::node(13, std::iter::once(list.facts())),
-            Type::Array(a, b) => Facts::node(14, [a.facts(), b.facts()].into_iter()),
+            Type::Array(a, b) => noncompact(Facts::node(14, [a.facts(), b.facts()].into_iter())),
             Type::CArray(a, b) => Facts::node(15, [a.facts(), b.facts()].into_iter()),
             Type::Fun(a, b) => {
                 let mut facts = Facts::node(16, [a.facts(), b.facts()].into_iter());
-                facts.flags |= FACT_FUN;
+                facts.flags |= FACT_FUN | FACT_NONCOMPACT;
                 facts
             }
         }
