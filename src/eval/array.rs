@@ -179,7 +179,33 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
 
 /// The zero of a type (L5.1). Types without a zero (functions, variants) give `Unit`; the
 /// checker never asks for them.
+/// Values are immutable (copy-on-write), so the zero of a part shared by the type (a typedef
+/// used twice) is built once and shared: a type whose expanded tree is exponential in its
+/// definition gets a zero of the size of its definition.
 pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
+    zero_value_shared(ty, &mut std::collections::HashMap::new())
+}
+
+fn zero_value_shared(
+    ty: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
+) -> Result<Value, Fault> {
+    let key = ty.node_key().filter(|_| ty.tree_size() > 8);
+    if let Some(known) = key.and_then(|key| memo.get(&key)) {
+        return Ok(known.clone());
+    }
+    let zero = zero_value_of(ty, memo)?;
+    if let Some(key) = key {
+        memo.insert(key, zero.clone());
+    }
+    Ok(zero)
+}
+
+fn zero_value_of(
+    ty: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
+) -> Result<Value, Fault> {
+    let mut zero_value = |t: &Type| zero_value_shared(t, memo);
     Ok(match ty {
         Type::Int(_) | Type::Char => Value::Int(0),
         Type::Double | Type::Float => Value::Float(0.0),
@@ -188,7 +214,7 @@ pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
         Type::Tuple(components) => Value::Tuple(
             components
                 .iter()
-                .map(zero_value)
+                .map(&mut zero_value)
                 .collect::<Result<Vec<_>, _>>()?
                 .into(),
         ),

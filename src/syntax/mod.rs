@@ -70,6 +70,15 @@ pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
+    // A chunk with an open bracket or block is incomplete: no need to parse it (a chunk typed
+    // over thousands of lines would otherwise be parsed again at every line).
+    let (tokens, lexical_errors) = lexer::lex(src);
+    if lexical_errors.is_empty()
+        && nesting::check_nesting(&tokens).is_none()
+        && nesting::leaves_blocks_open(&tokens)
+    {
+        return ChunkParse::Incomplete;
+    }
     if let Ok(expression) = parse_expr(src) {
         return ChunkParse::Complete(ast::Chunk::Expr(expression));
     }

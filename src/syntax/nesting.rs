@@ -75,6 +75,49 @@ pub fn check_nesting(tokens: &[(Token, Span)]) -> Option<SyntaxError> {
     None
 }
 
+/// Is the input a well-nested prefix that leaves brackets or blocks open (so a REPL chunk is
+/// certainly incomplete, without parsing it)? `false` when everything is closed or a closer
+/// does not match its opener (the parser reports that).
+pub fn leaves_blocks_open(tokens: &[(Token, Span)]) -> bool {
+    let mut open: Vec<Opener> = Vec::new();
+    for (token, span) in tokens {
+        let opener = match token {
+            Token::LParen => Some(Opener::Paren),
+            Token::LBracket => Some(Opener::Bracket),
+            Token::LBrace => Some(Opener::Brace),
+            Token::Keyword(Keyword::Begin) => Some(Opener::Begin),
+            Token::Keyword(Keyword::Match) => Some(Opener::Match),
+            Token::Keyword(Keyword::Do) => Some(Opener::Do),
+            Token::Keyword(Keyword::Then) => Some(Opener::Then),
+            _ => None,
+        };
+        if let Some(opener) = opener {
+            if matches!(opener, Opener::Do | Opener::Then)
+                && open.last() == Some(&opener)
+                && previous_keyword(tokens, span) == Some(Keyword::Elif)
+            {
+                continue;
+            }
+            open.push(opener);
+            continue;
+        }
+        let closes = match token {
+            Token::RParen => Opener::Paren,
+            Token::RBracket => Opener::Bracket,
+            Token::RBrace => Opener::Brace,
+            Token::Keyword(Keyword::End) => Opener::Begin,
+            Token::Keyword(Keyword::Endmatch) => Opener::Match,
+            Token::Keyword(Keyword::Done) => Opener::Do,
+            Token::Keyword(Keyword::Endif) => Opener::Then,
+            _ => continue,
+        };
+        if open.pop() != Some(closes) {
+            return false;
+        }
+    }
+    !open.is_empty()
+}
+
 /// The keyword that most recently opened an `elif` clause before `span`, looking back over the
 /// condition (which contains no `do`/`then` at this level).
 fn previous_keyword(tokens: &[(Token, Span)], span: &Span) -> Option<Keyword> {
