@@ -8,6 +8,7 @@ pub mod check;
 pub mod core;
 pub mod diag;
 pub mod eval;
+pub mod interrupt;
 pub mod limits;
 pub mod repl;
 pub mod syntax;
@@ -110,6 +111,8 @@ impl Session {
     }
 
     fn eval_chunk_unguarded(&mut self, src: &str) -> ChunkResult {
+        // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
+        interrupt::clear();
         if is_blank_source(src) {
             return ChunkResult::Done;
         }

@@ -68,6 +68,7 @@ fn main() -> ExitCode {
         }
     }
     tessera::install_panic_hook();
+    tessera::interrupt::install_handler();
     if let Some(threads) = invocation.threads {
         // The global pool can only be built once; a failure leaves the default pool in place,
         // which changes speed but never results (L9.5).
@@ -97,6 +98,12 @@ const SESSION_STACK_BYTES: usize = 256 << 20;
 /// The exit status after a panic, which is always a bug in Tessera (reported as an internal
 /// error).
 const INTERNAL_ERROR_STATUS: i32 = 101;
+
+/// The exit status after Ctrl-C stopped the program (128 + SIGINT, as a shell reports it).
+const INTERRUPTED_STATUS: i32 = 130;
+
+/// The code of the "Interrupted." runtime error.
+const INTERRUPTED: &str = "R0012";
 
 fn run_command(command: Command) -> i32 {
     match command {
@@ -165,6 +172,9 @@ fn run_file(path: &str, check_only: bool) -> i32 {
         Err(diags) => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             eprint!("{}", diag::render(&diags, path, &src, color));
+            if diags.iter().any(|diag| diag.code == INTERRUPTED) {
+                return INTERRUPTED_STATUS;
+            }
             diag::exit_status(&diags)
         }
     }

@@ -27,8 +27,8 @@ use super::compact::{
     SumLayout,
 };
 use super::error::{
-    runtime_error, used_before_initialisation, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE,
-    INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
+    interrupted, runtime_error, used_before_initialisation, Fault, CONVERSION_OUT_OF_RANGE,
+    DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
 use super::prims::{
@@ -179,8 +179,12 @@ enum Flow {
     Exit,
 }
 
+/// The loop back-edge: also where Ctrl-C is noticed (R0012 at `span`, the loop's header).
 #[inline]
-fn after_body(result: Result<(), Ctrl>, label: LabelId) -> Result<Flow, Ctrl> {
+fn after_body(result: Result<(), Ctrl>, label: LabelId, span: Span) -> Result<Flow, Ctrl> {
+    if crate::interrupt::requested() {
+        return Err(interrupted(span));
+    }
     match result {
         Ok(()) => Ok(Flow::Next),
         Err(Ctrl::Break(l)) if l == label => Ok(Flow::Exit),
@@ -533,11 +537,12 @@ impl<'p> Compiler<'p> {
                 body,
             } => {
                 let (label, until) = (*label, *until);
+                let span = cond.span;
                 let cond = self.cond_code(cond);
                 let body = self.block(body);
                 Box::new(move |frame| {
                     while cond(frame)? != until {
-                        if let Flow::Exit = after_body(body(frame), label)? {
+                        if let Flow::Exit = after_body(body(frame), label, span)? {
                             break;
                         }
                     }
@@ -548,7 +553,7 @@ impl<'p> Compiler<'p> {
                 let label = *label;
                 let body = self.block(body);
                 Box::new(move |frame| loop {
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, Span::default())? {
                         return Ok(());
                     }
                 })
@@ -580,6 +585,7 @@ impl<'p> Compiler<'p> {
                     let error = internal("for over a value that is not an array", array.span);
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
+                let span = array.span;
                 let array = self.expr(array);
                 let body = self.block(body);
                 Box::new(move |frame| {
@@ -588,7 +594,7 @@ impl<'p> Compiler<'p> {
                     };
                     for i in 0..shape.len_of(&view) {
                         assign(frame, var, shape.element(&view, i));
-                        if let Flow::Exit = after_body(body(frame), label)? {
+                        if let Flow::Exit = after_body(body(frame), label, span)? {
                             break;
                         }
                     }
@@ -707,7 +713,7 @@ impl<'p> Compiler<'p> {
                 if !enter {
                     return Ok(());
                 }
-                if let Flow::Exit = after_body(body(frame), label)? {
+                if let Flow::Exit = after_body(body(frame), label, span)? {
                     return Ok(());
                 }
                 let i = current(frame);
@@ -788,6 +794,9 @@ impl<'p> Compiler<'p> {
             let mut floats = vec![0f64; vector::CHUNK];
             let mut base: u64 = 0;
             while base < n {
+                if crate::interrupt::requested() {
+                    return Err(interrupted(span));
+                }
                 let len = (n - base).min(vector::CHUNK as u64) as usize;
                 let chunk = vector::Chunk {
                     base: base as i64,
@@ -894,12 +903,16 @@ impl<'p> Compiler<'p> {
             self.note_place(*p);
         }
         let env_places = scope.env;
+        let loop_span = kernels.first().map_or(Span::default(), |(_, span)| *span);
         Some(Box::new(move |frame| {
             let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
             let mut acc = read_int(frame, target);
             let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
             let mut base: u64 = 0;
             while base < n {
+                if crate::interrupt::requested() {
+                    return Err(interrupted(loop_span));
+                }
                 let len = (n - base).min(vector::CHUNK as u64) as usize;
                 let chunk = vector::Chunk {
                     base: base as i64,
@@ -978,12 +991,13 @@ impl<'p> Compiler<'p> {
         let repr = CodeRepr::of(ty);
         let size = size_big(ty);
         let body = self.block(body);
+        let span = Span::default();
         match size.to_u128() {
             Some(n) if repr != CodeRepr::Big => Box::new(move |frame| {
                 let mut code: u128 = 0;
                 while code < n {
                     assign(frame, var, value_from_u64(code as u64, repr));
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, span)? {
                         break;
                     }
                     code += 1;
@@ -994,7 +1008,7 @@ impl<'p> Compiler<'p> {
                 let mut code = BigUint::zero();
                 while code < size {
                     assign(frame, var, value_from_big(code.clone(), repr));
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, span)? {
                         break;
                     }
                     code += 1u32;
@@ -2916,7 +2930,7 @@ impl CountingLoop {
                 if var.get(frame) >= limit {
                     return Ok(());
                 }
-                if let Flow::Exit = after_body(body(frame), label)? {
+                if let Flow::Exit = after_body(body(frame), label, span)? {
                     return Ok(());
                 }
                 let i = var.get(frame);

@@ -81,3 +81,11 @@ pub fn used_before_initialisation(def: &crate::core::ir::GlobalDef, span: Span) 
         )),
     ))
 }
+
+/// R0012: evaluation stopped by Ctrl-C at `span` (a loop header or a call).
+pub fn interrupted(span: Span) -> Ctrl {
+    Ctrl::Error(Box::new(
+        Diagnostic::new(Stage::Runtime, INTERRUPTED, "Interrupted.", span)
+            .with_label("evaluation was here when Ctrl-C was pressed"),
+    ))
+}
