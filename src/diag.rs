@@ -116,12 +116,102 @@ pub fn syntax_diagnostic(error: &SyntaxError) -> Diagnostic {
 /// newline. The header of each names the primary location as `FILE:LINE:COL` with `FILE`
 /// exactly as given (L8.4). Spans past the end of the source, inside a multi-byte character
 /// or reversed are repaired first, so rendering never panics and never prints `?:?`.
+///
+/// At most `--max-errors` diagnostics are drawn, then one line counts the others; a source
+/// line longer than `--max-line-width` is cut to a window around the spans on it.
 pub fn render(diags: &[Diagnostic], file_name: &str, src: &str, color: bool) -> String {
     let mut rendered = String::new();
-    for diag in diags {
-        rendered.push_str(&render_one(diag, file_name, src, color));
+    let shown = crate::limits::max_errors();
+    for diag in diags.iter().take(shown) {
+        rendered.push_str(&render_windowed(diag, file_name, src, color));
+    }
+    if diags.len() > shown {
+        let hidden = diags.len() - shown;
+        let plural = if hidden == 1 { "" } else { "s" };
+        rendered.push_str(&format!(
+            "… and {hidden} more error{plural} not shown (`--max-errors` shows more)\n"
+        ));
     }
     rendered
+}
+
+/// Render one diagnostic; when all its spans are on one source line longer than
+/// `--max-line-width`, that line is shown cut to a window around them (`…` marks the cuts)
+/// and the header keeps the real column.
+fn render_windowed(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> String {
+    let width = crate::limits::max_line_width();
+    let primary = displayable_span(diag.span, src);
+    let line_start = src[..primary.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[primary.start..]
+        .find('\n')
+        .map_or(src.len(), |i| primary.start + i);
+    let spans: Vec<Span> = std::iter::once(primary)
+        .chain(
+            diag.secondary
+                .iter()
+                .map(|(span, _)| displayable_span(*span, src)),
+        )
+        .collect();
+    let on_line = spans
+        .iter()
+        .all(|span| span.start >= line_start && span.end <= line_end);
+    if line_end - line_start <= width || !on_line {
+        return render_one(diag, file_name, src, color);
+    }
+    // The window: from a little before the first span to the end of the last one, at most
+    // `width` bytes past its start, on character boundaries.
+    let first = spans
+        .iter()
+        .map(|span| span.start)
+        .min()
+        .unwrap_or(primary.start);
+    let last = spans
+        .iter()
+        .map(|span| span.end)
+        .max()
+        .unwrap_or(primary.end);
+    let floor = |mut at: usize| {
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let window_start = floor(first.saturating_sub(width / 4).max(line_start));
+    let window_end = floor(last.max(window_start + width).min(line_end));
+    let head = if window_start > line_start { "…" } else { "" };
+    let tail = if window_end < line_end { "…" } else { "" };
+    let excerpt = format!(
+        "{}{head}{}{tail}{}",
+        &src[..line_start],
+        &src[window_start..window_end],
+        &src[line_end..]
+    );
+    let shift = |offset: usize| {
+        if offset < window_start {
+            offset
+        } else {
+            offset - window_start + line_start + head.len()
+        }
+    };
+    let mut moved = diag.clone();
+    moved.span = Span::new(shift(primary.start), shift(primary.end.min(window_end)));
+    for (span, _) in moved.secondary.iter_mut() {
+        let span_fixed = displayable_span(*span, src);
+        *span = Span::new(
+            shift(span_fixed.start),
+            shift(span_fixed.end.min(window_end)),
+        );
+    }
+    let text = render_one(&moved, file_name, &excerpt, color);
+    // The header names the column in the real line.
+    let line = src[..line_start].matches('\n').count() + 1;
+    let real_column = src[line_start..primary.start].chars().count() + 1;
+    let shown_column = excerpt[line_start..moved.span.start].chars().count() + 1;
+    text.replacen(
+        &format!("{file_name}:{line}:{shown_column} "),
+        &format!("{file_name}:{line}:{real_column} "),
+        1,
+    )
 }
 
 fn render_one(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> String {

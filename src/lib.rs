@@ -8,6 +8,8 @@ pub mod check;
 pub mod core;
 pub mod diag;
 pub mod eval;
+pub mod interrupt;
+pub mod limits;
 pub mod repl;
 pub mod syntax;
 pub mod types;
@@ -103,7 +105,24 @@ impl Session {
     /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
     /// a function value, nothing for `void`); any other chunk runs as statements. A chunk of
     /// only whitespace and comments does nothing.
+    /// Check and run one REPL chunk (L9.4). A panic (a bug) is caught and reported as an
+    /// internal error; the session keeps the definitions made before the chunk.
     pub fn eval_chunk(&mut self, src: &str) -> ChunkResult {
+        let checker_before = self.checker.clone();
+        let globals_before = self.machine.n_globals();
+        match catch_internal_error(|| self.eval_chunk_unguarded(src)) {
+            Ok(result) => result,
+            Err(message) => {
+                self.checker = checker_before;
+                self.machine.truncate_globals(globals_before);
+                ChunkResult::Failed(vec![internal_error_diagnostic(&message, src)])
+            }
+        }
+    }
+
+    fn eval_chunk_unguarded(&mut self, src: &str) -> ChunkResult {
+        // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
+        interrupt::clear();
         if is_blank_source(src) {
             return ChunkResult::Done;
         }
@@ -112,6 +131,8 @@ impl Session {
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
             ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
         };
+        let checker_before = self.checker.clone();
+        let globals_before = self.machine.n_globals();
         let unit = match self.checker.check_chunk(&chunk) {
             Ok(unit) => unit,
             Err(diags) => return ChunkResult::Failed(diags),
@@ -122,7 +143,13 @@ impl Session {
             .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
         {
             Ok(value) => value,
-            Err(diag) => return ChunkResult::Failed(vec![diag]),
+            Err(diag) => {
+                // L9.4: a failed chunk has no effect on definitions. What it did to earlier
+                // variables and the output stays, as after any runtime error.
+                self.checker = checker_before;
+                self.machine.forget_definitions(&unit, globals_before);
+                return ChunkResult::Failed(vec![diag]);
+            }
         };
         if let (Some(result_type), Some(value)) = (result_type, value) {
             if let Some(line) = result_line(&value, &result_type) {
@@ -345,4 +372,77 @@ mod tests {
         assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
         assert_eq!(whole_span("   "), Span::new(3, 3));
     }
+}
+
+/// The message and Rust location of the last panic, recorded by the hook of
+/// `install_panic_hook` (a panic on a worker thread reaches the session thread through rayon).
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Replace the default panic message (printed at the panic) by a record that
+/// `catch_internal_error` turns into an internal-error report at the session boundary.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = if let Some(text) = info.payload().downcast_ref::<&str>() {
+            text.to_string()
+        } else if let Some(text) = info.payload().downcast_ref::<String>() {
+            text.clone()
+        } else {
+            "unknown panic".to_string()
+        };
+        let location = info
+            .location()
+            .map(|at| format!(" (at {}:{})", at.file(), at.line()))
+            .unwrap_or_default();
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(format!("{message}{location}"));
+        }
+    }));
+}
+
+/// Run `f`; a panic in it (always a bug in Tessera) is caught and returned as its message.
+pub fn catch_internal_error<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let recorded = LAST_PANIC.lock().ok().and_then(|mut last| last.take());
+        recorded.unwrap_or_else(|| {
+            payload
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string())
+        })
+    })
+}
+
+/// The stable code of an internal error (a caught panic; exit status 101 for a file).
+pub const INTERNAL_ERROR: &str = "R0000";
+
+/// The diagnostic for a caught panic while processing `src`.
+pub fn internal_error_diagnostic(message: &str, src: &str) -> Diagnostic {
+    Diagnostic::new(
+        Stage::Runtime,
+        INTERNAL_ERROR,
+        format!("internal error (a bug in Tessera): {message}"),
+        Span::new(0, src.len()),
+    )
+    .with_label("while processing this input")
+    .with_help(
+        "please report this with the input that caused it; the session goes on without the \
+         definitions of this input",
+    )
+}
+
+/// The stable code of a source file that is not UTF-8 text.
+pub const NOT_UTF8: &str = "E0103";
+
+/// E0103 at byte `at` of the (lossily decoded) source.
+pub fn not_utf8_diagnostic(src: &str, at: usize) -> Diagnostic {
+    let end = src[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    Diagnostic::new(
+        Stage::Static,
+        NOT_UTF8,
+        "the source is not valid UTF-8 text",
+        Span::new(at, end),
+    )
+    .with_label("the first byte that is not UTF-8")
+    .with_help("Tessera programs are UTF-8 text; re-encode the file")
 }

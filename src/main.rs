@@ -19,11 +19,20 @@ Usage:
   tessera [OPTIONS] check FILE.flx  only check a program (nothing runs)
 
 Options:
-  --threads N    use N worker threads for parallel loops (default: one per core)
+  --threads N    use N worker threads for parallel loops (default: one per core; at most
+                 four per core)
+  --max-nesting N        nesting depth of expressions, types, patterns, blocks (1000; E0102)
+  --max-alloc N          bytes of one array, string or natural (4294967296; R0007)
+  --max-natural-bits N   bits of one natural number (16777216; R0007)
+  --max-call-depth N     nested calls (100000; R0008)
+  --max-errors N         diagnostics printed for one file or chunk, then a count (20)
+  --max-line-width N     characters of a source line echoed under a diagnostic (160)
+  --max-type-width N     characters of a printed type before the rest is elided (2000)
   -h, --help     print this help
   -V, --version  print the version
 
-Exit status: 0 success, 1 static error (nothing ran), 2 usage error, 3 runtime error.";
+Exit status: 0 success, 1 static error (nothing ran), 2 usage error, 3 runtime error,
+101 internal error (a bug in Tessera), 130 interrupted (Ctrl-C).";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -40,6 +49,8 @@ enum Command {
 struct Invocation {
     command: Command,
     threads: Option<usize>,
+    /// `--max-…` limits given, by flag.
+    limits: Vec<(&'static str, u64)>,
 }
 
 fn main() -> ExitCode {
@@ -51,6 +62,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    for (flag, value) in &invocation.limits {
+        if let Some(limit) = tessera::limits::by_flag(flag) {
+            limit.set(*value);
+        }
+    }
+    tessera::install_panic_hook();
+    tessera::interrupt::install_handler();
     if let Some(threads) = invocation.threads {
         // The global pool can only be built once; a failure leaves the default pool in place,
         // which changes speed but never results (L9.5).
@@ -75,11 +93,17 @@ fn main() -> ExitCode {
 }
 
 /// The stack of the interpreter thread.
-const SESSION_STACK_BYTES: usize = 1 << 30;
+const SESSION_STACK_BYTES: usize = 256 << 20;
 
-/// The exit status after a panic, which is always a bug in Tessera (the panic message has
-/// been printed).
-const INTERNAL_ERROR_STATUS: i32 = 70;
+/// The exit status after a panic, which is always a bug in Tessera (reported as an internal
+/// error).
+const INTERNAL_ERROR_STATUS: i32 = 101;
+
+/// The exit status after Ctrl-C stopped the program (128 + SIGINT, as a shell reports it).
+const INTERRUPTED_STATUS: i32 = 130;
+
+/// The code of the "Interrupted." runtime error.
+const INTERRUPTED: &str = "R0012";
 
 fn run_command(command: Command) -> i32 {
     match command {
@@ -108,9 +132,17 @@ fn run_file(path: &str, check_only: bool) -> i32 {
     let src = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(src) => src,
-            Err(_) => {
-                eprintln!("tessera: cannot read `{path}`: the file is not valid UTF-8");
-                return 2;
+            Err(error) => {
+                // A static error at the first byte that is not UTF-8 (E0103), shown on the
+                // text with the bad bytes replaced.
+                let at = error.utf8_error().valid_up_to();
+                let src = String::from_utf8_lossy(error.as_bytes()).into_owned();
+                let at = src.floor_char_boundary(at);
+                let diag = tessera::not_utf8_diagnostic(&src, at);
+                let color =
+                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+                eprint!("{}", diag::render(&[diag], path, &src, color));
+                return 1;
             }
         },
         Err(error) => {
@@ -119,17 +151,31 @@ fn run_file(path: &str, check_only: bool) -> i32 {
         }
     };
     let mut session = new_session();
-    let result = if check_only {
-        session.check_source(&src)
-    } else {
-        session.run_source(&src)
-    };
+    let result = tessera::catch_internal_error(|| {
+        if check_only {
+            session.check_source(&src)
+        } else {
+            session.run_source(&src)
+        }
+    });
     session.flush();
+    let result = match result {
+        Ok(result) => result,
+        Err(message) => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let diag = tessera::internal_error_diagnostic(&message, &src);
+            eprint!("{}", diag::render(&[diag], path, &src, color));
+            return INTERNAL_ERROR_STATUS;
+        }
+    };
     match result {
         Ok(()) => 0,
         Err(diags) => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             eprint!("{}", diag::render(&diags, path, &src, color));
+            if diags.iter().any(|diag| diag.code == INTERRUPTED) {
+                return INTERRUPTED_STATUS;
+            }
             diag::exit_status(&diags)
         }
     }
@@ -138,6 +184,7 @@ fn run_file(path: &str, check_only: bool) -> i32 {
 /// Parse the arguments (without the program name). Errors are usage errors (exit 2).
 fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut threads = None;
+    let mut limits = Vec::new();
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
     while index < arguments.len() {
@@ -147,12 +194,14 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 return Ok(Invocation {
                     command: Command::Help,
                     threads,
+                    limits,
                 })
             }
             "-V" | "--version" => {
                 return Ok(Invocation {
                     command: Command::Version,
                     threads,
+                    limits,
                 })
             }
             "--threads" => {
@@ -162,6 +211,24 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             }
             _ if argument.starts_with("--threads=") => {
                 threads = Some(parse_thread_count(&argument["--threads=".len()..])?);
+            }
+            _ if argument.starts_with("--max-") => {
+                let (flag, inline_value) = match argument.split_once('=') {
+                    Some((flag, value)) => (flag, Some(value)),
+                    None => (argument, None),
+                };
+                let limit = tessera::limits::by_flag(flag)
+                    .ok_or_else(|| format!("unknown option `{flag}`"))?;
+                let value = match inline_value {
+                    Some(value) => value,
+                    None => {
+                        index += 1;
+                        arguments
+                            .get(index)
+                            .ok_or_else(|| format!("`{flag}` needs a number"))?
+                    }
+                };
+                limits.push((limit.flag, parse_limit(limit, value)?));
             }
             "--" => {
                 positional.extend(arguments[index + 1..].iter().map(String::as_str));
@@ -187,7 +254,11 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             ))
         }
     };
-    Ok(Invocation { command, threads })
+    Ok(Invocation {
+        command,
+        threads,
+        limits,
+    })
 }
 
 /// A lone argument is a file to run when it exists, names a `.flx` file or contains a path
@@ -199,8 +270,23 @@ fn looks_like_a_file(argument: &str) -> bool {
         || std::path::Path::new(argument).exists()
 }
 
+fn parse_limit(limit: &tessera::limits::Limit, value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(number) if number >= limit.minimum => Ok(number),
+        _ => Err(format!(
+            "`{}` needs a whole number of at least {}, not `{value}`",
+            limit.flag, limit.minimum
+        )),
+    }
+}
+
 fn parse_thread_count(value: &str) -> Result<usize, String> {
+    let most = tessera::limits::max_threads();
     match value.parse::<usize>() {
+        Ok(count) if count > most => Err(format!(
+            "`--threads` is at most {most} on this machine ({} per core), not `{value}`",
+            tessera::limits::MAX_THREADS_PER_CORE
+        )),
         Ok(count) if count > 0 => Ok(count),
         _ => Err(format!(
             "`--threads` needs a positive whole number, not `{value}`"
@@ -228,6 +314,7 @@ mod tests {
         Ok(Invocation {
             command,
             threads: None,
+            limits: Vec::new(),
         })
     }
 
@@ -251,15 +338,34 @@ mod tests {
         let expected = Ok(Invocation {
             command: Command::Run("p.flx".into()),
             threads: Some(4),
+            limits: Vec::new(),
         });
         check(&["--threads", "4", "p.flx"], expected);
         let expected = Ok(Invocation {
             command: Command::Repl,
             threads: Some(2),
+            limits: Vec::new(),
         });
         check(&["--threads=2"], expected);
         check(&["--threads", "0"], Err("positive whole number"));
         check(&["--threads"], Err("needs a number"));
+        check(&["--threads", "100000"], Err("at most"));
+    }
+
+    #[test]
+    fn limits() {
+        let expected = Ok(Invocation {
+            command: Command::Run("p.flx".into()),
+            threads: None,
+            limits: vec![("--max-nesting", 50), ("--max-errors", 3)],
+        });
+        check(
+            &["--max-nesting", "50", "--max-errors=3", "p.flx"],
+            expected,
+        );
+        check(&["--max-nesting", "2"], Err("at least 8"));
+        check(&["--max-frob", "2"], Err("unknown option `--max-frob`"));
+        check(&["--max-errors"], Err("needs a number"));
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub struct Checker {
     /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
     /// name refers to an outer binding (L11.36).
     hidden: Vec<(ScopeId, String)>,
+    /// The global variables declared by the unit being checked.
+    pub(crate) out_globals: Vec<ir::GlobalDef>,
 }
 
 impl Default for Checker {
@@ -107,6 +109,7 @@ impl Checker {
             out_funs: Vec::new(),
             recursion_metas: false,
             hidden: Vec::new(),
+            out_globals: Vec::new(),
         }
     }
 
@@ -185,6 +188,7 @@ impl Checker {
         self.frame = 0;
         self.errors.clear();
         self.out_funs.clear();
+        self.out_globals.clear();
         let mut body = self.block_in_scope(stmts);
         let result = result.map(|e| {
             let ir = self.expr(e, None);
@@ -219,6 +223,7 @@ impl Checker {
             n_globals: self.frames[0].n_slots,
             body,
             result,
+            globals: std::mem::take(&mut self.out_globals),
         };
         #[cfg(debug_assertions)]
         {

@@ -166,6 +166,13 @@ impl Checker {
         if cell {
             self.frames[frame].cell_slots.push(slot);
         }
+        if global {
+            self.out_globals.push(ir::GlobalDef {
+                slot,
+                name: name.node.clone(),
+                span: name.span,
+            });
+        }
         let vty = match ty {
             Some(t) => VarType::Known(self.type_expr(t)),
             None => VarType::Pending,
@@ -1293,9 +1300,22 @@ pub(crate) fn unit_const(span: Span) -> ir::Expr {
     }
 }
 
-/// Does the type have a zero value (L5.1)?
+/// Does the type have a zero value (L5.1)? A shared part (a typedef used twice) is decided
+/// once, so this is linear in the size of the type's DAG.
 pub(crate) fn has_zero(t: &Type) -> bool {
-    match t {
+    has_zero_shared(t, &mut std::collections::HashMap::new())
+}
+
+fn has_zero_shared(
+    t: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), bool>,
+) -> bool {
+    let key = t.node_key().filter(|_| t.tree_size() > 8);
+    if let Some(known) = key.and_then(|key| memo.get(&key)) {
+        return *known;
+    }
+    let mut has_zero = |t: &Type| has_zero_shared(t, memo);
+    let answer = match t {
         Type::Unitsum(0) => false,
         Type::Unitsum(_)
         | Type::Int(_)
@@ -1304,15 +1324,19 @@ pub(crate) fn has_zero(t: &Type) -> bool {
         | Type::String
         | Type::Char
         | Type::Natural => true,
-        Type::Tuple(cs) | Type::CProduct(cs) => cs.iter().all(has_zero),
-        Type::CSum(cs) => cs.iter().any(has_zero),
+        Type::Tuple(cs) | Type::CProduct(cs) => cs.iter().all(&mut has_zero),
+        Type::CSum(cs) => cs.iter().any(&mut has_zero),
         Type::Array(e, _) | Type::CArray(e, _) => has_zero(e),
         Type::Sum(_) | Type::Fun(..) | Type::Var(_) | Type::Meta(_) => false,
         Type::Nominal(n) => match n.body.get() {
             Some(NominalBody::Struct(fs)) => fs.iter().all(|(_, t)| has_zero(t)),
             _ => false,
         },
+    };
+    if let Some(key) = key {
+        memo.insert(key, answer);
     }
+    answer
 }
 
 /// The statements whose declarations belong to this scope: the statements themselves and

@@ -540,4 +540,15 @@ pub struct Unit {
     pub body: Vec<Stmt>,
     /// For a REPL expression chunk: the expression whose value is printed.
     pub result: Option<Expr>,
+    /// The global variables this unit declares, for the evaluator's use-before-initialisation
+    /// error (R0011), which names the variable and its definition.
+    pub globals: Vec<GlobalDef>,
+}
+
+/// A global variable declared by a unit: its slot, name and the span of its name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalDef {
+    pub slot: Slot,
+    pub name: String,
+    pub span: Span,
 }

@@ -65,12 +65,31 @@ impl Shape {
 /// Check that `leaves` leaves can be allocated (R0007 otherwise).
 pub fn check_allocation(leaves: Option<usize>, ty: &Type) -> Result<usize, Fault> {
     match leaves {
-        Some(n) if n <= MAX_LEAVES => Ok(n),
-        _ => Err(Fault::new(
+        Some(n) => {
+            within_limit(n, ty)?;
+            Ok(n)
+        }
+        None => Err(Fault::new(
             TOO_LARGE,
             format!("array of type {ty} is too large to allocate"),
         )),
     }
+}
+
+/// R0007 unless `n` leaves of 8 bytes fit in `--max-alloc`.
+fn within_limit(n: usize, ty: &Type) -> Result<(), Fault> {
+    let bytes = n as u128 * 8;
+    let limit = crate::limits::max_alloc_bytes() as u128;
+    if n > MAX_LEAVES || bytes > limit {
+        return Err(Fault::new(
+            TOO_LARGE,
+            format!(
+                "array of type {ty} is too large to allocate: {}",
+                crate::limits::Refusal::OverLimit(limit as u64).describe(bytes)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn too_large(ty: &Type, n: usize) -> Fault {
@@ -129,6 +148,7 @@ pub fn advise_huge_pages<T>(v: &[T]) {
 /// A buffer of `n` copies of `leaf`, with the allocation tried first (R0007 on failure).
 /// Integer and float zeros come from a zeroed allocation the system can serve lazily.
 pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Result<Buffer, Fault> {
+    within_limit(n, ty)?;
     match repr {
         LeafRepr::I64 => {
             let mut probe: Vec<i64> = Vec::new();
@@ -159,7 +179,33 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
 
 /// The zero of a type (L5.1). Types without a zero (functions, variants) give `Unit`; the
 /// checker never asks for them.
+/// Values are immutable (copy-on-write), so the zero of a part shared by the type (a typedef
+/// used twice) is built once and shared: a type whose expanded tree is exponential in its
+/// definition gets a zero of the size of its definition.
 pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
+    zero_value_shared(ty, &mut std::collections::HashMap::new())
+}
+
+fn zero_value_shared(
+    ty: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
+) -> Result<Value, Fault> {
+    let key = ty.node_key().filter(|_| ty.tree_size() > 8);
+    if let Some(known) = key.and_then(|key| memo.get(&key)) {
+        return Ok(known.clone());
+    }
+    let zero = zero_value_of(ty, memo)?;
+    if let Some(key) = key {
+        memo.insert(key, zero.clone());
+    }
+    Ok(zero)
+}
+
+fn zero_value_of(
+    ty: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
+) -> Result<Value, Fault> {
+    let mut zero_value = |t: &Type| zero_value_shared(t, memo);
     Ok(match ty {
         Type::Int(_) | Type::Char => Value::Int(0),
         Type::Double | Type::Float => Value::Float(0.0),
@@ -168,7 +214,7 @@ pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
         Type::Tuple(components) => Value::Tuple(
             components
                 .iter()
-                .map(zero_value)
+                .map(&mut zero_value)
                 .collect::<Result<Vec<_>, _>>()?
                 .into(),
         ),
@@ -211,9 +257,7 @@ impl LeafBuilder {
 
     /// Reserve room for `n` more leaves; R0007 when that is impossible.
     pub fn reserve(&mut self, n: usize, ty: &Type) -> Result<(), Fault> {
-        if n > MAX_LEAVES {
-            return Err(too_large(ty, n));
-        }
+        within_limit(n, ty)?;
         let ok = match self {
             LeafBuilder::I64(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::F64(v) => v.try_reserve_exact(n).is_ok(),

@@ -145,6 +145,9 @@ pub fn call_instance(
     if depth >= MAX_CALL_DEPTH {
         return Err(too_deep(instance, span));
     }
+    if crate::interrupt::requested() {
+        return Err(super::error::interrupted(span));
+    }
     rt.depth.set(depth + 1);
     let result = with_stack(rt, || {
         let mut slots = match rt.frame_pool.borrow_mut().pop() {
@@ -229,6 +232,9 @@ pub fn call_int(
     let depth = rt.depth.get();
     if depth >= MAX_CALL_DEPTH {
         return Err(too_deep(instance, span));
+    }
+    if crate::interrupt::requested() {
+        return Err(super::error::interrupted(span));
     }
     rt.depth.set(depth + 1);
     let result = with_stack(rt, || match n_slots {

@@ -112,6 +112,17 @@ impl ProductLayout {
         Some((radices[index], weights[index]))
     }
 
+    /// The layout of component `index` alone (as component 0 of the result), for compact
+    /// arrays too long for `of` to list every digit.
+    pub fn one_digit(ty: &Type, index: usize) -> Option<ProductLayout> {
+        let digit = crate::types::layout::product_digit(ty, index)?;
+        Some(ProductLayout::Big {
+            components: vec![CodeRepr::of(&digit.ty)],
+            radices: vec![digit.radix],
+            weights: vec![digit.weight],
+        })
+    }
+
     /// The layout of a compact product type; `None` for any other type.
     pub fn of(ty: &Type) -> Option<ProductLayout> {
         let digits = product_digits(ty)?;
@@ -161,10 +172,11 @@ impl ProductLayout {
                 components,
             } => {
                 let radix = radices[index];
-                let digit = if radix == 0 {
-                    0
-                } else {
-                    (code_u64(value) / weights[index]) % radix
+                // A component of size 0 (or after one: weight 0) has no values: a value of this
+                // type cannot exist, so the digit is never observed; 0 keeps this total.
+                let digit = match code_u64(value).checked_div(weights[index]) {
+                    Some(quotient) if radix != 0 => quotient % radix,
+                    _ => 0,
                 };
                 value_from_u64(digit, components[index])
             }
@@ -174,7 +186,7 @@ impl ProductLayout {
                 components,
             } => {
                 let radix = &radices[index];
-                let digit = if radix.is_zero() {
+                let digit = if radix.is_zero() || weights[index].is_zero() {
                     BigUint::zero()
                 } else {
                     (code_big(value) / &weights[index]) % radix

@@ -27,8 +27,8 @@ use super::compact::{
     ProductLayout, SumLayout,
 };
 use super::error::{
-    runtime_error, Fault, CONVERSION_OUT_OF_RANGE, DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE,
-    INTERNAL, NO_MATCH, OVERFLOW,
+    interrupted, runtime_error, used_before_initialisation, Fault, CONVERSION_OUT_OF_RANGE,
+    DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
 use super::prims::{
@@ -57,6 +57,11 @@ pub struct Compiler<'p> {
     program: &'p mut Program,
     /// One more than the highest slot used by the code being compiled.
     slots_used: usize,
+    /// How many function instances are being compiled (0: the unit's top level).
+    in_function: usize,
+    /// Globals assigned by a top-level statement compiled so far (so run before any later
+    /// top-level statement).
+    defined: std::collections::HashSet<u32>,
 }
 
 fn internal(message: impl Into<String>, span: Span) -> ExprCode {
@@ -179,8 +184,12 @@ enum Flow {
     Exit,
 }
 
+/// The loop back-edge: also where Ctrl-C is noticed (R0012 at `span`, the loop's header).
 #[inline]
-fn after_body(result: Result<(), Ctrl>, label: LabelId) -> Result<Flow, Ctrl> {
+fn after_body(result: Result<(), Ctrl>, label: LabelId, span: Span) -> Result<Flow, Ctrl> {
+    if crate::interrupt::requested() {
+        return Err(interrupted(span));
+    }
     match result {
         Ok(()) => Ok(Flow::Next),
         Err(Ctrl::Break(l)) if l == label => Ok(Flow::Exit),
@@ -352,7 +361,51 @@ impl<'p> Compiler<'p> {
         Compiler {
             program,
             slots_used: 0,
+            in_function: 0,
+            defined: std::collections::HashSet::new(),
         }
+    }
+
+    /// Compile a unit's top-level statements, in order, noting which globals each one
+    /// certainly initialises for the reads compiled after it.
+    pub fn top_level_block(&mut self, stmts: &[Stmt]) -> StmtCode {
+        let mut codes: Vec<StmtCode> = Vec::with_capacity(stmts.len());
+        for stmt in stmts {
+            codes.push(self.stmt(stmt));
+            if let Stmt::Assign(Place::Global(s), _) = stmt {
+                self.defined.insert(*s);
+            }
+        }
+        Box::new(move |frame| {
+            for code in &codes {
+                code(frame)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The definition of global `s` when a read of it compiled here may run before its
+    /// initialiser (in a function, or at the top level before its definition), and its type
+    /// has more than one value; `None` when the read needs no check.
+    fn uninitialised_check(&self, s: u32, ty: &Type) -> Option<Arc<crate::core::ir::GlobalDef>> {
+        if self.program.initialised.contains(&s)
+            || (self.in_function == 0 && self.defined.contains(&s))
+        {
+            return None;
+        }
+        if crate::types::size::size_of(ty).is_some_and(|n| n == BigUint::from(1u32)) {
+            return None;
+        }
+        self.program.global_defs.get(&s).cloned()
+    }
+
+    /// A read of global `s` that reports R0011 when it has not been initialised yet.
+    fn checked_global_read(def: Arc<crate::core::ir::GlobalDef>, span: Span) -> ExprCode {
+        let s = def.slot as usize;
+        Box::new(move |frame| match frame.rt.globals.get(s) {
+            Value::Unit => Err(used_before_initialisation(&def, span)),
+            value => Ok(value),
+        })
     }
 
     /// The frame size the top-level code compiled so far needs.
@@ -395,6 +448,7 @@ impl<'p> Compiler<'p> {
         });
         self.program.instances.insert(key, instance.clone());
         let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);
+        self.in_function += 1;
         for slot in &function.cell_slots {
             self.note_slot(*slot);
         }
@@ -427,6 +481,7 @@ impl<'p> Compiler<'p> {
             _ => None,
         };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
+        self.in_function -= 1;
         let _ = instance.code.set(InstanceCode {
             n_slots,
             params,
@@ -532,11 +587,12 @@ impl<'p> Compiler<'p> {
                 body,
             } => {
                 let (label, until) = (*label, *until);
+                let span = cond.span;
                 let cond = self.cond_code(cond);
                 let body = self.block(body);
                 Box::new(move |frame| {
                     while cond(frame)? != until {
-                        if let Flow::Exit = after_body(body(frame), label)? {
+                        if let Flow::Exit = after_body(body(frame), label, span)? {
                             break;
                         }
                     }
@@ -547,7 +603,7 @@ impl<'p> Compiler<'p> {
                 let label = *label;
                 let body = self.block(body);
                 Box::new(move |frame| loop {
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, Span::default())? {
                         return Ok(());
                     }
                 })
@@ -579,6 +635,7 @@ impl<'p> Compiler<'p> {
                     let error = internal("for over a value that is not an array", array.span);
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
+                let span = array.span;
                 let array = self.expr(array);
                 let body = self.block(body);
                 Box::new(move |frame| {
@@ -587,7 +644,7 @@ impl<'p> Compiler<'p> {
                     };
                     for i in 0..shape.len_of(&view) {
                         assign(frame, var, shape.element(&view, i));
-                        if let Flow::Exit = after_body(body(frame), label)? {
+                        if let Flow::Exit = after_body(body(frame), label, span)? {
                             break;
                         }
                     }
@@ -706,7 +763,7 @@ impl<'p> Compiler<'p> {
                 if !enter {
                     return Ok(());
                 }
-                if let Flow::Exit = after_body(body(frame), label)? {
+                if let Flow::Exit = after_body(body(frame), label, span)? {
                     return Ok(());
                 }
                 let i = current(frame);
@@ -787,6 +844,9 @@ impl<'p> Compiler<'p> {
             let mut floats = vec![0f64; vector::CHUNK];
             let mut base: u64 = 0;
             while base < n {
+                if crate::interrupt::requested() {
+                    return Err(interrupted(span));
+                }
                 let len = (n - base).min(vector::CHUNK as u64) as usize;
                 let chunk = vector::Chunk {
                     base: base as i64,
@@ -893,12 +953,16 @@ impl<'p> Compiler<'p> {
             self.note_place(*p);
         }
         let env_places = scope.env;
+        let loop_span = kernels.first().map_or(Span::default(), |(_, span)| *span);
         Some(Box::new(move |frame| {
             let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
             let mut acc = read_int(frame, target);
             let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
             let mut base: u64 = 0;
             while base < n {
+                if crate::interrupt::requested() {
+                    return Err(interrupted(loop_span));
+                }
                 let len = (n - base).min(vector::CHUNK as u64) as usize;
                 let chunk = vector::Chunk {
                     base: base as i64,
@@ -977,12 +1041,13 @@ impl<'p> Compiler<'p> {
         let repr = CodeRepr::of(ty);
         let size = size_big(ty);
         let body = self.block(body);
+        let span = Span::default();
         match size.to_u128() {
             Some(n) if repr != CodeRepr::Big => Box::new(move |frame| {
                 let mut code: u128 = 0;
                 while code < n {
                     assign(frame, var, value_from_u64(code as u64, repr));
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, span)? {
                         break;
                     }
                     code += 1;
@@ -993,7 +1058,7 @@ impl<'p> Compiler<'p> {
                 let mut code = BigUint::zero();
                 while code < size {
                     assign(frame, var, value_from_big(code.clone(), repr));
-                    if let Flow::Exit = after_body(body(frame), label)? {
+                    if let Flow::Exit = after_body(body(frame), label, span)? {
                         break;
                     }
                     code += 1u32;
@@ -1194,7 +1259,15 @@ impl<'p> Compiler<'p> {
                 self.note_slot(*s);
                 IntOperand::Local(*s as usize)
             }
-            ExprKind::Global(s) if is_int_like(&e.ty) => IntOperand::Global(*s as usize),
+            ExprKind::Global(s) if is_int_like(&e.ty) => {
+                match self.uninitialised_check(*s, &e.ty) {
+                    None => IntOperand::Global(*s as usize),
+                    Some(def) => {
+                        let read = Self::checked_global_read(def, e.span);
+                        IntOperand::Code(Box::new(move |frame| Ok(read(frame)?.as_int_lossy())))
+                    }
+                }
+            }
             ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), args)
                 if args.len() == 2 && ity.signed() && matches!(ity.bits(), 32 | 64) =>
             {
@@ -1289,10 +1362,16 @@ impl<'p> Compiler<'p> {
                 let s = *s as usize;
                 Some(Box::new(move |frame| Ok(frame.slots[s].as_int_lossy())))
             }
-            ExprKind::Global(s) => {
-                let s = *s as usize;
-                Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
-            }
+            ExprKind::Global(s) => match self.uninitialised_check(*s, &e.ty) {
+                None => {
+                    let s = *s as usize;
+                    Some(Box::new(move |frame| Ok(frame.rt.globals.get_int(s))))
+                }
+                Some(def) => {
+                    let read = Self::checked_global_read(def, e.span);
+                    Some(Box::new(move |frame| Ok(read(frame)?.as_int_lossy())))
+                }
+            },
             ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
@@ -1448,7 +1527,9 @@ impl<'p> Compiler<'p> {
                 self.note_slot(s);
                 Place::Local(s)
             }
-            ExprKind::Global(s) => Place::Global(s),
+            ExprKind::Global(s) if self.uninitialised_check(s, &array.ty).is_none() => {
+                Place::Global(s)
+            }
             _ => return None,
         };
         let array_ty = array.ty.clone();
@@ -1552,10 +1633,13 @@ impl<'p> Compiler<'p> {
                 let place = Place::LocalCell(*s);
                 Box::new(move |frame| Ok(read_place(frame, place)))
             }
-            ExprKind::Global(s) => {
-                let place = Place::Global(*s);
-                Box::new(move |frame| Ok(read_place(frame, place)))
-            }
+            ExprKind::Global(s) => match self.uninitialised_check(*s, &e.ty) {
+                None => {
+                    let place = Place::Global(*s);
+                    Box::new(move |frame| Ok(read_place(frame, place)))
+                }
+                Some(def) => Self::checked_global_read(def, span),
+            },
             ExprKind::Capture(i) => {
                 let i = *i as usize;
                 Box::new(move |frame| Ok(frame.captures.get(i).cloned().unwrap_or(Value::Unit)))
@@ -1624,10 +1708,19 @@ impl<'p> Compiler<'p> {
                 })
             }
             ExprKind::CField(inner, i) => {
-                let Some(layout) = ProductLayout::of(&inner.ty) else {
-                    return internal(format!("compact projection of type {}", inner.ty), span);
-                };
                 let i = *i as usize;
+                let (layout, i) = match ProductLayout::of(&inner.ty) {
+                    Some(layout) => (layout, i),
+                    None => match ProductLayout::one_digit(&inner.ty, i) {
+                        Some(layout) => (layout, 0),
+                        None => {
+                            return internal(
+                                format!("compact projection of type {}", inner.ty),
+                                span,
+                            )
+                        }
+                    },
+                };
                 let inner = self.expr(inner);
                 Box::new(move |frame| Ok(layout.field(&inner(frame)?, i)))
             }
@@ -2088,10 +2181,7 @@ impl<'p> Compiler<'p> {
                     let (Value::Str(x), Value::Str(y)) = (x, y) else {
                         return Ok(Value::str(b""));
                     };
-                    let mut joined = Vec::with_capacity(x.len() + y.len());
-                    joined.extend_from_slice(&x);
-                    joined.extend_from_slice(&y);
-                    Ok(Value::Str(joined.into()))
+                    prims::str_concat(&x, &y).map_err(|f| f.at(span))
                 })
             }
             Prim::StrRepeat => {
@@ -3038,7 +3128,7 @@ impl CountingLoop {
                 if var.get(frame) >= limit {
                     return Ok(());
                 }
-                if let Flow::Exit = after_body(body(frame), label)? {
+                if let Flow::Exit = after_body(body(frame), label, span)? {
                     return Ok(());
                 }
                 let i = var.get(frame);

@@ -183,6 +183,10 @@ pub struct Frame<'a, 'o> {
 pub struct Program {
     pub functions: Vec<Option<Arc<crate::core::ir::Function>>>,
     pub instances: HashMap<(FunId, Vec<Type>), Arc<Instance>>,
+    /// The name and definition of each global variable (for R0011).
+    pub global_defs: HashMap<u32, Arc<crate::core::ir::GlobalDef>>,
+    /// Globals that hold their value since an earlier unit: reads of them need no check.
+    pub initialised: std::collections::HashSet<u32>,
 }
 
 /// The evaluator's persistent state for a session: compiled functions and global slots.
@@ -198,6 +202,42 @@ impl Default for Machine {
 }
 
 impl Machine {
+    /// Undo the definitions of a unit whose run failed (a REPL chunk, L9.4): its globals
+    /// become unassigned slots again and its functions are forgotten, so the checker can
+    /// reuse their numbers. Effects on earlier variables and output are kept.
+    pub fn forget_definitions(&mut self, unit: &Unit, n_globals_before: u32) {
+        for slot in n_globals_before as usize..self.globals.len() {
+            self.globals[slot] = Value::Unit;
+            self.program.initialised.remove(&(slot as u32));
+            self.program.global_defs.remove(&(slot as u32));
+        }
+        self.globals.truncate(n_globals_before as usize);
+        for (id, _) in &unit.functions {
+            if let Some(entry) = self.program.functions.get_mut(*id as usize) {
+                *entry = None;
+            }
+        }
+        let forgotten: std::collections::HashSet<FunId> =
+            unit.functions.iter().map(|(id, _)| *id).collect();
+        self.program
+            .instances
+            .retain(|(id, _), _| !forgotten.contains(id));
+    }
+
+    /// Forget the globals from `n` on (after an internal error in a chunk).
+    pub fn truncate_globals(&mut self, n: u32) {
+        for slot in n as usize..self.globals.len() {
+            self.program.initialised.remove(&(slot as u32));
+            self.program.global_defs.remove(&(slot as u32));
+        }
+        self.globals.truncate(n as usize);
+    }
+
+    /// The number of global slots in use.
+    pub fn n_globals(&self) -> u32 {
+        self.globals.len() as u32
+    }
+
     pub fn new() -> Machine {
         Machine {
             program: Program::default(),
@@ -232,9 +272,14 @@ impl Machine {
         if self.globals.len() < unit.n_globals as usize {
             self.globals.resize(unit.n_globals as usize, Value::Unit);
         }
+        for def in &unit.globals {
+            self.program
+                .global_defs
+                .insert(def.slot, Arc::new(def.clone()));
+        }
 
         let mut compiler = compile::Compiler::new(&mut self.program);
-        let body = compiler.block(&unit.body);
+        let body = compiler.top_level_block(&unit.body);
         let result = unit.result.as_ref().map(|e| compiler.expr(e));
         let n_slots = compiler.top_level_slots();
 
@@ -253,15 +298,33 @@ impl Machine {
                 captures: &[],
                 rt: &runtime,
             };
-            closure::with_stack(&runtime, || match body(&mut frame) {
-                Ok(()) | Err(Ctrl::Return(_)) => match &result {
-                    Some(code) => code(&mut frame).map(Some),
-                    None => Ok(None),
-                },
-                Err(other) => Err(other),
-            })
+            // A panic (a bug) must not lose the globals: they go back to the machine first.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                closure::with_stack(&runtime, || match body(&mut frame) {
+                    Ok(()) | Err(Ctrl::Return(_)) => match &result {
+                        Some(code) => code(&mut frame).map(Some),
+                        None => Ok(None),
+                    },
+                    Err(other) => Err(other),
+                })
+            }))
+        };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                self.globals = runtime.globals.into_inner();
+                std::panic::resume_unwind(panic);
+            }
         };
         self.globals = runtime.globals.into_inner();
+        for def in &unit.globals {
+            if !matches!(
+                self.globals.get(def.slot as usize),
+                None | Some(Value::Unit)
+            ) {
+                self.program.initialised.insert(def.slot);
+            }
+        }
         let out = runtime.out.into_inner();
         let _ = out.flush();
         match outcome {

@@ -152,7 +152,10 @@ pub fn float_arith(op: ArithOp, a: f64, b: f64) -> f64 {
 /// `natural` arithmetic: a negative result is R0003, division by zero R0004.
 pub fn nat_arith(op: ArithOp, a: &BigUint, b: &BigUint) -> Result<BigUint, Fault> {
     match op {
-        ArithOp::Add => Ok(a + b),
+        ArithOp::Add => {
+            check_natural_bits(a.bits().max(b.bits()) + 1)?;
+            Ok(a + b)
+        }
         ArithOp::Sub => {
             if a < b {
                 Err(Fault::new(
@@ -163,7 +166,10 @@ pub fn nat_arith(op: ArithOp, a: &BigUint, b: &BigUint) -> Result<BigUint, Fault
                 Ok(a - b)
             }
         }
-        ArithOp::Mul => Ok(a * b),
+        ArithOp::Mul => {
+            check_natural_bits(a.bits() + b.bits())?;
+            Ok(a * b)
+        }
         ArithOp::Div | ArithOp::Mod if b.is_zero() => Err(Fault::new(
             DIVISION_BY_ZERO,
             format!("division by zero: {a} {} {b}", op_symbol(op)),
@@ -463,14 +469,61 @@ pub fn str_repeat(s: &[u8], n: i128) -> Result<Value, Fault> {
     if n <= 0 || s.is_empty() {
         return Ok(Value::str(b""));
     }
-    let total = (s.len() as i128).saturating_mul(n);
-    if total > (1i128 << 40) {
+    let total = (s.len() as u128).saturating_mul(n as u128);
+    let text = new_string(total, |out| {
+        for chunk in out.chunks_exact_mut(s.len()) {
+            chunk.copy_from_slice(s);
+        }
+    })?;
+    Ok(Value::Str(text))
+}
+
+/// `a + b` on strings. R0007 when the result is too big.
+pub fn str_concat(a: &[u8], b: &[u8]) -> Result<Value, Fault> {
+    let total = a.len() as u128 + b.len() as u128;
+    let text = new_string(total, |out| {
+        out[..a.len()].copy_from_slice(a);
+        out[a.len()..].copy_from_slice(b);
+    })?;
+    Ok(Value::Str(text))
+}
+
+/// A fresh string of `bytes` bytes written by `fill`, allocated once (no intermediate copy),
+/// after `limits::check_allocation` (R0007 when it is refused).
+pub fn new_string(bytes: u128, fill: impl FnOnce(&mut [u8])) -> Result<Arc<[u8]>, Fault> {
+    crate::limits::check_allocation(bytes).map_err(|refusal| {
+        Fault::new(
+            super::error::TOO_LARGE,
+            format!("string too large: {}", refusal.describe(bytes)),
+        )
+    })?;
+    let zeroed = Arc::<[u8]>::new_zeroed_slice(bytes as usize);
+    // SAFETY: all-zero bytes are valid `u8`s.
+    let mut text = unsafe { zeroed.assume_init() };
+    fill(Arc::get_mut(&mut text).expect("a fresh Arc is unique"));
+    Ok(text)
+}
+
+/// R0007 unless a natural number of `bits` bits is within `--max-natural-bits` and can be
+/// allocated.
+pub fn check_natural_bits(bits: u64) -> Result<(), Fault> {
+    let limit = crate::limits::max_natural_bits();
+    if bits > limit {
         return Err(Fault::new(
             super::error::TOO_LARGE,
-            format!("string of {total} bytes is too large to allocate"),
+            format!(
+                "natural number too large: the result would have about {bits} bits, more than \
+                 the limit of {limit} bits (raise it with `--max-natural-bits`)"
+            ),
         ));
     }
-    Ok(Value::str(&s.repeat(n as usize)))
+    let bytes = u128::from(bits / 8 + 8);
+    crate::limits::check_allocation(bytes).map_err(|refusal| {
+        Fault::new(
+            super::error::TOO_LARGE,
+            format!("natural number too large: {}", refusal.describe(bytes)),
+        )
+    })
 }
 
 impl Value {

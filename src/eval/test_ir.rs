@@ -153,6 +153,7 @@ pub fn unit(
         n_globals,
         body,
         result,
+        globals: Vec::new(),
     }
 }
 

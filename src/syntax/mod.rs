@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod desugar;
 pub mod lexer;
+pub mod nesting;
 pub mod parser;
 pub mod span;
 pub mod token;
@@ -45,6 +46,12 @@ fn parse_with<O>(
     select_parser: impl for<'t> FnOnce(parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
 ) -> (Option<O>, Vec<SyntaxError>) {
     let (tokens, mut errors) = lexer::lex(src);
+    if let Some(too_deep) = nesting::check_nesting(&tokens) {
+        // Parsing (and recovering from) such input costs stack and time in its depth.
+        errors.push(too_deep);
+        errors.sort_by_key(|error| (error.span.start, error.span.end));
+        return (None, errors);
+    }
     let grammar_parser = select_parser(parser::grammar(recovering));
     let (output, parse_errors) = parser::run_parser(&grammar_parser, &tokens, src.len());
     errors.extend(parse_errors);
@@ -64,6 +71,15 @@ pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
+    // A chunk with an open bracket or block is incomplete: no need to parse it (a chunk typed
+    // over thousands of lines would otherwise be parsed again at every line).
+    let (tokens, lexical_errors) = lexer::lex(src);
+    if lexical_errors.is_empty()
+        && nesting::check_nesting(&tokens).is_none()
+        && nesting::leaves_blocks_open(&tokens)
+    {
+        return ChunkParse::Incomplete;
+    }
     if let Ok(expression) = parse_expr(src) {
         // An open-ended `match` (L11.18) at the end of a chunk may get more arms on the next
         // line: the REPL waits for them, or for `endmatch`.

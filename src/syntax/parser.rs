@@ -1528,7 +1528,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             |_| (),
         ),
     ));
-    let skip_unit = delimited_group.or(none_of(stop_tokens).ignored());
+    // Memoized: an unclosed opener makes `nested_delimiters` scan to the end of the input, and
+    // nested failing blocks would otherwise rescan it from every position at every level.
+    let skip_unit = delimited_group
+        .memoized()
+        .or(none_of(stop_tokens).ignored());
     let skip_statement = skip_unit
         .repeated()
         .at_least(1)

@@ -37,14 +37,44 @@ pub enum Leaf {
     /// no known size (an array over a type variable).
     Opaque(Type),
     /// A repeated sequence too long to expand (see the module documentation).
-    Block(NormalForm),
+    Block(BlockRef),
+}
+
+/// The body of a block leaf, shared (blocks nest: a block of a block is a pointer, never a
+/// copy), with its element count computed once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockRef(std::sync::Arc<(NormalForm, BigUint)>);
+
+impl BlockRef {
+    fn new(body: NormalForm) -> BlockRef {
+        let width = body.element_count();
+        BlockRef(std::sync::Arc::new((body, width)))
+    }
+
+    /// The number of elements one repetition of the block stands for.
+    pub fn width(&self) -> &BigUint {
+        &self.0 .1
+    }
+}
+
+impl std::ops::Deref for BlockRef {
+    type Target = NormalForm;
+    fn deref(&self) -> &NormalForm {
+        &self.0 .0
+    }
+}
+
+impl fmt::Display for BlockRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0 .0, f)
+    }
 }
 
 impl Leaf {
     /// The number of elements one occurrence of this leaf stands for.
     pub fn width(&self) -> BigUint {
         match self {
-            Leaf::Block(body) => body.element_count(),
+            Leaf::Block(body) => body.width().clone(),
             Leaf::Compact(_) | Leaf::Opaque(_) => BigUint::one(),
         }
     }
@@ -145,7 +175,7 @@ impl NormalForm {
             }
             _ => {
                 let (root, repetitions) = primitive_root(body);
-                self.push(Leaf::Block(root), times * repetitions)
+                self.push(Leaf::Block(BlockRef::new(root)), times * repetitions)
             }
         }
     }
@@ -181,27 +211,32 @@ impl fmt::Display for NormalForm {
             return f.write_str("unit");
         }
         let alone = self.groups.len() == 1;
-        let parts: Vec<String> = self
-            .groups
-            .iter()
-            .map(|group| {
-                if group.count.is_one() {
-                    let slot = if alone {
-                        OperandSlot::Top
-                    } else {
-                        OperandSlot::TupleComponent
-                    };
-                    group.leaf.to_string_in_slot(slot)
-                } else {
-                    format!(
-                        "{} ^ {}",
-                        group.leaf.to_string_in_slot(OperandSlot::ArrayElement),
-                        group.count
-                    )
+        // A form with blocks can spell an exponentially long sequence: past the width of
+        // `--max-type-width` the rest is elided.
+        let budget = crate::limits::max_type_width();
+        let mut out = String::new();
+        for (position, group) in self.groups.iter().enumerate() {
+            if position > 0 {
+                out.push_str(" * ");
+                if out.len() > budget {
+                    out.push('…');
+                    break;
                 }
-            })
-            .collect();
-        f.write_str(&parts.join(" * "))
+            }
+            if group.count.is_one() {
+                let slot = if alone {
+                    OperandSlot::Top
+                } else {
+                    OperandSlot::TupleComponent
+                };
+                out.push_str(&group.leaf.to_string_in_slot(slot));
+            } else {
+                out.push_str(&group.leaf.to_string_in_slot(OperandSlot::ArrayElement));
+                out.push_str(" ^ ");
+                out.push_str(&group.count.to_string());
+            }
+        }
+        f.write_str(&out)
     }
 }
 

@@ -10,15 +10,9 @@ pub fn kind_of(ty: &Type) -> Kind {
     match ty {
         Type::Unitsum(_) => Kind::Unitsum,
         Type::Var(variable) => variable.kind,
-        Type::CProduct(components) | Type::CSum(components) => {
-            if components.iter().all(is_compact) {
-                Kind::CompactLinear
-            } else {
-                Kind::Type
-            }
-        }
-        Type::CArray(element, index) => {
-            if is_compact(element) && is_compact(index) {
+        // The types' cached facts say whether any part is not compact (no walk).
+        Type::CProduct(_) | Type::CSum(_) | Type::CArray(..) => {
+            if ty.facts().flags & crate::types::ty::FACT_NONCOMPACT == 0 {
                 Kind::CompactLinear
             } else {
                 Kind::Type

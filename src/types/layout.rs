@@ -52,6 +52,30 @@ pub fn product_digits(ty: &Type) -> Option<Vec<Digit>> {
     )
 }
 
+/// Digit `index` of a compact product type alone, without the others: for a compact array
+/// with more components than `product_digits` lists, the radix is the element's size and the
+/// weight that size to the power of the number of components after `index`.
+pub fn product_digit(ty: &Type, index: usize) -> Option<Digit> {
+    match ty {
+        Type::CArray(element, count) => {
+            let count = size_of(count)?;
+            let index_big = BigUint::from(index);
+            if index_big >= count {
+                return None;
+            }
+            let after = (count - index_big - 1u32).to_u32()?;
+            let radix = size_of(element)?;
+            let weight = num_traits::pow::Pow::pow(&radix, after);
+            Some(Digit {
+                ty: (**element).clone(),
+                radix,
+                weight,
+            })
+        }
+        _ => product_digits(ty)?.into_iter().nth(index),
+    }
+}
+
 /// The weights of mixed-radix digits, most significant first: each is the product of the
 /// radices to its right.
 fn weights_of(radices: &[BigUint]) -> Vec<BigUint> {

@@ -7,9 +7,8 @@
 //! `bool`, except as an operand of `\*`, `\+`, `\^` or as an array index, where they print as
 //! numbers.
 //!
-//! Architecture invariant: printing never fails and never consults anything but the type.
-
-use pretty::RcDoc;
+//! Architecture invariant: printing never fails and never consults anything but the type (and
+//! the width limit of `--max-type-width`, past which the rest of a type is elided as `…`).
 
 use crate::types::ty::Type;
 
@@ -107,87 +106,110 @@ impl OperandSlot {
     }
 }
 
-/// The type as a document of the `pretty` crate, printed as a whole type (no parent).
-pub fn type_doc(ty: &Type) -> RcDoc<'static, ()> {
-    type_doc_in_slot(ty, OperandSlot::Top)
+/// Writes a type into a string, eliding what does not fit the width budget
+/// (`--max-type-width`): a type stored as a DAG (a typedef used twice) can have an expanded
+/// tree exponentially larger than its definition, so printing never expands more than the
+/// budget. Past the budget, each remaining operand list prints as one `…`.
+struct Printer {
+    out: String,
+    budget: usize,
 }
 
-/// The type as a document, printed as an operand in the given slot of a parent type.
-pub fn type_doc_in_slot(ty: &Type, slot: OperandSlot) -> RcDoc<'static, ()> {
-    let body = bare_type_doc(ty, slot);
-    if slot.needs_parentheses(ty) {
-        RcDoc::text("(").append(body).append(RcDoc::text(")"))
-    } else {
-        body
+impl Printer {
+    fn exhausted(&self) -> bool {
+        self.out.len() >= self.budget
+    }
+
+    fn operand(&mut self, ty: &Type, slot: OperandSlot) {
+        if self.exhausted() {
+            self.out.push('…');
+            return;
+        }
+        let parenthesised = slot.needs_parentheses(ty);
+        if parenthesised {
+            self.out.push('(');
+        }
+        self.bare(ty, slot);
+        if parenthesised {
+            self.out.push(')');
+        }
+    }
+
+    fn bare(&mut self, ty: &Type, slot: OperandSlot) {
+        match ty {
+            Type::Unitsum(n) => match n {
+                0 if !slot.unitsums_as_numbers() => self.out.push_str("void"),
+                1 if !slot.unitsums_as_numbers() => self.out.push_str("unit"),
+                2 if !slot.unitsums_as_numbers() => self.out.push_str("bool"),
+                _ => self.out.push_str(&n.to_string()),
+            },
+            Type::Int(int_ty) => self.out.push_str(int_ty.name()),
+            Type::Float => self.out.push_str("float"),
+            Type::Double => self.out.push_str("double"),
+            Type::String => self.out.push_str("string"),
+            Type::Char => self.out.push_str("char"),
+            Type::Natural => self.out.push_str("natural"),
+            Type::Tuple(components) => self.join(components, OperandSlot::TupleComponent, " * "),
+            Type::Sum(summands) => self.join(summands, OperandSlot::SumSummand, " + "),
+            Type::CProduct(components) => {
+                self.join(components, OperandSlot::CompactProductComponent, " \\* ")
+            }
+            Type::CSum(summands) => self.join(summands, OperandSlot::CompactSumSummand, " \\+ "),
+            Type::Array(element, index) => {
+                self.operand(element, OperandSlot::ArrayElement);
+                self.out.push_str(" ^ ");
+                self.operand(index, OperandSlot::ArrayIndex);
+            }
+            Type::CArray(element, index) => {
+                self.operand(element, OperandSlot::CompactArrayElement);
+                self.out.push_str(" \\^ ");
+                self.operand(index, OperandSlot::CompactArrayIndex);
+            }
+            Type::Fun(argument, result) => {
+                self.operand(argument, OperandSlot::FunArgument);
+                self.out.push_str(" -> ");
+                self.operand(result, OperandSlot::FunResult);
+            }
+            Type::Var(variable) => self.out.push_str(&variable.name),
+            Type::Meta(number) => self.out.push_str(&format!("?{number}")),
+            Type::Nominal(definition) => self.out.push_str(&definition.name),
+        }
+    }
+
+    fn join(&mut self, operands: &[Type], slot: OperandSlot, separator: &'static str) {
+        for (position, operand) in operands.iter().enumerate() {
+            if position > 0 {
+                self.out.push_str(separator);
+                if self.exhausted() {
+                    self.out.push('…');
+                    return;
+                }
+            }
+            self.operand(operand, slot);
+        }
     }
 }
 
-/// The type without the parentheses its slot may require.
-fn bare_type_doc(ty: &Type, slot: OperandSlot) -> RcDoc<'static, ()> {
-    match ty {
-        Type::Unitsum(n) => {
-            let name = match n {
-                0 if !slot.unitsums_as_numbers() => "void".to_string(),
-                1 if !slot.unitsums_as_numbers() => "unit".to_string(),
-                2 if !slot.unitsums_as_numbers() => "bool".to_string(),
-                _ => n.to_string(),
-            };
-            RcDoc::text(name)
-        }
-        Type::Int(int_ty) => RcDoc::text(int_ty.name()),
-        Type::Float => RcDoc::text("float"),
-        Type::Double => RcDoc::text("double"),
-        Type::String => RcDoc::text("string"),
-        Type::Char => RcDoc::text("char"),
-        Type::Natural => RcDoc::text("natural"),
-        Type::Tuple(components) => join_operands(components, OperandSlot::TupleComponent, " * "),
-        Type::Sum(summands) => join_operands(summands, OperandSlot::SumSummand, " + "),
-        Type::CProduct(components) => {
-            join_operands(components, OperandSlot::CompactProductComponent, " \\* ")
-        }
-        Type::CSum(summands) => join_operands(summands, OperandSlot::CompactSumSummand, " \\+ "),
-        Type::Array(element, index) => type_doc_in_slot(element, OperandSlot::ArrayElement)
-            .append(RcDoc::text(" ^ "))
-            .append(type_doc_in_slot(index, OperandSlot::ArrayIndex)),
-        Type::CArray(element, index) => type_doc_in_slot(element, OperandSlot::CompactArrayElement)
-            .append(RcDoc::text(" \\^ "))
-            .append(type_doc_in_slot(index, OperandSlot::CompactArrayIndex)),
-        Type::Fun(argument, result) => type_doc_in_slot(argument, OperandSlot::FunArgument)
-            .append(RcDoc::text(" -> "))
-            .append(type_doc_in_slot(result, OperandSlot::FunResult)),
-        Type::Var(variable) => RcDoc::text(variable.name.to_string()),
-        Type::Meta(number) => RcDoc::text(format!("?{number}")),
-        Type::Nominal(definition) => RcDoc::text(definition.name.to_string()),
-    }
+/// Print in a slot with the width budget of `--max-type-width`.
+fn print_in_slot(ty: &Type, slot: OperandSlot) -> String {
+    let mut printer = Printer {
+        out: String::new(),
+        budget: crate::limits::max_type_width(),
+    };
+    printer.operand(ty, slot);
+    printer.out
 }
 
-fn join_operands(
-    operands: &[Type],
-    slot: OperandSlot,
-    separator: &'static str,
-) -> RcDoc<'static, ()> {
-    RcDoc::intersperse(
-        operands
-            .iter()
-            .map(|operand| type_doc_in_slot(operand, slot)),
-        RcDoc::text(separator),
-    )
-}
-
-fn render(doc: RcDoc<'static, ()>) -> String {
-    // The documents contain no line breaks, so the width only has to be positive.
-    doc.pretty(usize::MAX / 2).to_string()
-}
-
-/// The type in the spec's syntax (L2.17). `Display for Type` calls this.
+/// The type in the spec's syntax (L2.17). `Display for Type` calls this. A type wider than
+/// `--max-type-width` characters is cut, the rest elided as `…`.
 pub fn type_to_string(ty: &Type) -> String {
-    render(type_doc(ty))
+    print_in_slot(ty, OperandSlot::Top)
 }
 
 /// The type as it prints when it is an operand in `slot` of some parent type, parentheses
 /// included: `int -> int` in `OperandSlot::TupleComponent` prints `(int -> int)`.
 pub fn type_to_string_in_slot(ty: &Type, slot: OperandSlot) -> String {
-    render(type_doc_in_slot(ty, slot))
+    print_in_slot(ty, slot)
 }
 
 #[cfg(test)]
@@ -263,6 +285,27 @@ mod tests {
         );
         check(Type::tuple(vec![Type::BOOL, Type::INT]), "bool * int");
         check(Type::array(Type::INT, Type::BOOL), "int ^ 2");
+    }
+
+    #[test]
+    fn exponentially_large_types_are_elided_past_the_width() {
+        // T(k) = T(k-1) * T(k-1) * int: 2^60 leaves stored in 60 nodes.
+        let mut ty = Type::BOOL;
+        for _ in 0..60 {
+            ty = Type::tuple(vec![ty.clone(), ty, Type::INT]);
+        }
+        let text = type_to_string(&ty);
+        let width = crate::limits::max_type_width();
+        // Past the budget each open level still closes its operand list: at most a few
+        // characters per level of nesting.
+        assert!(text.len() < width + 10 * 60, "{} characters", text.len());
+        assert!(text.starts_with("(((("), "{text}");
+        assert!(text.contains('…'), "{text}");
+        assert_eq!(
+            text.matches('(').count(),
+            text.matches(')').count(),
+            "balanced: {text}"
+        );
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! are the only way compound types are built, so structural equality *is* type equality.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
 /// The integer family of L2.1. `int`/`uint` are 32-bit like C; `long`, `vlong` and `size` are
@@ -239,7 +241,13 @@ impl fmt::Debug for NominalDef {
 }
 
 /// A type, always in normal form (L2.9).
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+///
+/// Compound types share their parts (`TypeRef`, `TypeList`): a typedef used twice is one
+/// subtree referenced twice, so a type is a DAG whose expanded tree may be exponentially
+/// larger. Every part carries facts computed once when it is built (a structural hash, the
+/// expanded node count, whether it mentions an inference variable, a type parameter or a
+/// function), so equality, hashing and those queries never walk the expanded tree.
+#[derive(Clone, Debug)]
 pub enum Type {
     /// The unitsum `n`: `0` = void, `1` = unit, `2` = bool (L2.2).
     Unitsum(u64),
@@ -251,25 +259,218 @@ pub enum Type {
     /// Unbounded natural (L9.3).
     Natural,
     /// A plain product of at least two components, not all equal (those are arrays).
-    Tuple(Arc<[Type]>),
+    Tuple(TypeList),
     /// `T ^ I`: element, index. The index is never the unitsum 0 or 1 (normalised away).
-    Array(Arc<Type>, Arc<Type>),
+    Array(TypeRef, TypeRef),
     /// A plain sum of at least two summands.
-    Sum(Arc<[Type]>),
+    Sum(TypeList),
     /// `A \* B`: at least two components, not all equal (those are compact arrays).
-    CProduct(Arc<[Type]>),
+    CProduct(TypeList),
     /// `A \+ B`: at least two summands.
-    CSum(Arc<[Type]>),
+    CSum(TypeList),
     /// `T \^ I`.
-    CArray(Arc<Type>, Arc<Type>),
+    CArray(TypeRef, TypeRef),
     /// `A -> B`.
-    Fun(Arc<Type>, Arc<Type>),
+    Fun(TypeRef, TypeRef),
     /// A declared type parameter.
     Var(TyVar),
     /// An inference variable; only ever seen inside the checker.
     Meta(u32),
     /// A struct or variant.
     Nominal(Arc<NominalDef>),
+}
+
+/// Facts about a type, computed once per compound node from its children's facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// A structural hash: equal types have equal hashes.
+    pub hash: u64,
+    /// The number of nodes of the expanded tree (saturating).
+    pub nodes: u64,
+    /// `FACT_META`, `FACT_VAR`, `FACT_FUN` for what the type mentions.
+    pub flags: u8,
+}
+
+pub const FACT_META: u8 = 1;
+pub const FACT_VAR: u8 = 2;
+pub const FACT_FUN: u8 = 4;
+/// The type is not compact linear (L2.13): a kind check reads this instead of walking.
+pub const FACT_NONCOMPACT: u8 = 8;
+
+fn mix(hash: u64, value: u64) -> u64 {
+    // A multiply-rotate mix (as in FxHash), good enough for a structural hash.
+    (hash.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+/// The facts of a node that is not compact linear whatever its parts.
+fn noncompact(mut facts: Facts) -> Facts {
+    facts.flags |= FACT_NONCOMPACT;
+    facts
+}
+
+impl Facts {
+    fn leaf(tag: u64, value: u64, flags: u8) -> Facts {
+        Facts {
+            hash: mix(mix(0x9e37_79b9_7f4a_7c15, tag), value),
+            nodes: 1,
+            flags,
+        }
+    }
+
+    fn node(tag: u64, children: impl Iterator<Item = Facts>) -> Facts {
+        let mut facts = Facts {
+            hash: mix(0x9e37_79b9_7f4a_7c15, tag),
+            nodes: 1,
+            flags: 0,
+        };
+        for child in children {
+            facts.hash = mix(facts.hash, child.hash);
+            facts.nodes = facts.nodes.saturating_add(child.nodes);
+            facts.flags |= child.flags;
+        }
+        facts
+    }
+}
+
+/// A shared part of a compound type (an element, an index, an argument, a result), with its
+/// facts. Dereferences to the `Type`.
+#[derive(Clone)]
+pub struct TypeRef(Arc<(Facts, Type)>);
+
+impl TypeRef {
+    pub fn new(ty: Type) -> TypeRef {
+        TypeRef(Arc::new((ty.facts(), ty)))
+    }
+
+    pub fn facts(&self) -> Facts {
+        self.0 .0
+    }
+
+    /// Are both the same shared node (so certainly equal)?
+    pub fn ptr_eq(a: &TypeRef, b: &TypeRef) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    /// The address of the shared node, an identity for memoising walks over the DAG.
+    pub fn node_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
+impl Deref for TypeRef {
+    type Target = Type;
+    fn deref(&self) -> &Type {
+        &self.0 .1
+    }
+}
+
+impl AsRef<Type> for TypeRef {
+    fn as_ref(&self) -> &Type {
+        self
+    }
+}
+
+impl PartialEq for TypeRef {
+    fn eq(&self, other: &TypeRef) -> bool {
+        TypeRef::ptr_eq(self, other) || (self.facts() == other.facts() && **self == **other)
+    }
+}
+impl Eq for TypeRef {}
+
+impl fmt::Display for TypeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl fmt::Debug for TypeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// The shared components or summands of a compound type, with their combined facts.
+/// Dereferences to the slice of types.
+#[derive(Clone)]
+pub struct TypeList(Arc<(Facts, Box<[Type]>)>);
+
+impl TypeList {
+    pub fn new(items: Vec<Type>) -> TypeList {
+        let facts = Facts::node(0, items.iter().map(Type::facts));
+        TypeList(Arc::new((facts, items.into_boxed_slice())))
+    }
+
+    pub fn facts(&self) -> Facts {
+        self.0 .0
+    }
+
+    pub fn ptr_eq(a: &TypeList, b: &TypeList) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    /// The address of the shared list, an identity for memoising walks over the DAG.
+    pub fn node_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
+impl Deref for TypeList {
+    type Target = [Type];
+    fn deref(&self) -> &[Type] {
+        &self.0 .1
+    }
+}
+
+impl From<Vec<Type>> for TypeList {
+    fn from(items: Vec<Type>) -> TypeList {
+        TypeList::new(items)
+    }
+}
+
+impl PartialEq for TypeList {
+    fn eq(&self, other: &TypeList) -> bool {
+        TypeList::ptr_eq(self, other) || (self.facts() == other.facts() && self[..] == other[..])
+    }
+}
+impl Eq for TypeList {}
+
+impl fmt::Debug for TypeList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self[..], f)
+    }
+}
+
+impl PartialEq for Type {
+    fn eq(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::Unitsum(a), Type::Unitsum(b)) => a == b,
+            (Type::Int(a), Type::Int(b)) => a == b,
+            (Type::Var(a), Type::Var(b)) => a == b,
+            (Type::Meta(a), Type::Meta(b)) => a == b,
+            (Type::Nominal(a), Type::Nominal(b)) => a == b,
+            (Type::Tuple(a), Type::Tuple(b))
+            | (Type::Sum(a), Type::Sum(b))
+            | (Type::CProduct(a), Type::CProduct(b))
+            | (Type::CSum(a), Type::CSum(b)) => a == b,
+            (Type::Array(a, b), Type::Array(c, d))
+            | (Type::CArray(a, b), Type::CArray(c, d))
+            | (Type::Fun(a, b), Type::Fun(c, d)) => a == c && b == d,
+            // The remaining variants carry no data of their own (a new variant with data
+            // besides its child types needs its own arm above): the same variant with equal
+            // children.
+            _ => {
+                std::mem::discriminant(self) == std::mem::discriminant(other)
+                    && self.children().eq(other.children())
+            }
+        }
+    }
+}
+impl Eq for Type {}
+
+impl Hash for Type {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.facts().hash)
+    }
 }
 
 impl Type {
@@ -289,7 +490,7 @@ impl Type {
                 if comps.iter().all(|c| *c == comps[0]) {
                     Type::array(comps.swap_remove(0), Type::Unitsum(n as u64))
                 } else {
-                    Type::Tuple(comps.into())
+                    Type::Tuple(TypeList::new(comps))
                 }
             }
         }
@@ -300,7 +501,7 @@ impl Type {
         match index {
             Type::Unitsum(0) => Type::UNIT,
             Type::Unitsum(1) => elem,
-            _ => Type::Array(Arc::new(elem), Arc::new(index)),
+            _ => Type::Array(TypeRef::new(elem), TypeRef::new(index)),
         }
     }
 
@@ -309,7 +510,7 @@ impl Type {
         match summands.len() {
             0 => Type::VOID,
             1 => summands.pop().unwrap(),
-            _ => Type::Sum(summands.into()),
+            _ => Type::Sum(TypeList::new(summands)),
         }
     }
 
@@ -322,7 +523,7 @@ impl Type {
                 if comps.iter().all(|c| *c == comps[0]) {
                     Type::carray(comps.swap_remove(0), Type::Unitsum(n as u64))
                 } else {
-                    Type::CProduct(comps.into())
+                    Type::CProduct(TypeList::new(comps))
                 }
             }
         }
@@ -332,7 +533,7 @@ impl Type {
         match summands.len() {
             0 => Type::VOID,
             1 => summands.pop().unwrap(),
-            _ => Type::CSum(summands.into()),
+            _ => Type::CSum(TypeList::new(summands)),
         }
     }
 
@@ -341,12 +542,12 @@ impl Type {
         match index {
             Type::Unitsum(0) => Type::UNIT,
             Type::Unitsum(1) => elem,
-            _ => Type::CArray(Arc::new(elem), Arc::new(index)),
+            _ => Type::CArray(TypeRef::new(elem), TypeRef::new(index)),
         }
     }
 
     pub fn fun(arg: Type, ret: Type) -> Type {
-        Type::Fun(Arc::new(arg), Arc::new(ret))
+        Type::Fun(TypeRef::new(arg), TypeRef::new(ret))
     }
 
     pub fn is_unit(&self) -> bool {
@@ -386,58 +587,160 @@ impl Type {
         }
     }
 
+    /// The facts of this type (O(1): compound parts carry theirs).
+    pub fn facts(&self) -> Facts {
+        match self {
+            Type::Unitsum(n) => Facts::leaf(0, *n, 0),
+            Type::Int(int_ty) => Facts::leaf(1, *int_ty as u64, FACT_NONCOMPACT),
+            Type::Float => Facts::leaf(2, 0, FACT_NONCOMPACT),
+            Type::Double => Facts::leaf(3, 0, FACT_NONCOMPACT),
+            Type::String => Facts::leaf(4, 0, FACT_NONCOMPACT),
+            Type::Char => Facts::leaf(5, 0, FACT_NONCOMPACT),
+            Type::Natural => Facts::leaf(6, 0, FACT_NONCOMPACT),
+            Type::Var(variable) => {
+                let compact = if variable.kind.satisfies(Kind::CompactLinear) {
+                    0
+                } else {
+                    FACT_NONCOMPACT
+                };
+                Facts::leaf(7, variable.id as u64, FACT_VAR | compact)
+            }
+            Type::Meta(number) => Facts::leaf(8, *number as u64, FACT_META | FACT_NONCOMPACT),
+            Type::Nominal(definition) => Facts::leaf(9, definition.id as u64, FACT_NONCOMPACT),
+            Type::Tuple(list) => noncompact(Facts::node(10, std::iter::once(list.facts()))),
+            Type::Sum(list) => noncompact(Facts::node(11, std::iter::once(list.facts()))),
+            Type::CProduct(list) => Facts::node(12, std::iter::once(list.facts())),
+            Type::CSum(list) => Facts::node(13, std::iter::once(list.facts())),
+            Type::Array(a, b) => noncompact(Facts::node(14, [a.facts(), b.facts()].into_iter())),
+            Type::CArray(a, b) => Facts::node(15, [a.facts(), b.facts()].into_iter()),
+            Type::Fun(a, b) => {
+                let mut facts = Facts::node(16, [a.facts(), b.facts()].into_iter());
+                facts.flags |= FACT_FUN | FACT_NONCOMPACT;
+                facts
+            }
+        }
+    }
+
+    /// The number of nodes of the type's expanded tree (saturating at `u64::MAX`): a typedef
+    /// used twice counts twice, although it is stored once.
+    pub fn tree_size(&self) -> u64 {
+        self.facts().nodes
+    }
+
+    /// The types directly inside this one, in order (components, summands, element and
+    /// index, argument and result); none for a scalar, a variable or a nominal type.
+    pub fn children(&self) -> impl Iterator<Item = &Type> + '_ {
+        let (list, pair): (&[Type], [Option<&Type>; 2]) = match self {
+            Type::Tuple(list) | Type::Sum(list) | Type::CProduct(list) | Type::CSum(list) => {
+                (list, [None, None])
+            }
+            Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) => (&[], [Some(a), Some(b)]),
+            _ => (&[], [None, None]),
+        };
+        list.iter().chain(pair.into_iter().flatten())
+    }
+
+    /// The identity of this node in the DAG (its variant and the addresses of its shared
+    /// parts); used to memoise walks so that a shared subtree is visited once. `None` for
+    /// leaves.
+    pub fn node_key(&self) -> Option<(u8, usize, usize)> {
+        match self {
+            Type::Tuple(list) => Some((0, list.node_id(), 0)),
+            Type::Sum(list) => Some((1, list.node_id(), 0)),
+            Type::CProduct(list) => Some((2, list.node_id(), 0)),
+            Type::CSum(list) => Some((3, list.node_id(), 0)),
+            Type::Array(a, b) => Some((4, a.node_id(), b.node_id())),
+            Type::CArray(a, b) => Some((5, a.node_id(), b.node_id())),
+            Type::Fun(a, b) => Some((6, a.node_id(), b.node_id())),
+            _ => None,
+        }
+    }
+
     /// Does this type mention an inference variable?
     pub fn has_meta(&self) -> bool {
-        let mut found = false;
-        self.walk(&mut |t| found |= matches!(t, Type::Meta(_)));
-        found
+        self.facts().flags & FACT_META != 0
     }
 
     /// Does this type mention a declared type parameter?
     pub fn has_var(&self) -> bool {
-        let mut found = false;
-        self.walk(&mut |t| found |= matches!(t, Type::Var(_)));
-        found
+        self.facts().flags & FACT_VAR != 0
     }
 
-    /// Visit this type and every type inside it (not through nominal bodies).
+    /// Does this type mention a function type (not through nominal bodies)?
+    pub fn has_fun(&self) -> bool {
+        self.facts().flags & FACT_FUN != 0
+    }
+
+    /// Visit this type and every type inside it (not through nominal bodies). A subtree that
+    /// is shared (a typedef used several times) is visited once, so the walk is linear in the
+    /// size of the DAG, not of the expanded tree.
     pub fn walk(&self, f: &mut dyn FnMut(&Type)) {
+        let mut seen = std::collections::HashSet::new();
+        self.walk_shared(f, &mut seen);
+    }
+
+    fn walk_shared(
+        &self,
+        f: &mut dyn FnMut(&Type),
+        seen: &mut std::collections::HashSet<(u8, usize, usize)>,
+    ) {
+        if let Some(key) = self.node_key() {
+            if self.tree_size() > 8 && !seen.insert(key) {
+                return;
+            }
+        }
         f(self);
-        match self {
-            Type::Tuple(cs) | Type::Sum(cs) | Type::CProduct(cs) | Type::CSum(cs) => {
-                for c in cs.iter() {
-                    c.walk(f)
-                }
-            }
-            Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) => {
-                a.walk(f);
-                b.walk(f)
-            }
-            _ => {}
+        for child in self.children() {
+            child.walk_shared(f, seen);
         }
     }
 
     /// Rebuild the type bottom-up, replacing each node for which `f` returns `Some`, and
-    /// renormalising through the smart constructors.
+    /// renormalising through the smart constructors. `f` must be a function of the node
+    /// alone: a shared subtree is rebuilt once and shared in the result.
     pub fn map(&self, f: &mut dyn FnMut(&Type) -> Option<Type>) -> Type {
-        if let Some(t) = f(self) {
-            return t;
+        let mut memo = std::collections::HashMap::new();
+        self.map_shared(f, &mut memo)
+    }
+
+    fn map_shared(
+        &self,
+        f: &mut dyn FnMut(&Type) -> Option<Type>,
+        memo: &mut std::collections::HashMap<(u8, usize, usize), Type>,
+    ) -> Type {
+        let key = match self.node_key() {
+            Some(key) if self.tree_size() > 8 => {
+                if let Some(done) = memo.get(&key) {
+                    return done.clone();
+                }
+                Some(key)
+            }
+            _ => None,
+        };
+        let mapped = match f(self) {
+            Some(t) => t,
+            None => match self {
+                Type::Tuple(cs) => Type::tuple(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
+                Type::Sum(cs) => Type::sum(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
+                Type::CProduct(cs) => {
+                    Type::cproduct(cs.iter().map(|c| c.map_shared(f, memo)).collect())
+                }
+                Type::CSum(cs) => Type::csum(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
+                Type::Array(e, i) => Type::array(e.map_shared(f, memo), i.map_shared(f, memo)),
+                Type::CArray(e, i) => Type::carray(e.map_shared(f, memo), i.map_shared(f, memo)),
+                Type::Fun(a, b) => Type::fun(a.map_shared(f, memo), b.map_shared(f, memo)),
+                t => t.clone(),
+            },
+        };
+        if let Some(key) = key {
+            memo.insert(key, mapped.clone());
         }
-        match self {
-            Type::Tuple(cs) => Type::tuple(cs.iter().map(|c| c.map(f)).collect()),
-            Type::Sum(cs) => Type::sum(cs.iter().map(|c| c.map(f)).collect()),
-            Type::CProduct(cs) => Type::cproduct(cs.iter().map(|c| c.map(f)).collect()),
-            Type::CSum(cs) => Type::csum(cs.iter().map(|c| c.map(f)).collect()),
-            Type::Array(e, i) => Type::array(e.map(f), i.map(f)),
-            Type::CArray(e, i) => Type::carray(e.map(f), i.map(f)),
-            Type::Fun(a, b) => Type::fun(a.map(f), b.map(f)),
-            t => t.clone(),
-        }
+        mapped
     }
 
     /// Replace declared type parameters by the given types (instantiation of a generic).
     pub fn subst_vars(&self, params: &[TyVar], args: &[Type]) -> Type {
-        if params.is_empty() {
+        if params.is_empty() || !self.has_var() {
             return self.clone();
         }
         self.map(&mut |t| match t {

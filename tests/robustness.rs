@@ -1,0 +1,372 @@
+//! Issue 9, "never crash, never hang": every failure class the fuzzer found
+//! (`../shared/robustness/crashes/`) as a regression test, run through the real binary with a
+//! time and memory bound. The long reproducers are generated here, kept small where the limit
+//! allows; each must end with its diagnostic (or run), never a panic, an abort or a hang.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Address space for one run (the issue asks for 1 GiB in release builds).
+const MEMORY_KIB: u64 = 1 << 20;
+/// Wall-clock bound per run (generous: tests run the unoptimised binary on a shared machine).
+const TIME_LIMIT: Duration = Duration::from_secs(20);
+
+pub struct Outcome {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+/// Run `tessera ARGS` (with `stdin`), under `ulimit -v` and a timeout.
+pub fn run_tessera(args: &[&str], stdin: &[u8]) -> Outcome {
+    let script = format!(
+        "ulimit -v {MEMORY_KIB}; exec timeout -s KILL {} \"$0\" \"$@\"",
+        TIME_LIMIT.as_secs()
+    );
+    let start = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tessera");
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().expect("wait for tessera");
+    let _ = feeder.join();
+    Outcome {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        elapsed: start.elapsed(),
+    }
+}
+
+/// Run `src` as a file; check the exit status and that `code` is reported (if given).
+fn expect_file(name: &str, src: &str, status: i32, code: Option<&str>) -> Outcome {
+    let dir = std::env::temp_dir().join(format!("tessera-robustness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.flx"));
+    std::fs::write(&path, src).unwrap();
+    let outcome = run_tessera(&[path.to_str().unwrap()], b"");
+    check_outcome(name, &outcome, status, code);
+    outcome
+}
+
+/// Feed `src` to the REPL on stdin.
+fn expect_repl(name: &str, src: &str, code: Option<&str>) -> Outcome {
+    let outcome = run_tessera(&[], src.as_bytes());
+    check_outcome(name, &outcome, 0, code);
+    outcome
+}
+
+fn check_outcome(name: &str, outcome: &Outcome, status: i32, code: Option<&str>) {
+    let head: String = outcome.stderr.chars().take(2000).collect();
+    assert!(
+        !outcome.stderr.contains("panicked") && !outcome.stderr.contains("memory allocation"),
+        "{name}: crashed:\n{head}"
+    );
+    assert!(
+        outcome.elapsed < TIME_LIMIT,
+        "{name}: no answer in {:?}",
+        outcome.elapsed
+    );
+    assert_eq!(
+        outcome.status, status,
+        "{name}: exit status; stderr:\n{head}"
+    );
+    if let Some(code) = code {
+        assert!(
+            outcome.stderr.contains(&format!("[{code}]")),
+            "{name}: expected {code}; stderr:\n{head}"
+        );
+    }
+    assert!(
+        !outcome.stderr.contains("<?>") && !outcome.stdout.contains("<?>"),
+        "{name}: an internal placeholder was printed"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Panics
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn void_projection_before_initialisation_is_r0011() {
+    let small = "fun g () : int => v.0 :>> int;\nprintln$ g ();\nval v = 0 :>> 2 \\* 0;\n";
+    expect_file("void_small", small, 3, Some("R0011"));
+    let big = "fun g () : natural => v.0 :>> natural;\nprintln$ g ();\n\
+               val v = 0 :>> (2 \\^ 64) \\* 0;\n";
+    expect_file("void_big", big, 3, Some("R0011"));
+}
+
+#[test]
+fn repl_void_projection_after_a_failed_val_is_unbound() {
+    let outcome = expect_repl(
+        "repl_void",
+        "var zero = 0;\nval v = zero :>> 3 \\* 0;\nv.0\n1 + 1\n",
+        Some("R0002"),
+    );
+    assert!(outcome.stderr.contains("[E0201]"), "{}", outcome.stderr);
+    assert!(outcome.stdout.contains('2'), "the session goes on");
+}
+
+#[test]
+fn a_million_parentheses_are_e0102() {
+    let n = 1_000_000;
+    let src = format!("println$ {}1{};\n", "(".repeat(n), ")".repeat(n));
+    expect_file("deep_parens", &src, 1, Some("E0102"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Allocations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn growing_strings_and_naturals_are_r0007() {
+    let doubling = "var s = \"ab\";\nfor i in 0 ..< 40 do s = s + s; done\nprintln$ len s;\n";
+    expect_file("string_doubling", doubling, 3, Some("R0007"));
+    let repeat = "println$ len (\"ab\" * 2000000000);\n";
+    expect_file("string_repeat", repeat, 3, Some("R0007"));
+    let squaring = "var n = 2 :>> natural;\nfor i in 0 ..< 40 do n = n * n; done\n\
+                    println$ n > (0 :>> natural);\n";
+    expect_file("natural_squaring", squaring, 3, Some("R0007"));
+}
+
+#[test]
+fn deep_tuples_and_lambdas_are_e0102() {
+    let n = 100_000;
+    let tuples = format!("println$ {}1{};\n", "(1, ".repeat(n), ")".repeat(n));
+    expect_file("deep_tuples", &tuples, 1, Some("E0102"));
+    let n = 5_000;
+    let lambdas = format!(
+        "println$ {}x{} 1;\n",
+        "(fun (x:int) => ".repeat(n),
+        ")".repeat(n)
+    );
+    expect_file("deep_lambdas", &lambdas, 1, Some("E0102"));
+}
+
+#[test]
+fn nesting_at_the_limit_runs() {
+    let n = 1000;
+    let tuples = format!("println$ {}1{};\n", "(1, ".repeat(n - 1), ")".repeat(n - 1));
+    let outcome = expect_file("tuples_at_limit", &tuples, 0, None);
+    assert!(outcome.stdout.starts_with("(1, (1, "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exponential or quadratic static phases
+// ---------------------------------------------------------------------------------------------
+
+fn doubling_typedefs(levels: usize, body: &str) -> String {
+    let mut src = String::from("typedef T0 = 2;\n");
+    for level in 1..=levels {
+        src.push_str(&format!(
+            "typedef T{level} = {};\n",
+            body.replace("P", &format!("T{}", level - 1))
+        ));
+    }
+    src
+}
+
+#[test]
+fn typedef_chains_that_double_are_linear() {
+    let mut hang = doubling_typedefs(40, "P * P * int");
+    hang.push_str("var x : T40;\nprintln$ 1;\n");
+    // The zero value of T40 has 2^40 leaves: R0007 when it is built, not a hang.
+    let outcome = run_tessera(&["check", &write_temp("typedef_hang", &hang)], b"");
+    check_outcome("typedef_hang", &outcome, 0, None);
+    let mut abort = doubling_typedefs(40, "P * P * int");
+    abort.push_str("fun f (x:string) => x;\nvar t : T40;\nprintln$ f t;\n");
+    let outcome = expect_file("typedef_abort", &abort, 1, Some("E0301"));
+    assert!(
+        outcome.stderr.len() < 100_000,
+        "{} bytes",
+        outcome.stderr.len()
+    );
+}
+
+#[test]
+fn iso_of_doubling_types_is_bounded() {
+    let mut src = String::from("typedef T0 = int;\n");
+    for level in 1..=40 {
+        src.push_str(&format!(
+            "typedef T{level} = T{} ^ 2 * string;\n",
+            level - 1
+        ));
+    }
+    src.push_str("var x : T40;\nval y = x :>> int ^ 2;\n");
+    let outcome = expect_file("iso_doubling", &src, 1, Some("E0500"));
+    assert!(
+        outcome.stderr.len() < 100_000,
+        "{} bytes",
+        outcome.stderr.len()
+    );
+}
+
+#[test]
+fn long_typedef_chains_and_cpow_chains_are_fast() {
+    let mut linear = String::from("typedef T0 = int;\n");
+    for level in 1..=20_000 {
+        linear.push_str(&format!("typedef T{level} = T{} * string;\n", level - 1));
+    }
+    linear.push_str("println 1;\n");
+    expect_file("typedef_linear", &linear, 0, None);
+    let cpow = format!("var x : {}2;\nprintln 1;\n", "2 \\^ ".repeat(100_000));
+    expect_file("cpow_chain", &cpow, 1, Some("E0301"));
+}
+
+#[test]
+fn unclosed_blocks_are_reported_fast() {
+    for (name, opener) in [
+        ("unclosed_parens", "("),
+        ("unclosed_match", "match 1 with | _ => "),
+        ("unclosed_for", "for i in 0 ..< 2 do "),
+        ("unclosed_begin", "begin "),
+        ("unclosed_brace", "{"),
+    ] {
+        let src = format!("println$ {}1\n", opener.repeat(20_000));
+        expect_file(name, &src, 1, Some("E0102"));
+        // Just under the limit: an ordinary syntax error, still fast.
+        let src = format!("println$ {}1\n", opener.repeat(900));
+        expect_file(name, &src, 1, Some("E0100"));
+    }
+}
+
+#[test]
+fn error_floods_are_capped_and_lines_windowed() {
+    let chain = format!("println$ 1{};\n", " and 1".repeat(10_000));
+    let outcome = expect_file("error_flood", &chain, 1, Some("E0301"));
+    assert!(
+        outcome.stderr.len() < 100_000,
+        "{} bytes",
+        outcome.stderr.len()
+    );
+    assert!(outcome.stderr.contains("more errors not shown"));
+    let many: String = (0..50_000).map(|i| format!("println u{i};\n")).collect();
+    let outcome = expect_file("many_errors", &many, 1, Some("E0201"));
+    assert_eq!(outcome.stderr.matches("[E0201]").count(), 20);
+    assert!(outcome.stderr.contains("… and 49980 more errors"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Internal errors and placeholders
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn hoisted_values_used_before_initialisation_are_r0011() {
+    let call = "fun g (y:int) : int => h y;\nprintln$ g 3;\n\
+                val h : int -> int = fun (x:int) => x + 1;\n";
+    let outcome = expect_file("call_before_init", call, 3, Some("R0011"));
+    assert!(outcome.stderr.contains("`h` is defined here"));
+    let matched = "variant V = | A of int | B;\n\
+                   fun g () : int => match v with | A k => k | B => 7 endmatch;\n\
+                   println$ g ();\nval v : V = A 3;\n";
+    expect_file("match_before_init", matched, 3, Some("R0011"));
+    // Read after the initialiser ran: fine.
+    let fine = "val h : int -> int = fun (x:int) => x + 1;\n\
+                fun g (y:int) : int => h y;\nprintln$ g 3;\n";
+    let outcome = expect_file("call_after_init", fine, 0, None);
+    assert_eq!(outcome.stdout, "4\n");
+}
+
+#[test]
+fn repl_failed_initialiser_leaves_the_name_unbound() {
+    let src = "var zero = 0;\nval q : int = 1 / zero;\nq + 1\n\
+               var a : int ^ (1000000 \\* 1000000);\nlen a\n\
+               val h : int -> int = if 1 / zero == 0 then (fun (x:int) => x) else (fun (x:int) => x) endif;\n\
+               h 3\nval q = 5;\nq + 1\n";
+    let outcome = expect_repl("repl_failed_init", src, Some("R0004"));
+    assert!(outcome.stderr.contains("[R0007]"));
+    assert_eq!(
+        outcome.stderr.matches("[E0201]").count(),
+        3,
+        "{}",
+        outcome.stderr
+    );
+    assert!(outcome.stdout.contains("6 : int"), "{}", outcome.stdout);
+    assert!(!outcome.stdout.contains("0uz"), "{}", outcome.stdout);
+}
+
+#[test]
+fn big_compact_array_projection_runs() {
+    let src = "var x : 2 \\^ 65537;\nprintln$ x.0;\nprintln$ x.65536;\n";
+    let outcome = expect_file("big_carray", src, 0, None);
+    assert_eq!(outcome.stdout, "false\nfalse\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options and the REPL
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn huge_thread_counts_are_a_usage_error() {
+    let path = write_temp("threads", "println 1;\n");
+    let outcome = run_tessera(&["--threads", "100000", &path], b"");
+    assert_eq!(outcome.status, 2, "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("at most"), "{}", outcome.stderr);
+    assert!(outcome.elapsed < Duration::from_secs(5));
+    let outcome = run_tessera(&["--threads", "2", &path], b"");
+    assert_eq!((outcome.status, outcome.stdout.as_str()), (0, "1\n"));
+}
+
+#[test]
+fn a_repl_chunk_typed_over_thousands_of_lines_is_fast() {
+    let mut src = String::from("(1\n");
+    for _ in 0..4000 {
+        src.push_str(", 1\n");
+    }
+    src.push_str(")\n");
+    let start = Instant::now();
+    let outcome = expect_repl("repl_multiline", &src, None);
+    assert!(
+        outcome.stdout.contains(": int ^ 4001"),
+        "{}",
+        outcome.stdout
+    );
+    assert!(start.elapsed() < Duration::from_secs(15));
+}
+
+#[test]
+fn limit_flags_change_the_limits() {
+    let path = write_temp("nesting_flag", "println$ ((((1))));\n");
+    let outcome = run_tessera(&["--max-nesting", "8", &path], b"");
+    assert_eq!(outcome.status, 0, "{}", outcome.stderr);
+    let path = write_temp("nesting_flag2", "println$ (((((((((1)))))))));\n");
+    let outcome = run_tessera(&["--max-nesting", "8", &path], b"");
+    assert_eq!(outcome.status, 1, "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("[E0102]"));
+    let path = write_temp("errors_flag", "println a;\nprintln b;\nprintln c;\n");
+    let outcome = run_tessera(&["--max-errors", "1", &path], b"");
+    assert_eq!(outcome.stderr.matches("[E0201]").count(), 1);
+    assert!(outcome.stderr.contains("… and 2 more errors"));
+}
+
+#[test]
+fn non_utf8_source_is_e0103() {
+    let dir = std::env::temp_dir().join(format!("tessera-robustness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("binary.flx");
+    std::fs::write(&path, b"println 1;\n\xff\xfe\x00 println 2;\n").unwrap();
+    let outcome = run_tessera(&[path.to_str().unwrap()], b"");
+    check_outcome("non_utf8", &outcome, 1, Some("E0103"));
+    assert!(outcome.stderr.contains(":2:1"), "{}", outcome.stderr);
+}
+
+fn write_temp(name: &str, src: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("tessera-robustness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.flx"));
+    std::fs::write(&path, src).unwrap();
+    path.to_str().unwrap().to_string()
+}
