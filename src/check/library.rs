@@ -329,7 +329,12 @@ pub(crate) fn strip_rule(
             c,
             span,
             format!(
-                "no strip for `{}`: it takes a `string` or `(string, string)`",
+                "no `{}` for `{}`: it takes a `string` or `(string, string)`",
+                match (left, right) {
+                    (true, true) => "strip",
+                    (true, false) => "lstrip",
+                    _ => "rstrip",
+                },
                 x.ty
             ),
             "invocable",
