@@ -575,6 +575,54 @@ impl Checker {
     /// Does candidate `c` accept the checked arguments, one per parameter group (as far as it
     /// has groups)? Its rank if so: 0 for an exact non-generic match of every group, more for
     /// generic parameters and implicit widenings. Inference variables are restored.
+    /// `x OP y` when a user function named `OP` (`fun + (a:V, b:V) …`, or an operator C
+    /// binding) in scope accepts `(x, y)`: its call, searched scope by scope as for any name
+    /// (L11.21, L11.32). `Err` gives the operands back for the built-in operator.
+    pub(crate) fn user_operator(
+        &mut self,
+        symbol: &str,
+        x: ir::Expr,
+        y: ir::Expr,
+        span: Span,
+    ) -> Result<ir::Expr, (ir::Expr, ir::Expr)> {
+        let sets = self.lookup_fun_sets(symbol);
+        if sets.is_empty() {
+            return Err((x, y));
+        }
+        let (xt, yt) = (self.zonk(&x.ty), self.zonk(&y.ty));
+        if xt.has_meta() || yt.has_meta() || xt == error_type() || yt == error_type() {
+            return Err((x, y));
+        }
+        let arg = self.build_tuple(vec![x, y], span);
+        for set in sets {
+            let mut viable: Vec<(usize, u32)> = Vec::new();
+            for c in set {
+                if self.funs[c].groups.len() != 1 {
+                    continue;
+                }
+                if let Some(rank) = self.overload_fit(c, None, std::slice::from_ref(&arg)) {
+                    viable.push((c, rank));
+                }
+            }
+            if viable.is_empty() {
+                continue;
+            }
+            let best = match self.best_overload(&viable, 1) {
+                Ok(c) => c,
+                Err(_) => viable[0].0,
+            };
+            return Ok(self.call_fun(best, None, span, Arg::Checked(arg), Vec::new(), span));
+        }
+        match arg.kind {
+            ir::ExprKind::Tuple(mut parts) | ir::ExprKind::Array(mut parts) if parts.len() == 2 => {
+                let y = parts.pop().expect("two operands");
+                let x = parts.pop().expect("two operands");
+                Err((x, y))
+            }
+            _ => Err((error_expr(span), error_expr(span))),
+        }
+    }
+
     fn overload_fit(
         &mut self,
         c: usize,

@@ -116,9 +116,9 @@ pub struct Scope {
     pub parent: Option<ScopeId>,
     pub values: HashMap<String, Binding>,
     pub types: HashMap<String, (TypeBinding, Span)>,
-    /// Declarations of this scope by the span start of their statement, so the checker finds
-    /// the binding it hoisted when it reaches the statement.
-    pub decls: HashMap<usize, String>,
+    /// Declarations of this scope by the span of their statement, so the checker finds the
+    /// binding it hoisted when it reaches the statement.
+    pub decls: HashMap<Span, String>,
 }
 
 impl Scope {

@@ -226,6 +226,16 @@ impl Checker {
                 let x = self.expr(a, None);
                 let hint = self.zonk(&x.ty);
                 let y = self.expr(b, Some(&hint));
+                // A user definition of the operator accepting the operands comes first (L11.21).
+                match self.user_operator(op.symbol(), x, y, span) {
+                    Ok(call) => call,
+                    Err((x, y)) => self.binary_ir(*op, x, y, span),
+                }
+            }
+            ExprKind::BuiltinBinary(op, a, b) => {
+                let x = self.expr(a, None);
+                let hint = self.zonk(&x.ty);
+                let y = self.expr(b, Some(&hint));
                 self.binary_ir(*op, x, y, span)
             }
             ExprKind::Unary(UnOp::Not, a) => {
@@ -309,6 +319,23 @@ impl Checker {
                 let index = (**index).clone();
                 self.synthetic_fun("aproj", t, span, |c, param| c.project(param, &index, span))
             }
+            ExprKind::OfType(head, te) => {
+                // `f of (T)` is `fun (x:T) => f x`: the overload (or constructor) chosen for a
+                // `T` argument, as a function value (L11.20).
+                let t = self.type_expr(te);
+                if t == error_type() {
+                    return error_expr(span);
+                }
+                let head = (**head).clone();
+                self.synthetic_fun("of", t, span, |c, param| {
+                    c.apply_ast_head(&head, vec![Arg::Checked(param)], span, None)
+                })
+            }
+            ExprKind::Component {
+                tuple,
+                index,
+                count,
+            } => self.component(tuple, *index, *count, span),
             ExprKind::Ident(te) => {
                 let t = self.type_expr(te);
                 self.synthetic_fun("ident", t, span, |_, param| param)
@@ -936,6 +963,43 @@ impl Checker {
                 span,
             ),
         }
+    }
+
+    /// Component `index` of a value destructured as a tuple of `count` components
+    /// (L11.14–L11.16): the count must be the value's.
+    fn component(&mut self, tuple: &ast::Expr, index: u32, count: u32, span: Span) -> ir::Expr {
+        let v = self.expr(tuple, None);
+        let t = self.zonk(&v.ty);
+        if t == error_type() {
+            return error_expr(span);
+        }
+        let n = match &t {
+            Type::Nominal(nd) => match nd.body.get() {
+                Some(NominalBody::Struct(fs)) => Some(fs.len()),
+                _ => None,
+            },
+            t => t
+                .tuple_components()
+                .or_else(|| t.cproduct_components())
+                .map(|cs| cs.len()),
+        };
+        if n != Some(count as usize) {
+            if index == 0 {
+                self.type_error(
+                    tuple.span,
+                    format!("this is destructured into {count} components, but its value is `{t}`"),
+                );
+            }
+            return error_expr(span);
+        }
+        let lit = ast::Expr::new(
+            ExprKind::Int(IntLit {
+                value: Some(index as u128),
+                suffix: String::new(),
+            }),
+            span,
+        );
+        self.project(v, &lit, span)
     }
 
     /// `v.k` for an integer literal `k` on an already checked value.

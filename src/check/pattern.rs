@@ -143,6 +143,8 @@ impl Checker {
                     t => self.pattern_mismatch(p, t, "a sum"),
                 }
             }
+            ast::PatternKind::Constant(name) => self.constant_pattern(p, name, &ty),
+            ast::PatternKind::Range(lo, hi) => self.range_pattern(p, lo, hi, &ty),
             ast::PatternKind::Ctor(name, arg) => {
                 if let Type::Nominal(nd) = &ty {
                     if let Some(NominalBody::Variant(cs)) = nd.body.get() {
@@ -169,6 +171,63 @@ impl Checker {
                 }
                 self.pattern_mismatch(p, &ty, &format!("the constructor `{name}`"))
             }
+        }
+    }
+
+    /// `#A` or `A`: a constant constructor of the matched variant (L11.19).
+    fn constant_pattern(&mut self, p: &Pattern, name: &str, ty: &Type) -> ir::Pattern {
+        let span = p.span;
+        if let Type::Nominal(nd) = ty {
+            if let Some(NominalBody::Variant(cs)) = nd.body.get() {
+                if let Some(k) = cs.iter().position(|(c, a)| **c == *name && a.is_none()) {
+                    return ir::Pattern {
+                        kind: PatternKind::Inject {
+                            tag: k as u32,
+                            arg: None,
+                        },
+                        ty: ty.clone(),
+                        span,
+                    };
+                }
+            }
+        }
+        if *ty != error_type() {
+            let hint = match ty {
+                Type::Nominal(_) => format!("`{ty}` has no constant constructor `{name}`"),
+                _ => format!("the value matched is `{ty}`, not a variant"),
+            };
+            self.error(CheckError::UndefinedName {
+                name: name.into(),
+                span,
+                what: "constant constructor",
+                hint: Some(format!(
+                    "{hint}; a pattern name starting with an upper-case letter is a constructor, never a binding"
+                )),
+            });
+        }
+        ir::Pattern {
+            kind: PatternKind::Wildcard,
+            ty: ty.clone(),
+            span,
+        }
+    }
+
+    /// `lo .. hi`: both bounds literals of the matched type (L11.19).
+    fn range_pattern(&mut self, p: &Pattern, lo: &Pattern, hi: &Pattern, ty: &Type) -> ir::Pattern {
+        let lo = self.pattern(lo, ty);
+        let hi = self.pattern(hi, ty);
+        let kind = match (lo.kind, hi.kind) {
+            (PatternKind::Const(a), PatternKind::Const(b)) => PatternKind::Range(a, b),
+            (PatternKind::Wildcard, _) | (_, PatternKind::Wildcard) => PatternKind::Wildcard,
+            _ => {
+                self.type_error(p.span, "the bounds of a range pattern must be literals");
+                PatternKind::Wildcard
+            }
+        };
+        ir::Pattern {
+            kind,
+            ty: ty.clone(),
+            span: p.span,
         }
     }
 

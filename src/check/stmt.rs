@@ -171,9 +171,7 @@ impl Checker {
             None => VarType::Pending,
         };
         let scope = self.scope;
-        self.scopes[scope]
-            .decls
-            .insert(s.span.start, name.node.clone());
+        self.scopes[scope].decls.insert(s.span, name.node.clone());
         self.declare_value(
             name,
             Binding::Var(VarBinding {
@@ -622,6 +620,11 @@ impl Checker {
                     }),
                 }
             }
+            StmtKind::Seq(stmts) => {
+                for s in stmts {
+                    self.stmt(s, out);
+                }
+            }
             StmtKind::Block(stmts) => {
                 let saved = self.scope;
                 self.scope = self.new_scope(Some(saved));
@@ -674,9 +677,9 @@ impl Checker {
     fn hoisted_var(&self, s: &Stmt) -> Option<VarBinding> {
         let mut sc = Some(self.scope);
         while let Some(id) = sc {
-            if let Some(name) = self.scopes[id].decls.get(&s.span.start) {
+            if let Some(name) = self.scopes[id].decls.get(&s.span) {
                 if let Some(Binding::Var(v)) = self.scopes[id].values.get(name) {
-                    if v.decl.as_ref().map(|d| d.span.start) == Some(s.span.start) {
+                    if v.decl.as_ref().map(|d| d.span) == Some(s.span) {
                         return Some(v.clone());
                     }
                 }
@@ -1332,7 +1335,8 @@ fn collect_hoisted<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
             StmtKind::While { body, .. }
             | StmtKind::Until { body, .. }
             | StmtKind::Repeat { body, .. }
-            | StmtKind::For { body, .. } => collect_hoisted(body, out),
+            | StmtKind::For { body, .. }
+            | StmtKind::Seq(body) => collect_hoisted(body, out),
             StmtKind::Match(_, arms) => {
                 for a in arms {
                     collect_hoisted(&a.body, out);
@@ -1420,7 +1424,7 @@ impl NameCollector<'_> {
                     self.stmt(s)
                 }
             }
-            StmtKind::Repeat { body, .. } | StmtKind::Block(body) => {
+            StmtKind::Repeat { body, .. } | StmtKind::Block(body) | StmtKind::Seq(body) => {
                 for s in body {
                     self.stmt(s)
                 }
@@ -1474,6 +1478,8 @@ impl NameCollector<'_> {
             | ExprKind::Unary(_, a)
             | ExprKind::Caseno(a)
             | ExprKind::Aproj(a, _)
+            | ExprKind::OfType(a, _)
+            | ExprKind::Component { tuple: a, .. }
             | ExprKind::Coerce(a, _) => self.expr(a),
             ExprKind::Tuple(xs) | ExprKind::CTuple(xs) => {
                 for x in xs {
@@ -1484,7 +1490,10 @@ impl NameCollector<'_> {
                 self.expr(func);
                 self.expr(arg)
             }
-            ExprKind::Dot(a, b) | ExprKind::StrIndex(a, b) | ExprKind::Binary(_, a, b) => {
+            ExprKind::Dot(a, b)
+            | ExprKind::StrIndex(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::BuiltinBinary(_, a, b) => {
                 self.expr(a);
                 self.expr(b)
             }

@@ -379,6 +379,8 @@ pub enum PatternKind {
     Bind(Place),
     /// Equal to a constant (integers, codes, strings, bools), compared as `Prim::Compare(Eq)`.
     Const(Const),
+    /// Between two constants, both included (`1 .. 10`, L11.19).
+    Range(Const, Const),
     /// Components of a tuple, struct, or array over a unitsum (`ty` says which).
     Tuple(Vec<Pattern>),
     /// A plain sum or variant with this tag; the argument pattern (if any) matches its

@@ -120,6 +120,7 @@ impl Substitution<'_> {
             PatternKind::Wildcard => PatternKind::Wildcard,
             PatternKind::Bind(place) => PatternKind::Bind(*place),
             PatternKind::Const(c) => PatternKind::Const(c.clone()),
+            PatternKind::Range(lo, hi) => PatternKind::Range(lo.clone(), hi.clone()),
             PatternKind::Tuple(ps) => {
                 PatternKind::Tuple(ps.iter().map(|q| self.pattern(q)).collect())
             }

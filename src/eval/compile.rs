@@ -1109,6 +1109,13 @@ impl<'p> Compiler<'p> {
                 let compare = prims::comparator(&pattern.ty);
                 Box::new(move |_, value| Ok(compare(&value, &expected).is_eq()))
             }
+            PatternKind::Range(lo, hi) => {
+                let (lo, hi) = (const_value(lo, &pattern.ty), const_value(hi, &pattern.ty));
+                let compare = prims::comparator(&pattern.ty);
+                Box::new(move |_, value| {
+                    Ok(compare(&value, &lo).is_ge() && compare(&value, &hi).is_le())
+                })
+            }
             PatternKind::Tuple(parts) => {
                 let codes: Vec<BindCode> = parts.iter().map(|p| self.pattern(p)).collect();
                 let shape = Shape::of(&pattern.ty);

@@ -118,6 +118,9 @@ pub enum ExprKind {
     /// `s.[i to j]`, `s.[i to]`, `s.[to j]`.
     StrSlice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// The built-in operator itself, never a user definition of its symbol: the body of an
+    /// operator C binding `fun == : A * A -> bool = "$1==$2";` (L11.21).
+    BuiltinBinary(BinOp, Box<Expr>, Box<Expr>),
     Unary(UnOp, Box<Expr>),
     /// `caseno e`.
     Caseno(Box<Expr>),
@@ -139,6 +142,16 @@ pub enum ExprKind {
     If(Vec<(Expr, Expr)>, Box<Expr>),
     /// `match e with | p => e … endmatch`.
     Match(Box<Expr>, Vec<MatchArm<Expr>>),
+    /// `f of (T)`: the overload of `f`, or the constructor, taking a `T` (L11.20).
+    OfType(Box<Expr>, TypeExpr),
+    /// Component `index` of `tuple`, which must have exactly `count` components: made by the
+    /// parser for the destructuring forms `a, (b, c) := e;`, `val a, b = e;`, tuple assignment,
+    /// `def` and nested tuple parameters (L11.14–L11.16).
+    Component {
+        tuple: Box<Expr>,
+        index: u32,
+        count: u32,
+    },
     /// Placeholder after a syntax error.
     Error,
 }
@@ -242,6 +255,11 @@ pub enum PatternKind {
     Case(IntLit, Option<Box<Pattern>>),
     /// `Ctor p`: a variant constructor with an argument pattern (`Circle r`, `Rect (w, h)`).
     Ctor(Name, Box<Pattern>),
+    /// `#A`, or a bare name starting with an upper-case letter: a constant constructor, never
+    /// a binding (L11.19).
+    Constant(Name),
+    /// `lo .. hi`: two literal patterns of one type (L11.19).
+    Range(Box<Pattern>, Box<Pattern>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -438,6 +456,9 @@ pub enum StmtKind {
     Continue(SName),
     /// `begin … end`.
     Block(Vec<Stmt>),
+    /// Statements made by the parser from one source statement (the destructuring forms of
+    /// L11.14–L11.15): checked in order in the enclosing scope, opening none.
+    Seq(Vec<Stmt>),
     /// `match e with | p => stmts … endmatch;`
     Match(Expr, Vec<MatchArm<Vec<Stmt>>>),
     /// Placeholder after a syntax error.

@@ -466,6 +466,7 @@ impl Lexer {
         const OPERATORS: &[(&str, Token)] = &[
             (":>>", Token::Coerce),
             ("::", Token::ColonColon),
+            (":=", Token::ColonAssign),
             (":", Token::Colon),
             ("..<", Token::DotDotLess),
             ("..", Token::DotDot),

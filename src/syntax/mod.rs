@@ -4,6 +4,7 @@
 //! fails as a whole: it returns what it could parse and every error it found.
 
 pub mod ast;
+pub mod desugar;
 pub mod lexer;
 pub mod parser;
 pub mod span;
@@ -64,6 +65,11 @@ pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
     if let Ok(expression) = parse_expr(src) {
+        // An open-ended `match` (L11.18) at the end of a chunk may get more arms on the next
+        // line: the REPL waits for them, or for `endmatch`.
+        if open_match_at_end(&expression) {
+            return ChunkParse::Incomplete;
+        }
         return ChunkParse::Complete(ast::Chunk::Expr(expression));
     }
     let (statements, errors) = parse_program(src);
@@ -77,6 +83,22 @@ pub fn parse_chunk(src: &str) -> ChunkParse {
         ChunkParse::Incomplete
     } else {
         ChunkParse::Invalid(errors)
+    }
+}
+
+/// Does the expression end with the last arm of a `match` written without `endmatch`?
+fn open_match_at_end(e: &ast::Expr) -> bool {
+    use ast::ExprKind;
+    match &e.node {
+        ExprKind::Match(_, arms) => arms
+            .last()
+            .is_some_and(|arm| arm.body.span.end == e.span.end),
+        ExprKind::Apply { arg: last, .. }
+        | ExprKind::Binary(_, _, last)
+        | ExprKind::Unary(_, last)
+        | ExprKind::If(_, last) => last.span.end == e.span.end && open_match_at_end(last),
+        ExprKind::Tuple(items) => items.last().is_some_and(open_match_at_end),
+        _ => false,
     }
 }
 

@@ -12,6 +12,7 @@ use chumsky::prelude::*;
 use chumsky::recursive::Indirect;
 
 use crate::syntax::ast::*;
+use crate::syntax::desugar::{self, Bind, ParamItem, Target};
 use crate::syntax::span::{Span, Spanned};
 use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
@@ -74,6 +75,53 @@ fn keyword<'t>(expected: Keyword) -> impl Parser<'t, TokenInput<'t>, Token, Extr
 
 fn name<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
     select! { Token::Ident(name) = extra => Spanned::new(name, extra.span()) }.labelled("name")
+}
+
+/// A name, or an operator defined like a name (`fun + (a:V, b:V) …`, L11.21).
+fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
+    let operator = select! {
+        Token::Plus => BinOp::Add,
+        Token::Minus => BinOp::Sub,
+        Token::Star => BinOp::Mul,
+        Token::Slash => BinOp::Div,
+        Token::Percent => BinOp::Mod,
+        Token::EqEq => BinOp::Eq,
+        Token::NotEq => BinOp::Ne,
+        Token::Less => BinOp::Lt,
+        Token::LessEq => BinOp::Le,
+        Token::Greater => BinOp::Gt,
+        Token::GreaterEq => BinOp::Ge,
+        Token::ShiftLeft => BinOp::Shl,
+        Token::BitAnd => BinOp::BitAnd,
+        Token::BitOr => BinOp::BitOr,
+        Token::CompactCaret => BinOp::BitXor,
+    }
+    .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
+    name().or(operator).labelled("name")
+}
+
+/// The built-in operator of a C binding template `"$1 OP $2"` (spaces optional, L11.21).
+fn operator_template(template: &[u8]) -> Option<BinOp> {
+    let text: String = String::from_utf8_lossy(template)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let op = text.strip_prefix("$1")?.strip_suffix("$2")?;
+    [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+    ]
+    .into_iter()
+    .find(|b| b.symbol() == op)
 }
 
 fn int_literal<'t>() -> impl Parser<'t, TokenInput<'t>, IntLit, Extra<'t>> + Clone {
@@ -237,7 +285,10 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
 fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     recursive(|pattern| {
         let atom = choice((
-            select! { Token::Ident(name) => if name == "_" { PatternKind::Wildcard } else { PatternKind::Name(name) } },
+            select! { Token::Ident(name) => name_pattern(name) },
+            // `#A`: a constant constructor (L11.19).
+            token(Token::Hash)
+                .ignore_then(select! { Token::Ident(name) => PatternKind::Constant(name) }),
             token(Token::Minus)
                 .or_not()
                 .then(int_literal())
@@ -260,7 +311,9 @@ fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             .at_least(1)
             .collect::<Vec<_>>()
             .delimited_by(token(Token::LParen), token(Token::RParen))
-            .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple)))
+            .map_with(|patterns, extra| {
+                chain_or_single(patterns, extra.span(), PatternKind::Tuple)
+            }))
         .boxed();
 
         let case = keyword(Keyword::Case)
@@ -271,12 +324,35 @@ fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
         let constructor = select! { Token::Ident(name) if name != "_" => name }
             .then(atom.clone())
             .map(|(name, argument)| PatternKind::Ctor(name, Box::new(argument)));
-        choice((case, constructor))
+        // `lo .. hi` between two literals (L11.19); a negative bound is not a literal.
+        let bound = select! {
+            Token::Int(lit) => PatternKind::Int { negative: false, lit },
+            Token::Str(bytes) => PatternKind::Str(bytes),
+        }
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()));
+        let range = bound
+            .clone()
+            .then_ignore(token(Token::DotDot))
+            .then(bound)
+            .map(|(lo, hi)| PatternKind::Range(Box::new(lo), Box::new(hi)));
+        choice((range, case, constructor))
             .map_with(|kind, extra| Spanned::new(kind, extra.span()))
             .or(atom)
             .labelled("pattern")
     })
     .boxed()
+}
+
+/// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter
+/// (L11.19), otherwise a binding.
+fn name_pattern(name: Name) -> PatternKind {
+    if name == "_" {
+        PatternKind::Wildcard
+    } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        PatternKind::Constant(name)
+    } else {
+        PatternKind::Name(name)
+    }
 }
 
 /// Builds the whole grammar. With `recovering`, failed statements and parenthesised groups are
@@ -301,23 +377,42 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .boxed();
 
     // Parameters and functions (L4.10, L5.13, L5.14, L5.16).
-    let param = name()
-        .then_ignore(token(Token::Colon))
-        .then(type_expr.clone())
-        .map(|(name, ty)| Param { name, ty });
-    let param_group = param
+    // A parameter is `x : T` or a parenthesised list of parameters (L11.16).
+    let param_item = recursive(|item| {
+        choice((
+            name()
+                .then_ignore(token(Token::Colon))
+                .then(type_expr.clone())
+                .map(|(name, ty)| ParamItem::Simple(Param { name, ty })),
+            item.separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .delimited_by(token(Token::LParen), token(Token::RParen))
+                .map_with(|items, extra| ParamItem::Nested(items, extra.span())),
+        ))
+    });
+    let param_group = param_item
         .separated_by(token(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(token(Token::LParen), token(Token::RParen))
-        .map_with(|params, extra| ParamGroup {
-            params,
-            span: extra.span(),
-        })
+        .map_with(|items, extra| desugar::lower_params(items, extra.span()))
         .labelled("parameter list");
+    // The groups, and the statements binding nested parameters at entry.
     let param_groups = param_group
         .repeated()
         .at_least(1)
         .collect::<Vec<_>>()
+        .map(|groups| {
+            let mut prelude = Vec::new();
+            let groups = groups
+                .into_iter()
+                .map(|(group, stmts)| {
+                    prelude.extend(stmts);
+                    group
+                })
+                .collect::<Vec<_>>();
+            (groups, prelude)
+        })
         .boxed();
     let kind_expr = select! {
         Token::Ident(word) if word == "TYPE" => KindExpr::Type,
@@ -340,24 +435,34 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .ignore_then(type_expr.clone())
         .or_not()
         .boxed();
-    let fun_or_gen = keyword(Keyword::Fun)
-        .to(FunKind::Fun)
-        .or(keyword(Keyword::Gen).to(FunKind::Gen));
+    let fun_or_gen = choice((
+        keyword(Keyword::Fun).to(FunKind::Fun),
+        keyword(Keyword::Cfun).to(FunKind::Fun),
+        keyword(Keyword::Gen).to(FunKind::Gen),
+    ));
+    let proc_keyword = keyword(Keyword::Proc).or(keyword(Keyword::Cproc));
 
-    // `= { stmts }` for fun and gen, `{ stmts }` (optionally after `=`) for proc.
+    // `{ stmts }`, optionally after `=` (L11.12).
     let block_function_tail = choice((
         fun_or_gen
             .clone()
             .then(param_groups.clone())
             .then(return_type.clone())
-            .then_ignore(token(Token::Assign))
+            .then_ignore(token(Token::Assign).or_not())
             .then(braced_stmts.clone())
-            .map(|(((kind, params), ret), body)| (kind, params, ret, FunBody::Block(body))),
-        keyword(Keyword::Proc)
+            .map(|(((kind, (params, prelude)), ret), body)| {
+                let body = desugar::with_prelude(prelude, FunBody::Block(body));
+                (kind, params, ret, body)
+            }),
+        proc_keyword
+            .clone()
             .ignore_then(param_groups.clone())
             .then_ignore(token(Token::Assign).or_not())
             .then(braced_stmts.clone())
-            .map(|(params, body)| (FunKind::Proc, params, None, FunBody::Block(body))),
+            .map(|((params, prelude), body)| {
+                let body = desugar::with_prelude(prelude, FunBody::Block(body));
+                (FunKind::Proc, params, None, body)
+            }),
     ))
     .boxed();
     let block_lambda = block_function_tail
@@ -384,7 +489,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then(return_type.clone())
         .then_ignore(token(Token::FatArrow))
         .then(expr.clone())
-        .map_with(|(((kind, params), ret), body), extra| {
+        .map_with(|(((kind, (params, prelude)), ret), body), extra| {
             let span = extra.span();
             Spanned::new(
                 ExprKind::Lambda(Box::new(FunDef {
@@ -393,7 +498,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                     type_params: Vec::new(),
                     params,
                     ret,
-                    body: FunBody::Expr(body),
+                    body: desugar::with_prelude(prelude, FunBody::Expr(body)),
                     span,
                 })),
                 span,
@@ -494,7 +599,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         )
         .then_ignore(keyword(Keyword::Else))
         .then(expr.clone())
-        .then_ignore(keyword(Keyword::Endif))
+        // Without `endif` the last branch extends as far as it can (L11.18).
+        .then_ignore(keyword(Keyword::Endif).or_not())
         .map(|(((condition, then_branch), elifs), otherwise)| {
             let mut branches = vec![(condition, then_branch)];
             branches.extend(elifs);
@@ -556,7 +662,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .at_least(1)
                 .collect::<Vec<_>>(),
         )
-        .then_ignore(keyword(Keyword::Endmatch))
+        // Without `endmatch` the last arm extends as far as it can (L11.18).
+        .then_ignore(keyword(Keyword::Endmatch).or_not())
         .map_with(|(scrutinee, arms), extra| {
             Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
         });
@@ -582,16 +689,46 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             if_expr.map_with(|kind, extra| Spanned::new(kind, extra.span())),
             block_lambda,
             match_expr,
+            // `{ stmts }`: a closure of `()` (L11.13).
+            braced_stmts
+                .clone()
+                .map_with(|body, extra| desugar::closure(body, extra.span())),
         ))
         .labelled("expression"),
     );
 
     // Level 16: juxtaposition and `caseno`.
     let argument = postfix.clone().and_is(to_word().not());
-    let application_head = keyword(Keyword::Caseno)
+    let caseno_or_postfix = keyword(Keyword::Caseno)
         .ignore_then(postfix.clone())
         .map_with(|operand, extra| Spanned::new(ExprKind::Caseno(Box::new(operand)), extra.span()))
-        .or(postfix.clone());
+        .or(postfix.clone())
+        .boxed();
+    // `f of (T)`: the overload or constructor taking a `T` (L11.20); the type is an atom.
+    let application_head = caseno_or_postfix
+        .clone()
+        .then(keyword(Keyword::Of).ignore_then(type_atom.clone()).or_not())
+        .map_with(|(head, of), extra| match of {
+            Some(ty) => Spanned::new(ExprKind::OfType(Box::new(head), ty), extra.span()),
+            None => head,
+        });
+    let apply_all =
+        |func: Expr,
+         arg: Expr,
+         extra: &mut chumsky::input::MapExtra<'t, '_, TokenInput<'t>, Extra<'t>>| {
+            Spanned::new(
+                ExprKind::Apply {
+                    func: Box::new(func),
+                    arg: Box::new(arg),
+                    how: ApplyForm::Juxtapose,
+                },
+                extra.span(),
+            )
+        };
+    // `aproj i of T`: the index is an application without the `of` suffix.
+    let plain_application = caseno_or_postfix
+        .foldl_with(argument.clone().repeated(), apply_all)
+        .boxed();
     let application = application_head
         .foldl_with(argument.repeated(), |func, arg, extra| {
             Spanned::new(
@@ -660,7 +797,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             .then(of_type.clone())
             .map(|(lit, ty)| ExprKind::Proj(lit, ty)),
         keyword(Keyword::Aproj)
-            .ignore_then(application.clone())
+            .ignore_then(plain_application)
             .then(of_type.clone())
             .map(|(index, ty)| ExprKind::Aproj(Box::new(index), ty)),
         keyword(Keyword::Ident)
@@ -811,8 +948,141 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then_ignore(semicolon.clone())
         .map(|((name, ty), init)| StmtKind::Val { name, ty, init });
 
+    // `val a, b = e;` and `var a, b, c = e;`: names only, one per component (L11.14).
+    let name_list_stmt = keyword(Keyword::Val)
+        .to(Bind::Val)
+        .or(keyword(Keyword::Var).to(Bind::Var))
+        .then(
+            name()
+                .separated_by(token(Token::Comma))
+                .at_least(2)
+                .collect::<Vec<_>>()
+                .map_with(|names, extra| (names, extra.span())),
+        )
+        .then_ignore(token(Token::Assign))
+        .then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map_with(|((bind, (names, names_span)), init), extra| {
+            let parts = names
+                .into_iter()
+                .map(|name| {
+                    if name.node == "_" {
+                        Target::Ignore(name.span)
+                    } else {
+                        Target::Name {
+                            bind,
+                            name,
+                            ty: None,
+                        }
+                    }
+                })
+                .collect();
+            desugar::destructure(Target::Tuple(parts, names_span), init, extra.span())
+        });
+
+    // `def a, val b, var c : T, (d, _) = e;` (L11.15).
+    let type_annotation = token(Token::Colon).ignore_then(type_expr.clone()).or_not();
+    let def_item = recursive(|item| {
+        choice((
+            keyword(Keyword::Val)
+                .to(Bind::Val)
+                .or(keyword(Keyword::Var).to(Bind::Var))
+                .then(name())
+                .then(type_annotation.clone())
+                .map(|((bind, name), ty)| Target::Name { bind, name, ty }),
+            name().then(type_annotation.clone()).map(|(name, ty)| {
+                if name.node == "_" {
+                    Target::Ignore(name.span)
+                } else {
+                    Target::Name {
+                        bind: Bind::Assign,
+                        name,
+                        ty,
+                    }
+                }
+            }),
+            item.separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .delimited_by(token(Token::LParen), token(Token::RParen))
+                .map_with(|parts, extra| Target::Tuple(parts, extra.span())),
+        ))
+    });
+    let def_stmt = keyword(Keyword::Def)
+        .ignore_then(
+            def_item
+                .separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .map_with(|mut parts, extra| {
+                    if parts.len() == 1 {
+                        parts.pop().expect("one target")
+                    } else {
+                        Target::Tuple(parts, extra.span())
+                    }
+                }),
+        )
+        .then_ignore(token(Token::Assign))
+        .then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map_with(|(target, init), extra| desugar::destructure(target, init, extra.span()));
+
+    // `fun == : A * A -> B = "$1==$2";`: an operator C binding, the built-in `OP` on `A`
+    // (L11.21); any other C binding is E0100.
+    let c_binding = fun_or_gen
+        .clone()
+        .ignore_then(name_or_operator())
+        .then_ignore(token(Token::Colon))
+        .then(type_expr.clone())
+        .then_ignore(token(Token::Assign))
+        .then(select! { Token::Str(bytes) = extra => (bytes, extra.span()) })
+        .then_ignore(semicolon.clone())
+        .validate(|((name, ty), (template, template_span)), extra, emitter| {
+            let span: Span = extra.span();
+            let operands = match &ty.node {
+                TypeExprKind::Fun(domain, result) => match &domain.node {
+                    TypeExprKind::Product(parts) if parts.len() == 2 => {
+                        Some((parts[0].clone(), parts[1].clone(), (**result).clone()))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (Some(op), Some((a, b, result))) = (operator_template(&template), operands) else {
+                emitter.emit(coded_error(
+                    template_span,
+                    "E0100",
+                    "the only C bindings are operator templates `\"$1 OP $2\"` of type `A * A -> B`",
+                    Some("OP is one of == != < <= > >= + - * / %"),
+                ));
+                return StmtKind::Error;
+            };
+            let param = |n: &str, ty: TypeExpr| Param {
+                name: Spanned::new(n.to_string(), ty.span),
+                ty,
+            };
+            let operand = |n: &str| Box::new(Spanned::new(ExprKind::Name(n.to_string()), template_span));
+            StmtKind::Fun(FunDef {
+                kind: FunKind::Fun,
+                name: Some(name),
+                type_params: Vec::new(),
+                params: vec![ParamGroup {
+                    params: vec![param("$1", a), param("$2", b)],
+                    span: ty.span,
+                }],
+                ret: Some(result),
+                body: FunBody::Expr(Spanned::new(
+                    ExprKind::BuiltinBinary(op, operand("$1"), operand("$2")),
+                    template_span,
+                )),
+                span,
+            })
+        })
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .boxed();
+
     let named_fun_or_gen = fun_or_gen
-        .then(name())
+        .then(name_or_operator())
         .then(type_params.clone().or_not())
         .then(param_groups.clone())
         .then(return_type.clone())
@@ -822,28 +1092,39 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .then_ignore(semicolon.clone())
                 .map(FunBody::Expr),
             token(Token::Assign)
+                .or_not()
                 .ignore_then(braced_stmts.clone())
                 .then_ignore(semicolon.clone().or_not())
                 .map(FunBody::Block),
         )))
-        .map(|(((((kind, name), type_params), params), ret), body)| {
-            (kind, name, type_params, params, ret, body)
-        });
-    let named_proc = keyword(Keyword::Proc)
+        .map(
+            |(((((kind, name), type_params), (params, prelude)), ret), body)| {
+                let body = desugar::with_prelude(prelude, body);
+                (kind, name, type_params, params, ret, body)
+            },
+        );
+    let named_proc = proc_keyword
         .ignore_then(name())
         .then(type_params.clone().or_not())
         .then(param_groups.clone())
-        .then_ignore(token(Token::Assign).or_not())
-        .then(braced_stmts.clone())
-        .then_ignore(semicolon.clone().or_not())
-        .map(|(((name, type_params), params), body)| {
+        .then(choice((
+            // `proc p (x:int) => stmt;` (L11.12).
+            token(Token::FatArrow)
+                .ignore_then(stmt.clone())
+                .map(|body| vec![body]),
+            token(Token::Assign)
+                .or_not()
+                .ignore_then(braced_stmts.clone())
+                .then_ignore(semicolon.clone().or_not()),
+        )))
+        .map(|(((name, type_params), (params, prelude)), body)| {
             (
                 FunKind::Proc,
                 name,
                 type_params,
                 params,
                 None,
-                FunBody::Block(body),
+                desugar::with_prelude(prelude, FunBody::Block(body)),
             )
         });
     let fun_stmt = named_fun_or_gen
@@ -905,6 +1186,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .ignore_then(label_use)
         .map(StmtKind::Continue);
 
+    let return_stmt = keyword(Keyword::Return)
+        .ignore_then(expr.clone().or_not())
+        .then_ignore(semicolon.clone())
+        .map(StmtKind::Return)
+        .boxed();
+    let return_body = return_stmt
+        .clone()
+        .map_with(|kind, extra| vec![Spanned::new(kind, extra.span())]);
+
     // `if` statements, including the E0101 form `if c then … endif`.
     let if_head = keyword(Keyword::If)
         .map_with(|_, extra| extra.span())
@@ -915,8 +1205,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then(
             keyword(Keyword::Elif)
                 .ignore_then(expr.clone())
-                .then_ignore(keyword(Keyword::Do))
-                .then(stmts.clone())
+                .then(
+                    keyword(Keyword::Do)
+                        .ignore_then(stmts.clone())
+                        .or(return_body.clone()),
+                )
                 .repeated()
                 .collect::<Vec<_>>(),
         )
@@ -932,6 +1225,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             .clone()
             .or(continue_stmt.clone())
             .map_with(|kind, extra| (vec![Spanned::new(kind, extra.span())], Vec::new(), None)),
+        // `if c return;` and `if c return e;` (L11.17).
+        return_body.map(|body| (body, Vec::new(), None)),
     ));
     let if_stmt =
         if_head
@@ -1079,10 +1374,6 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .ignore_then(expr.clone())
         .then_ignore(semicolon.clone())
         .map(StmtKind::Assert);
-    let return_stmt = keyword(Keyword::Return)
-        .ignore_then(expr.clone().or_not())
-        .then_ignore(semicolon.clone())
-        .map(StmtKind::Return);
     let begin_stmt = keyword(Keyword::Begin)
         .ignore_then(stmts.clone())
         .then_ignore(keyword(Keyword::End))
@@ -1131,16 +1422,52 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         token(Token::ShiftLeftAssign).to(AssignOp::Shl),
         token(Token::ShiftRightAssign).to(AssignOp::Shr),
     ));
+    // `None` for `:=` (L11.14).
+    let assignment = assign_operator
+        .map(Some)
+        .or(token(Token::ColonAssign).to(None));
     let expression_stmt = expr
         .clone()
-        .then(assign_operator.then(expr.clone()).or_not())
+        .then(assignment.then(expr.clone()).or_not())
         .then_ignore(semicolon.clone())
-        .map(|(target, assignment)| match assignment {
-            Some((op, value)) => StmtKind::Assign { target, op, value },
-            None => StmtKind::Expr(target),
+        .validate(|(target, assignment), extra, emitter| {
+            let (op, value) = match assignment {
+                None => return StmtKind::Expr(target),
+                Some(assignment) => assignment,
+            };
+            let (bind, what) = match op {
+                Some(AssignOp::Set) if matches!(target.node, ExprKind::Tuple(_)) => {
+                    (Bind::Assign, "a tuple assignment")
+                }
+                Some(op) => return StmtKind::Assign { target, op, value },
+                None => (Bind::Val, "`:=`"),
+            };
+            match desugar::target_of_expr(&target, bind) {
+                Ok(t) => desugar::destructure(t, value, extra.span()),
+                Err(span) => {
+                    emitter.emit(coded_error(
+                        span,
+                        "E0100",
+                        &format!(
+                            "the left side of {what} is a name or a parenthesised list of names"
+                        ),
+                        Some("write `a, (b, c) := e;` or `a, b = e;`"),
+                    ));
+                    StmtKind::Error
+                }
+            }
         });
+    // `if c then { … } else { … } endif;`: an expression statement (L11.13), tried before the
+    // E0101 form.
+    let if_expression_stmt = keyword(Keyword::If)
+        .rewind()
+        .ignore_then(expr.clone())
+        .then_ignore(semicolon.clone())
+        .map(StmtKind::Expr);
 
     let simple_stmt = choice((
+        name_list_stmt,
+        def_stmt,
         var_stmt,
         val_stmt,
         typedef_stmt,
@@ -1152,13 +1479,14 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         assert_stmt,
         begin_stmt,
         if_stmt,
+        if_expression_stmt,
         if_then_stmt,
         increment,
         store,
     ))
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
     .boxed();
-    let late_stmt = choice((expression_stmt, match_stmt))
+    let late_stmt = choice((match_stmt, expression_stmt))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
         .boxed();
 
@@ -1217,8 +1545,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     let empty_stmt = semicolon
         .clone()
         .map_with(|_, extra| Spanned::new(StmtKind::Block(Vec::new()), extra.span()));
-    let statement =
-        choice((fun_stmt, loop_stmt, simple_stmt, late_stmt, empty_stmt)).labelled("statement");
+    let statement = choice((
+        c_binding,
+        fun_stmt,
+        loop_stmt,
+        simple_stmt,
+        late_stmt,
+        empty_stmt,
+    ))
+    .labelled("statement");
     if recovering {
         stmt.define(statement.recover_with(via_parser(skip_statement)).boxed());
     } else {
@@ -1976,7 +2311,8 @@ mod tests {
             ))
         );
         assert!(matches!(first[4].node, PatternKind::Ctor(ref ctor, _) if ctor == "Rect"));
-        assert_eq!(first[5], at(PatternKind::Name("Dot".into())));
+        // A bare upper-case name is a constant constructor (L11.19).
+        assert_eq!(first[5], at(PatternKind::Constant("Dot".into())));
         assert_eq!(first[6], at(PatternKind::Str(b"s".to_vec())));
         assert_eq!(first[7], at(PatternKind::Unit));
     }

@@ -46,6 +46,11 @@ pub enum Keyword {
     Aproj,
     Ident,
     Caseno,
+    /// `def a, val b, var c = e;` (L11.15).
+    Def,
+    /// `cfun` and `cproc`: ordinary functions and procedures (L11.12).
+    Cfun,
+    Cproc,
     And,
     Or,
     Not,
@@ -99,6 +104,9 @@ const KEYWORDS: &[(&str, Keyword)] = &[
     ("aproj", Keyword::Aproj),
     ("ident", Keyword::Ident),
     ("caseno", Keyword::Caseno),
+    ("def", Keyword::Def),
+    ("cfun", Keyword::Cfun),
+    ("cproc", Keyword::Cproc),
     ("and", Keyword::And),
     ("or", Keyword::Or),
     ("not", Keyword::Not),
@@ -166,6 +174,8 @@ pub enum Token {
     Semicolon,
     Colon,
     ColonColon,
+    /// `:=` (L11.14).
+    ColonAssign,
     Dot,
     DotDot,
     DotDotLess,
@@ -263,6 +273,7 @@ impl Token {
             Token::Semicolon => ";",
             Token::Colon => ":",
             Token::ColonColon => "::",
+            Token::ColonAssign => ":=",
             Token::Dot => ".",
             Token::DotDot => "..",
             Token::DotDotLess => "..<",
