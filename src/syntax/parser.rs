@@ -331,7 +331,6 @@ fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
         }
         .map_with(|kind, extra| Spanned::new(kind, extra.span()));
         let range = bound
-            .clone()
             .then_ignore(token(Token::DotDot))
             .then(bound)
             .map(|(lo, hi)| PatternKind::Range(Box::new(lo), Box::new(hi)));
