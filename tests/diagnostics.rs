@@ -80,6 +80,11 @@ diagnostic_cases! {
     e0302_recursive_result: "E0302", "fun forever (x:int) => forever x;\nprintln$ forever 1;\n";
     behaviour_ambiguous_overload: "E0301", "fun f (a:int) (b:int) => a + b;\nfun f (a:int) (b:double) => a.double + b;\nval h = f 1;\n";
     e0201_self_reference: "E0201", "val y = y + 1;\n";
+    e0301_destructure_count: "E0301", "val a, b = 1, 2, 3;\nprintln a;\n";
+    e0201_uppercase_pattern: "E0201", "val k = 3;\nprintln$ match k with | N => 1 | _ => 0 endmatch;\n";
+    e0100_c_binding: "E0100", "fun f : int -> int = \"foo($1)\";\n";
+    e0100_destructure_target: "E0100", "a, 1 := 1, 2;\n";
+    r0001_compact_array_index: "R0001", "var y : 5 \\^ 3;\nvar k = 7;\nprintln$ y.k;\n";
 }
 
 #[test]
