@@ -578,6 +578,7 @@ impl Checker {
     /// `x OP y` when a user function named `OP` (`fun + (a:V, b:V) …`, or an operator C
     /// binding) in scope accepts `(x, y)`: its call, searched scope by scope as for any name
     /// (L11.21, L11.32). `Err` gives the operands back for the built-in operator.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn user_operator(
         &mut self,
         symbol: &str,

@@ -329,7 +329,12 @@ pub(crate) fn strip_rule(
             c,
             span,
             format!(
-                "no strip for `{}`: it takes a `string` or `(string, string)`",
+                "no `{}` for `{}`: it takes a `string` or `(string, string)`",
+                match (left, right) {
+                    (true, true) => "strip",
+                    (true, false) => "lstrip",
+                    _ => "rstrip",
+                },
                 x.ty
             ),
             "invocable",
@@ -383,6 +388,15 @@ fn format_spec(c: &mut Checker, text: &[u8], span: Span) -> Option<Arc<printf::F
     }
 }
 
+/// The text of a format string as the constant operand of `Prim::Format`.
+fn format_text(text: &[u8], span: Span) -> ir::Expr {
+    mk(
+        ir::ExprKind::Const(ir::Const::Str(Arc::from(text))),
+        Type::String,
+        span,
+    )
+}
+
 impl Checker {
     /// `f"…"` as a value: a function of the conversions' argument tuple (L11.23).
     pub(crate) fn format_value(&mut self, text: &[u8], span: Span) -> ir::Expr {
@@ -390,9 +404,10 @@ impl Checker {
             return error_expr(span);
         };
         let param = spec.param_type();
+        let text = format_text(text, span);
         self.synthetic_fun("f\"…\"", param, span, move |_, arg| {
             mk(
-                ir::ExprKind::Prim(Prim::Format(spec), vec![arg]),
+                ir::ExprKind::Prim(Prim::Format, vec![text, arg]),
                 Type::String,
                 span,
             )
@@ -420,7 +435,7 @@ impl Checker {
         let x = self.arg_expr(first, Some(&param));
         let x = self.coerce_to(x, &param, "the argument of the format string");
         let r = mk(
-            ir::ExprKind::Prim(Prim::Format(spec), vec![x]),
+            ir::ExprKind::Prim(Prim::Format, vec![format_text(text, head_span), x]),
             Type::String,
             span,
         );
@@ -605,7 +620,10 @@ impl Checker {
                 span,
             ),
             _ => mk(
-                ir::ExprKind::Prim(Prim::Subarray(*f), vec![a]),
+                ir::ExprKind::Prim(
+                    Prim::Subarray,
+                    vec![a, int_const(*f as i64, Type::SIZE, span)],
+                ),
                 result,
                 span,
             ),

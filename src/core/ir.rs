@@ -266,9 +266,10 @@ pub enum Prim {
     EndsWith,
     /// `c \in s`: args (c, s); does the byte occur in the string?
     StrHasChar,
-    /// A format string `f"…"` applied to its argument (L11.23): the argument is the tuple of
-    /// the conversions' values (one value for one conversion, unit for none).
-    Format(Arc<crate::core::printf::FormatSpec>),
+    /// A format string `f"…"` applied to its argument (L11.23): args (the text, a string
+    /// constant the checker has validated with `core::printf`; the tuple of the conversions'
+    /// values, one value for one conversion, unit for none).
+    Format,
     /// `mem p a`: args (p, a), does an element satisfy `p : T -> bool`?
     Mem,
     /// `mem r a e`: args (r, a, e), does an element `v` satisfy `r (v, e)`?
@@ -279,9 +280,9 @@ pub enum Prim {
     /// the index type.
     Sort,
     SortBy,
-    /// `subarray[F, L] a`: the elements from linear position `first`; the count is the
-    /// result's index size.
-    Subarray(u64),
+    /// `subarray[F, L] a`: args (a, F as a `size` constant); the elements from linear
+    /// position F, as many as the result's index size.
+    Subarray,
     /// Write `str` of args[1] to the stream args[0] (an `ofile`), with a newline when `true`
     /// (`fprint`, `fprintln`, L11.29).
     FWrite(bool),

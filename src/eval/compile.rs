@@ -2119,15 +2119,15 @@ impl<'p> Compiler<'p> {
             | Prim::StartsWith
             | Prim::EndsWith
             | Prim::StrHasChar
-            | Prim::Format(_)
+            | Prim::Format
             | Prim::Mem
             | Prim::MemRel
             | Prim::ArrayHas
             | Prim::Sort
             | Prim::SortBy
-            | Prim::Subarray(_)
+            | Prim::Subarray
             | Prim::FWrite(_)
-            | Prim::FEndl => super::library::compile(prim, codes, &arg_tys, result_ty, span)
+            | Prim::FEndl => super::library::compile(prim, args, codes, result_ty, span)
                 .unwrap_or_else(|| internal(format!("{prim:?} of an unexpected type"), span)),
             Prim::FloatArith(op, single) => {
                 let (op, single) = (*op, *single);
@@ -2618,9 +2618,7 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         | Prim::CharCase(_)
         | Prim::ToLower
         | Prim::CharIs(_)
-        | Prim::Format(_)
         | Prim::Sort
-        | Prim::Subarray(_)
         | Prim::FEndl => 1,
         Prim::Strip { set, .. } => 1 + *set as usize,
         Prim::MemRel => 3,

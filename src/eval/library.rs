@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use crate::core::ir::{BitOp, CharClass, MathFn, Prim};
+use crate::core::ir::{BitOp, CharClass, Const, Expr, ExprKind, MathFn, Prim};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -21,11 +21,13 @@ use super::Ctrl;
 /// The compiled code of a library primitive, `None` for primitives not handled here.
 pub fn compile(
     prim: &Prim,
+    args: &[Expr],
     mut codes: Vec<ExprCode>,
-    arg_tys: &[Type],
     result_ty: &Type,
     span: Span,
 ) -> Option<ExprCode> {
+    let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    let arg_tys = arg_tys.as_slice();
     let mut pop = || codes.pop().expect("the operand count was checked");
     Some(match prim {
         Prim::Assert => {
@@ -195,10 +197,14 @@ pub fn compile(
                 Ok(Value::bool(str_bytes(s(frame)?).contains(&c)))
             })
         }
-        Prim::Format(spec) => {
-            let spec = spec.clone();
+        Prim::Format => {
+            // The text was validated by the checker; it is read once, here.
+            let ExprKind::Const(Const::Str(text)) = &args[0].kind else {
+                return None;
+            };
+            let spec = crate::core::printf::parse(text).ok()?;
             let n = spec.conversions().count();
-            let shape = Shape::of(&arg_tys[0]);
+            let shape = Shape::of(&arg_tys[1]);
             let a = pop();
             Box::new(move |frame| {
                 let v = a(frame)?;
@@ -262,8 +268,12 @@ pub fn compile(
             })
         }
         Prim::Sort | Prim::SortBy => return Some(sort_code(prim, codes, arg_tys, span)),
-        Prim::Subarray(first) => {
-            let first = *first as usize;
+        Prim::Subarray => {
+            let ExprKind::Const(Const::Int(first)) = args[1].kind else {
+                return None;
+            };
+            let first = first as usize;
+            let _ = pop();
             let shape = Shape::of(&arg_tys[0])?;
             let count = Shape::of(result_ty)?.n_elements?;
             let a = pop();

@@ -91,6 +91,10 @@ fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> +
         Token::LessEq => BinOp::Le,
         Token::Greater => BinOp::Gt,
         Token::GreaterEq => BinOp::Ge,
+        Token::ShiftLeft => BinOp::Shl,
+        Token::BitAnd => BinOp::BitAnd,
+        Token::BitOr => BinOp::BitOr,
+        Token::CompactCaret => BinOp::BitXor,
     }
     .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
     name().or(operator).labelled("name")
@@ -327,7 +331,6 @@ fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
         }
         .map_with(|kind, extra| Spanned::new(kind, extra.span()));
         let range = bound
-            .clone()
             .then_ignore(token(Token::DotDot))
             .then(bound)
             .map(|(lo, hi)| PatternKind::Range(Box::new(lo), Box::new(hi)));
