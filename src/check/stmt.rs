@@ -1324,7 +1324,7 @@ fn has_zero_shared(
         | Type::String
         | Type::Char
         | Type::Natural => true,
-        Type::Tuple(cs) | Type::CProduct(cs) => cs.iter().all(&mut has_zero),
+        Type::Tuple(cs) | Type::CProduct(cs) | Type::Record(_, cs) => cs.iter().all(&mut has_zero),
         Type::CSum(cs) => cs.iter().any(&mut has_zero),
         Type::Array(e, _) | Type::CArray(e, _) => has_zero(e),
         Type::Sum(_) | Type::Fun(..) | Type::Var(_) | Type::Meta(_) => false,

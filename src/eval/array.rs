@@ -211,7 +211,7 @@ fn zero_value_of(
         Type::Double | Type::Float => Value::Float(0.0),
         Type::String => Value::str(b""),
         Type::Natural => Value::Big(Arc::new(num_bigint::BigUint::default())),
-        Type::Tuple(components) => Value::Tuple(
+        Type::Tuple(components) | Type::Record(_, components) => Value::Tuple(
             components
                 .iter()
                 .map(&mut zero_value)

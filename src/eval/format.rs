@@ -285,6 +285,23 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             None => out.extend_from_slice(MISMATCH),
         },
         Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
+        Type::Record(names, types) => match v {
+            Value::Tuple(values) if values.len() == types.len() => {
+                out.push(b'(');
+                for (position, ((value, field), name)) in
+                    values.iter().zip(types.iter()).zip(names.iter()).enumerate()
+                {
+                    if position > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(name.as_bytes());
+                    out.push(b'=');
+                    write_strr(out, value, field);
+                }
+                out.push(b')');
+            }
+            _ => out.extend_from_slice(MISMATCH),
+        },
         Type::Unitsum(_) | Type::CProduct(_) | Type::CSum(_) | Type::CArray(_, _) => {
             match compact_code(v) {
                 Some(code) => write_compact(out, &code, ty),

@@ -173,6 +173,22 @@ impl Printer {
             Type::Var(variable) => self.out.push_str(&variable.name),
             Type::Meta(number) => self.out.push_str(&format!("?{number}")),
             Type::Nominal(definition) => self.out.push_str(&definition.name),
+            Type::Record(names, types) => {
+                self.out.push('(');
+                for (position, (name, field)) in names.iter().zip(types.iter()).enumerate() {
+                    if position > 0 {
+                        self.out.push_str(", ");
+                        if self.exhausted() {
+                            self.out.push('…');
+                            break;
+                        }
+                    }
+                    self.out.push_str(name);
+                    self.out.push(':');
+                    self.operand(field, OperandSlot::Top);
+                }
+                self.out.push(')');
+            }
         }
     }
 

@@ -278,6 +278,9 @@ pub enum Type {
     Meta(u32),
     /// A struct or variant.
     Nominal(Arc<NominalDef>),
+    /// A record `(a:int, b:string)` (L11.8): at least one field, names distinct and sorted
+    /// (byte order), one type per name in the list. Built only by `Type::record`.
+    Record(Arc<[Arc<str>]>, TypeList),
 }
 
 /// Facts about a type, computed once per compound node from its children's facts.
@@ -448,6 +451,7 @@ impl PartialEq for Type {
             (Type::Var(a), Type::Var(b)) => a == b,
             (Type::Meta(a), Type::Meta(b)) => a == b,
             (Type::Nominal(a), Type::Nominal(b)) => a == b,
+            (Type::Record(n1, t1), Type::Record(n2, t2)) => n1 == n2 && t1 == t2,
             (Type::Tuple(a), Type::Tuple(b))
             | (Type::Sum(a), Type::Sum(b))
             | (Type::CProduct(a), Type::CProduct(b))
@@ -550,6 +554,33 @@ impl Type {
         Type::Fun(TypeRef::new(arg), TypeRef::new(ret))
     }
 
+    /// A record type (L11.8), its fields sorted by name (byte order). The caller ensures at
+    /// least one field and distinct names (E0202 is the checker's).
+    pub fn record(mut fields: Vec<(Arc<str>, Type)>) -> Type {
+        fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let names: Arc<[Arc<str>]> = fields.iter().map(|(n, _)| n.clone()).collect();
+        Type::Record(names, TypeList::new(fields.into_iter().map(|(_, t)| t).collect()))
+    }
+
+    /// The fields of a record type in sorted order: name, type, position.
+    pub fn record_fields(&self) -> Option<impl Iterator<Item = (&str, &Type)> + '_> {
+        match self {
+            Type::Record(names, types) => Some(names.iter().map(|n| &**n).zip(types.iter())),
+            _ => None,
+        }
+    }
+
+    /// The position and type of field `name` of a record type.
+    pub fn record_field(&self, name: &str) -> Option<(usize, &Type)> {
+        match self {
+            Type::Record(names, types) => names
+                .iter()
+                .position(|n| &**n == name)
+                .map(|i| (i, &types[i])),
+            _ => None,
+        }
+    }
+
     pub fn is_unit(&self) -> bool {
         *self == Type::UNIT
     }
@@ -618,6 +649,16 @@ impl Type {
                 facts.flags |= FACT_FUN | FACT_NONCOMPACT;
                 facts
             }
+            Type::Record(names, list) => {
+                let mut facts = noncompact(Facts::node(17, std::iter::once(list.facts())));
+                for name in names.iter() {
+                    for byte in name.bytes() {
+                        facts.hash = mix(facts.hash, byte as u64);
+                    }
+                    facts.hash = mix(facts.hash, 0x100);
+                }
+                facts
+            }
         }
     }
 
@@ -631,9 +672,11 @@ impl Type {
     /// index, argument and result); none for a scalar, a variable or a nominal type.
     pub fn children(&self) -> impl Iterator<Item = &Type> + '_ {
         let (list, pair): (&[Type], [Option<&Type>; 2]) = match self {
-            Type::Tuple(list) | Type::Sum(list) | Type::CProduct(list) | Type::CSum(list) => {
-                (list, [None, None])
-            }
+            Type::Tuple(list)
+            | Type::Sum(list)
+            | Type::CProduct(list)
+            | Type::CSum(list)
+            | Type::Record(_, list) => (list, [None, None]),
             Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) => (&[], [Some(a), Some(b)]),
             _ => (&[], [None, None]),
         };
@@ -652,6 +695,9 @@ impl Type {
             Type::Array(a, b) => Some((4, a.node_id(), b.node_id())),
             Type::CArray(a, b) => Some((5, a.node_id(), b.node_id())),
             Type::Fun(a, b) => Some((6, a.node_id(), b.node_id())),
+            Type::Record(names, list) => {
+                Some((7, list.node_id(), Arc::as_ptr(names) as *const () as usize))
+            }
             _ => None,
         }
     }
@@ -729,6 +775,10 @@ impl Type {
                 Type::Array(e, i) => Type::array(e.map_shared(f, memo), i.map_shared(f, memo)),
                 Type::CArray(e, i) => Type::carray(e.map_shared(f, memo), i.map_shared(f, memo)),
                 Type::Fun(a, b) => Type::fun(a.map_shared(f, memo), b.map_shared(f, memo)),
+                Type::Record(names, cs) => Type::Record(
+                    names.clone(),
+                    TypeList::new(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
+                ),
                 t => t.clone(),
             },
         };
