@@ -5,7 +5,7 @@
 use crate::check::env::Binding;
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
-use crate::check::{error_type, Checker};
+use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::syntax::ast::{self, ExprKind};
 use crate::syntax::span::Span;
@@ -145,7 +145,7 @@ impl Checker {
         for a in args {
             match fty.clone() {
                 Type::Fun(p, r) => {
-                    let a = self.coerce_to(a, &p, "this argument");
+                    let a = self.coerce_argument(a, &p, "this argument");
                     pending.push(a);
                     fty = (*r).clone();
                 }
@@ -325,6 +325,23 @@ impl Checker {
         arg: Arg,
         span: Span,
     ) -> ir::Expr {
+        // From a record, by field name (L11.11).
+        if let Arg::Ast(e) = &arg {
+            if let ExprKind::Record(_) = &e.node {
+                let expected = Checker::struct_as_record(fields);
+                let v = self.expr(e, Some(&expected));
+                if contains_error(&self.zonk(&v.ty)) {
+                    return error_expr(span);
+                }
+                return self.struct_from_record(ty, fields, v, span);
+            }
+        }
+        let arg = match arg {
+            Arg::Checked(v) if matches!(self.zonk(&v.ty), Type::Record(..)) => {
+                return self.struct_from_record(ty, fields, v, span);
+            }
+            arg => arg,
+        };
         if fields.len() == 1 {
             let v = self.arg_expr(arg, Some(&fields[0].1));
             let v = self.coerce_to(v, &fields[0].1, "the field");
@@ -344,6 +361,9 @@ impl Checker {
         }
         let v = self.arg_expr(arg, None);
         let vt = self.zonk(&v.ty);
+        if matches!(vt, Type::Record(..)) {
+            return self.struct_from_record(ty, fields, v, span);
+        }
         let plain = Type::tuple(fields.iter().map(|(_, t)| t.clone()).collect());
         if self.unify(&vt, &plain) {
             // Same components: project each one (the argument is a variable or a simple
@@ -651,6 +671,7 @@ impl Checker {
                         1
                     }
                 }
+                None if self.argument_subtype(&a.ty, &g) => rank += 3,
                 None => {
                     ok = false;
                     break;
@@ -766,13 +787,13 @@ impl Checker {
             }
             let g = self.zonk(&groups[args.len()]);
             let v = self.arg_expr(a, Some(&g));
-            let v = self.coerce_to(v, &g, "this argument");
+            let v = self.coerce_argument(v, &g, "this argument");
             args.push(Some(v));
         }
         for (i, a) in deferred {
             let g = self.zonk(&groups[i]);
             let v = self.arg_expr(a, Some(&g));
-            args[i] = Some(self.coerce_to(v, &g, "this argument"));
+            args[i] = Some(self.coerce_argument(v, &g, "this argument"));
         }
         let args: Vec<ir::Expr> = args
             .into_iter()

@@ -168,6 +168,7 @@ impl Checker {
                 let ty = Type::cproduct(tys);
                 mk(ir::ExprKind::CTuple(irs), ty, span)
             }
+            ExprKind::Record(fields) => self.record_literal(fields, span, expected),
             ExprKind::Apply { .. } => self.apply_expr(e, expected),
             ExprKind::Dot(lhs, rhs) => self.dot_expr(lhs, rhs, span),
             ExprKind::Hash(f) => {
@@ -325,6 +326,18 @@ impl Checker {
                 let t = self.type_expr(te);
                 if t == error_type() {
                     return error_expr(span);
+                }
+                // `a of T` for a record or struct type with a field `a`: the projection
+                // function of that field (L11.9).
+                if let ExprKind::Name(field) = &head.node {
+                    if Checker::named_fields(&t)
+                        .is_some_and(|fs| fs.iter().any(|(f, _)| **f == **field))
+                    {
+                        let rhs = (**head).clone();
+                        return self.synthetic_fun("field", t, span, |c, param| {
+                            c.project(param, &rhs, span)
+                        });
+                    }
                 }
                 let head = (**head).clone();
                 self.synthetic_fun("of", t, span, |c, param| {
@@ -1033,6 +1046,9 @@ impl Checker {
             return self.literal_projection(ty, k, rhs.span);
         }
         if let ExprKind::Name(n) = &rhs.node {
+            if let Some((i, t)) = self.record_field_projection(ty, n) {
+                return Some(Projection::Field(i, t));
+            }
             if let Type::Nominal(nd) = ty {
                 if let Some(NominalBody::Struct(fields)) = nd.body.get() {
                     if let Some(i) = fields.iter().position(|(f, _)| **f == **n) {
@@ -1109,6 +1125,13 @@ impl Checker {
             });
         };
         match ty {
+            Type::Record(..) => {
+                self.type_error(
+                    span,
+                    format!("a record is not a tuple: `{ty}` has no component {k}; name a field"),
+                );
+                Some(Projection::Field(0, error_type()))
+            }
             Type::Tuple(cs) | Type::CProduct(cs) => {
                 if k as usize >= cs.len() {
                     out_of_range(self, cs.len().to_string());
@@ -1595,7 +1618,8 @@ fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
 fn comparable(t: &Type) -> bool {
     let mut ok = true;
     t.walk(&mut |x| {
-        if matches!(x, Type::Fun(..)) {
+        // Records have no `==` or `<` (L11.8).
+        if matches!(x, Type::Fun(..) | Type::Record(..)) {
             ok = false
         }
     });

@@ -11,6 +11,7 @@ mod expr;
 mod library;
 mod pattern;
 pub mod prims;
+mod record;
 mod stmt;
 #[cfg(test)]
 mod tests;

@@ -109,6 +109,7 @@ impl Checker {
                     ),
                 }
             }
+            ast::PatternKind::Record(fields) => self.record_pattern(fields, &ty, span),
             ast::PatternKind::Case(k, arg) => {
                 let kv = k.value.unwrap_or(u128::MAX);
                 match &ty {

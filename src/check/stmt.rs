@@ -1510,6 +1510,11 @@ impl NameCollector<'_> {
                     self.expr(x)
                 }
             }
+            ExprKind::Record(fields) => {
+                for (_, x) in fields {
+                    self.expr(x)
+                }
+            }
             ExprKind::Apply { func, arg, .. } => {
                 self.expr(func);
                 self.expr(arg)

@@ -61,6 +61,7 @@ impl Checker {
                 }
             },
             TypeExprKind::Unit => Type::UNIT,
+            TypeExprKind::Record(fields) => self.record_type(fields),
             TypeExprKind::Product(cs) => {
                 let comps = cs.iter().map(|c| self.type_expr(c)).collect();
                 Type::tuple(comps)

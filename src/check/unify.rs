@@ -90,6 +90,9 @@ impl Checker {
                 self.unify(i1, i2) && self.unify(e1, e2)
             }
             (Type::Fun(a1, r1), Type::Fun(a2, r2)) => self.unify(a1, a2) && self.unify(r1, r2),
+            (Type::Record(n1, x), Type::Record(n2, y)) => {
+                n1 == n2 && x.iter().zip(y.iter()).all(|(p, q)| self.unify(p, q))
+            }
             (Type::Tuple(cs), arr @ Type::Array(..)) | (arr @ Type::Array(..), Type::Tuple(cs)) => {
                 match arr.tuple_components() {
                     Some(xs) if xs.len() == cs.len() => {

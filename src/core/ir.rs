@@ -201,6 +201,15 @@ pub enum Prim {
     Convert,
     /// Implicit integer widening of L2.16 (value unchanged).
     Widen,
+    /// A record literal written out of sorted field order (L11.8): the operands are the field
+    /// values in source order (evaluated in that order); operand `k` is field `order[k]` of
+    /// the result record.
+    Permute(std::sync::Arc<[u32]>),
+    /// Record subtype coercion of an argument (L11.10): the operand's type is a subtype of
+    /// the result type; the value is copied without the fields the result type lacks
+    /// (through tuples, arrays and records). Also a struct built from a record whose fields
+    /// are exactly the struct's (L11.11): the fields in declaration order.
+    Upcast,
     /// `map f a`: args (f, a); result indexed by a's index type.
     Map,
     /// `fold_left f init a` (args in that order); f curried `U -> T -> U`.

@@ -297,6 +297,32 @@ impl Validator {
                     format!("comparison of `{}` and `{}`", args[0].ty, args[1].ty),
                 );
             }
+            Prim::Upcast
+                if !crate::types::subtype::is_subtype(&args[0].ty, &e.ty)
+                    && !crate::types::subtype::record_builds_struct(&args[0].ty, &e.ty) =>
+            {
+                self.problem(
+                    e,
+                    format!("record coercion from `{}` to `{}`", args[0].ty, e.ty),
+                );
+            }
+            Prim::Permute(order) => {
+                let fields: Vec<&Type> = match &e.ty {
+                    Type::Record(_, types) => types.iter().collect(),
+                    _ => Vec::new(),
+                };
+                let mut seen = vec![false; fields.len()];
+                let fits = order.len() == fields.len()
+                    && order.iter().zip(args).all(|(&p, a)| {
+                        let p = p as usize;
+                        p < fields.len()
+                            && !std::mem::replace(&mut seen[p], true)
+                            && *fields[p] == a.ty
+                    });
+                if !fits {
+                    self.problem(e, format!("record permutation {order:?} into `{}`", e.ty));
+                }
+            }
             Prim::Widen => match (&args[0].ty, &e.ty) {
                 (Type::Int(a), Type::Int(b)) if crate::check::unify_widens_to(*a, *b) => {}
                 (a, b) => self.problem(e, format!("widening from `{a}` to `{b}`")),

@@ -2303,6 +2303,27 @@ impl<'p> Compiler<'p> {
                 })
             }
             Prim::Widen => codes.pop().expect("one operand"),
+            Prim::Upcast => {
+                let Some(conversion) = super::upcast::Conversion::new(&arg_tys[0], result_ty)
+                else {
+                    return internal(
+                        format!("no subtype conversion from {} to {result_ty}", arg_tys[0]),
+                        span,
+                    );
+                };
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| Ok(conversion.apply(a(frame)?)))
+            }
+            Prim::Permute(order) => {
+                let order = order.clone();
+                Box::new(move |frame| {
+                    let mut values = vec![Value::Unit; codes.len()];
+                    for (code, &position) in codes.iter().zip(order.iter()) {
+                        values[position as usize] = code(frame)?;
+                    }
+                    Ok(Value::Tuple(values.into()))
+                })
+            }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
             Prim::FoldLeft | Prim::FoldRight => {
                 let left = *prim == Prim::FoldLeft;
@@ -2604,6 +2625,7 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         | Prim::Len
         | Prim::Convert
         | Prim::Widen
+        | Prim::Upcast
         | Prim::Rev
         | Prim::Sum
         | Prim::Prod
@@ -2624,6 +2646,7 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         Prim::MemRel => 3,
         Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
         Prim::FoldLeft | Prim::FoldRight => 3,
+        Prim::Permute(order) => order.len(),
         _ if given == 0 => 2,
         _ => 2,
     }

@@ -288,8 +288,11 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
         Type::Record(names, types) => match v {
             Value::Tuple(values) if values.len() == types.len() => {
                 out.push(b'(');
-                for (position, ((value, field), name)) in
-                    values.iter().zip(types.iter()).zip(names.iter()).enumerate()
+                for (position, ((value, field), name)) in values
+                    .iter()
+                    .zip(types.iter())
+                    .zip(names.iter())
+                    .enumerate()
                 {
                     if position > 0 {
                         out.push(b',');

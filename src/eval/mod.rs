@@ -20,6 +20,7 @@ pub mod library;
 pub mod parallel;
 pub mod prims;
 pub mod printf;
+pub mod upcast;
 pub mod value;
 pub mod vector;
 

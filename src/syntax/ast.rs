@@ -57,6 +57,8 @@ pub enum TypeExprKind {
     Fun(Box<TypeExpr>, Box<TypeExpr>),
     /// ``N `+ M`` and friends (L2.15).
     UnitsumArith(UnitsumOp, Box<TypeExpr>, Box<TypeExpr>),
+    /// `(a:int, b:string)`: a record type (L11.8), fields as written (at least one).
+    Record(Vec<(SName, TypeExpr)>),
     /// Placeholder after a syntax error.
     Error,
 }
@@ -98,6 +100,8 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `a \, b \, c` (at least 2).
     CTuple(Vec<Expr>),
+    /// `(a=1, b="x")`: a record (L11.8), fields in source order (at least one).
+    Record(Vec<(SName, Expr)>),
     /// Application. `how` records the surface form for diagnostics only.
     Apply {
         func: Box<Expr>,
@@ -251,6 +255,8 @@ pub enum PatternKind {
     Unit,
     /// `(p, q, …)`.
     Tuple(Vec<Pattern>),
+    /// `(a=p, b=q)`: a record by field names (L11.9); the value may have more fields.
+    Record(Vec<(SName, Pattern)>),
     /// `case k` (unitsum or unit summand), `case k p` and `` `k p `` (sum case with argument).
     Case(IntLit, Option<Box<Pattern>>),
     /// `Ctor p`: a variant constructor with an argument pattern (`Circle r`, `Rect (w, h)`).

@@ -189,6 +189,7 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
             .to(TypeExprKind::Unit),
     ))
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+    .or(record_type(type_expr.clone()))
     .or(type_expr
         .clone()
         .delimited_by(token(Token::LParen), token(Token::RParen)))
@@ -281,6 +282,33 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
     (type_expr.labelled("type").boxed(), atom)
 }
 
+/// `(a:int, b:string)`: a record type (L11.8).
+fn record_type<'t>(
+    type_expr: impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone + 't,
+) -> impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone {
+    name()
+        .then_ignore(token(Token::Colon))
+        .then(type_expr)
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LParen), token(Token::RParen))
+        .map_with(|fields, extra| Spanned::new(TypeExprKind::Record(fields), extra.span()))
+}
+
+/// `(name = item, …)`: the fields of a record literal or pattern (L11.8, L11.9).
+fn record_fields<'t, T: 't>(
+    item: impl Parser<'t, TokenInput<'t>, T, Extra<'t>> + Clone + 't,
+) -> impl Parser<'t, TokenInput<'t>, Vec<(SName, T)>, Extra<'t>> + Clone {
+    name()
+        .then_ignore(token(Token::Assign))
+        .then(item)
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LParen), token(Token::RParen))
+}
+
 /// Patterns (L4.12).
 fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     recursive(|pattern| {
@@ -304,6 +332,7 @@ fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             token(Token::LParen)
                 .then(token(Token::RParen))
                 .to(PatternKind::Unit),
+            record_fields(pattern.clone()).map(PatternKind::Record),
         ))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
         .or(pattern
@@ -507,6 +536,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
 
     // Level 18: atoms.
     let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
+    // A record field's value: an expression without a top-level `,` (L11.8).
+    let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
 
     let postfix_operation = token(Token::Dot)
         .ignore_then(choice((
@@ -674,6 +705,8 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             token(Token::LParen)
                 .then(token(Token::RParen))
                 .map_with(|_, extra| Spanned::new(ExprKind::Unit, extra.span())),
+            record_fields(field_value.clone())
+                .map_with(|fields, extra| Spanned::new(ExprKind::Record(fields), extra.span())),
             parenthesised,
             token(Token::Hash)
                 .ignore_then(atom.clone())
@@ -865,6 +898,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .collect::<Vec<_>>()
         .map_with(|items, extra| chain_or_single(items, extra.span(), ExprKind::CTuple))
         .boxed();
+    field_value.define(compact_tuple.clone());
     let tuple = compact_tuple
         .separated_by(token(Token::Comma))
         .at_least(1)

@@ -8,6 +8,7 @@ pub mod kind;
 pub mod layout;
 pub mod print;
 pub mod size;
+pub mod subtype;
 pub mod ty;
 
 pub use ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};

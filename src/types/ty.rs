@@ -559,7 +559,10 @@ impl Type {
     pub fn record(mut fields: Vec<(Arc<str>, Type)>) -> Type {
         fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let names: Arc<[Arc<str>]> = fields.iter().map(|(n, _)| n.clone()).collect();
-        Type::Record(names, TypeList::new(fields.into_iter().map(|(_, t)| t).collect()))
+        Type::Record(
+            names,
+            TypeList::new(fields.into_iter().map(|(_, t)| t).collect()),
+        )
     }
 
     /// The fields of a record type in sorted order: name, type, position.
