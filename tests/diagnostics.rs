@@ -58,6 +58,10 @@ diagnostic_cases! {
     r0005_conversion_out_of_range: "R0005", "var big = 3000000000l;\nprintln$ int big;\n";
     r0006_no_match_case: "R0006", "println$ match 3 with | 1 => \"one\" endmatch;\n";
     r0007_array_too_large: "R0007", "var huge : int ^ (1000000007 \\* 1000000009);\nprintln$ huge.len;\n";
+    r0007_string_too_large: "R0007", "println$ len (\"abcd\" * 2000000000);\n";
+    r0007_natural_too_large: "R0007", "var n = 2 :>> natural;\nfor i in 0 ..< 40 do n = n * n; done\n";
+    r0011_used_before_initialisation: "R0011", "fun g (y:int) : int => h y;\nprintln$ g 3;\nval h : int -> int = fun (x:int) => x + 1;\n";
+    e0102_nesting_too_deep: "E0102", &format!("var x = 1;\nprintln$ {}x{};\n", "(".repeat(1001), ")".repeat(1001));
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
     behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
@@ -79,4 +83,14 @@ fn every_syntax_error_of_a_file_is_reported() {
     assert!(rendered.contains("several.flx:1:"), "{rendered}");
     assert!(rendered.contains("several.flx:3:"), "{rendered}");
     assert!(diags.iter().all(|diag| diag.code == "E0100"), "{rendered}");
+}
+
+/// E0103 is found by the command line before a session starts (the source is bytes).
+#[test]
+fn e0103_not_utf8() {
+    let src = "println 1;\n\u{FFFD}\u{FFFD} println 2;\n";
+    let diag = tessera::not_utf8_diagnostic(src, 11);
+    let rendered = render(&[diag], "test.flx", src, false);
+    assert!(rendered.contains("[E0103]"));
+    insta::assert_snapshot!(rendered);
 }

@@ -56,6 +56,8 @@ pub struct Runtime<'o> {
     pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
+    /// Calls nested deeper than this are R0008 (`--max-call-depth`, read once per run).
+    pub max_depth: u32,
     /// The lowest native stack position at which the current stack segment still has room
     /// for a call (see `closure::with_stack`).
     pub stack_floor: Cell<usize>,
@@ -265,6 +267,7 @@ impl Machine {
             globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             depth: Cell::new(0),
+            max_depth: u32::try_from(crate::limits::max_call_depth()).unwrap_or(u32::MAX),
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
         };
