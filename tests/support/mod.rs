@@ -10,6 +10,7 @@ pub const MEMORY_KIB: u64 = 1 << 20;
 /// Wall-clock bound per run (generous: tests run the unoptimised binary on a shared machine).
 pub const TIME_LIMIT: Duration = Duration::from_secs(20);
 
+#[allow(dead_code)] // each test binary reads the fields it needs
 pub struct Outcome {
     pub status: i32,
     pub stdout: String,
