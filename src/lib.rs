@@ -431,4 +431,15 @@ mod tests {
         assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
         assert_eq!(whole_span("   "), Span::new(3, 3));
     }
+
+    #[test]
+    fn a_panic_is_caught_as_an_internal_error_with_its_message() {
+        let caught = catch_internal_error(|| -> i32 { panic!("boom {}", 42) });
+        let message = caught.expect_err("the panic is caught");
+        assert!(message.contains("boom 42"), "{message}");
+        let diag = internal_error_diagnostic(&message, "println 1;");
+        assert_eq!(diag.code, INTERNAL_ERROR);
+        assert_eq!(diag.span, Span::new(0, 10));
+        assert_eq!(catch_internal_error(|| 7), Ok(7));
+    }
 }

@@ -61,7 +61,7 @@ diagnostic_cases! {
     r0007_string_too_large: "R0007", "println$ len (\"abcd\" * 2000000000);\n";
     r0007_natural_too_large: "R0007", "var n = 2 :>> natural;\nfor i in 0 ..< 40 do n = n * n; done\n";
     r0011_used_before_initialisation: "R0011", "fun g (y:int) : int => h y;\nprintln$ g 3;\nval h : int -> int = fun (x:int) => x + 1;\n";
-    e0102_nesting_too_deep: "E0102", &format!("var x = 1;\nprintln$ {}x{};\n", "(".repeat(1001), ")".repeat(1001));
+    e0102_nesting_too_deep: "E0102", &format!("var x = 1;\nprintln$ {}x{};\n", "(".repeat(257), ")".repeat(257));
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
     behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";

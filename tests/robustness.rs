@@ -116,7 +116,7 @@ fn deep_tuples_and_lambdas_are_e0102() {
 
 #[test]
 fn nesting_at_the_limit_runs() {
-    let n = 1000;
+    let n = tessera::limits::DEFAULT_MAX_NESTING as usize;
     let tuples = format!("println$ {}1{};\n", "(1, ".repeat(n - 1), ")".repeat(n - 1));
     let outcome = expect_file("tuples_at_limit", &tuples, 0, None);
     assert!(outcome.stdout.starts_with("(1, (1, "));
@@ -196,7 +196,8 @@ fn unclosed_blocks_are_reported_fast() {
         let src = format!("println$ {}1\n", opener.repeat(20_000));
         expect_file(name, &src, 1, Some("E0102"));
         // Just under the limit: an ordinary syntax error, still fast.
-        let src = format!("println$ {}1\n", opener.repeat(900));
+        let under = tessera::limits::DEFAULT_MAX_NESTING as usize - 10;
+        let src = format!("println$ {}1\n", opener.repeat(under));
         expect_file(name, &src, 1, Some("E0100"));
     }
 }

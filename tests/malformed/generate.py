@@ -99,8 +99,8 @@ unbalanced = {
 for name, src in unbalanced.items():
     w(f"unbalanced_{name}.flx", src)
 
-# Deep nesting at and past the limit (1000).
-for n, tag in ((999, "under"), (1001, "over")):
+# Deep nesting at and past the limit (256).
+for n, tag in ((255, "under"), (257, "over")):
     w(f"deep_parens_{tag}.flx", f"println$ {'(' * n}1{')' * n};\n")
     w(f"deep_brackets_{tag}.flx", f"println$ {'[' * n}1{']' * n};\n")
     w(f"deep_tuples_{tag}.flx", f"println$ {'(1, ' * n}1{')' * n};\n")
