@@ -88,6 +88,7 @@ diagnostic_cases! {
     e0201_uppercase_pattern: "E0201", "val k = 3;\nprintln$ match k with | N => 1 | _ => 0 endmatch;\n";
     e0100_c_binding: "E0100", "fun f : int -> int = \"foo($1)\";\n";
     e0100_destructure_target: "E0100", "a, 1 := 1, 2;\n";
+    e0100_open_if_operand: "E0100", "println$ if true then 1 else 2;\n";
     r0001_compact_array_index: "R0001", "var y : 5 \\^ 3;\nvar k = 7;\nprintln$ y.k;\n";
 }
 
