@@ -339,41 +339,6 @@ pub fn is_blank_source(src: &str) -> bool {
     true
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check_blank(src: &str, expected: bool) {
-        assert_eq!(is_blank_source(src), expected, "is_blank_source({src:?})");
-    }
-
-    #[test]
-    fn blank_sources() {
-        check_blank("", true);
-        check_blank("  \n\t\r\n", true);
-        check_blank("// a comment\n", true);
-        check_blank("// a comment", true);
-        check_blank("/* a /* nested */ comment */\n// and a line\n", true);
-        check_blank("/**/", true);
-    }
-
-    #[test]
-    fn sources_that_are_not_blank() {
-        check_blank("1 + 2", false);
-        check_blank("// comment\nx", false);
-        check_blank("/* unterminated", false);
-        check_blank("/* a /* nested */ still open", false);
-        check_blank("/", false);
-        check_blank("/* c */ x", false);
-    }
-
-    #[test]
-    fn whole_span_skips_surrounding_whitespace() {
-        assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
-        assert_eq!(whole_span("   "), Span::new(3, 3));
-    }
-}
-
 /// The message and Rust location of the last panic, recorded by the hook of
 /// `install_panic_hook` (a panic on a worker thread reaches the session thread through rayon).
 static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
@@ -445,4 +410,50 @@ pub fn not_utf8_diagnostic(src: &str, at: usize) -> Diagnostic {
     )
     .with_label("the first byte that is not UTF-8")
     .with_help("Tessera programs are UTF-8 text; re-encode the file")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_blank(src: &str, expected: bool) {
+        assert_eq!(is_blank_source(src), expected, "is_blank_source({src:?})");
+    }
+
+    #[test]
+    fn blank_sources() {
+        check_blank("", true);
+        check_blank("  \n\t\r\n", true);
+        check_blank("// a comment\n", true);
+        check_blank("// a comment", true);
+        check_blank("/* a /* nested */ comment */\n// and a line\n", true);
+        check_blank("/**/", true);
+    }
+
+    #[test]
+    fn sources_that_are_not_blank() {
+        check_blank("1 + 2", false);
+        check_blank("// comment\nx", false);
+        check_blank("/* unterminated", false);
+        check_blank("/* a /* nested */ still open", false);
+        check_blank("/", false);
+        check_blank("/* c */ x", false);
+    }
+
+    #[test]
+    fn whole_span_skips_surrounding_whitespace() {
+        assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
+        assert_eq!(whole_span("   "), Span::new(3, 3));
+    }
+
+    #[test]
+    fn a_panic_is_caught_as_an_internal_error_with_its_message() {
+        let caught = catch_internal_error(|| -> i32 { panic!("boom {}", 42) });
+        let message = caught.expect_err("the panic is caught");
+        assert!(message.contains("boom 42"), "{message}");
+        let diag = internal_error_diagnostic(&message, "println 1;");
+        assert_eq!(diag.code, INTERNAL_ERROR);
+        assert_eq!(diag.span, Span::new(0, 10));
+        assert_eq!(catch_internal_error(|| 7), Ok(7));
+    }
 }

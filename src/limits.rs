@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Expressions, types, patterns and statements nested deeper than this are static error
 /// E0102 (`--max-nesting`).
-pub const DEFAULT_MAX_NESTING: u64 = 1000;
+pub const DEFAULT_MAX_NESTING: u64 = 256;
 
 /// A single allocation (an array's leaves, a string, a natural's digits) larger than this
 /// many bytes is runtime error R0007 (`--max-alloc`).

@@ -21,7 +21,7 @@ Usage:
 Options:
   --threads N    use N worker threads for parallel loops (default: one per core; at most
                  four per core)
-  --max-nesting N        nesting depth of expressions, types, patterns, blocks (1000; E0102)
+  --max-nesting N        nesting depth of expressions, types, patterns, blocks (256; E0102)
   --max-alloc N          bytes of one array, string or natural (4294967296; R0007)
   --max-natural-bits N   bits of one natural number (16777216; R0007)
   --max-call-depth N     nested calls (100000; R0008)

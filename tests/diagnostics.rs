@@ -68,6 +68,10 @@ diagnostic_cases! {
     r0009_assertion_failure: "R0009", "val x = 2;\nassert x == 2;\nassert x > 2;\n";
     r0010_shift_count_out_of_range: "R0010", "var n = -1;\nprintln$ 1 << n;\n";
     r0003_signed_shift_overflow: "R0003", "var x = 1073741824;\nprintln$ x << 1;\n";
+    r0007_string_too_large: "R0007", "println$ len (\"abcd\" * 2000000000);\n";
+    r0007_natural_too_large: "R0007", "var n = 2 :>> natural;\nfor i in 0 ..< 40 do n = n * n; done\n";
+    r0011_used_before_initialisation: "R0011", "fun g (y:int) : int => h y;\nprintln$ g 3;\nval h : int -> int = fun (x:int) => x + 1;\n";
+    e0102_nesting_too_deep: "E0102", &format!("var x = 1;\nprintln$ {}x{};\n", "(".repeat(257), ")".repeat(257));
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
     behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
@@ -84,6 +88,7 @@ diagnostic_cases! {
     e0201_uppercase_pattern: "E0201", "val k = 3;\nprintln$ match k with | N => 1 | _ => 0 endmatch;\n";
     e0100_c_binding: "E0100", "fun f : int -> int = \"foo($1)\";\n";
     e0100_destructure_target: "E0100", "a, 1 := 1, 2;\n";
+    e0100_open_if_operand: "E0100", "println$ if true then 1 else 2;\n";
     r0001_compact_array_index: "R0001", "var y : 5 \\^ 3;\nvar k = 7;\nprintln$ y.k;\n";
 }
 
@@ -97,4 +102,14 @@ fn every_syntax_error_of_a_file_is_reported() {
     assert!(rendered.contains("several.flx:1:"), "{rendered}");
     assert!(rendered.contains("several.flx:3:"), "{rendered}");
     assert!(diags.iter().all(|diag| diag.code == "E0100"), "{rendered}");
+}
+
+/// E0103 is found by the command line before a session starts (the source is bytes).
+#[test]
+fn e0103_not_utf8() {
+    let src = "println 1;\n\u{FFFD}\u{FFFD} println 2;\n";
+    let diag = tessera::not_utf8_diagnostic(src, 11);
+    let rendered = render(&[diag], "test.flx", src, false);
+    assert!(rendered.contains("[E0103]"));
+    insta::assert_snapshot!(rendered);
 }

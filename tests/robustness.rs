@@ -3,53 +3,11 @@
 //! time and memory bound. The long reproducers are generated here, kept small where the limit
 //! allows; each must end with its diagnostic (or run), never a panic, an abort or a hang.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
+
 use std::time::{Duration, Instant};
 
-/// Address space for one run (the issue asks for 1 GiB in release builds).
-const MEMORY_KIB: u64 = 1 << 20;
-/// Wall-clock bound per run (generous: tests run the unoptimised binary on a shared machine).
-const TIME_LIMIT: Duration = Duration::from_secs(20);
-
-pub struct Outcome {
-    pub status: i32,
-    pub stdout: String,
-    pub stderr: String,
-    pub elapsed: Duration,
-}
-
-/// Run `tessera ARGS` (with `stdin`), under `ulimit -v` and a timeout.
-pub fn run_tessera(args: &[&str], stdin: &[u8]) -> Outcome {
-    let script = format!(
-        "ulimit -v {MEMORY_KIB}; exec timeout -s KILL {} \"$0\" \"$@\"",
-        TIME_LIMIT.as_secs()
-    );
-    let start = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tessera");
-    let mut input = child.stdin.take().expect("stdin");
-    let stdin = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let output = child.wait_with_output().expect("wait for tessera");
-    let _ = feeder.join();
-    Outcome {
-        status: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        elapsed: start.elapsed(),
-    }
-}
+use support::{run_tessera, Outcome, TIME_LIMIT};
 
 /// Run `src` as a file; check the exit status and that `code` is reported (if given).
 fn expect_file(name: &str, src: &str, status: i32, code: Option<&str>) -> Outcome {
@@ -158,7 +116,7 @@ fn deep_tuples_and_lambdas_are_e0102() {
 
 #[test]
 fn nesting_at_the_limit_runs() {
-    let n = 1000;
+    let n = tessera::limits::DEFAULT_MAX_NESTING as usize;
     let tuples = format!("println$ {}1{};\n", "(1, ".repeat(n - 1), ")".repeat(n - 1));
     let outcome = expect_file("tuples_at_limit", &tuples, 0, None);
     assert!(outcome.stdout.starts_with("(1, (1, "));
@@ -238,7 +196,8 @@ fn unclosed_blocks_are_reported_fast() {
         let src = format!("println$ {}1\n", opener.repeat(20_000));
         expect_file(name, &src, 1, Some("E0102"));
         // Just under the limit: an ordinary syntax error, still fast.
-        let src = format!("println$ {}1\n", opener.repeat(900));
+        let under = tessera::limits::DEFAULT_MAX_NESTING as usize - 10;
+        let src = format!("println$ {}1\n", opener.repeat(under));
         expect_file(name, &src, 1, Some("E0100"));
     }
 }

@@ -1154,7 +1154,18 @@ impl Checker {
                 }
                 _ => None,
             },
-            Type::Array(e, i) | Type::CArray(e, i) => {
+            // A literal position of a compact array is a digit of its code, like a component
+            // of a compact tuple (the unboxed and vectorised digit reads apply).
+            Type::CArray(e, i) => {
+                if let Some(n) = size_of(i) {
+                    if BigUint::from(k) >= n {
+                        out_of_range(self, n.to_string());
+                        return Some(Projection::CField(0, error_type()));
+                    }
+                }
+                Some(Projection::CField(k as u32, (**e).clone()))
+            }
+            Type::Array(e, i) => {
                 if let Some(n) = size_of(i) {
                     if BigUint::from(k) >= n {
                         out_of_range(self, n.to_string());

@@ -9,7 +9,7 @@ use crate::syntax::span::Span;
 use super::compile::{BindCode, ExprCode, IntCode, StmtCode};
 use super::error::{runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
-use super::{Ctrl, Frame, Runtime, MAX_CALL_DEPTH};
+use super::{Ctrl, Frame, Runtime};
 
 /// Stack left below which a call continues on a freshly allocated stack segment.
 const STACK_RED_ZONE: usize = 256 * 1024;
@@ -142,8 +142,8 @@ pub fn call_instance(
         ));
     };
     let depth = rt.depth.get();
-    if depth >= MAX_CALL_DEPTH {
-        return Err(too_deep(instance, span));
+    if depth >= rt.max_depth {
+        return Err(too_deep(instance, span, rt.max_depth));
     }
     if crate::interrupt::requested() {
         return Err(super::error::interrupted(span));
@@ -200,11 +200,11 @@ pub fn call_instance(
 
 /// The error for a call nested deeper than `MAX_CALL_DEPTH`.
 #[cold]
-fn too_deep(instance: &Instance, span: Span) -> Ctrl {
+fn too_deep(instance: &Instance, span: Span, max_depth: u32) -> Ctrl {
     runtime_error(
         RECURSION_TOO_DEEP,
         format!(
-            "recursion too deep: more than {MAX_CALL_DEPTH} nested calls (calling {})",
+            "recursion too deep: more than {max_depth} nested calls (calling {})",
             instance.name
         ),
         span,
@@ -230,8 +230,8 @@ pub fn call_int(
         return call_instance(rt, instance, &[], [arg], span).map(|value| value.as_int_lossy());
     };
     let depth = rt.depth.get();
-    if depth >= MAX_CALL_DEPTH {
-        return Err(too_deep(instance, span));
+    if depth >= rt.max_depth {
+        return Err(too_deep(instance, span, rt.max_depth));
     }
     if crate::interrupt::requested() {
         return Err(super::error::interrupted(span));

@@ -512,6 +512,26 @@ impl<'p> Compiler<'p> {
     }
 
     pub fn stmt(&mut self, stmt: &Stmt) -> StmtCode {
+        // A loop's variable has its value in the loop's body, even when it is a global first
+        // assigned by the loop (no R0011 check needed on its reads there).
+        let loop_var = match stmt {
+            Stmt::ForRange { var, .. }
+            | Stmt::ForCodes { var, .. }
+            | Stmt::ForArray { var, .. } => Some(*var),
+            _ => None,
+        };
+        let newly_defined = match loop_var {
+            Some(Place::Global(s)) => self.defined.insert(s).then_some(s),
+            _ => None,
+        };
+        let code = self.stmt_code(stmt);
+        if let Some(s) = newly_defined {
+            self.defined.remove(&s);
+        }
+        code
+    }
+
+    fn stmt_code(&mut self, stmt: &Stmt) -> StmtCode {
         match stmt {
             Stmt::Expr(e) => {
                 let code = self.expr(e);

@@ -61,6 +61,8 @@ pub struct Runtime<'o> {
     /// Standard error of the program (`eprint`, `fprint (cstderr, x)`, L11.29).
     pub err: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
+    /// Calls nested deeper than this are R0008 (`--max-call-depth`, read once per run).
+    pub max_depth: u32,
     /// The lowest native stack position at which the current stack segment still has room
     /// for a call (see `closure::with_stack`).
     pub stack_floor: Cell<usize>,
@@ -289,6 +291,7 @@ impl Machine {
             out: RefCell::new(out),
             err: RefCell::new(err),
             depth: Cell::new(0),
+            max_depth: u32::try_from(crate::limits::max_call_depth()).unwrap_or(u32::MAX),
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
         };

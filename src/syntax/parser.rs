@@ -65,6 +65,44 @@ fn coded_error<'t>(
     )
 }
 
+/// Is `e` an `if` or `match` written without `endif`/`endmatch` (its last branch ends where it
+/// does)?
+fn is_open_conditional(e: &Expr) -> bool {
+    match &e.node {
+        ExprKind::If(_, otherwise) => otherwise.span.end == e.span.end,
+        ExprKind::Match(_, arms) => arms
+            .last()
+            .is_some_and(|arm| arm.body.span.end == e.span.end),
+        _ => false,
+    }
+}
+
+/// An open `if` or `match` extends to the end of the enclosing expression, so when it is not
+/// the whole expression it is its last operand (`println$ if c then 1 else 2`), which L11.18
+/// forbids. Branches and lambda bodies are whole expressions, checked where they are parsed.
+fn open_operand(e: &Expr) -> Option<Span> {
+    let mut node = e;
+    loop {
+        let last = match &node.node {
+            ExprKind::Apply { arg: last, .. }
+            | ExprKind::Binary(_, _, last)
+            | ExprKind::Unary(_, last)
+            | ExprKind::Caseno(last)
+            | ExprKind::Hash(last)
+            | ExprKind::Addr(last) => last,
+            ExprKind::Tuple(items) | ExprKind::CTuple(items) => items.last()?,
+            _ => return None,
+        };
+        if last.span.end != e.span.end {
+            return None;
+        }
+        if is_open_conditional(last) {
+            return Some(last.span);
+        }
+        node = last;
+    }
+}
+
 fn token<'t>(expected: Token) -> impl Parser<'t, TokenInput<'t>, Token, Extra<'t>> + Clone {
     just(expected)
 }
@@ -629,13 +667,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         )
         .then_ignore(keyword(Keyword::Else))
         .then(expr.clone())
-        // Without `endif` the last branch extends as far as it can (L11.18).
+        // Without `endif` the last branch extends as far as it can (L11.18); such an `if` stands
+        // only where a whole expression does, which `expr` checks (`open_operand`).
         .then_ignore(keyword(Keyword::Endif).or_not())
-        .map(|(((condition, then_branch), elifs), otherwise)| {
+        .map_with(|(((condition, then_branch), elifs), otherwise), extra| {
             let mut branches = vec![(condition, then_branch)];
             branches.extend(elifs);
-            ExprKind::If(branches, Box::new(otherwise))
-        });
+            Spanned::new(ExprKind::If(branches, Box::new(otherwise)), extra.span())
+        })
+        .boxed();
     let parenthesised = token(Token::LParen)
         .ignore_then(expr.clone())
         .then_ignore(token(Token::RParen))
@@ -692,7 +732,9 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .at_least(1)
                 .collect::<Vec<_>>(),
         )
-        // Without `endmatch` the last arm extends as far as it can (L11.18).
+        .boxed();
+    // Like `if`: without `endmatch` the last arm extends as far as it can (L11.18).
+    let match_expr = match_expr
         .then_ignore(keyword(Keyword::Endmatch).or_not())
         .map_with(|(scrutinee, arms), extra| {
             Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
@@ -718,7 +760,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .map_with(|operand, extra| {
                     Spanned::new(ExprKind::Addr(Box::new(operand)), extra.span())
                 }),
-            if_expr.map_with(|kind, extra| Spanned::new(kind, extra.span())),
+            if_expr,
             block_lambda,
             match_expr,
             // `{ stmts }`: a closure of `()` (L11.13).
@@ -952,7 +994,21 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         });
     let level2 = arrow_lambda.or(coercion).boxed();
 
-    expr.define(level2.labelled("expression"));
+    expr.define(
+        level2
+            .validate(|e, _, emitter| {
+                if let Some(span) = open_operand(&e) {
+                    emitter.emit(coded_error(
+                        span,
+                        "E0100",
+                        "an `if` or `match` without `endif`/`endmatch` cannot be an operand",
+                        Some("close it with `endif`/`endmatch`, or put it in parentheses"),
+                    ));
+                }
+                e
+            })
+            .labelled("expression"),
+    );
 
     // Statements (L5).
     let semicolon = token(Token::Semicolon);

@@ -1,0 +1,252 @@
+//! Property tests of issue 9: random token soups and grammar-directed random programs go
+//! through lex, parse, check and run in a session; none may panic, every diagnostic has a span
+//! inside the source, and the outcome maps to exit status 0, 1 or 3. Each run is bounded: the
+//! limits are lowered for this test binary (allocations, natural size, call depth) and a
+//! watchdog stops evaluation after two seconds through the Ctrl-C flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use tessera::diag::exit_status;
+use tessera::Session;
+
+fn lower_limits() {
+    for (flag, value) in [
+        ("--max-alloc", 64u64 << 20),
+        ("--max-natural-bits", 1 << 16),
+        ("--max-call-depth", 2000),
+    ] {
+        tessera::limits::by_flag(flag).unwrap().set(value);
+    }
+}
+
+/// Run `src` as a file in a fresh session, within two seconds, and check the properties.
+fn run_bounded(src: &str) -> Result<(), TestCaseError> {
+    lower_limits();
+    tessera::interrupt::clear();
+    let done = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                if start.elapsed() > Duration::from_secs(2) {
+                    tessera::interrupt::request();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        let mut session = Session::new(Box::new(std::io::sink()));
+        session.run_source(src)
+    });
+    done.store(true, Ordering::Relaxed);
+    watchdog.join().unwrap();
+    tessera::interrupt::clear();
+    let result = outcome.map_err(|_| TestCaseError::fail(format!("panic on:\n{src}")))?;
+    if let Err(diags) = result {
+        prop_assert!(!diags.is_empty());
+        for diag in &diags {
+            prop_assert!(
+                diag.span.start <= diag.span.end && diag.span.end <= src.len(),
+                "{} at {:?} outside the source of {} bytes:\n{src}",
+                diag.code,
+                diag.span,
+                src.len()
+            );
+            prop_assert!(
+                diag.code != "R0000",
+                "internal error {}:\n{src}",
+                diag.message
+            );
+        }
+        let status = exit_status(&diags);
+        prop_assert!(status == 1 || status == 3, "status {status}");
+    }
+    Ok(())
+}
+
+const TOKENS: &[&str] = &[
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ";",
+    ":",
+    ".",
+    "..",
+    "..<",
+    "$",
+    "|>",
+    "|",
+    "#",
+    "&",
+    "<-",
+    "->",
+    "=>",
+    ":>>",
+    "=",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "^",
+    "++",
+    "\\*",
+    "\\+",
+    "\\^",
+    "\\,",
+    "`",
+    "1",
+    "0",
+    "3",
+    "2147483648",
+    "1.5",
+    "'c'",
+    "\"s\"",
+    "x",
+    "y",
+    "f",
+    "int",
+    "double",
+    "bool",
+    "string",
+    "natural",
+    "fun",
+    "val",
+    "var",
+    "if",
+    "then",
+    "else",
+    "endif",
+    "match",
+    "with",
+    "endmatch",
+    "for",
+    "in",
+    "do",
+    "done",
+    "begin",
+    "end",
+    "typedef",
+    "struct",
+    "variant",
+    "return",
+    "println",
+    "len",
+    "\\sum",
+    "true",
+    "false",
+    "not",
+    "and",
+    "or",
+    "while",
+    "break",
+    "case",
+    "of",
+    "\n",
+    "/*",
+    "*/",
+    "//",
+];
+
+fn token_soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(TOKENS), 0..80).prop_map(|tokens| tokens.join(" "))
+}
+
+/// Grammar-directed expressions over the variables `x : int`, `s : string`, `c : 3 \* 4`.
+fn expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        (-5i64..100000).prop_map(|n| n.to_string()),
+        Just("x".to_string()),
+        Just("s".to_string()),
+        Just("c".to_string()),
+        Just("true".to_string()),
+        Just("\"ab\"".to_string()),
+        Just("(2 :>> natural)".to_string()),
+        Just("a".to_string()),
+    ];
+    leaf.prop_recursive(5, 48, 4, |inner| {
+        prop_oneof![
+            (
+                inner.clone(),
+                prop::sample::select(&["+", "-", "*", "/", "%", "==", "<", "and"][..]),
+                inner.clone()
+            )
+                .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("(if {c} then {a} else {b} endif)")),
+            inner
+                .clone()
+                .prop_map(|a| format!("(fun (y:int) => {a}) 3")),
+            (inner.clone(), 0u32..6).prop_map(|(a, i)| format!("{a}.{i}")),
+            (
+                inner.clone(),
+                prop::sample::select(&["int", "3", "3 \\* 4", "natural", "string", "2 \\^ 70"][..])
+            )
+                .prop_map(|(a, t)| format!("({a} :>> {t})")),
+            inner.clone().prop_map(|a| format!("(str {a})")),
+            inner.prop_map(|a| format!("(len {a})")),
+        ]
+    })
+}
+
+fn statement() -> impl Strategy<Value = String> {
+    prop_oneof![
+        expr().prop_map(|e| format!("println$ {e};")),
+        expr().prop_map(|e| format!("x = {e};")),
+        expr().prop_map(|e| format!("s = s + str {e};")),
+        (expr(), 0u32..50)
+            .prop_map(|(e, n)| format!("for i in 0 ..< {n} do x = x + len (str {e}); done")),
+        expr().prop_map(|e| format!("val v{} = {e};", e.len())),
+        expr().prop_map(|e| format!("fun g{} (z:int) => {e};", e.len())),
+        Just("while x > 0 do x = x - 1; done".to_string()),
+        Just("s = s + s;".to_string()),
+    ]
+}
+
+fn program() -> impl Strategy<Value = String> {
+    prop::collection::vec(statement(), 1..8).prop_map(|statements| {
+        format!(
+            "var x = 3;\nvar s = \"q\";\nvar c = `1:3 \\, `2:4;\nvar a = 1, 2, 3;\n{}\n",
+            statements.join("\n")
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn token_soups_never_crash(src in token_soup()) {
+        run_bounded(&src)?;
+    }
+
+    #[test]
+    fn random_programs_never_crash(src in program()) {
+        run_bounded(&src)?;
+    }
+
+    #[test]
+    fn truncated_programs_never_crash(src in program(), cut in 0.0f64..1.0) {
+        let mut end = (src.len() as f64 * cut) as usize;
+        while !src.is_char_boundary(end) {
+            end -= 1;
+        }
+        run_bounded(&src[..end])?;
+    }
+}
