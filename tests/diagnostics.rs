@@ -90,6 +90,16 @@ diagnostic_cases! {
     e0100_destructure_target: "E0100", "a, 1 := 1, 2;\n";
     e0100_open_if_operand: "E0100", "println$ if true then 1 else 2;\n";
     r0001_compact_array_index: "R0001", "var y : 5 \\^ 3;\nvar k = 7;\nprintln$ y.k;\n";
+    e0202_duplicate_record_field: "E0202", "var r = (a=1, b=2, a=3);\n";
+    e0202_duplicate_record_type_field: "E0202", "typedef T = (a:int, a:string);\n";
+    e0301_record_positional_projection: "E0301", "var r = (a=1, b=2);\nprintln$ r.0;\n";
+    e0301_record_equality: "E0301", "var r = (a=1, b=2);\nprintln$ r == r;\n";
+    e0701_assign_to_record_field: "E0701", "var r = (a=1, b=2);\nr.a = 3;\n";
+    e0301_struct_from_record_missing_field: "E0301", "struct X { a:int; b:string; }\nvar x = X (a=1);\n";
+    e0301_struct_from_record_extra_field: "E0301", "struct X { a:int; }\nvar x = X (a=1, c=2);\n";
+    e0301_record_not_a_subtype: "E0301", "fun f (x:(a:int, c:int)) => x.a;\nprintln$ f (a=1, b=2);\n";
+    e0301_record_subtype_only_for_arguments: "E0301", "var r = (a=1, b=2);\nvar s : (a:int) = r;\n";
+    e0301_record_pattern_unknown_field: "E0301", "match (a=1) with | (b=k) => println k; endmatch;\n";
 }
 
 #[test]

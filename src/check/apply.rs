@@ -718,11 +718,10 @@ impl Checker {
         let targs = self.instantiate_params(&own_b);
         let ga = self.funs[a].groups.clone();
         let gb = self.funs[b].groups.clone();
-        let ok = ga
-            .iter()
-            .zip(gb.iter())
-            .take(n_args)
-            .all(|(x, y)| self.assignable(x, &y.subst_vars(&own_b, &targs)).is_some());
+        let ok = ga.iter().zip(gb.iter()).take(n_args).all(|(x, y)| {
+            let y = y.subst_vars(&own_b, &targs);
+            self.assignable(x, &y).is_some() || self.argument_subtype(x, &y)
+        });
         self.metas = saved;
         ok
     }
