@@ -89,6 +89,15 @@ diagnostic_cases! {
     e0100_c_binding: "E0100", "fun f : int -> int = \"foo($1)\";\n";
     e0100_destructure_target: "E0100", "a, 1 := 1, 2;\n";
     e0100_open_if_operand: "E0100", "println$ if true then 1 else 2;\n";
+    e0702_address_of_val: "E0702", "val v = 2;\nval p = &v;\n";
+    e0702_address_of_expression: "E0702", "var x = 1;\nval p = &(x + 1);\n";
+    e0702_address_of_parameter: "E0702", "fun f (n:int) => &n;\n";
+    e0301_print_pointer: "E0301", "var x = 1;\nprintln$ &x;\n";
+    e0301_pointer_equality: "E0301", "var x = 1;\nprintln$ &x == &x;\n";
+    e0301_read_write_only_pointer: "E0301", "var x = 1;\nval w = &>x;\nprintln$ *w;\n";
+    e0301_store_read_only_pointer: "E0301", "var x = 1;\nval r = &<x;\nr <- 2;\n";
+    e0301_deref_non_pointer: "E0301", "val x = 1;\nprintln$ *x;\n";
+    e0500_pointer_cast: "E0500", "var a = 1, 2, 3;\nval p = C_hack::cast[&(int ^ 4)] (&a);\n";
     r0001_compact_array_index: "R0001", "var y : 5 \\^ 3;\nvar k = 7;\nprintln$ y.k;\n";
     e0202_duplicate_record_field: "E0202", "var r = (a=1, b=2, a=3);\n";
     e0202_duplicate_record_type_field: "E0202", "typedef T = (a:int, a:string);\n";

@@ -61,6 +61,19 @@ impl Checker {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
                 self.call_named(n, head.span, Some(types), args, span, expected)
             }
+            // `C_hack::cast[&U] p`: a pointer reshape (L11.7); every other `C_hack` is E0201.
+            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Qualified(path) if path.len() == 2 && path[0] == "C_hack" && path[1] == "cast") =>
+            {
+                if targs.len() != 1 || args.is_empty() {
+                    self.type_error(span, "`C_hack::cast[&U] p` takes one type and one pointer");
+                    return error_expr(span);
+                }
+                let to = self.type_expr(&targs[0]);
+                let first = args.remove(0);
+                let p = self.arg_expr(first, None);
+                let r = self.pointer_cast(to, p, span);
+                self.call_rest(r, args, span)
+            }
             // An integer literal applied to a tuple or array projects (L4.6): `1 x` is `x.1`.
             ExprKind::Int(_) => {
                 let first = args.remove(0);

@@ -96,6 +96,8 @@ pub enum CheckError {
     FormatConversion { span: Span, message: String },
     /// E0701
     NotAssignable { span: Span, what: String },
+    /// E0702: `&` of something that is not a variable (L11.1).
+    NotAddressable { span: Span, what: String },
 }
 
 impl CheckError {
@@ -120,6 +122,7 @@ impl CheckError {
             CheckError::LiteralSuffix { .. } => "E0602",
             CheckError::FormatConversion { .. } => "E0603",
             CheckError::NotAssignable { .. } => "E0701",
+            CheckError::NotAddressable { .. } => "E0702",
         }
     }
 
@@ -143,7 +146,8 @@ impl CheckError {
             | CheckError::LiteralRange { span, .. }
             | CheckError::LiteralSuffix { span, .. }
             | CheckError::FormatConversion { span, .. }
-            | CheckError::NotAssignable { span, .. } => *span,
+            | CheckError::NotAssignable { span, .. }
+            | CheckError::NotAddressable { span, .. } => *span,
         }
     }
 
@@ -259,6 +263,9 @@ impl CheckError {
             CheckError::NotAssignable { what, .. } => d(format!("cannot assign to {what}"))
                 .with_label("not a variable")
                 .with_help("only variables can be assigned; store into a component with `&x.i <- v;`"),
+            CheckError::NotAddressable { what, .. } => d(format!("cannot take the address of {what}"))
+                .with_label("not a variable")
+                .with_help("only a `var` (or, with `&<`, a `val`) has an address; a value parameter can be declared `var` to make it one"),
         }
     }
 }

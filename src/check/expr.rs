@@ -174,13 +174,8 @@ impl Checker {
             ExprKind::Hash(f) => {
                 self.apply_ast_head(f, vec![Arg::Checked(unit_const(span))], span, expected)
             }
-            ExprKind::Addr(_) => {
-                self.type_error(
-                    span,
-                    "`&x` is only allowed in a store `&x.i <- v;` and in `set (&a, i, v)`",
-                );
-                error_expr(span)
-            }
+            ExprKind::Addr(mode, target) => self.address_expr(*mode, target, span),
+            ExprKind::Deref(p) => self.deref_expr(p, span),
             ExprKind::StrIndex(s, i) => {
                 let s = self.expr(s, Some(&Type::String));
                 let s = self.coerce_to(s, &Type::String, "string indexing");
@@ -310,7 +305,9 @@ impl Checker {
             }
             ExprKind::Aproj(index, te) => {
                 let t = self.type_expr(te);
-                if !matches!(t, Type::Array(..) | Type::CArray(..)) && t != error_type() {
+                // Also `aproj i of &(T ^ I)` and of `_pclt<D, T \^ I>` (L11.3).
+                let target = t.pointee().map_or(&t, |(_, target)| target);
+                if !matches!(target, Type::Array(..) | Type::CArray(..)) && t != error_type() {
                     self.type_error(
                         te.span,
                         format!("`aproj … of T` needs an array type, found `{t}`"),
@@ -330,7 +327,9 @@ impl Checker {
                 // `a of T` for a record or struct type with a field `a`: the projection
                 // function of that field (L11.9).
                 if let ExprKind::Name(field) = &head.node {
-                    if Checker::named_fields(&t)
+                    // Also `a of &T` (L11.3).
+                    let target = t.pointee().map_or(&t, |(_, target)| target);
+                    if Checker::named_fields(target)
                         .is_some_and(|fs| fs.iter().any(|(f, _)| **f == **field))
                     {
                         let rhs = (**head).clone();
@@ -955,6 +954,9 @@ impl Checker {
         if lt == error_type() {
             return error_expr(span);
         }
+        if lt.pointee().is_some() {
+            return self.pointer_dot(l, rhs, span);
+        }
         if let Some(p) = self.projection(&lt, rhs, None) {
             return self.apply_projection(l, p, span);
         }
@@ -1018,6 +1020,9 @@ impl Checker {
     /// `v.k` for an integer literal `k` on an already checked value.
     pub(crate) fn project(&mut self, v: ir::Expr, lit: &ast::Expr, span: Span) -> ir::Expr {
         let t = self.zonk(&v.ty);
+        if t.pointee().is_some() {
+            return self.pointer_dot(v, lit, span);
+        }
         match self.projection(&t, lit, None) {
             Some(p) => self.apply_projection(v, p, span),
             None => {
@@ -1208,6 +1213,16 @@ impl Checker {
                 let expected = self.zonk(t);
                 if contains_error(&found) || contains_error(&expected) {
                     return error_expr(e.span);
+                }
+                // A read-write pointer where a read-only or write-only one is expected
+                // (L11.4): the only subtyping outside function arguments.
+                if matches!(
+                    (&found, &expected),
+                    (Type::Ptr(..), Type::Ptr(..)) | (Type::CPtr(..), Type::CPtr(..))
+                ) && crate::types::subtype::is_subtype(&found, &expected)
+                {
+                    let span = e.span;
+                    return mk(ir::ExprKind::Prim(Prim::Upcast, vec![e]), expected, span);
                 }
                 let help = match (&found, &expected) {
                     (Type::Int(f), Type::Int(x)) => Some(format!(
@@ -1629,8 +1644,11 @@ fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
 fn comparable(t: &Type) -> bool {
     let mut ok = true;
     t.walk(&mut |x| {
-        // Records have no `==` or `<` (L11.8).
-        if matches!(x, Type::Fun(..) | Type::Record(..)) {
+        // Records have no `==` or `<` (L11.8), nor pointers (L11.6).
+        if matches!(
+            x,
+            Type::Fun(..) | Type::Record(..) | Type::Ptr(..) | Type::CPtr(..)
+        ) {
             ok = false
         }
     });

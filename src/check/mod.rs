@@ -10,6 +10,7 @@ pub mod error;
 mod expr;
 mod library;
 mod pattern;
+mod pointer;
 pub mod prims;
 mod record;
 mod stmt;
@@ -117,21 +118,21 @@ impl Checker {
     /// Check a whole program (or the prelude) as one new scope nested in everything defined so
     /// far. On error nothing is kept.
     pub fn check_program(&mut self, stmts: &[Stmt]) -> Result<Unit, Vec<Diagnostic>> {
-        self.check_unit(stmts, None)
+        self.check_unit(stmts, None, false)
     }
 
     /// Check one REPL chunk (L9.4): a new nested scope; an expression chunk sets `Unit::result`.
     pub fn check_chunk(&mut self, chunk: &Chunk) -> Result<Unit, Vec<Diagnostic>> {
         match chunk {
-            Chunk::Stmts(stmts) => self.check_unit(stmts, None),
-            Chunk::Expr(e) => self.check_unit(&[], Some(e)),
+            Chunk::Stmts(stmts) => self.check_unit(stmts, None, false),
+            Chunk::Expr(e) => self.check_unit(&[], Some(e), true),
         }
     }
 
     /// The type of an expression in the current scope, without running anything (`:type`).
     pub fn type_of_expr(&mut self, expr: &Expr) -> Result<Type, Vec<Diagnostic>> {
         let saved = self.clone();
-        let result = self.check_unit(&[], Some(expr));
+        let result = self.check_unit(&[], Some(expr), false);
         *self = saved;
         result.map(|unit| unit.result.map(|e| e.ty).unwrap_or(Type::UNIT))
     }
@@ -182,6 +183,7 @@ impl Checker {
         &mut self,
         stmts: &[Stmt],
         result: Option<&Expr>,
+        prints_result: bool,
     ) -> Result<Unit, Vec<Diagnostic>> {
         let saved = self.clone();
         let scope = self.new_scope(Some(self.top));
@@ -194,6 +196,18 @@ impl Checker {
         let result = result.map(|e| {
             let ir = self.expr(e, None);
             self.no_meta_left(&ir.ty, e.span);
+            // The REPL prints the value (L9.2): a pointer does not print (L11.6).
+            let t = self.zonk(&ir.ty);
+            if prints_result && traits::has_pointer(&t) {
+                self.error(CheckError::NoOverload {
+                    span: e.span,
+                    message: format!(
+                        "`{t}` does not print: pointers have no `str`, `repr` or `_strr`"
+                    ),
+                    behaviour: "printable",
+                    help: Some("print the value it points at: `*p`".into()),
+                });
+            }
             ir
         });
         // A REPL expression of type void is run as a statement.

@@ -156,13 +156,28 @@ pub(crate) fn take(
     ir::Expr { ty: t, ..e }
 }
 
+/// E0301 when values of the argument's type do not print (L11.6: pointers).
+fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
+    let t = c.zonk(&x.ty);
+    if !crate::check::traits::has(&t, crate::check::traits::Behaviour::Printable) {
+        c.error(CheckError::NoOverload {
+            span,
+            message: format!("`{t}` does not print: pointers have no `str`, `repr` or `_strr`"),
+            behaviour: "printable",
+            help: Some("print the value it points at: `*p`".into()),
+        });
+    }
+}
+
 fn format_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
     let x = take(c, args, 0, None);
+    require_printable(c, &x, span);
     mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span)
 }
 
 fn print_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
     let x = take(c, args, 0, None);
+    require_printable(c, &x, span);
     c.note_effect();
     mk(ir::ExprKind::Prim(prim, vec![x]), Type::VOID, span)
 }

@@ -525,6 +525,11 @@ impl Checker {
                     out.push(st);
                 }
             }
+            StmtKind::StoreAt { pointer, value } => {
+                if let Some(st) = self.store_at(pointer, value) {
+                    out.push(st);
+                }
+            }
             StmtKind::Assert(e) => {
                 let cond = self.bool_expr(e);
                 self.note_effect();
@@ -1048,7 +1053,7 @@ impl Checker {
             self.type_error(span, "`set` takes `(&a, i, v)`");
             return None;
         }
-        let ExprKind::Addr(target) = &items[0].node else {
+        let ExprKind::Addr(crate::types::ty::PtrMode::ReadWrite, target) = &items[0].node else {
             self.type_error(items[0].span, "the first argument of `set` is `&a`");
             return None;
         };
@@ -1327,7 +1332,12 @@ fn has_zero_shared(
         Type::Tuple(cs) | Type::CProduct(cs) | Type::Record(_, cs) => cs.iter().all(&mut has_zero),
         Type::CSum(cs) => cs.iter().any(&mut has_zero),
         Type::Array(e, _) | Type::CArray(e, _) => has_zero(e),
-        Type::Sum(_) | Type::Fun(..) | Type::Var(_) | Type::Meta(_) => false,
+        Type::Sum(_)
+        | Type::Fun(..)
+        | Type::Var(_)
+        | Type::Meta(_)
+        | Type::Ptr(..)
+        | Type::CPtr(..) => false,
         Type::Nominal(n) => match n.body.get() {
             Some(NominalBody::Struct(fs)) => fs.iter().all(|(_, t)| has_zero(t)),
             _ => false,
@@ -1401,6 +1411,18 @@ struct NameCollector<'a> {
 }
 
 impl NameCollector<'_> {
+    /// Visit the indices of a projection chain `x.a.(i)` and return its root.
+    fn path_root<'e>(&mut self, mut e: &'e ast::Expr) -> &'e ast::Expr {
+        while let ExprKind::Dot(lhs, rhs) = &e.node {
+            self.expr(rhs);
+            e = lhs;
+        }
+        if !matches!(e.node, ExprKind::Name(_)) {
+            self.expr(e);
+        }
+        e
+    }
+
     fn fundef(&mut self, f: &FunDef) {
         self.inside += 1;
         match &f.body {
@@ -1420,7 +1442,12 @@ impl NameCollector<'_> {
             StmtKind::Val { init, .. } => self.expr(init),
             StmtKind::Fun(f) => self.fundef(f),
             StmtKind::Expr(e) | StmtKind::IfThenStatement(e) => self.expr(e),
-            StmtKind::Assign { target, value, .. } | StmtKind::Store { target, value } => {
+            StmtKind::Assign { target, value, .. }
+            | StmtKind::Store { target, value }
+            | StmtKind::StoreAt {
+                pointer: target,
+                value,
+            } => {
                 self.expr(target);
                 self.expr(value)
             }
@@ -1496,9 +1523,34 @@ impl NameCollector<'_> {
                 self.names.insert(n.clone());
             }
             ExprKind::Lambda(f) => self.fundef(f),
+            // An addressed variable is a cell (L11.1): its pointer may outlive the frame.
+            ExprKind::Addr(_, a) => {
+                let root = self.path_root(a);
+                if let ExprKind::Name(n) = &root.node {
+                    self.names.insert(n.clone());
+                }
+            }
+            // `set (&a, i, v)` stores in place; `a` needs no address.
+            ExprKind::Apply { func, arg, .. }
+                if matches!(&func.node, ExprKind::Name(n) if n == "set")
+                    && matches!(&arg.node, ExprKind::Tuple(items)
+                        if matches!(items.first().map(|i| &i.node), Some(ExprKind::Addr(..)))) =>
+            {
+                let ExprKind::Tuple(items) = &arg.node else {
+                    return;
+                };
+                for (k, item) in items.iter().enumerate() {
+                    match &item.node {
+                        ExprKind::Addr(_, a) if k == 0 => {
+                            self.path_root(a);
+                        }
+                        _ => self.expr(item),
+                    }
+                }
+            }
             ExprKind::TypeApply(a, _)
             | ExprKind::Hash(a)
-            | ExprKind::Addr(a)
+            | ExprKind::Deref(a)
             | ExprKind::Unary(_, a)
             | ExprKind::Caseno(a)
             | ExprKind::Aproj(a, _)

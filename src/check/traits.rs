@@ -55,9 +55,35 @@ pub fn has(ty: &Type, b: Behaviour) -> bool {
             ty,
             Type::Int(_) | Type::Float | Type::Double | Type::Natural
         ),
-        Behaviour::Ordered | Behaviour::Equality => no_function_inside(ty),
-        Behaviour::Printable => true,
+        Behaviour::Ordered | Behaviour::Equality => no_function_inside(ty) && !has_pointer(ty),
+        // Pointers do not print (L11.6).
+        Behaviour::Printable => !has_pointer(ty),
     }
+}
+
+/// Does a value of `ty` contain a pointer (through tuples, arrays, records, structs and
+/// variants)?
+pub fn has_pointer(ty: &Type) -> bool {
+    let mut found = false;
+    let mut seen = std::collections::HashSet::new();
+    let mut pending = vec![ty.clone()];
+    while let Some(t) = pending.pop() {
+        t.walk(&mut |x| match x {
+            Type::Ptr(..) | Type::CPtr(..) => found = true,
+            Type::Nominal(n) if seen.insert(n.id) => match n.body.get() {
+                Some(NominalBody::Struct(fs)) => pending.extend(fs.iter().map(|(_, f)| f.clone())),
+                Some(NominalBody::Variant(cs)) => {
+                    pending.extend(cs.iter().filter_map(|(_, a)| a.clone()))
+                }
+                None => {}
+            },
+            _ => {}
+        });
+        if found {
+            return true;
+        }
+    }
+    false
 }
 
 fn no_function_inside(ty: &Type) -> bool {

@@ -99,6 +99,15 @@ impl Checker {
                 let b = self.type_expr(b);
                 Type::fun(a, b)
             }
+            TypeExprKind::Ptr(mode, t) => {
+                let t = self.type_expr(t);
+                Type::ptr(*mode, t)
+            }
+            TypeExprKind::CPtr(mode, d, c) => {
+                let d = self.compact_operand(d, "the whole of `_pclt<D, C>`");
+                let c = self.compact_operand(c, "the component of `_pclt<D, C>`");
+                Type::cptr(*mode, d, c)
+            }
             TypeExprKind::UnitsumArith(op, a, b) => {
                 let x = self.type_expr(a);
                 let y = self.type_expr(b);

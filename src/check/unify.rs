@@ -90,6 +90,10 @@ impl Checker {
                 self.unify(i1, i2) && self.unify(e1, e2)
             }
             (Type::Fun(a1, r1), Type::Fun(a2, r2)) => self.unify(a1, a2) && self.unify(r1, r2),
+            (Type::Ptr(m1, t1), Type::Ptr(m2, t2)) => m1 == m2 && self.unify(t1, t2),
+            (Type::CPtr(m1, d1, c1), Type::CPtr(m2, d2, c2)) => {
+                m1 == m2 && self.unify(d1, d2) && self.unify(c1, c2)
+            }
             (Type::Record(n1, x), Type::Record(n2, y)) => {
                 n1 == n2 && x.iter().zip(y.iter()).all(|(p, q)| self.unify(p, q))
             }

@@ -95,8 +95,26 @@ impl Checker {
                     self.zonk_expr(a);
                 }
             }
+            ExprKind::AddrOf { root_ty, path, .. } => {
+                self.zonk_in_place(root_ty);
+                for step in path {
+                    if let PathStep::Index(e, _) = step {
+                        self.zonk_expr(e);
+                    }
+                }
+            }
+            ExprKind::PtrProject { pointer, path } => {
+                self.zonk_expr(pointer);
+                for step in path {
+                    if let PathStep::Index(e, _) = step {
+                        self.zonk_expr(e);
+                    }
+                }
+            }
             ExprKind::Field(x, _)
             | ExprKind::CField(x, _)
+            | ExprKind::Deref(x)
+            | ExprKind::PtrCast(x)
             | ExprKind::Coerce(_, x)
             | ExprKind::Inject { arg: x, .. }
             | ExprKind::CInject { arg: x, .. } => self.zonk_expr(x),
@@ -178,6 +196,10 @@ impl Checker {
                         self.zonk_expr(e);
                     }
                 }
+                self.zonk_expr(value);
+            }
+            Stmt::StoreAt { pointer, value } => {
+                self.zonk_expr(pointer);
                 self.zonk_expr(value);
             }
             Stmt::If(c, a, b) => {

@@ -372,6 +372,26 @@ pub enum ExprKind {
     Or(Box<Expr>, Box<Expr>),
     /// Patterns tried in order; no match is R0006.
     Match(Box<Expr>, Vec<Arm<Expr>>),
+    /// A pointer (`ty`, L11.1, L11.3) to the variable `place` of type `root_ty`, or to the
+    /// component of it that `path` leads to. A `Local` place is never addressed (the checker
+    /// makes addressed locals cells).
+    AddrOf {
+        place: Place,
+        root_ty: Type,
+        path: Vec<PathStep>,
+    },
+    /// The pointer `ty` to the component that `path` leads to inside the object `pointer`
+    /// points at (L11.3, L11.5); the path's first container is `pointer`'s target type (the
+    /// component type `C` of a `_pclt<D, C>`).
+    PtrProject {
+        pointer: Box<Expr>,
+        path: Vec<PathStep>,
+    },
+    /// `*p` (L11.2): the current value of the object.
+    Deref(Box<Expr>),
+    /// `C_hack::cast[&U] p` (L11.7): a pointer to the same object seen with type `U` (the
+    /// target of `ty`), layout-identical to the operand's target.
+    PtrCast(Box<Expr>),
 }
 
 /// A pattern, typed by the value it matches.
@@ -454,6 +474,11 @@ pub enum Stmt {
         place: Place,
         root_ty: Type,
         path: Vec<PathStep>,
+        value: Expr,
+    },
+    /// `p <- v;` (L11.2): store into the object a pointer points at.
+    StoreAt {
+        pointer: Expr,
         value: Expr,
     },
     If(Expr, Vec<Stmt>, Vec<Stmt>),

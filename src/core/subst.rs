@@ -95,12 +95,36 @@ impl Substitution<'_> {
                 Box::new(self.expr(x)),
                 arms.iter().map(|a| self.arm(a, |b| self.expr(b))).collect(),
             ),
+            ExprKind::AddrOf {
+                place,
+                root_ty,
+                path,
+            } => ExprKind::AddrOf {
+                place: *place,
+                root_ty: self.ty(root_ty),
+                path: self.path(path),
+            },
+            ExprKind::PtrProject { pointer, path } => ExprKind::PtrProject {
+                pointer: Box::new(self.expr(pointer)),
+                path: self.path(path),
+            },
+            ExprKind::Deref(x) => ExprKind::Deref(Box::new(self.expr(x))),
+            ExprKind::PtrCast(x) => ExprKind::PtrCast(Box::new(self.expr(x))),
         };
         Expr {
             kind,
             ty: self.ty(&e.ty),
             span: e.span,
         }
+    }
+
+    fn path(&self, path: &[PathStep]) -> Vec<PathStep> {
+        path.iter()
+            .map(|step| match step {
+                PathStep::Field(i) => PathStep::Field(*i),
+                PathStep::Index(e, mode) => PathStep::Index(self.expr(e), *mode),
+            })
+            .collect()
     }
 
     fn exprs(&self, es: &[Expr]) -> Vec<Expr> {
@@ -156,13 +180,11 @@ impl Substitution<'_> {
             } => Stmt::Store {
                 place: *place,
                 root_ty: self.ty(root_ty),
-                path: path
-                    .iter()
-                    .map(|step| match step {
-                        PathStep::Field(i) => PathStep::Field(*i),
-                        PathStep::Index(e, mode) => PathStep::Index(self.expr(e), *mode),
-                    })
-                    .collect(),
+                path: self.path(path),
+                value: self.expr(value),
+            },
+            Stmt::StoreAt { pointer, value } => Stmt::StoreAt {
+                pointer: self.expr(pointer),
                 value: self.expr(value),
             },
             Stmt::If(c, a, b) => Stmt::If(self.expr(c), self.stmts(a), self.stmts(b)),

@@ -63,6 +63,17 @@ impl Validator {
                 }
                 self.expr(value)
             }
+            Stmt::StoreAt { pointer, value } => {
+                self.expr(pointer);
+                self.expr(value);
+                match pointer.ty.pointee() {
+                    Some((mode, t)) if mode.can_write() && *t == value.ty => {}
+                    _ => self.problem(
+                        pointer,
+                        format!("store of `{}` through `{}`", value.ty, pointer.ty),
+                    ),
+                }
+            }
             Stmt::If(c, a, b) => {
                 self.bool(c);
                 self.stmts(a);
@@ -254,7 +265,41 @@ impl Validator {
                 }
             }
             ExprKind::TypeSize(t) => self.ty(e, t),
+            ExprKind::AddrOf { path, .. } => {
+                self.path(path);
+                if e.ty.pointee().is_none() {
+                    self.problem(e, format!("address typed `{}`", e.ty));
+                }
+            }
+            ExprKind::PtrProject { pointer, path } => {
+                self.expr(pointer);
+                self.path(path);
+                if pointer.ty.pointee().is_none() || e.ty.pointee().is_none() {
+                    self.problem(e, format!("pointer projection from `{}`", pointer.ty));
+                }
+            }
+            ExprKind::Deref(p) => {
+                self.expr(p);
+                match p.ty.pointee() {
+                    Some((mode, t)) if mode.can_read() && *t == e.ty => {}
+                    _ => self.problem(e, format!("dereference of `{}` typed `{}`", p.ty, e.ty)),
+                }
+            }
+            ExprKind::PtrCast(p) => {
+                self.expr(p);
+                if p.ty.pointee().is_none() || e.ty.pointee().is_none() {
+                    self.problem(e, format!("pointer cast from `{}`", p.ty));
+                }
+            }
             _ => {}
+        }
+    }
+
+    fn path(&mut self, path: &[crate::core::ir::PathStep]) {
+        for step in path {
+            if let crate::core::ir::PathStep::Index(x, _) = step {
+                self.expr(x)
+            }
         }
     }
 

@@ -31,6 +31,7 @@ use super::error::{
     DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
+use super::pointer::{store_into, Base, Pointer, Step, StepKind};
 use super::prims::{
     self, float_arith, float_holds, holds, int_arith, int_from_i128, int_value, is_unsigned_64,
     round_float,
@@ -260,17 +261,6 @@ struct StoreStep {
     index: StepIndex,
 }
 
-enum StepKind {
-    /// A component of a tuple or struct.
-    Field,
-    /// An element of an array of this shape.
-    Element(Shape),
-    /// A component of a compact product: its digit in the product's code.
-    CField(Digit),
-    /// An element of a compact array.
-    CElement(CArrayLayout),
-}
-
 enum StepIndex {
     Field(usize),
     Dynamic {
@@ -281,78 +271,30 @@ enum StepIndex {
     },
 }
 
-/// Store `new` at the path inside `target`, copying shared storage on the way.
-fn store_into(target: &mut Value, steps: &[StoreStep], positions: &[usize], new: Value) {
-    let Some(step) = steps.first() else {
-        *target = new;
-        return;
-    };
-    match (&step.kind, target) {
-        (StepKind::Field, Value::Tuple(parts)) => {
-            let parts = Arc::make_mut(parts);
-            if let Some(part) = parts.get_mut(positions[0]) {
-                store_into(part, &steps[1..], &positions[1..], new);
+/// The positions a compiled path's steps select, dynamic indices checked (R0001).
+fn step_positions(steps: &[StoreStep], frame: &mut Frame<'_, '_>) -> Result<Vec<usize>, Ctrl> {
+    let mut positions = Vec::with_capacity(steps.len());
+    for step in steps {
+        positions.push(match &step.index {
+            StepIndex::Field(i) => *i,
+            StepIndex::Dynamic {
+                code,
+                mode,
+                ity,
+                span,
+            } => {
+                let index = code(frame)?;
+                position_of(&index, *mode, *ity, step.n_elements, &step.container)
+                    .map_err(|fault| fault.at(*span))?
             }
-        }
-        (StepKind::Element(_), Value::Array(view)) => {
-            let buffer = array::make_unique(view);
-            store_region(buffer, 0, steps, positions, new);
-        }
-        (StepKind::CField(_) | StepKind::CElement(_), code) => {
-            // The rest of the path stays inside this compact value: one digit of its code
-            // (L11.5).
-            let mut digit: Option<Digit> = None;
-            for (step, &position) in steps.iter().zip(positions) {
-                let inner = match &step.kind {
-                    StepKind::CField(d) => d.clone(),
-                    StepKind::CElement(layout) => layout.digit(position),
-                    _ => return,
-                };
-                digit = Some(match digit {
-                    None => inner,
-                    Some(outer) => outer.then(inner),
-                });
-            }
-            if let Some(digit) = digit {
-                digit.set(code, &new);
-            }
-        }
-        _ => {}
+        });
     }
+    Ok(positions)
 }
 
-/// Store into the region of a unique buffer that holds the array the first step indexes.
-fn store_region(
-    buffer: &mut Buffer,
-    base: usize,
-    steps: &[StoreStep],
-    positions: &[usize],
-    new: Value,
-) {
-    let StepKind::Element(shape) = steps[0].kind else {
-        return;
-    };
-    let offset = base + positions[0] * shape.elem_leaves;
-    if steps.len() == 1 {
-        match (&new, shape.elem_is_array) {
-            (Value::Array(view), true) => array::set_leaves(buffer, offset, view),
-            _ => array::set_leaf(buffer, offset, new),
-        }
-    } else if shape.elem_is_array {
-        store_region(buffer, offset, &steps[1..], &positions[1..], new);
-    } else {
-        match buffer {
-            Buffer::Boxed(values) => {
-                store_into(&mut values[offset], &steps[1..], &positions[1..], new)
-            }
-            Buffer::I64(values) => {
-                // A compact element held unboxed: update its code.
-                let mut code = Value::Int(values[offset]);
-                store_into(&mut code, &steps[1..], &positions[1..], new);
-                values[offset] = code.as_int_lossy();
-            }
-            Buffer::F64(_) => {}
-        }
+impl Step for StoreStep {
+    fn kind(&self) -> &StepKind {
+        &self.kind
     }
 }
 
@@ -588,6 +530,7 @@ impl<'p> Compiler<'p> {
                 path,
                 value,
             } => self.store(*place, root_ty, path, value),
+            Stmt::StoreAt { pointer, value } => self.store_at(pointer, value),
             Stmt::If(c, then_branch, else_branch) => {
                 let cond = self.cond_code(c);
                 let then_code = self.block(then_branch);
@@ -1088,8 +1031,9 @@ impl<'p> Compiler<'p> {
         }
     }
 
-    fn store(&mut self, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) -> StmtCode {
-        self.note_place(place);
+    /// Compile the steps of a path into a value of type `root_ty` (a store path or a
+    /// pointer's); `Err` with a message when the path cannot be compiled.
+    fn path_steps(&mut self, root_ty: &Type, path: &[PathStep]) -> Result<Vec<StoreStep>, String> {
         let mut steps = Vec::with_capacity(path.len());
         let mut container = root_ty.clone();
         for step in path {
@@ -1104,12 +1048,12 @@ impl<'p> Compiler<'p> {
                         let n = layout.n;
                         (StepKind::CElement(layout), n, (**elem).clone())
                     }
-                    None => return internal_stmt("a compact array too large to index", value.span),
+                    None => return Err("a compact array too large to index".into()),
                 },
                 Type::CProduct(cs) => {
                     let (PathStep::Field(i), Some(layout)) = (step, ProductLayout::of(&container))
                     else {
-                        return internal_stmt("a bad compact store path", value.span);
+                        return Err("a bad compact store path".into());
                     };
                     let i = *i as usize;
                     let next = cs.get(i).cloned().unwrap_or(Type::UNIT);
@@ -1142,28 +1086,146 @@ impl<'p> Compiler<'p> {
             });
             container = next;
         }
+        Ok(steps)
+    }
+
+    fn store(&mut self, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) -> StmtCode {
+        self.note_place(place);
+        let steps = match self.path_steps(root_ty, path) {
+            Ok(steps) => steps,
+            Err(message) => return internal_stmt(message, value.span),
+        };
         let value = self.expr(value);
         Box::new(move |frame| {
-            let mut positions = Vec::with_capacity(steps.len());
-            for step in &steps {
-                positions.push(match &step.index {
-                    StepIndex::Field(i) => *i,
-                    StepIndex::Dynamic {
-                        code,
-                        mode,
-                        ity,
-                        span,
-                    } => {
-                        let index = code(frame)?;
-                        position_of(&index, *mode, *ity, step.n_elements, &step.container)
-                            .map_err(|fault| fault.at(*span))?
-                    }
-                });
-            }
+            let positions = step_positions(&steps, frame)?;
             let new = value(frame)?;
             let mut root = take_place(frame, place);
             store_into(&mut root, &steps, &positions, new);
             assign(frame, place, root);
+            Ok(())
+        })
+    }
+
+    // ----- pointers (L11.1-L11.7) -----
+
+    /// `&x.path`: a pointer to a variable (a global, or a cell) and a path into it.
+    fn address(&mut self, place: Place, root_ty: &Type, path: &[PathStep], span: Span) -> ExprCode {
+        self.note_place(place);
+        let steps = match self.path_steps(root_ty, path) {
+            Ok(steps) => steps,
+            Err(message) => return internal(message, span),
+        };
+        Box::new(move |frame| {
+            let positions = step_positions(&steps, frame)?;
+            let base = match place {
+                Place::Global(s) => Base::Global(s),
+                Place::LocalCell(s) => match &frame.slots[s as usize] {
+                    Value::Cell(cell) => Base::Cell(cell.clone()),
+                    plain => {
+                        let cell = Arc::new(Mutex::new(plain.clone()));
+                        frame.slots[s as usize] = Value::Cell(cell.clone());
+                        Base::Cell(cell)
+                    }
+                },
+                Place::CaptureCell(i) => match frame.captures.get(i as usize) {
+                    Some(Value::Cell(cell)) => Base::Cell(cell.clone()),
+                    _ => {
+                        return Err(runtime_error(
+                            INTERNAL,
+                            "address of a captured value that is not a cell",
+                            span,
+                        ))
+                    }
+                },
+                Place::Local(_) => {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "address of a local that is not a cell",
+                        span,
+                    ))
+                }
+            };
+            let steps = steps
+                .iter()
+                .zip(positions)
+                .map(|(step, position)| (step.kind.clone(), position))
+                .collect();
+            Ok(Value::Ptr(Arc::new(Pointer { base, steps })))
+        })
+    }
+
+    /// `p.path`: the pointer `p` extended by a path into its target (L11.3).
+    fn pointer_projection(&mut self, pointer: &Expr, path: &[PathStep], span: Span) -> ExprCode {
+        let Some((_, target)) = pointer.ty.pointee() else {
+            return internal("projection of a non-pointer", span);
+        };
+        let target = target.clone();
+        let steps = match self.path_steps(&target, path) {
+            Ok(steps) => steps,
+            Err(message) => return internal(message, span),
+        };
+        let pointer = self.expr(pointer);
+        Box::new(move |frame| {
+            let Value::Ptr(base) = pointer(frame)? else {
+                return Err(runtime_error(INTERNAL, "a pointer expected", span));
+            };
+            let positions = step_positions(&steps, frame)?;
+            let more = steps
+                .iter()
+                .zip(positions)
+                .map(|(step, position)| (step.kind.clone(), position));
+            Ok(Value::Ptr(Arc::new(base.project(more))))
+        })
+    }
+
+    /// `*p` (L11.2).
+    fn dereference(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
+        let repr = CodeRepr::of(ty);
+        let pointer = self.expr(pointer);
+        Box::new(move |frame| match pointer(frame)? {
+            Value::Ptr(p) => p.load(frame, repr).map_err(|fault| fault.at(span)),
+            _ => Err(runtime_error(INTERNAL, "a pointer expected", span)),
+        })
+    }
+
+    /// `C_hack::cast[&U] p` (L11.7).
+    fn pointer_cast(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
+        let (Some((_, from)), Some((_, to))) = (pointer.ty.pointee(), ty.pointee()) else {
+            return internal("cast of a non-pointer", span);
+        };
+        let (from, to) = (from.clone(), to.clone());
+        let code = self.expr(pointer);
+        if matches!(from, Type::Array(..))
+            && matches!(to, Type::Array(..))
+            && array::same_leaves(&from, &to)
+        {
+            // The same leaves in the same order: steps computed from `U` index the same view.
+            return code;
+        }
+        Box::new(move |frame| match code(frame)? {
+            Value::Ptr(inner) => Ok(Value::Ptr(Arc::new(Pointer {
+                base: Base::Cast {
+                    inner,
+                    from: from.clone(),
+                    to: to.clone(),
+                },
+                steps: Vec::new(),
+            }))),
+            _ => Err(runtime_error(INTERNAL, "a pointer expected", span)),
+        })
+    }
+
+    /// `p <- v;` (L11.2).
+    fn store_at(&mut self, pointer: &Expr, value: &Expr) -> StmtCode {
+        let span = pointer.span;
+        let pointer = self.expr(pointer);
+        let value = self.expr(value);
+        Box::new(move |frame| {
+            let Value::Ptr(p) = pointer(frame)? else {
+                return Err(runtime_error(INTERNAL, "a pointer expected", span));
+            };
+            let new = value(frame)?;
+            p.store(frame, new).map_err(|fault| fault.at(span))?;
             Ok(())
         })
     }
@@ -1798,6 +1860,14 @@ impl<'p> Compiler<'p> {
                     }
                 })
             }
+            ExprKind::AddrOf {
+                place,
+                root_ty,
+                path,
+            } => self.address(*place, root_ty, path, span),
+            ExprKind::PtrProject { pointer, path } => self.pointer_projection(pointer, path, span),
+            ExprKind::Deref(pointer) => self.dereference(pointer, &e.ty, span),
+            ExprKind::PtrCast(pointer) => self.pointer_cast(pointer, &e.ty, span),
             ExprKind::Match(scrutinee, arms) => {
                 let ty = scrutinee.ty.clone();
                 let scrutinee_span = scrutinee.span;
@@ -2915,7 +2985,14 @@ fn is_call_free(e: &Expr) -> bool {
         ExprKind::Index { array, index, .. } => is_call_free(array) && is_call_free(index),
         ExprKind::If(a, b, c) => is_call_free(a) && is_call_free(b) && is_call_free(c),
         ExprKind::And(a, b) | ExprKind::Or(a, b) => is_call_free(a) && is_call_free(b),
-        ExprKind::MakeFun { .. } | ExprKind::Call { .. } | ExprKind::Match(..) => false,
+        // Conservative: a pointer reads (or makes a cell of) a variable out of sight.
+        ExprKind::MakeFun { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::Match(..)
+        | ExprKind::AddrOf { .. }
+        | ExprKind::PtrProject { .. }
+        | ExprKind::Deref(_)
+        | ExprKind::PtrCast(_) => false,
     }
 }
 

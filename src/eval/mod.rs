@@ -18,6 +18,7 @@ pub mod error;
 pub mod format;
 pub mod library;
 pub mod parallel;
+pub mod pointer;
 pub mod prims;
 pub mod printf;
 pub mod upcast;

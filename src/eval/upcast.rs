@@ -39,6 +39,10 @@ impl Conversion {
             return Some(Conversion::Same);
         }
         match (from, to) {
+            // A pointer to a pointer of another mode (L11.4): the same pointer.
+            (Type::Ptr(..) | Type::CPtr(..), Type::Ptr(..) | Type::CPtr(..)) => {
+                Some(Conversion::Same)
+            }
             (Type::Record(..), Type::Record(..)) => {
                 let fields = to.record_fields()?;
                 let picks = fields

@@ -14,7 +14,9 @@
 //! - arrays: `Value::Array`, a view into one flat, shared buffer; arrays of arrays share one
 //!   buffer (the leaves in storage order), so reshapes move no data;
 //! - functions: `Value::Fun`;
-//! - `Value::Cell` only appears in frame slots of variables captured by inner functions.
+//! - `Value::Cell` only appears in frame slots of variables captured by inner functions or
+//!   addressed by a pointer;
+//! - pointers: `Value::Ptr`.
 
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
@@ -31,6 +33,8 @@ pub enum Value {
     Array(ArrayVal),
     Fun(Arc<crate::eval::closure::Closure>),
     Cell(Arc<Mutex<Value>>),
+    /// A pointer (L11.1).
+    Ptr(Arc<crate::eval::pointer::Pointer>),
 }
 
 /// The storage of an array: one flat buffer of leaves.

@@ -5,6 +5,7 @@
 //! diagnostic carries a `Span`.
 
 use crate::syntax::span::{Span, Spanned};
+pub use crate::types::ty::PtrMode;
 
 pub type Name = String;
 pub type SName = Spanned<Name>;
@@ -59,6 +60,10 @@ pub enum TypeExprKind {
     UnitsumArith(UnitsumOp, Box<TypeExpr>, Box<TypeExpr>),
     /// `(a:int, b:string)`: a record type (L11.8), fields as written (at least one).
     Record(Vec<(SName, TypeExpr)>),
+    /// `&T`, `&<T`, `&>T` (L11.1, L11.4).
+    Ptr(PtrMode, Box<TypeExpr>),
+    /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>` (L11.5).
+    CPtr(PtrMode, Box<TypeExpr>, Box<TypeExpr>),
     /// Placeholder after a syntax error.
     Error,
 }
@@ -114,9 +119,11 @@ pub enum ExprKind {
     Dot(Box<Expr>, Box<Expr>),
     /// `#f` = `f ()`.
     Hash(Box<Expr>),
-    /// `&x` (also `&x.i` — the operand is the whole projection chain). Only valid as the
-    /// target of `<-` or as the first argument of `set`.
-    Addr(Box<Expr>),
+    /// `&x`, `&<x`, `&>x` (also `&x.i`: the operand is the whole projection chain, which
+    /// means `(&x).i`, L11.1, L11.3): a pointer.
+    Addr(PtrMode, Box<Expr>),
+    /// `*p`: the value `p` points at (L11.2).
+    Deref(Box<Expr>),
     /// `s.[i]`.
     StrIndex(Box<Expr>, Box<Expr>),
     /// `s.[i to j]`, `s.[i to]`, `s.[to j]`.
@@ -425,6 +432,11 @@ pub enum StmtKind {
     /// `&x.i <- v;` — `target` is the projection chain after `&`.
     Store {
         target: Expr,
+        value: Expr,
+    },
+    /// `p <- v;` for any pointer expression `p` (L11.2).
+    StoreAt {
+        pointer: Expr,
         value: Expr,
     },
     Return(Option<Expr>),

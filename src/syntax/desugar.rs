@@ -137,6 +137,8 @@ fn bind_target(target: Target, value: Expr, span: Span, path: &str, out: &mut Ve
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamItem {
     Simple(Param),
+    /// `var x : T`: a mutable, addressable local initialised from the argument (L11.1).
+    Var(Param),
     Nested(Vec<ParamItem>, Span),
 }
 
@@ -148,6 +150,23 @@ pub fn lower_params(items: Vec<ParamItem>, span: Span) -> (ParamGroup, Vec<Stmt>
     for item in items {
         match item {
             ParamItem::Simple(p) => params.push(p),
+            ParamItem::Var(p) => {
+                let span = p.name.span;
+                let hidden = format!("$v{}", span.start);
+                let value = Spanned::new(ExprKind::Name(hidden.clone()), span);
+                prelude.push(Spanned::new(
+                    StmtKind::Var {
+                        name: p.name,
+                        ty: None,
+                        init: Some(value),
+                    },
+                    span,
+                ));
+                params.push(Param {
+                    name: Spanned::new(hidden, span),
+                    ty: p.ty,
+                });
+            }
             ParamItem::Nested(inner, nested_span) => {
                 let hidden = format!("$p{}", nested_span.start);
                 let ty = item_type(&inner, nested_span);
@@ -168,7 +187,7 @@ fn item_type(items: &[ParamItem], span: Span) -> TypeExpr {
     let types: Vec<TypeExpr> = items
         .iter()
         .map(|item| match item {
-            ParamItem::Simple(p) => p.ty.clone(),
+            ParamItem::Simple(p) | ParamItem::Var(p) => p.ty.clone(),
             ParamItem::Nested(inner, s) => item_type(inner, *s),
         })
         .collect();
@@ -185,6 +204,11 @@ fn item_target(items: &[ParamItem], span: Span) -> Target {
         .map(|item| match item {
             ParamItem::Simple(p) => Target::Name {
                 bind: Bind::Val,
+                name: p.name.clone(),
+                ty: None,
+            },
+            ParamItem::Var(p) => Target::Name {
+                bind: Bind::Var,
                 name: p.name.clone(),
                 ty: None,
             },

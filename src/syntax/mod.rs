@@ -38,12 +38,28 @@ pub enum ChunkParse {
     Invalid(Vec<SyntaxError>),
 }
 
+thread_local! {
+    /// The grammar, built once per thread and mode (recovering or not). Its recursive rules
+    /// refer to themselves through reference-counted cells, so a grammar is never freed:
+    /// building one per parse would leak it each time (tens of kilobytes per REPL chunk).
+    static GRAMMARS: [std::cell::OnceCell<parser::Grammar<'static>>; 2] =
+        const { [std::cell::OnceCell::new(), std::cell::OnceCell::new()] };
+}
+
+/// Run `f` with this thread's grammar for the mode.
+fn with_grammar<R>(recovering: bool, f: impl for<'t> FnOnce(&parser::Grammar<'t>) -> R) -> R {
+    GRAMMARS.with(|grammars| {
+        let grammar = grammars[recovering as usize].get_or_init(|| parser::grammar(recovering));
+        f(grammar)
+    })
+}
+
 /// Lexes `src` and runs one entry point of the grammar over it. Lexical errors come first in
 /// source order together with the parser's errors.
 fn parse_with<O>(
     src: &str,
     recovering: bool,
-    select_parser: impl for<'t> FnOnce(parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
+    select_parser: impl for<'t> FnOnce(&parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
 ) -> (Option<O>, Vec<SyntaxError>) {
     let (tokens, mut errors) = lexer::lex(src);
     if let Some(too_deep) = nesting::check_nesting(&tokens) {
@@ -52,8 +68,17 @@ fn parse_with<O>(
         errors.sort_by_key(|error| (error.span.start, error.span.end));
         return (None, errors);
     }
-    let grammar_parser = select_parser(parser::grammar(recovering));
-    let (output, parse_errors) = parser::run_parser(&grammar_parser, &tokens, src.len());
+    let (output, parse_errors) = with_grammar(recovering, |grammar| {
+        // SAFETY: the grammar's parsers are immutable descriptions that keep nothing of an
+        // input between parses; `'t` only ties a parse's tokens to the errors it returns,
+        // which `run_parser` converts to owned `SyntaxError`s before the tokens go away. The
+        // lifetime is erased at run time, so the `'static` grammar is the same code as one
+        // built for these tokens.
+        let grammar: &parser::Grammar<'_> =
+            unsafe { std::mem::transmute::<&parser::Grammar<'_>, &parser::Grammar<'_>>(grammar) };
+        let grammar_parser = select_parser(grammar);
+        parser::run_parser(&grammar_parser, &tokens, src.len())
+    });
     errors.extend(parse_errors);
     errors.sort_by_key(|error| (error.span.start, error.span.end));
     errors.dedup();
@@ -63,7 +88,7 @@ fn parse_with<O>(
 /// Parses a whole program. Parsing recovers after each error, so every syntax error of the
 /// program is returned, together with the statements that could be parsed.
 pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
-    let (output, errors) = parse_with(src, true, |grammar| grammar.program);
+    let (output, errors) = parse_with(src, true, |grammar| grammar.program.clone());
     (output.unwrap_or_default(), errors)
 }
 
@@ -94,7 +119,7 @@ pub fn parse_chunk(src: &str) -> ChunkParse {
     }
     // Without recovery the parse stops at its first failure: the chunk is incomplete exactly
     // when that failure (and every lexical error) is at the end of the input.
-    let (_, first_failure) = parse_with(src, false, |grammar| grammar.program);
+    let (_, first_failure) = parse_with(src, false, |grammar| grammar.program.clone());
     if !first_failure.is_empty() && first_failure.iter().all(|error| error.at_end) {
         ChunkParse::Incomplete
     } else {
@@ -123,6 +148,7 @@ pub fn parse_type(src: &str) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
     into_result(parse_with(src, true, |grammar| {
         grammar
             .type_expr
+            .clone()
             .then_ignore(chumsky::primitive::end())
             .boxed()
     }))
@@ -133,6 +159,7 @@ pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>
     into_result(parse_with(src, true, |grammar| {
         grammar
             .type_list
+            .clone()
             .then_ignore(chumsky::primitive::end())
             .boxed()
     }))
@@ -141,7 +168,11 @@ pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>
 /// Parses `src` as exactly one expression.
 pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<SyntaxError>> {
     into_result(parse_with(src, true, |grammar| {
-        grammar.expr.then_ignore(chumsky::primitive::end()).boxed()
+        grammar
+            .expr
+            .clone()
+            .then_ignore(chumsky::primitive::end())
+            .boxed()
     }))
 }
 

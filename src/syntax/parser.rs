@@ -89,7 +89,8 @@ fn open_operand(e: &Expr) -> Option<Span> {
             | ExprKind::Unary(_, last)
             | ExprKind::Caseno(last)
             | ExprKind::Hash(last)
-            | ExprKind::Addr(last) => last,
+            | ExprKind::Addr(_, last)
+            | ExprKind::Deref(last) => last,
             ExprKind::Tuple(items) | ExprKind::CTuple(items) => items.last()?,
             _ => return None,
         };
@@ -101,6 +102,16 @@ fn open_operand(e: &Expr) -> Option<Span> {
         }
         node = last;
     }
+}
+
+/// The mode after `&`: `<` read only, `>` write only, nothing read-write (L11.4).
+fn pointer_mode<'t>() -> impl Parser<'t, TokenInput<'t>, PtrMode, Extra<'t>> + Clone {
+    choice((
+        token(Token::Less).to(PtrMode::Read),
+        token(Token::Greater).to(PtrMode::Write),
+    ))
+    .or_not()
+    .map(|mode| mode.unwrap_or(PtrMode::ReadWrite))
 }
 
 fn token<'t>(expected: Token) -> impl Parser<'t, TokenInput<'t>, Token, Extra<'t>> + Clone {
@@ -219,20 +230,44 @@ fn fold_type_level(
 fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) {
     let mut type_expr: RecursiveParser<'t, TypeExpr> = Recursive::declare();
 
-    let atom = choice((
-        select! { Token::Ident(name) => TypeExprKind::Name(name) },
-        int_literal().map(TypeExprKind::Unitsum),
-        token(Token::LParen)
-            .then(token(Token::RParen))
-            .to(TypeExprKind::Unit),
-    ))
-    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-    .or(record_type(type_expr.clone()))
-    .or(type_expr
-        .clone()
-        .delimited_by(token(Token::LParen), token(Token::RParen)))
-    .labelled("type")
-    .boxed();
+    let mut atom: RecursiveParser<'t, TypeExpr> = Recursive::declare();
+    // `&T`, `&<T`, `&>T` bind tightest: `&int ^ 3` is `(&int) ^ 3` (L11.1).
+    let pointer = token(Token::Ampersand)
+        .ignore_then(pointer_mode())
+        .then(atom.clone())
+        .map(|(mode, target)| TypeExprKind::Ptr(mode, Box::new(target)));
+    // `_pclt<D, C>` and its read-only and write-only forms (L11.5).
+    let compact_pointer = select! {
+        Token::Ident(name) if name == "_pclt" => PtrMode::ReadWrite,
+        Token::Ident(name) if name == "_rpclt" => PtrMode::Read,
+        Token::Ident(name) if name == "_wpclt" => PtrMode::Write,
+    }
+    .then_ignore(token(Token::Less))
+    .then(type_expr.clone())
+    .then_ignore(token(Token::Comma))
+    .then(type_expr.clone())
+    .then_ignore(token(Token::Greater))
+    .map(|((mode, whole), component)| {
+        TypeExprKind::CPtr(mode, Box::new(whole), Box::new(component))
+    });
+    atom.define(
+        choice((
+            pointer,
+            compact_pointer,
+            select! { Token::Ident(name) => TypeExprKind::Name(name) },
+            int_literal().map(TypeExprKind::Unitsum),
+            token(Token::LParen)
+                .then(token(Token::RParen))
+                .to(TypeExprKind::Unit),
+        ))
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .or(record_type(type_expr.clone()))
+        .or(type_expr
+            .clone()
+            .delimited_by(token(Token::LParen), token(Token::RParen)))
+        .labelled("type"),
+    );
+    let atom = atom.boxed();
 
     let power = atom
         .clone()
@@ -446,7 +481,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     // A parameter is `x : T` or a parenthesised list of parameters (L11.16).
     let param_item = recursive(|item| {
         choice((
-            name()
+            // `var x : T` (L11.1); `val x : T` is the default written out.
+            keyword(Keyword::Var)
+                .ignore_then(name())
+                .then_ignore(token(Token::Colon))
+                .then(type_expr.clone())
+                .map(|(name, ty)| ParamItem::Var(Param { name, ty })),
+            keyword(Keyword::Val)
+                .or_not()
+                .ignore_then(name())
                 .then_ignore(token(Token::Colon))
                 .then(type_expr.clone())
                 .map(|(name, ty)| ParamItem::Simple(Param { name, ty })),
@@ -577,6 +620,26 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     // A record field's value: an expression without a top-level `,` (L11.8).
     let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
 
+    // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f` (L11.2).
+    let pointer_dot = choice((
+        token(Token::Star)
+            .then(token(Token::Dot))
+            .to(PostfixPointer::Deref),
+        token(Token::RightArrow).to(PostfixPointer::Deref),
+        token(Token::Ampersand)
+            .then(token(Token::Dot))
+            .to(PostfixPointer::Addr),
+    ))
+    .then(
+        select! {
+            Token::Ident(name) = extra => Spanned::new(ExprKind::Name(name), extra.span()),
+            Token::Int(lit) = extra => Spanned::new(ExprKind::Int(lit), extra.span()),
+        }
+        .or(expr
+            .clone()
+            .delimited_by(token(Token::LParen), token(Token::RParen))),
+    )
+    .map(|(how, rhs)| Postfix::PointerDot(how, rhs));
     let postfix_operation = token(Token::Dot)
         .ignore_then(choice((
             token(Token::LBracket)
@@ -600,12 +663,21 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
             expr.clone()
                 .delimited_by(token(Token::LParen), token(Token::RParen))
                 .map(Postfix::Dot),
-        )));
+        )))
+        .or(pointer_dot);
     let postfix = atom
         .clone()
         .foldl_with(postfix_operation.repeated(), |lhs, operation, extra| {
             let kind = match operation {
                 Postfix::Dot(rhs) => ExprKind::Dot(Box::new(lhs), Box::new(rhs)),
+                Postfix::PointerDot(how, rhs) => {
+                    let span = lhs.span;
+                    let pointer = match how {
+                        PostfixPointer::Deref => ExprKind::Deref(Box::new(lhs)),
+                        PostfixPointer::Addr => ExprKind::Addr(PtrMode::ReadWrite, Box::new(lhs)),
+                    };
+                    ExprKind::Dot(Box::new(Spanned::new(pointer, span)), Box::new(rhs))
+                }
                 Postfix::Index(index) => ExprKind::StrIndex(Box::new(lhs), Box::new(index)),
                 Postfix::Slice(start, end) => {
                     ExprKind::StrSlice(Box::new(lhs), start.map(Box::new), end.map(Box::new))
@@ -756,9 +828,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                     Spanned::new(ExprKind::Hash(Box::new(operand)), extra.span())
                 }),
             token(Token::Ampersand)
-                .ignore_then(postfix.clone())
-                .map_with(|operand, extra| {
-                    Spanned::new(ExprKind::Addr(Box::new(operand)), extra.span())
+                .ignore_then(pointer_mode())
+                .then(postfix.clone())
+                .map_with(|(mode, operand), extra| {
+                    Spanned::new(ExprKind::Addr(mode, Box::new(operand)), extra.span())
                 }),
             if_expr,
             block_lambda,
@@ -816,6 +889,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         })
         .boxed();
 
+    // Between levels 15 and 16: prefix `*`, the dereference (L11.2): `*f x` is `*(f x)`.
+    let dereference = token(Token::Star)
+        .map_with(|_, extra| extra.span())
+        .repeated()
+        .foldr_with(application.clone(), |star_span: Span, operand, _| {
+            let span = star_span.to(operand.span);
+            Spanned::new(ExprKind::Deref(Box::new(operand)), span)
+        })
+        .boxed();
     // Level 15: prefix `-`, `+` and `~` (L11.30).
     let prefix = choice((
         token(Token::Minus).to(UnOp::Neg),
@@ -824,13 +906,10 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     ))
     .map_with(|operator, extra| (operator, extra.span()))
     .repeated()
-    .foldr_with(
-        application.clone(),
-        |(operator, operator_span), operand, _| {
-            let span = operator_span.to(operand.span);
-            Spanned::new(ExprKind::Unary(operator, Box::new(operand)), span)
-        },
-    )
+    .foldr_with(dereference, |(operator, operator_span), operand, _| {
+        let span = operator_span.to(operand.span);
+        Spanned::new(ExprKind::Unary(operator, Box::new(operand)), span)
+    })
     .boxed();
 
     // Levels 14 and 13: multiplicative and additive operators.
@@ -1493,7 +1572,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then_ignore(semicolon.clone())
         .map(|(up, target)| StmtKind::Incr { target, up });
     let store = token(Token::Ampersand)
-        .ignore_then(postfix)
+        .ignore_then(postfix.clone())
         .then_ignore(token(Token::LeftArrow))
         .then(expr.clone())
         .then_ignore(semicolon.clone())
@@ -1517,12 +1596,28 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .or(token(Token::ColonAssign).to(None));
     let expression_stmt = expr
         .clone()
-        .then(assignment.then(expr.clone()).or_not())
+        .then(
+            assignment
+                .then(expr.clone())
+                .map(|(op, value)| (Some(op), value))
+                // `p <- v;` through any pointer (L11.2): parsed with the expression statement
+                // so that the target is parsed once.
+                .or(token(Token::LeftArrow)
+                    .ignore_then(expr.clone())
+                    .map(|value| (None, value)))
+                .or_not(),
+        )
         .then_ignore(semicolon.clone())
         .validate(|(target, assignment), extra, emitter| {
             let (op, value) = match assignment {
                 None => return StmtKind::Expr(target),
-                Some(assignment) => assignment,
+                Some((None, value)) => {
+                    return StmtKind::StoreAt {
+                        pointer: target,
+                        value,
+                    }
+                }
+                Some((Some(op), value)) => (op, value),
             };
             let (bind, what) = match op {
                 Some(AssignOp::Set) if matches!(target.node, ExprKind::Tuple(_)) => {
@@ -1690,8 +1785,16 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
 #[derive(Clone)]
 enum Postfix {
     Dot(Expr),
+    /// `p*.f`, `p->f` (through `*p`) or `x&.f` (through `&x`).
+    PointerDot(PostfixPointer, Expr),
     Index(Expr),
     Slice(Option<Expr>, Option<Expr>),
+}
+
+#[derive(Clone, Copy)]
+enum PostfixPointer {
+    Deref,
+    Addr,
 }
 
 /// A left-associative binary operator level.
@@ -2313,7 +2416,10 @@ mod tests {
         assert_eq!(expr("#f"), at(ExprKind::Hash(Box::new(name("f")))));
         assert_eq!(
             expr("&x.i"),
-            at(ExprKind::Addr(Box::new(dot(name("x"), name("i")))))
+            at(ExprKind::Addr(
+                crate::types::ty::PtrMode::ReadWrite,
+                Box::new(dot(name("x"), name("i"))),
+            ))
         );
         assert_eq!(
             expr("if c then a elif d then b else e endif"),

@@ -10,7 +10,7 @@
 //! Architecture invariant: printing never fails and never consults anything but the type (and
 //! the width limit of `--max-type-width`, past which the rest of a type is elided as `…`).
 
-use crate::types::ty::Type;
+use crate::types::ty::{PtrMode, Type};
 
 /// The place a type occupies inside its parent type, which decides its parentheses and
 /// whether the unitsums 0, 1 and 2 print as numbers.
@@ -28,6 +28,10 @@ pub enum OperandSlot {
     ArrayIndex,
     CompactArrayElement,
     CompactArrayIndex,
+    /// The operand of `&`, `&<`, `&>`: any operator type is parenthesised.
+    PointerTarget,
+    /// An argument of `_pclt<D, C>`: a compact type, unitsums as numbers.
+    CompactPointerArgument,
 }
 
 /// Binding strength of the type operators, loosest first (L2.8). Atoms bind tightest.
@@ -68,6 +72,8 @@ impl OperandSlot {
             | OperandSlot::ArrayIndex
             | OperandSlot::CompactArrayElement
             | OperandSlot::CompactArrayIndex => Some(Precedence::Exponent),
+            OperandSlot::PointerTarget => Some(Precedence::Atom),
+            OperandSlot::CompactPointerArgument => None,
         }
     }
 
@@ -80,6 +86,7 @@ impl OperandSlot {
                 | OperandSlot::CompactArrayElement
                 | OperandSlot::CompactArrayIndex
                 | OperandSlot::ArrayIndex
+                | OperandSlot::CompactPointerArgument
         )
     }
 
@@ -93,8 +100,11 @@ impl OperandSlot {
             return false;
         };
         match self {
-            // An index that is an operator type is always parenthesised.
-            OperandSlot::ArrayIndex | OperandSlot::CompactArrayIndex => true,
+            // An index or a pointer's target that is an operator type is always
+            // parenthesised.
+            OperandSlot::ArrayIndex
+            | OperandSlot::CompactArrayIndex
+            | OperandSlot::PointerTarget => true,
             // `^` and `\^` chain to the left: `int ^ 2 ^ 3` is `(int ^ 2) ^ 3`.
             OperandSlot::ArrayElement | OperandSlot::CompactArrayElement => {
                 own < Precedence::Exponent
@@ -188,6 +198,25 @@ impl Printer {
                     self.operand(field, OperandSlot::Top);
                 }
                 self.out.push(')');
+            }
+            Type::Ptr(mode, target) => {
+                self.out.push_str(match mode {
+                    PtrMode::ReadWrite => "&",
+                    PtrMode::Read => "&<",
+                    PtrMode::Write => "&>",
+                });
+                self.operand(target, OperandSlot::PointerTarget);
+            }
+            Type::CPtr(mode, whole, component) => {
+                self.out.push_str(match mode {
+                    PtrMode::ReadWrite => "_pclt<",
+                    PtrMode::Read => "_rpclt<",
+                    PtrMode::Write => "_wpclt<",
+                });
+                self.operand(whole, OperandSlot::CompactPointerArgument);
+                self.out.push_str(", ");
+                self.operand(component, OperandSlot::CompactPointerArgument);
+                self.out.push('>');
             }
         }
     }

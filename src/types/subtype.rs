@@ -1,7 +1,8 @@
 //! Record subtyping (L11.10): `R` is a subtype of `S` when every field of `S` is in `R` with a
 //! subtype of its type in `S`; the relation extends covariantly through tuples, arrays with
 //! the same index type, and records. A struct built from a record (L11.11) uses the same
-//! field-by-name rule. Pure functions of types.
+//! field-by-name rule. Pointer modes (L11.4) follow the same rule: `&T` is a subtype of `&<T`
+//! and `&>T`. Pure functions of types.
 
 use crate::types::ty::{NominalBody, Type};
 
@@ -18,6 +19,12 @@ pub fn is_subtype(from: &Type, to: &Type) -> bool {
             })
         }),
         (Type::Array(e1, i1), Type::Array(e2, i2)) if i1 == i2 => is_subtype(e1, e2),
+        // A read-write pointer is a read-only and a write-only one (L11.4); the target is
+        // invariant.
+        (Type::Ptr(m1, t1), Type::Ptr(m2, t2)) => m1.converts_to(*m2) && t1 == t2,
+        (Type::CPtr(m1, d1, c1), Type::CPtr(m2, d2, c2)) => {
+            m1.converts_to(*m2) && d1 == d2 && c1 == c2
+        }
         (Type::Tuple(_) | Type::Array(..), Type::Tuple(_) | Type::Array(..)) => {
             match (from.tuple_components(), to.tuple_components()) {
                 (Some(fs), Some(ts)) if fs.len() == ts.len() => {

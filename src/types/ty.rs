@@ -281,6 +281,35 @@ pub enum Type {
     /// A record `(a:int, b:string)` (L11.8): at least one field, names distinct and sorted
     /// (byte order), one type per name in the list. Built only by `Type::record`.
     Record(Arc<[Arc<str>]>, TypeList),
+    /// A pointer `&T`, `&<T` or `&>T` (L11.1, L11.4).
+    Ptr(PtrMode, TypeRef),
+    /// A pointer to a component of type `C` of a compact value of type `D` (L11.5):
+    /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>`.
+    CPtr(PtrMode, TypeRef, TypeRef),
+}
+
+/// What a pointer allows (L11.4): a read-write pointer is accepted where a read-only or a
+/// write-only one is expected, never the other way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PtrMode {
+    ReadWrite,
+    Read,
+    Write,
+}
+
+impl PtrMode {
+    pub fn can_read(self) -> bool {
+        self != PtrMode::Write
+    }
+
+    pub fn can_write(self) -> bool {
+        self != PtrMode::Read
+    }
+
+    /// Is a pointer of mode `self` accepted where one of mode `expected` is?
+    pub fn converts_to(self, expected: PtrMode) -> bool {
+        self == expected || self == PtrMode::ReadWrite
+    }
 }
 
 /// Facts about a type, computed once per compound node from its children's facts.
@@ -452,6 +481,8 @@ impl PartialEq for Type {
             (Type::Meta(a), Type::Meta(b)) => a == b,
             (Type::Nominal(a), Type::Nominal(b)) => a == b,
             (Type::Record(n1, t1), Type::Record(n2, t2)) => n1 == n2 && t1 == t2,
+            (Type::Ptr(m1, a), Type::Ptr(m2, b)) => m1 == m2 && a == b,
+            (Type::CPtr(m1, a, b), Type::CPtr(m2, c, d)) => m1 == m2 && a == c && b == d,
             (Type::Tuple(a), Type::Tuple(b))
             | (Type::Sum(a), Type::Sum(b))
             | (Type::CProduct(a), Type::CProduct(b))
@@ -552,6 +583,22 @@ impl Type {
 
     pub fn fun(arg: Type, ret: Type) -> Type {
         Type::Fun(TypeRef::new(arg), TypeRef::new(ret))
+    }
+
+    pub fn ptr(mode: PtrMode, target: Type) -> Type {
+        Type::Ptr(mode, TypeRef::new(target))
+    }
+
+    pub fn cptr(mode: PtrMode, whole: Type, component: Type) -> Type {
+        Type::CPtr(mode, TypeRef::new(whole), TypeRef::new(component))
+    }
+
+    /// A pointer type's mode and the type it points at (the component for `_pclt`).
+    pub fn pointee(&self) -> Option<(PtrMode, &Type)> {
+        match self {
+            Type::Ptr(mode, t) | Type::CPtr(mode, _, t) => Some((*mode, t)),
+            _ => None,
+        }
     }
 
     /// A record type (L11.8), its fields sorted by name (byte order). The caller ensures at
@@ -662,6 +709,20 @@ impl Type {
                 }
                 facts
             }
+            Type::Ptr(mode, a) => {
+                let facts = noncompact(Facts::node(18, std::iter::once(a.facts())));
+                Facts {
+                    hash: mix(facts.hash, *mode as u64),
+                    ..facts
+                }
+            }
+            Type::CPtr(mode, a, b) => {
+                let facts = noncompact(Facts::node(19, [a.facts(), b.facts()].into_iter()));
+                Facts {
+                    hash: mix(facts.hash, *mode as u64),
+                    ..facts
+                }
+            }
         }
     }
 
@@ -680,7 +741,10 @@ impl Type {
             | Type::CProduct(list)
             | Type::CSum(list)
             | Type::Record(_, list) => (list, [None, None]),
-            Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) => (&[], [Some(a), Some(b)]),
+            Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) | Type::CPtr(_, a, b) => {
+                (&[], [Some(a), Some(b)])
+            }
+            Type::Ptr(_, a) => (&[], [Some(a), None]),
             _ => (&[], [None, None]),
         };
         list.iter().chain(pair.into_iter().flatten())
@@ -701,6 +765,8 @@ impl Type {
             Type::Record(names, list) => {
                 Some((7, list.node_id(), Arc::as_ptr(names) as *const () as usize))
             }
+            Type::Ptr(mode, a) => Some((8 + *mode as u8, a.node_id(), 0)),
+            Type::CPtr(mode, a, b) => Some((11 + *mode as u8, a.node_id(), b.node_id())),
             _ => None,
         }
     }
@@ -782,6 +848,10 @@ impl Type {
                     names.clone(),
                     TypeList::new(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
                 ),
+                Type::Ptr(mode, a) => Type::ptr(*mode, a.map_shared(f, memo)),
+                Type::CPtr(mode, a, b) => {
+                    Type::cptr(*mode, a.map_shared(f, memo), b.map_shared(f, memo))
+                }
                 t => t.clone(),
             },
         };

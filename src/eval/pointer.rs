@@ -1,0 +1,241 @@
+//! Pointers (L11.1–L11.7) and the store paths they share with `&x.i <- v` (L5.4).
+//!
+//! A pointer is the object it points at — a global slot or a cell (an addressed local is
+//! a cell, like a captured one, so a pointer keeps it alive after its function returns) —
+//! and a path of steps into it, each resolved to a position when the pointer is formed.
+//! Steps into a compact value are digits of its code (L11.5): a path that enters a compact
+//! value stays one digit of the outermost code, however deep it goes. A cast pointer
+//! (`C_hack::cast`, L11.7) sees its operand's object through a layout-identical reshape.
+
+use std::sync::{Arc, Mutex};
+
+use crate::types::Type;
+
+use super::array::{self, Shape};
+use super::compact::{CArrayLayout, CodeRepr, Digit};
+use super::error::Fault;
+use super::value::{Buffer, Value};
+use super::Frame;
+
+/// How one step of a path finds its component; computed once from the container's type.
+#[derive(Clone, Debug)]
+pub enum StepKind {
+    /// A component of a tuple, struct or record.
+    Field,
+    /// An element of an array of this shape.
+    Element(Shape),
+    /// A component of a compact product: its digit in the product's code.
+    CField(Digit),
+    /// An element of a compact array.
+    CElement(CArrayLayout),
+}
+
+/// Anything that carries a step kind: the steps of a compiled store and of a pointer.
+pub trait Step {
+    fn kind(&self) -> &StepKind;
+}
+
+impl Step for StepKind {
+    fn kind(&self) -> &StepKind {
+        self
+    }
+}
+
+impl Step for (StepKind, usize) {
+    fn kind(&self) -> &StepKind {
+        &self.0
+    }
+}
+
+/// The object a pointer points into.
+#[derive(Clone, Debug)]
+pub enum Base {
+    Global(u32),
+    Cell(Arc<Mutex<Value>>),
+    /// The object of `inner` seen through a reshape from `from` to `to` (L11.7).
+    Cast {
+        inner: Arc<Pointer>,
+        from: Type,
+        to: Type,
+    },
+}
+
+/// A pointer value: the object and the steps (kind and position) into it.
+#[derive(Clone, Debug)]
+pub struct Pointer {
+    pub base: Base,
+    pub steps: Vec<(StepKind, usize)>,
+}
+
+impl Pointer {
+    /// This pointer extended by more steps (a pointer projection, L11.3).
+    pub fn project(&self, more: impl IntoIterator<Item = (StepKind, usize)>) -> Pointer {
+        let mut steps = self.steps.clone();
+        steps.extend(more);
+        Pointer {
+            base: self.base.clone(),
+            steps,
+        }
+    }
+
+    /// The current value of the object (`*p`); `repr` is how a compact component's code is
+    /// represented (for a path that ends inside a compact value).
+    pub fn load(&self, frame: &Frame<'_, '_>, repr: CodeRepr) -> Result<Value, Fault> {
+        let root = self.base_value(frame)?;
+        Ok(load_path(root, &self.steps, repr))
+    }
+
+    /// Store `new` into the object (`p <- v`), copying shared storage on the way.
+    pub fn store(&self, frame: &Frame<'_, '_>, new: Value) -> Result<(), Fault> {
+        let kinds = &self.steps[..];
+        let positions: Vec<usize> = self.steps.iter().map(|(_, p)| *p).collect();
+        match &self.base {
+            Base::Global(slot) => {
+                let mut root = frame.rt.globals.take(*slot as usize);
+                store_into(&mut root, kinds, &positions, new);
+                frame.rt.globals.set(*slot as usize, root);
+            }
+            Base::Cell(cell) => {
+                let mut root = std::mem::replace(&mut *lock(cell), Value::Unit);
+                store_into(&mut root, kinds, &positions, new);
+                *lock(cell) = root;
+            }
+            Base::Cast { inner, from, to } => {
+                let mut view = reshape(inner.load(frame, CodeRepr::of(from))?, from, to)?;
+                store_into(&mut view, kinds, &positions, new);
+                inner.store(frame, reshape(view, to, from)?)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn base_value(&self, frame: &Frame<'_, '_>) -> Result<Value, Fault> {
+        match &self.base {
+            Base::Global(slot) => Ok(frame.rt.globals.get(*slot as usize)),
+            Base::Cell(cell) => Ok(lock(cell).clone()),
+            Base::Cast { inner, from, to } => {
+                reshape(inner.load(frame, CodeRepr::of(from))?, from, to)
+            }
+        }
+    }
+}
+
+fn lock(cell: &Mutex<Value>) -> std::sync::MutexGuard<'_, Value> {
+    cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A layout-identical reshape of a value (L9.1): zero copy between arrays with the same
+/// leaves.
+fn reshape(value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
+    if matches!(from, Type::Array(..))
+        && matches!(to, Type::Array(..))
+        && array::same_leaves(from, to)
+    {
+        return Ok(value);
+    }
+    let mut leaves = Vec::new();
+    array::flatten(&value, from, &mut leaves);
+    array::rebuild(to, &mut leaves.into_iter())
+}
+
+/// The component of `value` at the path.
+pub fn load_path(mut value: Value, steps: &[(StepKind, usize)], repr: CodeRepr) -> Value {
+    for (i, (kind, position)) in steps.iter().enumerate() {
+        value = match (kind, &value) {
+            (StepKind::Field, Value::Tuple(parts)) => {
+                parts.get(*position).cloned().unwrap_or(Value::Unit)
+            }
+            (StepKind::Element(shape), Value::Array(view)) => shape.element(view, *position),
+            (StepKind::CField(_) | StepKind::CElement(_), _) => {
+                return match compact_digit(steps[i..].iter().map(|(k, p)| (k, p))) {
+                    Some(digit) => digit.get(&value, repr),
+                    None => Value::Unit,
+                };
+            }
+            _ => Value::Unit,
+        };
+    }
+    value
+}
+
+/// The one digit of the outermost code that a path inside a compact value designates.
+fn compact_digit<'a, S: Step + 'a>(
+    steps: impl IntoIterator<Item = (&'a S, &'a usize)>,
+) -> Option<Digit> {
+    let mut digit: Option<Digit> = None;
+    for (step, &position) in steps {
+        let inner = match step.kind() {
+            StepKind::CField(d) => d.clone(),
+            StepKind::CElement(layout) => layout.digit(position),
+            _ => return None,
+        };
+        digit = Some(match digit {
+            None => inner,
+            Some(outer) => outer.then(inner),
+        });
+    }
+    digit
+}
+
+/// Store `new` at the path inside `target`, copying shared storage on the way.
+pub fn store_into<S: Step>(target: &mut Value, kinds: &[S], positions: &[usize], new: Value) {
+    let Some(step) = kinds.first() else {
+        *target = new;
+        return;
+    };
+    match (step.kind(), target) {
+        (StepKind::Field, Value::Tuple(parts)) => {
+            let parts = Arc::make_mut(parts);
+            if let Some(part) = parts.get_mut(positions[0]) {
+                store_into(part, &kinds[1..], &positions[1..], new);
+            }
+        }
+        (StepKind::Element(_), Value::Array(view)) => {
+            let buffer = array::make_unique(view);
+            store_region(buffer, 0, kinds, positions, new);
+        }
+        (StepKind::CField(_) | StepKind::CElement(_), code) => {
+            // The rest of the path stays inside this compact value: one digit of its code
+            // (L11.5).
+            if let Some(digit) = compact_digit(kinds.iter().zip(positions)) {
+                digit.set(code, &new);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Store into the region of a unique buffer that holds the array the first step indexes.
+fn store_region<S: Step>(
+    buffer: &mut Buffer,
+    base: usize,
+    kinds: &[S],
+    positions: &[usize],
+    new: Value,
+) {
+    let StepKind::Element(shape) = kinds[0].kind() else {
+        return;
+    };
+    let offset = base + positions[0] * shape.elem_leaves;
+    if kinds.len() == 1 {
+        match (&new, shape.elem_is_array) {
+            (Value::Array(view), true) => array::set_leaves(buffer, offset, view),
+            _ => array::set_leaf(buffer, offset, new),
+        }
+    } else if shape.elem_is_array {
+        store_region(buffer, offset, &kinds[1..], &positions[1..], new);
+    } else {
+        match buffer {
+            Buffer::Boxed(values) => {
+                store_into(&mut values[offset], &kinds[1..], &positions[1..], new)
+            }
+            Buffer::I64(values) => {
+                // A compact element held unboxed: update its code.
+                let mut code = Value::Int(values[offset]);
+                store_into(&mut code, &kinds[1..], &positions[1..], new);
+                values[offset] = code.as_int_lossy();
+            }
+            Buffer::F64(_) => {}
+        }
+    }
+}
