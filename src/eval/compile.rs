@@ -1181,6 +1181,26 @@ impl<'p> Compiler<'p> {
     /// `*p` (L11.2).
     fn dereference(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
         let repr = CodeRepr::of(ty);
+        // `*p.path`: read through `p` without making the projected pointer.
+        if let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        {
+            if let Some((_, target)) = base.ty.pointee() {
+                if let Ok(steps) = self.path_steps(&target.clone(), path) {
+                    let base = self.expr(base);
+                    return Box::new(move |frame| {
+                        let Value::Ptr(p) = base(frame)? else {
+                            return Err(runtime_error(INTERNAL, "a pointer expected", span));
+                        };
+                        let positions = step_positions(&steps, frame)?;
+                        p.load_more(frame, &steps, &positions, repr)
+                            .map_err(|fault| fault.at(span))
+                    });
+                }
+            }
+        }
         let pointer = self.expr(pointer);
         Box::new(move |frame| match pointer(frame)? {
             Value::Ptr(p) => p.load(frame, repr).map_err(|fault| fault.at(span)),
@@ -1218,6 +1238,29 @@ impl<'p> Compiler<'p> {
     /// `p <- v;` (L11.2).
     fn store_at(&mut self, pointer: &Expr, value: &Expr) -> StmtCode {
         let span = pointer.span;
+        // `p.path <- v`: store through `p` without making the projected pointer.
+        if let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        {
+            if let Some((_, target)) = base.ty.pointee() {
+                if let Ok(steps) = self.path_steps(&target.clone(), path) {
+                    let base = self.expr(base);
+                    let value = self.expr(value);
+                    return Box::new(move |frame| {
+                        let Value::Ptr(p) = base(frame)? else {
+                            return Err(runtime_error(INTERNAL, "a pointer expected", span));
+                        };
+                        let positions = step_positions(&steps, frame)?;
+                        let new = value(frame)?;
+                        p.store_more(frame, &steps, &positions, new)
+                            .map_err(|fault| fault.at(span))?;
+                        Ok(())
+                    });
+                }
+            }
+        }
         let pointer = self.expr(pointer);
         let value = self.expr(value);
         Box::new(move |frame| {

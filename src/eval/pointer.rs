@@ -47,6 +47,12 @@ impl Step for (StepKind, usize) {
     }
 }
 
+impl Step for &StepKind {
+    fn kind(&self) -> &StepKind {
+        self
+    }
+}
+
 /// The object a pointer points into.
 #[derive(Clone, Debug)]
 pub enum Base {
@@ -82,27 +88,72 @@ impl Pointer {
     /// represented (for a path that ends inside a compact value).
     pub fn load(&self, frame: &Frame<'_, '_>, repr: CodeRepr) -> Result<Value, Fault> {
         let root = self.base_value(frame)?;
-        Ok(load_path(root, &self.steps, repr))
+        let positions: Vec<usize> = self.steps.iter().map(|(_, p)| *p).collect();
+        Ok(load_path(root, &self.steps, &positions, repr))
+    }
+
+    /// `*p.path` without making the projected pointer: the object's component at this
+    /// pointer's steps and then `more` (kinds and positions).
+    pub fn load_more<S: Step>(
+        &self,
+        frame: &Frame<'_, '_>,
+        more: &[S],
+        more_positions: &[usize],
+        repr: CodeRepr,
+    ) -> Result<Value, Fault> {
+        let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
+        kinds.extend(self.steps.iter().map(|(k, _)| k));
+        kinds.extend(more.iter().map(|s| s.kind()));
+        let mut positions: Vec<usize> = Vec::with_capacity(kinds.len());
+        positions.extend(self.steps.iter().map(|(_, p)| *p));
+        positions.extend_from_slice(more_positions);
+        Ok(load_path(self.base_value(frame)?, &kinds, &positions, repr))
+    }
+
+    /// `p.path <- new` without making the projected pointer.
+    pub fn store_more<S: Step>(
+        &self,
+        frame: &Frame<'_, '_>,
+        more: &[S],
+        more_positions: &[usize],
+        new: Value,
+    ) -> Result<(), Fault> {
+        let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
+        kinds.extend(self.steps.iter().map(|(k, _)| k));
+        kinds.extend(more.iter().map(|s| s.kind()));
+        let mut positions: Vec<usize> = Vec::with_capacity(kinds.len());
+        positions.extend(self.steps.iter().map(|(_, p)| *p));
+        positions.extend_from_slice(more_positions);
+        self.store_path(frame, &kinds, &positions, new)
     }
 
     /// Store `new` into the object (`p <- v`), copying shared storage on the way.
     pub fn store(&self, frame: &Frame<'_, '_>, new: Value) -> Result<(), Fault> {
-        let kinds = &self.steps[..];
         let positions: Vec<usize> = self.steps.iter().map(|(_, p)| *p).collect();
+        self.store_path(frame, &self.steps, &positions, new)
+    }
+
+    fn store_path<S: Step>(
+        &self,
+        frame: &Frame<'_, '_>,
+        kinds: &[S],
+        positions: &[usize],
+        new: Value,
+    ) -> Result<(), Fault> {
         match &self.base {
             Base::Global(slot) => {
                 let mut root = frame.rt.globals.take(*slot as usize);
-                store_into(&mut root, kinds, &positions, new);
+                store_into(&mut root, kinds, positions, new);
                 frame.rt.globals.set(*slot as usize, root);
             }
             Base::Cell(cell) => {
                 let mut root = std::mem::replace(&mut *lock(cell), Value::Unit);
-                store_into(&mut root, kinds, &positions, new);
+                store_into(&mut root, kinds, positions, new);
                 *lock(cell) = root;
             }
             Base::Cast { inner, from, to } => {
                 let mut view = reshape(inner.load(frame, CodeRepr::of(from))?, from, to)?;
-                store_into(&mut view, kinds, &positions, new);
+                store_into(&mut view, kinds, positions, new);
                 inner.store(frame, reshape(view, to, from)?)?;
             }
         }
@@ -139,15 +190,20 @@ fn reshape(value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
 }
 
 /// The component of `value` at the path.
-pub fn load_path(mut value: Value, steps: &[(StepKind, usize)], repr: CodeRepr) -> Value {
-    for (i, (kind, position)) in steps.iter().enumerate() {
-        value = match (kind, &value) {
+pub fn load_path<S: Step>(
+    mut value: Value,
+    kinds: &[S],
+    positions: &[usize],
+    repr: CodeRepr,
+) -> Value {
+    for (i, (step, position)) in kinds.iter().zip(positions).enumerate() {
+        value = match (step.kind(), &value) {
             (StepKind::Field, Value::Tuple(parts)) => {
                 parts.get(*position).cloned().unwrap_or(Value::Unit)
             }
             (StepKind::Element(shape), Value::Array(view)) => shape.element(view, *position),
             (StepKind::CField(_) | StepKind::CElement(_), _) => {
-                return match compact_digit(steps[i..].iter().map(|(k, p)| (k, p))) {
+                return match compact_digit(kinds[i..].iter().zip(&positions[i..])) {
                     Some(digit) => digit.get(&value, repr),
                     None => Value::Unit,
                 };

@@ -144,8 +144,14 @@ fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> +
         Token::BitAnd => BinOp::BitAnd,
         Token::BitOr => BinOp::BitOr,
         Token::CompactCaret => BinOp::BitXor,
-    }
-    .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
+    };
+    // `>>` is two `>` tokens (so that `_pclt<A, _pclt<B, C>>` closes twice).
+    let shift_right = token(Token::Greater)
+        .then(token(Token::Greater))
+        .to(BinOp::Shr);
+    let operator = shift_right
+        .or(operator)
+        .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
     name().or(operator).labelled("name")
 }
 
