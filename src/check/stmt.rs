@@ -1011,6 +1011,31 @@ impl Checker {
         let mut ty = root_ty.clone();
         let mut path = Vec::new();
         for rhs in steps {
+            if !ty.has_meta() && !self.is_projection(&ty, rhs) {
+                // A step that is not a projection (`&x.px <- v` with a projection function
+                // `px`): a store through the pointer the whole chain makes (L11.3). A local
+                // has an address only when the function takes it with `&x` somewhere.
+                if matches!(place, Place::Local(_)) {
+                    self.error(CheckError::NotAddressable {
+                        span: cur.span,
+                        what: format!(
+                            "`{}` here: `{}` is applied to a pointer; make one first with `val p = &{};`",
+                            target_name(cur),
+                            rhs_text(rhs),
+                            target_name(cur)
+                        ),
+                    });
+                    return None;
+                }
+                let pointer = ast::Expr::new(
+                    ExprKind::Addr(
+                        crate::types::ty::PtrMode::ReadWrite,
+                        Box::new(target.clone()),
+                    ),
+                    target.span,
+                );
+                return self.store_at(&pointer, value);
+            }
             let (step, next) = self.store_step(&ty, rhs)?;
             path.push(step);
             ty = next;
@@ -1023,6 +1048,30 @@ impl Checker {
             path,
             value: v,
         })
+    }
+
+    /// Is `x.rhs` a projection (not a reverse application) for `x : ty`? Decided from the
+    /// syntax and the bindings alone, without checking `rhs`.
+    fn is_projection(&mut self, ty: &Type, rhs: &ast::Expr) -> bool {
+        match &rhs.node {
+            ExprKind::Name(n) => {
+                if self.record_field_projection(ty, n).is_some()
+                    || Checker::named_fields(ty)
+                        .is_some_and(|fs| fs.iter().any(|(f, _)| **f == **n))
+                {
+                    return true;
+                }
+                match self.lookup_value(n) {
+                    Some(Binding::Var(vb)) => {
+                        let vt = self.var_type(n, &vb, rhs.span);
+                        !matches!(self.zonk(&vt), Type::Fun(..))
+                    }
+                    _ => false,
+                }
+            }
+            ExprKind::Qualified(_) | ExprKind::TypeApply(..) | ExprKind::Lambda(_) => false,
+            _ => true,
+        }
     }
 
     fn store_step(&mut self, ty: &Type, rhs: &ast::Expr) -> Option<(PathStep, Type)> {
@@ -1613,4 +1662,18 @@ pub(crate) enum Projection {
     Field(u32, Type),
     CField(u32, Type),
     Index(ir::Expr, IndexMode, Type),
+}
+
+fn target_name(e: &ast::Expr) -> String {
+    match &e.node {
+        ExprKind::Name(n) => n.to_string(),
+        _ => "this".into(),
+    }
+}
+
+fn rhs_text(e: &ast::Expr) -> String {
+    match &e.node {
+        ExprKind::Name(n) => n.to_string(),
+        _ => "this function".into(),
+    }
 }

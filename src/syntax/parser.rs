@@ -1577,12 +1577,6 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then(postfix.clone())
         .then_ignore(semicolon.clone())
         .map(|(up, target)| StmtKind::Incr { target, up });
-    let store = token(Token::Ampersand)
-        .ignore_then(postfix.clone())
-        .then_ignore(token(Token::LeftArrow))
-        .then(expr.clone())
-        .then_ignore(semicolon.clone())
-        .map(|(target, value)| StmtKind::Store { target, value });
     let assign_operator = choice((
         token(Token::Assign).to(AssignOp::Set),
         token(Token::PlusAssign).to(AssignOp::Add),
@@ -1617,10 +1611,17 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .validate(|(target, assignment), extra, emitter| {
             let (op, value) = match assignment {
                 None => return StmtKind::Expr(target),
+                // `&x.i <- v;`: a store into a component of a variable (L5.4).
                 Some((None, value)) => {
-                    return StmtKind::StoreAt {
-                        pointer: target,
-                        value,
+                    return match target.node {
+                        ExprKind::Addr(PtrMode::ReadWrite, target) => StmtKind::Store {
+                            target: *target,
+                            value,
+                        },
+                        _ => StmtKind::StoreAt {
+                            pointer: target,
+                            value,
+                        },
                     }
                 }
                 Some((Some(op), value)) => (op, value),
@@ -1672,7 +1673,6 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         if_expression_stmt,
         if_then_stmt,
         increment,
-        store,
     ))
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
     .boxed();
