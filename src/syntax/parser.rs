@@ -1747,7 +1747,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         late_stmt,
         empty_stmt,
     ))
-    .labelled("statement");
+    .labelled("statement")
+    // Memoized (failures): after an unclosed `for … do` or `{` fails at the end of the input
+    // and recovery skips a little, the statements inside are tried again from the same
+    // positions; without the memo, nested unclosed blocks cost exponential time.
+    .memoized();
     if recovering {
         stmt.define(statement.recover_with(via_parser(skip_statement)).boxed());
     } else {

@@ -144,6 +144,14 @@ repro = {
 for name, src in repro.items():
     w(f"repro_{name}.flx", src)
 
+# Found by the coverage-guided fuzzers (fuzz/): statement recovery in nested unclosed blocks,
+# and statements starting with `&` parsed twice, were exponential.
+w("fuzz_unclosed_for_blocks.flx", open(os.path.join(ROOT, "fuzz_unclosed_for_blocks.flx")).read()
+  if os.path.exists(os.path.join(ROOT, "fuzz_unclosed_for_blocks.flx"))
+  else ("for v in flags do print$ v.str + intln$ 1 << 2 + 1; println$ 255ut << " + "{{{X" + "{" * 16 + "p (unboxed i, false, false);\n") * 3)
+w("unclosed_for_braces_repeated.flx", ("for v in f do println$ " + "{" * 16 + "x;\n") * 12)
+w("store_in_nested_closures.flx", "&{" * 40 + "x;" + "};" * 40 + "\n")
+
 # Token soups: random tokens of the language.
 tokens = ["(", ")", "[", "]", "{", "}", ",", ";", ":", "::", ".", "..", "..<", "$", "|>", "|", "#",
           "&", "<-", "->", "=>", ":>>", "=", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/",
