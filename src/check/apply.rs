@@ -611,6 +611,37 @@ impl Checker {
     /// `x OP y` when a user function named `OP` (`fun + (a:V, b:V) …`, or an operator C
     /// binding) in scope accepts `(x, y)`: its call, searched scope by scope as for any name
     /// (L11.21, L11.32). `Err` gives the operands back for the built-in operator.
+    /// `~x` with a user definition of `~` (L11.21), tried before the built-in complement.
+    pub(crate) fn user_prefix_operator(
+        &mut self,
+        symbol: &str,
+        x: ir::Expr,
+        span: Span,
+    ) -> Result<ir::Expr, ir::Expr> {
+        let sets = self.lookup_fun_sets(symbol);
+        let xt = self.zonk(&x.ty);
+        if sets.is_empty() || xt.has_meta() || xt == error_type() {
+            return Err(x);
+        }
+        for set in sets {
+            let mut viable: Vec<(usize, u32)> = Vec::new();
+            for c in set {
+                if self.funs[c].groups.len() != 1 {
+                    continue;
+                }
+                if let Some(rank) = self.overload_fit(c, None, std::slice::from_ref(&x)) {
+                    viable.push((c, rank));
+                }
+            }
+            if viable.is_empty() {
+                continue;
+            }
+            let best = self.best_overload(&viable, 1).unwrap_or(viable[0].0);
+            return Ok(self.call_fun(best, None, span, Arg::Checked(x), Vec::new(), span));
+        }
+        Err(x)
+    }
+
     #[allow(clippy::result_large_err)]
     pub(crate) fn user_operator(
         &mut self,

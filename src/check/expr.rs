@@ -240,8 +240,11 @@ impl Checker {
             }
             ExprKind::Unary(UnOp::Plus, a) => self.expr(a, expected),
             ExprKind::Unary(UnOp::Compl, a) => {
-                let x = self.expr(a, expected);
-                self.complement_ir(x, span)
+                let x = self.expr(a, None);
+                match self.user_prefix_operator("~", x, span) {
+                    Ok(call) => call,
+                    Err(x) => self.complement_ir(x, span),
+                }
             }
             ExprKind::Unary(UnOp::Neg, a) => {
                 let x = self.expr(a, expected);

@@ -152,7 +152,10 @@ fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> +
     let operator = shift_right
         .or(operator)
         .map_with(|op: BinOp, extra| Spanned::new(op.symbol().to_string(), extra.span()));
-    name().or(operator).labelled("name")
+    // `~` is a prefix operator only.
+    let complement =
+        token(Token::Tilde).map_with(|_, extra| Spanned::new("~".to_string(), extra.span()));
+    name().or(operator).or(complement).labelled("name")
 }
 
 /// The built-in operator of a C binding template `"$1 OP $2"` (spaces optional, L11.21).
