@@ -272,8 +272,11 @@ enum StepIndex {
 }
 
 /// The positions a compiled path's steps select, dynamic indices checked (R0001).
-fn step_positions(steps: &[StoreStep], frame: &mut Frame<'_, '_>) -> Result<Vec<usize>, Ctrl> {
-    let mut positions = Vec::with_capacity(steps.len());
+fn step_positions(
+    steps: &[StoreStep],
+    frame: &mut Frame<'_, '_>,
+) -> Result<smallvec::SmallVec<[usize; 4]>, Ctrl> {
+    let mut positions = smallvec::SmallVec::with_capacity(steps.len());
     for step in steps {
         positions.push(match &step.index {
             StepIndex::Field(i) => *i,

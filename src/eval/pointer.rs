@@ -101,6 +101,14 @@ impl Pointer {
         more_positions: &[usize],
         repr: CodeRepr,
     ) -> Result<Value, Fault> {
+        if self.steps.is_empty() {
+            return Ok(load_path(
+                self.base_value(frame)?,
+                more,
+                more_positions,
+                repr,
+            ));
+        }
         let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
         kinds.extend(self.steps.iter().map(|(k, _)| k));
         kinds.extend(more.iter().map(|s| s.kind()));
@@ -118,6 +126,9 @@ impl Pointer {
         more_positions: &[usize],
         new: Value,
     ) -> Result<(), Fault> {
+        if self.steps.is_empty() {
+            return self.store_path(frame, more, more_positions, new);
+        }
         let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
         kinds.extend(self.steps.iter().map(|(k, _)| k));
         kinds.extend(more.iter().map(|s| s.kind()));
