@@ -92,17 +92,61 @@ pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
     (output.unwrap_or_default(), errors)
 }
 
+thread_local! {
+    /// The text and tokens of the last chunk `parse_chunk` lexed without error. A chunk typed
+    /// line by line grows by a line each time; only the new line is lexed (no token spans a
+    /// line break outside a string or comment, and an unterminated one is a lexical error),
+    /// so a chunk of n lines costs O(n) lexing per line instead of O(n) per character.
+    static CHUNK_LEX: std::cell::RefCell<(String, Vec<(token::Token, Span)>)> =
+        const { std::cell::RefCell::new((String::new(), Vec::new())) };
+}
+
+/// Run `f` on the tokens of `src` and whether it lexed without error, reusing the tokens of
+/// the previous chunk when `src` extends it by whole lines.
+fn with_chunk_tokens<R>(src: &str, f: impl FnOnce(&[(token::Token, Span)], bool) -> R) -> R {
+    CHUNK_LEX.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let (text, tokens) = &mut *cache;
+        let extends = !text.is_empty()
+            && text.ends_with('\n')
+            && src.len() > text.len()
+            && src.starts_with(text.as_str());
+        if extends {
+            let offset = text.len();
+            let (more, errors) = lexer::lex(&src[offset..]);
+            if errors.is_empty() {
+                tokens.extend(more.into_iter().map(|(token, span)| {
+                    (token, Span::new(span.start + offset, span.end + offset))
+                }));
+                text.push_str(&src[offset..]);
+                return f(tokens, true);
+            }
+        }
+        let (all, errors) = lexer::lex(src);
+        if errors.is_empty() {
+            *text = src.to_string();
+            *tokens = all;
+            f(tokens, true)
+        } else {
+            text.clear();
+            tokens.clear();
+            f(&all, false)
+        }
+    })
+}
+
 /// Parses one REPL chunk (L9.4): a single expression with no trailing `;` is `Chunk::Expr`,
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
     // A chunk with an open bracket or block is incomplete: no need to parse it (a chunk typed
     // over thousands of lines would otherwise be parsed again at every line).
-    let (tokens, lexical_errors) = lexer::lex(src);
-    if lexical_errors.is_empty()
-        && nesting::check_nesting(&tokens).is_none()
-        && nesting::leaves_blocks_open(&tokens)
-    {
+    let leaves_open = with_chunk_tokens(src, |tokens, lexed_cleanly| {
+        lexed_cleanly
+            && nesting::check_nesting(tokens).is_none()
+            && nesting::leaves_blocks_open(tokens)
+    });
+    if leaves_open {
         return ChunkParse::Incomplete;
     }
     if let Ok(expression) = parse_expr(src) {
