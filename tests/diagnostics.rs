@@ -91,6 +91,7 @@ diagnostic_cases! {
     e0100_open_if_operand: "E0100", "println$ if true then 1 else 2;\n";
     e0702_address_of_val: "E0702", "val v = 2;\nval p = &v;\n";
     e0702_address_of_expression: "E0702", "var x = 1;\nval p = &(x + 1);\n";
+    e0702_address_of_parenthesised_projection: "E0702", "var x = 1, 2;\nval r = &(x.1);\n";
     e0702_address_of_parameter: "E0702", "fun f (n:int) => &n;\n";
     e0301_print_pointer: "E0301", "var x = 1;\nprintln$ &x;\n";
     e0301_pointer_equality: "E0301", "var x = 1;\nprintln$ &x == &x;\n";

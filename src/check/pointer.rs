@@ -56,6 +56,15 @@ impl Checker {
             root = lhs;
         }
         steps.reverse();
+        // `&(x.1)`: the parentheses make the projection a value, which has no address (L11.1);
+        // the parser keeps them only in the span.
+        if !steps.is_empty() && target.span.start < root.span.start {
+            self.error(CheckError::NotAddressable {
+                span: target.span,
+                what: "an expression (`&x.1` is `(&x).1`, a pointer to the component)".into(),
+            });
+            return error_expr(span);
+        }
         let Some(pointer) = self.variable_address(mode, root) else {
             return error_expr(span);
         };
