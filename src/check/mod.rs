@@ -197,16 +197,8 @@ impl Checker {
             let ir = self.expr(e, None);
             self.no_meta_left(&ir.ty, e.span);
             // The REPL prints the value (L9.2): a pointer does not print (L11.6).
-            let t = self.zonk(&ir.ty);
-            if prints_result && traits::has_pointer(&t) {
-                self.error(CheckError::NoOverload {
-                    span: e.span,
-                    message: format!(
-                        "`{t}` does not print: pointers have no `str`, `repr` or `_strr`"
-                    ),
-                    behaviour: "printable",
-                    help: Some("print the value it points at: `*p`".into()),
-                });
+            if prints_result {
+                prims::require_printable(self, &ir, e.span);
             }
             ir
         });

@@ -157,7 +157,7 @@ pub(crate) fn take(
 }
 
 /// E0301 when values of the argument's type do not print (L11.6: pointers).
-fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
+pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     let t = c.zonk(&x.ty);
     if !crate::check::traits::has(&t, crate::check::traits::Behaviour::Printable) {
         c.error(CheckError::NoOverload {

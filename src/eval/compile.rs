@@ -295,6 +295,26 @@ fn step_positions(
     Ok(positions)
 }
 
+/// A compiled pointer access: the pointer to start from and the steps a projection adds.
+struct PointerAccess {
+    base: ExprCode,
+    steps: Vec<StoreStep>,
+    span: Span,
+}
+
+impl PointerAccess {
+    /// The base pointer and the positions of the added steps.
+    fn resolve(
+        &self,
+        frame: &mut Frame<'_, '_>,
+    ) -> Result<(Arc<Pointer>, smallvec::SmallVec<[usize; 4]>), Ctrl> {
+        let Value::Ptr(p) = (self.base)(frame)? else {
+            return Err(runtime_error(INTERNAL, "a pointer expected", self.span));
+        };
+        Ok((p, step_positions(&self.steps, frame)?))
+    }
+}
+
 impl Step for StoreStep {
     fn kind(&self) -> &StepKind {
         &self.kind
@@ -1184,7 +1204,18 @@ impl<'p> Compiler<'p> {
     /// `*p` (L11.2).
     fn dereference(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
         let repr = CodeRepr::of(ty);
-        // `*p.path`: read through `p` without making the projected pointer.
+        let access = self.pointer_access(pointer);
+        Box::new(move |frame| {
+            let (p, positions) = access.resolve(frame)?;
+            p.load(frame, &access.steps, &positions, repr)
+                .map_err(|fault| fault.at(span))
+        })
+    }
+
+    /// A pointer expression about to be read or stored through. A projection `p.path` is
+    /// kept as `p` and the path's steps, so `*p.i` and `p.i <- v` make no intermediate
+    /// pointer.
+    fn pointer_access(&mut self, pointer: &Expr) -> PointerAccess {
         if let ExprKind::PtrProject {
             pointer: base,
             path,
@@ -1192,23 +1223,19 @@ impl<'p> Compiler<'p> {
         {
             if let Some((_, target)) = base.ty.pointee() {
                 if let Ok(steps) = self.path_steps(&target.clone(), path) {
-                    let base = self.expr(base);
-                    return Box::new(move |frame| {
-                        let Value::Ptr(p) = base(frame)? else {
-                            return Err(runtime_error(INTERNAL, "a pointer expected", span));
-                        };
-                        let positions = step_positions(&steps, frame)?;
-                        p.load_more(frame, &steps, &positions, repr)
-                            .map_err(|fault| fault.at(span))
-                    });
+                    return PointerAccess {
+                        base: self.expr(base),
+                        steps,
+                        span: pointer.span,
+                    };
                 }
             }
         }
-        let pointer = self.expr(pointer);
-        Box::new(move |frame| match pointer(frame)? {
-            Value::Ptr(p) => p.load(frame, repr).map_err(|fault| fault.at(span)),
-            _ => Err(runtime_error(INTERNAL, "a pointer expected", span)),
-        })
+        PointerAccess {
+            base: self.expr(pointer),
+            steps: Vec::new(),
+            span: pointer.span,
+        }
     }
 
     /// `C_hack::cast[&U] p` (L11.7).
@@ -1241,37 +1268,13 @@ impl<'p> Compiler<'p> {
     /// `p <- v;` (L11.2).
     fn store_at(&mut self, pointer: &Expr, value: &Expr) -> StmtCode {
         let span = pointer.span;
-        // `p.path <- v`: store through `p` without making the projected pointer.
-        if let ExprKind::PtrProject {
-            pointer: base,
-            path,
-        } = &pointer.kind
-        {
-            if let Some((_, target)) = base.ty.pointee() {
-                if let Ok(steps) = self.path_steps(&target.clone(), path) {
-                    let base = self.expr(base);
-                    let value = self.expr(value);
-                    return Box::new(move |frame| {
-                        let Value::Ptr(p) = base(frame)? else {
-                            return Err(runtime_error(INTERNAL, "a pointer expected", span));
-                        };
-                        let positions = step_positions(&steps, frame)?;
-                        let new = value(frame)?;
-                        p.store_more(frame, &steps, &positions, new)
-                            .map_err(|fault| fault.at(span))?;
-                        Ok(())
-                    });
-                }
-            }
-        }
-        let pointer = self.expr(pointer);
+        let access = self.pointer_access(pointer);
         let value = self.expr(value);
         Box::new(move |frame| {
-            let Value::Ptr(p) = pointer(frame)? else {
-                return Err(runtime_error(INTERNAL, "a pointer expected", span));
-            };
+            let (p, positions) = access.resolve(frame)?;
             let new = value(frame)?;
-            p.store(frame, new).map_err(|fault| fault.at(span))?;
+            p.store(frame, &access.steps, &positions, new)
+                .map_err(|fault| fault.at(span))?;
             Ok(())
         })
     }

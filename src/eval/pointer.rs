@@ -9,6 +9,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use smallvec::SmallVec;
+
 use crate::types::Type;
 
 use super::array::{self, Shape};
@@ -29,6 +31,9 @@ pub enum StepKind {
     /// An element of a compact array.
     CElement(CArrayLayout),
 }
+
+/// No further steps (a load or store at the pointer itself).
+pub const NO_STEPS: &[StepKind] = &[];
 
 /// Anything that carries a step kind: the steps of a compiled store and of a pointer.
 pub trait Step {
@@ -84,42 +89,28 @@ impl Pointer {
         }
     }
 
-    /// The current value of the object (`*p`); `repr` is how a compact component's code is
-    /// represented (for a path that ends inside a compact value).
-    pub fn load(&self, frame: &Frame<'_, '_>, repr: CodeRepr) -> Result<Value, Fault> {
-        let root = self.base_value(frame)?;
-        let positions: Vec<usize> = self.steps.iter().map(|(_, p)| *p).collect();
-        Ok(load_path(root, &self.steps, &positions, repr))
-    }
-
-    /// `*p.path` without making the projected pointer: the object's component at this
-    /// pointer's steps and then `more` (kinds and positions).
-    pub fn load_more<S: Step>(
+    /// The current value of the object's component at this pointer's steps and then `more`
+    /// (`*p`, and `*p.path` without making the projected pointer); `repr` is how a compact
+    /// component's code is represented (for a path that ends inside a compact value).
+    pub fn load<S: Step>(
         &self,
         frame: &Frame<'_, '_>,
         more: &[S],
         more_positions: &[usize],
         repr: CodeRepr,
     ) -> Result<Value, Fault> {
+        let root = self.base_value(frame)?;
         if self.steps.is_empty() {
-            return Ok(load_path(
-                self.base_value(frame)?,
-                more,
-                more_positions,
-                repr,
-            ));
+            // A pointer to a whole variable (a pointer parameter `p.i`): no joined path.
+            return Ok(load_path(root, more, more_positions, repr));
         }
-        let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
-        kinds.extend(self.steps.iter().map(|(k, _)| k));
-        kinds.extend(more.iter().map(|s| s.kind()));
-        let mut positions: Vec<usize> = Vec::with_capacity(kinds.len());
-        positions.extend(self.steps.iter().map(|(_, p)| *p));
-        positions.extend_from_slice(more_positions);
-        Ok(load_path(self.base_value(frame)?, &kinds, &positions, repr))
+        let (kinds, positions) = self.joined_path(more, more_positions);
+        Ok(load_path(root, &kinds, &positions, repr))
     }
 
-    /// `p.path <- new` without making the projected pointer.
-    pub fn store_more<S: Step>(
+    /// Store `new` at this pointer's steps and then `more` (`p <- v`, and `p.path <- v`
+    /// without making the projected pointer), copying shared storage on the way.
+    pub fn store<S: Step>(
         &self,
         frame: &Frame<'_, '_>,
         more: &[S],
@@ -129,19 +120,27 @@ impl Pointer {
         if self.steps.is_empty() {
             return self.store_path(frame, more, more_positions, new);
         }
-        let mut kinds: Vec<&StepKind> = Vec::with_capacity(self.steps.len() + more.len());
-        kinds.extend(self.steps.iter().map(|(k, _)| k));
-        kinds.extend(more.iter().map(|s| s.kind()));
-        let mut positions: Vec<usize> = Vec::with_capacity(kinds.len());
-        positions.extend(self.steps.iter().map(|(_, p)| *p));
-        positions.extend_from_slice(more_positions);
+        let (kinds, positions) = self.joined_path(more, more_positions);
         self.store_path(frame, &kinds, &positions, new)
     }
 
-    /// Store `new` into the object (`p <- v`), copying shared storage on the way.
-    pub fn store(&self, frame: &Frame<'_, '_>, new: Value) -> Result<(), Fault> {
-        let positions: Vec<usize> = self.steps.iter().map(|(_, p)| *p).collect();
-        self.store_path(frame, &self.steps, &positions, new)
+    /// This pointer's path followed by `more`, inline for paths of up to 8 steps.
+    fn joined_path<'a, S: Step>(
+        &'a self,
+        more: &'a [S],
+        more_positions: &[usize],
+    ) -> (SmallVec<[&'a StepKind; 8]>, SmallVec<[usize; 8]>) {
+        let kinds = self
+            .steps
+            .iter()
+            .map(|(k, _)| k)
+            .chain(more.iter().map(|s| s.kind()));
+        let positions = self
+            .steps
+            .iter()
+            .map(|(_, p)| *p)
+            .chain(more_positions.iter().copied());
+        (kinds.collect(), positions.collect())
     }
 
     fn store_path<S: Step>(
@@ -163,21 +162,24 @@ impl Pointer {
                 *lock(cell) = root;
             }
             Base::Cast { inner, from, to } => {
-                let mut view = reshape(inner.load(frame, CodeRepr::of(from))?, from, to)?;
+                let mut view = reshape(inner.load_whole(frame, from)?, from, to)?;
                 store_into(&mut view, kinds, positions, new);
-                inner.store(frame, reshape(view, to, from)?)?;
+                inner.store(frame, NO_STEPS, &[], reshape(view, to, from)?)?;
             }
         }
         Ok(())
+    }
+
+    /// The value this pointer designates, of type `ty`.
+    fn load_whole(&self, frame: &Frame<'_, '_>, ty: &Type) -> Result<Value, Fault> {
+        self.load(frame, NO_STEPS, &[], CodeRepr::of(ty))
     }
 
     fn base_value(&self, frame: &Frame<'_, '_>) -> Result<Value, Fault> {
         match &self.base {
             Base::Global(slot) => Ok(frame.rt.globals.get(*slot as usize)),
             Base::Cell(cell) => Ok(lock(cell).clone()),
-            Base::Cast { inner, from, to } => {
-                reshape(inner.load(frame, CodeRepr::of(from))?, from, to)
-            }
+            Base::Cast { inner, from, to } => reshape(inner.load_whole(frame, from)?, from, to),
         }
     }
 }

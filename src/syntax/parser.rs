@@ -368,13 +368,7 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
 fn record_type<'t>(
     type_expr: impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone + 't,
 ) -> impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone {
-    name()
-        .then_ignore(token(Token::Colon))
-        .then(type_expr)
-        .separated_by(token(Token::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .delimited_by(token(Token::LParen), token(Token::RParen))
+    named_list(Token::Colon, type_expr)
         .map_with(|fields, extra| Spanned::new(TypeExprKind::Record(fields), extra.span()))
 }
 
@@ -382,8 +376,16 @@ fn record_type<'t>(
 fn record_fields<'t, T: 't>(
     item: impl Parser<'t, TokenInput<'t>, T, Extra<'t>> + Clone + 't,
 ) -> impl Parser<'t, TokenInput<'t>, Vec<(SName, T)>, Extra<'t>> + Clone {
+    named_list(Token::Assign, item)
+}
+
+/// `(name SEP item, …)`, at least one.
+fn named_list<'t, T: 't>(
+    separator: Token,
+    item: impl Parser<'t, TokenInput<'t>, T, Extra<'t>> + Clone + 't,
+) -> impl Parser<'t, TokenInput<'t>, Vec<(SName, T)>, Extra<'t>> + Clone {
     name()
-        .then_ignore(token(Token::Assign))
+        .then_ignore(token(separator))
         .then(item)
         .separated_by(token(Token::Comma))
         .at_least(1)
