@@ -276,6 +276,9 @@ impl Checker {
                 );
                 self.call_rest(r, args, span)
             }
+            Some(Binding::Opaque { make, types }) => {
+                self.apply_opaque(make, &types, args, name_span, span)
+            }
             None => self.apply_builtin(n, name_span, args, span),
         }
     }

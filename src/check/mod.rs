@@ -9,6 +9,7 @@ mod env;
 pub mod error;
 mod expr;
 mod library;
+pub(crate) mod opaque;
 mod pattern;
 mod pointer;
 pub mod prims;
@@ -62,6 +63,14 @@ pub struct Checker {
     hidden: Vec<(ScopeId, String)>,
     /// The global variables declared by the unit being checked.
     pub(crate) out_globals: Vec<ir::GlobalDef>,
+    /// The implementation blocks of opaque types (`begin … end` giving `type K = new R;` for a
+    /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
+    /// enclosing scope so their functions are visible there.
+    impl_blocks: std::collections::HashMap<crate::syntax::span::Span, ScopeId>,
+    /// While an implementation block is hoisted: the opaque types it completes, by (its
+    /// scope, name).
+    completing:
+        std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
 }
 
 impl Default for Checker {
@@ -112,6 +121,8 @@ impl Checker {
             recursion_metas: false,
             hidden: Vec::new(),
             out_globals: Vec::new(),
+            impl_blocks: std::collections::HashMap::new(),
+            completing: std::collections::HashMap::new(),
         }
     }
 
