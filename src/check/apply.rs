@@ -322,7 +322,7 @@ impl Checker {
             hint: if n.contains('-') {
                 Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
             } else {
-                None
+                crate::check::opaque::conversion_hint(n)
             },
         });
         for a in args {

@@ -255,6 +255,7 @@ impl Checker {
                         mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span)
                     }
                     t if t == error_type() => error_expr(span),
+                    t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
                     t => {
                         self.error(CheckError::NoOverload {
                             span,
@@ -554,7 +555,7 @@ impl Checker {
                         hint: if n.contains('-') {
                             Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
                         } else {
-                            None
+                            crate::check::opaque::conversion_hint(n)
                         },
                     });
                 }

@@ -86,6 +86,13 @@ pub fn lacking(ty: &Type, b: Behaviour) -> Option<Arc<NominalDef>> {
     go(ty, b, &mut HashSet::new(), &mut HashSet::new())
 }
 
+/// The help of E0201 for an opaque type's conversion used where it is not visible.
+pub(crate) fn conversion_hint(name: &str) -> Option<String> {
+    (name == "_repr_" || name.starts_with("_make_")).then(|| {
+        "an opaque type's conversions `_make_K` and `_repr_` are visible only in the scope that declares `K`; elsewhere use the functions that scope defines".to_string()
+    })
+}
+
 impl Checker {
     /// E0303: a value of the opaque type `def` used where its structure would be needed.
     pub(crate) fn opaque_error(&mut self, span: Span, def: &NominalDef, what: impl Into<String>) {

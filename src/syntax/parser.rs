@@ -2756,6 +2756,27 @@ mod tests {
                 ))
             }
         );
+        // Opaque types: `type` is recognised by position (it is not reserved).
+        assert_eq!(
+            single_statement("type Key = new string with Eq;"),
+            StmtKind::NewType {
+                name: at("Key".to_string()),
+                repr: Some(at(TypeExprKind::Name("string".to_string()))),
+                grants: vec![at("Eq".to_string())],
+            }
+        );
+        assert_eq!(
+            single_statement("type Key;"),
+            StmtKind::NewType {
+                name: at("Key".to_string()),
+                repr: None,
+                grants: vec![],
+            }
+        );
+        assert!(matches!(
+            single_statement("type Pair = new int * int;"),
+            StmtKind::NewType { repr: Some(_), ref grants, .. } if grants.is_empty()
+        ));
         assert!(matches!(
             single_statement("struct P { x:int; y:string; }"),
             StmtKind::Struct { ref fields, .. } if fields.len() == 2
