@@ -110,6 +110,18 @@ diagnostic_cases! {
     e0301_record_not_a_subtype: "E0301", "fun f (x:(a:int, c:int)) => x.a;\nprintln$ f (a=1, b=2);\n";
     e0301_record_subtype_only_for_arguments: "E0301", "var r = (a=1, b=2);\nvar s : (a:int) = r;\n";
     e0301_record_pattern_unknown_field: "E0301", "match (a=1) with | (b=k) => println k; endmatch;\n";
+    e0303_opaque_print: "E0303", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nprintln$ k;\n";
+    e0303_opaque_projection: "E0303", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nprintln$ k.0;\n";
+    e0303_opaque_reshape: "E0303", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nval s = k :>> string;\n";
+    e0303_opaque_arithmetic: "E0303", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nval j = k + k;\n";
+    e0303_opaque_no_equality: "E0303", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nprintln$ (k, 1) == (k, 1);\n";
+    e0303_opaque_not_ordered: "E0303", "type Id = new int with Eq;\nprintln$ _make_Id 1 < _make_Id 2;\n";
+    e0303_opaque_repr_hidden: "E0303", "type Id = new int;\ntype Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nprintln$ _repr_ k;\n";
+    e0201_opaque_make_hidden: "E0201", "type Key;\nbegin\n  type Key = new string;\n  fun key (s:string) : Key => _make_Key s;\nend\nval k = key \"a\";\nval m = _make_Key \"b\";\n";
+    e0303_opaque_no_representation: "E0303", "type Key;\nfun f (k:Key) => 1;\n";
+    e0303_opaque_bad_grant: "E0303", "type Key = new string with Ord;\n";
+    e0303_opaque_eq_without_equality: "E0303", "type F = new int -> int with Eq;\n";
+    e0303_opaque_self_representation: "E0303", "type K = new K * int;\n";
 }
 
 #[test]

@@ -276,6 +276,9 @@ impl Checker {
                 );
                 self.call_rest(r, args, span)
             }
+            Some(Binding::Opaque { make, types }) => {
+                self.apply_opaque(make, &types, args, name_span, span)
+            }
             None => self.apply_builtin(n, name_span, args, span),
         }
     }
@@ -319,7 +322,7 @@ impl Checker {
             hint: if n.contains('-') {
                 Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
             } else {
-                None
+                crate::check::opaque::conversion_hint(n)
             },
         });
         for a in args {

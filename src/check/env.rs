@@ -98,6 +98,12 @@ pub enum Binding {
         index: u32,
         span: Span,
     },
+    /// The representation functions of opaque types declared in this scope: `_make_K` (one
+    /// type) or `_repr_` (every opaque type of the scope), with their declarations' spans.
+    Opaque {
+        make: bool,
+        types: Vec<(Arc<NominalDef>, Span)>,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -98,6 +98,15 @@ pub enum CheckError {
     NotAssignable { span: Span, what: String },
     /// E0702: `&` of something that is not a variable (L11.1).
     NotAddressable { span: Span, what: String },
+    /// E0303: a value of the opaque type `ty` used where its hidden structure would be
+    /// needed; `what` says why ("it has no components to project").
+    OpaqueUse {
+        span: Span,
+        ty: String,
+        what: String,
+    },
+    /// E0303: an opaque type's declaration is wrong (no representation, a bad grant).
+    OpaqueDecl { span: Span, message: String },
 }
 
 impl CheckError {
@@ -111,6 +120,7 @@ impl CheckError {
             | CheckError::NoOverload { .. }
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
+            CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
             CheckError::NotCompact { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
             CheckError::ProjectionRange { .. } => "E0403",
@@ -147,7 +157,9 @@ impl CheckError {
             | CheckError::LiteralSuffix { span, .. }
             | CheckError::FormatConversion { span, .. }
             | CheckError::NotAssignable { span, .. }
-            | CheckError::NotAddressable { span, .. } => *span,
+            | CheckError::NotAddressable { span, .. }
+            | CheckError::OpaqueUse { span, .. }
+            | CheckError::OpaqueDecl { span, .. } => *span,
         }
     }
 
@@ -263,6 +275,10 @@ impl CheckError {
             CheckError::NotAssignable { what, .. } => d(format!("cannot assign to {what}"))
                 .with_label("not a variable")
                 .with_help("only variables can be assigned; store into a component with `&x.i <- v;`"),
+            CheckError::OpaqueUse { ty, what, .. } => d(format!("`{ty}` is an opaque type: {what}"))
+                .with_label(format!("a value of the opaque type `{ty}`"))
+                .with_help(format!("only the scope that declares `{ty}` sees its representation (through `_make_{ty}` and `_repr_`); elsewhere use the functions that scope defines")),
+            CheckError::OpaqueDecl { message, .. } => d(message.clone()).with_label("in this opaque type declaration"),
             CheckError::NotAddressable { what, .. } => d(format!("cannot take the address of {what}"))
                 .with_label("not a variable")
                 .with_help("only a `var` (or, with `&<`, a `val`) has an address; a value parameter can be declared `var` to make it one"),

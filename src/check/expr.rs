@@ -254,6 +254,7 @@ impl Checker {
                         mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span)
                     }
                     t if t == error_type() => error_expr(span),
+                    t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
                     t => {
                         self.error(CheckError::NoOverload {
                             span,
@@ -520,6 +521,9 @@ impl Checker {
             Some(Binding::Var(vb)) => self.var_expr(n, &vb, span),
             Some(Binding::Funs(_)) => self.fun_value(n, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => self.ctor_value(&nominal, index, span),
+            Some(Binding::Opaque { make, types }) => {
+                self.opaque_value(n, make, types, span, expected)
+            }
             None => {
                 // A primitive of `unit` named alone is applied (`endl;`).
                 if self.prim_takes_unit(n) {
@@ -575,7 +579,7 @@ impl Checker {
                         hint: if n.contains('-') {
                             Some("a `-` between letters or digits is part of a name: write `x - 1` for a subtraction".into())
                         } else {
-                            None
+                            crate::check::opaque::conversion_hint(n)
                         },
                     });
                 }
@@ -1100,6 +1104,9 @@ impl Checker {
         rhs: &ast::Expr,
         _unused: Option<()>,
     ) -> Option<Projection> {
+        if self.opaque_projection(ty, rhs) {
+            return Some(Projection::Field(0, error_type()));
+        }
         let literal = match &rhs.node {
             ExprKind::Int(lit) if suffix_type(&lit.suffix).is_ok() => lit.value,
             ExprKind::UnitsumValue(lit, _) => lit.value,
@@ -1321,6 +1328,9 @@ impl Checker {
         let mut b = self.zonk(&y.ty);
         if a == error_type() || b == error_type() {
             return error_expr(span);
+        }
+        if let Some(e) = self.opaque_operands(op, &a, &b, span) {
+            return e;
         }
         // Membership relates an element to an array (or a char to a string): the operand
         // types differ, so neither takes the other's (L11.27, L11.28).
@@ -1559,6 +1569,9 @@ impl Checker {
         }
         if s == t {
             return v;
+        }
+        if self.opaque_coerce(&s, &t, span) {
+            return error_expr(span);
         }
         if s.is_void() {
             self.type_error(

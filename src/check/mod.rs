@@ -10,6 +10,7 @@ pub mod error;
 mod expr;
 mod functor;
 mod library;
+pub(crate) mod opaque;
 mod pattern;
 mod pointer;
 pub mod prims;
@@ -74,6 +75,14 @@ pub struct Checker {
     /// Variables of the unit whose initialiser's type was still being inferred: solved by
     /// the end of the unit, or E0302 there.
     deferred_vars: Vec<(Span, env::VarBinding, String, Type)>,
+    /// The implementation blocks of opaque types (`begin … end` giving `type K = new R;` for a
+    /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
+    /// enclosing scope so their functions are visible there.
+    impl_blocks: std::collections::HashMap<crate::syntax::span::Span, ScopeId>,
+    /// While an implementation block is hoisted: the opaque types it completes, by (its
+    /// scope, name).
+    completing:
+        std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
 }
 
 /// `--validate`: run the IR validator on every unit in release builds too.
@@ -136,6 +145,8 @@ impl Checker {
             prelude_scope: None,
             derivations: Vec::new(),
             deferred_vars: Vec::new(),
+            impl_blocks: std::collections::HashMap::new(),
+            completing: std::collections::HashMap::new(),
         }
     }
 

@@ -783,6 +783,9 @@ pub(crate) fn take(
 /// E0301 when values of the argument's type do not print (L11.6: pointers).
 pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     let t = c.zonk(&x.ty);
+    if c.opaque_lacks(&t, crate::check::traits::Behaviour::Printable, span) {
+        return;
+    }
     if !crate::check::traits::has(&t, crate::check::traits::Behaviour::Printable) {
         c.error(CheckError::NoOverload {
             span,

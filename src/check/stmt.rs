@@ -32,13 +32,15 @@ impl Checker {
     // Hoisting (L5.2)
     // -----------------------------------------------------------------------------------------
 
-    fn hoist(&mut self, stmts: &[Stmt], prelude: &mut Vec<ir::Stmt>) {
+    pub(crate) fn hoist(&mut self, stmts: &[Stmt], prelude: &mut Vec<ir::Stmt>) {
         let mut flat = Vec::new();
         collect_hoisted(stmts, &mut flat);
         // Types first, so values can mention them in annotations.
         let mut nominals = Vec::new();
+        let mut opaque = Vec::new();
         for s in &flat {
             match &s.node {
+                StmtKind::NewType { .. } => opaque.extend(self.declare_opaque(s).map(|d| (*s, d))),
                 StmtKind::Typedef { name, ty } => {
                     let scope = self.scope;
                     self.declare_type(name, TypeBinding::PendingAlias(Arc::new(ty.clone()), scope));
@@ -84,6 +86,7 @@ impl Checker {
                 _ => {}
             }
         }
+        self.define_opaque(&flat, opaque, prelude);
         // Every typedef of the scope is resolved now, so an unused bad one is still reported.
         let pending: Vec<String> = self.scopes[self.scope]
             .types
@@ -114,7 +117,7 @@ impl Checker {
         }
     }
 
-    fn declare_type(&mut self, name: &ast::SName, b: TypeBinding) {
+    pub(crate) fn declare_type(&mut self, name: &ast::SName, b: TypeBinding) {
         let scope = self.scope;
         if let Some((_, prev)) = self.scopes[scope].types.get(&name.node) {
             let prev = *prev;
@@ -130,17 +133,26 @@ impl Checker {
             .insert(name.node.clone(), (b, name.span));
     }
 
-    fn declare_value(&mut self, name: &ast::SName, b: Binding) {
+    pub(crate) fn declare_value(&mut self, name: &ast::SName, b: Binding) {
         let scope = self.scope;
         match (self.scopes[scope].values.get_mut(&name.node), &b) {
             (None, _) => {
                 self.scopes[scope].values.insert(name.node.clone(), b);
             }
             (Some(Binding::Funs(list)), Binding::Funs(more)) => list.extend(more.iter().copied()),
+            // `_repr_` of several opaque types of one scope.
+            (
+                Some(Binding::Opaque { make: false, types }),
+                Binding::Opaque {
+                    make: false,
+                    types: more,
+                },
+            ) => types.extend(more.iter().cloned()),
             (Some(prev), _) => {
                 let previous = match prev {
                     Binding::Var(v) => v.span,
                     Binding::Ctor { span, .. } => *span,
+                    Binding::Opaque { types, .. } => types[0].1,
                     Binding::Funs(l) => self.funs[l[0]].span,
                 };
                 self.error(CheckError::Duplicate {
@@ -494,6 +506,7 @@ impl Checker {
             StmtKind::Var { name, init, .. } => self.var_stmt(s, name, init.as_ref(), out),
             StmtKind::Val { name, init, .. } => self.var_stmt(s, name, Some(init), out),
             StmtKind::Fun(_)
+            | StmtKind::NewType { .. }
             | StmtKind::Typedef { .. }
             | StmtKind::Struct { .. }
             | StmtKind::Variant { .. } => {}
@@ -639,8 +652,14 @@ impl Checker {
             }
             StmtKind::Block(stmts) => {
                 let saved = self.scope;
-                self.scope = self.new_scope(Some(saved));
-                let body = self.block_in_scope(stmts);
+                // An opaque type's implementation block was hoisted with this scope.
+                let body = if let Some(inner) = self.impl_blocks.remove(&s.span) {
+                    self.scope = inner;
+                    self.stmts(stmts)
+                } else {
+                    self.scope = self.new_scope(Some(saved));
+                    self.block_in_scope(stmts)
+                };
                 self.scope = saved;
                 out.push(ir::Stmt::Block(body));
             }

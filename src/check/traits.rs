@@ -55,10 +55,18 @@ pub fn has(ty: &Type, b: Behaviour) -> bool {
             ty,
             Type::Int(_) | Type::Float | Type::Double | Type::Natural
         ),
-        Behaviour::Ordered | Behaviour::Equality => no_function_inside(ty) && !has_pointer(ty),
+        Behaviour::Ordered | Behaviour::Equality => {
+            no_function_inside(ty) && !has_pointer(ty) && opaque_has(ty, b)
+        }
         // Pointers do not print (L11.6).
-        Behaviour::Printable => !has_pointer(ty),
+        Behaviour::Printable => !has_pointer(ty) && opaque_has(ty, b),
     }
+}
+
+/// An opaque type has equality only if its declaration grants it, and no other behaviour
+/// (issue 10 item 5, `check/opaque.rs`).
+fn opaque_has(ty: &Type, b: Behaviour) -> bool {
+    crate::check::opaque::lacking(ty, b).is_none()
 }
 
 /// Does a value of `ty` contain a pointer (through tuples, arrays, records, structs and
@@ -75,6 +83,7 @@ pub fn has_pointer(ty: &Type) -> bool {
                 Some(NominalBody::Variant(cs)) => {
                     pending.extend(cs.iter().filter_map(|(_, a)| a.clone()))
                 }
+                Some(NominalBody::Opaque { repr, .. }) => pending.push(repr.clone()),
                 None => {}
             },
             _ => {}
@@ -100,7 +109,7 @@ fn no_function_inside(ty: &Type) -> bool {
                 Some(NominalBody::Variant(cs)) => {
                     ok &= cs.iter().all(|(_, a)| !matches!(a, Some(Type::Fun(..))))
                 }
-                None => {}
+                Some(NominalBody::Opaque { .. }) | None => {}
             }
         }
     });

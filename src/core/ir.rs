@@ -145,6 +145,9 @@ pub enum CoerceKind {
     NaturalToInt,
     /// Natural to its decimal string.
     NaturalToString,
+    /// An opaque type's representation to the opaque type (`_make_K`) or back (`_repr_`): the
+    /// value is stored as its representation, so this changes only the static type (no-op).
+    Opaque,
 }
 
 /// A primitive operation with its kernel resolved by the checker. Operand types are the

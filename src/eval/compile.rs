@@ -2155,6 +2155,8 @@ impl<'p> Compiler<'p> {
                     }
                 })
             }
+            // An opaque value is stored as its representation.
+            CoerceKind::Opaque => code,
             CoerceKind::Reinterpret => {
                 let repr = CodeRepr::of(&target);
                 Box::new(move |frame| {

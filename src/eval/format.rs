@@ -282,7 +282,8 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
         Type::Nominal(definition) => match definition.body.get() {
             Some(NominalBody::Struct(fields)) => write_struct(out, v, &definition.name, fields),
             Some(NominalBody::Variant(constructors)) => write_variant(out, v, constructors),
-            None => out.extend_from_slice(MISMATCH),
+            // The checker rejects printing an opaque value (its representation is hidden).
+            Some(NominalBody::Opaque { .. }) | None => out.extend_from_slice(MISMATCH),
         },
         Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
         // The checker rejects printing a pointer (L11.6).

@@ -250,6 +250,8 @@ pub fn comparator(ty: &Type) -> Comparator {
                     .collect();
                 Arc::new(move |a, b| compare_sums(&args, a, b))
             }
+            // Stored as its representation; the checker allows only `==`/`!=` (when granted).
+            Some(NominalBody::Opaque { repr, .. }) => comparator(repr),
             None => Arc::new(|_, _| Ordering::Equal),
         },
         Type::Sum(summands) => {

@@ -411,6 +411,15 @@ pub enum StmtKind {
         name: SName,
         fields: Vec<Param>,
     },
+    /// `type K = new R;` (an opaque type represented by `R`, Felix's abstract type), with
+    /// the behaviours it grants after `with` (`type K = new R with Eq;`); `type K;` (no
+    /// `repr`) declares the opaque type whose representation a `begin … end` block of the same
+    /// scope gives.
+    NewType {
+        name: SName,
+        repr: Option<TypeExpr>,
+        grants: Vec<SName>,
+    },
     /// `variant shape = | Circle of double | Dot;`
     Variant {
         name: SName,

@@ -1329,6 +1329,40 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .then(type_expr.clone())
         .then_ignore(semicolon.clone())
         .map(|(name, ty)| StmtKind::Typedef { name, ty });
+    // `type K = new R [with Eq];` and `type K;`: `type` is not reserved (L1.3), so it is
+    // recognised here by position; `new` is reserved, so the first form is unambiguous.
+    let type_word = select! { Token::Ident(word) if word == "type" => () };
+    let new_type_stmt = type_word
+        .ignore_then(name())
+        .then(
+            token(Token::Assign)
+                .ignore_then(keyword(Keyword::Reserved("new")))
+                .ignore_then(type_expr.clone())
+                .then(
+                    keyword(Keyword::With)
+                        .ignore_then(
+                            name()
+                                .separated_by(token(Token::Comma))
+                                .at_least(1)
+                                .collect::<Vec<_>>(),
+                        )
+                        .or_not(),
+                )
+                .or_not(),
+        )
+        .then_ignore(semicolon.clone())
+        .map(|(name, rest)| match rest {
+            Some((repr, grants)) => StmtKind::NewType {
+                name,
+                repr: Some(repr),
+                grants: grants.unwrap_or_default(),
+            },
+            None => StmtKind::NewType {
+                name,
+                repr: None,
+                grants: Vec::new(),
+            },
+        });
     let struct_stmt = keyword(Keyword::Struct)
         .ignore_then(name())
         .then(
@@ -1667,6 +1701,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         var_stmt,
         val_stmt,
         typedef_stmt,
+        new_type_stmt,
         struct_stmt,
         variant_stmt,
         break_stmt,
@@ -2721,6 +2756,27 @@ mod tests {
                 ))
             }
         );
+        // Opaque types: `type` is recognised by position (it is not reserved).
+        assert_eq!(
+            single_statement("type Key = new string with Eq;"),
+            StmtKind::NewType {
+                name: at("Key".to_string()),
+                repr: Some(at(TypeExprKind::Name("string".to_string()))),
+                grants: vec![at("Eq".to_string())],
+            }
+        );
+        assert_eq!(
+            single_statement("type Key;"),
+            StmtKind::NewType {
+                name: at("Key".to_string()),
+                repr: None,
+                grants: vec![],
+            }
+        );
+        assert!(matches!(
+            single_statement("type Pair = new int * int;"),
+            StmtKind::NewType { repr: Some(_), ref grants, .. } if grants.is_empty()
+        ));
         assert!(matches!(
             single_statement("struct P { x:int; y:string; }"),
             StmtKind::Struct { ref fields, .. } if fields.len() == 2

@@ -213,6 +213,10 @@ pub enum NominalBody {
     Struct(Vec<(Arc<str>, Type)>),
     /// Constructors in declaration order; `None` for a constant constructor.
     Variant(Vec<(Arc<str>, Option<Type>)>),
+    /// An opaque type (`type K = new R;`): values are stored exactly as their representation
+    /// `repr`, which only the scope of the declaration sees (`_make_K`, `_repr_`); `eq` when
+    /// the declaration grants equality (`with Eq`).
+    Opaque { repr: Type, eq: bool },
 }
 
 impl NominalDef {
