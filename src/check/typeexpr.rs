@@ -1,12 +1,52 @@
 //! Type expressions to types: names, typedefs (resolved on demand, so they are visible in
 //! their whole scope), unitsum arithmetic, and the kind rules of L2.13/L2.14.
 
+use std::sync::Arc;
+
 use crate::check::env::TypeBinding;
 use crate::check::error::CheckError;
 use crate::check::{error_type, Checker};
-use crate::syntax::ast::{TypeExpr, TypeExprKind, UnitsumOp};
-use crate::types::kind::{compact_hint, is_compact};
-use crate::types::ty::{IntTy, Type};
+use crate::syntax::ast::{self, SName, TypeExpr, TypeExprKind, UnitsumOp};
+use crate::types::kind::{compact_hint, is_compact, kind_of};
+use crate::types::ty::{instantiate_nominal, IntTy, Kind, NominalDef, TyVar, Type};
+
+/// What a type name denotes: a type, or a parametric type that needs arguments.
+#[derive(Clone, Debug)]
+pub(crate) enum TypeScheme {
+    Mono(Type),
+    /// A parametric typedef: parameters and body.
+    Alias(Vec<TyVar>, Type),
+    /// A parametric struct or variant declaration.
+    Nominal(Arc<NominalDef>),
+}
+
+impl TypeScheme {
+    pub(crate) fn params(&self) -> &[TyVar] {
+        match self {
+            TypeScheme::Mono(_) => &[],
+            TypeScheme::Alias(params, _) => params,
+            TypeScheme::Nominal(definition) => &definition.params,
+        }
+    }
+
+    /// The scheme applied to arguments (checked by the caller).
+    pub(crate) fn apply(&self, args: Vec<Type>) -> Type {
+        match self {
+            TypeScheme::Mono(t) => t.clone(),
+            TypeScheme::Alias(params, body) => body.subst_vars(params, &args),
+            TypeScheme::Nominal(definition) => instantiate_nominal(definition, args),
+        }
+    }
+}
+
+/// The kind written in a type parameter declaration.
+pub(crate) fn kind_of_expr(kind: ast::KindExpr) -> Kind {
+    match kind {
+        ast::KindExpr::Type => Kind::Type,
+        ast::KindExpr::Unitsum => Kind::Unitsum,
+        ast::KindExpr::CompactLinear => Kind::CompactLinear,
+    }
+}
 
 /// The scalar type named `name`, if it is one of the built-in names.
 pub fn builtin_type(name: &str) -> Option<Type> {
@@ -50,6 +90,7 @@ impl Checker {
     fn type_expr_node(&mut self, te: &TypeExpr) -> Type {
         match &te.node {
             TypeExprKind::Name(name) => self.type_name(name, te),
+            TypeExprKind::Apply(name, args) => self.type_application(name, args, te),
             TypeExprKind::Unitsum(lit) => match lit.value.and_then(|v| u64::try_from(v).ok()) {
                 Some(n) if lit.suffix.is_empty() => Type::Unitsum(n),
                 _ => {
@@ -158,8 +199,22 @@ impl Checker {
     }
 
     fn type_name(&mut self, name: &str, te: &TypeExpr) -> Type {
-        if let Some(t) = self.lookup_type(name) {
-            return t;
+        match self.type_scheme(name) {
+            Some(TypeScheme::Mono(t)) => return t,
+            Some(scheme) => {
+                let n = scheme.params().len();
+                let names: Vec<&str> = scheme.params().iter().map(|p| &*p.name).collect();
+                self.error(CheckError::Type {
+                    span: te.span,
+                    message: format!(
+                        "the parametric type `{name}` needs {n} type argument{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                    help: Some(format!("write `{name}[{}]`", names.join(", "))),
+                });
+                return error_type();
+            }
+            None => {}
         }
         if let Some(t) = builtin_type(name) {
             return t;
@@ -173,8 +228,115 @@ impl Checker {
         error_type()
     }
 
-    /// Look a type name up through the scope chain, resolving typedefs on demand.
+    /// `name[args]`: a parametric typedef, struct or variant applied to type arguments, each
+    /// of the kind its parameter declares (E0401 otherwise).
+    fn type_application(&mut self, name: &SName, args: &[TypeExpr], te: &TypeExpr) -> Type {
+        let types: Vec<Type> = args.iter().map(|a| self.type_expr(a)).collect();
+        let scheme = match self.type_scheme(&name.node) {
+            Some(scheme) => scheme,
+            None if builtin_type(&name.node).is_some() => TypeScheme::Mono(Type::UNIT),
+            None => {
+                self.error(CheckError::UndefinedName {
+                    name: name.node.clone(),
+                    span: name.span,
+                    what: "type",
+                    hint: None,
+                });
+                return error_type();
+            }
+        };
+        let params = scheme.params().to_vec();
+        if params.len() != types.len() {
+            let names: Vec<&str> = params.iter().map(|p| &*p.name).collect();
+            let n = params.len();
+            self.error(CheckError::Type {
+                span: te.span,
+                message: if n == 0 {
+                    format!(
+                        "`{}` is not a parametric type: it takes no type arguments",
+                        name.node
+                    )
+                } else {
+                    format!(
+                        "`{}` takes {n} type argument{}, but {} {} given",
+                        name.node,
+                        if n == 1 { "" } else { "s" },
+                        types.len(),
+                        if types.len() == 1 { "is" } else { "are" }
+                    )
+                },
+                help: (n > 0).then(|| format!("write `{}[{}]`", name.node, names.join(", "))),
+            });
+            return error_type();
+        }
+        let mut ok = true;
+        for ((param, arg), t) in params.iter().zip(args).zip(&types) {
+            if t.has_meta() {
+                ok &= *t != error_type();
+                continue;
+            }
+            let kind = kind_of(t);
+            if !kind.satisfies(param.kind) {
+                self.error(CheckError::KindMismatch {
+                    span: arg.span,
+                    ty: t.to_string(),
+                    kind: kind.name(),
+                    param: param.name.to_string(),
+                    of: name.node.clone(),
+                    needed: param.kind.name(),
+                });
+                ok = false;
+            }
+        }
+        if !ok {
+            return error_type();
+        }
+        scheme.apply(types)
+    }
+
+    /// Look a type name up through the scope chain, resolving typedefs on demand. A parametric
+    /// type is instantiated with fresh inference variables (`Box` in `Box (3)`).
     pub(crate) fn lookup_type(&mut self, name: &str) -> Option<Type> {
+        let scheme = self.type_scheme(name)?;
+        let params = scheme.params().to_vec();
+        if !params.is_empty() {
+            self.recursion_metas = true;
+        }
+        let args = self.instantiate_params(&params);
+        Some(scheme.apply(args))
+    }
+
+    /// The type of a value built by a constructor of `definition`: the definition itself, or
+    /// for a parametric one an instance: the `expected` type when it is one, otherwise one
+    /// with fresh inference variables, which the constructor's argument solves (`Leaf 1` is a
+    /// `tree[int]`).
+    pub(crate) fn nominal_instance(
+        &mut self,
+        definition: &Arc<NominalDef>,
+        expected: Option<&Type>,
+    ) -> Type {
+        if definition.params.is_empty() {
+            return Type::Nominal(definition.clone());
+        }
+        if let Some(t) = expected.map(|t| self.zonk(t)) {
+            if matches!(&t, Type::Nominal(n) if n.instance_of(definition)) {
+                return t;
+            }
+        }
+        let args = self.instantiate_params(&definition.params);
+        // Solved later in the unit (`if c then None else Some 1`): the unit's IR is zonked
+        // once more at the end.
+        self.recursion_metas = true;
+        instantiate_nominal(definition, args)
+    }
+
+    /// Is `name` a parametric type (a typedef, struct or variant with type parameters)?
+    pub(crate) fn is_parametric_type(&mut self, name: &str) -> bool {
+        matches!(self.type_scheme(name), Some(s) if !s.params().is_empty())
+    }
+
+    /// What a type name denotes, through the scope chain, resolving typedefs on demand.
+    pub(crate) fn type_scheme(&mut self, name: &str) -> Option<TypeScheme> {
         let mut s = Some(self.scope);
         while let Some(id) = s {
             if let Some((b, _)) = self.scopes[id].types.get(name) {
@@ -186,15 +348,65 @@ impl Checker {
         None
     }
 
-    fn resolve_type_binding(&mut self, scope: usize, name: &str, b: TypeBinding) -> Type {
+    /// Type variables for declared type parameters, bound in `scope`.
+    pub(crate) fn bind_type_params(
+        &mut self,
+        params: &[ast::TypeParam],
+        scope: usize,
+    ) -> Vec<TyVar> {
+        let mut vars = Vec::new();
+        for tp in params {
+            let v = TyVar {
+                id: self.next_tyvar,
+                name: tp.name.node.as_str().into(),
+                kind: kind_of_expr(tp.kind),
+            };
+            self.next_tyvar += 1;
+            if self.scopes[scope].types.contains_key(&tp.name.node) {
+                let previous = self.scopes[scope].types[&tp.name.node].1;
+                self.error(CheckError::Duplicate {
+                    name: tp.name.node.clone(),
+                    span: tp.name.span,
+                    previous,
+                });
+            }
+            self.scopes[scope].types.insert(
+                tp.name.node.clone(),
+                (TypeBinding::Param(v.clone()), tp.name.span),
+            );
+            vars.push(v);
+        }
+        vars
+    }
+
+    fn resolve_type_binding(&mut self, scope: usize, name: &str, b: TypeBinding) -> TypeScheme {
         match b {
-            TypeBinding::Alias(t) => t,
-            TypeBinding::Nominal(n) => Type::Nominal(n),
-            TypeBinding::Param(v) => Type::Var(v),
+            TypeBinding::Alias(t) => TypeScheme::Mono(t),
+            TypeBinding::Generic(params, t) => TypeScheme::Alias(params, t),
+            TypeBinding::Nominal(n) if !n.params.is_empty() => TypeScheme::Nominal(n),
+            TypeBinding::Nominal(n) => TypeScheme::Mono(Type::Nominal(n)),
+            TypeBinding::Param(v) => TypeScheme::Mono(Type::Var(v)),
             TypeBinding::ResolvingAlias => {
                 let span = self.scopes[scope].types[name].1;
                 self.type_error(span, format!("typedef `{name}` refers to itself"));
-                error_type()
+                TypeScheme::Mono(error_type())
+            }
+            TypeBinding::PendingGeneric(params, te, def_scope) => {
+                let span = self.scopes[scope].types[name].1;
+                self.scopes[scope]
+                    .types
+                    .insert(name.to_string(), (TypeBinding::ResolvingAlias, span));
+                let saved = self.scope;
+                let inner = self.new_scope(Some(def_scope));
+                let vars = self.bind_type_params(&params, inner);
+                self.scope = inner;
+                let t = self.type_expr(&te);
+                self.scope = saved;
+                self.scopes[scope].types.insert(
+                    name.to_string(),
+                    (TypeBinding::Generic(vars.clone(), t.clone()), span),
+                );
+                TypeScheme::Alias(vars, t)
             }
             TypeBinding::PendingAlias(te, def_scope) => {
                 let span = self.scopes[scope].types[name].1;
@@ -208,7 +420,7 @@ impl Checker {
                 self.scopes[scope]
                     .types
                     .insert(name.to_string(), (TypeBinding::Alias(t.clone()), span));
-                t
+                TypeScheme::Mono(t)
             }
         }
     }
