@@ -159,8 +159,21 @@ impl Session {
         ChunkResult::Done
     }
 
-    /// The type of an expression, printed per L2.17, without running it (`:type`).
+    /// The type of an expression, printed per L2.17, without running it (`:type`). A
+    /// variable declared with a type that names a typedef is shown as declared
+    /// (`grid[3 \* 4]`); [`Session::normal_type_of`] always gives the normal form.
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        if let syntax::ast::ExprKind::Name(name) = &expr.node {
+            if let Some(written) = self.checker.written_type_of(name) {
+                return Ok(written);
+            }
+        }
+        self.normal_type_of(src)
+    }
+
+    /// The type of an expression in normal form (L2.9), typedefs expanded (`:type -n`).
+    pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
         let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
         match self.checker.type_of_expr(&expr) {
             Ok(ty) => Ok(types::print::type_to_string(&ty)),

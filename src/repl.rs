@@ -25,7 +25,10 @@ pub const REPL_NAME: &str = "<repl>";
 
 /// The REPL commands, in the order `:help` lists them.
 pub const COMMANDS: [(&str, &str); 9] = [
-    (":type EXPR", "the type of an expression"),
+    (
+        ":type [-n] EXPR",
+        "the type of an expression (a variable as declared; -n: the normal form)",
+    ),
     (
         ":kind TYPE",
         "the most specific kind: UNITSUM, COMPACTLINEAR or TYPE",
@@ -247,6 +250,16 @@ impl Repl {
                 self.command_error(&format!("`:{name}` needs {what}"));
                 return LineOutcome::Continue;
             }
+            // `:type -n e`: the normal form, typedefs expanded.
+            "type" if argument.trim() == "-n" => {
+                self.command_error("`:type -n` needs an expression");
+                return LineOutcome::Continue;
+            }
+            "type" if argument.trim_start().starts_with("-n ") => {
+                let flag_end = argument.find("-n").map_or(0, |at| at + 2);
+                let answer = self.session.normal_type_of(&argument[flag_end..]);
+                return self.answer(answer, line, name_end + flag_end);
+            }
             "type" => self.session.type_of(argument),
             "kind" => self.session.kind_of(argument),
             "size" => self.session.size_of(argument),
@@ -276,13 +289,22 @@ impl Repl {
                 return LineOutcome::Continue;
             }
         };
+        self.answer(answer, line, name_end)
+    }
+
+    /// Print a command's answer, or its diagnostics with spans shifted by `offset` (where the
+    /// command's argument starts in `line`).
+    fn answer(
+        &mut self,
+        answer: Result<String, Vec<Diagnostic>>,
+        line: &str,
+        offset: usize,
+    ) -> LineOutcome {
         match answer {
             Ok(text) => self.session.print_line(&text),
             Err(diags) => {
-                let shifted: Vec<Diagnostic> = diags
-                    .into_iter()
-                    .map(|diag| diag.shifted(name_end))
-                    .collect();
+                let shifted: Vec<Diagnostic> =
+                    diags.into_iter().map(|diag| diag.shifted(offset)).collect();
                 self.report(&shifted, REPL_NAME, line);
             }
         }
@@ -585,7 +607,7 @@ mod session_tests {
         let (stdout, stderr) = transcript(
             ":bogus\n:type\n:iso   \n:reset now\n:load\n:load no_such_file.flx\n:help\n",
         );
-        assert!(stdout.contains(":type EXPR"), "{stdout}");
+        assert!(stdout.contains(":type [-n] EXPR"), "{stdout}");
         for expected in [
             "unknown command `:bogus`",
             "`:type` needs an expression",

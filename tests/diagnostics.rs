@@ -110,6 +110,13 @@ diagnostic_cases! {
     e0301_record_not_a_subtype: "E0301", "fun f (x:(a:int, c:int)) => x.a;\nprintln$ f (a=1, b=2);\n";
     e0301_record_subtype_only_for_arguments: "E0301", "var r = (a=1, b=2);\nvar s : (a:int) = r;\n";
     e0301_record_pattern_unknown_field: "E0301", "match (a=1) with | (b=k) => println k; endmatch;\n";
+    e0401_kind_of_type_argument: "E0401", "typedef grid[N:COMPACTLINEAR] = double ^ N;\nvar g : grid[int];\n";
+    e0401_kind_of_type_parameter_argument: "E0401", "struct Cells[N:UNITSUM] { c: int ^ N; }\nfun f[T:COMPACTLINEAR] (x: Cells[T]) => 1;\n";
+    e0301_type_argument_count: "E0301", "typedef pair[T] = T * T;\nval q : pair[int, string] = 1, 2;\n";
+    e0301_parametric_type_without_arguments: "E0301", "struct Box[T] { v: T; }\nfun get (b: Box) => b.v;\n";
+    e0301_type_arguments_to_plain_type: "E0301", "var x : int[2];\n";
+    e0301_irregular_recursive_type: "E0301", "variant nest[T] = | Flat of T | Deeper of nest[T * T];\n";
+    e0302_uninferred_type_argument: "E0302", "variant opt[T] = | None | Some of T;\nprintln$ None;\n";
 }
 
 #[test]

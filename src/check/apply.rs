@@ -272,7 +272,8 @@ impl Checker {
             }
             Some(Binding::Funs(_)) => self.call_named(n, name_span, None, args, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => {
-                let ty = self.nominal_instance(&nominal, expected.filter(|_| args.len() == 1));
+                let ty =
+                    self.nominal_instance(&nominal, expected.filter(|_| args.len() == 1), span);
                 let arg_ty = match &ty {
                     Type::Nominal(instance) => match instance.body.get() {
                         Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),

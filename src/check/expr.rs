@@ -673,7 +673,7 @@ impl Checker {
             Some(Type::Fun(_, r)) => Some((*r).clone()),
             other => other,
         };
-        let ty = self.nominal_instance(nominal, result.as_ref());
+        let ty = self.nominal_instance(nominal, result.as_ref(), span);
         let arg_ty = match &ty {
             Type::Nominal(instance) => match instance.body.get() {
                 Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),

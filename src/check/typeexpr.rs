@@ -246,6 +246,9 @@ impl Checker {
             }
         };
         let params = scheme.params().to_vec();
+        if matches!(&scheme, TypeScheme::Mono(t) if *t == error_type()) {
+            return error_type();
+        }
         if params.len() != types.len() {
             let names: Vec<&str> = params.iter().map(|p| &*p.name).collect();
             let n = params.len();
@@ -314,6 +317,7 @@ impl Checker {
         &mut self,
         definition: &Arc<NominalDef>,
         expected: Option<&Type>,
+        span: crate::syntax::span::Span,
     ) -> Type {
         if definition.params.is_empty() {
             return Type::Nominal(definition.clone());
@@ -325,9 +329,35 @@ impl Checker {
         }
         let args = self.instantiate_params(&definition.params);
         // Solved later in the unit (`if c then None else Some 1`): the unit's IR is zonked
-        // once more at the end.
+        // once more at the end, and an argument still unknown then is E0302.
         self.recursion_metas = true;
-        instantiate_nominal(definition, args)
+        let t = instantiate_nominal(definition, args);
+        self.open_instances.push((span, t.clone()));
+        t
+    }
+
+    /// E0302 for each constructor use whose type arguments nothing determined
+    /// (`println$ None;`), unless an error was already reported there.
+    pub(crate) fn report_open_instances(&mut self) {
+        for (span, t) in std::mem::take(&mut self.open_instances) {
+            let t = self.zonk(&t);
+            let mut unsolved = false;
+            t.walk(&mut |x| {
+                unsolved |= matches!(x, Type::Meta(m) if *m != crate::check::ERROR_META)
+            });
+            if unsolved && !self.errors.iter().any(|e| e.span() == span) {
+                let name = match &t {
+                    Type::Nominal(n) => n.name.to_string(),
+                    other => other.to_string(),
+                };
+                self.error(CheckError::CannotInfer {
+                    span,
+                    message: format!(
+                        "cannot infer the type arguments of `{name}` here; give the type, as in `val x : {name}[…] = …;`"
+                    ),
+                });
+            }
+        }
     }
 
     /// Is `name` a parametric type (a typedef, struct or variant with type parameters)?
@@ -423,5 +453,235 @@ impl Checker {
                 TypeScheme::Mono(t)
             }
         }
+    }
+}
+
+impl Checker {
+    /// The type of the variable `name` as its declaration wrote it (`grid[3 \* 4]`), when the
+    /// written type names a typedef (plain or parametric) and still means the variable's type
+    /// where `:type` is asked; `None` otherwise (then the normal form is printed).
+    pub fn written_type_of(&mut self, name: &str) -> Option<String> {
+        let saved = self.clone();
+        self.scope = self.top;
+        self.frame = 0;
+        let result = self.written_type_in_scope(name);
+        *self = saved;
+        result
+    }
+
+    fn written_type_in_scope(&mut self, name: &str) -> Option<String> {
+        let Some(crate::check::env::Binding::Var(vb)) = self.lookup_value(name) else {
+            return None;
+        };
+        let crate::check::env::VarType::Known(known) = &vb.ty else {
+            return None;
+        };
+        let te = match &vb.decl.as_deref()?.node {
+            ast::StmtKind::Var { ty: Some(te), .. } | ast::StmtKind::Val { ty: Some(te), .. } => {
+                te.clone()
+            }
+            _ => return None,
+        };
+        let mut names_alias = false;
+        walk_type_names(&te, &mut |n| {
+            names_alias |= matches!(self.type_scheme(n), Some(TypeScheme::Alias(..)))
+                || self.names_plain_alias(n);
+        });
+        if !names_alias {
+            return None;
+        }
+        // The written type must still mean the variable's type here (a later chunk may have
+        // defined a type of the same name).
+        let here = self.type_expr(&te);
+        let errors = std::mem::take(&mut self.errors);
+        (errors.is_empty() && here == *known).then(|| written_type(&te))
+    }
+
+    /// Is `name` a non-parametric typedef where the lookup starts?
+    fn names_plain_alias(&self, name: &str) -> bool {
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            if let Some((b, _)) = self.scopes[id].types.get(name) {
+                return matches!(b, TypeBinding::Alias(_) | TypeBinding::PendingAlias(..));
+            }
+            s = self.scopes[id].parent;
+        }
+        false
+    }
+}
+
+/// Call `f` with every type name a type expression mentions (applied or not).
+fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
+    match &te.node {
+        TypeExprKind::Name(n) => f(n),
+        TypeExprKind::Apply(n, args) => {
+            f(&n.node);
+            args.iter().for_each(|a| walk_type_names(a, f));
+        }
+        TypeExprKind::Product(cs)
+        | TypeExprKind::Sum(cs)
+        | TypeExprKind::CProduct(cs)
+        | TypeExprKind::CSum(cs) => cs.iter().for_each(|c| walk_type_names(c, f)),
+        TypeExprKind::Array(a, b)
+        | TypeExprKind::CArray(a, b)
+        | TypeExprKind::Fun(a, b)
+        | TypeExprKind::UnitsumArith(_, a, b)
+        | TypeExprKind::CPtr(_, a, b) => {
+            walk_type_names(a, f);
+            walk_type_names(b, f);
+        }
+        TypeExprKind::Ptr(_, a) => walk_type_names(a, f),
+        TypeExprKind::Record(fields) => fields.iter().for_each(|(_, t)| walk_type_names(t, f)),
+        TypeExprKind::Unitsum(_) | TypeExprKind::Unit | TypeExprKind::Error => {}
+    }
+}
+
+/// A type expression printed as written (names kept, typedefs not expanded), with the
+/// spacing of `types::print` and parentheses only where the grammar needs them (L2.8:
+/// `->` < `+` < `\+` < `*` < `\*` < `^`, `\^` < atoms).
+pub(crate) fn written_type(te: &TypeExpr) -> String {
+    let mut out = String::new();
+    write_type_expr(te, 0, &mut out);
+    out
+}
+
+fn type_expr_level(te: &TypeExpr) -> u8 {
+    match &te.node {
+        TypeExprKind::Fun(..) => 0,
+        TypeExprKind::Sum(_) => 1,
+        TypeExprKind::UnitsumArith(UnitsumOp::Add | UnitsumOp::Sub, ..) => 1,
+        TypeExprKind::CSum(_) => 2,
+        TypeExprKind::Product(_) | TypeExprKind::UnitsumArith(..) => 3,
+        TypeExprKind::CProduct(_) => 4,
+        TypeExprKind::Array(..) | TypeExprKind::CArray(..) => 5,
+        _ => 6,
+    }
+}
+
+fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
+    let level = type_expr_level(te);
+    if level < min_level {
+        out.push('(');
+    }
+    let chain = |cs: &[TypeExpr], op: &str, out: &mut String| {
+        for (i, c) in cs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(op);
+            }
+            write_type_expr(c, level + 1, out);
+        }
+    };
+    match &te.node {
+        TypeExprKind::Name(n) => out.push_str(n),
+        TypeExprKind::Apply(n, args) => {
+            out.push_str(&n.node);
+            out.push('[');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type_expr(a, 0, out);
+            }
+            out.push(']');
+        }
+        TypeExprKind::Unitsum(lit) => match lit.value {
+            Some(v) => out.push_str(&v.to_string()),
+            None => out.push('?'),
+        },
+        TypeExprKind::Unit => out.push_str("()"),
+        TypeExprKind::Product(cs) => chain(cs, " * ", out),
+        TypeExprKind::Sum(cs) => chain(cs, " + ", out),
+        TypeExprKind::CProduct(cs) => chain(cs, " \\* ", out),
+        TypeExprKind::CSum(cs) => chain(cs, " \\+ ", out),
+        TypeExprKind::Array(e, i) | TypeExprKind::CArray(e, i) => {
+            write_type_expr(e, level, out);
+            out.push_str(if matches!(te.node, TypeExprKind::Array(..)) {
+                " ^ "
+            } else {
+                " \\^ "
+            });
+            write_type_expr(i, level + 1, out);
+        }
+        TypeExprKind::Fun(a, b) => {
+            write_type_expr(a, 1, out);
+            out.push_str(" -> ");
+            write_type_expr(b, 0, out);
+        }
+        TypeExprKind::UnitsumArith(op, a, b) => {
+            write_type_expr(a, level, out);
+            out.push_str(match op {
+                UnitsumOp::Add => " `+ ",
+                UnitsumOp::Sub => " `- ",
+                UnitsumOp::Mul => " `* ",
+                UnitsumOp::Div => " `/ ",
+                UnitsumOp::Mod => " `% ",
+            });
+            write_type_expr(b, level + 1, out);
+        }
+        TypeExprKind::Record(fields) => {
+            out.push('(');
+            for (i, (n, t)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&n.node);
+                out.push(':');
+                write_type_expr(t, 0, out);
+            }
+            out.push(')');
+        }
+        TypeExprKind::Ptr(mode, t) => {
+            out.push_str(pointer_prefix(*mode));
+            write_type_expr(t, 6, out);
+        }
+        TypeExprKind::CPtr(mode, d, c) => {
+            out.push_str(match mode {
+                crate::types::ty::PtrMode::ReadWrite => "_pclt<",
+                crate::types::ty::PtrMode::Read => "_rpclt<",
+                crate::types::ty::PtrMode::Write => "_wpclt<",
+            });
+            write_type_expr(d, 0, out);
+            out.push_str(", ");
+            write_type_expr(c, 0, out);
+            out.push('>');
+        }
+        TypeExprKind::Error => out.push('?'),
+    }
+    if level < min_level {
+        out.push(')');
+    }
+}
+
+fn pointer_prefix(mode: crate::types::ty::PtrMode) -> &'static str {
+    match mode {
+        crate::types::ty::PtrMode::ReadWrite => "&",
+        crate::types::ty::PtrMode::Read => "&<",
+        crate::types::ty::PtrMode::Write => "&>",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_type;
+
+    fn check(source: &str, expected: &str) {
+        let te = crate::syntax::parse_type(source).expect("a type");
+        assert_eq!(written_type(&te), expected, "{source}");
+    }
+
+    #[test]
+    fn written_types_keep_names_and_needed_parentheses() {
+        check("grid[3\\*4]", "grid[3 \\* 4]");
+        check("pair[int] ^ 3", "pair[int] ^ 3");
+        check("(int * int) * string", "(int * int) * string");
+        check("int * (int * int)", "int * (int * int)");
+        check(
+            "(int -> int) -> pair[int -> int]",
+            "(int -> int) -> pair[int -> int]",
+        );
+        check("int ^ 2 ^ 3", "int ^ 2 ^ 3");
+        check("int ^ (2 ^ 3)", "int ^ (2 ^ 3)");
+        check("(a:pair[int], b:&string)", "(a:pair[int], b:&string)");
+        check("2 `+ 3 `* 4", "2 `+ 3 `* 4");
     }
 }
