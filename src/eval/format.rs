@@ -643,7 +643,7 @@ mod tests {
     use super::*;
     use crate::eval::value::Buffer;
     use crate::types::ty::NominalDef;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use std::sync::{Arc, Mutex};
 
     fn int(i: i64) -> Value {
         Value::Int(i)

@@ -271,7 +271,7 @@ pub fn type_to_string_in_slot(ty: &Type, slot: OperandSlot) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, OnceLock};
+    use std::sync::Arc;
 
     use super::*;
     use crate::types::ty::{IntTy, Kind, NominalDef, TyVar};
