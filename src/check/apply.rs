@@ -360,7 +360,16 @@ impl Checker {
                 return self.call_rest(r, args, span);
             }
         }
-        let first = args.remove(0);
+        let mut first = args.remove(0);
+        let mut t = t;
+        if t.has_meta() {
+            // A parametric typedef named alone (`pair (1, 2)`): the argument decides its type
+            // arguments.
+            let v = self.arg_expr(first, Some(&t));
+            self.unify(&v.ty, &t);
+            t = self.zonk(&t);
+            first = Arg::Checked(v);
+        }
         let r = self.convert(t, first, span);
         self.call_rest(r, args, span)
     }
