@@ -159,19 +159,37 @@ impl Session {
         ChunkResult::Done
     }
 
-    /// The type of an expression, printed per L2.17, without running it (`:type`).
-    /// With `-v` first, also how a type functor derived it (`int32  = promote(int8, int32)`).
+    /// The type of an expression, printed per L2.17, without running it (`:type`). A
+    /// variable declared with a type that names a typedef is shown as declared
+    /// (`grid[3 \* 4]`); [`Session::normal_type_of`] always gives the normal form.
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        let (verbose, src) = match src.trim_start().strip_prefix("-v") {
-            Some(rest) if rest.starts_with(char::is_whitespace) => (true, rest),
-            _ => (false, src),
-        };
+        let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        if let syntax::ast::ExprKind::Name(name) = &expr.node {
+            if let Some(written) = self.checker.written_type_of(name) {
+                return Ok(written);
+            }
+        }
+        self.normal_type_of(src)
+    }
+
+    /// The type of an expression in normal form and, when a type functor derived it, the
+    /// functor's application: `int32  = promote(int8, int32)` (`:type -v`).
+    pub fn explained_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        self.type_of_expression(src, true)
+    }
+
+    /// The type of an expression in normal form (L2.9), typedefs expanded (`:type -n`).
+    pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        self.type_of_expression(src, false)
+    }
+
+    fn type_of_expression(&mut self, src: &str, explain: bool) -> Result<String, Vec<Diagnostic>> {
         let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
         match self.checker.explain_type_of_expr(&expr) {
             Ok((ty, derivation)) => {
                 let shown = types::print::type_to_string(&ty);
                 Ok(match derivation {
-                    Some(d) if verbose => format!("{shown}  = {d}"),
+                    Some(d) if explain => format!("{shown}  = {d}"),
                     _ => shown,
                 })
             }

@@ -25,7 +25,10 @@ pub const REPL_NAME: &str = "<repl>";
 
 /// The REPL commands, in the order `:help` lists them.
 pub const COMMANDS: [(&str, &str); 11] = [
-    (":type EXPR", "the type of an expression"),
+    (
+        ":type [-n] EXPR",
+        "the type of an expression (a variable as declared; -n: the normal form)",
+    ),
     (
         ":type -v EXPR",
         "the type and the type functor that derived it (promote)",
@@ -257,6 +260,26 @@ impl Repl {
                 self.command_error(&format!("`:{name}` needs {what}"));
                 return LineOutcome::Continue;
             }
+            // `:type -n e`: the normal form, typedefs expanded.
+            "type" if matches!(argument.trim(), "-n" | "-v") => {
+                let flag = argument.trim();
+                self.command_error(&format!("`:type {flag}` needs an expression"));
+                return LineOutcome::Continue;
+            }
+            "type"
+                if argument.trim_start().starts_with("-n ")
+                    || argument.trim_start().starts_with("-v ") =>
+            {
+                let flag_at = argument.find('-').unwrap_or(0);
+                let flag_end = flag_at + 2;
+                let rest = &argument[flag_end..];
+                let answer = if argument[flag_at..].starts_with("-n") {
+                    self.session.normal_type_of(rest)
+                } else {
+                    self.session.explained_type_of(rest)
+                };
+                return self.answer(answer, line, name_end + flag_end);
+            }
             "type" => self.session.type_of(argument),
             "doc" => match self.session.doc_of(argument) {
                 Some(text) => Ok(text),
@@ -296,13 +319,22 @@ impl Repl {
                 return LineOutcome::Continue;
             }
         };
+        self.answer(answer, line, name_end)
+    }
+
+    /// Print a command's answer, or its diagnostics with spans shifted by `offset` (where the
+    /// command's argument starts in `line`).
+    fn answer(
+        &mut self,
+        answer: Result<String, Vec<Diagnostic>>,
+        line: &str,
+        offset: usize,
+    ) -> LineOutcome {
         match answer {
             Ok(text) => self.session.print_line(&text),
             Err(diags) => {
-                let shifted: Vec<Diagnostic> = diags
-                    .into_iter()
-                    .map(|diag| diag.shifted(name_end))
-                    .collect();
+                let shifted: Vec<Diagnostic> =
+                    diags.into_iter().map(|diag| diag.shifted(offset)).collect();
                 self.report(&shifted, REPL_NAME, line);
             }
         }
@@ -608,7 +640,7 @@ mod session_tests {
         let (stdout, stderr) = transcript(
             ":bogus\n:type\n:iso   \n:reset now\n:load\n:load no_such_file.flx\n:help\n",
         );
-        assert!(stdout.contains(":type EXPR"), "{stdout}");
+        assert!(stdout.contains(":type [-n] EXPR"), "{stdout}");
         for expected in [
             "unknown command `:bogus`",
             "`:type` needs an expression",

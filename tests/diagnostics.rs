@@ -122,6 +122,13 @@ diagnostic_cases! {
     e0303_opaque_bad_grant: "E0303", "type Key = new string with Ord;\n";
     e0303_opaque_eq_without_equality: "E0303", "type F = new int -> int with Eq;\n";
     e0303_opaque_self_representation: "E0303", "type K = new K * int;\n";
+    e0401_kind_of_type_argument: "E0401", "typedef grid[N:COMPACTLINEAR] = double ^ N;\nvar g : grid[int];\n";
+    e0401_kind_of_type_parameter_argument: "E0401", "struct Cells[N:UNITSUM] { c: int ^ N; }\nfun f[T:COMPACTLINEAR] (x: Cells[T]) => 1;\n";
+    e0301_type_argument_count: "E0301", "typedef pair[T] = T * T;\nval q : pair[int, string] = 1, 2;\n";
+    e0301_parametric_type_without_arguments: "E0301", "struct Box[T] { v: T; }\nfun get (b: Box) => b.v;\n";
+    e0301_type_arguments_to_plain_type: "E0301", "var x : int[2];\n";
+    e0301_irregular_recursive_type: "E0301", "variant nest[T] = | Flat of T | Deeper of nest[T * T];\n";
+    e0302_uninferred_type_argument: "E0302", "variant opt[T] = | None | Some of T;\nprintln$ None;\n";
 }
 
 #[test]

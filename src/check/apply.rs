@@ -54,6 +54,26 @@ impl Checker {
             ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if n == "subarray" && self.lookup_value(n).is_none()) => {
                 self.subarray_apply(targs, args, span)
             }
+            // `Box[int] (3)`: a parametric struct (or typedef) applied to type arguments
+            // constructs (or converts), as its name alone does.
+            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if self.lookup_value(n).is_none() && self.is_parametric_type(n)) =>
+            {
+                let ExprKind::Name(n) = &inner.node else {
+                    unreachable!()
+                };
+                let te = ast::TypeExpr::new(
+                    ast::TypeExprKind::Apply(
+                        crate::syntax::span::Spanned::new(n.clone(), inner.span),
+                        targs.clone(),
+                    ),
+                    head.span,
+                );
+                let t = self.type_expr(&te);
+                if t == error_type() {
+                    return error_expr(span);
+                }
+                self.apply_type(t, args, span)
+            }
             ExprKind::TypeApply(inner, targs) if matches!(inner.node, ExprKind::Name(_)) => {
                 let ExprKind::Name(n) = &inner.node else {
                     unreachable!()
@@ -252,8 +272,13 @@ impl Checker {
             }
             Some(Binding::Funs(_)) => self.call_named(n, name_span, None, args, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => {
-                let arg_ty = match nominal.body.get() {
-                    Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+                let ty =
+                    self.nominal_instance(&nominal, expected.filter(|_| args.len() == 1), span);
+                let arg_ty = match &ty {
+                    Type::Nominal(instance) => match instance.body.get() {
+                        Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 let Some(arg_ty) = arg_ty else {
@@ -271,7 +296,7 @@ impl Checker {
                         tag: index,
                         arg: Box::new(v),
                     },
-                    Type::Nominal(nominal),
+                    self.zonk(&ty),
                     span,
                 );
                 self.call_rest(r, args, span)
@@ -292,20 +317,12 @@ impl Checker {
         span: Span,
     ) -> ir::Expr {
         if let Some(t) = self.lookup_type(n) {
-            if let Type::Nominal(nd) = &t {
-                if let Some(NominalBody::Struct(fields)) = nd.body.get() {
-                    let fields = fields.clone();
-                    let first = args.remove(0);
-                    let r = self.construct_struct(t.clone(), &fields, first, span);
-                    return self.call_rest(r, args, span);
-                }
-            }
-            if crate::check::prims::is_prim(n) {
+            if !matches!(&t, Type::Nominal(nd) if matches!(nd.body.get(), Some(NominalBody::Struct(_))))
+                && crate::check::prims::is_prim(n)
+            {
                 return crate::check::prims::apply_prim(self, n, args, span);
             }
-            let first = args.remove(0);
-            let r = self.convert(t, first, span);
-            return self.call_rest(r, args, span);
+            return self.apply_type(t, args, span);
         }
         if let Some(t) = crate::check::typeexpr::builtin_type(n) {
             let first = args.remove(0);
@@ -334,6 +351,32 @@ impl Checker {
     }
 
     /// `P (1, "a")`: fields in order (L2.11).
+    /// A type applied to arguments: a struct constructs, any other type converts.
+    fn apply_type(&mut self, t: Type, mut args: Vec<Arg>, span: Span) -> ir::Expr {
+        if let Type::Nominal(nd) = &t {
+            if let Some(NominalBody::Struct(fields)) = nd.body.get() {
+                let fields = fields.clone();
+                let first = args.remove(0);
+                let mut r = self.construct_struct(t.clone(), &fields, first, span);
+                // The argument solved the type arguments of a parametric struct.
+                r.ty = self.zonk(&r.ty);
+                return self.call_rest(r, args, span);
+            }
+        }
+        let mut first = args.remove(0);
+        let mut t = t;
+        if t.has_meta() {
+            // A parametric typedef named alone (`pair (1, 2)`): the argument decides its type
+            // arguments.
+            let v = self.arg_expr(first, Some(&t));
+            self.unify(&v.ty, &t);
+            t = self.zonk(&t);
+            first = Arg::Checked(v);
+        }
+        let r = self.convert(t, first, span);
+        self.call_rest(r, args, span)
+    }
+
     fn construct_struct(
         &mut self,
         ty: Type,

@@ -113,6 +113,12 @@ pub enum TypeBinding {
     /// A typedef being resolved (cycle detection).
     ResolvingAlias,
     Alias(Type),
+    /// A parametric typedef not yet resolved: its parameters, body and scope.
+    PendingGeneric(Arc<[ast::TypeParam]>, Arc<ast::TypeExpr>, ScopeId),
+    /// A parametric typedef (`typedef pair[T] = T * T;`): its parameters and its body over
+    /// them.
+    Generic(Vec<TyVar>, Type),
+    /// A struct or variant; parametric when the definition has `params`.
     Nominal(Arc<NominalDef>),
     Param(TyVar),
 }

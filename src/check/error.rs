@@ -55,6 +55,16 @@ pub enum CheckError {
         context: &'static str,
         hint: Option<String>,
     },
+    /// E0401: a type argument whose kind is not the one its parameter declares (L2.13):
+    /// `grid[int]` for `typedef grid[N:COMPACTLINEAR] = …`.
+    KindMismatch {
+        span: Span,
+        ty: String,
+        kind: &'static str,
+        param: String,
+        of: String,
+        needed: &'static str,
+    },
     /// E0402: `` `k:n `` with k >= n.
     UnitsumRange { span: Span, k: u128, n: String },
     /// E0403: literal projection out of range.
@@ -121,7 +131,7 @@ impl CheckError {
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
-            CheckError::NotCompact { .. } => "E0401",
+            CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
             CheckError::ProjectionRange { .. } => "E0403",
             CheckError::CasenoNotSum { .. } => "E0404",
@@ -147,6 +157,7 @@ impl CheckError {
             | CheckError::Type { span, .. }
             | CheckError::CannotInfer { span, .. }
             | CheckError::NotCompact { span, .. }
+            | CheckError::KindMismatch { span, .. }
             | CheckError::UnitsumRange { span, .. }
             | CheckError::ProjectionRange { span, .. }
             | CheckError::CasenoNotSum { span, .. }
@@ -231,6 +242,11 @@ impl CheckError {
                 }
                 diag
             }
+            CheckError::KindMismatch { ty, kind, param, of, needed, .. } => d(format!(
+                "the type parameter `{param}` of `{of}` needs kind {needed}, but `{ty}` has kind {kind}"
+            ))
+            .with_label(format!("kind {kind}, not {needed}"))
+            .with_note("kinds are ordered UNITSUM < COMPACTLINEAR < TYPE: a type of a smaller kind fits a larger one, never the other way (L2.13)"),
             CheckError::UnitsumRange { k, n, .. } => {
                 d(format!("`{k}` is not a value of the unitsum {n}: its values are 0 .. {n}-1"))
                     .with_label("out of range")

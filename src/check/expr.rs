@@ -520,7 +520,9 @@ impl Checker {
         match self.lookup_value(n) {
             Some(Binding::Var(vb)) => self.var_expr(n, &vb, span),
             Some(Binding::Funs(_)) => self.fun_value(n, span, expected),
-            Some(Binding::Ctor { nominal, index, .. }) => self.ctor_value(&nominal, index, span),
+            Some(Binding::Ctor { nominal, index, .. }) => {
+                self.ctor_value(&nominal, index, span, expected)
+            }
             Some(Binding::Opaque { make, types }) => {
                 self.opaque_value(n, make, types, span, expected)
             }
@@ -692,10 +694,19 @@ impl Checker {
         nominal: &Arc<crate::types::ty::NominalDef>,
         index: u32,
         span: Span,
+        expected: Option<&Type>,
     ) -> ir::Expr {
-        let ty = Type::Nominal(nominal.clone());
-        let arg_ty = match nominal.body.get() {
-            Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+        // A constant constructor is a value of the variant; any other is a function to it.
+        let result = match expected.map(|t| self.zonk(t)) {
+            Some(Type::Fun(_, r)) => Some((*r).clone()),
+            other => other,
+        };
+        let ty = self.nominal_instance(nominal, result.as_ref(), span);
+        let arg_ty = match &ty {
+            Type::Nominal(instance) => match instance.body.get() {
+                Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
+                _ => None,
+            },
             _ => None,
         };
         match arg_ty {
@@ -707,6 +718,29 @@ impl Checker {
                 ty,
                 span,
             ),
+            Some(a) if ty.has_meta() => {
+                // A constructor of a parametric variant as a function value: its type
+                // arguments come from the expected argument type, or are given (`Leaf of (T)`
+                // is not needed when the use determines them).
+                if let Some(Type::Fun(ea, _)) = expected.map(|t| self.zonk(t)) {
+                    self.unify(&a, &ea);
+                }
+                let ty = self.zonk(&ty);
+                if !self.no_meta_left(&ty, span) {
+                    return error_expr(span);
+                }
+                let a = self.zonk(&a);
+                self.synthetic_fun("ctor", a, span, move |_, param| {
+                    mk(
+                        ir::ExprKind::Inject {
+                            tag: index,
+                            arg: Box::new(param),
+                        },
+                        ty,
+                        span,
+                    )
+                })
+            }
             Some(a) => self.synthetic_fun("ctor", a, span, move |_, param| {
                 mk(
                     ir::ExprKind::Inject {

@@ -63,6 +63,9 @@ pub struct Checker {
     /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
     /// name refers to an outer binding (L11.36).
     hidden: Vec<(ScopeId, String)>,
+    /// Instances of parametric variants made with fresh type arguments by constructors, with
+    /// their spans: each must be solved by the end of the unit (E0302).
+    open_instances: Vec<(Span, Type)>,
     /// The global variables declared by the unit being checked.
     pub(crate) out_globals: Vec<ir::GlobalDef>,
     /// The primitive table's schemes, resolved once per session (shared by clones).
@@ -140,6 +143,7 @@ impl Checker {
             out_funs: Vec::new(),
             recursion_metas: false,
             hidden: Vec::new(),
+            open_instances: Vec::new(),
             out_globals: Vec::new(),
             schemes: Default::default(),
             prelude_scope: None,
@@ -294,6 +298,7 @@ impl Checker {
             self.recursion_metas = false;
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
+        self.report_open_instances();
         if !self.errors.is_empty() {
             let mut errors = std::mem::take(&mut self.errors);
             errors.sort_by_key(|e| e.span().start);

@@ -16,7 +16,7 @@
 //! type and never its representation.
 
 use std::collections::HashSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::check::apply::Arg;
 use crate::check::env::{Binding, ScopeId, TypeBinding};
@@ -209,11 +209,11 @@ impl Checker {
         if let Some(def) = self.completing.get(&(self.scope, name.node.clone())) {
             return Some(def.clone());
         }
-        let def = Arc::new(NominalDef {
-            id: self.next_nominal,
-            name: name.node.as_str().into(),
-            body: OnceLock::new(),
-        });
+        let def = Arc::new(NominalDef::new(
+            self.next_nominal,
+            name.node.as_str().into(),
+            Vec::new(),
+        ));
         self.next_nominal += 1;
         self.declare_type(name, TypeBinding::Nominal(def.clone()));
         Some(def)

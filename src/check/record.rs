@@ -233,6 +233,14 @@ impl Checker {
         }
         for (f, ft) in fields {
             let (_, t) = rt.record_field(f).expect("checked above");
+            // A field of a parametric struct whose type arguments are being inferred
+            // (`Box (v=5)`): the record's field decides.
+            let ft = &if ft.has_meta() {
+                self.unify(ft, t);
+                self.zonk(ft)
+            } else {
+                ft.clone()
+            };
             if !is_subtype(t, ft) {
                 self.error(CheckError::Mismatch {
                     span: v.span,
@@ -245,6 +253,7 @@ impl Checker {
             }
         }
         // One evaluation of the record, then its fields by name in declaration order.
+        let struct_ty = self.zonk(&struct_ty);
         mk(ir::ExprKind::Prim(Prim::Upcast, vec![v]), struct_ty, span)
     }
 

@@ -1,7 +1,7 @@
 //! Statements, scopes and hoisting (L5), function definitions and their bodies.
 
 use std::collections::HashSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::check::env::{
     Binding, Frame, FunSig, FunState, TypeBinding, VarBinding, VarLoc, VarType,
@@ -41,61 +41,101 @@ impl Checker {
         for s in &flat {
             match &s.node {
                 StmtKind::NewType { .. } => opaque.extend(self.declare_opaque(s).map(|d| (*s, d))),
-                StmtKind::Typedef { name, ty } => {
+                StmtKind::Typedef { name, params, ty } => {
                     let scope = self.scope;
-                    self.declare_type(name, TypeBinding::PendingAlias(Arc::new(ty.clone()), scope));
+                    let binding = if params.is_empty() {
+                        TypeBinding::PendingAlias(Arc::new(ty.clone()), scope)
+                    } else {
+                        TypeBinding::PendingGeneric(
+                            params.as_slice().into(),
+                            Arc::new(ty.clone()),
+                            scope,
+                        )
+                    };
+                    self.declare_type(name, binding);
                 }
-                StmtKind::Struct { name, .. } | StmtKind::Variant { name, .. } => {
-                    let def = Arc::new(NominalDef {
-                        id: self.next_nominal,
-                        name: name.node.as_str().into(),
-                        body: OnceLock::new(),
-                    });
+                StmtKind::Struct { name, params, .. } | StmtKind::Variant { name, params, .. } => {
+                    // The parameters of a parametric struct or variant are bound in a scope
+                    // of their own, where its body is resolved.
+                    let scope = if params.is_empty() {
+                        self.scope
+                    } else {
+                        self.new_scope(Some(self.scope))
+                    };
+                    let vars = self.bind_type_params(params, scope);
+                    let def = Arc::new(NominalDef::new(
+                        self.next_nominal,
+                        name.node.as_str().into(),
+                        vars,
+                    ));
                     self.next_nominal += 1;
                     self.declare_type(name, TypeBinding::Nominal(def.clone()));
-                    nominals.push((s, def));
+                    nominals.push((s, def, scope));
                 }
                 _ => {}
             }
         }
-        for (s, def) in nominals {
-            match &s.node {
-                StmtKind::Struct { fields, .. } => {
-                    let fs = fields
+        let mut bodies = Vec::new();
+        for (s, def, scope) in &nominals {
+            let saved = self.scope;
+            self.scope = *scope;
+            let body = match &s.node {
+                StmtKind::Struct { fields, .. } => NominalBody::Struct(
+                    fields
                         .iter()
                         .map(|f| (f.name.node.as_str().into(), self.type_expr(&f.ty)))
-                        .collect();
-                    let _ = def.body.set(NominalBody::Struct(fs));
+                        .collect(),
+                ),
+                StmtKind::Variant { ctors, .. } => NominalBody::Variant(
+                    ctors
+                        .iter()
+                        .map(|(cname, cty)| {
+                            (
+                                cname.node.as_str().into(),
+                                cty.as_ref().map(|t| self.type_expr(t)),
+                            )
+                        })
+                        .collect(),
+                ),
+                _ => NominalBody::Struct(Vec::new()),
+            };
+            self.scope = saved;
+            if let StmtKind::Variant { ctors, .. } = &s.node {
+                for (k, (cname, _)) in ctors.iter().enumerate() {
+                    self.declare_value(
+                        cname,
+                        Binding::Ctor {
+                            nominal: def.clone(),
+                            index: k as u32,
+                            span: cname.span,
+                        },
+                    );
                 }
-                StmtKind::Variant { ctors, .. } => {
-                    let mut cs = Vec::new();
-                    for (k, (cname, cty)) in ctors.iter().enumerate() {
-                        let t = cty.as_ref().map(|t| self.type_expr(t));
-                        cs.push((cname.node.as_str().into(), t));
-                        self.declare_value(
-                            cname,
-                            Binding::Ctor {
-                                nominal: def.clone(),
-                                index: k as u32,
-                                span: cname.span,
-                            },
-                        );
-                    }
-                    let _ = def.body.set(NominalBody::Variant(cs));
-                }
-                _ => {}
             }
+            bodies.push(body);
+        }
+        // Only now, when no body can grow without end, are the bodies set (which fills in the
+        // instances made so far).
+        let declared: Vec<Arc<NominalDef>> = nominals.iter().map(|(_, d, _)| d.clone()).collect();
+        for ((s, def, _), body) in nominals.iter().zip(bodies) {
+            let body = self.regular_body(s, &declared, body);
+            def.set_body(body);
         }
         self.define_opaque(&flat, opaque, prelude);
         // Every typedef of the scope is resolved now, so an unused bad one is still reported.
         let pending: Vec<String> = self.scopes[self.scope]
             .types
             .iter()
-            .filter(|(_, (b, _))| matches!(b, TypeBinding::PendingAlias(..)))
+            .filter(|(_, (b, _))| {
+                matches!(
+                    b,
+                    TypeBinding::PendingAlias(..) | TypeBinding::PendingGeneric(..)
+                )
+            })
             .map(|(n, _)| n.clone())
             .collect();
         for name in pending {
-            self.lookup_type(&name);
+            self.type_scheme(&name);
         }
         for s in &flat {
             match &s.node {
@@ -114,6 +154,65 @@ impl Checker {
                 StmtKind::Fun(def) => self.declare_fun(def, prelude),
                 _ => {}
             }
+        }
+    }
+
+    /// A parametric struct or variant of this group of declarations must mention the
+    /// parametric types of the group only at plain type parameters or closed types (a
+    /// *regular* recursive type): `tree[T]` in `tree[T]`'s body, never `tree[T * T]`, whose
+    /// instances would grow without end. An offending component becomes the error type.
+    fn regular_body(
+        &mut self,
+        s: &Stmt,
+        group: &[Arc<NominalDef>],
+        body: NominalBody,
+    ) -> NominalBody {
+        let regular = |t: Type, checker: &mut Checker| -> Type {
+            let mut bad = None;
+            t.walk(&mut |x| {
+                if let Type::Nominal(n) = x {
+                    if group.iter().any(|g| n.instance_of(g))
+                        && n.args()
+                            .iter()
+                            .any(|a| a.has_var() && !matches!(a, Type::Var(_)))
+                    {
+                        bad.get_or_insert_with(|| x.to_string());
+                    }
+                }
+            });
+            match bad {
+                None => t,
+                Some(instance) => {
+                    checker.error(CheckError::Type {
+                        span: s.span,
+                        message: format!(
+                            "the recursive type `{instance}` is not regular: its instances would grow without end"
+                        ),
+                        help: Some(
+                            "give a recursive use of a parametric type plain type parameters, as in `tree[T]`".into(),
+                        ),
+                    });
+                    error_type()
+                }
+            }
+        };
+        match body {
+            NominalBody::Struct(fields) => NominalBody::Struct(
+                fields
+                    .into_iter()
+                    .map(|(n, t)| (n, regular(t, self)))
+                    .collect(),
+            ),
+            NominalBody::Variant(ctors) => NominalBody::Variant(
+                ctors
+                    .into_iter()
+                    .map(|(n, t)| (n, t.map(|t| regular(t, self))))
+                    .collect(),
+            ),
+            NominalBody::Opaque { repr, eq } => NominalBody::Opaque {
+                repr: regular(repr, self),
+                eq,
+            },
         }
     }
 

@@ -1,5 +1,7 @@
 //! Inference variables, unification, instantiation, and the implicit widenings of L2.16.
 
+use std::sync::Arc;
+
 use crate::check::{Checker, ERROR_META};
 use crate::types::kind::kind_of;
 use crate::types::ty::{IntTy, Kind, TyVar, Type};
@@ -94,6 +96,13 @@ impl Checker {
             (Type::CPtr(m1, d1, c1), Type::CPtr(m2, d2, c2)) => {
                 m1 == m2 && self.unify(d1, d2) && self.unify(c1, c2)
             }
+            // Two instances of one parametric struct or variant: their arguments unify.
+            (Type::Nominal(x), Type::Nominal(y)) => match (&x.instance, &y.instance) {
+                (Some((d1, a1)), Some((d2, a2))) if Arc::ptr_eq(d1, d2) => {
+                    a1.len() == a2.len() && a1.iter().zip(a2.iter()).all(|(p, q)| self.unify(p, q))
+                }
+                _ => false,
+            },
             (Type::Record(n1, x), Type::Record(n2, y)) => {
                 n1 == n2 && x.iter().zip(y.iter()).all(|(p, q)| self.unify(p, q))
             }

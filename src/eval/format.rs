@@ -644,7 +644,7 @@ mod tests {
     use super::*;
     use crate::eval::value::Buffer;
     use crate::types::ty::NominalDef;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use std::sync::{Arc, Mutex};
 
     fn int(i: i64) -> Value {
         Value::Int(i)
@@ -699,11 +699,7 @@ mod tests {
     }
 
     fn nominal(id: u32, name: &str, body: NominalBody) -> Type {
-        let definition = NominalDef {
-            id,
-            name: Arc::from(name),
-            body: OnceLock::new(),
-        };
+        let definition = NominalDef::new(id, Arc::from(name), Vec::new());
         definition.body.set(body).unwrap();
         Type::Nominal(Arc::new(definition))
     }
@@ -1534,11 +1530,11 @@ mod tests {
         assert_eq!(strr_value(&int(1), &int_or_string), "<?>");
         let point = struct_ty(20, "Point", &[("x", Type::INT), ("y", Type::INT)]);
         assert_eq!(strr_value(&tuple(vec![int(1)]), &point), "<?>");
-        let unset = Type::Nominal(Arc::new(NominalDef {
-            id: 21,
-            name: Arc::from("Unset"),
-            body: OnceLock::new(),
-        }));
+        let unset = Type::Nominal(Arc::new(NominalDef::new(
+            21,
+            Arc::from("Unset"),
+            Vec::new(),
+        )));
         assert_eq!(strr_value(&Value::Unit, &unset), "<?>");
         let unknown = Type::Meta(0);
         assert_eq!(str_value(&int(1), &unknown), "<?>");

@@ -58,6 +58,9 @@ pub enum TypeExprKind {
     Fun(Box<TypeExpr>, Box<TypeExpr>),
     /// ``N `+ M`` and friends (L2.15).
     UnitsumArith(UnitsumOp, Box<TypeExpr>, Box<TypeExpr>),
+    /// `pair[int]`, `grid[3 \* 4]`, `tree[T]`: a parametric typedef, struct or variant applied
+    /// to type arguments (at least one).
+    Apply(SName, Vec<TypeExpr>),
     /// `(a:int, b:string)`: a record type (L11.8), fields as written (at least one).
     Record(Vec<(SName, TypeExpr)>),
     /// `&T`, `&<T`, `&>T` (L11.1, L11.4).
@@ -401,14 +404,17 @@ pub enum StmtKind {
     },
     /// A named `fun`, `proc` or `gen`.
     Fun(FunDef),
-    /// `typedef name = T;`
+    /// `typedef name = T;`, `typedef pair[T] = T * T;`
     Typedef {
         name: SName,
+        /// The type parameters of a parametric typedef (empty otherwise).
+        params: Vec<TypeParam>,
         ty: TypeExpr,
     },
-    /// `struct P { x:int; y:string; }`
+    /// `struct P { x:int; y:string; }`, `struct Box[T] { v:T; }`
     Struct {
         name: SName,
+        params: Vec<TypeParam>,
         fields: Vec<Param>,
     },
     /// `type K = new R;` (an opaque type represented by `R`, Felix's abstract type), with
@@ -420,9 +426,10 @@ pub enum StmtKind {
         repr: Option<TypeExpr>,
         grants: Vec<SName>,
     },
-    /// `variant shape = | Circle of double | Dot;`
+    /// `variant shape = | Circle of double | Dot;`, `variant tree[T] = | Leaf of T | …;`
     Variant {
         name: SName,
+        params: Vec<TypeParam>,
         ctors: Vec<(SName, Option<TypeExpr>)>,
     },
     /// An expression used as a statement: a procedure call `p x;`, `p;`, `println$ …;`.

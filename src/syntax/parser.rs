@@ -263,6 +263,17 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
         choice((
             pointer,
             compact_pointer,
+            // `pair[int]`: a parametric type applied to its arguments.
+            name()
+                .then(
+                    type_expr
+                        .clone()
+                        .separated_by(token(Token::Comma))
+                        .at_least(1)
+                        .collect::<Vec<_>>()
+                        .delimited_by(token(Token::LBracket), token(Token::RBracket)),
+                )
+                .map(|(name, args)| TypeExprKind::Apply(name, args)),
             select! { Token::Ident(name) => TypeExprKind::Name(name) },
             int_literal().map(TypeExprKind::Unitsum),
             token(Token::LParen)
@@ -1325,10 +1336,15 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
 
     let typedef_stmt = keyword(Keyword::Typedef)
         .ignore_then(name())
+        .then(type_params.clone().or_not())
         .then_ignore(token(Token::Assign))
         .then(type_expr.clone())
         .then_ignore(semicolon.clone())
-        .map(|(name, ty)| StmtKind::Typedef { name, ty });
+        .map(|((name, params), ty)| StmtKind::Typedef {
+            name,
+            params: params.unwrap_or_default(),
+            ty,
+        });
     // `type K = new R [with Eq];` and `type K;`: `type` is not reserved (L1.3), so it is
     // recognised here by position; `new` is reserved, so the first form is unambiguous.
     let type_word = select! { Token::Ident(word) if word == "type" => () };
@@ -1365,6 +1381,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         });
     let struct_stmt = keyword(Keyword::Struct)
         .ignore_then(name())
+        .then(type_params.clone().or_not())
         .then(
             name()
                 .then_ignore(token(Token::Colon))
@@ -1376,9 +1393,14 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .delimited_by(token(Token::LBrace), token(Token::RBrace)),
         )
         .then_ignore(semicolon.clone().or_not())
-        .map(|(name, fields)| StmtKind::Struct { name, fields });
+        .map(|((name, params), fields)| StmtKind::Struct {
+            name,
+            params: params.unwrap_or_default(),
+            fields,
+        });
     let variant_stmt = keyword(Keyword::Variant)
         .ignore_then(name())
+        .then(type_params.clone().or_not())
         .then_ignore(token(Token::Assign))
         .then_ignore(token(Token::Bar).or_not())
         .then(
@@ -1389,7 +1411,11 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
                 .collect::<Vec<_>>(),
         )
         .then_ignore(semicolon.clone())
-        .map(|(name, ctors)| StmtKind::Variant { name, ctors });
+        .map(|((name, params), ctors)| StmtKind::Variant {
+            name,
+            params: params.unwrap_or_default(),
+            ctors,
+        });
 
     let label_use = name().then_ignore(semicolon.clone());
     let break_stmt = keyword(Keyword::Break)
@@ -2749,6 +2775,7 @@ mod tests {
             single_statement("typedef five = 2 `+ 3;"),
             StmtKind::Typedef {
                 name: at("five".to_string()),
+                params: Vec::new(),
                 ty: at(TypeExprKind::UnitsumArith(
                     UnitsumOp::Add,
                     Box::new(unitsum(2)),
@@ -2788,6 +2815,35 @@ mod tests {
         };
         assert_eq!(ctors.len(), 3);
         assert!(ctors[2].1.is_none());
+        // Parametric declarations and type applications.
+        let StmtKind::Typedef { params, ty, .. } =
+            single_statement("typedef grid[N:COMPACTLINEAR] = double ^ N;")
+        else {
+            panic!("not a typedef");
+        };
+        assert_eq!(params.len(), 1);
+        assert_eq!(params[0].kind, KindExpr::CompactLinear);
+        assert!(matches!(ty.node, TypeExprKind::Array(..)));
+        assert!(matches!(
+            single_statement("struct Box[T] { v:T; }"),
+            StmtKind::Struct { ref params, ref fields, .. } if params.len() == 1 && fields.len() == 1
+        ));
+        let StmtKind::Variant { params, ctors, .. } =
+            single_statement("variant tree[T] = | Leaf of T | Node of tree[T] * tree[T];")
+        else {
+            panic!("not a variant");
+        };
+        assert_eq!((params.len(), ctors.len()), (1, 2));
+        let Some(TypeExprKind::Product(operands)) = ctors[1].1.as_ref().map(|t| &t.node) else {
+            panic!("not a product");
+        };
+        assert_eq!(
+            operands[0],
+            at(TypeExprKind::Apply(
+                at("tree".to_string()),
+                vec![at(TypeExprKind::Name("T".to_string()))]
+            ))
+        );
         assert!(matches!(
             single_statement("variant v = A of int | B;"),
             StmtKind::Variant { ref ctors, .. } if ctors.len() == 2

@@ -182,7 +182,19 @@ impl Printer {
             }
             Type::Var(variable) => self.out.push_str(&variable.name),
             Type::Meta(number) => self.out.push_str(&format!("?{number}")),
-            Type::Nominal(definition) => self.out.push_str(&definition.name),
+            Type::Nominal(definition) => {
+                self.out.push_str(&definition.name);
+                if !definition.args().is_empty() {
+                    self.out.push('[');
+                    for (position, argument) in definition.args().iter().enumerate() {
+                        if position > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.operand(argument, OperandSlot::Top);
+                    }
+                    self.out.push(']');
+                }
+            }
             Type::Record(names, types) => {
                 self.out.push('(');
                 for (position, (name, field)) in names.iter().zip(types.iter()).enumerate() {
@@ -259,7 +271,7 @@ pub fn type_to_string_in_slot(ty: &Type, slot: OperandSlot) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, OnceLock};
+    use std::sync::Arc;
 
     use super::*;
     use crate::types::ty::{IntTy, Kind, NominalDef, TyVar};
@@ -298,11 +310,7 @@ mod tests {
         };
         check(Type::Var(variable.clone()), "N");
         check(Type::array(Type::INT, Type::Var(variable)), "int ^ N");
-        let definition = NominalDef {
-            id: 1,
-            name: Arc::from("point"),
-            body: OnceLock::new(),
-        };
+        let definition = NominalDef::new(1, Arc::from("point"), Vec::new());
         check(Type::Nominal(Arc::new(definition)), "point");
     }
 

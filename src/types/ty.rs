@@ -201,10 +201,21 @@ impl std::hash::Hash for TyVar {
 
 /// A nominal type: a struct or a variant (L2.11, L2.12). Compared by `id`. The body is set once
 /// after creation, so recursive variants can refer to themselves.
+///
+/// A parametric declaration (`struct Box[T] { v: T; }`, `variant tree[T] = …`) is a
+/// `NominalDef` with `params` and a body over them; it is never a type itself. Each of its
+/// instances (`Box[int]`, `tree[T]` inside a generic function, `Box[?3]` during inference) is a
+/// `NominalDef` of its own, made only by [`instantiate_nominal`], which interns them: one
+/// instance (one `id`) per declaration and arguments, so equality by `id` stays structural.
+/// An instance's body is the declaration's with the arguments substituted.
 pub struct NominalDef {
     pub id: u32,
     pub name: Arc<str>,
     pub body: OnceLock<NominalBody>,
+    /// The type parameters of a parametric declaration (empty otherwise and on instances).
+    pub params: Vec<TyVar>,
+    /// The declaration and the type arguments of an instance.
+    pub instance: Option<(Arc<NominalDef>, TypeList)>,
 }
 
 #[derive(Clone, Debug)]
@@ -220,6 +231,77 @@ pub enum NominalBody {
 }
 
 impl NominalDef {
+    /// A declaration (not an instance) with no body yet.
+    pub fn new(id: u32, name: Arc<str>, params: Vec<TyVar>) -> NominalDef {
+        NominalDef {
+            id,
+            name,
+            body: OnceLock::new(),
+            params,
+            instance: None,
+        }
+    }
+
+    /// The type arguments of an instance (none for a plain struct or variant).
+    pub fn args(&self) -> &[Type] {
+        match &self.instance {
+            Some((_, args)) => args,
+            None => &[],
+        }
+    }
+
+    /// Is this the instance of `declaration`?
+    pub fn instance_of(&self, declaration: &NominalDef) -> bool {
+        matches!(&self.instance, Some((d, _)) if std::ptr::eq(Arc::as_ptr(d), declaration))
+    }
+
+    /// Set the body of a declaration; every instance of it made so far gets its body too.
+    pub fn set_body(self: &Arc<NominalDef>, body: NominalBody) {
+        if self.body.set(body).is_err() {
+            return;
+        }
+        let key = Arc::as_ptr(self) as usize;
+        let waiting: Vec<Arc<NominalDef>> = {
+            let table = instances().lock().unwrap_or_else(|e| e.into_inner());
+            table.by_declaration.get(&key).cloned().unwrap_or_default()
+        };
+        for instance in waiting {
+            instance.fill_body();
+        }
+    }
+
+    fn fill_body(&self) {
+        let Some((declaration, args)) = &self.instance else {
+            return;
+        };
+        let Some(body) = declaration.body.get() else {
+            return;
+        };
+        if self.body.get().is_some() {
+            return;
+        }
+        let params = &declaration.params;
+        let body = match body {
+            NominalBody::Struct(fields) => NominalBody::Struct(
+                fields
+                    .iter()
+                    .map(|(n, t)| (n.clone(), t.subst_vars(params, args)))
+                    .collect(),
+            ),
+            NominalBody::Variant(ctors) => NominalBody::Variant(
+                ctors
+                    .iter()
+                    .map(|(n, t)| (n.clone(), t.as_ref().map(|t| t.subst_vars(params, args))))
+                    .collect(),
+            ),
+            NominalBody::Opaque { repr, eq } => NominalBody::Opaque {
+                repr: repr.subst_vars(params, args),
+                eq: *eq,
+            },
+        };
+        let _ = self.body.set(body);
+    }
+
     pub fn body(&self) -> &NominalBody {
         self.body
             .get()
@@ -238,6 +320,56 @@ impl std::hash::Hash for NominalDef {
         self.id.hash(state)
     }
 }
+/// The interned instances of parametric nominal types, by declaration (its address, kept
+/// alive by the instances) and arguments.
+#[derive(Default)]
+struct Instances {
+    by_key: std::collections::HashMap<(usize, Vec<Type>), Arc<NominalDef>>,
+    by_declaration: std::collections::HashMap<usize, Vec<Arc<NominalDef>>>,
+}
+
+fn instances() -> &'static std::sync::Mutex<Instances> {
+    static TABLE: OnceLock<std::sync::Mutex<Instances>> = OnceLock::new();
+    TABLE.get_or_init(Default::default)
+}
+
+/// Instance ids are global and above every declaration's id (declarations are numbered by each
+/// checker from 0).
+static NEXT_INSTANCE_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1 << 31);
+
+/// The instance `declaration[args]` of a parametric struct or variant: the same `Arc` (and
+/// `id`) for the same declaration and arguments. The caller checks the number of arguments and
+/// their kinds. The body is the declaration's with the arguments substituted, set now if the
+/// declaration's body is known and otherwise when it is set ([`NominalDef::set_body`]).
+pub fn instantiate_nominal(declaration: &Arc<NominalDef>, args: Vec<Type>) -> Type {
+    let key = (Arc::as_ptr(declaration) as usize, args);
+    let instance = {
+        let mut table = instances().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = table.by_key.get(&key) {
+            return Type::Nominal(found.clone());
+        }
+        let id = NEXT_INSTANCE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let instance = Arc::new(NominalDef {
+            id,
+            name: declaration.name.clone(),
+            body: OnceLock::new(),
+            params: Vec::new(),
+            instance: Some((declaration.clone(), TypeList::new(key.1.clone()))),
+        });
+        table
+            .by_declaration
+            .entry(key.0)
+            .or_default()
+            .push(instance.clone());
+        table.by_key.insert(key, instance.clone());
+        instance
+    };
+    // Outside the lock: the body may mention further instances (a recursive variant mentions
+    // itself, which is found in the table).
+    instance.fill_body();
+    Type::Nominal(instance)
+}
+
 impl fmt::Debug for NominalDef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}#{}", self.name, self.id)
@@ -691,7 +823,12 @@ impl Type {
                 Facts::leaf(7, variable.id as u64, FACT_VAR | compact)
             }
             Type::Meta(number) => Facts::leaf(8, *number as u64, FACT_META | FACT_NONCOMPACT),
-            Type::Nominal(definition) => Facts::leaf(9, definition.id as u64, FACT_NONCOMPACT),
+            Type::Nominal(definition) => {
+                // An instance mentions what its arguments mention (not through its body).
+                let flags = definition.args().iter().fold(0, |f, a| f | a.facts().flags)
+                    & (FACT_META | FACT_VAR);
+                Facts::leaf(9, definition.id as u64, FACT_NONCOMPACT | flags)
+            }
             Type::Tuple(list) => noncompact(Facts::node(10, std::iter::once(list.facts()))),
             Type::Sum(list) => noncompact(Facts::node(11, std::iter::once(list.facts()))),
             Type::CProduct(list) => Facts::node(12, std::iter::once(list.facts())),
@@ -737,7 +874,8 @@ impl Type {
     }
 
     /// The types directly inside this one, in order (components, summands, element and
-    /// index, argument and result); none for a scalar, a variable or a nominal type.
+    /// index, argument and result, the arguments of a parametric nominal type's instance);
+    /// none for a scalar, a variable or a plain nominal type.
     pub fn children(&self) -> impl Iterator<Item = &Type> + '_ {
         let (list, pair): (&[Type], [Option<&Type>; 2]) = match self {
             Type::Tuple(list)
@@ -749,6 +887,7 @@ impl Type {
                 (&[], [Some(a), Some(b)])
             }
             Type::Ptr(_, a) => (&[], [Some(a), None]),
+            Type::Nominal(definition) => (definition.args(), [None, None]),
             _ => (&[], [None, None]),
         };
         list.iter().chain(pair.into_iter().flatten())
@@ -856,6 +995,13 @@ impl Type {
                 Type::CPtr(mode, a, b) => {
                     Type::cptr(*mode, a.map_shared(f, memo), b.map_shared(f, memo))
                 }
+                Type::Nominal(definition) => match &definition.instance {
+                    Some((declaration, args)) => {
+                        let args = args.iter().map(|a| a.map_shared(f, memo)).collect();
+                        instantiate_nominal(declaration, args)
+                    }
+                    _ => self.clone(),
+                },
                 t => t.clone(),
             },
         };
