@@ -143,15 +143,13 @@ impl Checker {
         let mut acc = f;
         let mut pending: Vec<ir::Expr> = Vec::new();
         let mut fty = self.zonk(&acc.ty);
-        let known_pure = match &acc.kind {
-            ir::ExprKind::MakeFun { fun, .. } => self
-                .funs
+        let known_pure = crate::check::traits::pure_callee(&acc, |fun| {
+            self.funs
                 .iter()
-                .find(|s| s.id == *fun)
+                .find(|s| s.id == fun)
                 .map(|s| s.pure_)
-                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| id == fun && f.pure_)),
-            _ => false,
-        };
+                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| *id == fun && f.pure_))
+        });
         if !known_pure {
             self.note_effect();
         }
@@ -427,7 +425,7 @@ impl Checker {
         if !ok {
             self.error(CheckError::NoOverload {
                 span,
-                message: format!("no conversion from `{s}` to `{target}`"),
+                message: format!("`{s}` is not convertible to `{target}`"),
                 behaviour: "convertible",
                 help: None,
             });
@@ -857,6 +855,7 @@ impl Checker {
         if !ok {
             return error_expr(span);
         }
+        let own_args = type_args[sig.outer_params.len()..].to_vec();
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
@@ -874,6 +873,9 @@ impl Checker {
                 )
             }
         };
+        if !self.check_requirements(&sig.name, &own, &own_args, span) {
+            return error_expr(span);
+        }
         if sig.kind != ast::FunKind::Fun {
             self.note_effect();
         }

@@ -256,12 +256,15 @@ impl Checker {
                     }
                     t if t == error_type() => error_expr(span),
                     t => {
-                        self.error(CheckError::NoOverload {
-                            span,
-                            message: format!("no unary `-` for `{t}`"),
-                            behaviour: "arithmetic",
-                            help: None,
-                        });
+                        match traits::check(&t, Behaviour::Arithmetic) {
+                            Err(lacking) => self.error(lacking.error(span)),
+                            Ok(()) => self.error(CheckError::NoOverload {
+                                span,
+                                message: format!("no unary `-` for `{t}`"),
+                                behaviour: "arithmetic",
+                                help: None,
+                            }),
+                        }
                         error_expr(span)
                     }
                 }
@@ -633,6 +636,10 @@ impl Checker {
             type_args.push(z);
         }
         self.note_call(idx);
+        let outer = sig.outer_params.len();
+        if !self.check_requirements(&sig.name, &sig.own_params, &type_args[outer..], span) {
+            return error_expr(span);
+        }
         let ty = self.zonk(&ty);
         mk(
             ir::ExprKind::MakeFun {
@@ -820,7 +827,7 @@ impl Checker {
             cell_slots: frame.cell_slots.clone(),
             captures: frame.captures.iter().map(|(_, c)| *c).collect(),
             body: vec![ir::Stmt::Return(Some(result))],
-            pure_: !frame.impure,
+            pure_: traits::pure_function(ast::FunKind::Fun, frame.impure),
         };
         let impure = frame.impure;
         let type_args = function
@@ -1347,18 +1354,14 @@ impl Checker {
                 (x, y, t)
             }
         };
-        if !comparable(&t) {
-            return self.no_operator(
-                op,
-                &a,
-                &b,
-                span,
-                if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
-                    Behaviour::Equality
-                } else {
-                    Behaviour::Ordered
-                },
-            );
+        let behaviour = if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
+            Behaviour::Equality
+        } else {
+            Behaviour::Ordered
+        };
+        if let Err(lacking) = self.require(&t, behaviour) {
+            self.error(lacking.error(span));
+            return error_expr(span);
         }
         mk(
             ir::ExprKind::Prim(Prim::Compare(cmp), vec![x, y]),
@@ -1477,14 +1480,15 @@ impl Checker {
             )),
             _ => None,
         };
-        let message = if a == b && !traits::has(a, behaviour) {
-            behaviour.lacking(a)
-        } else {
-            format!("no `{}` for `{a}` and `{b}`", op.symbol())
-        };
+        if a == b {
+            if let Err(lacking) = traits::check(a, behaviour) {
+                self.error(lacking.error(span));
+                return error_expr(span);
+            }
+        }
         self.error(CheckError::NoOverload {
             span,
-            message,
+            message: format!("no `{}` for `{a}` and `{b}`", op.symbol()),
             behaviour: behaviour.name(),
             help,
         });
@@ -1641,19 +1645,4 @@ fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
         }
         _ => None,
     }
-}
-
-/// Types whose values can be compared (everything but functions, and compounds of them).
-fn comparable(t: &Type) -> bool {
-    let mut ok = true;
-    t.walk(&mut |x| {
-        // Records have no `==` or `<` (L11.8), nor pointers (L11.6).
-        if matches!(
-            x,
-            Type::Fun(..) | Type::Record(..) | Type::Ptr(..) | Type::CPtr(..)
-        ) {
-            ok = false
-        }
-    });
-    ok
 }

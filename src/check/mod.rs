@@ -62,6 +62,9 @@ pub struct Checker {
     hidden: Vec<(ScopeId, String)>,
     /// The global variables declared by the unit being checked.
     pub(crate) out_globals: Vec<ir::GlobalDef>,
+    /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
+    /// against the type arguments of each instantiation (`traits.rs`).
+    requirements: std::collections::HashMap<u32, Vec<traits::Behaviour>>,
 }
 
 impl Default for Checker {
@@ -112,6 +115,7 @@ impl Checker {
             recursion_metas: false,
             hidden: Vec::new(),
             out_globals: Vec::new(),
+            requirements: std::collections::HashMap::new(),
         }
     }
 

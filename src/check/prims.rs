@@ -159,13 +159,8 @@ pub(crate) fn take(
 /// E0301 when values of the argument's type do not print (L11.6: pointers).
 pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     let t = c.zonk(&x.ty);
-    if !crate::check::traits::has(&t, crate::check::traits::Behaviour::Printable) {
-        c.error(CheckError::NoOverload {
-            span,
-            message: format!("`{t}` does not print: pointers have no `str`, `repr` or `_strr`"),
-            behaviour: "printable",
-            help: Some("print the value it points at: `*p`".into()),
-        });
+    if let Err(lacking) = c.require(&t, crate::check::traits::Behaviour::Printable) {
+        c.error(lacking.error(span));
     }
 }
 
@@ -313,16 +308,8 @@ fn reduce_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> 
             &t,
         );
     };
-    if !matches!(
-        elem,
-        Type::Int(_) | Type::Double | Type::Float | Type::Natural
-    ) {
-        c.error(CheckError::NoOverload {
-            span,
-            message: format!("`{elem}` is not arithmetic"),
-            behaviour: "arithmetic",
-            help: None,
-        });
+    if let Err(lacking) = c.require(&elem, crate::check::traits::Behaviour::Arithmetic) {
+        c.error(lacking.error(span));
         return error_expr(span);
     }
     mk(ir::ExprKind::Prim(prim, vec![a]), elem, span)

@@ -457,7 +457,7 @@ impl Checker {
             cell_slots: frame.cell_slots.clone(),
             captures: frame.captures.iter().map(|(_, c)| *c).collect(),
             body,
-            pure_: sig.kind == FunKind::Fun && !frame.impure,
+            pure_: crate::check::traits::pure_function(sig.kind, frame.impure),
         };
         self.funs[idx].pure_ = function.pure_;
         self.out_funs.push((sig.id, Arc::new(function)));
