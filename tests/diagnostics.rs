@@ -77,6 +77,18 @@ diagnostic_cases! {
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
     behaviour_no_equality: "E0301", "val f = fun (x:int) => x;\nprintln$ f == f;\n";
     behaviour_not_ordered: "E0301", "val f = fun (x:int) => x;\nprintln$ (f, 1) < (f, 2);\n";
+    behaviour_struct_no_equality: "E0301", "struct S { n: int; f: int -> int; }\nval a = S (1, (fun (x:int) => x));\nval b = S (1, (fun (x:int) => x + 1));\nprintln$ a == b;\n";
+    behaviour_struct_not_ordered: "E0301", "struct S { n: int; f: int -> int; }\nval a = S (1, (fun (x:int) => x));\nprintln$ a < a;\n";
+    behaviour_nested_path: "E0301", "struct S { f: int -> int; }\nstruct W { k: string; s: int * S; }\nval w = W (\"k\", (1, S (fun (x:int) => x)));\nprintln$ w != w;\n";
+    behaviour_variant_constructor: "E0301", "variant op = | Const of int | Apply of int -> int;\nval x = Const 1;\nprintln$ x == x;\n";
+    behaviour_array_element: "E0301", "val f = fun (x:int) => x;\nval fs = f, f;\nprintln$ fs == fs;\n";
+    behaviour_in_array: "E0301", "struct S { f: int -> int; }\nval s = S (fun (x:int) => x);\nprintln$ s \\in (s, s);\n";
+    behaviour_sort: "E0301", "val f = fun (x:int) => x;\nprintln$ sort ((1, f), (0, f));\n";
+    behaviour_max: "E0301", "struct S { f: int -> int; }\nval s = S (fun (x:int) => x);\nprintln$ max (s, s);\n";
+    behaviour_generic_instance: "E0301", "struct S { f: int -> int; }\nfun same[T] (x:T, y:T) => x == y;\nval s = S (fun (x:int) => x);\nprintln$ same (s, s);\n";
+    behaviour_print_nested_pointer: "E0301", "var x = 1;\nprintln$ (1, (x, &x));\n";
+    behaviour_negate_not_arithmetic: "E0301", "println$ -true;\n";
+    behaviour_sum_not_arithmetic: "E0301", "println$ \\sum (\"a\", \"b\");\n";
     behaviour_not_convertible: "E0301", "println$ int true;\n";
     behaviour_not_implicitly_convertible: "E0301", "var a : int8 = 5;\n";
     behaviour_not_invocable: "E0301", "var b = 4, 5, 6;\nvar u = `1:2;\nprintln$ b.u;\n";
