@@ -155,7 +155,7 @@ impl Checker {
                 let mut tys = Vec::new();
                 for (x, ir) in items.iter().zip(irs.iter()) {
                     let t = self.zonk(&ir.ty);
-                    if !is_compact(&t) && t != error_type() {
+                    if !traits::has(&t, Behaviour::CompactLinear) && t != error_type() {
                         self.error(CheckError::NotCompact {
                             span: x.span,
                             ty: t.to_string(),
@@ -881,7 +881,7 @@ impl Checker {
                     return error_expr(span);
                 }
                 let t = self.type_expr(&targs[0]);
-                if !is_compact(&t) {
+                if !traits::has(&t, Behaviour::CompactLinear) {
                     if t != error_type() {
                         self.error(CheckError::NotCompact {
                             span: targs[0].span,

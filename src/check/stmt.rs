@@ -14,7 +14,6 @@ use crate::syntax::ast::{
     self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind,
 };
 use crate::syntax::span::Span;
-use crate::types::kind::is_compact;
 use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
 
 impl Checker {
@@ -1188,7 +1187,9 @@ impl Checker {
         match kind {
             ForKind::Type(te) => {
                 let ty = self.type_expr(te);
-                if !is_compact(&ty) && !ty.has_meta() {
+                if !crate::check::traits::has(&ty, crate::check::traits::Behaviour::CompactLinear)
+                    && !ty.has_meta()
+                {
                     self.error(CheckError::NotCompact {
                         span: te.span,
                         ty: ty.to_string(),

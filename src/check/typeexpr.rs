@@ -145,7 +145,9 @@ impl Checker {
     /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
     fn compact_operand(&mut self, te: &TypeExpr, context: &'static str) -> Type {
         let t = self.type_expr(te);
-        if !is_compact(&t) && !t.has_meta() {
+        if !crate::check::traits::has(&t, crate::check::traits::Behaviour::CompactLinear)
+            && !t.has_meta()
+        {
             self.error(CheckError::NotCompact {
                 span: te.span,
                 ty: t.to_string(),
