@@ -89,6 +89,7 @@ diagnostic_cases! {
     behaviour_print_nested_pointer: "E0301", "var x = 1;\nprintln$ (1, (x, &x));\n";
     behaviour_negate_not_arithmetic: "E0301", "println$ -true;\n";
     behaviour_sum_not_arithmetic: "E0301", "println$ \\sum (\"a\", \"b\");\n";
+    behaviour_int_not_invocable: "E0301", "val x = 3;\nprintln$ x 4;\n";
     behaviour_not_convertible: "E0301", "println$ int true;\n";
     behaviour_not_implicitly_convertible: "E0301", "var a : int8 = 5;\n";
     behaviour_not_invocable: "E0301", "var b = 4, 5, 6;\nvar u = `1:2;\nprintln$ b.u;\n";

@@ -222,11 +222,16 @@ impl Checker {
                 span,
             ),
             _ => {
+                let invocable =
+                    crate::check::traits::check(&ft, crate::check::traits::Behaviour::Invocable);
                 self.error(CheckError::NoOverload {
                     span,
-                    message: format!("a value of type `{ft}` cannot be applied to `{at}`"),
+                    message: match invocable {
+                        Err(lacking) => format!("{} to `{at}`", lacking.message()),
+                        Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
+                    },
                     behaviour: "invocable",
-                    help: None,
+                    help: Some("only functions, compact values (indexing an array over them, L4.6) and strings (L4.4, L11.27) can be applied".into()),
                 });
                 error_expr(span)
             }
