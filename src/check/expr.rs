@@ -155,7 +155,7 @@ impl Checker {
                 let mut tys = Vec::new();
                 for (x, ir) in items.iter().zip(irs.iter()) {
                     let t = self.zonk(&ir.ty);
-                    if !traits::has(&t, Behaviour::CompactLinear) && t != error_type() {
+                    if t != error_type() && !traits::has(&t, Behaviour::CompactLinear) {
                         self.error(CheckError::NotCompact {
                             span: x.span,
                             ty: t.to_string(),

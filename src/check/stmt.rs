@@ -1187,8 +1187,11 @@ impl Checker {
         match kind {
             ForKind::Type(te) => {
                 let ty = self.type_expr(te);
-                if !crate::check::traits::has(&ty, crate::check::traits::Behaviour::CompactLinear)
-                    && !ty.has_meta()
+                if !ty.has_meta()
+                    && !crate::check::traits::has(
+                        &ty,
+                        crate::check::traits::Behaviour::CompactLinear,
+                    )
                 {
                     self.error(CheckError::NotCompact {
                         span: te.span,
