@@ -160,16 +160,32 @@ impl Session {
     }
 
     /// The type of an expression, printed per L2.17, without running it (`:type`).
+    /// With `-v` first, also how a type functor derived it (`int32  = promote(int8, int32)`).
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let (verbose, src) = match src.trim_start().strip_prefix("-v") {
+            Some(rest) if rest.starts_with(char::is_whitespace) => (true, rest),
+            _ => (false, src),
+        };
         let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
-        match self.checker.type_of_expr(&expr) {
-            Ok(ty) => Ok(types::print::type_to_string(&ty)),
+        match self.checker.explain_type_of_expr(&expr) {
+            Ok((ty, derivation)) => {
+                let shown = types::print::type_to_string(&ty);
+                Ok(match derivation {
+                    Some(d) if verbose => format!("{shown}  = {d}"),
+                    _ => shown,
+                })
+            }
             // A library primitive or a generic function named alone: its declared signature.
             Err(diags) => match &expr.node {
                 syntax::ast::ExprKind::Name(name) => self.checker.signature_of(name).ok_or(diags),
                 _ => Err(diags),
             },
         }
+    }
+
+    /// The documentation of a library primitive or operator (`:doc NAME`).
+    pub fn doc_of(&mut self, name: &str) -> Option<String> {
+        self.checker.doc_of(name.trim())
     }
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).

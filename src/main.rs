@@ -28,6 +28,8 @@ Options:
   --max-errors N         diagnostics printed for one file or chunk, then a count (20)
   --max-line-width N     characters of a source line echoed under a diagnostic (160)
   --max-type-width N     characters of a printed type before the rest is elided (2000)
+  --validate     check the typed IR of every unit against the primitive table before it
+                 runs (always on in debug builds); a violation is an internal error
   -h, --help     print this help
   -V, --version  print the version
 
@@ -51,6 +53,8 @@ struct Invocation {
     threads: Option<usize>,
     /// `--max-…` limits given, by flag.
     limits: Vec<(&'static str, u64)>,
+    /// `--validate`: run the IR validator in release builds too.
+    validate: bool,
 }
 
 fn main() -> ExitCode {
@@ -66,6 +70,9 @@ fn main() -> ExitCode {
         if let Some(limit) = tessera::limits::by_flag(flag) {
             limit.set(*value);
         }
+    }
+    if invocation.validate {
+        tessera::check::set_validate(true);
     }
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
@@ -185,6 +192,7 @@ fn run_file(path: &str, check_only: bool) -> i32 {
 fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut threads = None;
     let mut limits = Vec::new();
+    let mut validate = false;
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
     while index < arguments.len() {
@@ -195,6 +203,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     command: Command::Help,
                     threads,
                     limits,
+                    validate,
                 })
             }
             "-V" | "--version" => {
@@ -202,6 +211,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     command: Command::Version,
                     threads,
                     limits,
+                    validate,
                 })
             }
             "--threads" => {
@@ -230,6 +240,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 };
                 limits.push((limit.flag, parse_limit(limit, value)?));
             }
+            "--validate" => validate = true,
             "--" => {
                 positional.extend(arguments[index + 1..].iter().map(String::as_str));
                 break;
@@ -258,6 +269,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         command,
         threads,
         limits,
+        validate,
     })
 }
 
@@ -315,6 +327,7 @@ mod tests {
             command,
             threads: None,
             limits: Vec::new(),
+            validate: false,
         })
     }
 
@@ -331,6 +344,13 @@ mod tests {
         check(&["--help", "whatever"], plain(Command::Help));
         check(&["-V"], plain(Command::Version));
         check(&["--", "-odd.flx"], plain(Command::Run("-odd.flx".into())));
+        let validated = Ok(Invocation {
+            command: Command::Run("p.flx".into()),
+            threads: None,
+            limits: Vec::new(),
+            validate: true,
+        });
+        check(&["--validate", "p.flx"], validated);
     }
 
     #[test]
@@ -339,12 +359,14 @@ mod tests {
             command: Command::Run("p.flx".into()),
             threads: Some(4),
             limits: Vec::new(),
+            validate: false,
         });
         check(&["--threads", "4", "p.flx"], expected);
         let expected = Ok(Invocation {
             command: Command::Repl,
             threads: Some(2),
             limits: Vec::new(),
+            validate: false,
         });
         check(&["--threads=2"], expected);
         check(&["--threads", "0"], Err("positive whole number"));
@@ -358,6 +380,7 @@ mod tests {
             command: Command::Run("p.flx".into()),
             threads: None,
             limits: vec![("--max-nesting", 50), ("--max-errors", 3)],
+            validate: false,
         });
         check(
             &["--max-nesting", "50", "--max-errors=3", "p.flx"],

@@ -24,8 +24,16 @@ use crate::{is_blank_source, ChunkResult, Session};
 pub const REPL_NAME: &str = "<repl>";
 
 /// The REPL commands, in the order `:help` lists them.
-pub const COMMANDS: [(&str, &str); 9] = [
+pub const COMMANDS: [(&str, &str); 11] = [
     (":type EXPR", "the type of an expression"),
+    (
+        ":type -v EXPR",
+        "the type and the type functor that derived it (promote)",
+    ),
+    (
+        ":doc NAME",
+        "the types, description and an example of a library primitive or operator",
+    ),
     (
         ":kind TYPE",
         "the most specific kind: UNITSUM, COMPACTLINEAR or TYPE",
@@ -236,9 +244,11 @@ impl Repl {
         let name = &line[command_start + 1..name_end];
         let argument = &line[name_end..];
         let answer = match name {
-            "type" | "kind" | "size" | "layout" | "iso" if argument.trim().is_empty() => {
+            "type" | "kind" | "size" | "layout" | "iso" | "doc" if argument.trim().is_empty() => {
                 let what = if name == "type" {
                     "an expression"
+                } else if name == "doc" {
+                    "a name"
                 } else if name == "iso" {
                     "two types `A, B`"
                 } else {
@@ -248,6 +258,16 @@ impl Repl {
                 return LineOutcome::Continue;
             }
             "type" => self.session.type_of(argument),
+            "doc" => match self.session.doc_of(argument) {
+                Some(text) => Ok(text),
+                None => {
+                    self.command_error(&format!(
+                        "no documentation for `{}`: `:doc` knows the library primitives and operators",
+                        argument.trim()
+                    ));
+                    return LineOutcome::Continue;
+                }
+            },
             "kind" => self.session.kind_of(argument),
             "size" => self.session.size_of(argument),
             "layout" => self.session.layout_of(argument),
@@ -438,12 +458,14 @@ pub fn completion_candidates(line: &str, position: usize) -> (usize, Vec<String>
     }
     let candidates = if word.starts_with(':') {
         if before[..word_start].trim().is_empty() {
-            COMMANDS
+            let mut commands: Vec<String> = COMMANDS
                 .iter()
                 .filter_map(|(usage, _)| usage.split(' ').next())
                 .filter(|command| command.starts_with(word))
                 .map(str::to_string)
-                .collect()
+                .collect();
+            commands.dedup();
+            commands
         } else {
             Vec::new()
         }
@@ -502,7 +524,8 @@ mod tests {
             ":",
             0,
             &[
-                ":type", ":kind", ":size", ":layout", ":iso", ":load", ":reset", ":help", ":quit",
+                ":type", ":doc", ":kind", ":size", ":layout", ":iso", ":load", ":reset", ":help",
+                ":quit",
             ],
         );
     }

@@ -10,7 +10,6 @@ use crate::check::env::{Binding, Frame, FunState, VarBinding, VarType};
 use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
 use crate::check::traits::{self, Behaviour};
-use crate::check::unify::promote;
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, ArithOp, CmpOp, CoerceKind, Const, IndexMode, Prim};
 use crate::syntax::ast::{self, BinOp, ExprKind, IntLit, UnOp};
@@ -525,27 +524,52 @@ impl Checker {
             Some(Binding::Funs(_)) => self.fun_value(n, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => self.ctor_value(&nominal, index, span),
             None => {
-                if n == "endl" {
-                    self.note_effect();
-                    return mk(ir::ExprKind::Prim(Prim::Endl, vec![]), Type::VOID, span);
+                // A primitive of `unit` named alone is applied (`endl;`).
+                if self.prim_takes_unit(n) {
+                    let unit = mk(ir::ExprKind::Const(ir::Const::Unit), Type::UNIT, span);
+                    return self.apply_name(n, span, vec![Arg::Checked(unit)], span, None);
                 }
-                if let Some(Type::Fun(a, _)) = expected.map(|t| self.zonk(t)) {
+                let expected_param = match expected.map(|t| self.zonk(t)) {
+                    Some(Type::Fun(a, _)) => Some((*a).clone()),
+                    _ => None,
+                };
+                // A primitive used as a value: its parameter type from the expected function
+                // type, or from its scheme instantiated afresh (`val h = rev;`).
+                let param = expected_param.or_else(|| self.prim_value_param(n));
+                if let Some(a) = param {
                     if crate::check::prims::is_prim(n)
                         || self.lookup_type(n).is_some()
                         || crate::check::typeexpr::builtin_type(n).is_some()
                     {
-                        let a = (*a).clone();
                         let name = n.to_string();
                         return self.synthetic_fun(n, a, span, move |c, param| {
                             c.apply_name(&name, span, vec![Arg::Checked(param)], span, None)
                         });
                     }
                 }
-                if crate::check::prims::is_prim(n) {
-                    self.type_error(
+                if let Some(index) = crate::check::prims::function_index(n) {
+                    let def = &crate::check::prims::PRIMS[index];
+                    let help = if def.arity > 1 {
+                        format!(
+                            "`{n}` takes {} arguments: apply it, or wrap it: `fun (x:T) => {n} x`",
+                            def.arity
+                        )
+                    } else {
+                        let types: Vec<String> = self
+                            .prim_schemes(index)
+                            .map(|s| s.iter().map(|s| format!("`{s}`")).collect())
+                            .unwrap_or_default();
+                        format!(
+                            "`{n}` has the types {}: say which, e.g. `val f : {} = {n};`",
+                            types.join(" and "),
+                            def.schemes.last().copied().unwrap_or("T -> U")
+                        )
+                    };
+                    self.error(CheckError::Type {
                         span,
-                        format!("`{n}` must be applied here (or wrap it: `fun (x:T) => {n} x`)"),
-                    );
+                        message: format!("`{n}` used as a value needs a known function type here"),
+                        help: Some(help),
+                    });
                 } else {
                     self.error(CheckError::UndefinedName {
                         name: n.to_string(),
@@ -785,6 +809,37 @@ impl Checker {
         let summand = cs[tag as usize].clone();
         let arg = self.coerce_to(arg, &summand, "the injected value");
         injection(compact, tag, arg, t, span)
+    }
+
+    /// Does primitive `name` take `unit` in its first overload (`endl`)?
+    fn prim_takes_unit(&mut self, name: &str) -> bool {
+        let Some(index) = crate::check::prims::function_index(name) else {
+            return false;
+        };
+        self.prim_schemes(index).is_ok_and(|schemes| {
+            schemes
+                .first()
+                .is_some_and(|s| s.params_and_result().0.first() == Some(&Type::UNIT))
+        })
+    }
+
+    /// The parameter type of primitive `name` used as a value with no expected type: its one
+    /// scheme's parameter, with fresh inference variables (`None` for an overloaded primitive
+    /// or one of several arguments).
+    fn prim_value_param(&mut self, name: &str) -> Option<Type> {
+        let index = crate::check::prims::function_index(name)?;
+        if crate::check::prims::PRIMS[index].arity != 1 {
+            return None;
+        }
+        let schemes = self.prim_schemes(index).ok()?;
+        let [scheme] = &schemes[..] else {
+            return None;
+        };
+        let (ty, _) = self.instantiate_scheme(scheme);
+        match ty {
+            Type::Fun(a, _) => Some((*a).clone()),
+            _ => None,
+        }
     }
 
     /// A compiler-made function of one parameter (`proj`, `aproj`, `ident`, injections,
@@ -1335,15 +1390,12 @@ impl Checker {
             _ => unreachable!("and/or are handled before"),
         };
         let (x, y, t) = match (&a, &b) {
-            (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
-                Some(r) => {
-                    let rt = Type::Int(r);
-                    (
-                        self.coerce_to(x, &rt, "a comparison"),
-                        self.coerce_to(y, &rt, "a comparison"),
-                        rt,
-                    )
-                }
+            (Type::Int(_), Type::Int(_)) => match crate::check::functor::promote(&a, &b) {
+                Some(rt) => (
+                    self.coerce_to(x, &rt, "a comparison"),
+                    self.coerce_to(y, &rt, "a comparison"),
+                    rt,
+                ),
                 None => return self.no_operator(op, &a, &b, span, Behaviour::Ordered),
             },
             _ => {
@@ -1363,11 +1415,31 @@ impl Checker {
             self.error(lacking.error(span));
             return error_expr(span);
         }
-        mk(
-            ir::ExprKind::Prim(Prim::Compare(cmp), vec![x, y]),
-            Type::BOOL,
-            span,
-        )
+        self.operator_expr(op, vec![x, y], Type::BOOL, span)
+    }
+
+    /// `promote` of two operand types (the L2.16 lattice), recorded for `:type -v`.
+    fn promote_operands(&mut self, a: &Type, b: &Type, span: Span) -> Option<Type> {
+        let r = crate::check::functor::promote(a, b)?;
+        let shown = crate::check::functor::Functor::Promote.show(&[a.clone(), b.clone()]);
+        self.derivations.push((span, shown));
+        Some(r)
+    }
+
+    /// The application of operator `op` to operands of their final types: the kernel is the
+    /// one the primitive table's entry for `op` selects by representation.
+    fn operator_expr(
+        &mut self,
+        op: BinOp,
+        operands: Vec<ir::Expr>,
+        result: Type,
+        span: Span,
+    ) -> ir::Expr {
+        let types: Vec<Type> = operands.iter().map(|e| self.zonk(&e.ty)).collect();
+        match crate::check::prims::operator_kernel(op.symbol(), &types, &result) {
+            Some(kernel) => mk(ir::ExprKind::Prim(kernel, operands), result, span),
+            None => self.no_operator(op, &types[0], &types[1], span, Behaviour::Arithmetic),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1382,37 +1454,22 @@ impl Checker {
         span: Span,
     ) -> ir::Expr {
         match (&a, &b) {
-            (Type::Int(p), Type::Int(q)) => match promote(*p, *q) {
-                Some(r) => {
-                    let rt = Type::Int(r);
+            (Type::Int(_), Type::Int(_))
+            | (Type::Double, Type::Double)
+            | (Type::Float, Type::Float)
+            | (Type::Natural, Type::Natural) => match self.promote_operands(&a, &b, span) {
+                Some(rt) => {
                     let x = self.coerce_to(x, &rt, "an operand");
                     let y = self.coerce_to(y, &rt, "an operand");
-                    mk(
-                        ir::ExprKind::Prim(Prim::IntArith(aop, r), vec![x, y]),
-                        rt,
-                        span,
-                    )
+                    self.operator_expr(op, vec![x, y], rt, span)
                 }
                 None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
             },
-            (Type::Double, Type::Double) => mk(
-                ir::ExprKind::Prim(Prim::FloatArith(aop, false), vec![x, y]),
-                a,
-                span,
-            ),
-            (Type::Float, Type::Float) => mk(
-                ir::ExprKind::Prim(Prim::FloatArith(aop, true), vec![x, y]),
-                a,
-                span,
-            ),
-            (Type::Natural, Type::Natural) => {
-                mk(ir::ExprKind::Prim(Prim::NatArith(aop), vec![x, y]), a, span)
-            }
             (Type::String, Type::String) if aop == ArithOp::Add => {
-                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, y]), a, span)
+                self.operator_expr(op, vec![x, y], a, span)
             }
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
-                mk(ir::ExprKind::Prim(Prim::StrRepeat, vec![x, y]), a, span)
+                self.operator_expr(op, vec![x, y], a, span)
             }
             // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
             (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {

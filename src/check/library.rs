@@ -11,7 +11,7 @@ use crate::check::prims::take;
 use crate::check::traits::Behaviour;
 use crate::check::unify::promote;
 use crate::check::{error_type, Checker};
-use crate::core::ir::{self, BitOp, CharClass, IndexMode, MathFn, Prim};
+use crate::core::ir::{self, BitOp, IndexMode, Prim};
 use crate::core::printf;
 use crate::syntax::ast::{self, BinOp};
 use crate::syntax::span::Span;
@@ -104,62 +104,6 @@ fn floating(t: &Type) -> Option<bool> {
 
 // ----- L11.25 numeric functions -----
 
-pub(crate) fn math_rule(
-    c: &mut Checker,
-    args: &mut [Arg],
-    span: Span,
-    f: MathFn,
-    name: &str,
-) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    let t = x.ty.clone();
-    if let Some(single) = floating(&t) {
-        return mk(
-            ir::ExprKind::Prim(Prim::FloatFn(f, single), vec![x]),
-            t,
-            span,
-        );
-    }
-    if t == error_type() {
-        return error_expr(span);
-    }
-    match (f, &t) {
-        (MathFn::Abs, Type::Int(it)) if it.signed() => {
-            mk(ir::ExprKind::Prim(Prim::IntAbs(*it), vec![x]), t, span)
-        }
-        (MathFn::Abs, _) => no_overload(
-            c,
-            span,
-            format!("no `abs` for `{t}`: `abs` takes `float`, `double` or a signed integer type"),
-            "arithmetic",
-        ),
-        _ => no_overload(
-            c,
-            span,
-            format!("no `{name}` for `{t}`: `{name}` takes `float` or `double` (convert an integer with `double n`)"),
-            "arithmetic",
-        ),
-    }
-}
-
-pub(crate) fn sgn_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    match x.ty.clone() {
-        Type::Int(it) if it.signed() => mk(
-            ir::ExprKind::Prim(Prim::IntSgn(it), vec![x]),
-            Type::INT,
-            span,
-        ),
-        t if t == error_type() => error_expr(span),
-        t => no_overload(
-            c,
-            span,
-            format!("no `sgn` for `{t}`: `sgn` takes a signed integer type"),
-            "arithmetic",
-        ),
-    }
-}
-
 /// `atan2 (y, x)` and `pow (x, y)` / `pow (x, n)`.
 pub(crate) fn float2_rule(c: &mut Checker, args: &mut [Arg], span: Span, pow: bool) -> ir::Expr {
     let name = if pow { "pow" } else { "atan2" };
@@ -239,53 +183,6 @@ pub(crate) fn minmax_rule(c: &mut Checker, args: &mut [Arg], span: Span, max: bo
 }
 
 // ----- L11.26 characters, L11.27 strings -----
-
-pub(crate) fn ord_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let x = take(c, args, 0, Some(&Type::Char));
-    let x = c.coerce_to(x, &Type::Char, "the argument of `ord`");
-    mk(ir::ExprKind::Prim(Prim::Ord, vec![x]), Type::INT, span)
-}
-
-/// `toupper`, `tolower` on a char or a string.
-pub(crate) fn case_rule(c: &mut Checker, args: &mut [Arg], span: Span, upper: bool) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    match x.ty.clone() {
-        Type::Char => mk(
-            ir::ExprKind::Prim(Prim::CharCase(upper), vec![x]),
-            Type::Char,
-            span,
-        ),
-        Type::String => {
-            let prim = if upper { Prim::ToUpper } else { Prim::ToLower };
-            mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span)
-        }
-        t if t == error_type() => error_expr(span),
-        t => no_overload(
-            c,
-            span,
-            format!(
-                "no `{}` for `{t}`: it takes a `char` or a `string`",
-                if upper { "toupper" } else { "tolower" }
-            ),
-            "invocable",
-        ),
-    }
-}
-
-pub(crate) fn char_class_rule(
-    c: &mut Checker,
-    args: &mut [Arg],
-    span: Span,
-    class: CharClass,
-) -> ir::Expr {
-    let x = take(c, args, 0, Some(&Type::Char));
-    let x = c.coerce_to(x, &Type::Char, "the argument of a character classifier");
-    mk(
-        ir::ExprKind::Prim(Prim::CharIs(class), vec![x]),
-        Type::BOOL,
-        span,
-    )
-}
 
 /// The `string` of a char (`string c`, and a char operand of a string operator).
 pub(crate) fn char_to_string(x: ir::Expr) -> ir::Expr {
@@ -783,10 +680,4 @@ pub(crate) fn bit_named_rule(c: &mut Checker, args: &mut [Arg], span: Span, op: 
     };
     let (a, b) = (c.zonk(&x.ty), c.zonk(&y.ty));
     c.bitwise_ir(op, x, y, a, b, span)
-}
-
-/// `bnot a`.
-pub(crate) fn bnot_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    c.complement_ir(x, span)
 }

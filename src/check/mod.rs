@@ -8,11 +8,13 @@ mod apply;
 mod env;
 pub mod error;
 mod expr;
+mod functor;
 mod library;
 mod pattern;
 mod pointer;
 pub mod prims;
 mod record;
+pub(crate) mod scheme;
 mod stmt;
 #[cfg(test)]
 mod tests;
@@ -65,6 +67,24 @@ pub struct Checker {
     /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
     /// against the type arguments of each instantiation (`traits.rs`).
     requirements: std::collections::HashMap<u32, Vec<traits::Behaviour>>,
+    /// The primitive table's schemes, resolved once per session (shared by clones).
+    schemes: scheme::SchemeCache,
+    /// The scope of the prelude (the first unit), where schemes are resolved.
+    prelude_scope: Option<ScopeId>,
+    /// How the result types of operators were derived (`promote(int8, int32)`), by the span
+    /// of the application: `:type -v`.
+    derivations: Vec<(Span, String)>,
+    /// Variables of the unit whose initialiser's type was still being inferred: solved by
+    /// the end of the unit, or E0302 there.
+    deferred_vars: Vec<(Span, env::VarBinding, String, Type)>,
+}
+
+/// `--validate`: run the IR validator on every unit in release builds too.
+static VALIDATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turn the IR validator on (or off) for release builds; debug builds always run it.
+pub fn set_validate(on: bool) {
+    VALIDATE.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 impl Default for Checker {
@@ -116,6 +136,10 @@ impl Checker {
             hidden: Vec::new(),
             out_globals: Vec::new(),
             requirements: std::collections::HashMap::new(),
+            schemes: Default::default(),
+            prelude_scope: None,
+            derivations: Vec::new(),
+            deferred_vars: Vec::new(),
         }
     }
 
@@ -135,10 +159,41 @@ impl Checker {
 
     /// The type of an expression in the current scope, without running anything (`:type`).
     pub fn type_of_expr(&mut self, expr: &Expr) -> Result<Type, Vec<Diagnostic>> {
+        self.explain_type_of_expr(expr).map(|(t, _)| t)
+    }
+
+    /// The type of an expression and, when a type functor produced it, the functor's
+    /// application (`promote(int8, int32)`): `:type -v`.
+    pub fn explain_type_of_expr(
+        &mut self,
+        expr: &Expr,
+    ) -> Result<(Type, Option<String>), Vec<Diagnostic>> {
         let saved = self.clone();
         let result = self.check_unit(&[], Some(expr), false);
+        let derivation = self
+            .derivations
+            .iter()
+            .rev()
+            .find(|(span, _)| *span == expr.span)
+            .map(|(_, d)| d.clone());
         *self = saved;
-        result.map(|unit| unit.result.map(|e| e.ty).unwrap_or(Type::UNIT))
+        result.map(|unit| (unit.result.map(|e| e.ty).unwrap_or(Type::UNIT), derivation))
+    }
+
+    /// The documentation of a primitive (`:doc`): its types, what it does, an example.
+    pub fn doc_of(&mut self, name: &str) -> Option<String> {
+        let index = prims::entry_index(name)?;
+        let def = &prims::PRIMS[index];
+        let schemes = self.prim_schemes(index).ok()?;
+        let mut text = String::new();
+        for s in schemes.iter() {
+            text.push_str(&format!("{name} : {s}\n"));
+        }
+        text.push_str(def.doc);
+        if !def.example.is_empty() {
+            text.push_str(&format!("\nexample: {}", def.example));
+        }
+        Some(text)
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with
@@ -162,7 +217,16 @@ impl Checker {
                 Some(format!("[{}] {t}", params.join(", ")))
             }
             Some(_) => None,
-            None => prims::signature(name).map(String::from),
+            None => prims::entry_index(name).and_then(|index| {
+                let schemes = self.prim_schemes(index).ok()?;
+                Some(
+                    schemes
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                )
+            }),
         };
         *self = saved;
         result
@@ -190,6 +254,8 @@ impl Checker {
         prints_result: bool,
     ) -> Result<Unit, Vec<Diagnostic>> {
         let saved = self.clone();
+        let result_span = result.map(|e| e.span);
+        self.derivations.clear();
         let scope = self.new_scope(Some(self.top));
         self.scope = scope;
         self.frame = 0;
@@ -215,6 +281,7 @@ impl Checker {
             other => other,
         };
         self.check_pending_functions();
+        self.settle_deferred_vars();
         let mut result = result;
         if self.recursion_metas {
             self.recursion_metas = false;
@@ -229,6 +296,7 @@ impl Checker {
         }
         self.top = scope;
         self.scope = scope;
+        self.prelude_scope.get_or_insert(scope);
         let unit = Unit {
             functions: std::mem::take(&mut self.out_funs),
             n_globals: self.frames[0].n_slots,
@@ -236,16 +304,41 @@ impl Checker {
             result,
             globals: std::mem::take(&mut self.out_globals),
         };
-        #[cfg(debug_assertions)]
-        {
-            let problems = crate::core::validate::validate_unit(&unit);
-            assert!(
-                problems.is_empty(),
-                "checker produced invalid IR:\n{}",
-                problems.join("\n")
-            );
+        if cfg!(debug_assertions) || VALIDATE.load(std::sync::atomic::Ordering::Relaxed) {
+            let mut kernels =
+                |p: &ir::Prim, args: &[Type], r: &Type| prims::check_kernel(self, p, args, r);
+            let problems = crate::core::validate::validate_unit(&unit, &mut kernels);
+            if !problems.is_empty() {
+                let message = format!(
+                    "internal error: the checker produced invalid IR (please report it):\n{}",
+                    problems.join("\n")
+                );
+                if cfg!(debug_assertions) {
+                    panic!("{message}");
+                }
+                *self = saved;
+                let span = result_span.unwrap_or_default();
+                return Err(vec![CheckError::Type {
+                    span,
+                    message,
+                    help: None,
+                }
+                .to_diagnostic()]);
+            }
         }
         Ok(unit)
+    }
+
+    /// Give the variables whose types were inferred after their definition their solved types
+    /// (and re-zonk the unit's IR), or report what remains unknown.
+    fn settle_deferred_vars(&mut self) {
+        for (span, vb, name, t) in std::mem::take(&mut self.deferred_vars) {
+            let t = self.zonk(&t);
+            if self.no_meta_left(&t, span) {
+                self.set_var_type(&vb, &name, t);
+                self.recursion_metas = true;
+            }
+        }
     }
 
     fn new_scope(&mut self, parent: Option<ScopeId>) -> ScopeId {

@@ -1,118 +1,557 @@
-//! The one table of library primitives (L6): every built-in function is declared here once,
-//! with its name, a description and its type rule; the rule checks the arguments and selects
-//! the kernel (an `ir::Prim`) the evaluator runs. Operators have their type rules in
-//! `expr.rs` (`binary_ir`); conversions (`int x`, …) in `apply.rs` (`convert`).
+//! The one table of primitives: every built-in function, operator, conversion and internal
+//! kernel is declared here once, with its name, its type scheme written in the language's own
+//! type syntax (`check::scheme`: parsed, kind-checked, instantiated for inference, matched to
+//! choose an overload, printed by `:type`), its purity, its documentation and an example, the
+//! IR kernels (`ir::Prim`) it may select, and how the checker applies it: by its scheme (the
+//! arguments unify with the parameter types, the classes of the variables are checked, and a
+//! kernel is chosen by the representation of the argument types) or by a rule of its own
+//! where the arguments' shape matters (`get (a, i)`, `sort` with or without a comparison).
+//! The IR validator (`check::validate`) checks every kernel in the IR against the schemes of
+//! the entries that own it, so a rule of its own cannot produce what its scheme does not say.
+//!
+//! Adding a primitive is adding one entry here (and its kernel in `eval`, keyed by its
+//! `ir::Prim`); the tests check that every entry's schemes resolve, that every kernel has an
+//! entry, and that every instance a scheme admits selects a kernel.
 
 use crate::check::apply::Arg;
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
+use crate::check::scheme::{match_type, Binds, Scheme};
 use crate::check::{error_type, Checker};
-use crate::core::ir::{self, CharClass, IndexMode, MathFn, Prim};
+use crate::core::ir::{self, ArithOp, BitOp, CharClass, CmpOp, IndexMode, MathFn, Prim};
 use crate::syntax::ast::BinOp;
 use crate::syntax::span::Span;
-use crate::types::ty::{Kind, Type};
+use crate::types::ty::{IntTy, Type};
 
 type Rule = fn(&mut Checker, &mut Vec<Arg>, Span) -> ir::Expr;
+/// Chooses the kernel for the argument types (after inference) and the result type.
+type KernelFn = fn(&[Type], &Type) -> Option<Prim>;
 
-/// A library primitive: its name, how many curried arguments it takes, what it does, and
-/// its type rule (which also picks the kernel).
+/// How the checker applies an entry.
+#[derive(Clone, Copy)]
+pub(crate) enum Apply {
+    /// Unify the arguments with the scheme's parameters, check the variables' classes, and
+    /// select the kernel by representation.
+    Scheme(KernelFn),
+    /// A rule of its own (the arguments' shape decides the kernel).
+    Rule(Rule),
+    /// An operator or a conversion, applied by the operator and conversion rules of the
+    /// checker (`expr.rs`, `apply.rs`); its kernel by representation is `Operator`'s.
+    Operator(KernelFn),
+    /// A kernel the checker inserts itself (widenings, record coercions); never applied by
+    /// name.
+    Internal,
+}
+
+/// What an entry is, for the library reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    Function,
+    Operator,
+    Conversion,
+    Internal,
+}
+
+/// One primitive.
 pub struct PrimDef {
     pub name: &'static str,
-    /// The type scheme, for people (`:type map`); the rule below is what the checker applies.
-    pub signature: &'static str,
+    pub section: Section,
+    /// One scheme per overload, in the language's type syntax; several curried argument groups
+    /// are `A -> B -> R`, a tupled argument `A * B -> R`.
+    pub schemes: &'static [&'static str],
+    /// How many curried arguments an application by name takes.
     pub arity: usize,
+    /// Whether it writes output (an effect: L9.5 never runs it in parallel).
+    pub effect: bool,
     pub doc: &'static str,
-    rule: Rule,
+    pub example: &'static str,
+    pub(crate) apply: Apply,
+    /// The IR kernels this entry may select.
+    pub kernels: fn(&Prim) -> bool,
+    /// A condition on the operand and result types beyond the schemes (conversions: the
+    /// *convertible* behaviour; widenings: the L2.16 lattice), checked by the validator.
+    pub side: Option<Side>,
+}
+
+/// A side condition on a kernel, its operand types and its result type.
+type Side = fn(&Prim, &[Type], &Type) -> bool;
+
+const fn func(
+    name: &'static str,
+    schemes: &'static [&'static str],
+    arity: usize,
+    doc: &'static str,
+    example: &'static str,
+    apply: Apply,
+    kernels: fn(&Prim) -> bool,
+) -> PrimDef {
+    PrimDef {
+        name,
+        section: Section::Function,
+        schemes,
+        arity,
+        effect: false,
+        doc,
+        example,
+        apply,
+        kernels,
+        side: None,
+    }
+}
+
+const fn writes(def: PrimDef) -> PrimDef {
+    PrimDef {
+        effect: true,
+        ..def
+    }
+}
+
+const fn op(
+    name: &'static str,
+    schemes: &'static [&'static str],
+    doc: &'static str,
+    example: &'static str,
+    kernel: KernelFn,
+    kernels: fn(&Prim) -> bool,
+) -> PrimDef {
+    PrimDef {
+        name,
+        section: Section::Operator,
+        schemes,
+        arity: 1,
+        effect: false,
+        doc,
+        example,
+        apply: Apply::Operator(kernel),
+        kernels,
+        side: None,
+    }
+}
+
+const fn internal(
+    name: &'static str,
+    section: Section,
+    schemes: &'static [&'static str],
+    doc: &'static str,
+    kernels: fn(&Prim) -> bool,
+    side: Option<Side>,
+) -> PrimDef {
+    PrimDef {
+        name,
+        section,
+        schemes,
+        arity: 1,
+        effect: false,
+        doc,
+        example: "",
+        apply: Apply::Internal,
+        kernels,
+        side,
+    }
+}
+
+/// `Some(true)` for `float`, `Some(false)` for `double`.
+fn single(t: &Type) -> Option<bool> {
+    match t {
+        Type::Float => Some(true),
+        Type::Double => Some(false),
+        _ => None,
+    }
+}
+
+fn int_of(t: &Type) -> Option<IntTy> {
+    match t {
+        Type::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+/// The kernel of a unary math function: by the representation of its argument.
+fn math(f: MathFn, args: &[Type]) -> Option<Prim> {
+    match (&args[0], f) {
+        (Type::Int(i), MathFn::Abs) if i.signed() => Some(Prim::IntAbs(*i)),
+        (t, f) => single(t).map(|s| Prim::FloatFn(f, s)),
+    }
+}
+
+/// The kernel of an arithmetic operator by the representation of its (promoted) operands.
+fn arith_kernel(op: ArithOp, args: &[Type], result: &Type) -> Option<Prim> {
+    match (&args[0], &args[1]) {
+        (Type::Int(a), Type::Int(b)) if a == b => Some(Prim::IntArith(op, *a)),
+        (Type::Double, Type::Double) => Some(Prim::FloatArith(op, false)),
+        (Type::Float, Type::Float) => Some(Prim::FloatArith(op, true)),
+        (Type::Natural, Type::Natural) => Some(Prim::NatArith(op)),
+        (Type::String, Type::String) if op == ArithOp::Add => Some(Prim::StrConcat),
+        (Type::String, Type::Int(_)) if op == ArithOp::Mul => Some(Prim::StrRepeat),
+        (Type::Array(..), Type::Array(..))
+            if op == ArithOp::Add && matches!(result, Type::Array(..)) =>
+        {
+            Some(Prim::Concat)
+        }
+        _ => None,
+    }
+}
+
+fn bit_kernel(op: BitOp, args: &[Type]) -> Option<Prim> {
+    int_of(&args[0]).map(|i| Prim::IntBit(op, i))
+}
+
+const CMP_SCHEMES: &[&str] = &["[T:ordered] T * T -> bool"];
+const EQ_SCHEMES: &[&str] = &["[T:equality] T * T -> bool"];
+const MATH: &[&str] = &["[T:floating] T -> T"];
+const CHAR_CLASS: &[&str] = &["char -> bool"];
+const ARITH: &[&str] = &["[A:arithmetic, B:arithmetic, C] A * B -> C where C = promote(A, B)"];
+const STRIP: &[&str] = &["string -> string", "string * string -> string"];
+const AFFIX: &[&str] = &["string -> string -> bool", "string -> char -> bool"];
+const BITS: &[&str] = &["[T:unsigned] T * T -> T"];
+const SHIFTS: &[&str] = &["[T:integer] T * T -> T"];
+const FORMAT: &[&str] = &["[T:printable] T -> string"];
+const PRINT: &[&str] = &["[T:printable] T -> void"];
+const FPRINT: &[&str] = &["[T:printable] ofile * T -> void"];
+
+macro_rules! math_entry {
+    ($name:literal, $f:expr, $doc:literal, $example:literal) => {
+        func(
+            $name,
+            MATH,
+            1,
+            $doc,
+            $example,
+            Apply::Scheme(|a, _| math($f, a)),
+            |p| matches!(p, Prim::FloatFn(f, _) if *f == $f),
+        )
+    };
+}
+
+macro_rules! char_class_entry {
+    ($name:literal, $class:expr) => {
+        func(
+            $name,
+            CHAR_CLASS,
+            1,
+            concat!($name, " c: C's ", $name, " in the \"C\" locale (L11.26)"),
+            concat!("println$ ", $name, " 'a';"),
+            Apply::Scheme(|_, _| Some(Prim::CharIs($class))),
+            |p| *p == Prim::CharIs($class),
+        )
+    };
 }
 
 pub static PRIMS: &[PrimDef] = &[
-    PrimDef { name: "str", signature: "T -> string", arity: 1, doc: "str x: the display form of any value (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Str) },
-    PrimDef { name: "repr", signature: "T -> string", arity: 1, doc: "repr x: the quoted form used inside arrays", rule: |c, a, s| format_rule(c, a, s, Prim::Repr) },
-    PrimDef { name: "_strr", signature: "T -> string", arity: 1, doc: "x._strr: the structural form (L7)", rule: |c, a, s| format_rule(c, a, s, Prim::Strr) },
-    PrimDef { name: "print", signature: "T -> void", arity: 1, doc: "print x: write str x", rule: |c, a, s| print_rule(c, a, s, Prim::Print) },
-    PrimDef { name: "println", signature: "T -> void", arity: 1, doc: "println x: write str x and a newline", rule: |c, a, s| print_rule(c, a, s, Prim::Println) },
-    PrimDef { name: "endl", signature: "unit -> void", arity: 1, doc: "endl: write a newline", rule: endl_rule },
-    PrimDef { name: "len", signature: "T ^ N -> size  (and string -> size)", arity: 1, doc: "len a: the element count of an array, or the byte count of a string (a size)", rule: len_rule },
-    PrimDef { name: "toupper", signature: "string -> string  (and char -> char)", arity: 1, doc: "toupper s: the string in upper case (a char: L11.26)", rule: |c, a, s| lib::case_rule(c, a, s, true) },
-    PrimDef { name: "map", signature: "(T -> U) -> T ^ N -> U ^ N", arity: 2, doc: "map f a: f applied to every element, indexed like a (L6.3)", rule: map_rule },
-    PrimDef { name: "fold_left", signature: "(U -> T -> U) -> U -> T ^ N -> U", arity: 3, doc: "fold_left f init a: left fold in code order (L6.4)", rule: fold_left_rule },
-    PrimDef { name: "rev", signature: "T ^ N -> T ^ N", arity: 1, doc: "rev a: the elements in reverse code order (L6.5)", rule: rev_rule },
-    PrimDef { name: "join", signature: "T ^ N -> T ^ M -> T ^ (N `+ M)", arity: 2, doc: "join a b: concatenation of arrays over unitsums (L6.7)", rule: join_rule },
-    PrimDef { name: "\\sum", signature: "T ^ N -> T  (T arithmetic)", arity: 1, doc: "\\sum a: left fold of + from zero (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Sum) },
-    PrimDef { name: "\\prod", signature: "T ^ N -> T  (T arithmetic)", arity: 1, doc: "\\prod a: left fold of * from one (L9.6)", rule: |c, a, s| reduce_rule(c, a, s, Prim::Prod) },
-    PrimDef { name: "transpose", signature: "T ^ M ^ N -> T ^ N ^ M  (and T ^ (A \\* B) -> T ^ (B \\* A))", arity: 1, doc: "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", rule: transpose_rule },
-    PrimDef { name: "get", signature: "T ^ N * int -> T", arity: 1, doc: "get (a, i): the element at linear position i (L6.11)", rule: get_rule },
-    PrimDef { name: "sqrt", signature: "T -> T  (T = float, double)", arity: 1, doc: "sqrt x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Sqrt, "sqrt") },
-    PrimDef { name: "sin", signature: "T -> T  (T = float, double)", arity: 1, doc: "sin x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Sin, "sin") },
-    PrimDef { name: "cos", signature: "T -> T  (T = float, double)", arity: 1, doc: "cos x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Cos, "cos") },
-    PrimDef { name: "tan", signature: "T -> T  (T = float, double)", arity: 1, doc: "tan x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Tan, "tan") },
-    PrimDef { name: "asin", signature: "T -> T  (T = float, double)", arity: 1, doc: "asin x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Asin, "asin") },
-    PrimDef { name: "acos", signature: "T -> T  (T = float, double)", arity: 1, doc: "acos x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Acos, "acos") },
-    PrimDef { name: "atan", signature: "T -> T  (T = float, double)", arity: 1, doc: "atan x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Atan, "atan") },
-    PrimDef { name: "sinh", signature: "T -> T  (T = float, double)", arity: 1, doc: "sinh x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Sinh, "sinh") },
-    PrimDef { name: "cosh", signature: "T -> T  (T = float, double)", arity: 1, doc: "cosh x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Cosh, "cosh") },
-    PrimDef { name: "tanh", signature: "T -> T  (T = float, double)", arity: 1, doc: "tanh x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Tanh, "tanh") },
-    PrimDef { name: "exp", signature: "T -> T  (T = float, double)", arity: 1, doc: "exp x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Exp, "exp") },
-    PrimDef { name: "log", signature: "T -> T  (T = float, double)", arity: 1, doc: "log x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Log, "log") },
-    PrimDef { name: "ln", signature: "T -> T  (T = float, double)", arity: 1, doc: "ln x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Log, "ln") },
-    PrimDef { name: "log10", signature: "T -> T  (T = float, double)", arity: 1, doc: "log10 x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Log10, "log10") },
-    PrimDef { name: "ceil", signature: "T -> T  (T = float, double)", arity: 1, doc: "ceil x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Ceil, "ceil") },
-    PrimDef { name: "floor", signature: "T -> T  (T = float, double)", arity: 1, doc: "floor x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Floor, "floor") },
-    PrimDef { name: "trunc", signature: "T -> T  (T = float, double)", arity: 1, doc: "trunc x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Trunc, "trunc") },
-    PrimDef { name: "abs", signature: "T -> T  (T = float, double; abs also signed integers)", arity: 1, doc: "abs x (L11.25)", rule: |c, a, s| lib::math_rule(c, a, s, MathFn::Abs, "abs") },
-    PrimDef { name: "atan2", signature: "T * T -> T  (T = float, double)", arity: 1, doc: "atan2 (y, x): the angle of the point (x, y) (L11.25)", rule: |c, a, s| lib::float2_rule(c, a, s, false) },
-    PrimDef { name: "pow", signature: "T * T -> T  and  T * int -> T  (T = float, double)", arity: 1, doc: "pow (x, y): x to the power y (L11.25)", rule: |c, a, s| lib::float2_rule(c, a, s, true) },
-    PrimDef { name: "sgn", signature: "T -> int  (T signed integer)", arity: 1, doc: "sgn x: -1, 0 or 1 (L11.25)", rule: lib::sgn_rule },
-    PrimDef { name: "min", signature: "T * T -> T  (T ordered)", arity: 1, doc: "min (x, y): if x < y then x else y (L11.25)", rule: |c, a, s| lib::minmax_rule(c, a, s, false) },
-    PrimDef { name: "max", signature: "T * T -> T  (T ordered)", arity: 1, doc: "max (x, y): if x < y then y else x (L11.25)", rule: |c, a, s| lib::minmax_rule(c, a, s, true) },
-    PrimDef { name: "ord", signature: "char -> int", arity: 1, doc: "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", rule: lib::ord_rule },
-    PrimDef { name: "tolower", signature: "char -> char  (and string -> string)", arity: 1, doc: "tolower c: ASCII letters to lower case (L11.26, L11.27)", rule: |c, a, s| lib::case_rule(c, a, s, false) },
-    PrimDef { name: "isupper", signature: "char -> bool", arity: 1, doc: "isupper c: C's isupper in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Upper) },
-    PrimDef { name: "islower", signature: "char -> bool", arity: 1, doc: "islower c: C's islower in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Lower) },
-    PrimDef { name: "isalpha", signature: "char -> bool", arity: 1, doc: "isalpha c: C's isalpha in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Alpha) },
-    PrimDef { name: "isdigit", signature: "char -> bool", arity: 1, doc: "isdigit c: C's isdigit in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Digit) },
-    PrimDef { name: "isalnum", signature: "char -> bool", arity: 1, doc: "isalnum c: C's isalnum in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Alnum) },
-    PrimDef { name: "isxdigit", signature: "char -> bool", arity: 1, doc: "isxdigit c: C's isxdigit in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::XDigit) },
-    PrimDef { name: "isspace", signature: "char -> bool", arity: 1, doc: "isspace c: C's isspace in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Space) },
-    PrimDef { name: "isblank", signature: "char -> bool", arity: 1, doc: "isblank c: C's isblank in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Blank) },
-    PrimDef { name: "iscntrl", signature: "char -> bool", arity: 1, doc: "iscntrl c: C's iscntrl in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Cntrl) },
-    PrimDef { name: "isprint", signature: "char -> bool", arity: 1, doc: "isprint c: C's isprint in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Print) },
-    PrimDef { name: "ispunct", signature: "char -> bool", arity: 1, doc: "ispunct c: C's ispunct in the \"C\" locale (L11.26)", rule: |c, a, s| lib::char_class_rule(c, a, s, CharClass::Punct) },
-    PrimDef { name: "strip", signature: "string -> string  (and string * string -> string)", arity: 1, doc: "strip s, strip (s, cs): without leading and trailing white space, or bytes of cs (L11.27)", rule: |c, a, s| lib::strip_rule(c, a, s, true, true) },
-    PrimDef { name: "lstrip", signature: "string -> string  (and string * string -> string)", arity: 1, doc: "lstrip s, lstrip (s, cs): without leading white space, or bytes of cs (L11.27)", rule: |c, a, s| lib::strip_rule(c, a, s, true, false) },
-    PrimDef { name: "rstrip", signature: "string -> string  (and string * string -> string)", arity: 1, doc: "rstrip s, rstrip (s, cs): without trailing white space, or bytes of cs (L11.27)", rule: |c, a, s| lib::strip_rule(c, a, s, false, true) },
-    PrimDef { name: "startswith", signature: "string -> string -> bool  (or char)", arity: 2, doc: "startswith s e: does s begin with e (L11.27)", rule: |c, a, s| lib::affix_rule(c, a, s, true) },
-    PrimDef { name: "endswith", signature: "string -> string -> bool  (or char)", arity: 2, doc: "endswith s e: does s end with e (L11.27)", rule: |c, a, s| lib::affix_rule(c, a, s, false) },
-    PrimDef { name: "unsafe_get", signature: "T ^ N * size -> T", arity: 1, doc: "unsafe_get (a, i): the element at linear position i (L11.28)", rule: lib::unsafe_get_rule },
-    PrimDef { name: "fold", signature: "(U -> T -> U) -> U -> T ^ N -> U", arity: 3, doc: "fold f init a: fold_left f init a (L11.28)", rule: fold_left_rule },
-    PrimDef { name: "mem", signature: "(T -> bool) -> T ^ N -> bool  (and (T * U -> bool) -> T ^ N -> U -> bool)", arity: 2, doc: "mem p a: does an element satisfy p; mem r a e: does an element v satisfy r (v, e) (L11.28)", rule: lib::mem_rule },
-    PrimDef { name: "sort", signature: "T ^ N -> T ^ N  (and (T * T -> bool) -> T ^ N -> T ^ N)", arity: 1, doc: "sort a, sort cmp a: a stable sort by < or by cmp (L11.28)", rule: lib::sort_rule },
-    PrimDef { name: "fprint", signature: "ofile * T -> void", arity: 1, doc: "fprint (f, x): write str x to f (L11.29)", rule: |c, a, s| lib::fprint_rule(c, a, s, false) },
-    PrimDef { name: "fprintln", signature: "ofile * T -> void", arity: 1, doc: "fprintln (f, x): write str x and a newline to f (L11.29)", rule: |c, a, s| lib::fprint_rule(c, a, s, true) },
-    PrimDef { name: "band", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "band (a, b): a \\& b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitAnd) },
-    PrimDef { name: "bor", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "bor (a, b): a \\| b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitOr) },
-    PrimDef { name: "bxor", signature: "T * T -> T  (T unsigned)", arity: 1, doc: "bxor (a, b): a \\^ b (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitXor) },
-    PrimDef { name: "shl", signature: "T * T -> T  (T integer)", arity: 1, doc: "shl (a, n): a << n (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shl) },
-    PrimDef { name: "shr", signature: "T * T -> T  (T integer)", arity: 1, doc: "shr (a, n): a >> n (L11.30)", rule: |c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shr) },
-    PrimDef { name: "bnot", signature: "T -> T  (T unsigned)", arity: 1, doc: "bnot a: ~a (L11.30)", rule: lib::bnot_rule },
+    // ----- formatting and output (L7) -----
+    func("str", FORMAT, 1, "str x: the display form of any value (L7)", "println$ str (1, 2.5);", Apply::Scheme(|_, _| Some(Prim::Str)), |p| *p == Prim::Str),
+    func("repr", FORMAT, 1, "repr x: the quoted form used inside arrays", "println$ repr \"a\";", Apply::Scheme(|_, _| Some(Prim::Repr)), |p| *p == Prim::Repr),
+    func("_strr", FORMAT, 1, "x._strr: the structural form (L7)", "println$ (1, 2)._strr;", Apply::Scheme(|_, _| Some(Prim::Strr)), |p| *p == Prim::Strr),
+    writes(func("print", PRINT, 1, "print x: write str x", "print 42; endl;", Apply::Scheme(|_, _| Some(Prim::Print)), |p| *p == Prim::Print)),
+    writes(func("println", PRINT, 1, "println x: write str x and a newline", "println (1, 2);", Apply::Scheme(|_, _| Some(Prim::Println)), |p| *p == Prim::Println)),
+    writes(func("endl", &["unit -> void", "ofile -> void"], 1, "endl: write a newline; endl f: a newline on the stream f", "print 1; endl;", Apply::Rule(endl_rule), |p| matches!(p, Prim::Endl | Prim::FEndl))),
+    writes(func("fprint", FPRINT, 1, "fprint (f, x): write str x to f (L11.29)", "fprint (cstdout, 42); endl;", Apply::Rule(|c, a, s| lib::fprint_rule(c, a, s, false)), |p| *p == Prim::FWrite(false))),
+    writes(func("fprintln", FPRINT, 1, "fprintln (f, x): write str x and a newline to f (L11.29)", "fprintln (cstderr, \"oops\");", Apply::Rule(|c, a, s| lib::fprint_rule(c, a, s, true)), |p| *p == Prim::FWrite(true))),
+    // ----- arrays (L6, L9) -----
+    func("len", &["[T, N:COMPACTLINEAR] T ^ N -> size", "string -> size"], 1, "len a: the element count of an array, or the byte count of a string (a size)", "println$ len (1, 2, 3);", Apply::Scheme(|a, _| match &a[0] { Type::String => Some(Prim::StrLen), _ => Some(Prim::Len) }), |p| matches!(p, Prim::Len | Prim::StrLen)),
+    func("map", &["[T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"], 2, "map f a: f applied to every element, indexed like a (L6.3)", "println$ map (fun (x:int) => x * x) (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Map)), |p| *p == Prim::Map),
+    func("fold_left", &["[T, U, N:COMPACTLINEAR] (U -> T -> U) -> U -> T ^ N -> U"], 3, "fold_left f init a: left fold in code order (L6.4)", "println$ fold_left (fun (s:int) (x:int) => s + x) 0 (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::FoldLeft)), |p| *p == Prim::FoldLeft),
+    func("fold", &["[T, U, N:COMPACTLINEAR] (U -> T -> U) -> U -> T ^ N -> U"], 3, "fold f init a: fold_left f init a (L11.28)", "println$ fold (fun (s:int) (x:int) => s + x) 0 (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::FoldLeft)), |p| *p == Prim::FoldLeft),
+    func("rev", &["[T, N:COMPACTLINEAR] T ^ N -> T ^ N"], 1, "rev a: the elements in reverse code order (L6.5)", "println$ rev (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Rev)), |p| *p == Prim::Rev),
+    func("join", &["[T, N:UNITSUM, M:UNITSUM, K:UNITSUM] T ^ N -> T ^ M -> T ^ K where K = N `+ M"], 2, "join a b: concatenation of arrays over unitsums (L6.7); the index is the unitsum of the sum of the sizes", "println$ join (1, 2) (3, 4, 5);", Apply::Rule(join_rule), |p| *p == Prim::Concat),
+    func("\\sum", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\sum a: left fold of + from zero (L9.6)", "println$ \\sum (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Sum)), |p| *p == Prim::Sum),
+    func("\\prod", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\prod a: left fold of * from one (L9.6)", "println$ \\prod (1, 2, 3, 4);", Apply::Scheme(|_, _| Some(Prim::Prod)), |p| *p == Prim::Prod),
+    func("transpose", &["[T, M:COMPACTLINEAR, N:COMPACTLINEAR] T ^ M ^ N -> T ^ N ^ M", "[T, A:COMPACTLINEAR, B:COMPACTLINEAR] T ^ (A \\* B) -> T ^ (B \\* A)", "[T, A:COMPACTLINEAR] T ^ (A \\^ 2) -> T ^ (A \\^ 2)"], 1, "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", "println$ transpose ((1, 2, 3), (4, 5, 6));", Apply::Rule(transpose_rule), |p| *p == Prim::Transpose),
+    func("get", &["[T, N:COMPACTLINEAR, I:integer] T ^ N * I -> T"], 1, "get (a, i): the element at linear position i (L6.11)", "println$ get ((10, 20, 30), 1);", Apply::Rule(get_rule), |_| false),
+    func("unsafe_get", &["[T, N:COMPACTLINEAR] T ^ N * size -> T"], 1, "unsafe_get (a, i): the element at linear position i (L11.28)", "println$ unsafe_get ((10, 20, 30), 2uz);", Apply::Rule(lib::unsafe_get_rule), |_| false),
+    func("mem", &["[T, N:COMPACTLINEAR] (T -> bool) -> T ^ N -> bool", "[T, U, N:COMPACTLINEAR] (T * U -> bool) -> T ^ N -> U -> bool"], 2, "mem p a: does an element satisfy p; mem r a e: does an element v satisfy r (v, e) (L11.28)", "println$ mem (fun (x:int) => x > 2) (1, 2, 3);", Apply::Rule(lib::mem_rule), |p| matches!(p, Prim::Mem | Prim::MemRel)),
+    func("sort", &["[T:ordered, N:COMPACTLINEAR] T ^ N -> T ^ N", "[T, N:COMPACTLINEAR] (T * T -> bool) -> T ^ N -> T ^ N"], 1, "sort a, sort cmp a: a stable sort by < or by cmp (L11.28)", "println$ sort (3, 1, 2);", Apply::Rule(lib::sort_rule), |p| matches!(p, Prim::Sort | Prim::SortBy)),
+    // ----- numbers (L11.25) -----
+    math_entry!("sqrt", MathFn::Sqrt, "sqrt x (L11.25)", "println$ sqrt 2.0;"),
+    math_entry!("sin", MathFn::Sin, "sin x (L11.25)", "println$ sin 0.5;"),
+    math_entry!("cos", MathFn::Cos, "cos x (L11.25)", "println$ cos 0.5;"),
+    math_entry!("tan", MathFn::Tan, "tan x (L11.25)", "println$ tan 0.5;"),
+    math_entry!("asin", MathFn::Asin, "asin x (L11.25)", "println$ asin 0.5;"),
+    math_entry!("acos", MathFn::Acos, "acos x (L11.25)", "println$ acos 0.5;"),
+    math_entry!("atan", MathFn::Atan, "atan x (L11.25)", "println$ atan 0.5;"),
+    math_entry!("sinh", MathFn::Sinh, "sinh x (L11.25)", "println$ sinh 0.5;"),
+    math_entry!("cosh", MathFn::Cosh, "cosh x (L11.25)", "println$ cosh 0.5;"),
+    math_entry!("tanh", MathFn::Tanh, "tanh x (L11.25)", "println$ tanh 0.5;"),
+    math_entry!("exp", MathFn::Exp, "exp x (L11.25)", "println$ exp 1.0;"),
+    math_entry!("log", MathFn::Log, "log x: the natural logarithm (L11.25)", "println$ log 10.0;"),
+    math_entry!("ln", MathFn::Log, "ln x: the natural logarithm (L11.25)", "println$ ln 10.0;"),
+    math_entry!("log10", MathFn::Log10, "log10 x (L11.25)", "println$ log10 1000.0;"),
+    math_entry!("ceil", MathFn::Ceil, "ceil x (L11.25)", "println$ ceil 1.5;"),
+    math_entry!("floor", MathFn::Floor, "floor x (L11.25)", "println$ floor 1.5;"),
+    math_entry!("trunc", MathFn::Trunc, "trunc x (L11.25)", "println$ trunc (-1.5);"),
+    func("abs", &["[T:floating] T -> T", "[T:signed] T -> T"], 1, "abs x (L11.25)", "println$ abs (-3), abs (-2.5);", Apply::Scheme(|a, _| math(MathFn::Abs, a)), |p| matches!(p, Prim::FloatFn(MathFn::Abs, _) | Prim::IntAbs(_))),
+    func("atan2", &["[T:floating] T * T -> T"], 1, "atan2 (y, x): the angle of the point (x, y) (L11.25)", "println$ atan2 (1.0, 1.0);", Apply::Rule(|c, a, s| lib::float2_rule(c, a, s, false)), |p| matches!(p, Prim::Atan2(_))),
+    func("pow", &["[T:floating] T * T -> T", "[T:floating] T * int -> T"], 1, "pow (x, y): x to the power y (L11.25)", "println$ pow (2.0, 10);", Apply::Rule(|c, a, s| lib::float2_rule(c, a, s, true)), |p| matches!(p, Prim::Pow(_) | Prim::PowInt(_))),
+    func("sgn", &["[T:signed] T -> int"], 1, "sgn x: -1, 0 or 1 (L11.25)", "println$ sgn (-7);", Apply::Scheme(|a, _| int_of(&a[0]).map(Prim::IntSgn)), |p| matches!(p, Prim::IntSgn(_))),
+    func("min", &["[T:ordered] T * T -> T"], 1, "min (x, y): if x < y then x else y (L11.25)", "println$ min (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, false)), |p| *p == Prim::Min),
+    func("max", &["[T:ordered] T * T -> T"], 1, "max (x, y): if x < y then y else x (L11.25)", "println$ max (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, true)), |p| *p == Prim::Max),
+    // ----- characters and strings (L11.26, L11.27) -----
+    func("ord", &["char -> int"], 1, "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", "println$ ord 'A';", Apply::Scheme(|_, _| Some(Prim::Ord)), |p| *p == Prim::Ord),
+    func("toupper", &["string -> string", "char -> char"], 1, "toupper s: the string in upper case; toupper c: a char (L11.26)", "println$ toupper \"abc\";", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(true)), _ => Some(Prim::ToUpper) }), |p| matches!(p, Prim::ToUpper | Prim::CharCase(true))),
+    func("tolower", &["string -> string", "char -> char"], 1, "tolower c: ASCII letters to lower case (L11.26, L11.27)", "println$ tolower 'Q';", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(false)), _ => Some(Prim::ToLower) }), |p| matches!(p, Prim::ToLower | Prim::CharCase(false))),
+    char_class_entry!("isupper", CharClass::Upper),
+    char_class_entry!("islower", CharClass::Lower),
+    char_class_entry!("isalpha", CharClass::Alpha),
+    char_class_entry!("isdigit", CharClass::Digit),
+    char_class_entry!("isalnum", CharClass::Alnum),
+    char_class_entry!("isxdigit", CharClass::XDigit),
+    char_class_entry!("isspace", CharClass::Space),
+    char_class_entry!("isblank", CharClass::Blank),
+    char_class_entry!("iscntrl", CharClass::Cntrl),
+    char_class_entry!("isprint", CharClass::Print),
+    char_class_entry!("ispunct", CharClass::Punct),
+    func("strip", STRIP, 1, "strip s, strip (s, cs): without leading and trailing white space, or bytes of cs (L11.27)", "println$ strip \"  a b  \";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, true)), |p| matches!(p, Prim::Strip { left: true, right: true, .. })),
+    func("lstrip", STRIP, 1, "lstrip s, lstrip (s, cs): without leading white space, or bytes of cs (L11.27)", "println$ lstrip \"  a\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, false)), |p| matches!(p, Prim::Strip { left: true, right: false, .. })),
+    func("rstrip", STRIP, 1, "rstrip s, rstrip (s, cs): without trailing white space, or bytes of cs (L11.27)", "println$ rstrip \"a  \" + \"|\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, false, true)), |p| matches!(p, Prim::Strip { left: false, right: true, .. })),
+    func("startswith", AFFIX, 2, "startswith s e: does s begin with e (L11.27)", "println$ startswith \"hello\" \"he\";", Apply::Rule(|c, a, s| lib::affix_rule(c, a, s, true)), |p| *p == Prim::StartsWith),
+    func("endswith", AFFIX, 2, "endswith s e: does s end with e (L11.27)", "println$ endswith \"hello\" 'o';", Apply::Rule(|c, a, s| lib::affix_rule(c, a, s, false)), |p| *p == Prim::EndsWith),
+    // ----- bits (L11.30) -----
+    func("band", BITS, 1, "band (a, b): a \\& b (L11.30)", "println$ band (12u, 10u);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitAnd)), |p| matches!(p, Prim::IntBit(BitOp::And, _))),
+    func("bor", BITS, 1, "bor (a, b): a \\| b (L11.30)", "println$ bor (12u, 10u);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitOr)), |p| matches!(p, Prim::IntBit(BitOp::Or, _))),
+    func("bxor", BITS, 1, "bxor (a, b): a \\^ b (L11.30)", "println$ bxor (12u, 10u);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitXor)), |p| matches!(p, Prim::IntBit(BitOp::Xor, _))),
+    func("shl", SHIFTS, 1, "shl (a, n): a << n (L11.30)", "println$ shl (1, 4);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shl)), |p| matches!(p, Prim::IntBit(BitOp::Shl, _))),
+    func("shr", SHIFTS, 1, "shr (a, n): a >> n (L11.30)", "println$ shr (256, 4);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::Shr)), |p| matches!(p, Prim::IntBit(BitOp::Shr, _))),
+    func("bnot", &["[T:unsigned] T -> T"], 1, "bnot a: ~a (L11.30)", "println$ bnot 0u8;", Apply::Scheme(|a, _| int_of(&a[0]).map(Prim::IntCompl)), |p| matches!(p, Prim::IntCompl(_))),
+    // ----- operators (L4.2, L4.3, L11.27, L11.30) -----
+    op("+", &["[A:arithmetic, B:arithmetic, C] A * B -> C where C = promote(A, B)", "string * string -> string", "[T, N:UNITSUM, M:UNITSUM, K:UNITSUM] T ^ N * T ^ M -> T ^ K where K = N `+ M"], "x + y: sum (integer operands promote, L2.16); string concatenation; array concatenation", "println$ 1i8 + 2i32;", |a, r| arith_kernel(ArithOp::Add, a, r), |p| matches!(p, Prim::IntArith(ArithOp::Add, _) | Prim::FloatArith(ArithOp::Add, _) | Prim::NatArith(ArithOp::Add) | Prim::StrConcat | Prim::Concat)),
+    op("-", ARITH, "x - y: difference", "println$ 5 - 7;", |a, r| arith_kernel(ArithOp::Sub, a, r), |p| matches!(p, Prim::IntArith(ArithOp::Sub, _) | Prim::FloatArith(ArithOp::Sub, _) | Prim::NatArith(ArithOp::Sub))),
+    op("*", &["[A:arithmetic, B:arithmetic, C] A * B -> C where C = promote(A, B)", "[I:integer] string * I -> string"], "x * y: product; s * n: s repeated n times", "println$ 6 * 7;", |a, r| arith_kernel(ArithOp::Mul, a, r), |p| matches!(p, Prim::IntArith(ArithOp::Mul, _) | Prim::FloatArith(ArithOp::Mul, _) | Prim::NatArith(ArithOp::Mul) | Prim::StrRepeat)),
+    op("/", ARITH, "x / y: quotient (integers truncate toward zero)", "println$ 7 / 2;", |a, r| arith_kernel(ArithOp::Div, a, r), |p| matches!(p, Prim::IntArith(ArithOp::Div, _) | Prim::FloatArith(ArithOp::Div, _) | Prim::NatArith(ArithOp::Div))),
+    op("%", ARITH, "x % y: remainder, with the sign of x", "println$ -7 % 2;", |a, r| arith_kernel(ArithOp::Mod, a, r), |p| matches!(p, Prim::IntArith(ArithOp::Mod, _) | Prim::FloatArith(ArithOp::Mod, _) | Prim::NatArith(ArithOp::Mod))),
+    op("neg", &["[T:integer] T -> T", "[T:floating] T -> T"], "-x: negation", "println$ -(3);", |a, _| match &a[0] { Type::Int(i) => Some(Prim::IntNeg(*i)), t => single(t).map(|_| Prim::FloatNeg) }, |p| matches!(p, Prim::IntNeg(_) | Prim::FloatNeg)),
+    op("==", EQ_SCHEMES, "x == y: equality (any type with equality)", "println$ (1, 2) == (1, 2);", |_, _| Some(Prim::Compare(CmpOp::Eq)), |p| *p == Prim::Compare(CmpOp::Eq)),
+    op("!=", EQ_SCHEMES, "x != y: inequality", "println$ 1 != 2;", |_, _| Some(Prim::Compare(CmpOp::Ne)), |p| *p == Prim::Compare(CmpOp::Ne)),
+    op("<", CMP_SCHEMES, "x < y: order (numbers, strings, compact values by code, tuples and arrays lexicographically)", "println$ \"a\" < \"b\";", |_, _| Some(Prim::Compare(CmpOp::Lt)), |p| *p == Prim::Compare(CmpOp::Lt)),
+    op("<=", CMP_SCHEMES, "x <= y", "println$ 2 <= 2;", |_, _| Some(Prim::Compare(CmpOp::Le)), |p| *p == Prim::Compare(CmpOp::Le)),
+    op(">", CMP_SCHEMES, "x > y", "println$ 3 > 2;", |_, _| Some(Prim::Compare(CmpOp::Gt)), |p| *p == Prim::Compare(CmpOp::Gt)),
+    op(">=", CMP_SCHEMES, "x >= y", "println$ 3 >= 4;", |_, _| Some(Prim::Compare(CmpOp::Ge)), |p| *p == Prim::Compare(CmpOp::Ge)),
+    op("not", &["bool -> bool"], "not b: negation", "println$ not true;", |_, _| Some(Prim::Not), |p| *p == Prim::Not),
+    op("\\&", BITS, "a \\& b: bitwise and of unsigned integers (L11.30)", "println$ 12u \\& 10u;", |a, _| bit_kernel(BitOp::And, a), |p| matches!(p, Prim::IntBit(BitOp::And, _))),
+    op("\\|", BITS, "a \\| b: bitwise or (L11.30)", "println$ 12u \\| 10u;", |a, _| bit_kernel(BitOp::Or, a), |p| matches!(p, Prim::IntBit(BitOp::Or, _))),
+    op("\\^", BITS, "a \\^ b: bitwise exclusive or (L11.30)", "println$ 12u \\^ 10u;", |a, _| bit_kernel(BitOp::Xor, a), |p| matches!(p, Prim::IntBit(BitOp::Xor, _))),
+    op("<<", SHIFTS, "a << n: shift left (L11.30)", "println$ 1 << 4;", |a, _| bit_kernel(BitOp::Shl, a), |p| matches!(p, Prim::IntBit(BitOp::Shl, _))),
+    op(">>", SHIFTS, "a >> n: shift right (L11.30)", "println$ 256 >> 4;", |a, _| bit_kernel(BitOp::Shr, a), |p| matches!(p, Prim::IntBit(BitOp::Shr, _))),
+    op("~", &["[T:unsigned] T -> T"], "~a: the complement within the width of an unsigned type (L11.30)", "println$ ~0u8;", |a, _| int_of(&a[0]).map(Prim::IntCompl), |p| matches!(p, Prim::IntCompl(_))),
+    op("\\in", &["[T:equality, N:COMPACTLINEAR] T * T ^ N -> bool", "char * string -> bool"], "e \\in a: is an element of a equal to e; c \\in s: does the byte c occur in s (L11.27, L11.28)", "println$ 2 \\in (1, 2, 3);", |a, _| match &a[1] { Type::String => Some(Prim::StrHasChar), _ => Some(Prim::ArrayHas) }, |p| matches!(p, Prim::ArrayHas | Prim::StrHasChar)),
+    op(".[]", &["[I:integer] string * I -> char"], "s.[i]: the byte at i, a char; negative i counts from the end", "println$ \"abc\".[1];", |_, _| Some(Prim::StrIndex), |p| *p == Prim::StrIndex),
+    internal(".[to]", Section::Operator, &["[I:integer, J:integer] string * I * J -> string", "[I:integer] string * I -> string", "string -> string"], "s.[i to j], s.[i to], s.[to j]: a substring, bounds clamped; negative bounds count from the end", |p| matches!(p, Prim::StrSlice { .. }), None),
+    op("caseno", &["[T] T -> int"], "caseno v: the summand index of a sum, variant, unitsum or bool value", "println$ caseno (case 1 of 3);", |_, _| Some(Prim::Caseno), |p| *p == Prim::Caseno),
+    op("assert", &["bool -> void"], "assert c;: R0009 when c is false (L11.24)", "assert 1 < 2;", |_, _| Some(Prim::Assert), |p| *p == Prim::Assert),
+    internal("f\"\"", Section::Operator, &["[T] string * T -> string"], "f\"…\" x: C's printf conversions applied to x (L11.23); the format is a constant the checker reads", |p| *p == Prim::Format, None),
+    internal("subarray", Section::Function, &["[T, N:COMPACTLINEAR, M:COMPACTLINEAR] T ^ N * size -> T ^ M"], "subarray[F, L] a: the elements F to L of a (L11.28); F and L are constants", |p| *p == Prim::Subarray, None),
+    // ----- conversions (L4.14, L6.10, L11.26) -----
+    internal("convert", Section::Conversion, &["[T, U] T -> U"], "T x, x.T: an explicit conversion to the type T (numbers to numbers, strings to numbers, char and integers, string and char, integers to natural)", |p| matches!(p, Prim::Convert | Prim::CharToStr), Some(|_, a, r| crate::check::traits::convertible(&a[0], r) != crate::check::traits::Conversion::None)),
+    internal("widen", Section::Conversion, &["[T:integer, U:integer] T -> U"], "an implicit widening int8 → int16 → int32 → int64, int → long → vlong (L2.16)", |p| *p == Prim::Widen, Some(|_, a, r| matches!((&a[0], r), (Type::Int(x), Type::Int(y)) if crate::check::unify_widens_to(*x, *y)))),
+    internal("upcast", Section::Internal, &["[T, U] T -> U"], "a record argument passed where a supertype is expected (L11.10), a struct built from a record (L11.11), a read-write pointer where a read-only or write-only one is expected (L11.4)", |p| *p == Prim::Upcast, Some(upcast_side)),
+    internal("permute", Section::Internal, &["[R] R -> R"], "a record literal written out of field order (L11.8): its field values in source order to the record R", |p| matches!(p, Prim::Permute(_)), Some(permute_side)),
 ];
 
-/// The declared signature of a primitive, for `:type`.
-pub fn signature(name: &str) -> Option<&'static str> {
-    PRIMS.iter().find(|p| p.name == name).map(|p| p.signature)
+/// A record subtype, a struct built from a record, or a pointer to a weaker mode.
+fn upcast_side(_: &Prim, args: &[Type], result: &Type) -> bool {
+    crate::types::subtype::is_subtype(&args[0], result)
+        || crate::types::subtype::record_builds_struct(&args[0], result)
+}
+
+/// Operand `k` is field `order[k]` of the result record, every field once.
+fn permute_side(prim: &Prim, args: &[Type], result: &Type) -> bool {
+    let Prim::Permute(order) = prim else {
+        return false;
+    };
+    let fields: Vec<&Type> = match result {
+        Type::Record(_, types) => types.iter().collect(),
+        _ => Vec::new(),
+    };
+    let mut seen = vec![false; fields.len()];
+    order.len() == fields.len()
+        && order.len() == args.len()
+        && order.iter().zip(args).all(|(&p, a)| {
+            let p = p as usize;
+            p < fields.len() && !std::mem::replace(&mut seen[p], true) && *fields[p] == *a
+        })
+}
+
+/// Check a kernel in the IR against the entries that own it: one of their schemes must
+/// match the operand and result types (with its classes, functors and side condition), and
+/// an entry that selects kernels by representation must select this one. The IR validator
+/// calls this for every `Prim` it meets.
+pub(crate) fn check_kernel(
+    c: &mut Checker,
+    prim: &Prim,
+    args: &[Type],
+    result: &Type,
+) -> Result<(), String> {
+    let owners: Vec<usize> = owners(prim).collect();
+    if owners.is_empty() {
+        return Err(format!(
+            "kernel {prim:?} has no entry in the primitive table"
+        ));
+    }
+    let show = || {
+        let args: Vec<String> = args.iter().map(|t| format!("`{t}`")).collect();
+        format!("{prim:?} on ({}) giving `{result}`", args.join(", "))
+    };
+    for index in owners {
+        let def = &PRIMS[index];
+        let schemes = c.prim_schemes(index)?;
+        let side = def.side.is_none_or(|side| side(prim, args, result));
+        // An internal kernel with a side condition (a record permutation of any number of
+        // operands) is decided by it.
+        let decided_by_side = matches!(def.apply, Apply::Internal) && def.side.is_some();
+        let fits = decided_by_side || schemes.iter().any(|s| scheme_fits(s, args, result));
+        if !(fits && side) {
+            continue;
+        }
+        let selected = match def.apply {
+            Apply::Scheme(k) | Apply::Operator(k) if !args.iter().any(Type::has_var) => {
+                k(args, result)
+            }
+            _ => None,
+        };
+        match selected {
+            Some(k) if k != *prim => {
+                return Err(format!(
+                    "{}: `{}` selects {k:?} for these types",
+                    show(),
+                    def.name
+                ))
+            }
+            _ => return Ok(()),
+        }
+    }
+    Err(format!("{}: no declared type admits it", show()))
+}
+
+/// Does the scheme admit these operand types (its parameters flattened: curried groups, or the
+/// components of one tupled parameter) and this result?
+fn scheme_fits(scheme: &Scheme, args: &[Type], result: &Type) -> bool {
+    let (params, ret) = scheme.params_and_result();
+    let params: Vec<Type> = if params.len() == args.len() {
+        params
+    } else if args.is_empty() && params == [Type::UNIT] {
+        Vec::new()
+    } else {
+        match params.as_slice() {
+            [Type::Tuple(ps)] if ps.len() == args.len() => ps.to_vec(),
+            [Type::Array(e, i)] if **i == Type::Unitsum(args.len() as u64) => {
+                vec![(**e).clone(); args.len()]
+            }
+            _ => return false,
+        }
+    };
+    let mut binds = Binds::new();
+    params
+        .iter()
+        .zip(args)
+        .all(|(p, a)| match_type(p, a, &mut binds))
+        && scheme.apply_wheres(&mut binds)
+        && match_type(&ret, result, &mut binds)
+        && scheme.violated(&binds).is_none()
+}
+
+/// The index of the entry applied by `name` (functions only: operators are applied by the
+/// operator rules, and an internal entry such as `subarray[F, L]` by a rule of the checker).
+pub fn function_index(name: &str) -> Option<usize> {
+    PRIMS.iter().position(|p| {
+        p.name == name
+            && p.section == Section::Function
+            && matches!(p.apply, Apply::Scheme(_) | Apply::Rule(_))
+    })
+}
+
+/// The index of the entry named `name` of any section.
+pub fn entry_index(name: &str) -> Option<usize> {
+    PRIMS.iter().position(|p| p.name == name)
 }
 
 pub fn is_prim(name: &str) -> bool {
-    PRIMS.iter().any(|p| p.name == name)
+    function_index(name).is_some()
+}
+
+/// The entries that own kernel `p`.
+pub fn owners(p: &Prim) -> impl Iterator<Item = usize> + '_ {
+    PRIMS
+        .iter()
+        .enumerate()
+        .filter(move |(_, d)| (d.kernels)(p))
+        .map(|(i, _)| i)
+}
+
+/// Does kernel `p` write output or call a function it is given (so an expression using it is
+/// not a straight-line computation)? From the table: an entry with an effect, or whose
+/// scheme has a function parameter.
+pub fn calls_or_writes(p: &Prim) -> bool {
+    static CALLS: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let calls = CALLS.get_or_init(|| {
+        PRIMS
+            .iter()
+            .map(|def| def.effect || def.schemes.iter().any(|s| has_function_parameter(s)))
+            .collect()
+    });
+    owners(p).any(|i| calls[i])
+}
+
+/// Does the scheme's text have a parameter of a function type (`(T -> U) -> …`)?
+fn has_function_parameter(scheme: &str) -> bool {
+    use crate::syntax::ast::TypeExprKind;
+    let body = scheme.split_once(']').map_or(scheme, |(_, b)| b);
+    let body = body.split_once(" where ").map_or(body, |(b, _)| b);
+    let Ok(mut t) = crate::syntax::parse_type(body) else {
+        return false;
+    };
+    while let TypeExprKind::Fun(a, r) = t.node {
+        if matches!(a.node, TypeExprKind::Fun(..)) {
+            return true;
+        }
+        t = *r;
+    }
+    false
+}
+
+/// Does the entry select its kernel by the representation of its operand types (so a test can
+/// ask it for every instance its schemes admit)?
+#[cfg(test)]
+pub(crate) fn selects_by_representation(def: &PrimDef) -> bool {
+    matches!(def.apply, Apply::Scheme(_) | Apply::Operator(_))
+}
+
+/// The kernel an entry selects for these operand and result types.
+pub(crate) fn kernel_for(def: &PrimDef, args: &[Type], result: &Type) -> Option<Prim> {
+    match def.apply {
+        Apply::Scheme(k) | Apply::Operator(k) => k(args, result),
+        _ => None,
+    }
+}
+
+/// The operand types of an entry's instance as its kernel receives them: the curried groups,
+/// or the components of an operator's one tupled operand.
+#[cfg(test)]
+pub(crate) fn flat_params(def: &PrimDef, ty: &Type) -> (Vec<Type>, Type) {
+    let mut params = Vec::new();
+    let mut t = ty.clone();
+    while let Type::Fun(a, r) = t {
+        params.push((*a).clone());
+        t = (*r).clone();
+    }
+    if def.section == Section::Operator && params.len() == 1 {
+        match &params[0] {
+            Type::Tuple(ps) => params = ps.to_vec(),
+            Type::Array(e, i) if **i == Type::Unitsum(2) => params = vec![(**e).clone(); 2],
+            _ => {}
+        }
+    }
+    (params, t)
+}
+
+/// The kernel operator `name` selects for these operand types (`Apply::Operator`).
+pub(crate) fn operator_kernel(name: &str, args: &[Type], result: &Type) -> Option<Prim> {
+    kernel_for(PRIMS.iter().find(|p| p.name == name)?, args, result)
 }
 
 /// Apply the primitive `name` to its arguments; extra arguments apply to its result.
 pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: Span) -> ir::Expr {
-    let def = PRIMS
-        .iter()
-        .find(|p| p.name == name)
-        .expect("is_prim was checked");
+    let index = function_index(name).expect("is_prim was checked");
+    let def = &PRIMS[index];
     if args.len() < def.arity {
         c.type_error(
             span,
@@ -124,23 +563,214 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
         );
         return error_expr(span);
     }
-    let arity = optional_arity(c, name, &mut args).unwrap_or(def.arity);
+    let arity = optional_arity(c, def, &mut args).unwrap_or(def.arity);
     let rest = args.split_off(arity);
-    let r = (def.rule)(c, &mut args, span);
+    let r = match def.apply {
+        Apply::Scheme(kernel) => apply_scheme(c, index, kernel, &mut args, span),
+        Apply::Rule(rule) => rule(c, &mut args, span),
+        Apply::Operator(_) | Apply::Internal => unreachable!("functions only"),
+    };
+    if def.effect {
+        c.note_effect();
+    }
     c.call_rest(r, rest, span)
 }
 
-/// `mem r a e` and `sort cmp a` take one argument more than `mem p a` and `sort a`.
-fn optional_arity(c: &mut Checker, name: &str, args: &mut [Arg]) -> Option<usize> {
-    match name {
-        "mem" if args.len() >= 3 => Some(3),
-        "sort" if args.len() >= 2 => {
-            let f = take(c, args, 0, None);
-            let function = matches!(f.ty, Type::Fun(..));
-            args[0] = Arg::Checked(f);
-            function.then_some(2)
+/// A second overload with one argument group more (`mem r a e`, `sort cmp a`) applies when
+/// the call has that many arguments and, for an entry whose first parameter is then a
+/// function, the first argument is one.
+fn optional_arity(c: &mut Checker, def: &PrimDef, args: &mut [Arg]) -> Option<usize> {
+    let index = entry_index(def.name)?;
+    let schemes = c.prim_schemes(index).ok()?;
+    let longest = schemes
+        .iter()
+        .map(|s| s.params_and_result().0.len())
+        .max()?;
+    let wider = longest.max(def.arity);
+    if longest <= def.arity || args.len() < wider {
+        return None;
+    }
+    // The longer overload of `sort` starts with a function; take it only when the first
+    // argument is one.
+    let first_is_function = schemes.iter().any(|s| {
+        let (ps, _) = s.params_and_result();
+        ps.len() == wider && matches!(ps[0], Type::Fun(..))
+    });
+    if first_is_function && def.arity + 1 == wider && def.arity == 1 {
+        let f = take(c, args, 0, None);
+        let function = matches!(f.ty, Type::Fun(..));
+        args[0] = Arg::Checked(f);
+        return function.then_some(wider);
+    }
+    Some(wider)
+}
+
+/// Apply an entry by its schemes: choose the overload whose parameters match the arguments'
+/// types (arguments that are not functions are checked first, so a lambda is checked against
+/// known parameter types), unify, check the variables' classes, and select the kernel by the
+/// representation of the argument types.
+fn apply_scheme(
+    c: &mut Checker,
+    index: usize,
+    kernel: KernelFn,
+    args: &mut [Arg],
+    span: Span,
+) -> ir::Expr {
+    let def = &PRIMS[index];
+    let schemes = match c.prim_schemes(index) {
+        Ok(s) => s,
+        Err(e) => {
+            c.type_error(span, format!("internal: {e}"));
+            return error_expr(span);
         }
-        _ => None,
+    };
+    let n = args.len();
+    let shapes: Vec<(Vec<Type>, Type)> = schemes.iter().map(Scheme::params_and_result).collect();
+    let candidates: Vec<usize> = (0..schemes.len())
+        .filter(|&k| shapes[k].0.len() == n)
+        .collect();
+    // Is parameter i a function in every candidate overload?
+    let function_param = |i: usize| {
+        candidates
+            .iter()
+            .all(|&k| matches!(shapes[k].0[i], Type::Fun(..)))
+    };
+    let mut checked: Vec<Option<ir::Expr>> = (0..n).map(|_| None).collect();
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| !function_param(i))
+        .chain((0..n).filter(|&i| function_param(i)))
+        .collect();
+    // Choose the overload from the arguments that are not functions.
+    let chosen = if candidates.len() == 1 {
+        Some(candidates[0])
+    } else {
+        for &i in order.iter().filter(|&&i| !function_param(i)) {
+            checked[i] = Some(take(c, args, i, None));
+        }
+        candidates.iter().copied().find(|&k| {
+            let mut binds = Binds::new();
+            order.iter().filter(|&&i| !function_param(i)).all(|&i| {
+                let actual = c.zonk(&checked[i].as_ref().expect("checked").ty);
+                match_type(&shapes[k].0[i], &actual, &mut binds)
+            }) && schemes[k].violated(&binds).is_none()
+        })
+    };
+    let Some(k) = chosen else {
+        let found: Vec<String> = checked
+            .iter()
+            .flatten()
+            .map(|e| c.zonk(&e.ty).to_string())
+            .collect();
+        if checked.iter().flatten().any(|e| e.ty == error_type()) {
+            return error_expr(span);
+        }
+        let types: Vec<String> = schemes.iter().map(|s| format!("`{s}`")).collect();
+        c.error(CheckError::NoOverload {
+            span,
+            message: format!("no `{}` for `{}`", def.name, found.join("`, `")),
+            behaviour: "invocable",
+            help: Some(format!(
+                "`{}` has the types {}",
+                def.name,
+                types.join(" and ")
+            )),
+        });
+        return error_expr(span);
+    };
+    let scheme = &schemes[k];
+    let (ty, metas) = c.instantiate_scheme(scheme);
+    let mut params = Vec::new();
+    let mut result = ty;
+    while let Type::Fun(a, r) = result {
+        params.push((*a).clone());
+        result = (*r).clone();
+    }
+    let mut exprs: Vec<Option<ir::Expr>> = (0..n).map(|_| None).collect();
+    for &i in &order {
+        let expected = c.zonk(&params[i]);
+        let e = match checked[i].take() {
+            Some(e) => e,
+            None => take(c, args, i, Some(&expected)),
+        };
+        if e.ty == error_type() {
+            return error_expr(span);
+        }
+        let context = format!("the argument of `{}`", def.name);
+        let e = c.coerce_to(e, &expected, &context);
+        if e.ty == error_type() {
+            return error_expr(span);
+        }
+        exprs[i] = Some(e);
+    }
+    // The classes of the variables.
+    for (v, m) in scheme.vars.iter().zip(&metas) {
+        let t = c.zonk(m);
+        if t.has_meta() || crate::check::contains_error(&t) {
+            continue;
+        }
+        if let Some(class) = v.class {
+            // A behaviour is asked through the checker, which records what a generic body
+            // asks of its type parameters (traits.rs).
+            let admitted = match class {
+                crate::check::scheme::Class::Behaviour(b) => c.require(&t, b).is_ok(),
+                _ => class.admits(&t),
+            };
+            if !admitted {
+                let e = exprs.iter().flatten().next().expect("an argument");
+                if class
+                    == crate::check::scheme::Class::Behaviour(
+                        crate::check::traits::Behaviour::Printable,
+                    )
+                {
+                    require_printable(c, e, span);
+                } else {
+                    c.error(CheckError::NoOverload {
+                        span,
+                        message: format!(
+                            "no `{}` for `{}`: {}",
+                            def.name,
+                            c.zonk(&e.ty),
+                            class.lacking(&t)
+                        ),
+                        behaviour: class.behaviour(),
+                        help: Some(format!("`{}` has the type `{scheme}`", def.name)),
+                    });
+                }
+                return error_expr(span);
+            }
+        }
+    }
+    let exprs: Vec<ir::Expr> = exprs
+        .into_iter()
+        .map(|e| e.expect("every argument"))
+        .collect();
+    let arg_tys: Vec<Type> = exprs.iter().map(|e| c.zonk(&e.ty)).collect();
+    let result = c.zonk(&result);
+    match kernel(&arg_tys, &result) {
+        Some(prim) => mk(ir::ExprKind::Prim(prim, exprs), result, span),
+        None if arg_tys.iter().chain([&result]).any(|t| t.has_meta()) => {
+            // Not yet known (a recursive result): the kernel cannot be chosen.
+            c.error(CheckError::CannotInfer {
+                span,
+                message: format!("cannot infer the type of the argument of `{}`", def.name),
+            });
+            error_expr(span)
+        }
+        None => {
+            c.type_error(
+                span,
+                format!(
+                    "internal: `{}` has no kernel for `{}`",
+                    def.name,
+                    arg_tys
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join("`, `")
+                ),
+            );
+            error_expr(span)
+        }
     }
 }
 
@@ -162,19 +792,6 @@ pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     if let Err(lacking) = c.require(&t, crate::check::traits::Behaviour::Printable) {
         c.error(lacking.error(span));
     }
-}
-
-fn format_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    require_printable(c, &x, span);
-    mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span)
-}
-
-fn print_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    require_printable(c, &x, span);
-    c.note_effect();
-    mk(ir::ExprKind::Prim(prim, vec![x]), Type::VOID, span)
 }
 
 fn endl_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
@@ -200,81 +817,12 @@ fn not_array(c: &mut Checker, span: Span, what: &str, t: &Type) -> ir::Expr {
     error_expr(span)
 }
 
-fn len_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    match &x.ty {
-        Type::Array(..) => mk(ir::ExprKind::Prim(Prim::Len, vec![x]), Type::SIZE, span),
-        Type::String => mk(ir::ExprKind::Prim(Prim::StrLen, vec![x]), Type::SIZE, span),
-        t => {
-            let t = t.clone();
-            not_array(c, span, "len", &t)
-        }
-    }
-}
-
 /// Split an array type into element and index.
 fn array_parts(t: &Type) -> Option<(Type, Type)> {
     match t {
         Type::Array(e, i) => Some(((**e).clone(), (**i).clone())),
         _ => None,
     }
-}
-
-fn map_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    // The array first, so the function can be checked against its element type.
-    let a = take(c, args, 1, None);
-    let Some((elem, index)) = array_parts(&a.ty) else {
-        let t = a.ty.clone();
-        return not_array(c, span, "map", &t);
-    };
-    let result = c.fresh_meta(Kind::Type);
-    let fty = Type::fun(elem, result.clone());
-    let f = take(c, args, 0, Some(&fty));
-    if !c.unify(&f.ty, &fty) {
-        let found = c.zonk(&f.ty);
-        c.error(CheckError::Mismatch {
-            span: f.span,
-            expected: c.zonk(&fty).to_string(),
-            found: found.to_string(),
-            help: None,
-            context: "the function given to `map`".into(),
-        });
-        return error_expr(span);
-    }
-    let r = c.zonk(&result);
-    mk(
-        ir::ExprKind::Prim(Prim::Map, vec![f, a]),
-        Type::array(r, index),
-        span,
-    )
-}
-
-fn fold_left_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let a = take(c, args, 2, None);
-    let Some((elem, _)) = array_parts(&a.ty) else {
-        let t = a.ty.clone();
-        return not_array(c, span, "fold_left", &t);
-    };
-    let init = take(c, args, 1, None);
-    let acc = init.ty.clone();
-    let fty = Type::fun(acc.clone(), Type::fun(elem, acc.clone()));
-    let f = take(c, args, 0, Some(&fty));
-    let f = c.coerce_to(f, &fty, "the function given to `fold_left`");
-    mk(
-        ir::ExprKind::Prim(Prim::FoldLeft, vec![f, init, a]),
-        acc,
-        span,
-    )
-}
-
-fn rev_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let a = take(c, args, 0, None);
-    if array_parts(&a.ty).is_none() {
-        let t = a.ty.clone();
-        return not_array(c, span, "rev", &t);
-    }
-    let t = a.ty.clone();
-    mk(ir::ExprKind::Prim(Prim::Rev, vec![a]), t, span)
 }
 
 fn join_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
@@ -295,24 +843,6 @@ fn join_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
             error_expr(span)
         }
     }
-}
-
-fn reduce_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span, prim: Prim) -> ir::Expr {
-    let a = take(c, args, 0, None);
-    let Some((elem, _)) = array_parts(&a.ty) else {
-        let t = a.ty.clone();
-        return not_array(
-            c,
-            span,
-            if prim == Prim::Sum { "\\sum" } else { "\\prod" },
-            &t,
-        );
-    };
-    if let Err(lacking) = c.require(&elem, crate::check::traits::Behaviour::Arithmetic) {
-        c.error(lacking.error(span));
-        return error_expr(span);
-    }
-    mk(ir::ExprKind::Prim(prim, vec![a]), elem, span)
 }
 
 fn transpose_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {

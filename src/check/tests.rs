@@ -143,3 +143,33 @@ fn hoisting_and_scopes() {
         vec!["E0202"]
     );
 }
+
+/// A checker with the prelude loaded.
+fn prelude_checker() -> Checker {
+    let mut c = Checker::new();
+    let (stmts, errors) = syntax::parse_program(crate::PRELUDE);
+    assert!(errors.is_empty());
+    c.check_program(&stmts).expect("prelude checks");
+    c
+}
+
+#[test]
+fn every_scheme_of_the_primitive_table_resolves() {
+    let mut c = prelude_checker();
+    for (index, def) in crate::check::prims::PRIMS.iter().enumerate() {
+        let schemes = c
+            .prim_schemes(index)
+            .unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        assert_eq!(schemes.len(), def.schemes.len(), "{}", def.name);
+        assert!(!def.doc.is_empty(), "{} has no documentation", def.name);
+    }
+}
+
+#[test]
+fn primitive_names_are_unique() {
+    let names: Vec<&str> = crate::check::prims::PRIMS.iter().map(|p| p.name).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), names.len());
+}

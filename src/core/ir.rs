@@ -214,12 +214,8 @@ pub enum Prim {
     Map,
     /// `fold_left f init a` (args in that order); f curried `U -> T -> U`.
     FoldLeft,
-    /// `fold_right f a init`; f curried `T -> U -> U`; visits from the last element.
-    FoldRight,
     /// `rev a`: reversed in code order, same type.
     Rev,
-    /// `iter p a`: calls p on each element in order; unit.
-    Iter,
     /// `\sum a`: left fold of `+` from zero (element type: an integer type, double, float
     /// or natural, per `Expr::ty`).
     Sum,

@@ -1,18 +1,23 @@
 //! The IR validator: proves that what the checker hands to the evaluator is *concrete* — no
 //! inference variable survives, every call passes exactly the parameter type (implicit
 //! conversions are explicit `Widen`s), every kernel gets the operand types it was selected
-//! for. Run after every unit in debug builds (and so in every test); a violation is a checker
-//! bug.
+//! for, as the primitive table declares them. Run by the checker after every unit in debug
+//! builds (and so in every test) and with `--validate`; a violation is a checker bug.
 
 use crate::core::ir::{
-    ArithOp, Arm, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
+    Arm, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
 };
 use crate::types::ty::Type;
 
+/// Checks one kernel application (`Prim`, operand types, result type) against the
+/// primitive table; the checker passes `check::prims::check_kernel`.
+pub type KernelCheck<'a> = &'a mut dyn FnMut(&Prim, &[Type], &Type) -> Result<(), String>;
+
 /// Every problem found in a unit (empty when the unit is well formed).
-pub fn validate_unit(unit: &Unit) -> Vec<String> {
+pub fn validate_unit(unit: &Unit, kernels: KernelCheck<'_>) -> Vec<String> {
     let mut v = Validator {
         problems: Vec::new(),
+        kernels,
     };
     for (_, f) in &unit.functions {
         v.function(f);
@@ -24,11 +29,12 @@ pub fn validate_unit(unit: &Unit) -> Vec<String> {
     v.problems
 }
 
-struct Validator {
+struct Validator<'a> {
     problems: Vec<String>,
+    kernels: KernelCheck<'a>,
 }
 
-impl Validator {
+impl Validator<'_> {
     fn problem(&mut self, e: &Expr, what: String) {
         self.problems.push(format!("{:?}: {what}", e.span));
     }
@@ -303,76 +309,12 @@ impl Validator {
         }
     }
 
+    /// A kernel with its operand and result types: the table's entries that own it decide
+    /// (their schemes, classes, functors and side conditions).
     fn prim(&mut self, e: &Expr, prim: &Prim, args: &[Expr]) {
-        match prim {
-            Prim::IntArith(_, it) => {
-                let t = Type::Int(*it);
-                if args.iter().any(|a| a.ty != t) || e.ty != t {
-                    self.problem(
-                        e,
-                        format!(
-                            "`{}` kernel on `{}` and `{}`",
-                            it.name(),
-                            args[0].ty,
-                            args[1].ty
-                        ),
-                    );
-                }
-            }
-            Prim::FloatArith(op, single) => {
-                let t = if *single { Type::Float } else { Type::Double };
-                if args.iter().any(|a| a.ty != t) || e.ty != t {
-                    self.problem(
-                        e,
-                        format!(
-                            "float kernel {op:?} on `{}` and `{}`",
-                            args[0].ty, args[1].ty
-                        ),
-                    );
-                }
-            }
-            Prim::NatArith(
-                ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div | ArithOp::Mod,
-            ) if args.iter().any(|a| a.ty != Type::Natural) => {
-                self.problem(e, "natural kernel on non-naturals".into());
-            }
-            Prim::Compare(_) if args[0].ty != args[1].ty => {
-                self.problem(
-                    e,
-                    format!("comparison of `{}` and `{}`", args[0].ty, args[1].ty),
-                );
-            }
-            Prim::Upcast
-                if !crate::types::subtype::is_subtype(&args[0].ty, &e.ty)
-                    && !crate::types::subtype::record_builds_struct(&args[0].ty, &e.ty) =>
-            {
-                self.problem(
-                    e,
-                    format!("record coercion from `{}` to `{}`", args[0].ty, e.ty),
-                );
-            }
-            Prim::Permute(order) => {
-                let fields: Vec<&Type> = match &e.ty {
-                    Type::Record(_, types) => types.iter().collect(),
-                    _ => Vec::new(),
-                };
-                let mut seen = vec![false; fields.len()];
-                let fits = order.len() == fields.len()
-                    && order.iter().zip(args).all(|(&p, a)| {
-                        let p = p as usize;
-                        p < fields.len()
-                            && !std::mem::replace(&mut seen[p], true)
-                            && *fields[p] == a.ty
-                    });
-                if !fits {
-                    self.problem(e, format!("record permutation {order:?} into `{}`", e.ty));
-                }
-            }
-            Prim::Widen => match (&args[0].ty, &e.ty) {
-                (Type::Int(a), Type::Int(b)) if crate::check::unify_widens_to(*a, *b) => {}
-                (a, b) => self.problem(e, format!("widening from `{a}` to `{b}`")),
-            },
-            _ => {}
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        if let Err(problem) = (self.kernels)(prim, &types, &e.ty) {
+            self.problem(e, problem);
         }
     }
 }

@@ -2464,10 +2464,8 @@ impl<'p> Compiler<'p> {
                 })
             }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
-            Prim::FoldLeft | Prim::FoldRight => {
-                let left = *prim == Prim::FoldLeft;
-                let array_index = if left { 2 } else { 1 };
-                let Some(shape) = Shape::of(&arg_tys[array_index]) else {
+            Prim::FoldLeft => {
+                let Some(shape) = Shape::of(&arg_tys[2]) else {
                     return internal("fold over a value that is not an array", span);
                 };
                 let mut codes = codes.into_iter();
@@ -2478,31 +2476,18 @@ impl<'p> Compiler<'p> {
                 );
                 Box::new(move |frame| {
                     let function = f(frame)?;
-                    let (x, y) = (first(frame)?, second(frame)?);
-                    let (init, array) = if left { (x, y) } else { (y, x) };
+                    let (init, array) = (first(frame)?, second(frame)?);
                     let Value::Array(view) = array else {
                         return Ok(init);
                     };
-                    let n = shape.len_of(&view);
                     let mut acc = init;
-                    if left {
-                        for i in 0..n {
-                            acc = apply(
-                                frame.rt,
-                                function.clone(),
-                                [acc, shape.element(&view, i)],
-                                span,
-                            )?;
-                        }
-                    } else {
-                        for i in (0..n).rev() {
-                            acc = apply(
-                                frame.rt,
-                                function.clone(),
-                                [shape.element(&view, i), acc],
-                                span,
-                            )?;
-                        }
+                    for i in 0..shape.len_of(&view) {
+                        acc = apply(
+                            frame.rt,
+                            function.clone(),
+                            [acc, shape.element(&view, i)],
+                            span,
+                        )?;
                     }
                     Ok(acc)
                 })
@@ -2515,22 +2500,6 @@ impl<'p> Compiler<'p> {
                 Box::new(move |frame| match a(frame)? {
                     Value::Array(view) => Ok(Value::Array(array::reverse(&view, &shape))),
                     other => Ok(other),
-                })
-            }
-            Prim::Iter => {
-                let Some(shape) = Shape::of(&arg_tys[1]) else {
-                    return internal("iter over a value that is not an array", span);
-                };
-                let a = codes.pop().expect("two operands");
-                let f = codes.pop().expect("two operands");
-                Box::new(move |frame| {
-                    let function = f(frame)?;
-                    if let Value::Array(view) = a(frame)? {
-                        for i in 0..shape.len_of(&view) {
-                            apply_one(frame.rt, &function, shape.element(&view, i), span)?;
-                        }
-                    }
-                    Ok(Value::Unit)
                 })
             }
             Prim::Sum | Prim::Prod => {
@@ -2784,7 +2753,7 @@ fn prim_arity(prim: &Prim, given: usize) -> usize {
         Prim::Strip { set, .. } => 1 + *set as usize,
         Prim::MemRel => 3,
         Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
-        Prim::FoldLeft | Prim::FoldRight => 3,
+        Prim::FoldLeft => 3,
         Prim::Permute(order) => order.len(),
         _ if given == 0 => 2,
         _ => 2,
@@ -3012,16 +2981,7 @@ fn is_call_free(e: &Expr) -> bool {
         | ExprKind::CaptureCell(_)
         | ExprKind::TypeSize(_) => true,
         ExprKind::Prim(prim, args) => {
-            !matches!(
-                prim,
-                Prim::Print
-                    | Prim::Println
-                    | Prim::Endl
-                    | Prim::Map
-                    | Prim::FoldLeft
-                    | Prim::FoldRight
-                    | Prim::Iter
-            ) && args.iter().all(is_call_free)
+            !crate::check::prims::calls_or_writes(prim) && args.iter().all(is_call_free)
         }
         ExprKind::Tuple(parts) | ExprKind::Array(parts) | ExprKind::CTuple(parts) => {
             parts.iter().all(is_call_free)
