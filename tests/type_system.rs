@@ -316,5 +316,13 @@ fn failed_behaviours_are_named() {
         "no `+` for `int` and `double`"
     );
     assert!(message("val f = fun (x:int) => x;\nprintln$ f == f;").contains("has no equality"));
-    assert!(message("println$ int true;").contains("no conversion from `bool` to `int`"));
+    assert_eq!(
+        message("println$ int true;"),
+        "`bool` is not convertible to `int`"
+    );
+    // The component that lacks the behaviour is named (issue 10 item 2).
+    assert_eq!(
+        message("struct S { f: int -> int; }\nval a = S (fun (x:int) => x);\nprintln$ a == a;"),
+        "`S` has no equality: its field `f` is a function (`int -> int`)"
+    );
 }

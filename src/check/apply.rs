@@ -163,15 +163,13 @@ impl Checker {
         let mut acc = f;
         let mut pending: Vec<ir::Expr> = Vec::new();
         let mut fty = self.zonk(&acc.ty);
-        let known_pure = match &acc.kind {
-            ir::ExprKind::MakeFun { fun, .. } => self
-                .funs
+        let known_pure = crate::check::traits::pure_callee(&acc, |fun| {
+            self.funs
                 .iter()
-                .find(|s| s.id == *fun)
+                .find(|s| s.id == fun)
                 .map(|s| s.pure_)
-                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| id == fun && f.pure_)),
-            _ => false,
-        };
+                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| *id == fun && f.pure_))
+        });
         if !known_pure {
             self.note_effect();
         }
@@ -244,11 +242,16 @@ impl Checker {
                 span,
             ),
             _ => {
+                let invocable =
+                    crate::check::traits::check(&ft, crate::check::traits::Behaviour::Invocable);
                 self.error(CheckError::NoOverload {
                     span,
-                    message: format!("a value of type `{ft}` cannot be applied to `{at}`"),
+                    message: match invocable {
+                        Err(lacking) => format!("{} to `{at}`", lacking.message()),
+                        Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
+                    },
                     behaviour: "invocable",
-                    help: None,
+                    help: Some("only functions, compact values (indexing an array over them, L4.6) and strings (L4.4, L11.27) can be applied".into()),
                 });
                 error_expr(span)
             }
@@ -473,7 +476,7 @@ impl Checker {
         if !ok {
             self.error(CheckError::NoOverload {
                 span,
-                message: format!("no conversion from `{s}` to `{target}`"),
+                message: format!("`{s}` is not convertible to `{target}`"),
                 behaviour: "convertible",
                 help: None,
             });
@@ -903,6 +906,7 @@ impl Checker {
         if !ok {
             return error_expr(span);
         }
+        let own_args = type_args[sig.outer_params.len()..].to_vec();
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
@@ -920,6 +924,9 @@ impl Checker {
                 )
             }
         };
+        if !self.check_requirements(&sig.name, &own, &own_args, span) {
+            return error_expr(span);
+        }
         if sig.kind != ast::FunKind::Fun {
             self.note_effect();
         }

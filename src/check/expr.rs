@@ -154,7 +154,7 @@ impl Checker {
                 let mut tys = Vec::new();
                 for (x, ir) in items.iter().zip(irs.iter()) {
                     let t = self.zonk(&ir.ty);
-                    if !is_compact(&t) && t != error_type() {
+                    if t != error_type() && !traits::has(&t, Behaviour::CompactLinear) {
                         self.error(CheckError::NotCompact {
                             span: x.span,
                             ty: t.to_string(),
@@ -256,12 +256,15 @@ impl Checker {
                     t if t == error_type() => error_expr(span),
                     t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
                     t => {
-                        self.error(CheckError::NoOverload {
-                            span,
-                            message: format!("no unary `-` for `{t}`"),
-                            behaviour: "arithmetic",
-                            help: None,
-                        });
+                        match traits::check(&t, Behaviour::Arithmetic) {
+                            Err(lacking) => self.error(lacking.error(span)),
+                            Ok(()) => self.error(CheckError::NoOverload {
+                                span,
+                                message: format!("no unary `-` for `{t}`"),
+                                behaviour: "arithmetic",
+                                help: None,
+                            }),
+                        }
                         error_expr(span)
                     }
                 }
@@ -663,6 +666,10 @@ impl Checker {
             type_args.push(z);
         }
         self.note_call(idx);
+        let outer = sig.outer_params.len();
+        if !self.check_requirements(&sig.name, &sig.own_params, &type_args[outer..], span) {
+            return error_expr(span);
+        }
         let ty = self.zonk(&ty);
         mk(
             ir::ExprKind::MakeFun {
@@ -913,7 +920,7 @@ impl Checker {
             cell_slots: frame.cell_slots.clone(),
             captures: frame.captures.iter().map(|(_, c)| *c).collect(),
             body: vec![ir::Stmt::Return(Some(result))],
-            pure_: !frame.impure,
+            pure_: traits::pure_function(ast::FunKind::Fun, frame.impure),
         };
         let impure = frame.impure;
         let type_args = function
@@ -967,7 +974,7 @@ impl Checker {
                     return error_expr(span);
                 }
                 let t = self.type_expr(&targs[0]);
-                if !is_compact(&t) {
+                if !traits::has(&t, Behaviour::CompactLinear) {
                     if t != error_type() {
                         self.error(CheckError::NotCompact {
                             span: targs[0].span,
@@ -1443,18 +1450,14 @@ impl Checker {
                 (x, y, t)
             }
         };
-        if !comparable(&t) {
-            return self.no_operator(
-                op,
-                &a,
-                &b,
-                span,
-                if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
-                    Behaviour::Equality
-                } else {
-                    Behaviour::Ordered
-                },
-            );
+        let behaviour = if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
+            Behaviour::Equality
+        } else {
+            Behaviour::Ordered
+        };
+        if let Err(lacking) = self.require(&t, behaviour) {
+            self.error(lacking.error(span));
+            return error_expr(span);
         }
         self.operator_expr(op, vec![x, y], Type::BOOL, span)
     }
@@ -1578,14 +1581,15 @@ impl Checker {
             )),
             _ => None,
         };
-        let message = if a == b && !traits::has(a, behaviour) {
-            behaviour.lacking(a)
-        } else {
-            format!("no `{}` for `{a}` and `{b}`", op.symbol())
-        };
+        if a == b {
+            if let Err(lacking) = traits::check(a, behaviour) {
+                self.error(lacking.error(span));
+                return error_expr(span);
+            }
+        }
         self.error(CheckError::NoOverload {
             span,
-            message,
+            message: format!("no `{}` for `{a}` and `{b}`", op.symbol()),
             behaviour: behaviour.name(),
             help,
         });
@@ -1745,19 +1749,4 @@ fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
         }
         _ => None,
     }
-}
-
-/// Types whose values can be compared (everything but functions, and compounds of them).
-fn comparable(t: &Type) -> bool {
-    let mut ok = true;
-    t.walk(&mut |x| {
-        // Records have no `==` or `<` (L11.8), nor pointers (L11.6).
-        if matches!(
-            x,
-            Type::Fun(..) | Type::Record(..) | Type::Ptr(..) | Type::CPtr(..)
-        ) {
-            ok = false
-        }
-    });
-    ok
 }

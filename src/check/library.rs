@@ -174,8 +174,9 @@ pub(crate) fn minmax_rule(c: &mut Checker, args: &mut [Arg], span: Span, max: bo
             )
         }
     };
-    if !crate::check::traits::has(&t, Behaviour::Ordered) {
-        return no_overload(c, span, Behaviour::Ordered.lacking(&t), "ordered");
+    if let Err(lacking) = c.require(&t, Behaviour::Ordered) {
+        c.error(lacking.error(span));
+        return error_expr(span);
     }
     let prim = if max { Prim::Max } else { Prim::Min };
     mk(ir::ExprKind::Prim(prim, vec![x, y]), t, span)
@@ -440,8 +441,9 @@ impl Checker {
                     }
                 };
                 let t = self.zonk(&elem);
-                if !crate::check::traits::has(&t, Behaviour::Equality) {
-                    return no_overload(self, span, Behaviour::Equality.lacking(&t), "equality");
+                if let Err(lacking) = self.require(&t, Behaviour::Equality) {
+                    self.error(lacking.error(span));
+                    return error_expr(span);
                 }
                 mk(ir::ExprKind::Prim(Prim::ArrayHas, vec![x, y]), Type::BOOL, span)
             }
@@ -620,8 +622,9 @@ pub(crate) fn sort_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir:
         _ => return not_an_array(c, span, "sort", &at),
     };
     if ai == 0 {
-        if !crate::check::traits::has(&elem, Behaviour::Ordered) {
-            return no_overload(c, span, Behaviour::Ordered.lacking(&elem), "ordered");
+        if let Err(lacking) = c.require(&elem, Behaviour::Ordered) {
+            c.error(lacking.error(span));
+            return error_expr(span);
         }
         return mk(ir::ExprKind::Prim(Prim::Sort, vec![a]), at, span);
     }

@@ -68,6 +68,9 @@ pub struct Checker {
     open_instances: Vec<(Span, Type)>,
     /// The global variables declared by the unit being checked.
     pub(crate) out_globals: Vec<ir::GlobalDef>,
+    /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
+    /// against the type arguments of each instantiation (`traits.rs`).
+    requirements: std::collections::HashMap<u32, Vec<traits::Behaviour>>,
     /// The primitive table's schemes, resolved once per session (shared by clones).
     schemes: scheme::SchemeCache,
     /// The scope of the prelude (the first unit), where schemes are resolved.
@@ -145,6 +148,7 @@ impl Checker {
             hidden: Vec::new(),
             open_instances: Vec::new(),
             out_globals: Vec::new(),
+            requirements: std::collections::HashMap::new(),
             schemes: Default::default(),
             prelude_scope: None,
             derivations: Vec::new(),

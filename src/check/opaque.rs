@@ -117,6 +117,7 @@ impl Checker {
             Behaviour::Arithmetic => "it is not arithmetic".to_string(),
             Behaviour::Printable => "it does not print (no `str`, `repr` or `_strr`)".to_string(),
             Behaviour::Invocable => "it cannot be applied".to_string(),
+            Behaviour::CompactLinear => "it is not compact linear".to_string(),
         };
         let what = if *ty == Type::Nominal(def.clone()) {
             what

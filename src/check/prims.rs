@@ -709,7 +709,13 @@ fn apply_scheme(
             continue;
         }
         if let Some(class) = v.class {
-            if !class.admits(&t) {
+            // A behaviour is asked through the checker, which records what a generic body
+            // asks of its type parameters (traits.rs).
+            let admitted = match class {
+                crate::check::scheme::Class::Behaviour(b) => c.require(&t, b).is_ok(),
+                _ => class.admits(&t),
+            };
+            if !admitted {
                 let e = exprs.iter().flatten().next().expect("an argument");
                 if class
                     == crate::check::scheme::Class::Behaviour(
@@ -786,13 +792,8 @@ pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     if c.opaque_lacks(&t, crate::check::traits::Behaviour::Printable, span) {
         return;
     }
-    if !crate::check::traits::has(&t, crate::check::traits::Behaviour::Printable) {
-        c.error(CheckError::NoOverload {
-            span,
-            message: format!("`{t}` does not print: pointers have no `str`, `repr` or `_strr`"),
-            behaviour: "printable",
-            help: Some("print the value it points at: `*p`".into()),
-        });
+    if let Err(lacking) = c.require(&t, crate::check::traits::Behaviour::Printable) {
+        c.error(lacking.error(span));
     }
 }
 

@@ -72,7 +72,10 @@ impl Class {
     /// The sentence saying that `t` is not in the class.
     pub fn lacking(self, t: &Type) -> String {
         match self {
-            Class::Behaviour(b) => b.lacking(t),
+            Class::Behaviour(b) => match traits::check(t, b) {
+                Err(lacking) => lacking.message(),
+                Ok(()) => b.lacking(t),
+            },
             Class::Integer => format!("`{t}` is not an integer type"),
             Class::Signed => format!("`{t}` is not a signed integer type"),
             Class::Unsigned => format!("`{t}` is not an unsigned integer type"),

@@ -14,7 +14,6 @@ use crate::syntax::ast::{
     self, AssignOp, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind,
 };
 use crate::syntax::span::Span;
-use crate::types::kind::is_compact;
 use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
 
 impl Checker {
@@ -568,7 +567,7 @@ impl Checker {
             cell_slots: frame.cell_slots.clone(),
             captures: frame.captures.iter().map(|(_, c)| *c).collect(),
             body,
-            pure_: sig.kind == FunKind::Fun && !frame.impure,
+            pure_: crate::check::traits::pure_function(sig.kind, frame.impure),
         };
         self.funs[idx].pure_ = function.pure_;
         self.out_funs.push((sig.id, Arc::new(function)));
@@ -1311,7 +1310,12 @@ impl Checker {
         match kind {
             ForKind::Type(te) => {
                 let ty = self.type_expr(te);
-                if !is_compact(&ty) && !ty.has_meta() {
+                if !ty.has_meta()
+                    && !crate::check::traits::has(
+                        &ty,
+                        crate::check::traits::Behaviour::CompactLinear,
+                    )
+                {
                     self.error(CheckError::NotCompact {
                         span: te.span,
                         ty: ty.to_string(),

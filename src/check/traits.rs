@@ -1,25 +1,44 @@
-//! Behaviours as traits (seed 002): what a type can do, held as data the checker consults.
-//! Every operator and conversion rule asks these questions, and an error names the behaviour
-//! that failed ("`bool` is not arithmetic", "no `+` for `int` and `string`").
+//! Behaviours as traits (seed 002): what a type can do, decided here and only here. Every
+//! operator, library rule and conversion of the checker asks these functions, and an error
+//! names the behaviour that failed and the component that lacks it ("`S` has no equality: its
+//! field `f` is a function (`int -> int`)", "no `+` for `int` and `string`").
+//!
+//! The structural behaviours (equality, ordered, printable, compact linear) are derived
+//! component by component through tuples, arrays, sums, records, structs and variants: a
+//! compound has the behaviour when every component has it. Nominal bodies may be recursive
+//! (`variant tree = | Leaf of int | Node of tree * tree;`); a nominal type met again while it
+//! is being examined is assumed to have the behaviour (its components are examined at its
+//! first visit), so the derivation terminates and is the greatest fixed point.
 
+use std::collections::HashSet;
+
+use crate::check::error::CheckError;
 use crate::check::unify::widens_to;
-use crate::types::kind::is_compact;
-use crate::types::ty::{NominalBody, Type};
+use crate::check::{contains_error, Checker};
+use crate::core::ir;
+use crate::syntax::ast::FunKind;
+use crate::syntax::span::Span;
+use crate::types::kind::{compact_hint, is_compact};
+use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
 
-/// The behaviours of L2/L4 (issue "one type system"): each is a predicate on types.
+/// The behaviours of L2/L4 (issue "one type system"): each is a predicate on types, except
+/// *convertible* (a relation, [`convertible`]) and *pure* (a property of function values,
+/// [`pure_function`], [`pure_callee`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Behaviour {
     /// Can be applied to an argument (functions; also compact values applied to arrays and
     /// strings applied to strings, L4.4–L4.6).
     Invocable,
-    /// `+ - * / %` within the type.
+    /// `+ - * / %` within the type (and `\sum`, `\prod` of arrays of it).
     Arithmetic,
-    /// `< <= > >=`.
+    /// `< <= > >=`, `min`, `max`, `sort` (L3.12, L4.3).
     Ordered,
-    /// `== !=`.
+    /// `== !=`, `\in` (L3.12, L4.3).
     Equality,
-    /// `str`, `repr`, `_strr`, `print`.
+    /// `str`, `repr`, `_strr`, `print` (L7, L9.2).
     Printable,
+    /// Kind COMPACTLINEAR (L2.13): usable as an array index, encodable as one integer.
+    CompactLinear,
 }
 
 impl Behaviour {
@@ -31,6 +50,15 @@ impl Behaviour {
             Behaviour::Ordered => format!("`{ty}` is not ordered"),
             Behaviour::Equality => format!("`{ty}` has no equality"),
             Behaviour::Printable => format!("`{ty}` is not printable"),
+            Behaviour::CompactLinear => format!("`{ty}` is not compact linear"),
+        }
+    }
+
+    /// What a generic function asks of a type parameter: "to have equality", "to be ordered".
+    pub fn requirement(self) -> String {
+        match self {
+            Behaviour::Equality => "to have equality".into(),
+            b => format!("to be {}", b.name()),
         }
     }
 
@@ -41,79 +69,437 @@ impl Behaviour {
             Behaviour::Ordered => "ordered",
             Behaviour::Equality => "equality",
             Behaviour::Printable => "printable",
+            Behaviour::CompactLinear => "compact linear",
         }
     }
 }
 
-/// The table: does `ty` have behaviour `b`?
+/// One step from a type to a component of it: the path of a [`Lacking`] answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Field `f` of a struct or a record.
+    Field(std::sync::Arc<str>),
+    /// Component `i` of a tuple or of a compact product.
+    Component(usize),
+    /// The element type of an array (plain or compact).
+    Element,
+    /// The index type of a compact array.
+    Index,
+    /// Summand `i` of a sum (plain or compact).
+    Summand(usize),
+    /// The argument of constructor `C` of a variant.
+    Constructor(std::sync::Arc<str>),
+}
+
+impl Step {
+    /// The step as a noun phrase, owned by `owner` ("its" for the type asked about).
+    /// `owner` is "its " for the first step of a path, "" for a step inside another.
+    fn phrase(&self, owner: &str) -> String {
+        let the = if owner.is_empty() { "the " } else { owner };
+        match self {
+            Step::Field(f) => format!("{owner}field `{f}`"),
+            Step::Component(i) => format!("{owner}component {i}"),
+            Step::Element => format!("{the}element type"),
+            Step::Index => format!("{the}index type"),
+            Step::Summand(i) => format!("{owner}summand {i}"),
+            Step::Constructor(c) => format!("the argument of {owner}constructor `{c}`"),
+        }
+    }
+}
+
+/// Why a component lacks a behaviour: what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// A function: no equality, no order.
+    Function,
+    /// A pointer: no equality, no order (L11.6), does not print.
+    Pointer,
+    /// A record: no equality, no order (L11.8).
+    Record,
+    /// Not a number (`+ - * / %` need `int`s, `float`, `double` or `natural`).
+    NotNumber,
+    /// Not a function, a compact value or a string.
+    NotApplicable,
+    /// A plain product, sum or array (`*`, `+`, `^` are never compact linear, L2.13).
+    Plain,
+    /// A type of kind TYPE that no rewriting makes compact (`int`, `string`, a function, …).
+    NotCompact,
+    /// An opaque type (issue 10 item 5): equality only when its declaration grants it, no
+    /// other behaviour outside its representation's scope.
+    Opaque,
+}
+
+/// The answer "no, and why": the behaviour, the type asked about, the path to the first
+/// component (in declaration order) that lacks it, that component's type and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lacking {
+    pub behaviour: Behaviour,
+    pub ty: Type,
+    pub path: Vec<Step>,
+    pub component: Type,
+    pub reason: Reason,
+}
+
+impl Lacking {
+    /// The component as a noun phrase: "its field `f`", "component 1 of its element type".
+    pub fn where_(&self) -> Option<String> {
+        let (first, rest) = self.path.split_first()?;
+        let mut phrase = first.phrase("its ");
+        for step in rest {
+            phrase = format!("{} of {phrase}", step.phrase(""));
+        }
+        Some(phrase)
+    }
+
+    /// The error message: "`S` has no equality: its field `f` is a function (`int -> int`)".
+    pub fn message(&self) -> String {
+        let head = self.behaviour.lacking(&self.ty);
+        let Some(place) = self.where_() else {
+            return head;
+        };
+        let c = &self.component;
+        let what = match self.reason {
+            Reason::Function => format!("is a function (`{c}`)"),
+            Reason::Pointer => format!("is a pointer (`{c}`)"),
+            Reason::Record => format!("is a record (`{c}`)"),
+            Reason::NotNumber => format!("is `{c}`, not a number"),
+            Reason::NotApplicable => format!("is `{c}`"),
+            Reason::Plain | Reason::NotCompact => format!("`{c}` is not compact linear"),
+            Reason::Opaque => format!("is the opaque type `{c}`"),
+        };
+        match self.reason {
+            Reason::Plain | Reason::NotCompact => format!("{head}: {place}, {what}"),
+            _ => format!("{head}: {place} {what}"),
+        }
+    }
+
+    /// What the user can do, or the rule that decides.
+    pub fn help(&self) -> Option<String> {
+        match (self.reason, self.behaviour) {
+            (Reason::Pointer, Behaviour::Printable) => {
+                Some("pointers do not print (L11.6): print the value it points at, `*p`".into())
+            }
+            (Reason::Pointer, _) => Some("pointers have no `==` or `<` (L11.6)".into()),
+            (Reason::Record, _) => {
+                Some("records have no `==` or `<` (L11.8): compare their fields".into())
+            }
+            (Reason::Function, _) => {
+                Some("functions have no `==` or `<`: compare the values they compute".into())
+            }
+            (Reason::Plain, _) => compact_hint(&self.component).map(|h| format!("write `{h}`")),
+            (Reason::Opaque, _) => Some(
+                "an opaque type has equality only when its declaration grants it (`with Eq`), and no other behaviour".into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The E0301 error reporting this answer at `span`.
+    pub fn error(&self, span: Span) -> CheckError {
+        CheckError::NoOverload {
+            span,
+            message: self.message(),
+            behaviour: self.behaviour.name(),
+            help: self.help(),
+        }
+    }
+}
+
+/// Does `ty` have behaviour `b`?
 pub fn has(ty: &Type, b: Behaviour) -> bool {
+    check(ty, b).is_ok()
+}
+
+/// Does `ty` have behaviour `b`, and if not, which component lacks it and why? The one
+/// decision of every behaviour; derived structurally where the behaviour is structural.
+pub fn check(ty: &Type, b: Behaviour) -> Result<(), Lacking> {
+    // Fast paths: the common answers need no walk.
+    match (b, ty) {
+        (Behaviour::CompactLinear, _) if is_compact(ty) => return Ok(()),
+        (Behaviour::Equality | Behaviour::Ordered | Behaviour::Printable, t)
+            if is_scalar(t) || is_compact(t) =>
+        {
+            return Ok(())
+        }
+        _ => {}
+    }
+    let mut search = Search {
+        behaviour: b,
+        nodes: HashSet::new(),
+        nominals: HashSet::new(),
+        path: Vec::new(),
+    };
+    match search.find(ty) {
+        None => Ok(()),
+        Some((component, reason)) => Err(Lacking {
+            behaviour: b,
+            ty: ty.clone(),
+            path: search.path,
+            component,
+            reason,
+        }),
+    }
+}
+
+fn is_scalar(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Int(_) | Type::Float | Type::Double | Type::String | Type::Char | Type::Natural
+    )
+}
+
+/// What a behaviour says of one node of a type.
+enum Verdict {
+    Has,
+    Lacks(Reason),
+    /// The node has the behaviour when each of its components has it.
+    Components,
+}
+
+/// The node-level rule of each behaviour.
+fn verdict(b: Behaviour, ty: &Type) -> Verdict {
     match b {
         Behaviour::Invocable => {
-            matches!(ty, Type::Fun(..)) || is_compact(ty) || *ty == Type::String
+            if matches!(ty, Type::Fun(..) | Type::String) || is_compact(ty) {
+                Verdict::Has
+            } else {
+                Verdict::Lacks(Reason::NotApplicable)
+            }
         }
-        Behaviour::Arithmetic => matches!(
-            ty,
-            Type::Int(_) | Type::Float | Type::Double | Type::Natural
-        ),
-        Behaviour::Ordered | Behaviour::Equality => {
-            no_function_inside(ty) && !has_pointer(ty) && opaque_has(ty, b)
-        }
-        // Pointers do not print (L11.6).
-        Behaviour::Printable => !has_pointer(ty) && opaque_has(ty, b),
+        Behaviour::Arithmetic => match ty {
+            Type::Int(_) | Type::Float | Type::Double | Type::Natural => Verdict::Has,
+            _ => Verdict::Lacks(Reason::NotNumber),
+        },
+        Behaviour::Equality | Behaviour::Ordered => match ty {
+            Type::Fun(..) => Verdict::Lacks(Reason::Function),
+            Type::Ptr(..) | Type::CPtr(..) => Verdict::Lacks(Reason::Pointer),
+            Type::Record(..) => Verdict::Lacks(Reason::Record),
+            Type::Tuple(_) | Type::Array(..) | Type::Sum(_) | Type::Nominal(_) => {
+                Verdict::Components
+            }
+            // Scalars and compact values (codes, L3.12); a type parameter is checked at the
+            // types it is instantiated with.
+            _ => Verdict::Has,
+        },
+        Behaviour::Printable => match ty {
+            Type::Ptr(..) | Type::CPtr(..) => Verdict::Lacks(Reason::Pointer),
+            Type::Tuple(_)
+            | Type::Array(..)
+            | Type::Sum(_)
+            | Type::Record(..)
+            | Type::Nominal(_) => Verdict::Components,
+            // A function prints as `<fun>` whatever its parameter and result types.
+            _ => Verdict::Has,
+        },
+        Behaviour::CompactLinear => match ty {
+            Type::Unitsum(_) => Verdict::Has,
+            Type::Var(v) if v.kind.satisfies(Kind::CompactLinear) => Verdict::Has,
+            Type::CProduct(_) | Type::CSum(_) | Type::CArray(..) => Verdict::Components,
+            Type::Tuple(_) | Type::Sum(_) | Type::Array(..) => Verdict::Lacks(Reason::Plain),
+            _ => Verdict::Lacks(Reason::NotCompact),
+        },
     }
 }
 
-/// An opaque type has equality only if its declaration grants it, and no other behaviour
-/// (issue 10 item 5, `check/opaque.rs`).
-fn opaque_has(ty: &Type, b: Behaviour) -> bool {
-    crate::check::opaque::lacking(ty, b).is_none()
+/// A depth-first search for the first component lacking the behaviour; `path` holds the
+/// steps to it when one is found.
+struct Search {
+    behaviour: Behaviour,
+    /// Shared subtrees already found to have the behaviour (the walk is linear in the DAG).
+    nodes: HashSet<(u8, usize, usize)>,
+    /// Nominal types being examined or examined: assumed to have the behaviour when met again.
+    nominals: HashSet<u32>,
+    path: Vec<Step>,
+}
+
+impl Search {
+    fn find(&mut self, ty: &Type) -> Option<(Type, Reason)> {
+        match verdict(self.behaviour, ty) {
+            Verdict::Has => None,
+            Verdict::Lacks(reason) => Some((ty.clone(), reason)),
+            Verdict::Components => {
+                if let Some(key) = ty.node_key() {
+                    if !self.nodes.insert(key) {
+                        return None;
+                    }
+                }
+                let steps: Vec<(Step, Type)> = match ty {
+                    Type::Tuple(cs) | Type::CProduct(cs) => cs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (Step::Component(i), c.clone()))
+                        .collect(),
+                    Type::Sum(ss) | Type::CSum(ss) => ss
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| (Step::Summand(i), s.clone()))
+                        .collect(),
+                    // The index of a plain array is compact linear (L2.14): it has every
+                    // structural behaviour; only the elements matter.
+                    Type::Array(e, _) => vec![(Step::Element, (**e).clone())],
+                    Type::CArray(e, i) => {
+                        vec![(Step::Element, (**e).clone()), (Step::Index, (**i).clone())]
+                    }
+                    Type::Record(names, ts) => names
+                        .iter()
+                        .zip(ts.iter())
+                        .map(|(n, t)| (Step::Field(n.clone()), t.clone()))
+                        .collect(),
+                    Type::Nominal(def) => {
+                        if !self.nominals.insert(def.id) {
+                            return None;
+                        }
+                        match nominal_components(def, self.behaviour) {
+                            NominalAnswer::Granted => return None,
+                            NominalAnswer::Lacks(reason) => return Some((ty.clone(), reason)),
+                            NominalAnswer::Components(steps) => steps,
+                        }
+                    }
+                    _ => Vec::new(),
+                };
+                for (step, component) in steps {
+                    self.path.push(step);
+                    if let Some(found) = self.find(&component) {
+                        return Some(found);
+                    }
+                    self.path.pop();
+                }
+                None
+            }
+        }
+    }
+}
+
+/// What a nominal type says about a structural behaviour.
+enum NominalAnswer {
+    /// The declaration decides (an opaque type whose declaration grants equality, issue 10
+    /// item 5, answers here without looking at its representation).
+    Granted,
+    /// The declaration refuses it (an opaque type without the grant).
+    Lacks(Reason),
+    /// Derived from the fields or the constructor arguments.
+    Components(Vec<(Step, Type)>),
+}
+
+fn nominal_components(def: &NominalDef, b: Behaviour) -> NominalAnswer {
+    match def.body.get() {
+        Some(NominalBody::Struct(fields)) => NominalAnswer::Components(
+            fields
+                .iter()
+                .map(|(n, t)| (Step::Field(n.clone()), t.clone()))
+                .collect(),
+        ),
+        Some(NominalBody::Variant(constructors)) => NominalAnswer::Components(
+            constructors
+                .iter()
+                .filter_map(|(n, a)| {
+                    a.as_ref()
+                        .map(|t| (Step::Constructor(n.clone()), t.clone()))
+                })
+                .collect(),
+        ),
+        Some(NominalBody::Opaque { eq, .. }) => {
+            if *eq && b == Behaviour::Equality {
+                NominalAnswer::Granted
+            } else {
+                NominalAnswer::Lacks(Reason::Opaque)
+            }
+        }
+        // A nominal type whose body is not set yet (being declared): nothing to derive.
+        None => NominalAnswer::Granted,
+    }
 }
 
 /// Does a value of `ty` contain a pointer (through tuples, arrays, records, structs and
 /// variants)?
 pub fn has_pointer(ty: &Type) -> bool {
-    let mut found = false;
-    let mut seen = std::collections::HashSet::new();
-    let mut pending = vec![ty.clone()];
-    while let Some(t) = pending.pop() {
-        t.walk(&mut |x| match x {
-            Type::Ptr(..) | Type::CPtr(..) => found = true,
-            Type::Nominal(n) if seen.insert(n.id) => match n.body.get() {
-                Some(NominalBody::Struct(fs)) => pending.extend(fs.iter().map(|(_, f)| f.clone())),
-                Some(NominalBody::Variant(cs)) => {
-                    pending.extend(cs.iter().filter_map(|(_, a)| a.clone()))
-                }
-                Some(NominalBody::Opaque { repr, .. }) => pending.push(repr.clone()),
-                None => {}
-            },
-            _ => {}
-        });
-        if found {
-            return true;
-        }
-    }
-    false
+    matches!(
+        check(ty, Behaviour::Printable),
+        Err(Lacking {
+            reason: Reason::Pointer,
+            ..
+        })
+    )
 }
 
-fn no_function_inside(ty: &Type) -> bool {
-    let mut ok = true;
-    ty.walk(&mut |t| {
-        if matches!(t, Type::Fun(..)) {
-            ok = false;
-        }
-        if let Type::Nominal(n) = t {
-            match n.body.get() {
-                Some(NominalBody::Struct(fs)) => {
-                    ok &= fs.iter().all(|(_, f)| !matches!(f, Type::Fun(..)))
+impl Checker {
+    /// Ask behaviour `b` of `ty` on behalf of a check of the checker. Inside a generic body a
+    /// type parameter `T` is assumed to have it; the requirement is recorded and checked
+    /// against the type arguments of every instantiation ([`Checker::check_requirements`]), so
+    /// `fun eq[T] (x:T, y:T) => x == y;` cannot compare two functions either.
+    pub(crate) fn require(&mut self, ty: &Type, b: Behaviour) -> Result<(), Lacking> {
+        check(ty, b)?;
+        if ty.has_var() {
+            let mut vars = Vec::new();
+            ty.walk(&mut |t| {
+                if let Type::Var(v) = t {
+                    vars.push(v.id);
                 }
-                Some(NominalBody::Variant(cs)) => {
-                    ok &= cs.iter().all(|(_, a)| !matches!(a, Some(Type::Fun(..))))
+            });
+            for v in vars {
+                let list = self.requirements.entry(v).or_default();
+                if !list.contains(&b) {
+                    list.push(b);
                 }
-                Some(NominalBody::Opaque { .. }) | None => {}
             }
         }
-    });
-    ok
+        Ok(())
+    }
+
+    /// The behaviours the body of `name` asked of its type parameters `params`, checked at the
+    /// type arguments `args` of one instantiation; E0301 at `span` for the first one lacking.
+    pub(crate) fn check_requirements(
+        &mut self,
+        name: &str,
+        params: &[TyVar],
+        args: &[Type],
+        span: Span,
+    ) -> bool {
+        for (p, a) in params.iter().zip(args) {
+            let Some(wanted) = self.requirements.get(&p.id).cloned() else {
+                continue;
+            };
+            if contains_error(a) {
+                continue;
+            }
+            for b in wanted {
+                if let Err(lacking) = self.require(a, b) {
+                    let mut error = lacking.error(span);
+                    if let CheckError::NoOverload { message, .. } = &mut error {
+                        message.push_str(&format!(
+                            " (`{name}` needs its type parameter `{}` {})",
+                            p.name,
+                            b.requirement()
+                        ));
+                    }
+                    self.error(error);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The *pure* behaviour (L9.5) belongs to function values, not to types (a type says nothing
+/// of effects). A function is pure when it is a `fun` (not a `proc` or a `gen`) and its body,
+/// transitively, does no output, calls nothing impure and assigns no variable outside its own
+/// locals. The checker records each such effect in the frame being checked
+/// (`Checker::note_effect`); this turns the record into the answer, stored as
+/// `ir::Function::pure_`, which is what the parallel evaluation of L9.5 asks.
+pub fn pure_function(kind: FunKind, effects: bool) -> bool {
+    kind == FunKind::Fun && !effects
+}
+
+/// Is calling the function value `callee` pure? Only a function the checker has checked
+/// (a named function or a lambda: `MakeFun`) can be; any other value (a parameter, a variable
+/// or a component holding a function) may have effects. `pure_of` answers for a checked
+/// function ([`pure_function`] of its body).
+pub fn pure_callee(callee: &ir::Expr, pure_of: impl Fn(ir::FunId) -> bool) -> bool {
+    match &callee.kind {
+        ir::ExprKind::MakeFun { fun, .. } => pure_of(*fun),
+        _ => false,
+    }
 }
 
 /// How a value of one type may become a value of another (L2.16, L4.14).
@@ -149,8 +535,10 @@ pub fn convertible(from: &Type, to: &Type) -> Conversion {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
-    use crate::types::ty::IntTy;
+    use crate::types::ty::{IntTy, PtrMode};
 
     #[test]
     fn implicit_conversions_are_exactly_the_widenings() {
@@ -197,5 +585,247 @@ mod tests {
         assert!(!has(&Type::fun(Type::INT, Type::INT), Behaviour::Equality));
         assert!(has(&Type::fun(Type::INT, Type::INT), Behaviour::Invocable));
         assert!(has(&Type::Unitsum(3), Behaviour::Invocable));
+        assert!(!has(&Type::INT, Behaviour::Invocable));
+        assert!(has(&Type::Natural, Behaviour::Arithmetic));
+        assert!(!has(
+            &Type::tuple(vec![Type::INT, Type::Double]),
+            Behaviour::Arithmetic
+        ));
+        // A function prints (`<fun>`) whatever its parameter type.
+        let takes_pointer = Type::fun(Type::ptr(PtrMode::ReadWrite, Type::INT), Type::INT);
+        assert!(has(&takes_pointer, Behaviour::Printable));
+        assert!(!has(&takes_pointer, Behaviour::Equality));
+    }
+
+    fn int_fun() -> Type {
+        Type::fun(Type::INT, Type::INT)
+    }
+
+    /// A nominal type whose body is set by `body`, given the type itself (for recursion).
+    fn nominal(id: u32, name: &str, body: impl FnOnce(&Type) -> NominalBody) -> Type {
+        let def = Arc::new(NominalDef::new(id, Arc::from(name), Vec::new()));
+        let ty = Type::Nominal(def.clone());
+        def.body.set(body(&ty)).expect("set once");
+        ty
+    }
+
+    fn structure(id: u32, name: &str, fields: Vec<(&str, Type)>) -> Type {
+        nominal(id, name, |_| {
+            NominalBody::Struct(fields.into_iter().map(|(n, t)| (Arc::from(n), t)).collect())
+        })
+    }
+
+    fn lacking(ty: &Type, b: Behaviour) -> Lacking {
+        check(ty, b).expect_err("the behaviour is lacking")
+    }
+
+    #[test]
+    fn tuples_name_the_component() {
+        let t = Type::tuple(vec![Type::INT, Type::String, int_fun()]);
+        let l = lacking(&t, Behaviour::Equality);
+        assert_eq!(l.path, vec![Step::Component(2)]);
+        assert_eq!(l.component, int_fun());
+        assert_eq!(l.reason, Reason::Function);
+        assert_eq!(
+            l.message(),
+            "`int * string * (int -> int)` has no equality: its component 2 is a function (`int -> int`)"
+        );
+        assert!(has(
+            &Type::tuple(vec![Type::INT, Type::String]),
+            Behaviour::Ordered
+        ));
+    }
+
+    #[test]
+    fn arrays_name_the_element_type() {
+        let t = Type::array(Type::tuple(vec![Type::INT, int_fun()]), Type::Unitsum(3));
+        let l = lacking(&t, Behaviour::Ordered);
+        assert_eq!(l.path, vec![Step::Element, Step::Component(1)]);
+        assert_eq!(
+            l.message(),
+            "`(int * (int -> int)) ^ 3` is not ordered: component 1 of its element type is a function (`int -> int`)"
+        );
+        // Arrays of arrays of scalars compare (lexicographically, L3.12).
+        let m = Type::array(
+            Type::array(Type::Double, Type::Unitsum(2)),
+            Type::Unitsum(4),
+        );
+        assert!(has(&m, Behaviour::Equality) && has(&m, Behaviour::Ordered));
+    }
+
+    #[test]
+    fn nested_structs_give_the_whole_path() {
+        let inner = structure(1, "S", vec![("n", Type::INT), ("f", int_fun())]);
+        let outer = structure(
+            2,
+            "W",
+            vec![
+                ("k", Type::String),
+                ("s", Type::tuple(vec![Type::INT, inner.clone()])),
+            ],
+        );
+        let l = lacking(&inner, Behaviour::Equality);
+        assert_eq!(
+            l.message(),
+            "`S` has no equality: its field `f` is a function (`int -> int`)"
+        );
+        let l = lacking(&outer, Behaviour::Equality);
+        assert_eq!(
+            l.path,
+            vec![
+                Step::Field(Arc::from("s")),
+                Step::Component(1),
+                Step::Field(Arc::from("f"))
+            ]
+        );
+        assert_eq!(
+            l.message(),
+            "`W` has no equality: field `f` of component 1 of its field `s` is a function (`int -> int`)"
+        );
+        // Functions print; a struct of them too.
+        assert!(has(&outer, Behaviour::Printable));
+        let plain = structure(3, "P", vec![("x", Type::INT), ("y", Type::String)]);
+        assert!(has(&plain, Behaviour::Equality) && has(&plain, Behaviour::Ordered));
+        assert!(!has(&plain, Behaviour::Arithmetic));
+    }
+
+    #[test]
+    fn recursive_variants_terminate() {
+        // variant tree = | Leaf of int | Node of tree * tree;
+        let tree = nominal(10, "tree", |me| {
+            NominalBody::Variant(vec![
+                (Arc::from("Leaf"), Some(Type::INT)),
+                (
+                    Arc::from("Node"),
+                    Some(Type::array(me.clone(), Type::Unitsum(2))),
+                ),
+                (Arc::from("Empty"), None),
+            ])
+        });
+        for b in [
+            Behaviour::Equality,
+            Behaviour::Ordered,
+            Behaviour::Printable,
+        ] {
+            assert!(has(&tree, b), "{b:?}");
+        }
+        // variant ftree = | Node of ftree * ftree | Fn of int -> int;  (the function is
+        // found behind the recursive constructor)
+        let ftree = nominal(11, "ftree", |me| {
+            NominalBody::Variant(vec![
+                (
+                    Arc::from("Node"),
+                    Some(Type::array(me.clone(), Type::Unitsum(2))),
+                ),
+                (Arc::from("Fn"), Some(int_fun())),
+            ])
+        });
+        let l = lacking(&ftree, Behaviour::Equality);
+        assert_eq!(l.path, vec![Step::Constructor(Arc::from("Fn"))]);
+        assert_eq!(
+            l.message(),
+            "`ftree` has no equality: the argument of its constructor `Fn` is a function (`int -> int`)"
+        );
+        // Mutual recursion through a struct: struct A { b: B; }, variant B = | Stop | More of A * (int -> int)
+        let b_def = Arc::new(NominalDef::new(12, Arc::from("B"), Vec::new()));
+        let b_ty = Type::Nominal(b_def.clone());
+        let a_ty = structure(13, "A", vec![("b", b_ty.clone())]);
+        b_def
+            .body
+            .set(NominalBody::Variant(vec![
+                (Arc::from("Stop"), None),
+                (
+                    Arc::from("More"),
+                    Some(Type::tuple(vec![a_ty.clone(), int_fun()])),
+                ),
+            ]))
+            .expect("set once");
+        let l = lacking(&a_ty, Behaviour::Ordered);
+        assert_eq!(
+            l.message(),
+            "`A` is not ordered: component 1 of the argument of constructor `More` of its field `b` is a function (`int -> int`)"
+        );
+    }
+
+    #[test]
+    fn pointers_and_records() {
+        let p = Type::ptr(PtrMode::Read, Type::INT);
+        let l = lacking(
+            &Type::tuple(vec![Type::INT, p.clone()]),
+            Behaviour::Printable,
+        );
+        assert_eq!(l.reason, Reason::Pointer);
+        assert_eq!(l.path, vec![Step::Component(1)]);
+        let r = Type::record(vec![(Arc::from("a"), Type::INT)]);
+        let l = lacking(&r, Behaviour::Equality);
+        assert_eq!((l.reason, l.path.len()), (Reason::Record, 0));
+        assert!(has(&r, Behaviour::Printable));
+        let l = lacking(
+            &Type::record(vec![(Arc::from("a"), Type::INT), (Arc::from("p"), p)]),
+            Behaviour::Printable,
+        );
+        assert_eq!(l.path, vec![Step::Field(Arc::from("p"))]);
+    }
+
+    #[test]
+    fn compact_linear_names_the_plain_part() {
+        let good = Type::cproduct(vec![
+            Type::Unitsum(3),
+            Type::carray(Type::BOOL, Type::Unitsum(4)),
+        ]);
+        assert!(has(&good, Behaviour::CompactLinear));
+        let l = lacking(
+            &Type::tuple(vec![Type::Unitsum(3), Type::Unitsum(2)]),
+            Behaviour::CompactLinear,
+        );
+        assert_eq!((l.reason, l.path.len()), (Reason::Plain, 0));
+        assert_eq!(l.help().as_deref(), Some("write `3 \\* 2`"));
+        let l = lacking(&Type::INT, Behaviour::CompactLinear);
+        assert_eq!(l.reason, Reason::NotCompact);
+    }
+
+    #[test]
+    fn shared_subtrees_are_examined_once() {
+        // t(k+1) = t(k) * (t(k) + int): 2^60 leaves as a tree, 60 nodes as a DAG.
+        let mut t = Type::Double;
+        for _ in 0..60 {
+            t = Type::tuple(vec![t.clone(), Type::sum(vec![t, Type::INT])]);
+        }
+        for b in [
+            Behaviour::Equality,
+            Behaviour::Ordered,
+            Behaviour::Printable,
+        ] {
+            assert!(has(&t, b));
+        }
+        let with_fun = Type::tuple(vec![t, int_fun()]);
+        assert_eq!(
+            lacking(&with_fun, Behaviour::Equality).path,
+            vec![Step::Component(1)]
+        );
+    }
+
+    #[test]
+    fn purity_of_functions_and_callees() {
+        assert!(pure_function(FunKind::Fun, false));
+        assert!(!pure_function(FunKind::Fun, true));
+        assert!(!pure_function(FunKind::Gen, false));
+        assert!(!pure_function(FunKind::Proc, false));
+        let make = |fun| ir::Expr {
+            kind: ir::ExprKind::MakeFun {
+                fun,
+                type_args: vec![],
+            },
+            ty: int_fun(),
+            span: Span::default(),
+        };
+        assert!(pure_callee(&make(3), |f| f == 3));
+        assert!(!pure_callee(&make(4), |f| f == 3));
+        let local = ir::Expr {
+            kind: ir::ExprKind::Local(0),
+            ty: int_fun(),
+            span: Span::default(),
+        };
+        assert!(!pure_callee(&local, |_| true));
     }
 }

@@ -186,7 +186,10 @@ impl Checker {
     /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
     fn compact_operand(&mut self, te: &TypeExpr, context: &'static str) -> Type {
         let t = self.type_expr(te);
-        if !is_compact(&t) && !t.has_meta() {
+        // An inference variable (or an earlier error) inside: decided later, or reported.
+        if !t.has_meta()
+            && !crate::check::traits::has(&t, crate::check::traits::Behaviour::CompactLinear)
+        {
             self.error(CheckError::NotCompact {
                 span: te.span,
                 ty: t.to_string(),

@@ -152,11 +152,12 @@ impl Checker {
     pub(crate) fn assignable(&mut self, from: &Type, to: &Type) -> Option<bool> {
         let f = self.zonk(from);
         let t = self.zonk(to);
-        if let (Type::Int(a), Type::Int(b)) = (&f, &t) {
-            if a == b {
-                return Some(false);
-            }
-            return if widens_to(*a, *b) { Some(true) } else { None };
+        if let (Type::Int(_), Type::Int(_)) = (&f, &t) {
+            return match crate::check::traits::convertible(&f, &t) {
+                crate::check::traits::Conversion::Identity => Some(false),
+                crate::check::traits::Conversion::Implicit => Some(true),
+                _ => None,
+            };
         }
         if self.unify(&f, &t) {
             Some(false)

@@ -210,6 +210,16 @@ pub type Comparator = Arc<dyn Fn(&Value, &Value) -> Ordering + Send + Sync>;
 
 /// The structural order of L3.12 and `Prim::Compare` for values of type `ty`.
 pub fn comparator(ty: &Type) -> Comparator {
+    comparator_in(ty, &mut Vec::new())
+}
+
+/// The comparator of a nominal type whose body is being built, reached again through its own
+/// body (a recursive variant): a weak reference, so the comparator is built once and holds
+/// no reference cycle.
+type Open = Vec<(u32, std::sync::Weak<std::sync::OnceLock<Comparator>>)>;
+
+fn comparator_in(ty: &Type, open: &mut Open) -> Comparator {
+    let mut comparator = |t: &Type| comparator_in(t, open);
     match ty {
         Type::Int(ity) if is_unsigned_64(*ity) => {
             Arc::new(|a, b| (a.as_int_lossy() as u64).cmp(&(b.as_int_lossy() as u64)))
@@ -238,22 +248,33 @@ pub fn comparator(ty: &Type) -> Comparator {
             let parts: Vec<Comparator> = components.iter().map(comparator).collect();
             Arc::new(move |a, b| compare_components(&parts, a, b))
         }
-        Type::Nominal(def) => match def.body.get() {
-            Some(NominalBody::Struct(fields)) => {
-                let parts: Vec<Comparator> = fields.iter().map(|(_, t)| comparator(t)).collect();
-                Arc::new(move |a, b| compare_components(&parts, a, b))
+        // A nominal type may be recursive (`variant tree = | Leaf of int | Node of tree *
+        // tree;`): met again inside its own body, it refers to the comparator being built.
+        // Values nested deeper than the stack allows move to a new stack segment, like calls
+        // (closure.rs).
+        Type::Nominal(def) => {
+            if let Some((_, cell)) = open.iter().find(|(id, _)| *id == def.id) {
+                let cell = cell.clone();
+                return Arc::new(move |a, b| match cell.upgrade() {
+                    Some(cell) => match cell.get() {
+                        Some(compare) => {
+                            stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || compare(a, b))
+                        }
+                        None => Ordering::Equal,
+                    },
+                    None => Ordering::Equal,
+                });
             }
-            Some(NominalBody::Variant(constructors)) => {
-                let args: Vec<Option<Comparator>> = constructors
-                    .iter()
-                    .map(|(_, t)| t.as_ref().map(comparator))
-                    .collect();
-                Arc::new(move |a, b| compare_sums(&args, a, b))
-            }
-            // Stored as its representation; the checker allows only `==`/`!=` (when granted).
-            Some(NominalBody::Opaque { repr, .. }) => comparator(repr),
-            None => Arc::new(|_, _| Ordering::Equal),
-        },
+            let cell = Arc::new(std::sync::OnceLock::new());
+            open.push((def.id, Arc::downgrade(&cell)));
+            let body = nominal_comparator(def, open);
+            open.pop();
+            let _ = cell.set(body);
+            Arc::new(move |a, b| match cell.get() {
+                Some(compare) => stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || compare(a, b)),
+                None => Ordering::Equal,
+            })
+        }
         Type::Sum(summands) => {
             let args: Vec<Option<Comparator>> =
                 summands.iter().map(|t| Some(comparator(t))).collect();
@@ -286,6 +307,28 @@ pub fn comparator(ty: &Type) -> Comparator {
             })
         }
         _ => Arc::new(|_, _| Ordering::Equal),
+    }
+}
+
+/// The order of a struct (fields in declaration order) or a variant (constructor index, then
+/// argument).
+fn nominal_comparator(def: &crate::types::ty::NominalDef, open: &mut Open) -> Comparator {
+    let mut comparator = |t: &Type| comparator_in(t, open);
+    match def.body.get() {
+        Some(NominalBody::Struct(fields)) => {
+            let parts: Vec<Comparator> = fields.iter().map(|(_, t)| comparator(t)).collect();
+            Arc::new(move |a, b| compare_components(&parts, a, b))
+        }
+        Some(NominalBody::Variant(constructors)) => {
+            let args: Vec<Option<Comparator>> = constructors
+                .iter()
+                .map(|(_, t)| t.as_ref().map(&mut comparator))
+                .collect();
+            Arc::new(move |a, b| compare_sums(&args, a, b))
+        }
+        // Stored as its representation; the checker allows only `==`/`!=` (when granted).
+        Some(NominalBody::Opaque { repr, .. }) => comparator(repr),
+        None => Arc::new(|_, _| Ordering::Equal),
     }
 }
 
