@@ -53,6 +53,10 @@ diagnostic_cases! {
     e0603_format_conversion: "E0603", "val name = \"x\";\nprintln$ f\"hello %s and %d\" name;\n";
     e0603_format_flag: "E0603", "println$ f\"%#x\" 255u;\n";
     e0301_sqrt_of_an_integer: "E0301", "val x = 4;\nprintln$ sqrt x;\n";
+    e0301_no_overload_of_a_primitive: "E0301", "println$ len 3;\n";
+    e0301_overloaded_primitive_as_value: "E0301", "val n = len;\n";
+    e0301_class_of_a_scheme_variable: "E0301", "println$ \\sum (true, false);\n";
+    e0302_primitive_value_never_used: "E0302", "val h = rev;\n";
     e0301_bitwise_on_a_signed_type: "E0301", "val m = 12;\nprintln$ m \\& 4;\n";
     e0301_shift_of_mixed_types: "E0301", "println$ 1u << 3;\n";
     e0301_format_argument: "E0301", "println$ f\"%d-%S\" (1, 2);\n";

@@ -350,10 +350,17 @@ impl Checker {
     fn settle_deferred_vars(&mut self) {
         for (span, vb, name, t) in std::mem::take(&mut self.deferred_vars) {
             let t = self.zonk(&t);
-            if self.no_meta_left(&t, span) {
-                self.set_var_type(&vb, &name, t);
-                self.recursion_metas = true;
+            if t.has_meta() {
+                self.error(CheckError::CannotInfer {
+                    span,
+                    message: format!(
+                        "cannot infer the type of `{name}` (`{t}`): nothing in this unit fixes it; declare it, as in `val {name} : TYPE = …;`"
+                    ),
+                });
+                continue;
             }
+            self.set_var_type(&vb, &name, t);
+            self.recursion_metas = true;
         }
     }
 
