@@ -235,7 +235,10 @@ impl Checker {
             }
             ExprKind::Unary(UnOp::Not, a) => {
                 let x = self.bool_expr(a);
-                mk(ir::ExprKind::Prim(Prim::Not, vec![x]), Type::BOOL, span)
+                match crate::check::prims::operator_kernel("not", &[Type::BOOL], &Type::BOOL) {
+                    Some(kernel) => mk(ir::ExprKind::Prim(kernel, vec![x]), Type::BOOL, span),
+                    None => error_expr(span),
+                }
             }
             ExprKind::Unary(UnOp::Plus, a) => self.expr(a, expected),
             ExprKind::Unary(UnOp::Compl, a) => {
@@ -248,11 +251,14 @@ impl Checker {
             ExprKind::Unary(UnOp::Neg, a) => {
                 let x = self.expr(a, expected);
                 let t = self.zonk(&x.ty);
+                let kernel =
+                    crate::check::prims::operator_kernel("neg", std::slice::from_ref(&t), &t);
                 match t {
-                    Type::Int(it) => mk(ir::ExprKind::Prim(Prim::IntNeg(it), vec![x]), t, span),
-                    Type::Double | Type::Float => {
-                        mk(ir::ExprKind::Prim(Prim::FloatNeg, vec![x]), t, span)
-                    }
+                    _ if kernel.is_some() => mk(
+                        ir::ExprKind::Prim(kernel.expect("checked"), vec![x]),
+                        t,
+                        span,
+                    ),
                     t if t == error_type() => error_expr(span),
                     t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
                     t => {

@@ -257,7 +257,10 @@ pub static PRIMS: &[PrimDef] = &[
     func("join", &["[T, N:UNITSUM, M:UNITSUM, K:UNITSUM] T ^ N -> T ^ M -> T ^ K where K = N `+ M"], 2, "join a b: concatenation of arrays over unitsums (L6.7); the index is the unitsum of the sum of the sizes", "println$ join (1, 2) (3, 4, 5);", Apply::Rule(join_rule), |p| *p == Prim::Concat),
     func("\\sum", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\sum a: left fold of + from zero (L9.6)", "println$ \\sum (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Sum)), |p| *p == Prim::Sum),
     func("\\prod", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\prod a: left fold of * from one (L9.6)", "println$ \\prod (1, 2, 3, 4);", Apply::Scheme(|_, _| Some(Prim::Prod)), |p| *p == Prim::Prod),
-    func("transpose", &["[T, M:COMPACTLINEAR, N:COMPACTLINEAR] T ^ M ^ N -> T ^ N ^ M", "[T, A:COMPACTLINEAR, B:COMPACTLINEAR] T ^ (A \\* B) -> T ^ (B \\* A)", "[T, A:COMPACTLINEAR] T ^ (A \\^ 2) -> T ^ (A \\^ 2)"], 1, "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", "println$ transpose ((1, 2, 3), (4, 5, 6));", Apply::Rule(transpose_rule), |p| *p == Prim::Transpose),
+    PrimDef {
+        side: Some(transpose_side),
+        ..func("transpose", &["[T, M:COMPACTLINEAR, N:COMPACTLINEAR] T ^ M ^ N -> T ^ N ^ M", "[T, A:COMPACTLINEAR, B:COMPACTLINEAR] T ^ (A \\* B) -> T ^ (B \\* A)", "[T, A:COMPACTLINEAR] T ^ (A \\^ 2) -> T ^ (A \\^ 2)"], 1, "transpose a: T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy (L6.13, L9.7)", "println$ transpose ((1, 2, 3), (4, 5, 6));", Apply::Scheme(|_, _| Some(Prim::Transpose)), |p| *p == Prim::Transpose)
+    },
     func("get", &["[T, N:COMPACTLINEAR, I:integer] T ^ N * I -> T"], 1, "get (a, i): the element at linear position i (L6.11)", "println$ get ((10, 20, 30), 1);", Apply::Rule(get_rule), |_| false),
     func("unsafe_get", &["[T, N:COMPACTLINEAR] T ^ N * size -> T"], 1, "unsafe_get (a, i): the element at linear position i (L11.28)", "println$ unsafe_get ((10, 20, 30), 2uz);", Apply::Rule(lib::unsafe_get_rule), |_| false),
     func("mem", &["[T, N:COMPACTLINEAR] (T -> bool) -> T ^ N -> bool", "[T, U, N:COMPACTLINEAR] (T * U -> bool) -> T ^ N -> U -> bool"], 2, "mem p a: does an element satisfy p; mem r a e: does an element v satisfy r (v, e) (L11.28)", "println$ mem (fun (x:int) => x > 2) (1, 2, 3);", Apply::Rule(lib::mem_rule), |p| matches!(p, Prim::Mem | Prim::MemRel)),
@@ -346,6 +349,16 @@ pub static PRIMS: &[PrimDef] = &[
     internal("upcast", Section::Internal, &["[T, U] T -> U"], "a record argument passed where a supertype is expected (L11.10), a struct built from a record (L11.11), a read-write pointer where a read-only or write-only one is expected (L11.4)", |p| *p == Prim::Upcast, Some(upcast_side)),
     internal("permute", Section::Internal, &["[R] R -> R"], "a record literal written out of field order (L11.8): its field values in source order to the record R", |p| matches!(p, Prim::Permute(_)), Some(permute_side)),
 ];
+
+/// The type the checker gives a transpose is the one the isomorphism engine derives the
+/// evaluator's permutation from (L9.7); a shape with type variables is decided at its instance.
+fn transpose_side(_: &Prim, args: &[Type], result: &Type) -> bool {
+    match crate::types::iso::transpose_permutation(&args[0]) {
+        Ok(permutation) => permutation.target_type() == result,
+        Err(crate::types::iso::NotTransposable::UnknownExtent(_)) => true,
+        Err(_) => false,
+    }
+}
 
 /// A record subtype, a struct built from a record, or a pointer to a weaker mode.
 fn upcast_side(_: &Prim, args: &[Type], result: &Type) -> bool {
@@ -839,47 +852,6 @@ fn join_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
                 c.error(CheckError::NoOverload {
                     span,
                     message: format!("`join` needs two arrays over unitsums with one element type, found `{x}` and `{y}`"),
-                    behaviour: "invocable",
-                    help: None,
-                });
-            }
-            error_expr(span)
-        }
-    }
-}
-
-fn transpose_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let a = take(c, args, 0, None);
-    let t = a.ty.clone();
-    let result = match &t {
-        // T ^ M ^ N -> T ^ N ^ M
-        Type::Array(inner, n) => match &**inner {
-            Type::Array(elem, m) => Some(Type::array(
-                Type::array((**elem).clone(), (**n).clone()),
-                (**m).clone(),
-            )),
-            elem => match &**n {
-                // T ^ (A \* B) -> T ^ (B \* A)
-                Type::CProduct(cs) if cs.len() == 2 => Some(Type::array(
-                    elem.clone(),
-                    Type::cproduct(vec![cs[1].clone(), cs[0].clone()]),
-                )),
-                Type::CArray(x, two) if **two == Type::Unitsum(2) => Some(Type::array(
-                    elem.clone(),
-                    Type::carray((**x).clone(), Type::Unitsum(2)),
-                )),
-                _ => None,
-            },
-        },
-        _ => None,
-    };
-    match result {
-        Some(r) => mk(ir::ExprKind::Prim(Prim::Transpose, vec![a]), r, span),
-        None => {
-            if t != error_type() {
-                c.error(CheckError::NoOverload {
-                    span,
-                    message: format!("`transpose` needs an array of arrays `T ^ M ^ N` or a matrix `T ^ (A \\* B)`, found `{t}`"),
                     behaviour: "invocable",
                     help: None,
                 });

@@ -724,6 +724,23 @@ fn every_admitted_instance_of_the_table_has_a_kernel() {
                     };
                     let ty = scheme.ty.subst_vars(&vars, &args);
                     let (params, result) = prims::flat_params(def, &ty);
+                    // The first overload whose parameters match is the one applied.
+                    let earlier = schemes
+                        .iter()
+                        .take_while(|s| !std::ptr::eq(*s, scheme))
+                        .any(|s| {
+                            let (ps, _) = prims::flat_params(def, &s.ty);
+                            let mut b = crate::check::scheme::Binds::new();
+                            ps.len() == params.len()
+                                && ps
+                                    .iter()
+                                    .zip(&params)
+                                    .all(|(p, a)| crate::check::scheme::match_type(p, a, &mut b))
+                                && s.violated(&b).is_none()
+                        });
+                    if earlier {
+                        continue;
+                    }
                     let kernel = prims::kernel_for(def, &params, &result).unwrap_or_else(|| {
                         panic!("`{}` has no kernel for {params:?} -> {result}", def.name)
                     });
