@@ -40,7 +40,14 @@ impl Functor {
     /// The application as `:type -v` prints it.
     pub fn show(self, args: &[Type]) -> String {
         match (self, args) {
-            (Functor::UnitsumSum, [a, b]) => format!("shape({a} `+ {b})"),
+            (Functor::UnitsumSum, [a, b]) => {
+                // A unitsum as its size (`2`, not `bool`).
+                let size = |t: &Type| match t {
+                    Type::Unitsum(n) => n.to_string(),
+                    t => t.to_string(),
+                };
+                format!("shape({} `+ {})", size(a), size(b))
+            }
             (_, args) => format!(
                 "promote({})",
                 args.iter()
@@ -96,9 +103,9 @@ mod tests {
 
     #[test]
     fn unitsum_sum_and_its_display() {
-        let args = [Type::Unitsum(4), Type::Unitsum(3)];
-        assert_eq!(Functor::UnitsumSum.apply(&args), Some(Type::Unitsum(7)));
-        assert_eq!(Functor::UnitsumSum.show(&args), "shape(4 `+ 3)");
+        let args = [Type::Unitsum(2), Type::Unitsum(3)];
+        assert_eq!(Functor::UnitsumSum.apply(&args), Some(Type::Unitsum(5)));
+        assert_eq!(Functor::UnitsumSum.show(&args), "shape(2 `+ 3)");
         assert_eq!(
             parse("promote(A, B)"),
             Some((Functor::Promote, vec!["A".into(), "B".into()]))

@@ -254,7 +254,7 @@ pub static PRIMS: &[PrimDef] = &[
     func("fold_left", &["[T, U, N:COMPACTLINEAR] (U -> T -> U) -> U -> T ^ N -> U"], 3, "fold_left f init a: left fold in code order (L6.4)", "println$ fold_left (fun (s:int) (x:int) => s + x) 0 (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::FoldLeft)), |p| *p == Prim::FoldLeft),
     func("fold", &["[T, U, N:COMPACTLINEAR] (U -> T -> U) -> U -> T ^ N -> U"], 3, "fold f init a: fold_left f init a (L11.28)", "println$ fold (fun (s:int) (x:int) => s + x) 0 (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::FoldLeft)), |p| *p == Prim::FoldLeft),
     func("rev", &["[T, N:COMPACTLINEAR] T ^ N -> T ^ N"], 1, "rev a: the elements in reverse code order (L6.5)", "println$ rev (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Rev)), |p| *p == Prim::Rev),
-    func("join", &["[T, N:UNITSUM, M:UNITSUM, K:UNITSUM] T ^ N -> T ^ M -> T ^ K where K = N `+ M"], 2, "join a b: concatenation of arrays over unitsums (L6.7); the index is the unitsum of the sum of the sizes", "println$ join (1, 2) (3, 4, 5);", Apply::Rule(join_rule), |p| *p == Prim::Concat),
+    func("join", &["[T, N:UNITSUM, M:UNITSUM, K:UNITSUM] T ^ N -> T ^ M -> T ^ K where K = N `+ M"], 2, "join a b: concatenation of arrays over unitsums (L6.7); the index is the unitsum of the sum of the sizes", "println$ join (1, 2) (3, 4, 5);", Apply::Scheme(|_, _| Some(Prim::Concat)), |p| *p == Prim::Concat),
     func("\\sum", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\sum a: left fold of + from zero (L9.6)", "println$ \\sum (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Sum)), |p| *p == Prim::Sum),
     func("\\prod", &["[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T"], 1, "\\prod a: left fold of * from one (L9.6)", "println$ \\prod (1, 2, 3, 4);", Apply::Scheme(|_, _| Some(Prim::Prod)), |p| *p == Prim::Prod),
     PrimDef {
@@ -715,6 +715,40 @@ fn apply_scheme(
         }
         exprs[i] = Some(e);
     }
+    // The variables defined by type functors (`where K = N `+ M`): applied to the solved
+    // arguments, recorded for `:type -v`.
+    for w in &scheme.wheres {
+        let position = |id: u32| scheme.vars.iter().position(|v| v.var.id == id);
+        let operands: Vec<Type> = w
+            .args
+            .iter()
+            .filter_map(|a| position(a.id).map(|i| c.zonk(&metas[i])))
+            .collect();
+        if operands.len() != w.args.len() || operands.iter().any(|t| t.has_meta()) {
+            continue;
+        }
+        let Some(defined) = position(w.var.id) else {
+            continue;
+        };
+        match w.functor.apply(&operands) {
+            Some(t) if c.unify(&metas[defined], &t) => {
+                c.derivations.push((span, w.functor.show(&operands)));
+            }
+            _ => {
+                c.error(CheckError::NoOverload {
+                    span,
+                    message: format!(
+                        "no `{}` here: `{}` does not apply",
+                        def.name,
+                        w.functor.show(&operands)
+                    ),
+                    behaviour: "invocable",
+                    help: Some(format!("`{}` has the type `{scheme}`", def.name)),
+                });
+                return error_expr(span);
+            }
+        }
+    }
     // The classes of the variables.
     for (v, m) in scheme.vars.iter().zip(&metas) {
         let t = c.zonk(m);
@@ -838,26 +872,6 @@ fn array_parts(t: &Type) -> Option<(Type, Type)> {
     match t {
         Type::Array(e, i) => Some(((**e).clone(), (**i).clone())),
         _ => None,
-    }
-}
-
-fn join_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let a = take(c, args, 0, None);
-    let b = take(c, args, 1, None);
-    match c.concat_type(&a.ty, &b.ty) {
-        Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![a, b]), t, span),
-        None => {
-            let (x, y) = (a.ty.clone(), b.ty.clone());
-            if x != error_type() && y != error_type() {
-                c.error(CheckError::NoOverload {
-                    span,
-                    message: format!("`join` needs two arrays over unitsums with one element type, found `{x}` and `{y}`"),
-                    behaviour: "invocable",
-                    help: None,
-                });
-            }
-            error_expr(span)
-        }
     }
 }
 
