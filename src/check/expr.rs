@@ -1544,7 +1544,14 @@ impl Checker {
             }
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {
-                    Some(t) => mk(ir::ExprKind::Prim(Prim::Concat, vec![x, y]), t, span),
+                    Some(t) => {
+                        if let (Type::Array(_, n), Type::Array(_, m)) = (&a, &b) {
+                            let shape = crate::check::functor::Functor::UnitsumSum;
+                            let shown = shape.show(&[(**n).clone(), (**m).clone()]);
+                            self.derivations.push((span, shown));
+                        }
+                        self.operator_expr(op, vec![x, y], t, span)
+                    }
                     None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
                 }
             }
