@@ -731,18 +731,22 @@ impl Checker {
                 ty,
                 span,
             ),
-            Some(a) if ty.has_meta() => {
+            Some(a) => {
                 // A constructor of a parametric variant as a function value: its type
                 // arguments come from the expected argument type, or are given (`Leaf of (T)`
                 // is not needed when the use determines them).
-                if let Some(Type::Fun(ea, _)) = expected.map(|t| self.zonk(t)) {
-                    self.unify(&a, &ea);
-                }
-                let ty = self.zonk(&ty);
-                if !self.no_meta_left(&ty, span) {
-                    return error_expr(span);
-                }
-                let a = self.zonk(&a);
+                let (a, ty) = if ty.has_meta() {
+                    if let Some(Type::Fun(ea, _)) = expected.map(|t| self.zonk(t)) {
+                        self.unify(&a, &ea);
+                    }
+                    let ty = self.zonk(&ty);
+                    if !self.no_meta_left(&ty, span) {
+                        return error_expr(span);
+                    }
+                    (self.zonk(&a), ty)
+                } else {
+                    (a, ty)
+                };
                 self.synthetic_fun("ctor", a, span, move |_, param| {
                     mk(
                         ir::ExprKind::Inject {
@@ -754,16 +758,6 @@ impl Checker {
                     )
                 })
             }
-            Some(a) => self.synthetic_fun("ctor", a, span, move |_, param| {
-                mk(
-                    ir::ExprKind::Inject {
-                        tag: index,
-                        arg: Box::new(param),
-                    },
-                    ty,
-                    span,
-                )
-            }),
         }
     }
 

@@ -540,12 +540,7 @@ pub(crate) fn kernel_for(def: &PrimDef, args: &[Type], result: &Type) -> Option<
 /// or the components of an operator's one tupled operand.
 #[cfg(test)]
 pub(crate) fn flat_params(def: &PrimDef, ty: &Type) -> (Vec<Type>, Type) {
-    let mut params = Vec::new();
-    let mut t = ty.clone();
-    while let Type::Fun(a, r) = t {
-        params.push((*a).clone());
-        t = (*r).clone();
-    }
+    let (mut params, t) = crate::check::scheme::curried(ty);
     if def.section == Section::Operator && params.len() == 1 {
         match &params[0] {
             Type::Tuple(ps) => params = ps.to_vec(),
@@ -692,12 +687,7 @@ fn apply_scheme(
     };
     let scheme = &schemes[k];
     let (ty, metas) = c.instantiate_scheme(scheme);
-    let mut params = Vec::new();
-    let mut result = ty;
-    while let Type::Fun(a, r) = result {
-        params.push((*a).clone());
-        result = (*r).clone();
-    }
+    let (params, result) = crate::check::scheme::curried(&ty);
     let mut exprs: Vec<Option<ir::Expr>> = (0..n).map(|_| None).collect();
     for &i in &order {
         let expected = c.zonk(&params[i]);

@@ -123,13 +123,7 @@ pub struct Scheme {
 impl Scheme {
     /// The parameter types of the curried groups, then the result.
     pub fn params_and_result(&self) -> (Vec<Type>, Type) {
-        let mut params = Vec::new();
-        let mut t = self.ty.clone();
-        while let Type::Fun(a, r) = t {
-            params.push((*a).clone());
-            t = (*r).clone();
-        }
-        (params, t)
+        curried(&self.ty)
     }
 
     /// Bind the variables defined by `where` clauses from the bindings of their arguments;
@@ -197,6 +191,17 @@ impl std::fmt::Display for Scheme {
         }
         Ok(())
     }
+}
+
+/// The parameter types of a curried function type `A -> B -> R`, then its result.
+pub fn curried(ty: &Type) -> (Vec<Type>, Type) {
+    let mut params = Vec::new();
+    let mut t = ty.clone();
+    while let Type::Fun(a, r) = t {
+        params.push((*a).clone());
+        t = (*r).clone();
+    }
+    (params, t)
 }
 
 /// Bindings of scheme variables (by `TyVar::id`) found by `match_type`.
