@@ -57,6 +57,8 @@ diagnostic_cases! {
     e0301_overloaded_primitive_as_value: "E0301", "val n = len;\n";
     e0301_class_of_a_scheme_variable: "E0301", "println$ \\sum (true, false);\n";
     e0302_primitive_value_never_used: "E0302", "val h = rev;\n";
+    e0301_overloaded_curried_primitive_value: "E0301", "val st = startswith;\n";
+    e0302_join_value_never_used: "E0302", "val j = join;\n";
     e0301_bitwise_on_a_signed_type: "E0301", "val m = 12;\nprintln$ m \\& 4;\n";
     e0301_shift_of_mixed_types: "E0301", "println$ 1u << 3;\n";
     e0301_format_argument: "E0301", "println$ f\"%d-%S\" (1, 2);\n";

@@ -6,16 +6,14 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 
 use crate::check::apply::Arg;
-use crate::check::env::{Binding, Frame, FunState, VarBinding, VarType};
+use crate::check::env::{Binding, Frame, FunState, VarBinding, VarLoc, VarType};
 use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
 use crate::check::traits::{self, Behaviour};
 use crate::check::{contains_error, error_type, Checker};
-use crate::core::ir::{self, ArithOp, CmpOp, CoerceKind, Const, IndexMode, Prim};
+use crate::core::ir::{self, ArithOp, CmpOp, Const, IndexMode, Prim};
 use crate::syntax::ast::{self, BinOp, ExprKind, IntLit, UnOp};
 use crate::syntax::span::Span;
-use crate::types::iso::{classify, Iso};
-use crate::types::kind::is_compact;
 use crate::types::size::size_of;
 use crate::types::ty::{IntTy, NominalBody, Type};
 
@@ -541,6 +539,11 @@ impl Checker {
                     let unit = mk(ir::ExprKind::Const(ir::Const::Unit), Type::UNIT, span);
                     return self.apply_name(n, span, vec![Arg::Checked(unit)], span, None);
                 }
+                // A primitive of several argument groups (`val m = map;`): a curried function
+                // of its groups.
+                if let Some(params) = self.prim_value_groups(n, expected) {
+                    return self.curried_prim_value(n, params, Vec::new(), span);
+                }
                 let expected_param = match expected.map(|t| self.zonk(t)) {
                     Some(Type::Fun(a, _)) => Some((*a).clone()),
                     _ => None,
@@ -560,23 +563,24 @@ impl Checker {
                     }
                 }
                 if let Some(index) = crate::check::prims::function_index(n) {
-                    let def = &crate::check::prims::PRIMS[index];
-                    let help = if def.arity > 1 {
-                        format!(
-                            "`{n}` takes {} arguments: apply it, or wrap it: `fun (x:T) => {n} x`",
-                            def.arity
-                        )
-                    } else {
-                        let types: Vec<String> = self
-                            .prim_schemes(index)
-                            .map(|s| s.iter().map(|s| format!("`{s}`")).collect())
-                            .unwrap_or_default();
-                        format!(
-                            "`{n}` has the types {}: say which, e.g. `val f : {} = {n};`",
-                            types.join(" and "),
-                            def.schemes.last().copied().unwrap_or("T -> U")
-                        )
-                    };
+                    // Several overloads (or a kernel chosen by the argument's type): the
+                    // user says which type they mean.
+                    let types: Vec<String> = self
+                        .prim_schemes(index)
+                        .map(|s| s.iter().map(|s| format!("`{s}`")).collect())
+                        .unwrap_or_default();
+                    // A concrete overload makes the example; otherwise the user writes one.
+                    let example = crate::check::prims::PRIMS
+                        .iter()
+                        .find(|d| d.name == n)
+                        .and_then(|d| d.schemes.iter().find(|s| !s.starts_with('[')))
+                        .copied()
+                        .unwrap_or("TYPE");
+                    let help = format!(
+                        "`{n}` has the type{} {}: say which, e.g. `val f : {example} = {n};`, or apply it",
+                        if types.len() == 1 { "" } else { "s" },
+                        types.join(" and "),
+                    );
                     self.error(CheckError::Type {
                         span,
                         message: format!("`{n}` used as a value needs a known function type here"),
@@ -878,6 +882,77 @@ impl Checker {
             Type::Fun(a, _) => Some((*a).clone()),
             _ => None,
         }
+    }
+
+    /// The parameter types of the argument groups of a primitive of several groups used as a
+    /// value: from the expected function type when it has that many groups, else from the
+    /// entry's one overload of that many groups instantiated afresh (inference settles them at
+    /// the uses).
+    fn prim_value_groups(&mut self, name: &str, expected: Option<&Type>) -> Option<Vec<Type>> {
+        let index = crate::check::prims::function_index(name)?;
+        let arity = crate::check::prims::PRIMS[index].arity;
+        if arity < 2 {
+            return None;
+        }
+        if let Some(t) = expected {
+            let (params, _) = crate::check::scheme::curried(&self.zonk(t));
+            if params.len() >= arity {
+                return Some(params[..arity].to_vec());
+            }
+        }
+        let schemes = self.prim_schemes(index).ok()?;
+        let mut fitting = schemes
+            .iter()
+            .filter(|s| s.params_and_result().0.len() == arity);
+        let (Some(scheme), None) = (fitting.next(), fitting.next()) else {
+            return None;
+        };
+        let (ty, _) = self.instantiate_scheme(scheme);
+        let (params, _) = crate::check::scheme::curried(&ty);
+        Some(params)
+    }
+
+    /// `fun p1 => fun p2 => … name p1 p2 …`: one synthetic function per argument group, each
+    /// capturing the parameters of the ones around it.
+    fn curried_prim_value(
+        &mut self,
+        name: &str,
+        mut params: Vec<Type>,
+        mut outer: Vec<VarBinding>,
+        span: Span,
+    ) -> ir::Expr {
+        let param_ty = params.remove(0);
+        let name = name.to_string();
+        self.synthetic_fun(&name.clone(), param_ty.clone(), span, move |c, param| {
+            let ir::ExprKind::Local(slot) = param.kind else {
+                return error_expr(span);
+            };
+            outer.push(VarBinding {
+                loc: VarLoc {
+                    frame: c.frame,
+                    slot,
+                    cell: false,
+                },
+                ty: VarType::Known(param_ty),
+                mutable: false,
+                span,
+                decl: None,
+                scope: c.scope,
+            });
+            if !params.is_empty() {
+                return c.curried_prim_value(&name, params, outer, span);
+            }
+            let args = outer
+                .iter()
+                .map(|vb| {
+                    let VarType::Known(t) = &vb.ty else {
+                        unreachable!("parameters have known types")
+                    };
+                    Arg::Checked(mk(c.var_access(vb), t.clone(), span))
+                })
+                .collect();
+            c.apply_name(&name, span, args, span, None)
+        })
     }
 
     /// A compiler-made function of one parameter (`proj`, `aproj`, `ident`, injections,
@@ -1601,159 +1676,5 @@ impl Checker {
             help,
         });
         error_expr(span)
-    }
-
-    // -----------------------------------------------------------------------------------------
-    // Coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3)
-    // -----------------------------------------------------------------------------------------
-
-    fn coerce_expr(&mut self, v: ir::Expr, t: Type, span: Span) -> ir::Expr {
-        let s = self.zonk(&v.ty);
-        if contains_error(&s) || contains_error(&t) {
-            return error_expr(span);
-        }
-        if s == t {
-            return v;
-        }
-        if self.opaque_coerce(&s, &t, span) {
-            return error_expr(span);
-        }
-        if s.is_void() {
-            self.type_error(
-                v.span,
-                "a procedure call has no value to coerce; `println$ x :>> T` is `(println$ x) :>> T`, write `println$ (x :>> T)`",
-            );
-            return error_expr(span);
-        }
-        let kind =
-            |k: CoerceKind, v: ir::Expr, t: Type| mk(ir::ExprKind::Coerce(k, Box::new(v)), t, span);
-        let s_compact = is_compact(&s);
-        let t_compact = is_compact(&t);
-        if t_compact {
-            return match &s {
-                Type::Int(_) => kind(CoerceKind::DecodeInt, v, t),
-                Type::Natural => kind(CoerceKind::DecodeNatural, v, t),
-                Type::String => kind(CoerceKind::DecodeString, v, t),
-                _ if s_compact => {
-                    let (ss, ts) = (size_of(&s), size_of(&t));
-                    if ss.is_some() && ss == ts || s.has_var() || t.has_var() {
-                        kind(CoerceKind::Reinterpret, v, t)
-                    } else {
-                        self.error(CheckError::CompactSizeMismatch {
-                            span,
-                            from: s.to_string(),
-                            from_size: ss.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
-                            to: t.to_string(),
-                            to_size: ts.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
-                        });
-                        error_expr(span)
-                    }
-                }
-                _ => self.reshape(v, s, t, span),
-            };
-        }
-        match (&t, s_compact) {
-            (Type::Int(_), true) => kind(CoerceKind::EncodeInt, v, t),
-            (Type::Natural, true) => kind(CoerceKind::EncodeNatural, v, t),
-            (Type::String, true) => kind(CoerceKind::EncodeString, v, t),
-            (Type::Natural, false) if matches!(s, Type::Int(_)) => {
-                kind(CoerceKind::IntToNatural, v, t)
-            }
-            (Type::Int(_), false) if s == Type::Natural => kind(CoerceKind::NaturalToInt, v, t),
-            (Type::String, false) if s == Type::Natural => kind(CoerceKind::NaturalToString, v, t),
-            (Type::Int(_), false) if matches!(s, Type::Int(_)) => {
-                mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span)
-            }
-            (Type::Int(_) | Type::Natural, false) => {
-                self.error(CheckError::EncodeNotCompact {
-                    span,
-                    ty: s.to_string(),
-                });
-                error_expr(span)
-            }
-            _ => self.reshape(v, s, t, span),
-        }
-    }
-
-    fn reshape(&mut self, v: ir::Expr, s: Type, t: Type, span: Span) -> ir::Expr {
-        // Inside a generic function, arrays over type parameters reshape when they hold the
-        // same scalar leaves and their element counts are equal as products of the parameters'
-        // sizes (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely
-        // by the evaluator's reshape.
-        if s.has_var() || t.has_var() {
-            if let (Some(a), Some(b)) = (symbolic_count(&s), symbolic_count(&t)) {
-                if a == b {
-                    return mk(
-                        ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
-                        t,
-                        span,
-                    );
-                }
-            }
-        }
-        match classify(&s, &t) {
-            Iso::LayoutIdentical(_) => mk(
-                ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
-                t,
-                span,
-            ),
-            Iso::NotIsomorphic { a, b, mismatch } => {
-                self.error(CheckError::NotIsomorphic {
-                    span,
-                    from: s.to_string(),
-                    to: t.to_string(),
-                    detail: format!("normal forms: {a} vs {b}; {mismatch}"),
-                });
-                error_expr(span)
-            }
-        }
-    }
-}
-
-/// The element count of an array type over a non-array leaf, as a product of a constant and
-/// type parameters (their ids, sorted), with the leaf type; `None` when it cannot be written
-/// so.
-fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
-    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
-        match i {
-            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
-            Type::Var(v) => Some((BigUint::from(1u8), vec![v.id])),
-            Type::CProduct(cs) => {
-                cs.iter()
-                    .try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
-                        let (k2, vs2) = index_size(c)?;
-                        vs.extend(vs2);
-                        Some((k * k2, vs))
-                    })
-            }
-            Type::CArray(e, n) => {
-                let Type::Unitsum(n) = **n else { return None };
-                let (k, vs) = index_size(e)?;
-                let n = u32::try_from(n).ok()?;
-                Some((
-                    k.pow(n),
-                    vs.iter()
-                        .copied()
-                        .cycle()
-                        .take(vs.len() * n as usize)
-                        .collect(),
-                ))
-            }
-            other if !other.has_var() => Some((size_of(other)?, vec![])),
-            _ => None,
-        }
-    }
-    match t {
-        Type::Array(e, i) => {
-            let (k, mut vs) = index_size(i)?;
-            let (leaf, k2, vs2) = match &**e {
-                Type::Array(..) => symbolic_count(e)?,
-                leaf => (leaf.clone(), BigUint::from(1u8), vec![]),
-            };
-            vs.extend(vs2);
-            vs.sort_unstable();
-            Some((leaf, k * k2, vs))
-        }
-        _ => None,
     }
 }

@@ -240,36 +240,6 @@ pub(crate) fn strip_rule(
     }
 }
 
-/// `startswith s e`, `endswith s e` (`e` a string or a char).
-pub(crate) fn affix_rule(c: &mut Checker, args: &mut [Arg], span: Span, start: bool) -> ir::Expr {
-    let s = take(c, args, 0, Some(&Type::String));
-    let s = c.coerce_to(s, &Type::String, "the string");
-    let e = take(c, args, 1, None);
-    match e.ty {
-        Type::String | Type::Char => {
-            let prim = if start {
-                Prim::StartsWith
-            } else {
-                Prim::EndsWith
-            };
-            mk(ir::ExprKind::Prim(prim, vec![s, e]), Type::BOOL, span)
-        }
-        ref t if *t == error_type() => error_expr(span),
-        ref t => {
-            let t = t.clone();
-            no_overload(
-                c,
-                e.span,
-                format!(
-                    "no `{}` for `{t}`: it takes a `string` or a `char`",
-                    if start { "startswith" } else { "endswith" }
-                ),
-                "invocable",
-            )
-        }
-    }
-}
-
 // ----- L11.23 format strings -----
 
 /// `f"…"`: the format spec, or E0603 at the literal.
@@ -578,60 +548,6 @@ pub(crate) fn unsafe_get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) 
         elem,
         span,
     )
-}
-
-/// `mem p a` and `mem r a e`.
-pub(crate) fn mem_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let a = take(c, args, 1, None);
-    let Some(elem) = array_elem(&a.ty) else {
-        let t = a.ty.clone();
-        return not_an_array(c, span, "mem", &t);
-    };
-    if args.len() == 2 {
-        let pty = Type::fun(elem, Type::BOOL);
-        let p = take(c, args, 0, Some(&pty));
-        let p = c.coerce_to(p, &pty, "the predicate given to `mem`");
-        return mk(ir::ExprKind::Prim(Prim::Mem, vec![p, a]), Type::BOOL, span);
-    }
-    let e = take(c, args, 2, None);
-    let rty = Type::fun(Type::tuple(vec![elem, e.ty.clone()]), Type::BOOL);
-    let r = take(c, args, 0, Some(&rty));
-    let r = c.coerce_to(r, &rty, "the relation given to `mem`");
-    mk(
-        ir::ExprKind::Prim(Prim::MemRel, vec![r, a, e]),
-        Type::BOOL,
-        span,
-    )
-}
-
-/// `sort a` and `sort cmp a`.
-pub(crate) fn sort_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let ai = args.len() - 1;
-    let a = take(c, args, ai, None);
-    let at = a.ty.clone();
-    let elem = match &at {
-        Type::Array(e, _) => (**e).clone(),
-        Type::CArray(..) => {
-            return no_overload(
-                c,
-                span,
-                format!("`sort` takes a plain array `T ^ I`, not the compact array `{at}`"),
-                "invocable",
-            )
-        }
-        _ => return not_an_array(c, span, "sort", &at),
-    };
-    if ai == 0 {
-        if let Err(lacking) = c.require(&elem, Behaviour::Ordered) {
-            c.error(lacking.error(span));
-            return error_expr(span);
-        }
-        return mk(ir::ExprKind::Prim(Prim::Sort, vec![a]), at, span);
-    }
-    let cty = Type::fun(Type::tuple(vec![elem.clone(), elem]), Type::BOOL);
-    let f = take(c, args, 0, Some(&cty));
-    let f = c.coerce_to(f, &cty, "the comparison given to `sort`");
-    mk(ir::ExprKind::Prim(Prim::SortBy, vec![f, a]), at, span)
 }
 
 // ----- L11.29 standard streams -----

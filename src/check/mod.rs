@@ -5,6 +5,7 @@
 //! slots and explicit conversions. The checker does no IO.
 
 mod apply;
+mod coerce;
 mod env;
 pub mod error;
 mod expr;
@@ -81,6 +82,9 @@ pub struct Checker {
     /// Variables of the unit whose initialiser's type was still being inferred: solved by
     /// the end of the unit, or E0302 there.
     deferred_vars: Vec<(Span, env::VarBinding, String, Type)>,
+    /// `where` clauses of schemes applied while their operands were still being inferred
+    /// (`val j = join;`): applied once inference knows them, by the end of the unit.
+    pending_functors: Vec<prims::PendingFunctor>,
     /// The implementation blocks of opaque types (`begin … end` giving `type K = new R;` for a
     /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
     /// enclosing scope so their functions are visible there.
@@ -153,6 +157,7 @@ impl Checker {
             prelude_scope: None,
             derivations: Vec::new(),
             deferred_vars: Vec::new(),
+            pending_functors: Vec::new(),
             impl_blocks: std::collections::HashMap::new(),
             completing: std::collections::HashMap::new(),
         }
@@ -197,18 +202,22 @@ impl Checker {
 
     /// The documentation of a primitive (`:doc`): its types, what it does, an example.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        let index = prims::entry_index(name)?;
-        let def = &prims::PRIMS[index];
-        let schemes = self.prim_schemes(index).ok()?;
-        let mut text = String::new();
-        for s in schemes.iter() {
-            text.push_str(&format!("{name} : {s}\n"));
+        // Several entries share a name only for the classifications of `:>>`: each is shown.
+        let mut entries = Vec::new();
+        for index in prims::entries_named(name) {
+            let def = &prims::PRIMS[index];
+            let schemes = self.prim_schemes(index).ok()?;
+            let mut text = String::new();
+            for s in schemes.iter() {
+                text.push_str(&format!("{name} : {s}\n"));
+            }
+            text.push_str(def.doc);
+            if !def.example.is_empty() {
+                text.push_str(&format!("\nexample: {}", def.example));
+            }
+            entries.push(text);
         }
-        text.push_str(def.doc);
-        if !def.example.is_empty() {
-            text.push_str(&format!("\nexample: {}", def.example));
-        }
-        Some(text)
+        (!entries.is_empty()).then(|| entries.join("\n\n"))
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with
@@ -296,6 +305,7 @@ impl Checker {
             other => other,
         };
         self.check_pending_functions();
+        self.settle_pending_functors();
         self.settle_deferred_vars();
         let mut result = result;
         if self.recursion_metas {
@@ -321,9 +331,7 @@ impl Checker {
             globals: std::mem::take(&mut self.out_globals),
         };
         if cfg!(debug_assertions) || VALIDATE.load(std::sync::atomic::Ordering::Relaxed) {
-            let mut kernels =
-                |p: &ir::Prim, args: &[Type], r: &Type| prims::check_kernel(self, p, args, r);
-            let problems = crate::core::validate::validate_unit(&unit, &mut kernels);
+            let problems = crate::core::validate::validate_unit(&unit, &mut TableOf(self));
             if !problems.is_empty() {
                 let message = format!(
                     "internal error: the checker produced invalid IR (please report it):\n{}",
@@ -364,6 +372,25 @@ impl Checker {
         }
     }
 
+    /// Apply the `where` functors whose operands inference has found since (repeatedly: one
+    /// may define another's operand); those still unknown stay for E0302.
+    fn settle_pending_functors(&mut self) {
+        loop {
+            let pending = std::mem::take(&mut self.pending_functors);
+            let before = pending.len();
+            for p in pending {
+                if prims::apply_pending_functor(self, &p).is_none() {
+                    self.pending_functors.push(p);
+                }
+            }
+            if self.pending_functors.len() == before {
+                break;
+            }
+            self.recursion_metas = true;
+        }
+        self.pending_functors.clear();
+    }
+
     fn new_scope(&mut self, parent: Option<ScopeId>) -> ScopeId {
         self.scopes.push(Scope::new(parent));
         self.scopes.len() - 1
@@ -379,5 +406,19 @@ impl Checker {
             message: message.into(),
             help: None,
         });
+    }
+}
+
+/// The primitive table as the IR validator asks it, through a checker (which resolves and
+/// caches the schemes).
+struct TableOf<'a>(&'a mut Checker);
+
+impl crate::core::validate::Table for TableOf<'_> {
+    fn kernel(&mut self, prim: &ir::Prim, args: &[Type], result: &Type) -> Result<(), String> {
+        prims::check_kernel(self.0, prim, args, result)
+    }
+
+    fn coercion(&mut self, kind: ir::CoerceKind, from: &Type, to: &Type) -> Result<(), String> {
+        self.0.check_coercion(kind, from, to)
     }
 }

@@ -14,6 +14,7 @@
 //! entry, and that every instance a scheme admits selects a kernel.
 
 use crate::check::apply::Arg;
+use crate::check::coerce;
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
@@ -42,6 +43,18 @@ pub(crate) enum Apply {
     /// A kernel the checker inserts itself (widenings, record coercions); never applied by
     /// name.
     Internal,
+    /// A classification of `e :>> T` (`check::coerce`): the coercion its selector gives for
+    /// the source and target types its schemes admit, or its refusal.
+    Coerce(crate::check::coerce::Select),
+}
+
+/// What a coercion entry produces in the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Coercion {
+    /// `ExprKind::Coerce` of this kind.
+    Kind(ir::CoerceKind),
+    /// The checked conversion kernel `Prim::Convert` (between integer types).
+    Convert,
 }
 
 /// What an entry is, for the library reference.
@@ -50,6 +63,8 @@ pub enum Section {
     Function,
     Operator,
     Conversion,
+    /// A classification of the coercion `e :>> T`; every entry is named `:>>`.
+    Coercion,
     Internal,
 }
 
@@ -148,6 +163,31 @@ const fn internal(
         apply: Apply::Internal,
         kernels,
         side,
+    }
+}
+
+const fn coercion(
+    section: Section,
+    schemes: &'static [&'static str],
+    doc: &'static str,
+    example: &'static str,
+    select: crate::check::coerce::Select,
+) -> PrimDef {
+    PrimDef {
+        name: if matches!(section, Section::Coercion) {
+            ":>>"
+        } else {
+            "opaque"
+        },
+        section,
+        schemes,
+        arity: 1,
+        effect: false,
+        doc,
+        example,
+        apply: Apply::Coerce(select),
+        kernels: |_| false,
+        side: None,
     }
 }
 
@@ -263,8 +303,8 @@ pub static PRIMS: &[PrimDef] = &[
     },
     func("get", &["[T, N:COMPACTLINEAR, I:integer] T ^ N * I -> T"], 1, "get (a, i): the element at linear position i (L6.11)", "println$ get ((10, 20, 30), 1);", Apply::Rule(get_rule), |_| false),
     func("unsafe_get", &["[T, N:COMPACTLINEAR] T ^ N * size -> T"], 1, "unsafe_get (a, i): the element at linear position i (L11.28)", "println$ unsafe_get ((10, 20, 30), 2uz);", Apply::Rule(lib::unsafe_get_rule), |_| false),
-    func("mem", &["[T, N:COMPACTLINEAR] (T -> bool) -> T ^ N -> bool", "[T, U, N:COMPACTLINEAR] (T * U -> bool) -> T ^ N -> U -> bool"], 2, "mem p a: does an element satisfy p; mem r a e: does an element v satisfy r (v, e) (L11.28)", "println$ mem (fun (x:int) => x > 2) (1, 2, 3);", Apply::Rule(lib::mem_rule), |p| matches!(p, Prim::Mem | Prim::MemRel)),
-    func("sort", &["[T:ordered, N:COMPACTLINEAR] T ^ N -> T ^ N", "[T, N:COMPACTLINEAR] (T * T -> bool) -> T ^ N -> T ^ N"], 1, "sort a, sort cmp a: a stable sort by < or by cmp (L11.28)", "println$ sort (3, 1, 2);", Apply::Rule(lib::sort_rule), |p| matches!(p, Prim::Sort | Prim::SortBy)),
+    func("mem", &["[T, N:COMPACTLINEAR] (T -> bool) -> T ^ N -> bool", "[T, U, N:COMPACTLINEAR] (T * U -> bool) -> T ^ N -> U -> bool"], 2, "mem p a: does an element satisfy p; mem r a e: does an element v satisfy r (v, e) (L11.28)", "println$ mem (fun (x:int) => x > 2) (1, 2, 3);", Apply::Scheme(|a, _| Some(if a.len() == 2 { Prim::Mem } else { Prim::MemRel })), |p| matches!(p, Prim::Mem | Prim::MemRel)),
+    func("sort", &["[T:ordered, N:COMPACTLINEAR] T ^ N -> T ^ N", "[T, N:COMPACTLINEAR] (T * T -> bool) -> T ^ N -> T ^ N"], 1, "sort a, sort cmp a: a stable sort by < or by cmp (L11.28)", "println$ sort (3, 1, 2);", Apply::Scheme(|a, _| Some(if a.len() == 1 { Prim::Sort } else { Prim::SortBy })), |p| matches!(p, Prim::Sort | Prim::SortBy)),
     // ----- numbers (L11.25) -----
     math_entry!("sqrt", MathFn::Sqrt, "sqrt x (L11.25)", "println$ sqrt 2.0;"),
     math_entry!("sin", MathFn::Sin, "sin x (L11.25)", "println$ sin 0.5;"),
@@ -307,8 +347,8 @@ pub static PRIMS: &[PrimDef] = &[
     func("strip", STRIP, 1, "strip s, strip (s, cs): without leading and trailing white space, or bytes of cs (L11.27)", "println$ strip \"  a b  \";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, true)), |p| matches!(p, Prim::Strip { left: true, right: true, .. })),
     func("lstrip", STRIP, 1, "lstrip s, lstrip (s, cs): without leading white space, or bytes of cs (L11.27)", "println$ lstrip \"  a\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, false)), |p| matches!(p, Prim::Strip { left: true, right: false, .. })),
     func("rstrip", STRIP, 1, "rstrip s, rstrip (s, cs): without trailing white space, or bytes of cs (L11.27)", "println$ rstrip \"a  \" + \"|\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, false, true)), |p| matches!(p, Prim::Strip { left: false, right: true, .. })),
-    func("startswith", AFFIX, 2, "startswith s e: does s begin with e (L11.27)", "println$ startswith \"hello\" \"he\";", Apply::Rule(|c, a, s| lib::affix_rule(c, a, s, true)), |p| *p == Prim::StartsWith),
-    func("endswith", AFFIX, 2, "endswith s e: does s end with e (L11.27)", "println$ endswith \"hello\" 'o';", Apply::Rule(|c, a, s| lib::affix_rule(c, a, s, false)), |p| *p == Prim::EndsWith),
+    func("startswith", AFFIX, 2, "startswith s e: does s begin with e (L11.27)", "println$ startswith \"hello\" \"he\";", Apply::Scheme(|_, _| Some(Prim::StartsWith)), |p| *p == Prim::StartsWith),
+    func("endswith", AFFIX, 2, "endswith s e: does s end with e (L11.27)", "println$ endswith \"hello\" 'o';", Apply::Scheme(|_, _| Some(Prim::EndsWith)), |p| *p == Prim::EndsWith),
     // ----- bits (L11.30) -----
     func("band", BITS, 1, "band (a, b): a \\& b (L11.30)", "println$ band (12u, 10u);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitAnd)), |p| matches!(p, Prim::IntBit(BitOp::And, _))),
     func("bor", BITS, 1, "bor (a, b): a \\| b (L11.30)", "println$ bor (12u, 10u);", Apply::Rule(|c, a, s| lib::bit_named_rule(c, a, s, BinOp::BitOr)), |p| matches!(p, Prim::IntBit(BitOp::Or, _))),
@@ -347,6 +387,14 @@ pub static PRIMS: &[PrimDef] = &[
     internal("convert", Section::Conversion, &["[T, U] T -> U"], "T x, x.T: an explicit conversion to the type T (numbers to numbers, strings to numbers, char and integers, string and char, integers to natural)", |p| matches!(p, Prim::Convert | Prim::CharToStr), Some(|_, a, r| crate::check::traits::convertible(&a[0], r) != crate::check::traits::Conversion::None)),
     internal("widen", Section::Conversion, &["[T:integer, U:integer] T -> U"], "an implicit widening int8 → int16 → int32 → int64, int → long → vlong (L2.16)", |p| *p == Prim::Widen, Some(|_, a, r| matches!((&a[0], r), (Type::Int(x), Type::Int(y)) if crate::check::unify_widens_to(*x, *y)))),
     internal("upcast", Section::Internal, &["[T, U] T -> U"], "a record argument passed where a supertype is expected (L11.10), a struct built from a record (L11.11), a read-write pointer where a read-only or write-only one is expected (L11.4)", |p| *p == Prim::Upcast, Some(upcast_side)),
+    // ----- coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3), tried in this order -----
+    coercion(Section::Coercion, &["[I:integer, C:COMPACTLINEAR] I -> C", "[C:COMPACTLINEAR] natural -> C", "[C:COMPACTLINEAR] string -> C"], "decode: n :>> C is the value of the compact type C whose code is n (an integer, a natural, or a string of decimal digits); R0002 outside 0 .. size - 1", "println$ (5 :>> 2 \\* 3)._strr;", coerce::select_decode),
+    coercion(Section::Coercion, &["[A:COMPACTLINEAR, B:COMPACTLINEAR] A -> B"], "reinterpret: a compact value as another compact type of the same size, the code kept (E0502 when the sizes differ)", "println$ ((`1:3 \\, `2:4) :>> 4 \\* 3)._strr;", coerce::select_reinterpret),
+    coercion(Section::Coercion, &["[C:COMPACTLINEAR, I:integer] C -> I", "[C:COMPACTLINEAR] C -> natural", "[C:COMPACTLINEAR] C -> string"], "encode: the code of a compact value as an integer (R0005 if it does not fit), a natural or a decimal string", "println$ ((`1:3 \\, true) :>> int);", coerce::select_encode),
+    coercion(Section::Coercion, &["[I:integer] I -> natural", "[I:integer] natural -> I", "natural -> string"], "an integer as a natural (R0005 when negative), a natural as an integer type (R0005 if it does not fit), a natural's decimal digits", "println$ (2 :>> natural);", coerce::select_natural),
+    coercion(Section::Coercion, &["[I:integer, J:integer] I -> J"], "between integer types: the checked conversion of `convert` (R0005 if the value does not fit)", "println$ (300 :>> uint16);", coerce::select_int),
+    coercion(Section::Coercion, &["[A, B] A -> B"], "reshape: a value as a layout-identical type, the same scalar leaves in the same order (L9.1); zero copy between arrays (E0500 when the types are not layout-identical)", "println$ ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3));", coerce::select_reshape),
+    coercion(Section::Internal, &["[A, B] A -> B"], "an opaque type's representation to the opaque type (`_make_K`) or back (`_repr_`): only the static type changes", "", coerce::select_opaque),
     internal("permute", Section::Internal, &["[R] R -> R"], "a record literal written out of field order (L11.8): its field values in source order to the record R", |p| matches!(p, Prim::Permute(_)), Some(permute_side)),
 ];
 
@@ -437,7 +485,7 @@ pub(crate) fn check_kernel(
 
 /// Does the scheme admit these operand types (its parameters flattened: curried groups, or the
 /// components of one tupled parameter) and this result?
-fn scheme_fits(scheme: &Scheme, args: &[Type], result: &Type) -> bool {
+pub(crate) fn scheme_fits(scheme: &Scheme, args: &[Type], result: &Type) -> bool {
     let (params, ret) = scheme.params_and_result();
     let params: Vec<Type> = if params.len() == args.len() {
         params
@@ -475,6 +523,15 @@ pub fn function_index(name: &str) -> Option<usize> {
 /// The index of the entry named `name` of any section.
 pub fn entry_index(name: &str) -> Option<usize> {
     PRIMS.iter().position(|p| p.name == name)
+}
+
+/// The indices of every entry named `name` (several only for the classifications of `:>>`).
+pub fn entries_named(name: &str) -> impl Iterator<Item = usize> + '_ {
+    PRIMS
+        .iter()
+        .enumerate()
+        .filter(move |(_, p)| p.name == name)
+        .map(|(i, _)| i)
 }
 
 pub fn is_prim(name: &str) -> bool {
@@ -576,7 +633,9 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     let r = match def.apply {
         Apply::Scheme(kernel) => apply_scheme(c, index, kernel, &mut args, span),
         Apply::Rule(rule) => rule(c, &mut args, span),
-        Apply::Operator(_) | Apply::Internal => unreachable!("functions only"),
+        Apply::Operator(_) | Apply::Internal | Apply::Coerce(_) => {
+            unreachable!("functions only")
+        }
     };
     if def.effect {
         c.note_effect();
@@ -663,27 +722,27 @@ fn apply_scheme(
             }) && schemes[k].violated(&binds).is_none()
         })
     };
-    let Some(k) = chosen else {
-        let found: Vec<String> = checked
-            .iter()
-            .flatten()
-            .map(|e| c.zonk(&e.ty).to_string())
-            .collect();
-        if checked.iter().flatten().any(|e| e.ty == error_type()) {
+    let no_overload = |c: &mut Checker, found: Vec<&ir::Expr>| {
+        if found.iter().any(|e| e.ty == error_type()) {
             return error_expr(span);
         }
+        let found: Vec<String> = found.iter().map(|e| c.zonk(&e.ty).to_string()).collect();
         let types: Vec<String> = schemes.iter().map(|s| format!("`{s}`")).collect();
         c.error(CheckError::NoOverload {
             span,
             message: format!("no `{}` for `{}`", def.name, found.join("`, `")),
             behaviour: "invocable",
             help: Some(format!(
-                "`{}` has the types {}",
+                "`{}` has the type{} {}",
                 def.name,
+                if types.len() == 1 { "" } else { "s" },
                 types.join(" and ")
             )),
         });
-        return error_expr(span);
+        error_expr(span)
+    };
+    let Some(k) = chosen else {
+        return no_overload(c, checked.iter().flatten().collect());
     };
     let scheme = &schemes[k];
     let (ty, metas) = c.instantiate_scheme(scheme);
@@ -698,6 +757,13 @@ fn apply_scheme(
         if e.ty == error_type() {
             return error_expr(span);
         }
+        // An argument that is not a function and does not fit the overload's shape (a
+        // compact array given to `sort`) is no overload, not a mismatch with half-inferred
+        // parameter types.
+        let mut binds = Binds::new();
+        if !function_param(i) && !match_type(&shapes[k].0[i], &c.zonk(&e.ty), &mut binds) {
+            return no_overload(c, vec![&e]);
+        }
         let context = format!("the argument of `{}`", def.name);
         let e = c.coerce_to(e, &expected, &context);
         if e.ty == error_type() {
@@ -706,37 +772,32 @@ fn apply_scheme(
         exprs[i] = Some(e);
     }
     // The variables defined by type functors (`where K = N `+ M`): applied to the solved
-    // arguments, recorded for `:type -v`.
+    // arguments (recorded for `:type -v`), or once inference solves them.
     for w in &scheme.wheres {
         let position = |id: u32| scheme.vars.iter().position(|v| v.var.id == id);
         let operands: Vec<Type> = w
             .args
             .iter()
-            .filter_map(|a| position(a.id).map(|i| c.zonk(&metas[i])))
+            .filter_map(|a| position(a.id).map(|i| metas[i].clone()))
             .collect();
-        if operands.len() != w.args.len() || operands.iter().any(|t| t.has_meta()) {
-            continue;
-        }
         let Some(defined) = position(w.var.id) else {
             continue;
         };
-        match w.functor.apply(&operands) {
-            Some(t) if c.unify(&metas[defined], &t) => {
-                c.derivations.push((span, w.functor.show(&operands)));
-            }
-            _ => {
-                c.error(CheckError::NoOverload {
-                    span,
-                    message: format!(
-                        "no `{}` here: `{}` does not apply",
-                        def.name,
-                        w.functor.show(&operands)
-                    ),
-                    behaviour: "invocable",
-                    help: Some(format!("`{}` has the type `{scheme}`", def.name)),
-                });
-                return error_expr(span);
-            }
+        if operands.len() != w.args.len() {
+            continue;
+        }
+        let pending = PendingFunctor {
+            span,
+            name: def.name,
+            scheme: scheme.to_string(),
+            functor: w.functor,
+            operands,
+            defined: metas[defined].clone(),
+        };
+        if pending.operands.iter().any(|t| c.zonk(t).has_meta()) {
+            c.pending_functors.push(pending);
+        } else if apply_pending_functor(c, &pending) == Some(false) {
+            return error_expr(span);
         }
     }
     // The classes of the variables.
@@ -807,6 +868,46 @@ fn apply_scheme(
                 ),
             );
             error_expr(span)
+        }
+    }
+}
+
+/// A `where` clause of a scheme applied at `span`: `defined = functor(operands)`.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingFunctor {
+    span: Span,
+    name: &'static str,
+    scheme: String,
+    functor: crate::check::functor::Functor,
+    operands: Vec<Type>,
+    defined: Type,
+}
+
+/// Apply a `where` clause whose operands are known: unify the defined variable with the
+/// functor's result and record the derivation for `:type -v`. `None` while an operand is
+/// unknown; `Some(false)` when the functor does not take the operands (reported).
+pub(crate) fn apply_pending_functor(c: &mut Checker, p: &PendingFunctor) -> Option<bool> {
+    let operands: Vec<Type> = p.operands.iter().map(|t| c.zonk(t)).collect();
+    if operands.iter().any(Type::has_meta) {
+        return None;
+    }
+    match p.functor.apply(&operands) {
+        Some(t) if c.unify(&p.defined, &t) => {
+            c.derivations.push((p.span, p.functor.show(&operands)));
+            Some(true)
+        }
+        _ => {
+            c.error(CheckError::NoOverload {
+                span: p.span,
+                message: format!(
+                    "no `{}` here: `{}` does not apply",
+                    p.name,
+                    p.functor.show(&operands)
+                ),
+                behaviour: "invocable",
+                help: Some(format!("`{}` has the type `{}`", p.name, p.scheme)),
+            });
+            Some(false)
         }
     }
 }

@@ -167,9 +167,94 @@ fn every_scheme_of_the_primitive_table_resolves() {
 
 #[test]
 fn primitive_names_are_unique() {
-    let names: Vec<&str> = crate::check::prims::PRIMS.iter().map(|p| p.name).collect();
+    // The classifications of `:>>` share the operator's name; every other name is one entry.
+    let names: Vec<&str> = crate::check::prims::PRIMS
+        .iter()
+        .filter(|p| p.section != crate::check::prims::Section::Coercion)
+        .map(|p| p.name)
+        .collect();
     let mut sorted = names.clone();
     sorted.sort();
     sorted.dedup();
     assert_eq!(sorted.len(), names.len());
+}
+
+/// Every classification of `e :>> T` comes from a table entry: the checker's choice for a
+/// pair of types is the one the validator accepts, and no other kind passes for that pair.
+#[test]
+fn coercions_are_classified_by_the_table() {
+    use crate::core::ir::CoerceKind::*;
+    let mut c = prelude_checker();
+    let resolve = |c: &mut Checker, text: &str| {
+        let t = syntax::parse_type(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        c.resolve_type(&t)
+            .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+    };
+    let all = [
+        EncodeInt,
+        EncodeNatural,
+        EncodeString,
+        DecodeInt,
+        DecodeNatural,
+        DecodeString,
+        Reinterpret,
+        Reshape,
+        IntToNatural,
+        NaturalToInt,
+        NaturalToString,
+        Opaque,
+    ];
+    let cases = [
+        ("int", "2 \\* 3", DecodeInt),
+        ("uint8", "bool", DecodeInt),
+        ("natural", "6", DecodeNatural),
+        ("string", "2 \\* 3", DecodeString),
+        ("2 \\* 3", "6", Reinterpret),
+        ("2 \\* 3", "int", EncodeInt),
+        ("bool \\* bool", "natural", EncodeNatural),
+        ("3", "string", EncodeString),
+        ("int", "natural", IntToNatural),
+        ("natural", "long", NaturalToInt),
+        ("natural", "string", NaturalToString),
+        ("int ^ 6", "int ^ (2 \\* 3)", Reshape),
+        ("double ^ 2 ^ 3", "double ^ (3 \\* 2)", Reshape),
+    ];
+    let mut covered = std::collections::HashSet::new();
+    for (from, to, kind) in cases {
+        let (s, t) = (resolve(&mut c, from), resolve(&mut c, to));
+        assert_eq!(c.check_coercion(kind, &s, &t), Ok(()), "{from} :>> {to}");
+        for other in all.iter().filter(|k| **k != kind) {
+            assert!(
+                c.check_coercion(*other, &s, &t).is_err(),
+                "{from} :>> {to} also admits {other:?}"
+            );
+        }
+        covered.insert(format!("{kind:?}"));
+    }
+    // The opaque coercion is inserted by `_make_K` / `_repr_`, never by `:>>`.
+    assert_eq!(covered.len(), all.len() - 1);
+    // The refusals are the entries' own errors.
+    assert_eq!(codes("val x = (true \\, false) :>> 3;"), ["E0502"]);
+    assert_eq!(codes("val x = \"1\" :>> int;"), ["E0501"]);
+    assert_eq!(codes("val x = (1, 2, 3) :>> int ^ 4;"), ["E0500"]);
+    assert_eq!(
+        codes("val x = 7 :>> uint16; val y = 1uz :>> int8;"),
+        Vec::<&str>::new()
+    );
+}
+
+/// `:doc :>>` shows every classification of the coercion, with its schemes.
+#[test]
+fn the_doc_of_the_coercion_lists_its_classifications() {
+    let mut c = prelude_checker();
+    let doc = c.doc_of(":>>").expect(":>> is documented");
+    for word in [
+        "decode:",
+        "reinterpret:",
+        "encode:",
+        "reshape:",
+        "[I:integer, C:COMPACTLINEAR] I -> C",
+    ] {
+        assert!(doc.contains(word), "{word} missing from\n{doc}");
+    }
 }

@@ -5,19 +5,24 @@
 //! builds (and so in every test) and with `--validate`; a violation is a checker bug.
 
 use crate::core::ir::{
-    Arm, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
+    Arm, CoerceKind, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
 };
 use crate::types::ty::Type;
 
-/// Checks one kernel application (`Prim`, operand types, result type) against the
-/// primitive table; the checker passes `check::prims::check_kernel`.
-pub type KernelCheck<'a> = &'a mut dyn FnMut(&Prim, &[Type], &Type) -> Result<(), String>;
+/// The primitive table as the validator asks it; the checker implements it with
+/// `check::prims::check_kernel` and `Checker::check_coercion`.
+pub trait Table {
+    /// Does the table admit kernel `prim` on these operand types with this result type?
+    fn kernel(&mut self, prim: &Prim, args: &[Type], result: &Type) -> Result<(), String>;
+    /// Does the table select coercion `kind` from `from` to `to` (`e :>> T`)?
+    fn coercion(&mut self, kind: CoerceKind, from: &Type, to: &Type) -> Result<(), String>;
+}
 
 /// Every problem found in a unit (empty when the unit is well formed).
-pub fn validate_unit(unit: &Unit, kernels: KernelCheck<'_>) -> Vec<String> {
+pub fn validate_unit(unit: &Unit, table: &mut dyn Table) -> Vec<String> {
     let mut v = Validator {
         problems: Vec::new(),
-        kernels,
+        table,
     };
     for (_, f) in &unit.functions {
         v.function(f);
@@ -31,7 +36,7 @@ pub fn validate_unit(unit: &Unit, kernels: KernelCheck<'_>) -> Vec<String> {
 
 struct Validator<'a> {
     problems: Vec<String>,
-    kernels: KernelCheck<'a>,
+    table: &'a mut dyn Table,
 }
 
 impl Validator<'_> {
@@ -206,7 +211,13 @@ impl Validator<'_> {
             ExprKind::Tuple(xs) | ExprKind::Array(xs) | ExprKind::CTuple(xs) => {
                 xs.iter().for_each(|x| self.expr(x))
             }
-            ExprKind::Field(x, _) | ExprKind::CField(x, _) | ExprKind::Coerce(_, x) => self.expr(x),
+            ExprKind::Field(x, _) | ExprKind::CField(x, _) => self.expr(x),
+            ExprKind::Coerce(kind, x) => {
+                self.expr(x);
+                if let Err(problem) = self.table.coercion(*kind, &x.ty, &e.ty) {
+                    self.problem(e, problem);
+                }
+            }
             ExprKind::Inject { arg, .. } | ExprKind::CInject { arg, .. } => self.expr(arg),
             ExprKind::Index { array, index, mode } => {
                 self.expr(array);
@@ -313,7 +324,7 @@ impl Validator<'_> {
     /// (their schemes, classes, functors and side conditions).
     fn prim(&mut self, e: &Expr, prim: &Prim, args: &[Expr]) {
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
-        if let Err(problem) = (self.kernels)(prim, &types, &e.ty) {
+        if let Err(problem) = self.table.kernel(prim, &types, &e.ty) {
             self.problem(e, problem);
         }
     }

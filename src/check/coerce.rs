@@ -1,0 +1,304 @@
+//! Coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3), applied from the primitive table.
+//!
+//! Every classification of a coercion is an entry of `prims::PRIMS` in the section
+//! `Coercion` (named `:>>`): its type schemes say which source and target types it takes
+//! (`[I:integer, C:COMPACTLINEAR] I -> C` is a decode), and its selector says, for the
+//! concrete types, which IR coercion it produces, or refuses them (a reinterpretation between
+//! compact types of different sizes). The checker takes the first entry whose scheme admits
+//! the two types; when that entry refuses, its refusal is the error. The IR validator checks
+//! every `Coerce` in the IR against the same entries (`check_coercion`).
+
+use num_bigint::BigUint;
+
+use crate::check::error::CheckError;
+use crate::check::expr::{error_expr, mk};
+use crate::check::prims::{self, Apply, Coercion, Section, PRIMS};
+use crate::check::{contains_error, Checker};
+use crate::core::ir::{self, CoerceKind, Prim};
+use crate::syntax::span::Span;
+use crate::types::iso::{classify, Iso};
+use crate::types::size::size_of;
+use crate::types::ty::{NominalBody, Type};
+
+impl Checker {
+    pub(crate) fn coerce_expr(&mut self, v: ir::Expr, t: Type, span: Span) -> ir::Expr {
+        let s = self.zonk(&v.ty);
+        if contains_error(&s) || contains_error(&t) {
+            return error_expr(span);
+        }
+        if s == t {
+            return v;
+        }
+        if self.opaque_coerce(&s, &t, span) {
+            return error_expr(span);
+        }
+        if s.is_void() {
+            self.type_error(
+                v.span,
+                "a procedure call has no value to coerce; `println$ x :>> T` is `(println$ x) :>> T`, write `println$ (x :>> T)`",
+            );
+            return error_expr(span);
+        }
+        if matches!(s, Type::Meta(_)) {
+            self.error(CheckError::CannotInfer {
+                span: v.span,
+                message: format!("cannot infer the type of the value coerced to `{t}`; declare it"),
+            });
+            return error_expr(span);
+        }
+        match self.classify_coercion(Section::Coercion, &s, &t) {
+            Ok(Coercion::Kind(kind)) => mk(ir::ExprKind::Coerce(kind, Box::new(v)), t, span),
+            Ok(Coercion::Convert) => mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span),
+            Err(refusal) => {
+                self.error(refusal.error(&s, &t, span));
+                error_expr(span)
+            }
+        }
+    }
+
+    /// The coercion the entries of `section` give from `s` to `t`: the first entry whose
+    /// scheme admits the types and whose selector accepts them; otherwise the refusal of the
+    /// first that admits them.
+    fn classify_coercion(
+        &mut self,
+        section: Section,
+        s: &Type,
+        t: &Type,
+    ) -> Result<Coercion, Refusal> {
+        let mut refusal = None;
+        for index in coercion_entries(section) {
+            let Apply::Coerce(select) = PRIMS[index].apply else {
+                continue;
+            };
+            if !self.scheme_admits(index, s, t) {
+                continue;
+            }
+            match select(s, t) {
+                Ok(coercion) => return Ok(coercion),
+                Err(refuse) => {
+                    refusal.get_or_insert(refuse);
+                }
+            }
+        }
+        Err(refusal.unwrap_or(Refusal::NotIsomorphic))
+    }
+
+    /// Does one of entry `index`'s schemes take `from` to `to`?
+    fn scheme_admits(&mut self, index: usize, from: &Type, to: &Type) -> bool {
+        match self.prim_schemes(index) {
+            Ok(schemes) => schemes
+                .iter()
+                .any(|s| prims::scheme_fits(s, std::slice::from_ref(from), to)),
+            Err(_) => false,
+        }
+    }
+
+    /// The validator's check of `kind` from `from` to `to`: the table classifies the pair as
+    /// exactly this coercion.
+    pub(crate) fn check_coercion(
+        &mut self,
+        kind: CoerceKind,
+        from: &Type,
+        to: &Type,
+    ) -> Result<(), String> {
+        // What `:>>` gives for these types, or what the checker inserts itself (`_make_K`).
+        let admitted = [Section::Coercion, Section::Internal]
+            .into_iter()
+            .any(|section| self.classify_coercion(section, from, to) == Ok(Coercion::Kind(kind)));
+        if admitted {
+            Ok(())
+        } else {
+            Err(format!(
+                "coercion {kind:?} from `{from}` to `{to}`: no entry of the table selects it"
+            ))
+        }
+    }
+}
+
+/// The entries of a section applied as coercions, in table order.
+fn coercion_entries(section: Section) -> impl Iterator<Item = usize> {
+    PRIMS
+        .iter()
+        .enumerate()
+        .filter(move |(_, d)| d.section == section && matches!(d.apply, Apply::Coerce(_)))
+        .map(|(i, _)| i)
+}
+
+/// Why an entry whose scheme admits two types refuses them: the error it reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Compact types of different sizes (E0501).
+    SizeMismatch,
+    /// An integer or natural target from a value that is not compact.
+    NotCompact,
+    /// Not layout-identical (E0500).
+    NotIsomorphic,
+}
+
+impl Refusal {
+    fn error(self, s: &Type, t: &Type, span: Span) -> CheckError {
+        match self {
+            Refusal::SizeMismatch => {
+                let (ss, ts) = (size_of(s), size_of(t));
+                CheckError::CompactSizeMismatch {
+                    span,
+                    from: s.to_string(),
+                    from_size: ss.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
+                    to: t.to_string(),
+                    to_size: ts.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
+                }
+            }
+            Refusal::NotCompact => CheckError::EncodeNotCompact {
+                span,
+                ty: s.to_string(),
+            },
+            Refusal::NotIsomorphic => {
+                let detail = match classify(s, t) {
+                    Iso::NotIsomorphic { a, b, mismatch } => {
+                        format!("normal forms: {a} vs {b}; {mismatch}")
+                    }
+                    Iso::LayoutIdentical(_) => "the element counts differ".to_string(),
+                };
+                CheckError::NotIsomorphic {
+                    span,
+                    from: s.to_string(),
+                    to: t.to_string(),
+                    detail,
+                }
+            }
+        }
+    }
+}
+
+/// The selector of an entry: the coercion for these concrete types, or its refusal.
+pub(crate) type Select = fn(&Type, &Type) -> Result<Coercion, Refusal>;
+
+/// `decode`: an integer, a natural or a decimal string to a compact type.
+pub(crate) fn select_decode(s: &Type, _: &Type) -> Result<Coercion, Refusal> {
+    Ok(Coercion::Kind(match s {
+        Type::Natural => CoerceKind::DecodeNatural,
+        Type::String => CoerceKind::DecodeString,
+        _ => CoerceKind::DecodeInt,
+    }))
+}
+
+/// `encode`: a compact value to its code as an integer, a natural or a decimal string.
+pub(crate) fn select_encode(_: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    Ok(Coercion::Kind(match t {
+        Type::Natural => CoerceKind::EncodeNatural,
+        Type::String => CoerceKind::EncodeString,
+        _ => CoerceKind::EncodeInt,
+    }))
+}
+
+/// Compact to compact: the code is kept when the sizes are equal (or decided at the instance
+/// of a generic body).
+pub(crate) fn select_reinterpret(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    let (ss, ts) = (size_of(s), size_of(t));
+    if ss.is_some() && ss == ts || s.has_var() || t.has_var() {
+        Ok(Coercion::Kind(CoerceKind::Reinterpret))
+    } else {
+        Err(Refusal::SizeMismatch)
+    }
+}
+
+/// Between integers and `natural`, and a natural to its decimal string.
+pub(crate) fn select_natural(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    Ok(Coercion::Kind(match (s, t) {
+        (Type::Natural, Type::String) => CoerceKind::NaturalToString,
+        (Type::Natural, _) => CoerceKind::NaturalToInt,
+        _ => CoerceKind::IntToNatural,
+    }))
+}
+
+/// Between integer types: the checked conversion of `convert`.
+pub(crate) fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
+    Ok(Coercion::Convert)
+}
+
+/// A layout-identical reshape (L9.1): the same scalar leaves in the same order. Inside a
+/// generic function, arrays over type parameters reshape when they hold the same scalar
+/// leaves and their element counts are equal as products of the parameters' sizes
+/// (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely by the
+/// evaluator's reshape. An integer or natural target takes only a compact value (an
+/// encode).
+pub(crate) fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    if matches!(t, Type::Int(_) | Type::Natural) {
+        return Err(Refusal::NotCompact);
+    }
+    if s.has_var() || t.has_var() {
+        if let (Some(a), Some(b)) = (symbolic_count(s), symbolic_count(t)) {
+            if a == b {
+                return Ok(Coercion::Kind(CoerceKind::Reshape));
+            }
+        }
+    }
+    match classify(s, t) {
+        Iso::LayoutIdentical(_) => Ok(Coercion::Kind(CoerceKind::Reshape)),
+        Iso::NotIsomorphic { .. } => Err(Refusal::NotIsomorphic),
+    }
+}
+
+/// An opaque type's representation to the opaque type, or back (`_make_K`, `_repr_`).
+pub(crate) fn select_opaque(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    let repr_of = |x: &Type| match x {
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Opaque { repr, .. }) => Some(repr.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if repr_of(t).as_ref() == Some(s) || repr_of(s).as_ref() == Some(t) {
+        Ok(Coercion::Kind(CoerceKind::Opaque))
+    } else {
+        Err(Refusal::NotIsomorphic)
+    }
+}
+
+/// The element count of an array type over a non-array leaf, as a product of a constant and
+/// type parameters (their ids, sorted), with the leaf type; `None` when it cannot be written
+/// so.
+fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
+    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
+        match i {
+            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
+            Type::Var(v) => Some((BigUint::from(1u8), vec![v.id])),
+            Type::CProduct(cs) => {
+                cs.iter()
+                    .try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
+                        let (k2, vs2) = index_size(c)?;
+                        vs.extend(vs2);
+                        Some((k * k2, vs))
+                    })
+            }
+            Type::CArray(e, n) => {
+                let Type::Unitsum(n) = **n else { return None };
+                let (k, vs) = index_size(e)?;
+                let n = u32::try_from(n).ok()?;
+                Some((
+                    k.pow(n),
+                    vs.iter()
+                        .copied()
+                        .cycle()
+                        .take(vs.len() * n as usize)
+                        .collect(),
+                ))
+            }
+            other if !other.has_var() => Some((size_of(other)?, vec![])),
+            _ => None,
+        }
+    }
+    match t {
+        Type::Array(e, i) => {
+            let (k, mut vs) = index_size(i)?;
+            let (leaf, k2, vs2) = match &**e {
+                Type::Array(..) => symbolic_count(e)?,
+                leaf => (leaf.clone(), BigUint::from(1u8), vec![]),
+            };
+            vs.extend(vs2);
+            vs.sort_unstable();
+            Some((leaf, k * k2, vs))
+        }
+        _ => None,
+    }
+}
