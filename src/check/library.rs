@@ -15,7 +15,7 @@ use crate::core::ir::{self, BitOp, IndexMode, Prim};
 use crate::core::printf;
 use crate::syntax::ast::{self, BinOp};
 use crate::syntax::span::Span;
-use crate::types::ty::{IntTy, NominalBody, Type};
+use crate::types::ty::{NominalBody, Type};
 
 /// The name of the type of `cstdout` and `cstderr` (declared in the prelude, L11.29).
 pub const OFILE: &str = "ofile";
@@ -93,47 +93,7 @@ fn take_pair(
     }
 }
 
-/// Is `t` the float type (`Some(true)`), double (`Some(false)`) or neither?
-fn floating(t: &Type) -> Option<bool> {
-    match t {
-        Type::Float => Some(true),
-        Type::Double => Some(false),
-        _ => None,
-    }
-}
-
 // ----- L11.25 numeric functions -----
-
-/// `atan2 (y, x)` and `pow (x, y)` / `pow (x, n)`.
-pub(crate) fn float2_rule(c: &mut Checker, args: &mut [Arg], span: Span, pow: bool) -> ir::Expr {
-    let name = if pow { "pow" } else { "atan2" };
-    let Some((x, y)) = take_pair(c, args, span, name) else {
-        return error_expr(span);
-    };
-    let (tx, ty) = (x.ty.clone(), y.ty.clone());
-    match (floating(&tx), &ty) {
-        (Some(single), t) if *t == tx => {
-            let prim = if pow {
-                Prim::Pow(single)
-            } else {
-                Prim::Atan2(single)
-            };
-            mk(ir::ExprKind::Prim(prim, vec![x, y]), tx, span)
-        }
-        (Some(single), Type::Int(IntTy::Int)) if pow => {
-            mk(ir::ExprKind::Prim(Prim::PowInt(single), vec![x, y]), tx, span)
-        }
-        _ => no_overload(
-            c,
-            span,
-            format!(
-                "no `{name}` for `{tx}` and `{ty}`: `{name}` takes `(T, T)` for `T` = `float` or `double`{}",
-                if pow { ", or `(T, int)`" } else { "" }
-            ),
-            "arithmetic",
-        ),
-    }
-}
 
 /// `min (x, y)`, `max (x, y)` for any ordered type.
 pub(crate) fn minmax_rule(c: &mut Checker, args: &mut [Arg], span: Span, max: bool) -> ir::Expr {
@@ -192,52 +152,6 @@ pub(crate) fn char_to_string(x: ir::Expr) -> ir::Expr {
         Type::String,
         span,
     )
-}
-
-/// `strip s`, `strip (s, cs)` and the one-sided forms.
-pub(crate) fn strip_rule(
-    c: &mut Checker,
-    args: &mut [Arg],
-    span: Span,
-    left: bool,
-    right: bool,
-) -> ir::Expr {
-    let x = take(c, args, 0, None);
-    if x.ty == Type::String {
-        let prim = Prim::Strip {
-            left,
-            right,
-            set: false,
-        };
-        return mk(ir::ExprKind::Prim(prim, vec![x]), Type::String, span);
-    }
-    if x.ty == error_type() {
-        return error_expr(span);
-    }
-    match pair(&x) {
-        Some((s, cs)) if s.ty == Type::String && cs.ty == Type::String => {
-            let prim = Prim::Strip {
-                left,
-                right,
-                set: true,
-            };
-            mk(ir::ExprKind::Prim(prim, vec![s, cs]), Type::String, span)
-        }
-        _ => no_overload(
-            c,
-            span,
-            format!(
-                "no `{}` for `{}`: it takes a `string` or `(string, string)`",
-                match (left, right) {
-                    (true, true) => "strip",
-                    (true, false) => "lstrip",
-                    _ => "rstrip",
-                },
-                x.ty
-            ),
-            "invocable",
-        ),
-    }
 }
 
 // ----- L11.23 format strings -----
@@ -551,34 +465,6 @@ pub(crate) fn unsafe_get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) 
 }
 
 // ----- L11.29 standard streams -----
-
-/// `fprint (f, x)`, `fprintln (f, x)`.
-pub(crate) fn fprint_rule(
-    c: &mut Checker,
-    args: &mut [Arg],
-    span: Span,
-    newline: bool,
-) -> ir::Expr {
-    let name = if newline { "fprintln" } else { "fprint" };
-    let Some((f, x)) = take_pair(c, args, span, name) else {
-        return error_expr(span);
-    };
-    if !c.is_ofile(&f.ty) {
-        let t = f.ty.clone();
-        return no_overload(
-            c,
-            f.span,
-            format!("`{name}` writes to an `ofile` (`cstdout`, `cstderr`), found `{t}`"),
-            "invocable",
-        );
-    }
-    c.note_effect();
-    mk(
-        ir::ExprKind::Prim(Prim::FWrite(newline), vec![f, x]),
-        Type::VOID,
-        span,
-    )
-}
 
 // ----- L11.30 named forms -----
 

@@ -362,7 +362,8 @@ impl Checker {
                 self.error(CheckError::CannotInfer {
                     span,
                     message: format!(
-                        "cannot infer the type of `{name}` (`{t}`): nothing in this unit fixes it; declare it, as in `val {name} : TYPE = …;`"
+                        "cannot infer the type of `{name}` (`{}`): nothing in this unit fixes it; declare it, as in `val {name} : TYPE = …;`",
+                        t.with_unknowns_numbered()
                     ),
                 });
                 continue;

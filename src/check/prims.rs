@@ -87,6 +87,10 @@ pub struct PrimDef {
     /// A condition on the operand and result types beyond the schemes (conversions: the
     /// *convertible* behaviour; widenings: the L2.16 lattice), checked by the validator.
     pub side: Option<Side>,
+    /// The kernel's operands are the components of a tupled argument (`atan2 (y, x)`): a
+    /// tuple literal gives them directly, any other tuple value is evaluated once and taken
+    /// apart.
+    pub tupled: bool,
 }
 
 /// A side condition on a kernel, its operand types and its result type.
@@ -112,12 +116,20 @@ const fn func(
         apply,
         kernels,
         side: None,
+        tupled: false,
     }
 }
 
 const fn writes(def: PrimDef) -> PrimDef {
     PrimDef {
         effect: true,
+        ..def
+    }
+}
+
+const fn tupled(def: PrimDef) -> PrimDef {
+    PrimDef {
+        tupled: true,
         ..def
     }
 }
@@ -141,6 +153,7 @@ const fn op(
         apply: Apply::Operator(kernel),
         kernels,
         side: None,
+        tupled: false,
     }
 }
 
@@ -163,6 +176,7 @@ const fn internal(
         apply: Apply::Internal,
         kernels,
         side,
+        tupled: false,
     }
 }
 
@@ -188,6 +202,7 @@ const fn coercion(
         apply: Apply::Coerce(select),
         kernels: |_| false,
         side: None,
+        tupled: false,
     }
 }
 
@@ -286,8 +301,8 @@ pub static PRIMS: &[PrimDef] = &[
     writes(func("print", PRINT, 1, "print x: write str x", "print 42; endl;", Apply::Scheme(|_, _| Some(Prim::Print)), |p| *p == Prim::Print)),
     writes(func("println", PRINT, 1, "println x: write str x and a newline", "println (1, 2);", Apply::Scheme(|_, _| Some(Prim::Println)), |p| *p == Prim::Println)),
     writes(func("endl", &["unit -> void", "ofile -> void"], 1, "endl: write a newline; endl f: a newline on the stream f", "print 1; endl;", Apply::Rule(endl_rule), |p| matches!(p, Prim::Endl | Prim::FEndl))),
-    writes(func("fprint", FPRINT, 1, "fprint (f, x): write str x to f (L11.29)", "fprint (cstdout, 42); endl;", Apply::Rule(|c, a, s| lib::fprint_rule(c, a, s, false)), |p| *p == Prim::FWrite(false))),
-    writes(func("fprintln", FPRINT, 1, "fprintln (f, x): write str x and a newline to f (L11.29)", "fprintln (cstderr, \"oops\");", Apply::Rule(|c, a, s| lib::fprint_rule(c, a, s, true)), |p| *p == Prim::FWrite(true))),
+    writes(tupled(func("fprint", FPRINT, 1, "fprint (f, x): write str x to f (L11.29)", "fprint (cstdout, 42); endl;", Apply::Scheme(|_, _| Some(Prim::FWrite(false))), |p| *p == Prim::FWrite(false)))),
+    writes(tupled(func("fprintln", FPRINT, 1, "fprintln (f, x): write str x and a newline to f (L11.29)", "fprintln (cstderr, \"oops\");", Apply::Scheme(|_, _| Some(Prim::FWrite(true))), |p| *p == Prim::FWrite(true)))),
     // ----- arrays (L6, L9) -----
     func("len", &["[T, N:COMPACTLINEAR] T ^ N -> size", "string -> size"], 1, "len a: the element count of an array, or the byte count of a string (a size)", "println$ len (1, 2, 3);", Apply::Scheme(|a, _| match &a[0] { Type::String => Some(Prim::StrLen), _ => Some(Prim::Len) }), |p| matches!(p, Prim::Len | Prim::StrLen)),
     func("map", &["[T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"], 2, "map f a: f applied to every element, indexed like a (L6.3)", "println$ map (fun (x:int) => x * x) (1, 2, 3);", Apply::Scheme(|_, _| Some(Prim::Map)), |p| *p == Prim::Map),
@@ -324,8 +339,8 @@ pub static PRIMS: &[PrimDef] = &[
     math_entry!("floor", MathFn::Floor, "floor x (L11.25)", "println$ floor 1.5;"),
     math_entry!("trunc", MathFn::Trunc, "trunc x (L11.25)", "println$ trunc (-1.5);"),
     func("abs", &["[T:floating] T -> T", "[T:signed] T -> T"], 1, "abs x (L11.25)", "println$ abs (-3), abs (-2.5);", Apply::Scheme(|a, _| math(MathFn::Abs, a)), |p| matches!(p, Prim::FloatFn(MathFn::Abs, _) | Prim::IntAbs(_))),
-    func("atan2", &["[T:floating] T * T -> T"], 1, "atan2 (y, x): the angle of the point (x, y) (L11.25)", "println$ atan2 (1.0, 1.0);", Apply::Rule(|c, a, s| lib::float2_rule(c, a, s, false)), |p| matches!(p, Prim::Atan2(_))),
-    func("pow", &["[T:floating] T * T -> T", "[T:floating] T * int -> T"], 1, "pow (x, y): x to the power y (L11.25)", "println$ pow (2.0, 10);", Apply::Rule(|c, a, s| lib::float2_rule(c, a, s, true)), |p| matches!(p, Prim::Pow(_) | Prim::PowInt(_))),
+    tupled(func("atan2", &["[T:floating] T * T -> T"], 1, "atan2 (y, x): the angle of the point (x, y) (L11.25)", "println$ atan2 (1.0, 1.0);", Apply::Scheme(|a, _| single(&a[0]).map(Prim::Atan2)), |p| matches!(p, Prim::Atan2(_)))),
+    tupled(func("pow", &["[T:floating] T * T -> T", "[T:floating] T * int -> T"], 1, "pow (x, y): x to the power y (L11.25)", "println$ pow (2.0, 10);", Apply::Scheme(|a, _| match a.get(1) { Some(Type::Int(_)) => single(&a[0]).map(Prim::PowInt), _ => single(&a[0]).map(Prim::Pow) }), |p| matches!(p, Prim::Pow(_) | Prim::PowInt(_)))),
     func("sgn", &["[T:signed] T -> int"], 1, "sgn x: -1, 0 or 1 (L11.25)", "println$ sgn (-7);", Apply::Scheme(|a, _| int_of(&a[0]).map(Prim::IntSgn)), |p| matches!(p, Prim::IntSgn(_))),
     func("min", &["[T:ordered] T * T -> T"], 1, "min (x, y): if x < y then x else y (L11.25)", "println$ min (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, false)), |p| *p == Prim::Min),
     func("max", &["[T:ordered] T * T -> T"], 1, "max (x, y): if x < y then y else x (L11.25)", "println$ max (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, true)), |p| *p == Prim::Max),
@@ -344,9 +359,9 @@ pub static PRIMS: &[PrimDef] = &[
     char_class_entry!("iscntrl", CharClass::Cntrl),
     char_class_entry!("isprint", CharClass::Print),
     char_class_entry!("ispunct", CharClass::Punct),
-    func("strip", STRIP, 1, "strip s, strip (s, cs): without leading and trailing white space, or bytes of cs (L11.27)", "println$ strip \"  a b  \";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, true)), |p| matches!(p, Prim::Strip { left: true, right: true, .. })),
-    func("lstrip", STRIP, 1, "lstrip s, lstrip (s, cs): without leading white space, or bytes of cs (L11.27)", "println$ lstrip \"  a\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, true, false)), |p| matches!(p, Prim::Strip { left: true, right: false, .. })),
-    func("rstrip", STRIP, 1, "rstrip s, rstrip (s, cs): without trailing white space, or bytes of cs (L11.27)", "println$ rstrip \"a  \" + \"|\";", Apply::Rule(|c, a, s| lib::strip_rule(c, a, s, false, true)), |p| matches!(p, Prim::Strip { left: false, right: true, .. })),
+    tupled(func("strip", STRIP, 1, "strip s, strip (s, cs): without leading and trailing white space, or bytes of cs (L11.27)", "println$ strip \"  a b  \";", Apply::Scheme(|a, _| Some(Prim::Strip { left: true, right: true, set: a.len() == 2 })), |p| matches!(p, Prim::Strip { left: true, right: true, .. }))),
+    tupled(func("lstrip", STRIP, 1, "lstrip s, lstrip (s, cs): without leading white space, or bytes of cs (L11.27)", "println$ lstrip \"  a\";", Apply::Scheme(|a, _| Some(Prim::Strip { left: true, right: false, set: a.len() == 2 })), |p| matches!(p, Prim::Strip { left: true, right: false, .. }))),
+    tupled(func("rstrip", STRIP, 1, "rstrip s, rstrip (s, cs): without trailing white space, or bytes of cs (L11.27)", "println$ rstrip \"a  \" + \"|\";", Apply::Scheme(|a, _| Some(Prim::Strip { left: false, right: true, set: a.len() == 2 })), |p| matches!(p, Prim::Strip { left: false, right: true, .. }))),
     func("startswith", AFFIX, 2, "startswith s e: does s begin with e (L11.27)", "println$ startswith \"hello\" \"he\";", Apply::Scheme(|_, _| Some(Prim::StartsWith)), |p| *p == Prim::StartsWith),
     func("endswith", AFFIX, 2, "endswith s e: does s end with e (L11.27)", "println$ endswith \"hello\" 'o';", Apply::Scheme(|_, _| Some(Prim::EndsWith)), |p| *p == Prim::EndsWith),
     // ----- bits (L11.30) -----
@@ -594,11 +609,11 @@ pub(crate) fn kernel_for(def: &PrimDef, args: &[Type], result: &Type) -> Option<
 }
 
 /// The operand types of an entry's instance as its kernel receives them: the curried groups,
-/// or the components of an operator's one tupled operand.
+/// or the components of the one tupled operand of an operator or a `tupled` entry.
 #[cfg(test)]
 pub(crate) fn flat_params(def: &PrimDef, ty: &Type) -> (Vec<Type>, Type) {
     let (mut params, t) = crate::check::scheme::curried(ty);
-    if def.section == Section::Operator && params.len() == 1 {
+    if (def.section == Section::Operator || def.tupled) && params.len() == 1 {
         match &params[0] {
             Type::Tuple(ps) => params = ps.to_vec(),
             Type::Array(e, i) if **i == Type::Unitsum(2) => params = vec![(**e).clone(); 2],
@@ -820,7 +835,9 @@ fn apply_scheme(
                         crate::check::traits::Behaviour::Printable,
                     )
                 {
-                    require_printable(c, e, span);
+                    // The variable's instance is what does not print (`&int` in
+                    // `fprint (cstdout, p)`), with the reason and its help.
+                    require_printable_type(c, &t, span);
                 } else {
                     c.error(CheckError::NoOverload {
                         span,
@@ -838,14 +855,38 @@ fn apply_scheme(
             }
         }
     }
-    let exprs: Vec<ir::Expr> = exprs
+    let mut exprs: Vec<ir::Expr> = exprs
         .into_iter()
         .map(|e| e.expect("every argument"))
         .collect();
+    // The components of a tupled argument are the kernel's operands.
+    let mut taken_apart = None;
+    if def.tupled && exprs.len() == 1 && is_product(&shapes[k].0[0]) {
+        let (operands, binding) = spread(c, exprs.pop().expect("one argument"));
+        exprs = operands;
+        taken_apart = binding;
+    }
     let arg_tys: Vec<Type> = exprs.iter().map(|e| c.zonk(&e.ty)).collect();
     let result = c.zonk(&result);
     match kernel(&arg_tys, &result) {
-        Some(prim) => mk(ir::ExprKind::Prim(prim, exprs), result, span),
+        Some(prim) => {
+            let applied = mk(ir::ExprKind::Prim(prim, exprs), result.clone(), span);
+            match taken_apart {
+                None => applied,
+                Some((value, pattern)) => mk(
+                    ir::ExprKind::Match(
+                        Box::new(value),
+                        vec![ir::Arm {
+                            patterns: vec![pattern],
+                            guard: None,
+                            body: applied,
+                        }],
+                    ),
+                    result,
+                    span,
+                ),
+            }
+        }
         None if arg_tys.iter().chain([&result]).any(|t| t.has_meta()) => {
             // Not yet known (a recursive result): the kernel cannot be chosen.
             c.error(CheckError::CannotInfer {
@@ -912,6 +953,70 @@ pub(crate) fn apply_pending_functor(c: &mut Checker, p: &PendingFunctor) -> Opti
     }
 }
 
+/// A tuple type, or an array over a unitsum of at least two (a homogeneous tuple's normal
+/// form).
+fn is_product(t: &Type) -> bool {
+    match t {
+        Type::Tuple(_) => true,
+        Type::Array(_, i) => matches!(**i, Type::Unitsum(n) if n >= 2),
+        _ => false,
+    }
+}
+
+/// A value and the pattern binding its components, when it is not a tuple literal.
+type TakenApart = Option<(ir::Expr, ir::Pattern)>;
+
+/// The components of a tuple-typed argument: a literal's items, or fresh locals bound by a
+/// pattern to the value, which is evaluated once.
+fn spread(c: &mut Checker, e: ir::Expr) -> (Vec<ir::Expr>, TakenApart) {
+    use crate::check::env::{VarBinding, VarLoc, VarType};
+    let t = c.zonk(&e.ty);
+    let components: Vec<Type> = match &t {
+        Type::Tuple(ps) => ps.to_vec(),
+        Type::Array(elem, i) => match **i {
+            Type::Unitsum(n) => vec![(**elem).clone(); n as usize],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    if let ir::ExprKind::Tuple(items) | ir::ExprKind::Array(items) = &e.kind {
+        if items.len() == components.len() {
+            return (items.clone(), None);
+        }
+    }
+    let mut operands = Vec::new();
+    let mut patterns = Vec::new();
+    for ct in components {
+        let frame = c.frame;
+        let slot = c.frames[frame].alloc();
+        let vb = VarBinding {
+            loc: VarLoc {
+                frame,
+                slot,
+                cell: false,
+            },
+            ty: VarType::Known(ct.clone()),
+            mutable: false,
+            span: e.span,
+            decl: None,
+            scope: c.scope,
+        };
+        let place = c.place_of(&vb);
+        patterns.push(ir::Pattern {
+            kind: ir::PatternKind::Bind(place),
+            ty: ct.clone(),
+            span: e.span,
+        });
+        operands.push(mk(c.var_access(&vb), ct, e.span));
+    }
+    let pattern = ir::Pattern {
+        kind: ir::PatternKind::Tuple(patterns),
+        ty: t,
+        span: e.span,
+    };
+    (operands, Some((e, pattern)))
+}
+
 pub(crate) fn take(
     c: &mut Checker,
     args: &mut [Arg],
@@ -927,10 +1032,14 @@ pub(crate) fn take(
 /// E0301 when values of the argument's type do not print (L11.6: pointers).
 pub(crate) fn require_printable(c: &mut Checker, x: &ir::Expr, span: Span) {
     let t = c.zonk(&x.ty);
-    if c.opaque_lacks(&t, crate::check::traits::Behaviour::Printable, span) {
+    require_printable_type(c, &t, span);
+}
+
+fn require_printable_type(c: &mut Checker, t: &Type, span: Span) {
+    if c.opaque_lacks(t, crate::check::traits::Behaviour::Printable, span) {
         return;
     }
-    if let Err(lacking) = c.require(&t, crate::check::traits::Behaviour::Printable) {
+    if let Err(lacking) = c.require(t, crate::check::traits::Behaviour::Printable) {
         c.error(lacking.error(span));
     }
 }

@@ -304,7 +304,8 @@ impl Checker {
         })?;
         let saved_scope = self.scope;
         let saved_errors = std::mem::take(&mut self.errors);
-        let scope = self.new_scope(Some(self.prelude_scope.unwrap_or(0)));
+        // While the prelude itself is checked, its scope so far.
+        let scope = self.new_scope(Some(self.prelude_scope.unwrap_or(self.scope)));
         let mut vars = Vec::new();
         for (name, constraint) in names {
             let (kind, class) = match constraint.as_str() {

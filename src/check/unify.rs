@@ -174,7 +174,10 @@ impl Checker {
         if unsolved {
             self.error(crate::check::error::CheckError::CannotInfer {
                 span,
-                message: format!("cannot infer a type parameter here (type `{z}`); give it explicitly with `f[T]`"),
+                message: format!(
+                    "cannot infer a type parameter here (type `{}`); give it explicitly with `f[T]`",
+                    z.with_unknowns_numbered()
+                ),
             });
         }
         !unsolved

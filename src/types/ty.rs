@@ -953,6 +953,26 @@ impl Type {
         }
     }
 
+    /// The type with its inference variables numbered `?1`, `?2`, … in order of appearance:
+    /// what a message shows, the same whatever inference ran before.
+    pub fn with_unknowns_numbered(&self) -> Type {
+        let mut order: Vec<u32> = Vec::new();
+        self.walk(&mut |x| {
+            if let Type::Meta(m) = x {
+                if !order.contains(m) {
+                    order.push(*m);
+                }
+            }
+        });
+        self.map(&mut |x| match x {
+            Type::Meta(m) => order
+                .iter()
+                .position(|o| o == m)
+                .map(|i| Type::Meta(i as u32 + 1)),
+            _ => None,
+        })
+    }
+
     /// Rebuild the type bottom-up, replacing each node for which `f` returns `Some`, and
     /// renormalising through the smart constructors. `f` must be a function of the node
     /// alone: a shared subtree is rebuilt once and shared in the result.
