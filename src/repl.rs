@@ -1177,4 +1177,53 @@ mod session_tests {
         let (stdout, _) = transcript("  :help\r\n");
         assert!(stdout.starts_with("Commands"), "{stdout}");
     }
+
+    #[test]
+    fn browse_lists_the_user_definitions_first_then_the_library_grouped() {
+        let (stdout, stderr) = transcript(
+            "var count = 3;\nfun twice (x:int) => 2 * x;\ntypedef pair = int * int;\n:browse\n",
+        );
+        assert_eq!(stderr, "");
+        let at = |text: &str| {
+            stdout
+                .find(text)
+                .unwrap_or_else(|| panic!("{text:?} missing from\n{stdout}"))
+        };
+        let order = [
+            at("// your definitions"),
+            at("twice : int -> int"),
+            at("count : int"),
+            at("// library: written in Tessera (the prelude)"),
+            at("\nfold_right : [T, U, N:COMPACTLINEAR]"),
+            at("// library: functions"),
+            at("\nmap : [T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"),
+            at("// library: conversions"),
+            at("// library: operators"),
+        ];
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+        assert!(stdout.contains("type pair = int ^ 2"), "{stdout}");
+    }
+
+    #[test]
+    fn time_prints_the_value_and_then_the_wall_time() {
+        let (stdout, stderr) = transcript(":time 6 * 7\n:ti var x = 1;\n:time (1,\n");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{stdout}");
+        assert_eq!(lines[0], "42 : int");
+        for line in &lines[1..] {
+            let seconds = line
+                .strip_prefix("time: ")
+                .and_then(|rest| rest.strip_suffix(" s"))
+                .unwrap_or_else(|| panic!("{line:?}"));
+            assert!(seconds.parse::<f64>().is_ok_and(|s| s >= 0.0), "{line:?}");
+        }
+        assert!(stderr.contains("the chunk is incomplete"), "{stderr}");
+    }
+
+    #[test]
+    fn it_names_the_last_printed_value_and_void_leaves_it_alone() {
+        let (stdout, stderr) = transcript("20 + 1\nprintln \"x\";\nit * 2\n:type it\n");
+        assert_eq!(stdout, "21 : int\nx\n42 : int\nint\n");
+        assert_eq!(stderr, "");
+    }
 }
