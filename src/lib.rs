@@ -7,6 +7,7 @@
 pub mod check;
 pub mod core;
 pub mod diag;
+pub mod display;
 pub mod eval;
 pub mod interrupt;
 pub mod limits;
@@ -37,6 +38,8 @@ pub struct Session {
     out: Box<dyn Write + Send>,
     /// The program's standard error (L11.29); discarded unless `with_stderr` gives one.
     err: Box<dyn Write + Send>,
+    /// How expression chunks show their value (the REPL's display; exact `_strr` by default).
+    display: display::Display,
 }
 
 /// What became of one REPL chunk (L9.4).
@@ -60,6 +63,7 @@ impl Session {
             machine: Machine::new(),
             out,
             err: Box::new(std::io::sink()),
+            display: display::Display::EXACT,
         };
         session.load_prelude();
         session
@@ -133,9 +137,26 @@ impl Session {
         };
         let checker_before = self.checker.clone();
         let globals_before = self.machine.n_globals();
-        let unit = match self.checker.check_chunk(&chunk) {
-            Ok(unit) => unit,
-            Err(diags) => return ChunkResult::Failed(diags),
+        // An expression chunk names its value `it` (checked as `val it = e; it`); where that
+        // does not check (a `void` or generic expression), the expression alone.
+        let named_it = match &chunk {
+            syntax::ast::Chunk::Expr(expr) => match self.checker.check_chunk_naming_it(expr) {
+                Ok(unit) if unit.result.as_ref().is_some_and(|e| !e.ty.is_void()) => Some(unit),
+                Ok(_) => {
+                    self.checker = checker_before.clone();
+                    self.machine.truncate_globals(globals_before);
+                    None
+                }
+                Err(_) => None,
+            },
+            syntax::ast::Chunk::Stmts(_) => None,
+        };
+        let unit = match named_it {
+            Some(unit) => unit,
+            None => match self.checker.check_chunk(&chunk) {
+                Ok(unit) => unit,
+                Err(diags) => return ChunkResult::Failed(diags),
+            },
         };
         let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
         let value = match self
@@ -152,8 +173,8 @@ impl Session {
             }
         };
         if let (Some(result_type), Some(value)) = (result_type, value) {
-            if let Some(line) = result_line(&value, &result_type) {
-                self.print_line(&line);
+            if let Some(text) = display::result_text(&value, &result_type, &self.display) {
+                self.print_line(&text);
             }
         }
         ChunkResult::Done
@@ -258,6 +279,29 @@ impl Session {
         Ok(types::iso::iso_line(&first, &second))
     }
 
+    /// How expression chunks show their values (`Display::EXACT` unless the REPL sets it).
+    pub fn display(&self) -> display::Display {
+        self.display
+    }
+
+    /// Show the values of later expression chunks with `display` (the REPL's print limit,
+    /// grids and colours).
+    pub fn set_display(&mut self, display: display::Display) {
+        self.display = display;
+    }
+
+    /// A type written in source, resolved and printed in normal form (`:browse`).
+    pub fn normal_type_of_type(&mut self, src: &str) -> Option<String> {
+        let ty = self.resolve_type_source(src).ok()?;
+        Some(types::print::type_to_string(&ty))
+    }
+
+    /// The names in scope: the user's definitions first, then the library's (`:browse`,
+    /// completion).
+    pub fn names_in_scope(&self) -> Vec<check::browse::ScopeName> {
+        self.checker.names_in_scope()
+    }
+
     /// Forget every definition: a fresh checker and machine with the prelude loaded again.
     pub fn reset(&mut self) {
         self.checker = Checker::new();
@@ -300,20 +344,6 @@ fn parse_program_or_errors(src: &str) -> Result<Vec<syntax::ast::Stmt>, Vec<Diag
 
 fn syntax_diagnostics(errors: &[SyntaxError]) -> Vec<Diagnostic> {
     errors.iter().map(syntax_diagnostic).collect()
-}
-
-/// The line a REPL expression chunk prints: `VALUE : TYPE`, `<fun> : TYPE` for a function,
-/// nothing for `void`.
-fn result_line(value: &eval::value::Value, ty: &Type) -> Option<String> {
-    let type_text = types::print::type_to_string(ty);
-    match ty {
-        Type::Unitsum(0) => None,
-        Type::Fun(_, _) => Some(format!("<fun> : {type_text}")),
-        _ => Some(format!(
-            "{} : {type_text}",
-            eval::format::strr_value(value, ty)
-        )),
-    }
 }
 
 fn whole_span(src: &str) -> Span {

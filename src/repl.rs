@@ -1,14 +1,24 @@
 //! The REPL (L9.4): reads lines into chunks, evaluates them in one `Session`, answers the
 //! `:` commands. This is the only module that imports rustyline.
 //!
-//! On a terminal it shows a banner and the prompts `> ` and `. `, keeps a history in
-//! `~/.tessera_history` and completes commands and keywords. When stdin is not a terminal it
-//! prints no banner, no prompts and no echo: stdout carries only program output and results.
+//! On a terminal it shows a banner and the prompts `> ` and `. `, appends every chunk to a
+//! history file (`TESSERA_HISTORY`, else `~/.tessera_history`; a multi-line chunk is one
+//! entry) and completes commands, keywords, names in scope, type names and file names. When
+//! stdin is not a terminal it prints no banner, no prompts and no echo: stdout carries only
+//! program output and results.
+//!
+//! Display (see `crate::display`): the print limit applies to every REPL result, piped or
+//! not (so a transcript shows what a person sees, and a huge array never floods a pipe);
+//! matrices print as grids only when stdout is a terminal (or with `:show`); colours only on
+//! a terminal without `NO_COLOR`.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use rustyline::completion::Completer;
+use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -16,141 +26,200 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
+use crate::check::browse::{NameKind, ScopeName};
+use crate::check::prims::{Section, PRIMS};
 use crate::diag::{self, Diagnostic, Stage};
+use crate::display::Display;
 use crate::syntax::Span;
 use crate::{is_blank_source, ChunkResult, Session};
 
 /// The file name diagnostics of REPL chunks and commands are rendered under.
 pub const REPL_NAME: &str = "<repl>";
 
-/// The REPL commands, in the order `:help` lists them.
-pub const COMMANDS: [(&str, &str); 11] = [
-    (
-        ":type [-n] EXPR",
-        "the type of an expression (a variable as declared; -n: the normal form)",
+/// The most entries the history file keeps (older ones are dropped).
+pub const HISTORY_SIZE: usize = 1000;
+
+/// What a command's argument is (for completion and for the "needs" errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    None,
+    Expr,
+    Type,
+    Name,
+    File,
+    Setting,
+}
+
+/// One REPL command.
+pub struct CommandInfo {
+    pub name: &'static str,
+    /// Abbreviations that choose this command although other commands share the prefix
+    /// (ghci's `:t`, `:k`, `:l`, `:q`, `:r`).
+    pub abbreviations: &'static [&'static str],
+    pub usage: &'static str,
+    pub meaning: &'static str,
+    pub argument: Argument,
+}
+
+const fn command(
+    name: &'static str,
+    abbreviations: &'static [&'static str],
+    usage: &'static str,
+    meaning: &'static str,
+    argument: Argument,
+) -> CommandInfo {
+    CommandInfo {
+        name,
+        abbreviations,
+        usage,
+        meaning,
+        argument,
+    }
+}
+
+/// The REPL commands, in the order `:help` lists them. Any unique prefix names a command.
+pub const COMMANDS: &[CommandInfo] = &[
+    command(
+        "type",
+        &["t"],
+        ":type [-n|-v] EXPR",
+        "the type of an expression (-n: the normal form; -v: and the type functor that derived it)",
+        Argument::Expr,
     ),
-    (
-        ":type -v EXPR",
-        "the type and the type functor that derived it (promote)",
-    ),
-    (
-        ":doc NAME",
-        "the types, description and an example of a library primitive or operator",
-    ),
-    (
+    command(
+        "kind",
+        &["k"],
         ":kind TYPE",
         "the most specific kind: UNITSUM, COMPACTLINEAR or TYPE",
+        Argument::Type,
     ),
-    (
+    command(
+        "doc",
+        &[],
+        ":doc NAME",
+        "the types, description and an example of a library primitive or operator",
+        Argument::Name,
+    ),
+    command(
+        "browse",
+        &[],
+        ":browse",
+        "the names in scope with their types: yours first, then the library's",
+        Argument::None,
+    ),
+    command(
+        "show",
+        &[],
+        ":show EXPR",
+        "evaluate and print as a grid with row and column indices (a matrix of scalars)",
+        Argument::Expr,
+    ),
+    command(
+        "time",
+        &[],
+        ":time EXPR",
+        "evaluate (any chunk) and print the wall time it took",
+        Argument::Expr,
+    ),
+    command(
+        "size",
+        &[],
         ":size TYPE",
         "the number of values of a compact linear type",
+        Argument::Type,
     ),
-    (
+    command(
+        "layout",
+        &[],
         ":layout TYPE",
         "the mixed-radix layout of a compact type (or an array's index)",
+        Argument::Type,
     ),
-    (
+    command(
+        "iso",
+        &[],
         ":iso A, B",
         "whether a reshape A :>> B is layout-identical, and why not",
+        Argument::Type,
     ),
-    (
+    command(
+        "load",
+        &["l"],
         ":load FILE",
         "run a file in this session (path relative to the current folder)",
+        Argument::File,
     ),
-    (":reset", "forget all definitions"),
-    (":help", "this list"),
-    (":quit", "leave the REPL (end of input does the same)"),
+    command(
+        "reload",
+        &["r"],
+        ":reload",
+        "a fresh session that runs the files `:load`ed so far again",
+        Argument::None,
+    ),
+    command(
+        "reset",
+        &[],
+        ":reset",
+        "forget all definitions",
+        Argument::None,
+    ),
+    command(
+        "set",
+        &[],
+        ":set OPTION N",
+        "threads N (parallel loops), print-limit N (array elements shown, 0: all); alone: the settings",
+        Argument::Setting,
+    ),
+    command("help", &["h", "?"], ":help", "this list", Argument::None),
+    command(
+        "quit",
+        &["q"],
+        ":quit",
+        "leave the REPL (Ctrl-D at an empty prompt does the same)",
+        Argument::None,
+    ),
 ];
 
-/// The words the terminal REPL completes besides the commands: the keywords of L1.3 that
-/// start constructs, and common library names.
-const COMPLETION_WORDS: &[&str] = &[
-    "begin",
-    "end",
-    "do",
-    "done",
-    "if",
-    "then",
-    "elif",
-    "else",
-    "endif",
-    "match",
-    "with",
-    "endmatch",
-    "for",
-    "in",
-    "while",
-    "until",
-    "upto",
-    "downto",
-    "break",
-    "continue",
-    "return",
-    "var",
-    "val",
-    "fun",
-    "proc",
-    "gen",
-    "typedef",
-    "struct",
-    "variant",
-    "case",
-    "of",
-    "proj",
-    "aproj",
-    "ident",
-    "caseno",
-    "and",
-    "or",
-    "not",
-    "true",
-    "false",
-    "print",
-    "println",
-    "str",
-    "repr",
-    "_strr",
-    "map",
-    "fold_left",
-    "fold_right",
-    "len",
-    "transpose",
-    "natural",
-    "bool",
-    "int",
-    "uint",
-    "long",
-    "double",
-    "float",
-    "string",
-    "char",
-    "size",
-    // L11 library (spec L11.22-L11.30).
-    "assert",
-    "tiny",
-    "utiny",
-    "short",
-    "ushort",
-    "sqrt",
-    "pow",
-    "abs",
-    "min",
-    "max",
-    "ord",
-    "toupper",
-    "tolower",
-    "strip",
-    "startswith",
-    "endswith",
-    "fold",
-    "mem",
-    "sort",
-    "subarray",
-    "cstdout",
-    "cstderr",
-    "fprintln",
-    "eprintln",
+/// The settings `:set` knows.
+const SETTINGS: [&str; 2] = ["threads", "print-limit"];
+
+/// The keywords the terminal REPL completes (L1.3), besides the names in scope.
+const KEYWORDS: &[&str] = &[
+    "begin", "end", "do", "done", "if", "then", "elif", "else", "endif", "match", "with",
+    "endmatch", "for", "in", "while", "until", "upto", "downto", "break", "continue", "return",
+    "var", "val", "fun", "proc", "gen", "typedef", "struct", "variant", "case", "of", "proj",
+    "aproj", "ident", "caseno", "and", "or", "not", "true", "false", "type", "new",
 ];
+
+/// The built-in type names (completed where a type is expected).
+pub const BUILTIN_TYPES: &[&str] = &[
+    "void", "unit", "bool", "int", "uint", "long", "ulong", "vlong", "uvlong", "size", "int8",
+    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "tiny", "utiny", "short",
+    "ushort", "float", "double", "string", "char", "natural",
+];
+
+/// Which command `name` (without the colon) names: an exact name, a declared abbreviation,
+/// or a unique prefix. An ambiguous prefix gives the candidates.
+pub fn resolve_command(name: &str) -> Result<&'static CommandInfo, Vec<&'static str>> {
+    if let Some(info) = COMMANDS
+        .iter()
+        .find(|info| info.name == name || info.abbreviations.contains(&name))
+    {
+        return Ok(info);
+    }
+    let candidates: Vec<&'static CommandInfo> = if name.is_empty() {
+        Vec::new()
+    } else {
+        COMMANDS
+            .iter()
+            .filter(|info| info.name.starts_with(name))
+            .collect()
+    };
+    match candidates.as_slice() {
+        [only] => Ok(only),
+        _ => Err(candidates.iter().map(|info| info.name).collect()),
+    }
+}
 
 /// What the caller should do after a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,17 +236,46 @@ pub struct Repl {
     diagnostics: Box<dyn Write>,
     color: bool,
     pending: String,
+    /// The files `:load`ed, in order (`:reload` runs them again).
+    loaded: Vec<String>,
+    /// The pool parallel loops run on after `:set threads N` (else rayon's global pool).
+    pool: Option<rayon::ThreadPool>,
+    /// The names in scope, kept for the line editor's completion (terminal only).
+    completion_names: Option<Arc<Mutex<Vec<ScopeName>>>>,
 }
+
+/// The stack of the threads of a `:set threads` pool, which run the evaluator (as large as
+/// the interpreter thread's in `main.rs`: address space, committed only as it is used).
+const POOL_STACK_BYTES: usize = 256 << 20;
 
 impl Repl {
     /// A REPL over `session`, rendering diagnostics to `diagnostics` (stderr in the binary).
-    pub fn new(session: Session, diagnostics: Box<dyn Write>, color: bool) -> Repl {
+    /// Results use the print limit; grids and colours are off (see [`Repl::with_display`]).
+    pub fn new(mut session: Session, diagnostics: Box<dyn Write>, color: bool) -> Repl {
+        session.set_display(Display {
+            print_limit: Some(Display::DEFAULT_PRINT_LIMIT),
+            ..Display::EXACT
+        });
         Repl {
             session,
             diagnostics,
             color,
             pending: String::new(),
+            loaded: Vec::new(),
+            pool: None,
+            completion_names: None,
         }
+    }
+
+    /// Show matrices as grids (`grid`) and colour values and types (`color`): for a terminal.
+    pub fn with_display(mut self, grid: bool, color: bool) -> Repl {
+        let display = Display {
+            grid,
+            color,
+            ..self.session.display()
+        };
+        self.session.set_display(display);
+        self
     }
 
     /// Is a chunk waiting for more lines (so the continuation prompt applies)?
@@ -202,10 +300,11 @@ impl Repl {
             LineOutcome::Continue
         };
         self.session.flush();
+        self.refresh_completion_names();
         outcome
     }
 
-    /// Forget a partly typed chunk (Ctrl-C on a terminal).
+    /// Forget a partly typed chunk (Ctrl-C, or Ctrl-D inside a chunk, on a terminal).
     pub fn discard_pending(&mut self) {
         self.pending.clear();
     }
@@ -228,8 +327,29 @@ impl Repl {
         self.session.flush();
     }
 
+    /// Keep the names in scope for completion (when a line editor completes them).
+    fn refresh_completion_names(&mut self) {
+        if let Some(names) = &self.completion_names {
+            let current = self.session.names_in_scope();
+            if let Ok(mut shared) = names.lock() {
+                *shared = current;
+            }
+        }
+    }
+
+    /// Run `work` on the session, on the `:set threads` pool when there is one (so parallel
+    /// loops use its threads).
+    fn on_pool<R: Send>(&mut self, work: impl FnOnce(&mut Session) -> R + Send) -> R {
+        let session = &mut self.session;
+        match &self.pool {
+            Some(pool) => pool.install(|| work(session)),
+            None => work(session),
+        }
+    }
+
     fn evaluate_pending(&mut self) {
-        match self.session.eval_chunk(&self.pending) {
+        let pending = self.pending.clone();
+        match self.on_pool(|session| session.eval_chunk(&pending)) {
             ChunkResult::Incomplete => {}
             ChunkResult::Done => self.pending.clear(),
             ChunkResult::Failed(diags) => {
@@ -239,27 +359,68 @@ impl Repl {
         }
     }
 
+    /// Evaluate the whole chunk `src` given as a command's argument (`:time`, `:show`); an
+    /// incomplete one is an error. Returns whether it ran.
+    fn evaluate_argument(&mut self, src: &str, line: &str, offset: usize) -> bool {
+        let owned = src.to_string();
+        match self.on_pool(|session| session.eval_chunk(&owned)) {
+            ChunkResult::Done => true,
+            ChunkResult::Incomplete => {
+                self.command_error("the chunk is incomplete: a command takes one line");
+                false
+            }
+            ChunkResult::Failed(diags) => {
+                let shifted: Vec<Diagnostic> =
+                    diags.into_iter().map(|diag| diag.shifted(offset)).collect();
+                self.report(&shifted, REPL_NAME, line);
+                false
+            }
+        }
+    }
+
     fn run_command(&mut self, line: &str) -> LineOutcome {
         let command_start = line.len() - line.trim_start().len();
         let name_end = line[command_start..]
             .find(char::is_whitespace)
             .map_or(line.len(), |length| command_start + length);
-        let name = &line[command_start + 1..name_end];
+        let written = &line[command_start + 1..name_end];
         let argument = &line[name_end..];
-        let answer = match name {
-            "type" | "kind" | "size" | "layout" | "iso" | "doc" if argument.trim().is_empty() => {
-                let what = if name == "type" {
-                    "an expression"
-                } else if name == "doc" {
-                    "a name"
-                } else if name == "iso" {
-                    "two types `A, B`"
-                } else {
-                    "a type"
-                };
-                self.command_error(&format!("`:{name}` needs {what}"));
+        let info = match resolve_command(written) {
+            Ok(info) => info,
+            Err(candidates) if candidates.is_empty() => {
+                self.command_error(&format!(
+                    "unknown command `:{written}` (`:help` lists the commands)"
+                ));
                 return LineOutcome::Continue;
             }
+            Err(candidates) => {
+                let listed: Vec<String> = candidates.iter().map(|c| format!(":{c}")).collect();
+                self.command_error(&format!(
+                    "ambiguous command `:{written}`: {}",
+                    listed.join(", ")
+                ));
+                return LineOutcome::Continue;
+            }
+        };
+        let name = info.name;
+        if argument.trim().is_empty()
+            && !matches!(info.argument, Argument::None | Argument::Setting)
+        {
+            let what = match info.argument {
+                Argument::Expr => "an expression",
+                Argument::Name => "a name",
+                Argument::File => "a file name",
+                _ if name == "iso" => "two types `A, B`",
+                _ => "a type",
+            };
+            self.command_error(&format!("`:{name}` needs {what}"));
+            return LineOutcome::Continue;
+        }
+        if info.argument == Argument::None && !argument.trim().is_empty() {
+            self.command_error(&format!("`:{name}` takes no argument"));
+            return LineOutcome::Continue;
+        }
+        let answer = match name {
             // `:type -n e`: the normal form, typedefs expanded.
             "type" if matches!(argument.trim(), "-n" | "-v") => {
                 let flag = argument.trim();
@@ -283,28 +444,63 @@ impl Repl {
             "type" => self.session.type_of(argument),
             "doc" => match self.session.doc_of(argument) {
                 Some(text) => Ok(text),
-                None => {
-                    self.command_error(&format!(
-                        "no documentation for `{}`: `:doc` knows the library primitives and operators",
-                        argument.trim()
-                    ));
-                    return LineOutcome::Continue;
-                }
+                None => match resolve_command(argument.trim().trim_start_matches(':')) {
+                    Ok(info) if argument.trim().starts_with(':') => {
+                        Ok(format!("{}\n{}", info.usage, info.meaning))
+                    }
+                    _ => {
+                        self.command_error(&format!(
+                            "no documentation for `{}`: `:doc` knows the library primitives, operators and commands",
+                            argument.trim()
+                        ));
+                        return LineOutcome::Continue;
+                    }
+                },
             },
             "kind" => self.session.kind_of(argument),
             "size" => self.session.size_of(argument),
             "layout" => self.session.layout_of(argument),
             "iso" => self.session.iso_of(argument),
             "load" => {
-                self.load_file(argument.trim());
+                let path = argument.trim().to_string();
+                if self.load_file(&path) && !self.loaded.contains(&path) {
+                    self.loaded.push(path);
+                }
                 return LineOutcome::Continue;
             }
-            "reset" | "help" | "quit" if !argument.trim().is_empty() => {
-                self.command_error(&format!("`:{name}` takes no argument"));
+            "reload" => {
+                self.reload();
                 return LineOutcome::Continue;
             }
             "reset" => {
                 self.session.reset();
+                return LineOutcome::Continue;
+            }
+            "browse" => {
+                self.browse();
+                return LineOutcome::Continue;
+            }
+            "show" => {
+                let saved = self.session.display();
+                self.session.set_display(Display {
+                    grid: true,
+                    indices: true,
+                    ..saved
+                });
+                self.evaluate_argument(argument, line, name_end);
+                self.session.set_display(saved);
+                return LineOutcome::Continue;
+            }
+            "time" => {
+                let started = Instant::now();
+                if self.evaluate_argument(argument, line, name_end) {
+                    let seconds = started.elapsed().as_secs_f64();
+                    self.session.print_line(&format!("time: {seconds:.6} s"));
+                }
+                return LineOutcome::Continue;
+            }
+            "set" => {
+                self.set(argument.trim());
                 return LineOutcome::Continue;
             }
             "help" => {
@@ -312,12 +508,7 @@ impl Repl {
                 return LineOutcome::Continue;
             }
             "quit" => return LineOutcome::Quit,
-            _ => {
-                self.command_error(&format!(
-                    "unknown command `:{name}` (`:help` lists the commands)"
-                ));
-                return LineOutcome::Continue;
-            }
+            _ => unreachable!("every command in COMMANDS is answered"),
         };
         self.answer(answer, line, name_end)
     }
@@ -341,29 +532,143 @@ impl Repl {
         LineOutcome::Continue
     }
 
-    fn load_file(&mut self, path: &str) {
-        if path.is_empty() {
-            self.command_error("`:load` needs a file name");
-            return;
-        }
+    /// Run a file in the session; returns whether it could be read (a file with errors is
+    /// still `:reload`ed, so fixing it and reloading works).
+    fn load_file(&mut self, path: &str) -> bool {
         match std::fs::read_to_string(path) {
             Ok(src) => {
-                if let Err(diags) = self.session.run_source(&src) {
+                if let Err(diags) = self.on_pool(|session| session.run_source(&src)) {
                     self.report(&diags, path, &src);
                 }
+                true
             }
-            Err(error) => self.command_error(&format!("cannot read `{path}`: {error}")),
+            Err(error) => {
+                self.command_error(&format!("cannot read `{path}`: {error}"));
+                false
+            }
+        }
+    }
+
+    fn reload(&mut self) {
+        if self.loaded.is_empty() {
+            self.command_error("`:reload` runs the files `:load`ed before, and there are none");
+            return;
+        }
+        self.session.reset();
+        for path in self.loaded.clone() {
+            self.load_file(&path);
+        }
+    }
+
+    /// `:set`, `:set threads N`, `:set print-limit N`.
+    fn set(&mut self, argument: &str) {
+        let mut words = argument.split_whitespace();
+        let (setting, value) = (words.next(), words.next());
+        if words.next().is_some() {
+            self.command_error("`:set` takes one setting and one number");
+            return;
+        }
+        let Some(setting) = setting else {
+            let threads = match &self.pool {
+                Some(pool) => pool.current_num_threads(),
+                None => rayon::current_num_threads(),
+            };
+            let limit = self.session.display().print_limit.unwrap_or(0);
+            self.session.print_line(&format!("threads {threads}"));
+            self.session.print_line(&format!("print-limit {limit}"));
+            return;
+        };
+        let number = value.and_then(|value| value.parse::<usize>().ok());
+        match (setting, number) {
+            ("threads", Some(count)) if count >= 1 && count <= crate::limits::max_threads() => {
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(count)
+                    .stack_size(POOL_STACK_BYTES)
+                    .build()
+                {
+                    Ok(pool) => self.pool = Some(pool),
+                    Err(error) => {
+                        self.command_error(&format!("cannot start {count} threads: {error}"))
+                    }
+                }
+            }
+            ("threads", _) => self.command_error(&format!(
+                "`:set threads` needs a whole number from 1 to {}",
+                crate::limits::max_threads()
+            )),
+            ("print-limit", Some(limit)) => {
+                let display = Display {
+                    print_limit: (limit > 0).then_some(limit),
+                    ..self.session.display()
+                };
+                self.session.set_display(display);
+            }
+            ("print-limit", None) => self
+                .command_error("`:set print-limit` needs a whole number (0: print every element)"),
+            (other, _) => self.command_error(&format!(
+                "unknown setting `{other}`: `:set` knows {}",
+                SETTINGS.join(", ")
+            )),
+        }
+    }
+
+    /// `:browse`: the user's names with their types, then the library's, grouped.
+    fn browse(&mut self) {
+        let names = self.session.names_in_scope();
+        let mut lines = vec!["// your definitions".to_string()];
+        let user: Vec<&ScopeName> = names.iter().filter(|n| !n.library).collect();
+        if user.is_empty() {
+            lines.push("// (none yet)".to_string());
+        }
+        for name in user {
+            lines.push(self.describe_name(name));
+        }
+        lines.push("// library: written in Tessera (the prelude)".to_string());
+        for name in names.iter().filter(|n| n.library) {
+            lines.push(self.describe_name(name));
+        }
+        for (section, heading) in [
+            (Section::Function, "// library: functions"),
+            (Section::Conversion, "// library: conversions"),
+            (Section::Operator, "// library: operators"),
+        ] {
+            lines.push(heading.to_string());
+            for def in PRIMS.iter().filter(|def| def.section == section) {
+                lines.push(format!("{} : {}", def.name, def.schemes.join("  |  ")));
+            }
+        }
+        for line in lines {
+            self.session.print_line(&line);
+        }
+    }
+
+    /// One `:browse` line: `name : TYPE` for a value, `type name = TYPE` for a type.
+    fn describe_name(&mut self, name: &ScopeName) -> String {
+        match name.kind {
+            NameKind::Value => match self.session.type_of(&name.name) {
+                Ok(ty) => format!("{} : {ty}", name.name),
+                Err(_) => format!("{} : (overloaded)", name.name),
+            },
+            NameKind::Type => match self.session.kind_of(&name.name) {
+                Ok(kind) => match self.session.normal_type_of_type(&name.name) {
+                    Some(ty) if ty != name.name => format!("type {} = {ty}  // {kind}", name.name),
+                    _ => format!("type {}  // {kind}", name.name),
+                },
+                Err(_) => format!("type {}", name.name),
+            },
         }
     }
 
     fn print_help(&mut self) {
-        self.session
-            .print_line("Commands (at the start of a chunk):");
-        for (usage, meaning) in COMMANDS {
-            self.session.print_line(&format!("  {usage:<14}{meaning}"));
+        self.session.print_line(
+            "Commands (at the start of a chunk; any unique prefix works, as :t :k :l :r :q):",
+        );
+        for info in COMMANDS {
+            self.session
+                .print_line(&format!("  {:<20}{}", info.usage, info.meaning));
         }
         self.session.print_line(
-            "Anything else is Tessera: an expression prints VALUE : TYPE, statements run as in a script.",
+            "Anything else is Tessera: an expression prints VALUE : TYPE and names it `it`, statements run as in a script.",
         );
     }
 
@@ -385,9 +690,11 @@ impl Repl {
 /// errors are reported and the session goes on).
 pub fn run(session: Session) -> i32 {
     let interactive = std::io::stdin().is_terminal();
-    let color =
-        interactive && std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut repl = Repl::new(session, Box::new(std::io::stderr()), color);
+    let no_color = std::env::var_os("NO_COLOR").is_some();
+    let color = interactive && std::io::stderr().is_terminal() && !no_color;
+    let stdout_terminal = std::io::stdout().is_terminal();
+    let mut repl = Repl::new(session, Box::new(std::io::stderr()), color)
+        .with_display(stdout_terminal, stdout_terminal && !no_color);
     if interactive {
         run_terminal(&mut repl);
     } else {
@@ -423,7 +730,11 @@ pub fn run_lines(repl: &mut Repl, mut input: impl BufRead) {
 }
 
 fn run_terminal(repl: &mut Repl) {
-    let mut editor = match Editor::<ReplHelper, DefaultHistory>::new() {
+    let config = Config::builder()
+        .max_history_size(HISTORY_SIZE)
+        .map(|builder| builder.completion_type(CompletionType::List).build())
+        .unwrap_or_default();
+    let mut editor = match Editor::<ReplHelper, DefaultHistory>::with_config(config) {
         Ok(editor) => editor,
         Err(error) => {
             repl.command_error(&format!(
@@ -433,7 +744,10 @@ fn run_terminal(repl: &mut Repl) {
             return;
         }
     };
-    editor.set_helper(Some(ReplHelper));
+    let names = Arc::new(Mutex::new(Vec::new()));
+    repl.completion_names = Some(names.clone());
+    repl.refresh_completion_names();
+    editor.set_helper(Some(ReplHelper { names }));
     let history = history_path();
     if let Some(path) = &history {
         let _ = editor.load_history(path);
@@ -443,18 +757,45 @@ fn run_terminal(repl: &mut Repl) {
         env!("CARGO_PKG_VERSION")
     ));
     repl.session().flush();
+    // The lines of the chunk being typed: one history entry when the chunk is complete.
+    let mut chunk_lines: Vec<String> = Vec::new();
     loop {
         let prompt = if repl.is_continuing() { ". " } else { "> " };
         match editor.readline(prompt) {
-            Ok(line) => {
-                if !line.trim().is_empty() {
-                    let _ = editor.add_history_entry(line.as_str());
+            Ok(input) => {
+                // A recalled multi-line entry comes back as one string: feed it line by line.
+                let mut outcome = LineOutcome::Continue;
+                for line in input.split('\n') {
+                    chunk_lines.push(line.to_string());
+                    outcome = repl.feed_line(line);
+                    if outcome == LineOutcome::Quit {
+                        break;
+                    }
                 }
-                if repl.feed_line(&line) == LineOutcome::Quit {
+                if !repl.is_continuing() {
+                    let entry = chunk_lines.join("\n");
+                    chunk_lines.clear();
+                    if !entry.trim().is_empty() {
+                        let _ = editor.add_history_entry(entry);
+                        if let Some(path) = &history {
+                            let _ = editor.append_history(path);
+                        }
+                    }
+                }
+                if outcome == LineOutcome::Quit {
                     break;
                 }
             }
-            Err(ReadlineError::Interrupted) => repl.discard_pending(),
+            Err(ReadlineError::Interrupted) => {
+                chunk_lines.clear();
+                repl.discard_pending();
+            }
+            // Ctrl-D: inside an unfinished chunk it discards the chunk; at an empty prompt
+            // it leaves.
+            Err(ReadlineError::Eof) if repl.is_continuing() => {
+                chunk_lines.clear();
+                repl.discard_pending();
+            }
             Err(ReadlineError::Eof) => {
                 repl.finish();
                 break;
@@ -465,55 +806,164 @@ fn run_terminal(repl: &mut Repl) {
             }
         }
     }
-    if let Some(path) = &history {
-        let _ = editor.save_history(path);
+}
+
+/// The history file: `TESSERA_HISTORY` when set (empty: no history), else
+/// `~/.tessera_history`.
+fn history_path() -> Option<PathBuf> {
+    match std::env::var_os("TESSERA_HISTORY") {
+        Some(path) if path.is_empty() => None,
+        Some(path) => Some(PathBuf::from(path)),
+        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".tessera_history")),
     }
 }
 
-fn history_path() -> Option<PathBuf> {
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".tessera_history"))
-}
-
-/// The candidates for completing the word that ends at `position` in `line`: command names
-/// for a word starting with `:` at the start of the line, keywords and library names
-/// otherwise. Returns where the word starts.
-pub fn completion_candidates(line: &str, position: usize) -> (usize, Vec<String>) {
+/// The candidates for completing the word that ends at `position` in `line`, given the
+/// names in scope: command names for `:` at the start of a line; after a command, what its
+/// argument is (file names after `:load`, type names after `:kind`, settings after `:set`,
+/// names after `:type`); type names after a `:` annotation or `^`; names in scope and
+/// keywords otherwise. Returns where the completed word starts; candidates are sorted.
+pub fn completion_candidates(
+    line: &str,
+    position: usize,
+    names: &[ScopeName],
+) -> (usize, Vec<String>) {
     let before = &line[..position.min(line.len())];
-    let word_start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-        .map_or(0, |index| {
-            index + before[index..].chars().next().map_or(1, char::len_utf8)
-        });
-    let word = &before[word_start..];
+    let trimmed = before.trim_start();
+    // After a command name: complete its argument.
+    if trimmed.starts_with(':') {
+        if let Some(space) = trimmed.find(char::is_whitespace) {
+            let command_name = &trimmed[1..space];
+            let argument_kind =
+                resolve_command(command_name).map_or(Argument::None, |c| c.argument);
+            if argument_kind == Argument::File {
+                let word_start = before
+                    .rfind(char::is_whitespace)
+                    .map_or(0, |index| index + 1);
+                return (word_start, file_candidates(&before[word_start..]));
+            }
+            let (word_start, word) = word_before(before);
+            let candidates: Vec<String> = match argument_kind {
+                Argument::Type => type_names(names),
+                Argument::Setting if before[..word_start].trim() == trimmed[..space].trim() => {
+                    SETTINGS.iter().map(|s| s.to_string()).collect()
+                }
+                Argument::Expr | Argument::Name => value_names(names),
+                _ => Vec::new(),
+            };
+            return (word_start, matching(candidates, word));
+        }
+        let start = before.len() - trimmed.len();
+        let word = trimmed;
+        let commands = COMMANDS
+            .iter()
+            .map(|info| format!(":{}", info.name))
+            .filter(|command| command.starts_with(word))
+            .collect();
+        return (start, commands);
+    }
+    let (word_start, word) = word_before(before);
     if word.is_empty() {
         return (word_start, Vec::new());
     }
-    let candidates = if word.starts_with(':') {
-        if before[..word_start].trim().is_empty() {
-            let mut commands: Vec<String> = COMMANDS
-                .iter()
-                .filter_map(|(usage, _)| usage.split(' ').next())
-                .filter(|command| command.starts_with(word))
-                .map(str::to_string)
-                .collect();
-            commands.dedup();
-            commands
-        } else {
-            Vec::new()
-        }
+    let previous = before[..word_start].trim_end().chars().last();
+    let candidates = if matches!(previous, Some(':' | '^')) {
+        type_names(names)
     } else {
-        COMPLETION_WORDS
-            .iter()
-            .filter(|candidate| candidate.starts_with(word))
-            .map(|candidate| candidate.to_string())
-            .collect()
+        value_names(names)
     };
-    (word_start, candidates)
+    (word_start, matching(candidates, word))
+}
+
+/// The identifier ending at the end of `before` (letters, digits, `_`) and where it starts.
+fn word_before(before: &str) -> (usize, &str) {
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |index| {
+            index + before[index..].chars().next().map_or(1, char::len_utf8)
+        });
+    (start, &before[start..])
+}
+
+/// The candidates that start with `word`, sorted, each once.
+fn matching(mut candidates: Vec<String>, word: &str) -> Vec<String> {
+    candidates.retain(|candidate| candidate.starts_with(word));
+    candidates.sort();
+    candidates.dedup();
+    candidates
+}
+
+/// Value names: the names in scope, the library primitives written as identifiers, and the
+/// keywords.
+fn value_names(names: &[ScopeName]) -> Vec<String> {
+    let mut all: Vec<String> = names
+        .iter()
+        .filter(|n| n.kind == NameKind::Value)
+        .map(|n| n.name.clone())
+        .collect();
+    all.extend(
+        PRIMS
+            .iter()
+            .filter(|def| def.section != Section::Internal && is_identifier(def.name))
+            .map(|def| def.name.to_string()),
+    );
+    all.extend(KEYWORDS.iter().map(|k| k.to_string()));
+    all
+}
+
+/// Type names: the types in scope and the built-in ones.
+fn type_names(names: &[ScopeName]) -> Vec<String> {
+    let mut all: Vec<String> = names
+        .iter()
+        .filter(|n| n.kind == NameKind::Type)
+        .map(|n| n.name.clone())
+        .collect();
+    all.extend(BUILTIN_TYPES.iter().map(|t| t.to_string()));
+    all
+}
+
+fn is_identifier(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The paths that complete `word` (a path prefix): entries of its folder whose names start
+/// with its last component, folders with a `/` after them. Hidden entries only when asked
+/// for with a leading `.`.
+fn file_candidates(word: &str) -> Vec<String> {
+    let (folder, prefix) = match word.rfind('/') {
+        Some(slash) => (&word[..=slash], &word[slash + 1..]),
+        None => ("", word),
+    };
+    let listed = if folder.is_empty() { "." } else { folder };
+    let Ok(entries) = std::fs::read_dir(listed) else {
+        return Vec::new();
+    };
+    let mut candidates: Vec<String> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            if !name.starts_with(prefix) || (name.starts_with('.') && !prefix.starts_with('.')) {
+                return None;
+            }
+            let is_folder = entry.file_type().ok()?.is_dir();
+            Some(format!(
+                "{folder}{name}{}",
+                if is_folder { "/" } else { "" }
+            ))
+        })
+        .collect();
+    candidates.sort();
+    candidates
 }
 
 /// The rustyline helper: completion only (no hints, highlighting or validation; the parser
-/// decides when a chunk is complete).
-struct ReplHelper;
+/// decides when a chunk is complete). It reads the names in scope the REPL keeps current.
+struct ReplHelper {
+    names: Arc<Mutex<Vec<ScopeName>>>,
+}
 
 impl Completer for ReplHelper {
     type Candidate = String;
@@ -524,7 +974,8 @@ impl Completer for ReplHelper {
         position: usize,
         _context: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<String>)> {
-        Ok(completion_candidates(line, position))
+        let names = self.names.lock().map(|n| n.clone()).unwrap_or_default();
+        Ok(completion_candidates(line, position, &names))
     }
 }
 
@@ -542,8 +993,26 @@ impl Helper for ReplHelper {}
 mod tests {
     use super::*;
 
+    fn names() -> Vec<ScopeName> {
+        let value = |name: &str, library| ScopeName {
+            name: name.to_string(),
+            kind: NameKind::Value,
+            library,
+        };
+        vec![
+            value("total_count", false),
+            value("totals", false),
+            ScopeName {
+                name: "grid".to_string(),
+                kind: NameKind::Type,
+                library: false,
+            },
+            value("fold_right", true),
+        ]
+    }
+
     fn check_completion(line: &str, expected_start: usize, expected: &[&str]) {
-        let (start, candidates) = completion_candidates(line, line.len());
+        let (start, candidates) = completion_candidates(line, line.len(), &names());
         assert_eq!(start, expected_start, "start for {line:?}");
         assert_eq!(candidates, expected, "candidates for {line:?}");
     }
@@ -552,22 +1021,68 @@ mod tests {
     fn completes_commands_at_the_start_of_a_line() {
         check_completion(":ty", 0, &[":type"]);
         check_completion("  :l", 2, &[":layout", ":load"]);
-        check_completion(
-            ":",
-            0,
-            &[
-                ":type", ":doc", ":kind", ":size", ":layout", ":iso", ":load", ":reset", ":help",
-                ":quit",
-            ],
+        let all: Vec<String> = COMMANDS.iter().map(|c| format!(":{}", c.name)).collect();
+        let (_, candidates) = completion_candidates(":", 1, &names());
+        assert_eq!(candidates, all);
+    }
+
+    #[test]
+    fn completes_keywords_library_and_user_names_inside_code() {
+        check_completion("var x = tr", 8, &["transpose", "true", "trunc"]);
+        check_completion("endm", 0, &["endmatch"]);
+        check_completion("x + tot", 4, &["total_count", "totals"]);
+        check_completion("fold_r", 0, &["fold_right"]);
+        check_completion("x + ", 4, &[]);
+    }
+
+    #[test]
+    fn completes_type_names_after_a_colon_a_caret_and_type_commands() {
+        check_completion("var g : gr", 8, &["grid"]);
+        check_completion("var a : int ^ 3 ^ gr", 18, &["grid"]);
+        check_completion(":kind doub", 6, &["double"]);
+        check_completion(":t tot", 3, &["total_count", "totals"]);
+        check_completion(":set pr", 5, &["print-limit"]);
+    }
+
+    #[test]
+    fn completes_file_names_after_load() {
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/repl/squ");
+        let line = format!(":load {folder}");
+        let (start, candidates) = completion_candidates(&line, line.len(), &[]);
+        assert_eq!(start, 6);
+        assert_eq!(
+            candidates,
+            [concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/examples/repl/square.flx"
+            )]
         );
     }
 
     #[test]
-    fn completes_keywords_inside_code() {
-        check_completion("var x = tr", 8, &["true", "transpose"]);
-        check_completion("endm", 0, &["endmatch"]);
-        check_completion("x + :ty", 4, &[]);
-        check_completion("x + ", 4, &[]);
+    fn command_prefixes_resolve_or_list_the_candidates() {
+        let name = |written: &str| resolve_command(written).map(|c| c.name);
+        assert_eq!(name("t"), Ok("type"));
+        assert_eq!(name("k"), Ok("kind"));
+        assert_eq!(name("l"), Ok("load"));
+        assert_eq!(name("la"), Ok("layout"));
+        assert_eq!(name("q"), Ok("quit"));
+        assert_eq!(name("r"), Ok("reload"));
+        assert_eq!(name("ti"), Ok("time"));
+        assert_eq!(name("b"), Ok("browse"));
+        assert_eq!(name("re"), Err(vec!["reload", "reset"]));
+        assert_eq!(name("s"), Err(vec!["show", "size", "set"]));
+        assert_eq!(name("x"), Err(vec![]));
+    }
+
+    #[test]
+    fn builtin_type_names_are_the_checker_s() {
+        for name in BUILTIN_TYPES {
+            assert!(
+                crate::check::browse::is_builtin_type(name),
+                "{name} is not a built-in type"
+            );
+        }
     }
 }
 
@@ -623,7 +1138,8 @@ mod session_tests {
     #[test]
     fn help_lists_every_command_after_a_comment() {
         let (stdout, stderr) = transcript("// first a comment\n:help\n");
-        for (usage, _) in COMMANDS {
+        for info in COMMANDS {
+            let usage = info.usage;
             assert!(stdout.contains(usage), "{usage} missing from\n{stdout}");
         }
         assert_eq!(stderr, "");
@@ -640,7 +1156,7 @@ mod session_tests {
         let (stdout, stderr) = transcript(
             ":bogus\n:type\n:iso   \n:reset now\n:load\n:load no_such_file.flx\n:help\n",
         );
-        assert!(stdout.contains(":type [-n] EXPR"), "{stdout}");
+        assert!(stdout.contains(":type [-n|-v] EXPR"), "{stdout}");
         for expected in [
             "unknown command `:bogus`",
             "`:type` needs an expression",
@@ -660,5 +1176,54 @@ mod session_tests {
     fn commands_are_recognised_after_leading_spaces_and_crlf() {
         let (stdout, _) = transcript("  :help\r\n");
         assert!(stdout.starts_with("Commands"), "{stdout}");
+    }
+
+    #[test]
+    fn browse_lists_the_user_definitions_first_then_the_library_grouped() {
+        let (stdout, stderr) = transcript(
+            "var count = 3;\nfun twice (x:int) => 2 * x;\ntypedef pair = int * int;\n:browse\n",
+        );
+        assert_eq!(stderr, "");
+        let at = |text: &str| {
+            stdout
+                .find(text)
+                .unwrap_or_else(|| panic!("{text:?} missing from\n{stdout}"))
+        };
+        let order = [
+            at("// your definitions"),
+            at("twice : int -> int"),
+            at("count : int"),
+            at("// library: written in Tessera (the prelude)"),
+            at("\nfold_right : [T, U, N:COMPACTLINEAR]"),
+            at("// library: functions"),
+            at("\nmap : [T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"),
+            at("// library: conversions"),
+            at("// library: operators"),
+        ];
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+        assert!(stdout.contains("type pair = int ^ 2"), "{stdout}");
+    }
+
+    #[test]
+    fn time_prints_the_value_and_then_the_wall_time() {
+        let (stdout, stderr) = transcript(":time 6 * 7\n:ti var x = 1;\n:time (1,\n");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{stdout}");
+        assert_eq!(lines[0], "42 : int");
+        for line in &lines[1..] {
+            let seconds = line
+                .strip_prefix("time: ")
+                .and_then(|rest| rest.strip_suffix(" s"))
+                .unwrap_or_else(|| panic!("{line:?}"));
+            assert!(seconds.parse::<f64>().is_ok_and(|s| s >= 0.0), "{line:?}");
+        }
+        assert!(stderr.contains("the chunk is incomplete"), "{stderr}");
+    }
+
+    #[test]
+    fn it_names_the_last_printed_value_and_void_leaves_it_alone() {
+        let (stdout, stderr) = transcript("20 + 1\nprintln \"x\";\nit * 2\n:type it\n");
+        assert_eq!(stdout, "21 : int\nx\n42 : int\nint\n");
+        assert_eq!(stderr, "");
     }
 }

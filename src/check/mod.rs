@@ -5,6 +5,7 @@
 //! slots and explicit conversions. The checker does no IO.
 
 mod apply;
+pub mod browse;
 mod coerce;
 mod env;
 pub mod error;
