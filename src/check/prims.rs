@@ -231,7 +231,7 @@ macro_rules! char_class_entry {
             CHAR_CLASS,
             1,
             concat!($name, " c: C's ", $name, " in the \"C\" locale (L11.26)"),
-            concat!("println$ ", $name, " 'a';"),
+            concat!("println$ ", $name, " (char \"a\");"),
             Apply::Scheme(|_, _| Some(Prim::CharIs($class))),
             |p| *p == Prim::CharIs($class),
         )
@@ -290,7 +290,7 @@ pub static PRIMS: &[PrimDef] = &[
     func("min", &["[T:ordered] T * T -> T"], 1, "min (x, y): if x < y then x else y (L11.25)", "println$ min (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, false)), |p| *p == Prim::Min),
     func("max", &["[T:ordered] T * T -> T"], 1, "max (x, y): if x < y then y else x (L11.25)", "println$ max (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, true)), |p| *p == Prim::Max),
     // ----- characters and strings (L11.26, L11.27) -----
-    func("ord", &["char -> int"], 1, "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", "println$ ord 'A';", Apply::Scheme(|_, _| Some(Prim::Ord)), |p| *p == Prim::Ord),
+    func("ord", &["char -> int"], 1, "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", "println$ ord (char \"A\");", Apply::Scheme(|_, _| Some(Prim::Ord)), |p| *p == Prim::Ord),
     func("toupper", &["string -> string", "char -> char"], 1, "toupper s: the string in upper case; toupper c: a char (L11.26)", "println$ toupper \"abc\";", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(true)), _ => Some(Prim::ToUpper) }), |p| matches!(p, Prim::ToUpper | Prim::CharCase(true))),
     func("tolower", &["string -> string", "char -> char"], 1, "tolower c: ASCII letters to lower case (L11.26, L11.27)", "println$ tolower 'Q';", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(false)), _ => Some(Prim::ToLower) }), |p| matches!(p, Prim::ToLower | Prim::CharCase(false))),
     char_class_entry!("isupper", CharClass::Upper),
