@@ -399,6 +399,9 @@ fn example_output(entry: &DocEntry) -> Result<String, String> {
     }
 }
 
+/// The primitive whose `:doc` the library page shows as a REPL session.
+const REPL_EXAMPLE: &str = "fold_left";
+
 /// The library reference page (`book/src/library.md`): every entry of the primitive table by
 /// section, then every documented definition of `stdlib/`, each example's output computed by
 /// running it. Fails (listing them) when examples fail.
@@ -415,8 +418,13 @@ pub fn library_page() -> Result<String, String> {
          the type checker uses (so the types shown are exactly the ones it checks), followed by \
          the library functions written in Tessera itself. Each example below is run when the \
          page is generated, and its output is shown after it. In the REPL, `:doc NAME` prints \
-         the same entry.\n\n",
+         the same entry:\n\n",
     );
+    // The session below is replayed through the REPL by the book's test, so `:doc` is checked
+    // to print the entry's text.
+    if let Some(text) = prim_doc(REPL_EXAMPLE) {
+        page.push_str(&format!("```repl\n> :doc {REPL_EXAMPLE}\n{text}\n```\n\n"));
+    }
     page.push_str(
         "A type scheme `[T:arithmetic, N:COMPACTLINEAR] T ^ N -> T` reads: for any type `T` \
          with the behaviour *arithmetic* and any compact linear index type `N`, a function from \

@@ -201,10 +201,7 @@ fn run_file(path: &str, check_only: bool) -> i32 {
                 // text with the bad bytes replaced.
                 let at = error.utf8_error().valid_up_to();
                 let src = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                let at = (0..=at)
-                    .rev()
-                    .find(|&i| src.is_char_boundary(i))
-                    .unwrap_or(0);
+                let at = src.floor_char_boundary(at);
                 let diag = tessera::not_utf8_diagnostic(&src, at);
                 let color =
                     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();

@@ -1,5 +1,5 @@
-//! Every code block of the book is a test (the conventions are in `book/src/errors/README.md`'s
-//! sibling chapters; summarised here). The book is every `book/*.md` and `book/src/**/*.md`.
+//! Every code block of the book is a test. The book is every `book/*.md` and
+//! `book/src/**/*.md`; the conventions of its code blocks:
 //!
 //! - ```` ```flx ```` a program. Followed (only blank lines between) by ```` ```output ````, it
 //!   runs in a fresh session and its stdout must be the output block exactly. Followed by
