@@ -8,6 +8,7 @@ pub mod check;
 pub mod core;
 pub mod diag;
 pub mod display;
+pub mod docs;
 pub mod eval;
 pub mod interrupt;
 pub mod limits;
@@ -222,9 +223,11 @@ impl Session {
         }
     }
 
-    /// The documentation of a library primitive or operator (`:doc NAME`).
+    /// The documentation of a library primitive or operator, or of a documented function of
+    /// `stdlib/` (`:doc NAME`): the text of its entry in the library reference.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        self.checker.doc_of(name.trim())
+        let name = name.trim();
+        self.checker.doc_of(name).or_else(|| docs::stdlib_doc(name))
     }
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).

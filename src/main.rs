@@ -17,6 +17,8 @@ Usage:
   tessera [OPTIONS] FILE.flx        check and run a program
   tessera [OPTIONS] run FILE.flx    check and run a program
   tessera [OPTIONS] check FILE.flx  only check a program (nothing runs)
+  tessera doc [FILE]                write the library reference (markdown) to FILE, or print it
+  tessera --explain CODE            print the page of the error index for CODE (E0401, R0003, …)
 
 Options:
   --threads N    use N worker threads for parallel loops (default: one per core; at most
@@ -31,7 +33,7 @@ Options:
   --validate     check the typed IR of every unit against the primitive table before it
                  runs (always on in debug builds); a violation is an internal error
   -h, --help     print this help
-  -V, --version  print the version
+  -V, --version  print the version and the commit it was built from
 
 Exit status: 0 success, 1 static error (nothing ran), 2 usage error, 3 runtime error,
 101 internal error (a bug in Tessera), 130 interrupted (Ctrl-C).";
@@ -44,6 +46,10 @@ enum Command {
     Repl,
     Run(String),
     Check(String),
+    /// `tessera --explain CODE`: the page of the error index.
+    Explain(String),
+    /// `tessera doc [FILE]`: the library reference.
+    Doc(Option<String>),
 }
 
 /// A parsed command line: the command and the requested thread count.
@@ -119,12 +125,63 @@ fn run_command(command: Command) -> i32 {
             0
         }
         Command::Version => {
-            println!("tessera {}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "tessera {} (commit {})",
+                env!("CARGO_PKG_VERSION"),
+                env!("TESSERA_COMMIT")
+            );
             0
         }
+        Command::Explain(code) => explain(&code),
+        Command::Doc(file) => write_library_page(file.as_deref()),
         Command::Repl => repl::run(new_session()),
         Command::Run(path) => run_file(&path, false),
         Command::Check(path) => run_file(&path, true),
+    }
+}
+
+/// Print the error index's page for `code`; an unknown code is a usage error.
+fn explain(code: &str) -> i32 {
+    match tessera::docs::explain(code) {
+        Some(page) => {
+            print!("{page}");
+            0
+        }
+        None => {
+            let codes: Vec<&str> = tessera::docs::ERROR_PAGES
+                .iter()
+                .map(|(code, _)| *code)
+                .collect();
+            eprintln!(
+                "tessera: no error code `{code}`; the codes are {}",
+                codes.join(", ")
+            );
+            2
+        }
+    }
+}
+
+/// Generate the library reference; write it to `file`, or print it.
+fn write_library_page(file: Option<&str>) -> i32 {
+    let page = match tessera::docs::library_page() {
+        Ok(page) => page,
+        Err(failures) => {
+            eprintln!("tessera: the library reference cannot be generated:\n{failures}");
+            return 1;
+        }
+    };
+    match file {
+        None => {
+            print!("{page}");
+            0
+        }
+        Some(path) => match std::fs::write(path, page) {
+            Ok(()) => 0,
+            Err(error) => {
+                eprintln!("tessera: cannot write `{path}`: {error}");
+                2
+            }
+        },
     }
 }
 
@@ -241,6 +298,18 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 limits.push((limit.flag, parse_limit(limit, value)?));
             }
             "--validate" => validate = true,
+            "--explain" => {
+                index += 1;
+                let code = arguments
+                    .get(index)
+                    .ok_or("`--explain` needs an error code")?;
+                return Ok(Invocation {
+                    command: Command::Explain(code.clone()),
+                    threads,
+                    limits,
+                    validate,
+                });
+            }
             "--" => {
                 positional.extend(arguments[index + 1..].iter().map(String::as_str));
                 break;
@@ -257,6 +326,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         ["run", file] => Command::Run(file.to_string()),
         ["check", file] => Command::Check(file.to_string()),
         ["run" | "check"] => return Err(format!("`{}` needs a file", positional[0])),
+        ["doc"] => Command::Doc(None),
+        ["doc", file] => Command::Doc(Some(file.to_string())),
         [file] if looks_like_a_file(file) => Command::Run(file.to_string()),
         [word] => return Err(format!("unknown command `{word}`")),
         [first, ..] => {
@@ -351,6 +422,15 @@ mod tests {
             validate: true,
         });
         check(&["--validate", "p.flx"], validated);
+        check(
+            &["--explain", "E0401"],
+            plain(Command::Explain("E0401".into())),
+        );
+        check(&["doc"], plain(Command::Doc(None)));
+        check(
+            &["doc", "out.md"],
+            plain(Command::Doc(Some("out.md".into()))),
+        );
     }
 
     #[test]
@@ -396,6 +476,7 @@ mod tests {
         check(&["frobnicate"], Err("unknown command `frobnicate`"));
         check(&["--frob"], Err("unknown option `--frob`"));
         check(&["run"], Err("`run` needs a file"));
+        check(&["--explain"], Err("`--explain` needs an error code"));
         check(&["run", "a.flx", "b.flx"], Err("too many arguments"));
     }
 }

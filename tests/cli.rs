@@ -128,7 +128,11 @@ fn help_and_version() {
         &["--version"],
         Expected {
             status: 0,
-            stdout: Some(&format!("tessera {}\n", env!("CARGO_PKG_VERSION"))),
+            stdout: Some(&format!(
+                "tessera {} (commit {})\n",
+                env!("CARGO_PKG_VERSION"),
+                env!("TESSERA_COMMIT")
+            )),
             stderr_contains: &[],
         },
     );
@@ -180,4 +184,44 @@ fn piped_repl_prints_no_banner_or_prompt() {
     let output = tessera(&[]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+}
+
+#[test]
+fn explain_prints_the_error_index_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("book/src/errors/E0401.md"))
+        .expect("the error index has E0401");
+    for code in ["E0401", "e0401"] {
+        check(
+            &["--explain", code],
+            Expected {
+                status: 0,
+                stdout: Some(&page),
+                stderr_contains: &[],
+            },
+        );
+    }
+    check(
+        &["--explain", "E9999"],
+        Expected {
+            status: 2,
+            stdout: Some(""),
+            stderr_contains: &["no error code `E9999`", "E0401"],
+        },
+    );
+}
+
+#[test]
+fn doc_prints_the_library_reference() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("book/src/library.md"))
+        .expect("the library reference is generated");
+    check(
+        &["doc"],
+        Expected {
+            status: 0,
+            stdout: Some(&page),
+            stderr_contains: &[],
+        },
+    );
 }

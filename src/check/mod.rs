@@ -203,22 +203,7 @@ impl Checker {
 
     /// The documentation of a primitive (`:doc`): its types, what it does, an example.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        // Several entries share a name only for the classifications of `:>>`: each is shown.
-        let mut entries = Vec::new();
-        for index in prims::entries_named(name) {
-            let def = &prims::PRIMS[index];
-            let schemes = self.prim_schemes(index).ok()?;
-            let mut text = String::new();
-            for s in schemes.iter() {
-                text.push_str(&format!("{name} : {s}\n"));
-            }
-            text.push_str(def.doc);
-            if !def.example.is_empty() {
-                text.push_str(&format!("\nexample: {}", def.example));
-            }
-            entries.push(text);
-        }
-        (!entries.is_empty()).then(|| entries.join("\n\n"))
+        crate::docs::prim_doc(name)
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with

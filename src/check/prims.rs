@@ -63,7 +63,7 @@ pub enum Section {
     Function,
     Operator,
     Conversion,
-    /// A classification of the coercion `e :>> T`; every entry is named `:>>`.
+    /// A classification of the coercion `e :>> T`, named `:>> decode`, `:>> reshape`, ….
     Coercion,
     Internal,
 }
@@ -181,6 +181,7 @@ const fn internal(
 }
 
 const fn coercion(
+    name: &'static str,
     section: Section,
     schemes: &'static [&'static str],
     doc: &'static str,
@@ -188,11 +189,7 @@ const fn coercion(
     select: crate::check::coerce::Select,
 ) -> PrimDef {
     PrimDef {
-        name: if matches!(section, Section::Coercion) {
-            ":>>"
-        } else {
-            "opaque"
-        },
+        name,
         section,
         schemes,
         arity: 1,
@@ -286,7 +283,7 @@ macro_rules! char_class_entry {
             CHAR_CLASS,
             1,
             concat!($name, " c: C's ", $name, " in the \"C\" locale (L11.26)"),
-            concat!("println$ ", $name, " 'a';"),
+            concat!("println$ ", $name, " (char \"a\");"),
             Apply::Scheme(|_, _| Some(Prim::CharIs($class))),
             |p| *p == Prim::CharIs($class),
         )
@@ -345,7 +342,7 @@ pub static PRIMS: &[PrimDef] = &[
     func("min", &["[T:ordered] T * T -> T"], 1, "min (x, y): if x < y then x else y (L11.25)", "println$ min (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, false)), |p| *p == Prim::Min),
     func("max", &["[T:ordered] T * T -> T"], 1, "max (x, y): if x < y then y else x (L11.25)", "println$ max (3, 2);", Apply::Rule(|c, a, s| lib::minmax_rule(c, a, s, true)), |p| *p == Prim::Max),
     // ----- characters and strings (L11.26, L11.27) -----
-    func("ord", &["char -> int"], 1, "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", "println$ ord 'A';", Apply::Scheme(|_, _| Some(Prim::Ord)), |p| *p == Prim::Ord),
+    func("ord", &["char -> int"], 1, "ord c: the byte of c as a signed value, -128 … 127 (L11.26)", "println$ ord (char \"A\");", Apply::Scheme(|_, _| Some(Prim::Ord)), |p| *p == Prim::Ord),
     func("toupper", &["string -> string", "char -> char"], 1, "toupper s: the string in upper case; toupper c: a char (L11.26)", "println$ toupper \"abc\";", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(true)), _ => Some(Prim::ToUpper) }), |p| matches!(p, Prim::ToUpper | Prim::CharCase(true))),
     func("tolower", &["string -> string", "char -> char"], 1, "tolower c: ASCII letters to lower case (L11.26, L11.27)", "println$ tolower 'Q';", Apply::Scheme(|a, _| match &a[0] { Type::Char => Some(Prim::CharCase(false)), _ => Some(Prim::ToLower) }), |p| matches!(p, Prim::ToLower | Prim::CharCase(false))),
     char_class_entry!("isupper", CharClass::Upper),
@@ -403,13 +400,13 @@ pub static PRIMS: &[PrimDef] = &[
     internal("widen", Section::Conversion, &["[T:integer, U:integer] T -> U"], "an implicit widening int8 → int16 → int32 → int64, int → long → vlong (L2.16)", |p| *p == Prim::Widen, Some(|_, a, r| matches!((&a[0], r), (Type::Int(x), Type::Int(y)) if crate::check::unify_widens_to(*x, *y)))),
     internal("upcast", Section::Internal, &["[T, U] T -> U"], "a record argument passed where a supertype is expected (L11.10), a struct built from a record (L11.11), a read-write pointer where a read-only or write-only one is expected (L11.4)", |p| *p == Prim::Upcast, Some(upcast_side)),
     // ----- coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3), tried in this order -----
-    coercion(Section::Coercion, &["[I:integer, C:COMPACTLINEAR] I -> C", "[C:COMPACTLINEAR] natural -> C", "[C:COMPACTLINEAR] string -> C"], "decode: n :>> C is the value of the compact type C whose code is n (an integer, a natural, or a string of decimal digits); R0002 outside 0 .. size - 1", "println$ (5 :>> 2 \\* 3)._strr;", coerce::select_decode),
-    coercion(Section::Coercion, &["[A:COMPACTLINEAR, B:COMPACTLINEAR] A -> B"], "reinterpret: a compact value as another compact type of the same size, the code kept (E0502 when the sizes differ)", "println$ ((`1:3 \\, `2:4) :>> 4 \\* 3)._strr;", coerce::select_reinterpret),
-    coercion(Section::Coercion, &["[C:COMPACTLINEAR, I:integer] C -> I", "[C:COMPACTLINEAR] C -> natural", "[C:COMPACTLINEAR] C -> string"], "encode: the code of a compact value as an integer (R0005 if it does not fit), a natural or a decimal string", "println$ ((`1:3 \\, true) :>> int);", coerce::select_encode),
-    coercion(Section::Coercion, &["[I:integer] I -> natural", "[I:integer] natural -> I", "natural -> string"], "an integer as a natural (R0005 when negative), a natural as an integer type (R0005 if it does not fit), a natural's decimal digits", "println$ (2 :>> natural);", coerce::select_natural),
-    coercion(Section::Coercion, &["[I:integer, J:integer] I -> J"], "between integer types: the checked conversion of `convert` (R0005 if the value does not fit)", "println$ (300 :>> uint16);", coerce::select_int),
-    coercion(Section::Coercion, &["[A, B] A -> B"], "reshape: a value as a layout-identical type, the same scalar leaves in the same order (L9.1); zero copy between arrays (E0500 when the types are not layout-identical)", "println$ ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3));", coerce::select_reshape),
-    coercion(Section::Internal, &["[A, B] A -> B"], "an opaque type's representation to the opaque type (`_make_K`) or back (`_repr_`): only the static type changes", "", coerce::select_opaque),
+    coercion(":>> decode", Section::Coercion, &["[I:integer, C:COMPACTLINEAR] I -> C", "[C:COMPACTLINEAR] natural -> C", "[C:COMPACTLINEAR] string -> C"], "n :>> C is the value of the compact type C whose code is n (an integer, a natural, or a string of decimal digits); R0002 outside 0 .. size - 1", "println$ (5 :>> 2 \\* 3)._strr;", coerce::select_decode),
+    coercion(":>> reinterpret", Section::Coercion, &["[A:COMPACTLINEAR, B:COMPACTLINEAR] A -> B"], "a compact value as another compact type of the same size, the code kept (E0502 when the sizes differ)", "println$ ((`1:3 \\, `2:4) :>> 4 \\* 3)._strr;", coerce::select_reinterpret),
+    coercion(":>> encode", Section::Coercion, &["[C:COMPACTLINEAR, I:integer] C -> I", "[C:COMPACTLINEAR] C -> natural", "[C:COMPACTLINEAR] C -> string"], "the code of a compact value as an integer (R0005 if it does not fit), a natural or a decimal string", "println$ ((`1:3 \\, true) :>> int);", coerce::select_encode),
+    coercion(":>> natural", Section::Coercion, &["[I:integer] I -> natural", "[I:integer] natural -> I", "natural -> string"], "an integer as a natural (R0005 when negative), a natural as an integer type (R0005 if it does not fit), a natural's decimal digits", "println$ (2 :>> natural);", coerce::select_natural),
+    coercion(":>> integer", Section::Coercion, &["[I:integer, J:integer] I -> J"], "between integer types: the checked conversion of `convert` (R0005 if the value does not fit)", "println$ (300 :>> uint16);", coerce::select_int),
+    coercion(":>> reshape", Section::Coercion, &["[A, B] A -> B"], "a value as a layout-identical type, the same scalar leaves in the same order (L9.1); zero copy between arrays (E0500 when the types are not layout-identical)", "println$ ((1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3));", coerce::select_reshape),
+    coercion("opaque", Section::Internal, &["[A, B] A -> B"], "an opaque type's representation to the opaque type (`_make_K`) or back (`_repr_`): only the static type changes", "", coerce::select_opaque),
     internal("permute", Section::Internal, &["[R] R -> R"], "a record literal written out of field order (L11.8): its field values in source order to the record R", |p| matches!(p, Prim::Permute(_)), Some(permute_side)),
 ];
 
@@ -540,12 +537,15 @@ pub fn entry_index(name: &str) -> Option<usize> {
     PRIMS.iter().position(|p| p.name == name)
 }
 
-/// The indices of every entry named `name` (several only for the classifications of `:>>`).
+/// The indices of the entries a name documents: the entry of that name, or for `:>>` every
+/// classification of the coercion (`:>> decode`, `:>> reshape`, …).
 pub fn entries_named(name: &str) -> impl Iterator<Item = usize> + '_ {
     PRIMS
         .iter()
         .enumerate()
-        .filter(move |(_, p)| p.name == name)
+        .filter(move |(_, p)| {
+            p.name == name || (p.section == Section::Coercion && name == ":>>")
+        })
         .map(|(i, _)| i)
 }
 

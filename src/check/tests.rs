@@ -167,12 +167,7 @@ fn every_scheme_of_the_primitive_table_resolves() {
 
 #[test]
 fn primitive_names_are_unique() {
-    // The classifications of `:>>` share the operator's name; every other name is one entry.
-    let names: Vec<&str> = crate::check::prims::PRIMS
-        .iter()
-        .filter(|p| p.section != crate::check::prims::Section::Coercion)
-        .map(|p| p.name)
-        .collect();
+    let names: Vec<&str> = crate::check::prims::PRIMS.iter().map(|p| p.name).collect();
     let mut sorted = names.clone();
     sorted.sort();
     sorted.dedup();
