@@ -1,4 +1,4 @@
-//! The book's examples are tests: in every `book/*.md`, a ```felix code block followed (after
+//! The book's examples are tests: in every `book/src/*.md`, a ```flx code block followed (after
 //! blank lines only) by an ```output block runs in a fresh session and must print exactly
 //! the output block. Every failing example is listed with its file and line.
 
@@ -60,7 +60,7 @@ fn fenced_blocks(markdown: &str) -> Vec<(usize, String, String)> {
     blocks
 }
 
-/// The examples of a markdown text: each `felix` block directly followed by an `output`
+/// The examples of a markdown text: each `flx` block directly followed by an `output`
 /// block (only blank lines between them).
 fn examples(markdown: &str) -> Vec<Example> {
     let lines: Vec<&str> = markdown.lines().collect();
@@ -73,7 +73,7 @@ fn examples(markdown: &str) -> Vec<Example> {
         let only_blank_between = lines[program_end..output_line - 1]
             .iter()
             .all(|line| line.trim().is_empty());
-        if program_info == "felix" && output_info == "output" && only_blank_between {
+        if program_info == "flx" && output_info == "output" && only_blank_between {
             found.push(Example {
                 line: *program_line,
                 program: program.clone(),
@@ -105,7 +105,7 @@ fn run_example(example: &Example) -> Result<(), String> {
 
 #[test]
 fn examples_are_found_only_when_an_output_block_follows() {
-    let markdown = "text\n```felix\nprintln 1;\n```\n\n```output\n1\n```\n```felix\nx\n```\nprose\n```output\n2\n```\n";
+    let markdown = "text\n```flx\nprintln 1;\n```\n\n```output\n1\n```\n```flx\nx\n```\nprose\n```output\n2\n```\n";
     assert_eq!(
         examples(markdown),
         vec![Example {
@@ -118,7 +118,7 @@ fn examples_are_found_only_when_an_output_block_follows() {
 
 #[test]
 fn every_book_example_prints_its_output() {
-    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("book");
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("book").join("src");
     let mut chapters: Vec<_> = std::fs::read_dir(&book)
         .expect("the book folder exists")
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
