@@ -1,6 +1,6 @@
 //! The resource limits of one interpreter process (issue 9: never crash, never hang).
 //!
-//! Each limit has a documented default (`book/07-errors.md`) and a command-line flag to raise
+//! Each limit has a documented default (`book/src/12-errors.md`) and a command-line flag to raise
 //! or lower it. They are process-wide settings, read where the limited resource is used: the
 //! parser's nesting depth, the evaluator's allocations and call depth, the renderer's number
 //! of diagnostics and line width, and the printer's type width. The CLI sets them once, before

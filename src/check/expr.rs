@@ -386,6 +386,8 @@ impl Checker {
                 let t = result_ty.unwrap_or_else(error_type);
                 let e = self.expr(otherwise, Some(&t));
                 let mut acc = self.coerce_to(e, &t, "the `else` branch");
+                // The expected type may have been an inference variable the branches solved.
+                let t = self.zonk(&t);
                 for (cond, v) in checked.into_iter().rev() {
                     acc = mk(
                         ir::ExprKind::If(Box::new(cond), Box::new(v), Box::new(acc)),

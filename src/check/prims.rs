@@ -543,9 +543,7 @@ pub fn entries_named(name: &str) -> impl Iterator<Item = usize> + '_ {
     PRIMS
         .iter()
         .enumerate()
-        .filter(move |(_, p)| {
-            p.name == name || (p.section == Section::Coercion && name == ":>>")
-        })
+        .filter(move |(_, p)| p.name == name || (p.section == Section::Coercion && name == ":>>"))
         .map(|(i, _)| i)
 }
 
