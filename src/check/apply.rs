@@ -126,6 +126,9 @@ impl Checker {
                     let f = self.apply_projection(l, p, head.span);
                     return self.call_rest(f, args, span);
                 }
+                if self.misspelt_field(&lt, rhs) {
+                    return error_expr(span);
+                }
                 let mut all = vec![Arg::Checked(l)];
                 all.extend(args);
                 self.apply_ast_head(rhs, all, span, expected)

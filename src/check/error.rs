@@ -18,6 +18,9 @@ pub enum CheckError {
         what: &'static str,
         hint: Option<String>,
     },
+    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`,
+    /// L11.36); `def` is the variable's definition.
+    SelfReference { name: String, span: Span, def: Span },
     /// E0202
     Duplicate {
         name: String,
@@ -124,7 +127,7 @@ impl CheckError {
         match self {
             CheckError::TooDeep { .. } => "E0100",
             CheckError::IfThenStatement { .. } => "E0101",
-            CheckError::UndefinedName { .. } => "E0201",
+            CheckError::UndefinedName { .. } | CheckError::SelfReference { .. } => "E0201",
             CheckError::Duplicate { .. } => "E0202",
             CheckError::Mismatch { .. }
             | CheckError::NoOverload { .. }
@@ -151,6 +154,7 @@ impl CheckError {
             CheckError::IfThenStatement { span }
             | CheckError::TooDeep { span, .. }
             | CheckError::UndefinedName { span, .. }
+            | CheckError::SelfReference { span, .. }
             | CheckError::Duplicate { span, .. }
             | CheckError::Mismatch { span, .. }
             | CheckError::NoOverload { span, .. }
@@ -192,6 +196,12 @@ impl CheckError {
                 }
                 diag
             }
+            CheckError::SelfReference { name, def, .. } => d(format!("`{name}` is used in its own initialiser"))
+                .with_label(format!("`{name}` has no value yet here"))
+                .with_secondary(*def, format!("`{name}` is defined here"))
+                .with_help(format!(
+                    "a variable cannot be read while its initial value is computed, and no outer `{name}` exists: compute the value from other names, or declare `{name}` before this definition"
+                )),
             CheckError::Duplicate { name, previous, .. } => d(format!("duplicate definition of `{name}`"))
                 .with_label("defined again here")
                 .with_secondary(*previous, "first defined here"),

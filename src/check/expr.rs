@@ -1063,6 +1063,9 @@ impl Checker {
         if let Some(p) = self.projection(&lt, rhs, None) {
             return self.apply_projection(l, p, span);
         }
+        if self.misspelt_field(&lt, rhs) {
+            return error_expr(span);
+        }
         // Reverse application: `x.f` is `f x`.
         self.apply_ast_head(rhs, vec![Arg::Checked(l)], span, None)
     }

@@ -17,6 +17,7 @@ pub mod prims;
 mod record;
 pub(crate) mod scheme;
 mod stmt;
+mod suggest;
 #[cfg(test)]
 mod tests;
 pub mod traits;
@@ -370,6 +371,7 @@ impl Checker {
     }
 
     pub(crate) fn error(&mut self, e: CheckError) {
+        let e = self.explain_undefined(e);
         self.errors.push(e);
     }
 
