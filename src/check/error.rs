@@ -43,6 +43,14 @@ pub enum CheckError {
         behaviour: &'static str,
         help: Option<String>,
     },
+    /// E0301: a function applied to the wrong number of arguments (issue 12): `label` says
+    /// how many were given, `help` the call form that fits.
+    Arity {
+        span: Span,
+        message: String,
+        label: String,
+        help: String,
+    },
     /// E0301: anything else about types (a message).
     Type {
         span: Span,
@@ -131,6 +139,7 @@ impl CheckError {
             CheckError::Duplicate { .. } => "E0202",
             CheckError::Mismatch { .. }
             | CheckError::NoOverload { .. }
+            | CheckError::Arity { .. }
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
@@ -158,6 +167,7 @@ impl CheckError {
             | CheckError::Duplicate { span, .. }
             | CheckError::Mismatch { span, .. }
             | CheckError::NoOverload { span, .. }
+            | CheckError::Arity { span, .. }
             | CheckError::Type { span, .. }
             | CheckError::CannotInfer { span, .. }
             | CheckError::NotCompact { span, .. }
@@ -227,6 +237,7 @@ impl CheckError {
             } => {
                 let label = match *behaviour {
                     "equality" => "no equality here".to_string(),
+                    "invocable" => "cannot be applied here".to_string(),
                     b => format!("not {b} here"),
                 };
                 let mut diag = d(message.clone()).with_label(label);
@@ -235,6 +246,12 @@ impl CheckError {
                 }
                 diag
             }
+            CheckError::Arity {
+                message,
+                label,
+                help,
+                ..
+            } => d(message.clone()).with_label(label.clone()).with_help(help.clone()),
             CheckError::Type { message, help, .. } => {
                 let mut diag = d(message.clone()).with_label("here");
                 if let Some(h) = help {

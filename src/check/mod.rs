@@ -5,6 +5,7 @@
 //! slots and explicit conversions. The checker does no IO.
 
 mod apply;
+mod arity;
 mod env;
 pub mod error;
 mod expr;
