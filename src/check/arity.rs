@@ -44,6 +44,7 @@ impl Checker {
     /// further arguments `rest` too many (its result cannot be applied)? Then report the
     /// arity of `name` (`form` is how it is called) and `Ok(error)`; otherwise give the
     /// arguments back.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn over_application<'a>(
         &mut self,
         name: &str,
