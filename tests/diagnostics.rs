@@ -148,6 +148,50 @@ diagnostic_cases! {
     e0301_type_arguments_to_plain_type: "E0301", "var x : int[2];\n";
     e0301_irregular_recursive_type: "E0301", "variant nest[T] = | Flat of T | Deeper of nest[T * T];\n";
     e0302_uninferred_type_argument: "E0302", "variant opt[T] = | None | Some of T;\nprintln$ None;\n";
+    // Issue 12 item 6: newcomer mistakes, one error each.
+    e0201_self_reference_var: "E0201", "var x = x + 1;\n";
+    e0201_self_reference_missing_semicolon: "E0201", "var x = 1\nx;\n";
+    e0201_self_reference_in_function: "E0201", "fun f () = { val n = n * 2; return n; }\nprintln$ f ();\n";
+    arity_curried_too_many: "E0301", "fun add (a:int) (b:int) => a + b;\nprintln$ add 1 2 3;\n";
+    arity_tuple_too_few: "E0301", "fun add3 (a:int, b:int, c:int) => a + b + c;\nprintln$ add3 (1, 2);\n";
+    arity_tuple_given_one_by_one: "E0301", "fun add3 (a:int, b:int, c:int) => a + b + c;\nprintln$ add3 1 2 3;\n";
+    arity_mixed_groups: "E0301", "fun f (a:int, b:int) (c:int) => a + b + c;\nprintln$ f (1, 2) 3 4;\n";
+    arity_single_parameter_given_a_pair: "E0301", "fun sq (x:int) => x * x;\nprintln$ sq (1, 2);\n";
+    arity_primitive: "E0301", "println$ len (1, 2, 3) 4;\n";
+    one_error_tuple_as_index: "E0301", "val a = 1, 2, 3;\nprintln$ a.(1, 2);\n";
+    unclosed_for: "E0100", "for i in 0 ..< 3 do\n  println i;\nprintln \"end\";\n";
+    unclosed_while: "E0100", "var i = 0;\nwhile i < 3 do\n  i = i + 1;\n";
+    unclosed_if_blames_the_if_not_else: "E0100", "val n = 3;\nif n > 2 then\n  println \"big\";\nelse\n  println \"small\";\n";
+    unclosed_if_do: "E0100", "val n = 3;\nif n > 2 do\n  println \"big\";\nelse\n  println \"small\";\n";
+    unclosed_begin: "E0100", "begin\n  println 1;\n";
+    unclosed_for_inside_begin: "E0100", "begin\n  for i in 0 ..< 2 do println i;\nend\n";
+    unclosed_paren: "E0100", "println$ (1 + 2;\nprintln 3;\n";
+    unclosed_brace: "E0100", "fun f (x:int) = {\n  return x;\n";
+    did_you_mean_name: "E0201", "val count = 3;\nprintln$ cont + 1;\n";
+    did_you_mean_library_function: "E0201", "println$ revv (1, 2, 3);\n";
+    did_you_mean_type: "E0201", "var s : strng = \"a\";\n";
+    did_you_mean_constructor: "E0201", "variant t = | Leaf | Node of int;\nval v = Lef;\n";
+    did_you_mean_pattern_constructor: "E0201", "variant t = | Leaf | Node of int;\nprintln$ match Node 1 with | Laef => 1 | _ => 2 endmatch;\n";
+    did_you_mean_record_field: "E0201", "val r = (alpha=1, beta=2);\nprintln$ r.alhpa;\n";
+    did_you_mean_struct_field: "E0201", "struct P { alpha:int; }\nval p = P 1;\nprintln$ p.alhpa + 1;\n";
+    int_plus_string_suggests_str: "E0301", "val n = 3;\nprintln$ n + \" items\";\n";
+    string_plus_double_suggests_str: "E0301", "println$ \"x = \" + 1.5;\n";
+    reserved_word_total: "E0100", "val total = 3;\n";
+    reserved_word_new_as_function: "E0100", "fun new (x:int) => x;\n";
+    reserved_word_as_loop_variable: "E0100", "for total in 0 ..< 3 do println total; done\n";
+}
+
+/// A file of prose: the first 20 errors, then the count of the others.
+#[test]
+fn more_than_twenty_errors_are_counted() {
+    let src = "This is not a program: it is a paragraph of prose, one clause a line;\n".repeat(30);
+    let mut session = Session::new(Box::new(std::io::sink()));
+    let diags = session.run_source(&src).expect_err("prose");
+    let rendered = render(&diags, "prose.flx", &src, false);
+    assert!(diags.len() > 20, "{rendered}");
+    assert_eq!(rendered.matches("] Error:").count(), 20, "{rendered}");
+    let tail = format!("… and {} more errors not shown", diags.len() - 20);
+    assert!(rendered.contains(&tail), "{rendered}");
 }
 
 #[test]

@@ -122,9 +122,13 @@ impl Checker {
                 if lt == error_type() {
                     return error_expr(span);
                 }
+                let errors_before = self.errors.len();
                 if let Some(p) = self.projection(&lt, rhs, None) {
                     let f = self.apply_projection(l, p, head.span);
                     return self.call_rest(f, args, span);
+                }
+                if self.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
+                    return error_expr(span);
                 }
                 let mut all = vec![Arg::Checked(l)];
                 all.extend(args);
@@ -629,7 +633,9 @@ impl Checker {
                 all_args.extend(args);
                 return self.apply_builtin(n, name_span, all_args, span);
             }
-            if at != error_type() {
+            if at != error_type()
+                && !(all.len() == 1 && self.tuple_arity_mismatch(all[0], &at, args.len(), span))
+            {
                 let cands: Vec<String> = all
                     .iter()
                     .map(|&i| {
@@ -938,6 +944,9 @@ impl Checker {
             result_ty,
             span,
         );
-        self.call_rest(call, rest.collect(), span)
+        match self.over_applied_fun(idx, &call, rest.collect(), span) {
+            Ok(error) => error,
+            Err(rest) => self.call_rest(call, rest, span),
+        }
     }
 }

@@ -18,6 +18,9 @@ pub enum CheckError {
         what: &'static str,
         hint: Option<String>,
     },
+    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`,
+    /// L11.36); `def` is the variable's definition.
+    SelfReference { name: String, span: Span, def: Span },
     /// E0202
     Duplicate {
         name: String,
@@ -39,6 +42,14 @@ pub enum CheckError {
         message: String,
         behaviour: &'static str,
         help: Option<String>,
+    },
+    /// E0301: a function applied to the wrong number of arguments (issue 12): `label` says
+    /// how many were given, `help` the call form that fits.
+    Arity {
+        span: Span,
+        message: String,
+        label: String,
+        help: String,
     },
     /// E0301: anything else about types (a message).
     Type {
@@ -124,10 +135,11 @@ impl CheckError {
         match self {
             CheckError::TooDeep { .. } => "E0100",
             CheckError::IfThenStatement { .. } => "E0101",
-            CheckError::UndefinedName { .. } => "E0201",
+            CheckError::UndefinedName { .. } | CheckError::SelfReference { .. } => "E0201",
             CheckError::Duplicate { .. } => "E0202",
             CheckError::Mismatch { .. }
             | CheckError::NoOverload { .. }
+            | CheckError::Arity { .. }
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
@@ -151,9 +163,11 @@ impl CheckError {
             CheckError::IfThenStatement { span }
             | CheckError::TooDeep { span, .. }
             | CheckError::UndefinedName { span, .. }
+            | CheckError::SelfReference { span, .. }
             | CheckError::Duplicate { span, .. }
             | CheckError::Mismatch { span, .. }
             | CheckError::NoOverload { span, .. }
+            | CheckError::Arity { span, .. }
             | CheckError::Type { span, .. }
             | CheckError::CannotInfer { span, .. }
             | CheckError::NotCompact { span, .. }
@@ -192,6 +206,12 @@ impl CheckError {
                 }
                 diag
             }
+            CheckError::SelfReference { name, def, .. } => d(format!("`{name}` is used in its own initialiser"))
+                .with_label(format!("`{name}` has no value yet here"))
+                .with_secondary(*def, format!("`{name}` is defined here"))
+                .with_help(format!(
+                    "a variable cannot be read while its initial value is computed, and no outer `{name}` exists: compute the value from other names, or declare `{name}` before this definition"
+                )),
             CheckError::Duplicate { name, previous, .. } => d(format!("duplicate definition of `{name}`"))
                 .with_label("defined again here")
                 .with_secondary(*previous, "first defined here"),
@@ -217,6 +237,7 @@ impl CheckError {
             } => {
                 let label = match *behaviour {
                     "equality" => "no equality here".to_string(),
+                    "invocable" => "cannot be applied here".to_string(),
                     b => format!("not {b} here"),
                 };
                 let mut diag = d(message.clone()).with_label(label);
@@ -225,6 +246,12 @@ impl CheckError {
                 }
                 diag
             }
+            CheckError::Arity {
+                message,
+                label,
+                help,
+                ..
+            } => d(message.clone()).with_label(label.clone()).with_help(help.clone()),
             CheckError::Type { message, help, .. } => {
                 let mut diag = d(message.clone()).with_label("here");
                 if let Some(h) = help {

@@ -1137,8 +1137,13 @@ impl Checker {
         if lt.pointee().is_some() {
             return self.pointer_dot(l, rhs, span);
         }
+        let errors_before = self.errors.len();
         if let Some(p) = self.projection(&lt, rhs, None) {
             return self.apply_projection(l, p, span);
+        }
+        // A projection that failed with its own error is not tried as an application too.
+        if self.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
+            return error_expr(span);
         }
         // Reverse application: `x.f` is `f x`.
         self.apply_ast_head(rhs, vec![Arg::Checked(l)], span, None)
@@ -1663,6 +1668,19 @@ impl Checker {
                 y.name(),
                 format_args!("x.{}", y.name())
             )),
+            // `n + "s"`: a number is not converted to a string implicitly.
+            (Type::String, other) | (other, Type::String)
+                if op == BinOp::Add && traits::check(other, Behaviour::Printable).is_ok() =>
+            {
+                let (x, y) = if *a == Type::String {
+                    ("s", "x.str")
+                } else {
+                    ("x.str", "s")
+                };
+                Some(format!(
+                    "`+` joins two strings: convert the `{other}` with `.str`, as in `{x} + {y}`"
+                ))
+            }
             _ => None,
         };
         if a == b {

@@ -5,6 +5,7 @@
 //! slots and explicit conversions. The checker does no IO.
 
 mod apply;
+mod arity;
 pub mod browse;
 mod coerce;
 mod env;
@@ -19,6 +20,7 @@ pub mod prims;
 mod record;
 pub(crate) mod scheme;
 mod stmt;
+mod suggest;
 #[cfg(test)]
 mod tests;
 pub mod traits;
@@ -384,6 +386,7 @@ impl Checker {
     }
 
     pub(crate) fn error(&mut self, e: CheckError) {
+        let e = self.explain_undefined(e);
         self.errors.push(e);
     }
 

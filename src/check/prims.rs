@@ -653,7 +653,12 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     if def.effect {
         c.note_effect();
     }
-    c.call_rest(r, rest, span)
+    // The call form is the start of the entry's description: `len a: …`.
+    let form = def.doc.split(':').next().unwrap_or(def.name);
+    match c.over_application(name, form, arity, true, &r, rest, span) {
+        Ok(error) => error,
+        Err(rest) => c.call_rest(r, rest, span),
+    }
 }
 
 /// A second overload with one argument group more (`mem r a e`, `sort cmp a`) applies when

@@ -82,6 +82,8 @@ fn parse_with<O>(
     errors.extend(parse_errors);
     errors.sort_by_key(|error| (error.span.start, error.span.end));
     errors.dedup();
+    let mut errors = nesting::explain_unclosed(errors, &tokens);
+    errors.sort_by_key(|error| (error.span.start, error.span.end));
     (output, errors)
 }
 

@@ -2008,6 +2008,14 @@ pub fn convert_error(error: &ParseError<'_>, source_length: usize) -> SyntaxErro
                 }
                 None => "end of input".to_string(),
             };
+            if let Some(Token::Keyword(keyword)) = found.as_deref() {
+                if descriptions
+                    .iter()
+                    .any(|d| d == "name" || d.starts_with("name "))
+                {
+                    return reserved_word_as_name(span, keyword.spelling());
+                }
+            }
             let at_end = found.is_none();
             let span = if at_end {
                 Span::new(source_length, source_length)
@@ -2023,6 +2031,21 @@ pub fn convert_error(error: &ParseError<'_>, source_length: usize) -> SyntaxErro
                 at_end,
             }
         }
+    }
+}
+
+/// A keyword (`total`, `new`, `if`, …) where a name was expected: say it is reserved and
+/// offer a name that is not.
+fn reserved_word_as_name(span: Span, word: &str) -> SyntaxError {
+    SyntaxError {
+        span,
+        code: "E0100",
+        message: format!("`{word}` is a reserved word in Felix and cannot be used as a name"),
+        label: "a reserved word".to_string(),
+        help: Some(format!(
+            "choose another name, such as `{word}_` or `my_{word}`"
+        )),
+        at_end: false,
     }
 }
 
