@@ -244,11 +244,12 @@ fn the_doc_of_the_coercion_lists_its_classifications() {
     let mut c = prelude_checker();
     let doc = c.doc_of(":>>").expect(":>> is documented");
     for word in [
-        "decode:",
-        "reinterpret:",
-        "encode:",
-        "reshape:",
-        "[I:integer, C:COMPACTLINEAR] I -> C",
+        ":>> decode : [I:integer, C:COMPACTLINEAR] I -> C",
+        ":>> reinterpret :",
+        ":>> encode :",
+        ":>> natural :",
+        ":>> integer :",
+        ":>> reshape : [A, B] A -> B",
     ] {
         assert!(doc.contains(word), "{word} missing from\n{doc}");
     }
