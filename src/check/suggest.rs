@@ -182,7 +182,9 @@ impl Checker {
         names.extend(
             crate::check::prims::PRIMS
                 .iter()
-                .filter(|p| !matches!(p.apply, crate::check::prims::Apply::Internal))
+                // Only what a program names: functions (not operators, `:>>` classifications
+                // or internal kernels).
+                .filter(|p| p.section == crate::check::prims::Section::Function)
                 .map(|p| p.name.to_string()),
         );
         names.extend(builtin_type_names());
