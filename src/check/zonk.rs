@@ -137,6 +137,16 @@ impl Checker {
                     self.zonk_arm(arm, |c, b| c.zonk_expr(b));
                 }
             }
+            ExprKind::Inlined(inlined) => {
+                self.zonk_stmts(&mut inlined.stmts);
+                if let Some(result) = &mut inlined.result {
+                    self.zonk_expr(result);
+                }
+            }
+            ExprKind::MapLoop { array, body, .. } => {
+                self.zonk_expr(array);
+                self.zonk_expr(body);
+            }
         }
         if let ExprKind::Prim(Prim::Unresolved(op), args) = &mut e.kind {
             let op = *op;

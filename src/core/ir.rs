@@ -391,6 +391,31 @@ pub enum ExprKind {
     /// `C_hack::cast[&U] p` (L11.7): a pointer to the same object seen with type `U` (the
     /// target of `ty`), layout-identical to the operand's target.
     PtrCast(Box<Expr>),
+    /// A function body inlined at its call site, or a library call lowered to a loop (made by
+    /// the evaluator's inliner, `eval/inline.rs`, after validation; the checker never emits
+    /// it): see `Inlined`.
+    Inlined(Box<Inlined>),
+    /// `map` whose function was inlined: the array of `body` evaluated with the local `var`
+    /// bound to each element of `array`, in code order (made by the inliner only).
+    MapLoop {
+        var: Slot,
+        array: Box<Expr>,
+        body: Box<Expr>,
+    },
+}
+
+/// Code inlined into the current frame: `stmts` run, then the value is `result`, or, when
+/// `result` is `None`, the value a `Return` among `stmts` gives (`()` when none runs). Slots,
+/// labels and captures were relocated into the enclosing function's numbering.
+#[derive(Clone, Debug)]
+pub struct Inlined {
+    /// The function whose body this is (named in runtime errors' call stack), or `None` for
+    /// a library call lowered to a loop.
+    pub name: Option<Arc<str>>,
+    /// The span of the call.
+    pub call: Span,
+    pub stmts: Vec<Stmt>,
+    pub result: Option<Expr>,
 }
 
 /// A pattern, typed by the value it matches.
@@ -434,7 +459,7 @@ pub struct Arm<B> {
 }
 
 /// A variable that can be assigned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
     Local(Slot),
     LocalCell(Slot),

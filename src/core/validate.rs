@@ -308,6 +308,16 @@ impl Validator<'_> {
                     self.problem(e, format!("pointer cast from `{}`", p.ty));
                 }
             }
+            ExprKind::Inlined(inlined) => {
+                self.stmts(&inlined.stmts);
+                if let Some(result) = &inlined.result {
+                    self.expr(result);
+                }
+            }
+            ExprKind::MapLoop { array, body, .. } => {
+                self.expr(array);
+                self.expr(body);
+            }
             _ => {}
         }
     }

@@ -16,6 +16,7 @@ pub mod compact;
 pub mod compile;
 pub mod error;
 pub mod format;
+pub mod inline;
 pub mod library;
 pub mod parallel;
 pub mod pointer;
@@ -282,9 +283,21 @@ impl Machine {
                 .insert(def.slot, Arc::new(def.clone()));
         }
 
-        let mut compiler = compile::Compiler::new(&mut self.program);
-        let body = compiler.top_level_block(&unit.body);
-        let result = unit.result.as_ref().map(|e| compiler.expr(e));
+        let mut inliner = inline::Inliner::new(
+            &self.program.functions,
+            inline::Inliner::top_level_slots(&unit.body, unit.result.as_ref()),
+        );
+        inliner.count_assignments(
+            unit.body
+                .iter()
+                .chain(unit.functions.iter().flat_map(|(_, f)| f.body.iter())),
+        );
+        let stmts = inliner.stmts(&unit.body);
+        let result = unit.result.as_ref().map(|e| inliner.expr(e));
+        let slots = inliner.n_slots as usize;
+        let mut compiler = compile::Compiler::new(&mut self.program, slots);
+        let body = compiler.top_level_block(&stmts);
+        let result = result.as_ref().map(|e| compiler.expr(e));
         let n_slots = compiler.top_level_slots();
 
         let runtime = Runtime {

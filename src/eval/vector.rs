@@ -127,6 +127,7 @@ fn place_read(e: &Expr) -> Option<Place> {
 /// Compile `e` to a kernel, or `None` when it is not a straight-line scalar expression this
 /// module handles.
 pub fn kernel(e: &Expr, scope: &mut VecScope) -> Option<Kernel> {
+    let e = super::compile::peel(e);
     if is_int_like(&e.ty) {
         int_kernel(e, scope).map(Kernel::Int)
     } else if is_float(&e.ty) {
@@ -203,6 +204,7 @@ where
 }
 
 fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
+    let e = super::compile::peel(e);
     let span = e.span;
     match &e.kind {
         ExprKind::Const(Const::Int(i)) => {
@@ -439,6 +441,7 @@ fn index_fault(position: i128, array_ty: &Type, n: usize, span: Span) -> Ctrl {
 }
 
 fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
+    let e = super::compile::peel(e);
     let span = e.span;
     match &e.kind {
         ExprKind::Const(Const::Float(x)) => {

@@ -31,6 +31,7 @@ use super::error::{
     DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
+use super::inline::Inliner;
 use super::pointer::{store_into, Base, Pointer, Step, StepKind};
 use super::prims::{
     self, float_arith, float_holds, holds, int_arith, int_from_i128, int_value, is_unsigned_64,
@@ -39,6 +40,10 @@ use super::prims::{
 use super::value::{leaf_repr, leaf_type, Buffer, Value};
 use super::vector::{self, is_int_like, Input, Kernel, VecScope};
 use super::{Ctrl, Frame, Program};
+
+mod inlined;
+mod loops;
+pub use inlined::peel;
 
 /// Compiled expression: evaluates to a value.
 pub type ExprCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<Value, Ctrl> + Send + Sync>;
@@ -322,10 +327,12 @@ impl Step for StoreStep {
 }
 
 impl<'p> Compiler<'p> {
-    pub fn new(program: &'p mut Program) -> Compiler<'p> {
+    /// A compiler for a unit's top level, whose frame has `slots` slots so far (those of
+    /// the unit's own code and of the bodies inlined into it).
+    pub fn new(program: &'p mut Program, slots: usize) -> Compiler<'p> {
         Compiler {
             program,
-            slots_used: 0,
+            slots_used: slots,
             in_function: 0,
             defined: std::collections::HashSet::new(),
         }
@@ -403,6 +410,11 @@ impl<'p> Compiler<'p> {
         } else {
             Arc::new(instantiate(&generic, type_args))
         };
+        let function = Arc::new(Inliner::function(
+            &self.program.functions,
+            &function,
+            Some(fun),
+        ));
         let instance = Arc::new(Instance {
             name: function.name.clone(),
             span: function.span,
@@ -622,6 +634,13 @@ impl<'p> Compiler<'p> {
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
                 let span = array.span;
+                if let (false, Type::Array(elem, _)) = (shape.elem_is_array, &array.ty) {
+                    let repr = shape.repr;
+                    let elements = |c: &mut Self| Some(loops::Elements::Array(c.expr(array), repr));
+                    if let Some(fused) = self.accumulate_loop(var, elem, elements, body) {
+                        return fused;
+                    }
+                }
                 let array = self.expr(array);
                 let body = self.block(body);
                 Box::new(move |frame| {
@@ -886,142 +905,17 @@ impl<'p> Compiler<'p> {
         }))
     }
 
-    /// A loop `for i in ..[T] do s = s + E1 + E2 ...; done` (a left chain of integer `+` on
-    /// the variable `s`) whose terms are straight-line scalar expressions of `i` and
-    /// loop-invariant variables: the terms are computed a chunk at a time by kernels and
-    /// added in order with the same checks, so overflow is reported exactly where the
-    /// element-by-element loop reports it. `None` when the loop has another shape.
-    fn fused_accumulate_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
-        let [Stmt::Assign(target, value)] = body else {
-            return None;
-        };
-        let target = *target;
-        if target == var
-            || !matches!(target, Place::Local(_) | Place::Global(_))
-            || !matches!(var, Place::Local(_) | Place::Global(_))
-            || CodeRepr::of(ty) != CodeRepr::Small
-        {
-            return None;
-        }
-        // Unfold ((s + e1) + e2) + ... into its terms, innermost first.
-        let mut terms: Vec<(&Expr, Span)> = Vec::new();
-        let mut current = value;
-        let ity = loop {
-            match &current.kind {
-                ExprKind::Prim(Prim::IntArith(ArithOp::Add, ity), args) if args.len() == 2 => {
-                    terms.push((&args[1], current.span));
-                    current = &args[0];
-                    let reads_target = match current.kind {
-                        ExprKind::Local(s) => Place::Local(s) == target,
-                        ExprKind::Global(s) => Place::Global(s) == target,
-                        _ => false,
-                    };
-                    if reads_target {
-                        break *ity;
-                    }
-                }
-                _ => return None,
-            }
-        };
-        terms.reverse();
-        let n = size_big(ty).to_u64()?;
-        let mut scope = VecScope::new(var, Some(target), true);
-        let mut kernels = Vec::with_capacity(terms.len());
-        for (term, span) in &terms {
-            match vector::kernel(term, &mut scope)? {
-                Kernel::Int(k) => kernels.push((k, *span)),
-                Kernel::Float(_) => return None,
-            }
-        }
-        self.note_place(target);
-        self.note_place(var);
-        for p in &scope.env {
-            self.note_place(*p);
-        }
-        let env_places = scope.env;
-        let loop_span = kernels.first().map_or(Span::default(), |(_, span)| *span);
-        Some(Box::new(move |frame| {
-            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
-            let mut acc = read_int(frame, target);
-            let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
-            let mut base: u64 = 0;
-            while base < n {
-                if crate::interrupt::requested() {
-                    return Err(interrupted(loop_span));
-                }
-                let len = (n - base).min(vector::CHUNK as u64) as usize;
-                let chunk = vector::Chunk {
-                    base: base as i64,
-                    input: Input::Counter,
-                    env: &env,
-                };
-                // Each term on the prefix before the earliest fault so far.
-                let mut valid = len;
-                let mut pending: Option<(usize, usize, Ctrl)> = None;
-                for (t, (kernel, _)) in kernels.iter().enumerate() {
-                    if let Err((k, fault)) = kernel(&chunk, &mut buffers[t][..valid]) {
-                        valid = k;
-                        pending = Some((k, t, fault));
-                    }
-                }
-                let mut fault: Option<(usize, Ctrl)> = None;
-                // The position indexes every term's buffer at once.
-                #[allow(clippy::needless_range_loop)]
-                'elements: for k in 0..valid {
-                    for (t, (_, span)) in kernels.iter().enumerate() {
-                        let x = buffers[t][k];
-                        match acc
-                            .checked_add(x)
-                            .filter(|_| ity.bits() == 64 && ity.signed())
-                        {
-                            Some(r) => acc = r,
-                            None => match int_arith(ArithOp::Add, ity, acc, x) {
-                                Ok(r) => acc = r,
-                                Err(f) => {
-                                    fault = Some((k, f.at(*span)));
-                                    break 'elements;
-                                }
-                            },
-                        }
-                    }
-                }
-                if fault.is_none() {
-                    if let Some((k, failing_term, term_fault)) = pending {
-                        // The element where a term faults: the additions of the terms before it
-                        // run first, then the term's own fault.
-                        fault = Some((k, term_fault));
-                        for (t, (_, span)) in kernels.iter().enumerate().take(failing_term) {
-                            match int_arith(ArithOp::Add, ity, acc, buffers[t][k]) {
-                                Ok(r) => acc = r,
-                                Err(f) => {
-                                    fault = Some((k, f.at(*span)));
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-                if let Some((k, fault)) = fault {
-                    write_int(frame, target, acc);
-                    write_int(frame, var, (base + k as u64) as i64);
-                    return Err(fault);
-                }
-                base += len as u64;
-            }
-            write_int(frame, target, acc);
-            if n > 0 {
-                write_int(frame, var, (n - 1) as i64);
-            }
-            Ok(())
-        }))
-    }
-
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
         if let Some(fused) = self.fused_store_loop(var, ty, body) {
             return fused;
         }
-        if let Some(fused) = self.fused_accumulate_loop(var, ty, body) {
-            return fused;
+        if CodeRepr::of(ty) == CodeRepr::Small {
+            if let Some(n) = size_big(ty).to_u64() {
+                let counter = |_: &mut Self| Some(loops::Elements::Counter(n));
+                if let Some(fused) = self.accumulate_loop(var, ty, counter, body) {
+                    return fused;
+                }
+            }
         }
         self.note_place(var);
         let repr = CodeRepr::of(ty);
@@ -1428,6 +1322,9 @@ impl<'p> Compiler<'p> {
     /// Compile a condition (a `bool` expression).
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
+            ExprKind::Inlined(inlined) if inlined.stmts.is_empty() && inlined.result.is_some() => {
+                self.cond_code(inlined.result.as_ref().expect("a result"))
+            }
             ExprKind::Prim(Prim::Not, args) if args.len() == 1 => {
                 let a = self.cond_code(&args[0]);
                 Box::new(move |frame| Ok(!a(frame)?))
@@ -1484,6 +1381,7 @@ impl<'p> Compiler<'p> {
         }
         let span = e.span;
         match &e.kind {
+            ExprKind::Inlined(inlined) => self.inlined_int(inlined),
             ExprKind::Const(Const::Int(i)) => {
                 let i = *i;
                 Some(Box::new(move |_| Ok(i)))
@@ -1917,6 +1815,8 @@ impl<'p> Compiler<'p> {
             ExprKind::PtrProject { pointer, path } => self.pointer_projection(pointer, path, span),
             ExprKind::Deref(pointer) => self.dereference(pointer, &e.ty, span),
             ExprKind::PtrCast(pointer) => self.pointer_cast(pointer, &e.ty, span),
+            ExprKind::Inlined(inlined) => self.inlined(inlined),
+            ExprKind::MapLoop { var, array, body } => self.map_loop(*var, array, body, &e.ty, span),
             ExprKind::Match(scrutinee, arms) => {
                 let ty = scrutinee.ty.clone();
                 let scrutinee_span = scrutinee.span;
@@ -3003,7 +2903,9 @@ fn is_call_free(e: &Expr) -> bool {
         | ExprKind::AddrOf { .. }
         | ExprKind::PtrProject { .. }
         | ExprKind::Deref(_)
-        | ExprKind::PtrCast(_) => false,
+        | ExprKind::PtrCast(_)
+        | ExprKind::Inlined(_)
+        | ExprKind::MapLoop { .. } => false,
     }
 }
 

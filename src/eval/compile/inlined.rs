@@ -1,0 +1,180 @@
+//! Compiling what the inliner (`eval/inline.rs`) made: bodies inlined at their call sites
+//! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
+
+use crate::core::ir::{Expr, ExprKind, Inlined, Place, Slot};
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::array::{LeafBuilder, Shape};
+use super::super::error::{runtime_error, INTERNAL};
+use super::super::inline::has_return;
+use super::super::parallel::{map_kernel, Mapped};
+use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
+use super::super::vector::{self, is_int_like, Input, Kernel, VecScope};
+use super::super::Ctrl;
+use super::{internal, read_place, Compiler, ExprCode, IntCode};
+
+/// `e` without the wrappers of inlined bodies that are a single expression: the expression
+/// the inlined code computes.
+pub fn peel(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Inlined(inlined) if inlined.stmts.is_empty() => match &inlined.result {
+            Some(result) => peel(result),
+            None => e,
+        },
+        _ => e,
+    }
+}
+
+impl Compiler<'_> {
+    /// An inlined body: its statements in this frame, then its value (a `return` among the
+    /// statements gives the value, as it would from the function).
+    pub(super) fn inlined(&mut self, inlined: &Inlined) -> ExprCode {
+        let result = inlined.result.as_ref().map(|r| self.expr(r));
+        if inlined.stmts.is_empty() {
+            return result.unwrap_or_else(|| Box::new(|_| Ok(Value::Unit)));
+        }
+        let catches = has_return(&inlined.stmts);
+        let stmts = self.block(&inlined.stmts);
+        match (result, catches) {
+            (Some(result), false) => Box::new(move |frame| {
+                stmts(frame)?;
+                result(frame)
+            }),
+            (Some(result), true) => Box::new(move |frame| match stmts(frame) {
+                Ok(()) => result(frame),
+                Err(Ctrl::Return(value)) => Ok(value),
+                Err(other) => Err(other),
+            }),
+            (None, _) => Box::new(move |frame| match stmts(frame) {
+                Ok(()) | Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
+                Err(Ctrl::Return(value)) => Ok(value),
+                Err(other) => Err(other),
+            }),
+        }
+    }
+
+    /// An inlined body of integer type as unboxed code, when its value is an expression.
+    pub(super) fn inlined_int(&mut self, inlined: &Inlined) -> Option<IntCode> {
+        let result = inlined.result.as_ref()?;
+        if inlined.stmts.is_empty() {
+            return Some(self.int_code(result));
+        }
+        if has_return(&inlined.stmts) {
+            return None;
+        }
+        let stmts = self.block(&inlined.stmts);
+        let result = self.int_code(result);
+        Some(Box::new(move |frame| {
+            stmts(frame)?;
+            result(frame)
+        }))
+    }
+
+    /// `map` with its function inlined: one chunk kernel over the elements (in parallel for
+    /// long arrays, L9.5) when the body is a straight-line scalar expression of the element
+    /// and loop-invariant variables; otherwise the body evaluated per element with the
+    /// element in slot `var`.
+    pub(super) fn map_loop(
+        &mut self,
+        var: Slot,
+        array: &Expr,
+        body: &Expr,
+        ty: &Type,
+        span: Span,
+    ) -> ExprCode {
+        self.note_slot(var);
+        let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(ty)) else {
+            return internal("map over a value that is not an array", span);
+        };
+        if let Some(code) = self.map_kernel_loop(var, array, body, &input, &output, span) {
+            return code;
+        }
+        let array = self.expr(array);
+        let body = self.expr(body);
+        let result_ty = ty.clone();
+        let var = var as usize;
+        Box::new(move |frame| {
+            let Value::Array(view) = array(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let n = input.len_of(&view);
+            let mut builder = LeafBuilder::new(output.repr);
+            builder
+                .reserve(n.saturating_mul(output.elem_leaves), &result_ty)
+                .map_err(|f| f.at(span))?;
+            for i in 0..n {
+                frame.slots[var] = input.element(&view, i);
+                builder.push_element(body(frame)?);
+            }
+            Ok(Value::Array(builder.finish()))
+        })
+    }
+
+    fn map_kernel_loop(
+        &mut self,
+        var: Slot,
+        array: &Expr,
+        body: &Expr,
+        input: &Shape,
+        output: &Shape,
+        span: Span,
+    ) -> Option<ExprCode> {
+        if input.elem_is_array || output.elem_is_array {
+            return None;
+        }
+        let Type::Array(elem, _) = &array.ty else {
+            return None;
+        };
+        let input_fits = match input.repr {
+            LeafRepr::I64 => is_int_like(elem),
+            LeafRepr::F64 => matches!(**elem, Type::Double | Type::Float),
+            LeafRepr::Boxed => false,
+        };
+        if !input_fits {
+            return None;
+        }
+        let mut scope = VecScope::new(Place::Local(var), None, true);
+        let kernel = vector::kernel(peel(body), &mut scope)?;
+        let output_fits = matches!(
+            (&kernel, output.repr),
+            (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
+        );
+        if !output_fits {
+            return None;
+        }
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        let env_places = scope.env;
+        let array = self.expr(array);
+        let var = var as usize;
+        Some(Box::new(move |frame| {
+            let Value::Array(view) = array(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
+            let range = view.start..view.start + view.len;
+            let elements = match &*view.buf {
+                Buffer::I64(values) => Input::I64(&values[range]),
+                Buffer::F64(values) => Input::F64(&values[range]),
+                Buffer::Boxed(_) => {
+                    return Err(runtime_error(
+                        INTERNAL,
+                        "map kernel over boxed leaves",
+                        span,
+                    ))
+                }
+            };
+            match map_kernel(&kernel, view.len, elements, &env) {
+                Ok(Mapped::I64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::I64(values)))),
+                Ok(Mapped::F64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::F64(values)))),
+                Err((k, fault)) => {
+                    // The element variable holds the faulting element, as after a loop.
+                    frame.slots[var] = view.leaf(k);
+                    Err(fault)
+                }
+            }
+        }))
+    }
+}
