@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
-use super::compile::{BindCode, ExprCode, IntCode, StmtCode};
+use super::compile::{BindCode, ExprCode, FloatCode, IntCode, StmtCode};
 use super::error::{runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime};
@@ -87,12 +87,14 @@ pub struct InstanceCode {
     pub expr_body: Option<ExprCode>,
     /// The same expression as unboxed integer code, when its type is integer-like.
     pub int_body: Option<IntCode>,
-    /// Set when `call_int` may run `int_body` directly: one parameter group bound to a plain
+    /// The same expression as unboxed floating code, when its type is `double` or `float`.
+    pub float_body: Option<FloatCode>,
+    /// Set when `call_scalar` may run `int_body` or `float_body` directly: one parameter group bound to a plain
     /// local, no cells.
     pub int_entry: Option<IntEntry>,
 }
 
-/// The frame layout `call_int` needs: the frame size and the parameter's slot.
+/// The frame layout `call_scalar` needs: the frame size and the parameter's slot.
 #[derive(Clone, Copy, Debug)]
 pub struct IntEntry {
     pub n_slots: usize,
@@ -211,23 +213,53 @@ fn too_deep(instance: &Instance, span: Span, max_depth: u32) -> Ctrl {
     )
 }
 
-/// Call a capture-free, one-group instance whose result is integer-like, getting the unboxed
-/// result. When the body is one integer expression and the parameter a plain local, the
-/// argument goes straight into the new frame's slot and the body runs as integer code;
-/// otherwise this is `call_instance`.
+/// An unboxed scalar result of compiled code: `i64` (integer-like) or `f64` (`double`,
+/// `float`), with the instance's body compiled to code returning it.
+pub trait Scalar: Sized + 'static {
+    /// The value a `return` gave, unboxed.
+    fn unbox(value: Value) -> Self;
+    /// The instance's body as code of this scalar type, when it has one.
+    fn body(code: &InstanceCode) -> Option<&ScalarCode<Self>>;
+}
+
+/// Compiled code returning an unboxed scalar.
+pub type ScalarCode<T> = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<T, Ctrl> + Send + Sync>;
+
+impl Scalar for i64 {
+    fn unbox(value: Value) -> i64 {
+        value.as_int_lossy()
+    }
+    fn body(code: &InstanceCode) -> Option<&IntCode> {
+        code.int_body.as_ref()
+    }
+}
+
+impl Scalar for f64 {
+    fn unbox(value: Value) -> f64 {
+        value.as_float_lossy()
+    }
+    fn body(code: &InstanceCode) -> Option<&FloatCode> {
+        code.float_body.as_ref()
+    }
+}
+
+/// Call a capture-free, one-group instance whose result is a scalar, getting it unboxed.
+/// When the body is one scalar expression and the parameter a plain local, the argument goes
+/// straight into the new frame's slot and the body runs as scalar code; otherwise this is
+/// `call_instance`.
 #[inline]
-pub fn call_int(
+pub fn call_scalar<T: Scalar>(
     rt: &Runtime<'_>,
     instance: &Instance,
     arg: Value,
     span: Span,
-) -> Result<i64, Ctrl> {
+) -> Result<T, Ctrl> {
     let Some((IntEntry { n_slots, slot }, body)) = instance
         .code
         .get()
-        .and_then(|code| Some((code.int_entry?, code.int_body.as_ref()?)))
+        .and_then(|code| Some((code.int_entry?, T::body(code)?)))
     else {
-        return call_instance(rt, instance, &[], [arg], span).map(|value| value.as_int_lossy());
+        return call_instance(rt, instance, &[], [arg], span).map(T::unbox);
     };
     let depth = rt.depth.get();
     if depth >= rt.max_depth {
@@ -238,13 +270,13 @@ pub fn call_int(
     }
     rt.depth.set(depth + 1);
     let result = with_stack(rt, || match n_slots {
-        0 | 1 => run_int_body::<1>(rt, slot, arg, body),
-        2..=4 => run_int_body::<4>(rt, slot, arg, body),
-        5..=8 => run_int_body::<8>(rt, slot, arg, body),
+        0 | 1 => run_scalar_body::<T, 1>(rt, slot, arg, body),
+        2..=4 => run_scalar_body::<T, 4>(rt, slot, arg, body),
+        5..=8 => run_scalar_body::<T, 8>(rt, slot, arg, body),
         _ => {
             let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
             slots.resize(n_slots, Value::Unit);
-            let outcome = run_int_body_in(rt, &mut slots, slot, arg, body);
+            let outcome = run_scalar_body_in(rt, &mut slots, slot, arg, body);
             slots.clear();
             rt.frame_pool.borrow_mut().push(slots);
             outcome
@@ -254,18 +286,18 @@ pub fn call_int(
     result
 }
 
-/// Run an integer body in a frame of `N` slots on the native stack (no allocation).
+/// Run a scalar body in a frame of `N` slots on the native stack (no allocation).
 #[inline(always)]
-fn run_int_body<const N: usize>(
+fn run_scalar_body<T: Scalar, const N: usize>(
     rt: &Runtime<'_>,
     slot: usize,
     arg: Value,
-    body: &IntCode,
-) -> Result<i64, Ctrl> {
+    body: &ScalarCode<T>,
+) -> Result<T, Ctrl> {
     // Not dropped as a whole: only slots holding a value with storage need dropping, and
     // those are reset below (leaving only plain scalars, which own nothing).
     let mut slots = std::mem::ManuallyDrop::new([const { Value::Unit }; N]);
-    let result = run_int_body_in(rt, &mut *slots, slot, arg, body);
+    let result = run_scalar_body_in(rt, &mut *slots, slot, arg, body);
     for value in slots.iter_mut() {
         if !matches!(value, Value::Int(_) | Value::Unit | Value::Float(_)) {
             *value = Value::Unit;
@@ -274,15 +306,15 @@ fn run_int_body<const N: usize>(
     result
 }
 
-/// Run an integer body in the frame `slots`, with its parameter in `slot`.
+/// Run a scalar body in the frame `slots`, with its parameter in `slot`.
 #[inline(always)]
-fn run_int_body_in(
+fn run_scalar_body_in<T: Scalar>(
     rt: &Runtime<'_>,
     slots: &mut [Value],
     slot: usize,
     arg: Value,
-    body: &IntCode,
-) -> Result<i64, Ctrl> {
+    body: &ScalarCode<T>,
+) -> Result<T, Ctrl> {
     // The slot holds a fresh `Unit` (it owns nothing): replaced without a drop call.
     std::mem::forget(std::mem::replace(&mut slots[slot], arg));
     let mut frame = Frame {
@@ -291,7 +323,7 @@ fn run_int_body_in(
         rt,
     };
     match body(&mut frame) {
-        Err(Ctrl::Return(value)) => Ok(value.as_int_lossy()),
+        Err(Ctrl::Return(value)) => Ok(T::unbox(value)),
         other => other,
     }
 }

@@ -391,7 +391,7 @@ pub fn int_compl(ity: IntTy, a: i64) -> i64 {
     }
 }
 
-fn math(f: MathFn, x: f64) -> f64 {
+pub(crate) fn math(f: MathFn, x: f64) -> f64 {
     match f {
         MathFn::Sqrt => x.sqrt(),
         MathFn::Sin => x.sin(),

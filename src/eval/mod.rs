@@ -163,6 +163,20 @@ impl Globals {
         self.set(slot, Value::Int(value));
     }
 
+    /// Assign a float to global `slot`, in place when it already holds one.
+    #[inline]
+    pub fn set_float(&self, slot: usize, value: f64) {
+        {
+            // SAFETY: a single access that ends before returning (see the type's comment).
+            let slots = unsafe { &mut *self.slots.get() };
+            if let Some(Value::Float(x)) = slots.get_mut(slot) {
+                *x = value;
+                return;
+            }
+        }
+        self.set(slot, Value::Float(value));
+    }
+
     /// Take global `slot`'s value out, leaving `Unit`.
     #[inline]
     pub fn take(&self, slot: usize) -> Value {

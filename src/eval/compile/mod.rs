@@ -20,7 +20,7 @@ use crate::types::Type;
 
 use super::array::{self, LeafBuilder, Shape};
 use super::closure::{
-    apply, apply_one, call_instance, call_int, Closure, Instance, InstanceCode, IntEntry,
+    apply, apply_one, call_instance, call_scalar, Closure, Instance, InstanceCode, IntEntry,
 };
 use super::compact::{
     code_big, code_u64, size_big, value_from_big, value_from_u64, CArrayLayout, CodeRepr, Digit,
@@ -41,6 +41,7 @@ use super::value::{leaf_repr, leaf_type, Buffer, Value};
 use super::vector::{self, is_int_like, Input, Kernel, VecScope};
 use super::{Ctrl, Frame, Program};
 
+mod float;
 mod inlined;
 mod loops;
 pub use inlined::peel;
@@ -52,6 +53,9 @@ pub type StmtCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<(), Ctrl> + Send + 
 /// Compiled expression of an integer-like type (an integer, a char, a 64-bit compact code):
 /// evaluates to the unboxed `i64` that `Value::Int` would hold.
 pub type IntCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<i64, Ctrl> + Send + Sync>;
+/// Compiled expression of type `double` or `float`: evaluates to the unboxed `f64` that
+/// `Value::Float` would hold.
+pub type FloatCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<f64, Ctrl> + Send + Sync>;
 /// Compiled condition.
 pub type CondCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<bool, Ctrl> + Send + Sync>;
 /// Compiled pattern: tests a value, binding variables as it goes.
@@ -447,6 +451,10 @@ impl<'p> Compiler<'p> {
             [Stmt::Return(Some(e))] if is_int_like(&e.ty) => Some(self.int_code(e)),
             _ => None,
         };
+        let float_body = match function.body.as_slice() {
+            [Stmt::Return(Some(e))] if float::is_float(&e.ty) => Some(self.float_code(e)),
+            _ => None,
+        };
         let int_entry = match (function.params.as_slice(), function.cell_slots.is_empty()) {
             (
                 [Pattern {
@@ -466,6 +474,7 @@ impl<'p> Compiler<'p> {
             body,
             expr_body,
             int_body,
+            float_body,
             int_entry: int_entry.map(|slot| IntEntry { n_slots, slot }),
         });
         Some(instance)
@@ -549,6 +558,7 @@ impl<'p> Compiler<'p> {
                     }),
                 }
             }
+            Stmt::Assign(place, e) if float::is_float(&e.ty) => self.assign_float(*place, e),
             Stmt::Assign(place, e) => {
                 let place = *place;
                 self.note_place(place);
@@ -1338,6 +1348,11 @@ impl<'p> Compiler<'p> {
                 Box::new(move |frame| Ok(a(frame)? || b(frame)?))
             }
             ExprKind::Prim(Prim::Compare(op), args)
+                if args.len() == 2 && float::is_float(&args[0].ty) =>
+            {
+                self.float_compare(*op, &args[0], &args[1])
+            }
+            ExprKind::Prim(Prim::Compare(op), args)
                 if args.len() == 2 && int_comparable(&args[0].ty) =>
             {
                 let op = *op;
@@ -1499,7 +1514,7 @@ impl<'p> Compiler<'p> {
                 let arg = self.expr(&args[0]);
                 Some(Box::new(move |frame| {
                     let value = arg(frame)?;
-                    call_int(frame.rt, &instance, value, span)
+                    call_scalar::<i64>(frame.rt, &instance, value, span)
                 }))
             }
             ExprKind::If(c, a, b) => {
@@ -1637,6 +1652,17 @@ impl<'p> Compiler<'p> {
         let span = e.span;
         if let Some(code) = self.try_int_code(e) {
             return Box::new(move |frame| code(frame).map(Value::Int));
+        }
+        if matches!(
+            e.kind,
+            ExprKind::Prim(
+                Prim::FloatArith(..) | Prim::FloatNeg | Prim::FloatFn(..) | Prim::Convert,
+                _
+            ) | ExprKind::Call { .. }
+        ) {
+            if let Some(code) = self.try_float_code(e) {
+                return Box::new(move |frame| code(frame).map(Value::Float));
+            }
         }
         match &e.kind {
             ExprKind::Const(c) => {
@@ -3073,7 +3099,7 @@ impl IntOperand {
 fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode {
     Box::new(move |frame| {
         let value = Value::Int(arg.read(frame)?);
-        call_int(frame.rt, &instance, value, span)
+        call_scalar::<i64>(frame.rt, &instance, value, span)
     })
 }
 

@@ -1,0 +1,211 @@
+//! Unboxed code for `double` and `float` expressions (`FloatCode`): operands read by kind,
+//! the operation chosen at compile time, no `Value` built between operations. A `float` is
+//! kept rounded to `f32` after every operation, as `Value::Float` holds it.
+
+use std::sync::Arc;
+
+use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
+use crate::types::Type;
+
+use super::super::closure::call_scalar;
+use super::super::prims::{float_holds, int_value, round_float};
+use super::super::Frame;
+use super::{assign, Compiler, CondCode, FloatCode, StmtCode};
+
+/// Is a value of this type a `Value::Float`?
+pub fn is_float(ty: &Type) -> bool {
+    matches!(ty, Type::Double | Type::Float)
+}
+
+/// Write a float into a local slot, in place when it already holds one.
+#[inline]
+fn store_float(slot: &mut super::Value, value: f64) {
+    match slot {
+        super::Value::Float(x) => *x = value,
+        other => *other = super::Value::Float(value),
+    }
+}
+
+macro_rules! float_op {
+    ($a:ident, $b:ident, $single:ident, |$x:ident, $y:ident| $e:expr) => {
+        if $single {
+            Box::new(move |frame| {
+                let ($x, $y) = ($a(frame)?, $b(frame)?);
+                Ok(($e) as f32 as f64)
+            })
+        } else {
+            Box::new(move |frame| {
+                let ($x, $y) = ($a(frame)?, $b(frame)?);
+                Ok($e)
+            })
+        }
+    };
+}
+
+impl Compiler<'_> {
+    /// `e` (of type `double` or `float`) as unboxed code.
+    pub(super) fn float_code(&mut self, e: &Expr) -> FloatCode {
+        if let Some(code) = self.try_float_code(e) {
+            return code;
+        }
+        let code = self.expr(e);
+        Box::new(move |frame| Ok(code(frame)?.as_float_lossy()))
+    }
+
+    /// Unboxed code for the floating expressions of arithmetic and loops; `None` for other
+    /// shapes (compiled boxed).
+    pub(super) fn try_float_code(&mut self, e: &Expr) -> Option<FloatCode> {
+        if !is_float(&e.ty) {
+            return None;
+        }
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Const(Const::Float(x)) => {
+                let x = *x;
+                Some(Box::new(move |_| Ok(x)))
+            }
+            ExprKind::Local(s) => {
+                self.note_slot(*s);
+                let s = *s as usize;
+                Some(Box::new(move |frame| Ok(frame.slots[s].as_float_lossy())))
+            }
+            ExprKind::Global(s) if self.uninitialised_check(*s, &e.ty).is_none() => {
+                let s = *s as usize;
+                // SAFETY: the closure reads the value and touches no other global.
+                Some(Box::new(move |frame| {
+                    Ok(unsafe { frame.rt.globals.read_with(s, |v| v.as_float_lossy()) })
+                }))
+            }
+            ExprKind::Capture(i) => {
+                let i = *i as usize;
+                Some(Box::new(move |frame| Ok(frame.captures[i].as_float_lossy())))
+            }
+            ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
+                let (a, b, single) = (self.float_code(&args[0]), self.float_code(&args[1]), *single);
+                Some(match op {
+                    ArithOp::Add => float_op!(a, b, single, |x, y| x + y),
+                    ArithOp::Sub => float_op!(a, b, single, |x, y| x - y),
+                    ArithOp::Mul => float_op!(a, b, single, |x, y| x * y),
+                    ArithOp::Div => float_op!(a, b, single, |x, y| x / y),
+                    ArithOp::Mod => float_op!(a, b, single, |x, y| x % y),
+                })
+            }
+            ExprKind::Prim(Prim::FloatNeg, args) if args.len() == 1 => {
+                let a = self.float_code(&args[0]);
+                Some(Box::new(move |frame| Ok(-a(frame)?)))
+            }
+            ExprKind::Prim(Prim::FloatFn(f, single), args) if args.len() == 1 => {
+                let (f, single) = (*f, *single);
+                let a = self.float_code(&args[0]);
+                Some(Box::new(move |frame| {
+                    Ok(round_float(super::super::library::math(f, a(frame)?), single))
+                }))
+            }
+            ExprKind::Prim(Prim::Convert, args) if args.len() == 1 => {
+                let single = e.ty == Type::Float;
+                match &args[0].ty {
+                    Type::Int(from) => {
+                        let from = *from;
+                        let a = self.int_code(&args[0]);
+                        Some(Box::new(move |frame| {
+                            Ok(round_float(int_value(a(frame)?, from) as f64, single))
+                        }))
+                    }
+                    t if is_float(t) => {
+                        let a = self.float_code(&args[0]);
+                        Some(Box::new(move |frame| Ok(round_float(a(frame)?, single))))
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::If(c, a, b) => {
+                let c = self.cond_code(c);
+                let (a, b) = (self.float_code(a), self.float_code(b));
+                Some(Box::new(move |frame| {
+                    if c(frame)? {
+                        a(frame)
+                    } else {
+                        b(frame)
+                    }
+                }))
+            }
+            ExprKind::Inlined(inlined) => {
+                let result = inlined.result.as_ref()?;
+                if inlined.stmts.is_empty() {
+                    return Some(self.float_code(result));
+                }
+                if super::super::inline::has_return(&inlined.stmts) {
+                    return None;
+                }
+                let stmts = self.block(&inlined.stmts);
+                let result = self.float_code(result);
+                Some(Box::new(move |frame| {
+                    stmts(frame)?;
+                    result(frame)
+                }))
+            }
+            ExprKind::Call { func, args } if args.len() == 1 => {
+                let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+                    return None;
+                };
+                let instance = self.instance(*fun, type_args)?;
+                if !instance.captures.is_empty() || instance.n_groups != 1 {
+                    return None;
+                }
+                if is_float(&args[0].ty) {
+                    let arg = self.float_code(&args[0]);
+                    return Some(Box::new(move |frame| {
+                        let value = super::Value::Float(arg(frame)?);
+                        call_scalar::<f64>(frame.rt, &instance, value, span)
+                    }));
+                }
+                let arg = self.expr(&args[0]);
+                let instance: Arc<_> = instance;
+                Some(Box::new(move |frame| {
+                    let value = arg(frame)?;
+                    call_scalar::<f64>(frame.rt, &instance, value, span)
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    /// A comparison of two floating operands as a condition.
+    pub(super) fn float_compare(&mut self, op: crate::core::ir::CmpOp, a: &Expr, b: &Expr) -> CondCode {
+        let (a, b) = (self.float_code(a), self.float_code(b));
+        Box::new(move |frame| {
+            let x = a(frame)?;
+            Ok(float_holds(op, x, b(frame)?))
+        })
+    }
+
+    /// `place = e` for a floating `e`: stored unboxed, in place where the variable already
+    /// holds a float.
+    pub(super) fn assign_float(&mut self, place: Place, e: &Expr) -> StmtCode {
+        self.note_place(place);
+        let code = self.float_code(e);
+        match place {
+            Place::Local(s) => {
+                let s = s as usize;
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    store_float(&mut frame.slots[s], value);
+                    Ok(())
+                })
+            }
+            Place::Global(s) => {
+                let s = s as usize;
+                Box::new(move |frame: &mut Frame<'_, '_>| {
+                    let value = code(frame)?;
+                    frame.rt.globals.set_float(s, value);
+                    Ok(())
+                })
+            }
+            _ => Box::new(move |frame| {
+                let value = code(frame)?;
+                assign(frame, place, super::Value::Float(value));
+                Ok(())
+            }),
+        }
+    }
+}
