@@ -132,19 +132,17 @@ impl<'a> Inliner<'a> {
 
     pub fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
         let mut known_here: Vec<Place> = Vec::new();
-        let rewritten = stmts
-            .iter()
-            .map(|s| {
-                let s = self.stmt(s);
-                if let Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), value) = &s {
-                    if self.assignments.get(place) == Some(&1) && self.known(value).is_some() {
-                        self.known_places.insert(*place, value.clone());
-                        known_here.push(*place);
-                    }
+        let mut rewritten = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            let s = self.stmt(s);
+            if let Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), value) = &s {
+                if self.assignments.get(place) == Some(&1) && self.known(value).is_some() {
+                    self.known_places.insert(*place, value.clone());
+                    known_here.push(*place);
                 }
-                s
-            })
-            .collect();
+            }
+            splice(s, &mut rewritten);
+        }
         for place in known_here {
             self.known_places.remove(&place);
         }
@@ -525,8 +523,11 @@ impl<'a> Inliner<'a> {
                 &mut pre,
             )?;
         }
+        // A body ending in its only `return e` is its statements, then `e`.
         let (stmts, result) = match callee.body.as_slice() {
-            [Stmt::Return(Some(e))] => (Vec::new(), Some(relocation.expr(e)?)),
+            [first @ .., Stmt::Return(Some(e))] if !has_return(first) => {
+                (relocation.stmts(first)?, Some(relocation.expr(e)?))
+            }
             body => (relocation.stmts(body)?, None),
         };
         let mut labels = 0;
@@ -635,6 +636,27 @@ impl<'a> Inliner<'a> {
         let known = self.known(f)?;
         self.inlinable(&known)?;
         Some(known)
+    }
+}
+
+/// Append `s` to `out`; an inlined body whose value is discarded (a procedure call, or a
+/// function called for its effects) becomes its statements, so the loop compiler sees the
+/// statements a user would have written in its place.
+fn splice(s: Stmt, out: &mut Vec<Stmt>) {
+    match s {
+        Stmt::Expr(Expr {
+            kind: ExprKind::Inlined(inlined),
+            ..
+        }) if !has_return(&inlined.stmts) => {
+            let Inlined { stmts, result, .. } = *inlined;
+            out.extend(stmts);
+            if let Some(result) = result {
+                if !stable(&result, true) {
+                    out.push(Stmt::Expr(result));
+                }
+            }
+        }
+        s => out.push(s),
     }
 }
 

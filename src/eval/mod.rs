@@ -135,6 +135,19 @@ impl Globals {
         read(slots.get(slot).unwrap_or(&Value::Unit))
     }
 
+    /// Apply `write` to global `slot` in place.
+    ///
+    /// # Safety
+    /// `write` must not access the globals (it should only update the value).
+    #[inline]
+    pub unsafe fn with_mut<R>(&self, slot: usize, write: impl FnOnce(&mut Value) -> R) -> R {
+        let slots = &mut *self.slots.get();
+        if slots.len() <= slot {
+            slots.resize(slot + 1, Value::Unit);
+        }
+        write(&mut slots[slot])
+    }
+
     /// Assign global `slot`.
     #[inline]
     pub fn set(&self, slot: usize, value: Value) {

@@ -146,6 +146,7 @@ fn run_chunks<T: Copy + Send>(
                     Input::F64(values) => Input::F64(&values[start..end]),
                 },
                 env,
+                lets: &[],
             };
             kernel(&chunk, chunk_out).map_err(|(k, e)| (start + k, e))?;
         }

@@ -18,14 +18,16 @@
 
 use num_traits::ToPrimitive;
 
-use crate::core::ir::{ArithOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Place, Prim};
+use crate::core::ir::{ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Place, Prim};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::compact::{size_big, CodeRepr, ProductLayout};
 use super::error::{runtime_error, Fault, CONVERSION_OUT_OF_RANGE, OVERFLOW};
-use super::prims::{float_arith, int_arith, int_from_i128, int_value, round_float};
+use super::prims::{
+    float_arith, float_holds, holds, int_arith, int_from_i128, int_value, round_float,
+};
 use super::value::{Buffer, Value};
 use super::Ctrl;
 
@@ -43,6 +45,9 @@ pub struct Chunk<'a> {
     pub input: Input<'a>,
     /// Loop-invariant values read before the loop (see `VecScope::env`).
     pub env: &'a [Value],
+    /// The values of the `val`s of an inlined block body, one slice per binding of
+    /// `VecScope::lets`, element by element like the input.
+    pub lets: &'a [Input<'a>],
 }
 
 /// The source of the element variable's values.
@@ -78,6 +83,9 @@ pub struct VecScope {
     pub allow_env: bool,
     /// The loop-invariant variables read, in the order of `Chunk::env`.
     pub env: Vec<Place>,
+    /// The `val`s bound inside the expression (an inlined block body), in the order of
+    /// `Chunk::lets`.
+    pub lets: Vec<Place>,
 }
 
 impl VecScope {
@@ -87,12 +95,17 @@ impl VecScope {
             written,
             allow_env,
             env: Vec::new(),
+            lets: Vec::new(),
         }
     }
 
     /// The environment position of a loop-invariant variable, registering it on first use.
     fn env_slot(&mut self, place: Place) -> Option<usize> {
-        if !self.allow_env || Some(place) == self.written || place == self.var {
+        if !self.allow_env
+            || self.lets.contains(&place)
+            || Some(place) == self.written
+            || place == self.var
+        {
             return None;
         }
         if let Some(i) = self.env.iter().position(|p| *p == place) {
@@ -230,11 +243,63 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                     Ok(())
                 }));
             }
+            if let Some(i) = scope.lets.iter().position(|p| *p == place) {
+                return Some(Box::new(move |chunk, out| {
+                    if let Input::I64(values) = chunk.lets[i] {
+                        out.copy_from_slice(&values[..out.len()]);
+                    }
+                    Ok(())
+                }));
+            }
             let slot = scope.env_slot(place)?;
             Some(Box::new(move |chunk, out| {
                 out.fill(chunk.env[slot].as_int_lossy());
                 Ok(())
             }))
+        }
+        ExprKind::Inlined(inlined) => lets(inlined, scope, int_kernel),
+        ExprKind::If(c, a, b) => {
+            let (c, a, b) = (
+                int_kernel(c, scope)?,
+                int_kernel(a, scope)?,
+                int_kernel(b, scope)?,
+            );
+            Some(Box::new(move |chunk, out| {
+                select(chunk, out, &*c, &*a, &*b)
+            }))
+        }
+        ExprKind::And(a, b) => {
+            let (a, b) = (int_kernel(a, scope)?, int_kernel(b, scope)?);
+            let no: IntKernel = Box::new(|_, out| {
+                out.fill(0);
+                Ok(())
+            });
+            Some(Box::new(move |chunk, out| {
+                select(chunk, out, &*a, &*b, &*no)
+            }))
+        }
+        ExprKind::Or(a, b) => {
+            let (a, b) = (int_kernel(a, scope)?, int_kernel(b, scope)?);
+            let yes: IntKernel = Box::new(|_, out| {
+                out.fill(1);
+                Ok(())
+            });
+            Some(Box::new(move |chunk, out| {
+                select(chunk, out, &*a, &*yes, &*b)
+            }))
+        }
+        ExprKind::Prim(Prim::Not, args) if args.len() == 1 => {
+            let a = int_kernel(&args[0], scope)?;
+            Some(Box::new(move |chunk, out| {
+                a(chunk, out)?;
+                for v in out.iter_mut() {
+                    *v = (*v == 0) as i64;
+                }
+                Ok(())
+            }))
+        }
+        ExprKind::Prim(Prim::Compare(op), args) if args.len() == 2 => {
+            compare_kernel(*op, &args[0], &args[1], scope)
         }
         ExprKind::Prim(Prim::IntArith(op, ity), args) if args.len() == 2 => {
             let a = int_kernel(&args[0], scope)?;
@@ -462,10 +527,26 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
                     Ok(())
                 }));
             }
+            if let Some(i) = scope.lets.iter().position(|p| *p == place) {
+                return Some(Box::new(move |chunk, out| {
+                    if let Input::F64(values) = chunk.lets[i] {
+                        out.copy_from_slice(&values[..out.len()]);
+                    }
+                    Ok(())
+                }));
+            }
             let slot = scope.env_slot(place)?;
             Some(Box::new(move |chunk, out| {
                 out.fill(chunk.env[slot].as_float_lossy());
                 Ok(())
+            }))
+        }
+        ExprKind::Inlined(inlined) => lets(inlined, scope, float_kernel),
+        ExprKind::If(c, a, b) => {
+            let c = int_kernel(c, scope)?;
+            let (a, b) = (float_kernel(a, scope)?, float_kernel(b, scope)?);
+            Some(Box::new(move |chunk, out| {
+                select(chunk, out, &*c, &*a, &*b)
             }))
         }
         ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
@@ -553,6 +634,199 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
         }
         _ => None,
     }
+}
+
+/// A comparison of two integer-like or two floating operands, giving 0 or 1.
+fn compare_kernel(op: CmpOp, a: &Expr, b: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
+    if is_float(&a.ty) {
+        let (x, y) = (float_kernel(a, scope)?, float_kernel(b, scope)?);
+        return Some(Box::new(move |chunk, out| {
+            let mut left = vec![0f64; out.len()];
+            let mut right = vec![0f64; out.len()];
+            let mut valid = out.len();
+            let mut pending = None;
+            if let Err((k, e)) = x(chunk, &mut left) {
+                valid = k;
+                pending = Some((k, e));
+            }
+            if let Err((k, e)) = y(chunk, &mut right[..valid]) {
+                valid = k;
+                pending = Some((k, e));
+            }
+            for k in 0..valid {
+                out[k] = float_holds(op, left[k], right[k]) as i64;
+            }
+            pending.map_or(Ok(()), Err)
+        }));
+    }
+    if !is_int_like(&a.ty) || a.ty == Type::Char {
+        return None;
+    }
+    let unsigned = match &a.ty {
+        Type::Int(ity) => !ity.signed() && ity.bits() == 64,
+        _ => true,
+    };
+    let (x, y) = (int_kernel(a, scope)?, int_kernel(b, scope)?);
+    Some(Box::new(move |chunk, out| {
+        binary_prefix(chunk, out, &*x, &*y, |l, r| {
+            let ordering = if unsigned {
+                (l as u64).cmp(&(r as u64))
+            } else {
+                l.cmp(&r)
+            };
+            Ok(holds(op, ordering) as i64)
+        })
+    }))
+}
+
+/// The positions of `input` (a chunk's element variable or a `val`'s values) listed in
+/// `positions`, as an explicit input.
+fn gather_input(input: Input<'_>, base: i64, positions: &[usize]) -> GatheredInput {
+    match input {
+        Input::Counter => GatheredInput::I64(
+            positions
+                .iter()
+                .map(|p| base.wrapping_add(*p as i64))
+                .collect(),
+        ),
+        Input::I64(values) => GatheredInput::I64(positions.iter().map(|p| values[*p]).collect()),
+        Input::F64(values) => GatheredInput::F64(positions.iter().map(|p| values[*p]).collect()),
+    }
+}
+
+enum GatheredInput {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl GatheredInput {
+    fn input(&self) -> Input<'_> {
+        match self {
+            GatheredInput::I64(v) => Input::I64(v),
+            GatheredInput::F64(v) => Input::F64(v),
+        }
+    }
+}
+
+/// `if c then a else b` over a chunk, exactly as element by element: each branch runs only
+/// on the elements that take it (gathered into a chunk of their own), so a branch's fault
+/// counts only where the branch is taken; the earliest fault in element order wins.
+fn select<T: Copy + Default>(
+    chunk: &Chunk<'_>,
+    out: &mut [T],
+    cond: &KernelFn<i64>,
+    a: &KernelFn<T>,
+    b: &KernelFn<T>,
+) -> Result<(), ChunkFault> {
+    let mut mask = vec![0i64; out.len()];
+    let (mut valid, mut pending) = match cond(chunk, &mut mask) {
+        Ok(()) => (out.len(), None),
+        Err((k, e)) => (k, Some((k, e))),
+    };
+    let (taken, other): (Vec<usize>, Vec<usize>) = (0..valid).partition(|k| mask[*k] != 0);
+    for (branch, positions) in [(a, taken), (b, other)] {
+        if positions.is_empty() {
+            continue;
+        }
+        let input = gather_input(chunk.input, chunk.base, &positions);
+        let lets: Vec<GatheredInput> = chunk
+            .lets
+            .iter()
+            .map(|l| gather_input(*l, chunk.base, &positions))
+            .collect();
+        let let_inputs: Vec<Input<'_>> = lets.iter().map(|l| l.input()).collect();
+        let sub = Chunk {
+            base: 0,
+            input: input.input(),
+            env: chunk.env,
+            lets: &let_inputs,
+        };
+        let mut results = vec![T::default(); positions.len()];
+        let done = match branch(&sub, &mut results) {
+            Ok(()) => positions.len(),
+            Err((j, e)) => {
+                if positions[j] < valid {
+                    valid = positions[j];
+                    pending = Some((positions[j], e));
+                }
+                j
+            }
+        };
+        for (j, p) in positions[..done].iter().enumerate() {
+            out[*p] = results[j];
+        }
+    }
+    pending.map_or(Ok(()), Err)
+}
+
+/// The `val`s of an inlined block body (`val y = e1; ...; return r`): each value computed
+/// for the chunk into a buffer that later reads of the `val` take, then the result.
+fn lets<T: Copy + Default + 'static>(
+    inlined: &crate::core::ir::Inlined,
+    scope: &mut VecScope,
+    result_kernel: fn(&Expr, &mut VecScope) -> Option<Box<KernelFn<T>>>,
+) -> Option<Box<KernelFn<T>>> {
+    let result = inlined.result.as_ref()?;
+    let mut bindings: Vec<Kernel> = Vec::with_capacity(inlined.stmts.len());
+    let first = scope.lets.len();
+    for stmt in &inlined.stmts {
+        let crate::core::ir::Stmt::Assign(place @ Place::Local(_), value) = stmt else {
+            return None;
+        };
+        if *place == scope.var || Some(*place) == scope.written || scope.lets.contains(place) {
+            return None;
+        }
+        bindings.push(kernel(value, scope)?);
+        scope.lets.push(*place);
+    }
+    let body = result_kernel(result, scope)?;
+    Some(Box::new(move |chunk, out| {
+        run_lets(&bindings, &*body, chunk, out, chunk.lets[..first].to_vec())
+    }))
+}
+
+/// Compute the first binding's values for the chunk, then the rest with it in scope, then
+/// the body; the earliest fault wins and the body runs on the prefix before it.
+fn run_lets<T: Copy + Default>(
+    bindings: &[Kernel],
+    body: &KernelFn<T>,
+    chunk: &Chunk<'_>,
+    out: &mut [T],
+    inputs: Vec<Input<'_>>,
+) -> Result<(), ChunkFault> {
+    let scoped = Chunk {
+        base: chunk.base,
+        input: chunk.input,
+        env: chunk.env,
+        lets: &inputs,
+    };
+    let Some((binding, rest)) = bindings.split_first() else {
+        return body(&scoped, out);
+    };
+    let mut valid = out.len();
+    let mut pending: Option<ChunkFault> = None;
+    let buffer = match binding {
+        Kernel::Int(k) => {
+            let mut values = vec![0i64; valid];
+            if let Err((j, e)) = k(&scoped, &mut values) {
+                valid = j;
+                pending = Some((j, e));
+            }
+            GatheredInput::I64(values)
+        }
+        Kernel::Float(k) => {
+            let mut values = vec![0f64; valid];
+            if let Err((j, e)) = k(&scoped, &mut values) {
+                valid = j;
+                pending = Some((j, e));
+            }
+            GatheredInput::F64(values)
+        }
+    };
+    let mut next = inputs.clone();
+    next.push(buffer.input());
+    run_lets(rest, body, chunk, &mut out[..valid], next)?;
+    pending.map_or(Ok(()), Err)
 }
 
 /// An overflow fault for a sum, as the sequential fold reports it.

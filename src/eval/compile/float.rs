@@ -78,10 +78,16 @@ impl Compiler<'_> {
             }
             ExprKind::Capture(i) => {
                 let i = *i as usize;
-                Some(Box::new(move |frame| Ok(frame.captures[i].as_float_lossy())))
+                Some(Box::new(
+                    move |frame| Ok(frame.captures[i].as_float_lossy()),
+                ))
             }
             ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
-                let (a, b, single) = (self.float_code(&args[0]), self.float_code(&args[1]), *single);
+                let (a, b, single) = (
+                    self.float_code(&args[0]),
+                    self.float_code(&args[1]),
+                    *single,
+                );
                 Some(match op {
                     ArithOp::Add => float_op!(a, b, single, |x, y| x + y),
                     ArithOp::Sub => float_op!(a, b, single, |x, y| x - y),
@@ -98,7 +104,10 @@ impl Compiler<'_> {
                 let (f, single) = (*f, *single);
                 let a = self.float_code(&args[0]);
                 Some(Box::new(move |frame| {
-                    Ok(round_float(super::super::library::math(f, a(frame)?), single))
+                    Ok(round_float(
+                        super::super::library::math(f, a(frame)?),
+                        single,
+                    ))
                 }))
             }
             ExprKind::Prim(Prim::Convert, args) if args.len() == 1 => {
@@ -121,13 +130,15 @@ impl Compiler<'_> {
             ExprKind::If(c, a, b) => {
                 let c = self.cond_code(c);
                 let (a, b) = (self.float_code(a), self.float_code(b));
-                Some(Box::new(move |frame| {
-                    if c(frame)? {
-                        a(frame)
-                    } else {
-                        b(frame)
-                    }
-                }))
+                Some(Box::new(
+                    move |frame| {
+                        if c(frame)? {
+                            a(frame)
+                        } else {
+                            b(frame)
+                        }
+                    },
+                ))
             }
             ExprKind::Inlined(inlined) => {
                 let result = inlined.result.as_ref()?;
@@ -171,7 +182,12 @@ impl Compiler<'_> {
     }
 
     /// A comparison of two floating operands as a condition.
-    pub(super) fn float_compare(&mut self, op: crate::core::ir::CmpOp, a: &Expr, b: &Expr) -> CondCode {
+    pub(super) fn float_compare(
+        &mut self,
+        op: crate::core::ir::CmpOp,
+        a: &Expr,
+        b: &Expr,
+    ) -> CondCode {
         let (a, b) = (self.float_code(a), self.float_code(b));
         Box::new(move |frame| {
             let x = a(frame)?;

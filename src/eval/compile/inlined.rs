@@ -90,6 +90,9 @@ impl Compiler<'_> {
         if let Some(code) = self.map_kernel_loop(var, array, body, &input, &output, span) {
             return code;
         }
+        if let Some(code) = self.map_scalar_loop(var, array, body, &input, &output) {
+            return code;
+        }
         let array = self.expr(array);
         let body = self.expr(body);
         let result_ty = ty.clone();
@@ -109,6 +112,55 @@ impl Compiler<'_> {
             }
             Ok(Value::Array(builder.finish()))
         })
+    }
+
+    /// `map` of a scalar body over an array of scalar leaves, element by element: the element
+    /// written into its slot in place, the body run as unboxed code, the results collected
+    /// unboxed.
+    fn map_scalar_loop(
+        &mut self,
+        var: Slot,
+        array: &Expr,
+        body: &Expr,
+        input: &Shape,
+        output: &Shape,
+    ) -> Option<ExprCode> {
+        if input.elem_is_array || output.elem_is_array || input.repr == LeafRepr::Boxed {
+            return None;
+        }
+        let var = var as usize;
+        let array_code = self.expr(array);
+        macro_rules! run {
+            ($body:ident, $buffer:path) => {
+                Box::new(move |frame| {
+                    let Value::Array(view) = array_code(frame)? else {
+                        return Ok(Value::Unit);
+                    };
+                    let mut out = Vec::with_capacity(view.len);
+                    for i in 0..view.len {
+                        let element = view.leaf(i);
+                        match (&mut frame.slots[var], element) {
+                            (Value::Int(x), Value::Int(y)) => *x = y,
+                            (Value::Float(x), Value::Float(y)) => *x = y,
+                            (slot, element) => *slot = element,
+                        }
+                        out.push($body(frame)?);
+                    }
+                    Ok(Value::Array(ArrayVal::new($buffer(out))))
+                })
+            };
+        }
+        match output.repr {
+            LeafRepr::I64 if is_int_like(&body.ty) => {
+                let body = self.int_code(body);
+                Some(run!(body, Buffer::I64))
+            }
+            LeafRepr::F64 if super::float::is_float(&body.ty) => {
+                let body = self.float_code(body);
+                Some(run!(body, Buffer::F64))
+            }
+            _ => None,
+        }
     }
 
     fn map_kernel_loop(

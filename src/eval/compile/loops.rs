@@ -247,7 +247,12 @@ impl<'t> Accumulator<'t> {
         if crate::interrupt::requested() {
             return Err((0, interrupted(span)));
         }
-        let chunk = vector::Chunk { base, input, env };
+        let chunk = vector::Chunk {
+            base,
+            input,
+            env,
+            lets: &[],
+        };
         match (self.terms, self.sum) {
             (Terms::Int(kernels), Sum::Int(ity)) => {
                 let (valid, pending) = run_terms(kernels, &chunk, &mut self.ints, len);

@@ -44,6 +44,7 @@ use super::{Ctrl, Frame, Program};
 mod float;
 mod inlined;
 mod loops;
+mod stores;
 pub use inlined::peel;
 
 /// Compiled expression: evaluates to a value.
@@ -867,6 +868,7 @@ impl<'p> Compiler<'p> {
                     base: base as i64,
                     input: Input::Counter,
                     env: &env,
+                    lets: &[],
                 };
                 let result = match &kernel {
                     Kernel::Int(k) => k(&chunk, &mut ints[..len]),
@@ -1017,6 +1019,9 @@ impl<'p> Compiler<'p> {
     }
 
     fn store(&mut self, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) -> StmtCode {
+        if let Some(code) = self.scalar_store(place, root_ty, path, value) {
+            return code;
+        }
         self.note_place(place);
         let steps = match self.path_steps(root_ty, path) {
             Ok(steps) => steps,

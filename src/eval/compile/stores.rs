@@ -1,0 +1,104 @@
+//! Stores of one scalar element, `&a.i <- v` (and `set (&a, i, v)`), into a variable holding
+//! an array of unboxed scalars: the index and the value are computed unboxed and the leaf is
+//! written in place (copy-on-write as any store), whatever loop the store is in.
+
+use crate::core::ir::{Expr, IndexMode, PathStep, Place};
+use crate::types::Type;
+
+use super::super::array::{make_unique, Shape};
+use super::super::prims::int_value;
+use super::super::value::{Buffer, LeafRepr, Value};
+use super::super::vector::is_int_like;
+use super::super::Frame;
+use super::float::is_float;
+use super::{index_error, int_ty_of, Compiler, StmtCode};
+
+/// Run `f` on the value of a local or global variable, in place.
+#[inline(always)]
+fn with_place<R>(frame: &mut Frame<'_, '_>, place: Place, f: impl FnOnce(&mut Value) -> R) -> R {
+    match place {
+        Place::Local(s) => f(&mut frame.slots[s as usize]),
+        // SAFETY: `f` only writes into the value (and may copy its buffer); it never touches
+        // another global.
+        _ => unsafe { frame.rt.globals.with_mut(place_slot(place), f) },
+    }
+}
+
+fn place_slot(place: Place) -> usize {
+    match place {
+        Place::Local(s) | Place::Global(s) | Place::LocalCell(s) | Place::CaptureCell(s) => {
+            s as usize
+        }
+    }
+}
+
+impl Compiler<'_> {
+    /// The store `place.index <- value` into an array of scalar leaves, or `None` for any
+    /// other store.
+    pub(super) fn scalar_store(
+        &mut self,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) -> Option<StmtCode> {
+        let [PathStep::Index(index, mode)] = path else {
+            return None;
+        };
+        if !matches!(place, Place::Local(_) | Place::Global(_)) || !is_int_like(&index.ty) {
+            return None;
+        }
+        let shape = Shape::of(root_ty)?;
+        let n = shape.n_elements?;
+        if shape.elem_is_array {
+            return None;
+        }
+        self.note_place(place);
+        let (mode, ity, span) = (*mode, int_ty_of(&index.ty), index.span);
+        let array_ty = root_ty.clone();
+        let position = self.int_code(index);
+        let check = move |i: i64| -> Result<usize, super::Ctrl> {
+            let position: i128 = match mode {
+                IndexMode::Linear => int_value(i, ity),
+                IndexMode::Code => i as u64 as i128,
+            };
+            if position < 0 || position >= n as i128 {
+                return Err(index_error(position, &array_ty, n).at(span));
+            }
+            Ok(position as usize)
+        };
+        match shape.repr {
+            LeafRepr::I64 if is_int_like(&value.ty) => {
+                let value = self.int_code(value);
+                Some(Box::new(move |frame| {
+                    let i = check(position(frame)?)?;
+                    let x = value(frame)?;
+                    with_place(frame, place, |root| {
+                        if let Value::Array(view) = root {
+                            if let Buffer::I64(leaves) = make_unique(view) {
+                                leaves[i] = x;
+                            }
+                        }
+                    });
+                    Ok(())
+                }))
+            }
+            LeafRepr::F64 if is_float(&value.ty) => {
+                let value = self.float_code(value);
+                Some(Box::new(move |frame| {
+                    let i = check(position(frame)?)?;
+                    let x = value(frame)?;
+                    with_place(frame, place, |root| {
+                        if let Value::Array(view) = root {
+                            if let Buffer::F64(leaves) = make_unique(view) {
+                                leaves[i] = x;
+                            }
+                        }
+                    });
+                    Ok(())
+                }))
+            }
+            _ => None,
+        }
+    }
+}
