@@ -685,7 +685,11 @@ fn bind(
             }
             Some(())
         }
-        (PatternKind::Tuple(parts), ExprKind::Tuple(items)) if parts.len() == items.len() => {
+        // A tuple literal, or an array literal over a unitsum (`(s, i)` of two longs), binds
+        // component by component: nothing is built.
+        (PatternKind::Tuple(parts), ExprKind::Tuple(items) | ExprKind::Array(items))
+            if parts.len() == items.len() =>
+        {
             for (part, item) in parts.iter().zip(items.iter().cloned()) {
                 bind(relocation, part, item, written, pure_, pre)?;
             }

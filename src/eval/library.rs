@@ -164,7 +164,7 @@ pub fn compile(
                 let s = str_bytes(a(frame)?);
                 let set = match &cs {
                     Some(cs) => str_bytes(cs(frame)?),
-                    None => b" \t\n\r\x0c\x0b".as_slice().into(),
+                    None => std::sync::Arc::new(b" \t\n\r\x0c\x0b".to_vec()),
                 };
                 Ok(Value::str(strip(&s, &set, left, right)))
             })
@@ -326,10 +326,10 @@ fn write_stream(rt: &super::Runtime<'_>, stream: &Value, text: &[u8]) {
     }
 }
 
-fn str_bytes(v: Value) -> std::sync::Arc<[u8]> {
+fn str_bytes(v: Value) -> super::value::Text {
     match v {
         Value::Str(s) => s,
-        _ => std::sync::Arc::from(&b""[..]),
+        _ => std::sync::Arc::new(Vec::new()),
     }
 }
 

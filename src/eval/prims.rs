@@ -409,7 +409,7 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     enum Source {
         Integer(i128),
         Float(f64),
-        Text(Arc<[u8]>),
+        Text(super::value::Text),
     }
     let source = match (from, value) {
         (Type::Int(ity), Value::Int(raw)) => Source::Integer(int_value(*raw, *ity)),
@@ -535,18 +535,55 @@ pub fn str_concat(a: &[u8], b: &[u8]) -> Result<Value, Fault> {
 
 /// A fresh string of `bytes` bytes written by `fill`, allocated once (no intermediate copy),
 /// after `limits::check_allocation` (R0007 when it is refused).
-pub fn new_string(bytes: u128, fill: impl FnOnce(&mut [u8])) -> Result<Arc<[u8]>, Fault> {
-    crate::limits::check_allocation(bytes).map_err(|refusal| {
+pub fn new_string(bytes: u128, fill: impl FnOnce(&mut [u8])) -> Result<super::value::Text, Fault> {
+    let too_large = |refusal: crate::limits::Refusal| {
         Fault::new(
             super::error::TOO_LARGE,
             format!("string too large: {}", refusal.describe(bytes)),
         )
-    })?;
-    let zeroed = Arc::<[u8]>::new_zeroed_slice(bytes as usize);
-    // SAFETY: all-zero bytes are valid `u8`s.
-    let mut text = unsafe { zeroed.assume_init() };
-    fill(Arc::get_mut(&mut text).expect("a fresh Arc is unique"));
-    Ok(text)
+    };
+    crate::limits::check_allocation(bytes).map_err(too_large)?;
+    let mut text: Vec<u8> = Vec::new();
+    if text.try_reserve_exact(bytes as usize).is_err() {
+        return Err(Fault::new(
+            super::error::TOO_LARGE,
+            format!("string too large: {bytes} bytes cannot be allocated"),
+        ));
+    }
+    text.resize(bytes as usize, 0);
+    fill(&mut text);
+    Ok(Arc::new(text))
+}
+
+/// `text + tail`, in place when `text` is not shared (the string grows geometrically, so a
+/// loop of appends is linear); R0007 when the result is too big.
+pub fn str_append(text: &mut super::value::Text, tail: &[u8]) -> Result<(), Fault> {
+    let total = text.len() as u128 + tail.len() as u128;
+    match Arc::get_mut(text) {
+        Some(bytes) => {
+            crate::limits::check_allocation(total).map_err(|refusal| {
+                Fault::new(
+                    super::error::TOO_LARGE,
+                    format!("string too large: {}", refusal.describe(total)),
+                )
+            })?;
+            if bytes.try_reserve(tail.len()).is_err() {
+                return Err(Fault::new(
+                    super::error::TOO_LARGE,
+                    format!("string too large: {total} bytes cannot be allocated"),
+                ));
+            }
+            bytes.extend_from_slice(tail);
+            Ok(())
+        }
+        None => {
+            let Value::Str(joined) = str_concat(text, tail)? else {
+                return Ok(());
+            };
+            *text = joined;
+            Ok(())
+        }
+    }
 }
 
 /// R0007 unless a natural number of `bits` bits is within `--max-natural-bits` and can be

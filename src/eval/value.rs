@@ -6,7 +6,8 @@
 //!   compact linear type whose size fits in 64 bits (so `bool`, unitsums, `\*`, `\+`, `\^`):
 //!   `Value::Int` (codes are stored as the `u64` bit pattern);
 //! - `double` and `float` (a float is kept rounded to `f32`): `Value::Float`;
-//! - `string`: `Value::Str` (bytes);
+//! - `string`: `Value::Str` (bytes, growable: appending to a string that is not shared
+//!   extends it in place, so `s += x` in a loop is amortised O(1));
 //! - `natural`, and the code of a compact type whose size exceeds 2^64: `Value::Big`;
 //! - `unit`: `Value::Unit`;
 //! - tuples and structs (fields in order): `Value::Tuple`;
@@ -26,7 +27,7 @@ pub enum Value {
     Unit,
     Int(i64),
     Float(f64),
-    Str(Arc<[u8]>),
+    Str(Text),
     Big(Arc<BigUint>),
     Tuple(Arc<[Value]>),
     Sum(Arc<(u32, Value)>),
@@ -36,6 +37,9 @@ pub enum Value {
     /// A pointer (L11.1).
     Ptr(Arc<crate::eval::pointer::Pointer>),
 }
+
+/// The bytes of a string value: shared, copy-on-write, with spare capacity for appends.
+pub type Text = Arc<Vec<u8>>;
 
 /// The storage of an array: one flat buffer of leaves.
 #[derive(Clone, Debug)]
@@ -109,7 +113,7 @@ impl ArrayVal {
 
 impl Value {
     pub fn str(s: &[u8]) -> Value {
-        Value::Str(Arc::from(s))
+        Value::Str(Arc::new(s.to_vec()))
     }
 
     pub fn bool(b: bool) -> Value {

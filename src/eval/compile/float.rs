@@ -181,6 +181,67 @@ impl Compiler<'_> {
         }
     }
 
+    /// An explicit conversion to an integer type or `char` from an integer-like or floating
+    /// operand, chosen at compile time (the semantics of `prims::convert`).
+    pub(super) fn try_convert_int(&mut self, e: &Expr, arg: &Expr) -> Option<super::IntCode> {
+        let span = e.span;
+        let to = e.ty.clone();
+        let out_of_range = move |shown: String| {
+            super::runtime_error(
+                super::CONVERSION_OUT_OF_RANGE,
+                format!("conversion out of range: {shown} does not fit {to}"),
+                span,
+            )
+        };
+        if is_float(&arg.ty) {
+            let Type::Int(ity) = e.ty else {
+                return None;
+            };
+            let a = self.float_code(arg);
+            return Some(Box::new(move |frame| {
+                let x = a(frame)?;
+                if x.is_nan() || x.is_infinite() || x.abs() >= 1e38 {
+                    return Err(out_of_range(x.to_string()));
+                }
+                let v = x.trunc() as i128;
+                super::int_from_i128(v, ity).ok_or_else(|| out_of_range(v.to_string()))
+            }));
+        }
+        if !super::is_int_like(&arg.ty) {
+            return None;
+        }
+        let from = match &arg.ty {
+            Type::Int(ity) => Some(*ity),
+            _ => None,
+        };
+        let a = self.int_code(arg);
+        match e.ty {
+            // Every value of `from` is a value of `ity`, held as the same `i64`.
+            Type::Int(ity)
+                if from.is_some_and(|from| from.min() >= ity.min() && from.max() <= ity.max()) =>
+            {
+                Some(a)
+            }
+            Type::Int(ity) => Some(Box::new(move |frame| {
+                let raw = a(frame)?;
+                let v = match from {
+                    Some(from) => int_value(raw, from),
+                    None => raw as i128,
+                };
+                super::int_from_i128(v, ity).ok_or_else(|| out_of_range(v.to_string()))
+            })),
+            Type::Char => Some(Box::new(move |frame| {
+                let raw = a(frame)?;
+                let v = match from {
+                    Some(from) => int_value(raw, from),
+                    None => raw as i128,
+                };
+                Ok(v.rem_euclid(256) as i64)
+            })),
+            _ => None,
+        }
+    }
+
     /// A comparison of two floating operands as a condition.
     pub(super) fn float_compare(
         &mut self,

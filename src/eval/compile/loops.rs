@@ -1,20 +1,23 @@
-//! Fused accumulation loops: `s = s + E1 + E2 ...` in the body of a loop over a compact type
+//! Fused loops. Stores: `for i in ..[T] do &a.i <- E; done` and `for i in a ..< b do &a.i <- E;
+//! done` fill the array a chunk at a time. Accumulation: `s = s + E1 + E2 ...` in the body of a loop over a compact type
 //! (`for i in ..[T]`) or over an array's elements (`for v in a`, and `fold_left` with an
 //! inlined function, which the inliner turns into that loop). The terms are computed a
 //! chunk at a time by kernels (`vector.rs`) and added in order with the same checks, so the
 //! result is bit-identical and a fault is reported exactly where the element-by-element loop
 //! reports it.
 
-use crate::core::ir::{ArithOp, Expr, ExprKind, Place, Prim, Stmt};
+use crate::core::ir::{ArithOp, Expr, ExprKind, IndexMode, PathStep, Place, Prim, Stmt};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
+use super::super::array::{make_unique, Shape};
 use super::super::error::{interrupted, runtime_error, INTERNAL};
-use super::super::prims::{float_arith, int_arith, round_float};
+use super::super::prims::{float_arith, int_arith, int_value, round_float};
 use super::super::value::{Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, KernelFn, VecScope};
 use super::super::{Ctrl, Frame};
+use super::stores::with_place;
 use super::{assign, peel, read_place, write_int, Compiler, ExprCode, StmtCode};
 
 /// Where the loop variable's values come from.
@@ -327,4 +330,207 @@ fn accumulate<T: Copy>(
         return Err((k, fault));
     }
     Ok(())
+}
+
+/// The store of a fused store loop: `&a.i <- E` with `i` the loop variable, `E` a kernel.
+pub(super) struct FusedStore {
+    place: Place,
+    kernel: Kernel,
+    env_places: Vec<Place>,
+    /// The array's element count.
+    n: usize,
+    span: Span,
+}
+
+impl Compiler<'_> {
+    /// A loop body `&a.i <- E` (one store into a local or global array of scalar leaves, at
+    /// the loop variable, with `mode`) whose value `E` is a straight-line scalar expression of
+    /// `i` and loop-invariant variables: the kernel that fills the array a chunk at a time.
+    pub(super) fn fused_store(
+        &mut self,
+        var: Place,
+        mode: IndexMode,
+        body: &[Stmt],
+    ) -> Option<FusedStore> {
+        let [Stmt::Store {
+            place,
+            root_ty,
+            path,
+            value,
+        }] = body
+        else {
+            return None;
+        };
+        let [PathStep::Index(index, index_mode)] = path.as_slice() else {
+            return None;
+        };
+        let place = *place;
+        let shape = Shape::of(root_ty)?;
+        if *index_mode != mode
+            || !reads(index, var)
+            || place == var
+            || !matches!(place, Place::Local(_) | Place::Global(_))
+            || !matches!(var, Place::Local(_) | Place::Global(_))
+            || shape.elem_is_array
+        {
+            return None;
+        }
+        let n = shape.n_elements?;
+        let mut scope = VecScope::new(var, Some(place), true);
+        let kernel = vector::kernel(value, &mut scope)?;
+        match (&kernel, shape.repr) {
+            (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64) => {}
+            _ => return None,
+        }
+        self.note_place(place);
+        self.note_place(var);
+        for p in &scope.env {
+            self.note_place(*p);
+        }
+        Some(FusedStore {
+            place,
+            kernel,
+            env_places: scope.env,
+            n,
+            span: value.span,
+        })
+    }
+}
+
+impl FusedStore {
+    /// The number of elements of the array stored into.
+    pub(super) fn n(&self) -> u64 {
+        self.n as u64
+    }
+
+    /// Store the values of the loop variable `first .. first + count` (positions of the array,
+    /// all in range) a chunk at a time. On a fault, the stores before it are done, the
+    /// variable holds the faulting value and the fault is returned; otherwise the variable
+    /// is left as the caller sets it.
+    pub(super) fn run(
+        &self,
+        frame: &mut Frame<'_, '_>,
+        var: Place,
+        first: u64,
+        count: u64,
+    ) -> Result<(), Ctrl> {
+        let env: Vec<Value> = self
+            .env_places
+            .iter()
+            .map(|p| read_place(frame, *p))
+            .collect();
+        let mut ints = vec![0i64; vector::CHUNK];
+        let mut floats = vec![0f64; vector::CHUNK];
+        let mut done: u64 = 0;
+        while done < count {
+            if crate::interrupt::requested() {
+                return Err(interrupted(self.span));
+            }
+            let len = (count - done).min(vector::CHUNK as u64) as usize;
+            let base = first + done;
+            let chunk = vector::Chunk {
+                base: base as i64,
+                input: Input::Counter,
+                env: &env,
+                lets: &[],
+            };
+            let result = match &self.kernel {
+                Kernel::Int(k) => k(&chunk, &mut ints[..len]),
+                Kernel::Float(k) => k(&chunk, &mut floats[..len]),
+            };
+            let valid = match &result {
+                Ok(()) => len,
+                Err((k, _)) => *k,
+            };
+            let range = base as usize..base as usize + valid;
+            let stored = with_place(frame, self.place, |root| match root {
+                Value::Array(view) if range.end <= self.n => match make_unique(view) {
+                    Buffer::I64(values) => {
+                        values[range].copy_from_slice(&ints[..valid]);
+                        true
+                    }
+                    Buffer::F64(values) => {
+                        values[range].copy_from_slice(&floats[..valid]);
+                        true
+                    }
+                    Buffer::Boxed(_) => false,
+                },
+                _ => false,
+            });
+            if !stored {
+                return Err(runtime_error(
+                    INTERNAL,
+                    "fused store into a value that is not an unboxed array",
+                    self.span,
+                ));
+            }
+            if let Err((k, fault)) = result {
+                write_int(frame, var, (base + k as u64) as i64);
+                return Err(fault);
+            }
+            done += len as u64;
+        }
+        Ok(())
+    }
+}
+
+impl Compiler<'_> {
+    /// `for i in a ..< b do &arr.i <- E; done` with `b` a constant or a variable the body does
+    /// not write and `a` call-free: when `a .. b` is inside the array (checked when the loop
+    /// starts), the fused store; otherwise the loop as written, which reports the first bad
+    /// index where it happens.
+    pub(super) fn fused_range_store(
+        &mut self,
+        label: crate::core::ir::LabelId,
+        var: Place,
+        var_ty: IntTy,
+        from: &Expr,
+        to: &Expr,
+        body: &[Stmt],
+    ) -> Option<StmtCode> {
+        let invariant = match peel(to).kind {
+            ExprKind::Const(_) => true,
+            ExprKind::Local(s) => !reads_place_in(body, Place::Local(s)) && Place::Local(s) != var,
+            ExprKind::Global(s) => {
+                !reads_place_in(body, Place::Global(s)) && Place::Global(s) != var
+            }
+            _ => false,
+        };
+        if !invariant || !super::is_call_free(from) || !is_int_like(&to.ty) {
+            return None;
+        }
+        let store = self.fused_store(var, IndexMode::Linear, body)?;
+        let limit_ity = super::int_ty_of(&to.ty);
+        let (start_code, limit_code) = (self.int_code(from), self.int_code(to));
+        let general = self.counting_loop(
+            label,
+            var,
+            var_ty,
+            from,
+            to,
+            crate::core::ir::RangeKind::Exclusive,
+            body,
+        );
+        let last = var_ty.max();
+        Some(Box::new(move |frame| {
+            let start = int_value(start_code(frame)?, var_ty);
+            let limit = int_value(limit_code(frame)?, limit_ity);
+            if start >= 0 && start < limit && limit <= store.n() as i128 && limit - 1 <= last {
+                write_int(frame, var, start as i64);
+                store.run(frame, var, start as u64, (limit - start) as u64)?;
+                write_int(frame, var, limit as i64);
+                return Ok(());
+            }
+            general(frame)
+        }))
+    }
+}
+
+/// Does a statement list write `place` (so it is not invariant in a loop with this body)?
+fn reads_place_in(body: &[Stmt], place: Place) -> bool {
+    let mut written = false;
+    for s in body {
+        super::super::inline::walk_stmt(s, &mut |_| {}, &mut |p| written |= p == place);
+    }
+    written
 }

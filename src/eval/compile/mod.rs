@@ -183,7 +183,7 @@ pub fn const_value(constant: &Const, ty: &Type) -> Value {
         }
         Const::Int(i) => Value::Int(*i),
         Const::Float(x) => Value::Float(*x),
-        Const::Str(s) => Value::Str(s.clone()),
+        Const::Str(s) => Value::Str(Arc::new(s.to_vec())),
         Const::Big(b) if compact => value_from_big((**b).clone(), CodeRepr::of(ty)),
         Const::Big(b) => Value::Big(b.clone()),
     }
@@ -561,6 +561,9 @@ impl<'p> Compiler<'p> {
             }
             Stmt::Assign(place, e) if float::is_float(&e.ty) => self.assign_float(*place, e),
             Stmt::Assign(place, e) => {
+                if let Some(code) = self.string_append(*place, e) {
+                    return code;
+                }
                 let place = *place;
                 self.note_place(place);
                 let code = self.expr(e);
@@ -711,6 +714,27 @@ impl<'p> Compiler<'p> {
         kind: RangeKind,
         body: &[Stmt],
     ) -> StmtCode {
+        let limit_ity = int_ty_of(&to.ty);
+        if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
+            if let Some(fused) = self.fused_range_store(label, var, var_ty, from, to, body) {
+                return fused;
+            }
+        }
+        self.counting_loop(label, var, var_ty, from, to, kind, body)
+    }
+
+    /// A numeric loop as written (L5.9): `to` re-evaluated at every test.
+    #[allow(clippy::too_many_arguments)]
+    fn counting_loop(
+        &mut self,
+        label: LabelId,
+        var: Place,
+        var_ty: IntTy,
+        from: &Expr,
+        to: &Expr,
+        kind: RangeKind,
+        body: &[Stmt],
+    ) -> StmtCode {
         self.note_place(var);
         let limit_ity = int_ty_of(&to.ty);
         let span = to.span;
@@ -804,122 +828,19 @@ impl<'p> Compiler<'p> {
         })
     }
 
-    /// A loop `for i in ..[T] do &a.i <- E; done` whose value `E` is a straight-line scalar
-    /// expression of `i` and loop-invariant variables: compiled to a chunk kernel that fills
-    /// the array a chunk at a time. `None` when the loop has another shape.
-    fn fused_store_loop(&mut self, var: Place, ty: &Type, body: &[Stmt]) -> Option<StmtCode> {
-        let [Stmt::Store {
-            place,
-            root_ty,
-            path,
-            value,
-        }] = body
-        else {
-            return None;
-        };
-        let [PathStep::Index(index, IndexMode::Code)] = path.as_slice() else {
-            return None;
-        };
-        let place = *place;
-        let reads_var = match index.kind {
-            ExprKind::Local(s) => Place::Local(s) == var,
-            ExprKind::Global(s) => Place::Global(s) == var,
-            _ => false,
-        };
-        let shape = Shape::of(root_ty)?;
-        if !reads_var
-            || place == var
-            || !matches!(place, Place::Local(_) | Place::Global(_))
-            || !matches!(var, Place::Local(_) | Place::Global(_))
-            || shape.elem_is_array
-            || CodeRepr::of(ty) != CodeRepr::Small
-        {
-            return None;
-        }
-        let n = size_big(ty).to_u64()?;
-        if shape.n_elements != Some(n as usize) {
-            return None;
-        }
-        let mut scope = VecScope::new(var, Some(place), true);
-        let kernel = vector::kernel(value, &mut scope)?;
-        match (&kernel, shape.repr) {
-            (Kernel::Int(_), super::value::LeafRepr::I64)
-            | (Kernel::Float(_), super::value::LeafRepr::F64) => {}
-            _ => return None,
-        }
-        self.note_place(place);
-        self.note_place(var);
-        for p in &scope.env {
-            self.note_place(*p);
-        }
-        let env_places = scope.env;
-        let span = value.span;
-        Some(Box::new(move |frame| {
-            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
-            let mut ints = vec![0i64; vector::CHUNK];
-            let mut floats = vec![0f64; vector::CHUNK];
-            let mut base: u64 = 0;
-            while base < n {
-                if crate::interrupt::requested() {
-                    return Err(interrupted(span));
-                }
-                let len = (n - base).min(vector::CHUNK as u64) as usize;
-                let chunk = vector::Chunk {
-                    base: base as i64,
-                    input: Input::Counter,
-                    env: &env,
-                    lets: &[],
-                };
-                let result = match &kernel {
-                    Kernel::Int(k) => k(&chunk, &mut ints[..len]),
-                    Kernel::Float(k) => k(&chunk, &mut floats[..len]),
-                };
-                let valid = match &result {
-                    Ok(()) => len,
-                    Err((k, _)) => *k,
-                };
-                let mut root = take_place(frame, place);
-                let stored = match &mut root {
-                    Value::Array(view) => {
-                        let range = base as usize..base as usize + valid;
-                        match array::make_unique(view) {
-                            Buffer::I64(values) => {
-                                values[range].copy_from_slice(&ints[..valid]);
-                                true
-                            }
-                            Buffer::F64(values) => {
-                                values[range].copy_from_slice(&floats[..valid]);
-                                true
-                            }
-                            Buffer::Boxed(_) => false,
-                        }
-                    }
-                    _ => false,
-                };
-                assign(frame, place, root);
-                if !stored {
-                    return Err(runtime_error(
-                        INTERNAL,
-                        "fused store into a value that is not an unboxed array",
-                        span,
-                    ));
-                }
-                if let Err((k, fault)) = result {
-                    assign(frame, var, Value::Int((base + k as u64) as i64));
-                    return Err(fault);
-                }
-                base += len as u64;
-            }
-            if n > 0 {
-                assign(frame, var, Value::Int((n - 1) as i64));
-            }
-            Ok(())
-        }))
-    }
-
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
-        if let Some(fused) = self.fused_store_loop(var, ty, body) {
-            return fused;
+        if let (CodeRepr::Small, Some(n)) = (CodeRepr::of(ty), size_big(ty).to_u64()) {
+            if let Some(store) = self.fused_store(var, IndexMode::Code, body) {
+                if store.n() == n {
+                    return Box::new(move |frame| {
+                        store.run(frame, var, 0, n)?;
+                        if n > 0 {
+                            write_int(frame, var, (n - 1) as i64);
+                        }
+                        Ok(())
+                    });
+                }
+            }
         }
         if CodeRepr::of(ty) == CodeRepr::Small {
             if let Some(n) = size_big(ty).to_u64() {
@@ -1402,6 +1323,9 @@ impl<'p> Compiler<'p> {
         let span = e.span;
         match &e.kind {
             ExprKind::Inlined(inlined) => self.inlined_int(inlined),
+            ExprKind::Prim(Prim::Convert, args) if args.len() == 1 => {
+                self.try_convert_int(e, &args[0])
+            }
             ExprKind::Const(Const::Int(i)) => {
                 let i = *i;
                 Some(Box::new(move |_| Ok(i)))
