@@ -409,6 +409,36 @@ fn example_output(entry: &DocEntry) -> Result<String, String> {
     }
 }
 
+/// The introduction of the library page's section on `stdlib/`: what is written in Tessera,
+/// what stays in Rust and why, and what is not provided.
+const STDLIB_INTRO: &str = "\
+These functions are Tessera code, loaded at the start of every session: plain loops over the \
+array, generic over the element type and the index type. Each entry says whether Felix's \
+library has the function; where it does, the name, the order of the arguments and the result \
+are Felix's.
+
+The rest of the library is built into the interpreter, in Rust, where speed or the type system \
+needs it:
+
+- speed: `map`, `fold_left` and `fold`, `\\sum` and `\\prod` run as chunked kernels over \
+  unboxed elements, in parallel for a pure function \
+  ([chapter 9](09-parallelism-and-performance.md)); `sort` (a stable merge sort) and \
+  `transpose` (copied by tiles) move whole blocks.
+- the type system: `join` and `+` have the result shape ``N `+ M``, a type functor; \
+  `subarray[F, L]` has the shape `min(L, N - F)` of its type arguments; `len`, `str`, \
+  `repr` and `_strr` are defined for every type, by its representation; `get` and \
+  `unsafe_get` are indexing.
+- `rev` and `mem` are built in too: they are older than the prelude and stay as they are.
+
+Not provided, because the checker cannot type them: `filter` (the length of its result \
+depends on the values, but an array's length is part of its type; Felix's `filter` is for \
+lists, which are not in the subset), `find` (Felix's returns an option, which is not in the \
+subset: `mem p a` or `any p a` tells whether there is one, and a loop finds it), and `join` \
+of an array and one element (Felix's result type ``N `+ 1`` applies a type functor to a type \
+variable, which a signature written in Tessera cannot do).
+
+";
+
 /// The primitive whose `:doc` the library page shows as a REPL session.
 const REPL_EXAMPLE: &str = "fold_left";
 
@@ -473,11 +503,7 @@ pub fn library_page() -> Result<String, String> {
             continue;
         }
         page.push_str(&format!("## Written in Tessera: `stdlib/{file}`\n\n"));
-        page.push_str(
-            "These functions are Tessera code, loaded at the start of every session; they are \
-             in Tessera because nothing in them needs the speed of a built-in kernel or a \
-             typing rule of its own.\n\n",
-        );
+        page.push_str(STDLIB_INTRO);
         for doc in &docs {
             let entry = stdlib_entry(&mut session, doc);
             add(&mut page, &entry);

@@ -255,7 +255,7 @@ impl Checker {
                         Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
                     },
                     behaviour: "invocable",
-                    help: Some("only functions, compact values (indexing an array over them, L4.6) and strings (L4.4, L11.27) can be applied".into()),
+                    help: Some("only functions, compact values (indexing an array over them) and strings can be applied".into()),
                 });
                 error_expr(span)
             }

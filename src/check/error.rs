@@ -263,7 +263,7 @@ impl CheckError {
             CheckError::NotCompact { ty, context, hint, .. } => {
                 let mut diag = d(format!("{context} must be compact linear, but `{ty}` is not"))
                     .with_label("not compact linear")
-                    .with_note("compact linear types are unitsums and `\\*`, `\\+`, `\\^` of compact linear types; plain `*`, `+`, `^` never are (L2.13)");
+                    .with_note("compact linear types are unitsums and `\\*`, `\\+`, `\\^` of compact linear types; plain `*`, `+`, `^` never are");
                 if let Some(h) = hint {
                     diag = diag.with_help(format!("write `{h}`"));
                 }
@@ -273,7 +273,7 @@ impl CheckError {
                 "the type parameter `{param}` of `{of}` needs kind {needed}, but `{ty}` has kind {kind}"
             ))
             .with_label(format!("kind {kind}, not {needed}"))
-            .with_note("kinds are ordered UNITSUM < COMPACTLINEAR < TYPE: a type of a smaller kind fits a larger one, never the other way (L2.13)"),
+            .with_note("kinds are ordered UNITSUM < COMPACTLINEAR < TYPE: a type of a smaller kind fits a larger one, never the other way"),
             CheckError::UnitsumRange { k, n, .. } => {
                 d(format!("`{k}` is not a value of the unitsum {n}: its values are 0 .. {n}-1"))
                     .with_label("out of range")

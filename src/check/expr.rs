@@ -1414,7 +1414,7 @@ impl Checker {
                 }
                 let help = match (&found, &expected) {
                     (Type::Int(f), Type::Int(x)) => Some(format!(
-                        "`{}` is not convertible to `{}` implicitly: only the widenings int8 → int16 → int32 → int64 and int → long → vlong are (L2.16); convert explicitly with `{}`",
+                        "`{}` is not convertible to `{}` implicitly: only the widenings int8 → int16 → int32 → int64 and int → long → vlong are; convert explicitly with `{}`",
                         f.name(),
                         x.name(),
                         x.name()
@@ -1663,7 +1663,7 @@ impl Checker {
                 Some("there is no implicit conversion between integers and doubles: convert one side, e.g. `double n` or `int d`".to_string())
             }
             (Type::Int(x), Type::Int(y)) => Some(format!(
-                "`{}` and `{}` do not widen to one another (L2.16): convert explicitly, e.g. `{}`",
+                "`{}` and `{}` do not widen to one another: convert explicitly, e.g. `{}`",
                 x.name(),
                 y.name(),
                 format_args!("x.{}", y.name())

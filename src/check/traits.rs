@@ -177,11 +177,11 @@ impl Lacking {
     pub fn help(&self) -> Option<String> {
         match (self.reason, self.behaviour) {
             (Reason::Pointer, Behaviour::Printable) => {
-                Some("pointers do not print (L11.6): print the value it points at, `*p`".into())
+                Some("pointers do not print: print the value it points at, `*p`".into())
             }
-            (Reason::Pointer, _) => Some("pointers have no `==` or `<` (L11.6)".into()),
+            (Reason::Pointer, _) => Some("pointers have no `==` or `<`".into()),
             (Reason::Record, _) => {
-                Some("records have no `==` or `<` (L11.8): compare their fields".into())
+                Some("records have no `==` or `<`: compare their fields".into())
             }
             (Reason::Function, _) => {
                 Some("functions have no `==` or `<`: compare the values they compute".into())

@@ -82,7 +82,7 @@ pub fn used_before_initialisation(def: &crate::core::ir::GlobalDef, span: Span) 
         .with_label(format!("`{name}` has no value yet here"))
         .with_secondary(def.span, format!("`{name}` is defined here"))
         .with_help(format!(
-            "definitions are visible in their whole scope (L5.2), but `{name}` only gets its \
+            "definitions are visible in their whole scope, but `{name}` only gets its \
              value when its definition runs: move the definition before the first use"
         )),
     ))

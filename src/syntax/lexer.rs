@@ -302,7 +302,7 @@ impl Lexer {
                 message: format!("unsupported integer literal suffix `{suffix}`"),
                 label: "this suffix is outside the subset".to_string(),
                 help: Some(
-                    "use one of the suffixes of L1.4 (for a hex literal ending in `d`, add `i`: `0x1di`)"
+                    "use a suffix of the integer types: `u`, `L`, `uz`, `i8` … `u64`, `t`, `s`, … (for a hex literal ending in `d`, add `i`: `0x1di`)"
                         .to_string(),
                 ),
                 at_end: false,
