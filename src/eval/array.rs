@@ -42,6 +42,20 @@ impl Shape {
         })
     }
 
+    /// The shape of an array type, or of `unit`, the normal form of every array type without
+    /// elements (`T ^ 0`, L2.9): a generic array function instantiated at an empty index type
+    /// sees `unit` (its value `()` has no elements).
+    pub fn of_array_or_unit(ty: &Type) -> Option<Shape> {
+        Shape::of(ty).or_else(|| {
+            ty.is_unit().then_some(Shape {
+                elem_leaves: 1,
+                elem_is_array: false,
+                repr: LeafRepr::Boxed,
+                n_elements: Some(0),
+            })
+        })
+    }
+
     /// The element at position `i` (already checked to be in range).
     #[inline]
     pub fn element(&self, array: &ArrayVal, i: usize) -> Value {

@@ -13,7 +13,7 @@
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
 //!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` a `MapLoop` over the
 //!   inlined body; the loop compiler then gives them the same chunk kernels and unboxed loops
-//!   as hand-written loops (`compile.rs`).
+//!   as hand-written loops (`compile/`).
 //!
 //! What is not inlined (it is called as before): recursive functions, generators, functions
 //! with cells (captured or addressed variables) or making closures that capture, bodies over

@@ -84,7 +84,10 @@ impl Compiler<'_> {
         span: Span,
     ) -> ExprCode {
         self.note_slot(var);
-        let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(ty)) else {
+        let (Some(input), Some(output)) = (
+            Shape::of_array_or_unit(&array.ty),
+            Shape::of_array_or_unit(ty),
+        ) else {
             return internal("map over a value that is not an array", span);
         };
         if let Some(code) = self.map_kernel_loop(var, array, body, &input, &output, span) {

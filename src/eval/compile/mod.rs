@@ -643,7 +643,7 @@ impl<'p> Compiler<'p> {
             } => {
                 let (label, var) = (*label, *var);
                 self.note_place(var);
-                let Some(shape) = Shape::of(&array.ty) else {
+                let Some(shape) = Shape::of_array_or_unit(&array.ty) else {
                     let error = internal("for over a value that is not an array", array.span);
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
@@ -2322,7 +2322,7 @@ impl<'p> Compiler<'p> {
             }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
             Prim::FoldLeft => {
-                let Some(shape) = Shape::of(&arg_tys[2]) else {
+                let Some(shape) = Shape::of_array_or_unit(&arg_tys[2]) else {
                     return internal("fold over a value that is not an array", span);
                 };
                 let mut codes = codes.into_iter();
@@ -2350,7 +2350,7 @@ impl<'p> Compiler<'p> {
                 })
             }
             Prim::Rev => {
-                let Some(shape) = Shape::of(&arg_tys[0]) else {
+                let Some(shape) = Shape::of_array_or_unit(&arg_tys[0]) else {
                     return internal("rev of a value that is not an array", span);
                 };
                 let a = codes.pop().expect("one operand");
@@ -2473,7 +2473,10 @@ impl<'p> Compiler<'p> {
         result_ty: &Type,
         span: Span,
     ) -> ExprCode {
-        let (Some(input), Some(output)) = (Shape::of(array_ty), Shape::of(result_ty)) else {
+        let (Some(input), Some(output)) = (
+            Shape::of_array_or_unit(array_ty),
+            Shape::of_array_or_unit(result_ty),
+        ) else {
             return internal("map over a value that is not an array", span);
         };
         let result_ty = result_ty.clone();
