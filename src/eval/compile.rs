@@ -406,6 +406,7 @@ impl<'p> Compiler<'p> {
         let instance = Arc::new(Instance {
             name: function.name.clone(),
             span: function.span,
+            unit: self.program.unit_of(fun),
             n_groups: function.params.len(),
             cell_slots: function.cell_slots.clone(),
             captures: function.captures.clone(),
@@ -2583,6 +2584,8 @@ impl<'p> Compiler<'p> {
             return None;
         }
         let array_code = self.expr(array_expr);
+        // A fault is inside the function's body: a frame of its call stack, as for a call.
+        let (name, unit) = (function.name.clone(), self.program.unit_of(*fun));
         Some(Box::new(move |frame| {
             let Value::Array(view) = array_code(frame)? else {
                 return Ok(Value::Unit);
@@ -2606,7 +2609,7 @@ impl<'p> Compiler<'p> {
                 Ok(super::parallel::Mapped::F64(values)) => Ok(Value::Array(
                     super::value::ArrayVal::new(Buffer::F64(values)),
                 )),
-                Err((_, fault)) => Err(fault),
+                Err((_, fault)) => Err(super::error::note_frame(fault, &name, unit, span)),
             }
         }))
     }
