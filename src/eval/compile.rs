@@ -2602,7 +2602,7 @@ impl<'p> Compiler<'p> {
                     ))
                 }
             };
-            match super::parallel::map_kernel(&kernel, view.len, elements, &[]) {
+            match super::parallel::map_kernel(&kernel, view.len, elements, &[], span) {
                 Ok(super::parallel::Mapped::I64(values)) => Ok(Value::Array(
                     super::value::ArrayVal::new(Buffer::I64(values)),
                 )),
@@ -2902,13 +2902,14 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
                 let Value::Array(view) = a(frame)? else {
                     return Ok(Value::Int(0));
                 };
-                let mut acc: i64 = if sum { 0 } else { 1 };
-                if let Buffer::I64(values) = &*view.buf {
-                    for x in &values[view.start..view.start + view.len] {
-                        acc = int_arith(op, ity, acc, *x).map_err(|f| f.at(span))?;
-                    }
-                }
-                Ok(Value::Int(acc))
+                let init: i64 = if sum { 0 } else { 1 };
+                let Buffer::I64(values) = &*view.buf else {
+                    return Ok(Value::Int(init));
+                };
+                let values = &values[view.start..view.start + view.len];
+                super::parallel::fold_int(values, op, ity, init)
+                    .map(Value::Int)
+                    .map_err(|f| f.at(span))
             })
         }
         Type::Double | Type::Float => {
@@ -2917,13 +2918,14 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
                 let Value::Array(view) = a(frame)? else {
                     return Ok(Value::Float(0.0));
                 };
-                let mut acc: f64 = if sum { 0.0 } else { 1.0 };
-                if let Buffer::F64(values) = &*view.buf {
-                    for x in &values[view.start..view.start + view.len] {
-                        acc = round_float(float_arith(op, acc, *x), single);
-                    }
-                }
-                Ok(Value::Float(acc))
+                let init: f64 = if sum { 0.0 } else { 1.0 };
+                let Buffer::F64(values) = &*view.buf else {
+                    return Ok(Value::Float(init));
+                };
+                let values = &values[view.start..view.start + view.len];
+                super::parallel::fold_float(values, op, single, init)
+                    .map(Value::Float)
+                    .map_err(|f| f.at(span))
             })
         }
         _ => Box::new(move |frame| {
@@ -2932,6 +2934,9 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
             };
             let mut acc = BigUint::from(if sum { 0u32 } else { 1u32 });
             for k in 0..view.len {
+                if k % crate::interrupt::POLL_INTERVAL == 0 && crate::interrupt::kernel_poll() {
+                    return Err(interrupted(span));
+                }
                 let x = code_big(&view.leaf(k));
                 acc = if sum { acc + x } else { acc * x };
             }

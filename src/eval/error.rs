@@ -64,8 +64,27 @@ impl Fault {
         }
     }
 
+    /// Ctrl-C noticed by a kernel (R0012, reported as `interrupted` at the kernel's span).
+    pub fn interrupted() -> Fault {
+        Fault::new(INTERRUPTED, "Interrupted.")
+    }
+
     pub fn at(self, span: Span) -> Ctrl {
+        if self.code == INTERRUPTED {
+            return interrupted(span);
+        }
         runtime_error(self.code, self.message, span)
+    }
+}
+
+/// `Err(Fault::interrupted())` when Ctrl-C has been pressed: the poll of a long built-in
+/// kernel, made every `interrupt::POLL_INTERVAL` elements or so.
+#[inline]
+pub fn poll_interrupt() -> Result<(), Fault> {
+    if crate::interrupt::kernel_poll() {
+        Err(Fault::interrupted())
+    } else {
+        Ok(())
     }
 }
 
