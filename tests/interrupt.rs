@@ -59,14 +59,15 @@ fn an_interrupt_stops_loops_and_calls_and_the_session_goes_on() {
     done(&mut session, "f k\n");
 }
 
-/// A session with arrays of a million elements: `a` (ints), `ones`, `d` (doubles) and
-/// `pairs` (tuples, sorted by the generic comparison), and a pure function `inc`.
+/// A session with arrays of millions of elements: `a` (ints, sorted in three blocks), `ones`,
+/// `d` (doubles) and `pairs` (tuples, sorted by the generic comparison), and a pure function
+/// `inc`.
 fn session_with_arrays() -> Session {
     let mut session = Session::new(Box::new(std::io::sink()));
     done(
         &mut session,
-        "var a : int ^ 1000000;\n\
-         for i in ..[1000000] do &a.i <- ((i :>> int) * 37) % 100003; done\n\
+        "var a : int ^ 3000000;\n\
+         for i in ..[3000000] do &a.i <- ((i :>> int) * 37) % 100003; done\n\
          var ones : int ^ 1000000;\n\
          for i in ..[1000000] do &ones.i <- 1; done\n\
          var d : double ^ 1000000;\n\
@@ -110,10 +111,10 @@ fn long_kernels_poll_the_interrupt_flag() {
     }
     // Without an interrupt the same kernels run to their end.
     for chunk in [
-        "(sort a).(0 :>> 1000000) == 0\n",
+        "(sort a).(0 :>> 3000000) == 0\n",
         "\\sum ones\n",
         "\\prod ones\n",
-        "(map inc a).(1 :>> 1000000)\n",
+        "(map inc a).(1 :>> 3000000)\n",
     ] {
         done(&mut session, chunk);
     }

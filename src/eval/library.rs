@@ -541,31 +541,42 @@ pub fn merge_sort<T: Clone, E>(
     Ok(())
 }
 
-/// Sort integer codes by `key`: blocks of `POLL_INTERVAL` codes sorted in place (on rayon for
+/// Integer codes per block `sort_codes` sorts with one call of the standard sort (a few
+/// tens of milliseconds: the longest stretch between two polls of Ctrl-C).
+const SORT_BLOCK: usize = 1 << 20;
+
+/// Sort integer codes by `key`: blocks of `SORT_BLOCK` codes sorted in place (on rayon for
 /// large arrays), then merged pairwise, wider and wider. Ctrl-C is polled before each block
 /// and every `POLL_INTERVAL` merged codes (R0012). Codes with equal keys are equal here (the
 /// key is the code's order: signed, unsigned or as a `char`), so the result is the one of any
 /// sort, whatever the thread count.
 fn sort_codes<K: Ord>(items: &mut Vec<i64>, key: impl Fn(i64) -> K + Sync) -> Result<(), Fault> {
+    sort_codes_in_blocks(items, SORT_BLOCK, key)
+}
+
+/// `sort_codes` with blocks of `block` codes.
+fn sort_codes_in_blocks<K: Ord>(
+    items: &mut Vec<i64>,
+    block: usize,
+    key: impl Fn(i64) -> K + Sync,
+) -> Result<(), Fault> {
     let n = items.len();
     let parallel = n >= PARALLEL_THRESHOLD && thread_count() > 1;
-    let sort_block = |block: &mut [i64]| -> Result<(), Fault> {
+    let sort_block = |codes: &mut [i64]| -> Result<(), Fault> {
         poll_interrupt()?;
-        block.sort_unstable_by_key(|&x| key(x));
+        codes.sort_unstable_by_key(|&x| key(x));
         Ok(())
     };
     if parallel {
-        items
-            .par_chunks_mut(POLL_INTERVAL)
-            .try_for_each(sort_block)?;
+        items.par_chunks_mut(block).try_for_each(sort_block)?;
     } else {
-        items.chunks_mut(POLL_INTERVAL).try_for_each(sort_block)?;
+        items.chunks_mut(block).try_for_each(sort_block)?;
     }
-    if n <= POLL_INTERVAL {
+    if n <= block {
         return Ok(());
     }
     let mut buffer = super::array::zeroed::<i64>(n);
-    let mut width = POLL_INTERVAL;
+    let mut width = block;
     while width < n {
         let merge_pair = |(pair, out): (&[i64], &mut [i64])| -> Result<(), Fault> {
             let (left, right) = pair.split_at(width.min(pair.len()));
@@ -596,26 +607,26 @@ fn merge_codes<K: Ord>(
     out: &mut [i64],
     key: &impl Fn(i64) -> K,
 ) -> Result<(), Fault> {
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    while i < left.len() && j < right.len() {
+    let (mut i, mut j) = (0, 0);
+    for block in out.chunks_mut(POLL_INTERVAL) {
         poll_interrupt()?;
-        let stop = (k + POLL_INTERVAL).min(out.len());
-        while k < stop && i < left.len() && j < right.len() {
-            if key(right[j]) < key(left[i]) {
-                out[k] = right[j];
-                j += 1;
-            } else {
-                out[k] = left[i];
-                i += 1;
-            }
-            k += 1;
-        }
-    }
-    for rest in [&left[i..], &right[j..]] {
-        for block in rest.chunks(POLL_INTERVAL) {
-            poll_interrupt()?;
-            out[k..k + block.len()].copy_from_slice(block);
-            k += block.len();
+        for slot in block {
+            // From the right only when strictly less: stable.
+            *slot = match (left.get(i), right.get(j)) {
+                (Some(&l), Some(&r)) if key(r) < key(l) => {
+                    j += 1;
+                    r
+                }
+                (Some(&l), _) => {
+                    i += 1;
+                    l
+                }
+                (None, Some(&r)) => {
+                    j += 1;
+                    r
+                }
+                (None, None) => break,
+            };
         }
     }
     Ok(())
@@ -794,16 +805,19 @@ mod tests {
             let values = codes(n, if k % 2 == 0 { 1000 } else { i64::MAX / 2 }, k as u64);
             let mut signed = values.clone();
             sort_codes(&mut signed, |x| x).unwrap();
+            let mut small_blocks = values.clone();
+            sort_codes_in_blocks(&mut small_blocks, 1000, |x| x).unwrap();
             let mut expected = values.clone();
             expected.sort();
             assert_eq!(signed, expected, "signed, n = {n}");
+            assert_eq!(small_blocks, expected, "signed in blocks of 1000, n = {n}");
             let mut unsigned = values.clone();
-            sort_codes(&mut unsigned, |x| x as u64).unwrap();
+            sort_codes_in_blocks(&mut unsigned, block, |x| x as u64).unwrap();
             expected.sort_by_key(|x| *x as u64);
             assert_eq!(unsigned, expected, "unsigned, n = {n}");
             let mut chars: Vec<i64> = values.iter().map(|x| x.rem_euclid(256)).collect();
             let mut expected: Vec<i64> = chars.clone();
-            sort_codes(&mut chars, |x| x as u8 as i8).unwrap();
+            sort_codes_in_blocks(&mut chars, block, |x| x as u8 as i8).unwrap();
             expected.sort_by_key(|x| *x as u8 as i8);
             assert_eq!(chars, expected, "chars, n = {n}");
         }
