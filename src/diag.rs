@@ -1,6 +1,8 @@
 //! Diagnostics: one renderer-independent `Diagnostic` for every stage's errors, and its
 //! rendering with ariadne. This is the only module that imports ariadne.
 
+use std::sync::Arc;
+
 use ariadne::{Cache, Color, Config, IndexType, Label, Report, ReportKind, Source};
 
 use crate::syntax::span::Span;
@@ -34,6 +36,64 @@ pub struct Diagnostic {
     pub secondary: Vec<(Span, String)>,
     pub notes: Vec<String>,
     pub help: Option<String>,
+    /// The source the primary and secondary spans are in: the one the diagnostic is
+    /// rendered with, unless the error happened in a function of another unit.
+    pub origin: Origin,
+    /// The calls of user functions the error propagated out of, innermost first (runtime
+    /// errors inside functions), at most `MAX_FRAMES`.
+    pub frames: Vec<CallFrame>,
+    /// How many more calls the error propagated out of, beyond `frames`.
+    pub hidden_frames: usize,
+}
+
+/// The most call frames a diagnostic keeps and shows; deeper ones are only counted.
+pub const MAX_FRAMES: usize = 5;
+
+/// One call a runtime error propagated out of: the function that was running and the call
+/// that had started it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallFrame {
+    /// The function's name (`<lambda>` for an anonymous function).
+    pub function: String,
+    /// The span of the call, in the source of the caller.
+    pub call: Span,
+    /// The source of `call`.
+    pub call_origin: Origin,
+}
+
+/// Which source a span is in. A span is a byte range into one unit's source (a file, a
+/// REPL chunk, the prelude); a runtime error inside a function of an earlier unit has spans
+/// into that unit's source, which the session supplies (`Session` keeps the source of every
+/// unit that defines functions).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Origin {
+    /// The source the diagnostic is rendered with: the unit that was run or checked.
+    #[default]
+    Here,
+    /// Another unit, by the evaluator's number, not yet resolved to its source (the session
+    /// resolves it; rendered without a location when it is not).
+    Unit(u32),
+    /// Another unit's source.
+    Source(Arc<SourceText>),
+}
+
+/// The source of a unit other than the one being reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceText {
+    /// The name shown in locations (`prelude.flx`, `<earlier input>`, a file's path).
+    pub name: String,
+    pub text: String,
+    pub kind: SourceKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// The prelude: its functions are library functions, its calls the library's.
+    Library,
+    /// An earlier chunk of the REPL.
+    EarlierInput,
+    /// A file (`:load` in the REPL).
+    File,
 }
 
 impl Diagnostic {
@@ -52,6 +112,9 @@ impl Diagnostic {
             secondary: Vec::new(),
             notes: Vec::new(),
             help: None,
+            origin: Origin::Here,
+            frames: Vec::new(),
+            hidden_frames: 0,
         }
     }
 
@@ -77,13 +140,41 @@ impl Diagnostic {
 }
 
 impl Diagnostic {
-    /// The same diagnostic with every span moved `offset` bytes to the right. The REPL uses it
-    /// when a command's argument was parsed on its own but is shown inside the whole line.
+    /// The same diagnostic with every span of the rendered source (`Origin::Here`) moved
+    /// `offset` bytes to the right. The REPL uses it when a command's argument was parsed on
+    /// its own but is shown inside the whole line.
     pub fn shifted(mut self, offset: usize) -> Diagnostic {
         let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
-        self.span = shift(self.span);
-        for (span, _) in &mut self.secondary {
-            *span = shift(*span);
+        if self.origin == Origin::Here {
+            self.span = shift(self.span);
+            for (span, _) in &mut self.secondary {
+                *span = shift(*span);
+            }
+        }
+        for frame in &mut self.frames {
+            if frame.call_origin == Origin::Here {
+                frame.call = shift(frame.call);
+            }
+        }
+        self
+    }
+
+    /// The same diagnostic with every `Origin::Unit(n)` for which `source(n)` knows the
+    /// source replaced by `Origin::Source` (the session does this before reporting).
+    pub fn resolve_origins(
+        mut self,
+        source: impl Fn(u32) -> Option<Arc<SourceText>>,
+    ) -> Diagnostic {
+        let resolve = |origin: &mut Origin| {
+            if let Origin::Unit(unit) = *origin {
+                if let Some(text) = source(unit) {
+                    *origin = Origin::Source(text);
+                }
+            }
+        };
+        resolve(&mut self.origin);
+        for frame in &mut self.frames {
+            resolve(&mut frame.call_origin);
         }
         self
     }
@@ -123,7 +214,15 @@ pub fn render(diags: &[Diagnostic], file_name: &str, src: &str, color: bool) -> 
     let mut rendered = String::new();
     let shown = crate::limits::max_errors();
     for diag in diags.iter().take(shown) {
-        rendered.push_str(&render_windowed(diag, file_name, src, color));
+        let stack = stack_note(diag, file_name, src);
+        let text = match &diag.origin {
+            Origin::Here => render_windowed(diag, file_name, src, color, stack.as_deref()),
+            Origin::Source(other) => {
+                render_windowed(diag, &other.name, &other.text, color, stack.as_deref())
+            }
+            Origin::Unit(_) => render_without_source(diag, stack.as_deref()),
+        };
+        rendered.push_str(&text);
     }
     if diags.len() > shown {
         let hidden = diags.len() - shown;
@@ -138,7 +237,13 @@ pub fn render(diags: &[Diagnostic], file_name: &str, src: &str, color: bool) -> 
 /// Render one diagnostic; when all its spans are on one source line longer than
 /// `--max-line-width`, that line is shown cut to a window around them (`…` marks the cuts)
 /// and the header keeps the real column.
-fn render_windowed(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> String {
+fn render_windowed(
+    diag: &Diagnostic,
+    file_name: &str,
+    src: &str,
+    color: bool,
+    stack: Option<&str>,
+) -> String {
     let width = crate::limits::max_line_width();
     let primary = displayable_span(diag.span, src);
     let line_start = src[..primary.start].rfind('\n').map_or(0, |i| i + 1);
@@ -156,7 +261,7 @@ fn render_windowed(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -
         .iter()
         .all(|span| span.start >= line_start && span.end <= line_end);
     if line_end - line_start <= width || !on_line {
-        return render_one(diag, file_name, src, color);
+        return render_one(diag, file_name, src, color, stack);
     }
     // The window: from a little before the first span to the end of the last one, at most
     // `width` bytes past its start, on character boundaries.
@@ -202,7 +307,7 @@ fn render_windowed(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -
             shift(span_fixed.end.min(window_end)),
         );
     }
-    let text = render_one(&moved, file_name, &excerpt, color);
+    let text = render_one(&moved, file_name, &excerpt, color, stack);
     // The header names the column in the real line.
     let line = src[..line_start].matches('\n').count() + 1;
     let real_column = src[line_start..primary.start].chars().count() + 1;
@@ -214,7 +319,13 @@ fn render_windowed(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -
     )
 }
 
-fn render_one(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> String {
+fn render_one(
+    diag: &Diagnostic,
+    file_name: &str,
+    src: &str,
+    color: bool,
+    stack: Option<&str>,
+) -> String {
     let config = Config::default()
         .with_color(color)
         .with_index_type(IndexType::Byte);
@@ -235,7 +346,7 @@ fn render_one(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> Str
         }
         builder = builder.with_label(secondary_label);
     }
-    for note in &diag.notes {
+    for note in diag.notes.iter().map(String::as_str).chain(stack) {
         builder = builder.with_note(note);
     }
     if let Some(help) = &diag.help {
@@ -251,6 +362,97 @@ fn render_one(diag: &Diagnostic, file_name: &str, src: &str, color: bool) -> Str
         // Writing to a vector cannot fail; keep a plain one-line form just in case.
         Err(_) => plain_line(diag, file_name, src),
     }
+}
+
+/// A diagnostic whose spans are in a source that is not available (`Origin::Unit`: a
+/// machine used without a session): the code, the message, the help and the notes, without
+/// a location.
+fn render_without_source(diag: &Diagnostic, stack: Option<&str>) -> String {
+    let mut text = format!(
+        "[{}] Error: {} (in a function of another unit, whose source is not available)\n",
+        diag.code, diag.message
+    );
+    let indent = |block: &str| block.replace('\n', "\n         ");
+    if let Some(help) = &diag.help {
+        text.push_str(&format!("   Help: {}\n", indent(help)));
+    }
+    for note in diag.notes.iter().map(String::as_str).chain(stack) {
+        text.push_str(&format!("   Note: {}\n", indent(note)));
+    }
+    text
+}
+
+/// The call stack of a runtime error inside functions, as one note: a line per frame,
+/// innermost first (`in `f`, called at FILE:LINE:COL`), then the count of frames not kept.
+/// `file_name` and `src` are the source of `Origin::Here`.
+fn stack_note(diag: &Diagnostic, file_name: &str, src: &str) -> Option<String> {
+    if diag.frames.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::with_capacity(diag.frames.len() + 1);
+    let mut function_origin = &diag.origin;
+    for frame in &diag.frames {
+        lines.push(frame_line(frame, function_origin, file_name, src));
+        function_origin = &frame.call_origin;
+    }
+    if diag.hidden_frames > 0 {
+        let plural = if diag.hidden_frames == 1 { "" } else { "s" };
+        lines.push(format!("and {} more call{plural}", diag.hidden_frames));
+    }
+    Some(lines.join("\n"))
+}
+
+/// One frame of a call stack: the function (`function_origin` is the source its body is in)
+/// and where it was called.
+fn frame_line(frame: &CallFrame, function_origin: &Origin, file_name: &str, src: &str) -> String {
+    let in_library = |origin: &Origin| matches!(origin, Origin::Source(text) if text.kind == SourceKind::Library);
+    let function = if frame.function == "<lambda>" {
+        "an anonymous function".to_string()
+    } else if in_library(function_origin) {
+        format!("library function `{}`", frame.function)
+    } else {
+        format!("`{}`", frame.function)
+    };
+    let call = match &frame.call_origin {
+        Origin::Here => format!("called at {}", location(file_name, src, frame.call)),
+        Origin::Source(text) => match text.kind {
+            SourceKind::Library => "called by the library".to_string(),
+            SourceKind::EarlierInput => format!(
+                "called at {} (`{}`)",
+                location(&text.name, &text.text, frame.call),
+                excerpt(&text.text, frame.call)
+            ),
+            SourceKind::File => {
+                format!("called at {}", location(&text.name, &text.text, frame.call))
+            }
+        },
+        Origin::Unit(_) => "called in another unit".to_string(),
+    };
+    format!("in {function}, {call}")
+}
+
+/// `FILE:LINE:COL` of the start of `span` in `src` (columns count characters, as the header's).
+fn location(file_name: &str, src: &str, span: Span) -> String {
+    let span = displayable_span(span, src);
+    let before = &src[..span.start];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("{file_name}:{line}:{column}")
+}
+
+/// The text of `span` for a one-line mention: its first line, at most 40 characters.
+fn excerpt(src: &str, span: Span) -> String {
+    let span = displayable_span(span, src);
+    let text = src[span.start..span.end]
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
+    let mut shown: String = text.chars().take(40).collect();
+    if shown.len() < text.len() || src[span.start..span.end].trim_end().contains('\n') {
+        shown.push('…');
+    }
+    shown
 }
 
 /// A one-line fallback form: `FILE:LINE:COL: error[CODE]: MESSAGE`.
@@ -442,6 +644,158 @@ mod tests {
         assert_eq!(diag.label, "this suffix");
         assert_eq!(diag.help.as_deref(), Some("write `0x1di`"));
         assert_eq!(diag.span, Span::new(3, 4));
+    }
+
+    fn frame(function: &str, call: Span, call_origin: Origin) -> CallFrame {
+        CallFrame {
+            function: function.to_string(),
+            call,
+            call_origin,
+        }
+    }
+
+    fn source(name: &str, text: &str, kind: SourceKind) -> Arc<SourceText> {
+        Arc::new(SourceText {
+            name: name.to_string(),
+            text: text.to_string(),
+            kind,
+        })
+    }
+
+    #[test]
+    fn call_stack_is_one_note_innermost_first() {
+        let src = "fun f (x:int) => 1 / x;\nfun g (x:int) => f x;\ng 0;\n";
+        let mut diag = Diagnostic::new(
+            Stage::Runtime,
+            "R0004",
+            "division by zero",
+            Span::new(17, 22),
+        );
+        diag.frames = vec![
+            frame("f", Span::new(41, 44), Origin::Here),
+            frame("g", Span::new(46, 49), Origin::Here),
+        ];
+        diag.hidden_frames = 3;
+        let rendered = render(&[diag], "s.flx", src, false);
+        assert!(
+            rendered.contains("Note: in `f`, called at s.flx:2:18\n")
+                && rendered.contains("in `g`, called at s.flx:3:1\n")
+                && rendered.contains("and 3 more calls\n"),
+            "{rendered}"
+        );
+        assert!(rendered.find("`f`") < rendered.find("`g`"), "{rendered}");
+    }
+
+    #[test]
+    fn spans_of_other_sources_are_shown_in_their_source() {
+        // The error is in a function of an earlier input, called from another earlier input
+        // (quoted), from the library and finally from the chunk being reported.
+        let first = source(
+            "<earlier input>",
+            "fun f (x:int) => 1 / x;\n",
+            SourceKind::EarlierInput,
+        );
+        let second = source(
+            "<earlier input>",
+            "\nfun g (x:int) => f (x + 0);\n",
+            SourceKind::EarlierInput,
+        );
+        let library = source(
+            "prelude.flx",
+            "proc iter (p: int -> void) { p 0; }\n",
+            SourceKind::Library,
+        );
+        let mut diag = Diagnostic::new(
+            Stage::Runtime,
+            "R0004",
+            "division by zero",
+            Span::new(17, 22),
+        )
+        .with_label("division by zero");
+        diag.origin = Origin::Source(first);
+        diag.frames = vec![
+            frame("f", Span::new(18, 27), Origin::Source(second)),
+            frame("<lambda>", Span::new(29, 32), Origin::Source(library)),
+            frame("iter", Span::new(0, 4), Origin::Here),
+            frame("h", Span::new(0, 1), Origin::Unit(7)),
+        ];
+        let rendered = render(&[diag], "<repl>", "iter h;\n", false);
+        assert!(
+            rendered.contains("╭─[ <earlier input>:1:18 ]"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains(" 1 │ fun f (x:int) => 1 / x;"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in `f`, called at <earlier input>:2:18 (`f (x + 0)`)"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in an anonymous function, called by the library"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in library function `iter`, called at <repl>:1:1"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in `h`, called in another unit"),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn an_unresolved_origin_is_rendered_without_a_location() {
+        let mut diag = Diagnostic::new(
+            Stage::Runtime,
+            "R0004",
+            "division by zero",
+            Span::new(90, 95),
+        );
+        diag.origin = Origin::Unit(3);
+        diag.frames = vec![frame("f", Span::new(0, 3), Origin::Here)];
+        let rendered = render(&[diag], "x.flx", "f 0;\n", false);
+        assert!(
+            rendered.contains("[R0004] Error: division by zero"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in `f`, called at x.flx:1:1"),
+            "{rendered}"
+        );
+        assert!(!rendered.contains("x.flx:1:1 ]"), "{rendered}");
+    }
+
+    #[test]
+    fn origins_resolve_to_known_sources_only() {
+        let text = source(
+            "<earlier input>",
+            "fun f () => 1;\n",
+            SourceKind::EarlierInput,
+        );
+        let mut diag =
+            Diagnostic::new(Stage::Runtime, "R0004", "division by zero", Span::new(0, 1));
+        diag.origin = Origin::Unit(1);
+        diag.frames = vec![frame("f", Span::new(0, 1), Origin::Unit(2))];
+        let resolved = diag.resolve_origins(|unit| (unit == 1).then(|| text.clone()));
+        assert_eq!(resolved.origin, Origin::Source(text));
+        assert_eq!(resolved.frames[0].call_origin, Origin::Unit(2));
+    }
+
+    #[test]
+    fn shifted_moves_only_the_spans_of_the_rendered_source() {
+        let mut diag = Diagnostic::new(Stage::Runtime, "R0004", "division", Span::new(1, 2));
+        diag.origin = Origin::Unit(1);
+        diag.frames = vec![
+            frame("f", Span::new(3, 4), Origin::Unit(2)),
+            frame("g", Span::new(5, 6), Origin::Here),
+        ];
+        let moved = diag.shifted(10);
+        assert_eq!(moved.span, Span::new(1, 2));
+        assert_eq!(moved.frames[0].call, Span::new(3, 4));
+        assert_eq!(moved.frames[1].call, Span::new(15, 16));
     }
 
     #[test]

@@ -1,11 +1,17 @@
 //! Ctrl-C (SIGINT) during evaluation: one process-wide flag, set by the signal handler and
-//! polled by the evaluator at loop back-edges, function entry and between chunk kernels (a
-//! relaxed load). A poll that finds it set stops evaluation with runtime error R0012
-//! "Interrupted."; the REPL keeps its session, `tessera FILE` exits with status 130.
+//! polled by the evaluator at loop back-edges, function entry, between chunk kernels and
+//! inside long built-in kernels (`sort`, `\sum`, `\prod`, `map` kernels, also on rayon
+//! workers) every `POLL_INTERVAL` elements or so, a few milliseconds of work (a relaxed
+//! load). A poll that finds it set stops evaluation with runtime error R0012 "Interrupted.";
+//! the REPL keeps its session, `tessera FILE` exits with status 130.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Elements a long built-in kernel processes between two polls of the flag: a few
+/// milliseconds of work at most, a negligible cost per element.
+pub const POLL_INTERVAL: usize = 1 << 16;
 
 extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
@@ -34,4 +40,32 @@ pub fn clear() {
 /// Ask for an interruption as if Ctrl-C had been pressed (for tests).
 pub fn request() {
     INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Kernel polls left before `request_at_kernel_poll` raises the flag (0: not armed).
+static KERNEL_COUNTDOWN: AtomicU64 = AtomicU64::new(0);
+
+/// The poll of a long built-in kernel, made every `POLL_INTERVAL` elements or so: has Ctrl-C
+/// been pressed? (Also counts down `request_at_kernel_poll`.)
+#[inline]
+pub fn kernel_poll() -> bool {
+    if KERNEL_COUNTDOWN.load(Ordering::Relaxed) != 0 {
+        count_down();
+    }
+    requested()
+}
+
+#[cold]
+fn count_down() {
+    let last =
+        KERNEL_COUNTDOWN.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    if last == Ok(1) {
+        request();
+    }
+}
+
+/// Ask for an interruption at the `n`-th kernel poll from now, as if Ctrl-C were pressed while
+/// a long kernel runs (for tests: deterministic, unlike a timer; 0 disarms).
+pub fn request_at_kernel_poll(n: u64) {
+    KERNEL_COUNTDOWN.store(n, Ordering::Relaxed);
 }

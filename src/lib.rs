@@ -17,9 +17,10 @@ pub mod syntax;
 pub mod types;
 
 use std::io::Write;
+use std::sync::Arc;
 
 use check::Checker;
-use diag::{syntax_diagnostic, Diagnostic, Stage};
+use diag::{syntax_diagnostic, Diagnostic, SourceKind, SourceText, Stage};
 use eval::Machine;
 use syntax::{ChunkParse, Span, SyntaxError};
 use types::Type;
@@ -29,6 +30,10 @@ pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
 
 /// The file name under which diagnostics in the prelude are rendered.
 pub const PRELUDE_NAME: &str = "prelude.flx";
+
+/// The name under which a REPL chunk other than the one being reported appears in a runtime
+/// error's locations (a function defined by an earlier chunk).
+pub const EARLIER_INPUT_NAME: &str = "<earlier input>";
 
 /// One interpreter session: the checker's scopes, the evaluator's functions and globals, and
 /// the writer that receives all program output. Definitions persist from one call to the
@@ -41,6 +46,10 @@ pub struct Session {
     err: Box<dyn Write + Send>,
     /// How expression chunks show their value (the REPL's display; exact `_strr` by default).
     display: display::Display,
+    /// The source of each unit run that defines functions, by the machine's unit number: a
+    /// runtime error inside one of its functions, reported from a later unit, is shown
+    /// against that source (`Diagnostic::origin`, the call stack's frames).
+    sources: Vec<Option<Arc<SourceText>>>,
 }
 
 /// What became of one REPL chunk (L9.4).
@@ -65,6 +74,7 @@ impl Session {
             out,
             err: Box::new(std::io::sink()),
             display: display::Display::EXACT,
+            sources: Vec::new(),
         };
         session.load_prelude();
         session
@@ -81,7 +91,7 @@ impl Session {
         if is_blank_source(PRELUDE) {
             return;
         }
-        if let Err(diags) = self.run_source(PRELUDE) {
+        if let Err(diags) = self.run_unit(PRELUDE, PRELUDE_NAME, SourceKind::Library) {
             panic!(
                 "the prelude failed to load (a bug in Tessera):\n{}",
                 diag::render(&diags, PRELUDE_NAME, PRELUDE, false)
@@ -92,12 +102,44 @@ impl Session {
     /// Parse (reporting every syntax error), check and run a whole program as one new scope.
     /// On a static error nothing runs; on a runtime error the output before it stays written.
     pub fn run_source(&mut self, src: &str) -> Result<(), Vec<Diagnostic>> {
+        self.run_unit(src, "<program>", SourceKind::File)
+    }
+
+    /// `run_source` for the file `name` (`:load`): a runtime error in one of its functions
+    /// called from a later chunk names the file.
+    pub fn run_file_source(&mut self, src: &str, name: &str) -> Result<(), Vec<Diagnostic>> {
+        self.run_unit(src, name, SourceKind::File)
+    }
+
+    fn run_unit(&mut self, src: &str, name: &str, kind: SourceKind) -> Result<(), Vec<Diagnostic>> {
         let stmts = parse_program_or_errors(src)?;
         let unit = self.checker.check_program(&stmts)?;
+        self.remember_source(&unit, name, src, kind);
         self.machine
             .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
-            .map_err(|diag| vec![diag])?;
+            .map_err(|diag| vec![self.resolve_origins(diag)])?;
         Ok(())
+    }
+
+    /// Keep the source of a unit about to run when it defines functions (see `sources`).
+    fn remember_source(&mut self, unit: &core::ir::Unit, name: &str, src: &str, kind: SourceKind) {
+        if unit.functions.is_empty() {
+            return;
+        }
+        let number = self.machine.next_unit() as usize;
+        if self.sources.len() <= number {
+            self.sources.resize(number + 1, None);
+        }
+        self.sources[number] = Some(Arc::new(SourceText {
+            name: name.to_string(),
+            text: src.to_string(),
+            kind,
+        }));
+    }
+
+    /// A runtime error with the spans of earlier units tied to their sources.
+    fn resolve_origins(&self, diag: Diagnostic) -> Diagnostic {
+        diag.resolve_origins(|unit| self.sources.get(unit as usize).cloned().flatten())
     }
 
     /// Parse and check a whole program without running anything (`tessera check`).
@@ -160,6 +202,7 @@ impl Session {
             },
         };
         let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
+        self.remember_source(&unit, EARLIER_INPUT_NAME, src, SourceKind::EarlierInput);
         let value = match self
             .machine
             .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
@@ -170,7 +213,7 @@ impl Session {
                 // variables and the output stays, as after any runtime error.
                 self.checker = checker_before;
                 self.machine.forget_definitions(&unit, globals_before);
-                return ChunkResult::Failed(vec![diag]);
+                return ChunkResult::Failed(vec![self.resolve_origins(diag)]);
             }
         };
         if let (Some(result_type), Some(value)) = (result_type, value) {
@@ -309,6 +352,7 @@ impl Session {
     pub fn reset(&mut self) {
         self.checker = Checker::new();
         self.machine = Machine::new();
+        self.sources.clear();
         self.load_prelude();
     }
 
@@ -482,6 +526,7 @@ pub fn not_utf8_diagnostic(src: &str, at: usize) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Origin;
 
     fn check_blank(src: &str, expected: bool) {
         assert_eq!(is_blank_source(src), expected, "is_blank_source({src:?})");
@@ -511,6 +556,78 @@ mod tests {
     fn whole_span_skips_surrounding_whitespace() {
         assert_eq!(whole_span("  int ^ 3 "), Span::new(2, 9));
         assert_eq!(whole_span("   "), Span::new(3, 3));
+    }
+
+    /// The one diagnostic of a chunk that failed.
+    fn chunk_error(session: &mut Session, src: &str) -> Diagnostic {
+        match session.eval_chunk(src) {
+            ChunkResult::Failed(mut diags) if diags.len() == 1 => diags.remove(0),
+            other => panic!("expected one error from {src:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_function_of_an_earlier_chunk_is_shown_in_that_chunk() {
+        let mut session = Session::new(Box::new(std::io::sink()));
+        let first = "fun f (x:int) : int => 10 / x;\n";
+        let second = "fun g (x:int) : int = { val y = x; return f y; }\n";
+        assert!(matches!(session.eval_chunk(first), ChunkResult::Done));
+        assert!(matches!(
+            session.eval_chunk("val unrelated = 1;\n"),
+            ChunkResult::Done
+        ));
+        assert!(matches!(session.eval_chunk(second), ChunkResult::Done));
+        let diag = chunk_error(&mut session, "println$ g 0;\n");
+        let Origin::Source(text) = &diag.origin else {
+            panic!("the error is in the first chunk: {diag:?}");
+        };
+        assert_eq!(
+            (text.text.as_str(), text.kind),
+            (first, SourceKind::EarlierInput)
+        );
+        assert!(matches!(&diag.frames[0].call_origin, Origin::Source(t) if t.text == second));
+        assert_eq!(diag.frames[1].call_origin, Origin::Here);
+        let rendered = diag::render(&[diag], "<repl>", "println$ g 0;\n", false);
+        assert!(rendered.contains("<earlier input>:1:24 ]"), "{rendered}");
+        assert!(
+            rendered.contains("in `f`, called at <earlier input>:1:43 (`f y`)"),
+            "{rendered}"
+        );
+        assert!(
+            rendered.contains("in `g`, called at <repl>:1:10"),
+            "{rendered}"
+        );
+        // A function of the failing chunk itself is `Here`; the prelude is the library.
+        let diag = chunk_error(
+            &mut session,
+            "fun h (x:int) : int => f x;\niter (proc (x:int) { println$ h x; }) (1, 0);\n",
+        );
+        assert_eq!(diag.frames.len(), 4);
+        let functions: Vec<&str> = diag.frames.iter().map(|f| f.function.as_str()).collect();
+        assert_eq!(functions, ["f", "h", "<lambda>", "iter"]);
+        assert_eq!(diag.frames[0].call_origin, Origin::Here);
+        assert_eq!(diag.frames[1].call_origin, Origin::Here);
+        assert!(
+            matches!(&diag.frames[2].call_origin, Origin::Source(t) if t.kind == SourceKind::Library),
+            "{:?}",
+            diag.frames[2]
+        );
+        assert_eq!(diag.frames[3].call_origin, Origin::Here);
+    }
+
+    #[test]
+    fn a_loaded_file_is_named_in_the_stack() {
+        let mut session = Session::new(Box::new(std::io::sink()));
+        session
+            .run_file_source("fun f (x:int) : int => 10 / x;\n", "lib.flx")
+            .expect("the file runs");
+        let diag = chunk_error(&mut session, "f 0\n");
+        let rendered = diag::render(&[diag], "<repl>", "f 0\n", false);
+        assert!(rendered.contains("╭─[ lib.flx:1:24 ]"), "{rendered}");
+        assert!(
+            rendered.contains("in `f`, called at <repl>:1:1"),
+            "{rendered}"
+        );
     }
 
     #[test]

@@ -537,7 +537,7 @@ impl Repl {
     fn load_file(&mut self, path: &str) -> bool {
         match std::fs::read_to_string(path) {
             Ok(src) => {
-                if let Err(diags) = self.on_pool(|session| session.run_source(&src)) {
+                if let Err(diags) = self.on_pool(|session| session.run_file_source(&src, path)) {
                     self.report(&diags, path, &src);
                 }
                 true

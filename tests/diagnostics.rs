@@ -179,6 +179,16 @@ diagnostic_cases! {
     reserved_word_total: "E0100", "val total = 3;\n";
     reserved_word_new_as_function: "E0100", "fun new (x:int) => x;\n";
     reserved_word_as_loop_variable: "E0100", "for total in 0 ..< 3 do println total; done\n";
+    // Issue 12 item 5: the call stack of an error inside user functions, innermost first.
+    stack_one_frame: "R0004", "fun ratio (a:int, b:int) : int => a / b;\nprintln$ ratio (10, 0);\n";
+    stack_two_frames: "R0001", "fun pick (a:int ^ 3, i:int) : int => a.i;\nfun fifth (a:int ^ 3) : int => pick (a, 5);\nprintln$ fifth (1, 2, 3);\n";
+    stack_seven_frames_recursion: "R0004", "fun countdown (n:int) : int =>\n  if n == 0 then 100 / n else countdown (n - 1) endif;\nprintln$ countdown 6;\n";
+    stack_through_a_procedure: "R0003", "proc report (n:int) { println$ n * 1000000000; }\nfor i in 1 .. 3 do report i; done\n";
+    stack_library_iter: "R0004", "iter (proc (x:int) { println$ 12 / x; }) (3, 0);\n";
+    stack_library_fold_right: "R0004", "println$ fold_right (fun (x:int) (s:int) => s / x) (1, 0, 2) 8;\n";
+    stack_sort_comparison: "R0004", "println$ sort (fun (a:int, b:int) => a / b < 1) (3, 0, 2);\n";
+    stack_vectorised_map: "R0004", "fun inv (x:int) : int => 100 / x;\nprintln$ map inv (1, 2, 0);\n";
+    stack_recursion_too_deep_is_counted: "R0008", "fun spin (n:int) : int => 1 + spin (n + 1);\nprintln$ spin 0;\n";
 }
 
 /// A file of prose: the first 20 errors, then the count of the others.

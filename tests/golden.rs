@@ -1,7 +1,9 @@
 //! Golden programs: every `examples/*.flx` runs through the built binary. With `NAME.expect`
 //! it must exit 0 and print exactly that on stdout; with `NAME.fail` (line 1: the source line
-//! of the error, line 2: the exit status, 1 when absent) it must exit with that status, name
-//! `NAME.flx:LINE:` on stderr and not panic. Every failing example is listed.
+//! of the error, line 2: the exit status, 1 when absent, further lines: texts stderr must
+//! contain, such as the frames of a call stack) it must exit with that status, name
+//! `NAME.flx:LINE:` on stderr, contain those texts and not panic. Every failing example is
+//! listed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,6 +60,11 @@ fn check_example(folder: &Path, name: &str) -> Result<(), String> {
         let location = format!("{name}.flx:{line}:");
         if !stderr.contains(&location) {
             return Err(format!("stderr does not name `{location}`:\n{stderr}"));
+        }
+        for text in lines.filter(|text| !text.trim().is_empty()) {
+            if !stderr.contains(text) {
+                return Err(format!("stderr does not contain `{text}`:\n{stderr}"));
+            }
         }
         Ok(())
     } else {

@@ -404,14 +404,22 @@ pub enum ExprKind {
     },
 }
 
+/// The function an inlined body comes from: its name and the evaluator's number of the unit
+/// that defined it (whose source holds the body's spans).
+#[derive(Clone, Debug)]
+pub struct InlinedFrame {
+    pub name: Arc<str>,
+    pub unit: u32,
+}
+
 /// Code inlined into the current frame: `stmts` run, then the value is `result`, or, when
 /// `result` is `None`, the value a `Return` among `stmts` gives (`()` when none runs). Slots,
 /// labels and captures were relocated into the enclosing function's numbering.
 #[derive(Clone, Debug)]
 pub struct Inlined {
-    /// The function whose body this is (named in runtime errors' call stack), or `None` for
-    /// a library call lowered to a loop.
-    pub name: Option<Arc<str>>,
+    /// The function whose body this is, for the call stack of runtime errors raised inside
+    /// it, or `None` for a library call lowered to a loop.
+    pub frame: Option<InlinedFrame>,
     /// The span of the call.
     pub call: Span,
     pub stmts: Vec<Stmt>,

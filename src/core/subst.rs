@@ -111,7 +111,7 @@ impl Substitution<'_> {
             ExprKind::Deref(x) => ExprKind::Deref(Box::new(self.expr(x))),
             ExprKind::PtrCast(x) => ExprKind::PtrCast(Box::new(self.expr(x))),
             ExprKind::Inlined(inlined) => ExprKind::Inlined(Box::new(crate::core::ir::Inlined {
-                name: inlined.name.clone(),
+                frame: inlined.frame.clone(),
                 call: inlined.call,
                 stmts: self.stmts(&inlined.stmts),
                 result: inlined.result.as_ref().map(|r| self.expr(r)),

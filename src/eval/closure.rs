@@ -7,7 +7,7 @@ use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
 use super::compile::{BindCode, ExprCode, FloatCode, IntCode, StmtCode};
-use super::error::{runtime_error, INTERNAL, RECURSION_TOO_DEEP};
+use super::error::{note_frame, runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime};
 
@@ -64,6 +64,8 @@ fn grow_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
 pub struct Instance {
     pub name: String,
     pub span: Span,
+    /// The unit whose source has the body's spans (`Program::unit_of`), for call stacks.
+    pub unit: u32,
     /// The number of curried parameter groups.
     pub n_groups: usize,
     /// Slots that get a fresh cell on entry.
@@ -197,7 +199,7 @@ pub fn call_instance(
         outcome
     });
     rt.depth.set(depth);
-    result
+    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
 }
 
 /// The error for a call nested deeper than `MAX_CALL_DEPTH`.
@@ -283,7 +285,7 @@ pub fn call_scalar<T: Scalar>(
         }
     });
     rt.depth.set(depth);
-    result
+    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
 }
 
 /// Run a scalar body in a frame of `N` slots on the native stack (no allocation).

@@ -1,6 +1,6 @@
 //! Runtime errors (L8.3): each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
 
-use crate::diag::{Diagnostic, Stage};
+use crate::diag::{CallFrame, Diagnostic, Origin, Stage, MAX_FRAMES};
 use crate::syntax::span::Span;
 
 use super::Ctrl;
@@ -64,8 +64,27 @@ impl Fault {
         }
     }
 
+    /// Ctrl-C noticed by a kernel (R0012, reported as `interrupted` at the kernel's span).
+    pub fn interrupted() -> Fault {
+        Fault::new(INTERRUPTED, "Interrupted.")
+    }
+
     pub fn at(self, span: Span) -> Ctrl {
+        if self.code == INTERRUPTED {
+            return interrupted(span);
+        }
         runtime_error(self.code, self.message, span)
+    }
+}
+
+/// `Err(Fault::interrupted())` when Ctrl-C has been pressed: the poll of a long built-in
+/// kernel, made every `interrupt::POLL_INTERVAL` elements or so.
+#[inline]
+pub fn poll_interrupt() -> Result<(), Fault> {
+    if crate::interrupt::kernel_poll() {
+        Err(Fault::interrupted())
+    } else {
+        Ok(())
     }
 }
 
@@ -94,4 +113,119 @@ pub fn interrupted(span: Span) -> Ctrl {
         Diagnostic::new(Stage::Runtime, INTERRUPTED, "Interrupted.", span)
             .with_label("evaluation was here when Ctrl-C was pressed"),
     ))
+}
+
+/// Record on a runtime error that it propagated out of a call of `function` (whose body is
+/// in unit `unit`, see `Program::unit_of`) made at `call`: the call stack of its diagnostic,
+/// innermost first, at most `MAX_FRAMES` frames kept and the deeper ones counted. Called only
+/// on the error path of a call (`result.map_err(...)`); any other `Ctrl` passes unchanged.
+///
+/// A frame's call span is in the caller's unit, which is the unit of the next frame's
+/// function: each call fills in the origin of the frame before it. The first frame's
+/// function holds the error's own spans (`Diagnostic::origin`). The spans left without an
+/// origin are in the unit that was run; `finish_frames` settles them.
+#[cold]
+#[inline(never)]
+pub fn note_frame(ctrl: Ctrl, function: &str, unit: u32, call: Span) -> Ctrl {
+    let Ctrl::Error(mut diag) = ctrl else {
+        return ctrl;
+    };
+    match diag.frames.last_mut() {
+        None => diag.origin = Origin::Unit(unit),
+        Some(last) if last.call_origin == Origin::Here && diag.hidden_frames == 0 => {
+            last.call_origin = Origin::Unit(unit);
+        }
+        Some(_) => {}
+    }
+    if diag.frames.len() < MAX_FRAMES {
+        diag.frames.push(CallFrame {
+            function: function.to_string(),
+            call,
+            call_origin: Origin::Here,
+        });
+    } else {
+        diag.hidden_frames += 1;
+    }
+    Ctrl::Error(diag)
+}
+
+/// The diagnostic of an error that ended the run of unit `unit`: origins in that unit become
+/// `Origin::Here` (the source it is reported with); those of other units stay for the session
+/// to resolve.
+pub fn finish_frames(mut diag: Diagnostic, unit: u32) -> Diagnostic {
+    let here = |origin: &mut Origin| {
+        if *origin == Origin::Unit(unit) {
+            *origin = Origin::Here;
+        }
+    };
+    here(&mut diag.origin);
+    for frame in &mut diag.frames {
+        here(&mut frame.call_origin);
+    }
+    diag
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostic(ctrl: Ctrl) -> Diagnostic {
+        match ctrl {
+            Ctrl::Error(diag) => *diag,
+            other => panic!("not an error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn frames_are_kept_innermost_first_with_the_callers_units() {
+        // `h` (unit 3) fails; `g` (unit 2) called it; `f` (unit 3) called `g`; the unit
+        // that ran (5) called `f`.
+        let error = runtime_error(DIVISION_BY_ZERO, "division by zero", Span::new(1, 2));
+        let error = note_frame(error, "h", 3, Span::new(10, 11));
+        let error = note_frame(error, "g", 2, Span::new(20, 21));
+        let error = note_frame(error, "f", 3, Span::new(30, 31));
+        let diag = finish_frames(diagnostic(error), 3);
+        assert_eq!(diag.origin, Origin::Here);
+        let frames: Vec<(&str, Span, &Origin)> = diag
+            .frames
+            .iter()
+            .map(|f| (f.function.as_str(), f.call, &f.call_origin))
+            .collect();
+        assert_eq!(
+            frames,
+            vec![
+                ("h", Span::new(10, 11), &Origin::Unit(2)),
+                ("g", Span::new(20, 21), &Origin::Here),
+                ("f", Span::new(30, 31), &Origin::Here),
+            ]
+        );
+        assert_eq!(diag.hidden_frames, 0);
+    }
+
+    #[test]
+    fn deep_stacks_keep_five_frames_and_count_the_rest() {
+        let mut error = runtime_error(OVERFLOW, "overflow", Span::new(1, 2));
+        for depth in 0..8 {
+            // The fifth frame's call is in the function of the sixth: unit 99.
+            let unit = if depth == 5 { 99 } else { 1 };
+            error = note_frame(error, "down", unit, Span::new(depth, depth + 1));
+        }
+        let diag = diagnostic(error);
+        assert_eq!(diag.frames.len(), MAX_FRAMES);
+        assert_eq!(diag.hidden_frames, 3);
+        assert_eq!(diag.frames[4].call, Span::new(4, 5));
+        assert_eq!(diag.frames[4].call_origin, Origin::Unit(99));
+        assert_eq!(diag.origin, Origin::Unit(1));
+    }
+
+    #[test]
+    fn other_control_flow_passes_unchanged() {
+        let ctrl = note_frame(
+            Ctrl::Return(crate::eval::value::Value::Unit),
+            "f",
+            1,
+            Span::new(0, 1),
+        );
+        assert!(matches!(ctrl, Ctrl::Return(_)));
+    }
 }

@@ -25,8 +25,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::core::ir::{
-    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, LabelId, PathStep, Pattern,
-    PatternKind, Place, Prim, Slot, Stmt,
+    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, InlinedFrame, LabelId, PathStep,
+    Pattern, PatternKind, Place, Prim, Slot, Stmt,
 };
 use crate::core::subst::instantiate;
 use crate::syntax::ast::FunKind;
@@ -43,6 +43,7 @@ const LABEL_BASE: LabelId = 1 << 24;
 
 /// The inliner for one frame (a function instance's, or a unit's top level).
 pub struct Inliner<'a> {
+    program: &'a super::Program,
     functions: &'a [Option<Arc<Function>>],
     /// The frame size: slots of the original code, then of every inlined body.
     pub n_slots: u32,
@@ -68,9 +69,11 @@ struct Known {
 }
 
 impl<'a> Inliner<'a> {
-    pub fn new(functions: &'a [Option<Arc<Function>>], n_slots: u32) -> Inliner<'a> {
+    /// An inliner for code whose frame has `n_slots` slots.
+    pub fn new(program: &'a super::Program, n_slots: u32) -> Inliner<'a> {
         Inliner {
-            functions,
+            program,
+            functions: &program.functions,
             n_slots,
             next_label: LABEL_BASE,
             stack: Vec::new(),
@@ -91,12 +94,8 @@ impl<'a> Inliner<'a> {
     }
 
     /// A function instance with its calls inlined (and its frame size grown to match).
-    pub fn function(
-        functions: &[Option<Arc<Function>>],
-        f: &Function,
-        id: Option<FunId>,
-    ) -> Function {
-        let mut inliner = Inliner::new(functions, f.n_slots);
+    pub fn function(program: &super::Program, f: &Function, id: Option<FunId>) -> Function {
+        let mut inliner = Inliner::new(program, f.n_slots);
         inliner.stack.extend(id);
         inliner.count_assignments(&f.body);
         let body = inliner.stmts(&f.body);
@@ -141,7 +140,7 @@ impl<'a> Inliner<'a> {
                     known_here.push(*place);
                 }
             }
-            splice(s, &mut rewritten);
+            rewritten.push(s);
         }
         for place in known_here {
             self.known_places.remove(&place);
@@ -326,7 +325,7 @@ impl<'a> Inliner<'a> {
             ExprKind::Deref(x) => ExprKind::Deref(Box::new(self.expr(x))),
             ExprKind::PtrCast(x) => ExprKind::PtrCast(Box::new(self.expr(x))),
             ExprKind::Inlined(inlined) => ExprKind::Inlined(Box::new(Inlined {
-                name: inlined.name.clone(),
+                frame: inlined.frame.clone(),
                 call: inlined.call,
                 stmts: self.stmts(&inlined.stmts),
                 result: inlined.result.as_ref().map(|r| self.expr(r)),
@@ -545,7 +544,10 @@ impl<'a> Inliner<'a> {
         let ret = callee.ret.clone();
         Some(Expr {
             kind: ExprKind::Inlined(Box::new(Inlined {
-                name: Some(Arc::from(callee.name.as_str())),
+                frame: Some(InlinedFrame {
+                    name: Arc::from(callee.name.as_str()),
+                    unit: self.program.unit_of(id),
+                }),
                 call: span,
                 stmts: pre,
                 result,
@@ -594,7 +596,7 @@ impl<'a> Inliner<'a> {
                 ];
                 Some(Expr {
                     kind: ExprKind::Inlined(Box::new(Inlined {
-                        name: None,
+                        frame: None,
                         call: e.span,
                         stmts,
                         result: Some(local(acc, ty)),
@@ -636,27 +638,6 @@ impl<'a> Inliner<'a> {
         let known = self.known(f)?;
         self.inlinable(&known)?;
         Some(known)
-    }
-}
-
-/// Append `s` to `out`; an inlined body whose value is discarded (a procedure call, or a
-/// function called for its effects) becomes its statements, so the loop compiler sees the
-/// statements a user would have written in its place.
-fn splice(s: Stmt, out: &mut Vec<Stmt>) {
-    match s {
-        Stmt::Expr(Expr {
-            kind: ExprKind::Inlined(inlined),
-            ..
-        }) if !has_return(&inlined.stmts) => {
-            let Inlined { stmts, result, .. } = *inlined;
-            out.extend(stmts);
-            if let Some(result) = result {
-                if !stable(&result, true) {
-                    out.push(Stmt::Expr(result));
-                }
-            }
-        }
-        s => out.push(s),
     }
 }
 
@@ -783,8 +764,15 @@ impl Relocation<'_> {
 
     fn expr(&self, e: &Expr) -> Option<Expr> {
         let kind = match &e.kind {
+            // The argument, with the span of the parameter's use (where a fault of the
+            // expression the use is in points).
             ExprKind::Local(s) => match self.params.get(s) {
-                Some(arg) => return Some(arg.clone()),
+                Some(arg) => {
+                    return Some(Expr {
+                        span: e.span,
+                        ..arg.clone()
+                    })
+                }
                 None => ExprKind::Local(s + self.base),
             },
             ExprKind::LocalCell(_) => return None,
@@ -837,7 +825,7 @@ impl Relocation<'_> {
                     .collect::<Option<_>>()?,
             ),
             ExprKind::Inlined(inlined) => ExprKind::Inlined(Box::new(Inlined {
-                name: inlined.name.clone(),
+                frame: inlined.frame.clone(),
                 call: inlined.call,
                 stmts: self.stmts(&inlined.stmts)?,
                 result: match &inlined.result {

@@ -4,7 +4,10 @@
 
 use std::cmp::Ordering;
 
+use rayon::prelude::*;
+
 use crate::core::ir::{BitOp, CharClass, Const, Expr, ExprKind, MathFn, Prim};
+use crate::interrupt::POLL_INTERVAL;
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -13,7 +16,11 @@ use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
 use super::compact::SumLayout;
 use super::compile::ExprCode;
-use super::error::{runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW, SHIFT_OUT_OF_RANGE};
+use super::error::{
+    interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW,
+    SHIFT_OUT_OF_RANGE,
+};
+use super::parallel::{thread_count, PARALLEL_THRESHOLD};
 use super::prims::{self, int_from_i128, int_value};
 use super::value::{ArrayVal, Buffer, Value};
 use super::Ctrl;
@@ -482,22 +489,32 @@ fn less_than(ty: &Type) -> Less {
 }
 
 /// A stable merge sort with a fallible `less` (a user's comparison may fail or be
-/// inconsistent; the sort still ends, with some permutation of the elements).
+/// inconsistent; the sort still ends, with some permutation of the elements). Ctrl-C is
+/// polled every `POLL_INTERVAL` elements moved; when it was pressed the sort stops with
+/// `interrupted()` (the elements are then in some permutation).
 pub fn merge_sort<T: Clone, E>(
     items: &mut Vec<T>,
     less: &mut dyn FnMut(&T, &T) -> Result<bool, E>,
+    interrupted: &dyn Fn() -> E,
 ) -> Result<(), E> {
     let n = items.len();
     let mut width = 1;
     let mut buffer: Vec<T> = Vec::with_capacity(n);
     while width < n {
         buffer.clear();
+        let mut next_poll = 0;
         let mut start = 0;
         while start < n {
             let mid = (start + width).min(n);
             let end = (start + 2 * width).min(n);
             let (mut i, mut j) = (start, mid);
             while i < mid && j < end {
+                if buffer.len() >= next_poll {
+                    if crate::interrupt::kernel_poll() {
+                        return Err(interrupted());
+                    }
+                    next_poll = buffer.len() + POLL_INTERVAL;
+                }
                 // Take from the right only when strictly less: stable.
                 if less(&items[j], &items[i])? {
                     buffer.push(items[j].clone());
@@ -507,12 +524,110 @@ pub fn merge_sort<T: Clone, E>(
                     i += 1;
                 }
             }
-            buffer.extend_from_slice(&items[i..mid]);
-            buffer.extend_from_slice(&items[j..end]);
+            for block in items[i..mid]
+                .chunks(POLL_INTERVAL)
+                .chain(items[j..end].chunks(POLL_INTERVAL))
+            {
+                if block.len() == POLL_INTERVAL && crate::interrupt::kernel_poll() {
+                    return Err(interrupted());
+                }
+                buffer.extend_from_slice(block);
+            }
             start = end;
         }
         std::mem::swap(items, &mut buffer);
         width *= 2;
+    }
+    Ok(())
+}
+
+/// Integer codes per block `sort_codes` sorts with one call of the standard sort (a few
+/// tens of milliseconds: the longest stretch between two polls of Ctrl-C).
+const SORT_BLOCK: usize = 1 << 20;
+
+/// Sort integer codes by `key`: blocks of `SORT_BLOCK` codes sorted in place (on rayon for
+/// large arrays), then merged pairwise, wider and wider. Ctrl-C is polled before each block
+/// and every `POLL_INTERVAL` merged codes (R0012). Codes with equal keys are equal here (the
+/// key is the code's order: signed, unsigned or as a `char`), so the result is the one of any
+/// sort, whatever the thread count.
+fn sort_codes<K: Ord>(items: &mut Vec<i64>, key: impl Fn(i64) -> K + Sync) -> Result<(), Fault> {
+    sort_codes_in_blocks(items, SORT_BLOCK, key)
+}
+
+/// `sort_codes` with blocks of `block` codes.
+fn sort_codes_in_blocks<K: Ord>(
+    items: &mut Vec<i64>,
+    block: usize,
+    key: impl Fn(i64) -> K + Sync,
+) -> Result<(), Fault> {
+    let n = items.len();
+    let parallel = n >= PARALLEL_THRESHOLD && thread_count() > 1;
+    let sort_block = |codes: &mut [i64]| -> Result<(), Fault> {
+        poll_interrupt()?;
+        codes.sort_unstable_by_key(|&x| key(x));
+        Ok(())
+    };
+    if parallel {
+        items.par_chunks_mut(block).try_for_each(sort_block)?;
+    } else {
+        items.chunks_mut(block).try_for_each(sort_block)?;
+    }
+    if n <= block {
+        return Ok(());
+    }
+    let mut buffer = super::array::zeroed::<i64>(n);
+    let mut width = block;
+    while width < n {
+        let merge_pair = |(pair, out): (&[i64], &mut [i64])| -> Result<(), Fault> {
+            let (left, right) = pair.split_at(width.min(pair.len()));
+            merge_codes(left, right, out, &key)
+        };
+        if parallel {
+            items
+                .par_chunks(2 * width)
+                .zip(buffer.par_chunks_mut(2 * width))
+                .try_for_each(merge_pair)?;
+        } else {
+            items
+                .chunks(2 * width)
+                .zip(buffer.chunks_mut(2 * width))
+                .try_for_each(merge_pair)?;
+        }
+        std::mem::swap(items, &mut buffer);
+        width *= 2;
+    }
+    Ok(())
+}
+
+/// Merge two runs sorted by `key` into `out` (their total length), the left one first among
+/// equal keys, polling Ctrl-C every `POLL_INTERVAL` codes.
+fn merge_codes<K: Ord>(
+    left: &[i64],
+    right: &[i64],
+    out: &mut [i64],
+    key: &impl Fn(i64) -> K,
+) -> Result<(), Fault> {
+    let (mut i, mut j) = (0, 0);
+    for block in out.chunks_mut(POLL_INTERVAL) {
+        poll_interrupt()?;
+        for slot in block {
+            // From the right only when strictly less: stable.
+            *slot = match (left.get(i), right.get(j)) {
+                (Some(&l), Some(&r)) if key(r) < key(l) => {
+                    j += 1;
+                    r
+                }
+                (Some(&l), _) => {
+                    i += 1;
+                    l
+                }
+                (None, Some(&r)) => {
+                    j += 1;
+                    r
+                }
+                (None, None) => break,
+            };
+        }
     }
     Ok(())
 }
@@ -542,10 +657,11 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                     };
                     let mut items = v[view.start..view.start + view.len].to_vec();
                     if unsigned64 {
-                        items.sort_by_key(|x| *x as u64);
+                        sort_codes(&mut items, |x| x as u64)
                     } else {
-                        items.sort();
+                        sort_codes(&mut items, |x| x)
                     }
+                    .map_err(|f| f.at(span))?;
                     Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
                 });
             }
@@ -558,7 +674,7 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                         return Ok(Value::Array(view));
                     };
                     let mut items = v[view.start..view.start + view.len].to_vec();
-                    items.sort_by_key(|x| *x as u8 as i8);
+                    sort_codes(&mut items, |x| x as u8 as i8).map_err(|f| f.at(span))?;
                     Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
                 });
             }
@@ -571,8 +687,8 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                         return Ok(Value::Array(view));
                     };
                     let mut items = v[view.start..view.start + view.len].to_vec();
-                    let mut less = |x: &f64, y: &f64| -> Result<bool, ()> { Ok(x < y) };
-                    let _ = merge_sort(&mut items, &mut less);
+                    let mut less = |x: &f64, y: &f64| -> Result<bool, Ctrl> { Ok(x < y) };
+                    merge_sort(&mut items, &mut less, &|| interrupted(span))?;
                     Ok(Value::Array(ArrayVal::new(Buffer::F64(items))))
                 });
             }
@@ -607,7 +723,7 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                 (None, None) => Ok(false),
             }
         };
-        merge_sort(&mut items, &mut compare)?;
+        merge_sort(&mut items, &mut compare, &|| interrupted(span))?;
         let mut builder = LeafBuilder::new(shape.repr);
         for item in items {
             builder.push_element(item);
@@ -656,12 +772,65 @@ mod tests {
         assert!(!char_is(CharClass::Alpha, 0xe9));
     }
 
+    /// Pseudo-random codes (a linear congruential generator), `modulus` distinct values.
+    fn codes(n: usize, modulus: i64, seed: u64) -> Vec<i64> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 33) as i64).rem_euclid(modulus) - modulus / 3
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sorting_codes_in_blocks_agrees_with_the_standard_sort() {
+        let block = POLL_INTERVAL;
+        for (k, n) in [
+            0,
+            1,
+            2,
+            1000,
+            block - 1,
+            block,
+            block + 1,
+            3 * block + 7,
+            300_007,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let values = codes(n, if k % 2 == 0 { 1000 } else { i64::MAX / 2 }, k as u64);
+            let mut signed = values.clone();
+            sort_codes(&mut signed, |x| x).unwrap();
+            let mut small_blocks = values.clone();
+            sort_codes_in_blocks(&mut small_blocks, 1000, |x| x).unwrap();
+            let mut expected = values.clone();
+            expected.sort();
+            assert_eq!(signed, expected, "signed, n = {n}");
+            assert_eq!(small_blocks, expected, "signed in blocks of 1000, n = {n}");
+            let mut unsigned = values.clone();
+            sort_codes_in_blocks(&mut unsigned, block, |x| x as u64).unwrap();
+            expected.sort_by_key(|x| *x as u64);
+            assert_eq!(unsigned, expected, "unsigned, n = {n}");
+            let mut chars: Vec<i64> = values.iter().map(|x| x.rem_euclid(256)).collect();
+            let mut expected: Vec<i64> = chars.clone();
+            sort_codes_in_blocks(&mut chars, block, |x| x as u8 as i8).unwrap();
+            expected.sort_by_key(|x| *x as u8 as i8);
+            assert_eq!(chars, expected, "chars, n = {n}");
+        }
+    }
+
     #[test]
     fn merge_sort_is_stable() {
         let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd'), (0, 'e')];
-        merge_sort(&mut v, &mut |x: &(i32, char),
-                                 y: &(i32, char)|
-         -> Result<bool, ()> { Ok(x.0 < y.0) })
+        merge_sort(
+            &mut v,
+            &mut |x: &(i32, char), y: &(i32, char)| -> Result<bool, ()> { Ok(x.0 < y.0) },
+            &|| (),
+        )
         .unwrap();
         assert_eq!(v, vec![(0, 'e'), (1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
     }

@@ -219,6 +219,22 @@ pub struct Program {
     pub global_defs: HashMap<u32, Arc<crate::core::ir::GlobalDef>>,
     /// Globals that hold their value since an earlier unit: reads of them need no check.
     pub initialised: std::collections::HashSet<u32>,
+    /// The number of units run so far (`Machine::run_with_stderr`): the unit of a run is
+    /// numbered by the count before it, from 0.
+    pub units_run: u32,
+    /// For each function, the unit that defined it (whose source holds its spans).
+    pub fun_units: Vec<u32>,
+}
+
+impl Program {
+    /// The unit that defined function `fun` (for call stacks: its spans are in that unit's
+    /// source); the unit being run for a function it does not know.
+    pub fn unit_of(&self, fun: FunId) -> u32 {
+        self.fun_units
+            .get(fun as usize)
+            .copied()
+            .unwrap_or(self.units_run.saturating_sub(1))
+    }
 }
 
 /// The evaluator's persistent state for a session: compiled functions and global slots.
@@ -265,6 +281,12 @@ impl Machine {
         self.globals.truncate(n as usize);
     }
 
+    /// The number the next unit run gets: a runtime error's spans in a function of an
+    /// earlier unit are `Origin::Unit(n)` with that unit's number (see `eval::error::note_frame`).
+    pub fn next_unit(&self) -> u32 {
+        self.program.units_run
+    }
+
     /// The number of global slots in use.
     pub fn n_globals(&self) -> u32 {
         self.globals.len() as u32
@@ -294,12 +316,18 @@ impl Machine {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> Result<Option<Value>, Diagnostic> {
+        let unit_id = self.next_unit();
+        self.program.units_run += 1;
         for (id, function) in &unit.functions {
             let index = *id as usize;
             if self.program.functions.len() <= index {
                 self.program.functions.resize(index + 1, None);
             }
             self.program.functions[index] = Some(function.clone());
+            if self.program.fun_units.len() <= index {
+                self.program.fun_units.resize(index + 1, unit_id);
+            }
+            self.program.fun_units[index] = unit_id;
         }
         if self.globals.len() < unit.n_globals as usize {
             self.globals.resize(unit.n_globals as usize, Value::Unit);
@@ -311,7 +339,7 @@ impl Machine {
         }
 
         let mut inliner = inline::Inliner::new(
-            &self.program.functions,
+            &self.program,
             inline::Inliner::top_level_slots(&unit.body, unit.result.as_ref()),
         );
         inliner.count_assignments(
@@ -374,7 +402,7 @@ impl Machine {
         let _ = out.flush();
         match outcome {
             Ok(value) => Ok(value),
-            Err(Ctrl::Error(diagnostic)) => Err(*diagnostic),
+            Err(Ctrl::Error(diagnostic)) => Err(error::finish_frames(*diagnostic, unit_id)),
             Err(Ctrl::Return(_)) => Ok(None),
             Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(None),
         }

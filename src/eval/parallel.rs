@@ -10,16 +10,21 @@
 //! has no other effect to order). `\prod` and floating-point sums stay sequential.
 //!
 //! Below `PARALLEL_THRESHOLD` elements everything runs on the calling thread.
+//!
+//! Ctrl-C: every block of a sum and every task of a map polls the interrupt flag before it
+//! starts, on whichever thread runs it, so a long kernel stops within one block's work (R0012);
+//! the interrupted block of the lowest position is the one reported.
 
 use rayon::prelude::*;
 
 use crate::core::ir::ArithOp;
 use crate::types::ty::IntTy;
 
-use super::error::Fault;
+use super::error::{interrupted, poll_interrupt, Fault};
 use super::prims::{int_arith, int_from_i128};
 use super::value::Value;
 use super::vector::{Chunk, ChunkFault, Input, Kernel, KernelFn, CHUNK};
+use crate::syntax::span::Span;
 
 /// Arrays with fewer elements than this are processed on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
@@ -93,18 +98,20 @@ fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
 }
 
 /// `\sum` of integer leaves of type `ity`: the left fold of checked `+` from zero, with the
-/// fault that fold raises (R0003 at the first overflowing prefix).
+/// fault that fold raises (R0003 at the first overflowing prefix). Each block polls Ctrl-C
+/// first (R0012).
 pub fn sum_int(values: &[i64], ity: IntTy) -> Result<i64, Fault> {
+    let block = |block: &[i64]| poll_interrupt().map(|()| block_sum(block, ity));
     let blocks: Vec<BlockSum> = if values.len() >= PARALLEL_THRESHOLD && thread_count() > 1 {
         values
             .par_chunks(SUM_BLOCK)
-            .map(|block| block_sum(block, ity))
-            .collect()
+            .map(block)
+            .collect::<Result<_, _>>()?
     } else {
         values
             .chunks(SUM_BLOCK)
-            .map(|block| block_sum(block, ity))
-            .collect()
+            .map(block)
+            .collect::<Result<_, _>>()?
     };
     let (low, high) = (ity.min(), ity.max());
     let mut acc: i128 = 0;
@@ -125,16 +132,21 @@ pub fn sum_int(values: &[i64], ity: IntTy) -> Result<i64, Fault> {
 }
 
 /// Run a kernel over every element of `input` (`n` elements, or a counter `0..n`), writing
-/// the results to `out` (length `n`). The fault of the lowest position is returned.
+/// the results to `out` (length `n`). The fault of the lowest position is returned; a task
+/// that finds Ctrl-C pressed before it starts faults with R0012 at `span`.
 fn run_chunks<T: Copy + Send>(
     n: usize,
     input: Input<'_>,
     env: &[Value],
     out: &mut [T],
     kernel: &KernelFn<T>,
+    span: Span,
 ) -> Result<(), ChunkFault> {
     let task = |(task_index, task_out): (usize, &mut [T])| -> Result<(), ChunkFault> {
         let task_start = task_index * TASK;
+        if crate::interrupt::kernel_poll() {
+            return Err((task_start, interrupted(span)));
+        }
         for (chunk_index, chunk_out) in task_out.chunks_mut(CHUNK).enumerate() {
             let start = task_start + chunk_index * CHUNK;
             let end = start + chunk_out.len();
@@ -175,25 +187,54 @@ pub enum Mapped {
 }
 
 /// Apply a compiled pure element function to `n` elements. On a fault, the fault of the
-/// lowest position (with that position).
+/// lowest position (with that position). Ctrl-C is noticed between tasks of `TASK` elements
+/// and reported at `span` (the `map`).
 pub fn map_kernel(
     kernel: &Kernel,
     n: usize,
     input: Input<'_>,
     env: &[Value],
+    span: Span,
 ) -> Result<Mapped, ChunkFault> {
     match kernel {
         Kernel::Int(k) => {
             let mut out = super::array::zeroed::<i64>(n);
-            run_chunks(n, input, env, &mut out, &**k)?;
+            run_chunks(n, input, env, &mut out, &**k, span)?;
             Ok(Mapped::I64(out))
         }
         Kernel::Float(k) => {
             let mut out = super::array::zeroed::<f64>(n);
-            run_chunks(n, input, env, &mut out, &**k)?;
+            run_chunks(n, input, env, &mut out, &**k, span)?;
             Ok(Mapped::F64(out))
         }
     }
+}
+
+/// The left fold of checked `op` (`\prod`, or `\sum` where it is not `sum_int`) over integer
+/// leaves of type `ity` from `init`, polling Ctrl-C every `POLL_INTERVAL` elements.
+pub fn fold_int(values: &[i64], op: ArithOp, ity: IntTy, init: i64) -> Result<i64, Fault> {
+    let mut acc = init;
+    for block in values.chunks(crate::interrupt::POLL_INTERVAL) {
+        poll_interrupt()?;
+        for &x in block {
+            acc = int_arith(op, ity, acc, x)?;
+        }
+    }
+    Ok(acc)
+}
+
+/// The left fold of `op` over floating leaves from `init`, each step rounded to `float` when
+/// `single` (`\sum`, `\prod` of doubles and floats), polling Ctrl-C every `POLL_INTERVAL`
+/// elements.
+pub fn fold_float(values: &[f64], op: ArithOp, single: bool, init: f64) -> Result<f64, Fault> {
+    let mut acc = init;
+    for block in values.chunks(crate::interrupt::POLL_INTERVAL) {
+        poll_interrupt()?;
+        for &x in block {
+            acc = super::prims::round_float(super::prims::float_arith(op, acc, x), single);
+        }
+    }
+    Ok(acc)
 }
 
 #[cfg(test)]

@@ -140,7 +140,6 @@ fn place_read(e: &Expr) -> Option<Place> {
 /// Compile `e` to a kernel, or `None` when it is not a straight-line scalar expression this
 /// module handles.
 pub fn kernel(e: &Expr, scope: &mut VecScope) -> Option<Kernel> {
-    let e = super::compile::peel(e);
     if is_int_like(&e.ty) {
         int_kernel(e, scope).map(Kernel::Int)
     } else if is_float(&e.ty) {
@@ -217,7 +216,6 @@ where
 }
 
 fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
-    let e = super::compile::peel(e);
     let span = e.span;
     match &e.kind {
         ExprKind::Const(Const::Int(i)) => {
@@ -257,7 +255,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 Ok(())
             }))
         }
-        ExprKind::Inlined(inlined) => lets(inlined, scope, int_kernel),
+        ExprKind::Inlined(inlined) => framed(lets(inlined, scope, int_kernel)?, inlined),
         ExprKind::If(c, a, b) => {
             let (c, a, b) = (
                 int_kernel(c, scope)?,
@@ -506,7 +504,6 @@ fn index_fault(position: i128, array_ty: &Type, n: usize, span: Span) -> Ctrl {
 }
 
 fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
-    let e = super::compile::peel(e);
     let span = e.span;
     match &e.kind {
         ExprKind::Const(Const::Float(x)) => {
@@ -541,7 +538,7 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
                 Ok(())
             }))
         }
-        ExprKind::Inlined(inlined) => lets(inlined, scope, float_kernel),
+        ExprKind::Inlined(inlined) => framed(lets(inlined, scope, float_kernel)?, inlined),
         ExprKind::If(c, a, b) => {
             let c = int_kernel(c, scope)?;
             let (a, b) = (float_kernel(a, scope)?, float_kernel(b, scope)?);
@@ -708,6 +705,21 @@ impl GatheredInput {
     }
 }
 
+/// The kernel of an inlined body, with the body's function noted in the call stack of a
+/// fault raised inside it.
+fn framed<T: 'static>(
+    kernel: Box<KernelFn<T>>,
+    inlined: &crate::core::ir::Inlined,
+) -> Option<Box<KernelFn<T>>> {
+    let Some(crate::core::ir::InlinedFrame { name, unit }) = &inlined.frame else {
+        return Some(kernel);
+    };
+    let (name, unit, call) = (name.clone(), *unit, inlined.call);
+    Some(Box::new(move |chunk, out| {
+        kernel(chunk, out).map_err(|(k, e)| (k, super::error::note_frame(e, &name, unit, call)))
+    }))
+}
+
 /// `if c then a else b` over a chunk, exactly as element by element: each branch runs only
 /// on the elements that take it (gathered into a chunk of their own), so a branch's fault
 /// counts only where the branch is taken; the earliest fault in element order wins.
@@ -767,6 +779,9 @@ fn lets<T: Copy + Default + 'static>(
     result_kernel: fn(&Expr, &mut VecScope) -> Option<Box<KernelFn<T>>>,
 ) -> Option<Box<KernelFn<T>>> {
     let result = inlined.result.as_ref()?;
+    if inlined.stmts.is_empty() {
+        return result_kernel(result, scope);
+    }
     let mut bindings: Vec<Kernel> = Vec::with_capacity(inlined.stmts.len());
     let first = scope.lets.len();
     for stmt in &inlined.stmts {

@@ -143,17 +143,18 @@ impl Compiler<'_> {
             ExprKind::Inlined(inlined) => {
                 let result = inlined.result.as_ref()?;
                 if inlined.stmts.is_empty() {
-                    return Some(self.float_code(result));
+                    return Some(super::inlined::framed(self.float_code(result), inlined));
                 }
                 if super::super::inline::has_return(&inlined.stmts) {
                     return None;
                 }
                 let stmts = self.block(&inlined.stmts);
                 let result = self.float_code(result);
-                Some(Box::new(move |frame| {
+                let code: FloatCode = Box::new(move |frame| {
                     stmts(frame)?;
                     result(frame)
-                }))
+                });
+                Some(super::inlined::framed(code, inlined))
             }
             ExprKind::Call { func, args } if args.len() == 1 => {
                 let ExprKind::MakeFun { fun, type_args } = &func.kind else {

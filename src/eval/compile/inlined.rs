@@ -1,18 +1,31 @@
 //! Compiling what the inliner (`eval/inline.rs`) made: bodies inlined at their call sites
 //! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
 
-use crate::core::ir::{Expr, ExprKind, Inlined, Place, Slot};
+use crate::core::ir::{Expr, ExprKind, Inlined, InlinedFrame, Place, Slot};
 use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::array::{LeafBuilder, Shape};
-use super::super::error::{runtime_error, INTERNAL};
+use super::super::closure::ScalarCode;
+use super::super::error::{note_frame, runtime_error, INTERNAL};
 use super::super::inline::has_return;
 use super::super::parallel::{map_kernel, Mapped};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, VecScope};
 use super::super::Ctrl;
 use super::{internal, read_place, Compiler, ExprCode, IntCode};
+
+/// Code of an inlined body with the body's function noted in the call stack of a runtime
+/// error raised inside it (as a call of the function would).
+pub fn framed<T: 'static>(code: ScalarCode<T>, inlined: &Inlined) -> ScalarCode<T> {
+    match &inlined.frame {
+        None => code,
+        Some(InlinedFrame { name, unit }) => {
+            let (name, unit, call) = (name.clone(), *unit, inlined.call);
+            Box::new(move |frame| code(frame).map_err(|e| note_frame(e, &name, unit, call)))
+        }
+    }
+}
 
 /// `e` without the wrappers of inlined bodies that are a single expression: the expression
 /// the inlined code computes.
@@ -30,6 +43,11 @@ impl Compiler<'_> {
     /// An inlined body: its statements in this frame, then its value (a `return` among the
     /// statements gives the value, as it would from the function).
     pub(super) fn inlined(&mut self, inlined: &Inlined) -> ExprCode {
+        let code = self.inlined_unframed(inlined);
+        framed(code, inlined)
+    }
+
+    fn inlined_unframed(&mut self, inlined: &Inlined) -> ExprCode {
         let result = inlined.result.as_ref().map(|r| self.expr(r));
         if inlined.stmts.is_empty() {
             return result.unwrap_or_else(|| Box::new(|_| Ok(Value::Unit)));
@@ -58,17 +76,18 @@ impl Compiler<'_> {
     pub(super) fn inlined_int(&mut self, inlined: &Inlined) -> Option<IntCode> {
         let result = inlined.result.as_ref()?;
         if inlined.stmts.is_empty() {
-            return Some(self.int_code(result));
+            return Some(framed(self.int_code(result), inlined));
         }
         if has_return(&inlined.stmts) {
             return None;
         }
         let stmts = self.block(&inlined.stmts);
         let result = self.int_code(result);
-        Some(Box::new(move |frame| {
+        let code: IntCode = Box::new(move |frame| {
             stmts(frame)?;
             result(frame)
-        }))
+        });
+        Some(framed(code, inlined))
     }
 
     /// `map` with its function inlined: one chunk kernel over the elements (in parallel for
@@ -190,7 +209,7 @@ impl Compiler<'_> {
             return None;
         }
         let mut scope = VecScope::new(Place::Local(var), None, true);
-        let kernel = vector::kernel(peel(body), &mut scope)?;
+        let kernel = vector::kernel(body, &mut scope)?;
         let output_fits = matches!(
             (&kernel, output.repr),
             (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
@@ -221,7 +240,7 @@ impl Compiler<'_> {
                     ))
                 }
             };
-            match map_kernel(&kernel, view.len, elements, &env) {
+            match map_kernel(&kernel, view.len, elements, &env, span) {
                 Ok(Mapped::I64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::I64(values)))),
                 Ok(Mapped::F64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::F64(values)))),
                 Err((k, fault)) => {

@@ -6,13 +6,15 @@
 //! result is bit-identical and a fault is reported exactly where the element-by-element loop
 //! reports it.
 
-use crate::core::ir::{ArithOp, Expr, ExprKind, IndexMode, PathStep, Place, Prim, Stmt};
+use crate::core::ir::{
+    ArithOp, Expr, ExprKind, IndexMode, InlinedFrame, PathStep, Place, Prim, Stmt,
+};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::array::{make_unique, Shape};
-use super::super::error::{interrupted, runtime_error, INTERNAL};
+use super::super::error::{interrupted, note_frame, runtime_error, INTERNAL};
 use super::super::prims::{float_arith, int_arith, int_value, round_float};
 use super::super::value::{Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, KernelFn, VecScope};
@@ -49,10 +51,51 @@ fn reads(e: &Expr, place: Place) -> bool {
     }
 }
 
-/// Unfold `((s + e1) + e2) + ...` into its terms, first term first, and the addition.
-fn unfold(value: &Expr, target: Place) -> Option<(Vec<(&Expr, Span)>, Sum)> {
+/// `e` without the wrappers of inlined bodies that are a single expression, noting their
+/// functions (innermost last) for the call stack of a fault inside.
+fn peel_framed<'e>(e: &'e Expr, frames: &mut Vec<(InlinedFrame, Span)>) -> &'e Expr {
+    match &e.kind {
+        ExprKind::Inlined(inlined) if inlined.stmts.is_empty() => match &inlined.result {
+            Some(result) => {
+                if let Some(frame) = &inlined.frame {
+                    frames.push((frame.clone(), inlined.call));
+                }
+                peel_framed(result, frames)
+            }
+            None => e,
+        },
+        _ => e,
+    }
+}
+
+/// A loop body that is one inlined procedure body (from another source, so kept apart by
+/// the inliner) seen as its statements, noting its functions for the call stack of a fault.
+fn unwrap_body<'s>(mut body: &'s [Stmt], frames: &mut Vec<(InlinedFrame, Span)>) -> &'s [Stmt] {
+    while let [Stmt::Expr(Expr {
+        kind: ExprKind::Inlined(inlined),
+        ..
+    })] = body
+    {
+        if inlined.result.is_some() || super::super::inline::has_return(&inlined.stmts) {
+            break;
+        }
+        if let Some(frame) = &inlined.frame {
+            frames.push((frame.clone(), inlined.call));
+        }
+        body = &inlined.stmts;
+    }
+    body
+}
+
+/// The terms, first term first, the addition, and the functions of the inlined bodies the
+/// chain was found in.
+type Unfolded<'e> = (Vec<(&'e Expr, Span)>, Sum, Vec<(InlinedFrame, Span)>);
+
+/// Unfold `((s + e1) + e2) + ...` into its terms.
+fn unfold(value: &Expr, target: Place) -> Option<Unfolded<'_>> {
     let mut terms: Vec<(&Expr, Span)> = Vec::new();
-    let mut current = peel(value);
+    let mut frames = Vec::new();
+    let mut current = peel_framed(value, &mut frames);
     let sum = loop {
         let (sum, args) = match &current.kind {
             ExprKind::Prim(Prim::IntArith(ArithOp::Add, ity), args) => (Sum::Int(*ity), args),
@@ -68,10 +111,17 @@ fn unfold(value: &Expr, target: Place) -> Option<(Vec<(&Expr, Span)>, Sum)> {
         if reads(left, target) {
             break sum;
         }
-        current = peel(left);
+        current = peel_framed(left, &mut frames);
     };
     terms.reverse();
-    Some((terms, sum))
+    Some((terms, sum, frames))
+}
+
+/// A fault of the accumulation with the functions its expression was inlined from.
+fn with_frames(fault: Ctrl, frames: &[(InlinedFrame, Span)]) -> Ctrl {
+    frames.iter().rev().fold(fault, |fault, (frame, call)| {
+        note_frame(fault, &frame.name, frame.unit, *call)
+    })
 }
 
 impl Compiler<'_> {
@@ -85,7 +135,8 @@ impl Compiler<'_> {
         elements: impl FnOnce(&mut Self) -> Option<Elements>,
         body: &[Stmt],
     ) -> Option<StmtCode> {
-        let [Stmt::Assign(target, value)] = body else {
+        let mut body_frames = Vec::new();
+        let [Stmt::Assign(target, value)] = unwrap_body(body, &mut body_frames) else {
             return None;
         };
         let target = *target;
@@ -95,7 +146,9 @@ impl Compiler<'_> {
         {
             return None;
         }
-        let (terms, sum) = unfold(value, target)?;
+        let (terms, sum, mut frames) = unfold(value, target)?;
+        body_frames.append(&mut frames);
+        let frames = body_frames;
         let mut scope = VecScope::new(var, Some(target), true);
         let terms = match sum {
             Sum::Int(_) => {
@@ -155,7 +208,7 @@ impl Compiler<'_> {
                         {
                             state.finish(frame, target);
                             write_int(frame, var, (base + k as u64) as i64);
-                            return Err(fault);
+                            return Err(with_frames(fault, &frames));
                         }
                         base += len as u64;
                     }
@@ -188,7 +241,7 @@ impl Compiler<'_> {
                         if let Err((k, fault)) = state.chunk(0, input, len, &env, span) {
                             state.finish(frame, target);
                             assign(frame, var, view.leaf(base + k));
-                            return Err(fault);
+                            return Err(with_frames(fault, &frames));
                         }
                         base += len;
                     }
@@ -317,6 +370,8 @@ fn accumulate<T: Copy>(
             *acc = add(*acc, *x, *span).map_err(|f| (k, f))?;
         }
     } else {
+        // The position indexes every term's buffer at once.
+        #[allow(clippy::needless_range_loop)]
         for k in 0..valid {
             for (t, (_, span)) in kernels.iter().enumerate() {
                 *acc = add(*acc, buffers[t][k], *span).map_err(|f| (k, f))?;
@@ -340,6 +395,8 @@ pub(super) struct FusedStore {
     /// The array's element count.
     n: usize,
     span: Span,
+    /// The functions the store was inlined from (for the call stack of a fault).
+    frames: Vec<(InlinedFrame, Span)>,
 }
 
 impl Compiler<'_> {
@@ -352,12 +409,13 @@ impl Compiler<'_> {
         mode: IndexMode,
         body: &[Stmt],
     ) -> Option<FusedStore> {
+        let mut frames = Vec::new();
         let [Stmt::Store {
             place,
             root_ty,
             path,
             value,
-        }] = body
+        }] = unwrap_body(body, &mut frames)
         else {
             return None;
         };
@@ -393,6 +451,7 @@ impl Compiler<'_> {
             env_places: scope.env,
             n,
             span: value.span,
+            frames,
         })
     }
 }
@@ -466,7 +525,7 @@ impl FusedStore {
             }
             if let Err((k, fault)) = result {
                 write_int(frame, var, (base + k as u64) as i64);
-                return Err(fault);
+                return Err(with_frames(fault, &self.frames));
             }
             done += len as u64;
         }

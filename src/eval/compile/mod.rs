@@ -415,14 +415,11 @@ impl<'p> Compiler<'p> {
         } else {
             Arc::new(instantiate(&generic, type_args))
         };
-        let function = Arc::new(Inliner::function(
-            &self.program.functions,
-            &function,
-            Some(fun),
-        ));
+        let function = Arc::new(Inliner::function(&*self.program, &function, Some(fun)));
         let instance = Arc::new(Instance {
             name: function.name.clone(),
             span: function.span,
+            unit: self.program.unit_of(fun),
             n_groups: function.params.len(),
             cell_slots: function.cell_slots.clone(),
             captures: function.captures.clone(),
@@ -1259,7 +1256,8 @@ impl<'p> Compiler<'p> {
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
             ExprKind::Inlined(inlined) if inlined.stmts.is_empty() && inlined.result.is_some() => {
-                self.cond_code(inlined.result.as_ref().expect("a result"))
+                let code = self.cond_code(inlined.result.as_ref().expect("a result"));
+                inlined::framed(code, inlined)
             }
             ExprKind::Prim(Prim::Not, args) if args.len() == 1 => {
                 let a = self.cond_code(&args[0]);
@@ -2438,6 +2436,8 @@ impl<'p> Compiler<'p> {
             return None;
         }
         let array_code = self.expr(array_expr);
+        // A fault is inside the function's body: a frame of its call stack, as for a call.
+        let (name, unit) = (function.name.clone(), self.program.unit_of(*fun));
         Some(Box::new(move |frame| {
             let Value::Array(view) = array_code(frame)? else {
                 return Ok(Value::Unit);
@@ -2454,14 +2454,14 @@ impl<'p> Compiler<'p> {
                     ))
                 }
             };
-            match super::parallel::map_kernel(&kernel, view.len, elements, &[]) {
+            match super::parallel::map_kernel(&kernel, view.len, elements, &[], span) {
                 Ok(super::parallel::Mapped::I64(values)) => Ok(Value::Array(
                     super::value::ArrayVal::new(Buffer::I64(values)),
                 )),
                 Ok(super::parallel::Mapped::F64(values)) => Ok(Value::Array(
                     super::value::ArrayVal::new(Buffer::F64(values)),
                 )),
-                Err((_, fault)) => Err(fault),
+                Err((_, fault)) => Err(super::error::note_frame(fault, &name, unit, span)),
             }
         }))
     }
@@ -2757,13 +2757,14 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
                 let Value::Array(view) = a(frame)? else {
                     return Ok(Value::Int(0));
                 };
-                let mut acc: i64 = if sum { 0 } else { 1 };
-                if let Buffer::I64(values) = &*view.buf {
-                    for x in &values[view.start..view.start + view.len] {
-                        acc = int_arith(op, ity, acc, *x).map_err(|f| f.at(span))?;
-                    }
-                }
-                Ok(Value::Int(acc))
+                let init: i64 = if sum { 0 } else { 1 };
+                let Buffer::I64(values) = &*view.buf else {
+                    return Ok(Value::Int(init));
+                };
+                let values = &values[view.start..view.start + view.len];
+                super::parallel::fold_int(values, op, ity, init)
+                    .map(Value::Int)
+                    .map_err(|f| f.at(span))
             })
         }
         Type::Double | Type::Float => {
@@ -2772,13 +2773,14 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
                 let Value::Array(view) = a(frame)? else {
                     return Ok(Value::Float(0.0));
                 };
-                let mut acc: f64 = if sum { 0.0 } else { 1.0 };
-                if let Buffer::F64(values) = &*view.buf {
-                    for x in &values[view.start..view.start + view.len] {
-                        acc = round_float(float_arith(op, acc, *x), single);
-                    }
-                }
-                Ok(Value::Float(acc))
+                let init: f64 = if sum { 0.0 } else { 1.0 };
+                let Buffer::F64(values) = &*view.buf else {
+                    return Ok(Value::Float(init));
+                };
+                let values = &values[view.start..view.start + view.len];
+                super::parallel::fold_float(values, op, single, init)
+                    .map(Value::Float)
+                    .map_err(|f| f.at(span))
             })
         }
         _ => Box::new(move |frame| {
@@ -2787,6 +2789,9 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
             };
             let mut acc = BigUint::from(if sum { 0u32 } else { 1u32 });
             for k in 0..view.len {
+                if k % crate::interrupt::POLL_INTERVAL == 0 && crate::interrupt::kernel_poll() {
+                    return Err(interrupted(span));
+                }
                 let x = code_big(&view.leaf(k));
                 acc = if sum { acc + x } else { acc * x };
             }
