@@ -75,7 +75,7 @@ impl Checker {
             | ExprKind::Global(_)
             | ExprKind::Capture(_)
             | ExprKind::CaptureCell(_) => {}
-            ExprKind::MakeFun { type_args, .. } => {
+            ExprKind::MakeFun { type_args, .. } | ExprKind::Closure { type_args, .. } => {
                 for t in type_args {
                     self.zonk_in_place(t);
                 }

@@ -326,6 +326,14 @@ pub enum ExprKind {
         fun: FunId,
         type_args: Vec<Type>,
     },
+    /// A function value like `MakeFun`, with its captures taken from the current frame as
+    /// `captures` says instead of the function's own list (made by the evaluator's inliner
+    /// when it moves the code creating a closure into another frame).
+    Closure {
+        fun: FunId,
+        type_args: Vec<Type>,
+        captures: Arc<[Capture]>,
+    },
     /// Curried application: `func` applied to each of `args` in turn (at least one). The
     /// evaluator may call directly when `func` expects exactly that many groups.
     Call {

@@ -59,6 +59,15 @@ impl Substitution<'_> {
                 fun: *fun,
                 type_args: type_args.iter().map(|t| self.ty(t)).collect(),
             },
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => ExprKind::Closure {
+                fun: *fun,
+                type_args: type_args.iter().map(|t| self.ty(t)).collect(),
+                captures: captures.clone(),
+            },
             ExprKind::Call { func, args } => ExprKind::Call {
                 func: Box::new(self.expr(func)),
                 args: self.exprs(args),

@@ -66,6 +66,8 @@ struct Known {
     fun: FunId,
     type_args: Vec<Type>,
     args: Vec<Expr>,
+    /// The captures, when they are not the function's own list (a relocated closure).
+    captures: Option<Arc<[Capture]>>,
 }
 
 impl<'a> Inliner<'a> {
@@ -343,6 +345,7 @@ impl<'a> Inliner<'a> {
             | ExprKind::Capture(_)
             | ExprKind::CaptureCell(_)
             | ExprKind::MakeFun { .. }
+            | ExprKind::Closure { .. }
             | ExprKind::TypeSize(_) => return e.clone(),
         };
         Expr {
@@ -361,6 +364,17 @@ impl<'a> Inliner<'a> {
                 fun: *fun,
                 type_args: type_args.clone(),
                 args: Vec::new(),
+                captures: None,
+            }),
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => Some(Known {
+                fun: *fun,
+                type_args: type_args.clone(),
+                args: Vec::new(),
+                captures: Some(captures.clone()),
             }),
             ExprKind::Call { func, args } => {
                 let mut known = self.known(func)?;
@@ -403,13 +417,8 @@ impl<'a> Inliner<'a> {
                 &mut |e: &Expr| {
                     size += 1;
                     match &e.kind {
-                        ExprKind::MakeFun { fun, .. } => {
-                            let captures = self
-                                .functions
-                                .get(*fun as usize)
-                                .and_then(|f| f.as_ref())
-                                .is_none_or(|f| !f.captures.is_empty());
-                            if *fun == known.fun || captures {
+                        ExprKind::MakeFun { fun, .. } | ExprKind::Closure { fun, .. } => {
+                            if *fun == known.fun || self.functions.get(*fun as usize).is_none() {
                                 refused.set(true);
                             }
                         }
@@ -452,7 +461,7 @@ impl<'a> Inliner<'a> {
             return self.call(&value, args, ty, span);
         }
         let known = match &func.kind {
-            ExprKind::MakeFun { .. } => self.known(func)?,
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => self.known(func)?,
             ExprKind::Call {
                 func: inner,
                 args: first,
@@ -475,7 +484,10 @@ impl<'a> Inliner<'a> {
         }
         let rest = all.split_off(groups);
         // The closure would capture from this frame, where its body now runs.
-        let captures = callee.captures.clone();
+        let captures = match &known.captures {
+            Some(captures) => captures.to_vec(),
+            None => callee.captures.clone(),
+        };
         let body = self.expand(&callee, known.fun, &captures, all, span)?;
         if rest.is_empty() {
             return Some(Expr {
@@ -505,12 +517,14 @@ impl<'a> Inliner<'a> {
     ) -> Option<Expr> {
         let base = self.n_slots;
         let mut relocation = Relocation {
+            functions: self.functions,
             base,
             captures,
             params: HashMap::new(),
             label_offset: self.next_label,
         };
-        let written = written_slots(&callee.body);
+        let mut written = written_slots(&callee.body);
+        written.extend(self.captured_slots(&callee.body));
         let mut pre: Vec<Stmt> = Vec::new();
         for (pattern, arg) in callee.params.iter().zip(args) {
             bind(
@@ -555,6 +569,36 @@ impl<'a> Inliner<'a> {
             ty: ret,
             span,
         })
+    }
+
+    /// The local slots of a body that closures made in it capture (their parameters among
+    /// them must stay in their slots to be captured).
+    fn captured_slots(&self, body: &[Stmt]) -> Vec<Slot> {
+        let mut captured = Vec::new();
+        for s in body {
+            walk_stmt(
+                s,
+                &mut |e: &Expr| {
+                    let captures: Vec<Capture> = match &e.kind {
+                        ExprKind::MakeFun { fun, .. } => self
+                            .functions
+                            .get(*fun as usize)
+                            .and_then(|f| f.as_ref())
+                            .map(|f| f.captures.clone())
+                            .unwrap_or_default(),
+                        ExprKind::Closure { captures, .. } => captures.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    for capture in captures {
+                        if let Capture::Slot(s) | Capture::Cell(s) = capture {
+                            captured.push(s);
+                        }
+                    }
+                },
+                &mut |_| {},
+            );
+        }
+        captured
     }
 
     fn fresh_slot(&mut self) -> Slot {
@@ -699,7 +743,7 @@ fn stable(e: &Expr, pure_: bool) -> bool {
         ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Capture(_) | ExprKind::TypeSize(_) => {
             true
         }
-        ExprKind::MakeFun { .. } => true,
+        ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => true,
         ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => pure_,
         ExprKind::Index {
             array,
@@ -707,7 +751,10 @@ fn stable(e: &Expr, pure_: bool) -> bool {
             mode: crate::core::ir::IndexMode::Code,
         } => pure_ && stable(array, pure_) && stable(index, pure_),
         ExprKind::Call { func, args } => {
-            matches!(func.kind, ExprKind::MakeFun { .. }) && args.iter().all(|a| stable(a, pure_))
+            matches!(
+                func.kind,
+                ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+            ) && args.iter().all(|a| stable(a, pure_))
         }
         _ => false,
     }
@@ -728,6 +775,7 @@ fn written_slots(body: &[Stmt]) -> HashSet<Slot> {
 
 /// Moves a callee's body into the caller's frame.
 struct Relocation<'a> {
+    functions: &'a [Option<Arc<Function>>],
     base: Slot,
     /// How the callee's closure would capture from this frame.
     captures: &'a [Capture],
@@ -758,6 +806,21 @@ impl Relocation<'_> {
         es.iter().map(|e| self.expr(e)).collect()
     }
 
+    /// The captures of a closure made in the callee's body, from this frame: its slots moved,
+    /// the callee's own captures replaced by what they capture here.
+    fn captures_of(&self, captures: &[Capture]) -> Option<Arc<[Capture]>> {
+        captures
+            .iter()
+            .map(|capture| match capture {
+                Capture::Slot(s) if !self.params.contains_key(s) => {
+                    Some(Capture::Slot(s + self.base))
+                }
+                Capture::Slot(_) | Capture::Cell(_) => None,
+                Capture::Outer(i) => self.captures.get(*i as usize).copied(),
+            })
+            .collect()
+    }
+
     fn boxed(&self, e: &Expr) -> Option<Box<Expr>> {
         self.expr(e).map(Box::new)
     }
@@ -786,11 +849,30 @@ impl Relocation<'_> {
                 Capture::Outer(j) => ExprKind::CaptureCell(*j),
                 Capture::Slot(_) => return None,
             },
-            ExprKind::Const(_)
-            | ExprKind::Zero
-            | ExprKind::Global(_)
-            | ExprKind::TypeSize(_)
-            | ExprKind::MakeFun { .. } => e.kind.clone(),
+            ExprKind::MakeFun { fun, type_args } => {
+                let own = self.functions.get(*fun as usize)?.as_ref()?;
+                if own.captures.is_empty() {
+                    e.kind.clone()
+                } else {
+                    ExprKind::Closure {
+                        fun: *fun,
+                        type_args: type_args.clone(),
+                        captures: self.captures_of(&own.captures)?,
+                    }
+                }
+            }
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => ExprKind::Closure {
+                fun: *fun,
+                type_args: type_args.clone(),
+                captures: self.captures_of(captures)?,
+            },
+            ExprKind::Const(_) | ExprKind::Zero | ExprKind::Global(_) | ExprKind::TypeSize(_) => {
+                e.kind.clone()
+            }
             ExprKind::Call { func, args } => ExprKind::Call {
                 func: self.boxed(func)?,
                 args: self.exprs(args)?,
@@ -1221,6 +1303,7 @@ pub fn walk_expr(e: &Expr, expr: &mut dyn FnMut(&Expr), place: &mut dyn FnMut(Pl
         | ExprKind::Capture(_)
         | ExprKind::CaptureCell(_)
         | ExprKind::MakeFun { .. }
+        | ExprKind::Closure { .. }
         | ExprKind::TypeSize(_) => {}
     }
 }

@@ -1644,6 +1644,25 @@ impl<'p> Compiler<'p> {
                     })))
                 })
             }
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => {
+                let Some(instance) = self.instance(*fun, type_args) else {
+                    return internal(format!("unknown function {fun}"), span);
+                };
+                self.note_captures(captures);
+                let captures = captures.clone();
+                Box::new(move |frame| {
+                    let captures = gather_captures(frame, &captures);
+                    Ok(Value::Fun(Arc::new(Closure {
+                        instance: instance.clone(),
+                        captures: captures.into(),
+                        args: Vec::new(),
+                    })))
+                })
+            }
             ExprKind::Call { func, args } => self.call(func, args, span),
             ExprKind::Prim(prim, args) => self.prim(prim, args, &e.ty, span),
             ExprKind::Tuple(parts) if matches!(e.ty, Type::Array(..)) => {
@@ -2861,6 +2880,7 @@ fn is_call_free(e: &Expr) -> bool {
         ExprKind::And(a, b) | ExprKind::Or(a, b) => is_call_free(a) && is_call_free(b),
         // Conservative: a pointer reads (or makes a cell of) a variable out of sight.
         ExprKind::MakeFun { .. }
+        | ExprKind::Closure { .. }
         | ExprKind::Call { .. }
         | ExprKind::Match(..)
         | ExprKind::AddrOf { .. }
