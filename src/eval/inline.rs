@@ -417,10 +417,11 @@ impl<'a> Inliner<'a> {
                 &mut |e: &Expr| {
                     size += 1;
                     match &e.kind {
-                        ExprKind::MakeFun { fun, .. } | ExprKind::Closure { fun, .. } => {
-                            if *fun == known.fun || self.functions.get(*fun as usize).is_none() {
-                                refused.set(true);
-                            }
+                        // A closure of the function itself: recursion, never inlined.
+                        ExprKind::MakeFun { fun, .. } | ExprKind::Closure { fun, .. }
+                            if *fun == known.fun || self.functions.get(*fun as usize).is_none() =>
+                        {
+                            refused.set(true)
                         }
                         ExprKind::LocalCell(_) | ExprKind::AddrOf { .. } => refused.set(true),
                         _ => {}
