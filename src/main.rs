@@ -32,6 +32,8 @@ Options:
   --max-type-width N     characters of a printed type before the rest is elided (2000)
   --validate     check the typed IR of every unit against the primitive table before it
                  runs (always on in debug builds); a violation is an internal error
+  --no-inline    call every function instead of inlining calls of known functions (the
+                 results are the same; for comparing speed and checking the inliner)
   -h, --help     print this help
   -V, --version  print the version and the commit it was built from
 
@@ -61,6 +63,8 @@ struct Invocation {
     limits: Vec<(&'static str, u64)>,
     /// `--validate`: run the IR validator in release builds too.
     validate: bool,
+    /// `--no-inline`: call every function instead of inlining known ones (for comparing).
+    no_inline: bool,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +83,9 @@ fn main() -> ExitCode {
     }
     if invocation.validate {
         tessera::check::set_validate(true);
+    }
+    if invocation.no_inline {
+        tessera::eval::inline::set_inlining(false);
     }
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
@@ -250,6 +257,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut threads = None;
     let mut limits = Vec::new();
     let mut validate = false;
+    let mut no_inline = false;
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
     while index < arguments.len() {
@@ -261,6 +269,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     threads,
                     limits,
                     validate,
+                    no_inline,
                 })
             }
             "-V" | "--version" => {
@@ -269,6 +278,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     threads,
                     limits,
                     validate,
+                    no_inline,
                 })
             }
             "--threads" => {
@@ -298,6 +308,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 limits.push((limit.flag, parse_limit(limit, value)?));
             }
             "--validate" => validate = true,
+            "--no-inline" => no_inline = true,
             "--explain" => {
                 index += 1;
                 let code = arguments
@@ -308,6 +319,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     threads,
                     limits,
                     validate,
+                    no_inline,
                 });
             }
             "--" => {
@@ -341,6 +353,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         threads,
         limits,
         validate,
+        no_inline,
     })
 }
 
@@ -399,6 +412,7 @@ mod tests {
             threads: None,
             limits: Vec::new(),
             validate: false,
+            no_inline: false,
         })
     }
 
@@ -420,8 +434,17 @@ mod tests {
             threads: None,
             limits: Vec::new(),
             validate: true,
+            no_inline: false,
         });
         check(&["--validate", "p.flx"], validated);
+        let called = Ok(Invocation {
+            command: Command::Run("p.flx".into()),
+            threads: None,
+            limits: Vec::new(),
+            validate: false,
+            no_inline: true,
+        });
+        check(&["--no-inline", "p.flx"], called);
         check(
             &["--explain", "E0401"],
             plain(Command::Explain("E0401".into())),
@@ -440,6 +463,7 @@ mod tests {
             threads: Some(4),
             limits: Vec::new(),
             validate: false,
+            no_inline: false,
         });
         check(&["--threads", "4", "p.flx"], expected);
         let expected = Ok(Invocation {
@@ -447,6 +471,7 @@ mod tests {
             threads: Some(2),
             limits: Vec::new(),
             validate: false,
+            no_inline: false,
         });
         check(&["--threads=2"], expected);
         check(&["--threads", "0"], Err("positive whole number"));
@@ -461,6 +486,7 @@ mod tests {
             threads: None,
             limits: vec![("--max-nesting", 50), ("--max-errors", 3)],
             validate: false,
+            no_inline: false,
         });
         check(
             &["--max-nesting", "50", "--max-errors=3", "p.flx"],
