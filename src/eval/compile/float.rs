@@ -2,8 +2,6 @@
 //! the operation chosen at compile time, no `Value` built between operations. A `float` is
 //! kept rounded to `f32` after every operation, as `Value::Float` holds it.
 
-use std::sync::Arc;
-
 use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
 use crate::types::Type;
 
@@ -157,13 +155,7 @@ impl Compiler<'_> {
                 Some(super::inlined::framed(code, inlined))
             }
             ExprKind::Call { func, args } if args.len() == 1 => {
-                let ExprKind::MakeFun { fun, type_args } = &func.kind else {
-                    return None;
-                };
-                let instance = self.instance(*fun, type_args)?;
-                if !instance.captures.is_empty() || instance.n_groups != 1 {
-                    return None;
-                }
+                let instance = self.scalar_callee(func)?;
                 if is_float(&args[0].ty) {
                     let arg = self.float_code(&args[0]);
                     return Some(Box::new(move |frame| {
@@ -172,7 +164,6 @@ impl Compiler<'_> {
                     }));
                 }
                 let arg = self.expr(&args[0]);
-                let instance: Arc<_> = instance;
                 Some(Box::new(move |frame| {
                     let value = arg(frame)?;
                     call_scalar::<f64>(frame.rt, &instance, value, span)

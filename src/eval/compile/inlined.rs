@@ -12,7 +12,7 @@ use super::super::inline::has_return;
 use super::super::parallel::{map_kernel, Mapped};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, VecScope};
-use super::super::Ctrl;
+use super::super::{Ctrl, Frame};
 use super::{internal, read_place, Compiler, ExprCode, IntCode};
 
 /// Code of an inlined body with the body's function noted in the call stack of a runtime
@@ -37,6 +37,26 @@ pub fn peel(e: &Expr) -> &Expr {
         },
         _ => e,
     }
+}
+
+/// The array of `apply(element)` for each element of `view`, built boxed (`input`, `output`:
+/// the shapes of the array and the result, `result_ty` the result's type, for the size check).
+pub(super) fn map_elements(
+    frame: &mut Frame<'_, '_>,
+    view: &ArrayVal,
+    (input, output, result_ty): (&Shape, &Shape, &Type),
+    span: Span,
+    mut apply: impl FnMut(&mut Frame<'_, '_>, Value) -> Result<Value, Ctrl>,
+) -> Result<Value, Ctrl> {
+    let n = input.len_of(view);
+    let mut builder = LeafBuilder::new(output.repr);
+    builder
+        .reserve(n.saturating_mul(output.elem_leaves), result_ty)
+        .map_err(|f| f.at(span))?;
+    for i in 0..n {
+        builder.push_element(apply(frame, input.element(view, i))?);
+    }
+    Ok(Value::Array(builder.finish()))
 }
 
 impl Compiler<'_> {
@@ -123,16 +143,11 @@ impl Compiler<'_> {
             let Value::Array(view) = array(frame)? else {
                 return Ok(Value::Unit);
             };
-            let n = input.len_of(&view);
-            let mut builder = LeafBuilder::new(output.repr);
-            builder
-                .reserve(n.saturating_mul(output.elem_leaves), &result_ty)
-                .map_err(|f| f.at(span))?;
-            for i in 0..n {
-                frame.slots[var] = input.element(&view, i);
-                builder.push_element(body(frame)?);
-            }
-            Ok(Value::Array(builder.finish()))
+            let shapes = (&input, &output, &result_ty);
+            map_elements(frame, &view, shapes, span, |frame, element| {
+                frame.slots[var] = element;
+                body(frame)
+            })
         })
     }
 

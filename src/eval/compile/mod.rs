@@ -38,7 +38,7 @@ use super::prims::{
     round_float,
 };
 use super::value::{leaf_repr, leaf_type, Buffer, Value};
-use super::vector::{self, is_int_like, Input, Kernel, VecScope};
+use super::vector::is_int_like;
 use super::{Ctrl, Frame, Program};
 
 mod float;
@@ -1252,6 +1252,16 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// The instance a direct call of `func` runs with `call_scalar`: a named function (not
+    /// inlined), capture-free, of one parameter group.
+    fn scalar_callee(&mut self, func: &Expr) -> Option<Arc<Instance>> {
+        let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+            return None;
+        };
+        let instance = self.instance(*fun, type_args)?;
+        (instance.captures.is_empty() && instance.n_groups == 1).then_some(instance)
+    }
+
     /// Compile a condition (a `bool` expression).
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
@@ -1420,13 +1430,7 @@ impl<'p> Compiler<'p> {
             }
             ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
             ExprKind::Call { func, args } if args.len() == 1 => {
-                let ExprKind::MakeFun { fun, type_args } = &func.kind else {
-                    return None;
-                };
-                let instance = self.instance(*fun, type_args)?;
-                if !instance.captures.is_empty() || instance.n_groups != 1 {
-                    return None;
-                }
+                let instance = self.scalar_callee(func)?;
                 if is_int_like(&args[0].ty) {
                     // The argument as an unboxed integer read by its kind, boxed only into the
                     // callee's slot.
@@ -2093,11 +2097,6 @@ impl<'p> Compiler<'p> {
     // ----- primitives -----
 
     fn prim(&mut self, prim: &Prim, args: &[Expr], result_ty: &Type, span: Span) -> ExprCode {
-        if *prim == Prim::Map {
-            if let Some(code) = self.vector_map(args, result_ty, span) {
-                return code;
-            }
-        }
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let mut codes = self.exprs(args);
         if codes.len() != prim_arity(prim, args.len()) {
@@ -2411,80 +2410,6 @@ impl<'p> Compiler<'p> {
     /// `map f a` where `f` is a pure function without captures whose body is a single
     /// straight-line scalar expression of its parameter: one chunk kernel over the unboxed
     /// elements, split over rayon for large arrays (L9.5). `None` for any other shape.
-    fn vector_map(&mut self, args: &[Expr], result_ty: &Type, span: Span) -> Option<ExprCode> {
-        let [function, array_expr] = args else {
-            return None;
-        };
-        let ExprKind::MakeFun { fun, type_args } = &function.kind else {
-            return None;
-        };
-        let generic = self.program.functions.get(*fun as usize)?.clone()?;
-        if !generic.pure_ || !generic.captures.is_empty() || generic.params.len() != 1 {
-            return None;
-        }
-        let function = if generic.type_params.is_empty() {
-            generic
-        } else {
-            Arc::new(instantiate(&generic, type_args))
-        };
-        let PatternKind::Bind(Place::Local(param)) = function.params[0].kind else {
-            return None;
-        };
-        let [Stmt::Return(Some(body))] = function.body.as_slice() else {
-            return None;
-        };
-        let (input, output) = (Shape::of(&array_expr.ty)?, Shape::of(result_ty)?);
-        if input.elem_is_array || output.elem_is_array || !function.cell_slots.is_empty() {
-            return None;
-        }
-        let mut scope = VecScope::new(Place::Local(param), None, false);
-        let kernel = vector::kernel(body, &mut scope)?;
-        let output_matches = matches!(
-            (&kernel, output.repr),
-            (Kernel::Int(_), super::value::LeafRepr::I64)
-                | (Kernel::Float(_), super::value::LeafRepr::F64)
-        );
-        let input_fits = match input.repr {
-            super::value::LeafRepr::I64 => is_int_like(&function.params[0].ty),
-            super::value::LeafRepr::F64 => {
-                matches!(function.params[0].ty, Type::Double | Type::Float)
-            }
-            super::value::LeafRepr::Boxed => false,
-        };
-        if !output_matches || !input_fits {
-            return None;
-        }
-        let array_code = self.expr(array_expr);
-        // A fault is inside the function's body: a frame of its call stack, as for a call.
-        let (name, unit) = (function.name.clone(), self.program.unit_of(*fun));
-        Some(Box::new(move |frame| {
-            let Value::Array(view) = array_code(frame)? else {
-                return Ok(Value::Unit);
-            };
-            let range = view.start..view.start + view.len;
-            let elements = match &*view.buf {
-                Buffer::I64(values) => Input::I64(&values[range]),
-                Buffer::F64(values) => Input::F64(&values[range]),
-                Buffer::Boxed(_) => {
-                    return Err(runtime_error(
-                        INTERNAL,
-                        "map kernel over boxed leaves",
-                        span,
-                    ))
-                }
-            };
-            match super::parallel::map_kernel(&kernel, view.len, elements, &[], span) {
-                Ok(super::parallel::Mapped::I64(values)) => Ok(Value::Array(
-                    super::value::ArrayVal::new(Buffer::I64(values)),
-                )),
-                Ok(super::parallel::Mapped::F64(values)) => Ok(Value::Array(
-                    super::value::ArrayVal::new(Buffer::F64(values)),
-                )),
-                Err((_, fault)) => Err(super::error::note_frame(fault, &name, unit, span)),
-            }
-        }))
-    }
-
     fn map(
         &mut self,
         mut codes: Vec<ExprCode>,
@@ -2506,16 +2431,13 @@ impl<'p> Compiler<'p> {
             let Value::Array(view) = a(frame)? else {
                 return Ok(Value::Unit);
             };
-            let n = input.len_of(&view);
-            let mut builder = LeafBuilder::new(output.repr);
-            builder
-                .reserve(n.saturating_mul(output.elem_leaves), &result_ty)
-                .map_err(|f| f.at(span))?;
-            for i in 0..n {
-                let element = input.element(&view, i);
-                builder.push_element(apply_one(frame.rt, &function, element, span)?);
-            }
-            Ok(Value::Array(builder.finish()))
+            inlined::map_elements(
+                frame,
+                &view,
+                (&input, &output, &result_ty),
+                span,
+                |frame, e| apply_one(frame.rt, &function, e, span),
+            )
         })
     }
 }
