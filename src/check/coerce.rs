@@ -29,6 +29,27 @@ impl Checker {
         if s == t {
             return v;
         }
+        // Visibility (issue 14): a coercion of a secret keeps it secret; decoding one to a
+        // compact type would make a position of it. `:>> secret T` only narrows.
+        if s.has_secret() || t.has_secret() {
+            let (ds, dt) = (s.erase_secret(), t.erase_secret());
+            if s.has_secret() && crate::types::kind::is_compact(&dt) && ds != dt {
+                self.secret_error(
+                    v.span,
+                    crate::check::secret::SecretUse::Shape,
+                    format!("a value of the compact type `{dt}` (a decode with `:>>`)"),
+                );
+                return error_expr(span);
+            }
+            let secret = s.has_secret();
+            let mut v = v;
+            v.ty = ds;
+            let mut r = self.coerce_expr(v, dt, span);
+            if r.ty != crate::check::error_type() {
+                r.ty = if secret { Type::secret(t) } else { t };
+            }
+            return r;
+        }
         if self.opaque_coerce(&s, &t, span) {
             return error_expr(span);
         }

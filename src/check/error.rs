@@ -128,6 +128,16 @@ pub enum CheckError {
     },
     /// E0303: an opaque type's declaration is wrong (no representation, a bad grant).
     OpaqueDecl { span: Span, message: String },
+    /// E0800–E0806: a secret value used where only a public one may go (issue 14). `what`
+    /// names the value (`` `s` `` or "this value"), `origin` is where it became secret (the
+    /// declaration of the secret variable it comes from), `detail` completes the sentence.
+    Secret {
+        span: Span,
+        use_: crate::check::secret::SecretUse,
+        what: String,
+        origin: Option<(String, Span)>,
+        detail: String,
+    },
 }
 
 impl CheckError {
@@ -143,6 +153,7 @@ impl CheckError {
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
+            CheckError::Secret { use_, .. } => use_.code(),
             CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
             CheckError::ProjectionRange { .. } => "E0403",
@@ -184,7 +195,8 @@ impl CheckError {
             | CheckError::NotAssignable { span, .. }
             | CheckError::NotAddressable { span, .. }
             | CheckError::OpaqueUse { span, .. }
-            | CheckError::OpaqueDecl { span, .. } => *span,
+            | CheckError::OpaqueDecl { span, .. }
+            | CheckError::Secret { span, .. } => *span,
         }
     }
 
@@ -322,6 +334,13 @@ impl CheckError {
                 .with_label(format!("a value of the opaque type `{ty}`"))
                 .with_help(format!("only the scope that declares `{ty}` sees its representation (through `_make_{ty}` and `_repr_`); elsewhere use the functions that scope defines")),
             CheckError::OpaqueDecl { message, .. } => d(message.clone()).with_label("in this opaque type declaration"),
+            CheckError::Secret { use_, what, origin, detail, .. } => {
+                let mut diag = d(use_.message(detail)).with_label(format!("{what} is secret"));
+                if let Some((name, span)) = origin {
+                    diag = diag.with_secondary(*span, format!("`{name}` is secret from here"));
+                }
+                diag.with_help(use_.help())
+            }
             CheckError::NotAddressable { what, .. } => d(format!("cannot take the address of {what}"))
                 .with_label("not a variable")
                 .with_help("only a `var` (or, with `&<`, a `val`) has an address; a value parameter can be declared `var` to make it one"),

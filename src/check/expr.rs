@@ -206,14 +206,29 @@ impl Checker {
                 )
             }
             ExprKind::Binary(BinOp::And, a, b) | ExprKind::Binary(BinOp::Or, a, b) => {
-                let x = self.bool_expr(a);
-                let y = self.bool_expr(b);
-                let kind = if matches!(e.node, ExprKind::Binary(BinOp::And, ..)) {
+                let (x, x_secret) = self.bool_operand(a);
+                // Whether the right operand runs depends on the left: when the left is
+                // secret, the right must have no effect (issue 14).
+                let frame = self.frame;
+                let impure_before = std::mem::replace(&mut self.frames[frame].impure, false);
+                let (y, y_secret) = self.bool_operand(b);
+                let y_impure = self.frames[frame].impure;
+                self.frames[frame].impure |= impure_before;
+                let and = matches!(e.node, ExprKind::Binary(BinOp::And, ..));
+                if x_secret && y_impure {
+                    let detail = format!(
+                        "whether the right operand of `{}` runs, which has an effect",
+                        if and { "and" } else { "or" }
+                    );
+                    self.secret_error(x.span, crate::check::secret::SecretUse::Branch, detail);
+                    return error_expr(span);
+                }
+                let kind = if and {
                     ir::ExprKind::And(Box::new(x), Box::new(y))
                 } else {
                     ir::ExprKind::Or(Box::new(x), Box::new(y))
                 };
-                mk(kind, Type::BOOL, span)
+                mk(kind, Type::BOOL.narrow(x_secret || y_secret), span)
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a, None);
@@ -232,9 +247,13 @@ impl Checker {
                 self.binary_ir(*op, x, y, span)
             }
             ExprKind::Unary(UnOp::Not, a) => {
-                let x = self.bool_expr(a);
+                let (x, secret) = self.bool_operand(a);
                 match crate::check::prims::operator_kernel("not", &[Type::BOOL], &Type::BOOL) {
-                    Some(kernel) => mk(ir::ExprKind::Prim(kernel, vec![x]), Type::BOOL, span),
+                    Some(kernel) => mk(
+                        ir::ExprKind::Prim(kernel, vec![x]),
+                        Type::BOOL.narrow(secret),
+                        span,
+                    ),
                     None => error_expr(span),
                 }
             }
@@ -247,8 +266,13 @@ impl Checker {
                 }
             }
             ExprKind::Unary(UnOp::Neg, a) => {
-                let x = self.expr(a, expected);
+                let mut x = self.expr(a, expected);
                 let t = self.zonk(&x.ty);
+                // A secret operand: the public operation, narrowed (issue 14).
+                let secret = t.has_secret();
+                let t = t.erase_secret();
+                x.ty = t.clone();
+                let t = t.narrow(secret);
                 let kernel =
                     crate::check::prims::operator_kernel("neg", std::slice::from_ref(&t), &t);
                 match t {
@@ -521,6 +545,11 @@ impl Checker {
 
     pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
         let t = self.var_type(name, vb, span);
+        if t.has_secret() {
+            self.unit_secret = true;
+            let local = vb.scope >= self.unit_scope;
+            self.note_secret_read(name, span, vb.span, local);
+        }
         let kind = self.var_access(vb);
         mk(kind, t, span)
     }
@@ -1402,6 +1431,17 @@ impl Checker {
                 if contains_error(&found) || contains_error(&expected) {
                     return error_expr(e.span);
                 }
+                // The same data, but a secret where a public value is wanted (issue 14).
+                if found.has_secret()
+                    && !crate::check::secret::visibility_fits(&found, &expected)
+                    && self
+                        .assignable(&found.erase_secret(), &expected.erase_secret())
+                        .is_some()
+                {
+                    let (use_, detail) = Checker::sink_of_context(context);
+                    self.secret_error(e.span, use_, detail);
+                    return error_expr(e.span);
+                }
                 // A read-write pointer where a read-only or write-only one is expected
                 // (L11.4): the only subtyping outside function arguments.
                 if matches!(
@@ -1443,14 +1483,40 @@ impl Checker {
     pub(crate) fn binary_ir(
         &mut self,
         op: BinOp,
-        x: ir::Expr,
-        y: ir::Expr,
+        mut x: ir::Expr,
+        mut y: ir::Expr,
         span: Span,
     ) -> ir::Expr {
         let mut a = self.zonk(&x.ty);
         let mut b = self.zonk(&y.ty);
         if a == error_type() || b == error_type() {
             return error_expr(span);
+        }
+        // Visibility (issue 14): the public operation on the operands' data types, its result
+        // narrowed: `type(narrow(V0, V1), promote(D0, D1))`.
+        if a.has_secret() || b.has_secret() {
+            x.ty = a.erase_secret();
+            y.ty = b.erase_secret();
+            let mut r = self.binary_ir(op, x, y, span);
+            if r.ty == error_type() {
+                return r;
+            }
+            let data = self.zonk(&r.ty);
+            r.ty = data.clone().narrow(true);
+            let visibility = |t: &Type| if t.has_secret() { "secret" } else { "public" };
+            let dtype = match self.derivations.iter().rposition(|(s, _)| *s == span) {
+                Some(i) => self.derivations.remove(i).1,
+                None => data.to_string(),
+            };
+            self.derivations.push((
+                span,
+                format!(
+                    "type(narrow({}, {}), {dtype})",
+                    visibility(&a),
+                    visibility(&b)
+                ),
+            ));
+            return r;
         }
         if let Some(e) = self.opaque_operands(op, &a, &b, span) {
             return e;

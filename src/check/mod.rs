@@ -19,6 +19,7 @@ mod pointer;
 pub mod prims;
 mod record;
 pub(crate) mod scheme;
+pub mod secret;
 mod stmt;
 mod suggest;
 #[cfg(test)]
@@ -96,6 +97,27 @@ pub struct Checker {
     /// scope, name).
     completing:
         std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
+    /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
+    /// the name, and the declaration when it is in this unit (`secret.rs` names them).
+    secret_reads: Vec<(Span, String, Option<(String, Span)>)>,
+    /// Variables that are secret because their initial value was, by declaration: the secret
+    /// variable (declared with `secret`) that value came from.
+    secret_roots: std::collections::HashMap<Span, (String, Span)>,
+    /// The first scope of the unit being checked.
+    unit_scope: ScopeId,
+    /// Has the session written `secret` (in this unit or an earlier one)? Then each unit's IR
+    /// is erased of it at the end; a session that never does pays nothing.
+    pub(crate) unit_secret: bool,
+    /// The visibility instances of functions checked so far (`secret.rs`): the function, the
+    /// parameter groups it was checked with, and the result type (`None`: its body reveals
+    /// a secret parameter, and the error that says how).
+    pub(crate) secret_instances: Vec<(usize, Vec<Type>, Result<Type, CheckError>)>,
+    /// Inside a visibility instance: the function being checked again.
+    pub(crate) in_secret_instance: bool,
+    /// While the unit's IR is erased of visibility (`zonk.rs`).
+    erasing: bool,
+    /// The type of the last unit's result expression before erasure (`:type`).
+    result_type: Option<Type>,
 }
 
 /// `--validate`: run the IR validator on every unit in release builds too.
@@ -163,6 +185,14 @@ impl Checker {
             pending_functors: Vec::new(),
             impl_blocks: std::collections::HashMap::new(),
             completing: std::collections::HashMap::new(),
+            secret_reads: Vec::new(),
+            secret_roots: std::collections::HashMap::new(),
+            unit_scope: 0,
+            unit_secret: false,
+            secret_instances: Vec::new(),
+            in_secret_instance: false,
+            erasing: false,
+            result_type: None,
         }
     }
 
@@ -199,8 +229,14 @@ impl Checker {
             .rev()
             .find(|(span, _)| *span == expr.span)
             .map(|(_, d)| d.clone());
+        let ty = self.result_type.take();
         *self = saved;
-        result.map(|unit| (unit.result.map(|e| e.ty).unwrap_or(Type::UNIT), derivation))
+        result.map(|unit| {
+            (
+                ty.or(unit.result.map(|e| e.ty)).unwrap_or(Type::UNIT),
+                derivation,
+            )
+        })
     }
 
     /// The documentation of a primitive (`:doc`): its types, what it does, an example.
@@ -270,6 +306,8 @@ impl Checker {
         self.derivations.clear();
         let scope = self.new_scope(Some(self.top));
         self.scope = scope;
+        self.unit_scope = scope;
+        self.secret_reads.clear();
         self.frame = 0;
         self.errors.clear();
         self.out_funs.clear();
@@ -301,6 +339,10 @@ impl Checker {
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
         self.report_open_instances();
+        self.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
+        if self.unit_secret && self.errors.is_empty() {
+            self.erase_visibility(&mut body, result.as_mut());
+        }
         if !self.errors.is_empty() {
             let mut errors = std::mem::take(&mut self.errors);
             errors.sort_by_key(|e| e.span().start);
@@ -387,6 +429,7 @@ impl Checker {
 
     pub(crate) fn error(&mut self, e: CheckError) {
         let e = self.explain_undefined(e);
+        let e = self.explain_secret(e);
         self.errors.push(e);
     }
 

@@ -292,6 +292,7 @@ macro_rules! char_class_entry {
 
 pub static PRIMS: &[PrimDef] = &[
     // ----- formatting and output (L7) -----
+    func("reveal", &["[T] secret T -> T"], 1, "reveal e: the value of e made public (issue 14): the one explicit conversion from `secret T` to `T`", "var s : secret int = 6 * 7; println$ reveal s;", Apply::Rule(reveal_rule), |_| false),
     func("str", FORMAT, 1, "str x: the display form of any value", "println$ str (1, 2.5);", Apply::Scheme(|_, _| Some(Prim::Str)), |p| *p == Prim::Str),
     func("repr", FORMAT, 1, "repr x: the quoted form used inside arrays", "println$ repr \"a\";", Apply::Scheme(|_, _| Some(Prim::Repr)), |p| *p == Prim::Repr),
     func("_strr", FORMAT, 1, "x._strr: the structural form", "println$ (1, 2)._strr;", Apply::Scheme(|_, _| Some(Prim::Strr)), |p| *p == Prim::Strr),
@@ -645,6 +646,9 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     let rest = args.split_off(arity);
     let r = match def.apply {
         Apply::Scheme(kernel) => apply_scheme(c, index, kernel, &mut args, span),
+        Apply::Rule(rule) if c.unit_secret && def.name != "reveal" => {
+            rule_with_visibility(c, def, rule, &mut args, span)
+        }
         Apply::Rule(rule) => rule(c, &mut args, span),
         Apply::Operator(_) | Apply::Internal | Apply::Coerce(_) => {
             unreachable!("functions only")
@@ -659,6 +663,56 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
         Ok(error) => error,
         Err(rest) => c.call_rest(r, rest, span),
     }
+}
+
+/// A rule applied in a session that uses `secret` (issue 14): the rule sees the operands'
+/// data types and its result is narrowed, except that a secret position (`get (a, i)` with a
+/// secret `i`) is an error.
+fn rule_with_visibility(
+    c: &mut Checker,
+    def: &PrimDef,
+    rule: Rule,
+    args: &mut Vec<Arg>,
+    span: Span,
+) -> ir::Expr {
+    let mut secret = false;
+    for i in 0..args.len() {
+        let mut e = take(c, args, i, None);
+        let t = c.zonk(&e.ty);
+        if t.has_secret() {
+            if def.name.ends_with("get") {
+                if let Some(position) = t.tuple_components().and_then(|cs| cs.get(1).cloned()) {
+                    if position.has_secret() {
+                        c.secret_error(
+                            e.span,
+                            crate::check::secret::SecretUse::Shape,
+                            format!("an array index (the position given to `{}`)", def.name),
+                        );
+                        return error_expr(span);
+                    }
+                }
+                args[i] = Arg::Checked(e);
+                continue;
+            }
+            secret = true;
+            e.ty = t;
+            crate::check::secret::strip(&mut e);
+        }
+        args[i] = Arg::Checked(e);
+    }
+    let mut r = rule(c, args, span);
+    if secret && r.ty != error_type() {
+        r.ty = c.zonk(&r.ty).narrow(true);
+    }
+    r
+}
+
+/// `reveal e` (issue 14): the value, its type made public. The IR is the value itself (the
+/// evaluator never sees visibility).
+fn reveal_rule(c: &mut Checker, args: &mut Vec<Arg>, _span: Span) -> ir::Expr {
+    let mut e = take(c, args, 0, None);
+    e.ty = c.zonk(&e.ty).erase_secret();
+    e
 }
 
 /// A second overload with one argument group more (`mem r a e`, `sort cmp a`) applies when
@@ -765,15 +819,61 @@ fn apply_scheme(
     let scheme = &schemes[k];
     let (ty, metas) = c.instantiate_scheme(scheme);
     let (params, result) = crate::check::scheme::curried(&ty);
+    // Visibility (issue 14): an application with a secret operand has a secret result
+    // (`narrow`). A primitive that takes a function (`map`, `fold_left`, …) gets every data
+    // operand narrowed to the join first, so the function is checked with secret parameters
+    // and its result is secret; any other primitive is applied to the operands' data types and
+    // its result narrowed. A primitive that prints asks its class, which a secret lacks.
+    let higher_order = (0..n).any(function_param);
+    let prints = scheme.vars.iter().any(|v| {
+        v.class
+            == Some(crate::check::scheme::Class::Behaviour(
+                crate::check::traits::Behaviour::Printable,
+            ))
+    });
+    let mut secret = false;
+    if higher_order {
+        for &i in order.iter().filter(|&&i| !function_param(i)) {
+            if checked[i].is_none() {
+                checked[i] = Some(take(c, args, i, None));
+            }
+        }
+        secret = checked
+            .iter()
+            .flatten()
+            .any(|e| c.zonk(&e.ty).has_secret());
+        if secret {
+            for e in checked.iter_mut().flatten() {
+                e.ty = Type::secret(c.zonk(&e.ty));
+            }
+        }
+    }
     let mut exprs: Vec<Option<ir::Expr>> = (0..n).map(|_| None).collect();
     for &i in &order {
         let expected = c.zonk(&params[i]);
-        let e = match checked[i].take() {
+        let mut e = match checked[i].take() {
             Some(e) => e,
             None => take(c, args, i, Some(&expected)),
         };
         if e.ty == error_type() {
             return error_expr(span);
+        }
+        if !higher_order && !prints {
+            let t = c.zonk(&e.ty);
+            if t.has_secret() {
+                if def.name == "len" && t.erase_secret() == Type::String {
+                    c.secret_error(
+                        e.span,
+                        crate::check::secret::SecretUse::Shape,
+                        "the length of a string",
+                    );
+                    return error_expr(span);
+                }
+                // The length of an array is its shape, which is public.
+                secret |= def.name != "len";
+                e.ty = t;
+                crate::check::secret::strip(&mut e);
+            }
         }
         // An argument that is not a function and does not fit the overload's shape (a
         // compact array given to `sort`) is no overload, not a mismatch with half-inferred
@@ -832,6 +932,20 @@ fn apply_scheme(
                 _ => class.admits(&t),
             };
             if !admitted {
+                if t.has_secret() {
+                    // The secret operand is what does not print.
+                    let at = exprs
+                        .iter()
+                        .flatten()
+                        .find(|e| c.zonk(&e.ty).has_secret())
+                        .map_or(span, |e| e.span);
+                    if let crate::check::scheme::Class::Behaviour(b) = class {
+                        if let Err(lacking) = crate::check::traits::check(&t, b) {
+                            c.error(lacking.error(at));
+                            return error_expr(span);
+                        }
+                    }
+                }
                 let e = exprs.iter().flatten().next().expect("an argument");
                 if class
                     == crate::check::scheme::Class::Behaviour(
@@ -869,9 +983,16 @@ fn apply_scheme(
         exprs = operands;
         taken_apart = binding;
     }
-    let arg_tys: Vec<Type> = exprs.iter().map(|e| c.zonk(&e.ty)).collect();
+    // Kernels are chosen by the data types (the evaluator never sees visibility).
+    let arg_tys: Vec<Type> = exprs.iter().map(|e| c.zonk(&e.ty).erase_secret()).collect();
     let result = c.zonk(&result);
-    match kernel(&arg_tys, &result) {
+    let (result, kernel_result) = if higher_order {
+        let data = result.erase_secret();
+        (result, data)
+    } else {
+        (result.clone().narrow(secret), result)
+    };
+    match kernel(&arg_tys, &kernel_result) {
         Some(prim) => {
             let applied = mk(ir::ExprKind::Prim(prim, exprs), result.clone(), span);
             match taken_apart {

@@ -882,6 +882,9 @@ impl Checker {
                 if t.is_void() {
                     self.type_error(e.span, "a procedure call has no value to store");
                 }
+                if t.has_secret() {
+                    self.note_secret_variable(vb.span, e.span);
+                }
                 self.set_var_type(&vb, &name.node, t);
                 out.push(ir::Stmt::Assign(place, ir));
             }
@@ -1466,9 +1469,30 @@ impl Checker {
         (place, body_ir, label)
     }
 
+    /// A condition (`if`, `while`, `until`, `assert`, a guard): a public `bool`.
     pub(crate) fn bool_expr(&mut self, e: &ast::Expr) -> ir::Expr {
         let ir = self.expr(e, Some(&Type::BOOL));
+        if !self.require_public(
+            &ir,
+            crate::check::secret::SecretUse::Branch,
+            "a branch (the condition of `if`, `while`, `until`, `assert` or a guard)",
+        ) {
+            return crate::check::expr::error_expr(ir.span);
+        }
         self.coerce_to(ir, &Type::BOOL, "this condition")
+    }
+
+    /// An operand of `and`, `or`, `not`: a `bool`, public or secret (issue 14); the checked
+    /// operand (its type erased to `bool`) and whether it was secret.
+    pub(crate) fn bool_operand(&mut self, e: &ast::Expr) -> (ir::Expr, bool) {
+        let ir = self.expr(e, Some(&Type::BOOL));
+        let t = self.zonk(&ir.ty);
+        if t == Type::secret(Type::BOOL) {
+            let mut ir = ir;
+            ir.ty = Type::BOOL;
+            return (ir, true);
+        }
+        (self.coerce_to(ir, &Type::BOOL, "this condition"), false)
     }
 }
 
@@ -1507,7 +1531,7 @@ fn has_zero_shared(
         | Type::Natural => true,
         Type::Tuple(cs) | Type::CProduct(cs) | Type::Record(_, cs) => cs.iter().all(&mut has_zero),
         Type::CSum(cs) => cs.iter().any(&mut has_zero),
-        Type::Array(e, _) | Type::CArray(e, _) => has_zero(e),
+        Type::Array(e, _) | Type::CArray(e, _) | Type::Secret(e) => has_zero(e),
         Type::Sum(_)
         | Type::Fun(..)
         | Type::Var(_)

@@ -127,6 +127,8 @@ pub enum Reason {
     /// An opaque type (issue 10 item 5): equality only when its declaration grants it, no
     /// other behaviour outside its representation's scope.
     Opaque,
+    /// A secret (issue 14): no printing, no use as an index or a function without `reveal`.
+    Secret,
 }
 
 /// The answer "no, and why": the behaviour, the type asked about, the path to the first
@@ -166,6 +168,7 @@ impl Lacking {
             Reason::NotApplicable => format!("is `{c}`"),
             Reason::Plain | Reason::NotCompact => format!("`{c}` is not compact linear"),
             Reason::Opaque => format!("is the opaque type `{c}`"),
+            Reason::Secret => format!("is `{c}`"),
         };
         match self.reason {
             Reason::Plain | Reason::NotCompact => format!("{head}: {place}, {what}"),
@@ -194,8 +197,23 @@ impl Lacking {
         }
     }
 
-    /// The E0301 error reporting this answer at `span`.
+    /// The E0301 error reporting this answer at `span` (E0801, E0803 for a secret).
     pub fn error(&self, span: Span) -> CheckError {
+        if self.reason == Reason::Secret {
+            use crate::check::secret::SecretUse;
+            let (use_, detail) = match self.behaviour {
+                Behaviour::Printable => (SecretUse::Print, "printed or turned into a string"),
+                Behaviour::Invocable => (SecretUse::Shape, "an index (applied to an array)"),
+                _ => (SecretUse::Shape, "a shape or an index (compact linear)"),
+            };
+            return CheckError::Secret {
+                span,
+                use_,
+                what: String::new(),
+                origin: None,
+                detail: format!("{detail}: it is `{}`", self.ty),
+            };
+        }
         CheckError::NoOverload {
             span,
             message: self.message(),
@@ -213,6 +231,27 @@ pub fn has(ty: &Type, b: Behaviour) -> bool {
 /// Does `ty` have behaviour `b`, and if not, which component lacks it and why? The one
 /// decision of every behaviour; derived structurally where the behaviour is structural.
 pub fn check(ty: &Type, b: Behaviour) -> Result<(), Lacking> {
+    // A secret (issue 14) computes like its data type, but does not print, index or apply.
+    if ty.has_secret() {
+        return match b {
+            Behaviour::Printable | Behaviour::CompactLinear | Behaviour::Invocable => {
+                let mut secret = None;
+                ty.walk(&mut |t| {
+                    if secret.is_none() && matches!(t, Type::Secret(_)) {
+                        secret = Some(t.clone());
+                    }
+                });
+                Err(Lacking {
+                    behaviour: b,
+                    ty: ty.clone(),
+                    path: Vec::new(),
+                    component: secret.unwrap_or_else(|| ty.clone()),
+                    reason: Reason::Secret,
+                })
+            }
+            _ => check(&ty.erase_secret(), b),
+        };
+    }
     // Fast paths: the common answers need no walk.
     match (b, ty) {
         (Behaviour::CompactLinear, _) if is_compact(ty) => return Ok(()),

@@ -144,6 +144,7 @@ impl Checker {
                 let t = self.type_expr(t);
                 Type::ptr(*mode, t)
             }
+            TypeExprKind::Visibility(secret, t) => self.visibility_type(*secret, t, te.span),
             TypeExprKind::CPtr(mode, d, c) => {
                 let d = self.compact_operand(d, "the whole of `_pclt<D, C>`");
                 let c = self.compact_operand(c, "the component of `_pclt<D, C>`");
@@ -184,6 +185,37 @@ impl Checker {
     }
 
     /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
+    /// `secret T` or `public T` (issue 14).
+    fn visibility_type(&mut self, secret: bool, te: &TypeExpr, span: crate::syntax::span::Span) -> Type {
+        let t = self.type_expr(te);
+        if crate::check::contains_error(&t) {
+            return t;
+        }
+        let qualifier = crate::check::secret::SecretUse::Qualifier;
+        if secret {
+            if t.has_fun() || matches!(t, Type::Ptr(..) | Type::CPtr(..)) {
+                self.secret_error(
+                    span,
+                    qualifier,
+                    format!("`secret` cannot qualify `{t}`: functions and pointers hold no data of their own"),
+                );
+                return crate::check::error_type();
+            }
+            self.unit_secret = true;
+            Type::secret(t)
+        } else {
+            if t.has_secret() {
+                self.secret_error(
+                    span,
+                    qualifier,
+                    format!("`public` cannot make the secret type `{t}` public"),
+                );
+                return crate::check::error_type();
+            }
+            t
+        }
+    }
+
     fn compact_operand(&mut self, te: &TypeExpr, context: &'static str) -> Type {
         let t = self.type_expr(te);
         // An inference variable (or an earlier error) inside: decided later, or reported.
@@ -533,7 +565,7 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
             walk_type_names(a, f);
             walk_type_names(b, f);
         }
-        TypeExprKind::Ptr(_, a) => walk_type_names(a, f),
+        TypeExprKind::Ptr(_, a) | TypeExprKind::Visibility(_, a) => walk_type_names(a, f),
         TypeExprKind::Record(fields) => fields.iter().for_each(|(_, t)| walk_type_names(t, f)),
         TypeExprKind::Unitsum(_) | TypeExprKind::Unit | TypeExprKind::Error => {}
     }
@@ -635,6 +667,10 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
         }
         TypeExprKind::Ptr(mode, t) => {
             out.push_str(pointer_prefix(*mode));
+            write_type_expr(t, 6, out);
+        }
+        TypeExprKind::Visibility(secret, t) => {
+            out.push_str(if *secret { "secret " } else { "public " });
             write_type_expr(t, 6, out);
         }
         TypeExprKind::CPtr(mode, d, c) => {

@@ -38,6 +38,18 @@ impl Checker {
                 self.funs[i].ret = Some(r);
             }
         }
+        self.zonk_unit(body, result);
+    }
+
+    /// Erase visibility from every type of the unit's IR (issue 14): the evaluator sees the
+    /// public type of the same values.
+    pub(crate) fn erase_visibility(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
+        self.erasing = true;
+        self.zonk_unit(body, result);
+        self.erasing = false;
+    }
+
+    fn zonk_unit(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
         for s in body.iter_mut() {
             self.zonk_stmt(s);
         }
@@ -62,6 +74,9 @@ impl Checker {
     fn zonk_in_place(&self, t: &mut Type) {
         if t.has_meta() {
             *t = self.zonk(t);
+        }
+        if self.erasing && t.has_secret() {
+            *t = t.erase_secret();
         }
     }
 

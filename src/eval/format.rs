@@ -314,7 +314,8 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
                 None => out.extend_from_slice(MISMATCH),
             }
         }
-        Type::Var(_) | Type::Meta(_) => out.extend_from_slice(MISMATCH),
+        // The IR is erased of visibility (the checker refuses to print a secret).
+        Type::Var(_) | Type::Meta(_) | Type::Secret(_) => out.extend_from_slice(MISMATCH),
     }
 }
 

@@ -67,6 +67,9 @@ pub enum TypeExprKind {
     Ptr(PtrMode, Box<TypeExpr>),
     /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>` (L11.5).
     CPtr(PtrMode, Box<TypeExpr>, Box<TypeExpr>),
+    /// `secret T` (`true`) or `public T` (`false`): the visibility qualifier (issue 14). It
+    /// binds like a pointer's `&`: `secret int ^ 3` is `(secret int) ^ 3`.
+    Visibility(bool, Box<TypeExpr>),
     /// Placeholder after a syntax error.
     Error,
 }

@@ -259,9 +259,17 @@ fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) 
     .map(|((mode, whole), component)| {
         TypeExprKind::CPtr(mode, Box::new(whole), Box::new(component))
     });
+    // `secret T`, `public T` (issue 14): a prefix like `&`.
+    let visibility = select! {
+        Token::Ident(name) if name == "secret" => true,
+        Token::Ident(name) if name == "public" => false,
+    }
+    .then(atom.clone())
+    .map(|(secret, target)| TypeExprKind::Visibility(secret, Box::new(target)));
     atom.define(
         choice((
             pointer,
+            visibility,
             compact_pointer,
             // `pair[int]`: a parametric type applied to its arguments.
             name()

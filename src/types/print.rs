@@ -28,7 +28,7 @@ pub enum OperandSlot {
     ArrayIndex,
     CompactArrayElement,
     CompactArrayIndex,
-    /// The operand of `&`, `&<`, `&>`: any operator type is parenthesised.
+    /// The operand of `&`, `&<`, `&>` and `secret`: any operator type is parenthesised.
     PointerTarget,
     /// An argument of `_pclt<D, C>`: a compact type, unitsums as numbers.
     CompactPointerArgument,
@@ -217,6 +217,10 @@ impl Printer {
                     PtrMode::Read => "&<",
                     PtrMode::Write => "&>",
                 });
+                self.operand(target, OperandSlot::PointerTarget);
+            }
+            Type::Secret(target) => {
+                self.out.push_str("secret ");
                 self.operand(target, OperandSlot::PointerTarget);
             }
             Type::CPtr(mode, whole, component) => {

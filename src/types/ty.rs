@@ -422,6 +422,13 @@ pub enum Type {
     /// A pointer to a component of type `C` of a compact value of type `D` (L11.5):
     /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>`.
     CPtr(PtrMode, TypeRef, TypeRef),
+    /// `secret T` (the visibility dimension, issue 14): a value the program may compute with
+    /// but never print, branch on or use as a shape without `reveal`. Built only by
+    /// [`Type::secret`], which distributes the qualifier over tuples, arrays (the element:
+    /// shape is public) and records, so `T` is a scalar, a compact type, a sum, a nominal type,
+    /// a type parameter or an inference variable. The checker's business only: the IR it
+    /// produces is erased ([`Type::erase_secret`]), so values are stored as public ones.
+    Secret(TypeRef),
 }
 
 /// What a pointer allows (L11.4): a read-write pointer is accepted where a read-only or a
@@ -464,6 +471,8 @@ pub const FACT_VAR: u8 = 2;
 pub const FACT_FUN: u8 = 4;
 /// The type is not compact linear (L2.13): a kind check reads this instead of walking.
 pub const FACT_NONCOMPACT: u8 = 8;
+/// The type mentions `secret` (issue 14).
+pub const FACT_SECRET: u8 = 16;
 
 fn mix(hash: u64, value: u64) -> u64 {
     // A multiply-rotate mix (as in FxHash), good enough for a structural hash.
@@ -864,6 +873,11 @@ impl Type {
                     ..facts
                 }
             }
+            Type::Secret(a) => {
+                let mut facts = noncompact(Facts::node(20, std::iter::once(a.facts())));
+                facts.flags |= FACT_SECRET;
+                facts
+            }
         }
     }
 
@@ -886,7 +900,7 @@ impl Type {
             Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) | Type::CPtr(_, a, b) => {
                 (&[], [Some(a), Some(b)])
             }
-            Type::Ptr(_, a) => (&[], [Some(a), None]),
+            Type::Ptr(_, a) | Type::Secret(a) => (&[], [Some(a), None]),
             Type::Nominal(definition) => (definition.args(), [None, None]),
             _ => (&[], [None, None]),
         };
@@ -910,6 +924,7 @@ impl Type {
             }
             Type::Ptr(mode, a) => Some((8 + *mode as u8, a.node_id(), 0)),
             Type::CPtr(mode, a, b) => Some((11 + *mode as u8, a.node_id(), b.node_id())),
+            Type::Secret(a) => Some((14, a.node_id(), 0)),
             _ => None,
         }
     }
@@ -922,6 +937,50 @@ impl Type {
     /// Does this type mention a declared type parameter?
     pub fn has_var(&self) -> bool {
         self.facts().flags & FACT_VAR != 0
+    }
+
+    /// Does this type mention `secret` (issue 14)?
+    pub fn has_secret(&self) -> bool {
+        self.facts().flags & FACT_SECRET != 0
+    }
+
+    /// `secret t`, normalised (issue 14): the qualifier distributes over tuples, records and
+    /// array elements (an array's index type is its shape, which is public), is idempotent,
+    /// and leaves `unit`, `void`, functions and pointers as they are (they carry no secret
+    /// data of their own; the checker refuses `secret` written on them).
+    pub fn secret(t: Type) -> Type {
+        match t {
+            Type::Secret(_) | Type::Fun(..) | Type::Ptr(..) | Type::CPtr(..) => t,
+            Type::Unitsum(0 | 1) => t,
+            Type::Tuple(cs) => Type::tuple(cs.iter().cloned().map(Type::secret).collect()),
+            Type::Array(e, i) => Type::array(Type::secret((*e).clone()), (*i).clone()),
+            Type::Record(names, cs) => Type::Record(
+                names,
+                TypeList::new(cs.iter().cloned().map(Type::secret).collect()),
+            ),
+            t => Type::Secret(TypeRef::new(t)),
+        }
+    }
+
+    /// The type with every `secret` removed: the public type of the same values, which is
+    /// what the IR and the evaluator see.
+    pub fn erase_secret(&self) -> Type {
+        if !self.has_secret() {
+            return self.clone();
+        }
+        self.map(&mut |t| match t {
+            Type::Secret(a) => Some(a.erase_secret()),
+            _ => None,
+        })
+    }
+
+    /// `narrow(v, t)` for a visibility `v` given as "is secret": `secret t` or `t`.
+    pub fn narrow(self, secret: bool) -> Type {
+        if secret {
+            Type::secret(self)
+        } else {
+            self
+        }
     }
 
     /// Does this type mention a function type (not through nominal bodies)?
@@ -1015,6 +1074,7 @@ impl Type {
                 Type::CPtr(mode, a, b) => {
                     Type::cptr(*mode, a.map_shared(f, memo), b.map_shared(f, memo))
                 }
+                Type::Secret(a) => Type::secret(a.map_shared(f, memo)),
                 Type::Nominal(definition) => match &definition.instance {
                     Some((declaration, args)) => {
                         let args = args.iter().map(|a| a.map_shared(f, memo)).collect();
