@@ -771,6 +771,15 @@ impl Checker {
                     }
                 }
                 None if self.argument_subtype(&a.ty, &g) => rank += 3,
+                // A secret for a public parameter of the same data type: the function's
+                // visibility instance (issue 14) decides, once chosen.
+                None if a.ty.has_secret()
+                    && self
+                        .assignable(&a.ty.erase_secret(), &g.erase_secret())
+                        .is_some() =>
+                {
+                    rank += 4
+                }
                 None => {
                     ok = false;
                     break;
@@ -870,6 +879,8 @@ impl Checker {
             .unwrap_or_else(error_type)
             .subst_vars(&own, &targs);
         let mut args = Vec::new();
+        // The groups given a secret argument where the parameter is public (issue 14).
+        let mut secret_groups: Vec<Option<Type>> = Vec::new();
         let mut rest = std::iter::once(first).chain(rest);
         // Arguments that are bare names of primitives or overloaded functions are checked
         // last, once the other arguments have fixed their parameter types (`iter println a`).
@@ -880,17 +891,22 @@ impl Checker {
                 if self.needs_expected_type(e) {
                     deferred.push((args.len(), a));
                     args.push(None);
+                    secret_groups.push(None);
                     continue;
                 }
             }
             let g = self.zonk(&groups[args.len()]);
             let v = self.arg_expr(a, Some(&g));
+            let v = self.secret_argument(v, &g, &mut secret_groups);
             let v = self.coerce_argument(v, &g, "this argument");
             args.push(Some(v));
         }
         for (i, a) in deferred {
             let g = self.zonk(&groups[i]);
             let v = self.arg_expr(a, Some(&g));
+            let mut marks = Vec::new();
+            let v = self.secret_argument(v, &g, &mut marks);
+            secret_groups[i] = marks.pop().flatten();
             args[i] = Some(self.coerce_argument(v, &g, "this argument"));
         }
         let args: Vec<ir::Expr> = args
@@ -901,7 +917,23 @@ impl Checker {
             .iter()
             .rev()
             .fold(ret, |acc, g| Type::fun(g.clone(), acc));
-        let result_ty = self.zonk(&result_ty);
+        let mut result_ty = self.zonk(&result_ty);
+        // Visibility (issue 14): a function called with secret arguments (for its public
+        // parameters, or as type arguments) is checked again with them; its result is narrowed.
+        secret_groups.resize(sig.groups.len(), None);
+        let secret_params: Vec<bool> = targs.iter().map(|t| self.zonk(t).has_secret()).collect();
+        if secret_groups.iter().any(Option::is_some) || secret_params.iter().any(|s| *s) {
+            if let Err(inner) = self.secret_instance(idx, &secret_groups, &secret_params) {
+                let at = secret_groups
+                    .iter()
+                    .position(Option::is_some)
+                    .and_then(|i| args.get(i))
+                    .map_or(span, |a| a.span);
+                self.secret_call_error(idx, at, inner);
+                return error_expr(span);
+            }
+            result_ty = result_ty.narrow(true);
+        }
         let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
         let mut ok = true;
         for t in &targs {

@@ -137,6 +137,8 @@ pub enum CheckError {
         what: String,
         origin: Option<(String, Span)>,
         detail: String,
+        /// A further place and what happens there (where a function's body reveals it).
+        also: Option<(Span, String)>,
     },
 }
 
@@ -334,10 +336,13 @@ impl CheckError {
                 .with_label(format!("a value of the opaque type `{ty}`"))
                 .with_help(format!("only the scope that declares `{ty}` sees its representation (through `_make_{ty}` and `_repr_`); elsewhere use the functions that scope defines")),
             CheckError::OpaqueDecl { message, .. } => d(message.clone()).with_label("in this opaque type declaration"),
-            CheckError::Secret { use_, what, origin, detail, .. } => {
+            CheckError::Secret { use_, what, origin, detail, also, .. } => {
                 let mut diag = d(use_.message(detail)).with_label(format!("{what} is secret"));
                 if let Some((name, span)) = origin {
                     diag = diag.with_secondary(*span, format!("`{name}` is secret from here"));
+                }
+                if let Some((span, label)) = also {
+                    diag = diag.with_secondary(*span, label.clone());
                 }
                 diag.with_help(use_.help())
             }

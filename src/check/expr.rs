@@ -395,11 +395,13 @@ impl Checker {
             ExprKind::If(branches, otherwise) => {
                 let mut checked = Vec::new();
                 let mut result_ty: Option<Type> = expected.cloned();
+                // A secret branch makes the result secret (issue 14; the conditions are public).
+                let mut secret = false;
                 for (c, x) in branches {
                     let cond = self.bool_expr(c);
                     let v = self.expr(x, result_ty.as_ref());
                     let v = match &result_ty {
-                        Some(t) => self.coerce_to(v, t, "this branch"),
+                        Some(t) => self.coerce_branch(v, t, "this branch", &mut secret),
                         None => {
                             result_ty = Some(self.zonk(&v.ty));
                             v
@@ -409,9 +411,9 @@ impl Checker {
                 }
                 let t = result_ty.unwrap_or_else(error_type);
                 let e = self.expr(otherwise, Some(&t));
-                let mut acc = self.coerce_to(e, &t, "the `else` branch");
+                let mut acc = self.coerce_branch(e, &t, "the `else` branch", &mut secret);
                 // The expected type may have been an inference variable the branches solved.
-                let t = self.zonk(&t);
+                let t = self.zonk(&t).narrow(secret);
                 for (cond, v) in checked.into_iter().rev() {
                     acc = mk(
                         ir::ExprKind::If(Box::new(cond), Box::new(v), Box::new(acc)),
@@ -424,6 +426,18 @@ impl Checker {
             ExprKind::Match(scrutinee, arms) => {
                 let scr = self.expr(scrutinee, None);
                 let scr_ty = self.zonk(&scr.ty);
+                // Choosing an arm by a secret reveals it (issue 14); one arm without a guard
+                // only takes the value apart.
+                if (arms.len() > 1 || arms.iter().any(|a| a.guard.is_some()))
+                    && !self.require_public(
+                        &scr,
+                        crate::check::secret::SecretUse::Branch,
+                        "which arm of a `match` runs",
+                    )
+                {
+                    return error_expr(span);
+                }
+                let mut secret = false;
                 let mut result_ty: Option<Type> = expected.cloned();
                 let mut ir_arms = Vec::new();
                 for arm in arms {
@@ -437,7 +451,7 @@ impl Checker {
                     let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
                     let body = self.expr(&arm.body, result_ty.as_ref());
                     let body = match &result_ty {
-                        Some(t) => self.coerce_to(body, t, "this match arm"),
+                        Some(t) => self.coerce_branch(body, t, "this match arm", &mut secret),
                         None => {
                             result_ty = Some(self.zonk(&body.ty));
                             body
@@ -450,11 +464,8 @@ impl Checker {
                         body,
                     });
                 }
-                mk(
-                    ir::ExprKind::Match(Box::new(scr), ir_arms),
-                    result_ty.unwrap_or_else(error_type),
-                    span,
-                )
+                let t = result_ty.map_or_else(error_type, |t| self.zonk(&t).narrow(secret));
+                mk(ir::ExprKind::Match(Box::new(scr), ir_arms), t, span)
             }
             ExprKind::Error => error_expr(span),
         }

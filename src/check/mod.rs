@@ -114,6 +114,10 @@ pub struct Checker {
     pub(crate) secret_instances: Vec<(usize, Vec<Type>, Result<Type, CheckError>)>,
     /// Inside a visibility instance: the function being checked again.
     pub(crate) in_secret_instance: bool,
+    /// Variables declared without a type (by declaration span) that a visibility instance
+    /// assigns a secret to, and those it declares secret when it checks the body once more.
+    pub(crate) secret_vars_wanted: Vec<Span>,
+    pub(crate) secret_vars_forced: std::collections::HashSet<Span>,
     /// While the unit's IR is erased of visibility (`zonk.rs`).
     erasing: bool,
     /// The type of the last unit's result expression before erasure (`:type`).
@@ -191,6 +195,8 @@ impl Checker {
             unit_secret: false,
             secret_instances: Vec::new(),
             in_secret_instance: false,
+            secret_vars_wanted: Vec::new(),
+            secret_vars_forced: std::collections::HashSet::new(),
             erasing: false,
             result_type: None,
         }

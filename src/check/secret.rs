@@ -119,6 +119,7 @@ impl Checker {
                 use_,
                 origin: None,
                 detail,
+                also,
                 ..
             } => {
                 let found = self.secret_origin(span);
@@ -133,6 +134,7 @@ impl Checker {
                     what,
                     origin: found.and_then(|(_, root)| root),
                     detail,
+                    also,
                 }
             }
             e => e,
@@ -147,6 +149,7 @@ impl Checker {
             what: String::new(),
             origin: None,
             detail: detail.into(),
+            also: None,
         });
     }
 
@@ -166,9 +169,33 @@ impl Checker {
         false
     }
 
+    /// A branch of a conditional expression or a `match` arm, for a result of type `t`: a
+    /// secret branch where the others are public makes the result secret (`secret` is set).
+    pub(crate) fn coerce_branch(
+        &mut self,
+        mut v: ir::Expr,
+        t: &Type,
+        context: &str,
+        secret: &mut bool,
+    ) -> ir::Expr {
+        let found = self.zonk(&v.ty);
+        let wanted = self.zonk(t);
+        if found.has_secret() && !visibility_fits(&found, &wanted) {
+            *secret = true;
+            v.ty = found;
+            strip(&mut v);
+            return self.coerce_to(v, &wanted.erase_secret(), context);
+        }
+        self.coerce_to(v, &wanted, context)
+    }
+
     /// The sink a coercion's context names (`coerce_to`'s `context`).
     pub(crate) fn sink_of_context(context: &str) -> (SecretUse, String) {
-        if context.contains("returned") || context.contains("function result") {
+        if context.contains("loop") {
+            (SecretUse::Shape, format!("a loop bound ({context})"))
+        } else if context.contains("index") || context.contains("position") || context.contains("substring") {
+            (SecretUse::Shape, format!("a position ({context})"))
+        } else if context.contains("returned") || context.contains("function result") {
             (SecretUse::Return, "a function whose result is public".into())
         } else if context.starts_with("the argument") || context.contains("parameter") {
             (SecretUse::Call, format!("a public parameter ({context})"))
@@ -224,5 +251,284 @@ pub(crate) fn strip(e: &mut ir::Expr) {
         &mut e.kind
     {
         parts.iter_mut().for_each(strip);
+    }
+}
+
+impl Checker {
+    /// Check the body of function `idx` again, as its *visibility instance*: with the
+    /// parameter groups given a type in `secret_groups` (the parameter's type narrowed like its
+    /// argument) and the type parameters marked in `secret_params` made secret, and its
+    /// declared result narrowed. The function takes those
+    /// secret arguments when this finds no error; the answer is kept per function and marks.
+    ///
+    /// The check runs on a copy of the checker, so nothing it produces is kept but the
+    /// answer: the IR of a call is the same whatever the visibility of its arguments.
+    pub(crate) fn secret_instance(
+        &mut self,
+        idx: usize,
+        secret_groups: &[Option<Type>],
+        secret_params: &[bool],
+    ) -> Result<(), CheckError> {
+        let key: Vec<Type> = secret_groups
+            .iter()
+            .map(|g| g.clone().unwrap_or(Type::VOID))
+            .chain(secret_params.iter().map(|&s| Type::BOOL.narrow(s)))
+            .collect();
+        if let Some((_, _, answer)) = self
+            .secret_instances
+            .iter()
+            .find(|(f, k, _)| *f == idx && *k == key)
+        {
+            return answer.clone().map(|_| ());
+        }
+        // A recursive call of the instance being checked is assumed to keep secrets (the body
+        // around it is what decides).
+        self.secret_instances
+            .push((idx, key.clone(), Ok(Type::UNIT)));
+        let answer = self.probe_instance(idx, secret_groups, secret_params);
+        if let Some(entry) = self
+            .secret_instances
+            .iter_mut()
+            .find(|(f, k, _)| *f == idx && *k == key)
+        {
+            entry.2 = answer.clone().map(|_| Type::UNIT);
+        }
+        answer
+    }
+
+    fn probe_instance(
+        &self,
+        idx: usize,
+        secret_groups: &[Option<Type>],
+        secret_params: &[bool],
+    ) -> Result<(), CheckError> {
+        use crate::check::env::{Binding, FunState, TypeBinding, VarType};
+        let mut probe = self.clone();
+        probe.errors.clear();
+        probe.in_secret_instance = true;
+        probe.secret_vars_wanted.clear();
+        let sig = probe.funs[idx].clone();
+        // Type parameters made secret: `T` means `secret T` in the body.
+        let secret_vars: Vec<crate::types::ty::TyVar> = sig
+            .own_params
+            .iter()
+            .zip(secret_params)
+            .filter(|(_, s)| **s)
+            .map(|(v, _)| v.clone())
+            .collect();
+        let narrow_vars = |t: &Type| -> Type {
+            if secret_vars.is_empty() {
+                return t.clone();
+            }
+            t.map(&mut |x| match x {
+                Type::Var(v) if secret_vars.contains(v) => Some(Type::secret(x.clone())),
+                _ => None,
+            })
+        };
+        for v in &secret_vars {
+            if let Some(entry) = probe.scopes[sig.scope].types.get_mut(&*v.name) {
+                entry.0 = TypeBinding::Alias(Type::secret(Type::Var(v.clone())));
+            }
+        }
+        // The parameters' types in the instance, by slot.
+        let mut slot_types: Vec<(ir::Slot, Type)> = Vec::new();
+        for (p, g) in sig.params.iter().zip(secret_groups) {
+            if let Some(t) = g {
+                pattern_types(p, t, &mut slot_types);
+            }
+        }
+        // The body is checked in a scope of its own holding only the type parameters and
+        // the parameters (what the body declares is declared again there).
+        let mut params = Vec::new();
+        for p in &sig.params {
+            pattern_types(p, &p.ty, &mut params);
+        }
+        let old_scope = &probe.scopes[sig.scope];
+        let mut scope = crate::check::env::Scope::new(old_scope.parent);
+        for (name, (binding, span)) in &old_scope.types {
+            if matches!(binding, TypeBinding::Param(_))
+                || secret_vars.iter().any(|v| *v.name == **name)
+            {
+                scope.types.insert(name.clone(), (binding.clone(), *span));
+            }
+        }
+        for (name, binding) in &old_scope.values {
+            if let Binding::Var(vb) = binding {
+                if vb.loc.frame == sig.frame && params.iter().any(|(s, _)| *s == vb.loc.slot) {
+                    scope.values.insert(name.clone(), binding.clone());
+                }
+            }
+        }
+        probe.scopes.push(scope);
+        let new_scope = probe.scopes.len() - 1;
+        probe.funs[idx].scope = new_scope;
+        let scope = &mut probe.scopes[new_scope];
+        for binding in scope.values.values_mut() {
+            let Binding::Var(vb) = binding else { continue };
+            if vb.loc.frame != sig.frame {
+                continue;
+            }
+            let VarType::Known(t) = &vb.ty else { continue };
+            let t = match slot_types.iter().find(|(s, _)| *s == vb.loc.slot) {
+                Some((_, narrowed)) => narrowed.clone(),
+                None => narrow_vars(t),
+            };
+            vb.ty = VarType::Known(t);
+        }
+        let any_secret =
+            secret_groups.iter().any(Option::is_some) || secret_params.iter().any(|s| *s);
+        let f = &mut probe.funs[idx];
+        f.groups = f
+            .groups
+            .iter()
+            .zip(secret_groups)
+            .map(|(g, s)| s.clone().unwrap_or_else(|| narrow_vars(g)))
+            .collect();
+        f.ret = match &sig.def.ret {
+            Some(_) => sig.ret.as_ref().map(|r| narrow_vars(r).narrow(any_secret)),
+            None if sig.kind == crate::syntax::ast::FunKind::Proc => Some(Type::VOID),
+            None => None,
+        };
+        f.ret_meta = None;
+        f.state = FunState::Unchecked;
+        // Local variables declared without a type take the visibility of what the body
+        // assigns them: a variable given a secret is declared secret, and the body checked
+        // once more (at most once per variable).
+        let start = probe.clone();
+        let mut forced = self.secret_vars_forced.clone();
+        loop {
+            let mut attempt = start.clone();
+            attempt.secret_vars_forced = forced.clone();
+            attempt.check_function(idx);
+            let wanted: Vec<Span> = attempt
+                .secret_vars_wanted
+                .iter()
+                .filter(|s| !forced.contains(s))
+                .copied()
+                .collect();
+            if attempt.errors.is_empty() || wanted.is_empty() {
+                return match attempt.errors.into_iter().next() {
+                    None => Ok(()),
+                    Some(e) => Err(e),
+                };
+            }
+            forced.extend(wanted);
+        }
+    }
+
+    /// In a visibility instance, a secret assigned to a variable declared without a type
+    /// where it was inferred public: note it (`probe_instance` declares it secret).
+    pub(crate) fn want_secret_var(
+        &mut self,
+        vb: &crate::check::env::VarBinding,
+        value: &Type,
+        var: &Type,
+    ) {
+        if !self.in_secret_instance {
+            return;
+        }
+        let value = self.zonk(value);
+        if !value.has_secret() || visibility_fits(&value, var) {
+            return;
+        }
+        let untyped = matches!(
+            vb.decl.as_deref().map(|d| &d.node),
+            Some(crate::syntax::ast::StmtKind::Var { ty: None, .. })
+        );
+        if untyped {
+            self.secret_vars_wanted.push(vb.span);
+        }
+    }
+
+    /// Report that `f` cannot take the secret argument at `span`, with the error its body
+    /// gave when checked with it.
+    pub(crate) fn secret_call_error(&mut self, idx: usize, span: Span, inner: CheckError) {
+        let name = self.funs[idx].name.clone();
+        let here = self.funs[idx].scope >= self.unit_scope;
+        let reason = inner.to_diagnostic().message;
+        let detail = format!("`{name}`, whose body would not keep it secret: {reason}");
+        // The place in the body, when it is in this unit's source.
+        let also = here.then(|| (inner.span(), format!("`{name}` would reveal it here")));
+        self.error(CheckError::Secret {
+            span,
+            use_: SecretUse::Call,
+            what: String::new(),
+            origin: None,
+            detail,
+            also,
+        });
+    }
+}
+
+/// The slots a parameter pattern binds, with their types when the parameter has type `t`.
+fn pattern_types(p: &ir::Pattern, t: &Type, out: &mut Vec<(ir::Slot, Type)>) {
+    match &p.kind {
+        ir::PatternKind::Bind(ir::Place::Local(s) | ir::Place::LocalCell(s)) => {
+            out.push((*s, t.clone()))
+        }
+        ir::PatternKind::Tuple(parts) => {
+            let components = t
+                .tuple_components()
+                .or_else(|| t.record_fields().map(|fs| fs.map(|(_, f)| f.clone()).collect()));
+            match components {
+                Some(cs) if cs.len() == parts.len() => {
+                    for (q, c) in parts.iter().zip(&cs) {
+                        pattern_types(q, c, out);
+                    }
+                }
+                // A shape the argument does not show: every part as secret as the whole.
+                _ => {
+                    for q in parts {
+                        pattern_types(q, &Type::secret(q.ty.clone()), out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The parameter type `p` narrowed where its argument's type `a` is secret, component by
+/// component.
+pub(crate) fn narrow_like(p: &Type, a: &Type) -> Type {
+    if !a.has_secret() {
+        return p.clone();
+    }
+    if let Type::Secret(_) = a {
+        return Type::secret(p.clone());
+    }
+    if let (Some(ps), Some(xs)) = (p.tuple_components(), a.tuple_components()) {
+        if ps.len() == xs.len() {
+            return Type::tuple(ps.iter().zip(&xs).map(|(p, a)| narrow_like(p, a)).collect());
+        }
+    }
+    match (p, a) {
+        (Type::Array(pe, pi), Type::Array(ae, _)) => Type::array(narrow_like(pe, ae), (**pi).clone()),
+        _ => Type::secret(p.clone()),
+    }
+}
+
+impl Checker {
+    /// An argument for a parameter of type `param` of a user function: a secret where the
+    /// parameter is public is given its data type, and its group is marked (the function is
+    /// then checked again with that group secret: `secret_instance`). A parameter whose type
+    /// is still being inferred (a type parameter) takes the secret type itself.
+    pub(crate) fn secret_argument(
+        &mut self,
+        mut v: ir::Expr,
+        param: &Type,
+        marks: &mut Vec<Option<Type>>,
+    ) -> ir::Expr {
+        let t = self.zonk(&v.ty);
+        let param = self.zonk(param);
+        let mark = t.has_secret() && !param.has_meta() && !visibility_fits(&t, &param);
+        if mark {
+            marks.push(Some(narrow_like(&param, &t)));
+            v.ty = t;
+            strip(&mut v);
+        } else {
+            marks.push(None);
+        }
+        v
     }
 }

@@ -885,6 +885,8 @@ impl Checker {
                 if t.has_secret() {
                     self.note_secret_variable(vb.span, e.span);
                 }
+                // A variable a visibility instance assigns secrets to (`secret.rs`).
+                let t = t.narrow(self.secret_vars_forced.contains(&vb.span));
                 self.set_var_type(&vb, &name.node, t);
                 out.push(ir::Stmt::Assign(place, ir));
             }
@@ -1078,6 +1080,7 @@ impl Checker {
         let rhs = match op {
             AssignOp::Set => {
                 let ir = self.expr(value, Some(&t));
+                self.want_secret_var(&vb, &ir.ty, &t);
                 self.coerce_to(ir, &t, "this assignment")
             }
             _ => {
@@ -1101,6 +1104,7 @@ impl Checker {
                 };
                 let rhs = self.expr(value, Some(&t));
                 let combined = self.binary_ir(bop, current, rhs, span);
+                self.want_secret_var(&vb, &combined.ty, &t);
                 self.coerce_to(combined, &t, "this assignment")
             }
         };

@@ -212,6 +212,7 @@ impl Lacking {
                 what: String::new(),
                 origin: None,
                 detail: format!("{detail}: it is `{}`", self.ty),
+                also: None,
             };
         }
         CheckError::NoOverload {
