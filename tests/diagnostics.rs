@@ -112,6 +112,32 @@ diagnostic_cases! {
     e0702_address_of_expression: "E0702", "var x = 1;\nval p = &(x + 1);\n";
     e0702_address_of_parenthesised_projection: "E0702", "var x = 1, 2;\nval r = &(x.1);\n";
     e0702_address_of_parameter: "E0702", "fun f (n:int) => &n;\n";
+    // Issue 14: every way a secret could leak, each with its code, the secret's name and
+    // where it became secret.
+    e0800_secret_function: "E0800", "var f : secret (int -> int) = fun (x:int) => x;\n";
+    e0800_secret_field: "E0800", "struct P { x : secret int; }\n";
+    e0800_public_of_secret: "E0800", "typedef s = secret int;\nvar x : public s = 1;\n";
+    e0801_print_secret: "E0801", "var pin : secret int = 1234;\nprintln$ pin;\n";
+    e0801_str_of_secret_in_tuple: "E0801", "var pin : secret int = 1234;\nval t = (1, pin + 1);\nprintln$ str t;\n";
+    e0801_print_secret_struct: "E0801", "struct P { x : int; }\nvar p : secret P = P (1);\nprintln$ p;\n";
+    e0802_if_on_secret: "E0802", "var pin : secret int = 1234;\nif pin > 1000 do println 1; done\n";
+    e0802_while_on_secret: "E0802", "var pin : secret int = 3;\nvar k : secret int = 0;\nwhile k < pin do k = k + 1; done\n";
+    e0802_conditional_expression_on_secret: "E0802", "var b : secret bool = true;\nval x = if b then 1 else 2;\n";
+    e0802_match_on_secret: "E0802", "var pin : secret int = 2;\nval x = match pin with | 1 => 10 | _ => 20 endmatch;\n";
+    e0802_effect_after_secret_and: "E0802", "var b : secret bool = true;\nfun f () : bool = { println 1; return true; }\nval c = b and f ();\n";
+    e0803_secret_index: "E0803", "val a = 10, 20, 30;\nvar i : secret int = 1;\nval x = a.i;\n";
+    e0803_secret_loop_bound: "E0803", "var n : secret int = 3;\nfor i in 0 ..< n do println i; done\n";
+    e0803_secret_decode: "E0803", "var n : secret int = 3;\nval c = n :>> 5;\n";
+    e0803_secret_string_len: "E0803", "var s : secret string = \"abc\";\nval n = len s;\n";
+    e0804_secret_assigned_to_public: "E0804", "var pin : secret int = 1234;\nvar copy = 0;\ncopy = pin;\n";
+    e0804_secret_through_pointer: "E0804", "var pin : secret int = 1234;\nvar copy = 0;\nval p = &copy;\np <- pin;\n";
+    e0804_secret_into_captured: "E0804", "var pin : secret int = 1234;\nvar seen = 0;\nproc look () { seen = pin; }\nlook ();\n";
+    e0804_secret_element_store: "E0804", "var pin : secret int = 1234;\nvar a = 1, 2, 3;\n&a.1 <- pin;\n";
+    e0805_secret_returned_as_public: "E0805", "var pin : secret int = 1234;\nfun f () : int => pin;\n";
+    e0806_secret_to_printing_function: "E0806", "proc show (x:int) { println x; }\nvar pin : secret int = 1;\nshow pin;\n";
+    e0806_secret_to_branching_function: "E0806", "fun sign (x:int) : int => if x < 0 then -1 else 1;\nvar pin : secret int = 1;\nval s = sign pin;\n";
+    e0806_secret_to_function_value: "E0806", "val f = fun (x:int) => x + 1;\nfun apply (g: int -> int) (x: secret int) : secret int => g x;\n";
+    e0802_secret_lambda_in_map: "E0802", "var a : secret int ^ 3 = 1, 2, 3;\nval b = map (fun (x:int) => if x > 1 then 1 else 0) a;\n";
     e0301_print_pointer: "E0301", "var x = 1;\nprintln$ &x;\n";
     e0301_pointer_equality: "E0301", "var x = 1;\nprintln$ &x == &x;\n";
     e0301_read_write_only_pointer: "E0301", "var x = 1;\nval w = &>x;\nprintln$ *w;\n";

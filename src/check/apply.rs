@@ -897,7 +897,8 @@ impl Checker {
             }
             let g = self.zonk(&groups[args.len()]);
             let v = self.arg_expr(a, Some(&g));
-            let v = self.secret_argument(v, &g, &mut secret_groups);
+            let declared = sig.groups[args.len()].clone();
+            let v = self.secret_argument(v, &g, &declared, &mut secret_groups);
             let v = self.coerce_argument(v, &g, "this argument");
             args.push(Some(v));
         }
@@ -905,7 +906,7 @@ impl Checker {
             let g = self.zonk(&groups[i]);
             let v = self.arg_expr(a, Some(&g));
             let mut marks = Vec::new();
-            let v = self.secret_argument(v, &g, &mut marks);
+            let v = self.secret_argument(v, &g, &sig.groups[i], &mut marks);
             secret_groups[i] = marks.pop().flatten();
             args[i] = Some(self.coerce_argument(v, &g, "this argument"));
         }

@@ -337,7 +337,11 @@ impl CheckError {
                 .with_help(format!("only the scope that declares `{ty}` sees its representation (through `_make_{ty}` and `_repr_`); elsewhere use the functions that scope defines")),
             CheckError::OpaqueDecl { message, .. } => d(message.clone()).with_label("in this opaque type declaration"),
             CheckError::Secret { use_, what, origin, detail, also, .. } => {
-                let mut diag = d(use_.message(detail)).with_label(format!("{what} is secret"));
+                let label = match use_ {
+                    crate::check::secret::SecretUse::Qualifier => "not data of its own".to_string(),
+                    _ => format!("{what} is secret"),
+                };
+                let mut diag = d(use_.message(detail)).with_label(label);
                 if let Some((name, span)) = origin {
                     diag = diag.with_secondary(*span, format!("`{name}` is secret from here"));
                 }

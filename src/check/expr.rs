@@ -391,7 +391,7 @@ impl Checker {
                 let t = self.type_expr(te);
                 self.coerce_expr(v, t, span)
             }
-            ExprKind::Lambda(def) => self.lambda(def),
+            ExprKind::Lambda(def) => self.lambda(def, expected),
             ExprKind::If(branches, otherwise) => {
                 let mut checked = Vec::new();
                 let mut result_ty: Option<Type> = expected.cloned();
@@ -1059,8 +1059,11 @@ impl Checker {
         )
     }
 
-    fn lambda(&mut self, def: &ast::FunDef) -> ir::Expr {
+    fn lambda(&mut self, def: &ast::FunDef, expected: Option<&Type>) -> ir::Expr {
         let idx = self.new_function(def, "<lambda>");
+        if let Some(t) = expected {
+            self.narrow_lambda_params(idx, t);
+        }
         self.check_function(idx);
         let ty = self.fun_type_of(idx);
         let sig = self.funs[idx].clone();
@@ -1267,6 +1270,14 @@ impl Checker {
         rhs: &ast::Expr,
         _unused: Option<()>,
     ) -> Option<Projection> {
+        // A component of a secret struct or compact value is secret (issue 14).
+        if let Type::Secret(inner) = ty {
+            return self.projection(inner, rhs, None).map(|p| match p {
+                Projection::Field(i, t) => Projection::Field(i, Type::secret(t)),
+                Projection::CField(i, t) => Projection::CField(i, Type::secret(t)),
+                Projection::Index(e, m, t) => Projection::Index(e, m, Type::secret(t)),
+            });
+        }
         if self.opaque_projection(ty, rhs) {
             return Some(Projection::Field(0, error_type()));
         }
@@ -1339,6 +1350,15 @@ impl Checker {
             return None;
         };
         let et = self.zonk(&e.ty);
+        if et.has_secret() {
+            // A secret position would be revealed by which element is read (issue 14).
+            self.secret_error(
+                e.span,
+                crate::check::secret::SecretUse::Shape,
+                "an array index or a projection",
+            );
+            return Some(Projection::Index(e, IndexMode::Linear, error_type()));
+        }
         if matches!(et, Type::Int(_)) {
             return Some(Projection::Index(e, IndexMode::Linear, (**elem).clone()));
         }

@@ -11,7 +11,9 @@
 //! - `kind` (the L2.13 lattice) is `types::kind::kind_of`, the join of the kinds of the
 //!   components; `:kind` shows it.
 //!
-//! `narrow` (visibility) belongs to the visibility dimension, which does not exist yet.
+//! - `narrow` (visibility, issue 14) is the join of `public < secret` (`Type::narrow`): an
+//!   operator's result is `type(narrow(V0, V1), promote(D0, D1))`, applied by the operator and
+//!   primitive rules and explained by `check/secret.rs`.
 
 use crate::check::unify;
 use crate::types::ty::Type;

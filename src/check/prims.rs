@@ -709,9 +709,10 @@ fn rule_with_visibility(
 
 /// `reveal e` (issue 14): the value, its type made public. The IR is the value itself (the
 /// evaluator never sees visibility).
-fn reveal_rule(c: &mut Checker, args: &mut Vec<Arg>, _span: Span) -> ir::Expr {
+fn reveal_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
     let mut e = take(c, args, 0, None);
     e.ty = c.zonk(&e.ty).erase_secret();
+    e.span = span;
     e
 }
 
@@ -789,7 +790,10 @@ fn apply_scheme(
         candidates.iter().copied().find(|&k| {
             let mut binds = Binds::new();
             order.iter().filter(|&&i| !function_param(i)).all(|&i| {
-                let actual = c.zonk(&checked[i].as_ref().expect("checked").ty);
+                // The overload is chosen by data type (a secret is narrowed after).
+                let actual = c
+                    .zonk(&checked[i].as_ref().expect("checked").ty)
+                    .erase_secret();
                 match_type(&shapes[k].0[i], &actual, &mut binds)
             }) && schemes[k].violated(&binds).is_none()
         })
@@ -838,10 +842,7 @@ fn apply_scheme(
                 checked[i] = Some(take(c, args, i, None));
             }
         }
-        secret = checked
-            .iter()
-            .flatten()
-            .any(|e| c.zonk(&e.ty).has_secret());
+        secret = checked.iter().flatten().any(|e| c.zonk(&e.ty).has_secret());
         if secret {
             for e in checked.iter_mut().flatten() {
                 e.ty = Type::secret(c.zonk(&e.ty));
@@ -865,7 +866,7 @@ fn apply_scheme(
                     c.secret_error(
                         e.span,
                         crate::check::secret::SecretUse::Shape,
-                        "the length of a string",
+                        "the string of `len` (a length is a shape, and shapes are public)",
                     );
                     return error_expr(span);
                 }
@@ -879,7 +880,9 @@ fn apply_scheme(
         // compact array given to `sort`) is no overload, not a mismatch with half-inferred
         // parameter types.
         let mut binds = Binds::new();
-        if !function_param(i) && !match_type(&shapes[k].0[i], &c.zonk(&e.ty), &mut binds) {
+        if !function_param(i)
+            && !match_type(&shapes[k].0[i], &c.zonk(&e.ty).erase_secret(), &mut binds)
+        {
             return no_overload(c, vec![&e]);
         }
         let context = format!("the argument of `{}`", def.name);

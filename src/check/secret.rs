@@ -61,7 +61,7 @@ impl SecretUse {
         match self {
             SecretUse::Qualifier => detail.to_string(),
             SecretUse::Print => format!("a secret value cannot be {detail}"),
-            SecretUse::Branch => format!("a secret `bool` cannot decide {detail}"),
+            SecretUse::Branch => format!("a secret value cannot decide {detail}"),
             SecretUse::Shape => format!("a secret value cannot be used as {detail}"),
             SecretUse::Store => format!("a secret value cannot be stored into {detail}"),
             SecretUse::Return => format!("a secret value cannot be returned from {detail}"),
@@ -193,11 +193,24 @@ impl Checker {
     pub(crate) fn sink_of_context(context: &str) -> (SecretUse, String) {
         if context.contains("loop") {
             (SecretUse::Shape, format!("a loop bound ({context})"))
-        } else if context.contains("index") || context.contains("position") || context.contains("substring") {
+        } else if context.contains("index")
+            || context.contains("position")
+            || context.contains("substring")
+        {
             (SecretUse::Shape, format!("a position ({context})"))
         } else if context.contains("returned") || context.contains("function result") {
-            (SecretUse::Return, "a function whose result is public".into())
-        } else if context.starts_with("the argument") || context.contains("parameter") {
+            (
+                SecretUse::Return,
+                "a function whose result is public".into(),
+            )
+        } else if context == "this argument" {
+            // A user function's public parameters are narrowed at the call (its visibility
+            // instance); what remains is a function value's.
+            (
+                SecretUse::Call,
+                "the public parameter of a function value".into(),
+            )
+        } else if context.contains("argument") || context.contains("parameter") {
             (SecretUse::Call, format!("a public parameter ({context})"))
         } else {
             (SecretUse::Store, format!("a public place ({context})"))
@@ -215,11 +228,13 @@ fn span_is_name(c: &Checker, span: Span, name: &str) -> bool {
 /// May a value of type `found` go where `expected` is wanted, as far as visibility goes (the
 /// data types being the same)? Public goes anywhere; secret only into secret.
 pub(crate) fn visibility_fits(found: &Type, expected: &Type) -> bool {
-    if !found.has_secret() {
+    // Only a function expected to take a secret asks anything of a public type.
+    if !found.has_secret() && !(expected.has_secret() && expected.has_fun()) {
         return true;
     }
     match (found, expected) {
-        (_, Type::Secret(_)) => true,
+        // An inference variable may become the secret type.
+        (_, Type::Secret(_) | Type::Meta(_)) => true,
         (Type::Secret(_), _) => false,
         (Type::Fun(a1, r1), Type::Fun(a2, r2)) => {
             // Contravariant in the argument.
@@ -467,9 +482,10 @@ fn pattern_types(p: &ir::Pattern, t: &Type, out: &mut Vec<(ir::Slot, Type)>) {
             out.push((*s, t.clone()))
         }
         ir::PatternKind::Tuple(parts) => {
-            let components = t
-                .tuple_components()
-                .or_else(|| t.record_fields().map(|fs| fs.map(|(_, f)| f.clone()).collect()));
+            let components = t.tuple_components().or_else(|| {
+                t.record_fields()
+                    .map(|fs| fs.map(|(_, f)| f.clone()).collect())
+            });
             match components {
                 Some(cs) if cs.len() == parts.len() => {
                     for (q, c) in parts.iter().zip(&cs) {
@@ -503,13 +519,16 @@ pub(crate) fn narrow_like(p: &Type, a: &Type) -> Type {
         }
     }
     match (p, a) {
-        (Type::Array(pe, pi), Type::Array(ae, _)) => Type::array(narrow_like(pe, ae), (**pi).clone()),
+        (Type::Array(pe, pi), Type::Array(ae, _)) => {
+            Type::array(narrow_like(pe, ae), (**pi).clone())
+        }
         _ => Type::secret(p.clone()),
     }
 }
 
 impl Checker {
-    /// An argument for a parameter of type `param` of a user function: a secret where the
+    /// An argument for a parameter of type `param` (declared as `declared`) of a user
+    /// function: a secret where the
     /// parameter is public is given its data type, and its group is marked (the function is
     /// then checked again with that group secret: `secret_instance`). A parameter whose type
     /// is still being inferred (a type parameter) takes the secret type itself.
@@ -517,18 +536,214 @@ impl Checker {
         &mut self,
         mut v: ir::Expr,
         param: &Type,
+        declared: &Type,
         marks: &mut Vec<Option<Type>>,
     ) -> ir::Expr {
         let t = self.zonk(&v.ty);
         let param = self.zonk(param);
-        let mark = t.has_secret() && !param.has_meta() && !visibility_fits(&t, &param);
+        let mark = t.has_secret() && !visibility_fits(&t, &param);
         if mark {
-            marks.push(Some(narrow_like(&param, &t)));
+            // The declared type (over the function's type parameters) as the body sees it.
+            marks.push(Some(narrow_like(declared, &t)));
             v.ty = t;
             strip(&mut v);
         } else {
             marks.push(None);
         }
         v
+    }
+}
+
+impl Checker {
+    /// A lambda checked where a function of `expected` is wanted (`map f a` over a secret
+    /// array): a parameter written public whose expected type is secret takes the secret type
+    /// (the lambda is polymorphic in visibility, and its body is checked at the visibility it
+    /// is used with); a declared result is narrowed with it.
+    pub(crate) fn narrow_lambda_params(&mut self, idx: usize, expected: &Type) {
+        use crate::check::env::{Binding, VarType};
+        let expected = self.zonk(expected);
+        if !expected.has_secret() {
+            return;
+        }
+        let sig = self.funs[idx].clone();
+        let mut domains = Vec::new();
+        let mut rest = expected;
+        while let Type::Fun(a, r) = rest {
+            domains.push((*a).clone());
+            rest = (*r).clone();
+        }
+        let mut slot_types = Vec::new();
+        let mut groups = sig.groups.clone();
+        for (i, (g, d)) in sig.groups.iter().zip(&domains).enumerate() {
+            let g = self.zonk(g);
+            if d.has_secret() && !visibility_fits(d, &g) && d.erase_secret() == g.erase_secret() {
+                let narrowed = narrow_like(&g, d);
+                pattern_types(&sig.params[i], &narrowed, &mut slot_types);
+                groups[i] = narrowed;
+            }
+        }
+        if slot_types.is_empty() {
+            return;
+        }
+        for binding in self.scopes[sig.scope].values.values_mut() {
+            let Binding::Var(vb) = binding else { continue };
+            if vb.loc.frame != sig.frame {
+                continue;
+            }
+            if let Some((_, t)) = slot_types.iter().find(|(s, _)| *s == vb.loc.slot) {
+                vb.ty = VarType::Known(t.clone());
+            }
+        }
+        let f = &mut self.funs[idx];
+        f.groups = groups;
+        if sig.def.ret.is_some() {
+            f.ret = f.ret.take().map(|r| r.narrow(true));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax;
+
+    fn checked_unit(src: &str) -> Result<ir::Unit, Vec<&'static str>> {
+        let mut c = Checker::new();
+        let (stmts, errors) = syntax::parse_program(crate::PRELUDE);
+        assert!(errors.is_empty());
+        c.check_program(&stmts).expect("prelude checks");
+        let (stmts, errors) = syntax::parse_program(src);
+        assert!(errors.is_empty(), "{errors:?}");
+        c.check_program(&stmts)
+            .map_err(|d| d.iter().map(|d| d.code).collect())
+    }
+
+    /// The program with the qualifier `secret` and the function `reveal` blanked out (same
+    /// length, so the same spans; words inside strings and comments are kept).
+    fn public_twin(src: &str) -> String {
+        src.replace("secret ", "       ")
+            .replace("reveal ", "       ")
+    }
+
+    /// The IR's debug text with every `span: A..B` removed.
+    fn without_spans(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("span: ") {
+            out.push_str(&rest[..at]);
+            rest = rest[at + 6..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Issue 14 item 5: the evaluator is handed exactly the program it would run without the
+    /// qualifiers, so a secret costs what a public value does.
+    #[test]
+    fn a_secret_program_compiles_to_the_ir_of_its_public_twin() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let mut compared = 0;
+        for entry in std::fs::read_dir(&folder).expect("examples") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !(name.starts_with("secret_") && name.ends_with(".flx")) {
+                continue;
+            }
+            let src = std::fs::read_to_string(&path).expect("readable");
+            let secret = checked_unit(&src).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let public = checked_unit(&public_twin(&src))
+                .unwrap_or_else(|e| panic!("{name} without qualifiers: {e:?}"));
+            // The same code (a `reveal e` call spans more text than `e` alone).
+            assert_eq!(
+                without_spans(&format!("{secret:?}")),
+                without_spans(&format!("{public:?}")),
+                "{name}: the IR differs from its public twin's"
+            );
+            assert!(
+                !format!("{secret:?}").contains("Secret"),
+                "{name}: not erased"
+            );
+            compared += 1;
+        }
+        assert!(compared >= 3, "only {compared} secret examples compared");
+    }
+
+    #[test]
+    fn narrow_is_a_join() {
+        let s = Type::secret(Type::INT);
+        // Idempotent, and it distributes over tuples, arrays (not their shape) and records.
+        assert_eq!(Type::secret(s.clone()), s);
+        let pair = Type::tuple(vec![Type::INT, Type::Double]);
+        assert_eq!(
+            Type::secret(pair),
+            Type::tuple(vec![s.clone(), Type::secret(Type::Double)])
+        );
+        let array = Type::array(Type::INT, Type::Unitsum(3));
+        assert_eq!(
+            Type::secret(array.clone()),
+            Type::array(s.clone(), Type::Unitsum(3))
+        );
+        // unit, functions and pointers carry no secret data of their own.
+        assert_eq!(Type::secret(Type::UNIT), Type::UNIT);
+        let f = Type::fun(Type::INT, Type::INT);
+        assert_eq!(Type::secret(f.clone()), f);
+        // Erasure undoes it; public flows into secret, never the other way.
+        assert_eq!(Type::secret(array.clone()).erase_secret(), array);
+        assert!(visibility_fits(&Type::INT, &s));
+        assert!(!visibility_fits(&s, &Type::INT));
+        assert!(visibility_fits(&s, &s));
+        // Functions are contravariant in their parameter.
+        let takes_secret = Type::fun(s.clone(), Type::INT);
+        assert!(visibility_fits(&takes_secret, &f));
+        assert!(!visibility_fits(&f, &takes_secret));
+    }
+
+    #[test]
+    fn secret_types_are_printed_and_narrowed() {
+        let shown = |t: Type| t.to_string();
+        assert_eq!(shown(Type::secret(Type::INT)), "secret int");
+        assert_eq!(
+            shown(Type::secret(Type::array(Type::INT, Type::Unitsum(3)))),
+            "secret int ^ 3"
+        );
+        let sum = Type::sum(vec![Type::INT, Type::Double]);
+        assert_eq!(shown(Type::secret(sum)), "secret (int + double)");
+        assert_eq!(
+            narrow_like(&Type::INT, &Type::secret(Type::INT)),
+            Type::secret(Type::INT)
+        );
+        let params = Type::tuple(vec![Type::INT, Type::INT]);
+        let args = Type::tuple(vec![Type::secret(Type::INT), Type::INT]);
+        assert_eq!(narrow_like(&params, &args), args);
+    }
+
+    #[test]
+    fn visibility_polymorphic_functions_and_their_limits() {
+        let ok = |src: &str| assert_eq!(checked_unit(src).err(), None, "{src}");
+        let fails =
+            |src: &str, code: &str| assert_eq!(checked_unit(src).err(), Some(vec![code]), "{src}");
+        ok("fun f (x:int, n:int) : int = { var r = 0; for i in 0 ..< n do r = r + x; done return r; }\nvar s : secret int = 1;\nval y : secret int = f (s, 3);");
+        fails("fun f (x:int, n:int) : int = { var r = 0; for i in 0 ..< n do r = r + x; done return r; }\nvar s : secret int = 1;\nval y = f (3, s);", "E0806");
+        ok("fun id[T] (x:T) : T => x;\nvar s : secret int = 1;\nval y : secret int = id s;\nval z : int = id 3;");
+        // The result of a call with a secret is secret.
+        fails(
+            "fun g (x:int) : int => x + 1;\nvar s : secret int = 1;\nval y : int = g s;",
+            "E0804",
+        );
+        // A recursive function is checked once per visibility.
+        ok("fun fact (n:int) : int => if n <= 1 then 1 else n * fact (n - 1);\nval y = fact 5;");
+        fails("fun fact (n:int) : int => if n <= 1 then 1 else n * fact (n - 1);\nvar s : secret int = 3;\nval y = fact s;", "E0806");
+        // fold_left with a lambda over a secret array, and the lambda's captured secret.
+        ok("var a : secret int ^ 3 = 1, 2, 3;\nval t : secret int = fold_left (fun (acc:int) (v:int) => acc + v) 0 a;");
+        ok("var k : secret int = 2;\nval b = map (fun (x:int) => x * k) (1, 2, 3);\nval c : secret int ^ 3 = b;");
+        fails(
+            "var k : secret int = 2;\nval b : int ^ 3 = map (fun (x:int) => x * k) (1, 2, 3);",
+            "E0804",
+        );
+        // A conditional expression with one secret branch is secret.
+        fails(
+            "var k : secret int = 2;\nvar p = 1;\nval x : int = if p > 0 then k else 0;",
+            "E0804",
+        );
     }
 }

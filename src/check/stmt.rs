@@ -82,7 +82,7 @@ impl Checker {
                 StmtKind::Struct { fields, .. } => NominalBody::Struct(
                     fields
                         .iter()
-                        .map(|f| (f.name.node.as_str().into(), self.type_expr(&f.ty)))
+                        .map(|f| (f.name.node.as_str().into(), self.field_type(&f.ty)))
                         .collect(),
                 ),
                 StmtKind::Variant { ctors, .. } => NominalBody::Variant(
@@ -91,7 +91,7 @@ impl Checker {
                         .map(|(cname, cty)| {
                             (
                                 cname.node.as_str().into(),
-                                cty.as_ref().map(|t| self.type_expr(t)),
+                                cty.as_ref().map(|t| self.field_type(t)),
                             )
                         })
                         .collect(),
@@ -1471,6 +1471,22 @@ impl Checker {
         let (label, body_ir) = self.loop_body(label, body);
         self.scope = saved;
         (place, body_ir, label)
+    }
+
+    /// The type of a struct field or a constructor argument: public (issue 14: a struct or
+    /// variant value is secret as a whole, `secret P`, which the evaluator never sees; a
+    /// nominal type's own body stays public).
+    fn field_type(&mut self, te: &ast::TypeExpr) -> Type {
+        let t = self.type_expr(te);
+        if t.has_secret() {
+            self.secret_error(
+                te.span,
+                crate::check::secret::SecretUse::Qualifier,
+                format!("a field of a struct or variant cannot be `{t}`: declare the values secret instead (`secret P`)"),
+            );
+            return crate::check::error_type();
+        }
+        t
     }
 
     /// A condition (`if`, `while`, `until`, `assert`, a guard): a public `bool`.

@@ -323,6 +323,7 @@ fn verdict(b: Behaviour, ty: &Type) -> Verdict {
         },
         Behaviour::Printable => match ty {
             Type::Ptr(..) | Type::CPtr(..) => Verdict::Lacks(Reason::Pointer),
+            Type::Secret(_) => Verdict::Lacks(Reason::Secret),
             Type::Tuple(_)
             | Type::Array(..)
             | Type::Sum(_)

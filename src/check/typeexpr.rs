@@ -186,7 +186,12 @@ impl Checker {
 
     /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
     /// `secret T` or `public T` (issue 14).
-    fn visibility_type(&mut self, secret: bool, te: &TypeExpr, span: crate::syntax::span::Span) -> Type {
+    fn visibility_type(
+        &mut self,
+        secret: bool,
+        te: &TypeExpr,
+        span: crate::syntax::span::Span,
+    ) -> Type {
         let t = self.type_expr(te);
         if crate::check::contains_error(&t) {
             return t;

@@ -60,6 +60,9 @@ impl Checker {
         for (_, f) in funs.iter_mut() {
             let mut g: Function = (**f).clone();
             g.ret = self.zonk(&g.ret);
+            if self.erasing {
+                g.ret = g.ret.erase_secret();
+            }
             for p in g.params.iter_mut() {
                 self.zonk_pattern(p);
             }
@@ -81,6 +84,9 @@ impl Checker {
     }
 
     fn zonk_expr(&mut self, e: &mut Expr) {
+        if self.erasing {
+            self.erase_components(e);
+        }
         self.zonk_in_place(&mut e.ty);
         match &mut e.kind {
             ExprKind::Const(_)
@@ -111,6 +117,9 @@ impl Checker {
                 }
             }
             ExprKind::AddrOf { root_ty, path, .. } => {
+                if self.erasing {
+                    erase_path(&self.zonk(root_ty), path);
+                }
                 self.zonk_in_place(root_ty);
                 for step in path {
                     if let PathStep::Index(e, _) = step {
@@ -119,6 +128,11 @@ impl Checker {
                 }
             }
             ExprKind::PtrProject { pointer, path } => {
+                if self.erasing {
+                    if let Some((_, pointee)) = self.zonk(&pointer.ty).pointee() {
+                        erase_path(pointee, path);
+                    }
+                }
                 self.zonk_expr(pointer);
                 for step in path {
                     if let PathStep::Index(e, _) = step {
@@ -215,6 +229,9 @@ impl Checker {
                 value,
                 ..
             } => {
+                if self.erasing {
+                    erase_path(&self.zonk(root_ty), path);
+                }
                 self.zonk_in_place(root_ty);
                 for step in path {
                     if let PathStep::Index(e, _) = step {
@@ -256,6 +273,80 @@ impl Checker {
                     self.zonk_arm(arm, |c, b| c.zonk_stmts(b));
                 }
             }
+        }
+    }
+}
+
+impl Checker {
+    /// Erasing visibility can make a tuple type an array (`secret int * int` is a tuple,
+    /// `int * int` the array `int ^ 2`): the tuple built or projected in the checker's terms
+    /// becomes the array the evaluator expects for the erased type.
+    fn erase_components(&mut self, e: &mut Expr) {
+        if !matches!(e.kind, ExprKind::Field(..) | ExprKind::Tuple(..)) {
+            return;
+        }
+        match &mut e.kind {
+            ExprKind::Tuple(parts)
+                if matches!(self.zonk(&e.ty).erase_secret(), Type::Array(..)) =>
+            {
+                e.kind = ExprKind::Array(std::mem::take(parts));
+            }
+            ExprKind::Field(x, k) => {
+                let whole = self.zonk(&x.ty);
+                if whole.has_secret() && matches!(whole.erase_secret(), Type::Array(..)) {
+                    let index = crate::check::expr::int_const(
+                        *k as i64,
+                        Type::Int(crate::types::ty::IntTy::Long),
+                        e.span,
+                    );
+                    let array =
+                        std::mem::replace(x, Box::new(crate::check::expr::error_expr(e.span)));
+                    e.kind = ExprKind::Index {
+                        array,
+                        index: Box::new(index),
+                        mode: crate::core::ir::IndexMode::Linear,
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A store or address path over a value of the checker's type `root`: a component step into a
+/// tuple that erases to an array becomes an index step (see `erase_components`).
+fn erase_path(root: &Type, path: &mut [PathStep]) {
+    let mut t = root.clone();
+    for step in path.iter_mut() {
+        let next = match step {
+            PathStep::Field(k) => {
+                let k = *k as usize;
+                let component = t
+                    .tuple_components()
+                    .and_then(|cs| cs.get(k).cloned())
+                    .or_else(|| {
+                        t.record_fields()
+                            .and_then(|mut fs| fs.nth(k).map(|(_, f)| f.clone()))
+                    });
+                if t.has_secret() && matches!(t.erase_secret(), Type::Array(..)) {
+                    let span = crate::syntax::span::Span::default();
+                    let index = crate::check::expr::int_const(
+                        k as i64,
+                        Type::Int(crate::types::ty::IntTy::Long),
+                        span,
+                    );
+                    *step = PathStep::Index(index, crate::core::ir::IndexMode::Linear);
+                }
+                component
+            }
+            PathStep::Index(..) => match &t {
+                Type::Array(e, _) | Type::CArray(e, _) => Some((**e).clone()),
+                _ => None,
+            },
+        };
+        match next {
+            Some(n) => t = n,
+            None => return,
         }
     }
 }

@@ -340,6 +340,16 @@ fn join_numbers(numbers: &[BigUint]) -> String {
 /// `T ^ I`: the layout of `I`. `Err` with a message for any other type.
 pub fn describe_layout(ty: &Type) -> Result<String, String> {
     match ty {
+        // Visibility (issue 14) changes no layout: a secret is stored like its public type,
+        // and an array's shape (its index) is always public.
+        Type::Array(element, index) if element.has_secret() => Ok(format!(
+            "{}; secret elements, public shape",
+            describe_layout(index)?
+        )),
+        Type::Secret(inner) => Ok(format!(
+            "{}; secret, stored like `{inner}`",
+            describe_layout(inner)?
+        )),
         Type::Array(_, index) => describe_layout(index),
         Type::CSum(_) => {
             let summands = sum_summands(ty).ok_or_else(|| no_layout_message(ty))?;
