@@ -465,6 +465,16 @@ impl Checker {
         if s == error_type() {
             return error_expr(span);
         }
+        // A conversion of a secret is the conversion of its data, narrowed (issue 14).
+        if s.has_secret() && !target.has_secret() {
+            let mut v = v;
+            crate::check::secret::strip(&mut v);
+            let mut r = self.convert(target, Arg::Checked(v), span);
+            if r.ty != error_type() {
+                r.ty = Type::secret(self.zonk(&r.ty));
+            }
+            return r;
+        }
         let ok = crate::check::traits::convertible(&s, &target)
             != crate::check::traits::Conversion::None;
         if target == Type::Natural && matches!(s, Type::Int(_)) {
@@ -930,7 +940,7 @@ impl Checker {
                     .position(Option::is_some)
                     .and_then(|i| args.get(i))
                     .map_or(span, |a| a.span);
-                self.secret_call_error(idx, at, inner);
+                self.secret_call_error(idx, at, &inner);
                 return error_expr(span);
             }
             result_ty = result_ty.narrow(true);

@@ -272,13 +272,12 @@ impl Checker {
                 let secret = t.has_secret();
                 let t = t.erase_secret();
                 x.ty = t.clone();
-                let t = t.narrow(secret);
                 let kernel =
                     crate::check::prims::operator_kernel("neg", std::slice::from_ref(&t), &t);
                 match t {
                     _ if kernel.is_some() => mk(
                         ir::ExprKind::Prim(kernel.expect("checked"), vec![x]),
-                        t,
+                        t.narrow(secret),
                         span,
                     ),
                     t if t == error_type() => error_expr(span),

@@ -99,7 +99,7 @@ pub struct Checker {
         std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
     /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
     /// the name, and the declaration when it is in this unit (`secret.rs` names them).
-    secret_reads: Vec<(Span, String, Option<(String, Span)>)>,
+    secret_reads: Vec<secret::SecretRead>,
     /// Variables that are secret because their initial value was, by declaration: the secret
     /// variable (declared with `secret`) that value came from.
     secret_roots: std::collections::HashMap<Span, (String, Span)>,
@@ -111,7 +111,7 @@ pub struct Checker {
     /// The visibility instances of functions checked so far (`secret.rs`): the function, the
     /// parameter groups it was checked with, and the result type (`None`: its body reveals
     /// a secret parameter, and the error that says how).
-    pub(crate) secret_instances: Vec<(usize, Vec<Type>, Result<Type, CheckError>)>,
+    pub(crate) secret_instances: Vec<secret::SecretInstance>,
     /// Inside a visibility instance: the function being checked again.
     pub(crate) in_secret_instance: bool,
     /// Variables declared without a type (by declaration span) that a visibility instance

@@ -21,6 +21,14 @@ use crate::core::ir;
 use crate::syntax::span::Span;
 use crate::types::ty::Type;
 
+/// A read of a secret variable: where, its name, and the variable declared `secret` that it
+/// is secret because of (name and declaration), when that is in the unit being checked.
+pub(crate) type SecretRead = (Span, String, Option<(String, Span)>);
+
+/// A visibility instance checked: the function, its marks (the narrowed parameter groups and
+/// the secret type parameters), and whether its body keeps them secret.
+pub(crate) type SecretInstance = (usize, Vec<Type>, Result<(), Box<CheckError>>);
+
 /// Where a secret may not go without `reveal`; each is an error code of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SecretUse {
@@ -229,7 +237,7 @@ fn span_is_name(c: &Checker, span: Span, name: &str) -> bool {
 /// data types being the same)? Public goes anywhere; secret only into secret.
 pub(crate) fn visibility_fits(found: &Type, expected: &Type) -> bool {
     // Only a function expected to take a secret asks anything of a public type.
-    if !found.has_secret() && !(expected.has_secret() && expected.has_fun()) {
+    if !(found.has_secret() || (expected.has_secret() && expected.has_fun())) {
         return true;
     }
     match (found, expected) {
@@ -283,7 +291,7 @@ impl Checker {
         idx: usize,
         secret_groups: &[Option<Type>],
         secret_params: &[bool],
-    ) -> Result<(), CheckError> {
+    ) -> Result<(), Box<CheckError>> {
         let key: Vec<Type> = secret_groups
             .iter()
             .map(|g| g.clone().unwrap_or(Type::VOID))
@@ -294,19 +302,18 @@ impl Checker {
             .iter()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
-            return answer.clone().map(|_| ());
+            return answer.clone();
         }
         // A recursive call of the instance being checked is assumed to keep secrets (the body
         // around it is what decides).
-        self.secret_instances
-            .push((idx, key.clone(), Ok(Type::UNIT)));
+        self.secret_instances.push((idx, key.clone(), Ok(())));
         let answer = self.probe_instance(idx, secret_groups, secret_params);
         if let Some(entry) = self
             .secret_instances
             .iter_mut()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
-            entry.2 = answer.clone().map(|_| Type::UNIT);
+            entry.2 = answer.clone();
         }
         answer
     }
@@ -316,7 +323,7 @@ impl Checker {
         idx: usize,
         secret_groups: &[Option<Type>],
         secret_params: &[bool],
-    ) -> Result<(), CheckError> {
+    ) -> Result<(), Box<CheckError>> {
         use crate::check::env::{Binding, FunState, TypeBinding, VarType};
         let mut probe = self.clone();
         probe.errors.clear();
@@ -424,7 +431,7 @@ impl Checker {
             if attempt.errors.is_empty() || wanted.is_empty() {
                 return match attempt.errors.into_iter().next() {
                     None => Ok(()),
-                    Some(e) => Err(e),
+                    Some(e) => Err(Box::new(e)),
                 };
             }
             forced.extend(wanted);
@@ -457,7 +464,7 @@ impl Checker {
 
     /// Report that `f` cannot take the secret argument at `span`, with the error its body
     /// gave when checked with it.
-    pub(crate) fn secret_call_error(&mut self, idx: usize, span: Span, inner: CheckError) {
+    pub(crate) fn secret_call_error(&mut self, idx: usize, span: Span, inner: &CheckError) {
         let name = self.funs[idx].name.clone();
         let here = self.funs[idx].scope >= self.unit_scope;
         let reason = inner.to_diagnostic().message;
