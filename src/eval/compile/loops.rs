@@ -434,13 +434,19 @@ impl<'t> Accumulator<'t> {
         match (self.terms, self.sum) {
             (Terms::Int(kernels), Sum::Int(ity)) => {
                 let (valid, pending) = run_terms(kernels, chunk, &mut self.ints, len);
-                let slow = |acc: i64, x: i64, span: Span| {
-                    int_arith(ArithOp::Add, ity, acc, x).map_err(|f| f.at(span))
-                };
+                let slow = |acc: i64, x: i64, span: Span| int_add(ity, acc, x, span);
                 if ity.bits() == 64 && ity.signed() {
                     let add = |acc: i64, x: i64, span: Span| match acc.checked_add(x) {
                         Some(r) => Ok(r),
                         None => slow(acc, x, span),
+                    };
+                    accumulate(&mut self.int, kernels, &self.ints, valid, pending, add)
+                } else if ity.bits() < 64 {
+                    // Narrower types: the i64 sum is exact, then checked against the range.
+                    let (low, high) = (ity.min() as i64, ity.max() as i64);
+                    let add = |acc: i64, x: i64, span: Span| match acc.checked_add(x) {
+                        Some(r) if (low..=high).contains(&r) => Ok(r),
+                        _ => int_add_cold(ity, acc, x, span),
                     };
                     accumulate(&mut self.int, kernels, &self.ints, valid, pending, add)
                 } else {
@@ -460,6 +466,18 @@ impl<'t> Accumulator<'t> {
             )),
         }
     }
+}
+
+/// Checked integer `+` of type `ity`, a fault at `span`.
+fn int_add(ity: IntTy, acc: i64, x: i64, span: Span) -> Result<i64, Ctrl> {
+    int_arith(ArithOp::Add, ity, acc, x).map_err(|f| f.at(span))
+}
+
+/// `int_add` off the fast path (where an overflow is possible), out of the loop's code.
+#[cold]
+#[inline(never)]
+fn int_add_cold(ity: IntTy, acc: i64, x: i64, span: Span) -> Result<i64, Ctrl> {
+    int_add(ity, acc, x, span)
 }
 
 /// Run each term's kernel on the prefix before the earliest fault so far: the valid length
