@@ -6,8 +6,8 @@
 #
 # Every available command of a kernel or idiom row runs once as a warm-up, then RUNS times
 # (default 5) in alternation (one run of each command per round). REGEX (default: everything)
-# selects kernels (K1 ... K7, K1f, K2l, K3l, R, K2T) and idiom rows (sum, isum, dsum, map, gsum,
-# store, dwhile, fib, call, pairs, str, str2x, closure, thr) by name: '^K' for the kernels only,
+# selects kernels (K1 ... K7, K1f, K2l, K3l, R, K2T, K1fT) and idiom rows (sum, isum, dsum, map,
+# gsum, store, dwhile, fib, call, pairs, str, str2x, closure, thr, fthr) by name: '^K' for the kernels only,
 # '^[a-z]' for the idioms only.
 #
 # Part 1, the kernels (issue 5): median wall seconds of each command and the ratio Tessera /
@@ -23,7 +23,7 @@
 # Environment: TESSERA (the binary, default target/release/tessera), BASELINES (the baselines
 # folder, default ../shared/bench/baselines from the repository root), PY (the python3 that has
 # numpy), TESSERA_THREADS (passed as RAYON_NUM_THREADS to Tessera; default 1, the targets are
-# single-threaded except the K2T and thr scaling rows), RS_IDIOMS (where the Rust counterparts of
+# single-threaded except the K2T, K1fT, thr and fthr scaling rows), RS_IDIOMS (where the Rust counterparts of
 # the idioms are built with rustc -O, default /tmp/tessera-bench-rs).
 set -uo pipefail
 
@@ -203,6 +203,11 @@ kernel R reshape_big.flx "small" < <(echo "small $tessera run $repo/benches/resh
 if [[ K2T =~ $only ]]; then
   # Parallel scaling of K2: the same program with 1 and 2 threads, in alternation.
   threads=2 kernel K2T k2_map.flx "t1" < <(echo "t1 env RAYON_NUM_THREADS=1 $tessera run $repo/benches/k2_map.flx")
+fi
+if [[ K1fT =~ $only ]]; then
+  # Parallel scaling of K1f (fold_left of integer +, split over rayon like \sum): 2 threads
+  # against 1, in alternation.
+  threads=2 kernel K1fT k1_fold.flx "t1" < <(echo "t1 env RAYON_NUM_THREADS=1 $tessera run $repo/benches/k1_fold.flx")
 fi
 
 if [[ K1 =~ $only ]] && [ $have_time = 1 ]; then
@@ -396,6 +401,12 @@ idiom thr 10000000 elem <<EOF
 setup sum_setup.flx
 form t1 map_capture.flx - 1
 form t2 map_capture.flx - 2
+EOF
+# Parallel scaling of fold_left of integer +: sum_fold_lambda.flx on 1 and 2 threads.
+idiom fthr 10000000 elem <<EOF
+setup sum_setup.flx
+form t1 sum_fold_lambda.flx - 1
+form t2 sum_fold_lambda.flx - 2
 EOF
 
 # Peak RSS of the array of pairs, and of Lua's table of tables.

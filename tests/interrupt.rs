@@ -95,6 +95,12 @@ fn long_kernels_poll_the_interrupt_flag() {
         ("val s = \\sum d;\n", "\\sum d"),
         ("val s = \\prod d;\n", "\\prod d"),
         ("val s = map inc a;\n", "map inc a"),
+        // The fused accumulation of `fold_left` with integer `+` (split over rayon when there
+        // are several threads) is reported at the addition.
+        (
+            "val s = fold_left (fun (acc:int) (v:int) => acc + v) 0 ones;\n",
+            "acc + v",
+        ),
     ] {
         tessera::interrupt::request_at_kernel_poll(3);
         let diag = interrupted(session.eval_chunk(chunk));
@@ -115,6 +121,7 @@ fn long_kernels_poll_the_interrupt_flag() {
         "\\sum ones\n",
         "\\prod ones\n",
         "(map inc a).(1 :>> 3000000)\n",
+        "fold_left (fun (acc:int) (v:int) => acc + v) 0 ones\n",
     ] {
         done(&mut session, chunk);
     }

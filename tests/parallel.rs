@@ -8,6 +8,11 @@ use std::process::{Command, Output};
 
 /// Run `source` with the given thread count (through the environment or the flag).
 fn run(name: &str, source: &str, threads: usize, by_flag: bool) -> Output {
+    run_with(name, source, threads, by_flag, &[])
+}
+
+/// `run` with more options before `run` (`--no-inline`).
+fn run_with(name: &str, source: &str, threads: usize, by_flag: bool, extra: &[&str]) -> Output {
     let dir = std::env::temp_dir().join(format!("tessera-parallel-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary folder");
     let file: PathBuf = dir.join(format!("{name}.flx"));
@@ -19,7 +24,7 @@ fn run(name: &str, source: &str, threads: usize, by_flag: bool) -> Output {
     } else {
         command.env("RAYON_NUM_THREADS", threads.to_string());
     }
-    command.arg("run").arg(&file);
+    command.args(extra).arg("run").arg(&file);
     command.output().expect("run the tessera binary")
 }
 
@@ -45,6 +50,30 @@ fn same_on_one_and_two_threads(name: &str, source: &str) -> Output {
             "{name}: exit status"
         );
     }
+    one
+}
+
+/// `same_on_one_and_two_threads`, and the same output again with `--no-inline` (on 2
+/// threads), where every `fold_left` calls its function element by element: the sequential
+/// fold that the split one must match exactly.
+fn same_as_the_sequential_fold(name: &str, source: &str) -> Output {
+    let one = same_on_one_and_two_threads(name, source);
+    let called = run_with(name, source, 2, false, &["--no-inline"]);
+    assert_eq!(
+        String::from_utf8_lossy(&one.stdout),
+        String::from_utf8_lossy(&called.stdout),
+        "{name}: stdout differs from the fold by calls"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&one.stderr),
+        String::from_utf8_lossy(&called.stderr),
+        "{name}: stderr differs from the fold by calls"
+    );
+    assert_eq!(
+        one.status.code(),
+        called.status.code(),
+        "{name}: exit status"
+    );
     one
 }
 
@@ -218,4 +247,134 @@ fn fused_store_loop_faults_like_the_sequential_loop() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     // 53 688 * 40 000 is the first product past 2^31 - 1.
     assert!(stderr.contains("53688 * 40000"), "{stderr}");
+}
+
+#[test]
+fn fold_left_of_integer_plus() {
+    // Every form of `fold_left` whose function is integer `+` (a lambda, a named curried
+    // function, a generic one, a partial application with more terms, an `int` body, a
+    // `ulong` body, a start value that is not zero) and the loop forms it becomes.
+    let out = same_as_the_sequential_fold(
+        "fold",
+        "typedef N = 300000;\n\
+         var a : long ^ N;\n\
+         for i in ..[N] do &a.i <- (i :>> long) * 3L - 7L; done\n\
+         println$ fold_left (fun (acc:long) (v:long) => acc + v) 0L a;\n\
+         fun add (x:long) (y:long) => x + y;\n\
+         println$ fold_left add 1000L a;\n\
+         fun sum_of[I:COMPACTLINEAR] (xs:long ^ I) => fold_left add 0L xs;\n\
+         println$ sum_of a;\n\
+         fun weighted (w:long) (acc:long) (v:long) => acc + w * v + 1L;\n\
+         println$ fold_left (weighted 3L) (-5L) a;\n\
+         var b : int ^ N;\n\
+         for i in ..[N] do &b.i <- (i :>> int) % 100 - 20; done\n\
+         println$ fold_left (fun (s:int) (x:int) => s + x) 0 b;\n\
+         var u : ulong ^ N;\n\
+         for i in ..[N] do &u.i <- (i :>> long).ulong * 1000000UL; done\n\
+         println$ fold_left (fun (s:ulong) (x:ulong) => s + x) 0UL u;\n\
+         var s = 0L;\n\
+         for v in a do s = s + v; done\n\
+         println s;\n\
+         var t = 0L;\n\
+         for i in ..[N] do t = t + (i :>> long) + 2L; done\n\
+         println t;\n",
+    );
+    let n: i64 = 300_000;
+    let a: Vec<i64> = (0..n).map(|i| i * 3 - 7).collect();
+    let sum: i64 = a.iter().sum();
+    let weighted: i64 = -5 + a.iter().map(|v| 3 * v + 1).sum::<i64>();
+    let ints: i64 = (0..n).map(|i| i % 100 - 20).sum();
+    let ulongs: u64 = (0..n as u64).map(|i| i * 1_000_000).sum();
+    let counted: i64 = (0..n).map(|i| i + 2).sum();
+    let expected = [
+        sum.to_string(),
+        (sum + 1000).to_string(),
+        sum.to_string(),
+        weighted.to_string(),
+        ints.to_string(),
+        ulongs.to_string(),
+        sum.to_string(),
+        counted.to_string(),
+    ];
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(lines, expected);
+    assert!(out.status.success());
+}
+
+#[test]
+fn fold_left_overflow_is_the_sequential_one() {
+    // A prefix passes the long range in the middle (element 140 000, the fifth block) and
+    // comes back below it later, so the total fits: the fold must fault there anyway, with
+    // the operands the sequential fold adds and the lambda's frame in the call stack.
+    let out = same_as_the_sequential_fold(
+        "fold_overflow",
+        "typedef N = 300000;\n\
+         var a : long ^ N;\n\
+         for i in ..[N] do &a.i <- 0L; done\n\
+         &a.(100000 :>> N) <- 9223372036854775000L;\n\
+         &a.(140000 :>> N) <- 1000L;\n\
+         &a.(200000 :>> N) <- -5000L;\n\
+         println$ fold_left (fun (acc:long) (v:long) => acc + v) 0L a - 1L;\n\
+         println \"not reached\";\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(stdout(&out), "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("R0003"), "{stderr}");
+    assert!(stderr.contains("9223372036854775000 + 1000"), "{stderr}");
+    assert!(stderr.contains("in an anonymous function"), "{stderr}");
+}
+
+#[test]
+fn fold_left_overflow_from_the_start_value() {
+    // The elements alone never overflow an int; from the start value, the fold passes the
+    // range at element 70 000 (in the third block of 32 768).
+    let out = same_as_the_sequential_fold(
+        "fold_init",
+        "typedef N = 200000;\n\
+         var b : int ^ N;\n\
+         for i in ..[N] do &b.i <- 10000; done\n\
+         fun plus (s:int) (x:int) => s + x;\n\
+         println$ fold_left plus 0 b;\n\
+         println$ fold_left plus 1447483647 b;\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(stdout(&out), "2000000000\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // 1 447 483 647 + 70 000 * 10 000 = 2 147 483 647, the largest int: the next add faults.
+    assert!(stderr.contains("2147483647 + 10000"), "{stderr}");
+    assert!(stderr.contains("in `plus`"), "{stderr}");
+}
+
+#[test]
+fn fold_left_term_fault_before_an_overflow() {
+    // A division by zero in the term at element 250 000 and an overflow of the sum after it:
+    // the fold stops at the division (the first fault in order), not at the later overflow.
+    // A second fold has the overflow first (element 120 000) and the division later.
+    let out = same_as_the_sequential_fold(
+        "fold_term_fault",
+        "typedef N = 300000;\n\
+         var a : long ^ N;\n\
+         for i in ..[N] do &a.i <- (i :>> long); done\n\
+         fun f (acc:long) (v:long) =>\n\
+           acc + 1000000L / (v - 250000L) + (if v > 260000L then 4611686018427387904L else 0L endif);\n\
+         println$ fold_left f 0L a;\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("R0004"), "{stderr}");
+    assert!(stderr.contains("1000000 / 0"), "{stderr}");
+    let out = same_as_the_sequential_fold(
+        "fold_overflow_first",
+        "typedef N = 300000;\n\
+         var a : long ^ N;\n\
+         for i in ..[N] do &a.i <- (i :>> long); done\n\
+         fun f (acc:long) (v:long) =>\n\
+           acc + 1000000L / (v - 250000L) + (if v >= 120000L then 4611686018427387904L else 0L endif);\n\
+         println$ fold_left f 0L a;\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("R0003"), "{stderr}");
+    assert!(!stderr.contains("R0004"), "{stderr}");
 }

@@ -4,7 +4,9 @@
 //! inlined function, which the inliner turns into that loop). The terms are computed a
 //! chunk at a time by kernels (`vector.rs`) and added in order with the same checks, so the
 //! result is bit-identical and a fault is reported exactly where the element-by-element loop
-//! reports it.
+//! reports it. An integer accumulation over at least `PARALLEL_THRESHOLD` elements with more
+//! than one thread is split over rayon (L9.5, `Run::split`): blocks summed exactly on the
+//! workers, combined in order, the block where the loop stops replayed in order.
 
 use crate::core::ir::{
     ArithOp, Expr, ExprKind, IndexMode, InlinedFrame, PathStep, Place, Prim, Stmt,
@@ -15,7 +17,8 @@ use crate::types::Type;
 
 use super::super::array::{make_unique, Shape};
 use super::super::error::{interrupted, note_frame, runtime_error, INTERNAL};
-use super::super::prims::{float_arith, int_arith, int_value, round_float};
+use super::super::parallel::{self, Block, BlockSum, Replay};
+use super::super::prims::{float_arith, int_arith, int_from_i128, int_value, round_float};
 use super::super::value::{Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, KernelFn, VecScope};
 use super::super::{Ctrl, Frame};
@@ -196,63 +199,192 @@ impl Compiler<'_> {
         .unwrap_or_default();
         Some(Box::new(move |frame| {
             let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
-            match &elements {
-                Elements::Counter(n) => {
-                    let n = *n;
-                    let mut state = Accumulator::start(frame, target, sum, &terms);
-                    let mut base: u64 = 0;
-                    while base < n {
-                        let len = (n - base).min(vector::CHUNK as u64) as usize;
-                        if let Err((k, fault)) =
-                            state.chunk(base as i64, Input::Counter, len, &env, span)
-                        {
-                            state.finish(frame, target);
-                            write_int(frame, var, (base + k as u64) as i64);
-                            return Err(with_frames(fault, &frames));
+            let view = match &elements {
+                Elements::Counter(_) => None,
+                Elements::Array(array, _) => match array(frame)? {
+                    Value::Array(view) => Some(view),
+                    _ => return Ok(()),
+                },
+            };
+            let (n, input) = match (&elements, &view) {
+                (_, Some(view)) => {
+                    let range = view.start..view.start + view.len;
+                    let input = match &*view.buf {
+                        Buffer::I64(values) => Input::I64(&values[range]),
+                        Buffer::F64(values) => Input::F64(&values[range]),
+                        Buffer::Boxed(_) => {
+                            return Err(runtime_error(
+                                INTERNAL,
+                                "accumulation over boxed leaves",
+                                span,
+                            ))
                         }
-                        base += len as u64;
-                    }
+                    };
+                    (view.len, input)
+                }
+                (Elements::Counter(n), None) => (*n as usize, Input::Counter),
+                (Elements::Array(..), None) => return Ok(()),
+            };
+            // The loop variable holds the element at `position`, as after that iteration.
+            let set_var = |frame: &mut Frame<'_, '_>, position: usize| match &view {
+                None => write_int(frame, var, position as i64),
+                Some(view) => assign(frame, var, view.leaf(position)),
+            };
+            let run = Run {
+                terms: &terms,
+                sum,
+                input,
+                env: &env,
+                span,
+            };
+            let outcome = match sum {
+                Sum::Int(ity) if parallel::split_accumulation(n) => {
+                    run.split(frame, target, n, ity)
+                }
+                _ => {
+                    let mut state = Accumulator::new(&terms, sum, read_place(frame, target));
+                    let outcome = run.range(&mut state, 0..n, true);
                     state.finish(frame, target);
+                    outcome
+                }
+            };
+            match outcome {
+                Ok(()) => {
                     if n > 0 {
-                        write_int(frame, var, (n - 1) as i64);
+                        set_var(frame, n - 1);
                     }
                     Ok(())
                 }
-                Elements::Array(array, _) => {
-                    let Value::Array(view) = array(frame)? else {
-                        return Ok(());
-                    };
-                    let mut state = Accumulator::start(frame, target, sum, &terms);
-                    let mut base = 0usize;
-                    while base < view.len {
-                        let len = (view.len - base).min(vector::CHUNK);
-                        let range = view.start + base..view.start + base + len;
-                        let input = match &*view.buf {
-                            Buffer::I64(values) => Input::I64(&values[range]),
-                            Buffer::F64(values) => Input::F64(&values[range]),
-                            Buffer::Boxed(_) => {
-                                return Err(runtime_error(
-                                    INTERNAL,
-                                    "accumulation over boxed leaves",
-                                    span,
-                                ))
-                            }
-                        };
-                        if let Err((k, fault)) = state.chunk(0, input, len, &env, span) {
-                            state.finish(frame, target);
-                            assign(frame, var, view.leaf(base + k));
-                            return Err(with_frames(fault, &frames));
-                        }
-                        base += len;
-                    }
-                    state.finish(frame, target);
-                    if view.len > 0 {
-                        assign(frame, var, view.leaf(view.len - 1));
-                    }
-                    Ok(())
+                Err((position, fault)) => {
+                    set_var(frame, position);
+                    Err(with_frames(fault, &frames))
                 }
             }
         }))
+    }
+}
+
+/// One run of an accumulation loop: its terms over the elements of `input`.
+struct Run<'r> {
+    terms: &'r Terms,
+    sum: Sum,
+    input: Input<'r>,
+    env: &'r [Value],
+    /// Where an interrupt is reported.
+    span: Span,
+}
+
+impl Run<'_> {
+    /// The chunk of positions `start .. start + len`.
+    fn chunk(&self, start: usize, len: usize) -> vector::Chunk<'_> {
+        let range = start..start + len;
+        let (base, input) = match self.input {
+            Input::Counter => (start as i64, Input::Counter),
+            Input::I64(values) => (0, Input::I64(&values[range])),
+            Input::F64(values) => (0, Input::F64(&values[range])),
+        };
+        vector::Chunk {
+            base,
+            input,
+            env: self.env,
+            lets: &[],
+        }
+    }
+
+    /// Add the terms of the positions `range` to `state`, a chunk at a time in order, polling
+    /// Ctrl-C before each chunk when `poll`. On a fault, the sum holds the additions before
+    /// it, and the fault's position is returned with it.
+    fn range(
+        &self,
+        state: &mut Accumulator<'_>,
+        range: std::ops::Range<usize>,
+        poll: bool,
+    ) -> Result<(), (usize, Ctrl)> {
+        let mut start = range.start;
+        while start < range.end {
+            if poll && crate::interrupt::kernel_poll() {
+                return Err((start, interrupted(self.span)));
+            }
+            let len = (range.end - start).min(vector::CHUNK);
+            state
+                .chunk(&self.chunk(start, len), len, self.span)
+                .map_err(|(k, fault)| (start + k, fault))?;
+            start += len;
+        }
+        Ok(())
+    }
+
+    /// The integer accumulation split over rayon (spec L9.5): blocks of terms summed exactly
+    /// on the workers (their sum and the extremes of their prefix sums), combined in order
+    /// from the target's value; a block where the sequential loop would stop is replayed
+    /// sequentially from the exact sum before it, so the result, the fault, and the values
+    /// the variables are left with are those of the sequential loop on any number of threads.
+    fn split(
+        &self,
+        frame: &mut Frame<'_, '_>,
+        target: Place,
+        n: usize,
+        ity: IntTy,
+    ) -> Result<(), (usize, Ctrl)> {
+        let Terms::Int(kernels) = self.terms else {
+            return Err((
+                0,
+                runtime_error(INTERNAL, "split accumulation of floats", self.span),
+            ));
+        };
+        let init = int_value(read_place(frame, target).as_int_lossy(), ity);
+        let block = |range: std::ops::Range<usize>| {
+            let mut buffers = vec![vec![0i64; vector::CHUNK]; kernels.len()];
+            let mut interleaved = Vec::new();
+            let mut sum = BlockSum::EMPTY;
+            let mut start = range.start;
+            while start < range.end {
+                let len = (range.end - start).min(vector::CHUNK);
+                let (valid, pending) =
+                    run_terms(kernels, &self.chunk(start, len), &mut buffers, len);
+                if pending.is_some() {
+                    return Block::Faulted;
+                }
+                let part = match buffers.as_slice() {
+                    [only] => BlockSum::of(&only[..valid], ity),
+                    _ => {
+                        // The additions in the loop's order: element by element, term by term.
+                        interleaved.clear();
+                        for k in 0..valid {
+                            interleaved.extend(buffers.iter().map(|b| b[k]));
+                        }
+                        BlockSum::of(&interleaved, ity)
+                    }
+                };
+                sum = sum.then(part);
+                start += len;
+            }
+            Block::Summed(sum)
+        };
+        let mut stopped = None;
+        let replay = |replay: Replay| {
+            let start = int_from_i128(replay.acc, ity).unwrap_or(0);
+            let mut state = Accumulator::new(self.terms, self.sum, Value::Int(start));
+            let outcome = if replay.interrupted {
+                Err((replay.range.start, interrupted(self.span)))
+            } else {
+                self.range(&mut state, replay.range, false)
+            };
+            match outcome {
+                Ok(()) => Ok(int_value(state.int, ity)),
+                Err(fault) => {
+                    stopped = Some(state.int);
+                    Err(fault)
+                }
+            }
+        };
+        let outcome = parallel::accumulate_int(n, init, ity, block, replay);
+        let last = match &outcome {
+            Ok(total) => int_from_i128(*total, ity).unwrap_or(0),
+            Err(_) => stopped.unwrap_or(0),
+        };
+        write_int(frame, target, last);
+        outcome.map(|_| ())
     }
 }
 
@@ -267,8 +399,8 @@ struct Accumulator<'t> {
 }
 
 impl<'t> Accumulator<'t> {
-    fn start(frame: &Frame<'_, '_>, target: Place, sum: Sum, terms: &'t Terms) -> Self {
-        let current = read_place(frame, target);
+    /// A sum starting from `current` (the target's value).
+    fn new(terms: &'t Terms, sum: Sum, current: Value) -> Self {
         let (ints, floats) = match terms {
             Terms::Int(k) => (vec![vec![0i64; vector::CHUNK]; k.len()], Vec::new()),
             Terms::Float(k) => (Vec::new(), vec![vec![0f64; vector::CHUNK]; k.len()]),
@@ -291,38 +423,38 @@ impl<'t> Accumulator<'t> {
         }
     }
 
-    /// Add the terms of `len` elements; on a fault, the sum holds the additions before it.
+    /// Add the terms of the `len` elements of `chunk`; on a fault, the sum holds the
+    /// additions before it.
     fn chunk(
         &mut self,
-        base: i64,
-        input: Input<'_>,
+        chunk: &vector::Chunk<'_>,
         len: usize,
-        env: &[Value],
         span: Span,
     ) -> Result<(), (usize, Ctrl)> {
-        if crate::interrupt::requested() {
-            return Err((0, interrupted(span)));
-        }
-        let chunk = vector::Chunk {
-            base,
-            input,
-            env,
-            lets: &[],
-        };
         match (self.terms, self.sum) {
             (Terms::Int(kernels), Sum::Int(ity)) => {
-                let (valid, pending) = run_terms(kernels, &chunk, &mut self.ints, len);
-                let add = |acc: i64, x: i64, span: Span| match acc
-                    .checked_add(x)
-                    .filter(|_| ity.bits() == 64 && ity.signed())
-                {
-                    Some(r) => Ok(r),
-                    None => int_arith(ArithOp::Add, ity, acc, x).map_err(|f| f.at(span)),
-                };
-                accumulate(&mut self.int, kernels, &self.ints, valid, pending, add)
+                let (valid, pending) = run_terms(kernels, chunk, &mut self.ints, len);
+                let slow = |acc: i64, x: i64, span: Span| int_add(ity, acc, x, span);
+                if ity.bits() == 64 && ity.signed() {
+                    let add = |acc: i64, x: i64, span: Span| match acc.checked_add(x) {
+                        Some(r) => Ok(r),
+                        None => slow(acc, x, span),
+                    };
+                    accumulate(&mut self.int, kernels, &self.ints, valid, pending, add)
+                } else if ity.bits() < 64 {
+                    // Narrower types: the i64 sum is exact, then checked against the range.
+                    let (low, high) = (ity.min() as i64, ity.max() as i64);
+                    let add = |acc: i64, x: i64, span: Span| match acc.checked_add(x) {
+                        Some(r) if (low..=high).contains(&r) => Ok(r),
+                        _ => int_add_cold(ity, acc, x, span),
+                    };
+                    accumulate(&mut self.int, kernels, &self.ints, valid, pending, add)
+                } else {
+                    accumulate(&mut self.int, kernels, &self.ints, valid, pending, slow)
+                }
             }
             (Terms::Float(kernels), Sum::Float(single)) => {
-                let (valid, pending) = run_terms(kernels, &chunk, &mut self.floats, len);
+                let (valid, pending) = run_terms(kernels, chunk, &mut self.floats, len);
                 let add = |acc: f64, x: f64, _: Span| {
                     Ok(round_float(float_arith(ArithOp::Add, acc, x), single))
                 };
@@ -334,6 +466,18 @@ impl<'t> Accumulator<'t> {
             )),
         }
     }
+}
+
+/// Checked integer `+` of type `ity`, a fault at `span`.
+fn int_add(ity: IntTy, acc: i64, x: i64, span: Span) -> Result<i64, Ctrl> {
+    int_arith(ArithOp::Add, ity, acc, x).map_err(|f| f.at(span))
+}
+
+/// `int_add` off the fast path (where an overflow is possible), out of the loop's code.
+#[cold]
+#[inline(never)]
+fn int_add_cold(ity: IntTy, acc: i64, x: i64, span: Span) -> Result<i64, Ctrl> {
+    int_add(ity, acc, x, span)
 }
 
 /// Run each term's kernel on the prefix before the earliest fault so far: the valid length
@@ -365,25 +509,40 @@ fn accumulate<T: Copy>(
     pending: Option<(usize, usize, Ctrl)>,
     add: impl Fn(T, T, Span) -> Result<T, Ctrl>,
 ) -> Result<(), (usize, Ctrl)> {
+    // The running sum stays in a register; `acc` is written once, also on a fault.
+    let mut sum = *acc;
+    macro_rules! add {
+        ($x:expr, $span:expr, $k:expr) => {
+            match add(sum, $x, $span) {
+                Ok(next) => sum = next,
+                Err(fault) => {
+                    *acc = sum;
+                    return Err(($k, fault));
+                }
+            }
+        };
+    }
     if let [(_, span)] = kernels {
         for (k, x) in buffers[0][..valid].iter().enumerate() {
-            *acc = add(*acc, *x, *span).map_err(|f| (k, f))?;
+            add!(*x, *span, k);
         }
     } else {
         // The position indexes every term's buffer at once.
         #[allow(clippy::needless_range_loop)]
         for k in 0..valid {
             for (t, (_, span)) in kernels.iter().enumerate() {
-                *acc = add(*acc, buffers[t][k], *span).map_err(|f| (k, f))?;
+                add!(buffers[t][k], *span, k);
             }
         }
     }
     if let Some((k, failing_term, fault)) = pending {
         for (t, (_, span)) in kernels.iter().enumerate().take(failing_term) {
-            *acc = add(*acc, buffers[t][k], *span).map_err(|f| (k, f))?;
+            add!(buffers[t][k], *span, k);
         }
+        *acc = sum;
         return Err((k, fault));
     }
+    *acc = sum;
     Ok(())
 }
 
