@@ -99,6 +99,12 @@ fn statement() -> impl Strategy<Value = String> {
         expr().prop_map(|e| format!("println$ str ({e}, 1);")),
         expr().prop_map(|e| format!("var t = {e};")),
         Just("println$ p0 + p1;".to_string()),
+        Just("iter (proc (x:int) { println x; }) sa;".to_string()),
+        Just("iter (proc (x:int) { s1 = s1 + x; }) sa;".to_string()),
+        Just("iter (proc (x:int) { p1 = p1 + x; }) sa;".to_string()),
+        Just("iter (proc (x:int) { println x; }) pa;".to_string()),
+        expr()
+            .prop_map(|e| format!("var t = scan_left (fun (a:int) (x:int) => a + x + {e}) 0 sa;")),
     ]
 }
 
@@ -148,4 +154,12 @@ fn programs_that_would_leak_are_rejected() {
     assert_eq!(codes("p0 = s0 + 1;\n"), one("E0804"));
     assert_eq!(codes("show (mix (s0, 1));\n"), one("E0806"));
     assert_eq!(codes("val c = clip s0;\n"), one("E0806"));
+    assert_eq!(
+        codes("iter (proc (x:int) { println x; }) sa;\n"),
+        one("E0806")
+    );
+    assert_eq!(
+        codes("iter (proc (x:int) { p1 = p1 + x; }) sa;\n"),
+        one("E0806")
+    );
 }

@@ -934,7 +934,24 @@ impl Checker {
         secret_groups.resize(sig.groups.len(), None);
         let secret_params: Vec<bool> = targs.iter().map(|t| self.zonk(t).has_secret()).collect();
         if secret_groups.iter().any(Option::is_some) || secret_params.iter().any(|s| *s) {
-            if let Err(inner) = self.secret_instance(idx, &secret_groups, &secret_params) {
+            self.secret_function_arguments(&sig.groups, &args, &mut secret_groups);
+            let mut answer = self.secret_instance(idx, &secret_groups, &secret_params);
+            // A generic body may keep the secrets in variables of its type parameters
+            // (`var r : U ^ N`): it is also checked with them all secret, when every function
+            // it is given was found to take secrets (a function of `T` must then take a
+            // `secret T`, which only those are known to).
+            let functions_take_secrets = sig
+                .groups
+                .iter()
+                .zip(&secret_groups)
+                .all(|(g, mark)| !g.has_fun() || mark.is_some());
+            if answer.is_err() && functions_take_secrets && secret_params.iter().any(|s| !s) {
+                let all = vec![true; secret_params.len()];
+                if self.secret_instance(idx, &secret_groups, &all).is_ok() {
+                    answer = Ok(());
+                }
+            }
+            if let Err(inner) = answer {
                 let at = secret_groups
                     .iter()
                     .position(Option::is_some)

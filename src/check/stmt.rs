@@ -1170,6 +1170,9 @@ impl Checker {
             ty = next;
         }
         let v = self.expr(value, Some(&ty));
+        // A visibility instance storing a secret into an element of an untyped variable
+        // makes the variable secret (`secret.rs`).
+        self.want_secret_var(&vb, &v.ty, &ty);
         let v = self.coerce_to(v, &ty, "this store");
         Some(ir::Stmt::Store {
             place,
