@@ -609,6 +609,55 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// A call with secret arguments also passes functions (`iter (proc (x:int) {…}) a`): a
+    /// known function (a lambda, a named function) that keeps secrets when *all* its parameters
+    /// are secret is given to the callee's visibility instance as a function of secrets, so
+    /// the callee may apply it to them. `declared` are the callee's parameter groups, `args`
+    /// the checked arguments.
+    pub(crate) fn secret_function_arguments(
+        &mut self,
+        declared: &[Type],
+        args: &[ir::Expr],
+        marks: &mut [Option<Type>],
+    ) {
+        for (i, arg) in args.iter().enumerate() {
+            if marks.get(i).is_none_or(Option::is_some) {
+                continue;
+            }
+            let Some(group) = declared.get(i) else {
+                continue;
+            };
+            if !matches!(group, Type::Fun(..)) {
+                continue;
+            }
+            let ir::ExprKind::MakeFun { fun, .. } = &arg.kind else {
+                continue;
+            };
+            let Some(f) = self.funs.iter().position(|s| s.id == *fun) else {
+                continue;
+            };
+            let all_secret: Vec<Option<Type>> = self.funs[f]
+                .groups
+                .iter()
+                .map(|g| Some(Type::secret(g.clone())))
+                .collect();
+            let type_params = vec![false; self.funs[f].own_params.len()];
+            if self.secret_instance(f, &all_secret, &type_params).is_ok() {
+                marks[i] = Some(of_secrets(group));
+            }
+        }
+    }
+}
+
+/// A function type taking secrets in every argument group and giving a secret result.
+fn of_secrets(t: &Type) -> Type {
+    match t {
+        Type::Fun(a, r) => Type::fun(Type::secret((**a).clone()), of_secrets(r)),
+        t => Type::secret(t.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -752,54 +801,5 @@ mod tests {
             "var k : secret int = 2;\nvar p = 1;\nval x : int = if p > 0 then k else 0;",
             "E0804",
         );
-    }
-}
-
-impl Checker {
-    /// A call with secret arguments also passes functions (`iter (proc (x:int) {…}) a`): a
-    /// known function (a lambda, a named function) that keeps secrets when *all* its parameters
-    /// are secret is given to the callee's visibility instance as a function of secrets, so
-    /// the callee may apply it to them. `declared` are the callee's parameter groups, `args`
-    /// the checked arguments.
-    pub(crate) fn secret_function_arguments(
-        &mut self,
-        declared: &[Type],
-        args: &[ir::Expr],
-        marks: &mut [Option<Type>],
-    ) {
-        for (i, arg) in args.iter().enumerate() {
-            if marks.get(i).is_none_or(Option::is_some) {
-                continue;
-            }
-            let Some(group) = declared.get(i) else {
-                continue;
-            };
-            if !matches!(group, Type::Fun(..)) {
-                continue;
-            }
-            let ir::ExprKind::MakeFun { fun, .. } = &arg.kind else {
-                continue;
-            };
-            let Some(f) = self.funs.iter().position(|s| s.id == *fun) else {
-                continue;
-            };
-            let all_secret: Vec<Option<Type>> = self.funs[f]
-                .groups
-                .iter()
-                .map(|g| Some(Type::secret(g.clone())))
-                .collect();
-            let type_params = vec![false; self.funs[f].own_params.len()];
-            if self.secret_instance(f, &all_secret, &type_params).is_ok() {
-                marks[i] = Some(of_secrets(group));
-            }
-        }
-    }
-}
-
-/// A function type taking secrets in every argument group and giving a secret result.
-fn of_secrets(t: &Type) -> Type {
-    match t {
-        Type::Fun(a, r) => Type::fun(Type::secret((**a).clone()), of_secrets(r)),
-        t => Type::secret(t.clone()),
     }
 }
