@@ -119,6 +119,7 @@ diagnostic_cases! {
     e0800_public_of_secret: "E0800", "typedef s = secret int;\nvar x : public s = 1;\n";
     e0801_print_secret: "E0801", "var pin : secret int = 1234;\nprintln$ pin;\n";
     e0801_str_of_secret_in_tuple: "E0801", "var pin : secret int = 1234;\nval t = (1, pin + 1);\nprintln$ str t;\n";
+    e0801_format_secret: "E0801", "var pin : secret int = 1234;\nprintln$ f\"%d\" pin;\n";
     e0801_print_secret_struct: "E0801", "struct P { x : int; }\nvar p : secret P = P (1);\nprintln$ p;\n";
     e0802_if_on_secret: "E0802", "var pin : secret int = 1234;\nif pin > 1000 do println 1; done\n";
     e0802_while_on_secret: "E0802", "var pin : secret int = 3;\nvar k : secret int = 0;\nwhile k < pin do k = k + 1; done\n";

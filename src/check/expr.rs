@@ -297,8 +297,12 @@ impl Checker {
                 }
             }
             ExprKind::Caseno(a) => {
-                let x = self.expr(a, None);
+                let mut x = self.expr(a, None);
                 let t = self.zonk(&x.ty);
+                // The case of a secret is secret (issue 14).
+                let secret = t.has_secret();
+                let t = t.erase_secret();
+                x.ty = t.clone();
                 let ok = matches!(t, Type::Unitsum(_) | Type::Sum(_) | Type::CSum(_))
                     || matches!(&t, Type::Nominal(n) if matches!(n.body.get(), Some(NominalBody::Variant(_))))
                     || t == error_type();
@@ -309,7 +313,11 @@ impl Checker {
                     });
                     return error_expr(span);
                 }
-                mk(ir::ExprKind::Prim(Prim::Caseno, vec![x]), Type::INT, span)
+                mk(
+                    ir::ExprKind::Prim(Prim::Caseno, vec![x]),
+                    Type::INT.narrow(secret),
+                    span,
+                )
             }
             ExprKind::Case(k, te) => {
                 let t = self.type_expr(te);

@@ -199,7 +199,12 @@ impl Checker {
 
     /// The sink a coercion's context names (`coerce_to`'s `context`).
     pub(crate) fn sink_of_context(context: &str) -> (SecretUse, String) {
-        if context.contains("loop") {
+        if context.contains("format string") {
+            (
+                SecretUse::Print,
+                "formatted (the argument of a format string)".into(),
+            )
+        } else if context.contains("loop") {
             (SecretUse::Shape, format!("a loop bound ({context})"))
         } else if context.contains("index")
             || context.contains("position")
