@@ -162,4 +162,9 @@ fn programs_that_would_leak_are_rejected() {
         codes("iter (proc (x:int) { p1 = p1 + x; }) sa;\n"),
         one("E0806")
     );
+    assert_eq!(codes("println$ f\"%d\" s0;\n"), one("E0801"));
+    assert_eq!(
+        codes("val k = caseno (s0 > 1);\nprintln$ k;\n"),
+        one("E0801")
+    );
 }
