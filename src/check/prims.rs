@@ -836,7 +836,9 @@ fn apply_scheme(
             ))
     });
     let mut secret = false;
-    if higher_order {
+    // Only a session that has written `secret` checks the data operands ahead (with no
+    // expected type); any other keeps the order of `order` and pays nothing.
+    if higher_order && c.unit_secret {
         for &i in order.iter().filter(|&&i| !function_param(i)) {
             if checked[i].is_none() {
                 checked[i] = Some(take(c, args, i, None));
