@@ -329,7 +329,7 @@ impl Checker {
         secret_groups: &[Option<Type>],
         secret_params: &[bool],
     ) -> Result<(), Box<CheckError>> {
-        use crate::check::env::{Binding, FunState, TypeBinding, VarType};
+        use crate::check::env::{Binding, FunState, TypeBinding};
         let mut probe = self.clone();
         probe.errors.clear();
         probe.in_secret_instance = true;
@@ -389,19 +389,14 @@ impl Checker {
         probe.scopes.push(scope);
         let new_scope = probe.scopes.len() - 1;
         probe.funs[idx].scope = new_scope;
-        let scope = &mut probe.scopes[new_scope];
-        for binding in scope.values.values_mut() {
-            let Binding::Var(vb) = binding else { continue };
-            if vb.loc.frame != sig.frame {
-                continue;
-            }
-            let VarType::Known(t) = &vb.ty else { continue };
-            let t = match slot_types.iter().find(|(s, _)| *s == vb.loc.slot) {
+        retype_parameters(
+            &mut probe.scopes[new_scope],
+            sig.frame,
+            |slot, t| match slot_types.iter().find(|(s, _)| *s == slot) {
                 Some((_, narrowed)) => narrowed.clone(),
                 None => narrow_vars(t),
-            };
-            vb.ty = VarType::Known(t);
-        }
+            },
+        );
         let any_secret =
             secret_groups.iter().any(Option::is_some) || secret_params.iter().any(|s| *s);
         let f = &mut probe.funs[idx];
@@ -484,6 +479,25 @@ impl Checker {
             detail,
             also,
         });
+    }
+}
+
+/// Give the variables of `frame` bound in `scope` (a function's parameters) the types
+/// `retype` makes of their slot and type.
+fn retype_parameters(
+    scope: &mut crate::check::env::Scope,
+    frame: crate::check::env::FrameId,
+    retype: impl Fn(ir::Slot, &Type) -> Type,
+) {
+    use crate::check::env::{Binding, VarType};
+    for binding in scope.values.values_mut() {
+        let Binding::Var(vb) = binding else { continue };
+        if vb.loc.frame != frame {
+            continue;
+        }
+        if let VarType::Known(t) = &vb.ty {
+            vb.ty = VarType::Known(retype(vb.loc.slot, t));
+        }
     }
 }
 
@@ -572,7 +586,6 @@ impl Checker {
     /// (the lambda is polymorphic in visibility, and its body is checked at the visibility it
     /// is used with); a declared result is narrowed with it.
     pub(crate) fn narrow_lambda_params(&mut self, idx: usize, expected: &Type) {
-        use crate::check::env::{Binding, VarType};
         let expected = self.zonk(expected);
         if !expected.has_secret() {
             return;
@@ -597,15 +610,14 @@ impl Checker {
         if slot_types.is_empty() {
             return;
         }
-        for binding in self.scopes[sig.scope].values.values_mut() {
-            let Binding::Var(vb) = binding else { continue };
-            if vb.loc.frame != sig.frame {
-                continue;
-            }
-            if let Some((_, t)) = slot_types.iter().find(|(s, _)| *s == vb.loc.slot) {
-                vb.ty = VarType::Known(t.clone());
-            }
-        }
+        retype_parameters(
+            &mut self.scopes[sig.scope],
+            sig.frame,
+            |slot, t| match slot_types.iter().find(|(s, _)| *s == slot) {
+                Some((_, narrowed)) => narrowed.clone(),
+                None => t.clone(),
+            },
+        );
         let f = &mut self.funs[idx];
         f.groups = groups;
         if sig.def.ret.is_some() {
