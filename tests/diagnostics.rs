@@ -138,6 +138,7 @@ diagnostic_cases! {
     e0806_secret_to_printing_function: "E0806", "proc show (x:int) { println x; }\nvar pin : secret int = 1;\nshow pin;\n";
     e0806_secret_to_branching_function: "E0806", "fun sign (x:int) : int => if x < 0 then -1 else 1;\nvar pin : secret int = 1;\nval s = sign pin;\n";
     e0806_secret_to_function_value: "E0806", "val f = fun (x:int) => x + 1;\nfun apply (g: int -> int) (x: secret int) : secret int => g x;\n";
+    e0806_public_function_value_in_map: "E0806", "var w : secret double ^ 3 = 0.5, 1.5, 2.0;\nval g = fun (x: double) => x * 2.0;\nval h = map g w;\n";
     e0802_secret_lambda_in_map: "E0802", "var a : secret int ^ 3 = 1, 2, 3;\nval b = map (fun (x:int) => if x > 1 then 1 else 0) a;\n";
     e0301_print_pointer: "E0301", "var x = 1;\nprintln$ &x;\n";
     e0301_pointer_equality: "E0301", "var x = 1;\nprintln$ &x == &x;\n";

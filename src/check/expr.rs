@@ -1469,15 +1469,31 @@ impl Checker {
                 if contains_error(&found) || contains_error(&expected) {
                     return error_expr(e.span);
                 }
-                // The same data, but a secret where a public value is wanted (issue 14).
-                if found.has_secret()
+                // The same data, but a secret where a public value is wanted, or a function
+                // of public values where one must take secrets (issue 14).
+                if (found.has_secret() || expected.has_secret())
                     && !crate::check::secret::visibility_fits(&found, &expected)
                     && self
                         .assignable(&found.erase_secret(), &expected.erase_secret())
                         .is_some()
                 {
                     let (use_, detail) = Checker::sink_of_context(context);
-                    self.secret_error(e.span, use_, detail);
+                    if found.has_secret() {
+                        self.secret_error(e.span, use_, detail);
+                    } else {
+                        // A function of public values given where secrets will be passed.
+                        self.error(CheckError::Secret {
+                            span: e.span,
+                            use_: crate::check::secret::SecretUse::Call,
+                            what: "what this function is given".into(),
+                            origin: None,
+                            detail: format!(
+                                "a function value with a public parameter (`{found}`, where `{}` is wanted)",
+                                expected.with_unknowns_numbered()
+                            ),
+                            also: None,
+                        });
+                    }
                     return error_expr(e.span);
                 }
                 // A read-write pointer where a read-only or write-only one is expected

@@ -125,13 +125,14 @@ impl Checker {
             CheckError::Secret {
                 span,
                 use_,
+                what,
                 origin: None,
                 detail,
                 also,
-                ..
             } => {
                 let found = self.secret_origin(span);
                 let what = match &found {
+                    _ if !what.is_empty() => what,
                     Some((name, _)) if span_is_name(self, span, name) => format!("`{name}`"),
                     Some((name, _)) => format!("this value (computed from `{name}`)"),
                     None => "this value".to_string(),
@@ -548,6 +549,8 @@ pub(crate) fn narrow_like(p: &Type, a: &Type) -> Type {
         (Type::Array(pe, pi), Type::Array(ae, _)) => {
             Type::array(narrow_like(pe, ae), (**pi).clone())
         }
+        // A pointer to a secret: the instance's parameter points at a secret.
+        (Type::Ptr(mode, pt), Type::Ptr(_, at)) => Type::ptr(*mode, narrow_like(pt, at)),
         _ => Type::secret(p.clone()),
     }
 }
@@ -813,6 +816,9 @@ mod tests {
             "var k : secret int = 2;\nval b : int ^ 3 = map (fun (x:int) => x * k) (1, 2, 3);",
             "E0804",
         );
+        // A pointer to a secret for a pointer parameter: the instance's pointer is to a secret.
+        ok("proc bump (p: &int, by: int) { p <- *p + by; }\nvar s : secret int = 5;\nvar acc : secret int = 0;\nbump (&acc, s);");
+        fails("proc bump (p: &int, by: int) { p <- *p + by; }\nvar s : secret int = 5;\nvar pub = 0;\nbump (&pub, s);", "E0806");
         // A conditional expression with one secret branch is secret.
         fails(
             "var k : secret int = 2;\nvar p = 1;\nval x : int = if p > 0 then k else 0;",
