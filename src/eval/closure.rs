@@ -184,12 +184,12 @@ pub fn call_instance(
         let outcome = match (bound, &code.expr_body) {
             (Err(error), _) => Err(error),
             (Ok(_), Some(body)) => match body(&mut frame) {
-                Err(Ctrl::Return(value)) => Ok(value),
+                Err(Ctrl::Return) => Ok(rt.take_returned()),
                 other => other,
             },
             (Ok(_), None) => match (code.body)(&mut frame) {
                 Ok(()) => Ok(Value::Unit),
-                Err(Ctrl::Return(value)) => Ok(value),
+                Err(Ctrl::Return) => Ok(rt.take_returned()),
                 Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
                 Err(error) => Err(error),
             },
@@ -245,15 +245,43 @@ impl Scalar for f64 {
     }
 }
 
+/// The argument of `call_scalar`: a value, or an unboxed scalar boxed only where it is
+/// written, in the new frame's slot (a `Value` built by the caller and copied would be read
+/// back through memory on every call).
+pub trait ScalarArg {
+    fn into_value(self) -> Value;
+}
+
+impl ScalarArg for Value {
+    #[inline(always)]
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+impl ScalarArg for i64 {
+    #[inline(always)]
+    fn into_value(self) -> Value {
+        Value::Int(self)
+    }
+}
+
+impl ScalarArg for f64 {
+    #[inline(always)]
+    fn into_value(self) -> Value {
+        Value::Float(self)
+    }
+}
+
 /// Call a capture-free, one-group instance whose result is a scalar, getting it unboxed.
 /// When the body is one scalar expression and the parameter a plain local, the argument goes
 /// straight into the new frame's slot and the body runs as scalar code; otherwise this is
 /// `call_instance`.
 #[inline]
-pub fn call_scalar<T: Scalar>(
+pub fn call_scalar<T: Scalar, A: ScalarArg>(
     rt: &Runtime<'_>,
     instance: &Instance,
-    arg: Value,
+    arg: A,
     span: Span,
 ) -> Result<T, Ctrl> {
     let Some((IntEntry { n_slots, slot }, body)) = instance
@@ -261,7 +289,7 @@ pub fn call_scalar<T: Scalar>(
         .get()
         .and_then(|code| Some((code.int_entry?, T::body(code)?)))
     else {
-        return call_instance(rt, instance, &[], [arg], span).map(T::unbox);
+        return call_instance(rt, instance, &[], [arg.into_value()], span).map(T::unbox);
     };
     let depth = rt.depth.get();
     if depth >= rt.max_depth {
@@ -272,9 +300,9 @@ pub fn call_scalar<T: Scalar>(
     }
     rt.depth.set(depth + 1);
     let result = with_stack(rt, || match n_slots {
-        0 | 1 => run_scalar_body::<T, 1>(rt, slot, arg, body),
-        2..=4 => run_scalar_body::<T, 4>(rt, slot, arg, body),
-        5..=8 => run_scalar_body::<T, 8>(rt, slot, arg, body),
+        0 | 1 => run_scalar_body::<T, A, 1>(rt, slot, arg, body),
+        2..=4 => run_scalar_body::<T, A, 4>(rt, slot, arg, body),
+        5..=8 => run_scalar_body::<T, A, 8>(rt, slot, arg, body),
         _ => {
             let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
             slots.resize(n_slots, Value::Unit);
@@ -290,10 +318,10 @@ pub fn call_scalar<T: Scalar>(
 
 /// Run a scalar body in a frame of `N` slots on the native stack (no allocation).
 #[inline(always)]
-fn run_scalar_body<T: Scalar, const N: usize>(
+fn run_scalar_body<T: Scalar, A: ScalarArg, const N: usize>(
     rt: &Runtime<'_>,
     slot: usize,
-    arg: Value,
+    arg: A,
     body: &ScalarCode<T>,
 ) -> Result<T, Ctrl> {
     // Not dropped as a whole: only slots holding a value with storage need dropping, and
@@ -310,22 +338,22 @@ fn run_scalar_body<T: Scalar, const N: usize>(
 
 /// Run a scalar body in the frame `slots`, with its parameter in `slot`.
 #[inline(always)]
-fn run_scalar_body_in<T: Scalar>(
+fn run_scalar_body_in<T: Scalar, A: ScalarArg>(
     rt: &Runtime<'_>,
     slots: &mut [Value],
     slot: usize,
-    arg: Value,
+    arg: A,
     body: &ScalarCode<T>,
 ) -> Result<T, Ctrl> {
     // The slot holds a fresh `Unit` (it owns nothing): replaced without a drop call.
-    std::mem::forget(std::mem::replace(&mut slots[slot], arg));
+    std::mem::forget(std::mem::replace(&mut slots[slot], arg.into_value()));
     let mut frame = Frame {
         slots,
         captures: &[],
         rt,
     };
     match body(&mut frame) {
-        Err(Ctrl::Return(value)) => Ok(T::unbox(value)),
+        Err(Ctrl::Return) => Ok(T::unbox(rt.take_returned())),
         other => other,
     }
 }

@@ -47,11 +47,15 @@ pub const MAX_CALL_DEPTH: u32 = 100_000;
 
 /// Non-local control flow out of compiled code: loop exits, function returns and runtime
 /// errors.
+///
+/// Two words, so that the `Result<i64, Ctrl>`, `Result<f64, Ctrl>` and `Result<bool, Ctrl>`
+/// of unboxed code come back in registers: a `return` leaves its value in
+/// `Runtime::returned` for the call that catches it (`Runtime::take_returned`).
 #[derive(Debug)]
 pub enum Ctrl {
     Break(LabelId),
     Continue(LabelId),
-    Return(Value),
+    Return,
     Error(Box<Diagnostic>),
 }
 
@@ -70,9 +74,25 @@ pub struct Runtime<'o> {
     pub stack_floor: Cell<usize>,
     /// Slot vectors of finished calls, reused so a call does not allocate its frame.
     pub frame_pool: RefCell<Vec<Vec<Value>>>,
+    /// The value of the `return` being propagated as `Ctrl::Return`.
+    pub returned: Cell<Value>,
 }
 
 impl Runtime<'_> {
+    /// Leave `value` as the result of a `return` and give the control flow that carries it
+    /// to the call.
+    #[inline]
+    pub fn give_return(&self, value: Value) -> Ctrl {
+        self.returned.set(value);
+        Ctrl::Return
+    }
+
+    /// The value of the `return` caught by a call.
+    #[inline]
+    pub fn take_returned(&self) -> Value {
+        self.returned.replace(Value::Unit)
+    }
+
     /// Write bytes to the program's output. A failing writer (a closed pipe) is ignored: the
     /// program's own semantics do not depend on it.
     pub fn write(&self, bytes: &[u8]) {
@@ -125,6 +145,14 @@ impl Globals {
         slots.get(slot).map_or(0, Value::as_int_lossy)
     }
 
+    /// The double in global `slot` (0 if it holds none).
+    #[inline]
+    pub fn get_float(&self, slot: usize) -> f64 {
+        // SAFETY: a single access that ends before returning (see the type's comment).
+        let slots = unsafe { &*self.slots.get() };
+        slots.get(slot).map_or(0.0, Value::as_float_lossy)
+    }
+
     /// Apply `read` to global `slot` without copying it.
     ///
     /// # Safety
@@ -173,7 +201,15 @@ impl Globals {
                 return;
             }
         }
-        self.set(slot, Value::Int(value));
+        self.set_cold(slot, Value::Int(value));
+    }
+
+    /// `set`, out of line: the first store of a scalar into a global (the hot paths store in
+    /// place).
+    #[cold]
+    #[inline(never)]
+    fn set_cold(&self, slot: usize, value: Value) {
+        self.set(slot, value)
     }
 
     /// Assign a float to global `slot`, in place when it already holds one.
@@ -187,7 +223,7 @@ impl Globals {
                 return;
             }
         }
-        self.set(slot, Value::Float(value));
+        self.set_cold(slot, Value::Float(value));
     }
 
     /// Take global `slot`'s value out, leaving `Unit`.
@@ -363,6 +399,7 @@ impl Machine {
             max_depth: u32::try_from(crate::limits::max_call_depth()).unwrap_or(u32::MAX),
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
+            returned: Cell::new(Value::Unit),
         };
         let outcome = {
             let mut slots = vec![Value::Unit; n_slots];
@@ -374,7 +411,7 @@ impl Machine {
             // A panic (a bug) must not lose the globals: they go back to the machine first.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 closure::with_stack(&runtime, || match body(&mut frame) {
-                    Ok(()) | Err(Ctrl::Return(_)) => match &result {
+                    Ok(()) | Err(Ctrl::Return) => match &result {
                         Some(code) => code(&mut frame).map(Some),
                         None => Ok(None),
                     },
@@ -403,7 +440,7 @@ impl Machine {
         match outcome {
             Ok(value) => Ok(value),
             Err(Ctrl::Error(diagnostic)) => Err(error::finish_frames(*diagnostic, unit_id)),
-            Err(Ctrl::Return(_)) => Ok(None),
+            Err(Ctrl::Return) => Ok(None),
             Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(None),
         }
     }

@@ -6,7 +6,7 @@ use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
 use crate::types::Type;
 
 use super::super::closure::call_scalar;
-use super::super::prims::{float_holds, int_value, round_float};
+use super::super::prims::{float_arith, float_holds, int_value, round_float};
 use super::super::Frame;
 use super::{assign, Compiler, CondCode, FloatCode, StmtCode};
 
@@ -20,24 +20,112 @@ pub fn is_float(ty: &Type) -> bool {
 fn store_float(slot: &mut super::Value, value: f64) {
     match slot {
         super::Value::Float(x) => *x = value,
-        other => *other = super::Value::Float(value),
+        other => replace_value(other, super::Value::Float(value)),
     }
 }
 
-macro_rules! float_op {
-    ($a:ident, $b:ident, $single:ident, |$x:ident, $y:ident| $e:expr) => {
-        if $single {
-            Box::new(move |frame| {
-                let ($x, $y) = ($a(frame)?, $b(frame)?);
-                Ok(($e) as f32 as f64)
-            })
-        } else {
-            Box::new(move |frame| {
-                let ($x, $y) = ($a(frame)?, $b(frame)?);
-                Ok($e)
-            })
+/// Replace a slot's value, out of line (the first store of a scalar into a slot; the hot
+/// paths store in place).
+#[cold]
+#[inline(never)]
+pub(super) fn replace_value(slot: &mut super::Value, value: super::Value) {
+    *slot = value;
+}
+
+/// An operand of an unboxed floating operation: a constant or a variable is read inline by
+/// the operation's closure (one `match`, predicted in a loop) instead of through a nested
+/// closure, which would return its `Result` through memory.
+pub enum FloatOperand {
+    Const(f64),
+    Local(usize),
+    Global(usize),
+    Capture(usize),
+    /// `a op b` on two of the above, computed where it is read (`x * 0.5`).
+    Pair(Box<FloatLeafPair>),
+    Code(FloatCode),
+}
+
+/// `a op b` on two constants or variables, rounded to `f32` when `single`.
+pub struct FloatLeafPair {
+    op: ArithOp,
+    single: bool,
+    a: FloatOperand,
+    b: FloatOperand,
+}
+
+impl FloatOperand {
+    /// The value of a constant or variable operand (the operands of a `FloatLeafPair`).
+    #[inline(always)]
+    fn leaf(&self, frame: &Frame<'_, '_>) -> f64 {
+        match self {
+            FloatOperand::Const(x) => *x,
+            FloatOperand::Local(s) => frame.slots[*s].as_float_lossy(),
+            FloatOperand::Global(s) => frame.rt.globals.get_float(*s),
+            FloatOperand::Capture(i) => frame.captures[*i].as_float_lossy(),
+            FloatOperand::Pair(_) | FloatOperand::Code(_) => unreachable!("not a leaf operand"),
         }
-    };
+    }
+
+    fn is_leaf(&self) -> bool {
+        !matches!(self, FloatOperand::Pair(_) | FloatOperand::Code(_))
+    }
+
+    #[inline(always)]
+    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<f64, super::Ctrl> {
+        match self {
+            FloatOperand::Const(x) => Ok(*x),
+            FloatOperand::Local(s) => Ok(frame.slots[*s].as_float_lossy()),
+            FloatOperand::Global(s) => Ok(frame.rt.globals.get_float(*s)),
+            FloatOperand::Capture(i) => Ok(frame.captures[*i].as_float_lossy()),
+            FloatOperand::Pair(pair) => {
+                let (x, y) = (pair.a.leaf(frame), pair.b.leaf(frame));
+                Ok(round_float(float_arith(pair.op, x, y), pair.single))
+            }
+            FloatOperand::Code(code) => code(frame),
+        }
+    }
+}
+
+/// `a op b` on two operands, `op` chosen at compile time (so each operator's code is its own
+/// monomorphic function) and rounded to `f32` in `op` for a `float`.
+struct FloatBinary<F> {
+    a: FloatOperand,
+    b: FloatOperand,
+    op: F,
+}
+
+impl<F: Fn(f64, f64) -> f64> FloatBinary<F> {
+    #[inline(always)]
+    fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<f64, super::Ctrl> {
+        let x = self.a.eval(frame)?;
+        let y = self.b.eval(frame)?;
+        Ok((self.op)(x, y))
+    }
+}
+
+/// Expand `$body` once per floating operator, with `$binary` the `FloatBinary` computing
+/// `a op b` (rounded to `f32` when `single`).
+macro_rules! with_float_op {
+    ($op:expr, $a:ident, $b:ident, $single:ident, |$binary:ident| $body:expr) => {{
+        macro_rules! build {
+            (|$x:ident, $y:ident| $e:expr) => {
+                if $single {
+                    let $binary = FloatBinary { a: $a, b: $b, op: |$x: f64, $y: f64| ($e) as f32 as f64 };
+                    $body
+                } else {
+                    let $binary = FloatBinary { a: $a, b: $b, op: |$x: f64, $y: f64| $e };
+                    $body
+                }
+            };
+        }
+        match $op {
+            ArithOp::Add => build!(|x, y| x + y),
+            ArithOp::Sub => build!(|x, y| x - y),
+            ArithOp::Mul => build!(|x, y| x * y),
+            ArithOp::Div => build!(|x, y| x / y),
+            ArithOp::Mod => build!(|x, y| x % y),
+        }
+    }};
 }
 
 impl Compiler<'_> {
@@ -82,17 +170,13 @@ impl Compiler<'_> {
             }
             ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
                 let (a, b, single) = (
-                    self.float_code(&args[0]),
-                    self.float_code(&args[1]),
+                    self.float_operand(&args[0]),
+                    self.float_operand(&args[1]),
                     *single,
                 );
-                Some(match op {
-                    ArithOp::Add => float_op!(a, b, single, |x, y| x + y),
-                    ArithOp::Sub => float_op!(a, b, single, |x, y| x - y),
-                    ArithOp::Mul => float_op!(a, b, single, |x, y| x * y),
-                    ArithOp::Div => float_op!(a, b, single, |x, y| x / y),
-                    ArithOp::Mod => float_op!(a, b, single, |x, y| x % y),
-                })
+                Some(with_float_op!(op, a, b, single, |binary| Box::new(
+                    move |frame| binary.eval(frame)
+                )))
             }
             ExprKind::Prim(Prim::FloatNeg, args) if args.len() == 1 => {
                 let a = self.float_code(&args[0]);
@@ -157,19 +241,62 @@ impl Compiler<'_> {
             ExprKind::Call { func, args } if args.len() == 1 => {
                 let instance = self.scalar_callee(func)?;
                 if is_float(&args[0].ty) {
-                    let arg = self.float_code(&args[0]);
+                    let arg = self.float_operand(&args[0]);
                     return Some(Box::new(move |frame| {
-                        let value = super::Value::Float(arg(frame)?);
-                        call_scalar::<f64>(frame.rt, &instance, value, span)
+                        let value = arg.eval(frame)?;
+                        call_scalar::<f64, f64>(frame.rt, &instance, value, span)
                     }));
                 }
                 let arg = self.expr(&args[0]);
                 Some(Box::new(move |frame| {
                     let value = arg(frame)?;
-                    call_scalar::<f64>(frame.rt, &instance, value, span)
+                    call_scalar::<f64, super::Value>(frame.rt, &instance, value, span)
                 }))
             }
             _ => None,
+        }
+    }
+
+    /// A floating operand: constants and variables are read inline by the operation.
+    pub(super) fn float_operand(&mut self, e: &Expr) -> FloatOperand {
+        match &e.kind {
+            ExprKind::Const(Const::Float(x)) if is_float(&e.ty) => FloatOperand::Const(*x),
+            ExprKind::Local(s) if is_float(&e.ty) => {
+                self.note_slot(*s);
+                FloatOperand::Local(*s as usize)
+            }
+            ExprKind::Global(s)
+                if is_float(&e.ty) && self.uninitialised_check(*s, &e.ty).is_none() =>
+            {
+                FloatOperand::Global(*s as usize)
+            }
+            ExprKind::Capture(i) if is_float(&e.ty) => FloatOperand::Capture(*i as usize),
+            ExprKind::Prim(Prim::FloatArith(op, single), args)
+                if args.len() == 2
+                    && args.iter().all(|a| {
+                        is_float(&a.ty)
+                            && matches!(
+                                a.kind,
+                                ExprKind::Const(_)
+                                    | ExprKind::Local(_)
+                                    | ExprKind::Global(_)
+                                    | ExprKind::Capture(_)
+                            )
+                    }) =>
+            {
+                let (a, b) = (self.float_operand(&args[0]), self.float_operand(&args[1]));
+                if a.is_leaf() && b.is_leaf() {
+                    FloatOperand::Pair(Box::new(FloatLeafPair {
+                        op: *op,
+                        single: *single,
+                        a,
+                        b,
+                    }))
+                } else {
+                    FloatOperand::Code(self.float_code(e))
+                }
+            }
+            _ => FloatOperand::Code(self.float_code(e)),
         }
     }
 
@@ -241,17 +368,46 @@ impl Compiler<'_> {
         a: &Expr,
         b: &Expr,
     ) -> CondCode {
-        let (a, b) = (self.float_code(a), self.float_code(b));
-        Box::new(move |frame| {
-            let x = a(frame)?;
-            Ok(float_holds(op, x, b(frame)?))
-        })
+        let (a, b) = (self.float_operand(a), self.float_operand(b));
+        macro_rules! compare {
+            ($holds:expr) => {
+                Box::new(move |frame| {
+                    let x = a.eval(frame)?;
+                    Ok($holds(x, b.eval(frame)?))
+                })
+            };
+        }
+        use crate::core::ir::CmpOp;
+        match op {
+            CmpOp::Lt => compare!(|x: f64, y: f64| x < y),
+            CmpOp::Le => compare!(|x: f64, y: f64| x <= y),
+            CmpOp::Gt => compare!(|x: f64, y: f64| x > y),
+            CmpOp::Ge => compare!(|x: f64, y: f64| x >= y),
+            _ => compare!(|x, y| float_holds(op, x, y)),
+        }
     }
 
     /// `place = e` for a floating `e`: stored unboxed, in place where the variable already
     /// holds a float.
     pub(super) fn assign_float(&mut self, place: Place, e: &Expr) -> StmtCode {
         self.note_place(place);
+        if let (
+            ExprKind::Prim(Prim::FloatArith(op, single), args),
+            Place::Local(_) | Place::Global(_),
+        ) = (&e.kind, place)
+        {
+            if args.len() == 2 {
+                // `x = a op b` as one closure: the operation and the store fused.
+                let (a, b, single) = (
+                    self.float_operand(&args[0]),
+                    self.float_operand(&args[1]),
+                    *single,
+                );
+                return with_float_op!(op, a, b, single, |binary| store_float_code(
+                    place, binary
+                ));
+            }
+        }
         let code = self.float_code(e);
         match place {
             Place::Local(s) => {
@@ -276,5 +432,35 @@ impl Compiler<'_> {
                 Ok(())
             }),
         }
+    }
+}
+
+/// Store what `binary` computes into a plain local or a global, unboxed.
+fn store_float_code<F>(place: Place, binary: FloatBinary<F>) -> StmtCode
+where
+    F: Fn(f64, f64) -> f64 + Send + Sync + 'static,
+{
+    match place {
+        Place::Local(s) => {
+            let s = s as usize;
+            Box::new(move |frame| {
+                let value = binary.eval(frame)?;
+                store_float(&mut frame.slots[s], value);
+                Ok(())
+            })
+        }
+        Place::Global(s) => {
+            let s = s as usize;
+            Box::new(move |frame| {
+                let value = binary.eval(frame)?;
+                frame.rt.globals.set_float(s, value);
+                Ok(())
+            })
+        }
+        _ => Box::new(move |frame| {
+            let value = binary.eval(frame)?;
+            assign(frame, place, super::Value::Float(value));
+            Ok(())
+        }),
     }
 }

@@ -81,12 +81,12 @@ impl Compiler<'_> {
             }),
             (Some(result), true) => Box::new(move |frame| match stmts(frame) {
                 Ok(()) => result(frame),
-                Err(Ctrl::Return(value)) => Ok(value),
+                Err(Ctrl::Return) => Ok(frame.rt.take_returned()),
                 Err(other) => Err(other),
             }),
             (None, _) => Box::new(move |frame| match stmts(frame) {
                 Ok(()) | Err(Ctrl::Break(_) | Ctrl::Continue(_)) => Ok(Value::Unit),
-                Err(Ctrl::Return(value)) => Ok(value),
+                Err(Ctrl::Return) => Ok(frame.rt.take_returned()),
                 Err(other) => Err(other),
             }),
         }

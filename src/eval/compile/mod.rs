@@ -140,7 +140,7 @@ fn read_int(frame: &Frame<'_, '_>, place: Place) -> i64 {
 fn store_int(slot: &mut Value, value: i64) {
     match slot {
         Value::Int(x) => *x = value,
-        other => *other = Value::Int(value),
+        other => float::replace_value(other, Value::Int(value)),
     }
 }
 
@@ -675,10 +675,13 @@ impl<'p> Compiler<'p> {
                 let label = *label;
                 Box::new(move |_| Err(Ctrl::Continue(label)))
             }
-            Stmt::Return(None) => Box::new(|_| Err(Ctrl::Return(Value::Unit))),
+            Stmt::Return(None) => Box::new(|frame| Err(frame.rt.give_return(Value::Unit))),
             Stmt::Return(Some(e)) => {
                 let code = self.expr(e);
-                Box::new(move |frame| Err(Ctrl::Return(code(frame)?)))
+                Box::new(move |frame| {
+                    let value = code(frame)?;
+                    Err(frame.rt.give_return(value))
+                })
             }
             Stmt::Match(scrutinee, arms) => {
                 let span = scrutinee.span;
@@ -1445,7 +1448,7 @@ impl<'p> Compiler<'p> {
                 let arg = self.expr(&args[0]);
                 Some(Box::new(move |frame| {
                     let value = arg(frame)?;
-                    call_scalar::<i64>(frame.rt, &instance, value, span)
+                    call_scalar::<i64, Value>(frame.rt, &instance, value, span)
                 }))
             }
             ExprKind::If(c, a, b) => {
@@ -2977,8 +2980,8 @@ impl IntOperand {
 /// A direct call of a one-group, capture-free function with an integer argument and result.
 fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode {
     Box::new(move |frame| {
-        let value = Value::Int(arg.read(frame)?);
-        call_scalar::<i64>(frame.rt, &instance, value, span)
+        let value = arg.read(frame)?;
+        call_scalar::<i64, i64>(frame.rt, &instance, value, span)
     })
 }
 
