@@ -47,6 +47,7 @@ fn prelude(inputs: &[u8; 6]) -> String {
          var sa : secret int ^ 4 = {}, {}, {}, {};\n\
          var p0 = 3;\n\
          var p1 = 7;\n\
+         var count = 0;\n\
          val pa = 1, 2, 3, 4;\n\
          fun mix (x: int, y: int) : int => x * 2 + y;\n\
          fun thrice (x: int) : int = {{ var acc = 0; for i in 0 ..< 3 do acc = acc + x; done return acc; }}\n\
@@ -93,7 +94,10 @@ fn statement() -> impl Strategy<Value = String> {
         expr().prop_map(|e| format!("println$ {e};")),
         expr().prop_map(|e| format!("show ({e});")),
         (expr(), expr()).prop_map(|(a, b)| format!("if {a} > {b} do println 1; done")),
-        expr().prop_map(|e| format!("for i in 0 ..< {e} do p1 = p1 + 1; done")),
+        // The loop counts in a variable no expression reads: a loop re-reads its limit, so
+        // one incrementing a variable of the limit would never end.
+        expr().prop_map(|e| format!("for i in 0 ..< {e} do count = count + 1; done")),
+        Just("println$ count;".to_string()),
         expr().prop_map(|e| format!("p0 = {e};")),
         expr().prop_map(|e| format!("s0 = {e};")),
         expr().prop_map(|e| format!("println$ str ({e}, 1);")),

@@ -110,10 +110,18 @@ macro_rules! with_float_op {
         macro_rules! build {
             (|$x:ident, $y:ident| $e:expr) => {
                 if $single {
-                    let $binary = FloatBinary { a: $a, b: $b, op: |$x: f64, $y: f64| ($e) as f32 as f64 };
+                    let $binary = FloatBinary {
+                        a: $a,
+                        b: $b,
+                        op: |$x: f64, $y: f64| ($e) as f32 as f64,
+                    };
                     $body
                 } else {
-                    let $binary = FloatBinary { a: $a, b: $b, op: |$x: f64, $y: f64| $e };
+                    let $binary = FloatBinary {
+                        a: $a,
+                        b: $b,
+                        op: |$x: f64, $y: f64| $e,
+                    };
                     $body
                 }
             };
@@ -210,17 +218,15 @@ impl Compiler<'_> {
                 }
             }
             ExprKind::If(c, a, b) => {
-                let c = self.cond_code(c);
-                let (a, b) = (self.float_code(a), self.float_code(b));
-                Some(Box::new(
-                    move |frame| {
-                        if c(frame)? {
-                            a(frame)
-                        } else {
-                            b(frame)
-                        }
-                    },
-                ))
+                let c = self.condition(c);
+                let (a, b) = (self.float_operand(a), self.float_operand(b));
+                Some(Box::new(move |frame| {
+                    if c.eval(frame)? {
+                        a.eval(frame)
+                    } else {
+                        b.eval(frame)
+                    }
+                }))
             }
             ExprKind::Inlined(inlined) => {
                 let result = inlined.result.as_ref()?;
@@ -403,9 +409,7 @@ impl Compiler<'_> {
                     self.float_operand(&args[1]),
                     *single,
                 );
-                return with_float_op!(op, a, b, single, |binary| store_float_code(
-                    place, binary
-                ));
+                return with_float_op!(op, a, b, single, |binary| store_float_code(place, binary));
             }
         }
         let code = self.float_code(e);

@@ -481,6 +481,12 @@ impl<'p> Compiler<'p> {
     // ----- statements -----
 
     /// A statement list run in order.
+    /// A loop's body: its statements run by the loop's own closure (no closure call for the
+    /// block itself on every iteration).
+    fn loop_body(&mut self, stmts: &[Stmt]) -> Block {
+        Block(stmts.iter().map(|s| self.stmt(s)).collect())
+    }
+
     pub fn block(&mut self, stmts: &[Stmt]) -> StmtCode {
         let mut codes: Vec<StmtCode> = stmts.iter().map(|s| self.stmt(s)).collect();
         match codes.len() {
@@ -578,11 +584,11 @@ impl<'p> Compiler<'p> {
             } => self.store(*place, root_ty, path, value),
             Stmt::StoreAt { pointer, value } => self.store_at(pointer, value),
             Stmt::If(c, then_branch, else_branch) => {
-                let cond = self.cond_code(c);
+                let cond = self.condition(c);
                 let then_code = self.block(then_branch);
                 let else_code = self.block(else_branch);
                 Box::new(move |frame| {
-                    if cond(frame)? {
+                    if cond.eval(frame)? {
                         then_code(frame)
                     } else {
                         else_code(frame)
@@ -597,11 +603,11 @@ impl<'p> Compiler<'p> {
             } => {
                 let (label, until) = (*label, *until);
                 let span = cond.span;
-                let cond = self.cond_code(cond);
-                let body = self.block(body);
+                let cond = self.condition(cond);
+                let body = self.loop_body(body);
                 Box::new(move |frame| {
-                    while cond(frame)? != until {
-                        if let Flow::Exit = after_body(body(frame), label, span)? {
+                    while cond.eval(frame)? != until {
+                        if let Flow::Exit = after_body(body.run(frame), label, span)? {
                             break;
                         }
                     }
@@ -610,9 +616,9 @@ impl<'p> Compiler<'p> {
             }
             Stmt::Loop { label, body } => {
                 let label = *label;
-                let body = self.block(body);
+                let body = self.loop_body(body);
                 Box::new(move |frame| loop {
-                    if let Flow::Exit = after_body(body(frame), label, Span::default())? {
+                    if let Flow::Exit = after_body(body.run(frame), label, Span::default())? {
                         return Ok(());
                     }
                 })
@@ -743,7 +749,7 @@ impl<'p> Compiler<'p> {
             // The common counting loop, in native integers: both the variable and the limit
             // are their own i64 values.
             let to = self.int_operand(to);
-            let body = self.block(body);
+            let body = self.loop_body(body);
             let last = var_ty.max() as i64;
             let looping = CountingLoop {
                 label,
@@ -1265,6 +1271,28 @@ impl<'p> Compiler<'p> {
         (instance.captures.is_empty() && instance.n_groups == 1).then_some(instance)
     }
 
+    /// A condition to be evaluated inline by a loop or a branch: a comparison of scalar
+    /// operands is kept as data (no closure call of its own), anything else is `cond_code`.
+    pub(super) fn condition(&mut self, e: &Expr) -> Condition {
+        if let ExprKind::Prim(Prim::Compare(op), args) = &e.kind {
+            if args.len() == 2 && float::is_float(&args[0].ty) {
+                return Condition::Float(
+                    *op,
+                    self.float_operand(&args[0]),
+                    self.float_operand(&args[1]),
+                );
+            }
+            if args.len() == 2
+                && int_comparable(&args[0].ty)
+                && !unsigned_codes(&args[0].ty)
+                && args[0].ty != Type::Char
+            {
+                return Condition::Int(*op, self.int_operand(&args[0]), self.int_operand(&args[1]));
+            }
+        }
+        Condition::Code(self.cond_code(e))
+    }
+
     /// Compile a condition (a `bool` expression).
     pub fn cond_code(&mut self, e: &Expr) -> CondCode {
         match &e.kind {
@@ -1462,13 +1490,13 @@ impl<'p> Compiler<'p> {
                         let op = *op;
                         let x = self.int_operand(&operands[0]);
                         let y = self.int_operand(&operands[1]);
-                        let (a, b) = (self.int_code(a), self.int_code(b));
+                        let (a, b) = (self.int_operand(a), self.int_operand(b));
                         return Some(with_int_operands!(x, y, |x, y| Box::new(move |frame| {
                             let left = x.read(frame)?;
                             if holds(op, left.cmp(&y.read(frame)?)) {
-                                a(frame)
+                                a.eval(frame)
                             } else {
-                                b(frame)
+                                b.eval(frame)
                             }
                         })));
                     }
@@ -2953,6 +2981,44 @@ macro_rules! with_int_operands {
 }
 use with_int_operands;
 
+/// The statements of a loop's body.
+pub struct Block(Vec<StmtCode>);
+
+impl Block {
+    #[inline(always)]
+    fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
+        for code in &self.0 {
+            code(frame)?;
+        }
+        Ok(())
+    }
+}
+
+/// A condition of a loop or a branch, evaluated where it is used.
+pub enum Condition {
+    Float(CmpOp, float::FloatOperand, float::FloatOperand),
+    /// Signed integers (and narrower codes), compared as `i64`.
+    Int(CmpOp, IntOperand, IntOperand),
+    Code(CondCode),
+}
+
+impl Condition {
+    #[inline(always)]
+    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<bool, Ctrl> {
+        match self {
+            Condition::Float(op, a, b) => {
+                let x = a.eval(frame)?;
+                Ok(float_holds(*op, x, b.eval(frame)?))
+            }
+            Condition::Int(op, a, b) => {
+                let x = a.eval(frame)?;
+                Ok(holds(*op, x.cmp(&b.eval(frame)?)))
+            }
+            Condition::Code(code) => code(frame),
+        }
+    }
+}
+
 /// An operand of an unboxed integer operation: a constant, a variable read inline, or nested
 /// code.
 pub enum IntOperand {
@@ -3046,13 +3112,7 @@ struct CountingLoop {
 }
 
 impl CountingLoop {
-    fn build<V: LoopVar, T: IntRead>(
-        self,
-        var: V,
-        from: IntCode,
-        to: T,
-        body: StmtCode,
-    ) -> StmtCode {
+    fn build<V: LoopVar, T: IntRead>(self, var: V, from: IntCode, to: T, body: Block) -> StmtCode {
         let CountingLoop {
             label,
             var_ty,
@@ -3067,7 +3127,7 @@ impl CountingLoop {
                 if var.get(frame) >= limit {
                     return Ok(());
                 }
-                if let Flow::Exit = after_body(body(frame), label, span)? {
+                if let Flow::Exit = after_body(body.run(frame), label, span)? {
                     return Ok(());
                 }
                 let i = var.get(frame);
