@@ -484,7 +484,11 @@ impl<'p> Compiler<'p> {
     /// A loop's body: its statements run by the loop's own closure (no closure call for the
     /// block itself on every iteration).
     fn loop_body(&mut self, stmts: &[Stmt]) -> Block {
-        Block(stmts.iter().map(|s| self.stmt(s)).collect())
+        let mut codes: Vec<StmtCode> = stmts.iter().map(|s| self.stmt(s)).collect();
+        match codes.len() {
+            1 => Block::One(codes.pop().expect("one statement")),
+            _ => Block::Many(codes),
+        }
     }
 
     pub fn block(&mut self, stmts: &[Stmt]) -> StmtCode {
@@ -2982,15 +2986,23 @@ macro_rules! with_int_operands {
 use with_int_operands;
 
 /// The statements of a loop's body.
-pub struct Block(Vec<StmtCode>);
+pub enum Block {
+    One(StmtCode),
+    Many(Vec<StmtCode>),
+}
 
 impl Block {
     #[inline(always)]
     fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
-        for code in &self.0 {
-            code(frame)?;
+        match self {
+            Block::One(code) => code(frame),
+            Block::Many(codes) => {
+                for code in codes {
+                    code(frame)?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
 }
 
