@@ -180,7 +180,7 @@ impl Compiler<'_> {
             let fits = match repr {
                 LeafRepr::I64 => is_int_like(var_ty),
                 LeafRepr::F64 => matches!(var_ty, Type::Double | Type::Float),
-                LeafRepr::Boxed => false,
+                LeafRepr::Boxed | LeafRepr::Columns(_) => false,
             };
             if !fits {
                 return None;
@@ -212,7 +212,7 @@ impl Compiler<'_> {
                     let input = match &*view.buf {
                         Buffer::I64(values) => Input::I64(&values[range]),
                         Buffer::F64(values) => Input::F64(&values[range]),
-                        Buffer::Boxed(_) => {
+                        Buffer::Boxed(_) | Buffer::Columns(_) => {
                             return Err(runtime_error(
                                 INTERNAL,
                                 "accumulation over boxed leaves",
@@ -671,7 +671,7 @@ impl FusedStore {
                         values[range].copy_from_slice(&floats[..valid]);
                         true
                     }
-                    Buffer::Boxed(_) => false,
+                    Buffer::Boxed(_) | Buffer::Columns(_) => false,
                 },
                 _ => false,
             });
