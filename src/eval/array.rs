@@ -10,9 +10,7 @@ use crate::types::Type;
 
 use super::compact::{value_from_u64, CodeRepr};
 use super::error::{Fault, TOO_LARGE};
-use super::value::{
-    leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Scalar, Value,
-};
+use super::value::{leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Value};
 
 /// Arrays with more leaves than this are R0007 before any allocation is tried.
 pub const MAX_LEAVES: usize = 1 << 40;
@@ -198,7 +196,7 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
             let mut result = Ok(());
             layout.scatter(leaf, &mut |c, part| {
                 if result.is_ok() {
-                    match filled_buffer(scalar_repr(layout.kinds[c]), part, n, ty) {
+                    match filled_buffer(layout.kinds[c].repr(), part, n, ty) {
                         Ok(column) => columns[c] = column,
                         Err(fault) => result = Err(fault),
                     }
@@ -207,13 +205,6 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
             result?;
             Ok(Buffer::Columns(Columns { layout, columns }))
         }
-    }
-}
-
-fn scalar_repr(scalar: Scalar) -> LeafRepr {
-    match scalar {
-        Scalar::I64 => LeafRepr::I64,
-        Scalar::F64 => LeafRepr::F64,
     }
 }
 
@@ -299,7 +290,7 @@ impl LeafBuilder {
                 layout
                     .kinds
                     .iter()
-                    .map(|&k| LeafBuilder::new(scalar_repr(k)))
+                    .map(|&k| LeafBuilder::new(k.repr()))
                     .collect(),
             ),
         }

@@ -116,6 +116,15 @@ pub enum Scalar {
     F64,
 }
 
+impl Scalar {
+    pub fn repr(self) -> LeafRepr {
+        match self {
+            Scalar::I64 => LeafRepr::I64,
+            Scalar::F64 => LeafRepr::F64,
+        }
+    }
+}
+
 /// A component of a column-stored tuple: a scalar in column `c`, or a nested tuple.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ColumnField {
@@ -150,19 +159,21 @@ impl ColumnLayout {
 
     /// The tuple value whose scalar in column `c` is `leaf(c)`.
     pub fn gather(&self, leaf: &mut dyn FnMut(usize) -> Value) -> Value {
-        fn build(fields: &[ColumnField], leaf: &mut dyn FnMut(usize) -> Value) -> Value {
-            Value::Tuple(
-                fields
-                    .iter()
-                    .map(|field| match field {
-                        ColumnField::Column(c) => leaf(*c),
-                        ColumnField::Tuple(inner) => build(inner, leaf),
-                    })
-                    .collect::<Vec<_>>()
-                    .into(),
-            )
-        }
-        build(&self.fields, leaf)
+        ColumnLayout::gather_fields(&self.fields, leaf)
+    }
+
+    /// The tuple of the components `fields` (of a layout, or of a nested tuple of one).
+    pub fn gather_fields(fields: &[ColumnField], leaf: &mut dyn FnMut(usize) -> Value) -> Value {
+        Value::Tuple(
+            fields
+                .iter()
+                .map(|field| match field {
+                    ColumnField::Column(c) => leaf(*c),
+                    ColumnField::Tuple(inner) => ColumnLayout::gather_fields(inner, leaf),
+                })
+                .collect::<Vec<_>>()
+                .into(),
+        )
     }
 
     /// Visit the scalars of the tuple `value` with their column numbers.
