@@ -396,3 +396,157 @@ pub fn leaf_count(ty: &crate::types::Type) -> Option<usize> {
         _ => Some(1),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::array::{
+        filled_buffer, make_unique, reverse, set_leaf, zero_value, LeafBuilder, Shape,
+    };
+    use crate::types::ty::IntTy;
+    use crate::types::Type;
+
+    fn long_double() -> Type {
+        Type::tuple(vec![Type::Int(IntTy::Long), Type::Double])
+    }
+
+    fn nested() -> Type {
+        // int * (double * bool) * char
+        Type::tuple(vec![
+            Type::INT,
+            Type::tuple(vec![Type::Double, Type::BOOL]),
+            Type::Char,
+        ])
+    }
+
+    fn tuple(parts: Vec<Value>) -> Value {
+        Value::Tuple(parts.into())
+    }
+
+    fn same(a: &Value, b: &Value) -> bool {
+        format!("{a:?}") == format!("{b:?}")
+    }
+
+    #[test]
+    fn tuples_records_and_structs_of_scalars_are_stored_in_columns() {
+        let LeafRepr::Columns(layout) = leaf_repr(&long_double()) else {
+            panic!("long * double is not in columns");
+        };
+        assert_eq!(layout.kinds, vec![Scalar::I64, Scalar::F64]);
+        assert_eq!(
+            layout.fields,
+            vec![ColumnField::Column(0), ColumnField::Column(1)]
+        );
+        let LeafRepr::Columns(layout) = leaf_repr(&nested()) else {
+            panic!("a nested tuple of scalars is not in columns");
+        };
+        assert_eq!(
+            layout.kinds,
+            vec![Scalar::I64, Scalar::F64, Scalar::I64, Scalar::I64]
+        );
+        assert_eq!(
+            layout.field(&[1, 0]),
+            Some(&ColumnField::Column(1)),
+            "x.1.0 is the second column"
+        );
+        // A record of the same field types shares the tuple's layout.
+        let record = Type::record(vec![
+            ("x".into(), Type::Int(IntTy::Long)),
+            ("y".into(), Type::Double),
+        ]);
+        assert_eq!(leaf_repr(&record), leaf_repr(&long_double()));
+    }
+
+    #[test]
+    fn other_element_types_keep_their_layout() {
+        assert_eq!(leaf_repr(&Type::INT), LeafRepr::I64);
+        assert_eq!(leaf_repr(&Type::Double), LeafRepr::F64);
+        assert_eq!(leaf_repr(&Type::BOOL), LeafRepr::I64);
+        assert_eq!(leaf_repr(&Type::String), LeafRepr::Boxed);
+        // A tuple with a string, a unit-free array or a natural component stays boxed.
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![Type::INT, Type::String])),
+            LeafRepr::Boxed
+        );
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![
+                Type::array(Type::INT, Type::Unitsum(3)),
+                Type::Double
+            ])),
+            LeafRepr::Boxed
+        );
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![Type::Natural, Type::Double])),
+            LeafRepr::Boxed
+        );
+    }
+
+    #[test]
+    fn gather_and_scatter_round_trip() {
+        let ty = nested();
+        let LeafRepr::Columns(layout) = leaf_repr(&ty) else {
+            panic!("not in columns");
+        };
+        let array_ty = Type::array(ty.clone(), Type::Unitsum(3));
+        let Value::Array(mut view) = zero_value(&array_ty).expect("a zero") else {
+            panic!("not an array");
+        };
+        assert!(matches!(&*view.buf, Buffer::Columns(_)));
+        let element = |i: i64| {
+            tuple(vec![
+                Value::Int(i),
+                tuple(vec![Value::Float(i as f64 / 4.0), Value::bool(i % 2 == 1)]),
+                Value::Int(65 + i),
+            ])
+        };
+        let shared = view.clone();
+        for i in 0..3 {
+            set_leaf(make_unique(&mut view), i, element(i as i64));
+        }
+        for i in 0..3 {
+            assert!(same(&view.leaf(i), &element(i as i64)));
+            // Copy-on-write: the copy taken before the stores still holds zeros.
+            assert!(same(&shared.leaf(i), &zero_value(&ty).expect("a zero")));
+        }
+        // Each scalar is in its column.
+        let Buffer::Columns(columns) = &*view.buf else {
+            panic!("not in columns");
+        };
+        assert!(std::ptr::eq(columns.layout, layout));
+        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.0, 0.25, 0.5]));
+        assert!(matches!(&columns.columns[2], Buffer::I64(v) if v == &[0, 1, 0]));
+        // Views, builders and reversal keep the layout and the values.
+        let middle = view.slice(1, 2);
+        assert!(same(&middle.leaf(0), &element(1)));
+        let shape = Shape::of(&array_ty).expect("an array shape");
+        let reversed = reverse(&view, &shape);
+        assert!(matches!(&*reversed.buf, Buffer::Columns(_)));
+        assert!(same(&reversed.leaf(0), &element(2)));
+        let mut builder = LeafBuilder::new(shape.repr);
+        builder.push_view(&middle);
+        builder.push_leaf(element(7));
+        let built = builder.finish();
+        assert_eq!(built.len, 3);
+        assert!(same(&built.leaf(0), &element(1)));
+        assert!(same(&built.leaf(2), &element(7)));
+        let mut copy = middle.clone();
+        make_unique(&mut copy);
+        assert_eq!(copy.buf.len(), 2);
+        assert!(same(&copy.leaf(1), &element(2)));
+    }
+
+    #[test]
+    fn a_fill_is_one_zeroed_column_per_field() {
+        let ty = long_double();
+        let repr = leaf_repr(&ty);
+        let fill = tuple(vec![Value::Int(3), Value::Float(0.5)]);
+        let Buffer::Columns(columns) =
+            filled_buffer(repr, &fill, 4, &Type::array(ty, Type::Unitsum(4))).expect("a fill")
+        else {
+            panic!("not in columns");
+        };
+        assert!(matches!(&columns.columns[0], Buffer::I64(v) if v == &[3; 4]));
+        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.5; 4]));
+        assert!(same(&columns.get(3), &fill));
+    }
+}
