@@ -12,17 +12,20 @@
 //! Every other consumer reads and writes elements through `Columns::get` and `Columns::set`.
 
 use crate::core::ir::{Expr, ExprKind, IndexMode, LabelId, PathStep, Place, Stmt};
+use crate::syntax::span::Span;
 use crate::types::Type;
 
 use smallvec::SmallVec;
 
-use super::super::array::{make_unique, set_leaf, Shape};
+use super::super::array::{make_unique, set_leaf, LeafBuilder, Shape};
 use super::super::prims::int_value;
 use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalar, Value};
 use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::stores::with_place;
-use super::{after_body, assign, index_error, int_ty_of, is_call_free, Compiler, Flow, StmtCode};
+use super::{
+    after_body, assign, index_error, int_ty_of, is_call_free, Compiler, ExprCode, Flow, StmtCode,
+};
 
 /// A value read out of a column: an unboxed integer, an unboxed float, or a boxed value.
 pub(super) trait ColumnValue: Sized + 'static {
@@ -306,6 +309,68 @@ impl Compiler<'_> {
         }))
     }
 
+    /// `map` (with its function inlined, `MapLoop`) over an array stored in columns, when the
+    /// body uses the element only through projections: the body run with a cursor in the
+    /// element's slot, the results collected as any map's. `None` when it does not qualify.
+    pub(super) fn column_map(
+        &mut self,
+        var: u32,
+        array: &Expr,
+        body: &Expr,
+        (input, output, result_ty): (&Shape, &Shape, &Type),
+        span: Span,
+    ) -> Option<ExprCode> {
+        let LeafRepr::Columns(layout) = input.repr else {
+            return None;
+        };
+        let place = Place::Local(var);
+        if input.elem_is_array
+            || !only_projected_in(place, |expr, place| {
+                super::super::inline::walk_expr(body, expr, place)
+            })
+        {
+            return None;
+        }
+        self.note_slot(var);
+        let array = self.expr(array);
+        self.cursors.push((place, layout));
+        let body = self.expr(body);
+        self.cursors.pop();
+        let (output, result_ty) = (*output, result_ty.clone());
+        let var = var as usize;
+        Some(Box::new(move |frame| {
+            let Value::Array(view) = array(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let mut builder = LeafBuilder::new(output.repr);
+            builder
+                .reserve(view.len.saturating_mul(output.elem_leaves), &result_ty)
+                .map_err(|f| f.at(span))?;
+            if view.len == 0 {
+                return Ok(Value::Array(builder.finish()));
+            }
+            frame.slots[var] = Value::Array(view.slice(0, 1));
+            let mut result = Ok(());
+            for i in 0..view.len {
+                if let Value::Array(cursor) = &mut frame.slots[var] {
+                    cursor.start = view.start + i;
+                }
+                match body(frame) {
+                    Ok(value) => builder.push_element(value),
+                    Err(ctrl) => {
+                        result = Err(ctrl);
+                        break;
+                    }
+                }
+            }
+            // The slot holds the last element the body saw, as after the loop as written.
+            if let Value::Array(cursor) = &frame.slots[var] {
+                frame.slots[var] = cursor.leaf(0);
+            }
+            result.map(|()| Value::Array(builder.finish()))
+        }))
+    }
+
     /// `&a.i <- (e1, e2, …)` into a variable holding an array stored in columns, `e1, e2, …`
     /// scalars (nested tuple literals flattened): the components computed unboxed, in order,
     /// then written into their columns, copy-on-write as any store. `None` for other stores.
@@ -428,46 +493,52 @@ pub(super) fn tuple_literal_scalars<'e>(
 /// or address it? For a global, also: nothing in the body may read or write it out of sight
 /// (no call, no pointer), since during the loop it holds a cursor.
 fn only_projected(body: &[Stmt], var: Place) -> bool {
+    body.iter()
+        .all(|s| !(matches!(var, Place::Global(_)) && matches!(s, Stmt::StoreAt { .. })))
+        && only_projected_in(var, |expr, place| {
+            for s in body {
+                super::super::inline::walk_stmt(s, expr, place);
+            }
+        })
+}
+
+/// The check of `only_projected` over the expressions and places `walk` visits.
+fn only_projected_in(
+    var: Place,
+    walk: impl FnOnce(&mut dyn FnMut(&Expr), &mut dyn FnMut(Place)),
+) -> bool {
     let global = matches!(var, Place::Global(_));
     let reads = |e: &Expr| match (&e.kind, var) {
         (ExprKind::Local(s), Place::Local(t)) | (ExprKind::Global(s), Place::Global(t)) => *s == t,
         _ => false,
     };
     let (mut all_reads, mut projected, mut ok, mut bound) = (0usize, 0usize, true, false);
-    for s in body {
-        if global && matches!(s, Stmt::StoreAt { .. }) {
-            return false;
-        }
-        super::super::inline::walk_stmt(
-            s,
-            &mut |e| {
-                if reads(e) {
-                    all_reads += 1;
+    walk(
+        &mut |e| {
+            if reads(e) {
+                all_reads += 1;
+            }
+            match &e.kind {
+                ExprKind::Field(inner, _) if reads(inner) => projected += 1,
+                // A function value may capture the variable.
+                ExprKind::Closure { .. } | ExprKind::MakeFun { .. } => ok = false,
+                ExprKind::AddrOf { place, .. } if *place == var => ok = false,
+                ExprKind::Call { .. }
+                | ExprKind::AddrOf { .. }
+                | ExprKind::PtrProject { .. }
+                | ExprKind::Deref(_)
+                | ExprKind::PtrCast(_)
+                    if global =>
+                {
+                    ok = false
                 }
-                match &e.kind {
-                    ExprKind::Field(inner, _) if reads(inner) => projected += 1,
-                    // A function value may capture the variable.
-                    ExprKind::Closure { .. } | ExprKind::MakeFun { .. } => ok = false,
-                    ExprKind::AddrOf { place, .. } if *place == var => ok = false,
-                    ExprKind::Call { .. }
-                    | ExprKind::AddrOf { .. }
-                    | ExprKind::PtrProject { .. }
-                    | ExprKind::Deref(_)
-                    | ExprKind::PtrCast(_)
-                        if global =>
-                    {
-                        ok = false
-                    }
-                    ExprKind::Prim(prim, _)
-                        if global && crate::check::prims::calls_or_writes(prim) =>
-                    {
-                        ok = false
-                    }
-                    _ => {}
+                ExprKind::Prim(prim, _) if global && crate::check::prims::calls_or_writes(prim) => {
+                    ok = false
                 }
-            },
-            &mut |p| bound |= p == var,
-        );
-    }
+                _ => {}
+            }
+        },
+        &mut |p| bound |= p == var,
+    );
     ok && !bound && all_reads == projected
 }

@@ -135,6 +135,9 @@ impl Compiler<'_> {
         if let Some(code) = self.map_scalar_loop(var, array, body, &input, &output) {
             return code;
         }
+        if let Some(code) = self.column_map(var, array, body, (&input, &output, ty), span) {
+            return code;
+        }
         let array = self.expr(array);
         let body = self.expr(body);
         let result_ty = ty.clone();
