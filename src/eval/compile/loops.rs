@@ -153,6 +153,19 @@ impl Compiler<'_> {
         body_frames.append(&mut frames);
         let frames = body_frames;
         let mut scope = VecScope::new(var, Some(target), true);
+        // Elements stored in columns: the terms may read one scalar field of the element,
+        // whose column is then the input (`for p in a do s += p.1; done`).
+        let column = match super::super::value::leaf_repr(var_ty) {
+            LeafRepr::Columns(layout) => {
+                let path = super::columns::single_projection(&terms, var)?;
+                let super::super::value::ColumnField::Column(c) = layout.field(&path)? else {
+                    return None;
+                };
+                scope.projection = Some(path);
+                Some((*c, layout.kinds[*c].repr()))
+            }
+            _ => None,
+        };
         let terms = match sum {
             Sum::Int(_) => {
                 let mut kernels = Vec::with_capacity(terms.len());
@@ -177,10 +190,11 @@ impl Compiler<'_> {
         };
         let elements = elements(self)?;
         if let Elements::Array(_, repr) = &elements {
-            let fits = match repr {
-                LeafRepr::I64 => is_int_like(var_ty),
-                LeafRepr::F64 => matches!(var_ty, Type::Double | Type::Float),
-                LeafRepr::Boxed | LeafRepr::Columns(_) => false,
+            let fits = match (repr, column) {
+                (LeafRepr::I64, None) => is_int_like(var_ty),
+                (LeafRepr::F64, None) => matches!(var_ty, Type::Double | Type::Float),
+                (LeafRepr::Columns(_), Some(_)) => true,
+                _ => false,
             };
             if !fits {
                 return None;
@@ -209,10 +223,18 @@ impl Compiler<'_> {
             let (n, input) = match (&elements, &view) {
                 (_, Some(view)) => {
                     let range = view.start..view.start + view.len;
-                    let input = match &*view.buf {
-                        Buffer::I64(values) => Input::I64(&values[range]),
-                        Buffer::F64(values) => Input::F64(&values[range]),
-                        Buffer::Boxed(_) | Buffer::Columns(_) => {
+                    let buffer = match (&*view.buf, column) {
+                        (Buffer::Columns(columns), Some((c, _))) => &columns.columns[c],
+                        (buffer, _) => buffer,
+                    };
+                    let input = match (buffer, column) {
+                        (Buffer::I64(values), None | Some((_, LeafRepr::I64))) => {
+                            Input::I64(&values[range])
+                        }
+                        (Buffer::F64(values), None | Some((_, LeafRepr::F64))) => {
+                            Input::F64(&values[range])
+                        }
+                        _ => {
                             return Err(runtime_error(
                                 INTERNAL,
                                 "accumulation over boxed leaves",

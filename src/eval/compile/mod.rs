@@ -652,15 +652,15 @@ impl<'p> Compiler<'p> {
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
                 let span = array.span;
-                if let Some(code) = self.column_loop(label, var, array, body) {
-                    return code;
-                }
                 if let (false, Type::Array(elem, _)) = (shape.elem_is_array, &array.ty) {
                     let repr = shape.repr;
                     let elements = |c: &mut Self| Some(loops::Elements::Array(c.expr(array), repr));
                     if let Some(fused) = self.accumulate_loop(var, elem, elements, body) {
                         return fused;
                     }
+                }
+                if let Some(code) = self.column_loop(label, var, array, body) {
+                    return code;
                 }
                 let array = self.expr(array);
                 let body = self.block(body);
