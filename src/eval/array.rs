@@ -10,7 +10,7 @@ use crate::types::Type;
 
 use super::compact::{value_from_u64, CodeRepr};
 use super::error::{Fault, TOO_LARGE};
-use super::value::{leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, LeafRepr, Value};
+use super::value::{leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Value};
 
 /// Arrays with more leaves than this are R0007 before any allocation is tried.
 pub const MAX_LEAVES: usize = 1 << 40;
@@ -188,6 +188,23 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
             values.resize(n, leaf.clone());
             Ok(Buffer::Boxed(values))
         }
+        LeafRepr::Columns(layout) => {
+            let mut columns: Vec<Buffer> = Vec::with_capacity(layout.kinds.len());
+            for _ in &layout.kinds {
+                columns.push(Buffer::I64(Vec::new()));
+            }
+            let mut result = Ok(());
+            layout.scatter(leaf, &mut |c, part| {
+                if result.is_ok() {
+                    match filled_buffer(layout.kinds[c].repr(), part, n, ty) {
+                        Ok(column) => columns[c] = column,
+                        Err(fault) => result = Err(fault),
+                    }
+                }
+            });
+            result?;
+            Ok(Buffer::Columns(Columns { layout, columns }))
+        }
     }
 }
 
@@ -258,6 +275,8 @@ pub enum LeafBuilder {
     I64(Vec<i64>),
     F64(Vec<f64>),
     Boxed(Vec<Value>),
+    /// One builder (`I64` or `F64`) per column.
+    Columns(&'static super::value::ColumnLayout, Vec<LeafBuilder>),
 }
 
 impl LeafBuilder {
@@ -266,6 +285,14 @@ impl LeafBuilder {
             LeafRepr::I64 => LeafBuilder::I64(Vec::new()),
             LeafRepr::F64 => LeafBuilder::F64(Vec::new()),
             LeafRepr::Boxed => LeafBuilder::Boxed(Vec::new()),
+            LeafRepr::Columns(layout) => LeafBuilder::Columns(
+                layout,
+                layout
+                    .kinds
+                    .iter()
+                    .map(|&k| LeafBuilder::new(k.repr()))
+                    .collect(),
+            ),
         }
     }
 
@@ -276,6 +303,9 @@ impl LeafBuilder {
             LeafBuilder::I64(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::F64(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::Boxed(v) => v.try_reserve_exact(n).is_ok(),
+            LeafBuilder::Columns(_, columns) => {
+                return columns.iter_mut().try_for_each(|c| c.reserve(n, ty));
+            }
         };
         if ok {
             Ok(())
@@ -291,19 +321,34 @@ impl LeafBuilder {
             LeafBuilder::I64(v) => v.push(leaf.as_int_lossy()),
             LeafBuilder::F64(v) => v.push(leaf.as_float_lossy()),
             LeafBuilder::Boxed(v) => v.push(leaf),
+            LeafBuilder::Columns(layout, columns) => {
+                layout.scatter(&leaf, &mut |c, part| columns[c].push_leaf(part.clone()))
+            }
         }
     }
 
     /// Append the leaves of a view (of a buffer of the same kind).
     pub fn push_view(&mut self, view: &ArrayVal) {
-        let range = view.start..view.start + view.len;
-        match (self, &*view.buf) {
+        self.push_range(&view.buf, view.start..view.start + view.len);
+    }
+
+    /// Append the leaves `range` of a buffer (copied slice by slice when it is of this
+    /// builder's kind, leaf by leaf otherwise).
+    fn push_range(&mut self, buf: &Buffer, range: std::ops::Range<usize>) {
+        match (self, buf) {
             (LeafBuilder::I64(v), Buffer::I64(src)) => v.extend_from_slice(&src[range]),
             (LeafBuilder::F64(v), Buffer::F64(src)) => v.extend_from_slice(&src[range]),
             (LeafBuilder::Boxed(v), Buffer::Boxed(src)) => v.extend_from_slice(&src[range]),
+            (LeafBuilder::Columns(layout, columns), Buffer::Columns(src))
+                if std::ptr::eq(*layout, src.layout) =>
+            {
+                for (column, source) in columns.iter_mut().zip(&src.columns) {
+                    column.push_range(source, range.clone());
+                }
+            }
             (builder, _) => {
                 for i in range {
-                    builder.push_leaf(view.buf.get(i));
+                    builder.push_leaf(buf.get(i));
                 }
             }
         }
@@ -319,11 +364,19 @@ impl LeafBuilder {
     }
 
     pub fn finish(self) -> ArrayVal {
-        ArrayVal::new(match self {
+        ArrayVal::new(self.into_buffer())
+    }
+
+    fn into_buffer(self) -> Buffer {
+        match self {
             LeafBuilder::I64(v) => Buffer::I64(v),
             LeafBuilder::F64(v) => Buffer::F64(v),
             LeafBuilder::Boxed(v) => Buffer::Boxed(v),
-        })
+            LeafBuilder::Columns(layout, columns) => Buffer::Columns(Columns {
+                layout,
+                columns: columns.into_iter().map(LeafBuilder::into_buffer).collect(),
+            }),
+        }
     }
 }
 
@@ -337,6 +390,7 @@ pub fn make_unique(array: &mut ArrayVal) -> &mut Buffer {
             Buffer::I64(v) => Buffer::I64(v[range].to_vec()),
             Buffer::F64(v) => Buffer::F64(v[range].to_vec()),
             Buffer::Boxed(v) => Buffer::Boxed(v[range].to_vec()),
+            Buffer::Columns(c) => Buffer::Columns(c.copy_range(range)),
         };
         *array = ArrayVal::new(copy);
     }
@@ -350,6 +404,7 @@ pub fn set_leaf(buffer: &mut Buffer, position: usize, leaf: Value) {
         Buffer::I64(v) => v[position] = leaf.as_int_lossy(),
         Buffer::F64(v) => v[position] = leaf.as_float_lossy(),
         Buffer::Boxed(v) => v[position] = leaf,
+        Buffer::Columns(c) => c.set(position, &leaf),
     }
 }
 
@@ -443,7 +498,7 @@ pub fn transpose(
             Buffer::F64(values) => {
                 return ArrayVal::new(Buffer::F64(transpose_tiled(&values[range], rows, cols)))
             }
-            Buffer::Boxed(_) => {}
+            Buffer::Boxed(_) | Buffer::Columns(_) => {}
         }
     }
     let mut builder = LeafBuilder::new(repr);

@@ -304,6 +304,12 @@ fn store_region<S: Step>(
                 store_into(&mut code, &kinds[1..], &positions[1..], new);
                 values[offset] = code.as_int_lossy();
             }
+            Buffer::Columns(columns) => {
+                // A tuple element held in columns: gathered, updated, scattered back.
+                let mut element = columns.get(offset);
+                store_into(&mut element, &kinds[1..], &positions[1..], new);
+                columns.set(offset, &element);
+            }
             Buffer::F64(_) => {}
         }
     }

@@ -10,7 +10,9 @@
 //!   extends it in place, so `s += x` in a loop is amortised O(1));
 //! - `natural`, and the code of a compact type whose size exceeds 2^64: `Value::Big`;
 //! - `unit`: `Value::Unit`;
-//! - tuples and structs (fields in order): `Value::Tuple`;
+//! - tuples, records and structs (fields in order): `Value::Tuple`; an array of them whose
+//!   fields are all scalars is stored as columns (`Buffer::Columns`, one unboxed buffer per
+//!   scalar field), and the tuple value of an element is built only when it is read whole;
 //! - plain sums and variants: `Value::Sum` (summand or constructor index, argument);
 //! - arrays: `Value::Array`, a view into one flat, shared buffer; arrays of arrays share one
 //!   buffer (the leaves in storage order), so reshapes move no data;
@@ -50,6 +52,210 @@ pub enum Buffer {
     F64(Vec<f64>),
     /// Everything else, one `Value` per leaf.
     Boxed(Vec<Value>),
+    /// Tuples, records and structs of scalar fields: one unboxed buffer per scalar field
+    /// (a structure of arrays), the layout of the type (`leaf_repr`) saying which.
+    Columns(Columns),
+}
+
+/// The leaves of an array of tuples of scalars, one buffer per scalar field (nested tuples
+/// flattened, depth first). Every column has one entry per leaf. `get` and `set` are the one
+/// place that turns an element into its tuple value and back.
+#[derive(Clone, Debug)]
+pub struct Columns {
+    pub layout: &'static ColumnLayout,
+    /// `Buffer::I64` or `Buffer::F64`, as `layout.kinds` says.
+    pub columns: Vec<Buffer>,
+}
+
+impl Columns {
+    pub fn len(&self) -> usize {
+        self.columns.first().map_or(0, Buffer::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The tuple value of leaf `i` (gathered from the columns).
+    pub fn get(&self, i: usize) -> Value {
+        self.layout.gather(&mut |c| self.columns[c].get(i))
+    }
+
+    /// Overwrite leaf `i` with the tuple `value` (scattered into the columns).
+    pub fn set(&mut self, i: usize, value: &Value) {
+        let columns = &mut self.columns;
+        self.layout
+            .scatter(value, &mut |c, leaf| match &mut columns[c] {
+                Buffer::I64(v) => v[i] = leaf.as_int_lossy(),
+                Buffer::F64(v) => v[i] = leaf.as_float_lossy(),
+                _ => {}
+            });
+    }
+
+    /// The leaves `range` as columns of their own.
+    pub fn copy_range(&self, range: std::ops::Range<usize>) -> Columns {
+        Columns {
+            layout: self.layout,
+            columns: self
+                .columns
+                .iter()
+                .map(|column| match column {
+                    Buffer::I64(v) => Buffer::I64(v[range.clone()].to_vec()),
+                    Buffer::F64(v) => Buffer::F64(v[range.clone()].to_vec()),
+                    other => other.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The representation of one column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    I64,
+    F64,
+}
+
+impl Scalar {
+    pub fn repr(self) -> LeafRepr {
+        match self {
+            Scalar::I64 => LeafRepr::I64,
+            Scalar::F64 => LeafRepr::F64,
+        }
+    }
+}
+
+/// A component of a column-stored tuple: a scalar in column `c`, or a nested tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ColumnField {
+    Column(usize),
+    Tuple(Vec<ColumnField>),
+}
+
+/// How a tuple (record, struct) of scalars is split into columns: its components (a tree
+/// whose leaves are column numbers, depth first) and each column's representation. Layouts
+/// are interned, so two types of the same structure (a tuple and a record of the same
+/// field types) share one, and a `LeafRepr` stays `Copy`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ColumnLayout {
+    pub fields: Vec<ColumnField>,
+    pub kinds: Vec<Scalar>,
+}
+
+/// Nested tuples deeper than this are stored boxed.
+const MAX_COLUMN_DEPTH: usize = 8;
+
+impl ColumnLayout {
+    /// The column layout of a tuple, record or struct type whose components are all scalars
+    /// stored unboxed (integers, chars, floating, 64-bit compact codes) or such tuples; `None`
+    /// for any other type.
+    pub fn of(ty: &crate::types::Type) -> Option<&'static ColumnLayout> {
+        let mut kinds = Vec::new();
+        let ColumnField::Tuple(fields) = column_field(ty, &mut kinds, 0)? else {
+            return None;
+        };
+        Some(intern(ColumnLayout { fields, kinds }))
+    }
+
+    /// The tuple value whose scalar in column `c` is `leaf(c)`.
+    pub fn gather(&self, leaf: &mut dyn FnMut(usize) -> Value) -> Value {
+        ColumnLayout::gather_fields(&self.fields, leaf)
+    }
+
+    /// The tuple of the components `fields` (of a layout, or of a nested tuple of one).
+    pub fn gather_fields(fields: &[ColumnField], leaf: &mut dyn FnMut(usize) -> Value) -> Value {
+        Value::Tuple(
+            fields
+                .iter()
+                .map(|field| match field {
+                    ColumnField::Column(c) => leaf(*c),
+                    ColumnField::Tuple(inner) => ColumnLayout::gather_fields(inner, leaf),
+                })
+                .collect::<Vec<_>>()
+                .into(),
+        )
+    }
+
+    /// Visit the scalars of the tuple `value` with their column numbers.
+    pub fn scatter(&self, value: &Value, set: &mut dyn FnMut(usize, &Value)) {
+        fn visit(fields: &[ColumnField], value: &Value, set: &mut dyn FnMut(usize, &Value)) {
+            let Value::Tuple(parts) = value else {
+                return;
+            };
+            for (field, part) in fields.iter().zip(parts.iter()) {
+                match field {
+                    ColumnField::Column(c) => set(*c, part),
+                    ColumnField::Tuple(inner) => visit(inner, part, set),
+                }
+            }
+        }
+        visit(&self.fields, value, set)
+    }
+
+    /// The component at a path of projections (`x.1.0` is `[1, 0]`).
+    pub fn field(&self, path: &[usize]) -> Option<&ColumnField> {
+        let (first, rest) = path.split_first()?;
+        let mut field = self.fields.get(*first)?;
+        for &i in rest {
+            let ColumnField::Tuple(inner) = field else {
+                return None;
+            };
+            field = inner.get(i)?;
+        }
+        Some(field)
+    }
+}
+
+fn column_field(
+    ty: &crate::types::Type,
+    kinds: &mut Vec<Scalar>,
+    depth: usize,
+) -> Option<ColumnField> {
+    use crate::types::ty::NominalBody;
+    use crate::types::Type;
+    let components: Vec<&Type> = match ty {
+        t if crate::types::kind::is_compact(t)
+            || !matches!(t, Type::Tuple(_) | Type::Record(..) | Type::Nominal(_)) =>
+        {
+            let scalar = match leaf_repr(t) {
+                LeafRepr::I64 => Scalar::I64,
+                LeafRepr::F64 => Scalar::F64,
+                _ => return None,
+            };
+            kinds.push(scalar);
+            return Some(ColumnField::Column(kinds.len() - 1));
+        }
+        Type::Tuple(components) | Type::Record(_, components) => components.iter().collect(),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => fields.iter().map(|(_, t)| t).collect(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if components.is_empty() || depth >= MAX_COLUMN_DEPTH {
+        return None;
+    }
+    let fields = components
+        .into_iter()
+        .map(|t| column_field(t, kinds, depth + 1))
+        .collect::<Option<Vec<_>>>()?;
+    Some(ColumnField::Tuple(fields))
+}
+
+/// The one shared copy of a layout (layouts are few: one per element type a program uses).
+fn intern(layout: ColumnLayout) -> &'static ColumnLayout {
+    use std::collections::HashSet;
+    static LAYOUTS: Mutex<Option<HashSet<&'static ColumnLayout>>> = Mutex::new(None);
+    let mut table = LAYOUTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let table = table.get_or_insert_with(HashSet::new);
+    if let Some(known) = table.get(&layout) {
+        return known;
+    }
+    let leaked: &'static ColumnLayout = Box::leak(Box::new(layout));
+    table.insert(leaked);
+    leaked
 }
 
 impl Buffer {
@@ -58,6 +264,7 @@ impl Buffer {
             Buffer::I64(v) => v.len(),
             Buffer::F64(v) => v.len(),
             Buffer::Boxed(v) => v.len(),
+            Buffer::Columns(c) => c.len(),
         }
     }
 
@@ -71,6 +278,7 @@ impl Buffer {
             Buffer::I64(v) => Value::Int(v[i]),
             Buffer::F64(v) => Value::Float(v[i]),
             Buffer::Boxed(v) => v[i].clone(),
+            Buffer::Columns(c) => c.get(i),
         }
     }
 }
@@ -134,6 +342,14 @@ pub enum LeafRepr {
     I64,
     F64,
     Boxed,
+    Columns(&'static ColumnLayout),
+}
+
+impl LeafRepr {
+    /// Is a leaf one unboxed scalar (`I64` or `F64`)?
+    pub fn is_scalar(self) -> bool {
+        matches!(self, LeafRepr::I64 | LeafRepr::F64)
+    }
 }
 
 /// The leaf type of an array element type: arrays of arrays are flattened, so the leaf of
@@ -145,7 +361,8 @@ pub fn leaf_type(ty: &crate::types::Type) -> &crate::types::Type {
     }
 }
 
-/// How leaves of the (non-array) type `ty` are stored.
+/// How leaves of the (non-array) type `ty` are stored: **the one decision of an array's
+/// layout**.
 pub fn leaf_repr(ty: &crate::types::Type) -> LeafRepr {
     use crate::types::Type;
     match ty {
@@ -158,6 +375,10 @@ pub fn leaf_repr(ty: &crate::types::Type) -> LeafRepr {
                 LeafRepr::I64
             }
         }
+        Type::Tuple(_) | Type::Record(..) | Type::Nominal(_) => match ColumnLayout::of(ty) {
+            Some(layout) => LeafRepr::Columns(layout),
+            None => LeafRepr::Boxed,
+        },
         _ => LeafRepr::Boxed,
     }
 }
@@ -173,5 +394,159 @@ pub fn leaf_count(ty: &crate::types::Type) -> Option<usize> {
             n.checked_mul(leaf_count(e)?)
         }
         _ => Some(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::array::{
+        filled_buffer, make_unique, reverse, set_leaf, zero_value, LeafBuilder, Shape,
+    };
+    use crate::types::ty::IntTy;
+    use crate::types::Type;
+
+    fn long_double() -> Type {
+        Type::tuple(vec![Type::Int(IntTy::Long), Type::Double])
+    }
+
+    fn nested() -> Type {
+        // int * (double * bool) * char
+        Type::tuple(vec![
+            Type::INT,
+            Type::tuple(vec![Type::Double, Type::BOOL]),
+            Type::Char,
+        ])
+    }
+
+    fn tuple(parts: Vec<Value>) -> Value {
+        Value::Tuple(parts.into())
+    }
+
+    fn same(a: &Value, b: &Value) -> bool {
+        format!("{a:?}") == format!("{b:?}")
+    }
+
+    #[test]
+    fn tuples_records_and_structs_of_scalars_are_stored_in_columns() {
+        let LeafRepr::Columns(layout) = leaf_repr(&long_double()) else {
+            panic!("long * double is not in columns");
+        };
+        assert_eq!(layout.kinds, vec![Scalar::I64, Scalar::F64]);
+        assert_eq!(
+            layout.fields,
+            vec![ColumnField::Column(0), ColumnField::Column(1)]
+        );
+        let LeafRepr::Columns(layout) = leaf_repr(&nested()) else {
+            panic!("a nested tuple of scalars is not in columns");
+        };
+        assert_eq!(
+            layout.kinds,
+            vec![Scalar::I64, Scalar::F64, Scalar::I64, Scalar::I64]
+        );
+        assert_eq!(
+            layout.field(&[1, 0]),
+            Some(&ColumnField::Column(1)),
+            "x.1.0 is the second column"
+        );
+        // A record of the same field types shares the tuple's layout.
+        let record = Type::record(vec![
+            ("x".into(), Type::Int(IntTy::Long)),
+            ("y".into(), Type::Double),
+        ]);
+        assert_eq!(leaf_repr(&record), leaf_repr(&long_double()));
+    }
+
+    #[test]
+    fn other_element_types_keep_their_layout() {
+        assert_eq!(leaf_repr(&Type::INT), LeafRepr::I64);
+        assert_eq!(leaf_repr(&Type::Double), LeafRepr::F64);
+        assert_eq!(leaf_repr(&Type::BOOL), LeafRepr::I64);
+        assert_eq!(leaf_repr(&Type::String), LeafRepr::Boxed);
+        // A tuple with a string, a unit-free array or a natural component stays boxed.
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![Type::INT, Type::String])),
+            LeafRepr::Boxed
+        );
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![
+                Type::array(Type::INT, Type::Unitsum(3)),
+                Type::Double
+            ])),
+            LeafRepr::Boxed
+        );
+        assert_eq!(
+            leaf_repr(&Type::tuple(vec![Type::Natural, Type::Double])),
+            LeafRepr::Boxed
+        );
+    }
+
+    #[test]
+    fn gather_and_scatter_round_trip() {
+        let ty = nested();
+        let LeafRepr::Columns(layout) = leaf_repr(&ty) else {
+            panic!("not in columns");
+        };
+        let array_ty = Type::array(ty.clone(), Type::Unitsum(3));
+        let Value::Array(mut view) = zero_value(&array_ty).expect("a zero") else {
+            panic!("not an array");
+        };
+        assert!(matches!(&*view.buf, Buffer::Columns(_)));
+        let element = |i: i64| {
+            tuple(vec![
+                Value::Int(i),
+                tuple(vec![Value::Float(i as f64 / 4.0), Value::bool(i % 2 == 1)]),
+                Value::Int(65 + i),
+            ])
+        };
+        let shared = view.clone();
+        for i in 0..3 {
+            set_leaf(make_unique(&mut view), i, element(i as i64));
+        }
+        for i in 0..3 {
+            assert!(same(&view.leaf(i), &element(i as i64)));
+            // Copy-on-write: the copy taken before the stores still holds zeros.
+            assert!(same(&shared.leaf(i), &zero_value(&ty).expect("a zero")));
+        }
+        // Each scalar is in its column.
+        let Buffer::Columns(columns) = &*view.buf else {
+            panic!("not in columns");
+        };
+        assert!(std::ptr::eq(columns.layout, layout));
+        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.0, 0.25, 0.5]));
+        assert!(matches!(&columns.columns[2], Buffer::I64(v) if v == &[0, 1, 0]));
+        // Views, builders and reversal keep the layout and the values.
+        let middle = view.slice(1, 2);
+        assert!(same(&middle.leaf(0), &element(1)));
+        let shape = Shape::of(&array_ty).expect("an array shape");
+        let reversed = reverse(&view, &shape);
+        assert!(matches!(&*reversed.buf, Buffer::Columns(_)));
+        assert!(same(&reversed.leaf(0), &element(2)));
+        let mut builder = LeafBuilder::new(shape.repr);
+        builder.push_view(&middle);
+        builder.push_leaf(element(7));
+        let built = builder.finish();
+        assert_eq!(built.len, 3);
+        assert!(same(&built.leaf(0), &element(1)));
+        assert!(same(&built.leaf(2), &element(7)));
+        let mut copy = middle.clone();
+        make_unique(&mut copy);
+        assert_eq!(copy.buf.len(), 2);
+        assert!(same(&copy.leaf(1), &element(2)));
+    }
+
+    #[test]
+    fn a_fill_is_one_zeroed_column_per_field() {
+        let ty = long_double();
+        let repr = leaf_repr(&ty);
+        let fill = tuple(vec![Value::Int(3), Value::Float(0.5)]);
+        let Buffer::Columns(columns) =
+            filled_buffer(repr, &fill, 4, &Type::array(ty, Type::Unitsum(4))).expect("a fill")
+        else {
+            panic!("not in columns");
+        };
+        assert!(matches!(&columns.columns[0], Buffer::I64(v) if v == &[3; 4]));
+        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.5; 4]));
+        assert!(same(&columns.get(3), &fill));
     }
 }

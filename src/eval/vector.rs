@@ -86,6 +86,10 @@ pub struct VecScope {
     /// The `val`s bound inside the expression (an inlined block body), in the order of
     /// `Chunk::lets`.
     pub lets: Vec<Place>,
+    /// Elements that are tuples stored in columns: the projection of the element variable
+    /// (`v.1.0` is `[1, 0]`) whose column is the input. The variable itself is then read
+    /// only through that projection.
+    pub projection: Option<Vec<usize>>,
 }
 
 impl VecScope {
@@ -96,7 +100,23 @@ impl VecScope {
             allow_env,
             env: Vec::new(),
             lets: Vec::new(),
+            projection: None,
         }
+    }
+
+    /// Is `e` the projection of the element variable that the input holds?
+    fn is_input_projection(&self, e: &Expr) -> bool {
+        let Some(projection) = &self.projection else {
+            return false;
+        };
+        let mut current = e;
+        for &k in projection.iter().rev() {
+            match &current.kind {
+                ExprKind::Field(inner, j) if *j as usize == k => current = inner,
+                _ => return false,
+            }
+        }
+        place_read(current) == Some(self.var)
     }
 
     /// The environment position of a loop-invariant variable, registering it on first use.
@@ -215,6 +235,33 @@ where
     })
 }
 
+/// The element variable's values (or its projection's, `VecScope::projection`) as integers.
+fn int_input() -> IntKernel {
+    Box::new(|chunk, out| {
+        match chunk.input {
+            Input::Counter => {
+                for (k, slot) in out.iter_mut().enumerate() {
+                    *slot = chunk.base.wrapping_add(k as i64);
+                }
+            }
+            Input::I64(values) => out.copy_from_slice(&values[..out.len()]),
+            Input::F64(_) => out.fill(0),
+        }
+        Ok(())
+    })
+}
+
+/// The element variable's values (or its projection's) as floats.
+fn float_input() -> FloatKernel {
+    Box::new(|chunk, out| {
+        match chunk.input {
+            Input::F64(values) => out.copy_from_slice(&values[..out.len()]),
+            _ => out.fill(0.0),
+        }
+        Ok(())
+    })
+}
+
 fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
     let span = e.span;
     match &e.kind {
@@ -225,21 +272,11 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 Ok(())
             }))
         }
+        ExprKind::Field(..) if scope.is_input_projection(e) => Some(int_input()),
         ExprKind::Local(_) | ExprKind::Global(_) => {
             let place = place_read(e)?;
             if place == scope.var {
-                return Some(Box::new(|chunk, out| {
-                    match chunk.input {
-                        Input::Counter => {
-                            for (k, slot) in out.iter_mut().enumerate() {
-                                *slot = chunk.base.wrapping_add(k as i64);
-                            }
-                        }
-                        Input::I64(values) => out.copy_from_slice(&values[..out.len()]),
-                        Input::F64(_) => out.fill(0),
-                    }
-                    Ok(())
-                }));
+                return scope.projection.is_none().then(int_input);
             }
             if let Some(i) = scope.lets.iter().position(|p| *p == place) {
                 return Some(Box::new(move |chunk, out| {
@@ -513,16 +550,11 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
                 Ok(())
             }))
         }
+        ExprKind::Field(..) if scope.is_input_projection(e) => Some(float_input()),
         ExprKind::Local(_) | ExprKind::Global(_) => {
             let place = place_read(e)?;
             if place == scope.var {
-                return Some(Box::new(|chunk, out| {
-                    match chunk.input {
-                        Input::F64(values) => out.copy_from_slice(&values[..out.len()]),
-                        _ => out.fill(0.0),
-                    }
-                    Ok(())
-                }));
+                return scope.projection.is_none().then(float_input);
             }
             if let Some(i) = scope.lets.iter().position(|p| *p == place) {
                 return Some(Box::new(move |chunk, out| {

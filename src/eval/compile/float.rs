@@ -176,6 +176,7 @@ impl Compiler<'_> {
                     move |frame| Ok(frame.captures[i].as_float_lossy()),
                 ))
             }
+            ExprKind::Field(..) => self.column_read::<f64>(e),
             ExprKind::Prim(Prim::FloatArith(op, single), args) if args.len() == 2 => {
                 let (a, b, single) = (
                     self.float_operand(&args[0]),

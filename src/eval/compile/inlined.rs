@@ -135,6 +135,9 @@ impl Compiler<'_> {
         if let Some(code) = self.map_scalar_loop(var, array, body, &input, &output) {
             return code;
         }
+        if let Some(code) = self.column_map(var, array, body, (&input, &output, ty), span) {
+            return code;
+        }
         let array = self.expr(array);
         let body = self.expr(body);
         let result_ty = ty.clone();
@@ -162,7 +165,7 @@ impl Compiler<'_> {
         input: &Shape,
         output: &Shape,
     ) -> Option<ExprCode> {
-        if input.elem_is_array || output.elem_is_array || input.repr == LeafRepr::Boxed {
+        if input.elem_is_array || output.elem_is_array || !input.repr.is_scalar() {
             return None;
         }
         let var = var as usize;
@@ -218,7 +221,7 @@ impl Compiler<'_> {
         let input_fits = match input.repr {
             LeafRepr::I64 => is_int_like(elem),
             LeafRepr::F64 => matches!(**elem, Type::Double | Type::Float),
-            LeafRepr::Boxed => false,
+            LeafRepr::Boxed | LeafRepr::Columns(_) => false,
         };
         if !input_fits {
             return None;
@@ -247,7 +250,7 @@ impl Compiler<'_> {
             let elements = match &*view.buf {
                 Buffer::I64(values) => Input::I64(&values[range]),
                 Buffer::F64(values) => Input::F64(&values[range]),
-                Buffer::Boxed(_) => {
+                Buffer::Boxed(_) | Buffer::Columns(_) => {
                     return Err(runtime_error(
                         INTERNAL,
                         "map kernel over boxed leaves",

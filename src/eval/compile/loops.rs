@@ -19,7 +19,7 @@ use super::super::array::{make_unique, Shape};
 use super::super::error::{interrupted, note_frame, runtime_error, INTERNAL};
 use super::super::parallel::{self, Block, BlockSum, Replay};
 use super::super::prims::{float_arith, int_arith, int_from_i128, int_value, round_float};
-use super::super::value::{Buffer, LeafRepr, Value};
+use super::super::value::{Buffer, ColumnLayout, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, KernelFn, VecScope};
 use super::super::{Ctrl, Frame};
 use super::stores::with_place;
@@ -153,6 +153,19 @@ impl Compiler<'_> {
         body_frames.append(&mut frames);
         let frames = body_frames;
         let mut scope = VecScope::new(var, Some(target), true);
+        // Elements stored in columns: the terms may read one scalar field of the element,
+        // whose column is then the input (`for p in a do s += p.1; done`).
+        let column = match super::super::value::leaf_repr(var_ty) {
+            LeafRepr::Columns(layout) => {
+                let path = super::columns::single_projection(&terms, var)?;
+                let super::super::value::ColumnField::Column(c) = layout.field(&path)? else {
+                    return None;
+                };
+                scope.projection = Some(path);
+                Some((*c, layout.kinds[*c].repr()))
+            }
+            _ => None,
+        };
         let terms = match sum {
             Sum::Int(_) => {
                 let mut kernels = Vec::with_capacity(terms.len());
@@ -177,10 +190,11 @@ impl Compiler<'_> {
         };
         let elements = elements(self)?;
         if let Elements::Array(_, repr) = &elements {
-            let fits = match repr {
-                LeafRepr::I64 => is_int_like(var_ty),
-                LeafRepr::F64 => matches!(var_ty, Type::Double | Type::Float),
-                LeafRepr::Boxed => false,
+            let fits = match (repr, column) {
+                (LeafRepr::I64, None) => is_int_like(var_ty),
+                (LeafRepr::F64, None) => matches!(var_ty, Type::Double | Type::Float),
+                (LeafRepr::Columns(_), Some(_)) => true,
+                _ => false,
             };
             if !fits {
                 return None;
@@ -209,10 +223,18 @@ impl Compiler<'_> {
             let (n, input) = match (&elements, &view) {
                 (_, Some(view)) => {
                     let range = view.start..view.start + view.len;
-                    let input = match &*view.buf {
-                        Buffer::I64(values) => Input::I64(&values[range]),
-                        Buffer::F64(values) => Input::F64(&values[range]),
-                        Buffer::Boxed(_) => {
+                    let buffer = match (&*view.buf, column) {
+                        (Buffer::Columns(columns), Some((c, _))) => &columns.columns[c],
+                        (buffer, _) => buffer,
+                    };
+                    let input = match (buffer, column) {
+                        (Buffer::I64(values), None | Some((_, LeafRepr::I64))) => {
+                            Input::I64(&values[range])
+                        }
+                        (Buffer::F64(values), None | Some((_, LeafRepr::F64))) => {
+                            Input::F64(&values[range])
+                        }
+                        _ => {
                             return Err(runtime_error(
                                 INTERNAL,
                                 "accumulation over boxed leaves",
@@ -549,7 +571,11 @@ fn accumulate<T: Copy>(
 /// The store of a fused store loop: `&a.i <- E` with `i` the loop variable, `E` a kernel.
 pub(super) struct FusedStore {
     place: Place,
-    kernel: Kernel,
+    /// The value's kernel, or for an array stored in columns one kernel per column (the
+    /// scalars of a tuple literal, in evaluation order).
+    kernels: Vec<Kernel>,
+    /// The layout of an array stored in columns.
+    layout: Option<&'static ColumnLayout>,
     env_places: Vec<Place>,
     /// The array's element count.
     n: usize,
@@ -594,11 +620,32 @@ impl Compiler<'_> {
         }
         let n = shape.n_elements?;
         let mut scope = VecScope::new(var, Some(place), true);
-        let kernel = vector::kernel(value, &mut scope)?;
-        match (&kernel, shape.repr) {
-            (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64) => {}
-            _ => return None,
-        }
+        let layout = match shape.repr {
+            LeafRepr::Columns(layout) => Some(layout),
+            _ => None,
+        };
+        let kernels = match shape.repr {
+            LeafRepr::Columns(layout) => {
+                let mut scalars = Vec::with_capacity(layout.kinds.len());
+                super::columns::tuple_literal_scalars(value, &layout.fields, &mut scalars)?;
+                let mut kernels = Vec::with_capacity(scalars.len());
+                for (part, column) in scalars {
+                    let kernel = vector::kernel(part, &mut scope)?;
+                    if !kernel_fits(&kernel, layout.kinds[column].repr()) {
+                        return None;
+                    }
+                    kernels.push(kernel);
+                }
+                kernels
+            }
+            repr => {
+                let kernel = vector::kernel(value, &mut scope)?;
+                if !kernel_fits(&kernel, repr) {
+                    return None;
+                }
+                vec![kernel]
+            }
+        };
         self.note_place(place);
         self.note_place(var);
         for p in &scope.env {
@@ -606,13 +653,51 @@ impl Compiler<'_> {
         }
         Some(FusedStore {
             place,
-            kernel,
+            kernels,
+            layout,
             env_places: scope.env,
             n,
             span: value.span,
             frames,
         })
     }
+}
+
+/// The values a store kernel computed for one chunk.
+enum Output {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl Output {
+    /// Copy the first `range.len()` values into `range` of an unboxed buffer of the same kind.
+    fn value(&self, j: usize) -> Value {
+        match self {
+            Output::I64(out) => Value::Int(out[j]),
+            Output::F64(out) => Value::Float(out[j]),
+        }
+    }
+
+    fn copy_to(&self, buffer: &mut Buffer, range: &std::ops::Range<usize>) -> bool {
+        let n = range.len();
+        match (self, buffer) {
+            (Output::I64(out), Buffer::I64(values)) => {
+                values[range.clone()].copy_from_slice(&out[..n])
+            }
+            (Output::F64(out), Buffer::F64(values)) => {
+                values[range.clone()].copy_from_slice(&out[..n])
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+fn kernel_fits(kernel: &Kernel, repr: LeafRepr) -> bool {
+    matches!(
+        (kernel, repr),
+        (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
+    )
 }
 
 impl FusedStore {
@@ -637,8 +722,14 @@ impl FusedStore {
             .iter()
             .map(|p| read_place(frame, *p))
             .collect();
-        let mut ints = vec![0i64; vector::CHUNK];
-        let mut floats = vec![0f64; vector::CHUNK];
+        let mut outputs: Vec<Output> = self
+            .kernels
+            .iter()
+            .map(|kernel| match kernel {
+                Kernel::Int(_) => Output::I64(vec![0; vector::CHUNK]),
+                Kernel::Float(_) => Output::F64(vec![0.0; vector::CHUNK]),
+            })
+            .collect();
         let mut done: u64 = 0;
         while done < count {
             if crate::interrupt::requested() {
@@ -652,27 +743,50 @@ impl FusedStore {
                 env: &env,
                 lets: &[],
             };
-            let result = match &self.kernel {
-                Kernel::Int(k) => k(&chunk, &mut ints[..len]),
-                Kernel::Float(k) => k(&chunk, &mut floats[..len]),
-            };
-            let valid = match &result {
-                Ok(()) => len,
-                Err((k, _)) => *k,
-            };
+            // Each kernel runs up to the first fault of the kernels before it: the fault of
+            // the element-by-element loop is the first in element order, and of an element,
+            // the first in the tuple's order.
+            let mut valid = len;
+            let mut fault = None;
+            for (kernel, output) in self.kernels.iter().zip(outputs.iter_mut()) {
+                let result = match (kernel, output) {
+                    (Kernel::Int(k), Output::I64(out)) => k(&chunk, &mut out[..valid]),
+                    (Kernel::Float(k), Output::F64(out)) => k(&chunk, &mut out[..valid]),
+                    _ => Ok(()),
+                };
+                if let Err((k, f)) = result {
+                    valid = k;
+                    fault = Some((k, f));
+                }
+            }
             let range = base as usize..base as usize + valid;
             let stored = with_place(frame, self.place, |root| match root {
-                Value::Array(view) if range.end <= self.n => match make_unique(view) {
-                    Buffer::I64(values) => {
-                        values[range].copy_from_slice(&ints[..valid]);
-                        true
+                Value::Array(view) if range.end <= self.n => {
+                    match (make_unique(view), outputs.as_slice()) {
+                        (Buffer::Columns(columns), outputs) => {
+                            columns.columns.len() == outputs.len()
+                                && columns
+                                    .columns
+                                    .iter_mut()
+                                    .zip(outputs)
+                                    .all(|(column, output)| output.copy_to(column, &range))
+                        }
+                        (buffer, [output]) if self.layout.is_none() => {
+                            output.copy_to(buffer, &range)
+                        }
+                        (buffer, outputs) => match self.layout {
+                            // An array of the type not held in columns: element by element.
+                            Some(layout) => {
+                                for (j, position) in range.clone().enumerate() {
+                                    let element = layout.gather(&mut |c| outputs[c].value(j));
+                                    super::super::array::set_leaf(buffer, position, element);
+                                }
+                                true
+                            }
+                            None => false,
+                        },
                     }
-                    Buffer::F64(values) => {
-                        values[range].copy_from_slice(&floats[..valid]);
-                        true
-                    }
-                    Buffer::Boxed(_) => false,
-                },
+                }
                 _ => false,
             });
             if !stored {
@@ -682,7 +796,7 @@ impl FusedStore {
                     self.span,
                 ));
             }
-            if let Err((k, fault)) = result {
+            if let Some((k, fault)) = fault {
                 write_int(frame, var, (base + k as u64) as i64);
                 return Err(with_frames(fault, &self.frames));
             }

@@ -41,6 +41,7 @@ use super::value::{leaf_repr, leaf_type, Buffer, Value};
 use super::vector::is_int_like;
 use super::{Ctrl, Frame, Program};
 
+mod columns;
 mod float;
 mod inlined;
 mod loops;
@@ -73,6 +74,8 @@ pub struct Compiler<'p> {
     /// Globals assigned by a top-level statement compiled so far (so run before any later
     /// top-level statement).
     defined: std::collections::HashSet<u32>,
+    /// The variables of the column loops being compiled, which hold cursors (`columns.rs`).
+    cursors: Vec<(Place, &'static super::value::ColumnLayout)>,
 }
 
 fn internal(message: impl Into<String>, span: Span) -> ExprCode {
@@ -340,6 +343,7 @@ impl<'p> Compiler<'p> {
             slots_used: slots,
             in_function: 0,
             defined: std::collections::HashSet::new(),
+            cursors: Vec::new(),
         }
     }
 
@@ -427,6 +431,8 @@ impl<'p> Compiler<'p> {
         });
         self.program.instances.insert(key, instance.clone());
         let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);
+        // A function's own slots are not the cursors of the loop it is compiled from.
+        let outer_cursors = std::mem::take(&mut self.cursors);
         self.in_function += 1;
         for slot in &function.cell_slots {
             self.note_slot(*slot);
@@ -464,6 +470,7 @@ impl<'p> Compiler<'p> {
             _ => None,
         };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
+        self.cursors = outer_cursors;
         self.in_function -= 1;
         let _ = instance.code.set(InstanceCode {
             n_slots,
@@ -661,6 +668,9 @@ impl<'p> Compiler<'p> {
                     if let Some(fused) = self.accumulate_loop(var, elem, elements, body) {
                         return fused;
                     }
+                }
+                if let Some(code) = self.column_loop(label, var, array, body) {
+                    return code;
                 }
                 let array = self.expr(array);
                 let body = self.block(body);
@@ -1366,6 +1376,7 @@ impl<'p> Compiler<'p> {
         let span = e.span;
         match &e.kind {
             ExprKind::Inlined(inlined) => self.inlined_int(inlined),
+            ExprKind::Field(..) => self.column_read::<i64>(e),
             ExprKind::Prim(Prim::Convert, args) if args.len() == 1 => {
                 self.try_convert_int(e, &args[0])
             }
@@ -1733,6 +1744,9 @@ impl<'p> Compiler<'p> {
                 })
             }
             ExprKind::Field(inner, i) => {
+                if let Some(code) = self.column_read::<Value>(e) {
+                    return code;
+                }
                 let i = *i as usize;
                 if let Some(shape) = Shape::of(&inner.ty) {
                     let inner = self.expr(inner);

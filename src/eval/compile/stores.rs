@@ -46,6 +46,9 @@ impl Compiler<'_> {
         path: &[PathStep],
         value: &Expr,
     ) -> Option<StmtCode> {
+        if let Some(code) = self.column_store(place, root_ty, path, value) {
+            return Some(code);
+        }
         let [PathStep::Index(index, mode)] = path else {
             return None;
         };
