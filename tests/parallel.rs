@@ -378,3 +378,55 @@ fn fold_left_term_fault_before_an_overflow() {
     assert!(stderr.contains("R0003"), "{stderr}");
     assert!(!stderr.contains("R0004"), "{stderr}");
 }
+
+/// An output stream the test can read back.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("unpoisoned").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn fused_store_fault_keeps_exactly_the_stores_before_it() {
+    // The division by zero is at element 200 000, in the seventh block of the parallel fill:
+    // a session keeps the array after the error (as the REPL does), and it must hold the
+    // values of the elements before the fault and the defaults after it, on 1 and 2 threads.
+    let fill = "typedef N = 300000;\n\
+                var a : long ^ N;\n\
+                for i in ..[N] do &a.i <- 1000000000L / ((i :>> long) - 200000L) + 1L; done\n";
+    let after = "println$ \\sum a, a.199999, a.200000, a.299999;\n";
+    let runs: Vec<(Vec<String>, String)> = [1, 2]
+        .iter()
+        .map(|&threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            pool.install(|| {
+                let out = Shared::default();
+                let mut session = tessera::Session::new(Box::new(out.clone()));
+                let codes = match session.run_source(fill) {
+                    Ok(()) => Vec::new(),
+                    Err(diags) => diags.iter().map(|d| d.code.to_string()).collect(),
+                };
+                session.run_source(after).expect("the array is still there");
+                let printed =
+                    String::from_utf8_lossy(&out.0.lock().expect("unpoisoned")).into_owned();
+                (codes, printed)
+            })
+        })
+        .collect();
+    let expected: i64 = (0..200_000i64)
+        .map(|i| 1_000_000_000 / (i - 200_000) + 1)
+        .sum();
+    assert_eq!(runs[0].0, vec!["R0004".to_string()]);
+    assert_eq!(runs[0].1, format!("({expected}l, -999999999l, 0l, 0l)\n"));
+    assert_eq!(runs[0], runs[1]);
+}

@@ -178,6 +178,30 @@ pub fn split_accumulation(n: usize) -> bool {
     n >= PARALLEL_THRESHOLD && thread_count() > 1
 }
 
+/// The positions of one block of a parallel fill (`fill_prefix`).
+pub const FILL_BLOCK: usize = 1 << 15;
+
+/// The first block of `n` positions (blocks of `FILL_BLOCK`) for which `faults` holds,
+/// computed on rayon workers; `None` when no block faults.
+pub fn first_faulting_block(
+    n: usize,
+    faults: impl Fn(usize, usize) -> bool + Sync,
+) -> Option<usize> {
+    let blocks = n.div_ceil(FILL_BLOCK);
+    (0..blocks).into_par_iter().find_first(|&b| {
+        let start = b * FILL_BLOCK;
+        faults(start, (n - start).min(FILL_BLOCK))
+    })
+}
+
+/// Fill `dest` a block at a time on rayon workers: `fill(start, block)` writes the block of
+/// `dest` that begins at offset `start`.
+pub fn fill_blocks<T: Send>(dest: &mut [T], fill: impl Fn(usize, &mut [T]) + Sync) {
+    dest.par_chunks_mut(FILL_BLOCK)
+        .enumerate()
+        .for_each(|(b, block)| fill(b * FILL_BLOCK, block));
+}
+
 /// What one block of a split accumulation found (see `accumulate_int`).
 pub enum Block {
     /// Every term of the block was computed: the exact sum of its additions, in order.

@@ -730,7 +730,7 @@ impl FusedStore {
                 Kernel::Float(_) => Output::F64(vec![0.0; vector::CHUNK]),
             })
             .collect();
-        let mut done: u64 = 0;
+        let mut done = self.parallel_prefix(frame, &env, first, count)?;
         while done < count {
             if crate::interrupt::requested() {
                 return Err(interrupted(self.span));
@@ -804,6 +804,124 @@ impl FusedStore {
         }
         Ok(())
     }
+}
+
+impl FusedStore {
+    /// Over at least `PARALLEL_THRESHOLD` positions on more than one thread (L9.5): the
+    /// positions before the first block where a kernel would fault are filled on rayon
+    /// workers, and their count returned; the sequential loop does the rest. A first pass
+    /// runs the kernels (pure) without storing to find that block, so the stores and the
+    /// fault are those of the element-by-element loop. Ctrl-C is noticed before any store.
+    fn parallel_prefix(
+        &self,
+        frame: &mut Frame<'_, '_>,
+        env: &[Value],
+        first: u64,
+        count: u64,
+    ) -> Result<u64, Ctrl> {
+        let count = count as usize;
+        if !parallel::split_accumulation(count) {
+            return Ok(0);
+        }
+        let first = first as usize;
+        let faulting = parallel::first_faulting_block(count, |start, len| {
+            self.faults(env, first + start, len)
+        });
+        if crate::interrupt::requested() {
+            return Err(interrupted(self.span));
+        }
+        let clean = faulting.map_or(count, |b| b * parallel::FILL_BLOCK);
+        if clean == 0 {
+            return Ok(0);
+        }
+        let range = first..first + clean;
+        let stored = with_place(frame, self.place, |root| {
+            let Value::Array(view) = root else {
+                return false;
+            };
+            if range.end > self.n {
+                return false;
+            }
+            match (make_unique(view), self.kernels.as_slice()) {
+                (Buffer::Columns(columns), kernels) if columns.columns.len() == kernels.len() => {
+                    columns
+                        .columns
+                        .iter_mut()
+                        .zip(kernels)
+                        .all(|(column, kernel)| fill(kernel, column, env, range.clone()))
+                }
+                (buffer, [kernel]) if self.layout.is_none() => {
+                    fill(kernel, buffer, env, range.clone())
+                }
+                _ => false,
+            }
+        });
+        Ok(if stored { clean as u64 } else { 0 })
+    }
+
+    /// Would a kernel fault at one of the `len` positions from `start`?
+    fn faults(&self, env: &[Value], start: usize, len: usize) -> bool {
+        let mut ints = Vec::new();
+        let mut floats = Vec::new();
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(vector::CHUNK);
+            let chunk = counter_chunk(start + done, env);
+            for kernel in &self.kernels {
+                let result = match kernel {
+                    Kernel::Int(k) => {
+                        ints.resize(n, 0);
+                        k(&chunk, &mut ints[..n])
+                    }
+                    Kernel::Float(k) => {
+                        floats.resize(n, 0.0);
+                        k(&chunk, &mut floats[..n])
+                    }
+                };
+                if result.is_err() {
+                    return true;
+                }
+            }
+            done += n;
+        }
+        false
+    }
+}
+
+/// The chunk of counter values from `base`.
+fn counter_chunk(base: usize, env: &[Value]) -> vector::Chunk<'_> {
+    vector::Chunk {
+        base: base as i64,
+        input: Input::Counter,
+        env,
+        lets: &[],
+    }
+}
+
+/// Fill `range` of an unboxed buffer with `kernel`'s values on rayon workers (a range where
+/// it does not fault); `false` if the buffer is not of the kernel's kind.
+fn fill(
+    kernel: &Kernel,
+    buffer: &mut Buffer,
+    env: &[Value],
+    range: std::ops::Range<usize>,
+) -> bool {
+    fn run<T: Send>(kernel: &KernelFn<T>, dest: &mut [T], env: &[Value], first: usize) {
+        parallel::fill_blocks(dest, |start, block| {
+            for (c, out) in block.chunks_mut(vector::CHUNK).enumerate() {
+                let chunk = counter_chunk(first + start + c * vector::CHUNK, env);
+                // The first pass found no fault in this range.
+                let _ = kernel(&chunk, out);
+            }
+        })
+    }
+    let first = range.start;
+    match (kernel, buffer) {
+        (Kernel::Int(k), Buffer::I64(values)) => run(&**k, &mut values[range], env, first),
+        (Kernel::Float(k), Buffer::F64(values)) => run(&**k, &mut values[range], env, first),
+        _ => return false,
+    }
+    true
 }
 
 impl Compiler<'_> {
