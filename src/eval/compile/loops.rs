@@ -1,5 +1,7 @@
 //! Fused loops. Stores: `for i in ..[T] do &a.i <- E; done` and `for i in a ..< b do &a.i <- E;
-//! done` fill the array a chunk at a time. Accumulation: `s = s + E1 + E2 ...` in the body of a loop over a compact type
+//! done` fill the array a chunk at a time (over `PARALLEL_THRESHOLD` positions with more than
+//! one thread, the blocks before the first block where `E` would fault are filled on rayon
+//! workers, `FusedStore::parallel_prefix`). Accumulation: `s = s + E1 + E2 ...` in the body of a loop over a compact type
 //! (`for i in ..[T]`) or over an array's elements (`for v in a`, and `fold_left` with an
 //! inlined function, which the inliner turns into that loop). The terms are computed a
 //! chunk at a time by kernels (`vector.rs`) and added in order with the same checks, so the
