@@ -24,7 +24,8 @@ use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::stores::with_place;
 use super::{
-    after_body, assign, index_error, int_ty_of, is_call_free, Compiler, ExprCode, Flow, StmtCode,
+    after_body, assign, index_error, int_ty_of, is_call_free, unboxed_position, Compiler, ExprCode,
+    Flow, StmtCode,
 };
 
 /// A value read out of a column: an unboxed integer, an unboxed float, or a boxed value.
@@ -149,17 +150,11 @@ impl Compiler<'_> {
             let Value::Array(view) = value else {
                 return Ok(T::from_value(Value::Unit));
             };
-            let position = if linear {
-                int_value(raw, index_ity)
-            } else {
-                raw as u64 as i128
-            };
-            if position < 0 || position >= view.len as i128 {
-                return Err(index_error(position, &array_ty, view.len).at(index_span));
-            }
+            let position = unboxed_position(raw, linear, index_ity, view.len, &array_ty)
+                .map_err(|f| f.at(index_span))?;
             Ok(component(
                 &view.buf,
-                view.start + position as usize,
+                view.start + position,
                 layout,
                 target,
                 path,

@@ -6,7 +6,7 @@ use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
 use crate::types::Type;
 
 use super::super::closure::call_scalar;
-use super::super::prims::{float_arith, float_holds, int_value, round_float};
+use super::super::prims::{float_arith, int_value, round_float};
 use super::super::Frame;
 use super::{assign, Compiler, CondCode, FloatCode, StmtCode};
 
@@ -375,23 +375,8 @@ impl Compiler<'_> {
         a: &Expr,
         b: &Expr,
     ) -> CondCode {
-        let (a, b) = (self.float_operand(a), self.float_operand(b));
-        macro_rules! compare {
-            ($holds:expr) => {
-                Box::new(move |frame| {
-                    let x = a.eval(frame)?;
-                    Ok($holds(x, b.eval(frame)?))
-                })
-            };
-        }
-        use crate::core::ir::CmpOp;
-        match op {
-            CmpOp::Lt => compare!(|x: f64, y: f64| x < y),
-            CmpOp::Le => compare!(|x: f64, y: f64| x <= y),
-            CmpOp::Gt => compare!(|x: f64, y: f64| x > y),
-            CmpOp::Ge => compare!(|x: f64, y: f64| x >= y),
-            _ => compare!(|x, y| float_holds(op, x, y)),
-        }
+        let condition = super::Condition::Float(op, self.float_operand(a), self.float_operand(b));
+        Box::new(move |frame| condition.eval(frame))
     }
 
     /// `place = e` for a floating `e`: stored unboxed, in place where the variable already

@@ -264,6 +264,27 @@ fn position_of(
     Ok(position as usize)
 }
 
+/// The element position an unboxed integer index denotes (`linear`: a signed `index_ity`
+/// value; otherwise a compact code), checked against `n` elements.
+#[inline]
+pub(super) fn unboxed_position(
+    raw: i64,
+    linear: bool,
+    index_ity: IntTy,
+    n: usize,
+    array_ty: &Type,
+) -> Result<usize, Fault> {
+    let position = if linear {
+        int_value(raw, index_ity)
+    } else {
+        raw as u64 as i128
+    };
+    if position < 0 || position >= n as i128 {
+        return Err(index_error(position, array_ty, n));
+    }
+    Ok(position as usize)
+}
+
 /// One step of a compiled store path.
 struct StoreStep {
     /// How the step finds its component.
@@ -1562,16 +1583,10 @@ impl<'p> Compiler<'p> {
             let Value::Array(view) = value else {
                 return Ok(0);
             };
-            let position = if linear {
-                int_value(raw, index_ity)
-            } else {
-                raw as u64 as i128
-            };
-            if position < 0 || position >= view.len as i128 {
-                return Err(index_error(position, &array_ty, view.len).at(index_span));
-            }
+            let position = unboxed_position(raw, linear, index_ity, view.len, &array_ty)
+                .map_err(|f| f.at(index_span))?;
             match &*view.buf {
-                Buffer::I64(values) => Ok(values[view.start + position as usize]),
+                Buffer::I64(values) => Ok(values[view.start + position]),
                 _ => Ok(0),
             }
         };
@@ -1611,15 +1626,9 @@ impl<'p> Compiler<'p> {
         Some(Box::new(move |frame| {
             let code = code(frame)? as u64;
             let raw = index(frame)?;
-            let position = if linear {
-                int_value(raw, index_ity)
-            } else {
-                raw as u64 as i128
-            };
-            if position < 0 || position >= layout.n as i128 {
-                return Err(index_error(position, &array_ty, layout.n).at(index_span));
-            }
-            Ok(layout.small_element(code, position as usize).unwrap_or(0) as i64)
+            let position = unboxed_position(raw, linear, index_ity, layout.n, &array_ty)
+                .map_err(|f| f.at(index_span))?;
+            Ok(layout.small_element(code, position).unwrap_or(0) as i64)
         }))
     }
 

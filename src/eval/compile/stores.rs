@@ -6,12 +6,11 @@ use crate::core::ir::{Expr, IndexMode, PathStep, Place};
 use crate::types::Type;
 
 use super::super::array::{make_unique, Shape};
-use super::super::prims::int_value;
 use super::super::value::{Buffer, LeafRepr, Value};
 use super::super::vector::is_int_like;
 use super::super::Frame;
 use super::float::is_float;
-use super::{index_error, int_ty_of, Compiler, StmtCode};
+use super::{int_ty_of, unboxed_position, Compiler, StmtCode};
 
 /// Run `f` on the value of a local or global variable, in place.
 #[inline(always)]
@@ -64,15 +63,9 @@ impl Compiler<'_> {
         let (mode, ity, span) = (*mode, int_ty_of(&index.ty), index.span);
         let array_ty = root_ty.clone();
         let position = self.int_code(index);
+        let linear = mode == IndexMode::Linear;
         let check = move |i: i64| -> Result<usize, super::Ctrl> {
-            let position: i128 = match mode {
-                IndexMode::Linear => int_value(i, ity),
-                IndexMode::Code => i as u64 as i128,
-            };
-            if position < 0 || position >= n as i128 {
-                return Err(index_error(position, &array_ty, n).at(span));
-            }
-            Ok(position as usize)
+            unboxed_position(i, linear, ity, n, &array_ty).map_err(|f| f.at(span))
         };
         match shape.repr {
             LeafRepr::I64 if is_int_like(&value.ty) => {
