@@ -524,6 +524,9 @@ pub fn not_utf8_diagnostic(src: &str, at: usize) -> Diagnostic {
 }
 
 #[cfg(test)]
+mod prim_table_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::diag::Origin;

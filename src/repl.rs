@@ -27,7 +27,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
 use crate::check::browse::{NameKind, ScopeName};
-use crate::check::prims::{Section, PRIMS};
+use crate::core::prims::{Section, PRIMS};
 use crate::diag::{self, Diagnostic, Stage};
 use crate::display::Display;
 use crate::syntax::Span;
@@ -634,7 +634,9 @@ impl Repl {
         ] {
             lines.push(heading.to_string());
             for def in PRIMS.iter().filter(|def| def.section == section) {
-                lines.push(format!("{} : {}", def.name, def.schemes.join("  |  ")));
+                for name in def.names() {
+                    lines.push(format!("{name} : {}", def.schemes.join("  |  ")));
+                }
             }
         }
         for line in lines {
@@ -904,8 +906,10 @@ fn value_names(names: &[ScopeName]) -> Vec<String> {
     all.extend(
         PRIMS
             .iter()
-            .filter(|def| def.section != Section::Internal && is_identifier(def.name))
-            .map(|def| def.name.to_string()),
+            .filter(|def| def.section != Section::Internal)
+            .flat_map(|def| def.names())
+            .filter(|name| is_identifier(name))
+            .map(str::to_string),
     );
     all.extend(KEYWORDS.iter().map(|k| k.to_string()));
     all

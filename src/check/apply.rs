@@ -325,7 +325,7 @@ impl Checker {
     ) -> ir::Expr {
         if let Some(t) = self.lookup_type(n) {
             if !matches!(&t, Type::Nominal(nd) if matches!(nd.body.get(), Some(NominalBody::Struct(_))))
-                && crate::check::prims::is_prim(n)
+                && crate::core::prims::is_prim(n)
             {
                 return crate::check::prims::apply_prim(self, n, args, span);
             }
@@ -336,7 +336,7 @@ impl Checker {
             let r = self.convert(t, first, span);
             return self.call_rest(r, args, span);
         }
-        if crate::check::prims::is_prim(n) {
+        if crate::core::prims::is_prim(n) {
             return crate::check::prims::apply_prim(self, n, args, span);
         }
         self.error(CheckError::UndefinedName {
@@ -549,7 +549,7 @@ impl Checker {
         // (lambdas, literals, primitives passed as values).
         let mut args = args;
         let first = args.remove(0);
-        let continues_outward = crate::check::prims::is_prim(n)
+        let continues_outward = crate::core::prims::is_prim(n)
             || crate::check::typeexpr::builtin_type(n).is_some()
             || self.lookup_type(n).is_some();
         let sole = all.len() == 1 && !continues_outward;
@@ -852,7 +852,7 @@ impl Checker {
         };
         match self.lookup_value(n) {
             None => {
-                crate::check::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some()
+                crate::core::prims::is_prim(n) || crate::check::typeexpr::builtin_type(n).is_some()
             }
             Some(Binding::Funs(l)) => l.len() > 1,
             Some(_) => false,

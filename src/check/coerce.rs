@@ -1,6 +1,6 @@
-//! Coercions `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3), applied from the primitive table.
+//! Coercions `e :>> T`, applied from the primitive table.
 //!
-//! Every classification of a coercion is an entry of `prims::PRIMS` in the section
+//! Every classification of a coercion is an entry of `core::prims::PRIMS` in the section
 //! `Coercion` (named `:>>`): its type schemes say which source and target types it takes
 //! (`[I:integer, C:COMPACTLINEAR] I -> C` is a decode), and its selector says, for the
 //! concrete types, which IR coercion it produces, or refuses them (a reinterpretation between
@@ -12,7 +12,8 @@ use num_bigint::BigUint;
 
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
-use crate::check::prims::{self, Apply, Coercion, Section, PRIMS};
+use crate::check::prims::{self, Coercion};
+use crate::core::prims::{Coercer, Section, Typing, PRIMS};
 use crate::check::{contains_error, Checker};
 use crate::core::ir::{self, CoerceKind, Prim};
 use crate::syntax::span::Span;
@@ -29,7 +30,7 @@ impl Checker {
         if s == t {
             return v;
         }
-        // Visibility (issue 14): a coercion of a secret keeps it secret; decoding one to a
+        // Visibility: a coercion of a secret keeps it secret; decoding one to a
         // compact type would make a position of it. `:>> secret T` only narrows.
         if s.has_secret() || t.has_secret() {
             let (ds, dt) = (s.erase_secret(), t.erase_secret());
@@ -88,13 +89,13 @@ impl Checker {
     ) -> Result<Coercion, Refusal> {
         let mut refusal = None;
         for index in coercion_entries(section) {
-            let Apply::Coerce(select) = PRIMS[index].apply else {
+            let Typing::Coerce(coercer) = PRIMS[index].typing else {
                 continue;
             };
             if !self.scheme_admits(index, s, t) {
                 continue;
             }
-            match select(s, t) {
+            match select(coercer)(s, t) {
                 Ok(coercion) => return Ok(coercion),
                 Err(refuse) => {
                     refusal.get_or_insert(refuse);
@@ -141,7 +142,7 @@ fn coercion_entries(section: Section) -> impl Iterator<Item = usize> {
     PRIMS
         .iter()
         .enumerate()
-        .filter(move |(_, d)| d.section == section && matches!(d.apply, Apply::Coerce(_)))
+        .filter(move |(_, d)| d.section == section && matches!(d.typing, Typing::Coerce(_)))
         .map(|(i, _)| i)
 }
 
@@ -192,10 +193,23 @@ impl Refusal {
 }
 
 /// The selector of an entry: the coercion for these concrete types, or its refusal.
-pub(crate) type Select = fn(&Type, &Type) -> Result<Coercion, Refusal>;
+type Select = fn(&Type, &Type) -> Result<Coercion, Refusal>;
+
+/// The checker's selector of a classification.
+fn select(coercer: Coercer) -> Select {
+    match coercer {
+        Coercer::Decode => select_decode,
+        Coercer::Reinterpret => select_reinterpret,
+        Coercer::Encode => select_encode,
+        Coercer::Natural => select_natural,
+        Coercer::Integer => select_int,
+        Coercer::Reshape => select_reshape,
+        Coercer::Opaque => select_opaque,
+    }
+}
 
 /// `decode`: an integer, a natural or a decimal string to a compact type.
-pub(crate) fn select_decode(s: &Type, _: &Type) -> Result<Coercion, Refusal> {
+fn select_decode(s: &Type, _: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Kind(match s {
         Type::Natural => CoerceKind::DecodeNatural,
         Type::String => CoerceKind::DecodeString,
@@ -204,7 +218,7 @@ pub(crate) fn select_decode(s: &Type, _: &Type) -> Result<Coercion, Refusal> {
 }
 
 /// `encode`: a compact value to its code as an integer, a natural or a decimal string.
-pub(crate) fn select_encode(_: &Type, t: &Type) -> Result<Coercion, Refusal> {
+fn select_encode(_: &Type, t: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Kind(match t {
         Type::Natural => CoerceKind::EncodeNatural,
         Type::String => CoerceKind::EncodeString,
@@ -214,7 +228,7 @@ pub(crate) fn select_encode(_: &Type, t: &Type) -> Result<Coercion, Refusal> {
 
 /// Compact to compact: the code is kept when the sizes are equal (or decided at the instance
 /// of a generic body).
-pub(crate) fn select_reinterpret(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+fn select_reinterpret(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     let (ss, ts) = (size_of(s), size_of(t));
     if ss.is_some() && ss == ts || s.has_var() || t.has_var() {
         Ok(Coercion::Kind(CoerceKind::Reinterpret))
@@ -224,7 +238,7 @@ pub(crate) fn select_reinterpret(s: &Type, t: &Type) -> Result<Coercion, Refusal
 }
 
 /// Between integers and `natural`, and a natural to its decimal string.
-pub(crate) fn select_natural(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+fn select_natural(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Kind(match (s, t) {
         (Type::Natural, Type::String) => CoerceKind::NaturalToString,
         (Type::Natural, _) => CoerceKind::NaturalToInt,
@@ -233,7 +247,7 @@ pub(crate) fn select_natural(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
 }
 
 /// Between integer types: the checked conversion of `convert`.
-pub(crate) fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
+fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Convert)
 }
 
@@ -243,7 +257,7 @@ pub(crate) fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
 /// (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely by the
 /// evaluator's reshape. An integer or natural target takes only a compact value (an
 /// encode).
-pub(crate) fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     if matches!(t, Type::Int(_) | Type::Natural) {
         return Err(Refusal::NotCompact);
     }
@@ -261,7 +275,7 @@ pub(crate) fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
 }
 
 /// An opaque type's representation to the opaque type, or back (`_make_K`, `_repr_`).
-pub(crate) fn select_opaque(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+fn select_opaque(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     let repr_of = |x: &Type| match x {
         Type::Nominal(def) => match def.body.get() {
             Some(NominalBody::Opaque { repr, .. }) => Some(repr.clone()),

@@ -601,7 +601,7 @@ impl Checker {
                 // type, or from its scheme instantiated afresh (`val h = rev;`).
                 let param = expected_param.or_else(|| self.prim_value_param(n));
                 if let Some(a) = param {
-                    if crate::check::prims::is_prim(n)
+                    if crate::core::prims::is_prim(n)
                         || self.lookup_type(n).is_some()
                         || crate::check::typeexpr::builtin_type(n).is_some()
                     {
@@ -611,7 +611,7 @@ impl Checker {
                         });
                     }
                 }
-                if let Some(index) = crate::check::prims::function_index(n) {
+                if let Some(index) = crate::core::prims::function_index(n) {
                     // Several overloads (or a kernel chosen by the argument's type): the
                     // user says which type they mean.
                     let types: Vec<String> = self
@@ -619,10 +619,10 @@ impl Checker {
                         .map(|s| s.iter().map(|s| format!("`{s}`")).collect())
                         .unwrap_or_default();
                     // A concrete overload makes the example; otherwise the user writes one.
-                    let example = crate::check::prims::PRIMS
+                    let example = crate::core::prims::PRIMS[index]
+                        .schemes
                         .iter()
-                        .find(|d| d.name == n)
-                        .and_then(|d| d.schemes.iter().find(|s| !s.starts_with('[')))
+                        .find(|s| !s.starts_with('['))
                         .copied()
                         .unwrap_or("TYPE");
                     let help = format!(
@@ -904,7 +904,7 @@ impl Checker {
 
     /// Does primitive `name` take `unit` in its first overload (`endl`)?
     fn prim_takes_unit(&mut self, name: &str) -> bool {
-        let Some(index) = crate::check::prims::function_index(name) else {
+        let Some(index) = crate::core::prims::function_index(name) else {
             return false;
         };
         self.prim_schemes(index).is_ok_and(|schemes| {
@@ -918,8 +918,8 @@ impl Checker {
     /// scheme's parameter, with fresh inference variables (`None` for an overloaded primitive
     /// or one of several arguments).
     fn prim_value_param(&mut self, name: &str) -> Option<Type> {
-        let index = crate::check::prims::function_index(name)?;
-        if crate::check::prims::PRIMS[index].arity != 1 {
+        let index = crate::core::prims::function_index(name)?;
+        if crate::core::prims::PRIMS[index].arity != 1 {
             return None;
         }
         let schemes = self.prim_schemes(index).ok()?;
@@ -938,8 +938,8 @@ impl Checker {
     /// entry's one overload of that many groups instantiated afresh (inference settles them at
     /// the uses).
     fn prim_value_groups(&mut self, name: &str, expected: Option<&Type>) -> Option<Vec<Type>> {
-        let index = crate::check::prims::function_index(name)?;
-        let arity = crate::check::prims::PRIMS[index].arity;
+        let index = crate::core::prims::function_index(name)?;
+        let arity = crate::core::prims::PRIMS[index].arity;
         if arity < 2 {
             return None;
         }

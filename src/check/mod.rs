@@ -271,7 +271,7 @@ impl Checker {
                 Some(format!("[{}] {t}", params.join(", ")))
             }
             Some(_) => None,
-            None => prims::entry_index(name).and_then(|index| {
+            None => crate::core::prims::entry_index(name).and_then(|index| {
                 let schemes = self.prim_schemes(index).ok()?;
                 Some(
                     schemes

@@ -381,7 +381,7 @@ impl Checker {
         if let Some(s) = self.schemes.lock().expect("scheme cache").get(&index) {
             return Ok(s.clone());
         }
-        let def = &crate::check::prims::PRIMS[index];
+        let def = &crate::core::prims::PRIMS[index];
         let schemes: Vec<Scheme> = def
             .schemes
             .iter()

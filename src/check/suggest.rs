@@ -98,7 +98,7 @@ impl Checker {
             return false;
         };
         if self.lookup_value(name).is_some()
-            || crate::check::prims::is_prim(name)
+            || crate::core::prims::is_prim(name)
             || crate::check::typeexpr::builtin_type(name).is_some()
             || self.lookup_type(name).is_some()
         {
@@ -180,12 +180,13 @@ impl Checker {
             scope = self.scopes[id].parent;
         }
         names.extend(
-            crate::check::prims::PRIMS
+            crate::core::prims::PRIMS
                 .iter()
                 // Only what a program names: functions (not operators, `:>>` classifications
                 // or internal kernels).
-                .filter(|p| p.section == crate::check::prims::Section::Function)
-                .map(|p| p.name.to_string()),
+                .filter(|p| p.section == crate::core::prims::Section::Function)
+                .flat_map(|p| p.names())
+                .map(str::to_string),
         );
         names.extend(builtin_type_names());
         names

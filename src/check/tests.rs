@@ -156,18 +156,21 @@ fn prelude_checker() -> Checker {
 #[test]
 fn every_scheme_of_the_primitive_table_resolves() {
     let mut c = prelude_checker();
-    for (index, def) in crate::check::prims::PRIMS.iter().enumerate() {
+    for (index, def) in crate::core::prims::PRIMS.iter().enumerate() {
         let schemes = c
             .prim_schemes(index)
             .unwrap_or_else(|e| panic!("{}: {e}", def.name));
         assert_eq!(schemes.len(), def.schemes.len(), "{}", def.name);
-        assert!(!def.doc.is_empty(), "{} has no documentation", def.name);
+        assert!(!def.description().is_empty(), "{} has no documentation", def.name);
     }
 }
 
 #[test]
 fn primitive_names_are_unique() {
-    let names: Vec<&str> = crate::check::prims::PRIMS.iter().map(|p| p.name).collect();
+    let names: Vec<&str> = crate::core::prims::PRIMS
+        .iter()
+        .flat_map(|p| p.names())
+        .collect();
     let mut sorted = names.clone();
     sorted.sort();
     sorted.dedup();

@@ -1,5 +1,6 @@
 //! The typed IR between the checker and the evaluator.
 pub mod ir;
+pub mod prims;
 pub mod printf;
 pub mod subst;
 pub mod validate;

@@ -27,7 +27,7 @@ pub mod value;
 pub mod vector;
 
 #[cfg(test)]
-mod test_ir;
+pub(crate) mod test_ir;
 #[cfg(test)]
 mod tests;
 

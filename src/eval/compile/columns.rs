@@ -564,7 +564,7 @@ fn only_projected_in(
                 {
                     ok = false
                 }
-                ExprKind::Prim(prim, _) if global && crate::check::prims::calls_or_writes(prim) => {
+                ExprKind::Prim(prim, _) if global && crate::core::prims::calls_or_writes(prim) => {
                     ok = false
                 }
                 _ => {}

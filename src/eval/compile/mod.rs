@@ -2157,7 +2157,7 @@ impl<'p> Compiler<'p> {
     fn prim(&mut self, prim: &Prim, args: &[Expr], result_ty: &Type, span: Span) -> ExprCode {
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let mut codes = self.exprs(args);
-        if codes.len() != prim_arity(prim, args.len()) {
+        if crate::core::prims::operand_count(prim).is_some_and(|n| n != codes.len()) {
             return internal(
                 format!("{prim:?} applied to {} arguments", codes.len()),
                 span,
@@ -2169,36 +2169,6 @@ impl<'p> Compiler<'p> {
                 let a = codes.pop().expect("two operands");
                 int_arith_code(*op, *ity, a, b, span)
             }
-            Prim::Assert
-            | Prim::IntBit(..)
-            | Prim::IntCompl(_)
-            | Prim::FloatFn(..)
-            | Prim::Atan2(_)
-            | Prim::Pow(_)
-            | Prim::PowInt(_)
-            | Prim::IntAbs(_)
-            | Prim::IntSgn(_)
-            | Prim::Min
-            | Prim::Max
-            | Prim::Ord
-            | Prim::CharToStr
-            | Prim::CharCase(_)
-            | Prim::ToLower
-            | Prim::CharIs(_)
-            | Prim::Strip { .. }
-            | Prim::StartsWith
-            | Prim::EndsWith
-            | Prim::StrHasChar
-            | Prim::Format
-            | Prim::Mem
-            | Prim::MemRel
-            | Prim::ArrayHas
-            | Prim::Sort
-            | Prim::SortBy
-            | Prim::Subarray
-            | Prim::FWrite(_)
-            | Prim::FEndl => super::library::compile(prim, args, codes, result_ty, span)
-                .unwrap_or_else(|| internal(format!("{prim:?} of an unexpected type"), span)),
             Prim::FloatArith(op, single) => {
                 let (op, single) = (*op, *single);
                 let b = codes.pop().expect("two operands");
@@ -2462,6 +2432,9 @@ impl<'p> Compiler<'p> {
                     other => Ok(other),
                 })
             }
+            // The kernels of the library functions.
+            _ => super::library::compile(prim, args, codes, result_ty, span)
+                .unwrap_or_else(|| internal(format!("{prim:?} of an unexpected type"), span)),
         }
     }
 
@@ -2572,51 +2545,6 @@ fn gather_captures(frame: &Frame<'_, '_>, captures: &[Capture]) -> Vec<Value> {
                 .unwrap_or(Value::Unit),
         })
         .collect()
-}
-
-/// How many operands a primitive takes (`StrSlice` depends on its bounds).
-fn prim_arity(prim: &Prim, given: usize) -> usize {
-    match prim {
-        Prim::Endl => 0,
-        Prim::IntNeg(_)
-        | Prim::FloatNeg
-        | Prim::Not
-        | Prim::StrLen
-        | Prim::ToUpper
-        | Prim::Str
-        | Prim::Repr
-        | Prim::Strr
-        | Prim::Print
-        | Prim::Println
-        | Prim::Caseno
-        | Prim::Len
-        | Prim::Convert
-        | Prim::Widen
-        | Prim::Upcast
-        | Prim::Rev
-        | Prim::Sum
-        | Prim::Prod
-        | Prim::Transpose
-        | Prim::Assert
-        | Prim::IntCompl(_)
-        | Prim::FloatFn(..)
-        | Prim::IntAbs(_)
-        | Prim::IntSgn(_)
-        | Prim::Ord
-        | Prim::CharToStr
-        | Prim::CharCase(_)
-        | Prim::ToLower
-        | Prim::CharIs(_)
-        | Prim::Sort
-        | Prim::FEndl => 1,
-        Prim::Strip { set, .. } => 1 + *set as usize,
-        Prim::MemRel => 3,
-        Prim::StrSlice { from, to } => 1 + *from as usize + *to as usize,
-        Prim::FoldLeft => 3,
-        Prim::Permute(order) => order.len(),
-        _ if given == 0 => 2,
-        _ => 2,
-    }
 }
 
 fn slow_fault(op: ArithOp, ity: IntTy, x: i64, y: i64) -> Fault {
@@ -2845,7 +2773,7 @@ fn is_call_free(e: &Expr) -> bool {
         | ExprKind::CaptureCell(_)
         | ExprKind::TypeSize(_) => true,
         ExprKind::Prim(prim, args) => {
-            !crate::check::prims::calls_or_writes(prim) && args.iter().all(is_call_free)
+            !crate::core::prims::calls_or_writes(prim) && args.iter().all(is_call_free)
         }
         ExprKind::Tuple(parts) | ExprKind::Array(parts) | ExprKind::CTuple(parts) => {
             parts.iter().all(is_call_free)
