@@ -51,7 +51,7 @@ impl Checker {
         match &head.node {
             ExprKind::Name(n) => self.apply_name(n, head.span, args, span, expected),
             ExprKind::Format(text) => self.format_apply(text, head.span, args, span),
-            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if n == "subarray" && self.lookup_value(n).is_none()) => {
+            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if crate::core::prims::is_type_applied(n) && self.lookup_value(n).is_none()) => {
                 self.subarray_apply(targs, args, span)
             }
             // `Box[int] (3)`: a parametric struct (or typedef) applied to type arguments

@@ -11,7 +11,7 @@ use crate::check::error::CheckError;
 use crate::check::stmt::{unit_const, Projection};
 use crate::check::traits::{self, Behaviour};
 use crate::check::{contains_error, error_type, Checker};
-use crate::core::ir::{self, ArithOp, CmpOp, Const, IndexMode, Prim};
+use crate::core::ir::{self, ArithOp, Const, IndexMode, Prim};
 use crate::syntax::ast::{self, BinOp, ExprKind, IntLit, UnOp};
 use crate::syntax::span::Span;
 use crate::types::size::size_of;
@@ -1584,17 +1584,12 @@ impl Checker {
         // type of the other operand.
         match (&a, &b) {
             (Type::Meta(_), Type::Meta(_)) => {
-                // Both unknown: the kernel is chosen once the recursive result is inferred.
+                // Both unknown: the kernel is chosen once the recursive result is inferred; the
+                // result is the entry's when its scheme fixes it (a comparison's `bool`).
                 self.unify(&a, &b);
                 self.recursion_metas = true;
-                let ty = if matches!(
-                    op,
-                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                ) {
-                    Type::BOOL
-                } else {
-                    a.clone()
-                };
+                let ty = crate::check::prims::operator_fixed_result(self, op.symbol())
+                    .unwrap_or_else(|| a.clone());
                 return mk(
                     ir::ExprKind::Prim(Prim::Unresolved(op), vec![x, y]),
                     ty,
@@ -1626,21 +1621,12 @@ impl Checker {
             }
             _ => {}
         }
-        let cmp = match op {
-            BinOp::Eq => CmpOp::Eq,
-            BinOp::Ne => CmpOp::Ne,
-            BinOp::Lt => CmpOp::Lt,
-            BinOp::Le => CmpOp::Le,
-            BinOp::Gt => CmpOp::Gt,
-            BinOp::Ge => CmpOp::Ge,
-            _ => unreachable!("and/or are handled before"),
-        };
-        let (x, y, t) = match (&a, &b) {
+        // A comparison: integer operands promote, others are of one type.
+        let (x, y) = match (&a, &b) {
             (Type::Int(_), Type::Int(_)) => match crate::check::functor::promote(&a, &b) {
                 Some(rt) => (
                     self.coerce_to(x, &rt, "a comparison"),
                     self.coerce_to(y, &rt, "a comparison"),
-                    rt,
                 ),
                 None => return self.no_operator(op, &a, &b, span, Behaviour::Ordered),
             },
@@ -1648,20 +1634,10 @@ impl Checker {
                 if !self.unify(&a, &b) {
                     return self.no_operator(op, &a, &b, span, Behaviour::Ordered);
                 }
-                let t = self.zonk(&a);
-                (x, y, t)
+                (x, y)
             }
         };
-        let behaviour = if matches!(cmp, CmpOp::Eq | CmpOp::Ne) {
-            Behaviour::Equality
-        } else {
-            Behaviour::Ordered
-        };
-        if let Err(lacking) = self.require(&t, behaviour) {
-            self.error(lacking.error(span));
-            return error_expr(span);
-        }
-        self.operator_expr(op, vec![x, y], Type::BOOL, span)
+        self.operator_expr(op, vec![x, y], span)
     }
 
     /// `promote` of two operand types (the L2.16 lattice), recorded for `:type -v`.
@@ -1672,18 +1648,31 @@ impl Checker {
         Some(r)
     }
 
-    /// The application of operator `op` to operands of their final types: the kernel is the
-    /// one the primitive table's entry for `op` selects by representation.
-    fn operator_expr(
+    /// The application of operator `op` to operands of their final types, typed by the
+    /// primitive table's entry for `op`: its scheme gives the result type and the behaviours
+    /// asked of the operands' types, its selector the kernel.
+    pub(crate) fn operator_expr(
         &mut self,
         op: BinOp,
         operands: Vec<ir::Expr>,
-        result: Type,
         span: Span,
     ) -> ir::Expr {
         let types: Vec<Type> = operands.iter().map(|e| self.zonk(&e.ty)).collect();
-        match crate::check::prims::operator_kernel(op.symbol(), &types, &result) {
-            Some(kernel) => mk(ir::ExprKind::Prim(kernel, operands), result, span),
+        if types.contains(&error_type()) {
+            return error_expr(span);
+        }
+        let Some(instance) = crate::check::prims::operator_instance(self, op.symbol(), &types)
+        else {
+            return self.no_operator(op, &types[0], &types[1], span, Behaviour::Arithmetic);
+        };
+        for (t, behaviour) in &instance.asks {
+            if let Err(lacking) = self.require(t, *behaviour) {
+                self.error(lacking.error(span));
+                return error_expr(span);
+            }
+        }
+        match instance.kernel {
+            Some(kernel) => mk(ir::ExprKind::Prim(kernel, operands), instance.result, span),
             None => self.no_operator(op, &types[0], &types[1], span, Behaviour::Arithmetic),
         }
     }
@@ -1707,15 +1696,15 @@ impl Checker {
                 Some(rt) => {
                     let x = self.coerce_to(x, &rt, "an operand");
                     let y = self.coerce_to(y, &rt, "an operand");
-                    self.operator_expr(op, vec![x, y], rt, span)
+                    self.operator_expr(op, vec![x, y], span)
                 }
                 None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
             },
             (Type::String, Type::String) if aop == ArithOp::Add => {
-                self.operator_expr(op, vec![x, y], a, span)
+                self.operator_expr(op, vec![x, y], span)
             }
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
-                self.operator_expr(op, vec![x, y], a, span)
+                self.operator_expr(op, vec![x, y], span)
             }
             // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
             (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {
@@ -1740,13 +1729,13 @@ impl Checker {
             }
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {
-                    Some(t) => {
+                    Some(_) => {
                         if let (Type::Array(_, n), Type::Array(_, m)) = (&a, &b) {
                             let shape = crate::check::functor::Functor::UnitsumSum;
                             let shown = shape.show(&[(**n).clone(), (**m).clone()]);
                             self.derivations.push((span, shown));
                         }
-                        self.operator_expr(op, vec![x, y], t, span)
+                        self.operator_expr(op, vec![x, y], span)
                     }
                     None => self.no_operator(op, &a, &b, span, Behaviour::Arithmetic),
                 }

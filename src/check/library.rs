@@ -11,7 +11,7 @@ use crate::check::prims::take;
 use crate::check::traits::Behaviour;
 use crate::check::unify::promote;
 use crate::check::{error_type, Checker};
-use crate::core::ir::{self, BitOp, IndexMode, Prim};
+use crate::core::ir::{self, IndexMode, Prim};
 use crate::core::printf;
 use crate::syntax::ast::{self, BinOp};
 use crate::syntax::span::Span;
@@ -96,8 +96,13 @@ fn take_pair(
 // ----- L11.25 numeric functions -----
 
 /// `min (x, y)`, `max (x, y)` for any ordered type.
-pub(crate) fn minmax_rule(c: &mut Checker, args: &mut [Arg], span: Span, max: bool) -> ir::Expr {
-    let name = if max { "max" } else { "min" };
+pub(crate) fn minmax_rule(
+    c: &mut Checker,
+    name: &str,
+    args: &mut [Arg],
+    span: Span,
+    max: bool,
+) -> ir::Expr {
     let Some((x, y)) = take_pair(c, args, span, name) else {
         return error_expr(span);
     };
@@ -236,20 +241,26 @@ impl Checker {
         b: Type,
         span: Span,
     ) -> ir::Expr {
-        let bop = match op {
-            BinOp::BitAnd => BitOp::And,
-            BinOp::BitOr => BitOp::Or,
-            BinOp::BitXor => BitOp::Xor,
-            BinOp::Shl => BitOp::Shl,
-            _ => BitOp::Shr,
+        let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        // The entry types the operator: one integer type, unsigned but for the shifts.
+        let instance = match (&a, &b) {
+            (Type::Int(p), Type::Int(q)) if p == q => {
+                crate::check::prims::operator_instance(self, op.symbol(), &[a.clone(), b.clone()])
+            }
+            _ => None,
         };
-        let shift = matches!(bop, BitOp::Shl | BitOp::Shr);
         match (&a, &b) {
-            (Type::Int(p), Type::Int(q)) if p == q && (shift || !p.signed()) => mk(
-                ir::ExprKind::Prim(Prim::IntBit(bop, *p), vec![x, y]),
-                a,
-                span,
-            ),
+            (Type::Int(p), Type::Int(q)) if p == q && instance.is_some() => {
+                let instance = instance.expect("checked");
+                match instance.kernel {
+                    Some(kernel) => mk(
+                        ir::ExprKind::Prim(kernel, vec![x, y]),
+                        instance.result,
+                        span,
+                    ),
+                    None => error_expr(span),
+                }
+            }
             (Type::Int(p), Type::Int(q)) if p == q => no_overload(
                 self,
                 span,
@@ -278,9 +289,16 @@ impl Checker {
     /// `~a` on an unsigned type.
     pub(crate) fn complement_ir(&mut self, x: ir::Expr, span: Span) -> ir::Expr {
         let t = self.zonk(&x.ty);
+        // The entry types the operator: an unsigned integer type.
+        let instance = match t {
+            Type::Int(_) => crate::check::prims::operator_instance(self, "~", &[t.clone()]),
+            _ => None,
+        };
         match t {
-            Type::Int(it) if !it.signed() => {
-                mk(ir::ExprKind::Prim(Prim::IntCompl(it), vec![x]), t, span)
+            Type::Int(_) if instance.as_ref().is_some_and(|i| i.kernel.is_some()) => {
+                let instance = instance.expect("checked");
+                let kernel = instance.kernel.expect("checked");
+                mk(ir::ExprKind::Prim(kernel, vec![x]), instance.result, span)
             }
             t if t == error_type() => error_expr(span),
             t => no_overload(
@@ -303,9 +321,7 @@ impl Checker {
         span: Span,
     ) -> ir::Expr {
         let test = match (&a, &b) {
-            (Type::Char, Type::String) => {
-                mk(ir::ExprKind::Prim(Prim::StrHasChar, vec![x, y]), Type::BOOL, span)
-            }
+            (Type::Char, Type::String) => self.operator_expr(BinOp::In, vec![x, y], span),
             (_, Type::Array(elem, _)) => {
                 let elem = (**elem).clone();
                 let x = match (&a, &elem) {
@@ -324,12 +340,7 @@ impl Checker {
                         x
                     }
                 };
-                let t = self.zonk(&elem);
-                if let Err(lacking) = self.require(&t, Behaviour::Equality) {
-                    self.error(lacking.error(span));
-                    return error_expr(span);
-                }
-                mk(ir::ExprKind::Prim(Prim::ArrayHas, vec![x, y]), Type::BOOL, span)
+                self.operator_expr(BinOp::In, vec![x, y], span)
             }
             _ => {
                 return no_overload(
@@ -340,6 +351,9 @@ impl Checker {
                 )
             }
         };
+        if test.ty == error_type() {
+            return test;
+        }
         if op == BinOp::NotIn {
             mk(ir::ExprKind::Prim(Prim::Not, vec![test]), Type::BOOL, span)
         } else {
@@ -444,15 +458,21 @@ fn not_an_array(c: &mut Checker, span: Span, what: &str, t: &Type) -> ir::Expr {
 }
 
 /// `unsafe_get (a, i)`: the element at linear position `i : size`.
-pub(crate) fn unsafe_get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
-    let Some((a, i)) = take_pair(c, args, span, "unsafe_get") else {
+pub(crate) fn unsafe_get_rule(
+    c: &mut Checker,
+    name: &str,
+    args: &mut [Arg],
+    span: Span,
+) -> ir::Expr {
+    let Some((a, i)) = take_pair(c, args, span, name) else {
         return error_expr(span);
     };
     let Some(elem) = array_elem(&a.ty) else {
         let t = a.ty.clone();
-        return not_an_array(c, span, "unsafe_get", &t);
+        return not_an_array(c, span, name, &t);
     };
-    let i = c.coerce_to(i, &Type::SIZE, "the position given to `unsafe_get`");
+    let context = format!("the position given to `{name}`");
+    let i = c.coerce_to(i, &Type::SIZE, &context);
     mk(
         ir::ExprKind::Index {
             array: Box::new(a),
@@ -469,14 +489,13 @@ pub(crate) fn unsafe_get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) 
 // ----- L11.30 named forms -----
 
 /// `band (a, b)`, `bor`, `bxor`, `shl`, `shr`: the operators as functions of a pair.
-pub(crate) fn bit_named_rule(c: &mut Checker, args: &mut [Arg], span: Span, op: BinOp) -> ir::Expr {
-    let name = match op {
-        BinOp::BitAnd => "band",
-        BinOp::BitOr => "bor",
-        BinOp::BitXor => "bxor",
-        BinOp::Shl => "shl",
-        _ => "shr",
-    };
+pub(crate) fn bit_named_rule(
+    c: &mut Checker,
+    name: &str,
+    args: &mut [Arg],
+    span: Span,
+    op: BinOp,
+) -> ir::Expr {
     let Some((x, y)) = take_pair(c, args, span, name) else {
         return error_expr(span);
     };

@@ -10,14 +10,15 @@ use crate::check::apply::Arg;
 use crate::check::error::CheckError;
 use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
-use crate::check::scheme::{match_type, Binds, Scheme};
+use crate::check::scheme::{match_type, Binds, Class, Scheme};
+use crate::check::traits::Behaviour;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::core::prims::{self, Rule, Side, Typing, PRIMS};
 #[cfg(test)]
 use crate::core::prims::{PrimDef, Section};
 use crate::syntax::span::Span;
-use crate::types::ty::Type;
+use crate::types::ty::{Kind, Type};
 
 /// What a coercion entry produces in the IR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,16 +29,22 @@ pub(crate) enum Coercion {
     Convert,
 }
 
-/// Apply a named rule to the arguments.
-fn apply_rule(c: &mut Checker, rule: Rule, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+/// Apply a named rule to the arguments of the primitive `name`.
+fn apply_rule(
+    c: &mut Checker,
+    name: &str,
+    rule: Rule,
+    args: &mut Vec<Arg>,
+    span: Span,
+) -> ir::Expr {
     match rule {
         Rule::Reveal => reveal_rule(c, args, span),
-        Rule::Endl => endl_rule(c, args, span),
-        Rule::Get => get_rule(c, args, span),
-        Rule::UnsafeGet => lib::unsafe_get_rule(c, args, span),
-        Rule::Min => lib::minmax_rule(c, args, span, false),
-        Rule::Max => lib::minmax_rule(c, args, span, true),
-        Rule::Bits(op) => lib::bit_named_rule(c, args, span, op),
+        Rule::Endl => endl_rule(c, name, args, span),
+        Rule::Get => get_rule(c, name, args, span),
+        Rule::UnsafeGet => lib::unsafe_get_rule(c, name, args, span),
+        Rule::Min => lib::minmax_rule(c, name, args, span, false),
+        Rule::Max => lib::minmax_rule(c, name, args, span, true),
+        Rule::Bits(op) => lib::bit_named_rule(c, name, args, span, op),
     }
 }
 
@@ -141,22 +148,28 @@ pub(crate) fn check_kernel(
     Err(format!("{}: no declared type admits it", show()))
 }
 
+/// A scheme's parameters as `n` operands: its curried groups, or the components of one tupled
+/// parameter.
+fn operand_params(params: Vec<Type>, n: usize) -> Option<Vec<Type>> {
+    if params.len() == n {
+        Some(params)
+    } else if n == 0 && params == [Type::UNIT] {
+        Some(Vec::new())
+    } else {
+        match params.as_slice() {
+            [Type::Tuple(ps)] if ps.len() == n => Some(ps.to_vec()),
+            [Type::Array(e, i)] if **i == Type::Unitsum(n as u64) => Some(vec![(**e).clone(); n]),
+            _ => None,
+        }
+    }
+}
+
 /// Does the scheme admit these operand types (its parameters flattened: curried groups, or the
 /// components of one tupled parameter) and this result?
 pub(crate) fn scheme_fits(scheme: &Scheme, args: &[Type], result: &Type) -> bool {
     let (params, ret) = scheme.params_and_result();
-    let params: Vec<Type> = if params.len() == args.len() {
-        params
-    } else if args.is_empty() && params == [Type::UNIT] {
-        Vec::new()
-    } else {
-        match params.as_slice() {
-            [Type::Tuple(ps)] if ps.len() == args.len() => ps.to_vec(),
-            [Type::Array(e, i)] if **i == Type::Unitsum(args.len() as u64) => {
-                vec![(**e).clone(); args.len()]
-            }
-            _ => return false,
-        }
+    let Some(params) = operand_params(params, args.len()) else {
+        return false;
     };
     let mut binds = Binds::new();
     params
@@ -166,6 +179,92 @@ pub(crate) fn scheme_fits(scheme: &Scheme, args: &[Type], result: &Type) -> bool
         && scheme.apply_wheres(&mut binds)
         && match_type(&ret, result, &mut binds)
         && scheme.violated(&binds).is_none()
+}
+
+/// An operator applied to operands of known types, typed by its entry.
+pub(crate) struct OperatorInstance {
+    /// The result type the entry's scheme gives.
+    pub(crate) result: Type,
+    /// The behaviours the scheme's variables ask of their instances, for the checker to ask
+    /// (it records what a generic body asks of its type parameters).
+    pub(crate) asks: Vec<(Type, Behaviour)>,
+    /// The kernel the entry selects for the operand types.
+    pub(crate) kernel: Option<Prim>,
+}
+
+/// The instance of operator `symbol` at these operand types: the first of its entry's schemes
+/// whose parameters, kinds and classes admit them; failing that, the first that admits them
+/// but for a behaviour (whose lack the checker then reports). `None` when no scheme takes the
+/// operands.
+pub(crate) fn operator_instance(
+    c: &mut Checker,
+    symbol: &str,
+    operands: &[Type],
+) -> Option<OperatorInstance> {
+    let index = prims::operator_index(symbol)?;
+    let schemes = c.prim_schemes(index).ok()?;
+    let instance = |scheme: &Scheme, behaviours: bool| {
+        let (params, ret) = scheme.params_and_result();
+        let params = operand_params(params, operands.len())?;
+        let mut binds = Binds::new();
+        let matched = params
+            .iter()
+            .zip(operands)
+            .all(|(p, a)| match_type(p, a, &mut binds))
+            && scheme.apply_wheres(&mut binds);
+        if !matched {
+            return None;
+        }
+        let mut asks = Vec::new();
+        let mut vars = Vec::new();
+        let mut types = Vec::new();
+        for v in &scheme.vars {
+            let t = binds.get(&v.var.id)?.clone();
+            let kind_ok = t.has_meta()
+                || match v.var.kind {
+                    Kind::Type => true,
+                    Kind::Unitsum => matches!(t, Type::Unitsum(_)),
+                    Kind::CompactLinear => crate::types::kind::is_compact(&t),
+                };
+            if !kind_ok {
+                return None;
+            }
+            match v.class {
+                Some(Class::Behaviour(b)) => {
+                    // A type parameter's behaviour is decided at the instances.
+                    let decided = !t.has_meta() && !t.has_var();
+                    if behaviours && decided && !Class::Behaviour(b).admits(&t) {
+                        return None;
+                    }
+                    asks.push((t.clone(), b));
+                }
+                Some(class) if !t.has_meta() && !class.admits(&t) => return None,
+                _ => {}
+            }
+            vars.push(v.var.clone());
+            types.push(t);
+        }
+        Some((ret.subst_vars(&vars, &types), asks))
+    };
+    let (result, asks) = schemes
+        .iter()
+        .find_map(|s| instance(s, true))
+        .or_else(|| schemes.iter().find_map(|s| instance(s, false)))?;
+    let kernel = PRIMS[index].selector().and_then(|select| select(operands, &result));
+    Some(OperatorInstance {
+        result,
+        asks,
+        kernel,
+    })
+}
+
+/// The result type of operator `symbol` when every scheme of its entry fixes the same one
+/// (a comparison's `bool`), whatever the operands.
+pub(crate) fn operator_fixed_result(c: &mut Checker, symbol: &str) -> Option<Type> {
+    let schemes = c.prim_schemes(prims::operator_index(symbol)?).ok()?;
+    let results: Vec<Type> = schemes.iter().map(|s| s.params_and_result().1).collect();
+    let first = results.first()?;
+    (!first.has_var() && results.iter().all(|r| r == first)).then(|| first.clone())
 }
 
 /// The kernel operator `symbol` selects for these operand types.
@@ -216,8 +315,8 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
         Typing::Rule(rule) if c.unit_secret && rule != Rule::Reveal => {
             rule_with_visibility(c, applied, rule, &mut args, span)
         }
-        Typing::Rule(rule) => apply_rule(c, rule, &mut args, span),
-        Typing::Operator(_) | Typing::Internal | Typing::Coerce(_) => {
+        Typing::Rule(rule) => apply_rule(c, applied, rule, &mut args, span),
+        Typing::Operator(_) | Typing::TypeApplied | Typing::Internal | Typing::Coerce(_) => {
             unreachable!("functions only")
         }
     };
@@ -265,7 +364,7 @@ fn rule_with_visibility(
         }
         args[i] = Arg::Checked(e);
     }
-    let mut r = apply_rule(c, rule, args, span);
+    let mut r = apply_rule(c, name, rule, args, span);
     if secret && r.ty != error_type() {
         r.ty = c.zonk(&r.ty).narrow(true);
     }
@@ -274,7 +373,7 @@ fn rule_with_visibility(
 
 /// `reveal e`: the value, its type made public. The IR is the value itself (the
 /// evaluator never sees visibility).
-fn reveal_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+fn reveal_rule(c: &mut Checker, args: &mut [Arg], span: Span) -> ir::Expr {
     let mut e = take(c, args, 0, None);
     e.ty = c.zonk(&e.ty).erase_secret();
     e.span = span;
@@ -741,13 +840,13 @@ fn require_printable_type(c: &mut Checker, t: &Type, span: Span) {
     }
 }
 
-fn endl_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+fn endl_rule(c: &mut Checker, name: &str, args: &mut [Arg], span: Span) -> ir::Expr {
     let x = take(c, args, 0, None);
     if c.is_ofile(&x.ty) {
         c.note_effect();
         return mk(ir::ExprKind::Prim(Prim::FEndl, vec![x]), Type::VOID, span);
     }
-    c.coerce_to(x, &Type::UNIT, "the argument of `endl`");
+    c.coerce_to(x, &Type::UNIT, &format!("the argument of `{name}`"));
     c.note_effect();
     mk(ir::ExprKind::Prim(Prim::Endl, vec![]), Type::VOID, span)
 }
@@ -772,7 +871,7 @@ fn array_parts(t: &Type) -> Option<(Type, Type)> {
     }
 }
 
-fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
+fn get_rule(c: &mut Checker, name: &str, args: &mut [Arg], span: Span) -> ir::Expr {
     let x = take(c, args, 0, None);
     let parts = match &x.kind {
         ir::ExprKind::Tuple(items) if items.len() == 2 => {
@@ -783,13 +882,13 @@ fn get_rule(c: &mut Checker, args: &mut Vec<Arg>, span: Span) -> ir::Expr {
     let Some((a, i)) = parts else {
         c.type_error(
             span,
-            "`get` takes `(a, i)`: an array and an integer position",
+            format!("`{name}` takes `(a, i)`: an array and an integer position"),
         );
         return error_expr(span);
     };
     let Some((elem, _)) = array_parts(&a.ty) else {
         let t = a.ty.clone();
-        return not_array(c, span, "get", &t);
+        return not_array(c, span, name, &t);
     };
     if !matches!(i.ty, Type::Int(_)) {
         c.type_error(

@@ -45,6 +45,9 @@ pub enum Typing {
     /// An operator, applied by the operator rules of the checker; its kernel is selected by
     /// representation.
     Operator(Select),
+    /// Applied to type arguments, then to its argument (`subarray[F, L] a`), by the checker's
+    /// rule for it.
+    TypeApplied,
     /// A kernel the checker inserts itself (widenings, record coercions, substrings); never
     /// applied by name.
     Internal,
@@ -250,11 +253,23 @@ pub fn is_prim(name: &str) -> bool {
     function_index(name).is_some()
 }
 
-/// The operator entry of `symbol` (`+`, `neg`, `not`, …).
-pub fn operator(symbol: &str) -> Option<&'static PrimDef> {
+/// Is `name` a primitive applied to type arguments first (`subarray[F, L] a`)?
+pub fn is_type_applied(name: &str) -> bool {
     PRIMS
         .iter()
-        .find(|p| p.section == Section::Operator && p.name == symbol)
+        .any(|p| p.name == name && matches!(p.typing, Typing::TypeApplied))
+}
+
+/// The index of the operator entry of `symbol` (`+`, `neg`, `not`, …).
+pub fn operator_index(symbol: &str) -> Option<usize> {
+    PRIMS
+        .iter()
+        .position(|p| p.section == Section::Operator && p.name == symbol)
+}
+
+/// The operator entry of `symbol`.
+pub fn operator(symbol: &str) -> Option<&'static PrimDef> {
+    operator_index(symbol).map(|i| &PRIMS[i])
 }
 
 /// The entries that own kernel `p`.

@@ -796,6 +796,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         schemes: &["[T, N:COMPACTLINEAR, M:COMPACTLINEAR] T ^ N * size -> T ^ M"],
         form: "subarray[F, L] a",
         doc: "the elements F to L of a; F and L are constants",
+        typing: Typing::TypeApplied,
         kernels: |p| (*p == Prim::Subarray).then_some(2),
         ..FUNCTION
     },
