@@ -499,7 +499,10 @@ fn every_stdlib_file_is_documented_in_the_reference() {
 #[test]
 fn doc_in_the_repl_is_the_reference_entry() {
     let mut session = Session::new(Box::new(std::io::sink()));
-    for name in tessera::core::prims::PRIMS.iter().flat_map(|def| def.names()) {
+    for name in tessera::core::prims::PRIMS
+        .iter()
+        .flat_map(|def| def.names())
+    {
         let text = session.doc_of(name).expect("every primitive has :doc");
         assert_eq!(Some(text), docs::prim_doc(name), ":doc {name}");
     }

@@ -272,28 +272,30 @@ impl Checker {
                 let secret = t.has_secret();
                 let t = t.erase_secret();
                 x.ty = t.clone();
-                let kernel =
-                    crate::check::prims::operator_kernel("neg", std::slice::from_ref(&t), &t);
-                match t {
-                    _ if kernel.is_some() => mk(
-                        ir::ExprKind::Prim(kernel.expect("checked"), vec![x]),
-                        t.narrow(secret),
+                let instance =
+                    crate::check::prims::operator_instance(self, "neg", std::slice::from_ref(&t));
+                match instance.and_then(|i| Some((i.kernel?, i.result))) {
+                    Some((kernel, result)) => mk(
+                        ir::ExprKind::Prim(kernel, vec![x]),
+                        result.narrow(secret),
                         span,
                     ),
-                    t if t == error_type() => error_expr(span),
-                    t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
-                    t => {
-                        match traits::check(&t, Behaviour::Arithmetic) {
-                            Err(lacking) => self.error(lacking.error(span)),
-                            Ok(()) => self.error(CheckError::NoOverload {
-                                span,
-                                message: format!("no unary `-` for `{t}`"),
-                                behaviour: "arithmetic",
-                                help: None,
-                            }),
+                    None => match t {
+                        t if t == error_type() => error_expr(span),
+                        t if self.opaque_lacks(&t, Behaviour::Arithmetic, span) => error_expr(span),
+                        t => {
+                            match traits::check(&t, Behaviour::Arithmetic) {
+                                Err(lacking) => self.error(lacking.error(span)),
+                                Ok(()) => self.error(CheckError::NoOverload {
+                                    span,
+                                    message: format!("no unary `-` for `{t}`"),
+                                    behaviour: "arithmetic",
+                                    help: None,
+                                }),
+                            }
+                            error_expr(span)
                         }
-                        error_expr(span)
-                    }
+                    },
                 }
             }
             ExprKind::Caseno(a) => {
@@ -1707,25 +1709,23 @@ impl Checker {
                 self.operator_expr(op, vec![x, y], span)
             }
             // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
+            // A char operand is its one-byte string, an `int` added to a string its display
+            // form.
             (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {
                 let s = crate::check::library::char_to_string(x);
-                mk(
-                    ir::ExprKind::Prim(Prim::StrRepeat, vec![s, y]),
-                    Type::String,
-                    span,
-                )
+                self.operator_expr(op, vec![s, y], span)
             }
             (Type::String, Type::Char) if aop == ArithOp::Add => {
                 let c = crate::check::library::char_to_string(y);
-                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, c]), a, span)
+                self.operator_expr(op, vec![x, c], span)
             }
             (Type::Char, Type::String) if aop == ArithOp::Add => {
                 let c = crate::check::library::char_to_string(x);
-                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![c, y]), b, span)
+                self.operator_expr(op, vec![c, y], span)
             }
             (Type::String, Type::Int(IntTy::Int)) if aop == ArithOp::Add => {
                 let n = mk(ir::ExprKind::Prim(Prim::Str, vec![y]), Type::String, span);
-                mk(ir::ExprKind::Prim(Prim::StrConcat, vec![x, n]), a, span)
+                self.operator_expr(op, vec![x, n], span)
             }
             (Type::Array(..), Type::Array(..)) if aop == ArithOp::Add => {
                 match self.concat_type(&a, &b) {

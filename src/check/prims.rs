@@ -250,7 +250,9 @@ pub(crate) fn operator_instance(
         .iter()
         .find_map(|s| instance(s, true))
         .or_else(|| schemes.iter().find_map(|s| instance(s, false)))?;
-    let kernel = PRIMS[index].selector().and_then(|select| select(operands, &result));
+    let kernel = PRIMS[index]
+        .selector()
+        .and_then(|select| select(operands, &result));
     Some(OperatorInstance {
         result,
         asks,

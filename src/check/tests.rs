@@ -161,7 +161,11 @@ fn every_scheme_of_the_primitive_table_resolves() {
             .prim_schemes(index)
             .unwrap_or_else(|e| panic!("{}: {e}", def.name));
         assert_eq!(schemes.len(), def.schemes.len(), "{}", def.name);
-        assert!(!def.description().is_empty(), "{} has no documentation", def.name);
+        assert!(
+            !def.description().is_empty(),
+            "{} has no documentation",
+            def.name
+        );
     }
 }
 

@@ -647,4 +647,3 @@ fn numeric_loops_and_zero_of_a_large_array() {
         other => panic!("expected an array, found {other:?}"),
     }
 }
-
