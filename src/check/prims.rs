@@ -275,14 +275,21 @@ pub(crate) fn operator_kernel(symbol: &str, args: &[Type], result: &Type) -> Opt
 }
 
 /// The operand types of an entry's instance as its kernel receives them: the curried groups,
-/// or the components of the one tupled operand of an operator or a `tupled` entry.
+/// or the components of the one tupled operand of an operator or a `tupled` entry (a
+/// homogeneous tuple is an array over a unitsum: of two for an operator, of any size from two
+/// for a `tupled` entry).
 #[cfg(test)]
 pub(crate) fn flat_params(def: &PrimDef, ty: &Type) -> (Vec<Type>, Type) {
     let (mut params, t) = crate::check::scheme::curried(ty);
     if (def.section == Section::Operator || def.tupled) && params.len() == 1 {
         match &params[0] {
             Type::Tuple(ps) => params = ps.to_vec(),
-            Type::Array(e, i) if **i == Type::Unitsum(2) => params = vec![(**e).clone(); 2],
+            Type::Array(e, i) => match **i {
+                Type::Unitsum(n) if n == 2 || (def.tupled && n > 2) => {
+                    params = vec![(**e).clone(); n as usize]
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
