@@ -291,7 +291,9 @@ impl Checker {
         let t = self.zonk(&x.ty);
         // The entry types the operator: an unsigned integer type.
         let instance = match t {
-            Type::Int(_) => crate::check::prims::operator_instance(self, "~", &[t.clone()]),
+            Type::Int(_) => {
+                crate::check::prims::operator_instance(self, "~", std::slice::from_ref(&t))
+            }
             _ => None,
         };
         match t {

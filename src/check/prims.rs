@@ -587,7 +587,7 @@ fn apply_scheme(
         }
         let pending = PendingFunctor {
             span,
-            name: name,
+            name,
             scheme: scheme.to_string(),
             functor: w.functor,
             operands,
