@@ -122,14 +122,9 @@ pub struct Checker {
     erasing: bool,
     /// The type of the last unit's result expression before erasure (`:type`).
     result_type: Option<Type>,
-}
-
-/// `--validate`: run the IR validator on every unit in release builds too.
-static VALIDATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Turn the IR validator on (or off) for release builds; debug builds always run it.
-pub fn set_validate(on: bool) {
-    VALIDATE.store(on, std::sync::atomic::Ordering::Relaxed);
+    /// Run the IR validator on every unit in release builds too (`--validate`); debug builds
+    /// always run it.
+    validate: bool,
 }
 
 impl Default for Checker {
@@ -199,7 +194,13 @@ impl Checker {
             secret_vars_forced: std::collections::HashSet::new(),
             erasing: false,
             result_type: None,
+            validate: false,
         }
+    }
+
+    /// Turn the IR validator on (or off) for release builds; debug builds always run it.
+    pub fn set_validate(&mut self, on: bool) {
+        self.validate = on;
     }
 
     /// Check a whole program (or the prelude) as one new scope nested in everything defined so
@@ -366,7 +367,7 @@ impl Checker {
             result,
             globals: std::mem::take(&mut self.out_globals),
         };
-        if cfg!(debug_assertions) || VALIDATE.load(std::sync::atomic::Ordering::Relaxed) {
+        if cfg!(debug_assertions) || self.validate {
             let problems = crate::core::validate::validate_unit(&unit, &mut TableOf(self));
             if !problems.is_empty() {
                 let message = format!(
