@@ -646,7 +646,7 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     let rest = args.split_off(arity);
     let r = match def.apply {
         Apply::Scheme(kernel) => apply_scheme(c, index, kernel, &mut args, span),
-        Apply::Rule(rule) if c.unit_secret && def.name != "reveal" => {
+        Apply::Rule(rule) if c.secret.written && def.name != "reveal" => {
             rule_with_visibility(c, def, rule, &mut args, span)
         }
         Apply::Rule(rule) => rule(c, &mut args, span),
@@ -838,7 +838,7 @@ fn apply_scheme(
     let mut secret = false;
     // Only a session that has written `secret` checks the data operands ahead (with no
     // expected type); any other keeps the order of `order` and pays nothing.
-    if higher_order && c.unit_secret {
+    if higher_order && c.secret.written {
         for &i in order.iter().filter(|&&i| !function_param(i)) {
             if checked[i].is_none() {
                 checked[i] = Some(take(c, args, i, None));
@@ -918,7 +918,7 @@ fn apply_scheme(
             defined: metas[defined].clone(),
         };
         if pending.operands.iter().any(|t| c.zonk(t).has_meta()) {
-            c.pending_functors.push(pending);
+            c.unit.pending_functors.push(pending);
         } else if apply_pending_functor(c, &pending) == Some(false) {
             return error_expr(span);
         }
@@ -1063,7 +1063,7 @@ pub(crate) fn apply_pending_functor(c: &mut Checker, p: &PendingFunctor) -> Opti
     }
     match p.functor.apply(&operands) {
         Some(t) if c.unify(&p.defined, &t) => {
-            c.derivations.push((p.span, p.functor.show(&operands)));
+            c.unit.derivations.push((p.span, p.functor.show(&operands)));
             Some(true)
         }
         _ => {
