@@ -232,9 +232,11 @@ impl Session {
     }
 
     fn eval_chunk_guarded(&mut self, src: &str) -> ChunkResult {
+        // The checker as it was before the chunk, to go back to when the chunk fails: a clone
+        // shares the session state's blocks, and the chunk copies only those it changes.
         let checker_before = self.checker.clone();
         let globals_before = self.machine.n_globals();
-        match catch_internal_error(|| self.eval_chunk_unguarded(src)) {
+        match catch_internal_error(|| self.eval_chunk_unguarded(src, &checker_before)) {
             Ok(result) => result,
             Err(message) => {
                 self.checker = checker_before;
@@ -244,7 +246,7 @@ impl Session {
         }
     }
 
-    fn eval_chunk_unguarded(&mut self, src: &str) -> ChunkResult {
+    fn eval_chunk_unguarded(&mut self, src: &str, checker_before: &Checker) -> ChunkResult {
         // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
         interrupt::clear();
         if is_blank_source(src) {
@@ -255,7 +257,6 @@ impl Session {
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
             ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
         };
-        let checker_before = self.checker.clone();
         let globals_before = self.machine.n_globals();
         // An expression chunk names its value `it` (checked as `val it = e; it`); where that
         // does not check (a `void` or generic expression), the expression alone.
@@ -288,7 +289,7 @@ impl Session {
             Err(diag) => {
                 // L9.4: a failed chunk has no effect on definitions. What it did to earlier
                 // variables and the output stays, as after any runtime error.
-                self.checker = checker_before;
+                self.checker = checker_before.clone();
                 self.machine.forget_definitions(&unit, globals_before);
                 return ChunkResult::Failed(vec![self.resolve_origins(diag)]);
             }

@@ -172,7 +172,12 @@ impl Checker {
                 .iter()
                 .find(|s| s.id == fun)
                 .map(|s| s.pure_)
-                .unwrap_or_else(|| self.unit.out_funs.iter().any(|(id, f)| *id == fun && f.pure_))
+                .unwrap_or_else(|| {
+                    self.unit
+                        .out_funs
+                        .iter()
+                        .any(|(id, f)| *id == fun && f.pure_)
+                })
         });
         if !known_pure {
             self.note_effect();

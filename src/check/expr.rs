@@ -75,7 +75,8 @@ impl Checker {
         // on the heap when it runs low, and refuse absurd nesting with a diagnostic.
         if self.unit.depth >= MAX_EXPR_DEPTH {
             if !self
-                .unit.errors
+                .unit
+                .errors
                 .iter()
                 .any(|x| matches!(x, CheckError::TooDeep { .. }))
             {
@@ -539,7 +540,9 @@ impl Checker {
     /// being checked (L11.36).
     fn visible_binding(&self, id: usize, name: &str) -> Option<&Binding> {
         let b = self.scopes[id].values.get(name)?;
-        if !self.unit.hidden.is_empty() && self.unit.hidden.iter().any(|(s, n)| *s == id && n == name) {
+        if !self.unit.hidden.is_empty()
+            && self.unit.hidden.iter().any(|(s, n)| *s == id && n == name)
+        {
             return None;
         }
         Some(b)

@@ -8,6 +8,7 @@ mod apply;
 mod arity;
 pub mod browse;
 mod coerce;
+mod cow;
 mod env;
 pub mod error;
 mod expr;
@@ -37,6 +38,7 @@ use crate::syntax::ast::{Chunk, Expr, Stmt, TypeExpr};
 use crate::syntax::span::Span;
 use crate::types::ty::{Kind, Type};
 
+use cow::CowVec;
 use env::{Frame, FrameId, FunSig, Scope, ScopeId};
 use error::CheckError;
 
@@ -46,9 +48,9 @@ use error::CheckError;
 /// what only `secret` needs (`secret`).
 #[derive(Clone)]
 pub struct Checker {
-    scopes: Vec<Scope>,
-    frames: Vec<Frame>,
-    funs: Vec<FunSig>,
+    scopes: CowVec<Scope>,
+    frames: CowVec<Frame>,
+    funs: CowVec<FunSig>,
     /// The innermost global scope (where the next unit nests).
     top: ScopeId,
     /// Current position while checking.
@@ -58,10 +60,10 @@ pub struct Checker {
     next_tyvar: u32,
     next_nominal: u32,
     /// Inference variables: solution and kind bound.
-    metas: Vec<(Option<Type>, Kind)>,
+    metas: CowVec<(Option<Type>, Kind)>,
     /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
     /// against the type arguments of each instantiation (`traits.rs`).
-    requirements: std::collections::HashMap<u32, Vec<traits::Behaviour>>,
+    requirements: Arc<std::collections::HashMap<u32, Vec<traits::Behaviour>>>,
     /// The primitive table's schemes, resolved once per session (shared by clones).
     schemes: scheme::SchemeCache,
     /// The scope of the prelude (the first unit), where schemes are resolved.
@@ -175,17 +177,17 @@ impl Checker {
         let mut global = Frame::new(None, true);
         global.kind = crate::syntax::ast::FunKind::Proc;
         Checker {
-            scopes: vec![Scope::new(None)],
-            frames: vec![global],
-            funs: Vec::new(),
+            scopes: std::iter::once(Scope::new(None)).collect(),
+            frames: std::iter::once(global).collect(),
+            funs: CowVec::new(),
             top: 0,
             scope: 0,
             frame: 0,
             next_fun: 0,
             next_tyvar: 0,
             next_nominal: 0,
-            metas: Vec::new(),
-            requirements: std::collections::HashMap::new(),
+            metas: CowVec::new(),
+            requirements: Arc::default(),
             schemes: Default::default(),
             prelude_scope: None,
             impl_blocks: std::collections::HashMap::new(),
@@ -228,7 +230,8 @@ impl Checker {
         let saved = self.clone();
         let result = self.check_unit(&[], Some(expr), false);
         let derivation = self
-            .unit.derivations
+            .unit
+            .derivations
             .iter()
             .rev()
             .find(|(span, _)| *span == expr.span)

@@ -331,7 +331,9 @@ impl Checker {
             }
             let inner: ScopeId = self.new_scope(Some(outer));
             for (name, def) in &implemented {
-                self.unit.completing.insert((inner, name.clone()), def.clone());
+                self.unit
+                    .completing
+                    .insert((inner, name.clone()), def.clone());
             }
             self.scope = inner;
             self.hoist(body, prelude);

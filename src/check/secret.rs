@@ -111,7 +111,8 @@ impl Checker {
     /// The secret variable an expression at `span` reads first: its name and the variable it
     /// is secret because of (declared in the unit being checked).
     fn secret_origin(&self, span: Span) -> Option<(String, Option<(String, Span)>)> {
-        self.secret.reads
+        self.secret
+            .reads
             .iter()
             .filter(|(read, _, _)| read.start >= span.start && read.end <= span.end)
             .min_by_key(|(read, _, _)| read.start)
@@ -234,7 +235,8 @@ impl Checker {
 
 /// Is the text at `span` just the variable's name (so the error says `` `s` is secret ``)?
 fn span_is_name(c: &Checker, span: Span, name: &str) -> bool {
-    c.secret.reads
+    c.secret
+        .reads
         .iter()
         .any(|(read, n, _)| *read == span && n == name)
 }
@@ -304,7 +306,8 @@ impl Checker {
             .chain(secret_params.iter().map(|&s| Type::BOOL.narrow(s)))
             .collect();
         if let Some((_, _, answer)) = self
-            .secret.instances
+            .secret
+            .instances
             .iter()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
@@ -315,7 +318,8 @@ impl Checker {
         self.secret.instances.push((idx, key.clone(), Ok(())));
         let answer = self.probe_instance(idx, secret_groups, secret_params);
         if let Some(entry) = self
-            .secret.instances
+            .secret
+            .instances
             .iter_mut()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
@@ -424,7 +428,8 @@ impl Checker {
             attempt.secret.vars_forced = forced.clone();
             attempt.check_function(idx);
             let wanted: Vec<Span> = attempt
-                .secret.vars_wanted
+                .secret
+                .vars_wanted
                 .iter()
                 .filter(|s| !forced.contains(s))
                 .copied()

@@ -876,8 +876,12 @@ impl Checker {
                 // A type still being inferred (a primitive named alone: `val h = rev;`) is
                 // fixed by later uses in the unit; what remains unsolved at its end is E0302.
                 if t.has_meta() && !crate::check::contains_error(&t) {
-                    self.unit.deferred_vars
-                        .push((e.span, vb.clone(), name.node.to_string(), t.clone()));
+                    self.unit.deferred_vars.push((
+                        e.span,
+                        vb.clone(),
+                        name.node.to_string(),
+                        t.clone(),
+                    ));
                 }
                 if t.is_void() {
                     self.type_error(e.span, "a procedure call has no value to store");
