@@ -209,16 +209,55 @@ pub fn syntax_diagnostic(error: &SyntaxError) -> Diagnostic {
 /// or reversed are repaired first, so rendering never panics and never prints `?:?`.
 ///
 /// At most `--max-errors` diagnostics are drawn, then one line counts the others; a source
-/// line longer than `--max-line-width` is cut to a window around the spans on it.
+/// line longer than `--max-line-width` is cut to a window around the spans on it. The
+/// default limits apply; [`render_with`] takes a session's.
 pub fn render(diags: &[Diagnostic], file_name: &str, src: &str, color: bool) -> String {
+    render_with(diags, file_name, src, &RenderOptions::new(color))
+}
+
+/// How diagnostics are rendered: in colour or not, and the limits on their number and on the
+/// width of the source lines shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// ANSI colours (for a terminal).
+    pub color: bool,
+    /// Diagnostics drawn before one line counts the rest (`--max-errors`).
+    pub max_errors: usize,
+    /// Characters of a source line shown around the spans (`--max-line-width`).
+    pub max_line_width: usize,
+}
+
+impl RenderOptions {
+    /// Rendering with the default limits.
+    pub fn new(color: bool) -> RenderOptions {
+        RenderOptions::with_limits(color, &crate::limits::Limits::default())
+    }
+
+    /// Rendering with a session's limits.
+    pub fn with_limits(color: bool, limits: &crate::limits::Limits) -> RenderOptions {
+        RenderOptions {
+            color,
+            max_errors: crate::limits::as_usize(limits.max_errors),
+            max_line_width: crate::limits::as_usize(limits.max_line_width),
+        }
+    }
+}
+
+/// `render` with explicit options.
+pub fn render_with(
+    diags: &[Diagnostic],
+    file_name: &str,
+    src: &str,
+    options: &RenderOptions,
+) -> String {
     let mut rendered = String::new();
-    let shown = crate::limits::max_errors();
+    let shown = options.max_errors;
     for diag in diags.iter().take(shown) {
         let stack = stack_note(diag, file_name, src);
         let text = match &diag.origin {
-            Origin::Here => render_windowed(diag, file_name, src, color, stack.as_deref()),
+            Origin::Here => render_windowed(diag, file_name, src, options, stack.as_deref()),
             Origin::Source(other) => {
-                render_windowed(diag, &other.name, &other.text, color, stack.as_deref())
+                render_windowed(diag, &other.name, &other.text, options, stack.as_deref())
             }
             Origin::Unit(_) => render_without_source(diag, stack.as_deref()),
         };
@@ -241,10 +280,11 @@ fn render_windowed(
     diag: &Diagnostic,
     file_name: &str,
     src: &str,
-    color: bool,
+    options: &RenderOptions,
     stack: Option<&str>,
 ) -> String {
-    let width = crate::limits::max_line_width();
+    let color = options.color;
+    let width = options.max_line_width;
     let primary = displayable_span(diag.span, src);
     let line_start = src[..primary.start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = src[primary.start..]

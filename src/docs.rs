@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::core::prims::{Alias, PrimDef, Section, PRIMS};
 use crate::diag::Diagnostic;
-use crate::Session;
+use crate::{Session, Settings};
 
 include!(concat!(env!("OUT_DIR"), "/error_pages.rs"));
 
@@ -253,7 +253,7 @@ pub fn stdlib_doc(name: &str) -> Option<String> {
     let doc = stdlib_docs()
         .into_iter()
         .find(|doc| doc.definitions.iter().any(|(_, n, _)| n == name))?;
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     Some(doc_text(&stdlib_entry(&mut session, &doc)))
 }
 
@@ -296,7 +296,7 @@ impl Write for SharedBuffer {
 /// diagnostics if it failed (internal errors are caught and reported as R0000).
 pub fn run_program(src: &str) -> (String, Result<(), Vec<Diagnostic>>) {
     let buffer = SharedBuffer::default();
-    let mut session = Session::new(Box::new(buffer.clone()));
+    let mut session = Session::new(Settings::default().with_stdout(buffer.clone()));
     let result = crate::catch_internal_error(|| session.run_source(src))
         .unwrap_or_else(|message| Err(vec![crate::internal_error_diagnostic(&message, src)]));
     session.flush();
@@ -524,7 +524,7 @@ pub fn library_page() -> Result<String, String> {
             add(&mut page, &entry);
         }
     }
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     for (file, source) in STDLIB {
         let docs = stdlib_docs_of(file, source);
         if docs.is_empty() {

@@ -13,6 +13,7 @@ pub mod eval;
 pub mod interrupt;
 pub mod limits;
 pub mod repl;
+pub mod settings;
 pub mod syntax;
 pub mod types;
 
@@ -25,6 +26,8 @@ use eval::Machine;
 use syntax::{ChunkParse, Span, SyntaxError};
 use types::Type;
 
+pub use settings::Settings;
+
 /// The library written in Tessera itself (spec L6), loaded at the start of every session.
 pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
 
@@ -35,15 +38,23 @@ pub const PRELUDE_NAME: &str = "prelude.flx";
 /// error's locations (a function defined by an earlier chunk).
 pub const EARLIER_INPUT_NAME: &str = "<earlier input>";
 
-/// One interpreter session: the checker's scopes, the evaluator's functions and globals, and
-/// the writer that receives all program output. Definitions persist from one call to the
-/// next, so the REPL and `:load` build on what ran before.
+/// One interpreter session: the checker's scopes, the evaluator's functions and globals, its
+/// settings, and the writer that receives all program output. Definitions persist from one
+/// call to the next, so the REPL and `:load` build on what ran before.
 pub struct Session {
     checker: Checker,
     machine: Machine,
     out: Box<dyn Write + Send>,
-    /// The program's standard error (L11.29); discarded unless `with_stderr` gives one.
+    /// The program's standard error (L11.29).
     err: Box<dyn Write + Send>,
+    /// The limits (`Settings::limits`), also given to the checker and the machine.
+    limits: limits::Limits,
+    /// `Settings::validate` and `Settings::inline`, for a fresh checker and machine (`reset`).
+    validate: bool,
+    inline: bool,
+    /// The session's own worker threads (`Settings::threads`); rayon's global pool when
+    /// `None`.
+    pool: Option<Arc<rayon::ThreadPool>>,
     /// How expression chunks show their value (the REPL's display; exact `_strr` by default).
     display: display::Display,
     /// The source of each unit run that defines functions, by the machine's unit number: a
@@ -64,34 +75,94 @@ pub enum ChunkResult {
 }
 
 impl Session {
-    /// A fresh session writing program output to `out`, with the prelude loaded.
+    /// A fresh session with `settings`, with the prelude loaded.
     ///
     /// Panics when the prelude itself fails: that is a bug in Tessera, not in a user program.
-    pub fn new(out: Box<dyn Write + Send>) -> Session {
+    pub fn new(settings: Settings) -> Session {
+        let Settings {
+            limits,
+            validate,
+            inline,
+            threads,
+            stdout,
+            stderr,
+        } = settings;
         let mut session = Session {
             checker: Checker::new(),
             machine: Machine::new(),
-            out,
-            err: Box::new(std::io::sink()),
+            out: stdout,
+            err: stderr,
+            limits,
+            validate,
+            inline,
+            pool: None,
             display: display::Display::EXACT,
             sources: Vec::new(),
         };
+        if let Some(threads) = threads {
+            // Refused threads leave the global pool in place (see `settings::thread_pool`).
+            let _ = session.set_threads(threads);
+        }
+        session.configure();
         session.load_prelude();
         session
     }
 
-    /// The same session with the program's standard error (`eprint`, `cstderr`) going to
-    /// `err` (the CLI gives the process's stderr).
-    pub fn with_stderr(mut self, err: Box<dyn Write + Send>) -> Session {
-        self.err = err;
-        self
+    /// Give a fresh checker and machine the session's settings.
+    fn configure(&mut self) {
+        self.checker.set_validate(self.validate);
+        self.machine.set_limits(self.limits);
+        self.machine.set_inlining(self.inline);
+    }
+
+    /// Run parallel loops on a pool of `threads` worker threads from now on (`:set threads`).
+    /// When the system refuses them, the pool stays as it was; the error says why.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        let pool = settings::thread_pool(threads).map_err(|error| error.to_string())?;
+        self.pool = Some(Arc::new(pool));
+        Ok(())
+    }
+
+    /// The number of worker threads parallel loops use.
+    pub fn threads(&self) -> usize {
+        match &self.pool {
+            Some(pool) => pool.current_num_threads(),
+            None => rayon::current_num_threads(),
+        }
+    }
+
+    /// The session's limits.
+    pub fn limits(&self) -> &limits::Limits {
+        &self.limits
+    }
+
+    /// How to render this session's diagnostics (its `--max-errors` and `--max-line-width`).
+    pub fn render_options(&self, color: bool) -> diag::RenderOptions {
+        diag::RenderOptions::with_limits(color, &self.limits)
+    }
+
+    /// Run `work` in the session's scope: on its pool when it has one (so parallel loops use
+    /// those threads), with types printed at its `--max-type-width`.
+    fn scoped<R: Send>(&mut self, work: impl FnOnce(&mut Session) -> R + Send) -> R {
+        let width = limits::as_usize(self.limits.max_type_width);
+        match self.pool.clone() {
+            Some(pool) => pool.install(|| types::print::with_type_width(width, || work(self))),
+            None => types::print::with_type_width(width, || work(self)),
+        }
+    }
+
+    fn parse_options(&self) -> syntax::ParseOptions {
+        syntax::ParseOptions {
+            max_nesting: limits::as_usize(self.limits.max_nesting),
+        }
     }
 
     fn load_prelude(&mut self) {
         if is_blank_source(PRELUDE) {
             return;
         }
-        if let Err(diags) = self.run_unit(PRELUDE, PRELUDE_NAME, SourceKind::Library) {
+        if let Err(diags) = self.scoped(|s| s.run_unit(PRELUDE, PRELUDE_NAME, SourceKind::Library))
+        {
             panic!(
                 "the prelude failed to load (a bug in Tessera):\n{}",
                 diag::render(&diags, PRELUDE_NAME, PRELUDE, false)
@@ -102,17 +173,17 @@ impl Session {
     /// Parse (reporting every syntax error), check and run a whole program as one new scope.
     /// On a static error nothing runs; on a runtime error the output before it stays written.
     pub fn run_source(&mut self, src: &str) -> Result<(), Vec<Diagnostic>> {
-        self.run_unit(src, "<program>", SourceKind::File)
+        self.scoped(|s| s.run_unit(src, "<program>", SourceKind::File))
     }
 
     /// `run_source` for the file `name` (`:load`): a runtime error in one of its functions
     /// called from a later chunk names the file.
     pub fn run_file_source(&mut self, src: &str, name: &str) -> Result<(), Vec<Diagnostic>> {
-        self.run_unit(src, name, SourceKind::File)
+        self.scoped(|s| s.run_unit(src, name, SourceKind::File))
     }
 
     fn run_unit(&mut self, src: &str, name: &str, kind: SourceKind) -> Result<(), Vec<Diagnostic>> {
-        let stmts = parse_program_or_errors(src)?;
+        let stmts = parse_program_or_errors(src, self.parse_options())?;
         let unit = self.checker.check_program(&stmts)?;
         self.remember_source(&unit, name, src, kind);
         self.machine
@@ -144,9 +215,11 @@ impl Session {
 
     /// Parse and check a whole program without running anything (`tessera check`).
     pub fn check_source(&mut self, src: &str) -> Result<(), Vec<Diagnostic>> {
-        let stmts = parse_program_or_errors(src)?;
-        self.checker.check_program(&stmts)?;
-        Ok(())
+        self.scoped(|s| {
+            let stmts = parse_program_or_errors(src, s.parse_options())?;
+            s.checker.check_program(&stmts)?;
+            Ok(())
+        })
     }
 
     /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
@@ -155,9 +228,15 @@ impl Session {
     /// Check and run one REPL chunk (L9.4). A panic (a bug) is caught and reported as an
     /// internal error; the session keeps the definitions made before the chunk.
     pub fn eval_chunk(&mut self, src: &str) -> ChunkResult {
+        self.scoped(|s| s.eval_chunk_guarded(src))
+    }
+
+    fn eval_chunk_guarded(&mut self, src: &str) -> ChunkResult {
+        // The checker as it was before the chunk, to go back to when the chunk fails: a clone
+        // shares the session state's blocks, and the chunk copies only those it changes.
         let checker_before = self.checker.clone();
         let globals_before = self.machine.n_globals();
-        match catch_internal_error(|| self.eval_chunk_unguarded(src)) {
+        match catch_internal_error(|| self.eval_chunk_unguarded(src, &checker_before)) {
             Ok(result) => result,
             Err(message) => {
                 self.checker = checker_before;
@@ -167,18 +246,17 @@ impl Session {
         }
     }
 
-    fn eval_chunk_unguarded(&mut self, src: &str) -> ChunkResult {
+    fn eval_chunk_unguarded(&mut self, src: &str, checker_before: &Checker) -> ChunkResult {
         // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
         interrupt::clear();
         if is_blank_source(src) {
             return ChunkResult::Done;
         }
-        let chunk = match syntax::parse_chunk(src) {
+        let chunk = match syntax::parse_chunk_with(src, self.parse_options()) {
             ChunkParse::Complete(chunk) => chunk,
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
             ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
         };
-        let checker_before = self.checker.clone();
         let globals_before = self.machine.n_globals();
         // An expression chunk names its value `it` (checked as `val it = e; it`); where that
         // does not check (a `void` or generic expression), the expression alone.
@@ -211,7 +289,7 @@ impl Session {
             Err(diag) => {
                 // L9.4: a failed chunk has no effect on definitions. What it did to earlier
                 // variables and the output stays, as after any runtime error.
-                self.checker = checker_before;
+                self.checker = checker_before.clone();
                 self.machine.forget_definitions(&unit, globals_before);
                 return ChunkResult::Failed(vec![self.resolve_origins(diag)]);
             }
@@ -228,28 +306,35 @@ impl Session {
     /// variable declared with a type that names a typedef is shown as declared
     /// (`grid[3 \* 4]`); [`Session::normal_type_of`] always gives the normal form.
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
-        if let syntax::ast::ExprKind::Name(name) = &expr.node {
-            if let Some(written) = self.checker.written_type_of(name) {
-                return Ok(written);
+        self.scoped(|s| {
+            let expr = s.parse_expr(src)?;
+            if let syntax::ast::ExprKind::Name(name) = &expr.node {
+                if let Some(written) = s.checker.written_type_of(name) {
+                    return Ok(written);
+                }
             }
-        }
-        self.normal_type_of(src)
+            s.type_of_expression(src, false)
+        })
     }
 
     /// The type of an expression in normal form and, when a type functor derived it, the
     /// functor's application: `int32  = promote(int8, int32)` (`:type -v`).
     pub fn explained_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        self.type_of_expression(src, true)
+        self.scoped(|s| s.type_of_expression(src, true))
     }
 
     /// The type of an expression in normal form (L2.9), typedefs expanded (`:type -n`).
     pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        self.type_of_expression(src, false)
+        self.scoped(|s| s.type_of_expression(src, false))
+    }
+
+    fn parse_expr(&self, src: &str) -> Result<syntax::ast::Expr, Vec<Diagnostic>> {
+        syntax::parse_expr_with(src, self.parse_options())
+            .map_err(|errors| syntax_diagnostics(&errors))
     }
 
     fn type_of_expression(&mut self, src: &str, explain: bool) -> Result<String, Vec<Diagnostic>> {
-        let expr = syntax::parse_expr(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        let expr = self.parse_expr(src)?;
         match self.checker.explain_type_of_expr(&expr) {
             Ok((ty, derivation)) => {
                 let shown = types::print::type_to_string(&ty);
@@ -275,12 +360,18 @@ impl Session {
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).
     pub fn kind_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        let ty = self.resolve_type_source(src)?;
-        Ok(types::kind::kind_of(&ty).name().to_string())
+        self.scoped(|s| {
+            let ty = s.resolve_type_source(src)?;
+            Ok(types::kind::kind_of(&ty).name().to_string())
+        })
     }
 
     /// The number of values of a compact linear type, in decimal, any size (`:size`).
     pub fn size_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        self.scoped(|s| s.size_of_type(src))
+    }
+
+    fn size_of_type(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
         let ty = self.resolve_type_source(src)?;
         match types::size::size_of(&ty) {
             Some(size) => Ok(size.to_string()),
@@ -298,19 +389,25 @@ impl Session {
     /// The mixed-radix layout line of a compact linear type or of an array's index
     /// (`:layout`).
     pub fn layout_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        let ty = self.resolve_type_source(src)?;
-        types::layout::describe_layout(&ty).map_err(|message| {
-            vec![
-                Diagnostic::new(Stage::Static, "E0401", message, whole_span(src))
-                    .with_label(format!("this is `{ty}`")),
-            ]
+        self.scoped(|s| {
+            let ty = s.resolve_type_source(src)?;
+            types::layout::describe_layout(&ty).map_err(|message| {
+                vec![
+                    Diagnostic::new(Stage::Static, "E0401", message, whole_span(src))
+                        .with_label(format!("this is `{ty}`")),
+                ]
+            })
         })
     }
 
     /// Whether two types are layout-identical, per the isomorphism engine (`:iso A, B`).
     pub fn iso_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        let type_exprs =
-            syntax::parse_type_list(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        self.scoped(|s| s.iso_of_types(src))
+    }
+
+    fn iso_of_types(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
+        let type_exprs = syntax::parse_type_list_with(src, self.parse_options())
+            .map_err(|errors| syntax_diagnostics(&errors))?;
         let [first, second] = type_exprs.as_slice() else {
             return Err(vec![Diagnostic::new(
                 Stage::Static,
@@ -338,20 +435,23 @@ impl Session {
 
     /// A type written in source, resolved and printed in normal form (`:browse`).
     pub fn normal_type_of_type(&mut self, src: &str) -> Option<String> {
-        let ty = self.resolve_type_source(src).ok()?;
-        Some(types::print::type_to_string(&ty))
+        self.scoped(|s| {
+            let ty = s.resolve_type_source(src).ok()?;
+            Some(types::print::type_to_string(&ty))
+        })
     }
 
     /// The names in scope: the user's definitions first, then the library's (`:browse`,
     /// completion).
-    pub fn names_in_scope(&self) -> Vec<check::browse::ScopeName> {
-        self.checker.names_in_scope()
+    pub fn names_in_scope(&mut self) -> Vec<check::browse::ScopeName> {
+        self.scoped(|s| s.checker.names_in_scope())
     }
 
     /// Forget every definition: a fresh checker and machine with the prelude loaded again.
     pub fn reset(&mut self) {
         self.checker = Checker::new();
         self.machine = Machine::new();
+        self.configure();
         self.sources.clear();
         self.load_prelude();
     }
@@ -369,7 +469,8 @@ impl Session {
     }
 
     fn resolve_type_source(&mut self, src: &str) -> Result<Type, Vec<Diagnostic>> {
-        let type_expr = syntax::parse_type(src).map_err(|errors| syntax_diagnostics(&errors))?;
+        let type_expr = syntax::parse_type_with(src, self.parse_options())
+            .map_err(|errors| syntax_diagnostics(&errors))?;
         self.checker.resolve_type(&type_expr)
     }
 }
@@ -380,8 +481,11 @@ impl Drop for Session {
     }
 }
 
-fn parse_program_or_errors(src: &str) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {
-    let (stmts, errors) = syntax::parse_program(src);
+fn parse_program_or_errors(
+    src: &str,
+    options: syntax::ParseOptions,
+) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {
+    let (stmts, errors) = syntax::parse_program_with(src, options);
     if errors.is_empty() {
         Ok(stmts)
     } else {
@@ -571,7 +675,7 @@ mod tests {
 
     #[test]
     fn an_error_in_a_function_of_an_earlier_chunk_is_shown_in_that_chunk() {
-        let mut session = Session::new(Box::new(std::io::sink()));
+        let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
         let first = "fun f (x:int) : int => 10 / x;\n";
         let second = "fun g (x:int) : int = { val y = x; return f y; }\n";
         assert!(matches!(session.eval_chunk(first), ChunkResult::Done));
@@ -620,7 +724,7 @@ mod tests {
 
     #[test]
     fn a_loaded_file_is_named_in_the_stack() {
-        let mut session = Session::new(Box::new(std::io::sink()));
+        let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
         session
             .run_file_source("fun f (x:int) : int => 10 / x;\n", "lib.flx")
             .expect("the file runs");
@@ -631,6 +735,65 @@ mod tests {
             rendered.contains("in `f`, called at <repl>:1:1"),
             "{rendered}"
         );
+    }
+
+    /// The codes of a run's diagnostics (empty when it ran).
+    fn codes(session: &mut Session, src: &str) -> Vec<&'static str> {
+        match session.run_source(src) {
+            Ok(()) => Vec::new(),
+            Err(diags) => diags.iter().map(|d| d.code).collect(),
+        }
+    }
+
+    #[test]
+    fn two_sessions_side_by_side_keep_their_own_limits() {
+        let low = limits::Limits {
+            max_nesting: 8,
+            max_call_depth: 50,
+            max_errors: 1,
+            ..limits::Limits::default()
+        };
+        let mut tight = Session::new(
+            Settings::default()
+                .with_stdout(std::io::sink())
+                .with_limits(low),
+        );
+        let mut roomy = Session::new(Settings::default().with_stdout(std::io::sink()));
+        let nested = format!("println$ {}1{};\n", "(".repeat(12), ")".repeat(12));
+        assert_eq!(codes(&mut tight, &nested), ["E0102"]);
+        assert_eq!(codes(&mut roomy, &nested), Vec::<&str>::new());
+        let deep = "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\n\
+                    println$ down 100;\n";
+        assert_eq!(codes(&mut tight, deep), ["R0008"]);
+        assert_eq!(codes(&mut roomy, deep), Vec::<&str>::new());
+        // Diagnostics render with each session's `max_errors`.
+        let src = "println a;\nprintln b;\n";
+        let diags = tight.check_source(src).expect_err("two errors");
+        let shown = diag::render_with(&diags, "t.flx", src, &tight.render_options(false));
+        assert!(shown.contains("… and 1 more error "), "{shown}");
+        let shown = diag::render_with(&diags, "t.flx", src, &roomy.render_options(false));
+        assert!(!shown.contains("more error"), "{shown}");
+    }
+
+    #[test]
+    fn a_session_with_its_own_threads_gives_the_same_results() {
+        let src = "var s = 0; for i in 0..<100000 do s = s + i % 3; done println s;\n";
+        let mut results = Vec::new();
+        for settings in [
+            Settings::default(),
+            Settings::default().with_threads(1),
+            Settings::default().with_threads(2),
+        ] {
+            let out = docs::SharedBuffer::default();
+            let mut session = Session::new(settings.with_stdout(out.clone()));
+            session.run_source(src).expect("the program runs");
+            session.flush();
+            results.push(out.text());
+        }
+        assert_eq!(results[0], "99999\n");
+        assert!(results.iter().all(|r| *r == results[0]), "{results:?}");
+        let session = Session::new(Settings::default().with_threads(2));
+        assert_eq!(session.threads(), 2);
     }
 
     #[test]

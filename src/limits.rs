@@ -1,12 +1,10 @@
-//! The resource limits of one interpreter process (issue 9: never crash, never hang).
+//! The resource limits of a session: never crash, never hang.
 //!
 //! Each limit has a documented default (`book/src/12-errors.md`) and a command-line flag to raise
-//! or lower it. They are process-wide settings, read where the limited resource is used: the
-//! parser's nesting depth, the evaluator's allocations and call depth, the renderer's number
-//! of diagnostics and line width, and the printer's type width. The CLI sets them once, before
-//! any session starts; everything else only reads them.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! or lower it. A session's limits are a `Limits` value in its `Settings`; each reaches the code
+//! that enforces it through the values that already travel there: the parse options (nesting
+//! depth), the evaluator's runtime (allocations, natural numbers, call depth), the render
+//! options (diagnostics shown, line width) and the type printer's scope (type width).
 
 /// Expressions, types, patterns and statements nested deeper than this are static error
 /// E0102 (`--max-nesting`).
@@ -39,31 +37,62 @@ pub const DEFAULT_MAX_TYPE_WIDTH: u64 = 2000;
 /// `--threads` accepts at most this many worker threads per core.
 pub const MAX_THREADS_PER_CORE: usize = 4;
 
-static MAX_NESTING: AtomicU64 = AtomicU64::new(DEFAULT_MAX_NESTING);
-static MAX_ALLOC_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_ALLOC_BYTES);
-static MAX_NATURAL_BITS: AtomicU64 = AtomicU64::new(DEFAULT_MAX_NATURAL_BITS);
-static MAX_CALL_DEPTH: AtomicU64 = AtomicU64::new(DEFAULT_MAX_CALL_DEPTH);
-static MAX_ERRORS: AtomicU64 = AtomicU64::new(DEFAULT_MAX_ERRORS);
-static MAX_LINE_WIDTH: AtomicU64 = AtomicU64::new(DEFAULT_MAX_LINE_WIDTH);
-static MAX_TYPE_WIDTH: AtomicU64 = AtomicU64::new(DEFAULT_MAX_TYPE_WIDTH);
+/// The resource limits of one session. `Limits::default()` has the documented defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Nesting depth of expressions, types, patterns and blocks (E0102, `--max-nesting`).
+    pub max_nesting: u64,
+    /// Bytes of one array, string or natural allocation (R0007, `--max-alloc`).
+    pub max_alloc_bytes: u64,
+    /// Bits of one natural number (R0007, `--max-natural-bits`).
+    pub max_natural_bits: u64,
+    /// Depth of nested calls (R0008, `--max-call-depth`).
+    pub max_call_depth: u64,
+    /// Diagnostics rendered for one file or chunk before a count of the rest (`--max-errors`).
+    pub max_errors: u64,
+    /// Characters of a source line shown under a diagnostic (`--max-line-width`).
+    pub max_line_width: u64,
+    /// Characters of a printed type before the rest is elided (`--max-type-width`).
+    pub max_type_width: u64,
+}
 
-/// One adjustable limit: its flag, what it bounds, and its storage.
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_nesting: DEFAULT_MAX_NESTING,
+            max_alloc_bytes: DEFAULT_MAX_ALLOC_BYTES,
+            max_natural_bits: DEFAULT_MAX_NATURAL_BITS,
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            max_errors: DEFAULT_MAX_ERRORS,
+            max_line_width: DEFAULT_MAX_LINE_WIDTH,
+            max_type_width: DEFAULT_MAX_TYPE_WIDTH,
+        }
+    }
+}
+
+/// One adjustable limit: its flag, what it bounds, and which field of `Limits` holds it.
 pub struct Limit {
+    /// The command-line flag (`--max-nesting`).
     pub flag: &'static str,
+    /// What it bounds, for `--help`.
     pub meaning: &'static str,
+    /// The value when no flag sets it.
     pub default: u64,
     /// The smallest accepted value.
     pub minimum: u64,
-    cell: &'static AtomicU64,
+    field: fn(&mut Limits) -> &mut u64,
 }
 
 impl Limit {
-    pub fn get(&self) -> u64 {
-        self.cell.load(Ordering::Relaxed)
+    /// This limit's value in `limits`.
+    pub fn get(&self, limits: &Limits) -> u64 {
+        let mut copy = *limits;
+        *(self.field)(&mut copy)
     }
 
-    pub fn set(&self, value: u64) {
-        self.cell.store(value, Ordering::Relaxed)
+    /// Set this limit in `limits`.
+    pub fn set(&self, limits: &mut Limits, value: u64) {
+        *(self.field)(limits) = value;
     }
 }
 
@@ -74,49 +103,49 @@ pub static LIMITS: [Limit; 7] = [
         meaning: "nesting depth of expressions, types, patterns and blocks (E0102)",
         default: DEFAULT_MAX_NESTING,
         minimum: 8,
-        cell: &MAX_NESTING,
+        field: |limits| &mut limits.max_nesting,
     },
     Limit {
         flag: "--max-alloc",
         meaning: "bytes of one array, string or tuple allocation (R0007)",
         default: DEFAULT_MAX_ALLOC_BYTES,
         minimum: 1024,
-        cell: &MAX_ALLOC_BYTES,
+        field: |limits| &mut limits.max_alloc_bytes,
     },
     Limit {
         flag: "--max-natural-bits",
         meaning: "bits of one natural number (R0007)",
         default: DEFAULT_MAX_NATURAL_BITS,
         minimum: 64,
-        cell: &MAX_NATURAL_BITS,
+        field: |limits| &mut limits.max_natural_bits,
     },
     Limit {
         flag: "--max-call-depth",
         meaning: "depth of nested calls (R0008)",
         default: DEFAULT_MAX_CALL_DEPTH,
         minimum: 16,
-        cell: &MAX_CALL_DEPTH,
+        field: |limits| &mut limits.max_call_depth,
     },
     Limit {
         flag: "--max-errors",
         meaning: "diagnostics printed for one file or chunk, then a count",
         default: DEFAULT_MAX_ERRORS,
         minimum: 1,
-        cell: &MAX_ERRORS,
+        field: |limits| &mut limits.max_errors,
     },
     Limit {
         flag: "--max-line-width",
         meaning: "characters of a source line shown under a diagnostic",
         default: DEFAULT_MAX_LINE_WIDTH,
         minimum: 20,
-        cell: &MAX_LINE_WIDTH,
+        field: |limits| &mut limits.max_line_width,
     },
     Limit {
         flag: "--max-type-width",
         meaning: "characters of a printed type before the rest is elided",
         default: DEFAULT_MAX_TYPE_WIDTH,
         minimum: 20,
-        cell: &MAX_TYPE_WIDTH,
+        field: |limits| &mut limits.max_type_width,
     },
 ];
 
@@ -125,40 +154,9 @@ pub fn by_flag(flag: &str) -> Option<&'static Limit> {
     LIMITS.iter().find(|limit| limit.flag == flag)
 }
 
-fn read(cell: &AtomicU64) -> u64 {
-    cell.load(Ordering::Relaxed)
-}
-
-fn as_usize(value: u64) -> usize {
+/// A limit as a count of things in memory (saturating on 32-bit targets).
+pub fn as_usize(value: u64) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
-}
-
-pub fn max_nesting() -> usize {
-    as_usize(read(&MAX_NESTING))
-}
-
-pub fn max_alloc_bytes() -> usize {
-    as_usize(read(&MAX_ALLOC_BYTES))
-}
-
-pub fn max_natural_bits() -> u64 {
-    read(&MAX_NATURAL_BITS)
-}
-
-pub fn max_call_depth() -> u64 {
-    read(&MAX_CALL_DEPTH)
-}
-
-pub fn max_errors() -> usize {
-    as_usize(read(&MAX_ERRORS))
-}
-
-pub fn max_line_width() -> usize {
-    as_usize(read(&MAX_LINE_WIDTH))
-}
-
-pub fn max_type_width() -> usize {
-    as_usize(read(&MAX_TYPE_WIDTH))
 }
 
 /// The largest `--threads` value accepted on this machine.
@@ -189,21 +187,24 @@ impl Refusal {
     }
 }
 
-/// Is an allocation of `bytes` bytes possible: within `--max-alloc`, and granted by the
-/// system when tried (the probe is released at once; large allocations are mapped lazily, so
-/// this costs no page touches)? Called before building a large string, natural or array, so
-/// that running out of memory is runtime error R0007, never an allocator abort.
-pub fn check_allocation(bytes: u128) -> Result<(), Refusal> {
-    let limit = read(&MAX_ALLOC_BYTES);
-    if bytes > u128::from(limit) {
-        return Err(Refusal::OverLimit(limit));
+impl Limits {
+    /// Is an allocation of `bytes` bytes possible: within `max_alloc_bytes`, and granted by
+    /// the system when tried (the probe is released at once; large allocations are mapped
+    /// lazily, so this costs no page touches)? Called before building a large string, natural
+    /// or array, so that running out of memory is runtime error R0007, never an allocator
+    /// abort.
+    pub fn check_allocation(&self, bytes: u128) -> Result<(), Refusal> {
+        let limit = self.max_alloc_bytes;
+        if bytes > u128::from(limit) {
+            return Err(Refusal::OverLimit(limit));
+        }
+        // Small allocations are not worth a probe.
+        if bytes >= 1 << 20 {
+            let mut probe: Vec<u8> = Vec::new();
+            probe
+                .try_reserve_exact(bytes as usize)
+                .map_err(|_| Refusal::Unavailable)?;
+        }
+        Ok(())
     }
-    // Small allocations are not worth a probe.
-    if bytes >= 1 << 20 {
-        let mut probe: Vec<u8> = Vec::new();
-        probe
-            .try_reserve_exact(bytes as usize)
-            .map_err(|_| Refusal::Unavailable)?;
-    }
-    Ok(())
 }

@@ -7,7 +7,8 @@
 use std::io::{BufWriter, IsTerminal};
 use std::process::ExitCode;
 
-use tessera::{diag, repl, Session};
+use tessera::limits::Limits;
+use tessera::{diag, repl, Session, Settings};
 
 const USAGE: &str = "\
 Tessera: an interpreter for a Felix subset built on compact linear types.
@@ -76,34 +77,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    for (flag, value) in &invocation.limits {
-        if let Some(limit) = tessera::limits::by_flag(flag) {
-            limit.set(*value);
-        }
-    }
-    if invocation.validate {
-        tessera::check::set_validate(true);
-    }
-    if invocation.no_inline {
-        tessera::eval::inline::set_inlining(false);
-    }
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
-    if let Some(threads) = invocation.threads {
-        // The global pool can only be built once; a failure leaves the default pool in place,
-        // which changes speed but never results (L9.5).
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global();
-    }
     // Deeply nested programs recurse deeply in the parser, the checker and the evaluator: the
     // session runs on a thread with a large stack (address space reserved, memory committed
     // only as it is used).
-    let command = invocation.command;
     let status = std::thread::Builder::new()
         .name("tessera".into())
         .stack_size(SESSION_STACK_BYTES)
-        .spawn(move || run_command(command))
+        .spawn(move || run_command(invocation))
         .map(|handle| handle.join().unwrap_or(INTERNAL_ERROR_STATUS))
         .unwrap_or_else(|error| {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
@@ -125,8 +107,53 @@ const INTERRUPTED_STATUS: i32 = 130;
 /// The code of the "Interrupted." runtime error.
 const INTERRUPTED: &str = "R0012";
 
-fn run_command(command: Command) -> i32 {
-    match command {
+/// What a session is given from the command line: everything but where output goes.
+struct Options {
+    limits: Limits,
+    validate: bool,
+    no_inline: bool,
+    threads: Option<usize>,
+}
+
+impl Options {
+    fn of(invocation: &Invocation) -> Options {
+        let mut limits = Limits::default();
+        for (flag, value) in &invocation.limits {
+            if let Some(limit) = tessera::limits::by_flag(flag) {
+                limit.set(&mut limits, *value);
+            }
+        }
+        Options {
+            limits,
+            validate: invocation.validate,
+            no_inline: invocation.no_inline,
+            threads: invocation.threads,
+        }
+    }
+
+    /// A session writing to a buffered stdout (flushed before diagnostics and at exit) and
+    /// the process's stderr.
+    fn session(&self) -> Session {
+        Session::new(Settings {
+            limits: self.limits,
+            validate: self.validate,
+            inline: !self.no_inline,
+            threads: self.threads,
+            stdout: Box::new(BufWriter::new(std::io::stdout())),
+            stderr: Box::new(std::io::stderr()),
+        })
+    }
+
+    /// How diagnostics are rendered on stderr.
+    fn render(&self) -> diag::RenderOptions {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        diag::RenderOptions::with_limits(color, &self.limits)
+    }
+}
+
+fn run_command(invocation: Invocation) -> i32 {
+    let options = Options::of(&invocation);
+    match invocation.command {
         Command::Help => {
             println!("{USAGE}");
             0
@@ -141,9 +168,9 @@ fn run_command(command: Command) -> i32 {
         }
         Command::Explain(code) => explain(&code),
         Command::Doc(file) => write_library_page(file.as_deref()),
-        Command::Repl => repl::run(new_session()),
-        Command::Run(path) => run_file(&path, false),
-        Command::Check(path) => run_file(&path, true),
+        Command::Repl => repl::run(options.session()),
+        Command::Run(path) => run_file(&path, false, &options),
+        Command::Check(path) => run_file(&path, true, &options),
     }
 }
 
@@ -192,14 +219,8 @@ fn write_library_page(file: Option<&str>) -> i32 {
     }
 }
 
-/// A session writing to a buffered stdout (flushed before diagnostics and at exit).
-fn new_session() -> Session {
-    Session::new(Box::new(BufWriter::new(std::io::stdout())))
-        .with_stderr(Box::new(std::io::stderr()))
-}
-
 /// Check (and unless `check_only`, run) one file; returns the exit status.
-fn run_file(path: &str, check_only: bool) -> i32 {
+fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
     let src = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(src) => src,
@@ -210,9 +231,10 @@ fn run_file(path: &str, check_only: bool) -> i32 {
                 let src = String::from_utf8_lossy(error.as_bytes()).into_owned();
                 let at = src.floor_char_boundary(at);
                 let diag = tessera::not_utf8_diagnostic(&src, at);
-                let color =
-                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-                eprint!("{}", diag::render(&[diag], path, &src, color));
+                eprint!(
+                    "{}",
+                    diag::render_with(&[diag], path, &src, &options.render())
+                );
                 return 1;
             }
         },
@@ -221,7 +243,7 @@ fn run_file(path: &str, check_only: bool) -> i32 {
             return 2;
         }
     };
-    let mut session = new_session();
+    let mut session = options.session();
     let result = tessera::catch_internal_error(|| {
         if check_only {
             session.check_source(&src)
@@ -233,17 +255,21 @@ fn run_file(path: &str, check_only: bool) -> i32 {
     let result = match result {
         Ok(result) => result,
         Err(message) => {
-            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let diag = tessera::internal_error_diagnostic(&message, &src);
-            eprint!("{}", diag::render(&[diag], path, &src, color));
+            eprint!(
+                "{}",
+                diag::render_with(&[diag], path, &src, &options.render())
+            );
             return INTERNAL_ERROR_STATUS;
         }
     };
     match result {
         Ok(()) => 0,
         Err(diags) => {
-            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", diag::render(&diags, path, &src, color));
+            eprint!(
+                "{}",
+                diag::render_with(&diags, path, &src, &options.render())
+            );
             if diags.iter().any(|diag| diag.code == INTERRUPTED) {
                 return INTERRUPTED_STATUS;
             }

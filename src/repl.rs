@@ -238,15 +238,9 @@ pub struct Repl {
     pending: String,
     /// The files `:load`ed, in order (`:reload` runs them again).
     loaded: Vec<String>,
-    /// The pool parallel loops run on after `:set threads N` (else rayon's global pool).
-    pool: Option<rayon::ThreadPool>,
     /// The names in scope, kept for the line editor's completion (terminal only).
     completion_names: Option<Arc<Mutex<Vec<ScopeName>>>>,
 }
-
-/// The stack of the threads of a `:set threads` pool, which run the evaluator (as large as
-/// the interpreter thread's in `main.rs`: address space, committed only as it is used).
-const POOL_STACK_BYTES: usize = 256 << 20;
 
 impl Repl {
     /// A REPL over `session`, rendering diagnostics to `diagnostics` (stderr in the binary).
@@ -262,7 +256,6 @@ impl Repl {
             color,
             pending: String::new(),
             loaded: Vec::new(),
-            pool: None,
             completion_names: None,
         }
     }
@@ -337,19 +330,9 @@ impl Repl {
         }
     }
 
-    /// Run `work` on the session, on the `:set threads` pool when there is one (so parallel
-    /// loops use its threads).
-    fn on_pool<R: Send>(&mut self, work: impl FnOnce(&mut Session) -> R + Send) -> R {
-        let session = &mut self.session;
-        match &self.pool {
-            Some(pool) => pool.install(|| work(session)),
-            None => work(session),
-        }
-    }
-
     fn evaluate_pending(&mut self) {
         let pending = self.pending.clone();
-        match self.on_pool(|session| session.eval_chunk(&pending)) {
+        match self.session.eval_chunk(&pending) {
             ChunkResult::Incomplete => {}
             ChunkResult::Done => self.pending.clear(),
             ChunkResult::Failed(diags) => {
@@ -363,7 +346,7 @@ impl Repl {
     /// incomplete one is an error. Returns whether it ran.
     fn evaluate_argument(&mut self, src: &str, line: &str, offset: usize) -> bool {
         let owned = src.to_string();
-        match self.on_pool(|session| session.eval_chunk(&owned)) {
+        match self.session.eval_chunk(&owned) {
             ChunkResult::Done => true,
             ChunkResult::Incomplete => {
                 self.command_error("the chunk is incomplete: a command takes one line");
@@ -537,7 +520,7 @@ impl Repl {
     fn load_file(&mut self, path: &str) -> bool {
         match std::fs::read_to_string(path) {
             Ok(src) => {
-                if let Err(diags) = self.on_pool(|session| session.run_file_source(&src, path)) {
+                if let Err(diags) = self.session.run_file_source(&src, path) {
                     self.report(&diags, path, &src);
                 }
                 true
@@ -569,10 +552,7 @@ impl Repl {
             return;
         }
         let Some(setting) = setting else {
-            let threads = match &self.pool {
-                Some(pool) => pool.current_num_threads(),
-                None => rayon::current_num_threads(),
-            };
+            let threads = self.session.threads();
             let limit = self.session.display().print_limit.unwrap_or(0);
             self.session.print_line(&format!("threads {threads}"));
             self.session.print_line(&format!("print-limit {limit}"));
@@ -581,15 +561,8 @@ impl Repl {
         let number = value.and_then(|value| value.parse::<usize>().ok());
         match (setting, number) {
             ("threads", Some(count)) if count >= 1 && count <= crate::limits::max_threads() => {
-                match rayon::ThreadPoolBuilder::new()
-                    .num_threads(count)
-                    .stack_size(POOL_STACK_BYTES)
-                    .build()
-                {
-                    Ok(pool) => self.pool = Some(pool),
-                    Err(error) => {
-                        self.command_error(&format!("cannot start {count} threads: {error}"))
-                    }
+                if let Err(error) = self.session.set_threads(count) {
+                    self.command_error(&format!("cannot start {count} threads: {error}"))
                 }
             }
             ("threads", _) => self.command_error(&format!(
@@ -682,7 +655,12 @@ impl Repl {
 
     fn report(&mut self, diags: &[Diagnostic], file_name: &str, src: &str) {
         self.session.flush();
-        let rendered = diag::render(diags, file_name, src, self.color);
+        let rendered = diag::render_with(
+            diags,
+            file_name,
+            src,
+            &self.session.render_options(self.color),
+        );
         let _ = self.diagnostics.write_all(rendered.as_bytes());
         let _ = self.diagnostics.flush();
     }
@@ -1124,7 +1102,7 @@ mod session_tests {
     fn transcript(input: &str) -> (String, String) {
         let stdout = SharedBuffer::default();
         let stderr = SharedBuffer::default();
-        let session = Session::new(Box::new(stdout.clone()));
+        let session = Session::new(crate::Settings::default().with_stdout(stdout.clone()));
         let mut repl = Repl::new(session, Box::new(stderr.clone()), false);
         run_lines(&mut repl, input.as_bytes());
         drop(repl);

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use tessera::diag::render;
 use tessera::docs::{self, SharedBuffer};
 use tessera::repl::{LineOutcome, Repl};
-use tessera::Session;
+use tessera::{Session, Settings};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -277,7 +277,11 @@ fn run_case(
 /// (`> ` / `. ` input lines, then what the REPL printed after each).
 fn repl_transcript(block: &Block) -> String {
     let buffer = SharedBuffer::default();
-    let session = Session::new(Box::new(buffer.clone())).with_stderr(Box::new(buffer.clone()));
+    let session = Session::new(
+        Settings::default()
+            .with_stdout(buffer.clone())
+            .with_stderr(buffer.clone()),
+    );
     let mut repl = Repl::new(session, Box::new(buffer.clone()), false);
     let mut transcript = String::new();
     for line in block.body.lines() {
@@ -498,7 +502,7 @@ fn every_stdlib_file_is_documented_in_the_reference() {
 
 #[test]
 fn doc_in_the_repl_is_the_reference_entry() {
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     for name in tessera::core::prims::PRIMS
         .iter()
         .flat_map(|def| def.names())

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use tessera::types::iso::{classify, transpose_permutation, Iso};
 use tessera::types::print::type_to_string;
 use tessera::types::Type;
-use tessera::Session;
+use tessera::{Session, Settings};
 
 /// A writer whose bytes can be read after the session that owns it is gone.
 #[derive(Clone, Default)]
@@ -45,7 +45,7 @@ impl Write for SharedBuffer {
 /// Run a program in a fresh session: its output, or the codes of its diagnostics.
 fn run(program: &str) -> Result<String, Vec<&'static str>> {
     let buffer = SharedBuffer::default();
-    let mut session = Session::new(Box::new(buffer.clone()));
+    let mut session = Session::new(Settings::default().with_stdout(buffer.clone()));
     match session.run_source(program) {
         Ok(()) => Ok(buffer.text()),
         Err(diagnostics) => Err(diagnostics.iter().map(|diag| diag.code).collect()),

@@ -3,11 +3,11 @@
 //! error fails even before the snapshots are reviewed (`cargo insta review`).
 
 use tessera::diag::{exit_status, render};
-use tessera::Session;
+use tessera::{Session, Settings};
 
 /// Run `src` as the file `test.flx` and render what went wrong, with the exit status.
 fn check(expected_code: &str, src: &str) -> String {
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     let rendered = match session.run_source(src) {
         Ok(()) => "no error".to_string(),
         Err(diags) => format!(
@@ -223,7 +223,7 @@ diagnostic_cases! {
 #[test]
 fn more_than_twenty_errors_are_counted() {
     let src = "This is not a program: it is a paragraph of prose, one clause a line;\n".repeat(30);
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     let diags = session.run_source(&src).expect_err("prose");
     let rendered = render(&diags, "prose.flx", &src, false);
     assert!(diags.len() > 20, "{rendered}");
@@ -235,7 +235,7 @@ fn more_than_twenty_errors_are_counted() {
 #[test]
 fn every_syntax_error_of_a_file_is_reported() {
     let src = "var a = ;\nvar b = 1;\nvar c = ;\nprintln$ b;\n";
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     let diags = session.run_source(src).expect_err("two syntax errors");
     let rendered = render(&diags, "several.flx", src, false);
     assert!(diags.len() >= 2, "expected both errors:\n{rendered}");

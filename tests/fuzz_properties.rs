@@ -1,7 +1,7 @@
 //! Property tests of issue 9: random token soups and grammar-directed random programs go
 //! through lex, parse, check and run in a session; none may panic, every diagnostic has a span
 //! inside the source, and the outcome maps to exit status 0, 1 or 3. Each run is bounded: the
-//! limits are lowered for this test binary (allocations, natural size, call depth) and a
+//! session's limits are lowered (allocations, natural size, call depth) and a
 //! watchdog stops evaluation after two seconds through the Ctrl-C flag.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,21 +10,19 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use tessera::diag::exit_status;
-use tessera::Session;
+use tessera::{Session, Settings};
 
-fn lower_limits() {
-    for (flag, value) in [
-        ("--max-alloc", 64u64 << 20),
-        ("--max-natural-bits", 1 << 16),
-        ("--max-call-depth", 2000),
-    ] {
-        tessera::limits::by_flag(flag).unwrap().set(value);
-    }
+/// The settings of a bounded run: lower limits on allocations, naturals and call depth.
+fn bounded_settings() -> Settings {
+    let mut settings = Settings::default().with_stdout(std::io::sink());
+    settings.limits.max_alloc_bytes = 64 << 20;
+    settings.limits.max_natural_bits = 1 << 16;
+    settings.limits.max_call_depth = 2000;
+    settings
 }
 
 /// Run `src` as a file in a fresh session, within two seconds, and check the properties.
 fn run_bounded(src: &str) -> Result<(), TestCaseError> {
-    lower_limits();
     tessera::interrupt::clear();
     let done = Arc::new(AtomicBool::new(false));
     let watchdog = {
@@ -41,7 +39,7 @@ fn run_bounded(src: &str) -> Result<(), TestCaseError> {
         })
     };
     let outcome = std::panic::catch_unwind(|| {
-        let mut session = Session::new(Box::new(std::io::sink()));
+        let mut session = Session::new(bounded_settings());
         session.run_source(src)
     });
     done.store(true, Ordering::Relaxed);

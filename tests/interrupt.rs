@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tessera::diag::Diagnostic;
-use tessera::{ChunkResult, Session};
+use tessera::{ChunkResult, Session, Settings};
 
 /// One test at a time: an interrupt raised for one would stop another's evaluation.
 static TURN: Mutex<()> = Mutex::new(());
@@ -33,7 +33,7 @@ fn interrupted(result: ChunkResult) -> Diagnostic {
 #[test]
 fn an_interrupt_stops_loops_and_calls_and_the_session_goes_on() {
     let _turn = take_turn();
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     done(&mut session, "var k = 7;\n");
     // The flag is cleared when a chunk starts; a thread raises it while the loop runs.
     let raiser = std::thread::spawn(|| {
@@ -63,7 +63,7 @@ fn an_interrupt_stops_loops_and_calls_and_the_session_goes_on() {
 /// `d` (doubles) and `pairs` (tuples, sorted by the generic comparison), and a pure function
 /// `inc`.
 fn session_with_arrays() -> Session {
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     done(
         &mut session,
         "var a : int ^ 3000000;\n\

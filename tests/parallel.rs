@@ -411,7 +411,8 @@ fn fused_store_fault_keeps_exactly_the_stores_before_it() {
                 .expect("a thread pool");
             pool.install(|| {
                 let out = Shared::default();
-                let mut session = tessera::Session::new(Box::new(out.clone()));
+                let mut session =
+                    tessera::Session::new(tessera::Settings::default().with_stdout(out.clone()));
                 let codes = match session.run_source(fill) {
                     Ok(()) => Vec::new(),
                     Err(diags) => diags.iter().map(|d| d.code.to_string()).collect(),

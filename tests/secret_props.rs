@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use tessera::Session;
+use tessera::{Session, Settings};
 
 /// An output stream the test can read back.
 #[derive(Clone, Default)]
@@ -29,7 +29,7 @@ impl Write for Shared {
 /// What running a program gives: its stdout, or its error codes.
 fn run(src: &str) -> Result<String, Vec<String>> {
     let out = Shared::default();
-    let mut session = Session::new(Box::new(out.clone()));
+    let mut session = Session::new(Settings::default().with_stdout(out.clone()));
     let result = session.run_source(src);
     let printed = String::from_utf8_lossy(&out.0.lock().expect("unpoisoned")).into_owned();
     match result {

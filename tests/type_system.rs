@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use tessera::types::IntTy;
-use tessera::Session;
+use tessera::{Session, Settings};
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -24,7 +24,7 @@ impl Write for Captured {
 /// Run a program; its stdout, or the codes of its diagnostics.
 fn run(src: &str) -> Result<String, Vec<&'static str>> {
     let out = Captured::default();
-    let mut session = Session::new(Box::new(out.clone()));
+    let mut session = Session::new(Settings::default().with_stdout(out.clone()));
     let result = session.run_source(src);
     session.flush();
     let text = String::from_utf8_lossy(&out.0.lock().unwrap()).into_owned();
@@ -35,7 +35,7 @@ fn run(src: &str) -> Result<String, Vec<&'static str>> {
 }
 
 fn type_of(defs: &str, expr: &str) -> Result<String, Vec<&'static str>> {
-    let mut session = Session::new(Box::new(std::io::sink()));
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     session.run_source(defs).expect("definitions run");
     session
         .type_of(expr)
@@ -299,7 +299,7 @@ fn conversion_out_of_range_is_r0005_for_every_integer_width() {
 #[test]
 fn failed_behaviours_are_named() {
     let message = |src: &str| {
-        let mut session = Session::new(Box::new(std::io::sink()));
+        let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
         let diags = session.run_source(src).unwrap_err();
         diags[0].message.clone()
     };

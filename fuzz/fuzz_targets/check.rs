@@ -6,7 +6,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    let mut session = tessera::Session::new(Box::new(std::io::sink()));
+    let settings = tessera::Settings::default().with_stdout(std::io::sink());
+    let mut session = tessera::Session::new(settings);
     if let Err(diags) = session.check_source(src) {
         for diag in &diags {
             assert!(diag.span.end <= src.len(), "{} at {:?}", diag.code, diag.span);

@@ -2,26 +2,15 @@
 //! never a panic, never an internal error, every diagnostic inside the source.
 #![no_main]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-
-static SETUP: Once = Once::new();
 
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    SETUP.call_once(|| {
-        for (flag, value) in [
-            ("--max-alloc", 64u64 << 20),
-            ("--max-natural-bits", 1 << 16),
-            ("--max-call-depth", 2000),
-        ] {
-            tessera::limits::by_flag(flag).unwrap().set(value);
-        }
-    });
     tessera::interrupt::clear();
     let done = Arc::new(AtomicBool::new(false));
     let watchdog = {
@@ -37,7 +26,11 @@ fuzz_target!(|data: &[u8]| {
             }
         })
     };
-    let mut session = tessera::Session::new(Box::new(std::io::sink()));
+    let mut settings = tessera::Settings::default().with_stdout(std::io::sink());
+    settings.limits.max_alloc_bytes = 64 << 20;
+    settings.limits.max_natural_bits = 1 << 16;
+    settings.limits.max_call_depth = 2000;
+    let mut session = tessera::Session::new(settings);
     let result = session.run_source(src);
     done.store(true, Ordering::Relaxed);
     watchdog.join().unwrap();

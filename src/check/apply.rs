@@ -122,12 +122,12 @@ impl Checker {
                 if lt == error_type() {
                     return error_expr(span);
                 }
-                let errors_before = self.errors.len();
+                let errors_before = self.unit.errors.len();
                 if let Some(p) = self.projection(&lt, rhs, None) {
                     let f = self.apply_projection(l, p, head.span);
                     return self.call_rest(f, args, span);
                 }
-                if self.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
+                if self.unit.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
                     return error_expr(span);
                 }
                 let mut all = vec![Arg::Checked(l)];
@@ -172,7 +172,12 @@ impl Checker {
                 .iter()
                 .find(|s| s.id == fun)
                 .map(|s| s.pure_)
-                .unwrap_or_else(|| self.out_funs.iter().any(|(id, f)| *id == fun && f.pure_))
+                .unwrap_or_else(|| {
+                    self.unit
+                        .out_funs
+                        .iter()
+                        .any(|(id, f)| *id == fun && f.pure_)
+                })
         });
         if !known_pure {
             self.note_effect();

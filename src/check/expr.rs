@@ -73,8 +73,9 @@ impl Checker {
     pub(crate) fn expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> ir::Expr {
         // Deeply nested expressions recurse deeply (here and in the evaluator): grow the stack
         // on the heap when it runs low, and refuse absurd nesting with a diagnostic.
-        if self.depth >= MAX_EXPR_DEPTH {
+        if self.unit.depth >= MAX_EXPR_DEPTH {
             if !self
+                .unit
                 .errors
                 .iter()
                 .any(|x| matches!(x, CheckError::TooDeep { .. }))
@@ -86,9 +87,9 @@ impl Checker {
             }
             return error_expr(e.span);
         }
-        self.depth += 1;
+        self.unit.depth += 1;
         let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || self.expr_node(e, expected));
-        self.depth -= 1;
+        self.unit.depth -= 1;
         r
     }
 
@@ -541,7 +542,9 @@ impl Checker {
     /// being checked (L11.36).
     fn visible_binding(&self, id: usize, name: &str) -> Option<&Binding> {
         let b = self.scopes[id].values.get(name)?;
-        if !self.hidden.is_empty() && self.hidden.iter().any(|(s, n)| *s == id && n == name) {
+        if !self.unit.hidden.is_empty()
+            && self.unit.hidden.iter().any(|(s, n)| *s == id && n == name)
+        {
             return None;
         }
         Some(b)
@@ -566,8 +569,8 @@ impl Checker {
     pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
         let t = self.var_type(name, vb, span);
         if t.has_secret() {
-            self.unit_secret = true;
-            let local = vb.scope >= self.unit_scope;
+            self.secret.written = true;
+            let local = vb.scope >= self.unit.unit_scope;
             self.note_secret_read(name, span, vb.span, local);
         }
         let kind = self.var_access(vb);
@@ -1055,7 +1058,7 @@ impl Checker {
             .cloned()
             .map(Type::Var)
             .collect();
-        self.out_funs.push((id, Arc::new(function)));
+        self.unit.out_funs.push((id, Arc::new(function)));
         self.scope = saved.0;
         self.frame = saved.1;
         if impure {
@@ -1189,12 +1192,12 @@ impl Checker {
         if lt.pointee().is_some() {
             return self.pointer_dot(l, rhs, span);
         }
-        let errors_before = self.errors.len();
+        let errors_before = self.unit.errors.len();
         if let Some(p) = self.projection(&lt, rhs, None) {
             return self.apply_projection(l, p, span);
         }
         // A projection that failed with its own error is not tried as an application too.
-        if self.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
+        if self.unit.errors.len() > errors_before || self.misspelt_field(&lt, rhs) {
             return error_expr(span);
         }
         // Reverse application: `x.f` is `f x`.
@@ -1560,11 +1563,11 @@ impl Checker {
             let data = self.zonk(&r.ty);
             r.ty = data.clone().narrow(true);
             let visibility = |t: &Type| if t.has_secret() { "secret" } else { "public" };
-            let dtype = match self.derivations.iter().rposition(|(s, _)| *s == span) {
-                Some(i) => self.derivations.remove(i).1,
+            let dtype = match self.unit.derivations.iter().rposition(|(s, _)| *s == span) {
+                Some(i) => self.unit.derivations.remove(i).1,
                 None => data.to_string(),
             };
-            self.derivations.push((
+            self.unit.derivations.push((
                 span,
                 format!(
                     "type(narrow({}, {}), {dtype})",
@@ -1589,7 +1592,7 @@ impl Checker {
                 // Both unknown: the kernel is chosen once the recursive result is inferred; the
                 // result is the entry's when its scheme fixes it (a comparison's `bool`).
                 self.unify(&a, &b);
-                self.recursion_metas = true;
+                self.unit.recursion_metas = true;
                 let ty = crate::check::prims::operator_fixed_result(self, op.symbol())
                     .unwrap_or_else(|| a.clone());
                 return mk(
@@ -1646,7 +1649,7 @@ impl Checker {
     fn promote_operands(&mut self, a: &Type, b: &Type, span: Span) -> Option<Type> {
         let r = crate::check::functor::promote(a, b)?;
         let shown = crate::check::functor::Functor::Promote.show(&[a.clone(), b.clone()]);
-        self.derivations.push((span, shown));
+        self.unit.derivations.push((span, shown));
         Some(r)
     }
 
@@ -1733,7 +1736,7 @@ impl Checker {
                         if let (Type::Array(_, n), Type::Array(_, m)) = (&a, &b) {
                             let shape = crate::check::functor::Functor::UnitsumSum;
                             let shown = shape.show(&[(**n).clone(), (**m).clone()]);
-                            self.derivations.push((span, shown));
+                            self.unit.derivations.push((span, shown));
                         }
                         self.operator_expr(op, vec![x, y], span)
                     }

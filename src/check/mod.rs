@@ -8,6 +8,7 @@ mod apply;
 mod arity;
 pub mod browse;
 mod coerce;
+mod cow;
 mod env;
 pub mod error;
 mod expr;
@@ -37,16 +38,19 @@ use crate::syntax::ast::{Chunk, Expr, Stmt, TypeExpr};
 use crate::syntax::span::Span;
 use crate::types::ty::{Kind, Type};
 
+use cow::CowVec;
 use env::{Frame, FrameId, FunSig, Scope, ScopeId};
 use error::CheckError;
 
-/// The checker's persistent state: the global scopes of a session (the prelude, then each
-/// program or REPL chunk as a new nested scope), the function signatures, the counters.
+/// The checker: the state of a session that persists from one unit to the next (the global
+/// scopes: the prelude, then each program or REPL chunk as a new nested scope; the function
+/// signatures, the counters and caches), the context of the unit being checked (`unit`), and
+/// what only `secret` needs (`secret`).
 #[derive(Clone)]
 pub struct Checker {
-    scopes: Vec<Scope>,
-    frames: Vec<Frame>,
-    funs: Vec<FunSig>,
+    scopes: CowVec<Scope>,
+    frames: CowVec<Frame>,
+    funs: CowVec<FunSig>,
     /// The innermost global scope (where the next unit nests).
     top: ScopeId,
     /// Current position while checking.
@@ -56,80 +60,89 @@ pub struct Checker {
     next_tyvar: u32,
     next_nominal: u32,
     /// Inference variables: solution and kind bound.
-    metas: Vec<(Option<Type>, Kind)>,
-    errors: Vec<CheckError>,
-    /// The current nesting depth of expressions being checked.
-    depth: u32,
-    /// Functions produced by the unit being checked.
-    out_funs: Vec<(FunId, Arc<ir::Function>)>,
-    /// Set when a recursive call got an inference variable as its result type (L11.34): the
-    /// unit's IR is zonked once more at the end.
-    recursion_metas: bool,
-    /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
-    /// name refers to an outer binding (L11.36).
-    hidden: Vec<(ScopeId, String)>,
-    /// Instances of parametric variants made with fresh type arguments by constructors, with
-    /// their spans: each must be solved by the end of the unit (E0302).
-    open_instances: Vec<(Span, Type)>,
-    /// The global variables declared by the unit being checked.
-    pub(crate) out_globals: Vec<ir::GlobalDef>,
+    metas: CowVec<(Option<Type>, Kind)>,
     /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
     /// against the type arguments of each instantiation (`traits.rs`).
-    requirements: std::collections::HashMap<u32, Vec<traits::Behaviour>>,
+    requirements: Arc<std::collections::HashMap<u32, Vec<traits::Behaviour>>>,
     /// The primitive table's schemes, resolved once per session (shared by clones).
     schemes: scheme::SchemeCache,
     /// The scope of the prelude (the first unit), where schemes are resolved.
     prelude_scope: Option<ScopeId>,
-    /// How the result types of operators were derived (`promote(int8, int32)`), by the span
-    /// of the application: `:type -v`.
-    derivations: Vec<(Span, String)>,
-    /// Variables of the unit whose initialiser's type was still being inferred: solved by
-    /// the end of the unit, or E0302 there.
-    deferred_vars: Vec<(Span, env::VarBinding, String, Type)>,
-    /// `where` clauses of schemes applied while their operands were still being inferred
-    /// (`val j = join;`): applied once inference knows them, by the end of the unit.
-    pending_functors: Vec<prims::PendingFunctor>,
     /// The implementation blocks of opaque types (`begin … end` giving `type K = new R;` for a
     /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
     /// enclosing scope so their functions are visible there.
     impl_blocks: std::collections::HashMap<crate::syntax::span::Span, ScopeId>,
+    /// Run the IR validator on every unit in release builds too (`--validate`); debug builds
+    /// always run it.
+    validate: bool,
+    /// The unit being checked: its output and the work left for its end.
+    pub(crate) unit: UnitContext,
+    /// The state of visibility checking (`secret.rs`).
+    pub(crate) secret: SecretState,
+}
+
+/// What the checking of one unit produces and keeps until the unit ends.
+#[derive(Clone, Default)]
+pub(crate) struct UnitContext {
+    pub(crate) errors: Vec<CheckError>,
+    /// The current nesting depth of expressions being checked.
+    pub(crate) depth: u32,
+    /// Functions produced by the unit being checked.
+    pub(crate) out_funs: Vec<(FunId, Arc<ir::Function>)>,
+    /// Set when a recursive call got an inference variable as its result type (L11.34): the
+    /// unit's IR is zonked once more at the end.
+    pub(crate) recursion_metas: bool,
+    /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
+    /// name refers to an outer binding (L11.36).
+    pub(crate) hidden: Vec<(ScopeId, String)>,
+    /// Instances of parametric variants made with fresh type arguments by constructors, with
+    /// their spans: each must be solved by the end of the unit (E0302).
+    pub(crate) open_instances: Vec<(Span, Type)>,
+    /// The global variables declared by the unit being checked.
+    pub(crate) out_globals: Vec<ir::GlobalDef>,
+    /// How the result types of operators were derived (`promote(int8, int32)`), by the span
+    /// of the application: `:type -v`.
+    pub(crate) derivations: Vec<(Span, String)>,
+    /// Variables of the unit whose initialiser's type was still being inferred: solved by
+    /// the end of the unit, or E0302 there.
+    pub(crate) deferred_vars: Vec<(Span, env::VarBinding, String, Type)>,
+    /// `where` clauses of schemes applied while their operands were still being inferred
+    /// (`val j = join;`): applied once inference knows them, by the end of the unit.
+    pub(crate) pending_functors: Vec<prims::PendingFunctor>,
     /// While an implementation block is hoisted: the opaque types it completes, by (its
     /// scope, name).
-    completing:
+    pub(crate) completing:
         std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
-    /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
-    /// the name, and the declaration when it is in this unit (`secret.rs` names them).
-    secret_reads: Vec<secret::SecretRead>,
-    /// Variables that are secret because their initial value was, by declaration: the secret
-    /// variable (declared with `secret`) that value came from.
-    secret_roots: std::collections::HashMap<Span, (String, Span)>,
     /// The first scope of the unit being checked.
-    unit_scope: ScopeId,
+    pub(crate) unit_scope: ScopeId,
+    /// The type of the last unit's result expression before erasure (`:type`).
+    pub(crate) result_type: Option<Type>,
+}
+
+/// What only visibility checking (`secret`) needs.
+#[derive(Clone, Default)]
+pub(crate) struct SecretState {
     /// Has the session written `secret` (in this unit or an earlier one)? Then each unit's IR
     /// is erased of it at the end; a session that never does pays nothing.
-    pub(crate) unit_secret: bool,
+    pub(crate) written: bool,
+    /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
+    /// the name, and the declaration when it is in this unit (`secret.rs` names them).
+    pub(crate) reads: Vec<secret::SecretRead>,
+    /// Variables that are secret because their initial value was, by declaration: the secret
+    /// variable (declared with `secret`) that value came from.
+    pub(crate) roots: std::collections::HashMap<Span, (String, Span)>,
     /// The visibility instances of functions checked so far (`secret.rs`): the function, the
     /// parameter groups it was checked with, and the result type (`None`: its body reveals
     /// a secret parameter, and the error that says how).
-    pub(crate) secret_instances: Vec<secret::SecretInstance>,
+    pub(crate) instances: Vec<secret::SecretInstance>,
     /// Inside a visibility instance: the function being checked again.
-    pub(crate) in_secret_instance: bool,
+    pub(crate) in_instance: bool,
     /// Variables declared without a type (by declaration span) that a visibility instance
     /// assigns a secret to, and those it declares secret when it checks the body once more.
-    pub(crate) secret_vars_wanted: Vec<Span>,
-    pub(crate) secret_vars_forced: std::collections::HashSet<Span>,
+    pub(crate) vars_wanted: Vec<Span>,
+    pub(crate) vars_forced: std::collections::HashSet<Span>,
     /// While the unit's IR is erased of visibility (`zonk.rs`).
-    erasing: bool,
-    /// The type of the last unit's result expression before erasure (`:type`).
-    result_type: Option<Type>,
-}
-
-/// `--validate`: run the IR validator on every unit in release builds too.
-static VALIDATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Turn the IR validator on (or off) for release builds; debug builds always run it.
-pub fn set_validate(on: bool) {
-    VALIDATE.store(on, std::sync::atomic::Ordering::Relaxed);
+    pub(crate) erasing: bool,
 }
 
 impl Default for Checker {
@@ -164,42 +177,29 @@ impl Checker {
         let mut global = Frame::new(None, true);
         global.kind = crate::syntax::ast::FunKind::Proc;
         Checker {
-            scopes: vec![Scope::new(None)],
-            frames: vec![global],
-            funs: Vec::new(),
+            scopes: std::iter::once(Scope::new(None)).collect(),
+            frames: std::iter::once(global).collect(),
+            funs: CowVec::new(),
             top: 0,
             scope: 0,
             frame: 0,
             next_fun: 0,
             next_tyvar: 0,
             next_nominal: 0,
-            metas: Vec::new(),
-            errors: Vec::new(),
-            depth: 0,
-            out_funs: Vec::new(),
-            recursion_metas: false,
-            hidden: Vec::new(),
-            open_instances: Vec::new(),
-            out_globals: Vec::new(),
-            requirements: std::collections::HashMap::new(),
+            metas: CowVec::new(),
+            requirements: Arc::default(),
             schemes: Default::default(),
             prelude_scope: None,
-            derivations: Vec::new(),
-            deferred_vars: Vec::new(),
-            pending_functors: Vec::new(),
             impl_blocks: std::collections::HashMap::new(),
-            completing: std::collections::HashMap::new(),
-            secret_reads: Vec::new(),
-            secret_roots: std::collections::HashMap::new(),
-            unit_scope: 0,
-            unit_secret: false,
-            secret_instances: Vec::new(),
-            in_secret_instance: false,
-            secret_vars_wanted: Vec::new(),
-            secret_vars_forced: std::collections::HashSet::new(),
-            erasing: false,
-            result_type: None,
+            validate: false,
+            unit: UnitContext::default(),
+            secret: SecretState::default(),
         }
+    }
+
+    /// Turn the IR validator on (or off) for release builds; debug builds always run it.
+    pub fn set_validate(&mut self, on: bool) {
+        self.validate = on;
     }
 
     /// Check a whole program (or the prelude) as one new scope nested in everything defined so
@@ -230,12 +230,13 @@ impl Checker {
         let saved = self.clone();
         let result = self.check_unit(&[], Some(expr), false);
         let derivation = self
+            .unit
             .derivations
             .iter()
             .rev()
             .find(|(span, _)| *span == expr.span)
             .map(|(_, d)| d.clone());
-        let ty = self.result_type.take();
+        let ty = self.unit.result_type.take();
         *self = saved;
         result.map(|unit| {
             (
@@ -292,7 +293,7 @@ impl Checker {
         self.scope = self.top;
         self.frame = 0;
         let t = self.type_expr(ty);
-        let errors = std::mem::take(&mut self.errors);
+        let errors = std::mem::take(&mut self.unit.errors);
         *self = saved;
         if errors.is_empty() {
             Ok(t)
@@ -309,15 +310,15 @@ impl Checker {
     ) -> Result<Unit, Vec<Diagnostic>> {
         let saved = self.clone();
         let result_span = result.map(|e| e.span);
-        self.derivations.clear();
+        self.unit.derivations.clear();
         let scope = self.new_scope(Some(self.top));
         self.scope = scope;
-        self.unit_scope = scope;
-        self.secret_reads.clear();
+        self.unit.unit_scope = scope;
+        self.secret.reads.clear();
         self.frame = 0;
-        self.errors.clear();
-        self.out_funs.clear();
-        self.out_globals.clear();
+        self.unit.errors.clear();
+        self.unit.out_funs.clear();
+        self.unit.out_globals.clear();
         let mut body = self.block_in_scope(stmts);
         let result = result.map(|e| {
             let ir = self.expr(e, None);
@@ -340,17 +341,17 @@ impl Checker {
         self.settle_pending_functors();
         self.settle_deferred_vars();
         let mut result = result;
-        if self.recursion_metas {
-            self.recursion_metas = false;
+        if self.unit.recursion_metas {
+            self.unit.recursion_metas = false;
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
         self.report_open_instances();
-        self.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
-        if self.unit_secret && self.errors.is_empty() {
+        self.unit.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
+        if self.secret.written && self.unit.errors.is_empty() {
             self.erase_visibility(&mut body, result.as_mut());
         }
-        if !self.errors.is_empty() {
-            let mut errors = std::mem::take(&mut self.errors);
+        if !self.unit.errors.is_empty() {
+            let mut errors = std::mem::take(&mut self.unit.errors);
             errors.sort_by_key(|e| e.span().start);
             errors.dedup();
             *self = saved;
@@ -360,13 +361,13 @@ impl Checker {
         self.scope = scope;
         self.prelude_scope.get_or_insert(scope);
         let unit = Unit {
-            functions: std::mem::take(&mut self.out_funs),
+            functions: std::mem::take(&mut self.unit.out_funs),
             n_globals: self.frames[0].n_slots,
             body,
             result,
-            globals: std::mem::take(&mut self.out_globals),
+            globals: std::mem::take(&mut self.unit.out_globals),
         };
-        if cfg!(debug_assertions) || VALIDATE.load(std::sync::atomic::Ordering::Relaxed) {
+        if cfg!(debug_assertions) || self.validate {
             let problems = crate::core::validate::validate_unit(&unit, &mut TableOf(self));
             if !problems.is_empty() {
                 let message = format!(
@@ -392,7 +393,7 @@ impl Checker {
     /// Give the variables whose types were inferred after their definition their solved types
     /// (and re-zonk the unit's IR), or report what remains unknown.
     fn settle_deferred_vars(&mut self) {
-        for (span, vb, name, t) in std::mem::take(&mut self.deferred_vars) {
+        for (span, vb, name, t) in std::mem::take(&mut self.unit.deferred_vars) {
             let t = self.zonk(&t);
             if t.has_meta() {
                 self.error(CheckError::CannotInfer {
@@ -405,7 +406,7 @@ impl Checker {
                 continue;
             }
             self.set_var_type(&vb, &name, t);
-            self.recursion_metas = true;
+            self.unit.recursion_metas = true;
         }
     }
 
@@ -413,19 +414,19 @@ impl Checker {
     /// may define another's operand); those still unknown stay for E0302.
     fn settle_pending_functors(&mut self) {
         loop {
-            let pending = std::mem::take(&mut self.pending_functors);
+            let pending = std::mem::take(&mut self.unit.pending_functors);
             let before = pending.len();
             for p in pending {
                 if prims::apply_pending_functor(self, &p).is_none() {
-                    self.pending_functors.push(p);
+                    self.unit.pending_functors.push(p);
                 }
             }
-            if self.pending_functors.len() == before {
+            if self.unit.pending_functors.len() == before {
                 break;
             }
-            self.recursion_metas = true;
+            self.unit.recursion_metas = true;
         }
-        self.pending_functors.clear();
+        self.unit.pending_functors.clear();
     }
 
     fn new_scope(&mut self, parent: Option<ScopeId>) -> ScopeId {
@@ -436,7 +437,7 @@ impl Checker {
     pub(crate) fn error(&mut self, e: CheckError) {
         let e = self.explain_undefined(e);
         let e = self.explain_secret(e);
-        self.errors.push(e);
+        self.unit.errors.push(e);
     }
 
     pub(crate) fn type_error(&mut self, span: Span, message: impl Into<String>) {

@@ -207,7 +207,7 @@ impl Checker {
         let StmtKind::NewType { name, .. } = &s.node else {
             return None;
         };
-        if let Some(def) = self.completing.get(&(self.scope, name.node.clone())) {
+        if let Some(def) = self.unit.completing.get(&(self.scope, name.node.clone())) {
             return Some(def.clone());
         }
         let def = Arc::new(NominalDef::new(
@@ -331,13 +331,15 @@ impl Checker {
             }
             let inner: ScopeId = self.new_scope(Some(outer));
             for (name, def) in &implemented {
-                self.completing.insert((inner, name.clone()), def.clone());
+                self.unit
+                    .completing
+                    .insert((inner, name.clone()), def.clone());
             }
             self.scope = inner;
             self.hoist(body, prelude);
             self.scope = outer;
             for (name, _) in &implemented {
-                self.completing.remove(&(inner, name.clone()));
+                self.unit.completing.remove(&(inner, name.clone()));
             }
             self.impl_blocks.insert(s.span, inner);
             // Export the block's functions to the enclosing scope.

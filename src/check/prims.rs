@@ -321,7 +321,7 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     let r = match def.typing {
         Typing::Scheme(select) => apply_scheme(c, index, applied, select, &mut args, span),
         // `reveal` sees visibility itself.
-        Typing::Rule(rule) if c.unit_secret && rule != Rule::Reveal => {
+        Typing::Rule(rule) if c.secret.written && rule != Rule::Reveal => {
             rule_with_visibility(c, applied, rule, &mut args, span)
         }
         Typing::Rule(rule) => apply_rule(c, applied, rule, &mut args, span),
@@ -512,7 +512,7 @@ fn apply_scheme(
     let mut secret = false;
     // Only a session that has written `secret` checks the data operands ahead (with no
     // expected type); any other keeps the order of `order` and pays nothing.
-    if higher_order && c.unit_secret {
+    if higher_order && c.secret.written {
         for &i in order.iter().filter(|&&i| !function_param(i)) {
             if checked[i].is_none() {
                 checked[i] = Some(take(c, args, i, None));
@@ -594,7 +594,7 @@ fn apply_scheme(
             defined: metas[defined].clone(),
         };
         if pending.operands.iter().any(|t| c.zonk(t).has_meta()) {
-            c.pending_functors.push(pending);
+            c.unit.pending_functors.push(pending);
         } else if apply_pending_functor(c, &pending) == Some(false) {
             return error_expr(span);
         }
@@ -739,7 +739,7 @@ pub(crate) fn apply_pending_functor(c: &mut Checker, p: &PendingFunctor) -> Opti
     }
     match p.functor.apply(&operands) {
         Some(t) if c.unify(&p.defined, &t) => {
-            c.derivations.push((p.span, p.functor.show(&operands)));
+            c.unit.derivations.push((p.span, p.functor.show(&operands)));
             Some(true)
         }
         _ => {

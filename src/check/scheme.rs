@@ -305,7 +305,7 @@ impl Checker {
             )
         })?;
         let saved_scope = self.scope;
-        let saved_errors = std::mem::take(&mut self.errors);
+        let saved_errors = std::mem::take(&mut self.unit.errors);
         // While the prelude itself is checked, its scope so far.
         let scope = self.new_scope(Some(self.prelude_scope.unwrap_or(self.scope)));
         let mut vars = Vec::new();
@@ -340,7 +340,7 @@ impl Checker {
         self.scope = scope;
         let ty = self.type_expr(&parsed);
         self.scope = saved_scope;
-        let errors = std::mem::replace(&mut self.errors, saved_errors);
+        let errors = std::mem::replace(&mut self.unit.errors, saved_errors);
         if let Some(e) = errors.first() {
             return Err(format!(
                 "`{text}` does not resolve: {}",

@@ -93,25 +93,26 @@ impl Checker {
     /// Note a read of a variable whose type mentions `secret`: errors name it, and trace it
     /// to the secret variable it was computed from.
     pub(crate) fn note_secret_read(&mut self, name: &str, read: Span, declared: Span, local: bool) {
-        let root = match self.secret_roots.get(&declared) {
+        let root = match self.secret.roots.get(&declared) {
             Some(root) => Some(root.clone()),
             None => local.then(|| (name.to_string(), declared)),
         };
-        self.secret_reads.push((read, name.to_string(), root));
+        self.secret.reads.push((read, name.to_string(), root));
     }
 
     /// A variable declared at `declared` without `secret` got a secret value from the
     /// expression at `init`: it is secret because of what that expression reads.
     pub(crate) fn note_secret_variable(&mut self, declared: Span, init: Span) {
         if let Some((_, Some(root))) = self.secret_origin(init) {
-            self.secret_roots.insert(declared, root);
+            self.secret.roots.insert(declared, root);
         }
     }
 
     /// The secret variable an expression at `span` reads first: its name and the variable it
     /// is secret because of (declared in the unit being checked).
     fn secret_origin(&self, span: Span) -> Option<(String, Option<(String, Span)>)> {
-        self.secret_reads
+        self.secret
+            .reads
             .iter()
             .filter(|(read, _, _)| read.start >= span.start && read.end <= span.end)
             .min_by_key(|(read, _, _)| read.start)
@@ -234,7 +235,8 @@ impl Checker {
 
 /// Is the text at `span` just the variable's name (so the error says `` `s` is secret ``)?
 fn span_is_name(c: &Checker, span: Span, name: &str) -> bool {
-    c.secret_reads
+    c.secret
+        .reads
         .iter()
         .any(|(read, n, _)| *read == span && n == name)
 }
@@ -304,7 +306,8 @@ impl Checker {
             .chain(secret_params.iter().map(|&s| Type::BOOL.narrow(s)))
             .collect();
         if let Some((_, _, answer)) = self
-            .secret_instances
+            .secret
+            .instances
             .iter()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
@@ -312,10 +315,11 @@ impl Checker {
         }
         // A recursive call of the instance being checked is assumed to keep secrets (the body
         // around it is what decides).
-        self.secret_instances.push((idx, key.clone(), Ok(())));
+        self.secret.instances.push((idx, key.clone(), Ok(())));
         let answer = self.probe_instance(idx, secret_groups, secret_params);
         if let Some(entry) = self
-            .secret_instances
+            .secret
+            .instances
             .iter_mut()
             .find(|(f, k, _)| *f == idx && *k == key)
         {
@@ -332,9 +336,9 @@ impl Checker {
     ) -> Result<(), Box<CheckError>> {
         use crate::check::env::{Binding, FunState, TypeBinding};
         let mut probe = self.clone();
-        probe.errors.clear();
-        probe.in_secret_instance = true;
-        probe.secret_vars_wanted.clear();
+        probe.unit.errors.clear();
+        probe.secret.in_instance = true;
+        probe.secret.vars_wanted.clear();
         let sig = probe.funs[idx].clone();
         // Type parameters made secret: `T` means `secret T` in the body.
         let secret_vars: Vec<crate::types::ty::TyVar> = sig
@@ -418,19 +422,20 @@ impl Checker {
         // assigns them: a variable given a secret is declared secret, and the body checked
         // once more (at most once per variable).
         let start = probe.clone();
-        let mut forced = self.secret_vars_forced.clone();
+        let mut forced = self.secret.vars_forced.clone();
         loop {
             let mut attempt = start.clone();
-            attempt.secret_vars_forced = forced.clone();
+            attempt.secret.vars_forced = forced.clone();
             attempt.check_function(idx);
             let wanted: Vec<Span> = attempt
-                .secret_vars_wanted
+                .secret
+                .vars_wanted
                 .iter()
                 .filter(|s| !forced.contains(s))
                 .copied()
                 .collect();
-            if attempt.errors.is_empty() || wanted.is_empty() {
-                return match attempt.errors.into_iter().next() {
+            if attempt.unit.errors.is_empty() || wanted.is_empty() {
+                return match attempt.unit.errors.into_iter().next() {
                     None => Ok(()),
                     Some(e) => Err(Box::new(e)),
                 };
@@ -447,7 +452,7 @@ impl Checker {
         value: &Type,
         var: &Type,
     ) {
-        if !self.in_secret_instance {
+        if !self.secret.in_instance {
             return;
         }
         let value = self.zonk(value);
@@ -459,7 +464,7 @@ impl Checker {
             Some(crate::syntax::ast::StmtKind::Var { ty: None, .. })
         );
         if untyped {
-            self.secret_vars_wanted.push(vb.span);
+            self.secret.vars_wanted.push(vb.span);
         }
     }
 
@@ -467,7 +472,7 @@ impl Checker {
     /// gave when checked with it.
     pub(crate) fn secret_call_error(&mut self, idx: usize, span: Span, inner: &CheckError) {
         let name = self.funs[idx].name.clone();
-        let here = self.funs[idx].scope >= self.unit_scope;
+        let here = self.funs[idx].scope >= self.unit.unit_scope;
         let reason = inner.to_diagnostic().message;
         let detail = format!("`{name}`, whose body would not keep it secret: {reason}");
         // The place in the body, when it is in this unit's source.

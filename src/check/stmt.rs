@@ -277,7 +277,7 @@ impl Checker {
             self.frames[frame].cell_slots.push(slot);
         }
         if global {
-            self.out_globals.push(ir::GlobalDef {
+            self.unit.out_globals.push(ir::GlobalDef {
                 slot,
                 name: name.node.clone(),
                 span: name.span,
@@ -499,7 +499,7 @@ impl Checker {
                     let m = self.fresh_meta(Kind::Type);
                     self.funs[idx].ret = Some(m.clone());
                     self.funs[idx].ret_meta = Some(m);
-                    self.recursion_metas = true;
+                    self.unit.recursion_metas = true;
                 }
                 return;
             }
@@ -570,7 +570,7 @@ impl Checker {
             pure_: crate::check::traits::pure_function(sig.kind, frame.impure),
         };
         self.funs[idx].pure_ = function.pure_;
-        self.out_funs.push((sig.id, Arc::new(function)));
+        self.unit.out_funs.push((sig.id, Arc::new(function)));
         self.funs[idx].state = FunState::Done;
         self.scope = saved.0;
         self.frame = saved.1;
@@ -876,8 +876,12 @@ impl Checker {
                 // A type still being inferred (a primitive named alone: `val h = rev;`) is
                 // fixed by later uses in the unit; what remains unsolved at its end is E0302.
                 if t.has_meta() && !crate::check::contains_error(&t) {
-                    self.deferred_vars
-                        .push((e.span, vb.clone(), name.node.to_string(), t.clone()));
+                    self.unit.deferred_vars.push((
+                        e.span,
+                        vb.clone(),
+                        name.node.to_string(),
+                        t.clone(),
+                    ));
                 }
                 if t.is_void() {
                     self.type_error(e.span, "a procedure call has no value to store");
@@ -886,7 +890,7 @@ impl Checker {
                     self.note_secret_variable(vb.span, e.span);
                 }
                 // A variable a visibility instance assigns secrets to (`secret.rs`).
-                let t = t.narrow(self.secret_vars_forced.contains(&vb.span));
+                let t = t.narrow(self.secret.vars_forced.contains(&vb.span));
                 self.set_var_type(&vb, &name.node, t);
                 out.push(ir::Stmt::Assign(place, ir));
             }
@@ -903,9 +907,9 @@ impl Checker {
         e: &ast::Expr,
         expected: Option<&Type>,
     ) -> ir::Expr {
-        self.hidden.push((vb.scope, name.to_string()));
+        self.unit.hidden.push((vb.scope, name.to_string()));
         let ir = self.expr(e, expected);
-        self.hidden.pop();
+        self.unit.hidden.pop();
         ir
     }
 
@@ -928,7 +932,7 @@ impl Checker {
                 let saved = (self.scope, self.frame);
                 self.scope = vb.scope;
                 self.frame = vb.loc.frame;
-                let n_errors = self.errors.len();
+                let n_errors = self.unit.errors.len();
                 let t = match &decl.node {
                     StmtKind::Var { init: Some(e), .. } | StmtKind::Val { init: e, .. } => {
                         self.initialiser(vb, name, e, None).ty
@@ -944,7 +948,7 @@ impl Checker {
                     _ => error_type(),
                 };
                 // Errors are reported when the declaration itself is checked.
-                self.errors.truncate(n_errors);
+                self.unit.errors.truncate(n_errors);
                 self.scope = saved.0;
                 self.frame = saved.1;
                 let t = self.zonk(&t);

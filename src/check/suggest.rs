@@ -140,7 +140,7 @@ impl Checker {
             return e;
         };
         if matches!(what, "name" | "variable") {
-            let own = self.hidden.iter().rev().find_map(|(scope, n)| {
+            let own = self.unit.hidden.iter().rev().find_map(|(scope, n)| {
                 match self.scopes[*scope].values.get(n) {
                     Some(Binding::Var(vb)) if *n == name => Some(vb.span),
                     _ => None,

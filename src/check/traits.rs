@@ -478,7 +478,9 @@ impl Checker {
                 }
             });
             for v in vars {
-                let list = self.requirements.entry(v).or_default();
+                let list = std::sync::Arc::make_mut(&mut self.requirements)
+                    .entry(v)
+                    .or_default();
                 if !list.contains(&b) {
                     list.push(b);
                 }

@@ -206,7 +206,7 @@ impl Checker {
                 );
                 return crate::check::error_type();
             }
-            self.unit_secret = true;
+            self.secret.written = true;
             Type::secret(t)
         } else {
             if t.has_secret() {
@@ -343,7 +343,7 @@ impl Checker {
         let scheme = self.type_scheme(name)?;
         let params = scheme.params().to_vec();
         if !params.is_empty() {
-            self.recursion_metas = true;
+            self.unit.recursion_metas = true;
         }
         let args = self.instantiate_params(&params);
         Some(scheme.apply(args))
@@ -370,22 +370,22 @@ impl Checker {
         let args = self.instantiate_params(&definition.params);
         // Solved later in the unit (`if c then None else Some 1`): the unit's IR is zonked
         // once more at the end, and an argument still unknown then is E0302.
-        self.recursion_metas = true;
+        self.unit.recursion_metas = true;
         let t = instantiate_nominal(definition, args);
-        self.open_instances.push((span, t.clone()));
+        self.unit.open_instances.push((span, t.clone()));
         t
     }
 
     /// E0302 for each constructor use whose type arguments nothing determined
     /// (`println$ None;`), unless an error was already reported there.
     pub(crate) fn report_open_instances(&mut self) {
-        for (span, t) in std::mem::take(&mut self.open_instances) {
+        for (span, t) in std::mem::take(&mut self.unit.open_instances) {
             let t = self.zonk(&t);
             let mut unsolved = false;
             t.walk(&mut |x| {
                 unsolved |= matches!(x, Type::Meta(m) if *m != crate::check::ERROR_META)
             });
-            if unsolved && !self.errors.iter().any(|e| e.span() == span) {
+            if unsolved && !self.unit.errors.iter().any(|e| e.span() == span) {
                 let name = match &t {
                     Type::Nominal(n) => n.name.to_string(),
                     other => other.to_string(),
@@ -533,7 +533,7 @@ impl Checker {
         // The written type must still mean the variable's type here (a later chunk may have
         // defined a type of the same name).
         let here = self.type_expr(&te);
-        let errors = std::mem::take(&mut self.errors);
+        let errors = std::mem::take(&mut self.unit.errors);
         (errors.is_empty() && here == *known).then(|| written_type(&te))
     }
 

@@ -44,9 +44,9 @@ impl Checker {
     /// Erase visibility from every type of the unit's IR (issue 14): the evaluator sees the
     /// public type of the same values.
     pub(crate) fn erase_visibility(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
-        self.erasing = true;
+        self.secret.erasing = true;
         self.zonk_unit(body, result);
-        self.erasing = false;
+        self.secret.erasing = false;
     }
 
     fn zonk_unit(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
@@ -56,11 +56,11 @@ impl Checker {
         if let Some(e) = result {
             self.zonk_expr(e);
         }
-        let mut funs = std::mem::take(&mut self.out_funs);
+        let mut funs = std::mem::take(&mut self.unit.out_funs);
         for (_, f) in funs.iter_mut() {
             let mut g: Function = (**f).clone();
             g.ret = self.zonk(&g.ret);
-            if self.erasing {
+            if self.secret.erasing {
                 g.ret = g.ret.erase_secret();
             }
             for p in g.params.iter_mut() {
@@ -71,20 +71,20 @@ impl Checker {
             }
             *f = Arc::new(g);
         }
-        self.out_funs = funs;
+        self.unit.out_funs = funs;
     }
 
     fn zonk_in_place(&self, t: &mut Type) {
         if t.has_meta() {
             *t = self.zonk(t);
         }
-        if self.erasing && t.has_secret() {
+        if self.secret.erasing && t.has_secret() {
             *t = t.erase_secret();
         }
     }
 
     fn zonk_expr(&mut self, e: &mut Expr) {
-        if self.erasing {
+        if self.secret.erasing {
             self.erase_components(e);
         }
         self.zonk_in_place(&mut e.ty);
@@ -117,7 +117,7 @@ impl Checker {
                 }
             }
             ExprKind::AddrOf { root_ty, path, .. } => {
-                if self.erasing {
+                if self.secret.erasing {
                     erase_path(&self.zonk(root_ty), path);
                 }
                 self.zonk_in_place(root_ty);
@@ -128,7 +128,7 @@ impl Checker {
                 }
             }
             ExprKind::PtrProject { pointer, path } => {
-                if self.erasing {
+                if self.secret.erasing {
                     if let Some((_, pointee)) = self.zonk(&pointer.ty).pointee() {
                         erase_path(pointee, path);
                     }
@@ -229,7 +229,7 @@ impl Checker {
                 value,
                 ..
             } => {
-                if self.erasing {
+                if self.secret.erasing {
                     erase_path(&self.zonk(root_ty), path);
                 }
                 self.zonk_in_place(root_ty);

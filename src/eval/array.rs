@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
+use crate::limits::Limits;
 use crate::types::ty::NominalBody;
 use crate::types::Type;
 
@@ -77,10 +78,10 @@ impl Shape {
 }
 
 /// Check that `leaves` leaves can be allocated (R0007 otherwise).
-pub fn check_allocation(leaves: Option<usize>, ty: &Type) -> Result<usize, Fault> {
+pub fn check_allocation(leaves: Option<usize>, ty: &Type, limits: &Limits) -> Result<usize, Fault> {
     match leaves {
         Some(n) => {
-            within_limit(n, ty)?;
+            within_limit(n, ty, limits)?;
             Ok(n)
         }
         None => Err(Fault::new(
@@ -91,9 +92,9 @@ pub fn check_allocation(leaves: Option<usize>, ty: &Type) -> Result<usize, Fault
 }
 
 /// R0007 unless `n` leaves of 8 bytes fit in `--max-alloc`.
-fn within_limit(n: usize, ty: &Type) -> Result<(), Fault> {
+fn within_limit(n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
     let bytes = n as u128 * 8;
-    let limit = crate::limits::max_alloc_bytes() as u128;
+    let limit = u128::from(limits.max_alloc_bytes);
     if n > MAX_LEAVES || bytes > limit {
         return Err(Fault::new(
             TOO_LARGE,
@@ -161,8 +162,14 @@ pub fn advise_huge_pages<T>(v: &[T]) {
 
 /// A buffer of `n` copies of `leaf`, with the allocation tried first (R0007 on failure).
 /// Integer and float zeros come from a zeroed allocation the system can serve lazily.
-pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Result<Buffer, Fault> {
-    within_limit(n, ty)?;
+pub fn filled_buffer(
+    repr: LeafRepr,
+    leaf: &Value,
+    n: usize,
+    ty: &Type,
+    limits: &Limits,
+) -> Result<Buffer, Fault> {
+    within_limit(n, ty, limits)?;
     match repr {
         LeafRepr::I64 => {
             let mut probe: Vec<i64> = Vec::new();
@@ -196,7 +203,7 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
             let mut result = Ok(());
             layout.scatter(leaf, &mut |c, part| {
                 if result.is_ok() {
-                    match filled_buffer(layout.kinds[c].repr(), part, n, ty) {
+                    match filled_buffer(layout.kinds[c].repr(), part, n, ty, limits) {
                         Ok(column) => columns[c] = column,
                         Err(fault) => result = Err(fault),
                     }
@@ -213,19 +220,20 @@ pub fn filled_buffer(repr: LeafRepr, leaf: &Value, n: usize, ty: &Type) -> Resul
 /// Values are immutable (copy-on-write), so the zero of a part shared by the type (a typedef
 /// used twice) is built once and shared: a type whose expanded tree is exponential in its
 /// definition gets a zero of the size of its definition.
-pub fn zero_value(ty: &Type) -> Result<Value, Fault> {
-    zero_value_shared(ty, &mut std::collections::HashMap::new())
+pub fn zero_value(ty: &Type, limits: &Limits) -> Result<Value, Fault> {
+    zero_value_shared(ty, limits, &mut std::collections::HashMap::new())
 }
 
 fn zero_value_shared(
     ty: &Type,
+    limits: &Limits,
     memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
 ) -> Result<Value, Fault> {
     let key = ty.node_key().filter(|_| ty.tree_size() > 8);
     if let Some(known) = key.and_then(|key| memo.get(&key)) {
         return Ok(known.clone());
     }
-    let zero = zero_value_of(ty, memo)?;
+    let zero = zero_value_of(ty, limits, memo)?;
     if let Some(key) = key {
         memo.insert(key, zero.clone());
     }
@@ -234,9 +242,10 @@ fn zero_value_shared(
 
 fn zero_value_of(
     ty: &Type,
+    limits: &Limits,
     memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
 ) -> Result<Value, Fault> {
-    let mut zero_value = |t: &Type| zero_value_shared(t, memo);
+    let mut zero_value = |t: &Type| zero_value_shared(t, limits, memo);
     Ok(match ty {
         Type::Int(_) | Type::Char => Value::Int(0),
         Type::Double | Type::Float => Value::Float(0.0),
@@ -261,9 +270,15 @@ fn zero_value_of(
         },
         Type::Array(..) => {
             let leaf = leaf_type(ty);
-            let n = check_allocation(leaf_count(ty), ty)?;
+            let n = check_allocation(leaf_count(ty), ty, limits)?;
             let zero = zero_value(leaf)?;
-            Value::Array(ArrayVal::new(filled_buffer(leaf_repr(leaf), &zero, n, ty)?))
+            Value::Array(ArrayVal::new(filled_buffer(
+                leaf_repr(leaf),
+                &zero,
+                n,
+                ty,
+                limits,
+            )?))
         }
         t if crate::types::kind::is_compact(t) => value_from_u64(0, CodeRepr::of(t)),
         _ => Value::Unit,
@@ -297,20 +312,33 @@ impl LeafBuilder {
     }
 
     /// Reserve room for `n` more leaves; R0007 when that is impossible.
-    pub fn reserve(&mut self, n: usize, ty: &Type) -> Result<(), Fault> {
-        within_limit(n, ty)?;
+    pub fn reserve(&mut self, n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
+        within_limit(n, ty, limits)?;
         let ok = match self {
             LeafBuilder::I64(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::F64(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::Boxed(v) => v.try_reserve_exact(n).is_ok(),
             LeafBuilder::Columns(_, columns) => {
-                return columns.iter_mut().try_for_each(|c| c.reserve(n, ty));
+                return columns
+                    .iter_mut()
+                    .try_for_each(|c| c.reserve(n, ty, limits));
             }
         };
         if ok {
             Ok(())
         } else {
             Err(too_large(ty, n))
+        }
+    }
+
+    /// Room for `n` more leaves when the system grants it, for a copy of an array that exists
+    /// already (so within the limits); a refusal only leaves the buffer to grow as it fills.
+    fn presize(&mut self, n: usize) {
+        match self {
+            LeafBuilder::I64(v) => drop(v.try_reserve_exact(n)),
+            LeafBuilder::F64(v) => drop(v.try_reserve_exact(n)),
+            LeafBuilder::Boxed(v) => drop(v.try_reserve_exact(n)),
+            LeafBuilder::Columns(_, columns) => columns.iter_mut().for_each(|c| c.presize(n)),
         }
     }
 
@@ -441,23 +469,27 @@ pub fn flatten(value: &Value, ty: &Type, out: &mut Vec<Value>) {
 }
 
 /// Rebuild a value of type `ty` from leaves in storage order (the inverse of `flatten`).
-pub fn rebuild(ty: &Type, leaves: &mut impl Iterator<Item = Value>) -> Result<Value, Fault> {
+pub fn rebuild(
+    ty: &Type,
+    leaves: &mut impl Iterator<Item = Value>,
+    limits: &Limits,
+) -> Result<Value, Fault> {
     Ok(match ty {
         t if t.is_unit() => Value::Unit,
         Type::Tuple(components) => Value::Tuple(
             components
                 .iter()
-                .map(|c| rebuild(c, leaves))
+                .map(|c| rebuild(c, leaves, limits))
                 .collect::<Result<Vec<_>, _>>()?
                 .into(),
         ),
         Type::Array(..) => {
             let leaf = leaf_type(ty);
-            let n = check_allocation(leaf_count(ty), ty)?;
+            let n = check_allocation(leaf_count(ty), ty, limits)?;
             let mut builder = LeafBuilder::new(leaf_repr(leaf));
-            builder.reserve(n, ty)?;
+            builder.reserve(n, ty, limits)?;
             for _ in 0..n {
-                builder.push_leaf(rebuild(leaf, leaves)?);
+                builder.push_leaf(rebuild(leaf, leaves, limits)?);
             }
             Value::Array(builder.finish())
         }
@@ -502,7 +534,7 @@ pub fn transpose(
         }
     }
     let mut builder = LeafBuilder::new(repr);
-    let _ = builder.reserve(rows * cols * block, &Type::UNIT);
+    builder.presize(rows * cols * block);
     for j in 0..cols {
         for i in 0..rows {
             builder.push_view(&array.slice((i * cols + j) * block, block));
@@ -512,9 +544,15 @@ pub fn transpose(
 }
 
 /// The concatenation of two arrays of the same leaf kind.
-pub fn concat(a: &ArrayVal, b: &ArrayVal, repr: LeafRepr, ty: &Type) -> Result<ArrayVal, Fault> {
+pub fn concat(
+    a: &ArrayVal,
+    b: &ArrayVal,
+    repr: LeafRepr,
+    ty: &Type,
+    limits: &Limits,
+) -> Result<ArrayVal, Fault> {
     let mut builder = LeafBuilder::new(repr);
-    builder.reserve(a.len + b.len, ty)?;
+    builder.reserve(a.len + b.len, ty, limits)?;
     builder.push_view(a);
     builder.push_view(b);
     Ok(builder.finish())
@@ -524,7 +562,7 @@ pub fn concat(a: &ArrayVal, b: &ArrayVal, repr: LeafRepr, ty: &Type) -> Result<A
 pub fn reverse(array: &ArrayVal, shape: &Shape) -> ArrayVal {
     let mut builder = LeafBuilder::new(shape.repr);
     let n = shape.len_of(array);
-    let _ = builder.reserve(array.len, &Type::UNIT);
+    builder.presize(array.len);
     for i in (0..n).rev() {
         builder.push_view(&array.slice(i * shape.elem_leaves, shape.elem_leaves));
     }

@@ -32,18 +32,6 @@ use crate::core::subst::instantiate;
 use crate::syntax::ast::FunKind;
 use crate::types::Type;
 
-/// Is inlining on (`--no-inline` turns it off: every call is made as written)?
-static INLINING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Turn inlining on or off for this process (`--no-inline`; results never depend on it).
-pub fn set_inlining(on: bool) {
-    INLINING.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn inlining() -> bool {
-    INLINING.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 /// Largest callee body inlined, in IR nodes.
 const MAX_BODY: usize = 160;
 /// Deepest nesting of inlined calls.
@@ -408,7 +396,7 @@ impl<'a> Inliner<'a> {
 
     /// The callee instantiated, when its body may be inlined.
     fn inlinable(&self, known: &Known) -> Option<Function> {
-        if !inlining()
+        if self.program.no_inline
             || self.stack.len() >= MAX_DEPTH
             || self.stack.contains(&known.fun)
             || self.growth >= MAX_GROWTH

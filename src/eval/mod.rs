@@ -67,8 +67,10 @@ pub struct Runtime<'o> {
     /// Standard error of the program (`eprint`, `fprint (cstderr, x)`, L11.29).
     pub err: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
-    /// Calls nested deeper than this are R0008 (`--max-call-depth`, read once per run).
+    /// Calls nested deeper than this are R0008 (`Limits::max_call_depth`).
     pub max_depth: u32,
+    /// The session's limits, for the allocations of strings, naturals and arrays (R0007).
+    pub limits: crate::limits::Limits,
     /// The lowest native stack position at which the current stack segment still has room
     /// for a call (see `closure::with_stack`).
     pub stack_floor: Cell<usize>,
@@ -260,6 +262,11 @@ pub struct Program {
     pub units_run: u32,
     /// For each function, the unit that defined it (whose source holds its spans).
     pub fun_units: Vec<u32>,
+    /// The session's limits (allocations, call depth).
+    pub limits: crate::limits::Limits,
+    /// Every call is made as written, none inlined (`--no-inline`; results never depend on
+    /// it).
+    pub no_inline: bool,
 }
 
 impl Program {
@@ -335,6 +342,16 @@ impl Machine {
         }
     }
 
+    /// Use `limits` for the units run from now on.
+    pub fn set_limits(&mut self, limits: crate::limits::Limits) {
+        self.program.limits = limits;
+    }
+
+    /// Inline calls of known functions (the default), or make every call as written.
+    pub fn set_inlining(&mut self, on: bool) {
+        self.program.no_inline = !on;
+    }
+
     /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of
     /// `Unit::result` when there is one. A runtime error keeps the effects before it and
     /// leaves the machine usable.
@@ -396,7 +413,8 @@ impl Machine {
             out: RefCell::new(out),
             err: RefCell::new(err),
             depth: Cell::new(0),
-            max_depth: u32::try_from(crate::limits::max_call_depth()).unwrap_or(u32::MAX),
+            max_depth: u32::try_from(self.program.limits.max_call_depth).unwrap_or(u32::MAX),
+            limits: self.program.limits,
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
             returned: Cell::new(Value::Unit),

@@ -162,9 +162,10 @@ impl Pointer {
                 *lock(cell) = root;
             }
             Base::Cast { inner, from, to } => {
-                let mut view = reshape(inner.load_whole(frame, from)?, from, to)?;
+                let mut view = reshape(frame, inner.load_whole(frame, from)?, from, to)?;
                 store_into(&mut view, kinds, positions, new);
-                inner.store(frame, NO_STEPS, &[], reshape(view, to, from)?)?;
+                let back = reshape(frame, view, to, from)?;
+                inner.store(frame, NO_STEPS, &[], back)?;
             }
         }
         Ok(())
@@ -179,7 +180,9 @@ impl Pointer {
         match &self.base {
             Base::Global(slot) => Ok(frame.rt.globals.get(*slot as usize)),
             Base::Cell(cell) => Ok(lock(cell).clone()),
-            Base::Cast { inner, from, to } => reshape(inner.load_whole(frame, from)?, from, to),
+            Base::Cast { inner, from, to } => {
+                reshape(frame, inner.load_whole(frame, from)?, from, to)
+            }
         }
     }
 }
@@ -190,7 +193,7 @@ fn lock(cell: &Mutex<Value>) -> std::sync::MutexGuard<'_, Value> {
 
 /// A layout-identical reshape of a value (L9.1): zero copy between arrays with the same
 /// leaves.
-fn reshape(value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
+fn reshape(frame: &Frame<'_, '_>, value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     if matches!(from, Type::Array(..))
         && matches!(to, Type::Array(..))
         && array::same_leaves(from, to)
@@ -199,7 +202,7 @@ fn reshape(value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     }
     let mut leaves = Vec::new();
     array::flatten(&value, from, &mut leaves);
-    array::rebuild(to, &mut leaves.into_iter())
+    array::rebuild(to, &mut leaves.into_iter(), &frame.rt.limits)
 }
 
 /// The component of `value` at the path.

@@ -150,10 +150,15 @@ pub fn float_arith(op: ArithOp, a: f64, b: f64) -> f64 {
 }
 
 /// `natural` arithmetic: a negative result is R0003, division by zero R0004.
-pub fn nat_arith(op: ArithOp, a: &BigUint, b: &BigUint) -> Result<BigUint, Fault> {
+pub fn nat_arith(
+    op: ArithOp,
+    a: &BigUint,
+    b: &BigUint,
+    limits: &crate::limits::Limits,
+) -> Result<BigUint, Fault> {
     match op {
         ArithOp::Add => {
-            check_natural_bits(a.bits().max(b.bits()) + 1)?;
+            check_natural_bits(a.bits().max(b.bits()) + 1, limits)?;
             Ok(a + b)
         }
         ArithOp::Sub => {
@@ -167,7 +172,7 @@ pub fn nat_arith(op: ArithOp, a: &BigUint, b: &BigUint) -> Result<BigUint, Fault
             }
         }
         ArithOp::Mul => {
-            check_natural_bits(a.bits() + b.bits())?;
+            check_natural_bits(a.bits() + b.bits(), limits)?;
             Ok(a * b)
         }
         ArithOp::Div | ArithOp::Mod if b.is_zero() => Err(Fault::new(
@@ -510,12 +515,12 @@ pub fn str_slice(s: &[u8], from: Option<i128>, to: Option<i128>) -> Value {
 }
 
 /// `s * n`: `n` copies; `n <= 0` gives the empty string. R0007 when the result is too big.
-pub fn str_repeat(s: &[u8], n: i128) -> Result<Value, Fault> {
+pub fn str_repeat(s: &[u8], n: i128, limits: &crate::limits::Limits) -> Result<Value, Fault> {
     if n <= 0 || s.is_empty() {
         return Ok(Value::str(b""));
     }
     let total = (s.len() as u128).saturating_mul(n as u128);
-    let text = new_string(total, |out| {
+    let text = new_string(total, limits, |out| {
         for chunk in out.chunks_exact_mut(s.len()) {
             chunk.copy_from_slice(s);
         }
@@ -524,9 +529,9 @@ pub fn str_repeat(s: &[u8], n: i128) -> Result<Value, Fault> {
 }
 
 /// `a + b` on strings. R0007 when the result is too big.
-pub fn str_concat(a: &[u8], b: &[u8]) -> Result<Value, Fault> {
+pub fn str_concat(a: &[u8], b: &[u8], limits: &crate::limits::Limits) -> Result<Value, Fault> {
     let total = a.len() as u128 + b.len() as u128;
-    let text = new_string(total, |out| {
+    let text = new_string(total, limits, |out| {
         out[..a.len()].copy_from_slice(a);
         out[a.len()..].copy_from_slice(b);
     })?;
@@ -534,15 +539,19 @@ pub fn str_concat(a: &[u8], b: &[u8]) -> Result<Value, Fault> {
 }
 
 /// A fresh string of `bytes` bytes written by `fill`, allocated once (no intermediate copy),
-/// after `limits::check_allocation` (R0007 when it is refused).
-pub fn new_string(bytes: u128, fill: impl FnOnce(&mut [u8])) -> Result<super::value::Text, Fault> {
+/// after `Limits::check_allocation` (R0007 when it is refused).
+pub fn new_string(
+    bytes: u128,
+    limits: &crate::limits::Limits,
+    fill: impl FnOnce(&mut [u8]),
+) -> Result<super::value::Text, Fault> {
     let too_large = |refusal: crate::limits::Refusal| {
         Fault::new(
             super::error::TOO_LARGE,
             format!("string too large: {}", refusal.describe(bytes)),
         )
     };
-    crate::limits::check_allocation(bytes).map_err(too_large)?;
+    limits.check_allocation(bytes).map_err(too_large)?;
     let mut text: Vec<u8> = Vec::new();
     if text.try_reserve_exact(bytes as usize).is_err() {
         return Err(Fault::new(
@@ -557,11 +566,15 @@ pub fn new_string(bytes: u128, fill: impl FnOnce(&mut [u8])) -> Result<super::va
 
 /// `text + tail`, in place when `text` is not shared (the string grows geometrically, so a
 /// loop of appends is linear); R0007 when the result is too big.
-pub fn str_append(text: &mut super::value::Text, tail: &[u8]) -> Result<(), Fault> {
+pub fn str_append(
+    text: &mut super::value::Text,
+    tail: &[u8],
+    limits: &crate::limits::Limits,
+) -> Result<(), Fault> {
     let total = text.len() as u128 + tail.len() as u128;
     match Arc::get_mut(text) {
         Some(bytes) => {
-            crate::limits::check_allocation(total).map_err(|refusal| {
+            limits.check_allocation(total).map_err(|refusal| {
                 Fault::new(
                     super::error::TOO_LARGE,
                     format!("string too large: {}", refusal.describe(total)),
@@ -577,7 +590,7 @@ pub fn str_append(text: &mut super::value::Text, tail: &[u8]) -> Result<(), Faul
             Ok(())
         }
         None => {
-            let Value::Str(joined) = str_concat(text, tail)? else {
+            let Value::Str(joined) = str_concat(text, tail, limits)? else {
                 return Ok(());
             };
             *text = joined;
@@ -588,8 +601,8 @@ pub fn str_append(text: &mut super::value::Text, tail: &[u8]) -> Result<(), Faul
 
 /// R0007 unless a natural number of `bits` bits is within `--max-natural-bits` and can be
 /// allocated.
-pub fn check_natural_bits(bits: u64) -> Result<(), Fault> {
-    let limit = crate::limits::max_natural_bits();
+pub fn check_natural_bits(bits: u64, limits: &crate::limits::Limits) -> Result<(), Fault> {
+    let limit = limits.max_natural_bits;
     if bits > limit {
         return Err(Fault::new(
             super::error::TOO_LARGE,
@@ -600,7 +613,7 @@ pub fn check_natural_bits(bits: u64) -> Result<(), Fault> {
         ));
     }
     let bytes = u128::from(bits / 8 + 8);
-    crate::limits::check_allocation(bytes).map_err(|refusal| {
+    limits.check_allocation(bytes).map_err(|refusal| {
         Fault::new(
             super::error::TOO_LARGE,
             format!("natural number too large: {}", refusal.describe(bytes)),

@@ -488,7 +488,8 @@ mod tests {
             panic!("not in columns");
         };
         let array_ty = Type::array(ty.clone(), Type::Unitsum(3));
-        let Value::Array(mut view) = zero_value(&array_ty).expect("a zero") else {
+        let Value::Array(mut view) = zero_value(&array_ty, &Default::default()).expect("a zero")
+        else {
             panic!("not an array");
         };
         assert!(matches!(&*view.buf, Buffer::Columns(_)));
@@ -506,7 +507,10 @@ mod tests {
         for i in 0..3 {
             assert!(same(&view.leaf(i), &element(i as i64)));
             // Copy-on-write: the copy taken before the stores still holds zeros.
-            assert!(same(&shared.leaf(i), &zero_value(&ty).expect("a zero")));
+            assert!(same(
+                &shared.leaf(i),
+                &zero_value(&ty, &Default::default()).expect("a zero")
+            ));
         }
         // Each scalar is in its column.
         let Buffer::Columns(columns) = &*view.buf else {
@@ -540,9 +544,14 @@ mod tests {
         let ty = long_double();
         let repr = leaf_repr(&ty);
         let fill = tuple(vec![Value::Int(3), Value::Float(0.5)]);
-        let Buffer::Columns(columns) =
-            filled_buffer(repr, &fill, 4, &Type::array(ty, Type::Unitsum(4))).expect("a fill")
-        else {
+        let Buffer::Columns(columns) = filled_buffer(
+            repr,
+            &fill,
+            4,
+            &Type::array(ty, Type::Unitsum(4)),
+            &Default::default(),
+        )
+        .expect("a fill") else {
             panic!("not in columns");
         };
         assert!(matches!(&columns.columns[0], Buffer::I64(v) if v == &[3; 4]));

@@ -29,6 +29,22 @@ pub struct SyntaxError {
     pub at_end: bool,
 }
 
+/// How a source is parsed: the nesting limit (E0102, `--max-nesting`), from the session's
+/// limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Openers nested deeper than this are E0102, reported before parsing.
+    pub max_nesting: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions {
+            max_nesting: crate::limits::as_usize(crate::limits::DEFAULT_MAX_NESTING),
+        }
+    }
+}
+
 /// The result of parsing one REPL chunk (L9.4).
 #[derive(Clone, Debug)]
 pub enum ChunkParse {
@@ -59,10 +75,11 @@ fn with_grammar<R>(recovering: bool, f: impl for<'t> FnOnce(&parser::Grammar<'t>
 fn parse_with<O>(
     src: &str,
     recovering: bool,
+    options: ParseOptions,
     select_parser: impl for<'t> FnOnce(&parser::Grammar<'t>) -> parser::BoxedParser<'t, O>,
 ) -> (Option<O>, Vec<SyntaxError>) {
     let (tokens, mut errors) = lexer::lex(src);
-    if let Some(too_deep) = nesting::check_nesting(&tokens) {
+    if let Some(too_deep) = nesting::check_nesting(&tokens, options.max_nesting) {
         // Parsing (and recovering from) such input costs stack and time in its depth.
         errors.push(too_deep);
         errors.sort_by_key(|error| (error.span.start, error.span.end));
@@ -90,7 +107,12 @@ fn parse_with<O>(
 /// Parses a whole program. Parsing recovers after each error, so every syntax error of the
 /// program is returned, together with the statements that could be parsed.
 pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
-    let (output, errors) = parse_with(src, true, |grammar| grammar.program.clone());
+    parse_program_with(src, ParseOptions::default())
+}
+
+/// `parse_program` with the session's options.
+pub fn parse_program_with(src: &str, options: ParseOptions) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
+    let (output, errors) = parse_with(src, true, options, |grammar| grammar.program.clone());
     (output.unwrap_or_default(), errors)
 }
 
@@ -141,17 +163,22 @@ fn with_chunk_tokens<R>(src: &str, f: impl FnOnce(&[(token::Token, Span)], bool)
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
+    parse_chunk_with(src, ParseOptions::default())
+}
+
+/// `parse_chunk` with the session's options.
+pub fn parse_chunk_with(src: &str, options: ParseOptions) -> ChunkParse {
     // A chunk with an open bracket or block is incomplete: no need to parse it (a chunk typed
     // over thousands of lines would otherwise be parsed again at every line).
     let leaves_open = with_chunk_tokens(src, |tokens, lexed_cleanly| {
         lexed_cleanly
-            && nesting::check_nesting(tokens).is_none()
+            && nesting::check_nesting(tokens, options.max_nesting).is_none()
             && nesting::leaves_blocks_open(tokens)
     });
     if leaves_open {
         return ChunkParse::Incomplete;
     }
-    if let Ok(expression) = parse_expr(src) {
+    if let Ok(expression) = parse_expr_with(src, options) {
         // An open-ended `match` (L11.18) at the end of a chunk may get more arms on the next
         // line: the REPL waits for them, or for `endmatch`.
         if open_match_at_end(&expression) {
@@ -159,13 +186,13 @@ pub fn parse_chunk(src: &str) -> ChunkParse {
         }
         return ChunkParse::Complete(ast::Chunk::Expr(expression));
     }
-    let (statements, errors) = parse_program(src);
+    let (statements, errors) = parse_program_with(src, options);
     if errors.is_empty() {
         return ChunkParse::Complete(ast::Chunk::Stmts(statements));
     }
     // Without recovery the parse stops at its first failure: the chunk is incomplete exactly
     // when that failure (and every lexical error) is at the end of the input.
-    let (_, first_failure) = parse_with(src, false, |grammar| grammar.program.clone());
+    let (_, first_failure) = parse_with(src, false, options, |grammar| grammar.program.clone());
     if !first_failure.is_empty() && first_failure.iter().all(|error| error.at_end) {
         ChunkParse::Incomplete
     } else {
@@ -191,7 +218,15 @@ fn open_match_at_end(e: &ast::Expr) -> bool {
 
 /// Parses `src` as exactly one type expression.
 pub fn parse_type(src: &str) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
-    into_result(parse_with(src, true, |grammar| {
+    parse_type_with(src, ParseOptions::default())
+}
+
+/// `parse_type` with the session's options.
+pub fn parse_type_with(
+    src: &str,
+    options: ParseOptions,
+) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, options, |grammar| {
         grammar
             .type_expr
             .clone()
@@ -202,7 +237,15 @@ pub fn parse_type(src: &str) -> Result<ast::TypeExpr, Vec<SyntaxError>> {
 
 /// Parses `src` as a comma-separated list of types (`A, B` for `:iso`).
 pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>> {
-    into_result(parse_with(src, true, |grammar| {
+    parse_type_list_with(src, ParseOptions::default())
+}
+
+/// `parse_type_list` with the session's options.
+pub fn parse_type_list_with(
+    src: &str,
+    options: ParseOptions,
+) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, options, |grammar| {
         grammar
             .type_list
             .clone()
@@ -213,7 +256,12 @@ pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>
 
 /// Parses `src` as exactly one expression.
 pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<SyntaxError>> {
-    into_result(parse_with(src, true, |grammar| {
+    parse_expr_with(src, ParseOptions::default())
+}
+
+/// `parse_expr` with the session's options.
+pub fn parse_expr_with(src: &str, options: ParseOptions) -> Result<ast::Expr, Vec<SyntaxError>> {
+    into_result(parse_with(src, true, options, |grammar| {
         grammar
             .expr
             .clone()

@@ -7,7 +7,6 @@
 //! to the parser to report). The first opener past the limit is reported, with the span of the
 //! innermost opener.
 
-use crate::limits;
 use crate::syntax::span::Span;
 use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
@@ -26,9 +25,8 @@ enum Opener {
     Then,
 }
 
-/// The E0102 error for the first opener nested deeper than `--max-nesting`, if any.
-pub fn check_nesting(tokens: &[(Token, Span)]) -> Option<SyntaxError> {
-    let limit = limits::max_nesting();
+/// The E0102 error for the first opener nested deeper than `limit` (`--max-nesting`), if any.
+pub fn check_nesting(tokens: &[(Token, Span)], limit: usize) -> Option<SyntaxError> {
     let mut open: Vec<Opener> = Vec::new();
     for (token, span) in tokens {
         let opener = match token {
@@ -426,13 +424,15 @@ mod tests {
     use super::*;
     use crate::syntax::lexer::lex;
 
+    const LIMIT: usize = crate::limits::DEFAULT_MAX_NESTING as usize;
+
     fn depth_error(src: &str) -> Option<SyntaxError> {
-        check_nesting(&lex(src).0)
+        check_nesting(&lex(src).0, LIMIT)
     }
 
     #[test]
     fn nesting_at_the_limit_is_accepted_and_one_more_is_e0102() {
-        let limit = limits::max_nesting();
+        let limit = LIMIT;
         let at_limit = format!("{}1{}", "(".repeat(limit), ")".repeat(limit));
         assert!(depth_error(&at_limit).is_none());
         let past = format!("{}1{}", "(".repeat(limit + 1), ")".repeat(limit + 1));
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn sequences_and_elif_chains_do_not_accumulate_depth() {
-        let limit = limits::max_nesting();
+        let limit = LIMIT;
         let many = "if a do x; elif b do y; else z; done\n".repeat(limit * 2);
         assert!(depth_error(&many).is_none());
         let many = "val v = if a then 1 elif b then 2 else 3 endif;\n".repeat(limit * 2);
@@ -458,7 +458,7 @@ mod tests {
 
     #[test]
     fn unclosed_blocks_of_any_kind_count() {
-        let limit = limits::max_nesting();
+        let limit = LIMIT;
         for opener in [
             "(",
             "[",

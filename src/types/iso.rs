@@ -213,7 +213,7 @@ impl fmt::Display for NormalForm {
         let alone = self.groups.len() == 1;
         // A form with blocks can spell an exponentially long sequence: past the width of
         // `--max-type-width` the rest is elided.
-        let budget = crate::limits::max_type_width();
+        let budget = super::print::type_width();
         let mut out = String::new();
         for (position, group) in self.groups.iter().enumerate() {
             if position > 0 {

@@ -251,11 +251,37 @@ impl Printer {
     }
 }
 
+thread_local! {
+    /// The width budget of types printed on this thread: the session's `--max-type-width`
+    /// while one of its calls runs (`with_type_width`), the default otherwise. A type prints
+    /// through `Display` deep inside messages, where no session value travels.
+    static TYPE_WIDTH: std::cell::Cell<usize> =
+        const { std::cell::Cell::new(crate::limits::DEFAULT_MAX_TYPE_WIDTH as usize) };
+}
+
+/// The width budget of a type printed now (see `with_type_width`).
+pub fn type_width() -> usize {
+    TYPE_WIDTH.with(|width| width.get())
+}
+
+/// Run `f` with types printed on this thread cut at `width` characters; the width before is
+/// restored afterwards, also when `f` panics.
+pub fn with_type_width<R>(width: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TYPE_WIDTH.with(|width| width.set(self.0));
+        }
+    }
+    let _restore = Restore(TYPE_WIDTH.with(|current| current.replace(width)));
+    f()
+}
+
 /// Print in a slot with the width budget of `--max-type-width`.
 fn print_in_slot(ty: &Type, slot: OperandSlot) -> String {
     let mut printer = Printer {
         out: String::new(),
-        budget: crate::limits::max_type_width(),
+        budget: type_width(),
     };
     printer.operand(ty, slot);
     printer.out
@@ -352,7 +378,7 @@ mod tests {
             ty = Type::tuple(vec![ty.clone(), ty, Type::INT]);
         }
         let text = type_to_string(&ty);
-        let width = crate::limits::max_type_width();
+        let width = type_width();
         // Past the budget each open level still closes its operand list: at most a few
         // characters per level of nesting.
         assert!(text.len() < width + 10 * 60, "{} characters", text.len());
@@ -363,6 +389,21 @@ mod tests {
             text.matches(')').count(),
             "balanced: {text}"
         );
+    }
+
+    #[test]
+    fn the_width_is_the_one_of_the_enclosing_scope() {
+        let mut ty = Type::BOOL;
+        for _ in 0..60 {
+            ty = Type::tuple(vec![ty.clone(), ty, Type::INT]);
+        }
+        let default = type_to_string(&ty);
+        let narrow = with_type_width(100, || type_to_string(&ty));
+        assert!(narrow.len() < default.len(), "{narrow}");
+        assert!(narrow.len() < 100 + 10 * 60, "{} characters", narrow.len());
+        // The scope ends with the call: the default is back.
+        assert_eq!(type_width(), crate::limits::DEFAULT_MAX_TYPE_WIDTH as usize);
+        assert_eq!(type_to_string(&ty), default);
     }
 
     #[test]

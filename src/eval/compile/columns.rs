@@ -339,7 +339,11 @@ impl Compiler<'_> {
             };
             let mut builder = LeafBuilder::new(output.repr);
             builder
-                .reserve(view.len.saturating_mul(output.elem_leaves), &result_ty)
+                .reserve(
+                    view.len.saturating_mul(output.elem_leaves),
+                    &result_ty,
+                    &frame.rt.limits,
+                )
                 .map_err(|f| f.at(span))?;
             if view.len == 0 {
                 return Ok(Value::Array(builder.finish()));

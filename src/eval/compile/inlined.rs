@@ -51,7 +51,11 @@ pub(super) fn map_elements(
     let n = input.len_of(view);
     let mut builder = LeafBuilder::new(output.repr);
     builder
-        .reserve(n.saturating_mul(output.elem_leaves), result_ty)
+        .reserve(
+            n.saturating_mul(output.elem_leaves),
+            result_ty,
+            &frame.rt.limits,
+        )
         .map_err(|f| f.at(span))?;
     for i in 0..n {
         builder.push_element(apply(frame, input.element(view, i))?);

@@ -1658,9 +1658,12 @@ impl<'p> Compiler<'p> {
             ExprKind::Zero => {
                 if matches!(e.ty, Type::Array(..)) || record_components(&e.ty).is_some() {
                     let ty = e.ty.clone();
-                    Box::new(move |_| array::zero_value(&ty).map_err(|f| f.at(span)))
+                    Box::new(move |frame| {
+                        array::zero_value(&ty, &frame.rt.limits).map_err(|f| f.at(span))
+                    })
                 } else {
-                    let value = array::zero_value(&e.ty).unwrap_or(Value::Unit);
+                    let value =
+                        array::zero_value(&e.ty, &self.program.limits).unwrap_or(Value::Unit);
                     Box::new(move |_| Ok(value.clone()))
                 }
             }
@@ -1891,7 +1894,9 @@ impl<'p> Compiler<'p> {
         Box::new(move |frame| {
             let mut builder = LeafBuilder::new(shape.repr);
             let leaves = codes.len().saturating_mul(shape.elem_leaves);
-            builder.reserve(leaves, &ty).map_err(|f| f.at(span))?;
+            builder
+                .reserve(leaves, &ty, &frame.rt.limits)
+                .map_err(|f| f.at(span))?;
             for code in &codes {
                 builder.push_element(code(frame)?);
             }
@@ -2113,7 +2118,8 @@ impl<'p> Compiler<'p> {
                     let value = code(frame)?;
                     let mut leaves = Vec::new();
                     array::flatten(&value, &source, &mut leaves);
-                    array::rebuild(&target, &mut leaves.into_iter()).map_err(|f| f.at(span))
+                    array::rebuild(&target, &mut leaves.into_iter(), &frame.rt.limits)
+                        .map_err(|f| f.at(span))
                 })
             }
             CoerceKind::IntToNatural => {
@@ -2186,7 +2192,7 @@ impl<'p> Compiler<'p> {
                 Box::new(move |frame| {
                     let x = code_big(&a(frame)?);
                     let y = code_big(&b(frame)?);
-                    prims::nat_arith(op, &x, &y)
+                    prims::nat_arith(op, &x, &y, &frame.rt.limits)
                         .map(|r| Value::Big(Arc::new(r)))
                         .map_err(|f| f.at(span))
                 })
@@ -2221,7 +2227,7 @@ impl<'p> Compiler<'p> {
                     let (Value::Str(x), Value::Str(y)) = (x, y) else {
                         return Ok(Value::str(b""));
                     };
-                    prims::str_concat(&x, &y).map_err(|f| f.at(span))
+                    prims::str_concat(&x, &y, &frame.rt.limits).map_err(|f| f.at(span))
                 })
             }
             Prim::StrRepeat => {
@@ -2234,7 +2240,7 @@ impl<'p> Compiler<'p> {
                     let Value::Str(s) = s else {
                         return Ok(Value::str(b""));
                     };
-                    prims::str_repeat(&s, n).map_err(|f| f.at(span))
+                    prims::str_repeat(&s, n, &frame.rt.limits).map_err(|f| f.at(span))
                 })
             }
             Prim::StrIndex => {
@@ -2413,9 +2419,11 @@ impl<'p> Compiler<'p> {
                 let b = codes.pop().expect("two operands");
                 let a = codes.pop().expect("two operands");
                 Box::new(move |frame| match (a(frame)?, b(frame)?) {
-                    (Value::Array(x), Value::Array(y)) => array::concat(&x, &y, repr, &result)
-                        .map(Value::Array)
-                        .map_err(|f| f.at(span)),
+                    (Value::Array(x), Value::Array(y)) => {
+                        array::concat(&x, &y, repr, &result, &frame.rt.limits)
+                            .map(Value::Array)
+                            .map_err(|f| f.at(span))
+                    }
                     (x, _) => Ok(x),
                 })
             }

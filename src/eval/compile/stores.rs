@@ -133,8 +133,9 @@ impl Compiler<'_> {
             let Value::Str(tail) = tail else {
                 return Ok(());
             };
+            let rt = frame.rt;
             with_place(frame, place, |text| match text {
-                Value::Str(bytes) => super::super::prims::str_append(bytes, &tail),
+                Value::Str(bytes) => super::super::prims::str_append(bytes, &tail, &rt.limits),
                 _ => Ok(()),
             })
             .map_err(|fault| fault.at(span))

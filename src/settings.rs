@@ -1,0 +1,116 @@
+//! The settings of one session: its limits, whether the IR is validated, whether calls are
+//! inlined, its worker threads and where the program's output goes.
+//!
+//! Every setting belongs to the session given it (`Session::new`); nothing is process-wide,
+//! so two sessions in one process may run with different settings, side by side.
+
+use std::io::Write;
+
+use crate::limits::Limits;
+
+/// How a session runs. `Settings::default()` has the documented defaults; the fields are
+/// public, and the `with_…` methods set one and give the settings back:
+///
+/// ```
+/// use tessera::{Session, Settings};
+///
+/// let mut settings = Settings::default().with_stdout(std::io::sink()).with_inline(false);
+/// settings.limits.max_call_depth = 2000;
+/// let mut session = Session::new(settings);
+/// session.run_source("println 1;").unwrap();
+/// ```
+pub struct Settings {
+    /// The resource limits (nesting, allocations, call depth, diagnostics and widths).
+    pub limits: Limits,
+    /// Check the typed IR of every unit against the primitive table before it runs, in
+    /// release builds too (`--validate`; debug builds always do). A violation is an internal
+    /// error.
+    pub validate: bool,
+    /// Inline calls of known functions (the default). Off (`--no-inline`), every call is made
+    /// as written; results are the same either way.
+    pub inline: bool,
+    /// The worker threads of parallel loops: `None` uses rayon's global pool (one thread per
+    /// core, or `RAYON_NUM_THREADS`); `Some(n)` gives the session a pool of its own with `n`
+    /// threads (`--threads N`). Results never depend on it.
+    pub threads: Option<usize>,
+    /// The program's standard output, which also receives REPL answers (the process's
+    /// stdout by default).
+    pub stdout: Box<dyn Write + Send>,
+    /// The program's standard error (`eprint`, `cstderr`); discarded by default (the CLI gives
+    /// the process's stderr).
+    pub stderr: Box<dyn Write + Send>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            limits: Limits::default(),
+            validate: false,
+            inline: true,
+            threads: None,
+            stdout: Box::new(std::io::stdout()),
+            stderr: Box::new(std::io::sink()),
+        }
+    }
+}
+
+impl Settings {
+    /// These settings with program output going to `out`.
+    #[must_use]
+    pub fn with_stdout(self, out: impl Write + Send + 'static) -> Settings {
+        Settings {
+            stdout: Box::new(out),
+            ..self
+        }
+    }
+
+    /// These settings with the program's standard error going to `err`.
+    #[must_use]
+    pub fn with_stderr(self, err: impl Write + Send + 'static) -> Settings {
+        Settings {
+            stderr: Box::new(err),
+            ..self
+        }
+    }
+
+    /// These settings with `limits`.
+    #[must_use]
+    pub fn with_limits(self, limits: Limits) -> Settings {
+        Settings { limits, ..self }
+    }
+
+    /// These settings with the IR validator on or off in release builds.
+    #[must_use]
+    pub fn with_validate(self, validate: bool) -> Settings {
+        Settings { validate, ..self }
+    }
+
+    /// These settings with inlining on or off.
+    #[must_use]
+    pub fn with_inline(self, inline: bool) -> Settings {
+        Settings { inline, ..self }
+    }
+
+    /// These settings with a pool of `threads` worker threads for the session.
+    #[must_use]
+    pub fn with_threads(self, threads: usize) -> Settings {
+        Settings {
+            threads: Some(threads),
+            ..self
+        }
+    }
+}
+
+/// The stack of each thread of a session's pool, which runs the parser, the checker and the
+/// evaluator (as large as the interpreter thread's in `main.rs`: address space, committed
+/// only as it is used).
+pub const POOL_STACK_BYTES: usize = 256 << 20;
+
+/// A pool of `threads` worker threads for one session. When the system refuses them, the
+/// session's parallel loops stay on the global pool (a change of speed, never of results).
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(POOL_STACK_BYTES)
+        .build()
+}
