@@ -50,6 +50,8 @@ pub struct Session {
     /// runtime error inside one of its functions, reported from a later unit, is shown
     /// against that source (`Diagnostic::origin`, the call stack's frames).
     sources: Vec<Option<Arc<SourceText>>>,
+    /// Are calls of known functions inlined (`set_inlining`)?
+    inlining: bool,
 }
 
 /// What became of one REPL chunk (L9.4).
@@ -75,6 +77,7 @@ impl Session {
             err: Box::new(std::io::sink()),
             display: display::Display::EXACT,
             sources: Vec::new(),
+            inlining: true,
         };
         session.load_prelude();
         session
@@ -348,10 +351,18 @@ impl Session {
         self.checker.names_in_scope()
     }
 
+    /// Inline calls of known functions (the default), or make every call as written
+    /// (`--no-inline`; results are the same).
+    pub fn set_inlining(&mut self, on: bool) {
+        self.inlining = on;
+        self.machine.set_inlining(on);
+    }
+
     /// Forget every definition: a fresh checker and machine with the prelude loaded again.
     pub fn reset(&mut self) {
         self.checker = Checker::new();
         self.machine = Machine::new();
+        self.machine.set_inlining(self.inlining);
         self.sources.clear();
         self.load_prelude();
     }

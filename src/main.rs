@@ -84,9 +84,6 @@ fn main() -> ExitCode {
     if invocation.validate {
         tessera::check::set_validate(true);
     }
-    if invocation.no_inline {
-        tessera::eval::inline::set_inlining(false);
-    }
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
     if let Some(threads) = invocation.threads {
@@ -100,10 +97,11 @@ fn main() -> ExitCode {
     // session runs on a thread with a large stack (address space reserved, memory committed
     // only as it is used).
     let command = invocation.command;
+    let inlining = !invocation.no_inline;
     let status = std::thread::Builder::new()
         .name("tessera".into())
         .stack_size(SESSION_STACK_BYTES)
-        .spawn(move || run_command(command))
+        .spawn(move || run_command(command, inlining))
         .map(|handle| handle.join().unwrap_or(INTERNAL_ERROR_STATUS))
         .unwrap_or_else(|error| {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
@@ -125,7 +123,7 @@ const INTERRUPTED_STATUS: i32 = 130;
 /// The code of the "Interrupted." runtime error.
 const INTERRUPTED: &str = "R0012";
 
-fn run_command(command: Command) -> i32 {
+fn run_command(command: Command, inlining: bool) -> i32 {
     match command {
         Command::Help => {
             println!("{USAGE}");
@@ -141,9 +139,9 @@ fn run_command(command: Command) -> i32 {
         }
         Command::Explain(code) => explain(&code),
         Command::Doc(file) => write_library_page(file.as_deref()),
-        Command::Repl => repl::run(new_session()),
-        Command::Run(path) => run_file(&path, false),
-        Command::Check(path) => run_file(&path, true),
+        Command::Repl => repl::run(new_session(inlining)),
+        Command::Run(path) => run_file(&path, false, inlining),
+        Command::Check(path) => run_file(&path, true, inlining),
     }
 }
 
@@ -193,13 +191,15 @@ fn write_library_page(file: Option<&str>) -> i32 {
 }
 
 /// A session writing to a buffered stdout (flushed before diagnostics and at exit).
-fn new_session() -> Session {
-    Session::new(Box::new(BufWriter::new(std::io::stdout())))
-        .with_stderr(Box::new(std::io::stderr()))
+fn new_session(inlining: bool) -> Session {
+    let mut session = Session::new(Box::new(BufWriter::new(std::io::stdout())))
+        .with_stderr(Box::new(std::io::stderr()));
+    session.set_inlining(inlining);
+    session
 }
 
 /// Check (and unless `check_only`, run) one file; returns the exit status.
-fn run_file(path: &str, check_only: bool) -> i32 {
+fn run_file(path: &str, check_only: bool, inlining: bool) -> i32 {
     let src = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(src) => src,
@@ -221,7 +221,7 @@ fn run_file(path: &str, check_only: bool) -> i32 {
             return 2;
         }
     };
-    let mut session = new_session();
+    let mut session = new_session(inlining);
     let result = tessera::catch_internal_error(|| {
         if check_only {
             session.check_source(&src)
