@@ -34,6 +34,8 @@ Options:
                  runs (always on in debug builds); a violation is an internal error
   --no-inline    call every function instead of inlining calls of known functions (the
                  results are the same; for comparing speed and checking the inliner)
+  --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
+                 inlining pass) instead of running it
   -h, --help     print this help
   -V, --version  print the version and the commit it was built from
 
@@ -52,6 +54,12 @@ enum Command {
     Explain(String),
     /// `tessera doc [FILE]`: the library reference.
     Doc(Option<String>),
+    /// `tessera --dump-ir[=inlined] FILE`: print the program's IR (after inlining when
+    /// `inlined`), run nothing.
+    DumpIr {
+        file: String,
+        inlined: bool,
+    },
 }
 
 /// A parsed command line: the command and the requested thread count.
@@ -142,6 +150,7 @@ fn run_command(command: Command, inlining: bool) -> i32 {
         Command::Repl => repl::run(new_session(inlining)),
         Command::Run(path) => run_file(&path, false, inlining),
         Command::Check(path) => run_file(&path, true, inlining),
+        Command::DumpIr { file, inlined } => dump_ir(&file, inlined, inlining),
     }
 }
 
@@ -196,6 +205,28 @@ fn new_session(inlining: bool) -> Session {
         .with_stderr(Box::new(std::io::stderr()));
     session.set_inlining(inlining);
     session
+}
+
+/// Print the IR of a program (see `Command::DumpIr`); returns the exit status.
+fn dump_ir(path: &str, inlined: bool, inlining: bool) -> i32 {
+    let src = match std::fs::read_to_string(path) {
+        Ok(src) => src,
+        Err(error) => {
+            eprintln!("tessera: cannot read `{path}`: {error}");
+            return 2;
+        }
+    };
+    match new_session(inlining).dump_ir(&src, inlined) {
+        Ok(ir) => {
+            print!("{ir}");
+            0
+        }
+        Err(diags) => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", diag::render(&diags, path, &src, color));
+            diag::exit_status(&diags)
+        }
+    }
 }
 
 /// Check (and unless `check_only`, run) one file; returns the exit status.
@@ -258,6 +289,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut limits = Vec::new();
     let mut validate = false;
     let mut no_inline = false;
+    let mut dump_ir = None;
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
     while index < arguments.len() {
@@ -309,6 +341,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             }
             "--validate" => validate = true,
             "--no-inline" => no_inline = true,
+            "--dump-ir" => dump_ir = Some(false),
+            "--dump-ir=inlined" => dump_ir = Some(true),
             "--explain" => {
                 index += 1;
                 let code = arguments
@@ -347,6 +381,11 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 "too many arguments after `{first}`: expected one file"
             ))
         }
+    };
+    let command = match (dump_ir, command) {
+        (None, command) => command,
+        (Some(inlined), Command::Run(file)) => Command::DumpIr { file, inlined },
+        (Some(_), _) => return Err("`--dump-ir` needs one file".into()),
     };
     Ok(Invocation {
         command,

@@ -822,3 +822,142 @@ fn size(stmts: &[Stmt]) -> usize {
     each_in_stmts(stmts, &mut |_| n += 1, &mut |_| {});
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::check::Checker;
+    use crate::core::print;
+    use crate::eval::Machine;
+
+    /// The IR of `src` (checked without the prelude, so its functions are numbered from 0)
+    /// after the inlining pass, as `core::print` writes it.
+    fn inlined(src: &str, on: bool) -> String {
+        let stmts = crate::parse_program_or_errors(src).expect("the program parses");
+        let unit = Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        let mut machine = Machine::new();
+        machine.set_inlining(on);
+        print::unit(&machine.inlined_ir(&unit))
+    }
+
+    fn check(src: &str, expected: &str) {
+        let got = inlined(src, true);
+        assert_eq!(got.trim(), expected.trim(), "the inlined IR is\n{got}");
+    }
+
+    #[test]
+    fn a_stable_argument_is_substituted_for_its_parameter() {
+        check(
+            "fun square (x: int) : int => x * x;\nprintln (square 3);",
+            "
+fun f0 square (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, l0)
+}
+Println(inline square => IntArith(Mul, Int)(3, 3))",
+        );
+    }
+
+    #[test]
+    fn any_other_argument_is_assigned_to_the_relocated_parameter_first() {
+        check(
+            "fun square (x: int) : int => x * x;\nvar a = 2;\nprintln (square (a + 1));",
+            "
+fun f0 square (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, l0)
+}
+g0 = 2
+Println(inline square {
+  l0 = IntArith(Add, Int)(g0, 1)
+} => IntArith(Mul, Int)(l0, l0))",
+        );
+    }
+
+    #[test]
+    fn fold_left_with_a_known_function_is_a_loop() {
+        check(
+            "val a = (1, 2, 3);\nprintln (fold_left (fun (acc: int) (v: int) => acc + v) 0 a);",
+            "
+fun f0 <lambda> (l0 : int) (l1 : int) : int slots 2 pure {
+  return IntArith(Add, Int)(l0, l1)
+}
+g0 = [1, 2, 3]
+Println(loop {
+  l0 = 0
+  for L16777217 l1 in g0 {
+    l0 = inline <lambda> => IntArith(Add, Int)(l0, l1)
+  }
+} => l0)",
+        );
+    }
+
+    #[test]
+    fn map_with_a_known_function_is_a_map_loop() {
+        check(
+            "val a = (1, 2, 3);\nprintln (map (fun (v: int) => v * 2) a);",
+            "
+fun f0 <lambda> (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, 2)
+}
+g0 = [1, 2, 3]
+Println(map l0 in g0 => inline <lambda> => IntArith(Mul, Int)(l0, 2))",
+        );
+    }
+
+    #[test]
+    fn a_recursive_function_is_called() {
+        check(
+            "fun fact (n: int) : int => if n <= 1 then 1 else n * fact (n - 1);\nprintln (fact 5);",
+            "
+fun f0 fact (l0 : int) : int slots 1 pure {
+  return (if Compare(Le)(l0, 1) then 1 else IntArith(Mul, Int)(l0, f0(IntArith(Sub, Int)(l0, 1))))
+}
+Println(f0(5))",
+        );
+    }
+
+    #[test]
+    fn an_inlined_body_gets_slots_and_labels_past_the_callers() {
+        check(
+            "fun sum_below (n: int) : int { var s = 0; for i in 0 ..< n do s = s + i; done return s; }
+fun outer (m: int) : int { val k = m * 2; return sum_below k; }
+println (outer 2);",
+            "
+fun f0 sum_below (l0 : int) : int slots 3 pure {
+  l1 = 0
+  for L0 l2 in 0 ..< l0 {
+    l1 = IntArith(Add, Int)(l1, l2)
+  }
+  return l1
+}
+fun f1 outer (l0 : int) : int slots 5 pure {
+  l1 = IntArith(Mul, Int)(l0, 2)
+  return inline sum_below {
+    l3 = 0
+    for L16777216 l4 in 0 ..< l1 {
+      l3 = IntArith(Add, Int)(l3, l4)
+    }
+  } => l3
+}
+Println(inline outer {
+  l1 = IntArith(Mul, Int)(2, 2)
+} => inline sum_below {
+  l3 = 0
+  for L16777217 l4 in 0 ..< l1 {
+    l3 = IntArith(Add, Int)(l3, l4)
+  }
+} => l3)",
+        );
+    }
+
+    #[test]
+    fn with_inlining_off_the_unit_is_unchanged() {
+        let src = "fun square (x: int) : int => x * x;\nprintln (square 3);";
+        let stmts = crate::parse_program_or_errors(src).expect("the program parses");
+        let unit = Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        assert_eq!(inlined(src, false), print::unit(&unit));
+        assert!(inlined(src, true) != print::unit(&unit));
+    }
+}
