@@ -1,5 +1,6 @@
-//! Inline expansion on the typed IR, the evaluator's first step for every function instance
-//! and every unit's top level.
+//! Inline expansion on the typed IR: the pass between the checker and the evaluator's
+//! compiler, run on every unit (its top level and each function it defines) before it is
+//! compiled. `inline_unit` is the pass; `core::print` shows its result (`--dump-ir=inlined`).
 //!
 //! One rewrite gives every form of a call the same compiled code:
 //! - a call of a *known* function (a `MakeFun`: a lambda, a named function, a generic
@@ -13,7 +14,12 @@
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
 //!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` a `MapLoop` over the
 //!   inlined body; the loop compiler then gives them the same chunk kernels and unboxed loops
-//!   as hand-written loops (`compile/`).
+//!   as hand-written loops (`eval/compile/`).
+//!
+//! Callees are read as checked (`Callees::functions`, not already inlined), so what is inlined
+//! into a function does not depend on the order in which units or instances are compiled; a
+//! generic function is inlined once, and its instances are made from the result by
+//! substitution (`core::subst`).
 //!
 //! What is not inlined (it is called as before): recursive functions, generators, functions
 //! with cells (captured or addressed variables) or making closures that capture, bodies over

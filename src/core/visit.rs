@@ -8,6 +8,9 @@
 //! about, and calls the `walk_*` function from its override where it wants the default
 //! recursion (or does not, to stop descending).
 //!
+//! The default recursion of `Visit` and `VisitMut` is one definition (`walkers!`) instantiated
+//! for shared and for mutable references; `Fold`'s rebuilds each node from its folded parts.
+//!
 //! The order of the default recursion is the evaluation order: an expression's type and then
 //! its operands left to right; a statement's assigned or bound place, then its expressions,
 //! then its nested statements; a match's scrutinee, then per arm its patterns, guard and
@@ -39,187 +42,233 @@ pub trait Visit<'ir> {
     fn visit_type(&mut self, _ty: &'ir Type) {}
 }
 
-pub fn walk_stmts<'ir, V: Visit<'ir> + ?Sized>(v: &mut V, stmts: &'ir [Stmt]) {
-    for s in stmts {
-        v.visit_stmt(s);
-    }
-}
-
-fn walk_path<'ir, V: Visit<'ir> + ?Sized>(v: &mut V, path: &'ir [PathStep]) {
-    for step in path {
-        if let PathStep::Index(e, _) = step {
-            v.visit_expr(e);
-        }
-    }
-}
-
-fn walk_arm<'ir, V: Visit<'ir> + ?Sized, B>(
-    v: &mut V,
-    arm: &'ir Arm<B>,
-    body: impl FnOnce(&mut V, &'ir B),
-) {
-    for p in &arm.patterns {
-        v.visit_pattern(p);
-    }
-    if let Some(g) = &arm.guard {
-        v.visit_expr(g);
-    }
-    body(v, &arm.body);
-}
-
-/// The children of `e`: its type, then its operands.
-pub fn walk_expr<'ir, V: Visit<'ir> + ?Sized>(v: &mut V, e: &'ir Expr) {
-    v.visit_type(&e.ty);
-    match &e.kind {
-        ExprKind::Const(_)
-        | ExprKind::Zero
-        | ExprKind::Local(_)
-        | ExprKind::LocalCell(_)
-        | ExprKind::Global(_)
-        | ExprKind::Capture(_)
-        | ExprKind::CaptureCell(_) => {}
-        ExprKind::MakeFun { type_args, .. } | ExprKind::Closure { type_args, .. } => {
-            type_args.iter().for_each(|t| v.visit_type(t))
-        }
-        ExprKind::TypeSize(t) => v.visit_type(t),
-        ExprKind::Call { func, args } => {
-            v.visit_expr(func);
-            args.iter().for_each(|a| v.visit_expr(a));
-        }
-        ExprKind::Prim(_, args)
-        | ExprKind::Tuple(args)
-        | ExprKind::Array(args)
-        | ExprKind::CTuple(args) => args.iter().for_each(|a| v.visit_expr(a)),
-        ExprKind::Field(x, _)
-        | ExprKind::CField(x, _)
-        | ExprKind::Coerce(_, x)
-        | ExprKind::Deref(x)
-        | ExprKind::PtrCast(x)
-        | ExprKind::Inject { arg: x, .. }
-        | ExprKind::CInject { arg: x, .. } => v.visit_expr(x),
-        ExprKind::Index { array, index, .. } => {
-            v.visit_expr(array);
-            v.visit_expr(index);
-        }
-        ExprKind::If(a, b, c) => {
-            v.visit_expr(a);
-            v.visit_expr(b);
-            v.visit_expr(c);
-        }
-        ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-            v.visit_expr(a);
-            v.visit_expr(b);
-        }
-        ExprKind::Match(x, arms) => {
-            v.visit_expr(x);
-            for arm in arms {
-                walk_arm(v, arm, |v, body| v.visit_expr(body));
+/// The default recursion of `Visit` and of `VisitMut`, written once: `walkers!` makes
+/// `walk_stmts`, `walk_expr`, `walk_stmt` and `walk_pattern` (and their helpers) for shared
+/// references, or the `_mut` ones for mutable references, from the same arms. `borrow` is how
+/// a field is borrowed, `place` how a place is passed to the place method, `map_var` what a
+/// `MapLoop` does with its variable's slot.
+macro_rules! walkers {
+    (
+        generics: [$($gen:tt)*],
+        arm_generics: [$($arm_gen:tt)*],
+        reference: [$($r:tt)*],
+        borrow: [$($b:tt)*],
+        walk: [$walk_stmts:ident, $walk_path:ident, $walk_arm:ident, $walk_expr:ident,
+               $walk_stmt:ident, $walk_pattern:ident],
+        visit: [$visit_expr:ident, $visit_stmt:ident, $visit_pattern:ident, $visit_place:ident,
+                $visit_type:ident],
+        place: |$p:ident| $place:expr,
+        map_var: |$mv:ident, $var:ident| $map_var:block $(,)?
+    ) => {
+        /// Visit each statement of a list.
+        pub fn $walk_stmts $($gen)* (v: &mut V, stmts: $($r)* [Stmt]) {
+            for s in stmts {
+                v.$visit_stmt(s);
             }
         }
-        ExprKind::AddrOf { root_ty, path, .. } => {
-            v.visit_type(root_ty);
-            walk_path(v, path);
-        }
-        ExprKind::PtrProject { pointer, path } => {
-            v.visit_expr(pointer);
-            walk_path(v, path);
-        }
-        ExprKind::Inlined(inlined) => {
-            walk_stmts(v, &inlined.stmts);
-            if let Some(r) = &inlined.result {
-                v.visit_expr(r);
+
+        fn $walk_path $($gen)* (v: &mut V, path: $($r)* [PathStep]) {
+            for step in path {
+                if let PathStep::Index(e, _) = step {
+                    v.$visit_expr(e);
+                }
             }
         }
-        ExprKind::MapLoop { var, array, body } => {
-            v.visit_place(Place::Local(*var));
-            v.visit_expr(array);
-            v.visit_expr(body);
-        }
-    }
-}
 
-/// The children of `s`: its place, its expressions, its nested statements.
-pub fn walk_stmt<'ir, V: Visit<'ir> + ?Sized>(v: &mut V, s: &'ir Stmt) {
-    match s {
-        Stmt::Expr(e) | Stmt::Return(Some(e)) => v.visit_expr(e),
-        Stmt::Assign(place, e) => {
-            v.visit_place(*place);
-            v.visit_expr(e);
+        fn $walk_arm $($arm_gen)* (
+            v: &mut V,
+            arm: $($r)* Arm<B>,
+            body: impl FnOnce(&mut V, $($r)* B),
+        ) {
+            for p in $($b)* arm.patterns {
+                v.$visit_pattern(p);
+            }
+            if let Some(g) = $($b)* arm.guard {
+                v.$visit_expr(g);
+            }
+            body(v, $($b)* arm.body);
         }
-        Stmt::Store {
-            place,
-            root_ty,
-            path,
-            value,
-        } => {
-            v.visit_place(*place);
-            v.visit_type(root_ty);
-            walk_path(v, path);
-            v.visit_expr(value);
-        }
-        Stmt::StoreAt { pointer, value } => {
-            v.visit_expr(pointer);
-            v.visit_expr(value);
-        }
-        Stmt::If(c, a, b) => {
-            v.visit_expr(c);
-            walk_stmts(v, a);
-            walk_stmts(v, b);
-        }
-        Stmt::While { cond, body, .. } => {
-            v.visit_expr(cond);
-            walk_stmts(v, body);
-        }
-        Stmt::Loop { body, .. } | Stmt::Block(body) => walk_stmts(v, body),
-        Stmt::ForRange {
-            var,
-            from,
-            to,
-            body,
-            ..
-        } => {
-            v.visit_place(*var);
-            v.visit_expr(from);
-            v.visit_expr(to);
-            walk_stmts(v, body);
-        }
-        Stmt::ForCodes { var, ty, body, .. } => {
-            v.visit_place(*var);
-            v.visit_type(ty);
-            walk_stmts(v, body);
-        }
-        Stmt::ForArray {
-            var, array, body, ..
-        } => {
-            v.visit_place(*var);
-            v.visit_expr(array);
-            walk_stmts(v, body);
-        }
-        Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(None) => {}
-        Stmt::Match(x, arms) => {
-            v.visit_expr(x);
-            for arm in arms {
-                walk_arm(v, arm, |v, body| walk_stmts(v, body));
+
+        /// The children of `e`: its type, then its operands.
+        pub fn $walk_expr $($gen)* (v: &mut V, e: $($r)* Expr) {
+            v.$visit_type($($b)* e.ty);
+            match $($b)* e.kind {
+                ExprKind::Const(_)
+                | ExprKind::Zero
+                | ExprKind::Local(_)
+                | ExprKind::LocalCell(_)
+                | ExprKind::Global(_)
+                | ExprKind::Capture(_)
+                | ExprKind::CaptureCell(_) => {}
+                ExprKind::MakeFun { type_args, .. } | ExprKind::Closure { type_args, .. } => {
+                    for t in type_args {
+                        v.$visit_type(t);
+                    }
+                }
+                ExprKind::TypeSize(t) => v.$visit_type(t),
+                ExprKind::Call { func, args } => {
+                    v.$visit_expr(func);
+                    for a in args {
+                        v.$visit_expr(a);
+                    }
+                }
+                ExprKind::Prim(_, args)
+                | ExprKind::Tuple(args)
+                | ExprKind::Array(args)
+                | ExprKind::CTuple(args) => {
+                    for a in args {
+                        v.$visit_expr(a);
+                    }
+                }
+                ExprKind::Field(x, _)
+                | ExprKind::CField(x, _)
+                | ExprKind::Coerce(_, x)
+                | ExprKind::Deref(x)
+                | ExprKind::PtrCast(x)
+                | ExprKind::Inject { arg: x, .. }
+                | ExprKind::CInject { arg: x, .. } => v.$visit_expr(x),
+                ExprKind::Index { array, index, .. } => {
+                    v.$visit_expr(array);
+                    v.$visit_expr(index);
+                }
+                ExprKind::If(a, b, c) => {
+                    v.$visit_expr(a);
+                    v.$visit_expr(b);
+                    v.$visit_expr(c);
+                }
+                ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                    v.$visit_expr(a);
+                    v.$visit_expr(b);
+                }
+                ExprKind::Match(x, arms) => {
+                    v.$visit_expr(x);
+                    for arm in arms {
+                        $walk_arm(v, arm, |v, body| v.$visit_expr(body));
+                    }
+                }
+                ExprKind::AddrOf { root_ty, path, .. } => {
+                    v.$visit_type(root_ty);
+                    $walk_path(v, path);
+                }
+                ExprKind::PtrProject { pointer, path } => {
+                    v.$visit_expr(pointer);
+                    $walk_path(v, path);
+                }
+                ExprKind::Inlined(inlined) => {
+                    $walk_stmts(v, $($b)* inlined.stmts);
+                    if let Some(r) = $($b)* inlined.result {
+                        v.$visit_expr(r);
+                    }
+                }
+                ExprKind::MapLoop { var, array, body } => {
+                    {
+                        let ($mv, $var) = (&mut *v, var);
+                        $map_var
+                    }
+                    v.$visit_expr(array);
+                    v.$visit_expr(body);
+                }
             }
         }
-    }
+
+        /// The children of `s`: its place, its expressions, its nested statements.
+        pub fn $walk_stmt $($gen)* (v: &mut V, s: $($r)* Stmt) {
+            match s {
+                Stmt::Expr(e) | Stmt::Return(Some(e)) => v.$visit_expr(e),
+                Stmt::Assign(p, e) => {
+                    v.$visit_place({ let $p = p; $place });
+                    v.$visit_expr(e);
+                }
+                Stmt::Store {
+                    place: p,
+                    root_ty,
+                    path,
+                    value,
+                } => {
+                    v.$visit_place({ let $p = p; $place });
+                    v.$visit_type(root_ty);
+                    $walk_path(v, path);
+                    v.$visit_expr(value);
+                }
+                Stmt::StoreAt { pointer, value } => {
+                    v.$visit_expr(pointer);
+                    v.$visit_expr(value);
+                }
+                Stmt::If(c, a, b) => {
+                    v.$visit_expr(c);
+                    $walk_stmts(v, a);
+                    $walk_stmts(v, b);
+                }
+                Stmt::While { cond, body, .. } => {
+                    v.$visit_expr(cond);
+                    $walk_stmts(v, body);
+                }
+                Stmt::Loop { body, .. } | Stmt::Block(body) => $walk_stmts(v, body),
+                Stmt::ForRange {
+                    var,
+                    from,
+                    to,
+                    body,
+                    ..
+                } => {
+                    v.$visit_place({ let $p = var; $place });
+                    v.$visit_expr(from);
+                    v.$visit_expr(to);
+                    $walk_stmts(v, body);
+                }
+                Stmt::ForCodes { var, ty, body, .. } => {
+                    v.$visit_place({ let $p = var; $place });
+                    v.$visit_type(ty);
+                    $walk_stmts(v, body);
+                }
+                Stmt::ForArray {
+                    var, array, body, ..
+                } => {
+                    v.$visit_place({ let $p = var; $place });
+                    v.$visit_expr(array);
+                    $walk_stmts(v, body);
+                }
+                Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(None) => {}
+                Stmt::Match(x, arms) => {
+                    v.$visit_expr(x);
+                    for arm in arms {
+                        $walk_arm(v, arm, |v, body| $walk_stmts(v, body));
+                    }
+                }
+            }
+        }
+
+        /// The children of `p`: its type, the place it binds, its sub-patterns.
+        pub fn $walk_pattern $($gen)* (v: &mut V, p: $($r)* Pattern) {
+            v.$visit_type($($b)* p.ty);
+            match $($b)* p.kind {
+                PatternKind::Bind(p) => v.$visit_place({ let $p = p; $place }),
+                PatternKind::Tuple(ps) => {
+                    for q in ps {
+                        v.$visit_pattern(q);
+                    }
+                }
+                PatternKind::Inject { arg: Some(a), .. }
+                | PatternKind::CInject { arg: Some(a), .. } => v.$visit_pattern(a),
+                PatternKind::Inject { arg: None, .. }
+                | PatternKind::CInject { arg: None, .. }
+                | PatternKind::Wildcard
+                | PatternKind::Const(_)
+                | PatternKind::Range(..) => {}
+            }
+        }
+    };
 }
 
-/// The children of `p`: its type, the place it binds, its sub-patterns.
-pub fn walk_pattern<'ir, V: Visit<'ir> + ?Sized>(v: &mut V, p: &'ir Pattern) {
-    v.visit_type(&p.ty);
-    match &p.kind {
-        PatternKind::Bind(place) => v.visit_place(*place),
-        PatternKind::Tuple(ps) => ps.iter().for_each(|q| v.visit_pattern(q)),
-        PatternKind::Inject { arg: Some(a), .. } | PatternKind::CInject { arg: Some(a), .. } => {
-            v.visit_pattern(a)
-        }
-        PatternKind::Inject { arg: None, .. }
-        | PatternKind::CInject { arg: None, .. }
-        | PatternKind::Wildcard
-        | PatternKind::Const(_)
-        | PatternKind::Range(..) => {}
-    }
+walkers! {
+    generics: [<'ir, V: Visit<'ir> + ?Sized>],
+    arm_generics: [<'ir, V: Visit<'ir> + ?Sized, B>],
+    reference: [&'ir],
+    borrow: [&],
+    walk: [walk_stmts, walk_path, walk_arm, walk_expr, walk_stmt, walk_pattern],
+    visit: [visit_expr, visit_stmt, visit_pattern, visit_place, visit_type],
+    place: |p| *p,
+    map_var: |v, var| { v.visit_place(Place::Local(*var)) },
 }
 
 /// The simplest visitor: `expr` on every expression (pre-order), `place` on every place
@@ -266,191 +315,22 @@ pub trait VisitMut {
     fn visit_type_mut(&mut self, _ty: &mut Type) {}
 }
 
-pub fn walk_stmts_mut<V: VisitMut + ?Sized>(v: &mut V, stmts: &mut [Stmt]) {
-    for s in stmts {
-        v.visit_stmt_mut(s);
-    }
-}
-
-fn walk_path_mut<V: VisitMut + ?Sized>(v: &mut V, path: &mut [PathStep]) {
-    for step in path {
-        if let PathStep::Index(e, _) = step {
-            v.visit_expr_mut(e);
+walkers! {
+    generics: [<V: VisitMut + ?Sized>],
+    arm_generics: [<V: VisitMut + ?Sized, B>],
+    reference: [&mut],
+    borrow: [&mut],
+    walk: [walk_stmts_mut, walk_path_mut, walk_arm_mut, walk_expr_mut, walk_stmt_mut,
+           walk_pattern_mut],
+    visit: [visit_expr_mut, visit_stmt_mut, visit_pattern_mut, visit_place_mut, visit_type_mut],
+    place: |p| p,
+    map_var: |v, var| {
+        let mut place = Place::Local(*var);
+        v.visit_place_mut(&mut place);
+        if let Place::Local(s) = place {
+            *var = s;
         }
-    }
-}
-
-fn walk_arm_mut<V: VisitMut + ?Sized, B>(
-    v: &mut V,
-    arm: &mut Arm<B>,
-    body: impl FnOnce(&mut V, &mut B),
-) {
-    for p in &mut arm.patterns {
-        v.visit_pattern_mut(p);
-    }
-    if let Some(g) = &mut arm.guard {
-        v.visit_expr_mut(g);
-    }
-    body(v, &mut arm.body);
-}
-
-/// `walk_expr` in place.
-pub fn walk_expr_mut<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
-    v.visit_type_mut(&mut e.ty);
-    match &mut e.kind {
-        ExprKind::Const(_)
-        | ExprKind::Zero
-        | ExprKind::Local(_)
-        | ExprKind::LocalCell(_)
-        | ExprKind::Global(_)
-        | ExprKind::Capture(_)
-        | ExprKind::CaptureCell(_) => {}
-        ExprKind::MakeFun { type_args, .. } | ExprKind::Closure { type_args, .. } => {
-            type_args.iter_mut().for_each(|t| v.visit_type_mut(t))
-        }
-        ExprKind::TypeSize(t) => v.visit_type_mut(t),
-        ExprKind::Call { func, args } => {
-            v.visit_expr_mut(func);
-            args.iter_mut().for_each(|a| v.visit_expr_mut(a));
-        }
-        ExprKind::Prim(_, args)
-        | ExprKind::Tuple(args)
-        | ExprKind::Array(args)
-        | ExprKind::CTuple(args) => args.iter_mut().for_each(|a| v.visit_expr_mut(a)),
-        ExprKind::Field(x, _)
-        | ExprKind::CField(x, _)
-        | ExprKind::Coerce(_, x)
-        | ExprKind::Deref(x)
-        | ExprKind::PtrCast(x)
-        | ExprKind::Inject { arg: x, .. }
-        | ExprKind::CInject { arg: x, .. } => v.visit_expr_mut(x),
-        ExprKind::Index { array, index, .. } => {
-            v.visit_expr_mut(array);
-            v.visit_expr_mut(index);
-        }
-        ExprKind::If(a, b, c) => {
-            v.visit_expr_mut(a);
-            v.visit_expr_mut(b);
-            v.visit_expr_mut(c);
-        }
-        ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-            v.visit_expr_mut(a);
-            v.visit_expr_mut(b);
-        }
-        ExprKind::Match(x, arms) => {
-            v.visit_expr_mut(x);
-            for arm in arms {
-                walk_arm_mut(v, arm, |v, body| v.visit_expr_mut(body));
-            }
-        }
-        ExprKind::AddrOf { root_ty, path, .. } => {
-            v.visit_type_mut(root_ty);
-            walk_path_mut(v, path);
-        }
-        ExprKind::PtrProject { pointer, path } => {
-            v.visit_expr_mut(pointer);
-            walk_path_mut(v, path);
-        }
-        ExprKind::Inlined(inlined) => {
-            walk_stmts_mut(v, &mut inlined.stmts);
-            if let Some(r) = &mut inlined.result {
-                v.visit_expr_mut(r);
-            }
-        }
-        ExprKind::MapLoop { var, array, body } => {
-            let mut place = Place::Local(*var);
-            v.visit_place_mut(&mut place);
-            if let Place::Local(s) = place {
-                *var = s;
-            }
-            v.visit_expr_mut(array);
-            v.visit_expr_mut(body);
-        }
-    }
-}
-
-/// `walk_stmt` in place.
-pub fn walk_stmt_mut<V: VisitMut + ?Sized>(v: &mut V, s: &mut Stmt) {
-    match s {
-        Stmt::Expr(e) | Stmt::Return(Some(e)) => v.visit_expr_mut(e),
-        Stmt::Assign(place, e) => {
-            v.visit_place_mut(place);
-            v.visit_expr_mut(e);
-        }
-        Stmt::Store {
-            place,
-            root_ty,
-            path,
-            value,
-        } => {
-            v.visit_place_mut(place);
-            v.visit_type_mut(root_ty);
-            walk_path_mut(v, path);
-            v.visit_expr_mut(value);
-        }
-        Stmt::StoreAt { pointer, value } => {
-            v.visit_expr_mut(pointer);
-            v.visit_expr_mut(value);
-        }
-        Stmt::If(c, a, b) => {
-            v.visit_expr_mut(c);
-            walk_stmts_mut(v, a);
-            walk_stmts_mut(v, b);
-        }
-        Stmt::While { cond, body, .. } => {
-            v.visit_expr_mut(cond);
-            walk_stmts_mut(v, body);
-        }
-        Stmt::Loop { body, .. } | Stmt::Block(body) => walk_stmts_mut(v, body),
-        Stmt::ForRange {
-            var,
-            from,
-            to,
-            body,
-            ..
-        } => {
-            v.visit_place_mut(var);
-            v.visit_expr_mut(from);
-            v.visit_expr_mut(to);
-            walk_stmts_mut(v, body);
-        }
-        Stmt::ForCodes { var, ty, body, .. } => {
-            v.visit_place_mut(var);
-            v.visit_type_mut(ty);
-            walk_stmts_mut(v, body);
-        }
-        Stmt::ForArray {
-            var, array, body, ..
-        } => {
-            v.visit_place_mut(var);
-            v.visit_expr_mut(array);
-            walk_stmts_mut(v, body);
-        }
-        Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(None) => {}
-        Stmt::Match(x, arms) => {
-            v.visit_expr_mut(x);
-            for arm in arms {
-                walk_arm_mut(v, arm, |v, body| walk_stmts_mut(v, body));
-            }
-        }
-    }
-}
-
-/// `walk_pattern` in place.
-pub fn walk_pattern_mut<V: VisitMut + ?Sized>(v: &mut V, p: &mut Pattern) {
-    v.visit_type_mut(&mut p.ty);
-    match &mut p.kind {
-        PatternKind::Bind(place) => v.visit_place_mut(place),
-        PatternKind::Tuple(ps) => ps.iter_mut().for_each(|q| v.visit_pattern_mut(q)),
-        PatternKind::Inject { arg: Some(a), .. } | PatternKind::CInject { arg: Some(a), .. } => {
-            v.visit_pattern_mut(a)
-        }
-        PatternKind::Inject { arg: None, .. }
-        | PatternKind::CInject { arg: None, .. }
-        | PatternKind::Wildcard
-        | PatternKind::Const(_)
-        | PatternKind::Range(..) => {}
-    }
+    },
 }
 
 /// A rebuilding traversal: every method gives the node's replacement, or an error to abandon
@@ -763,4 +643,133 @@ pub fn walk_pattern_fold<F: Fold + ?Sized>(f: &mut F, p: &Pattern) -> Result<Pat
         ty,
         span: p.span,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Checker;
+    use crate::core::ir::{Function, Unit};
+    use crate::core::print;
+
+    fn unit(src: &str) -> Unit {
+        let stmts = crate::parse_program_or_errors(src).expect("the program parses");
+        Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks")
+    }
+
+    const PROGRAM: &str =
+        "fun f (x: int) : int { var s = x; for i in 0 ..< 3 do s = s + i; done return s; }
+fun g (y: int) : int => match y with | 1 => f y | z => z + 1 endmatch;
+var t = 0;
+while t < 2 do t = t + g t; done
+println (t, f 2);";
+
+    /// What a walk saw: expressions, places and types, in order.
+    #[derive(Default, PartialEq, Debug)]
+    struct Seen {
+        exprs: Vec<String>,
+        places: Vec<Place>,
+        types: Vec<String>,
+    }
+
+    impl<'ir> Visit<'ir> for Seen {
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            self.exprs
+                .push(format!("{:?}", e.kind).chars().take(12).collect());
+            walk_expr(self, e)
+        }
+        fn visit_place(&mut self, place: Place) {
+            self.places.push(place)
+        }
+        fn visit_type(&mut self, ty: &'ir Type) {
+            self.types.push(ty.to_string())
+        }
+    }
+
+    impl VisitMut for Seen {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            self.exprs
+                .push(format!("{:?}", e.kind).chars().take(12).collect());
+            walk_expr_mut(self, e)
+        }
+        fn visit_place_mut(&mut self, place: &mut Place) {
+            self.places.push(*place)
+        }
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            self.types.push(ty.to_string())
+        }
+    }
+
+    /// Moves every local slot up by 10 and every label by 100.
+    struct Shift;
+
+    impl Fold for Shift {
+        type Error = Infallible;
+        fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Infallible> {
+            match e.kind {
+                ExprKind::Local(s) => Ok(Expr {
+                    kind: ExprKind::Local(s + 10),
+                    ..e.clone()
+                }),
+                _ => walk_expr_fold(self, e),
+            }
+        }
+        fn fold_place(&mut self, place: Place) -> Result<Place, Infallible> {
+            Ok(match place {
+                Place::Local(s) => Place::Local(s + 10),
+                other => other,
+            })
+        }
+        fn fold_label(&mut self, label: LabelId) -> Result<LabelId, Infallible> {
+            Ok(label + 100)
+        }
+    }
+
+    #[test]
+    fn the_shared_and_the_mutable_walk_see_the_same_nodes_in_the_same_order() {
+        let mut unit = unit(PROGRAM);
+        let mut shared = Seen::default();
+        for (_, f) in &unit.functions {
+            f.params.iter().for_each(|p| shared.visit_pattern(p));
+            walk_stmts(&mut shared, &f.body);
+        }
+        walk_stmts(&mut shared, &unit.body);
+        let mut mutable = Seen::default();
+        for (_, f) in &mut unit.functions {
+            let f = Arc::make_mut(f);
+            f.params
+                .iter_mut()
+                .for_each(|p| mutable.visit_pattern_mut(p));
+            walk_stmts_mut(&mut mutable, &mut f.body);
+        }
+        walk_stmts_mut(&mut mutable, &mut unit.body);
+        assert_eq!(shared, mutable);
+        // `f` binds `x`, assigns `s`, binds `i`, assigns `s`; `g` binds `y` and `z`; the top
+        // level assigns `t` twice.
+        assert_eq!(shared.places.len(), 8, "{:?}", shared.places);
+        assert!(shared.exprs.len() > 20 && shared.types.len() > shared.exprs.len());
+    }
+
+    #[test]
+    fn a_fold_rebuilds_what_it_does_not_override() {
+        let unit = unit(PROGRAM);
+        let (_, f) = &unit.functions[0];
+        let same = Function {
+            body: infallible(Shift.fold_stmts(&f.body)),
+            ..(**f).clone()
+        };
+        assert_eq!(
+            print::function(0, &same),
+            "fun f0 f (l0 : int) : int slots 3 pure {
+  l11 = l10
+  for L100 l12 in 0 ..< 3 {
+    l11 = IntArith(Add, Int)(l11, l12)
+  }
+  return l11
+}
+"
+        );
+    }
 }
