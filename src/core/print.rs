@@ -164,9 +164,7 @@ impl Printer {
                 body,
                 ..
             } => {
-                let _ = write!(self.out, "for L{label} ");
-                self.place(*var);
-                self.out.push_str(" in ");
+                self.for_head(*label, *var);
                 self.expr(from);
                 self.out.push_str(match kind {
                     RangeKind::Exclusive => " ..< ",
@@ -182,9 +180,8 @@ impl Printer {
                 ty,
                 body,
             } => {
-                let _ = write!(self.out, "for L{label} ");
-                self.place(*var);
-                let _ = write!(self.out, " in ..[{ty}]");
+                self.for_head(*label, *var);
+                let _ = write!(self.out, "..[{ty}]");
                 self.block(body);
             }
             Stmt::ForArray {
@@ -193,9 +190,7 @@ impl Printer {
                 array,
                 body,
             } => {
-                let _ = write!(self.out, "for L{label} ");
-                self.place(*var);
-                self.out.push_str(" in ");
+                self.for_head(*label, *var);
                 self.expr(array);
                 self.block(body);
             }
@@ -212,26 +207,36 @@ impl Printer {
                     self.expr(e);
                 }
             }
-            Stmt::Match(x, arms) => {
-                self.out.push_str("match ");
-                self.expr(x);
-                self.out.push_str(" {\n");
-                self.indent += 1;
-                for arm in arms {
-                    self.line_start();
-                    self.arm_head(arm);
-                    self.block(&arm.body);
-                    self.out.push('\n');
-                }
-                self.indent -= 1;
-                self.line_start();
-                self.out.push('}');
-            }
+            Stmt::Match(x, arms) => self.matching(x, arms, |p, body| p.block(body)),
             Stmt::Block(body) => {
                 self.out.push_str("block");
                 self.block(body);
             }
         }
+    }
+
+    /// `for L1 l2 in `
+    fn for_head(&mut self, label: u32, var: Place) {
+        let _ = write!(self.out, "for L{label} ");
+        self.place(var);
+        self.out.push_str(" in ");
+    }
+
+    /// `match x {`, an arm per line, `}`.
+    fn matching<B>(&mut self, x: &Expr, arms: &[Arm<B>], body: impl Fn(&mut Self, &B)) {
+        self.out.push_str("match ");
+        self.expr(x);
+        self.out.push_str(" {\n");
+        self.indent += 1;
+        for arm in arms {
+            self.line_start();
+            self.arm_head(arm);
+            body(self, &arm.body);
+            self.out.push('\n');
+        }
+        self.indent -= 1;
+        self.line_start();
+        self.out.push('}');
     }
 
     /// `| p | q if guard =>`
@@ -421,22 +426,10 @@ impl Printer {
                 self.expr(b);
                 self.out.push(')');
             }
-            ExprKind::Match(x, arms) => {
-                self.out.push_str("match ");
-                self.expr(x);
-                self.out.push_str(" {\n");
-                self.indent += 1;
-                for arm in arms {
-                    self.line_start();
-                    self.arm_head(arm);
-                    self.out.push(' ');
-                    self.expr(&arm.body);
-                    self.out.push('\n');
-                }
-                self.indent -= 1;
-                self.line_start();
-                self.out.push('}');
-            }
+            ExprKind::Match(x, arms) => self.matching(x, arms, |p, body| {
+                p.out.push(' ');
+                p.expr(body);
+            }),
             ExprKind::AddrOf { place, path, .. } => {
                 self.out.push('&');
                 self.place(*place);
@@ -478,5 +471,42 @@ impl Printer {
                 self.expr(body);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::check::Checker;
+
+    fn check(src: &str, expected: &str) {
+        let stmts = crate::parse_program_or_errors(src).expect("the program parses");
+        let unit = Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        let got = super::unit(&unit);
+        assert_eq!(got.trim(), expected.trim(), "the printed IR is\n{got}");
+    }
+
+    #[test]
+    fn statements_expressions_and_patterns() {
+        check(
+            "fun g (y: int) : int => match y with | 1 | 2 => y | z when z > 9 => z + 1 | _ => 0 endmatch;
+var t = (1, 2.5);
+while t.0 < 3 do t = (t.0 + g t.0, t.1); done
+println (t.0 == 3 and t.1 > 1.0);",
+            "
+fun f0 g (l0 : int) : int slots 2 pure {
+  return match l0 {
+    | 1 | 2 => l0
+    | l1 if Compare(Gt)(l1, 9) => IntArith(Add, Int)(l1, 1)
+    | _ => 0
+  }
+}
+g0 = (1, 2.5)
+while L0 Compare(Lt)(g0.0, 3) {
+  g0 = (IntArith(Add, Int)(g0.0, f0(g0.0)), g0.1)
+}
+Println((Compare(Eq)(g0.0, 3) and Compare(Gt)(g0.1, 1.0)))",
+        );
     }
 }
