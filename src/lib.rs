@@ -222,6 +222,19 @@ impl Session {
         })
     }
 
+    /// The typed IR of a whole program as text (`tessera --dump-ir`): as checked, or when
+    /// `inlined` after the inlining pass, as the evaluator compiles it. Nothing runs.
+    pub fn dump_ir(&mut self, src: &str, inlined: bool) -> Result<String, Vec<Diagnostic>> {
+        let stmts = parse_program_or_errors(src, self.parse_options())?;
+        let unit = self.checker.check_program(&stmts)?;
+        let unit = if inlined {
+            self.machine.inlined_ir(&unit)
+        } else {
+            unit
+        };
+        Ok(core::print::unit(&unit))
+    }
+
     /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
     /// a function value, nothing for `void`); any other chunk runs as statements. A chunk of
     /// only whitespace and comments does nothing.

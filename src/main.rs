@@ -35,6 +35,8 @@ Options:
                  runs (always on in debug builds); a violation is an internal error
   --no-inline    call every function instead of inlining calls of known functions (the
                  results are the same; for comparing speed and checking the inliner)
+  --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
+                 inlining pass) instead of running it
   -h, --help     print this help
   -V, --version  print the version and the commit it was built from
 
@@ -53,6 +55,12 @@ enum Command {
     Explain(String),
     /// `tessera doc [FILE]`: the library reference.
     Doc(Option<String>),
+    /// `tessera --dump-ir[=inlined] FILE`: print the program's IR (after inlining when
+    /// `inlined`), run nothing.
+    DumpIr {
+        file: String,
+        inlined: bool,
+    },
 }
 
 /// A parsed command line: the command and the requested thread count.
@@ -171,6 +179,7 @@ fn run_command(invocation: Invocation) -> i32 {
         Command::Repl => repl::run(options.session()),
         Command::Run(path) => run_file(&path, false, &options),
         Command::Check(path) => run_file(&path, true, &options),
+        Command::DumpIr { file, inlined } => dump_ir(&file, inlined, &options),
     }
 }
 
@@ -216,6 +225,27 @@ fn write_library_page(file: Option<&str>) -> i32 {
                 2
             }
         },
+    }
+}
+
+/// Print the IR of a program (see `Command::DumpIr`); returns the exit status.
+fn dump_ir(path: &str, inlined: bool, options: &Options) -> i32 {
+    let src = match std::fs::read_to_string(path) {
+        Ok(src) => src,
+        Err(error) => {
+            eprintln!("tessera: cannot read `{path}`: {error}");
+            return 2;
+        }
+    };
+    match options.session().dump_ir(&src, inlined) {
+        Ok(ir) => {
+            print!("{ir}");
+            0
+        }
+        Err(diags) => {
+            eprint!("{}", diag::render_with(&diags, path, &src, &options.render()));
+            diag::exit_status(&diags)
+        }
     }
 }
 
@@ -284,6 +314,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut limits = Vec::new();
     let mut validate = false;
     let mut no_inline = false;
+    let mut dump_ir = None;
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
     while index < arguments.len() {
@@ -335,6 +366,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             }
             "--validate" => validate = true,
             "--no-inline" => no_inline = true,
+            "--dump-ir" => dump_ir = Some(false),
+            "--dump-ir=inlined" => dump_ir = Some(true),
             "--explain" => {
                 index += 1;
                 let code = arguments
@@ -373,6 +406,11 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                 "too many arguments after `{first}`: expected one file"
             ))
         }
+    };
+    let command = match (dump_ir, command) {
+        (None, command) => command,
+        (Some(inlined), Command::Run(file)) => Command::DumpIr { file, inlined },
+        (Some(_), _) => return Err("`--dump-ir` needs one file".into()),
     };
     Ok(Invocation {
         command,

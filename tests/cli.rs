@@ -225,3 +225,46 @@ fn doc_prints_the_library_reference() {
         },
     );
 }
+
+#[test]
+fn dump_ir_prints_the_ir_and_runs_nothing() {
+    let output = tessera(&["--dump-ir", "hello.flx"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert_eq!(
+        stdout, "Println(\"Hello, Tessera!\")\nPrintln(IntArith(Mul, Int)(6, 7))\n",
+        "the program's IR, not its output"
+    );
+
+    let program = std::env::temp_dir().join(format!("tessera_dump_ir_{}.flx", std::process::id()));
+    std::fs::write(
+        &program,
+        "fun square (x: int) : int => x * x;\nprintln (square 3);\n",
+    )
+    .expect("a temporary file");
+    let path = program.to_str().expect("a UTF-8 path");
+    let checked = tessera(&["--dump-ir", path]);
+    let inlined = tessera(&["--dump-ir=inlined", path]);
+    let not_inlined = tessera(&["--no-inline", "--dump-ir=inlined", path]);
+    std::fs::remove_file(&program).ok();
+    let [checked, inlined, not_inlined] =
+        [checked, inlined, not_inlined].map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    assert!(
+        checked.contains("\nPrintln(f") && checked.ends_with("(3))\n"),
+        "{checked}"
+    );
+    assert!(
+        inlined.ends_with("Println(inline square => IntArith(Mul, Int)(3, 3))\n"),
+        "{inlined}"
+    );
+    assert_eq!(not_inlined, checked);
+
+    check(
+        &["--dump-ir", "check", "hello.flx"],
+        Expected {
+            status: 2,
+            stdout: Some(""),
+            stderr_contains: &["`--dump-ir` needs one file"],
+        },
+    );
+}

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crate::check::error::CheckError;
 use crate::check::Checker;
-use crate::core::ir::{Arm, Expr, ExprKind, Function, PathStep, Pattern, PatternKind, Prim, Stmt};
+use crate::core::ir::{Expr, ExprKind, Function, PathStep, Prim, Stmt};
+use crate::core::visit::{walk_expr_mut, walk_stmt_mut, walk_stmts_mut, VisitMut};
 use crate::types::ty::Type;
 
 impl Checker {
@@ -50,11 +51,9 @@ impl Checker {
     }
 
     fn zonk_unit(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
-        for s in body.iter_mut() {
-            self.zonk_stmt(s);
-        }
+        walk_stmts_mut(&mut Zonk(self), body);
         if let Some(e) = result {
-            self.zonk_expr(e);
+            Zonk(self).visit_expr_mut(e);
         }
         let mut funs = std::mem::take(&mut self.unit.out_funs);
         for (_, f) in funs.iter_mut() {
@@ -64,11 +63,9 @@ impl Checker {
                 g.ret = g.ret.erase_secret();
             }
             for p in g.params.iter_mut() {
-                self.zonk_pattern(p);
+                Zonk(self).visit_pattern_mut(p);
             }
-            for s in g.body.iter_mut() {
-                self.zonk_stmt(s);
-            }
+            walk_stmts_mut(&mut Zonk(self), &mut g.body);
             *f = Arc::new(g);
         }
         self.unit.out_funs = funs;
@@ -82,197 +79,49 @@ impl Checker {
             *t = t.erase_secret();
         }
     }
+}
 
-    fn zonk_expr(&mut self, e: &mut Expr) {
-        if self.secret.erasing {
-            self.erase_components(e);
+/// The rewrite of every type of a unit's IR: inference variables solved, visibility erased
+/// when `Checker::erasing`, operators whose operand types were unknown resolved.
+struct Zonk<'c>(&'c mut Checker);
+
+impl VisitMut for Zonk<'_> {
+    fn visit_type_mut(&mut self, t: &mut Type) {
+        self.0.zonk_in_place(t)
+    }
+
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        if let Stmt::Store { root_ty, path, .. } = s {
+            if self.0.secret.erasing {
+                erase_path(&self.0.zonk(root_ty), path);
+            }
         }
-        self.zonk_in_place(&mut e.ty);
-        match &mut e.kind {
-            ExprKind::Const(_)
-            | ExprKind::Zero
-            | ExprKind::Local(_)
-            | ExprKind::LocalCell(_)
-            | ExprKind::Global(_)
-            | ExprKind::Capture(_)
-            | ExprKind::CaptureCell(_) => {}
-            ExprKind::MakeFun { type_args, .. } | ExprKind::Closure { type_args, .. } => {
-                for t in type_args {
-                    self.zonk_in_place(t);
-                }
-            }
-            ExprKind::TypeSize(t) => self.zonk_in_place(t),
-            ExprKind::Call { func, args } => {
-                self.zonk_expr(func);
-                for a in args {
-                    self.zonk_expr(a);
-                }
-            }
-            ExprKind::Prim(_, args)
-            | ExprKind::Tuple(args)
-            | ExprKind::Array(args)
-            | ExprKind::CTuple(args) => {
-                for a in args {
-                    self.zonk_expr(a);
-                }
-            }
-            ExprKind::AddrOf { root_ty, path, .. } => {
-                if self.secret.erasing {
-                    erase_path(&self.zonk(root_ty), path);
-                }
-                self.zonk_in_place(root_ty);
-                for step in path {
-                    if let PathStep::Index(e, _) = step {
-                        self.zonk_expr(e);
-                    }
-                }
-            }
-            ExprKind::PtrProject { pointer, path } => {
-                if self.secret.erasing {
-                    if let Some((_, pointee)) = self.zonk(&pointer.ty).pointee() {
+        walk_stmt_mut(self, s)
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if self.0.secret.erasing {
+            self.0.erase_components(e);
+            match &mut e.kind {
+                ExprKind::AddrOf { root_ty, path, .. } => erase_path(&self.0.zonk(root_ty), path),
+                ExprKind::PtrProject { pointer, path } => {
+                    if let Some((_, pointee)) = self.0.zonk(&pointer.ty).pointee() {
                         erase_path(pointee, path);
                     }
                 }
-                self.zonk_expr(pointer);
-                for step in path {
-                    if let PathStep::Index(e, _) = step {
-                        self.zonk_expr(e);
-                    }
-                }
-            }
-            ExprKind::Field(x, _)
-            | ExprKind::CField(x, _)
-            | ExprKind::Deref(x)
-            | ExprKind::PtrCast(x)
-            | ExprKind::Coerce(_, x)
-            | ExprKind::Inject { arg: x, .. }
-            | ExprKind::CInject { arg: x, .. } => self.zonk_expr(x),
-            ExprKind::Index { array, index, .. } => {
-                self.zonk_expr(array);
-                self.zonk_expr(index);
-            }
-            ExprKind::If(c, a, b) => {
-                self.zonk_expr(c);
-                self.zonk_expr(a);
-                self.zonk_expr(b);
-            }
-            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                self.zonk_expr(a);
-                self.zonk_expr(b);
-            }
-            ExprKind::Match(scrutinee, arms) => {
-                self.zonk_expr(scrutinee);
-                for arm in arms {
-                    self.zonk_arm(arm, |c, b| c.zonk_expr(b));
-                }
-            }
-            ExprKind::Inlined(inlined) => {
-                self.zonk_stmts(&mut inlined.stmts);
-                if let Some(result) = &mut inlined.result {
-                    self.zonk_expr(result);
-                }
-            }
-            ExprKind::MapLoop { array, body, .. } => {
-                self.zonk_expr(array);
-                self.zonk_expr(body);
+                _ => {}
             }
         }
+        walk_expr_mut(self, e);
         if let ExprKind::Prim(Prim::Unresolved(op), args) = &mut e.kind {
             let op = *op;
             let mut args = std::mem::take(args).into_iter();
             let (Some(x), Some(y)) = (args.next(), args.next()) else {
                 return;
             };
-            let resolved = self.binary_ir(op, x, y, e.span);
-            self.unify(&resolved.ty, &e.ty);
+            let resolved = self.0.binary_ir(op, x, y, e.span);
+            self.0.unify(&resolved.ty, &e.ty);
             *e = resolved;
-        }
-    }
-
-    fn zonk_arm<B>(&mut self, arm: &mut Arm<B>, body: impl Fn(&mut Checker, &mut B)) {
-        for p in arm.patterns.iter_mut() {
-            self.zonk_pattern(p);
-        }
-        if let Some(g) = &mut arm.guard {
-            self.zonk_expr(g);
-        }
-        body(self, &mut arm.body);
-    }
-
-    fn zonk_pattern(&self, p: &mut Pattern) {
-        self.zonk_in_place(&mut p.ty);
-        match &mut p.kind {
-            PatternKind::Tuple(parts) => {
-                for q in parts {
-                    self.zonk_pattern(q);
-                }
-            }
-            PatternKind::Inject { arg: Some(a), .. }
-            | PatternKind::CInject { arg: Some(a), .. } => self.zonk_pattern(a),
-            _ => {}
-        }
-    }
-
-    fn zonk_stmts(&mut self, stmts: &mut [Stmt]) {
-        for s in stmts {
-            self.zonk_stmt(s);
-        }
-    }
-
-    fn zonk_stmt(&mut self, s: &mut Stmt) {
-        match s {
-            Stmt::Expr(e) | Stmt::Assign(_, e) | Stmt::Return(Some(e)) => self.zonk_expr(e),
-            Stmt::Return(None) | Stmt::Break(_) | Stmt::Continue(_) => {}
-            Stmt::Store {
-                root_ty,
-                path,
-                value,
-                ..
-            } => {
-                if self.secret.erasing {
-                    erase_path(&self.zonk(root_ty), path);
-                }
-                self.zonk_in_place(root_ty);
-                for step in path {
-                    if let PathStep::Index(e, _) = step {
-                        self.zonk_expr(e);
-                    }
-                }
-                self.zonk_expr(value);
-            }
-            Stmt::StoreAt { pointer, value } => {
-                self.zonk_expr(pointer);
-                self.zonk_expr(value);
-            }
-            Stmt::If(c, a, b) => {
-                self.zonk_expr(c);
-                self.zonk_stmts(a);
-                self.zonk_stmts(b);
-            }
-            Stmt::While { cond, body, .. } => {
-                self.zonk_expr(cond);
-                self.zonk_stmts(body);
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => self.zonk_stmts(body),
-            Stmt::ForRange { from, to, body, .. } => {
-                self.zonk_expr(from);
-                self.zonk_expr(to);
-                self.zonk_stmts(body);
-            }
-            Stmt::ForCodes { ty, body, .. } => {
-                self.zonk_in_place(ty);
-                self.zonk_stmts(body);
-            }
-            Stmt::ForArray { array, body, .. } => {
-                self.zonk_expr(array);
-                self.zonk_stmts(body);
-            }
-            Stmt::Match(scrutinee, arms) => {
-                self.zonk_expr(scrutinee);
-                for arm in arms {
-                    self.zonk_arm(arm, |c, b| c.zonk_stmts(b));
-                }
-            }
         }
     }
 }

@@ -327,8 +327,8 @@ pub enum ExprKind {
         type_args: Vec<Type>,
     },
     /// A function value like `MakeFun`, with its captures taken from the current frame as
-    /// `captures` says instead of the function's own list (made by the evaluator's inliner
-    /// when it moves the code creating a closure into another frame).
+    /// `captures` says instead of the function's own list (made by the inlining pass,
+    /// `core::inline`, when it moves the code creating a closure into another frame).
     Closure {
         fun: FunId,
         type_args: Vec<Type>,
@@ -400,8 +400,8 @@ pub enum ExprKind {
     /// target of `ty`), layout-identical to the operand's target.
     PtrCast(Box<Expr>),
     /// A function body inlined at its call site, or a library call lowered to a loop (made by
-    /// the evaluator's inliner, `eval/inline.rs`, after validation; the checker never emits
-    /// it): see `Inlined`.
+    /// the inlining pass, `core::inline`, after validation; the checker never emits it): see
+    /// `Inlined`.
     Inlined(Box<Inlined>),
     /// `map` whose function was inlined: the array of `body` evaluated with the local `var`
     /// bound to each element of `array`, in code order (made by the inliner only).

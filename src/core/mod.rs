@@ -1,6 +1,9 @@
 //! The typed IR between the checker and the evaluator.
+pub mod inline;
 pub mod ir;
 pub mod prims;
+pub mod print;
 pub mod printf;
 pub mod subst;
 pub mod validate;
+pub mod visit;

@@ -4,9 +4,8 @@
 //! for, as the primitive table declares them. Run by the checker after every unit in debug
 //! builds (and so in every test) and with `--validate`; a violation is a checker bug.
 
-use crate::core::ir::{
-    Arm, CoerceKind, Expr, ExprKind, Function, IndexMode, Pattern, PatternKind, Prim, Stmt, Unit,
-};
+use crate::core::ir::{CoerceKind, Expr, ExprKind, IndexMode, Pattern, Prim, Stmt, Unit};
+use crate::core::visit::{walk_expr, walk_pattern, walk_stmt, walk_stmts, Visit};
 use crate::types::ty::Type;
 
 /// The primitive table as the validator asks it; the checker implements it with
@@ -25,11 +24,14 @@ pub fn validate_unit(unit: &Unit, table: &mut dyn Table) -> Vec<String> {
         table,
     };
     for (_, f) in &unit.functions {
-        v.function(f);
+        for p in &f.params {
+            v.visit_pattern(p);
+        }
+        walk_stmts(&mut v, &f.body);
     }
-    v.stmts(&unit.body);
+    walk_stmts(&mut v, &unit.body);
     if let Some(e) = &unit.result {
-        v.expr(e);
+        v.visit_expr(e);
     }
     v.problems
 }
@@ -37,6 +39,69 @@ pub fn validate_unit(unit: &Unit, table: &mut dyn Table) -> Vec<String> {
 struct Validator<'a> {
     problems: Vec<String>,
     table: &'a mut dyn Table,
+}
+
+impl Visit<'_> for Validator<'_> {
+    fn visit_pattern(&mut self, p: &Pattern) {
+        if p.ty.has_meta() {
+            self.problems.push(format!(
+                "{:?}: pattern of unresolved type `{}`",
+                p.span, p.ty
+            ));
+        }
+        walk_pattern(self, p)
+    }
+
+    fn visit_stmt(&mut self, s: &Stmt) {
+        walk_stmt(self, s);
+        match s {
+            Stmt::StoreAt { pointer, value } => match pointer.ty.pointee() {
+                Some((mode, t)) if mode.can_write() && *t == value.ty => {}
+                _ => self.problem(
+                    pointer,
+                    format!("store of `{}` through `{}`", value.ty, pointer.ty),
+                ),
+            },
+            Stmt::If(c, ..) | Stmt::While { cond: c, .. } => self.bool(c),
+            Stmt::ForRange {
+                from, to, var_ty, ..
+            } => {
+                for e in [from, to] {
+                    if e.ty != Type::Int(*var_ty) {
+                        self.problem(
+                            e,
+                            format!(
+                                "loop bound of type `{}` for a `{}` variable",
+                                e.ty,
+                                var_ty.name()
+                            ),
+                        );
+                    }
+                }
+            }
+            Stmt::Match(_, arms) => {
+                for guard in arms.iter().filter_map(|arm| arm.guard.as_ref()) {
+                    self.bool(guard)
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
+        self.ty(e, &e.ty);
+        match &e.kind {
+            ExprKind::MakeFun { type_args, .. } => {
+                for t in type_args {
+                    self.ty(e, t)
+                }
+            }
+            ExprKind::TypeSize(t) => self.ty(e, t),
+            _ => {}
+        }
+        walk_expr(self, e);
+        self.check(e);
+    }
 }
 
 impl Validator<'_> {
@@ -50,135 +115,12 @@ impl Validator<'_> {
         }
     }
 
-    fn function(&mut self, f: &Function) {
-        for p in &f.params {
-            self.pattern(p);
-        }
-        self.stmts(&f.body);
-    }
-
-    fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            self.stmt(s);
-        }
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::Expr(e) | Stmt::Assign(_, e) => self.expr(e),
-            Stmt::Store { path, value, .. } => {
-                for step in path {
-                    if let crate::core::ir::PathStep::Index(e, _) = step {
-                        self.expr(e)
-                    }
-                }
-                self.expr(value)
-            }
-            Stmt::StoreAt { pointer, value } => {
-                self.expr(pointer);
-                self.expr(value);
-                match pointer.ty.pointee() {
-                    Some((mode, t)) if mode.can_write() && *t == value.ty => {}
-                    _ => self.problem(
-                        pointer,
-                        format!("store of `{}` through `{}`", value.ty, pointer.ty),
-                    ),
-                }
-            }
-            Stmt::If(c, a, b) => {
-                self.bool(c);
-                self.stmts(a);
-                self.stmts(b)
-            }
-            Stmt::While { cond, body, .. } => {
-                self.bool(cond);
-                self.stmts(body)
-            }
-            Stmt::Loop { body, .. } | Stmt::ForCodes { body, .. } | Stmt::Block(body) => {
-                self.stmts(body)
-            }
-            Stmt::ForRange {
-                from,
-                to,
-                body,
-                var_ty,
-                ..
-            } => {
-                for e in [from, to] {
-                    self.expr(e);
-                    if e.ty != Type::Int(*var_ty) {
-                        self.problem(
-                            e,
-                            format!(
-                                "loop bound of type `{}` for a `{}` variable",
-                                e.ty,
-                                var_ty.name()
-                            ),
-                        );
-                    }
-                }
-                self.stmts(body)
-            }
-            Stmt::ForArray { array, body, .. } => {
-                self.expr(array);
-                self.stmts(body)
-            }
-            Stmt::Return(e) => {
-                if let Some(e) = e {
-                    self.expr(e)
-                }
-            }
-            Stmt::Match(e, arms) => {
-                self.expr(e);
-                for Arm {
-                    patterns,
-                    guard,
-                    body,
-                } in arms
-                {
-                    for p in patterns {
-                        self.pattern(p)
-                    }
-                    if let Some(g) = guard {
-                        self.bool(g)
-                    }
-                    self.stmts(body)
-                }
-            }
-            Stmt::Break(_) | Stmt::Continue(_) => {}
-        }
-    }
-
-    fn bool(&mut self, e: &Expr) {
-        self.expr(e);
-        if !e.ty.is_bool() {
-            self.problem(e, format!("condition of type `{}`", e.ty));
-        }
-    }
-
-    fn pattern(&mut self, p: &Pattern) {
-        if p.ty.has_meta() {
-            self.problems.push(format!(
-                "{:?}: pattern of unresolved type `{}`",
-                p.span, p.ty
-            ));
-        }
-        match &p.kind {
-            PatternKind::Tuple(ps) => ps.iter().for_each(|q| self.pattern(q)),
-            PatternKind::Inject { arg: Some(a), .. }
-            | PatternKind::CInject { arg: Some(a), .. } => self.pattern(a),
-            _ => {}
-        }
-    }
-
-    fn expr(&mut self, e: &Expr) {
-        self.ty(e, &e.ty);
+    /// The typing rules of `e` over its operands' types (the operands were visited).
+    fn check(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Call { func, args } => {
-                self.expr(func);
                 let mut t = func.ty.clone();
                 for a in args {
-                    self.expr(a);
                     match t {
                         Type::Fun(p, r) => {
                             if *p != a.ty {
@@ -202,46 +144,27 @@ impl Validator<'_> {
                     );
                 }
             }
-            ExprKind::Prim(prim, args) => {
-                for a in args {
-                    self.expr(a);
-                }
-                self.prim(e, prim, args);
-            }
-            ExprKind::Tuple(xs) | ExprKind::Array(xs) | ExprKind::CTuple(xs) => {
-                xs.iter().for_each(|x| self.expr(x))
-            }
-            ExprKind::Field(x, _) | ExprKind::CField(x, _) => self.expr(x),
+            ExprKind::Prim(prim, args) => self.prim(e, prim, args),
             ExprKind::Coerce(kind, x) => {
-                self.expr(x);
                 if let Err(problem) = self.table.coercion(*kind, &x.ty, &e.ty) {
                     self.problem(e, problem);
                 }
             }
-            ExprKind::Inject { arg, .. } | ExprKind::CInject { arg, .. } => self.expr(arg),
-            ExprKind::Index { array, index, mode } => {
-                self.expr(array);
-                self.expr(index);
-                match (mode, &array.ty) {
-                    (IndexMode::Linear, _) if !matches!(index.ty, Type::Int(_)) => {
-                        self.problem(index, format!("linear index of type `{}`", index.ty))
-                    }
-                    (IndexMode::Code, Type::Array(_, i) | Type::CArray(_, i))
-                        if **i != index.ty =>
-                    {
-                        self.problem(
-                            index,
-                            format!("index of type `{}` for an array over `{i}`", index.ty),
-                        )
-                    }
-                    (_, Type::Array(..) | Type::CArray(..)) => {}
-                    (_, t) => self.problem(array, format!("indexing a non-array `{t}`")),
+            ExprKind::Index { array, index, mode } => match (mode, &array.ty) {
+                (IndexMode::Linear, _) if !matches!(index.ty, Type::Int(_)) => {
+                    self.problem(index, format!("linear index of type `{}`", index.ty))
                 }
-            }
+                (IndexMode::Code, Type::Array(_, i) | Type::CArray(_, i)) if **i != index.ty => {
+                    self.problem(
+                        index,
+                        format!("index of type `{}` for an array over `{i}`", index.ty),
+                    )
+                }
+                (_, Type::Array(..) | Type::CArray(..)) => {}
+                (_, t) => self.problem(array, format!("indexing a non-array `{t}`")),
+            },
             ExprKind::If(c, a, b) => {
                 self.bool(c);
-                self.expr(a);
-                self.expr(b);
                 if a.ty != e.ty || b.ty != e.ty {
                     self.problem(e, "branches of different types".into());
                 }
@@ -250,83 +173,45 @@ impl Validator<'_> {
                 self.bool(a);
                 self.bool(b)
             }
-            ExprKind::Match(s, arms) => {
-                self.expr(s);
-                for Arm {
-                    patterns,
-                    guard,
-                    body,
-                } in arms
-                {
-                    for p in patterns {
-                        self.pattern(p)
-                    }
-                    if let Some(g) = guard {
+            ExprKind::Match(_, arms) => {
+                for arm in arms {
+                    if let Some(g) = &arm.guard {
                         self.bool(g)
                     }
-                    self.expr(body);
-                    if body.ty != e.ty {
+                    if arm.body.ty != e.ty {
                         self.problem(
-                            body,
+                            &arm.body,
                             format!(
                                 "match arm of type `{}` in a match of type `{}`",
-                                body.ty, e.ty
+                                arm.body.ty, e.ty
                             ),
                         );
                     }
                 }
             }
-            ExprKind::MakeFun { type_args, .. } => {
-                for t in type_args {
-                    self.ty(e, t)
-                }
+            ExprKind::AddrOf { .. } if e.ty.pointee().is_none() => {
+                self.problem(e, format!("address typed `{}`", e.ty));
             }
-            ExprKind::TypeSize(t) => self.ty(e, t),
-            ExprKind::AddrOf { path, .. } => {
-                self.path(path);
-                if e.ty.pointee().is_none() {
-                    self.problem(e, format!("address typed `{}`", e.ty));
-                }
+            ExprKind::PtrProject { pointer, .. }
+                if pointer.ty.pointee().is_none() || e.ty.pointee().is_none() =>
+            {
+                self.problem(e, format!("pointer projection from `{}`", pointer.ty));
             }
-            ExprKind::PtrProject { pointer, path } => {
-                self.expr(pointer);
-                self.path(path);
-                if pointer.ty.pointee().is_none() || e.ty.pointee().is_none() {
-                    self.problem(e, format!("pointer projection from `{}`", pointer.ty));
-                }
-            }
-            ExprKind::Deref(p) => {
-                self.expr(p);
-                match p.ty.pointee() {
-                    Some((mode, t)) if mode.can_read() && *t == e.ty => {}
-                    _ => self.problem(e, format!("dereference of `{}` typed `{}`", p.ty, e.ty)),
-                }
-            }
-            ExprKind::PtrCast(p) => {
-                self.expr(p);
-                if p.ty.pointee().is_none() || e.ty.pointee().is_none() {
-                    self.problem(e, format!("pointer cast from `{}`", p.ty));
-                }
-            }
-            ExprKind::Inlined(inlined) => {
-                self.stmts(&inlined.stmts);
-                if let Some(result) = &inlined.result {
-                    self.expr(result);
-                }
-            }
-            ExprKind::MapLoop { array, body, .. } => {
-                self.expr(array);
-                self.expr(body);
+            ExprKind::Deref(p) => match p.ty.pointee() {
+                Some((mode, t)) if mode.can_read() && *t == e.ty => {}
+                _ => self.problem(e, format!("dereference of `{}` typed `{}`", p.ty, e.ty)),
+            },
+            ExprKind::PtrCast(p) if p.ty.pointee().is_none() || e.ty.pointee().is_none() => {
+                self.problem(e, format!("pointer cast from `{}`", p.ty));
             }
             _ => {}
         }
     }
 
-    fn path(&mut self, path: &[crate::core::ir::PathStep]) {
-        for step in path {
-            if let crate::core::ir::PathStep::Index(x, _) = step {
-                self.expr(x)
-            }
+    /// A condition (its expression was visited): it must be a `bool`.
+    fn bool(&mut self, e: &Expr) {
+        if !e.ty.is_bool() {
+            self.problem(e, format!("condition of type `{}`", e.ty));
         }
     }
 

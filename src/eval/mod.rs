@@ -16,7 +16,6 @@ pub mod compact;
 pub mod compile;
 pub mod error;
 pub mod format;
-pub mod inline;
 pub mod library;
 pub mod parallel;
 pub mod pointer;
@@ -264,9 +263,9 @@ pub struct Program {
     pub fun_units: Vec<u32>,
     /// The session's limits (allocations, call depth).
     pub limits: crate::limits::Limits,
-    /// Every call is made as written, none inlined (`--no-inline`; results never depend on
-    /// it).
-    pub no_inline: bool,
+    /// Each function after the inlining pass, what instances are compiled from
+    /// (`functions` keeps them as checked, what the pass inlines from).
+    pub inlined_functions: Vec<Option<Arc<crate::core::ir::Function>>>,
 }
 
 impl Program {
@@ -280,10 +279,22 @@ impl Program {
     }
 }
 
+impl crate::core::inline::Callees for Program {
+    fn functions(&self) -> &[Option<Arc<crate::core::ir::Function>>] {
+        &self.functions
+    }
+
+    fn unit_of(&self, fun: FunId) -> u32 {
+        Program::unit_of(self, fun)
+    }
+}
+
 /// The evaluator's persistent state for a session: compiled functions and global slots.
 pub struct Machine {
     program: Program,
     globals: Vec<Value>,
+    /// Are calls of known functions inlined (see `core::inline`)? Results never depend on it.
+    inlining: bool,
 }
 
 impl Default for Machine {
@@ -305,6 +316,9 @@ impl Machine {
         self.globals.truncate(n_globals_before as usize);
         for (id, _) in &unit.functions {
             if let Some(entry) = self.program.functions.get_mut(*id as usize) {
+                *entry = None;
+            }
+            if let Some(entry) = self.program.inlined_functions.get_mut(*id as usize) {
                 *entry = None;
             }
         }
@@ -339,6 +353,7 @@ impl Machine {
         Machine {
             program: Program::default(),
             globals: Vec::new(),
+            inlining: true,
         }
     }
 
@@ -347,28 +362,42 @@ impl Machine {
         self.program.limits = limits;
     }
 
-    /// Inline calls of known functions (the default), or make every call as written.
+    /// Inline calls of known functions (the default), or make every call as written (for
+    /// comparing speed and checking the inliner; results are the same).
     pub fn set_inlining(&mut self, on: bool) {
-        self.program.no_inline = !on;
+        if on == self.inlining {
+            return;
+        }
+        self.inlining = on;
+        // The functions defined so far (the prelude's) are inlined again, or not, and their
+        // instances compiled anew.
+        let program = &self.program;
+        let again = (program.functions.iter().enumerate())
+            .map(|(id, f)| {
+                let f = f.as_ref()?;
+                Some(match on {
+                    true => Arc::new(crate::core::inline::inline_function(
+                        program,
+                        f,
+                        id as FunId,
+                    )),
+                    false => f.clone(),
+                })
+            })
+            .collect();
+        self.program.inlined_functions = again;
+        self.program.instances.clear();
     }
 
-    /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of
-    /// `Unit::result` when there is one. A runtime error keeps the effects before it and
-    /// leaves the machine usable.
-    // The signature is the contract with the session; `Diagnostic` is the shared error type.
-    #[allow(clippy::result_large_err)]
-    pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
-        self.run_with_stderr(unit, out, &mut std::io::sink())
+    /// The unit's IR after the inlining pass, as a run compiles it, with the unit's
+    /// definitions made as a run makes them (nothing runs): for printing (`--dump-ir=inlined`).
+    pub fn inlined_ir(&mut self, unit: &Unit) -> Unit {
+        self.define(unit);
+        self.inline(unit).unit
     }
 
-    /// `run` with the program's standard error going to `err`.
-    #[allow(clippy::result_large_err)]
-    pub fn run_with_stderr(
-        &mut self,
-        unit: &Unit,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<Option<Value>, Diagnostic> {
+    /// Number the unit and enter its functions and globals in the program; the unit's number.
+    fn define(&mut self, unit: &Unit) -> u32 {
         let unit_id = self.next_unit();
         self.program.units_run += 1;
         for (id, function) in &unit.functions {
@@ -390,22 +419,47 @@ impl Machine {
                 .global_defs
                 .insert(def.slot, Arc::new(def.clone()));
         }
+        unit_id
+    }
 
-        let mut inliner = inline::Inliner::new(
-            &self.program,
-            inline::Inliner::top_level_slots(&unit.body, unit.result.as_ref()),
-        );
-        inliner.count_assignments(
-            unit.body
-                .iter()
-                .chain(unit.functions.iter().flat_map(|(_, f)| f.body.iter())),
-        );
-        let stmts = inliner.stmts(&unit.body);
-        let result = unit.result.as_ref().map(|e| inliner.expr(e));
-        let slots = inliner.n_slots as usize;
+    /// The inlining pass over a defined unit; its functions' inlined bodies kept for compiling
+    /// their instances.
+    fn inline(&mut self, unit: &Unit) -> crate::core::inline::InlinedUnit {
+        let inlined = crate::core::inline::inline_unit(&self.program, unit, self.inlining);
+        for (id, function) in &inlined.unit.functions {
+            let index = *id as usize;
+            if self.program.inlined_functions.len() <= index {
+                self.program.inlined_functions.resize(index + 1, None);
+            }
+            self.program.inlined_functions[index] = Some(function.clone());
+        }
+        inlined
+    }
+
+    /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of
+    /// `Unit::result` when there is one. A runtime error keeps the effects before it and
+    /// leaves the machine usable.
+    // The signature is the contract with the session; `Diagnostic` is the shared error type.
+    #[allow(clippy::result_large_err)]
+    pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
+        self.run_with_stderr(unit, out, &mut std::io::sink())
+    }
+
+    /// `run` with the program's standard error going to `err`.
+    #[allow(clippy::result_large_err)]
+    pub fn run_with_stderr(
+        &mut self,
+        unit: &Unit,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let unit_id = self.define(unit);
+        let inlined = self.inline(unit);
+        let (stmts, result) = (&inlined.unit.body, inlined.unit.result.as_ref());
+        let slots = inlined.top_level_slots as usize;
         let mut compiler = compile::Compiler::new(&mut self.program, slots);
-        let body = compiler.top_level_block(&stmts);
-        let result = result.as_ref().map(|e| compiler.expr(e));
+        let body = compiler.top_level_block(stmts);
+        let result = result.map(|e| compiler.expr(e));
         let n_slots = compiler.top_level_slots();
 
         let runtime = Runtime {

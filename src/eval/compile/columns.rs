@@ -321,7 +321,7 @@ impl Compiler<'_> {
         let place = Place::Local(var);
         if input.elem_is_array
             || !only_projected_in(place, |expr, place| {
-                super::super::inline::walk_expr(body, expr, place)
+                crate::core::visit::each_in_expr(body, expr, place)
             })
         {
             return None;
@@ -475,9 +475,9 @@ pub(super) fn single_projection(
     let mut ok = true;
     for (term, _) in terms {
         ok &= only_projected_in(var, |expr, place| {
-            super::super::inline::walk_expr(term, expr, place)
+            crate::core::visit::each_in_expr(term, expr, place)
         });
-        super::super::inline::walk_expr(
+        crate::core::visit::each_in_expr(
             term,
             &mut |e| {
                 let (base, path) = projections(e);
@@ -532,9 +532,7 @@ fn only_projected(body: &[Stmt], var: Place) -> bool {
     body.iter()
         .all(|s| !(matches!(var, Place::Global(_)) && matches!(s, Stmt::StoreAt { .. })))
         && only_projected_in(var, |expr, place| {
-            for s in body {
-                super::super::inline::walk_stmt(s, expr, place);
-            }
+            crate::core::visit::each_in_stmts(body, expr, place)
         })
 }
 

@@ -234,7 +234,7 @@ impl Compiler<'_> {
                 if inlined.stmts.is_empty() {
                     return Some(super::inlined::framed(self.float_code(result), inlined));
                 }
-                if super::super::inline::has_return(&inlined.stmts) {
+                if crate::core::inline::has_return(&inlined.stmts) {
                     return None;
                 }
                 let stmts = self.block(&inlined.stmts);

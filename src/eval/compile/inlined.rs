@@ -1,6 +1,7 @@
-//! Compiling what the inliner (`eval/inline.rs`) made: bodies inlined at their call sites
+//! Compiling what the inliner (`core/inline.rs`) made: bodies inlined at their call sites
 //! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
 
+use crate::core::inline::has_return;
 use crate::core::ir::{Expr, ExprKind, Inlined, InlinedFrame, Place, Slot};
 use crate::syntax::span::Span;
 use crate::types::Type;
@@ -8,7 +9,6 @@ use crate::types::Type;
 use super::super::array::{LeafBuilder, Shape};
 use super::super::closure::ScalarCode;
 use super::super::error::{note_frame, runtime_error, INTERNAL};
-use super::super::inline::has_return;
 use super::super::parallel::{map_kernel, Mapped};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::vector::{self, is_int_like, Input, Kernel, VecScope};

@@ -81,7 +81,7 @@ fn unwrap_body<'s>(mut body: &'s [Stmt], frames: &mut Vec<(InlinedFrame, Span)>)
         ..
     })] = body
     {
-        if inlined.result.is_some() || super::super::inline::has_return(&inlined.stmts) {
+        if inlined.result.is_some() || crate::core::inline::has_return(&inlined.stmts) {
             break;
         }
         if let Some(frame) = &inlined.frame {
@@ -981,8 +981,6 @@ impl Compiler<'_> {
 /// Does a statement list write `place` (so it is not invariant in a loop with this body)?
 fn reads_place_in(body: &[Stmt], place: Place) -> bool {
     let mut written = false;
-    for s in body {
-        super::super::inline::walk_stmt(s, &mut |_| {}, &mut |p| written |= p == place);
-    }
+    crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| written |= p == place);
     written
 }

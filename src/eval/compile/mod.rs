@@ -31,7 +31,6 @@ use super::error::{
     DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
-use super::inline::Inliner;
 use super::pointer::{store_into, Base, Pointer, Step, StepKind};
 use super::prims::{
     self, float_arith, float_holds, holds, int_arith, int_from_i128, int_value, is_unsigned_64,
@@ -434,13 +433,12 @@ impl<'p> Compiler<'p> {
         if let Some(found) = self.program.instances.get(&key) {
             return Some(found.clone());
         }
-        let generic = self.program.functions.get(fun as usize)?.clone()?;
+        let generic = self.program.inlined_functions.get(fun as usize)?.clone()?;
         let function = if generic.type_params.is_empty() {
             generic
         } else {
             Arc::new(instantiate(&generic, type_args))
         };
-        let function = Arc::new(Inliner::function(&*self.program, &function, Some(fun)));
         let instance = Arc::new(Instance {
             name: function.name.clone(),
             span: function.span,
@@ -2771,41 +2769,33 @@ fn unsigned_codes(ty: &Type) -> bool {
 
 /// Does evaluating the expression involve no call (so no effect on variables)?
 fn is_call_free(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Const(_)
-        | ExprKind::Zero
-        | ExprKind::Local(_)
-        | ExprKind::LocalCell(_)
-        | ExprKind::Global(_)
-        | ExprKind::Capture(_)
-        | ExprKind::CaptureCell(_)
-        | ExprKind::TypeSize(_) => true,
-        ExprKind::Prim(prim, args) => {
-            !crate::core::prims::calls_or_writes(prim) && args.iter().all(is_call_free)
+    use crate::core::visit::{walk_expr, Visit};
+    struct CallFree(bool);
+    impl Visit<'_> for CallFree {
+        fn visit_expr(&mut self, e: &Expr) {
+            self.0 &= match &e.kind {
+                ExprKind::Prim(prim, _) => !crate::core::prims::calls_or_writes(prim),
+                // Conservative: a pointer reads (or makes a cell of) a variable out of sight.
+                ExprKind::MakeFun { .. }
+                | ExprKind::Closure { .. }
+                | ExprKind::Call { .. }
+                | ExprKind::Match(..)
+                | ExprKind::AddrOf { .. }
+                | ExprKind::PtrProject { .. }
+                | ExprKind::Deref(_)
+                | ExprKind::PtrCast(_)
+                | ExprKind::Inlined(_)
+                | ExprKind::MapLoop { .. } => false,
+                _ => true,
+            };
+            if self.0 {
+                walk_expr(self, e)
+            }
         }
-        ExprKind::Tuple(parts) | ExprKind::Array(parts) | ExprKind::CTuple(parts) => {
-            parts.iter().all(is_call_free)
-        }
-        ExprKind::Field(inner, _)
-        | ExprKind::CField(inner, _)
-        | ExprKind::Coerce(_, inner)
-        | ExprKind::Inject { arg: inner, .. }
-        | ExprKind::CInject { arg: inner, .. } => is_call_free(inner),
-        ExprKind::Index { array, index, .. } => is_call_free(array) && is_call_free(index),
-        ExprKind::If(a, b, c) => is_call_free(a) && is_call_free(b) && is_call_free(c),
-        ExprKind::And(a, b) | ExprKind::Or(a, b) => is_call_free(a) && is_call_free(b),
-        // Conservative: a pointer reads (or makes a cell of) a variable out of sight.
-        ExprKind::MakeFun { .. }
-        | ExprKind::Closure { .. }
-        | ExprKind::Call { .. }
-        | ExprKind::Match(..)
-        | ExprKind::AddrOf { .. }
-        | ExprKind::PtrProject { .. }
-        | ExprKind::Deref(_)
-        | ExprKind::PtrCast(_)
-        | ExprKind::Inlined(_)
-        | ExprKind::MapLoop { .. } => false,
     }
+    let mut free = CallFree(true);
+    free.visit_expr(e);
+    free.0
 }
 
 /// How an integer operand is read; implemented per operand kind so that an operator's closure

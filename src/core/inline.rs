@@ -1,0 +1,969 @@
+//! Inline expansion on the typed IR: the pass between the checker and the evaluator's
+//! compiler, run on every unit (its top level and each function it defines) before it is
+//! compiled. `inline_unit` is the pass; `core::print` shows its result (`--dump-ir=inlined`).
+//!
+//! One rewrite gives every form of a call the same compiled code:
+//! - a call of a *known* function (a `MakeFun`: a lambda, a named function, a generic
+//!   instance, or a partial application of one) whose arguments are all supplied is replaced
+//!   by the function's body, relocated into the caller's frame (`ExprKind::Inlined`): its
+//!   slots move past the caller's, its labels past the caller's, its captures become reads of
+//!   the places the closure would have captured. A parameter whose argument is a stable value
+//!   (a constant, a plain local, a known function, ...) is substituted, so a function passed
+//!   to a function (`iter p a`) is known inside it and its calls inline in turn; any other
+//!   argument is assigned to the parameter's relocated slot first, in order;
+//! - `fold_left f init a` with a known `f` becomes the loop a user would write,
+//!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` a `MapLoop` over the
+//!   inlined body; the loop compiler then gives them the same chunk kernels and unboxed loops
+//!   as hand-written loops (`eval/compile/`).
+//!
+//! Callees are read as checked (`Callees::functions`, not already inlined), so what is inlined
+//! into a function does not depend on the order in which units or instances are compiled; a
+//! generic function is inlined once, and its instances are made from the result by
+//! substitution (`core::subst`).
+//!
+//! What is not inlined (it is called as before): recursive functions, generators, functions
+//! with cells (captured or addressed variables) or making closures that capture, bodies over
+//! `MAX_BODY` nodes, and calls nested deeper than `MAX_DEPTH`. Semantics are unchanged: the
+//! arguments are evaluated once, in order, before the body; runtime errors are the same
+//! faults at the same spans.
+
+use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use crate::core::ir::{
+    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, InlinedFrame, LabelId, Pattern,
+    PatternKind, Place, Prim, Slot, Stmt, Unit,
+};
+use crate::core::subst::instantiate;
+use crate::core::visit::{
+    each_in_expr, each_in_stmts, infallible, walk_expr_fold, walk_stmt, walk_stmt_fold, walk_stmts,
+    Fold, Visit,
+};
+use crate::syntax::ast::FunKind;
+use crate::types::Type;
+
+/// What the pass reads of the session: the functions a unit can call and where they come from.
+pub trait Callees {
+    /// The function table as checked, indexed by `FunId` (this unit's functions included);
+    /// `None` for a number not in use.
+    fn functions(&self) -> &[Option<Arc<Function>>];
+    /// The evaluator's number of the unit that defined `fun` (whose source holds its spans).
+    fn unit_of(&self, fun: FunId) -> u32;
+}
+
+/// A unit after inlining.
+#[derive(Clone, Debug)]
+pub struct InlinedUnit {
+    /// The unit's functions, top level and result with their calls inlined.
+    pub unit: Unit,
+    /// The frame size of the top level (its own slots, then those of the inlined bodies).
+    pub top_level_slots: u32,
+}
+
+/// The inlining pass: `unit` with the calls of known functions inlined in its top level and
+/// in every function it defines (each function's frame grown to match), reading callees from
+/// `callees`. With `on` false every call is kept as written (results never depend on it).
+pub fn inline_unit(callees: &dyn Callees, unit: &Unit, on: bool) -> InlinedUnit {
+    let top_level_slots = top_level_slots(&unit.body, unit.result.as_ref());
+    if !on {
+        return InlinedUnit {
+            unit: unit.clone(),
+            top_level_slots,
+        };
+    }
+    let functions = unit
+        .functions
+        .iter()
+        .map(|(id, f)| (*id, Arc::new(inline_function(callees, f, *id))))
+        .collect();
+    let mut inliner = Inliner::new(callees, top_level_slots);
+    inliner.count_assignments(
+        unit.body
+            .iter()
+            .chain(unit.functions.iter().flat_map(|(_, f)| f.body.iter())),
+    );
+    let body = inliner.stmts(&unit.body);
+    let result = unit.result.as_ref().map(|e| inliner.expr(e));
+    InlinedUnit {
+        unit: Unit {
+            functions,
+            body,
+            result,
+            ..unit.clone()
+        },
+        top_level_slots: inliner.n_slots,
+    }
+}
+
+/// Function `id` with its calls inlined (and its frame size grown to match).
+pub fn inline_function(callees: &dyn Callees, f: &Function, id: FunId) -> Function {
+    let mut inliner = Inliner::new(callees, f.n_slots);
+    inliner.stack.push(id);
+    inliner.count_assignments(&f.body);
+    let body = inliner.stmts(&f.body);
+    Function {
+        body,
+        n_slots: inliner.n_slots,
+        ..f.clone()
+    }
+}
+
+/// The frame size a unit's top level needs before inlining: one more than its highest slot.
+fn top_level_slots(stmts: &[Stmt], result: Option<&Expr>) -> u32 {
+    let max = std::cell::Cell::new(0u32);
+    let note = |s: Slot| max.set(max.get().max(s + 1));
+    let mut expr = |e: &Expr| {
+        if let ExprKind::Local(s) | ExprKind::LocalCell(s) = e.kind {
+            note(s);
+        }
+    };
+    let mut place = |p: Place| {
+        if let Place::Local(s) | Place::LocalCell(s) = p {
+            note(s);
+        }
+    };
+    each_in_stmts(stmts, &mut expr, &mut place);
+    if let Some(e) = result {
+        each_in_expr(e, &mut expr, &mut place);
+    }
+    max.get()
+}
+
+/// Largest callee body inlined, in IR nodes.
+const MAX_BODY: usize = 160;
+/// Deepest nesting of inlined calls.
+const MAX_DEPTH: usize = 8;
+/// Most IR nodes one function (or top level) may gain by inlining.
+const MAX_GROWTH: usize = 20_000;
+/// Relocated labels start here, far above any label the checker numbers.
+const LABEL_BASE: LabelId = 1 << 24;
+
+/// The inliner for one frame (a function's, or a unit's top level).
+struct Inliner<'a> {
+    callees: &'a dyn Callees,
+    functions: &'a [Option<Arc<Function>>],
+    /// The frame size: slots of the original code, then of every inlined body.
+    n_slots: u32,
+    next_label: LabelId,
+    /// Functions whose bodies are being expanded (no recursion through inlining).
+    stack: Vec<FunId>,
+    growth: usize,
+    /// How often each local or global is assigned in the code being rewritten (a `val`
+    /// holding a function is assigned once).
+    assignments: HashMap<Place, usize>,
+    /// Variables assigned exactly once, with a known function, by a statement already
+    /// rewritten in an enclosing statement list: calls through them are calls of the function.
+    known_places: HashMap<Place, Expr>,
+}
+
+/// A function value known at compile time: `fun` at `type_args`, applied to `args` so far
+/// (all stable).
+#[derive(Clone)]
+struct Known {
+    fun: FunId,
+    type_args: Vec<Type>,
+    args: Vec<Expr>,
+    /// The captures, when they are not the function's own list (a relocated closure).
+    captures: Option<Arc<[Capture]>>,
+}
+
+impl Fold for Inliner<'_> {
+    type Error = Infallible;
+
+    fn fold_stmts(&mut self, stmts: &[Stmt]) -> Result<Vec<Stmt>, Infallible> {
+        let mut known_here: Vec<Place> = Vec::new();
+        let mut rewritten = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            let s = self.fold_stmt(s)?;
+            if let Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), value) = &s {
+                if self.assignments.get(place) == Some(&1) && self.known(value).is_some() {
+                    self.known_places.insert(*place, value.clone());
+                    known_here.push(*place);
+                }
+            }
+            rewritten.push(s);
+        }
+        for place in known_here {
+            self.known_places.remove(&place);
+        }
+        Ok(rewritten)
+    }
+
+    /// `e` with its calls of known functions inlined, innermost first.
+    fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Infallible> {
+        let folded = walk_expr_fold(self, e)?;
+        let replaced = match &folded.kind {
+            ExprKind::Call { func, args } => self.call(func, args, &e.ty, e.span),
+            ExprKind::Prim(prim, args) => self.lower_prim(prim, args, &e.ty, e),
+            _ => None,
+        };
+        Ok(replaced.unwrap_or(folded))
+    }
+}
+
+impl<'a> Inliner<'a> {
+    /// An inliner for code whose frame has `n_slots` slots.
+    fn new(callees: &'a dyn Callees, n_slots: u32) -> Inliner<'a> {
+        Inliner {
+            callees,
+            functions: callees.functions(),
+            n_slots,
+            next_label: LABEL_BASE,
+            stack: Vec::new(),
+            growth: 0,
+            assignments: HashMap::new(),
+            known_places: HashMap::new(),
+        }
+    }
+
+    /// Count the assignments of the code about to be rewritten (a function body, or a unit's
+    /// top level together with the functions the unit defines, which may assign its globals).
+    fn count_assignments<'s>(&mut self, code: impl IntoIterator<Item = &'s Stmt>) {
+        let mut note = |p: Place| *self.assignments.entry(p).or_insert(0) += 1;
+        for s in code {
+            each_in_stmts(std::slice::from_ref(s), &mut |_| {}, &mut note);
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
+        infallible(self.fold_stmts(stmts))
+    }
+
+    fn expr(&mut self, e: &Expr) -> Expr {
+        infallible(self.fold_expr(e))
+    }
+
+    /// The function value `e` denotes when it is known here (its arguments so far stable).
+    fn known(&self, e: &Expr) -> Option<Known> {
+        match &e.kind {
+            ExprKind::Local(s) => self.known(self.known_places.get(&Place::Local(*s))?),
+            ExprKind::Global(s) => self.known(self.known_places.get(&Place::Global(*s))?),
+            ExprKind::MakeFun { fun, type_args } => Some(Known {
+                fun: *fun,
+                type_args: type_args.clone(),
+                args: Vec::new(),
+                captures: None,
+            }),
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => Some(Known {
+                fun: *fun,
+                type_args: type_args.clone(),
+                args: Vec::new(),
+                captures: Some(captures.clone()),
+            }),
+            ExprKind::Call { func, args } => {
+                let mut known = self.known(func)?;
+                if !args.iter().all(|a| stable(a, false)) {
+                    return None;
+                }
+                known.args.extend(args.iter().cloned());
+                let groups = self
+                    .functions
+                    .get(known.fun as usize)?
+                    .as_ref()?
+                    .params
+                    .len();
+                (known.args.len() < groups).then_some(known)
+            }
+            _ => None,
+        }
+    }
+
+    /// The callee instantiated, when its body may be inlined.
+    fn inlinable(&self, known: &Known) -> Option<Function> {
+        if self.stack.len() >= MAX_DEPTH
+            || self.stack.contains(&known.fun)
+            || self.growth >= MAX_GROWTH
+        {
+            return None;
+        }
+        let generic = self.functions.get(known.fun as usize)?.as_ref()?;
+        if generic.kind == FunKind::Gen
+            || !generic.cell_slots.is_empty()
+            || generic.type_params.len() != known.type_args.len()
+        {
+            return None;
+        }
+        let mut size = 0usize;
+        let refused = std::cell::Cell::new(false);
+        each_in_stmts(
+            &generic.body,
+            &mut |e: &Expr| {
+                size += 1;
+                match &e.kind {
+                    // A closure of the function itself: recursion, never inlined.
+                    ExprKind::MakeFun { fun, .. } | ExprKind::Closure { fun, .. }
+                        if *fun == known.fun || self.functions.get(*fun as usize).is_none() =>
+                    {
+                        refused.set(true)
+                    }
+                    ExprKind::LocalCell(_) | ExprKind::AddrOf { .. } => refused.set(true),
+                    _ => {}
+                }
+            },
+            &mut |p| {
+                if matches!(p, Place::LocalCell(_)) {
+                    refused.set(true);
+                }
+            },
+        );
+        if refused.get() || size > MAX_BODY {
+            return None;
+        }
+        Some(if generic.type_params.is_empty() {
+            (**generic).clone()
+        } else {
+            instantiate(generic, &known.type_args)
+        })
+    }
+
+    /// Inline the call of `func` to `args` (of type `ty`), or `None` to keep the call.
+    fn call(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        ty: &Type,
+        span: crate::syntax::span::Span,
+    ) -> Option<Expr> {
+        let through = match func.kind {
+            ExprKind::Local(s) => self.known_places.get(&Place::Local(s)),
+            ExprKind::Global(s) => self.known_places.get(&Place::Global(s)),
+            _ => None,
+        };
+        if let Some(value) = through {
+            let value = value.clone();
+            return self.call(&value, args, ty, span);
+        }
+        let known = match &func.kind {
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => self.known(func)?,
+            ExprKind::Call {
+                func: inner,
+                args: first,
+            } => {
+                let mut known = self.known(inner)?;
+                if !first.iter().all(|a| stable(a, false)) {
+                    return None;
+                }
+                known.args.extend(first.iter().cloned());
+                known
+            }
+            _ => return None,
+        };
+        let callee = self.inlinable(&known)?;
+        let groups = callee.params.len();
+        let mut all: Vec<Expr> = known.args.clone();
+        all.extend(args.iter().cloned());
+        if all.len() < groups {
+            return None;
+        }
+        let rest = all.split_off(groups);
+        // The closure would capture from this frame, where its body now runs.
+        let captures = match &known.captures {
+            Some(captures) => captures.to_vec(),
+            None => callee.captures.clone(),
+        };
+        let body = self.expand(&callee, known.fun, &captures, all, span)?;
+        if rest.is_empty() {
+            return Some(Expr {
+                ty: ty.clone(),
+                ..body
+            });
+        }
+        Some(Expr {
+            kind: ExprKind::Call {
+                func: Box::new(body),
+                args: rest,
+            },
+            ty: ty.clone(),
+            span,
+        })
+    }
+
+    /// The body of `callee` (already instantiated) applied to one argument per group, relocated
+    /// into this frame; its own calls inlined in turn.
+    fn expand(
+        &mut self,
+        callee: &Function,
+        id: FunId,
+        captures: &[Capture],
+        args: Vec<Expr>,
+        span: crate::syntax::span::Span,
+    ) -> Option<Expr> {
+        let base = self.n_slots;
+        let mut relocation = Relocation {
+            functions: self.functions,
+            base,
+            captures,
+            params: HashMap::new(),
+            label_offset: self.next_label,
+        };
+        let mut written = written_slots(&callee.body);
+        written.extend(self.captured_slots(&callee.body));
+        let mut pre: Vec<Stmt> = Vec::new();
+        for (pattern, arg) in callee.params.iter().zip(args) {
+            bind(
+                &mut relocation,
+                pattern,
+                arg,
+                &written,
+                callee.pure_,
+                &mut pre,
+            )?;
+        }
+        // A body ending in its only `return e` is its statements, then `e`.
+        let (stmts, result) = match callee.body.as_slice() {
+            [first @ .., Stmt::Return(Some(e))] if !has_return(first) => {
+                (relocation.stmts(first)?, Some(relocation.expr(e)?))
+            }
+            body => (relocation.stmts(body)?, None),
+        };
+        let labels = max_label(&callee.body);
+        self.next_label = self.next_label.saturating_add(labels + 1);
+        self.n_slots = base + callee.n_slots;
+        self.growth += size(&callee.body);
+        self.stack.push(id);
+        let stmts = self.stmts(&stmts);
+        let result = result.map(|r| self.expr(&r));
+        self.stack.pop();
+        pre.extend(stmts);
+        let ret = callee.ret.clone();
+        Some(Expr {
+            kind: ExprKind::Inlined(Box::new(Inlined {
+                frame: Some(InlinedFrame {
+                    name: Arc::from(callee.name.as_str()),
+                    unit: self.callees.unit_of(id),
+                }),
+                call: span,
+                stmts: pre,
+                result,
+            })),
+            ty: ret,
+            span,
+        })
+    }
+
+    /// The local slots of a body that closures made in it capture (their parameters among
+    /// them must stay in their slots to be captured).
+    fn captured_slots(&self, body: &[Stmt]) -> Vec<Slot> {
+        let mut captured = Vec::new();
+        each_in_stmts(
+            body,
+            &mut |e: &Expr| {
+                let captures: &[Capture] = match &e.kind {
+                    ExprKind::MakeFun { fun, .. } => self
+                        .functions
+                        .get(*fun as usize)
+                        .and_then(|f| f.as_ref())
+                        .map_or(&[], |f| &f.captures),
+                    ExprKind::Closure { captures, .. } => captures,
+                    _ => &[],
+                };
+                for capture in captures {
+                    if let Capture::Slot(s) | Capture::Cell(s) = capture {
+                        captured.push(*s);
+                    }
+                }
+            },
+            &mut |_| {},
+        );
+        captured
+    }
+
+    fn fresh_slot(&mut self) -> Slot {
+        self.n_slots += 1;
+        self.n_slots - 1
+    }
+
+    /// Library calls whose function argument is known, as loops (`fold_left`, `map`).
+    fn lower_prim(&mut self, prim: &Prim, args: &[Expr], ty: &Type, e: &Expr) -> Option<Expr> {
+        match (prim, args) {
+            (Prim::FoldLeft, [f, init, array]) => {
+                self.known_function_arg(f)?;
+                let Type::Array(elem, _) = &array.ty else {
+                    return None;
+                };
+                let acc = self.fresh_slot();
+                let var = self.fresh_slot();
+                let local = |s: Slot, ty: &Type| Expr {
+                    kind: ExprKind::Local(s),
+                    ty: ty.clone(),
+                    span: e.span,
+                };
+                let step = self.call(
+                    f,
+                    &[local(acc, &init.ty), local(var, elem)],
+                    &init.ty,
+                    e.span,
+                )?;
+                let label = self.next_label;
+                self.next_label += 1;
+                let stmts = vec![
+                    Stmt::Assign(Place::Local(acc), init.clone()),
+                    Stmt::ForArray {
+                        label,
+                        var: Place::Local(var),
+                        array: array.clone(),
+                        body: vec![Stmt::Assign(Place::Local(acc), step)],
+                    },
+                ];
+                Some(Expr {
+                    kind: ExprKind::Inlined(Box::new(Inlined {
+                        frame: None,
+                        call: e.span,
+                        stmts,
+                        result: Some(local(acc, ty)),
+                    })),
+                    ty: ty.clone(),
+                    span: e.span,
+                })
+            }
+            (Prim::Map, [f, array]) => {
+                self.known_function_arg(f)?;
+                let Type::Array(elem, _) = &array.ty else {
+                    return None;
+                };
+                let Type::Array(out_elem, _) = ty else {
+                    return None;
+                };
+                let var = self.fresh_slot();
+                let element = Expr {
+                    kind: ExprKind::Local(var),
+                    ty: (**elem).clone(),
+                    span: e.span,
+                };
+                let body = self.call(f, &[element], out_elem, e.span)?;
+                Some(Expr {
+                    kind: ExprKind::MapLoop {
+                        var,
+                        array: Box::new(array.clone()),
+                        body: Box::new(body),
+                    },
+                    ty: ty.clone(),
+                    span: e.span,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn known_function_arg(&self, f: &Expr) -> Option<Known> {
+        let known = self.known(f)?;
+        self.inlinable(&known)?;
+        Some(known)
+    }
+}
+
+/// Bind a parameter pattern to its argument: substitute a stable argument for a parameter
+/// the body never assigns, otherwise assign the relocated slot (a statement of `pre`).
+fn bind(
+    relocation: &mut Relocation<'_>,
+    pattern: &Pattern,
+    arg: Expr,
+    written: &HashSet<Slot>,
+    pure_: bool,
+    pre: &mut Vec<Stmt>,
+) -> Option<()> {
+    match (&pattern.kind, &arg.kind) {
+        (PatternKind::Bind(Place::Local(s)), _) => {
+            if !written.contains(s) && stable(&arg, pure_) {
+                relocation.params.insert(*s, arg);
+            } else {
+                pre.push(Stmt::Assign(Place::Local(s + relocation.base), arg));
+            }
+            Some(())
+        }
+        (PatternKind::Wildcard, _) => {
+            if !stable(&arg, true) {
+                pre.push(Stmt::Expr(arg));
+            }
+            Some(())
+        }
+        // A tuple literal, or an array literal over a unitsum (`(s, i)` of two longs), binds
+        // component by component: nothing is built.
+        (PatternKind::Tuple(parts), ExprKind::Tuple(items) | ExprKind::Array(items))
+            if parts.len() == items.len() =>
+        {
+            for (part, item) in parts.iter().zip(items.iter().cloned()) {
+                bind(relocation, part, item, written, pure_, pre)?;
+            }
+            Some(())
+        }
+        (PatternKind::Tuple(_), _) => {
+            let pattern = relocation.pattern(pattern)?;
+            pre.push(Stmt::Match(
+                arg,
+                vec![Arm {
+                    patterns: vec![pattern],
+                    guard: None,
+                    body: Vec::new(),
+                }],
+            ));
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// Can `e` be evaluated any number of times, later, with the same value and no effect or
+/// fault? `pure_`: the code in between writes no global and no cell.
+fn stable(e: &Expr, pure_: bool) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Capture(_) | ExprKind::TypeSize(_) => {
+            true
+        }
+        ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => true,
+        ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => pure_,
+        ExprKind::Index {
+            array,
+            index,
+            mode: crate::core::ir::IndexMode::Code,
+        } => pure_ && stable(array, pure_) && stable(index, pure_),
+        ExprKind::Call { func, args } => {
+            matches!(
+                func.kind,
+                ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+            ) && args.iter().all(|a| stable(a, pure_))
+        }
+        _ => false,
+    }
+}
+
+/// The local slots a body assigns (parameters among them are not substituted).
+fn written_slots(body: &[Stmt]) -> HashSet<Slot> {
+    let mut written = HashSet::new();
+    let mut note = |p: Place| {
+        if let Place::Local(s) = p {
+            written.insert(s);
+        }
+    };
+    each_in_stmts(body, &mut |_| {}, &mut note);
+    written
+}
+
+/// Moves a callee's body into the caller's frame; fails (`Err(())`) on what cannot move:
+/// cells of the callee's own frame, pointers, a parameter assigned after substitution.
+struct Relocation<'a> {
+    functions: &'a [Option<Arc<Function>>],
+    base: Slot,
+    /// How the callee's closure would capture from this frame.
+    captures: &'a [Capture],
+    /// Parameters replaced by their (stable) arguments, in the callee's numbering.
+    params: HashMap<Slot, Expr>,
+    label_offset: LabelId,
+}
+
+impl Relocation<'_> {
+    fn stmts(&mut self, ss: &[Stmt]) -> Option<Vec<Stmt>> {
+        self.fold_stmts(ss).ok()
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<Expr> {
+        self.fold_expr(e).ok()
+    }
+
+    fn pattern(&mut self, p: &Pattern) -> Option<Pattern> {
+        self.fold_pattern(p).ok()
+    }
+
+    fn place(&self, p: Place) -> Option<Place> {
+        match p {
+            Place::Local(s) if !self.params.contains_key(&s) => Some(Place::Local(s + self.base)),
+            Place::Local(_) | Place::LocalCell(_) => None,
+            Place::Global(g) => Some(Place::Global(g)),
+            Place::CaptureCell(i) => match self.captures.get(i as usize)? {
+                Capture::Cell(s) => Some(Place::LocalCell(*s)),
+                Capture::Outer(j) => Some(Place::CaptureCell(*j)),
+                Capture::Slot(_) => None,
+            },
+        }
+    }
+
+    /// The captures of a closure made in the callee's body, from this frame: its slots moved,
+    /// the callee's own captures replaced by what they capture here.
+    fn captures_of(&self, captures: &[Capture]) -> Option<Arc<[Capture]>> {
+        captures
+            .iter()
+            .map(|capture| match capture {
+                Capture::Slot(s) if !self.params.contains_key(s) => {
+                    Some(Capture::Slot(s + self.base))
+                }
+                Capture::Slot(_) | Capture::Cell(_) => None,
+                Capture::Outer(i) => self.captures.get(*i as usize).copied(),
+            })
+            .collect()
+    }
+}
+
+impl Fold for Relocation<'_> {
+    type Error = ();
+
+    fn fold_label(&mut self, label: LabelId) -> Result<LabelId, ()> {
+        Ok(label + self.label_offset)
+    }
+
+    fn fold_place(&mut self, place: Place) -> Result<Place, ()> {
+        self.place(place).ok_or(())
+    }
+
+    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, ()> {
+        match s {
+            // A pointer names a place through a path the checker resolved: not relocated.
+            Stmt::StoreAt { .. } => Err(()),
+            _ => walk_stmt_fold(self, s),
+        }
+    }
+
+    fn fold_expr(&mut self, e: &Expr) -> Result<Expr, ()> {
+        let kind = match &e.kind {
+            // The argument, with the span of the parameter's use (where a fault of the
+            // expression the use is in points).
+            ExprKind::Local(s) => match self.params.get(s) {
+                Some(arg) => {
+                    return Ok(Expr {
+                        span: e.span,
+                        ..arg.clone()
+                    })
+                }
+                None => ExprKind::Local(s + self.base),
+            },
+            ExprKind::LocalCell(_) => return Err(()),
+            ExprKind::Capture(i) => match self.captures.get(*i as usize).ok_or(())? {
+                Capture::Slot(s) => ExprKind::Local(*s),
+                Capture::Outer(j) => ExprKind::Capture(*j),
+                Capture::Cell(_) => return Err(()),
+            },
+            ExprKind::CaptureCell(i) => match self.captures.get(*i as usize).ok_or(())? {
+                Capture::Cell(s) => ExprKind::LocalCell(*s),
+                Capture::Outer(j) => ExprKind::CaptureCell(*j),
+                Capture::Slot(_) => return Err(()),
+            },
+            ExprKind::MakeFun { fun, type_args } => {
+                let own = self
+                    .functions
+                    .get(*fun as usize)
+                    .and_then(Option::as_ref)
+                    .ok_or(())?;
+                if own.captures.is_empty() {
+                    e.kind.clone()
+                } else {
+                    ExprKind::Closure {
+                        fun: *fun,
+                        type_args: type_args.clone(),
+                        captures: self.captures_of(&own.captures).ok_or(())?,
+                    }
+                }
+            }
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => ExprKind::Closure {
+                fun: *fun,
+                type_args: type_args.clone(),
+                captures: self.captures_of(captures).ok_or(())?,
+            },
+            // Pointers name places through paths the checker resolved: not relocated.
+            ExprKind::AddrOf { .. }
+            | ExprKind::PtrProject { .. }
+            | ExprKind::Deref(_)
+            | ExprKind::PtrCast(_) => return Err(()),
+            _ => return walk_expr_fold(self, e),
+        };
+        Ok(Expr {
+            kind,
+            ty: e.ty.clone(),
+            span: e.span,
+        })
+    }
+}
+
+/// Visits the statements of a list and those nested in them, not those inside expressions
+/// (the bodies inlined there belong to other functions).
+struct Statements<F>(F);
+
+impl<'ir, F: FnMut(&'ir Stmt)> Visit<'ir> for Statements<F> {
+    fn visit_stmt(&mut self, s: &'ir Stmt) {
+        (self.0)(s);
+        walk_stmt(self, s)
+    }
+    fn visit_expr(&mut self, _: &'ir Expr) {}
+    fn visit_pattern(&mut self, _: &'ir Pattern) {}
+}
+
+/// Does a statement list contain a `return` (outside nested functions, which the IR keeps
+/// apart, and the bodies inlined in its expressions)?
+pub fn has_return(stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    walk_stmts(
+        &mut Statements(|s: &Stmt| found |= matches!(s, Stmt::Return(_))),
+        stmts,
+    );
+    found
+}
+
+/// The highest label of a loop in `stmts` (0 when none).
+fn max_label(stmts: &[Stmt]) -> LabelId {
+    let mut max = 0;
+    walk_stmts(
+        &mut Statements(|s: &Stmt| match s {
+            Stmt::While { label, .. }
+            | Stmt::Loop { label, .. }
+            | Stmt::ForRange { label, .. }
+            | Stmt::ForCodes { label, .. }
+            | Stmt::ForArray { label, .. } => max = max.max(*label),
+            _ => {}
+        }),
+        stmts,
+    );
+    max
+}
+
+/// The number of expressions in `stmts`.
+fn size(stmts: &[Stmt]) -> usize {
+    let mut n = 0;
+    each_in_stmts(stmts, &mut |_| n += 1, &mut |_| {});
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::check::Checker;
+    use crate::core::print;
+    use crate::eval::Machine;
+
+    /// The IR of `src` (checked without the prelude, so its functions are numbered from 0)
+    /// after the inlining pass, as `core::print` writes it.
+    fn inlined(src: &str, on: bool) -> String {
+        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let unit = Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        let mut machine = Machine::new();
+        machine.set_inlining(on);
+        print::unit(&machine.inlined_ir(&unit))
+    }
+
+    fn check(src: &str, expected: &str) {
+        let got = inlined(src, true);
+        assert_eq!(got.trim(), expected.trim(), "the inlined IR is\n{got}");
+    }
+
+    #[test]
+    fn a_stable_argument_is_substituted_for_its_parameter() {
+        check(
+            "fun square (x: int) : int => x * x;\nprintln (square 3);",
+            "
+fun f0 square (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, l0)
+}
+Println(inline square => IntArith(Mul, Int)(3, 3))",
+        );
+    }
+
+    #[test]
+    fn any_other_argument_is_assigned_to_the_relocated_parameter_first() {
+        check(
+            "fun square (x: int) : int => x * x;\nvar a = 2;\nprintln (square (a + 1));",
+            "
+fun f0 square (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, l0)
+}
+g0 = 2
+Println(inline square {
+  l0 = IntArith(Add, Int)(g0, 1)
+} => IntArith(Mul, Int)(l0, l0))",
+        );
+    }
+
+    #[test]
+    fn fold_left_with_a_known_function_is_a_loop() {
+        check(
+            "val a = (1, 2, 3);\nprintln (fold_left (fun (acc: int) (v: int) => acc + v) 0 a);",
+            "
+fun f0 <lambda> (l0 : int) (l1 : int) : int slots 2 pure {
+  return IntArith(Add, Int)(l0, l1)
+}
+g0 = [1, 2, 3]
+Println(loop {
+  l0 = 0
+  for L16777217 l1 in g0 {
+    l0 = inline <lambda> => IntArith(Add, Int)(l0, l1)
+  }
+} => l0)",
+        );
+    }
+
+    #[test]
+    fn map_with_a_known_function_is_a_map_loop() {
+        check(
+            "val a = (1, 2, 3);\nprintln (map (fun (v: int) => v * 2) a);",
+            "
+fun f0 <lambda> (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, 2)
+}
+g0 = [1, 2, 3]
+Println(map l0 in g0 => inline <lambda> => IntArith(Mul, Int)(l0, 2))",
+        );
+    }
+
+    #[test]
+    fn a_recursive_function_is_called() {
+        check(
+            "fun fact (n: int) : int => if n <= 1 then 1 else n * fact (n - 1);\nprintln (fact 5);",
+            "
+fun f0 fact (l0 : int) : int slots 1 pure {
+  return (if Compare(Le)(l0, 1) then 1 else IntArith(Mul, Int)(l0, f0(IntArith(Sub, Int)(l0, 1))))
+}
+Println(f0(5))",
+        );
+    }
+
+    #[test]
+    fn an_inlined_body_gets_slots_and_labels_past_the_callers() {
+        check(
+            "fun sum_below (n: int) : int { var s = 0; for i in 0 ..< n do s = s + i; done return s; }
+fun outer (m: int) : int { val k = m * 2; return sum_below k; }
+println (outer 2);",
+            "
+fun f0 sum_below (l0 : int) : int slots 3 pure {
+  l1 = 0
+  for L0 l2 in 0 ..< l0 {
+    l1 = IntArith(Add, Int)(l1, l2)
+  }
+  return l1
+}
+fun f1 outer (l0 : int) : int slots 5 pure {
+  l1 = IntArith(Mul, Int)(l0, 2)
+  return inline sum_below {
+    l3 = 0
+    for L16777216 l4 in 0 ..< l1 {
+      l3 = IntArith(Add, Int)(l3, l4)
+    }
+  } => l3
+}
+Println(inline outer {
+  l1 = IntArith(Mul, Int)(2, 2)
+} => inline sum_below {
+  l3 = 0
+  for L16777217 l4 in 0 ..< l1 {
+    l3 = IntArith(Add, Int)(l3, l4)
+  }
+} => l3)",
+        );
+    }
+
+    #[test]
+    fn with_inlining_off_the_unit_is_unchanged() {
+        let src = "fun square (x: int) : int => x * x;\nprintln (square 3);";
+        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let unit = Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        assert_eq!(inlined(src, false), print::unit(&unit));
+        assert!(inlined(src, true) != print::unit(&unit));
+    }
+}
