@@ -243,7 +243,10 @@ fn dump_ir(path: &str, inlined: bool, options: &Options) -> i32 {
             0
         }
         Err(diags) => {
-            eprint!("{}", diag::render_with(&diags, path, &src, &options.render()));
+            eprint!(
+                "{}",
+                diag::render_with(&diags, path, &src, &options.render())
+            );
             diag::exit_status(&diags)
         }
     }

@@ -479,7 +479,8 @@ mod tests {
     use crate::check::Checker;
 
     fn check(src: &str, expected: &str) {
-        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
         let unit = Checker::new()
             .check_program(&stmts)
             .expect("the program checks");
