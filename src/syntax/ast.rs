@@ -5,7 +5,31 @@
 //! diagnostic carries a `Span`.
 
 use crate::syntax::span::{Span, Spanned};
-pub use crate::types::ty::PtrMode;
+
+/// What a pointer allows, as written: `&` read-write, `&<` read-only, `&>` write-only. A
+/// read-write pointer is accepted where a read-only or a write-only one is expected, never the
+/// other way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PtrMode {
+    ReadWrite,
+    Read,
+    Write,
+}
+
+impl PtrMode {
+    pub fn can_read(self) -> bool {
+        self != PtrMode::Write
+    }
+
+    pub fn can_write(self) -> bool {
+        self != PtrMode::Read
+    }
+
+    /// Is a pointer of mode `self` accepted where one of mode `expected` is?
+    pub fn converts_to(self, expected: PtrMode) -> bool {
+        self == expected || self == PtrMode::ReadWrite
+    }
+}
 
 pub type Name = String;
 pub type SName = Spanned<Name>;

@@ -10,7 +10,8 @@
 //! Architecture invariant: printing never fails and never consults anything but the type (and
 //! the width limit of `--max-type-width`, past which the rest of a type is elided as `…`).
 
-use crate::types::ty::{PtrMode, Type};
+use crate::syntax::ast::PtrMode;
+use crate::types::ty::Type;
 
 /// The place a type occupies inside its parent type, which decides its parentheses and
 /// whether the unitsums 0, 1 and 2 print as numbers.

@@ -7,6 +7,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
+use crate::syntax::ast::PtrMode;
+
 /// The integer family of L2.1. `int`/`uint` are 32-bit like C; `long`, `vlong` and `size` are
 /// 64-bit. Distinct names are distinct types (`int` and `int32` print differently).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -429,30 +431,6 @@ pub enum Type {
     /// a type parameter or an inference variable. The checker's business only: the IR it
     /// produces is erased ([`Type::erase_secret`]), so values are stored as public ones.
     Secret(TypeRef),
-}
-
-/// What a pointer allows (L11.4): a read-write pointer is accepted where a read-only or a
-/// write-only one is expected, never the other way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PtrMode {
-    ReadWrite,
-    Read,
-    Write,
-}
-
-impl PtrMode {
-    pub fn can_read(self) -> bool {
-        self != PtrMode::Write
-    }
-
-    pub fn can_write(self) -> bool {
-        self != PtrMode::Read
-    }
-
-    /// Is a pointer of mode `self` accepted where one of mode `expected` is?
-    pub fn converts_to(self, expected: PtrMode) -> bool {
-        self == expected || self == PtrMode::ReadWrite
-    }
 }
 
 /// Facts about a type, computed once per compound node from its children's facts.

@@ -447,7 +447,7 @@ fn atoms_hash_address_if_and_lambdas() {
     assert_eq!(
         expr("&x.i"),
         at(ExprKind::Addr(
-            crate::types::ty::PtrMode::ReadWrite,
+            PtrMode::ReadWrite,
             Box::new(dot(name("x"), name("i"))),
         ))
     );
