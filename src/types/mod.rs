@@ -1,4 +1,4 @@
-//! The type algebra (spec L2, L3, L9.1): one `Type` for checker, IR and evaluator; kinds,
+//! The type algebra: one `Type` for checker, IR and evaluator; kinds,
 //! sizes, mixed-radix layouts, the isomorphism engine behind `:>>`, and type printing.
 //!
 //! Architecture invariant: pure functions of types; no IO, no knowledge of values. Of the syntax

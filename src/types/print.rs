@@ -1,4 +1,4 @@
-//! Printing types in the spec's own syntax (L2.17).
+//! Printing types in the spec's own syntax.
 //!
 //! Binary operators get one space on each side. An operand is parenthesised when it is itself
 //! an operator type that binds no tighter than its parent, except that `^`/`\^` chain to the
@@ -35,7 +35,7 @@ pub enum OperandSlot {
     CompactPointerArgument,
 }
 
-/// Binding strength of the type operators, loosest first (L2.8). Atoms bind tightest.
+/// Binding strength of the type operators, loosest first. Atoms bind tightest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Precedence {
     Function,
@@ -262,7 +262,7 @@ fn print_in_slot(ty: &Type, slot: OperandSlot) -> String {
     printer.out
 }
 
-/// The type in the spec's syntax (L2.17). `Display for Type` calls this. A type wider than
+/// The type in the spec's syntax. `Display for Type` calls this. A type wider than
 /// `--max-type-width` characters is cut, the rest elided as `…`.
 pub fn type_to_string(ty: &Type) -> String {
     print_in_slot(ty, OperandSlot::Top)

@@ -2,8 +2,7 @@
 
 /// A double as the C++ stream default prints it, which is `printf("%g")`: six significant
 /// digits, fixed notation when the decimal exponent X satisfies -4 <= X < 6 and exponent
-/// notation otherwise, trailing zeros removed; infinities are `+inf`/`-inf`, NaN is `nan`
-/// (L7.2).
+/// notation otherwise, trailing zeros removed; infinities are `+inf`/`-inf`, NaN is `nan`.
 pub fn format_double(x: f64) -> String {
     const PRECISION: i32 = 6;
     if x.is_nan() {
@@ -35,7 +34,7 @@ pub fn format_double(x: f64) -> String {
     format!("{sign}{body}")
 }
 
-/// A float prints like the double with the same value (C++ streams promote it), L7.2.
+/// A float prints like the double with the same value (C++ streams promote it).
 pub fn format_float(x: f32) -> String {
     format_double(f64::from(x))
 }

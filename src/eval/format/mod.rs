@@ -1,4 +1,4 @@
-//! Printing values (spec L7, L9.2 b/c/e, L9.3, L9.4): the three textual forms of every value.
+//! Printing values: the three textual forms of every value.
 //!
 //! - `str` is the display form used by `print`, `println` and `str x`;
 //! - `repr` is the quoted form used for the elements of arrays that are not pairs;
@@ -9,7 +9,7 @@
 //! code of a compact linear value, and how the leaves of an array buffer group into elements.
 //! A value that does not fit its type never makes these functions panic; it prints as `<?>`.
 //!
-//! Output is built as bytes (strings are byte strings, L2.1); the `String` functions convert
+//! Output is built as bytes (strings are byte strings); the `String` functions convert
 //! the finished bytes once, lossily, and the `*_bytes` functions give the exact bytes.
 //!
 //! `float` holds the `%g` formatting of floating-point numbers, `sums` the forms of sums,
@@ -18,7 +18,7 @@
 //!
 //! Choices where the spec leaves room (documented here because there is no oracle):
 //! - `repr` and `_strr` of a `char` quote it like a one-character string: `'a'`, `'\''`.
-//! - Compact sums use the plain-sum format of L7.8 in every respect: a compact-tuple (`\*`)
+//! - Compact sums use the plain-sum format in every respect: a compact-tuple (`\*`)
 //!   argument brings its own parentheses, a compact-array (`\^`) argument keeps the extra
 //!   parentheses like a plain array does, and a repeated compact sum always adds them.
 //! - A variant constructor argument follows the same rules as a plain-sum argument: a
@@ -48,17 +48,17 @@ const MISMATCH: &[u8] = b"<?>";
 /// What every function value prints as.
 const FUNCTION: &[u8] = b"<fun>";
 
-/// The `str` form of a value of type `ty` (L7.1, L7.2, L7.4–L7.6, L9.2 c).
+/// The `str` form of a value of type `ty`.
 pub fn str_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(str_value_bytes(v, ty))
 }
 
-/// The `repr` form of a value of type `ty` (L7.3, L7.5, L9.2 c).
+/// The `repr` form of a value of type `ty`.
 pub fn repr_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(repr_value_bytes(v, ty))
 }
 
-/// The `_strr` form of a value of type `ty` (L7.3–L7.10, L9.2 b).
+/// The `_strr` form of a value of type `ty`.
 pub fn strr_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(strr_value_bytes(v, ty))
 }
@@ -125,7 +125,7 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
         Type::Tuple(components) => write_tuple(out, v, components, b", ", write_str),
         Type::Array(element, index) => {
             // A homogeneous pair prints like a tuple; every other array uses `repr` on its
-            // elements (L7.5).
+            // elements.
             let is_pair = **index == Type::Unitsum(2);
             write_array(out, v, element, index, b", ", &|out, value| {
                 if is_pair {
@@ -136,7 +136,7 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             });
         }
         Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
-        // Types without a Felix `Str` instance print their `_strr` (L9.2 c); bool and unit
+        // Types without a Felix `Str` instance print their `_strr`; bool and unit
         // print the same in both forms.
         _ => write_strr(out, v, ty),
     }
@@ -182,7 +182,7 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             Some(NominalBody::Opaque { .. }) | None => out.extend_from_slice(MISMATCH),
         },
         Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
-        // The checker rejects printing a pointer (L11.6).
+        // The checker rejects printing a pointer.
         Type::Ptr(..) | Type::CPtr(..) => out.extend_from_slice(MISMATCH),
         Type::Record(names, types) => match v {
             Value::Tuple(values) if values.len() == types.len() => {
@@ -242,7 +242,7 @@ fn write_fields<'a>(
 }
 
 /// An integer of type `int_ty` in decimal; unsigned 64-bit types are stored as bit patterns.
-/// With `suffix`, the type's literal suffix follows (L7.3).
+/// With `suffix`, the type's literal suffix follows.
 fn write_integer(out: &mut Vec<u8>, v: &Value, int_ty: IntTy, suffix: bool) {
     let Value::Int(bits) = v else {
         out.extend_from_slice(MISMATCH);
@@ -283,15 +283,15 @@ fn char_byte(v: &Value) -> Option<u8> {
 }
 
 /// A string in single quotes with `'` and the control characters tab, newline, CR, FF and VT
-/// escaped; every other byte unchanged (L7.3).
+/// escaped; every other byte unchanged.
 fn write_quoted(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'\'');
     write_escaped(out, bytes);
     out.push(b'\'');
 }
 
-/// Bytes with `'`, tab, newline, CR, FF and VT escaped (L7.3); the `repr` of a char is its
-/// byte escaped this way, without quotes (L11.35).
+/// Bytes with `'`, tab, newline, CR, FF and VT escaped; the `repr` of a char is its
+/// byte escaped this way, without quotes.
 fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     for &byte in bytes {
         match byte {

@@ -21,7 +21,7 @@ pub(super) fn compact_code(v: &Value) -> Option<BigUint> {
     }
 }
 
-/// The `_strr` of the compact value with code `code` of the compact type `ty` (L7.7, L9.2 b).
+/// The `_strr` of the compact value with code `code` of the compact type `ty`.
 pub(super) fn write_compact(out: &mut Vec<u8>, code: &BigUint, ty: &Type) {
     match size_of(ty) {
         Some(size) if *code < size => {}
@@ -102,18 +102,18 @@ fn component_codes(ty: &Type, code: &BigUint) -> Option<Vec<(Type, BigUint)>> {
     }
 }
 
-/// Are all summands of a sum the same type (a repeated sum, L2.9)?
+/// Are all summands of a sum the same type (a repeated sum)?
 fn is_repeated(summands: &[Type]) -> bool {
     summands.iter().all(|summand| *summand == summands[0])
 }
 
-/// Does an argument of this type print its own parentheses after a constructor or `case k`
-/// (L7.8, L7.10, L9.2 b)? Only non-array tuples, plain or compact, do.
+/// Does an argument of this type print its own parentheses after a constructor or `case k`?
+/// Only non-array tuples, plain or compact, do.
 fn argument_brings_parentheses(argument_ty: &Type) -> bool {
     matches!(argument_ty, Type::Tuple(_) | Type::CProduct(_))
 }
 
-/// `case k (ARG)` for a sum value whose argument has the `_strr` text `argument` (L7.8).
+/// `case k (ARG)` for a sum value whose argument has the `_strr` text `argument`.
 fn write_case(out: &mut Vec<u8>, tag: usize, argument: &[u8], argument_ty: &Type, repeated: bool) {
     out.extend_from_slice(format!("case {tag} ").as_bytes());
     write_argument(out, argument, argument_ty, repeated);
@@ -155,7 +155,7 @@ pub(super) fn write_plain_sum(out: &mut Vec<u8>, v: &Value, summands: &[Type]) {
     );
 }
 
-/// A struct value: `Name {f1=v1,f2=v2}` with `_strr` field values (L7.9).
+/// A struct value: `Name {f1=v1,f2=v2}` with `_strr` field values.
 pub(super) fn write_struct(
     out: &mut Vec<u8>,
     v: &Value,
@@ -188,7 +188,7 @@ pub(super) fn write_struct(
     out.push(b'}');
 }
 
-/// A variant value `(constructor index, argument)`: `Dot`, `Pair (1,'x')`, `Num (4)` (L7.10).
+/// A variant value `(constructor index, argument)`: `Dot`, `Pair (1,'x')`, `Num (4)`.
 pub(super) fn write_variant(
     out: &mut Vec<u8>,
     v: &Value,

@@ -347,7 +347,7 @@ fn tuples_conformance_print_strr() {
         "(1.5,2)"
     );
 
-    // L7.4 and L9.2 (e): a tuple whose first component is an array.
+    // A tuple whose first component is an array.
     let first_array = tuple_ty(vec![array(Type::INT, 3), Type::String, Type::String]);
     let value = tuple(vec![ints(&[1, 2, 3]), string("a"), string("b")]);
     check(
@@ -560,7 +560,7 @@ fn compact_values_conformance_strr_compact() {
 
 #[test]
 fn compact_values_from_the_spec() {
-    // L7.7: nested exactly as built.
+    // Nested exactly as built.
     let nested = Type::cproduct(vec![
         Type::cproduct(vec![unitsum(3), unitsum(2)]),
         unitsum(4),
@@ -569,14 +569,14 @@ fn compact_values_from_the_spec() {
         strr_value(&int(23), &nested),
         "((case 2 of 3,true),case 3 of 4)"
     );
-    // L3.8: `1:3 \, `2:3 is a compact array with code 5.
+    // `1:3 \, `2:3 is a compact array with code 5.
     let compact_array = Type::cproduct(vec![unitsum(3), unitsum(3)]);
     assert_eq!(compact_array, Type::carray(unitsum(3), unitsum(2)));
     assert_eq!(
         strr_value(&int(5), &compact_array),
         "(case 1 of 3,case 2 of 3)"
     );
-    // L3.10 and L3.11.
+    // A compact product: its components, leftmost most significant.
     let three_by_two = Type::cproduct(vec![unitsum(3), unitsum(2)]);
     assert_eq!(strr_value(&int(5), &three_by_two), "(case 2 of 3,true)");
     let two_by_three = Type::cproduct(vec![unitsum(2), unitsum(3)]);
@@ -594,7 +594,7 @@ fn compact_values_from_the_spec() {
     );
     let with_unit = Type::cproduct(vec![unitsum(3), Type::carray(Type::UNIT, unitsum(2))]);
     assert_eq!(strr_value(&int(2), &with_unit), "(case 2 of 3,((),()))");
-    // L9.2 (c), beyond/str_everything.flx.
+    // As in beyond/str_everything.flx.
     let unitsum_int = tuple_ty(vec![unitsum(3), Type::INT]);
     assert_eq!(
         str_value(&tuple(vec![int(1), int(5)]), &unitsum_int),
@@ -607,7 +607,7 @@ fn compact_values_from_the_spec() {
     );
     let built = Type::cproduct(vec![unitsum(3), Type::BOOL]);
     assert_eq!(str_value(&int(3), &built), "(case 1 of 3,true)");
-    // L9.2 (c): str of a unitsum is its _strr; appending "!" happens elsewhere.
+    // The str of a unitsum is its _strr; appending "!" happens elsewhere.
     assert_eq!(str_value(&int(1), &unitsum(3)) + "!", "case 1 of 3!");
 }
 
@@ -728,7 +728,7 @@ fn plain_sums_conformance_plain_sum() {
         strr_value(&sum(0, ints(&[1, 2])), &array_or_double),
         "case 0 ((1,2))"
     );
-    // L7.8: a repeated sum always adds the parentheses.
+    // A repeated sum always adds the parentheses.
     let pair = tuple_ty(vec![Type::INT, Type::String]);
     let repeated = Type::sum(vec![pair.clone(), pair]);
     let value = sum(1, tuple(vec![int(1), string("a")]));
@@ -849,7 +849,7 @@ fn variants_conformance_variant() {
 fn functions_and_repl_results() {
     let function = Type::fun(Type::INT, Type::INT);
     check(&Value::Unit, &function, "<fun>", "<fun>", "<fun>");
-    // L9.4: REPL results use _strr.
+    // REPL results use _strr.
     let value = tuple(vec![int(1), string("a"), Value::Float(2.5)]);
     assert_eq!(
         strr_value(

@@ -45,10 +45,10 @@ pub(super) fn define_expressions<'t>(
 
     // Level 18: atoms.
     let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
-    // A record field's value: an expression without a top-level `,` (L11.8).
+    // A record field's value: an expression without a top-level `,`.
     let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
 
-    // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f` (L11.2).
+    // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f`.
     let pointer_dot = choice((
         token(Token::Star)
             .then(token(Token::Dot))
@@ -167,7 +167,7 @@ pub(super) fn define_expressions<'t>(
         )
         .then_ignore(keyword(Keyword::Else))
         .then(expr.clone())
-        // Without `endif` the last branch extends as far as it can (L11.18); such an `if` stands
+        // Without `endif` the last branch extends as far as it can; such an `if` stands
         // only where a whole expression does, which `expr` checks (`open_operand`).
         .then_ignore(keyword(Keyword::Endif).or_not())
         .map_with(|(((condition, then_branch), elifs), otherwise), extra| {
@@ -195,8 +195,8 @@ pub(super) fn define_expressions<'t>(
     } else {
         parenthesised.boxed()
     };
-    // `match … endmatch` (level 1 in L4.1, but closed by `endmatch`, so Felix also accepts it as
-    // an operand: `println$ match … endmatch`).
+    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
+    // as an operand: `println$ match … endmatch`).
     let guard = keyword(Keyword::When)
         .ignore_then(expr.clone())
         .or_not()
@@ -233,7 +233,7 @@ pub(super) fn define_expressions<'t>(
                 .collect::<Vec<_>>(),
         )
         .boxed();
-    // Like `if`: without `endmatch` the last arm extends as far as it can (L11.18).
+    // Like `if`: without `endmatch` the last arm extends as far as it can.
     let match_expr = match_expr
         .then_ignore(keyword(Keyword::Endmatch).or_not())
         .map_with(|(scrutinee, arms), extra| {
@@ -264,7 +264,7 @@ pub(super) fn define_expressions<'t>(
             if_expr,
             block_lambda,
             match_expr,
-            // `{ stmts }`: a closure of `()` (L11.13).
+            // `{ stmts }`: a closure of `()`.
             braced_stmts
                 .clone()
                 .map_with(|body, extra| desugar::closure(body, extra.span())),
@@ -279,7 +279,7 @@ pub(super) fn define_expressions<'t>(
         .map_with(|operand, extra| Spanned::new(ExprKind::Caseno(Box::new(operand)), extra.span()))
         .or(postfix.clone())
         .boxed();
-    // `f of (T)`: the overload or constructor taking a `T` (L11.20); the type is an atom.
+    // `f of (T)`: the overload or constructor taking a `T`; the type is an atom.
     let application_head = caseno_or_postfix
         .clone()
         .then(keyword(Keyword::Of).ignore_then(type_atom.clone()).or_not())
@@ -303,7 +303,7 @@ pub(super) fn define_expressions<'t>(
         })
         .boxed();
 
-    // Between levels 15 and 16: prefix `*`, the dereference (L11.2): `*f x` is `*(f x)`.
+    // Between levels 15 and 16: prefix `*`, the dereference: `*f x` is `*(f x)`.
     let dereference = token(Token::Star)
         .map_with(|_, extra| extra.span())
         .repeated()
@@ -312,7 +312,7 @@ pub(super) fn define_expressions<'t>(
             Spanned::new(ExprKind::Deref(Box::new(operand)), span)
         })
         .boxed();
-    // Level 15: prefix `-`, `+` and `~` (L11.30).
+    // Level 15: prefix `-`, `+` and `~`.
     let prefix = choice((
         token(Token::Minus).to(UnOp::Neg),
         token(Token::Plus).to(UnOp::Plus),
@@ -343,7 +343,7 @@ pub(super) fn define_expressions<'t>(
         )),
     );
 
-    // Bitwise operators and shifts (L11.30), between levels 13 and 12, loosest first:
+    // Bitwise operators and shifts, between levels 13 and 12, loosest first:
     // `\|` < `\^` < `\&` < `<<` `>>`, each left associative.
     let bitwise = bitwise_levels(additive);
 
@@ -383,7 +383,7 @@ pub(super) fn define_expressions<'t>(
         token(Token::Less).to(BinOp::Lt),
         token(Token::GreaterEq).to(BinOp::Ge),
         token(Token::Greater).to(BinOp::Gt),
-        // Membership (L11.27, L11.28): `\in`, `in`, `\notin`, `not in`.
+        // Membership: `\in`, `in`, `\notin`, `not in`.
         token(Token::SetIn).to(BinOp::In),
         keyword(Keyword::In).to(BinOp::In),
         token(Token::SetNotIn).to(BinOp::NotIn),
@@ -501,8 +501,8 @@ fn is_open_conditional(e: &Expr) -> bool {
 }
 
 /// An open `if` or `match` extends to the end of the enclosing expression, so when it is not
-/// the whole expression it is its last operand (`println$ if c then 1 else 2`), which L11.18
-/// forbids. Branches and lambda bodies are whole expressions, checked where they are parsed.
+/// the whole expression it is its last operand (`println$ if c then 1 else 2`), which the
+/// language forbids. Branches and lambda bodies are whole expressions, checked where they are parsed.
 fn open_operand(e: &Expr) -> Option<Span> {
     let mut node = e;
     loop {
@@ -572,7 +572,7 @@ fn binary_level<'t>(
     )
 }
 
-/// The levels of the bitwise operators and shifts (L11.30) over `operand` (the additive
+/// The levels of the bitwise operators and shifts over `operand` (the additive
 /// level): shifts, then `\&`, `\^`, `\|`, each a left-associative level. `>>` is two `>`
 /// tokens with nothing between them (the lexer keeps them apart for nested brackets).
 fn bitwise_levels<'t>(operand: BoxedParser<'t, Expr>) -> BoxedParser<'t, Expr> {

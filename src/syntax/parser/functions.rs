@@ -21,10 +21,10 @@ pub(super) struct FunctionHeads<'t> {
 
 impl<'t> FunctionHeads<'t> {
     pub fn new(type_expr: &BoxedParser<'t, TypeExpr>) -> Self {
-        // A parameter is `x : T` or a parenthesised list of parameters (L11.16).
+        // A parameter is `x : T` or a parenthesised list of parameters.
         let param_item = recursive(|item| {
             choice((
-                // `var x : T` (L11.1); `val x : T` is the default written out.
+                // `var x : T`; `val x : T` is the default written out.
                 keyword(Keyword::Var)
                     .ignore_then(name())
                     .then_ignore(token(Token::Colon))
@@ -121,7 +121,7 @@ pub(super) fn block_lambda<'t>(
         ..
     } = heads;
     let braced_stmts = &rules.braced_stmts;
-    // `{ stmts }`, optionally after `=` (L11.12).
+    // `{ stmts }`, optionally after `=`.
     let block_function_tail = choice((
         fun_or_gen()
             .then(param_groups.clone())
@@ -293,7 +293,7 @@ pub(super) fn definition<'t>(
         .then(type_params.clone().or_not())
         .then(param_groups.clone())
         .then(choice((
-            // `proc p (x:int) => stmt;` (L11.12).
+            // `proc p (x:int) => stmt;`.
             token(Token::FatArrow)
                 .ignore_then(stmt.clone())
                 .map(|body| vec![body]),
@@ -330,7 +330,7 @@ pub(super) fn definition<'t>(
         .boxed()
 }
 
-/// A name, or an operator defined like a name (`fun + (a:V, b:V) …`, L11.21).
+/// A name, or an operator defined like a name (`fun + (a:V, b:V) …`).
 fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
     let operator = select! {
         Token::Plus => BinOp::Add,
@@ -362,7 +362,7 @@ fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> +
     name().or(operator).or(complement).labelled("name")
 }
 
-/// The built-in operator of a C binding template `"$1 OP $2"` (spaces optional, L11.21).
+/// The built-in operator of a C binding template `"$1 OP $2"` (spaces optional).
 fn operator_template(template: &[u8]) -> Option<BinOp> {
     let text: String = String::from_utf8_lossy(template)
         .chars()

@@ -1,4 +1,4 @@
-//! The parser: tokens to the untyped AST (L2.8, L4, L5), written with chumsky 0.13.
+//! The parser: tokens to the untyped AST, written with chumsky 0.13.
 //!
 //! Architecture invariant: the parser never gives up on the first error. Each statement that
 //! fails is skipped up to its `;` (or the end of the enclosing block) and parsing continues, so a
@@ -82,7 +82,7 @@ fn coded_error<'t>(
     )
 }
 
-/// The mode after `&`: `<` read only, `>` write only, nothing read-write (L11.4).
+/// The mode after `&`: `<` read only, `>` write only, nothing read-write.
 fn pointer_mode<'t>() -> impl Parser<'t, TokenInput<'t>, PtrMode, Extra<'t>> + Clone {
     choice((
         token(Token::Less).to(PtrMode::Read),
@@ -126,7 +126,7 @@ fn chain_or_single<T>(
     }
 }
 
-/// `(name = item, …)`: the fields of a record literal or pattern (L11.8, L11.9).
+/// `(name = item, …)`: the fields of a record literal or pattern.
 fn record_fields<'t, T: 't>(
     item: impl Parser<'t, TokenInput<'t>, T, Extra<'t>> + Clone + 't,
 ) -> impl Parser<'t, TokenInput<'t>, Vec<(SName, T)>, Extra<'t>> + Clone {

@@ -7,12 +7,12 @@ use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
 use crate::syntax::token::{Keyword, Token};
 
-/// Patterns (L4.12).
+/// Patterns.
 pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     recursive(|pattern| {
         let atom = choice((
             select! { Token::Ident(name) => name_pattern(name) },
-            // `#A`: a constant constructor (L11.19).
+            // `#A`: a constant constructor.
             token(Token::Hash)
                 .ignore_then(select! { Token::Ident(name) => PatternKind::Constant(name) }),
             token(Token::Minus)
@@ -51,7 +51,7 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
         let constructor = select! { Token::Ident(name) if name != "_" => name }
             .then(atom.clone())
             .map(|(name, argument)| PatternKind::Ctor(name, Box::new(argument)));
-        // `lo .. hi` between two literals (L11.19); a negative bound is not a literal.
+        // `lo .. hi` between two literals; a negative bound is not a literal.
         let bound = select! {
             Token::Int(lit) => PatternKind::Int { negative: false, lit },
             Token::Str(bytes) => PatternKind::Str(bytes),
@@ -69,8 +69,8 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     .boxed()
 }
 
-/// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter
-/// (L11.19), otherwise a binding.
+/// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter,
+/// otherwise a binding.
 fn name_pattern(name: Name) -> PatternKind {
     if name == "_" {
         PatternKind::Wildcard

@@ -32,7 +32,7 @@ pub(super) fn define_statements<'t>(
         arm_patterns,
     } = expressions;
 
-    // Statements (L5).
+    // Statements.
     let semicolon = token(Token::Semicolon);
 
     let var_stmt = keyword(Keyword::Var)
@@ -59,7 +59,7 @@ pub(super) fn define_statements<'t>(
         .then_ignore(semicolon.clone())
         .map(|((name, ty), init)| StmtKind::Val { name, ty, init });
 
-    // `val a, b = e;` and `var a, b, c = e;`: names only, one per component (L11.14).
+    // `val a, b = e;` and `var a, b, c = e;`: names only, one per component.
     let name_list_stmt = keyword(Keyword::Val)
         .to(Bind::Val)
         .or(keyword(Keyword::Var).to(Bind::Var))
@@ -91,7 +91,7 @@ pub(super) fn define_statements<'t>(
             desugar::destructure(Target::Tuple(parts, names_span), init, extra.span())
         });
 
-    // `def a, val b, var c : T, (d, _) = e;` (L11.15).
+    // `def a, val b, var c : T, (d, _) = e;`.
     let type_annotation = token(Token::Colon).ignore_then(type_expr.clone()).or_not();
     let def_item = recursive(|item| {
         choice((
@@ -152,7 +152,7 @@ pub(super) fn define_statements<'t>(
             params: params.unwrap_or_default(),
             ty,
         });
-    // `type K = new R [with Eq];` and `type K;`: `type` is not reserved (L1.3), so it is
+    // `type K = new R [with Eq];` and `type K;`: `type` is not reserved, so it is
     // recognised here by position; `new` is reserved, so the first form is unambiguous.
     let type_word = select! { Token::Ident(word) if word == "type" => () };
     let new_type_stmt = type_word
@@ -271,7 +271,7 @@ pub(super) fn define_statements<'t>(
             .clone()
             .or(continue_stmt.clone())
             .map_with(|kind, extra| (vec![Spanned::new(kind, extra.span())], Vec::new(), None)),
-        // `if c return;` and `if c return e;` (L11.17).
+        // `if c return;` and `if c return e;`.
         return_body.map(|body| (body, Vec::new(), None)),
     ));
     let if_stmt =
@@ -305,7 +305,7 @@ pub(super) fn define_statements<'t>(
             StmtKind::IfThenStatement(condition)
         });
 
-    // Loops (L5.7–L5.12).
+    // Loops.
     let loop_stmt = recursive(|loop_stmt| {
         let body = choice((
             keyword(Keyword::Do)
@@ -462,7 +462,7 @@ pub(super) fn define_statements<'t>(
         token(Token::ShiftLeftAssign).to(AssignOp::Shl),
         token(Token::ShiftRightAssign).to(AssignOp::Shr),
     ));
-    // `None` for `:=` (L11.14).
+    // `None` for `:=`.
     let assignment = assign_operator
         .map(Some)
         .or(token(Token::ColonAssign).to(None));
@@ -472,7 +472,7 @@ pub(super) fn define_statements<'t>(
             assignment
                 .then(expr.clone())
                 .map(|(op, value)| (Some(op), value))
-                // `p <- v;` through any pointer (L11.2): parsed with the expression statement
+                // `p <- v;` through any pointer: parsed with the expression statement
                 // so that the target is parsed once.
                 .or(token(Token::LeftArrow)
                     .ignore_then(expr.clone())
@@ -483,7 +483,7 @@ pub(super) fn define_statements<'t>(
         .validate(|(target, assignment), extra, emitter| {
             let (op, value) = match assignment {
                 None => return StmtKind::Expr(target),
-                // `&x.i <- v;`: a store into a component of a variable (L5.4).
+                // `&x.i <- v;`: a store into a component of a variable.
                 Some((None, value)) => {
                     return match target.node {
                         ExprKind::Addr(PtrMode::ReadWrite, target) => StmtKind::Store {
@@ -520,7 +520,7 @@ pub(super) fn define_statements<'t>(
                 }
             }
         });
-    // `if c then { … } else { … } endif;`: an expression statement (L11.13), tried before the
+    // `if c then { … } else { … } endif;`: an expression statement, tried before the
     // E0101 form.
     let if_expression_stmt = keyword(Keyword::If)
         .rewind()

@@ -248,7 +248,7 @@ fn logic_and_comparisons() {
 
 #[test]
 fn bitwise_levels_between_comparisons_and_sums() {
-    // L11.30: `\|` < `\^` < `\&` < `<<` `>>` < `+ -`, all above the comparisons.
+    // Bitwise operators: `\|` < `\^` < `\&` < `<<` `>>` < `+ -`, all above the comparisons.
     assert_eq!(
         expr("x \\& m == 0u"),
         binary(
@@ -300,7 +300,7 @@ fn bitwise_levels_between_comparisons_and_sums() {
 
 #[test]
 fn membership_is_a_comparison() {
-    // L11.27, L11.28: row 10 of L4.1.
+    // Membership binds like the comparisons.
     assert_eq!(
         expr("1 + 2 in a"),
         binary(BinOp::In, binary(BinOp::Add, int(1), int(2)), name("a"))
@@ -540,7 +540,7 @@ fn patterns() {
         ))
     );
     assert!(matches!(first[4].node, PatternKind::Ctor(ref ctor, _) if ctor == "Rect"));
-    // A bare upper-case name is a constant constructor (L11.19).
+    // A bare upper-case name is a constant constructor.
     assert_eq!(first[5], at(PatternKind::Constant("Dot".into())));
     assert_eq!(first[6], at(PatternKind::Str(b"s".to_vec())));
     assert_eq!(first[7], at(PatternKind::Unit));

@@ -12,17 +12,17 @@ use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
 use crate::syntax::token::Token;
 
-/// Type expressions (L2.8): returns the full type parser and the atomic type parser.
+/// Type expressions: returns the full type parser and the atomic type parser.
 pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) {
     let mut type_expr: RecursiveParser<'t, TypeExpr> = Recursive::declare();
 
     let mut atom: RecursiveParser<'t, TypeExpr> = Recursive::declare();
-    // `&T`, `&<T`, `&>T` bind tightest: `&int ^ 3` is `(&int) ^ 3` (L11.1).
+    // `&T`, `&<T`, `&>T` bind tightest: `&int ^ 3` is `(&int) ^ 3`.
     let pointer = token(Token::Ampersand)
         .ignore_then(pointer_mode())
         .then(atom.clone())
         .map(|(mode, target)| TypeExprKind::Ptr(mode, Box::new(target)));
-    // `_pclt<D, C>` and its read-only and write-only forms (L11.5).
+    // `_pclt<D, C>` and its read-only and write-only forms.
     let compact_pointer = select! {
         Token::Ident(name) if name == "_pclt" => PtrMode::ReadWrite,
         Token::Ident(name) if name == "_rpclt" => PtrMode::Read,
@@ -36,7 +36,7 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
     .map(|((mode, whole), component)| {
         TypeExprKind::CPtr(mode, Box::new(whole), Box::new(component))
     });
-    // `secret T`, `public T` (issue 14): a prefix like `&`.
+    // `secret T`, `public T`: a prefix like `&`.
     let visibility = select! {
         Token::Ident(name) if name == "secret" => true,
         Token::Ident(name) if name == "public" => false,
@@ -134,7 +134,7 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
 }
 
 /// Folds a type operator level that mixes an n-ary chain operator (`op == None`) with the binary
-/// left-associative unitsum operators (`op == Some(…)`, L2.15).
+/// left-associative unitsum operators (`op == Some(…)`).
 fn fold_type_level(
     first: TypeExpr,
     rest: Vec<(Option<UnitsumOp>, TypeExpr)>,
@@ -164,7 +164,7 @@ fn fold_type_level(
     collapse(operands, make_chain)
 }
 
-/// `(a:int, b:string)`: a record type (L11.8).
+/// `(a:int, b:string)`: a record type.
 fn record_type<'t>(
     type_expr: impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone + 't,
 ) -> impl Parser<'t, TokenInput<'t>, TypeExpr, Extra<'t>> + Clone {
