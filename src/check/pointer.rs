@@ -12,11 +12,11 @@ use crate::check::expr::{error_expr, mk};
 use crate::check::stmt::Projection;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, PathStep};
-use crate::syntax::ast::{self, ExprKind};
+use crate::syntax::ast::{self, ExprKind, PtrMode};
 use crate::syntax::span::Span;
 use crate::types::iso::{classify, Iso};
 use crate::types::kind::is_compact;
-use crate::types::ty::{PtrMode, Type};
+use crate::types::ty::Type;
 
 use super::env::Binding;
 

@@ -1162,7 +1162,7 @@ impl Checker {
                 }
                 let pointer = ast::Expr::new(
                     ExprKind::Addr(
-                        crate::types::ty::PtrMode::ReadWrite,
+                        crate::syntax::ast::PtrMode::ReadWrite,
                         Box::new(target.clone()),
                     ),
                     target.span,
@@ -1238,7 +1238,7 @@ impl Checker {
             self.type_error(span, "`set` takes `(&a, i, v)`");
             return None;
         }
-        let ExprKind::Addr(crate::types::ty::PtrMode::ReadWrite, target) = &items[0].node else {
+        let ExprKind::Addr(crate::syntax::ast::PtrMode::ReadWrite, target) = &items[0].node else {
             self.type_error(items[0].span, "the first argument of `set` is `&a`");
             return None;
         };

@@ -581,7 +581,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::types::ty::{IntTy, PtrMode};
+    use crate::syntax::ast::PtrMode;
+    use crate::types::ty::IntTy;
 
     #[test]
     fn implicit_conversions_are_exactly_the_widenings() {

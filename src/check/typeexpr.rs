@@ -680,9 +680,9 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
         }
         TypeExprKind::CPtr(mode, d, c) => {
             out.push_str(match mode {
-                crate::types::ty::PtrMode::ReadWrite => "_pclt<",
-                crate::types::ty::PtrMode::Read => "_rpclt<",
-                crate::types::ty::PtrMode::Write => "_wpclt<",
+                crate::syntax::ast::PtrMode::ReadWrite => "_pclt<",
+                crate::syntax::ast::PtrMode::Read => "_rpclt<",
+                crate::syntax::ast::PtrMode::Write => "_wpclt<",
             });
             write_type_expr(d, 0, out);
             out.push_str(", ");
@@ -696,11 +696,11 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
     }
 }
 
-fn pointer_prefix(mode: crate::types::ty::PtrMode) -> &'static str {
+fn pointer_prefix(mode: crate::syntax::ast::PtrMode) -> &'static str {
     match mode {
-        crate::types::ty::PtrMode::ReadWrite => "&",
-        crate::types::ty::PtrMode::Read => "&<",
-        crate::types::ty::PtrMode::Write => "&>",
+        crate::syntax::ast::PtrMode::ReadWrite => "&",
+        crate::syntax::ast::PtrMode::Read => "&<",
+        crate::syntax::ast::PtrMode::Write => "&>",
     }
 }
 

@@ -1,11 +1,35 @@
-//! The untyped syntax tree produced by the parser (spec sections L1, L4, L5).
+//! The untyped syntax tree produced by the parser.
 //!
 //! Nothing here is checked: names are strings, types are type *expressions*. The checker turns
 //! this tree into the typed IR (`crate::core::ir`). Every node that can be the subject of a
 //! diagnostic carries a `Span`.
 
 use crate::syntax::span::{Span, Spanned};
-pub use crate::types::ty::PtrMode;
+
+/// What a pointer allows, as written: `&` read-write, `&<` read-only, `&>` write-only. A
+/// read-write pointer is accepted where a read-only or a write-only one is expected, never the
+/// other way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PtrMode {
+    ReadWrite,
+    Read,
+    Write,
+}
+
+impl PtrMode {
+    pub fn can_read(self) -> bool {
+        self != PtrMode::Write
+    }
+
+    pub fn can_write(self) -> bool {
+        self != PtrMode::Read
+    }
+
+    /// Is a pointer of mode `self` accepted where one of mode `expected` is?
+    pub fn converts_to(self, expected: PtrMode) -> bool {
+        self == expected || self == PtrMode::ReadWrite
+    }
+}
 
 pub type Name = String;
 pub type SName = Spanned<Name>;
@@ -28,7 +52,7 @@ pub struct FloatLit {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Type expressions (L2)
+// Type expressions
 // ---------------------------------------------------------------------------------------------
 
 pub type TypeExpr = Spanned<TypeExprKind>;
@@ -38,7 +62,7 @@ pub enum TypeExprKind {
     /// A name: `int`, `double`, `bool`, `unit`, `void`, a typedef, a struct or variant, a type
     /// parameter.
     Name(Name),
-    /// An integer literal used as a type: the unitsum `n` (L2.2).
+    /// An integer literal used as a type: the unitsum `n`.
     Unitsum(IntLit),
     /// `()`: the unit type.
     Unit,
@@ -56,18 +80,18 @@ pub enum TypeExprKind {
     CArray(Box<TypeExpr>, Box<TypeExpr>),
     /// `A -> B`.
     Fun(Box<TypeExpr>, Box<TypeExpr>),
-    /// ``N `+ M`` and friends (L2.15).
+    /// ``N `+ M`` and friends.
     UnitsumArith(UnitsumOp, Box<TypeExpr>, Box<TypeExpr>),
     /// `pair[int]`, `grid[3 \* 4]`, `tree[T]`: a parametric typedef, struct or variant applied
     /// to type arguments (at least one).
     Apply(SName, Vec<TypeExpr>),
-    /// `(a:int, b:string)`: a record type (L11.8), fields as written (at least one).
+    /// `(a:int, b:string)`: a record type, fields as written (at least one).
     Record(Vec<(SName, TypeExpr)>),
-    /// `&T`, `&<T`, `&>T` (L11.1, L11.4).
+    /// `&T`, `&<T`, `&>T`.
     Ptr(PtrMode, Box<TypeExpr>),
-    /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>` (L11.5).
+    /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>`.
     CPtr(PtrMode, Box<TypeExpr>, Box<TypeExpr>),
-    /// `secret T` (`true`) or `public T` (`false`): the visibility qualifier (issue 14). It
+    /// `secret T` (`true`) or `public T` (`false`): the visibility qualifier. It
     /// binds like a pointer's `&`: `secret int ^ 3` is `(secret int) ^ 3`.
     Visibility(bool, Box<TypeExpr>),
     /// Placeholder after a syntax error.
@@ -84,7 +108,7 @@ pub enum UnitsumOp {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Expressions (L4)
+// Expressions
 // ---------------------------------------------------------------------------------------------
 
 pub type Expr = Spanned<ExprKind>;
@@ -94,9 +118,9 @@ pub enum ExprKind {
     Int(IntLit),
     Float(FloatLit),
     /// A string literal (bytes, escapes already processed). Adjacent literals are *not* merged
-    /// by the parser: `"ab" "cd"` is an application (L4.4).
+    /// by the parser: `"ab" "cd"` is an application.
     Str(Vec<u8>),
-    /// A format string `f"…"` (L11.23): its text; the checker reads the conversions.
+    /// A format string `f"…"`: its text; the checker reads the conversions.
     Format(Vec<u8>),
     Bool(bool),
     /// `()`.
@@ -111,7 +135,7 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `a \, b \, c` (at least 2).
     CTuple(Vec<Expr>),
-    /// `(a=1, b="x")`: a record (L11.8), fields in source order (at least one).
+    /// `(a=1, b="x")`: a record, fields in source order (at least one).
     Record(Vec<(SName, Expr)>),
     /// Application. `how` records the surface form for diagnostics only.
     Apply {
@@ -121,14 +145,14 @@ pub enum ExprKind {
     },
     /// `x.rhs` where `rhs` is a name, an integer literal, or a parenthesised expression
     /// (`y.(i \, j)`, `x.(`1:2)`). Meaning decided by the checker: projection, field,
-    /// indexing or reverse application (L4.5, L4.8).
+    /// indexing or reverse application.
     Dot(Box<Expr>, Box<Expr>),
     /// `#f` = `f ()`.
     Hash(Box<Expr>),
     /// `&x`, `&<x`, `&>x` (also `&x.i`: the operand is the whole projection chain, which
-    /// means `(&x).i`, L11.1, L11.3): a pointer.
+    /// means `(&x).i`): a pointer.
     Addr(PtrMode, Box<Expr>),
-    /// `*p`: the value `p` points at (L11.2).
+    /// `*p`: the value `p` points at.
     Deref(Box<Expr>),
     /// `s.[i]`.
     StrIndex(Box<Expr>, Box<Expr>),
@@ -136,14 +160,14 @@ pub enum ExprKind {
     StrSlice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// The built-in operator itself, never a user definition of its symbol: the body of an
-    /// operator C binding `fun == : A * A -> bool = "$1==$2";` (L11.21).
+    /// operator C binding `fun == : A * A -> bool = "$1==$2";`.
     BuiltinBinary(BinOp, Box<Expr>, Box<Expr>),
     Unary(UnOp, Box<Expr>),
     /// `caseno e`.
     Caseno(Box<Expr>),
-    /// `case k of T` (L3.1, L3.4).
+    /// `case k of T`.
     Case(IntLit, TypeExpr),
-    /// `` `k:n `` and `` `k of n `` (L3.1); `n` is a type expression (normally a unitsum).
+    /// `` `k:n `` and `` `k of n ``; `n` is a type expression (normally a unitsum).
     UnitsumValue(IntLit, TypeExpr),
     /// `proj k of T`.
     Proj(IntLit, TypeExpr),
@@ -159,11 +183,11 @@ pub enum ExprKind {
     If(Vec<(Expr, Expr)>, Box<Expr>),
     /// `match e with | p => e … endmatch`.
     Match(Box<Expr>, Vec<MatchArm<Expr>>),
-    /// `f of (T)`: the overload of `f`, or the constructor, taking a `T` (L11.20).
+    /// `f of (T)`: the overload of `f`, or the constructor, taking a `T`.
     OfType(Box<Expr>, TypeExpr),
     /// Component `index` of `tuple`, which must have exactly `count` components: made by the
     /// parser for the destructuring forms `a, (b, c) := e;`, `val a, b = e;`, tuple assignment,
-    /// `def` and nested tuple parameters (L11.14–L11.16).
+    /// `def` and nested tuple parameters.
     Component {
         tuple: Box<Expr>,
         index: u32,
@@ -198,13 +222,13 @@ pub enum BinOp {
     Ge,
     And,
     Or,
-    /// `\&`, `\|`, `\^`, `<<`, `>>` (L11.30).
+    /// `\&`, `\|`, `\^`, `<<`, `>>`.
     BitAnd,
     BitOr,
     BitXor,
     Shl,
     Shr,
-    /// `e \in a`, `e in a` and `e \notin a`, `e not in a` (L11.27, L11.28).
+    /// `e \in a`, `e in a` and `e \notin a`, `e not in a`.
     In,
     NotIn,
 }
@@ -241,12 +265,12 @@ pub enum UnOp {
     Neg,
     Plus,
     Not,
-    /// `~a`: bitwise complement (L11.30).
+    /// `~a`: bitwise complement.
     Compl,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Patterns (L4.12)
+// Patterns
 // ---------------------------------------------------------------------------------------------
 
 pub type Pattern = Spanned<PatternKind>;
@@ -268,16 +292,16 @@ pub enum PatternKind {
     Unit,
     /// `(p, q, …)`.
     Tuple(Vec<Pattern>),
-    /// `(a=p, b=q)`: a record by field names (L11.9); the value may have more fields.
+    /// `(a=p, b=q)`: a record by field names; the value may have more fields.
     Record(Vec<(SName, Pattern)>),
     /// `case k` (unitsum or unit summand), `case k p` and `` `k p `` (sum case with argument).
     Case(IntLit, Option<Box<Pattern>>),
     /// `Ctor p`: a variant constructor with an argument pattern (`Circle r`, `Rect (w, h)`).
     Ctor(Name, Box<Pattern>),
     /// `#A`, or a bare name starting with an upper-case letter: a constant constructor, never
-    /// a binding (L11.19).
+    /// a binding.
     Constant(Name),
-    /// `lo .. hi`: two literal patterns of one type (L11.19).
+    /// `lo .. hi`: two literal patterns of one type.
     Range(Box<Pattern>, Box<Pattern>),
 }
 
@@ -292,7 +316,7 @@ pub struct MatchArm<B> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Functions (L4.10, L5.13, L5.14, L5.16)
+// Functions
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,7 +377,7 @@ pub struct FunDef {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Statements (L5)
+// Statements
 // ---------------------------------------------------------------------------------------------
 
 pub type Stmt = Spanned<StmtKind>;
@@ -366,7 +390,7 @@ pub enum AssignOp {
     Mul,
     Div,
     Mod,
-    /// `&= |= ^= <<= >>=` (L11.30).
+    /// `&= |= ^= <<= >>=`.
     BitAnd,
     BitOr,
     BitXor,
@@ -374,7 +398,7 @@ pub enum AssignOp {
     Shr,
 }
 
-/// The iteration forms of `for` (L5.7, L5.9, L5.10).
+/// The iteration forms of `for`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ForKind {
     /// `for i in ..[T]`: `i` is bound in the body only.
@@ -453,13 +477,13 @@ pub enum StmtKind {
         target: Expr,
         value: Expr,
     },
-    /// `p <- v;` for any pointer expression `p` (L11.2).
+    /// `p <- v;` for any pointer expression `p`.
     StoreAt {
         pointer: Expr,
         value: Expr,
     },
     Return(Option<Expr>),
-    /// `assert e;` (L11.24).
+    /// `assert e;`.
     Assert(Expr),
     /// `if c do … elif c2 do … else … done`, `if c perform s;`, `if c break l;`.
     If {
@@ -493,8 +517,8 @@ pub enum StmtKind {
     Continue(SName),
     /// `begin … end`.
     Block(Vec<Stmt>),
-    /// Statements made by the parser from one source statement (the destructuring forms of
-    /// L11.14–L11.15): checked in order in the enclosing scope, opening none.
+    /// Statements made by the parser from one source statement (the destructuring forms `def`,
+    /// `val a, b = e;` and `:=`): checked in order in the enclosing scope, opening none.
     Seq(Vec<Stmt>),
     /// `match e with | p => stmts … endmatch;`
     Match(Expr, Vec<MatchArm<Vec<Stmt>>>),
@@ -502,7 +526,7 @@ pub enum StmtKind {
     Error,
 }
 
-/// A REPL chunk after parsing (L9.4).
+/// A REPL chunk after parsing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Chunk {
     /// Exactly one expression with no trailing `;`: evaluate and print `VALUE : TYPE`.

@@ -1,4 +1,4 @@
-//! Surface forms the parser rewrites into the core statements (L11.12–L11.16): destructuring
+//! Surface forms the parser rewrites into the core statements: destructuring
 //! definitions and assignments (`a, (b, c) := e;`, `val a, b = e;`, `a, b = b, a;`, `def`),
 //! nested tuple parameters and `{ … }` closures.
 //!
@@ -133,11 +133,11 @@ fn bind_target(target: Target, value: Expr, span: Span, path: &str, out: &mut Ve
     }
 }
 
-/// One parameter as written: `x : T` or a parenthesised list of parameters (L11.16).
+/// One parameter as written: `x : T` or a parenthesised list of parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamItem {
     Simple(Param),
-    /// `var x : T`: a mutable, addressable local initialised from the argument (L11.1).
+    /// `var x : T`: a mutable, addressable local initialised from the argument.
     Var(Param),
     Nested(Vec<ParamItem>, Span),
 }
@@ -238,7 +238,7 @@ pub fn with_prelude(prelude: Vec<Stmt>, body: FunBody) -> FunBody {
 }
 
 /// `{ stmts }` as an expression: a function of `()`, a procedure unless one of its own
-/// statements is `return e;` (L11.13).
+/// statements is `return e;`.
 pub fn closure(body: Vec<Stmt>, span: Span) -> Expr {
     let kind = if returns_value(&body) {
         FunKind::Fun

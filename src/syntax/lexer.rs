@@ -1,4 +1,4 @@
-//! The lexer (L1): source text to tokens with byte spans.
+//! The lexer: source text to tokens with byte spans.
 //!
 //! Architecture invariant: lexing never fails. A bad character, an unterminated literal or an
 //! unsupported suffix becomes a `SyntaxError` and lexing continues with the next character.
@@ -8,7 +8,7 @@ use crate::syntax::span::Span;
 use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
 
-/// Integer suffixes of the subset (L1.4, and `tiny`/`short` of L11.22), lower-cased.
+/// Integer suffixes of the subset (with `tiny` and `short`), lower-cased.
 const VALID_INT_SUFFIXES: &[&str] = &[
     "i", "i8", "i16", "i32", "i64", "u", "ui", "iu", "u8", "u16", "u32", "u64", "l", "ul", "lu",
     "v", "ll", "uv", "ull", "llu", "uz", "zu", "t", "ut", "tu", "s", "us", "su",
@@ -98,7 +98,7 @@ impl Lexer {
                 self.position += 1;
                 self.string(start, true);
             } else if matches!(character, 'f' | 'F') && self.peek_at(1) == Some('"') {
-                // A format string (L11.23): `f"…"`, `F"…"`, `f"""…"""`, never `f'…'`.
+                // A format string: `f"…"`, `F"…"`, `f"""…"""`, never `f'…'`.
                 self.position += 1;
                 self.string(start, false);
                 if let Some((token, _)) = self.tokens.last_mut() {
@@ -262,7 +262,7 @@ impl Lexer {
         let mut digits = self.digits(radix);
         let after_dot = matches!(self.tokens.last(), Some((Token::Dot, _)));
 
-        // A float: digits `.` digits (L1.5), never with a radix prefix.
+        // A float: digits `.` digits, never with a radix prefix.
         if !has_prefix
             && self.peek_at(0) == Some('.')
             && self.peek_at(1).is_some_and(|c| c.is_ascii_digit())
@@ -289,7 +289,7 @@ impl Lexer {
 
         let mut suffix = self.int_suffix();
         if suffix.is_none() && radix == 16 && digits.len() > 1 && digits.ends_with(['d', 'D']) {
-            // For a hex literal a trailing `d` is the ptrdiff suffix, not a digit (L1.4).
+            // For a hex literal a trailing `d` is the ptrdiff suffix, not a digit.
             digits.pop();
             suffix = Some("d".to_string());
         }
@@ -668,7 +668,7 @@ mod tests {
 
     #[test]
     fn library_tokens() {
-        // L11.22 suffixes, L11.23 format strings, L11.30 operators, L11.28 membership.
+        // Integer suffixes, format strings, bitwise operators, membership.
         assert_eq!(
             tokens("5t 6ut 7TU 8s 9us 10su"),
             vec![

@@ -45,7 +45,7 @@ impl Default for ParseOptions {
     }
 }
 
-/// The result of parsing one REPL chunk (L9.4).
+/// The result of parsing one REPL chunk.
 #[derive(Clone, Debug)]
 pub enum ChunkParse {
     Complete(ast::Chunk),
@@ -159,7 +159,7 @@ fn with_chunk_tokens<R>(src: &str, f: impl FnOnce(&[(token::Token, Span)], bool)
     })
 }
 
-/// Parses one REPL chunk (L9.4): a single expression with no trailing `;` is `Chunk::Expr`,
+/// Parses one REPL chunk: a single expression with no trailing `;` is `Chunk::Expr`,
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
 pub fn parse_chunk(src: &str) -> ChunkParse {
@@ -179,7 +179,7 @@ pub fn parse_chunk_with(src: &str, options: ParseOptions) -> ChunkParse {
         return ChunkParse::Incomplete;
     }
     if let Ok(expression) = parse_expr_with(src, options) {
-        // An open-ended `match` (L11.18) at the end of a chunk may get more arms on the next
+        // An open-ended `match` at the end of a chunk may get more arms on the next
         // line: the REPL waits for them, or for `endmatch`.
         if open_match_at_end(&expression) {
             return ChunkParse::Incomplete;

@@ -1,10 +1,10 @@
-//! Tokens produced by the lexer (L1) and consumed by the parser.
+//! Tokens produced by the lexer and consumed by the parser.
 
 use std::fmt;
 
 use crate::syntax::ast::{FloatLit, IntLit, UnitsumOp};
 
-/// A reserved word (L1.3). Keywords are never identifiers.
+/// A reserved word. Keywords are never identifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Keyword {
     Begin,
@@ -46,9 +46,9 @@ pub enum Keyword {
     Aproj,
     Ident,
     Caseno,
-    /// `def a, val b, var c = e;` (L11.15).
+    /// `def a, val b, var c = e;`.
     Def,
-    /// `cfun` and `cproc`: ordinary functions and procedures (L11.12).
+    /// `cfun` and `cproc`: ordinary functions and procedures.
     Cfun,
     Cproc,
     And,
@@ -56,7 +56,7 @@ pub enum Keyword {
     Not,
     True,
     False,
-    /// `assert e;` (L11.24).
+    /// `assert e;`.
     Assert,
     /// A word Felix rejects as a name although the subset has no construct for it
     /// (`total`, `pure`, …): kept as written for messages.
@@ -162,7 +162,7 @@ pub enum Token {
     Float(FloatLit),
     /// A string literal's bytes, escapes processed.
     Str(Vec<u8>),
-    /// A format string `f"…"` (L11.23): the bytes of its text, escapes processed.
+    /// A format string `f"…"`: the bytes of its text, escapes processed.
     FormatStr(Vec<u8>),
     LParen,
     RParen,
@@ -174,7 +174,7 @@ pub enum Token {
     Semicolon,
     Colon,
     ColonColon,
-    /// `:=` (L11.14).
+    /// `:=`.
     ColonAssign,
     Dot,
     DotDot,
@@ -218,13 +218,13 @@ pub enum Token {
     CompactComma,
     /// `` ` `` before a unitsum literal or a sum pattern.
     Backtick,
-    /// `\&` (bitwise and, L11.30).
+    /// `\&` (bitwise and).
     BitAnd,
     /// `\|` (bitwise or).
     BitOr,
     /// `~` (bitwise complement).
     Tilde,
-    /// `\in`, `\notin`: membership comparisons (L11.27, L11.28).
+    /// `\in`, `\notin`: membership comparisons.
     SetIn,
     SetNotIn,
     /// `<<`. (`>>` is two adjacent `>` tokens, so `>` closing nested brackets still lexes.)
@@ -234,7 +234,7 @@ pub enum Token {
     CaretAssign,
     ShiftLeftAssign,
     ShiftRightAssign,
-    /// `` `+ `` `` `- `` `` `* `` `` `/ `` `` `% ``: type-level unitsum arithmetic (L2.15).
+    /// `` `+ `` `` `- `` `` `* `` `` `/ `` `` `% ``: type-level unitsum arithmetic.
     UnitsumArith(UnitsumOp),
 }
 

@@ -1,4 +1,4 @@
-//! The isomorphism engine behind `:>>` (L9.1): normal forms and classification.
+//! The isomorphism engine behind `:>>`: normal forms and classification.
 //!
 //! A type's normal form is the sequence of its *leaves* in storage order. A leaf is a scalar
 //! type, a compact linear type (represented by its size: `3 \* 2` is the leaf `6`), a plain
@@ -89,7 +89,7 @@ impl Leaf {
         }
     }
 
-    /// The leaf printed per L2.17 as if it were a type in `slot`.
+    /// The leaf printed as if it were a type in `slot`.
     fn to_string_in_slot(&self, slot: OperandSlot) -> String {
         match self {
             Leaf::Compact(size) => match size.to_u64() {
@@ -277,7 +277,7 @@ fn primitive_root(body: NormalForm) -> (NormalForm, BigUint) {
     }
 }
 
-/// The normal form of a type (L9.1).
+/// The normal form of a type.
 pub fn normal_form(ty: &Type) -> NormalForm {
     let mut form = NormalForm::default();
     form.push_type(ty);
@@ -476,7 +476,7 @@ fn first_mismatch(a: &NormalForm, b: &NormalForm) -> Option<Mismatch> {
     }
 }
 
-/// The whole output of the REPL command `:iso A, B` (L9.4): `layout-identical: int ^ 6` or
+/// The whole output of the REPL command `:iso A, B`: `layout-identical: int ^ 6` or
 /// `not isomorphic: int ^ 6 vs int ^ 5; element count 6 vs 5`.
 pub fn iso_line(a: &Type, b: &Type) -> String {
     match classify(a, b) {
@@ -487,7 +487,7 @@ pub fn iso_line(a: &Type, b: &Type) -> String {
     }
 }
 
-/// Why a type has no transpose (L6.13, L9.7).
+/// Why a type has no transpose.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NotTransposable {
     /// The type is not an array of arrays `T ^ M ^ N` nor a matrix `T ^ (A \* B)`.
@@ -510,7 +510,7 @@ impl fmt::Display for NotTransposable {
     }
 }
 
-/// The data-moving isomorphism of the copying `transpose` (L6.13, L9.7), derived from the
+/// The data-moving isomorphism of the copying `transpose`, derived from the
 /// source type: a `rows x columns` arrangement of elements, stored row after row, becomes the
 /// `columns x rows` arrangement with element `(i, j)` moved to `(j, i)`.
 ///
@@ -662,7 +662,7 @@ impl TransposePermutation {
 
 /// Derive the permutation of `transpose` for a value of type `ty`: an array of arrays
 /// `T ^ M ^ N` (to `T ^ N ^ M`) or a matrix over a compact product of two factors
-/// `T ^ (A \* B)` (to `T ^ (B \* A)`), L6.13 and L9.7.
+/// `T ^ (A \* B)` (to `T ^ (B \* A)`).
 pub fn transpose_permutation(ty: &Type) -> Result<TransposePermutation, NotTransposable> {
     let Type::Array(element, index) = ty else {
         return Err(NotTransposable::NotAMatrix(ty.clone()));
@@ -910,7 +910,7 @@ mod tests {
 
     #[test]
     fn transposing_a_matrix_over_a_compact_product() {
-        // (1,2,3,4,5,6) :>> int ^ (2 \* 3) transposes to (1,4,2,5,3,6) (L9.7).
+        // (1,2,3,4,5,6) :>> int ^ (2 \* 3) transposes to (1,4,2,5,3,6).
         let matrix = array(Type::INT, cproduct(vec![unitsum(2), unitsum(3)]));
         let permutation = transpose_permutation(&matrix).expect("a matrix");
         assert_eq!(

@@ -1,5 +1,5 @@
-//! Kinds (L2.13): UNITSUM, COMPACTLINEAR or TYPE, the most specific one of a type; and the
-//! hint of E0401 (L2.14) that rewrites a plain product, sum or array into its compact form.
+//! Kinds: UNITSUM, COMPACTLINEAR or TYPE, the most specific one of a type; and the
+//! hint of E0401 that rewrites a plain product, sum or array into its compact form.
 
 use crate::types::ty::{Kind, Type};
 
@@ -28,7 +28,7 @@ pub fn is_compact(ty: &Type) -> bool {
 }
 
 /// The compact linear type a type would be if its plain `*`, `+` and `^` were written `\*`,
-/// `\+` and `\^` (recursively), printed per L2.17; `None` when the type is compact linear
+/// `\+` and `\^` (recursively), printed; `None` when the type is compact linear
 /// already or cannot become compact that way (it mentions `int`, a function, …). This is the
 /// help of E0401: `int ^ (3 * 2)` gets ``help: write `3 \* 2` ``.
 pub fn compact_hint(ty: &Type) -> Option<String> {

@@ -1,5 +1,5 @@
-//! Mixed-radix layouts of compact linear types (L3.6–L3.8): the digits of products, the
-//! offsets of sums, encoding and decoding of codes, and the `:layout` line (L9.4). The leftmost
+//! Mixed-radix layouts of compact linear types: the digits of products, the
+//! offsets of sums, encoding and decoding of codes, and the `:layout` line. The leftmost
 //! component of a product is the most significant digit.
 //!
 //! The `BigUint` functions are meant to be called once per type (at compile time) or on big
@@ -107,7 +107,7 @@ pub fn decode_product(digits: &[Digit], code: &BigUint) -> Vec<BigUint> {
         .collect()
 }
 
-/// The code of one component of a compact product value (projection, L3.6).
+/// The code of one component of a compact product value (a projection).
 pub fn project_product(digit: &Digit, code: &BigUint) -> BigUint {
     if digit.radix.is_zero() || digit.weight.is_zero() {
         // A product with a zero radix has no values; answer something harmless.
@@ -222,7 +222,7 @@ pub fn sum_summands(ty: &Type) -> Option<Vec<Summand>> {
     Some(out)
 }
 
-/// The code of the injection of an argument (by its code) into a summand (L3.7).
+/// The code of the injection of an argument (by its code) into a summand.
 pub fn encode_sum(summand: &Summand, argument: &BigUint) -> BigUint {
     &summand.offset + argument
 }
@@ -335,12 +335,12 @@ fn join_numbers(numbers: &[BigUint]) -> String {
         .join(" ")
 }
 
-/// The `:layout` line of L9.4. Product-like types (`\*`, `\^`, unitsums): `size 60; radices
+/// The `:layout` line of the REPL. Product-like types (`\*`, `\^`, unitsums): `size 60; radices
 /// 3 4 5; weights 20 5 1`; compact sums: `size 5; summands 3 2; offsets 0 3`; an array type
 /// `T ^ I`: the layout of `I`. `Err` with a message for any other type.
 pub fn describe_layout(ty: &Type) -> Result<String, String> {
     match ty {
-        // Visibility (issue 14) changes no layout: a secret is stored like its public type,
+        // Visibility changes no layout: a secret is stored like its public type,
         // and an array's shape (its index) is always public.
         Type::Array(element, index) if element.has_secret() => Ok(format!(
             "{}; secret elements, public shape",

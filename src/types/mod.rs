@@ -1,7 +1,9 @@
-//! The type algebra (spec L2, L3, L9.1): one `Type` for checker, IR and evaluator; kinds,
+//! The type algebra: one `Type` for checker, IR and evaluator; kinds,
 //! sizes, mixed-radix layouts, the isomorphism engine behind `:>>`, and type printing.
 //!
-//! Architecture invariant: pure functions of types; no IO, no knowledge of syntax or values.
+//! Architecture invariant: pure functions of types; no IO, no knowledge of values. Of the syntax
+//! it knows only the pointer modes a pointer type carries (`syntax::ast::PtrMode`), so the
+//! dependency between the two points one way: `types` uses `syntax`, never the reverse.
 
 pub mod iso;
 pub mod kind;

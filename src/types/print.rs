@@ -1,4 +1,4 @@
-//! Printing types in the spec's own syntax (L2.17).
+//! Printing types in the spec's own syntax.
 //!
 //! Binary operators get one space on each side. An operand is parenthesised when it is itself
 //! an operator type that binds no tighter than its parent, except that `^`/`\^` chain to the
@@ -10,7 +10,8 @@
 //! Architecture invariant: printing never fails and never consults anything but the type (and
 //! the width limit of `--max-type-width`, past which the rest of a type is elided as `…`).
 
-use crate::types::ty::{PtrMode, Type};
+use crate::syntax::ast::PtrMode;
+use crate::types::ty::Type;
 
 /// The place a type occupies inside its parent type, which decides its parentheses and
 /// whether the unitsums 0, 1 and 2 print as numbers.
@@ -34,7 +35,7 @@ pub enum OperandSlot {
     CompactPointerArgument,
 }
 
-/// Binding strength of the type operators, loosest first (L2.8). Atoms bind tightest.
+/// Binding strength of the type operators, loosest first. Atoms bind tightest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Precedence {
     Function,
@@ -287,7 +288,7 @@ fn print_in_slot(ty: &Type, slot: OperandSlot) -> String {
     printer.out
 }
 
-/// The type in the spec's syntax (L2.17). `Display for Type` calls this. A type wider than
+/// The type in the spec's syntax. `Display for Type` calls this. A type wider than
 /// `--max-type-width` characters is cut, the rest elided as `…`.
 pub fn type_to_string(ty: &Type) -> String {
     print_in_slot(ty, OperandSlot::Top)

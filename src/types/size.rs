@@ -1,4 +1,4 @@
-//! Sizes of compact linear types (L3.6, L9.3): the type evaluated as arithmetic. `\*`
+//! Sizes of compact linear types: the type evaluated as arithmetic. `\*`
 //! multiplies, `\+` adds, `T \^ I` is `size(T) ^ size(I)` and the unitsum `n` is `n`.
 //!
 //! Sizes are unbounded naturals, but a size with more than `MAX_SIZE_BITS` bits is not
@@ -32,7 +32,7 @@ pub fn size_of(ty: &Type) -> Option<BigUint> {
             Some(sum + size_of(summand)?)
         })?,
         Type::CArray(element, index) => power_size(size_of(element)?, &size_of(index)?)?,
-        // Plain products, sums and arrays are never compact linear (L2.13), nor are scalars,
+        // Plain products, sums and arrays are never compact linear, nor are scalars,
         // functions and nominal types; a type variable has no known size.
         _ => return None,
     };
@@ -64,7 +64,7 @@ pub fn size_u64(ty: &Type) -> Option<u64> {
 }
 
 /// Do the codes of this compact type (`0 .. size-1`) fit in a `u64`, that is, is
-/// `size(T) ≤ 2^64` (L9.3)? Decided statically; the evaluator represents codes as `u64` when
+/// `size(T) ≤ 2^64`? Decided statically; the evaluator represents codes as `u64` when
 /// true and as big naturals otherwise.
 pub fn codes_fit_u64(ty: &Type) -> bool {
     match size_of(ty) {

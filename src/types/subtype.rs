@@ -1,7 +1,7 @@
-//! Record subtyping (L11.10): `R` is a subtype of `S` when every field of `S` is in `R` with a
+//! Record subtyping: `R` is a subtype of `S` when every field of `S` is in `R` with a
 //! subtype of its type in `S`; the relation extends covariantly through tuples, arrays with
-//! the same index type, and records. A struct built from a record (L11.11) uses the same
-//! field-by-name rule. Pointer modes (L11.4) follow the same rule: `&T` is a subtype of `&<T`
+//! the same index type, and records. A struct built from a record uses the same
+//! field-by-name rule. Pointer modes follow the same rule: `&T` is a subtype of `&<T`
 //! and `&>T`. Pure functions of types.
 
 use crate::types::ty::{NominalBody, Type};
@@ -19,7 +19,7 @@ pub fn is_subtype(from: &Type, to: &Type) -> bool {
             })
         }),
         (Type::Array(e1, i1), Type::Array(e2, i2)) if i1 == i2 => is_subtype(e1, e2),
-        // A read-write pointer is a read-only and a write-only one (L11.4); the target is
+        // A read-write pointer is a read-only and a write-only one; the target is
         // invariant.
         (Type::Ptr(m1, t1), Type::Ptr(m2, t2)) => m1.converts_to(*m2) && t1 == t2,
         (Type::CPtr(m1, d1, c1), Type::CPtr(m2, d2, c2)) => {
@@ -38,7 +38,7 @@ pub fn is_subtype(from: &Type, to: &Type) -> bool {
 }
 
 /// Does the record type `from` give exactly the fields of the struct type `to`, each with a
-/// subtype of the field's type (L11.11)?
+/// subtype of the field's type?
 pub fn record_builds_struct(from: &Type, to: &Type) -> bool {
     let (Some(given), Type::Nominal(def)) = (from.record_fields(), to) else {
         return false;

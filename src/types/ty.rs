@@ -1,5 +1,5 @@
-//! The one type representation, shared by the checker, the typed IR and the evaluator
-//! (spec L2). Types are always kept in the normal form of L2.9: the smart constructors below
+//! The one type representation, shared by the checker, the typed IR and the evaluator.
+//! Types are always kept in normal form: the smart constructors below
 //! are the only way compound types are built, so structural equality *is* type equality.
 
 use std::fmt;
@@ -7,7 +7,9 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-/// The integer family of L2.1. `int`/`uint` are 32-bit like C; `long`, `vlong` and `size` are
+use crate::syntax::ast::PtrMode;
+
+/// The integer family. `int`/`uint` are 32-bit like C; `long`, `vlong` and `size` are
 /// 64-bit. Distinct names are distinct types (`int` and `int32` print differently).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum IntTy {
@@ -26,7 +28,7 @@ pub enum IntTy {
     U16,
     U32,
     U64,
-    /// `tiny`, `utiny`, `short`, `ushort` (L11.22): 8 and 16 bits.
+    /// `tiny`, `utiny`, `short`, `ushort`: 8 and 16 bits.
     Tiny,
     UTiny,
     Short,
@@ -125,7 +127,7 @@ impl IntTy {
         }
     }
 
-    /// The `_strr` suffix of L7.3.
+    /// The literal suffix that `_strr` prints after a value of this type.
     pub fn suffix(self) -> &'static str {
         match self {
             IntTy::Int => "",
@@ -155,7 +157,7 @@ impl IntTy {
     }
 }
 
-/// Kinds (L2.13), ordered from most to least specific.
+/// Kinds, ordered from most to least specific.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Kind {
     Unitsum,
@@ -199,7 +201,7 @@ impl std::hash::Hash for TyVar {
     }
 }
 
-/// A nominal type: a struct or a variant (L2.11, L2.12). Compared by `id`. The body is set once
+/// A nominal type: a struct or a variant. Compared by `id`. The body is set once
 /// after creation, so recursive variants can refer to themselves.
 ///
 /// A parametric declaration (`struct Box[T] { v: T; }`, `variant tree[T] = …`) is a
@@ -376,7 +378,7 @@ impl fmt::Debug for NominalDef {
     }
 }
 
-/// A type, always in normal form (L2.9).
+/// A type, always in normal form.
 ///
 /// Compound types share their parts (`TypeRef`, `TypeList`): a typedef used twice is one
 /// subtree referenced twice, so a type is a DAG whose expanded tree may be exponentially
@@ -385,14 +387,14 @@ impl fmt::Debug for NominalDef {
 /// function), so equality, hashing and those queries never walk the expanded tree.
 #[derive(Clone, Debug)]
 pub enum Type {
-    /// The unitsum `n`: `0` = void, `1` = unit, `2` = bool (L2.2).
+    /// The unitsum `n`: `0` = void, `1` = unit, `2` = bool.
     Unitsum(u64),
     Int(IntTy),
     Float,
     Double,
     String,
     Char,
-    /// Unbounded natural (L9.3).
+    /// Unbounded natural.
     Natural,
     /// A plain product of at least two components, not all equal (those are arrays).
     Tuple(TypeList),
@@ -414,45 +416,21 @@ pub enum Type {
     Meta(u32),
     /// A struct or variant.
     Nominal(Arc<NominalDef>),
-    /// A record `(a:int, b:string)` (L11.8): at least one field, names distinct and sorted
+    /// A record `(a:int, b:string)`: at least one field, names distinct and sorted
     /// (byte order), one type per name in the list. Built only by `Type::record`.
     Record(Arc<[Arc<str>]>, TypeList),
-    /// A pointer `&T`, `&<T` or `&>T` (L11.1, L11.4).
+    /// A pointer `&T`, `&<T` or `&>T`.
     Ptr(PtrMode, TypeRef),
-    /// A pointer to a component of type `C` of a compact value of type `D` (L11.5):
+    /// A pointer to a component of type `C` of a compact value of type `D`:
     /// `_pclt<D, C>`, `_rpclt<D, C>`, `_wpclt<D, C>`.
     CPtr(PtrMode, TypeRef, TypeRef),
-    /// `secret T` (the visibility dimension, issue 14): a value the program may compute with
+    /// `secret T` (the visibility dimension): a value the program may compute with
     /// but never print, branch on or use as a shape without `reveal`. Built only by
     /// [`Type::secret`], which distributes the qualifier over tuples, arrays (the element:
     /// shape is public) and records, so `T` is a scalar, a compact type, a sum, a nominal type,
     /// a type parameter or an inference variable. The checker's business only: the IR it
     /// produces is erased ([`Type::erase_secret`]), so values are stored as public ones.
     Secret(TypeRef),
-}
-
-/// What a pointer allows (L11.4): a read-write pointer is accepted where a read-only or a
-/// write-only one is expected, never the other way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PtrMode {
-    ReadWrite,
-    Read,
-    Write,
-}
-
-impl PtrMode {
-    pub fn can_read(self) -> bool {
-        self != PtrMode::Write
-    }
-
-    pub fn can_write(self) -> bool {
-        self != PtrMode::Read
-    }
-
-    /// Is a pointer of mode `self` accepted where one of mode `expected` is?
-    pub fn converts_to(self, expected: PtrMode) -> bool {
-        self == expected || self == PtrMode::ReadWrite
-    }
 }
 
 /// Facts about a type, computed once per compound node from its children's facts.
@@ -469,9 +447,9 @@ pub struct Facts {
 pub const FACT_META: u8 = 1;
 pub const FACT_VAR: u8 = 2;
 pub const FACT_FUN: u8 = 4;
-/// The type is not compact linear (L2.13): a kind check reads this instead of walking.
+/// The type is not compact linear: a kind check reads this instead of walking.
 pub const FACT_NONCOMPACT: u8 = 8;
-/// The type mentions `secret` (issue 14).
+/// The type mentions `secret`.
 pub const FACT_SECRET: u8 = 16;
 
 fn mix(hash: u64, value: u64) -> u64 {
@@ -746,7 +724,7 @@ impl Type {
         }
     }
 
-    /// A record type (L11.8), its fields sorted by name (byte order). The caller ensures at
+    /// A record type, its fields sorted by name (byte order). The caller ensures at
     /// least one field and distinct names (E0202 is the checker's).
     pub fn record(mut fields: Vec<(Arc<str>, Type)>) -> Type {
         fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -939,12 +917,12 @@ impl Type {
         self.facts().flags & FACT_VAR != 0
     }
 
-    /// Does this type mention `secret` (issue 14)?
+    /// Does this type mention `secret`?
     pub fn has_secret(&self) -> bool {
         self.facts().flags & FACT_SECRET != 0
     }
 
-    /// `secret t`, normalised (issue 14): the qualifier distributes over tuples, records and
+    /// `secret t`, normalised: the qualifier distributes over tuples, records and
     /// array elements (an array's index type is its shape, which is public), is idempotent,
     /// and leaves `unit`, `void`, functions and pointers as they are (they carry no secret
     /// data of their own; the checker refuses `secret` written on them).

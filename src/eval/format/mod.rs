@@ -1,0 +1,366 @@
+//! Printing values: the three textual forms of every value.
+//!
+//! - `str` is the display form used by `print`, `println` and `str x`;
+//! - `repr` is the quoted form used for the elements of arrays that are not pairs;
+//! - `_strr` is the structural form, also used for REPL results.
+//!
+//! Every function takes the value together with its static (concrete) type, because values
+//! carry no type tags: the type says whether an `Int` is an `int`, a `char`, a `bool` or the
+//! code of a compact linear value, and how the leaves of an array buffer group into elements.
+//! A value that does not fit its type never makes these functions panic; it prints as `<?>`.
+//!
+//! Output is built as bytes (strings are byte strings); the `String` functions convert
+//! the finished bytes once, lossily, and the `*_bytes` functions give the exact bytes.
+//!
+//! `float` holds the `%g` formatting of floating-point numbers, `sums` the forms of sums,
+//! variants, structs and compact values; this file the three entry points, scalars, tuples,
+//! records and arrays.
+//!
+//! Choices where the spec leaves room (documented here because there is no oracle):
+//! - `repr` and `_strr` of a `char` quote it like a one-character string: `'a'`, `'\''`.
+//! - Compact sums use the plain-sum format in every respect: a compact-tuple (`\*`)
+//!   argument brings its own parentheses, a compact-array (`\^`) argument keeps the extra
+//!   parentheses like a plain array does, and a repeated compact sum always adds them.
+//! - A variant constructor argument follows the same rules as a plain-sum argument: a
+//!   (compact or plain, non-array) tuple brings its own parentheses (`Pair (1,'x')`), any
+//!   other argument is parenthesised (`Num (4)`, and an array argument `Rect ((1,2))`).
+
+mod float;
+mod sums;
+#[cfg(test)]
+mod tests;
+
+use std::io::Write;
+
+use num_traits::ToPrimitive;
+
+use crate::eval::value::{leaf_count, ArrayVal, Value};
+use crate::types::size::size_of;
+use crate::types::ty::{IntTy, NominalBody, Type};
+
+pub use float::{format_double, format_float};
+use sums::{compact_code, write_compact, write_plain_sum, write_struct, write_variant};
+
+/// What is printed in place of a value that does not match its type (or of a type that has
+/// no values, or is not concrete).
+const MISMATCH: &[u8] = b"<?>";
+
+/// What every function value prints as.
+const FUNCTION: &[u8] = b"<fun>";
+
+/// The `str` form of a value of type `ty`.
+pub fn str_value(v: &Value, ty: &Type) -> String {
+    bytes_to_string(str_value_bytes(v, ty))
+}
+
+/// The `repr` form of a value of type `ty`.
+pub fn repr_value(v: &Value, ty: &Type) -> String {
+    bytes_to_string(repr_value_bytes(v, ty))
+}
+
+/// The `_strr` form of a value of type `ty`.
+pub fn strr_value(v: &Value, ty: &Type) -> String {
+    bytes_to_string(strr_value_bytes(v, ty))
+}
+
+/// The exact bytes of `str_value` (strings may hold bytes that are not UTF-8).
+pub fn str_value_bytes(v: &Value, ty: &Type) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_str(&mut out, v, ty);
+    out
+}
+
+/// The exact bytes of `repr_value`.
+pub fn repr_value_bytes(v: &Value, ty: &Type) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_repr(&mut out, v, ty);
+    out
+}
+
+/// The exact bytes of `strr_value`.
+pub fn strr_value_bytes(v: &Value, ty: &Type) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_strr(&mut out, v, ty);
+    out
+}
+
+fn bytes_to_string(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    }
+}
+
+/// Look through a captured-variable cell to the value inside it.
+fn with_cell_contents(v: &Value, out: &mut Vec<u8>, print: &dyn Fn(&mut Vec<u8>, &Value)) {
+    match v {
+        Value::Cell(cell) => match cell.lock() {
+            Ok(inner) => {
+                let inner = inner.clone();
+                print(out, &inner)
+            }
+            Err(_) => out.extend_from_slice(MISMATCH),
+        },
+        other => print(out, other),
+    }
+}
+
+/// `str`: display form.
+fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
+    if let Value::Cell(_) = v {
+        return with_cell_contents(v, out, &|out, inner| write_str(out, inner, ty));
+    }
+    match ty {
+        Type::Int(int_ty) => write_integer(out, v, *int_ty, false),
+        Type::Double | Type::Float => write_floating(out, v),
+        Type::String => match v {
+            Value::Str(bytes) => out.extend_from_slice(bytes),
+            _ => out.extend_from_slice(MISMATCH),
+        },
+        Type::Char => match char_byte(v) {
+            Some(byte) => out.push(byte),
+            None => out.extend_from_slice(MISMATCH),
+        },
+        Type::Natural => write_natural(out, v),
+        Type::Tuple(components) => write_tuple(out, v, components, b", ", write_str),
+        Type::Array(element, index) => {
+            // A homogeneous pair prints like a tuple; every other array uses `repr` on its
+            // elements.
+            let is_pair = **index == Type::Unitsum(2);
+            write_array(out, v, element, index, b", ", &|out, value| {
+                if is_pair {
+                    write_str(out, value, element)
+                } else {
+                    write_repr(out, value, element)
+                }
+            });
+        }
+        Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
+        // Types without a Felix `Str` instance print their `_strr`; bool and unit
+        // print the same in both forms.
+        _ => write_strr(out, v, ty),
+    }
+}
+
+/// `repr`: quoted form of scalars; tuples and arrays print their `str`.
+fn write_repr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
+    if let Value::Cell(_) = v {
+        return with_cell_contents(v, out, &|out, inner| write_repr(out, inner, ty));
+    }
+    match ty {
+        Type::Tuple(_) | Type::Array(_, _) => write_str(out, v, ty),
+        _ => write_strr(out, v, ty),
+    }
+}
+
+/// `_strr`: structural form.
+fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
+    if let Value::Cell(_) = v {
+        return with_cell_contents(v, out, &|out, inner| write_strr(out, inner, ty));
+    }
+    match ty {
+        Type::Int(int_ty) => write_integer(out, v, *int_ty, true),
+        Type::Double | Type::Float => write_floating(out, v),
+        Type::String => match v {
+            Value::Str(bytes) => write_quoted(out, bytes),
+            _ => out.extend_from_slice(MISMATCH),
+        },
+        Type::Char => match char_byte(v) {
+            Some(byte) => write_escaped(out, &[byte]),
+            None => out.extend_from_slice(MISMATCH),
+        },
+        Type::Natural => write_natural(out, v),
+        Type::Tuple(components) => write_tuple(out, v, components, b",", write_strr),
+        Type::Array(element, index) => write_array(out, v, element, index, b",", &|out, value| {
+            write_strr(out, value, element)
+        }),
+        Type::Sum(summands) => write_plain_sum(out, v, summands),
+        Type::Nominal(definition) => match definition.body.get() {
+            Some(NominalBody::Struct(fields)) => write_struct(out, v, &definition.name, fields),
+            Some(NominalBody::Variant(constructors)) => write_variant(out, v, constructors),
+            // The checker rejects printing an opaque value (its representation is hidden).
+            Some(NominalBody::Opaque { .. }) | None => out.extend_from_slice(MISMATCH),
+        },
+        Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
+        // The checker rejects printing a pointer.
+        Type::Ptr(..) | Type::CPtr(..) => out.extend_from_slice(MISMATCH),
+        Type::Record(names, types) => match v {
+            Value::Tuple(values) if values.len() == types.len() => {
+                out.push(b'(');
+                write_fields(out, names.iter().zip(types.iter()).zip(values.iter()));
+                out.push(b')');
+            }
+            _ => out.extend_from_slice(MISMATCH),
+        },
+        Type::Unitsum(_) | Type::CProduct(_) | Type::CSum(_) | Type::CArray(_, _) => {
+            match compact_code(v) {
+                Some(code) => write_compact(out, &code, ty),
+                None => out.extend_from_slice(MISMATCH),
+            }
+        }
+        // The IR is erased of visibility (the checker refuses to print a secret).
+        Type::Var(_) | Type::Meta(_) | Type::Secret(_) => out.extend_from_slice(MISMATCH),
+    }
+}
+
+/// A tuple: `(` its components joined by `separator` `)`, each printed by `print`.
+fn write_tuple(
+    out: &mut Vec<u8>,
+    v: &Value,
+    components: &[Type],
+    separator: &[u8],
+    print: fn(&mut Vec<u8>, &Value, &Type),
+) {
+    match v {
+        Value::Tuple(values) if values.len() == components.len() => {
+            out.push(b'(');
+            for (position, (value, component)) in values.iter().zip(components.iter()).enumerate() {
+                if position > 0 {
+                    out.extend_from_slice(separator);
+                }
+                print(out, value, component);
+            }
+            out.push(b')');
+        }
+        _ => out.extend_from_slice(MISMATCH),
+    }
+}
+
+/// The fields of a record or struct, `name=value` with the `_strr` of each value, joined by `,`.
+fn write_fields<'a>(
+    out: &mut Vec<u8>,
+    fields: impl Iterator<Item = ((&'a std::sync::Arc<str>, &'a Type), &'a Value)>,
+) {
+    for (position, ((name, ty), value)) in fields.enumerate() {
+        if position > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'=');
+        write_strr(out, value, ty);
+    }
+}
+
+/// An integer of type `int_ty` in decimal; unsigned 64-bit types are stored as bit patterns.
+/// With `suffix`, the type's literal suffix follows.
+fn write_integer(out: &mut Vec<u8>, v: &Value, int_ty: IntTy, suffix: bool) {
+    let Value::Int(bits) = v else {
+        out.extend_from_slice(MISMATCH);
+        return;
+    };
+    // Writing into a `Vec<u8>` cannot fail.
+    let _ = if int_ty.signed() {
+        write!(out, "{bits}")
+    } else {
+        write!(out, "{}", *bits as u64)
+    };
+    if suffix {
+        out.extend_from_slice(int_ty.suffix().as_bytes());
+    }
+}
+
+fn write_floating(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Float(x) => out.extend_from_slice(format_double(*x).as_bytes()),
+        _ => out.extend_from_slice(MISMATCH),
+    }
+}
+
+fn write_natural(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Big(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int(n) if *n >= 0 => out.extend_from_slice(n.to_string().as_bytes()),
+        _ => out.extend_from_slice(MISMATCH),
+    }
+}
+
+/// The byte of a `char` value.
+fn char_byte(v: &Value) -> Option<u8> {
+    match v {
+        Value::Int(code) => u8::try_from(*code).ok(),
+        _ => None,
+    }
+}
+
+/// A string in single quotes with `'` and the control characters tab, newline, CR, FF and VT
+/// escaped; every other byte unchanged.
+fn write_quoted(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.push(b'\'');
+    write_escaped(out, bytes);
+    out.push(b'\'');
+}
+
+/// Bytes with `'`, tab, newline, CR, FF and VT escaped; the `repr` of a char is its
+/// byte escaped this way, without quotes.
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    for &byte in bytes {
+        match byte {
+            b'\'' => out.extend_from_slice(b"\\'"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            0x0b => out.extend_from_slice(b"\\v"),
+            other => out.push(other),
+        }
+    }
+}
+
+/// An array `element ^ index`: `(` elements in code order joined by `separator` `)`, each
+/// printed by `print_element`. An element that is itself an array is a view of
+/// `leaf_count(element)` consecutive leaves.
+fn write_array(
+    out: &mut Vec<u8>,
+    v: &Value,
+    element: &Type,
+    index: &Type,
+    separator: &[u8],
+    print_element: &dyn Fn(&mut Vec<u8>, &Value),
+) {
+    let Value::Array(array) = v else {
+        out.extend_from_slice(MISMATCH);
+        return;
+    };
+    let Some(layout) = array_layout(array, element, index) else {
+        out.extend_from_slice(MISMATCH);
+        return;
+    };
+    out.push(b'(');
+    for position in 0..layout.element_count {
+        if position > 0 {
+            out.extend_from_slice(separator);
+        }
+        let value = if layout.element_is_array {
+            Value::Array(array.slice(position * layout.stride, layout.stride))
+        } else {
+            array.leaf(position)
+        };
+        print_element(out, &value);
+    }
+    out.push(b')');
+}
+
+/// How the leaves of an array view group into elements.
+struct ArrayLayout {
+    element_count: usize,
+    /// Leaves per element.
+    stride: usize,
+    element_is_array: bool,
+}
+
+/// Check that the view covers exactly `size(index) * leaf_count(element)` leaves that exist
+/// in its buffer, and say how they group into elements.
+fn array_layout(array: &ArrayVal, element: &Type, index: &Type) -> Option<ArrayLayout> {
+    let element_count = size_of(index)?.to_usize()?;
+    let stride = leaf_count(element)?;
+    let leaves = element_count.checked_mul(stride)?;
+    let end = array.start.checked_add(array.len)?;
+    if leaves != array.len || end > array.buf.len() {
+        return None;
+    }
+    Some(ArrayLayout {
+        element_count,
+        stride,
+        element_is_array: matches!(element, Type::Array(_, _)),
+    })
+}

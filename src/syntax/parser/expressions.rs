@@ -1,0 +1,599 @@
+//! Expressions, level by level from the tightest: atoms, postfix operations, application,
+//! prefix operators, the binary operators, tuples, `$`, `|>`, `:>>` and the arrow lambda.
+
+use chumsky::prelude::*;
+
+use super::functions::{self, FunctionHeads};
+use super::levels::{operator_level, Grouping};
+use super::{
+    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
+    Extra, RecursiveParser, Rules, TokenInput,
+};
+use crate::syntax::ast::*;
+use crate::syntax::desugar;
+use crate::syntax::span::{Span, Spanned};
+use crate::syntax::token::{Keyword, Token};
+
+/// What statements take from the expression grammar.
+pub(super) struct Expressions<'t> {
+    /// An atom with its postfix operations: the operand of `++` and `--`.
+    pub postfix: BoxedParser<'t, Expr>,
+    /// `match e with`.
+    pub match_head: BoxedParser<'t, Expr>,
+    /// `| p | q when g =>`: the patterns and guard of a `match` arm.
+    pub arm_patterns: BoxedParser<'t, (Vec<Pattern>, Option<Expr>)>,
+}
+
+/// Defines `rules.expr`, the whole expression, and returns the parts statements reuse.
+pub(super) fn define_expressions<'t>(
+    rules: &Rules<'t>,
+    heads: &FunctionHeads<'t>,
+    type_atom: BoxedParser<'t, TypeExpr>,
+    type_list: BoxedParser<'t, Vec<TypeExpr>>,
+    pattern: BoxedParser<'t, Pattern>,
+) -> Expressions<'t> {
+    let Rules {
+        type_expr,
+        braced_stmts,
+        recovering,
+        ..
+    } = rules;
+    let recovering = *recovering;
+    let mut expr = rules.expr.clone();
+    let block_lambda = functions::block_lambda(rules, heads);
+    let arrow_lambda = functions::arrow_lambda(rules, heads);
+
+    // Level 18: atoms.
+    let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
+    // A record field's value: an expression without a top-level `,`.
+    let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
+
+    // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f`.
+    let pointer_dot = choice((
+        token(Token::Star)
+            .then(token(Token::Dot))
+            .to(PostfixPointer::Deref),
+        token(Token::RightArrow).to(PostfixPointer::Deref),
+        token(Token::Ampersand)
+            .then(token(Token::Dot))
+            .to(PostfixPointer::Addr),
+    ))
+    .then(
+        select! {
+            Token::Ident(name) = extra => Spanned::new(ExprKind::Name(name), extra.span()),
+            Token::Int(lit) = extra => Spanned::new(ExprKind::Int(lit), extra.span()),
+        }
+        .or(expr
+            .clone()
+            .delimited_by(token(Token::LParen), token(Token::RParen))),
+    )
+    .map(|(how, rhs)| Postfix::PointerDot(how, rhs));
+    let postfix_operation = token(Token::Dot)
+        .ignore_then(choice((
+            token(Token::LBracket)
+                .ignore_then(choice((
+                    to_word()
+                        .ignore_then(expr.clone())
+                        .map(|end| Postfix::Slice(None, Some(end))),
+                    expr.clone()
+                        .then_ignore(to_word())
+                        .then(expr.clone().or_not())
+                        .map(|(start, end)| Postfix::Slice(Some(start), end)),
+                    expr.clone().map(Postfix::Index),
+                )))
+                .then_ignore(token(Token::RBracket)),
+            select! {
+                Token::Ident(name) = extra => Postfix::Dot(Spanned::new(ExprKind::Name(name), extra.span())),
+                Token::Int(lit) = extra => Postfix::Dot(Spanned::new(ExprKind::Int(lit), extra.span())),
+                Token::Keyword(Keyword::True) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(true), extra.span())),
+                Token::Keyword(Keyword::False) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(false), extra.span())),
+            },
+            expr.clone()
+                .delimited_by(token(Token::LParen), token(Token::RParen))
+                .map(Postfix::Dot),
+        )))
+        .or(pointer_dot);
+    let postfix = atom
+        .clone()
+        .foldl_with(postfix_operation.repeated(), |lhs, operation, extra| {
+            let kind = match operation {
+                Postfix::Dot(rhs) => ExprKind::Dot(Box::new(lhs), Box::new(rhs)),
+                Postfix::PointerDot(how, rhs) => {
+                    let span = lhs.span;
+                    let pointer = match how {
+                        PostfixPointer::Deref => ExprKind::Deref(Box::new(lhs)),
+                        PostfixPointer::Addr => ExprKind::Addr(PtrMode::ReadWrite, Box::new(lhs)),
+                    };
+                    ExprKind::Dot(Box::new(Spanned::new(pointer, span)), Box::new(rhs))
+                }
+                Postfix::Index(index) => ExprKind::StrIndex(Box::new(lhs), Box::new(index)),
+                Postfix::Slice(start, end) => {
+                    ExprKind::StrSlice(Box::new(lhs), start.map(Box::new), end.map(Box::new))
+                }
+            };
+            Spanned::new(kind, extra.span())
+        })
+        .boxed();
+
+    let literal = select! {
+        Token::Int(lit) => ExprKind::Int(lit),
+        Token::Float(lit) => ExprKind::Float(lit),
+        Token::Str(bytes) => ExprKind::Str(bytes),
+        Token::FormatStr(bytes) => ExprKind::Format(bytes),
+        Token::Keyword(Keyword::True) => ExprKind::Bool(true),
+        Token::Keyword(Keyword::False) => ExprKind::Bool(false),
+    };
+    let path = select! { Token::Ident(name) => name }
+        .then(
+            token(Token::ColonColon)
+                .ignore_then(select! { Token::Ident(name) => name })
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map(|(first, rest)| {
+            if rest.is_empty() {
+                ExprKind::Name(first)
+            } else {
+                let mut segments = vec![first];
+                segments.extend(rest);
+                ExprKind::Qualified(segments)
+            }
+        })
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .then(
+            type_list
+                .clone()
+                .delimited_by(token(Token::LBracket), token(Token::RBracket))
+                .or_not(),
+        )
+        .map_with(|(head, type_arguments), extra| match type_arguments {
+            Some(type_arguments) => Spanned::new(
+                ExprKind::TypeApply(Box::new(head), type_arguments),
+                extra.span(),
+            ),
+            None => head,
+        });
+    let if_expr = keyword(Keyword::If)
+        .ignore_then(expr.clone())
+        .then_ignore(keyword(Keyword::Then))
+        .then(expr.clone())
+        .then(
+            keyword(Keyword::Elif)
+                .ignore_then(expr.clone())
+                .then_ignore(keyword(Keyword::Then))
+                .then(expr.clone())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::Else))
+        .then(expr.clone())
+        // Without `endif` the last branch extends as far as it can; such an `if` stands
+        // only where a whole expression does, which `expr` checks (`open_operand`).
+        .then_ignore(keyword(Keyword::Endif).or_not())
+        .map_with(|(((condition, then_branch), elifs), otherwise), extra| {
+            let mut branches = vec![(condition, then_branch)];
+            branches.extend(elifs);
+            Spanned::new(ExprKind::If(branches, Box::new(otherwise)), extra.span())
+        })
+        .boxed();
+    let parenthesised = token(Token::LParen)
+        .ignore_then(expr.clone())
+        .then_ignore(token(Token::RParen))
+        .map_with(|inner, extra| Spanned::new(inner.node, extra.span()));
+    let parenthesised = if recovering {
+        parenthesised
+            .recover_with(via_parser(nested_delimiters(
+                Token::LParen,
+                Token::RParen,
+                [
+                    (Token::LBracket, Token::RBracket),
+                    (Token::LBrace, Token::RBrace),
+                ],
+                |span| Spanned::new(ExprKind::Error, span),
+            )))
+            .boxed()
+    } else {
+        parenthesised.boxed()
+    };
+    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
+    // as an operand: `println$ match … endmatch`).
+    let guard = keyword(Keyword::When)
+        .ignore_then(expr.clone())
+        .or_not()
+        .boxed();
+    let arm_patterns = token(Token::Bar)
+        .ignore_then(
+            pattern
+                .clone()
+                .separated_by(token(Token::Bar))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then(guard)
+        .then_ignore(token(Token::FatArrow))
+        .boxed();
+    let match_head = keyword(Keyword::Match)
+        .ignore_then(expr.clone())
+        .then_ignore(keyword(Keyword::With))
+        .boxed();
+    let match_expr = match_head
+        .clone()
+        .then(
+            arm_patterns
+                .clone()
+                .then(expr.clone())
+                .map_with(|((patterns, guard), body), extra| MatchArm {
+                    patterns,
+                    guard,
+                    body,
+                    span: extra.span(),
+                })
+                .repeated()
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .boxed();
+    // Like `if`: without `endmatch` the last arm extends as far as it can.
+    let match_expr = match_expr
+        .then_ignore(keyword(Keyword::Endmatch).or_not())
+        .map_with(|(scrutinee, arms), extra| {
+            Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
+        });
+
+    atom.define(
+        choice((
+            literal.map_with(|kind, extra| Spanned::new(kind, extra.span())),
+            path,
+            token(Token::LParen)
+                .then(token(Token::RParen))
+                .map_with(|_, extra| Spanned::new(ExprKind::Unit, extra.span())),
+            record_fields(field_value.clone())
+                .map_with(|fields, extra| Spanned::new(ExprKind::Record(fields), extra.span())),
+            parenthesised,
+            token(Token::Hash)
+                .ignore_then(atom.clone())
+                .map_with(|operand, extra| {
+                    Spanned::new(ExprKind::Hash(Box::new(operand)), extra.span())
+                }),
+            token(Token::Ampersand)
+                .ignore_then(pointer_mode())
+                .then(postfix.clone())
+                .map_with(|(mode, operand), extra| {
+                    Spanned::new(ExprKind::Addr(mode, Box::new(operand)), extra.span())
+                }),
+            if_expr,
+            block_lambda,
+            match_expr,
+            // `{ stmts }`: a closure of `()`.
+            braced_stmts
+                .clone()
+                .map_with(|body, extra| desugar::closure(body, extra.span())),
+        ))
+        .labelled("expression"),
+    );
+
+    // Level 16: juxtaposition and `caseno`.
+    let argument = postfix.clone().and_is(to_word().not());
+    let caseno_or_postfix = keyword(Keyword::Caseno)
+        .ignore_then(postfix.clone())
+        .map_with(|operand, extra| Spanned::new(ExprKind::Caseno(Box::new(operand)), extra.span()))
+        .or(postfix.clone())
+        .boxed();
+    // `f of (T)`: the overload or constructor taking a `T`; the type is an atom.
+    let application_head = caseno_or_postfix
+        .clone()
+        .then(keyword(Keyword::Of).ignore_then(type_atom.clone()).or_not())
+        .map_with(|(head, of), extra| match of {
+            Some(ty) => Spanned::new(ExprKind::OfType(Box::new(head), ty), extra.span()),
+            None => head,
+        });
+    let apply_all =
+        |func: Expr,
+         arg: Expr,
+         extra: &mut chumsky::input::MapExtra<'t, '_, TokenInput<'t>, Extra<'t>>| {
+            apply(func, arg, ApplyForm::Juxtapose, extra.span())
+        };
+    // `aproj i of T`: the index is an application without the `of` suffix.
+    let plain_application = caseno_or_postfix
+        .foldl_with(argument.clone().repeated(), apply_all)
+        .boxed();
+    let application = application_head
+        .foldl_with(argument.repeated(), |func, arg, extra| {
+            apply(func, arg, ApplyForm::Juxtapose, extra.span())
+        })
+        .boxed();
+
+    // Between levels 15 and 16: prefix `*`, the dereference: `*f x` is `*(f x)`.
+    let dereference = token(Token::Star)
+        .map_with(|_, extra| extra.span())
+        .repeated()
+        .foldr_with(application.clone(), |star_span: Span, operand, _| {
+            let span = star_span.to(operand.span);
+            Spanned::new(ExprKind::Deref(Box::new(operand)), span)
+        })
+        .boxed();
+    // Level 15: prefix `-`, `+` and `~`.
+    let prefix = choice((
+        token(Token::Minus).to(UnOp::Neg),
+        token(Token::Plus).to(UnOp::Plus),
+        token(Token::Tilde).to(UnOp::Compl),
+    ))
+    .map_with(|operator, extra| (operator, extra.span()))
+    .repeated()
+    .foldr_with(dereference, |(operator, operator_span), operand, _| {
+        let span = operator_span.to(operand.span);
+        Spanned::new(ExprKind::Unary(operator, Box::new(operand)), span)
+    })
+    .boxed();
+
+    // Levels 14 and 13: multiplicative and additive operators.
+    let multiplicative = binary_level(
+        prefix,
+        choice((
+            token(Token::Star).to(BinOp::Mul),
+            token(Token::Slash).to(BinOp::Div),
+            token(Token::Percent).to(BinOp::Mod),
+        )),
+    );
+    let additive = binary_level(
+        multiplicative,
+        choice((
+            token(Token::Plus).to(BinOp::Add),
+            token(Token::Minus).to(BinOp::Sub),
+        )),
+    );
+
+    // Bitwise operators and shifts, between levels 13 and 12, loosest first:
+    // `\|` < `\^` < `\&` < `<<` `>>`, each left associative.
+    let bitwise = bitwise_levels(additive);
+
+    // Level 12: injections and unitsum values, stand-alone projections.
+    let of_type = keyword(Keyword::Of).ignore_then(type_expr.clone());
+    let level12 = choice((
+        keyword(Keyword::Case)
+            .ignore_then(int_literal())
+            .then(of_type.clone())
+            .map(|(lit, ty)| ExprKind::Case(lit, ty)),
+        token(Token::Backtick)
+            .ignore_then(int_literal())
+            .then_ignore(token(Token::Colon).or(keyword(Keyword::Of)))
+            .then(type_atom.clone())
+            .map(|(lit, ty)| ExprKind::UnitsumValue(lit, ty)),
+        keyword(Keyword::Proj)
+            .ignore_then(int_literal())
+            .then(of_type.clone())
+            .map(|(lit, ty)| ExprKind::Proj(lit, ty)),
+        keyword(Keyword::Aproj)
+            .ignore_then(plain_application)
+            .then(of_type.clone())
+            .map(|(index, ty)| ExprKind::Aproj(Box::new(index), ty)),
+        keyword(Keyword::Ident)
+            .ignore_then(of_type)
+            .map(ExprKind::Ident),
+    ))
+    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+    .or(bitwise)
+    .boxed();
+
+    // Level 10: comparisons, non-associative.
+    let comparison_operator = choice((
+        token(Token::EqEq).to(BinOp::Eq),
+        token(Token::NotEq).to(BinOp::Ne),
+        token(Token::LessEq).to(BinOp::Le),
+        token(Token::Less).to(BinOp::Lt),
+        token(Token::GreaterEq).to(BinOp::Ge),
+        token(Token::Greater).to(BinOp::Gt),
+        // Membership: `\in`, `in`, `\notin`, `not in`.
+        token(Token::SetIn).to(BinOp::In),
+        keyword(Keyword::In).to(BinOp::In),
+        token(Token::SetNotIn).to(BinOp::NotIn),
+        keyword(Keyword::Not)
+            .then(keyword(Keyword::In))
+            .to(BinOp::NotIn),
+    ))
+    .map_with(|operator, extra| (operator, extra.span()));
+    let comparison = operator_level(
+        level12,
+        comparison_operator,
+        Grouping::NonAssociative(
+            |(operator, _), lhs, rhs, _| {
+                let span = lhs.span.to(rhs.span);
+                Spanned::new(
+                    ExprKind::Binary(operator, Box::new(lhs), Box::new(rhs)),
+                    span,
+                )
+            },
+            |(operator, operator_span)| {
+                coded_error(
+                    *operator_span,
+                    "E0100",
+                    &format!(
+                        "comparison operators are not associative: a second `{}` cannot follow a comparison",
+                        operator.symbol()
+                    ),
+                    Some("parenthesise one comparison, or combine them with `and`: `a < b and b < c`"),
+                )
+            },
+        ),
+    );
+
+    // Levels 9, 8, 7: `not`, `and`, `or`.
+    let negation = keyword(Keyword::Not)
+        .map_with(|_, extra| extra.span())
+        .repeated()
+        .foldr_with(comparison, |not_span: Span, operand: Expr, _| {
+            let span = not_span.to(operand.span);
+            Spanned::new(ExprKind::Unary(UnOp::Not, Box::new(operand)), span)
+        })
+        .boxed();
+    let conjunction = binary_level(negation, keyword(Keyword::And).to(BinOp::And));
+    let disjunction = binary_level(conjunction, keyword(Keyword::Or).to(BinOp::Or));
+
+    // Levels 6 and 5: compact tuples and tuples.
+    let compact_tuple = operator_level(
+        disjunction,
+        token(Token::CompactComma),
+        Grouping::Chain(ExprKind::CTuple),
+    );
+    field_value.define(compact_tuple.clone());
+    let tuple = operator_level(
+        compact_tuple,
+        token(Token::Comma),
+        Grouping::Chain(ExprKind::Tuple),
+    );
+
+    // Level 4: `f $ x`, right associative.
+    let dollar = operator_level(
+        tuple,
+        token(Token::Dollar),
+        Grouping::Right(|_, func, arg, span| apply(func, arg, ApplyForm::Dollar, span)),
+    );
+
+    // Level 3: `x |> f`, left associative.
+    let pipe = operator_level(
+        dollar,
+        token(Token::PipeRight),
+        Grouping::Left(|_, arg, func, span| apply(func, arg, ApplyForm::Pipe, span)),
+    );
+
+    // Level 2: `e :>> T` and the arrow lambda.
+    let coercion = pipe
+        .then(token(Token::Coerce).ignore_then(type_expr.clone()).or_not())
+        .map_with(|(value, target), extra| match target {
+            Some(target) => Spanned::new(ExprKind::Coerce(Box::new(value), target), extra.span()),
+            None => value,
+        });
+    let level2 = arrow_lambda.or(coercion).boxed();
+
+    expr.define(
+        level2
+            .validate(|e, _, emitter| {
+                if let Some(span) = open_operand(&e) {
+                    emitter.emit(coded_error(
+                        span,
+                        "E0100",
+                        "an `if` or `match` without `endif`/`endmatch` cannot be an operand",
+                        Some("close it with `endif`/`endmatch`, or put it in parentheses"),
+                    ));
+                }
+                e
+            })
+            .labelled("expression"),
+    );
+
+    Expressions {
+        postfix,
+        match_head,
+        arm_patterns,
+    }
+}
+
+/// Is `e` an `if` or `match` written without `endif`/`endmatch` (its last branch ends where it
+/// does)?
+fn is_open_conditional(e: &Expr) -> bool {
+    match &e.node {
+        ExprKind::If(_, otherwise) => otherwise.span.end == e.span.end,
+        ExprKind::Match(_, arms) => arms
+            .last()
+            .is_some_and(|arm| arm.body.span.end == e.span.end),
+        _ => false,
+    }
+}
+
+/// An open `if` or `match` extends to the end of the enclosing expression, so when it is not
+/// the whole expression it is its last operand (`println$ if c then 1 else 2`), which the
+/// language forbids. Branches and lambda bodies are whole expressions, checked where they are parsed.
+fn open_operand(e: &Expr) -> Option<Span> {
+    let mut node = e;
+    loop {
+        let last = match &node.node {
+            ExprKind::Apply { arg: last, .. }
+            | ExprKind::Binary(_, _, last)
+            | ExprKind::Unary(_, last)
+            | ExprKind::Caseno(last)
+            | ExprKind::Hash(last)
+            | ExprKind::Addr(_, last)
+            | ExprKind::Deref(last) => last,
+            ExprKind::Tuple(items) | ExprKind::CTuple(items) => items.last()?,
+            _ => return None,
+        };
+        if last.span.end != e.span.end {
+            return None;
+        }
+        if is_open_conditional(last) {
+            return Some(last.span);
+        }
+        node = last;
+    }
+}
+
+/// A postfix operation of level 17.
+#[derive(Clone)]
+enum Postfix {
+    Dot(Expr),
+    /// `p*.f`, `p->f` (through `*p`) or `x&.f` (through `&x`).
+    PointerDot(PostfixPointer, Expr),
+    Index(Expr),
+    Slice(Option<Expr>, Option<Expr>),
+}
+
+#[derive(Clone, Copy)]
+enum PostfixPointer {
+    Deref,
+    Addr,
+}
+
+/// `func arg`, `func $ arg` or `arg |> func`.
+fn apply(func: Expr, arg: Expr, how: ApplyForm, span: Span) -> Expr {
+    Spanned::new(
+        ExprKind::Apply {
+            func: Box::new(func),
+            arg: Box::new(arg),
+            how,
+        },
+        span,
+    )
+}
+
+/// A left-associative level of binary operators: `a - b - c` is `(a - b) - c`.
+fn binary_level<'t>(
+    operand: BoxedParser<'t, Expr>,
+    operator: impl Parser<'t, TokenInput<'t>, BinOp, Extra<'t>> + Clone + 't,
+) -> BoxedParser<'t, Expr> {
+    operator_level(
+        operand,
+        operator,
+        Grouping::Left(|operator, lhs, rhs, span| {
+            Spanned::new(
+                ExprKind::Binary(operator, Box::new(lhs), Box::new(rhs)),
+                span,
+            )
+        }),
+    )
+}
+
+/// The levels of the bitwise operators and shifts over `operand` (the additive
+/// level): shifts, then `\&`, `\^`, `\|`, each a left-associative level. `>>` is two `>`
+/// tokens with nothing between them (the lexer keeps them apart for nested brackets).
+fn bitwise_levels<'t>(operand: BoxedParser<'t, Expr>) -> BoxedParser<'t, Expr> {
+    let greater = || token(Token::Greater).map_with(|_, extra| -> Span { extra.span() });
+    let shift_right = greater().then(greater()).try_map(|(first, second), span| {
+        if first.end == second.start {
+            Ok(BinOp::Shr)
+        } else {
+            Err(coded_error(
+                span,
+                "E0100",
+                "`>>` is written without a space between the two `>`",
+                None,
+            ))
+        }
+    });
+    let shift = binary_level(
+        operand,
+        choice((token(Token::ShiftLeft).to(BinOp::Shl), shift_right)),
+    );
+    let and = binary_level(shift, token(Token::BitAnd).to(BinOp::BitAnd));
+    let xor = binary_level(and, token(Token::CompactCaret).to(BinOp::BitXor));
+    binary_level(xor, token(Token::BitOr).to(BinOp::BitOr))
+}

@@ -1,0 +1,82 @@
+//! Patterns: names, literals, ranges, constructors, `case` patterns, tuples and records.
+
+use chumsky::prelude::*;
+
+use super::{chain_or_single, int_literal, keyword, record_fields, token, BoxedParser};
+use crate::syntax::ast::*;
+use crate::syntax::span::Spanned;
+use crate::syntax::token::{Keyword, Token};
+
+/// Patterns.
+pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
+    recursive(|pattern| {
+        let atom = choice((
+            select! { Token::Ident(name) => name_pattern(name) },
+            // `#A`: a constant constructor.
+            token(Token::Hash)
+                .ignore_then(select! { Token::Ident(name) => PatternKind::Constant(name) }),
+            token(Token::Minus)
+                .or_not()
+                .then(int_literal())
+                .map(|(minus, lit)| PatternKind::Int {
+                    negative: minus.is_some(),
+                    lit,
+                }),
+            select! {
+                Token::Str(bytes) => PatternKind::Str(bytes),
+                Token::Keyword(Keyword::True) => PatternKind::Bool(true),
+                Token::Keyword(Keyword::False) => PatternKind::Bool(false),
+            },
+            token(Token::LParen)
+                .then(token(Token::RParen))
+                .to(PatternKind::Unit),
+            record_fields(pattern.clone()).map(PatternKind::Record),
+        ))
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+        .or(pattern
+            .separated_by(token(Token::Comma))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(token(Token::LParen), token(Token::RParen))
+            .map_with(|patterns, extra| {
+                chain_or_single(patterns, extra.span(), PatternKind::Tuple)
+            }))
+        .boxed();
+
+        let case = keyword(Keyword::Case)
+            .or(token(Token::Backtick))
+            .ignore_then(int_literal())
+            .then(atom.clone().or_not())
+            .map(|(lit, argument)| PatternKind::Case(lit, argument.map(Box::new)));
+        let constructor = select! { Token::Ident(name) if name != "_" => name }
+            .then(atom.clone())
+            .map(|(name, argument)| PatternKind::Ctor(name, Box::new(argument)));
+        // `lo .. hi` between two literals; a negative bound is not a literal.
+        let bound = select! {
+            Token::Int(lit) => PatternKind::Int { negative: false, lit },
+            Token::Str(bytes) => PatternKind::Str(bytes),
+        }
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()));
+        let range = bound
+            .then_ignore(token(Token::DotDot))
+            .then(bound)
+            .map(|(lo, hi)| PatternKind::Range(Box::new(lo), Box::new(hi)));
+        choice((range, case, constructor))
+            .map_with(|kind, extra| Spanned::new(kind, extra.span()))
+            .or(atom)
+            .labelled("pattern")
+    })
+    .boxed()
+}
+
+/// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter,
+/// otherwise a binding.
+fn name_pattern(name: Name) -> PatternKind {
+    if name == "_" {
+        PatternKind::Wildcard
+    } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        PatternKind::Constant(name)
+    } else {
+        PatternKind::Name(name)
+    }
+}
