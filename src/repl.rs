@@ -7,7 +7,7 @@
 //! stdin is not a terminal it prints no banner, no prompts and no echo: stdout carries only
 //! program output and results.
 //!
-//! Display (see `crate::display`): the print limit applies to every REPL result, piped or
+//! Display (see `tessera::Display`): the print limit applies to every REPL result, piped or
 //! not (so a transcript shows what a person sees, and a huge array never floods a pipe);
 //! matrices print as grids only when stdout is a terminal (or with `:show`); colours only on
 //! a terminal without `NO_COLOR`.
@@ -26,12 +26,10 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
-use crate::check::browse::{NameKind, ScopeName};
-use crate::core::prims::{Section, PRIMS};
-use crate::diag::{self, Diagnostic, Stage};
-use crate::display::Display;
-use crate::syntax::Span;
-use crate::{is_blank_source, ChunkResult, Session};
+use tessera::{
+    is_blank_source, primitive_entries, render_with, ChunkResult, Diagnostic, Display, DocEntry,
+    DocOrigin, NameKind, ScopeName, Section, Session,
+};
 
 /// The file name diagnostics of REPL chunks and commands are rendered under.
 pub const REPL_NAME: &str = "<repl>";
@@ -306,15 +304,7 @@ impl Repl {
     pub fn finish(&mut self) {
         if self.is_continuing() {
             let chunk = std::mem::take(&mut self.pending);
-            let end = chunk.len();
-            let diag = Diagnostic::new(
-                Stage::Static,
-                "E0100",
-                "unexpected end of input: this chunk is incomplete",
-                Span::new(end, end),
-            )
-            .with_label("the input ended here")
-            .with_help("close every bracket and block (`done`, `endif`, `endmatch`, `}`)");
+            let diag = tessera::incomplete_input_diagnostic(&chunk);
             self.report(&[diag], REPL_NAME, &chunk);
         }
         self.session.flush();
@@ -560,14 +550,14 @@ impl Repl {
         };
         let number = value.and_then(|value| value.parse::<usize>().ok());
         match (setting, number) {
-            ("threads", Some(count)) if count >= 1 && count <= crate::limits::max_threads() => {
+            ("threads", Some(count)) if count >= 1 && count <= tessera::limits::max_threads() => {
                 if let Err(error) = self.session.set_threads(count) {
                     self.command_error(&format!("cannot start {count} threads: {error}"))
                 }
             }
             ("threads", _) => self.command_error(&format!(
                 "`:set threads` needs a whole number from 1 to {}",
-                crate::limits::max_threads()
+                tessera::limits::max_threads()
             )),
             ("print-limit", Some(limit)) => {
                 let display = Display {
@@ -606,10 +596,17 @@ impl Repl {
             (Section::Operator, "// library: operators"),
         ] {
             lines.push(heading.to_string());
-            for def in PRIMS.iter().filter(|def| def.section == section) {
-                for name in def.names() {
-                    lines.push(format!("{name} : {}", def.schemes.join("  |  ")));
-                }
+            for entry in primitive_entries()
+                .iter()
+                .filter(|entry| section_of(entry) == Some(section))
+            {
+                let name = &entry.names[0];
+                let schemes: Vec<&str> = entry
+                    .signatures
+                    .iter()
+                    .map(|s| s.strip_prefix(&format!("{name} : ")).unwrap_or(s))
+                    .collect();
+                lines.push(format!("{name} : {}", schemes.join("  |  ")));
             }
         }
         for line in lines {
@@ -655,7 +652,7 @@ impl Repl {
 
     fn report(&mut self, diags: &[Diagnostic], file_name: &str, src: &str) {
         self.session.flush();
-        let rendered = diag::render_with(
+        let rendered = render_with(
             diags,
             file_name,
             src,
@@ -882,12 +879,11 @@ fn value_names(names: &[ScopeName]) -> Vec<String> {
         .map(|n| n.name.clone())
         .collect();
     all.extend(
-        PRIMS
-            .iter()
-            .filter(|def| def.section != Section::Internal)
-            .flat_map(|def| def.names())
-            .filter(|name| is_identifier(name))
-            .map(str::to_string),
+        primitive_entries()
+            .into_iter()
+            .filter(|entry| section_of(entry) != Some(Section::Internal))
+            .map(|entry| entry.names[0].clone())
+            .filter(|name| is_identifier(name)),
     );
     all.extend(KEYWORDS.iter().map(|k| k.to_string()));
     all
@@ -902,6 +898,14 @@ fn type_names(names: &[ScopeName]) -> Vec<String> {
         .collect();
     all.extend(BUILTIN_TYPES.iter().map(|t| t.to_string()));
     all
+}
+
+/// The section of the primitive table an entry of the library is in (`None` for `stdlib/`).
+fn section_of(entry: &DocEntry) -> Option<Section> {
+    match entry.origin {
+        DocOrigin::Primitive { section, .. } => Some(section),
+        DocOrigin::Stdlib { .. } => None,
+    }
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -1061,7 +1065,7 @@ mod tests {
     fn builtin_type_names_are_the_checker_s() {
         for name in BUILTIN_TYPES {
             assert!(
-                crate::check::browse::is_builtin_type(name),
+                tessera::is_builtin_type(name),
                 "{name} is not a built-in type"
             );
         }
@@ -1102,7 +1106,7 @@ mod session_tests {
     fn transcript(input: &str) -> (String, String) {
         let stdout = SharedBuffer::default();
         let stderr = SharedBuffer::default();
-        let session = Session::new(crate::Settings::default().with_stdout(stdout.clone()));
+        let session = Session::new(tessera::Settings::default().with_stdout(stdout.clone()));
         let mut repl = Repl::new(session, Box::new(stderr.clone()), false);
         run_lines(&mut repl, input.as_bytes());
         drop(repl);

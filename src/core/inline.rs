@@ -838,7 +838,8 @@ mod tests {
     /// The IR of `src` (checked without the prelude, so its functions are numbered from 0)
     /// after the inlining pass, as `core::print` writes it.
     fn inlined(src: &str, on: bool) -> String {
-        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
         let unit = Checker::new()
             .check_program(&stmts)
             .expect("the program checks");
@@ -959,7 +960,8 @@ Println(inline outer {
     #[test]
     fn with_inlining_off_the_unit_is_unchanged() {
         let src = "fun square (x: int) : int => x * x;\nprintln (square 3);";
-        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
         let unit = Checker::new()
             .check_program(&stmts)
             .expect("the program checks");

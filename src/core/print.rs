@@ -32,6 +32,7 @@ pub fn unit(unit: &Unit) -> String {
 }
 
 /// One function, `id` its number.
+#[cfg(test)]
 pub fn function(id: u32, f: &Function) -> String {
     let mut p = Printer::default();
     p.function(id, f);
@@ -291,7 +292,6 @@ impl Printer {
             Const::Int(i) => write!(self.out, "{i}"),
             Const::Float(x) => write!(self.out, "{x:?}"),
             Const::Str(bytes) => write!(self.out, "{:?}", String::from_utf8_lossy(bytes)),
-            Const::Big(n) => write!(self.out, "{n}"),
         };
     }
 
@@ -479,7 +479,8 @@ mod tests {
     use crate::check::Checker;
 
     fn check(src: &str, expected: &str) {
-        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
         let unit = Checker::new()
             .check_program(&stmts)
             .expect("the program checks");

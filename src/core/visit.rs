@@ -653,7 +653,8 @@ mod tests {
     use crate::core::print;
 
     fn unit(src: &str) -> Unit {
-        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
         Checker::new()
             .check_program(&stmts)
             .expect("the program checks")

@@ -40,11 +40,13 @@ const MISMATCH: &[u8] = b"<?>";
 const FUNCTION: &[u8] = b"<fun>";
 
 /// The `str` form of a value of type `ty` (L7.1, L7.2, L7.4–L7.6, L9.2 c).
+#[cfg(test)]
 pub fn str_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(str_value_bytes(v, ty))
 }
 
 /// The `repr` form of a value of type `ty` (L7.3, L7.5, L9.2 c).
+#[cfg(test)]
 pub fn repr_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(repr_value_bytes(v, ty))
 }
@@ -111,6 +113,7 @@ pub fn format_double(x: f64) -> String {
 }
 
 /// A float prints like the double with the same value (C++ streams promote it), L7.2.
+#[cfg(test)]
 pub fn format_float(x: f32) -> String {
     format_double(f64::from(x))
 }
