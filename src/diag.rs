@@ -8,12 +8,12 @@ use ariadne::{Cache, Color, Config, IndexType, Label, Report, ReportKind, Source
 use crate::syntax::span::Span;
 use crate::syntax::SyntaxError;
 
-/// Where an error was found: decides the exit status (L0.3).
+/// Where an error was found: decides the exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     /// Syntax, name, type, kind, `:>>`: nothing has run. Exit status 1.
     Static,
-    /// A runtime error (L8.3). Exit status 3.
+    /// A runtime error. Exit status 3.
     Runtime,
 }
 
@@ -189,7 +189,7 @@ impl Diagnostic {
     }
 }
 
-/// The exit status for a failed run (L0.3): 3 when a runtime error is among the diagnostics,
+/// The exit status for a failed run: 3 when a runtime error is among the diagnostics,
 /// otherwise 1 (a static error: nothing ran). No diagnostics means success, 0.
 pub fn exit_status(diags: &[Diagnostic]) -> i32 {
     if diags.is_empty() {
@@ -214,7 +214,7 @@ pub fn syntax_diagnostic(error: &SyntaxError) -> Diagnostic {
 
 /// Render diagnostics as ariadne reports over one source text, in order, each ending with a
 /// newline. The header of each names the primary location as `FILE:LINE:COL` with `FILE`
-/// exactly as given (L8.4). Spans past the end of the source, inside a multi-byte character
+/// exactly as given. Spans past the end of the source, inside a multi-byte character
 /// or reversed are repaired first, so rendering never panics and never prints `?:?`.
 ///
 /// At most `--max-errors` diagnostics are drawn, then one line counts the others; a source

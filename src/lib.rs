@@ -38,7 +38,7 @@ pub use diag::{
 pub use display::Display;
 pub use settings::{Settings, SharedBuffer};
 
-/// The library written in Tessera itself (spec L6), loaded at the start of every session.
+/// The library written in Tessera itself, loaded at the start of every session.
 pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
 
 /// The file name under which diagnostics in the prelude are rendered.
@@ -59,7 +59,7 @@ pub struct Session {
     checker: Checker,
     machine: Machine,
     out: Box<dyn Write + Send>,
-    /// The program's standard error (L11.29).
+    /// The program's standard error (`eprint`, `cstderr`).
     err: Box<dyn Write + Send>,
     /// The limits (`Settings::limits`), also given to the checker and the machine.
     limits: limits::Limits,
@@ -77,7 +77,7 @@ pub struct Session {
     sources: Vec<Option<Arc<SourceText>>>,
 }
 
-/// What became of one REPL chunk (L9.4).
+/// What became of one REPL chunk.
 #[derive(Debug)]
 pub enum ChunkResult {
     /// The chunk ran (an expression chunk has printed `VALUE : TYPE`).
@@ -249,10 +249,9 @@ impl Session {
         Ok(core::print::unit(&unit))
     }
 
-    /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
-    /// a function value, nothing for `void`); any other chunk runs as statements. A chunk of
-    /// only whitespace and comments does nothing.
-    /// Check and run one REPL chunk (L9.4). A panic (a bug) is caught and reported as an
+    /// Evaluate one REPL chunk. An expression chunk prints `VALUE : TYPE` (`<fun>` for a
+    /// function value, nothing for `void`); any other chunk runs as statements. A chunk of
+    /// only whitespace and comments does nothing. A panic (a bug) is caught and reported as an
     /// internal error; the session keeps the definitions made before the chunk.
     pub fn eval_chunk(&mut self, src: &str) -> ChunkResult {
         self.scoped(|s| s.eval_chunk_guarded(src))
@@ -314,7 +313,7 @@ impl Session {
         {
             Ok(value) => value,
             Err(diag) => {
-                // L9.4: a failed chunk has no effect on definitions. What it did to earlier
+                // A failed chunk has no effect on definitions. What it did to earlier
                 // variables and the output stays, as after any runtime error.
                 self.checker = checker_before.clone();
                 self.machine.forget_definitions(&unit, globals_before);
@@ -329,7 +328,7 @@ impl Session {
         ChunkResult::Done
     }
 
-    /// The type of an expression, printed per L2.17, without running it (`:type`). A
+    /// The type of an expression, printed as the type display writes it, without running it (`:type`). A
     /// variable declared with a type that names a typedef is shown as declared
     /// (`grid[3 \* 4]`); [`Session::normal_type_of`] always gives the normal form.
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
@@ -350,7 +349,7 @@ impl Session {
         self.scoped(|s| s.type_of_expression(src, true))
     }
 
-    /// The type of an expression in normal form (L2.9), typedefs expanded (`:type -n`).
+    /// The type of an expression in normal form, typedefs expanded (`:type -n`).
     pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
         self.scoped(|s| s.type_of_expression(src, false))
     }

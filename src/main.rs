@@ -1,4 +1,4 @@
-//! The `tessera` command line (L0.2, L0.3).
+//! The `tessera` command line: its commands and exit statuses.
 //!
 //! `tessera FILE.flx` or `tessera run FILE.flx` checks and runs a file, `tessera check FILE.flx`
 //! only checks it, `tessera` alone starts the REPL. Exit statuses: 0 success, 1 static error

@@ -1,4 +1,4 @@
-//! The REPL (L9.4): reads lines into chunks, evaluates them in one `Session`, answers the
+//! The REPL: reads lines into chunks, evaluates them in one `Session`, answers the
 //! `:` commands. This is the only module that imports rustyline.
 //!
 //! On a terminal it shows a banner and the prompts `> ` and `. `, appends every chunk to a
@@ -181,7 +181,7 @@ pub const COMMANDS: &[CommandInfo] = &[
 /// The settings `:set` knows.
 const SETTINGS: [&str; 2] = ["threads", "print-limit"];
 
-/// The keywords the terminal REPL completes (L1.3), besides the names in scope.
+/// The keywords the terminal REPL completes (the language's keywords), besides the names in scope.
 const KEYWORDS: &[&str] = &[
     "begin", "end", "do", "done", "if", "then", "elif", "else", "endif", "match", "with",
     "endmatch", "for", "in", "while", "until", "upto", "downto", "break", "continue", "return",
