@@ -8,25 +8,24 @@ use ariadne::{Cache, Color, Config, IndexType, Label, Report, ReportKind, Source
 use crate::syntax::span::Span;
 use crate::syntax::SyntaxError;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-}
-
-/// Where an error was found: decides the exit status (L0.3).
+/// Where an error was found: decides the exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     /// Syntax, name, type, kind, `:>>`: nothing has run. Exit status 1.
     Static,
-    /// A runtime error (L8.3). Exit status 3.
+    /// A runtime error. Exit status 3.
     Runtime,
 }
 
+/// An error of any stage, with its location and explanations, independent of how it is
+/// rendered (`render`, `render_with`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    /// Where it was found: decides the exit status.
     pub stage: Stage,
     /// Stable code (`E0301`, `R0003`, …).
     pub code: &'static str,
+    /// The one-line message.
     pub message: String,
     /// The primary location.
     pub span: Span,
@@ -34,7 +33,9 @@ pub struct Diagnostic {
     pub label: String,
     /// Secondary labelled spans.
     pub secondary: Vec<(Span, String)>,
+    /// Notes shown after the source excerpt.
     pub notes: Vec<String>,
+    /// A suggestion shown last.
     pub help: Option<String>,
     /// The source the primary and secondary spans are in: the one the diagnostic is
     /// rendered with, unless the error happened in a function of another unit.
@@ -82,10 +83,13 @@ pub enum Origin {
 pub struct SourceText {
     /// The name shown in locations (`prelude.flx`, `<earlier input>`, a file's path).
     pub name: String,
+    /// The source text.
     pub text: String,
+    /// What the source is.
     pub kind: SourceKind,
 }
 
+/// What the source of another unit is (a library's calls are shown as the library's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SourceKind {
     /// The prelude: its functions are library functions, its calls the library's.
@@ -97,6 +101,7 @@ pub enum SourceKind {
 }
 
 impl Diagnostic {
+    /// A diagnostic with only its stage, code, message and primary location.
     pub fn new(
         stage: Stage,
         code: &'static str,
@@ -118,21 +123,25 @@ impl Diagnostic {
         }
     }
 
+    /// With the label of the primary location.
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = label.into();
         self
     }
 
+    /// With a labelled secondary location.
     pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
         self.secondary.push((span, label.into()));
         self
     }
 
+    /// With one more note.
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
         self
     }
 
+    /// With a suggestion.
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self
@@ -180,7 +189,7 @@ impl Diagnostic {
     }
 }
 
-/// The exit status for a failed run (L0.3): 3 when a runtime error is among the diagnostics,
+/// The exit status for a failed run: 3 when a runtime error is among the diagnostics,
 /// otherwise 1 (a static error: nothing ran). No diagnostics means success, 0.
 pub fn exit_status(diags: &[Diagnostic]) -> i32 {
     if diags.is_empty() {
@@ -205,7 +214,7 @@ pub fn syntax_diagnostic(error: &SyntaxError) -> Diagnostic {
 
 /// Render diagnostics as ariadne reports over one source text, in order, each ending with a
 /// newline. The header of each names the primary location as `FILE:LINE:COL` with `FILE`
-/// exactly as given (L8.4). Spans past the end of the source, inside a multi-byte character
+/// exactly as given. Spans past the end of the source, inside a multi-byte character
 /// or reversed are repaired first, so rendering never panics and never prints `?:?`.
 ///
 /// At most `--max-errors` diagnostics are drawn, then one line counts the others; a source

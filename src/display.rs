@@ -1,4 +1,4 @@
-//! How the REPL shows a result (L9.4): `VALUE : TYPE` in the `_strr` form, with three
+//! How the REPL shows a result: `VALUE : TYPE` in the `_strr` form, with three
 //! conveniences that belong to the REPL's display only — never to `str`, `print` or a
 //! program's output, which keep Felix's exact form:
 //!

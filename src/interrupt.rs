@@ -11,7 +11,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Elements a long built-in kernel processes between two polls of the flag: a few
 /// milliseconds of work at most, a negligible cost per element.
-pub const POLL_INTERVAL: usize = 1 << 16;
+pub(crate) const POLL_INTERVAL: usize = 1 << 16;
 
 extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
@@ -28,7 +28,7 @@ pub fn install_handler() {
 
 /// Has Ctrl-C been pressed since the last `clear`?
 #[inline(always)]
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
@@ -48,7 +48,7 @@ static KERNEL_COUNTDOWN: AtomicU64 = AtomicU64::new(0);
 /// The poll of a long built-in kernel, made every `POLL_INTERVAL` elements or so: has Ctrl-C
 /// been pressed? (Also counts down `request_at_kernel_poll`.)
 #[inline]
-pub fn kernel_poll() -> bool {
+pub(crate) fn kernel_poll() -> bool {
     if KERNEL_COUNTDOWN.load(Ordering::Relaxed) != 0 {
         count_down();
     }

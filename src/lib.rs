@@ -1,38 +1,52 @@
 //! Tessera: an interpreter for a Felix-style array language built on compact linear types.
 //!
 //! The pipeline: `syntax` (lex, parse) -> `check` (names, types, kinds; typed IR in `core`)
-//! -> `eval` (compile the IR, run it). `Session` is the facade the CLI, the REPL and the tests
-//! all use.
+//! -> `eval` (compile the IR, run it). Those stages are private: `Session` is the facade the
+//! command line, the REPL and the tests all use, with the settings it is given, the
+//! diagnostics it returns and how they are rendered, and the documentation of the library.
 
-pub mod check;
-pub mod core;
-pub mod diag;
-pub mod display;
-pub mod docs;
-pub mod eval;
+#![warn(missing_docs)]
+
+mod check;
+mod core;
+mod diag;
+mod display;
+mod eval;
 pub mod interrupt;
 pub mod limits;
-pub mod repl;
-pub mod settings;
-pub mod syntax;
-pub mod types;
+mod settings;
+mod syntax;
+mod types;
 
 use std::io::Write;
 use std::sync::Arc;
 
 use check::Checker;
-use diag::{syntax_diagnostic, Diagnostic, SourceKind, SourceText, Stage};
+use diag::syntax_diagnostic;
 use eval::Machine;
-use syntax::{ChunkParse, Span, SyntaxError};
+use syntax::Span;
+use syntax::{ChunkParse, SyntaxError};
 use types::Type;
 
-pub use settings::Settings;
+pub use check::browse::{is_builtin_type, NameKind, ScopeName};
+pub use core::doc::{doc_text, DocEntry, Origin as DocOrigin};
+pub use core::prims::Section;
+pub use diag::{
+    exit_status, render, render_with, CallFrame, Diagnostic, Origin, RenderOptions, SourceKind,
+    SourceText, Stage,
+};
+pub use display::Display;
+pub use settings::{Settings, SharedBuffer};
 
-/// The library written in Tessera itself (spec L6), loaded at the start of every session.
+/// The library written in Tessera itself, loaded at the start of every session.
 pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
 
 /// The file name under which diagnostics in the prelude are rendered.
 pub const PRELUDE_NAME: &str = "prelude.flx";
+
+/// The library written in Tessera: every `stdlib/*.flx` file, by name (the prelude is loaded
+/// into every session; a test checks that this list names every file of `stdlib/`).
+pub const STDLIB: &[(&str, &str)] = &[(PRELUDE_NAME, PRELUDE)];
 
 /// The name under which a REPL chunk other than the one being reported appears in a runtime
 /// error's locations (a function defined by an earlier chunk).
@@ -45,7 +59,7 @@ pub struct Session {
     checker: Checker,
     machine: Machine,
     out: Box<dyn Write + Send>,
-    /// The program's standard error (L11.29).
+    /// The program's standard error (`eprint`, `cstderr`).
     err: Box<dyn Write + Send>,
     /// The limits (`Settings::limits`), also given to the checker and the machine.
     limits: limits::Limits,
@@ -63,7 +77,7 @@ pub struct Session {
     sources: Vec<Option<Arc<SourceText>>>,
 }
 
-/// What became of one REPL chunk (L9.4).
+/// What became of one REPL chunk.
 #[derive(Debug)]
 pub enum ChunkResult {
     /// The chunk ran (an expression chunk has printed `VALUE : TYPE`).
@@ -235,10 +249,9 @@ impl Session {
         Ok(core::print::unit(&unit))
     }
 
-    /// Evaluate one REPL chunk (L9.4). An expression chunk prints `VALUE : TYPE` (`<fun>` for
-    /// a function value, nothing for `void`); any other chunk runs as statements. A chunk of
-    /// only whitespace and comments does nothing.
-    /// Check and run one REPL chunk (L9.4). A panic (a bug) is caught and reported as an
+    /// Evaluate one REPL chunk. An expression chunk prints `VALUE : TYPE` (`<fun>` for a
+    /// function value, nothing for `void`); any other chunk runs as statements. A chunk of
+    /// only whitespace and comments does nothing. A panic (a bug) is caught and reported as an
     /// internal error; the session keeps the definitions made before the chunk.
     pub fn eval_chunk(&mut self, src: &str) -> ChunkResult {
         self.scoped(|s| s.eval_chunk_guarded(src))
@@ -300,7 +313,7 @@ impl Session {
         {
             Ok(value) => value,
             Err(diag) => {
-                // L9.4: a failed chunk has no effect on definitions. What it did to earlier
+                // A failed chunk has no effect on definitions. What it did to earlier
                 // variables and the output stays, as after any runtime error.
                 self.checker = checker_before.clone();
                 self.machine.forget_definitions(&unit, globals_before);
@@ -315,7 +328,7 @@ impl Session {
         ChunkResult::Done
     }
 
-    /// The type of an expression, printed per L2.17, without running it (`:type`). A
+    /// The type of an expression, printed as the type display writes it, without running it (`:type`). A
     /// variable declared with a type that names a typedef is shown as declared
     /// (`grid[3 \* 4]`); [`Session::normal_type_of`] always gives the normal form.
     pub fn type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
@@ -336,7 +349,7 @@ impl Session {
         self.scoped(|s| s.type_of_expression(src, true))
     }
 
-    /// The type of an expression in normal form (L2.9), typedefs expanded (`:type -n`).
+    /// The type of an expression in normal form, typedefs expanded (`:type -n`).
     pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
         self.scoped(|s| s.type_of_expression(src, false))
     }
@@ -368,7 +381,38 @@ impl Session {
     /// `stdlib/` (`:doc NAME`): the text of its entry in the library reference.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
         let name = name.trim();
-        self.checker.doc_of(name).or_else(|| docs::stdlib_doc(name))
+        self.checker.doc_of(name).or_else(|| stdlib_doc(name))
+    }
+
+    /// The entries of the library reference for the documented definitions of `stdlib/`, in
+    /// the order of `STDLIB`, each function's signature as `:type` prints it in this session
+    /// (a type's signature is its definition as written).
+    pub fn stdlib_entries(&mut self) -> Vec<DocEntry> {
+        stdlib_docs()
+            .iter()
+            .map(|doc| self.stdlib_entry(doc))
+            .collect()
+    }
+
+    fn stdlib_entry(&mut self, doc: &core::doc::StdlibDoc) -> DocEntry {
+        let signatures = doc
+            .definitions
+            .iter()
+            .map(|(keyword, name, line)| match keyword.as_str() {
+                "fun" | "proc" | "gen" | "val" | "var" => match self.type_of(name) {
+                    Ok(ty) => format!("{name} : {ty}"),
+                    Err(_) => line.clone(),
+                },
+                _ => line.clone(),
+            })
+            .collect();
+        DocEntry {
+            names: doc.definitions.iter().map(|(_, n, _)| n.clone()).collect(),
+            signatures,
+            doc: doc.doc.clone(),
+            example: doc.example.clone(),
+            origin: DocOrigin::Stdlib { file: doc.file },
+        }
     }
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).
@@ -492,6 +536,33 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.flush();
     }
+}
+
+/// Every documented definition of `stdlib/`.
+fn stdlib_docs() -> Vec<core::doc::StdlibDoc> {
+    STDLIB
+        .iter()
+        .flat_map(|(file, source)| core::doc::stdlib_docs_of(file, source))
+        .collect()
+}
+
+/// The `:doc` text of a documented stdlib definition, its signatures read in a fresh session
+/// (so a user's definition of the same name does not change them).
+fn stdlib_doc(name: &str) -> Option<String> {
+    let doc = stdlib_docs()
+        .into_iter()
+        .find(|doc| doc.definitions.iter().any(|(_, n, _)| n == name))?;
+    let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
+    Some(doc_text(&session.stdlib_entry(&doc)))
+}
+
+/// The entries of the library reference for the primitive table, in its order: each
+/// primitive's own entry, then one for each of its other names.
+pub fn primitive_entries() -> Vec<DocEntry> {
+    core::prims::PRIMS
+        .iter()
+        .flat_map(core::doc::prim_entries)
+        .collect()
 }
 
 fn parse_program_or_errors(
@@ -622,6 +693,19 @@ pub fn internal_error_diagnostic(message: &str, src: &str) -> Diagnostic {
         "please report this with the input that caused it; the session goes on without the \
          definitions of this input",
     )
+}
+
+/// E0100 for the chunk `chunk` that the REPL's input ended inside of.
+pub fn incomplete_input_diagnostic(chunk: &str) -> Diagnostic {
+    let end = chunk.len();
+    Diagnostic::new(
+        Stage::Static,
+        "E0100",
+        "unexpected end of input: this chunk is incomplete",
+        Span::new(end, end),
+    )
+    .with_label("the input ended here")
+    .with_help("close every bracket and block (`done`, `endif`, `endmatch`, `}`)")
 }
 
 /// The stable code of a source file that is not UTF-8 text.
@@ -797,7 +881,7 @@ mod tests {
             Settings::default().with_threads(1),
             Settings::default().with_threads(2),
         ] {
-            let out = docs::SharedBuffer::default();
+            let out = SharedBuffer::default();
             let mut session = Session::new(settings.with_stdout(out.clone()));
             session.run_source(src).expect("the program runs");
             session.flush();

@@ -155,7 +155,7 @@ pub fn by_flag(flag: &str) -> Option<&'static Limit> {
 }
 
 /// A limit as a count of things in memory (saturating on 32-bit targets).
-pub fn as_usize(value: u64) -> usize {
+pub(crate) fn as_usize(value: u64) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
@@ -167,7 +167,7 @@ pub fn max_threads() -> usize {
 
 /// Why an allocation was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Larger than `--max-alloc` (the limit, in bytes).
     OverLimit(u64),
     /// Within the limit, but the system could not provide it.
@@ -176,7 +176,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// The end of an R0007 message: why `bytes` bytes could not be had.
-    pub fn describe(self, bytes: u128) -> String {
+    pub(crate) fn describe(self, bytes: u128) -> String {
         match self {
             Refusal::OverLimit(limit) => format!(
                 "{bytes} bytes are more than the limit of {limit} bytes for one allocation \
@@ -193,7 +193,7 @@ impl Limits {
     /// lazily, so this costs no page touches)? Called before building a large string, natural
     /// or array, so that running out of memory is runtime error R0007, never an allocator
     /// abort.
-    pub fn check_allocation(&self, bytes: u128) -> Result<(), Refusal> {
+    pub(crate) fn check_allocation(&self, bytes: u128) -> Result<(), Refusal> {
         let limit = self.max_alloc_bytes;
         if bytes > u128::from(limit) {
             return Err(Refusal::OverLimit(limit));

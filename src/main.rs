@@ -1,4 +1,4 @@
-//! The `tessera` command line (L0.2, L0.3).
+//! The `tessera` command line: its commands and exit statuses.
 //!
 //! `tessera FILE.flx` or `tessera run FILE.flx` checks and runs a file, `tessera check FILE.flx`
 //! only checks it, `tessera` alone starts the REPL. Exit statuses: 0 success, 1 static error
@@ -7,8 +7,11 @@
 use std::io::{BufWriter, IsTerminal};
 use std::process::ExitCode;
 
+mod docs;
+mod repl;
+
 use tessera::limits::Limits;
-use tessera::{diag, repl, Session, Settings};
+use tessera::{exit_status, render_with, RenderOptions, Session, Settings};
 
 const USAGE: &str = "\
 Tessera: an interpreter for a Felix subset built on compact linear types.
@@ -153,9 +156,9 @@ impl Options {
     }
 
     /// How diagnostics are rendered on stderr.
-    fn render(&self) -> diag::RenderOptions {
+    fn render(&self) -> RenderOptions {
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        diag::RenderOptions::with_limits(color, &self.limits)
+        RenderOptions::with_limits(color, &self.limits)
     }
 }
 
@@ -185,16 +188,13 @@ fn run_command(invocation: Invocation) -> i32 {
 
 /// Print the error index's page for `code`; an unknown code is a usage error.
 fn explain(code: &str) -> i32 {
-    match tessera::docs::explain(code) {
+    match docs::explain(code) {
         Some(page) => {
             print!("{page}");
             0
         }
         None => {
-            let codes: Vec<&str> = tessera::docs::ERROR_PAGES
-                .iter()
-                .map(|(code, _)| *code)
-                .collect();
+            let codes: Vec<&str> = docs::ERROR_PAGES.iter().map(|(code, _)| *code).collect();
             eprintln!(
                 "tessera: no error code `{code}`; the codes are {}",
                 codes.join(", ")
@@ -206,7 +206,7 @@ fn explain(code: &str) -> i32 {
 
 /// Generate the library reference; write it to `file`, or print it.
 fn write_library_page(file: Option<&str>) -> i32 {
-    let page = match tessera::docs::library_page() {
+    let page = match docs::library_page() {
         Ok(page) => page,
         Err(failures) => {
             eprintln!("tessera: the library reference cannot be generated:\n{failures}");
@@ -243,11 +243,8 @@ fn dump_ir(path: &str, inlined: bool, options: &Options) -> i32 {
             0
         }
         Err(diags) => {
-            eprint!(
-                "{}",
-                diag::render_with(&diags, path, &src, &options.render())
-            );
-            diag::exit_status(&diags)
+            eprint!("{}", render_with(&diags, path, &src, &options.render()));
+            exit_status(&diags)
         }
     }
 }
@@ -264,10 +261,7 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
                 let src = String::from_utf8_lossy(error.as_bytes()).into_owned();
                 let at = src.floor_char_boundary(at);
                 let diag = tessera::not_utf8_diagnostic(&src, at);
-                eprint!(
-                    "{}",
-                    diag::render_with(&[diag], path, &src, &options.render())
-                );
+                eprint!("{}", render_with(&[diag], path, &src, &options.render()));
                 return 1;
             }
         },
@@ -289,24 +283,18 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
         Ok(result) => result,
         Err(message) => {
             let diag = tessera::internal_error_diagnostic(&message, &src);
-            eprint!(
-                "{}",
-                diag::render_with(&[diag], path, &src, &options.render())
-            );
+            eprint!("{}", render_with(&[diag], path, &src, &options.render()));
             return INTERNAL_ERROR_STATUS;
         }
     };
     match result {
         Ok(()) => 0,
         Err(diags) => {
-            eprint!(
-                "{}",
-                diag::render_with(&diags, path, &src, &options.render())
-            );
+            eprint!("{}", render_with(&diags, path, &src, &options.render()));
             if diags.iter().any(|diag| diag.code == INTERRUPTED) {
                 return INTERRUPTED_STATUS;
             }
-            diag::exit_status(&diags)
+            exit_status(&diags)
         }
     }
 }

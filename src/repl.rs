@@ -1,4 +1,4 @@
-//! The REPL (L9.4): reads lines into chunks, evaluates them in one `Session`, answers the
+//! The REPL: reads lines into chunks, evaluates them in one `Session`, answers the
 //! `:` commands. This is the only module that imports rustyline.
 //!
 //! On a terminal it shows a banner and the prompts `> ` and `. `, appends every chunk to a
@@ -7,7 +7,7 @@
 //! stdin is not a terminal it prints no banner, no prompts and no echo: stdout carries only
 //! program output and results.
 //!
-//! Display (see `crate::display`): the print limit applies to every REPL result, piped or
+//! Display (see `tessera::Display`): the print limit applies to every REPL result, piped or
 //! not (so a transcript shows what a person sees, and a huge array never floods a pipe);
 //! matrices print as grids only when stdout is a terminal (or with `:show`); colours only on
 //! a terminal without `NO_COLOR`.
@@ -26,12 +26,10 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
-use crate::check::browse::{NameKind, ScopeName};
-use crate::core::prims::{Section, PRIMS};
-use crate::diag::{self, Diagnostic, Stage};
-use crate::display::Display;
-use crate::syntax::Span;
-use crate::{is_blank_source, ChunkResult, Session};
+use tessera::{
+    is_blank_source, primitive_entries, render_with, ChunkResult, Diagnostic, Display, DocEntry,
+    DocOrigin, NameKind, ScopeName, Section, Session,
+};
 
 /// The file name diagnostics of REPL chunks and commands are rendered under.
 pub const REPL_NAME: &str = "<repl>";
@@ -183,7 +181,7 @@ pub const COMMANDS: &[CommandInfo] = &[
 /// The settings `:set` knows.
 const SETTINGS: [&str; 2] = ["threads", "print-limit"];
 
-/// The keywords the terminal REPL completes (L1.3), besides the names in scope.
+/// The keywords the terminal REPL completes (the language's keywords), besides the names in scope.
 const KEYWORDS: &[&str] = &[
     "begin", "end", "do", "done", "if", "then", "elif", "else", "endif", "match", "with",
     "endmatch", "for", "in", "while", "until", "upto", "downto", "break", "continue", "return",
@@ -306,15 +304,7 @@ impl Repl {
     pub fn finish(&mut self) {
         if self.is_continuing() {
             let chunk = std::mem::take(&mut self.pending);
-            let end = chunk.len();
-            let diag = Diagnostic::new(
-                Stage::Static,
-                "E0100",
-                "unexpected end of input: this chunk is incomplete",
-                Span::new(end, end),
-            )
-            .with_label("the input ended here")
-            .with_help("close every bracket and block (`done`, `endif`, `endmatch`, `}`)");
+            let diag = tessera::incomplete_input_diagnostic(&chunk);
             self.report(&[diag], REPL_NAME, &chunk);
         }
         self.session.flush();
@@ -560,14 +550,14 @@ impl Repl {
         };
         let number = value.and_then(|value| value.parse::<usize>().ok());
         match (setting, number) {
-            ("threads", Some(count)) if count >= 1 && count <= crate::limits::max_threads() => {
+            ("threads", Some(count)) if count >= 1 && count <= tessera::limits::max_threads() => {
                 if let Err(error) = self.session.set_threads(count) {
                     self.command_error(&format!("cannot start {count} threads: {error}"))
                 }
             }
             ("threads", _) => self.command_error(&format!(
                 "`:set threads` needs a whole number from 1 to {}",
-                crate::limits::max_threads()
+                tessera::limits::max_threads()
             )),
             ("print-limit", Some(limit)) => {
                 let display = Display {
@@ -606,10 +596,17 @@ impl Repl {
             (Section::Operator, "// library: operators"),
         ] {
             lines.push(heading.to_string());
-            for def in PRIMS.iter().filter(|def| def.section == section) {
-                for name in def.names() {
-                    lines.push(format!("{name} : {}", def.schemes.join("  |  ")));
-                }
+            for entry in primitive_entries()
+                .iter()
+                .filter(|entry| section_of(entry) == Some(section))
+            {
+                let name = &entry.names[0];
+                let schemes: Vec<&str> = entry
+                    .signatures
+                    .iter()
+                    .map(|s| s.strip_prefix(&format!("{name} : ")).unwrap_or(s))
+                    .collect();
+                lines.push(format!("{name} : {}", schemes.join("  |  ")));
             }
         }
         for line in lines {
@@ -655,7 +652,7 @@ impl Repl {
 
     fn report(&mut self, diags: &[Diagnostic], file_name: &str, src: &str) {
         self.session.flush();
-        let rendered = diag::render_with(
+        let rendered = render_with(
             diags,
             file_name,
             src,
@@ -882,12 +879,11 @@ fn value_names(names: &[ScopeName]) -> Vec<String> {
         .map(|n| n.name.clone())
         .collect();
     all.extend(
-        PRIMS
-            .iter()
-            .filter(|def| def.section != Section::Internal)
-            .flat_map(|def| def.names())
-            .filter(|name| is_identifier(name))
-            .map(str::to_string),
+        primitive_entries()
+            .into_iter()
+            .filter(|entry| section_of(entry) != Some(Section::Internal))
+            .map(|entry| entry.names[0].clone())
+            .filter(|name| is_identifier(name)),
     );
     all.extend(KEYWORDS.iter().map(|k| k.to_string()));
     all
@@ -902,6 +898,14 @@ fn type_names(names: &[ScopeName]) -> Vec<String> {
         .collect();
     all.extend(BUILTIN_TYPES.iter().map(|t| t.to_string()));
     all
+}
+
+/// The section of the primitive table an entry of the library is in (`None` for `stdlib/`).
+fn section_of(entry: &DocEntry) -> Option<Section> {
+    match entry.origin {
+        DocOrigin::Primitive { section, .. } => Some(section),
+        DocOrigin::Stdlib { .. } => None,
+    }
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -1061,7 +1065,7 @@ mod tests {
     fn builtin_type_names_are_the_checker_s() {
         for name in BUILTIN_TYPES {
             assert!(
-                crate::check::browse::is_builtin_type(name),
+                tessera::is_builtin_type(name),
                 "{name} is not a built-in type"
             );
         }
@@ -1069,143 +1073,5 @@ mod tests {
 }
 
 #[cfg(test)]
-mod session_tests {
-    use std::sync::{Arc, Mutex};
-
-    use super::*;
-
-    /// A writer whose bytes stay readable after it is handed to the session or the REPL.
-    #[derive(Clone, Default)]
-    struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-    impl SharedBuffer {
-        fn text(&self) -> String {
-            String::from_utf8_lossy(&self.0.lock().expect("buffer lock")).into_owned()
-        }
-    }
-
-    impl Write for SharedBuffer {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .map_err(|_| std::io::Error::other("poisoned"))?
-                .extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    /// Feed `input` to a piped REPL; returns (stdout, stderr).
-    fn transcript(input: &str) -> (String, String) {
-        let stdout = SharedBuffer::default();
-        let stderr = SharedBuffer::default();
-        let session = Session::new(crate::Settings::default().with_stdout(stdout.clone()));
-        let mut repl = Repl::new(session, Box::new(stderr.clone()), false);
-        run_lines(&mut repl, input.as_bytes());
-        drop(repl);
-        (stdout.text(), stderr.text())
-    }
-
-    #[test]
-    fn blank_and_comment_lines_print_nothing() {
-        assert_eq!(
-            transcript("\n// a comment\n   \n/* block */\n"),
-            (String::new(), String::new())
-        );
-    }
-
-    #[test]
-    fn help_lists_every_command_after_a_comment() {
-        let (stdout, stderr) = transcript("// first a comment\n:help\n");
-        for info in COMMANDS {
-            let usage = info.usage;
-            assert!(stdout.contains(usage), "{usage} missing from\n{stdout}");
-        }
-        assert_eq!(stderr, "");
-    }
-
-    #[test]
-    fn quit_stops_reading() {
-        let (stdout, stderr) = transcript(":quit\n:help\n");
-        assert_eq!((stdout.as_str(), stderr.as_str()), ("", ""));
-    }
-
-    #[test]
-    fn bad_commands_are_errors_on_stderr_and_the_session_goes_on() {
-        let (stdout, stderr) = transcript(
-            ":bogus\n:type\n:iso   \n:reset now\n:load\n:load no_such_file.flx\n:help\n",
-        );
-        assert!(stdout.contains(":type [-n|-v] EXPR"), "{stdout}");
-        for expected in [
-            "unknown command `:bogus`",
-            "`:type` needs an expression",
-            "`:iso` needs two types",
-            "`:reset` takes no argument",
-            "`:load` needs a file name",
-            "cannot read `no_such_file.flx`",
-        ] {
-            assert!(
-                stderr.contains(expected),
-                "{expected:?} missing from\n{stderr}"
-            );
-        }
-    }
-
-    #[test]
-    fn commands_are_recognised_after_leading_spaces_and_crlf() {
-        let (stdout, _) = transcript("  :help\r\n");
-        assert!(stdout.starts_with("Commands"), "{stdout}");
-    }
-
-    #[test]
-    fn browse_lists_the_user_definitions_first_then_the_library_grouped() {
-        let (stdout, stderr) = transcript(
-            "var count = 3;\nfun twice (x:int) => 2 * x;\ntypedef pair = int * int;\n:browse\n",
-        );
-        assert_eq!(stderr, "");
-        let at = |text: &str| {
-            stdout
-                .find(text)
-                .unwrap_or_else(|| panic!("{text:?} missing from\n{stdout}"))
-        };
-        let order = [
-            at("// your definitions"),
-            at("twice : int -> int"),
-            at("count : int"),
-            at("// library: written in Tessera (the prelude)"),
-            at("\nfold_right : [T, U, N:COMPACTLINEAR]"),
-            at("// library: functions"),
-            at("\nmap : [T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"),
-            at("// library: conversions"),
-            at("// library: operators"),
-        ];
-        assert!(order.windows(2).all(|w| w[0] < w[1]), "{stdout}");
-        assert!(stdout.contains("type pair = int ^ 2"), "{stdout}");
-    }
-
-    #[test]
-    fn time_prints_the_value_and_then_the_wall_time() {
-        let (stdout, stderr) = transcript(":time 6 * 7\n:ti var x = 1;\n:time (1,\n");
-        let lines: Vec<&str> = stdout.lines().collect();
-        assert_eq!(lines.len(), 3, "{stdout}");
-        assert_eq!(lines[0], "42 : int");
-        for line in &lines[1..] {
-            let seconds = line
-                .strip_prefix("time: ")
-                .and_then(|rest| rest.strip_suffix(" s"))
-                .unwrap_or_else(|| panic!("{line:?}"));
-            assert!(seconds.parse::<f64>().is_ok_and(|s| s >= 0.0), "{line:?}");
-        }
-        assert!(stderr.contains("the chunk is incomplete"), "{stderr}");
-    }
-
-    #[test]
-    fn it_names_the_last_printed_value_and_void_leaves_it_alone() {
-        let (stdout, stderr) = transcript("20 + 1\nprintln \"x\";\nit * 2\n:type it\n");
-        assert_eq!(stdout, "21 : int\nx\n42 : int\nint\n");
-        assert_eq!(stderr, "");
-    }
-}
+#[path = "repl_tests.rs"]
+mod session_tests;

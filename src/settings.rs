@@ -5,6 +5,7 @@
 //! so two sessions in one process may run with different settings, side by side.
 
 use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use crate::limits::Limits;
 
@@ -113,4 +114,39 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoo
         .num_threads(threads)
         .stack_size(POOL_STACK_BYTES)
         .build()
+}
+
+/// A writer whose bytes stay readable after the session that owns it is gone.
+#[derive(Clone, Default)]
+pub struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    /// What was written so far (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        match self.0.lock() {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(poisoned) => String::from_utf8_lossy(&poisoned.into_inner()).into_owned(),
+        }
+    }
+
+    /// Forget what was written so far.
+    pub fn clear(&self) {
+        if let Ok(mut bytes) = self.0.lock() {
+            bytes.clear();
+        }
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned buffer"))?
+            .extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -25,10 +25,20 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use tessera::diag::render;
-use tessera::docs::{self, SharedBuffer};
-use tessera::repl::{LineOutcome, Repl};
-use tessera::{Session, Settings};
+// The REPL and the documentation generator are modules of the binary: the book's test compiles
+// them in, as the binary does, and drives them in process.
+#[allow(dead_code)]
+#[path = "../src/docs.rs"]
+mod docs;
+#[allow(dead_code)]
+#[path = "../src/repl.rs"]
+mod repl;
+
+use repl::{LineOutcome, Repl};
+use tessera::{doc_text, primitive_entries, render, Session, Settings, SharedBuffer, STDLIB};
+
+/// Where the generated library reference lives in the repository.
+pub const LIBRARY_PAGE: &str = "book/src/library.md";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -455,7 +465,7 @@ fn every_block_of_the_book_is_right() {
 #[test]
 fn the_library_reference_is_generated_from_the_table() {
     let generated = docs::library_page().unwrap_or_else(|failures| panic!("{failures}"));
-    let path = root().join(docs::LIBRARY_PAGE);
+    let path = root().join(LIBRARY_PAGE);
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     if committed == generated {
         return;
@@ -469,8 +479,8 @@ fn the_library_reference_is_generated_from_the_table() {
         "{}:{line}: the library reference differs from what the primitive table and stdlib/ \
          give; regenerate it with `cargo run -- doc {}` (or BOOK_BLESS=1 cargo test --test book)\n\
          --- committed line {line}\n{}\n--- generated line {line}\n{}",
-        docs::LIBRARY_PAGE,
-        docs::LIBRARY_PAGE,
+        LIBRARY_PAGE,
+        LIBRARY_PAGE,
         committed.lines().nth(line - 1).unwrap_or("(end of file)"),
         generated.lines().nth(line - 1).unwrap_or("(end of file)"),
     );
@@ -485,39 +495,29 @@ fn every_stdlib_file_is_documented_in_the_reference() {
         .filter(|name| name.ends_with(".flx"))
         .collect();
     files.sort();
-    let mut listed: Vec<String> = docs::STDLIB.iter().map(|(f, _)| f.to_string()).collect();
+    let mut listed: Vec<String> = STDLIB.iter().map(|(f, _)| f.to_string()).collect();
     listed.sort();
     assert_eq!(
         files, listed,
-        "tessera::docs::STDLIB must list every stdlib/*.flx file"
+        "tessera::STDLIB must list every stdlib/*.flx file"
     );
-    for (file, source) in docs::STDLIB {
+    for (file, source) in STDLIB {
         let on_disk = std::fs::read_to_string(root().join("stdlib").join(file)).expect("readable");
-        assert_eq!(
-            &on_disk, source,
-            "docs::STDLIB's {file} is not stdlib/{file}"
-        );
+        assert_eq!(&on_disk, source, "STDLIB's {file} is not stdlib/{file}");
     }
 }
 
 #[test]
 fn doc_in_the_repl_is_the_reference_entry() {
     let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
-    for name in tessera::core::prims::PRIMS
-        .iter()
-        .flat_map(|def| def.names())
-    {
+    for entry in primitive_entries() {
+        let name = &entry.names[0];
         let text = session.doc_of(name).expect("every primitive has :doc");
-        assert_eq!(Some(text), docs::prim_doc(name), ":doc {name}");
+        assert_eq!(text, doc_text(&entry), ":doc {name}");
     }
-    for doc in docs::stdlib_docs() {
-        let entry = docs::stdlib_entry(&mut session, &doc);
+    for entry in session.stdlib_entries() {
         for name in &entry.names {
-            assert_eq!(
-                session.doc_of(name),
-                Some(docs::doc_text(&entry)),
-                ":doc {name}"
-            );
+            assert_eq!(session.doc_of(name), Some(doc_text(&entry)), ":doc {name}");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! paired with what the user sees. Each case also asserts that its code appears, so a wrong
 //! error fails even before the snapshots are reviewed (`cargo insta review`).
 
-use tessera::diag::{exit_status, render};
+use tessera::{exit_status, render};
 use tessera::{Session, Settings};
 
 /// Run `src` as the file `test.flx` and render what went wrong, with the exit status.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use tessera::diag::exit_status;
+use tessera::exit_status;
 use tessera::{Session, Settings};
 
 /// The settings of a bounded run: lower limits on allocations, naturals and call depth.

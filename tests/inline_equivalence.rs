@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tessera::diag::{exit_status, render};
-use tessera::docs::SharedBuffer;
+use tessera::SharedBuffer;
+use tessera::{exit_status, render};
 use tessera::{Session, Settings};
 
 /// The programs to compare: `.flx` files of these folders, sorted.

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tessera::diag::Diagnostic;
+use tessera::Diagnostic;
 use tessera::{ChunkResult, Session, Settings};
 
 /// One test at a time: an interrupt raised for one would stop another's evaluation.

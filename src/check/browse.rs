@@ -19,7 +19,9 @@ pub enum NameKind {
 /// One name in scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScopeName {
+    /// The name.
     pub name: String,
+    /// Whether it names a value or a type.
     pub kind: NameKind,
     /// Defined by the prelude (the library), not by the user.
     pub library: bool,

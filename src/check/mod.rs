@@ -217,6 +217,7 @@ impl Checker {
     }
 
     /// The type of an expression in the current scope, without running anything (`:type`).
+    #[cfg(test)]
     pub fn type_of_expr(&mut self, expr: &Expr) -> Result<Type, Vec<Diagnostic>> {
         self.explain_type_of_expr(expr).map(|(t, _)| t)
     }
@@ -248,7 +249,7 @@ impl Checker {
 
     /// The documentation of a primitive (`:doc`): its types, what it does, an example.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        crate::docs::prim_doc(name)
+        crate::core::doc::prim_doc(name)
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with

@@ -451,18 +451,6 @@ fn nominal_components(def: &NominalDef, b: Behaviour) -> NominalAnswer {
     }
 }
 
-/// Does a value of `ty` contain a pointer (through tuples, arrays, records, structs and
-/// variants)?
-pub fn has_pointer(ty: &Type) -> bool {
-    matches!(
-        check(ty, Behaviour::Printable),
-        Err(Lacking {
-            reason: Reason::Pointer,
-            ..
-        })
-    )
-}
-
 impl Checker {
     /// Ask behaviour `b` of `ty` on behalf of a check of the checker. Inside a generic body a
     /// type parameter `T` is assumed to have it; the requirement is recorded and checked

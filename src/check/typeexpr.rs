@@ -180,7 +180,6 @@ impl Checker {
                     }
                 }
             }
-            TypeExprKind::Error => error_type(),
         }
     }
 
@@ -572,7 +571,7 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
         }
         TypeExprKind::Ptr(_, a) | TypeExprKind::Visibility(_, a) => walk_type_names(a, f),
         TypeExprKind::Record(fields) => fields.iter().for_each(|(_, t)| walk_type_names(t, f)),
-        TypeExprKind::Unitsum(_) | TypeExprKind::Unit | TypeExprKind::Error => {}
+        TypeExprKind::Unitsum(_) | TypeExprKind::Unit => {}
     }
 }
 
@@ -689,7 +688,6 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
             write_type_expr(c, 0, out);
             out.push('>');
         }
-        TypeExprKind::Error => out.push('?'),
     }
     if level < min_level {
         out.push(')');

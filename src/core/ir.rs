@@ -10,8 +10,6 @@
 
 use std::sync::Arc;
 
-use num_bigint::BigUint;
-
 use crate::syntax::ast::FunKind;
 use crate::syntax::span::Span;
 use crate::types::ty::{IntTy, TyVar, Type};
@@ -38,8 +36,6 @@ pub enum Const {
     /// `double`, or `float` (already rounded to f32).
     Float(f64),
     Str(Arc<[u8]>),
-    /// A `natural`, or a compact code of a type whose size exceeds 2^64.
-    Big(Arc<BigUint>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

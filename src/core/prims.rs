@@ -23,11 +23,15 @@ mod operators;
 /// What an entry is, for the library reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
+    /// A library function built into the interpreter.
     Function,
+    /// An operator, written between (or before) its operands.
     Operator,
+    /// A conversion between types.
     Conversion,
     /// A classification of the coercion `e :>> T`, named `:>> decode`, `:>> reshape`, ….
     Coercion,
+    /// A kernel the checker inserts itself; no program names it.
     Internal,
 }
 

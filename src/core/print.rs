@@ -32,6 +32,7 @@ pub fn unit(unit: &Unit) -> String {
 }
 
 /// One function, `id` its number.
+#[cfg(test)]
 pub fn function(id: u32, f: &Function) -> String {
     let mut p = Printer::default();
     p.function(id, f);
@@ -291,7 +292,6 @@ impl Printer {
             Const::Int(i) => write!(self.out, "{i}"),
             Const::Float(x) => write!(self.out, "{x:?}"),
             Const::Str(bytes) => write!(self.out, "{:?}", String::from_utf8_lossy(bytes)),
-            Const::Big(n) => write!(self.out, "{n}"),
         };
     }
 

@@ -63,7 +63,6 @@ fn grow_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
 /// One function instantiated at concrete types, compiled once and shared by all closures.
 pub struct Instance {
     pub name: String,
-    pub span: Span,
     /// The unit whose source has the body's spans (`Program::unit_of`), for call stacks.
     pub unit: u32,
     /// The number of curried parameter groups.

@@ -195,17 +195,6 @@ impl ProductLayout {
             }
         }
     }
-
-    pub fn len(&self) -> usize {
-        match self {
-            ProductLayout::Small { radices, .. } => radices.len(),
-            ProductLayout::Big { radices, .. } => radices.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// A compact array `T \^ I` (L3.8, L11.31): `n` digits of one radix, the element at position

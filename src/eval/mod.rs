@@ -42,6 +42,7 @@ use closure::Instance;
 use value::Value;
 
 /// Calls nested deeper than this are reported as R0008 instead of exhausting memory.
+#[cfg(test)]
 pub const MAX_CALL_DEPTH: u32 = 100_000;
 
 /// Non-local control flow out of compiled code: loop exits, function returns and runtime
@@ -441,6 +442,7 @@ impl Machine {
     /// leaves the machine usable.
     // The signature is the contract with the session; `Diagnostic` is the shared error type.
     #[allow(clippy::result_large_err)]
+    #[cfg(test)]
     pub fn run(&mut self, unit: &Unit, out: &mut dyn Write) -> Result<Option<Value>, Diagnostic> {
         self.run_with_stderr(unit, out, &mut std::io::sink())
     }

@@ -72,10 +72,6 @@ impl Columns {
         self.columns.first().map_or(0, Buffer::len)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The tuple value of leaf `i` (gathered from the columns).
     pub fn get(&self, i: usize) -> Value {
         self.layout.gather(&mut |c| self.columns[c].get(i))
@@ -268,10 +264,6 @@ impl Buffer {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The leaf at position `i` as a value.
     pub fn get(&self, i: usize) -> Value {
         match self {
@@ -328,6 +320,7 @@ impl Value {
         Value::Int(b as i64)
     }
 
+    #[cfg(test)]
     pub fn as_int(&self) -> i64 {
         match self {
             Value::Int(i) => *i,

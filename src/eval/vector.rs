@@ -24,7 +24,7 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::compact::{size_big, CodeRepr, ProductLayout};
-use super::error::{runtime_error, Fault, CONVERSION_OUT_OF_RANGE, OVERFLOW};
+use super::error::{runtime_error, Fault, CONVERSION_OUT_OF_RANGE};
 use super::prims::{
     float_arith, float_holds, holds, int_arith, int_from_i128, int_value, round_float,
 };
@@ -874,11 +874,4 @@ fn run_lets<T: Copy + Default>(
     next.push(buffer.input());
     run_lets(rest, body, chunk, &mut out[..valid], next)?;
     pending.map_or(Ok(()), Err)
-}
-
-/// An overflow fault for a sum, as the sequential fold reports it.
-pub fn sum_overflow(ity: IntTy, acc: i64, x: i64) -> Fault {
-    int_arith(ArithOp::Add, ity, acc, x)
-        .err()
-        .unwrap_or_else(|| Fault::new(OVERFLOW, format!("{} overflow", ity.name())))
 }

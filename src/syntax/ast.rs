@@ -94,8 +94,6 @@ pub enum TypeExprKind {
     /// `secret T` (`true`) or `public T` (`false`): the visibility qualifier. It
     /// binds like a pointer's `&`: `secret int ^ 3` is `(secret int) ^ 3`.
     Visibility(bool, Box<TypeExpr>),
-    /// Placeholder after a syntax error.
-    Error,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,10 @@ pub mod parser;
 pub mod span;
 pub mod token;
 
-pub use span::{Span, Spanned};
+#[cfg(test)]
+mod conformance_tests;
+
+pub use span::Span;
 
 use chumsky::Parser as _;
 
@@ -106,6 +109,7 @@ fn parse_with<O>(
 
 /// Parses a whole program. Parsing recovers after each error, so every syntax error of the
 /// program is returned, together with the statements that could be parsed.
+#[cfg(test)]
 pub fn parse_program(src: &str) -> (Vec<ast::Stmt>, Vec<SyntaxError>) {
     parse_program_with(src, ParseOptions::default())
 }
@@ -162,6 +166,7 @@ fn with_chunk_tokens<R>(src: &str, f: impl FnOnce(&[(token::Token, Span)], bool)
 /// Parses one REPL chunk: a single expression with no trailing `;` is `Chunk::Expr`,
 /// statements are `Chunk::Stmts`; a chunk that only fails because the input ended is
 /// `Incomplete`; anything else is `Invalid`.
+#[cfg(test)]
 pub fn parse_chunk(src: &str) -> ChunkParse {
     parse_chunk_with(src, ParseOptions::default())
 }
@@ -236,6 +241,7 @@ pub fn parse_type_with(
 }
 
 /// Parses `src` as a comma-separated list of types (`A, B` for `:iso`).
+#[cfg(test)]
 pub fn parse_type_list(src: &str) -> Result<Vec<ast::TypeExpr>, Vec<SyntaxError>> {
     parse_type_list_with(src, ParseOptions::default())
 }
@@ -255,6 +261,7 @@ pub fn parse_type_list_with(
 }
 
 /// Parses `src` as exactly one expression.
+#[cfg(test)]
 pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<SyntaxError>> {
     parse_expr_with(src, ParseOptions::default())
 }

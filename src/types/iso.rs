@@ -79,16 +79,6 @@ impl Leaf {
         }
     }
 
-    /// The leaf as a type, when it is one: a compact leaf is the unitsum of its size (`None`
-    /// when that size does not fit in a `u64`), a block is `None`.
-    pub fn as_type(&self) -> Option<Type> {
-        match self {
-            Leaf::Compact(size) => size.to_u64().map(Type::Unitsum),
-            Leaf::Opaque(ty) => Some(ty.clone()),
-            Leaf::Block(_) => None,
-        }
-    }
-
     /// The leaf printed as if it were a type in `slot`.
     fn to_string_in_slot(&self, slot: OperandSlot) -> String {
         match self {
@@ -124,6 +114,7 @@ pub struct NormalForm {
 }
 
 impl NormalForm {
+    #[cfg(test)]
     pub fn groups(&self) -> &[Group] {
         &self.groups
     }
@@ -559,11 +550,6 @@ impl TransposePermutation {
         }
     }
 
-    /// The type being transposed.
-    pub fn source_type(&self) -> &Type {
-        &self.source_type
-    }
-
     /// The type of the transpose.
     pub fn target_type(&self) -> &Type {
         &self.target_type
@@ -580,22 +566,26 @@ impl TransposePermutation {
     }
 
     /// The number of normal-form leaves one element stands for (0 for a unit element).
+    #[cfg(test)]
     pub fn leaves_per_element(&self) -> &BigUint {
         &self.leaves_per_element
     }
 
     /// The number of elements moved.
+    #[cfg(test)]
     pub fn element_count(&self) -> BigUint {
         &self.rows * &self.columns
     }
 
     /// Does every leaf position fit in a `u64` (so the `_u64` methods answer)?
+    #[cfg(test)]
     pub fn fits_u64(&self) -> bool {
         self.fast.is_some()
     }
 
     /// The source position of the element at target position `target` (in code order), or
     /// `None` when `target` is not below the element count.
+    #[cfg(test)]
     pub fn source_of(&self, target: &BigUint) -> Option<BigUint> {
         if *target >= self.element_count() {
             return None;
@@ -608,6 +598,7 @@ impl TransposePermutation {
 
     /// The target position the element at source position `source` moves to (the inverse of
     /// `source_of`).
+    #[cfg(test)]
     pub fn target_of(&self, source: &BigUint) -> Option<BigUint> {
         if *source >= self.element_count() {
             return None;
@@ -619,6 +610,7 @@ impl TransposePermutation {
 
     /// `source_of` on the `u64` fast path: `None` when the positions do not fit in a `u64` or
     /// `target` is out of range.
+    #[cfg(test)]
     pub fn source_of_u64(&self, target: u64) -> Option<u64> {
         let (rows, columns, _) = self.fast?;
         if rows == 0 || columns == 0 || target / rows >= columns {
@@ -628,6 +620,7 @@ impl TransposePermutation {
     }
 
     /// `target_of` on the `u64` fast path.
+    #[cfg(test)]
     pub fn target_of_u64(&self, source: u64) -> Option<u64> {
         let (rows, columns, _) = self.fast?;
         if rows == 0 || columns == 0 || source / columns >= rows {
@@ -638,6 +631,7 @@ impl TransposePermutation {
 
     /// The source position of normal-form leaf `target` of the transpose: whole elements move,
     /// the leaves inside an element keep their order.
+    #[cfg(test)]
     pub fn source_leaf_u64(&self, target: u64) -> Option<u64> {
         let (_, _, leaves) = self.fast?;
         if leaves == 0 {
@@ -649,6 +643,7 @@ impl TransposePermutation {
 
     /// The permutation of transposing the transpose back: its `source_of` is this one's
     /// `target_of`.
+    #[cfg(test)]
     pub fn inverse(&self) -> TransposePermutation {
         TransposePermutation::new(
             self.target_type.clone(),

@@ -90,6 +90,7 @@ fn weights_of(radices: &[BigUint]) -> Vec<BigUint> {
 
 /// The code of a compact product value from the codes of its components (one per digit,
 /// each below its radix): `Σ weight_k · component_k`.
+#[cfg(test)]
 pub fn encode_product(digits: &[Digit], components: &[BigUint]) -> BigUint {
     digits
         .iter()
@@ -100,6 +101,7 @@ pub fn encode_product(digits: &[Digit], components: &[BigUint]) -> BigUint {
 }
 
 /// The codes of the components of a compact product value: `(code / weight_k) % radix_k`.
+#[cfg(test)]
 pub fn decode_product(digits: &[Digit], code: &BigUint) -> Vec<BigUint> {
     digits
         .iter()
@@ -108,6 +110,7 @@ pub fn decode_product(digits: &[Digit], code: &BigUint) -> Vec<BigUint> {
 }
 
 /// The code of one component of a compact product value (a projection).
+#[cfg(test)]
 pub fn project_product(digit: &Digit, code: &BigUint) -> BigUint {
     if digit.radix.is_zero() || digit.weight.is_zero() {
         // A product with a zero radix has no values; answer something harmless.
@@ -125,11 +128,13 @@ pub fn project_product(digit: &Digit, code: &BigUint) -> BigUint {
 /// component is always 0) is stored as 0, and projecting it gives 0. A true radix of 0 occurs
 /// only in a product without values, where nothing is ever decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(test)]
 pub struct ProductRadicesU64 {
     pub radices: Vec<u64>,
     pub weights: Vec<u64>,
 }
 
+#[cfg(test)]
 impl ProductRadicesU64 {
     /// `None` exactly when the codes of the product do not fit in a `u64`.
     pub fn from_digits(digits: &[Digit]) -> Option<ProductRadicesU64> {
@@ -223,6 +228,7 @@ pub fn sum_summands(ty: &Type) -> Option<Vec<Summand>> {
 }
 
 /// The code of the injection of an argument (by its code) into a summand.
+#[cfg(test)]
 pub fn encode_sum(summand: &Summand, argument: &BigUint) -> BigUint {
     &summand.offset + argument
 }
@@ -241,11 +247,13 @@ pub fn split_sum_code(summands: &[Summand], code: &BigUint) -> Option<(usize, Bi
 /// may have exactly 2^64 values; an offset of 2^64 (possible only for trailing summands
 /// without values) is stored as `u64::MAX`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(test)]
 pub struct SumOffsetsU64 {
     pub offsets: Vec<u64>,
     pub sizes: Vec<u128>,
 }
 
+#[cfg(test)]
 impl SumOffsetsU64 {
     /// `None` exactly when the codes of the sum do not fit in a `u64`.
     pub fn from_summands(summands: &[Summand]) -> Option<SumOffsetsU64> {

@@ -13,4 +13,13 @@ pub mod size;
 pub mod subtype;
 pub mod ty;
 
-pub use ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
+#[cfg(test)]
+mod calculus_tests;
+#[cfg(test)]
+mod props_tests;
+#[cfg(test)]
+mod system_tests;
+
+#[cfg(test)]
+pub use ty::Kind;
+pub use ty::{IntTy, Type};

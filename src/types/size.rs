@@ -59,6 +59,7 @@ fn power_size(base: BigUint, exponent: &BigUint) -> Option<BigUint> {
 }
 
 /// `size(T)` when it fits in a `u64`.
+#[cfg(test)]
 pub fn size_u64(ty: &Type) -> Option<u64> {
     size_of(ty)?.to_u64()
 }

@@ -303,12 +303,6 @@ impl NominalDef {
         };
         let _ = self.body.set(body);
     }
-
-    pub fn body(&self) -> &NominalBody {
-        self.body
-            .get()
-            .expect("nominal body is set when the definition is checked")
-    }
 }
 
 impl PartialEq for NominalDef {

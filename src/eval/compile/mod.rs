@@ -186,8 +186,6 @@ pub fn const_value(constant: &Const, ty: &Type) -> Value {
         Const::Int(i) => Value::Int(*i),
         Const::Float(x) => Value::Float(*x),
         Const::Str(s) => Value::Str(Arc::new(s.to_vec())),
-        Const::Big(b) if compact => value_from_big((**b).clone(), CodeRepr::of(ty)),
-        Const::Big(b) => Value::Big(b.clone()),
     }
 }
 
@@ -441,7 +439,6 @@ impl<'p> Compiler<'p> {
         };
         let instance = Arc::new(Instance {
             name: function.name.clone(),
-            span: function.span,
             unit: self.program.unit_of(fun),
             n_groups: function.params.len(),
             cell_slots: function.cell_slots.clone(),

@@ -35,6 +35,7 @@ pub fn format_double(x: f64) -> String {
 }
 
 /// A float prints like the double with the same value (C++ streams promote it).
+#[cfg(test)]
 pub fn format_float(x: f32) -> String {
     format_double(f64::from(x))
 }

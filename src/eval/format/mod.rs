@@ -38,7 +38,9 @@ use crate::eval::value::{leaf_count, ArrayVal, Value};
 use crate::types::size::size_of;
 use crate::types::ty::{IntTy, NominalBody, Type};
 
-pub use float::{format_double, format_float};
+pub use float::format_double;
+#[cfg(test)]
+pub use float::format_float;
 use sums::{compact_code, write_compact, write_plain_sum, write_struct, write_variant};
 
 /// What is printed in place of a value that does not match its type (or of a type that has
@@ -49,11 +51,13 @@ const MISMATCH: &[u8] = b"<?>";
 const FUNCTION: &[u8] = b"<fun>";
 
 /// The `str` form of a value of type `ty`.
+#[cfg(test)]
 pub fn str_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(str_value_bytes(v, ty))
 }
 
 /// The `repr` form of a value of type `ty`.
+#[cfg(test)]
 pub fn repr_value(v: &Value, ty: &Type) -> String {
     bytes_to_string(repr_value_bytes(v, ty))
 }

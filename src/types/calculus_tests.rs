@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 
-use tessera::types::iso::{classify, transpose_permutation, Iso};
-use tessera::types::print::type_to_string;
-use tessera::types::Type;
-use tessera::{Session, Settings};
+use crate::types::iso::{classify, transpose_permutation, Iso};
+use crate::types::print::type_to_string;
+use crate::types::Type;
+use crate::{Session, Settings};
 
 /// A writer whose bytes can be read after the session that owns it is gone.
 #[derive(Clone, Default)]
@@ -384,8 +384,8 @@ proptest! {
 
 #[test]
 fn the_generators_build_the_requested_sizes() {
-    use tessera::types::iso::normal_form;
-    use tessera::types::size::size_u64;
+    use crate::types::iso::normal_form;
+    use crate::types::size::size_u64;
     for seed in 0..200u32 {
         let mut choices = Choices::new(vec![seed, seed * 7 + 3, seed / 3, seed * 13 + 1]);
         for count in 1..30u64 {

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tessera::syntax::{parse_chunk, parse_program, ChunkParse};
+use crate::syntax::{parse_chunk, parse_program, ChunkParse};
 
 /// Programs whose expected failure is a syntax error.
 const SYNTAX_ERROR_PROGRAMS: &[&str] = &[

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use tessera::types::IntTy;
-use tessera::{Session, Settings};
+use crate::types::IntTy;
+use crate::{Session, Settings};
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);

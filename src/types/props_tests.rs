@@ -5,16 +5,16 @@ use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
 
-use tessera::types::iso::{
+use crate::types::iso::{
     classify, normal_form, transpose_permutation, Iso, Leaf, Mismatch, NormalForm,
 };
-use tessera::types::kind::{compact_hint, kind_of};
-use tessera::types::layout::{
+use crate::types::kind::{compact_hint, kind_of};
+use crate::types::layout::{
     decode_product, encode_product, encode_sum, product_digits, split_sum_code, sum_summands,
     ProductRadicesU64, SumOffsetsU64,
 };
-use tessera::types::size::{codes_fit_u64, size_of, size_u64, MAX_SIZE_BITS};
-use tessera::types::{Kind, Type};
+use crate::types::size::{codes_fit_u64, size_of, size_u64, MAX_SIZE_BITS};
+use crate::types::{Kind, Type};
 
 /// Small compact index types: unitsums and one level of `\*`, `\+` over them.
 fn small_index_type() -> impl Strategy<Value = Type> {
