@@ -2,21 +2,14 @@
 //! (the *invocable* behaviour), polymorphic instantiation at the call site, constructors,
 //! conversions, projections by application.
 
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::env::Binding;
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::syntax::ast::{self, ExprKind};
 use crate::syntax::span::Span;
 use crate::types::ty::{NominalBody, Type};
-
-/// An argument of an application: not yet checked (so it can be checked against the
-/// parameter type), or already checked (the left side of `x.f`, `x |> f`).
-pub(crate) enum Arg<'a> {
-    Ast(&'a ast::Expr),
-    Checked(ir::Expr),
-}
 
 impl Checker {
     /// Check an argument, against an expected type if known.

@@ -10,8 +10,8 @@
 
 use num_bigint::BigUint;
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::prims::{self, Coercion};
 use crate::check::{contains_error, Checker};
 use crate::core::ir::{self, CoerceKind, Prim};

@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, int_const, mk, Arg};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, int_const, mk};
 use crate::check::prims::take;
 use crate::check::traits::Behaviour;
 use crate::check::unify::promote;

@@ -18,10 +18,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::env::{Binding, ScopeId, TypeBinding};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::traits::Behaviour;
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, CoerceKind};

@@ -7,9 +7,9 @@
 //! a compact value gives a `_pclt<D, C>` (L11.5); the evaluator turns such a path into one
 //! digit of the code of `D`.
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
-use crate::check::stmt::Projection;
+use crate::check::project::Projection;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, PathStep};
 use crate::syntax::ast::{self, ExprKind};
@@ -147,7 +147,7 @@ impl Checker {
     ) -> ir::Expr {
         let pointer_ty = self.zonk(&pointer.ty);
         let Some((_, target)) = pointer_ty.pointee() else {
-            return self.apply_ast_head(rhs, vec![super::apply::Arg::Checked(pointer)], span, None);
+            return self.apply_ast_head(rhs, vec![super::build::Arg::Checked(pointer)], span, None);
         };
         let target = target.clone();
         let (step, component) = match self.projection(&target, rhs, None) {
@@ -165,7 +165,7 @@ impl Checker {
             None => {
                 return self.apply_ast_head(
                     rhs,
-                    vec![super::apply::Arg::Checked(pointer)],
+                    vec![super::build::Arg::Checked(pointer)],
                     span,
                     None,
                 )

@@ -6,9 +6,8 @@
 //! IR against the schemes of the entries that own it, so a rule cannot produce what its
 //! scheme does not say).
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
 use crate::check::scheme::{match_type, Binds, Class, Scheme};
 use crate::check::traits::Behaviour;

@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, PatternKind, Prim};
 use crate::syntax::ast::{self, SName};

@@ -143,13 +143,13 @@ impl Checker {
             ExprKind::Field(x, k) => {
                 let whole = self.zonk(&x.ty);
                 if whole.has_secret() && matches!(whole.erase_secret(), Type::Array(..)) {
-                    let index = crate::check::expr::int_const(
+                    let index = crate::check::build::int_const(
                         *k as i64,
                         Type::Int(crate::types::ty::IntTy::Long),
                         e.span,
                     );
                     let array =
-                        std::mem::replace(x, Box::new(crate::check::expr::error_expr(e.span)));
+                        std::mem::replace(x, Box::new(crate::check::build::error_expr(e.span)));
                     e.kind = ExprKind::Index {
                         array,
                         index: Box::new(index),
@@ -179,7 +179,7 @@ fn erase_path(root: &Type, path: &mut [PathStep]) {
                     });
                 if t.has_secret() && matches!(t.erase_secret(), Type::Array(..)) {
                     let span = crate::syntax::span::Span::default();
-                    let index = crate::check::expr::int_const(
+                    let index = crate::check::build::int_const(
                         k as i64,
                         Type::Int(crate::types::ty::IntTy::Long),
                         span,
