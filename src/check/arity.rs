@@ -1,4 +1,4 @@
-//! Wrong arity (issue 12): "`add3` takes 3 arguments, 2 given", with the call form that fits
+//! Wrong arity: "`add3` takes 3 arguments, 2 given", with the call form that fits
 //! the function (curried `add a b`, tupled `add3 (a, b, c)`, mixed `f (a, b) c`), for user
 //! functions and library primitives. E0301, the code of every failed application.
 

@@ -251,7 +251,7 @@ fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Convert)
 }
 
-/// A layout-identical reshape (L9.1): the same scalar leaves in the same order. Inside a
+/// A layout-identical reshape: the same scalar leaves in the same order. Inside a
 /// generic function, arrays over type parameters reshape when they hold the same scalar
 /// leaves and their element counts are equal as products of the parameters' sizes
 /// (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely by the

@@ -18,8 +18,8 @@ pub enum CheckError {
         what: &'static str,
         hint: Option<String>,
     },
-    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`,
-    /// L11.36); `def` is the variable's definition.
+    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`);
+    /// `def` is the variable's definition.
     SelfReference { name: String, span: Span, def: Span },
     /// E0202
     Duplicate {
@@ -43,7 +43,7 @@ pub enum CheckError {
         behaviour: &'static str,
         help: Option<String>,
     },
-    /// E0301: a function applied to the wrong number of arguments (issue 12): `label` says
+    /// E0301: a function applied to the wrong number of arguments: `label` says
     /// how many were given, `help` the call form that fits.
     Arity {
         span: Span,
@@ -66,7 +66,7 @@ pub enum CheckError {
         context: &'static str,
         hint: Option<String>,
     },
-    /// E0401: a type argument whose kind is not the one its parameter declares (L2.13):
+    /// E0401: a type argument whose kind is not the one its parameter declares:
     /// `grid[int]` for `typedef grid[N:COMPACTLINEAR] = …`.
     KindMismatch {
         span: Span,
@@ -112,12 +112,12 @@ pub enum CheckError {
     },
     /// E0602
     LiteralSuffix { span: Span, suffix: String },
-    /// E0603: a conversion of a format string `f"…"` outside L11.23; `span` is the
+    /// E0603: a format string `f"…"` with a conversion it does not support; `span` is the
     /// literal's.
     FormatConversion { span: Span, message: String },
     /// E0701
     NotAssignable { span: Span, what: String },
-    /// E0702: `&` of something that is not a variable (L11.1).
+    /// E0702: `&` of something that is not a variable.
     NotAddressable { span: Span, what: String },
     /// E0303: a value of the opaque type `ty` used where its hidden structure would be
     /// needed; `what` says why ("it has no components to project").
@@ -128,7 +128,7 @@ pub enum CheckError {
     },
     /// E0303: an opaque type's declaration is wrong (no representation, a bad grant).
     OpaqueDecl { span: Span, message: String },
-    /// E0800–E0806: a secret value used where only a public one may go (issue 14). `what`
+    /// E0800–E0806: a secret value used where only a public one may go. `what`
     /// names the value (`` `s` `` or "this value"), `origin` is where it became secret (the
     /// declaration of the secret variable it comes from), `detail` completes the sentence.
     Secret {

@@ -17,7 +17,7 @@ use crate::types::ty::{IntTy, NominalBody, Type};
 /// Expressions nested deeper than this are refused (E0100) rather than risking the stack.
 pub const MAX_EXPR_DEPTH: u32 = 100_000;
 
-/// The integer type of a literal suffix (L1.4); `Err` for an unsupported suffix.
+/// The integer type of a literal suffix; `Err` for an unsupported suffix.
 pub(crate) fn suffix_type(suffix: &str) -> Result<IntTy, ()> {
     Ok(match suffix {
         "" | "i" => IntTy::Int,
@@ -183,7 +183,7 @@ impl Checker {
             ExprKind::Binary(BinOp::And, a, b) | ExprKind::Binary(BinOp::Or, a, b) => {
                 let (x, x_secret) = self.bool_operand(a);
                 // Whether the right operand runs depends on the left: when the left is
-                // secret, the right must have no effect (issue 14).
+                // secret, the right must have no effect.
                 let frame = self.frame;
                 let impure_before = std::mem::replace(&mut self.frames[frame].impure, false);
                 let (y, y_secret) = self.bool_operand(b);
@@ -209,7 +209,7 @@ impl Checker {
                 let x = self.expr(a, None);
                 let hint = self.zonk(&x.ty);
                 let y = self.expr(b, Some(&hint));
-                // A user definition of the operator accepting the operands comes first (L11.21).
+                // A user definition of the operator accepting the operands comes first.
                 match self.user_operator(op.symbol(), x, y, span) {
                     Ok(call) => call,
                     Err((x, y)) => self.binary_ir(*op, x, y, span),
@@ -243,7 +243,7 @@ impl Checker {
             ExprKind::Unary(UnOp::Neg, a) => {
                 let mut x = self.expr(a, expected);
                 let t = self.zonk(&x.ty);
-                // A secret operand: the public operation, narrowed (issue 14).
+                // A secret operand: the public operation, narrowed.
                 let secret = t.has_secret();
                 let t = t.erase_secret();
                 x.ty = t.clone();
@@ -276,7 +276,7 @@ impl Checker {
             ExprKind::Caseno(a) => {
                 let mut x = self.expr(a, None);
                 let t = self.zonk(&x.ty);
-                // The case of a secret is secret (issue 14).
+                // The case of a secret is secret.
                 let secret = t.has_secret();
                 let t = t.erase_secret();
                 x.ty = t.clone();
@@ -323,7 +323,7 @@ impl Checker {
             }
             ExprKind::Aproj(index, te) => {
                 let t = self.type_expr(te);
-                // Also `aproj i of &(T ^ I)` and of `_pclt<D, T \^ I>` (L11.3).
+                // Also `aproj i of &(T ^ I)` and of `_pclt<D, T \^ I>` (pointers to elements).
                 let target = t.pointee().map_or(&t, |(_, target)| target);
                 if !matches!(target, Type::Array(..) | Type::CArray(..)) && t != error_type() {
                     self.type_error(
@@ -337,15 +337,15 @@ impl Checker {
             }
             ExprKind::OfType(head, te) => {
                 // `f of (T)` is `fun (x:T) => f x`: the overload (or constructor) chosen for a
-                // `T` argument, as a function value (L11.20).
+                // `T` argument, as a function value.
                 let t = self.type_expr(te);
                 if t == error_type() {
                     return error_expr(span);
                 }
                 // `a of T` for a record or struct type with a field `a`: the projection
-                // function of that field (L11.9).
+                // function of that field.
                 if let ExprKind::Name(field) = &head.node {
-                    // Also `a of &T` (L11.3).
+                    // Also `a of &T` (a pointer to the field).
                     let target = t.pointee().map_or(&t, |(_, target)| target);
                     if Checker::named_fields(target)
                         .is_some_and(|fs| fs.iter().any(|(f, _)| **f == **field))
@@ -379,7 +379,7 @@ impl Checker {
             ExprKind::If(branches, otherwise) => {
                 let mut checked = Vec::new();
                 let mut result_ty: Option<Type> = expected.cloned();
-                // A secret branch makes the result secret (issue 14; the conditions are public).
+                // A secret branch makes the result secret (the conditions are public).
                 let mut secret = false;
                 for (c, x) in branches {
                     let cond = self.bool_expr(c);
@@ -410,7 +410,7 @@ impl Checker {
             ExprKind::Match(scrutinee, arms) => {
                 let scr = self.expr(scrutinee, None);
                 let scr_ty = self.zonk(&scr.ty);
-                // Choosing an arm by a secret reveals it (issue 14); one arm without a guard
+                // Choosing an arm by a secret reveals it; one arm without a guard
                 // only takes the value apart.
                 if (arms.len() > 1 || arms.iter().any(|a| a.guard.is_some()))
                     && !self.require_public(
@@ -455,7 +455,7 @@ impl Checker {
         }
     }
 
-    /// Build a tuple value; a homogeneous tuple is an array (L2.9).
+    /// Build a tuple value; a homogeneous tuple is an array.
     pub(crate) fn build_tuple(&mut self, irs: Vec<ir::Expr>, span: Span) -> ir::Expr {
         let tys: Vec<Type> = irs.iter().map(|x| self.zonk(&x.ty)).collect();
         let ty = Type::tuple(tys);

@@ -1,5 +1,6 @@
-//! Function definitions: signatures, frames, parameters, and the checking of bodies (on
-//! demand, or at the end of the unit).
+//! Function definitions: signatures, frames, parameters, the checking of bodies (on demand, or
+//! at the end of the unit), and the names that functions nested in a body mention (the
+//! variables they may capture, kept in cells).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -160,7 +161,7 @@ impl Checker {
         match self.funs[idx].state {
             FunState::Done => return,
             FunState::InProgress => {
-                // A recursive call while the result type is being inferred (L11.34): the call
+                // A recursive call while the result type is being inferred: the call
                 // has a fresh inference variable as its type, which the other returned
                 // expressions solve; `check_function` unifies it with the result type.
                 if self.funs[idx].ret.is_none() {
@@ -398,7 +399,7 @@ impl NameCollector<'_> {
                 self.names.insert(n.clone());
             }
             ExprKind::Lambda(f) => self.fundef(f),
-            // An addressed variable is a cell (L11.1): its pointer may outlive the frame.
+            // An addressed variable is a cell: its pointer may outlive the frame.
             ExprKind::Addr(_, a) => {
                 let root = self.path_root(a);
                 if let ExprKind::Name(n) = &root.node {

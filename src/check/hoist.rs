@@ -352,7 +352,7 @@ impl Checker {
         None
     }
 
-    /// The type of a struct field or a constructor argument: public (issue 14: a struct or
+    /// The type of a struct field or a constructor argument: public (a struct or
     /// variant value is secret as a whole, `secret P`, which the evaluator never sees; a
     /// nominal type's own body stays public).
     fn field_type(&mut self, te: &ast::TypeExpr) -> Type {

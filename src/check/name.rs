@@ -41,7 +41,7 @@ impl Checker {
     }
 
     /// The binding of `name` in scope `id`, unless it is a variable whose own initialiser is
-    /// being checked (L11.36).
+    /// being checked.
     fn visible_binding(&self, id: usize, name: &str) -> Option<&Binding> {
         let b = self.scopes[id].values.get(name)?;
         if !self.unit.hidden.is_empty()
@@ -52,8 +52,8 @@ impl Checker {
         Some(b)
     }
 
-    /// All overload sets of a name, innermost scope first (L11.32). A variable of that name
-    /// ends the search: functions of outer scopes are hidden by it.
+    /// All overload sets of a name, innermost scope first (overloads resolve scope by scope). A
+    /// variable of that name ends the search: functions of outer scopes are hidden by it.
     pub(crate) fn lookup_fun_sets(&self, name: &str) -> Vec<Vec<usize>> {
         let mut sets = Vec::new();
         let mut s = Some(self.scope);
@@ -247,7 +247,8 @@ impl Checker {
         )
     }
 
-    /// Record the effects of calling function `idx` (L9.5).
+    /// Record the effects of calling function `idx` (for purity, which allows parallel
+    /// evaluation).
     pub(crate) fn note_call(&mut self, idx: usize) {
         if self.funs[idx].state == FunState::Unchecked {
             self.check_function(idx);
@@ -321,7 +322,8 @@ impl Checker {
         }
     }
 
-    /// `case k of T` and `` `k:n `` (L3.1, L3.4): a value, or an injection function.
+    /// `case k of T` and `` `k:n `` (unitsum values, injections): a value, or an injection
+    /// function.
     pub(crate) fn case_value(&mut self, k: &IntLit, t: Type, span: Span) -> ir::Expr {
         let Some(kv) = k.value else {
             self.error(CheckError::UnitsumRange {

@@ -30,7 +30,7 @@ impl Checker {
                     return error_expr(e.span);
                 }
                 // The same data, but a secret where a public value is wanted, or a function
-                // of public values where one must take secrets (issue 14).
+                // of public values where one must take secrets.
                 if (found.has_secret() || expected.has_secret())
                     && !crate::check::secret::visibility_fits(&found, &expected)
                     && self
@@ -57,7 +57,7 @@ impl Checker {
                     return error_expr(e.span);
                 }
                 // A read-write pointer where a read-only or write-only one is expected
-                // (L11.4): the only subtyping outside function arguments.
+                // (a subtype): the only subtyping outside function arguments.
                 if matches!(
                     (&found, &expected),
                     (Type::Ptr(..), Type::Ptr(..)) | (Type::CPtr(..), Type::CPtr(..))
@@ -102,7 +102,7 @@ impl Checker {
         if a == error_type() || b == error_type() {
             return error_expr(span);
         }
-        // Visibility (issue 14): the public operation on the operands' data types, its result
+        // Visibility: the public operation on the operands' data types, its result
         // narrowed: `type(narrow(V0, V1), promote(D0, D1))`.
         if a.has_secret() || b.has_secret() {
             x.ty = a.erase_secret();
@@ -132,11 +132,11 @@ impl Checker {
             return e;
         }
         // Membership relates an element to an array (or a char to a string): the operand
-        // types differ, so neither takes the other's (L11.27, L11.28).
+        // types differ, so neither takes the other's.
         if matches!(op, BinOp::In | BinOp::NotIn) {
             return self.membership_ir(op, x, y, a, b, span);
         }
-        // An operand whose type is still being inferred (a recursive call, L11.34) takes the
+        // An operand whose type is still being inferred (a recursive call) takes the
         // type of the other operand.
         match (&a, &b) {
             (Type::Meta(_), Type::Meta(_)) => {
@@ -196,7 +196,7 @@ impl Checker {
         self.operator_expr(op, vec![x, y], span)
     }
 
-    /// `promote` of two operand types (the L2.16 lattice), recorded for `:type -v`.
+    /// `promote` of two operand types (the implicit integer widenings), recorded for `:type -v`.
     fn promote_operands(&mut self, a: &Type, b: &Type, span: Span) -> Option<Type> {
         let r = crate::check::functor::promote(a, b)?;
         let shown = crate::check::functor::Functor::Promote.show(&[a.clone(), b.clone()]);
@@ -262,7 +262,7 @@ impl Checker {
             (Type::String, Type::Int(_)) if aop == ArithOp::Mul => {
                 self.operator_expr(op, vec![x, y], span)
             }
-            // L11.26, L11.27: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
+            // Characters and strings: `c * n`, `s + c`, `c + s`, `s + n` (n : int).
             // A char operand is its one-byte string, an `int` added to a string its display
             // form.
             (Type::Char, Type::Int(_)) if aop == ArithOp::Mul => {
@@ -298,7 +298,7 @@ impl Checker {
         }
     }
 
-    /// `T ^ n` + `T ^ m` = `T ^ (n + m)` (L6.7); `None` if not both over unitsums of one
+    /// `T ^ n` + `T ^ m` = `T ^ (n + m)`; `None` if not both over unitsums of one
     /// element type.
     pub(crate) fn concat_type(&mut self, a: &Type, b: &Type) -> Option<Type> {
         match (a, b) {

@@ -68,7 +68,7 @@ impl Checker {
     }
 
     /// Component `index` of a value destructured as a tuple of `count` components
-    /// (L11.14–L11.16): the count must be the value's.
+    /// (tuple assignment, `def`, nested tuple parameters): the count must be the value's.
     pub(crate) fn component(
         &mut self,
         tuple: &ast::Expr,
@@ -135,7 +135,7 @@ impl Checker {
         rhs: &ast::Expr,
         _unused: Option<()>,
     ) -> Option<Projection> {
-        // A component of a secret struct or compact value is secret (issue 14).
+        // A component of a secret struct or compact value is secret.
         if let Type::Secret(inner) = ty {
             return self.projection(inner, rhs, None).map(|p| match p {
                 Projection::Field(i, t) => Projection::Field(i, Type::secret(t)),
@@ -216,7 +216,7 @@ impl Checker {
         };
         let et = self.zonk(&e.ty);
         if et.has_secret() {
-            // A secret position would be revealed by which element is read (issue 14).
+            // A secret position would be revealed by which element is read.
             self.secret_error(
                 e.span,
                 crate::check::secret::SecretUse::Shape,

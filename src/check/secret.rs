@@ -1,4 +1,4 @@
-//! The visibility dimension (issue 14; seed: the SPU type system). A type is a data type with
+//! The visibility dimension (after the SPU type system). A type is a data type with
 //! a visibility, `public` (the default) or `secret` (`Type::Secret` around a scalar leaf), and
 //! `narrow` is the join of the lattice `public < secret`: an operation with a secret operand has
 //! a secret result.
@@ -718,8 +718,8 @@ mod tests {
         out
     }
 
-    /// Issue 14 item 5: the evaluator is handed exactly the program it would run without the
-    /// qualifiers, so a secret costs what a public value does.
+    /// Secrets cost nothing at run time: the evaluator is handed exactly the program it would run
+    /// without the qualifiers, so a secret costs what a public value does.
     #[test]
     fn a_secret_program_compiles_to_the_ir_of_its_public_twin() {
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");

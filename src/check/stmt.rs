@@ -292,7 +292,7 @@ impl Checker {
     }
 
     /// Check the initialiser of the variable `name` (bound by `vb`): inside it, `name` is the
-    /// binding of the nearest enclosing scope, not the variable being defined (L11.36).
+    /// binding of the nearest enclosing scope, not the variable being defined.
     pub(crate) fn initialiser(
         &mut self,
         vb: &VarBinding,
@@ -323,7 +323,7 @@ impl Checker {
         }
         if let Type::Fun(a, r) = &t {
             if a.is_unit() && r.is_void() {
-                // `p;` calls a procedure with a unit parameter (L5.20).
+                // `p;` calls a procedure with a unit parameter.
                 let span = ir.span;
                 return Some(ir::Stmt::Expr(ir::Expr {
                     kind: ir::ExprKind::Call {
@@ -524,7 +524,7 @@ impl Checker {
         self.coerce_to(ir, &Type::BOOL, "this condition")
     }
 
-    /// An operand of `and`, `or`, `not`: a `bool`, public or secret (issue 14); the checked
+    /// An operand of `and`, `or`, `not`: a `bool`, public or secret; the checked
     /// operand (its type erased to `bool`) and whether it was secret.
     pub(crate) fn bool_operand(&mut self, e: &ast::Expr) -> (ir::Expr, bool) {
         let ir = self.expr(e, Some(&Type::BOOL));
@@ -538,8 +538,8 @@ impl Checker {
     }
 }
 
-/// Does the type have a zero value (L5.1)? A shared part (a typedef used twice) is decided
-/// once, so this is linear in the size of the type's DAG.
+/// Does the type have a zero value (the initial value of a `var` declared without one)? A shared
+/// part (a typedef used twice) is decided once, so this is linear in the size of the type's DAG.
 pub(crate) fn has_zero(t: &Type) -> bool {
     has_zero_shared(t, &mut std::collections::HashMap::new())
 }

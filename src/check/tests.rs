@@ -4,7 +4,7 @@
 use crate::check::Checker;
 use crate::syntax;
 
-/// The type (printed per L2.17) of the last expression, after the definitions before it.
+/// The type (as the checker prints it) of the last expression, after the definitions before it.
 fn ty(defs: &str, expr: &str) -> String {
     let mut c = Checker::new();
     let (stmts, errors) = syntax::parse_program(crate::PRELUDE);

@@ -1,5 +1,5 @@
-//! Type expressions to types: names, typedefs (resolved on demand, so they are visible in
-//! their whole scope), unitsum arithmetic, and the kind rules of L2.13/L2.14.
+//! Type expressions to types: names, typedefs (resolved on demand, so they are visible in their
+//! whole scope), unitsum arithmetic, and the kind rules (compact linear types, array indices).
 
 use std::sync::Arc;
 
@@ -184,8 +184,7 @@ impl Checker {
         }
     }
 
-    /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
-    /// `secret T` or `public T` (issue 14).
+    /// `secret T` or `public T`.
     fn visibility_type(
         &mut self,
         secret: bool,
@@ -221,6 +220,8 @@ impl Checker {
         }
     }
 
+    /// A type that must be compact linear (E0401 otherwise, with the hint to write `\*`, `\+`
+    /// and `\^` for the plain operators).
     fn compact_operand(&mut self, te: &TypeExpr, context: &'static str) -> Type {
         let t = self.type_expr(te);
         // An inference variable (or an earlier error) inside: decided later, or reported.
@@ -577,7 +578,7 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
 }
 
 /// A type expression printed as written (names kept, typedefs not expanded), with the
-/// spacing of `types::print` and parentheses only where the grammar needs them (L2.8:
+/// spacing of `types::print` and parentheses only where the grammar needs them (loosest first:
 /// `->` < `+` < `\+` < `*` < `\*` < `^`, `\^` < atoms).
 pub(crate) fn written_type(te: &TypeExpr) -> String {
     let mut out = String::new();

@@ -1,4 +1,4 @@
-//! Inference variables, unification, instantiation, and the implicit widenings of L2.16.
+//! Inference variables, unification, instantiation, and the implicit integer widenings.
 
 use std::sync::Arc;
 
@@ -6,8 +6,8 @@ use crate::check::{Checker, ERROR_META};
 use crate::types::kind::kind_of;
 use crate::types::ty::{IntTy, Kind, TyVar, Type};
 
-/// The widening lattice of L2.16: `int8 → int16 → int32 → int64` and
-/// `tiny → short → int → long → vlong` (L11.22; transitively). Written once; both implicit
+/// The implicit integer widenings: `int8 → int16 → int32 → int64` and
+/// `tiny → short → int → long → vlong` (transitively). Written once; both implicit
 /// conversion and operator promotion use it.
 pub fn widens_to(from: IntTy, to: IntTy) -> bool {
     const CHAINS: [&[IntTy]; 2] = [
@@ -165,7 +165,7 @@ impl Checker {
         } else if (f.has_secret() || t.has_secret())
             && crate::check::secret::visibility_fits(&f, &t)
         {
-            // A public value where a secret is wanted (issue 14): the same data, narrowed.
+            // A public value where a secret is wanted: the same data, narrowed.
             self.assignable(&f.erase_secret(), &t.erase_secret())
         } else {
             None

@@ -119,7 +119,8 @@ impl Checker {
         }
     }
 
-    /// Note an assignment for purity (L9.5): assigning outside the frame's own locals.
+    /// Note an assignment for purity (what allows parallel evaluation): assigning outside the
+    /// frame's own locals.
     pub(crate) fn note_assignment(&mut self, place: Place) {
         if matches!(place, Place::Global(_) | Place::CaptureCell(_)) {
             let frame = self.frame;
@@ -244,7 +245,7 @@ impl Checker {
         for rhs in steps {
             if !ty.has_meta() && !self.is_projection(&ty, rhs) {
                 // A step that is not a projection (`&x.px <- v` with a projection function
-                // `px`): a store through the pointer the whole chain makes (L11.3). A local
+                // `px`): a store through the pointer the whole chain makes. A local
                 // has an address only when the function takes it with `&x` somewhere.
                 if matches!(place, Place::Local(_)) {
                     self.error(CheckError::NotAddressable {
@@ -312,7 +313,7 @@ impl Checker {
         match self.projection(ty, rhs, None) {
             Some(Projection::Field(i, t)) => Some((PathStep::Field(i), t)),
             Some(Projection::Index(e, mode, t)) => Some((PathStep::Index(e, mode), t)),
-            // A component of a compact value: the store rewrites its digits (L11.5).
+            // A component of a compact value: the store rewrites its digits.
             Some(Projection::CField(i, t)) => Some((PathStep::Field(i), t)),
             None => {
                 if !ty.has_meta() {
@@ -326,7 +327,7 @@ impl Checker {
         }
     }
 
-    /// `set (&a, i, v)`: a store at a linear int position (L6.11).
+    /// `set (&a, i, v)`: a store at a linear int position.
     pub(crate) fn set_stmt(&mut self, arg: &ast::Expr, span: Span) -> Option<ir::Stmt> {
         let ExprKind::Tuple(items) = &arg.node else {
             self.type_error(span, "`set` takes `(&a, i, v)`");

@@ -1,4 +1,4 @@
-//! The last step of inferring the result types of recursive functions (L11.34): once every
+//! The last step of inferring the result types of recursive functions: once every
 //! body of a unit is checked, the inference variables that stood for results still being
 //! inferred are solved; this pass writes their solutions into the unit's IR, and reports the
 //! functions whose result type nothing determined (E0302).
@@ -42,7 +42,7 @@ impl Checker {
         self.zonk_unit(body, result);
     }
 
-    /// Erase visibility from every type of the unit's IR (issue 14): the evaluator sees the
+    /// Erase visibility from every type of the unit's IR: the evaluator sees the
     /// public type of the same values.
     pub(crate) fn erase_visibility(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
         self.secret.erasing = true;
