@@ -368,7 +368,7 @@ impl Session {
     /// `stdlib/` (`:doc NAME`): the text of its entry in the library reference.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
         let name = name.trim();
-        self.checker.doc_of(name).or_else(|| docs::stdlib_doc(name))
+        docs::prim_doc(name).or_else(|| docs::stdlib_doc(name))
     }
 
     /// The most specific kind of a type: `UNITSUM`, `COMPACTLINEAR` or `TYPE` (`:kind`).

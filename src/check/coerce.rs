@@ -37,7 +37,7 @@ impl Checker {
             if s.has_secret() && crate::types::kind::is_compact(&dt) && ds != dt {
                 self.secret_error(
                     v.span,
-                    crate::check::secret::SecretUse::Shape,
+                    crate::check::error::SecretUse::Shape,
                     format!("a value of the compact type `{dt}` (a decode with `:>>`)"),
                 );
                 return error_expr(span);

@@ -195,7 +195,7 @@ impl Checker {
                         "whether the right operand of `{}` runs, which has an effect",
                         if and { "and" } else { "or" }
                     );
-                    self.secret_error(x.span, crate::check::secret::SecretUse::Branch, detail);
+                    self.secret_error(x.span, crate::check::error::SecretUse::Branch, detail);
                     return error_expr(span);
                 }
                 let kind = if and {
@@ -415,7 +415,7 @@ impl Checker {
                 if (arms.len() > 1 || arms.iter().any(|a| a.guard.is_some()))
                     && !self.require_public(
                         &scr,
-                        crate::check::secret::SecretUse::Branch,
+                        crate::check::error::SecretUse::Branch,
                         "which arm of a `match` runs",
                     )
                 {

@@ -360,7 +360,7 @@ impl Checker {
         if t.has_secret() {
             self.secret_error(
                 te.span,
-                crate::check::secret::SecretUse::Qualifier,
+                crate::check::error::SecretUse::Qualifier,
                 format!("a field of a struct or variant cannot be `{t}`: declare the values secret instead (`secret P`)"),
             );
             return crate::check::error_type();

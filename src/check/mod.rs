@@ -162,7 +162,7 @@ impl Default for Checker {
 /// error does not cascade.
 /// The implicit integer widenings (for the IR validator).
 pub fn unify_widens_to(from: crate::types::IntTy, to: crate::types::IntTy) -> bool {
-    unify::widens_to(from, to)
+    traits::widens_to(from, to)
 }
 
 pub(crate) const ERROR_META: u32 = u32::MAX;
@@ -251,11 +251,6 @@ impl Checker {
                 derivation,
             )
         })
-    }
-
-    /// The documentation of a primitive (`:doc`): its types, what it does, an example.
-    pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        crate::docs::prim_doc(name)
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with

@@ -44,7 +44,7 @@ impl Checker {
                         // A function of public values given where secrets will be passed.
                         self.error(CheckError::Secret {
                             span: e.span,
-                            use_: crate::check::secret::SecretUse::Call,
+                            use_: crate::check::error::SecretUse::Call,
                             what: "what this function is given".into(),
                             origin: None,
                             detail: format!(

@@ -357,7 +357,7 @@ fn rule_with_visibility(
                     if position.has_secret() {
                         c.secret_error(
                             e.span,
-                            crate::check::secret::SecretUse::Shape,
+                            crate::check::error::SecretUse::Shape,
                             format!("an array index (the position given to `{name}`)"),
                         );
                         return error_expr(span);
@@ -540,7 +540,7 @@ fn apply_scheme(
                 if def.measures_shape && t.erase_secret() == Type::String {
                     c.secret_error(
                         e.span,
-                        crate::check::secret::SecretUse::Shape,
+                        crate::check::error::SecretUse::Shape,
                         format!(
                             "the string of `{name}` (a length is a shape, and shapes are public)"
                         ),

@@ -219,7 +219,7 @@ impl Checker {
             // A secret position would be revealed by which element is read.
             self.secret_error(
                 e.span,
-                crate::check::secret::SecretUse::Shape,
+                crate::check::error::SecretUse::Shape,
                 "an array index or a projection",
             );
             return Some(Projection::Index(e, IndexMode::Linear, error_type()));

@@ -516,7 +516,7 @@ impl Checker {
         let ir = self.expr(e, Some(&Type::BOOL));
         if !self.require_public(
             &ir,
-            crate::check::secret::SecretUse::Branch,
+            crate::check::error::SecretUse::Branch,
             "a branch (the condition of `if`, `while`, `until`, `assert` or a guard)",
         ) {
             return error_expr(ir.span);

@@ -248,8 +248,7 @@ fn coercions_are_classified_by_the_table() {
 /// `:doc :>>` shows every classification of the coercion, with its schemes.
 #[test]
 fn the_doc_of_the_coercion_lists_its_classifications() {
-    let mut c = prelude_checker();
-    let doc = c.doc_of(":>>").expect(":>> is documented");
+    let doc = crate::docs::prim_doc(":>>").expect(":>> is documented");
     for word in [
         ":>> decode : [I:integer, C:COMPACTLINEAR] I -> C",
         ":>> reinterpret :",

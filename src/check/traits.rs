@@ -13,13 +13,12 @@
 use std::collections::HashSet;
 
 use crate::check::error::CheckError;
-use crate::check::unify::widens_to;
 use crate::check::{contains_error, Checker};
 use crate::core::ir;
 use crate::syntax::ast::FunKind;
 use crate::syntax::span::Span;
 use crate::types::kind::{compact_hint, is_compact};
-use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
+use crate::types::ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
 
 /// The behaviours types have or lack (what values of a type can do): each is a predicate on
 /// types, except *convertible* (a relation, [`convertible`]) and *pure* (a property of
@@ -200,7 +199,7 @@ impl Lacking {
     /// The E0301 error reporting this answer at `span` (E0801, E0803 for a secret).
     pub fn error(&self, span: Span) -> CheckError {
         if self.reason == Reason::Secret {
-            use crate::check::secret::SecretUse;
+            use crate::check::error::SecretUse;
             let (use_, detail) = match self.behaviour {
                 Behaviour::Printable => (SecretUse::Print, "printed or turned into a string"),
                 Behaviour::Invocable => (SecretUse::Shape, "an index (applied to an array)"),
@@ -543,6 +542,34 @@ pub fn pure_callee(callee: &ir::Expr, pure_of: impl Fn(ir::FunId) -> bool) -> bo
         ir::ExprKind::MakeFun { fun, .. } => pure_of(*fun),
         _ => false,
     }
+}
+
+/// The implicit integer widenings: `int8 → int16 → int32 → int64` and
+/// `tiny → short → int → long → vlong` (transitively). Written once; both implicit
+/// conversion and operator promotion use it.
+pub fn widens_to(from: IntTy, to: IntTy) -> bool {
+    const CHAINS: [&[IntTy]; 2] = [
+        &[IntTy::I8, IntTy::I16, IntTy::I32, IntTy::I64],
+        &[
+            IntTy::Tiny,
+            IntTy::Short,
+            IntTy::Int,
+            IntTy::Long,
+            IntTy::VLong,
+        ],
+    ];
+    if from == to {
+        return true;
+    }
+    CHAINS.iter().any(|chain| {
+        match (
+            chain.iter().position(|t| *t == from),
+            chain.iter().position(|t| *t == to),
+        ) {
+            (Some(a), Some(b)) => a < b,
+            _ => false,
+        }
+    })
 }
 
 /// How a value of one type may become a value of another.

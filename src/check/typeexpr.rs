@@ -195,7 +195,7 @@ impl Checker {
         if crate::check::contains_error(&t) {
             return t;
         }
-        let qualifier = crate::check::secret::SecretUse::Qualifier;
+        let qualifier = crate::check::error::SecretUse::Qualifier;
         if secret {
             if t.has_fun() || matches!(t, Type::Ptr(..) | Type::CPtr(..)) {
                 self.secret_error(
