@@ -381,7 +381,7 @@ impl Session {
     /// `stdlib/` (`:doc NAME`): the text of its entry in the library reference.
     pub fn doc_of(&mut self, name: &str) -> Option<String> {
         let name = name.trim();
-        self.checker.doc_of(name).or_else(|| stdlib_doc(name))
+        core::doc::prim_doc(name).or_else(|| stdlib_doc(name))
     }
 
     /// The entries of the library reference for the documented definitions of `stdlib/`, in

@@ -1,22 +1,15 @@
-//! Application (L4.5, L4.6): juxtaposition, `$`, `|>`, `x.f`, `#f`; overload resolution
+//! Application: juxtaposition, `$`, `|>`, `x.f`, `#f`; overload resolution
 //! (the *invocable* behaviour), polymorphic instantiation at the call site, constructors,
 //! conversions, projections by application.
 
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::env::Binding;
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::syntax::ast::{self, ExprKind};
 use crate::syntax::span::Span;
 use crate::types::ty::{NominalBody, Type};
-
-/// An argument of an application: not yet checked (so it can be checked against the
-/// parameter type), or already checked (the left side of `x.f`, `x |> f`).
-pub(crate) enum Arg<'a> {
-    Ast(&'a ast::Expr),
-    Checked(ir::Expr),
-}
 
 impl Checker {
     /// Check an argument, against an expected type if known.
@@ -81,7 +74,7 @@ impl Checker {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
                 self.call_named(n, head.span, Some(types), args, span, expected)
             }
-            // `C_hack::cast[&U] p`: a pointer reshape (L11.7); every other `C_hack` is E0201.
+            // `C_hack::cast[&U] p`: a pointer reshape; every other `C_hack` is E0201.
             ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Qualified(path) if path.len() == 2 && path[0] == "C_hack" && path[1] == "cast") =>
             {
                 if targs.len() != 1 || args.is_empty() {
@@ -94,7 +87,7 @@ impl Checker {
                 let r = self.pointer_cast(to, p, span);
                 self.call_rest(r, args, span)
             }
-            // An integer literal applied to a tuple or array projects (L4.6): `1 x` is `x.1`.
+            // An integer literal applied to a tuple or array projects: `1 x` is `x.1`.
             ExprKind::Int(_) => {
                 let first = args.remove(0);
                 let v = self.arg_expr(first, None);
@@ -115,7 +108,7 @@ impl Checker {
                 let r = self.inject_direct(k, t, v, span);
                 self.call_rest(r, args, span)
             }
-            // `x.f a b` is `f x a b`: the overloads of `f` see every argument group (L11.33).
+            // `x.f a b` is `f x a b`: the overloads of `f` see every argument group.
             ExprKind::Dot(lhs, rhs) if matches!(rhs.node, ExprKind::Name(_)) => {
                 let l = self.expr(lhs, None);
                 let lt = self.zonk(&l.ty);
@@ -219,7 +212,7 @@ impl Checker {
     }
 
     /// Application of something that is not a function: a compact value indexing an array
-    /// (L4.6), a string concatenated with a string (L4.4).
+    /// (projection by application), a string concatenated with a string.
     fn apply_non_function(&mut self, f: ir::Expr, a: ir::Expr, span: Span) -> ir::Expr {
         let ft = self.zonk(&f.ty);
         let at = self.zonk(&a.ty);
@@ -232,7 +225,7 @@ impl Checker {
                 Type::String,
                 span,
             ),
-            // L11.27: a string applied to an `int` is `s + str n`.
+            // A string applied to an `int` is `s + str n`.
             (Type::String, Type::Int(crate::types::ty::IntTy::Int)) => {
                 let n = mk(ir::ExprKind::Prim(Prim::Str, vec![a]), Type::String, span);
                 mk(
@@ -362,7 +355,7 @@ impl Checker {
         error_expr(span)
     }
 
-    /// `P (1, "a")`: fields in order (L2.11).
+    /// `P (1, "a")`: fields in order.
     /// A type applied to arguments: a struct constructs, any other type converts.
     fn apply_type(&mut self, t: Type, mut args: Vec<Arg>, span: Span) -> ir::Expr {
         if let Type::Nominal(nd) = &t {
@@ -396,7 +389,7 @@ impl Checker {
         arg: Arg,
         span: Span,
     ) -> ir::Expr {
-        // From a record, by field name (L11.11).
+        // From a record, by field name.
         if let Arg::Ast(e) = &arg {
             if let ExprKind::Record(_) = &e.node {
                 let expected = Checker::struct_as_record(fields);
@@ -463,14 +456,14 @@ impl Checker {
         error_expr(span)
     }
 
-    /// `int 3.7`, `3.double`, `"42".int`, `7.long` (L4.14, L6.10).
+    /// `int 3.7`, `3.double`, `"42".int`, `7.long`.
     fn convert(&mut self, target: Type, arg: Arg, span: Span) -> ir::Expr {
         let v = self.arg_expr(arg, None);
         let s = self.zonk(&v.ty);
         if s == error_type() {
             return error_expr(span);
         }
-        // A conversion of a secret is the conversion of its data, narrowed (issue 14).
+        // A conversion of a secret is the conversion of its data, narrowed.
         if s.has_secret() && !target.has_secret() {
             let mut v = v;
             crate::check::secret::strip(&mut v);
@@ -548,7 +541,7 @@ impl Checker {
                 return error_expr(span);
             }
         }
-        // The argument's type is computed first, without regard to the candidates (L11.32),
+        // The argument's type is computed first, without regard to the candidates,
         // unless the name has exactly one definition anywhere: then checking the argument
         // against that function's parameter type gives the same answer with better inference
         // (lambdas, literals, primitives passed as values).
@@ -589,7 +582,7 @@ impl Checker {
                     None => true,
                 })
                 .collect();
-            // Filter on the argument groups left to right (L11.33): a further argument is
+            // Filter on the argument groups left to right: a further argument is
             // checked only while more than one candidate remains.
             let mut viable: Vec<(usize, u32)> = candidates
                 .iter()
@@ -675,13 +668,7 @@ impl Checker {
         self.call_fun(idx, explicit, name_span, Arg::Checked(first_ir), args, span)
     }
 
-    /// Does candidate `c` accept the checked arguments, one per parameter group (as far as it
-    /// has groups)? Its rank if so: 0 for an exact non-generic match of every group, more for
-    /// generic parameters and implicit widenings. Inference variables are restored.
-    /// `x OP y` when a user function named `OP` (`fun + (a:V, b:V) …`, or an operator C
-    /// binding) in scope accepts `(x, y)`: its call, searched scope by scope as for any name
-    /// (L11.21, L11.32). `Err` gives the operands back for the built-in operator.
-    /// `~x` with a user definition of `~` (L11.21), tried before the built-in complement.
+    /// `~x` with a user definition of `~`, tried before the built-in complement.
     pub(crate) fn user_prefix_operator(
         &mut self,
         symbol: &str,
@@ -712,6 +699,9 @@ impl Checker {
         Err(x)
     }
 
+    /// `x OP y` when a user function named `OP` (`fun + (a:V, b:V) …`, or an operator C
+    /// binding) in scope accepts `(x, y)`: its call, searched scope by scope as for any name.
+    /// `Err` gives the operands back for the built-in operator.
     #[allow(clippy::result_large_err)]
     pub(crate) fn user_operator(
         &mut self,
@@ -758,6 +748,9 @@ impl Checker {
         }
     }
 
+    /// Does candidate `c` accept the checked arguments, one per parameter group (as far as it
+    /// has groups)? Its rank if so: 0 for an exact non-generic match of every group, more for
+    /// generic parameters and implicit widenings. Inference variables are restored.
     fn overload_fit(
         &mut self,
         c: usize,
@@ -787,7 +780,7 @@ impl Checker {
                 }
                 None if self.argument_subtype(&a.ty, &g) => rank += 3,
                 // A secret for a public parameter of the same data type: the function's
-                // visibility instance (issue 14) decides, once chosen.
+                // visibility instance decides, once chosen.
                 None if a.ty.has_secret()
                     && self
                         .assignable(&a.ty.erase_secret(), &g.erase_secret())
@@ -894,7 +887,7 @@ impl Checker {
             .unwrap_or_else(error_type)
             .subst_vars(&own, &targs);
         let mut args = Vec::new();
-        // The groups given a secret argument where the parameter is public (issue 14).
+        // The groups given a secret argument where the parameter is public.
         let mut secret_groups: Vec<Option<Type>> = Vec::new();
         let mut rest = std::iter::once(first).chain(rest);
         // Arguments that are bare names of primitives or overloaded functions are checked
@@ -934,7 +927,7 @@ impl Checker {
             .rev()
             .fold(ret, |acc, g| Type::fun(g.clone(), acc));
         let mut result_ty = self.zonk(&result_ty);
-        // Visibility (issue 14): a function called with secret arguments (for its public
+        // Visibility: a function called with secret arguments (for its public
         // parameters, or as type arguments) is checked again with them; its result is narrowed.
         secret_groups.resize(sig.groups.len(), None);
         let secret_params: Vec<bool> = targs.iter().map(|t| self.zonk(t).has_secret()).collect();

@@ -1,10 +1,9 @@
-//! Wrong arity (issue 12): "`add3` takes 3 arguments, 2 given", with the call form that fits
+//! Wrong arity: "`add3` takes 3 arguments, 2 given", with the call form that fits
 //! the function (curried `add a b`, tupled `add3 (a, b, c)`, mixed `f (a, b) c`), for user
 //! functions and library primitives. E0301, the code of every failed application.
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, Arg};
 use crate::check::error::CheckError;
-use crate::check::expr::error_expr;
 use crate::check::traits::{self, Behaviour};
 use crate::check::{error_type, Checker};
 use crate::core::ir;

@@ -1,4 +1,4 @@
-//! The names in scope at the top level, for the REPL's `:browse` and completion (L9.4): the
+//! The names in scope at the top level, for the REPL's `:browse` and completion: the
 //! user's definitions (every chunk since the prelude, innermost first) and the library's
 //! (the prelude's scope and everything above it).
 
@@ -69,7 +69,7 @@ impl Checker {
 
 impl Checker {
     /// Check a REPL expression chunk as `val it = e;` followed by the result `it`, so the
-    /// printed value is named `it` in the next chunks (L9.4, ghci's convention). Fails like
+    /// printed value is named `it` in the next chunks (ghci's convention). Fails like
     /// [`Checker::check_chunk`] when that does not check (the caller then checks `e` alone).
     pub fn check_chunk_naming_it(
         &mut self,

@@ -10,8 +10,8 @@
 
 use num_bigint::BigUint;
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::prims::{self, Coercion};
 use crate::check::{contains_error, Checker};
 use crate::core::ir::{self, CoerceKind, Prim};
@@ -37,7 +37,7 @@ impl Checker {
             if s.has_secret() && crate::types::kind::is_compact(&dt) && ds != dt {
                 self.secret_error(
                     v.span,
-                    crate::check::secret::SecretUse::Shape,
+                    crate::check::error::SecretUse::Shape,
                     format!("a value of the compact type `{dt}` (a decode with `:>>`)"),
                 );
                 return error_expr(span);
@@ -251,7 +251,7 @@ fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Convert)
 }
 
-/// A layout-identical reshape (L9.1): the same scalar leaves in the same order. Inside a
+/// A layout-identical reshape: the same scalar leaves in the same order. Inside a
 /// generic function, arrays over type parameters reshape when they hold the same scalar
 /// leaves and their element counts are equal as products of the parameters' sizes
 /// (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely by the

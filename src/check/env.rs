@@ -2,7 +2,7 @@
 //!
 //! Scopes form a tree (an arena with parent links): the session's global scopes (prelude, then
 //! each program or REPL chunk nested in the previous one), function bodies and `begin … end`
-//! blocks (L5.2). Every scope belongs to a *frame*: the global frame (slots are global slots)
+//! blocks. Every scope belongs to a *frame*: the global frame (slots are global slots)
 //! or a function's frame (slots are that function's locals). A name used in a function but
 //! bound in an enclosing function's frame is captured (copied for parameters, shared through a
 //! cell for variables).
@@ -64,7 +64,7 @@ pub struct FunSig {
     pub ret: Option<Type>,
     /// The inference variable standing for the result type while the body of a function
     /// without a declared result type is being checked and the function is called
-    /// recursively (L11.34); unified with the body's type at the end.
+    /// recursively; unified with the body's type at the end.
     pub ret_meta: Option<Type>,
     pub span: Span,
     /// Where the closure is kept, for a non-generic function nested in a function frame.

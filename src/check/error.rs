@@ -18,8 +18,8 @@ pub enum CheckError {
         what: &'static str,
         hint: Option<String>,
     },
-    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`,
-    /// L11.36); `def` is the variable's definition.
+    /// E0201: a variable read in its own initialiser (`val x = x + 1;` with no outer `x`);
+    /// `def` is the variable's definition.
     SelfReference { name: String, span: Span, def: Span },
     /// E0202
     Duplicate {
@@ -43,7 +43,7 @@ pub enum CheckError {
         behaviour: &'static str,
         help: Option<String>,
     },
-    /// E0301: a function applied to the wrong number of arguments (issue 12): `label` says
+    /// E0301: a function applied to the wrong number of arguments: `label` says
     /// how many were given, `help` the call form that fits.
     Arity {
         span: Span,
@@ -66,7 +66,7 @@ pub enum CheckError {
         context: &'static str,
         hint: Option<String>,
     },
-    /// E0401: a type argument whose kind is not the one its parameter declares (L2.13):
+    /// E0401: a type argument whose kind is not the one its parameter declares:
     /// `grid[int]` for `typedef grid[N:COMPACTLINEAR] = …`.
     KindMismatch {
         span: Span,
@@ -112,12 +112,12 @@ pub enum CheckError {
     },
     /// E0602
     LiteralSuffix { span: Span, suffix: String },
-    /// E0603: a conversion of a format string `f"…"` outside L11.23; `span` is the
+    /// E0603: a format string `f"…"` with a conversion it does not support; `span` is the
     /// literal's.
     FormatConversion { span: Span, message: String },
     /// E0701
     NotAssignable { span: Span, what: String },
-    /// E0702: `&` of something that is not a variable (L11.1).
+    /// E0702: `&` of something that is not a variable.
     NotAddressable { span: Span, what: String },
     /// E0303: a value of the opaque type `ty` used where its hidden structure would be
     /// needed; `what` says why ("it has no components to project").
@@ -128,12 +128,12 @@ pub enum CheckError {
     },
     /// E0303: an opaque type's declaration is wrong (no representation, a bad grant).
     OpaqueDecl { span: Span, message: String },
-    /// E0800–E0806: a secret value used where only a public one may go (issue 14). `what`
+    /// E0800–E0806: a secret value used where only a public one may go. `what`
     /// names the value (`` `s` `` or "this value"), `origin` is where it became secret (the
     /// declaration of the secret variable it comes from), `detail` completes the sentence.
     Secret {
         span: Span,
-        use_: crate::check::secret::SecretUse,
+        use_: SecretUse,
         what: String,
         origin: Option<(String, Span)>,
         detail: String,
@@ -338,7 +338,7 @@ impl CheckError {
             CheckError::OpaqueDecl { message, .. } => d(message.clone()).with_label("in this opaque type declaration"),
             CheckError::Secret { use_, what, origin, detail, also, .. } => {
                 let label = match use_ {
-                    crate::check::secret::SecretUse::Qualifier => "not data of its own".to_string(),
+                    SecretUse::Qualifier => "not data of its own".to_string(),
                     _ => format!("{what} is secret"),
                 };
                 let mut diag = d(use_.message(detail)).with_label(label);
@@ -353,6 +353,66 @@ impl CheckError {
             CheckError::NotAddressable { what, .. } => d(format!("cannot take the address of {what}"))
                 .with_label("not a variable")
                 .with_help("only a `var` (or, with `&<`, a `val`) has an address; a value parameter can be declared `var` to make it one"),
+        }
+    }
+}
+
+/// Where a secret may not go without `reveal`; each is an error code of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretUse {
+    /// E0800: `secret` written on a type that holds no data of its own (a function, a
+    /// pointer), or `public` on a secret type.
+    Qualifier,
+    /// E0801: printed, or turned into a string (`str`, `repr`, a format).
+    Print,
+    /// E0802: the condition of `if`, `while`, `until`, a conditional expression, a `match`.
+    Branch,
+    /// E0803: a shape or a position: a loop bound, an array index, a projection, a decode to a
+    /// compact type, the length of a string.
+    Shape,
+    /// E0804: stored into a public variable, array element or pointer target.
+    Store,
+    /// E0805: returned from a function whose result is public.
+    Return,
+    /// E0806: passed to a function that does not keep it secret (a public parameter of a
+    /// function value, or a function whose body would reveal it).
+    Call,
+}
+
+impl SecretUse {
+    pub fn code(self) -> &'static str {
+        match self {
+            SecretUse::Qualifier => "E0800",
+            SecretUse::Print => "E0801",
+            SecretUse::Branch => "E0802",
+            SecretUse::Shape => "E0803",
+            SecretUse::Store => "E0804",
+            SecretUse::Return => "E0805",
+            SecretUse::Call => "E0806",
+        }
+    }
+
+    /// The message, completed by the error's detail.
+    pub fn message(self, detail: &str) -> String {
+        match self {
+            SecretUse::Qualifier => detail.to_string(),
+            SecretUse::Print => format!("a secret value cannot be {detail}"),
+            SecretUse::Branch => format!("a secret value cannot decide {detail}"),
+            SecretUse::Shape => format!("a secret value cannot be used as {detail}"),
+            SecretUse::Store => format!("a secret value cannot be stored into {detail}"),
+            SecretUse::Return => format!("a secret value cannot be returned from {detail}"),
+            SecretUse::Call => format!("a secret value cannot be passed to {detail}"),
+        }
+    }
+
+    pub fn help(self) -> String {
+        match self {
+            SecretUse::Qualifier => "`secret` qualifies data: scalars, and (distributed to their elements) tuples, arrays and records".into(),
+            SecretUse::Print | SecretUse::Shape => "write `reveal e` where the program means to make the value public".into(),
+            SecretUse::Branch => "a branch on a secret would reveal it through what runs; compute both sides and combine them arithmetically, or `reveal` the condition".into(),
+            SecretUse::Store => "declare the destination `secret`, or `reveal` the value".into(),
+            SecretUse::Return => "declare the result `secret`, or `reveal` the value".into(),
+            SecretUse::Call => "declare the parameter `secret`, or call a named function whose body keeps the value secret".into(),
         }
     }
 }

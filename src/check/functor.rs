@@ -4,14 +4,14 @@
 //! them when it types an application, and `:type -v` shows the application that produced a
 //! result type (`int32  = promote(int8, int32)`).
 //!
-//! - `promote` (dtype): the L2.16 lattice, the wider of two integer types when one widens to
-//!   the other; any other type promotes only with itself.
+//! - `promote` (dtype): the implicit integer widenings, the wider of two integer types when one
+//!   widens to the other; any other type promotes only with itself.
 //! - `shape` (index types of element-wise and structural results): `shape(N `+ M)` is the
-//!   unitsum of the sum of two unitsums (concatenation, L6.7).
-//! - `kind` (the L2.13 lattice) is `types::kind::kind_of`, the join of the kinds of the
+//!   unitsum of the sum of two unitsums (concatenation).
+//! - `kind` (the lattice of kinds) is `types::kind::kind_of`, the join of the kinds of the
 //!   components; `:kind` shows it.
 //!
-//! - `narrow` (visibility, issue 14) is the join of `public < secret` (`Type::narrow`): an
+//! - `narrow` (visibility) is the join of `public < secret` (`Type::narrow`): an
 //!   operator's result is `type(narrow(V0, V1), promote(D0, D1))`, applied by the operator and
 //!   primitive rules and explained by `check/secret.rs`.
 
@@ -61,7 +61,7 @@ impl Functor {
     }
 }
 
-/// `promote` over the dtype lattice of L2.16.
+/// `promote` over the dtype lattice (the implicit integer widenings).
 pub fn promote(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         (Type::Int(p), Type::Int(q)) => unify::promote(*p, *q).map(Type::Int),

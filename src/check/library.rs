@@ -1,12 +1,11 @@
-//! The type rules of the library additions of L11.22–L11.30: numeric functions, characters,
+//! The type rules of the library additions: numeric functions, characters,
 //! strings, format strings, array functions, standard streams, bitwise operators and
 //! membership. The primitives are declared in the table of `prims.rs`; their rules are here.
 
 use std::sync::Arc;
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, int_const, mk, Arg};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, int_const, mk};
 use crate::check::prims::take;
 use crate::check::traits::Behaviour;
 use crate::check::unify::promote;
@@ -17,7 +16,7 @@ use crate::syntax::ast::{self, BinOp};
 use crate::syntax::span::Span;
 use crate::types::ty::{NominalBody, Type};
 
-/// The name of the type of `cstdout` and `cstderr` (declared in the prelude, L11.29).
+/// The name of the type of `cstdout` and `cstderr` (declared in the prelude).
 pub const OFILE: &str = "ofile";
 
 /// Split a checked pair argument `(x, y)` into its two components. A literal pair gives its
@@ -93,7 +92,7 @@ fn take_pair(
     }
 }
 
-// ----- L11.25 numeric functions -----
+// ----- numeric functions -----
 
 /// `min (x, y)`, `max (x, y)` for any ordered type.
 pub(crate) fn minmax_rule(
@@ -147,7 +146,7 @@ pub(crate) fn minmax_rule(
     mk(ir::ExprKind::Prim(prim, vec![x, y]), t, span)
 }
 
-// ----- L11.26 characters, L11.27 strings -----
+// ----- characters, strings -----
 
 /// The `string` of a char (`string c`, and a char operand of a string operator).
 pub(crate) fn char_to_string(x: ir::Expr) -> ir::Expr {
@@ -159,7 +158,7 @@ pub(crate) fn char_to_string(x: ir::Expr) -> ir::Expr {
     )
 }
 
-// ----- L11.23 format strings -----
+// ----- format strings -----
 
 /// `f"…"`: the format spec, or E0603 at the literal.
 fn format_spec(c: &mut Checker, text: &[u8], span: Span) -> Option<Arc<printf::FormatSpec>> {
@@ -185,7 +184,7 @@ fn format_text(text: &[u8], span: Span) -> ir::Expr {
 }
 
 impl Checker {
-    /// `f"…"` as a value: a function of the conversions' argument tuple (L11.23).
+    /// `f"…"` as a value: a function of the conversions' argument tuple.
     pub(crate) fn format_value(&mut self, text: &[u8], span: Span) -> ir::Expr {
         let Some(spec) = format_spec(self, text, span) else {
             return error_expr(span);
@@ -229,7 +228,7 @@ impl Checker {
         self.call_rest(r, args, span)
     }
 
-    // ----- L11.30 bitwise operators, L11.27/L11.28 membership -----
+    // ----- bitwise operators, membership in strings and arrays -----
 
     /// `a \& b`, `a \| b`, `a \^ b`, `a << n`, `a >> n`.
     pub(crate) fn bitwise_ir(
@@ -363,7 +362,7 @@ impl Checker {
         }
     }
 
-    /// `subarray[F, L] a` (L11.28).
+    /// `subarray[F, L] a`: `L` elements of `a` from position `F` (fewer near its end).
     pub(crate) fn subarray_apply(
         &mut self,
         targs: &[ast::TypeExpr],
@@ -406,7 +405,7 @@ impl Checker {
         }
         let k = (*l).min(n - f);
         let result = Type::array((**elem).clone(), Type::Unitsum(k));
-        // `T ^ 1` is `T` and `T ^ 0` is unit (L2.9): the element itself, or `()`.
+        // `T ^ 1` is `T` and `T ^ 0` is unit: the element itself, or `()`.
         let r = match k {
             0 => mk(ir::ExprKind::Const(ir::Const::Unit), result, span),
             1 => mk(
@@ -430,7 +429,7 @@ impl Checker {
         self.call_rest(r, args, span)
     }
 
-    /// Is `t` the library's `ofile` (L11.29)?
+    /// Is `t` the library's `ofile`?
     pub(crate) fn is_ofile(&mut self, t: &Type) -> bool {
         matches!(t, Type::Nominal(n) if &*n.name == OFILE
             && matches!(n.body.get(), Some(NominalBody::Variant(cs)) if cs.len() == 2))
@@ -438,7 +437,7 @@ impl Checker {
     }
 }
 
-// ----- L11.28 array functions -----
+// ----- array functions -----
 
 fn array_elem(t: &Type) -> Option<Type> {
     match t {
@@ -486,9 +485,9 @@ pub(crate) fn unsafe_get_rule(
     )
 }
 
-// ----- L11.29 standard streams -----
+// ----- standard streams -----
 
-// ----- L11.30 named forms -----
+// ----- named forms of the bitwise operators -----
 
 /// `band (a, b)`, `bor`, `bxor`, `shl`, `shr`: the operators as functions of a pair.
 pub(crate) fn bit_named_rule(

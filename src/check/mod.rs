@@ -7,17 +7,23 @@
 mod apply;
 mod arity;
 pub mod browse;
+mod build;
 mod coerce;
 mod cow;
 mod env;
 pub mod error;
 mod expr;
+mod function;
 mod functor;
+mod hoist;
 mod library;
+mod name;
 pub(crate) mod opaque;
+mod operator;
 mod pattern;
 mod pointer;
 pub mod prims;
+mod project;
 mod record;
 pub(crate) mod scheme;
 pub mod secret;
@@ -28,6 +34,7 @@ mod tests;
 pub mod traits;
 mod typeexpr;
 mod unify;
+mod var;
 mod zonk;
 
 use std::sync::Arc;
@@ -89,11 +96,11 @@ pub(crate) struct UnitContext {
     pub(crate) depth: u32,
     /// Functions produced by the unit being checked.
     pub(crate) out_funs: Vec<(FunId, Arc<ir::Function>)>,
-    /// Set when a recursive call got an inference variable as its result type (L11.34): the
+    /// Set when a recursive call got an inference variable as its result type: the
     /// unit's IR is zonked once more at the end.
     pub(crate) recursion_metas: bool,
     /// Variables whose own initialiser is being checked (scope, name): invisible there, so the
-    /// name refers to an outer binding (L11.36).
+    /// name refers to an outer binding.
     pub(crate) hidden: Vec<(ScopeId, String)>,
     /// Instances of parametric variants made with fresh type arguments by constructors, with
     /// their spans: each must be solved by the end of the unit (E0302).
@@ -153,9 +160,9 @@ impl Default for Checker {
 
 /// The type given to expressions that failed to check; it unifies with everything, so one
 /// error does not cascade.
-/// The widening relation of L2.16 (for the IR validator).
+/// The implicit integer widenings (for the IR validator).
 pub fn unify_widens_to(from: crate::types::IntTy, to: crate::types::IntTy) -> bool {
-    unify::widens_to(from, to)
+    traits::widens_to(from, to)
 }
 
 pub(crate) const ERROR_META: u32 = u32::MAX;
@@ -208,7 +215,7 @@ impl Checker {
         self.check_unit(stmts, None, false)
     }
 
-    /// Check one REPL chunk (L9.4): a new nested scope; an expression chunk sets `Unit::result`.
+    /// Check one REPL chunk: a new nested scope; an expression chunk sets `Unit::result`.
     pub fn check_chunk(&mut self, chunk: &Chunk) -> Result<Unit, Vec<Diagnostic>> {
         match chunk {
             Chunk::Stmts(stmts) => self.check_unit(stmts, None, false),
@@ -245,11 +252,6 @@ impl Checker {
                 derivation,
             )
         })
-    }
-
-    /// The documentation of a primitive (`:doc`): its types, what it does, an example.
-    pub fn doc_of(&mut self, name: &str) -> Option<String> {
-        crate::core::doc::prim_doc(name)
     }
 
     /// The type scheme of a name that has no single type: a generic function (printed with
@@ -324,7 +326,7 @@ impl Checker {
         let result = result.map(|e| {
             let ir = self.expr(e, None);
             self.no_meta_left(&ir.ty, e.span);
-            // The REPL prints the value (L9.2): a pointer does not print (L11.6).
+            // The REPL prints the value: a pointer does not print.
             if prints_result {
                 prims::require_printable(self, &ir, e.span);
             }

@@ -1,4 +1,4 @@
-//! Opaque types (issue 10 item 5; Felix's abstract types): `type K = new R;` declares a
+//! Opaque types (Felix's abstract types): `type K = new R;` declares a
 //! nominal type `K` whose values are stored exactly as values of its representation `R`.
 //!
 //! The representation is reached only through two conversions, which Felix names and Tessera
@@ -18,10 +18,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::env::{Binding, ScopeId, TypeBinding};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::traits::Behaviour;
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, CoerceKind};
@@ -197,7 +196,7 @@ impl Checker {
     }
 
     // -----------------------------------------------------------------------------------------
-    // Declarations (hoisting, L5.2)
+    // Declarations (hoisted with the rest of their scope)
     // -----------------------------------------------------------------------------------------
 
     /// First hoisting pass: declare the type name of `type K …;` (body set later, so other

@@ -1,4 +1,4 @@
-//! Patterns (L4.12), checked against the type of the value they match.
+//! Patterns, checked against the type of the value they match.
 
 use crate::check::env::{Binding, VarBinding, VarLoc, VarType};
 use crate::check::error::CheckError;
@@ -175,7 +175,7 @@ impl Checker {
         }
     }
 
-    /// `#A` or `A`: a constant constructor of the matched variant (L11.19).
+    /// `#A` or `A`: a constant constructor of the matched variant.
     fn constant_pattern(&mut self, p: &Pattern, name: &str, ty: &Type) -> ir::Pattern {
         let span = p.span;
         if let Type::Nominal(nd) = ty {
@@ -213,7 +213,7 @@ impl Checker {
         }
     }
 
-    /// `lo .. hi`: both bounds literals of the matched type (L11.19).
+    /// `lo .. hi`: both bounds literals of the matched type.
     fn range_pattern(&mut self, p: &Pattern, lo: &Pattern, hi: &Pattern, ty: &Type) -> ir::Pattern {
         let lo = self.pattern(lo, ty);
         let hi = self.pattern(hi, ty);

@@ -1,15 +1,15 @@
-//! Pointers (L11.1–L11.7): `&x`, `&<x`, `&>x`, pointer projections, `*p`, `p <- v` and
+//! Pointers: `&x`, `&<x`, `&>x`, pointer projections, `*p`, `p <- v` and
 //! `C_hack::cast`.
 //!
 //! A pointer expression keeps the path it was formed with: `&x.a.(i)` is one
 //! `AddrOf { place: x, path: [a, i] }`, and projecting a pointer extends its path, so a chain
 //! of projections is resolved to positions once, when the pointer is made. A projection into
-//! a compact value gives a `_pclt<D, C>` (L11.5); the evaluator turns such a path into one
+//! a compact value gives a `_pclt<D, C>`; the evaluator turns such a path into one
 //! digit of the code of `D`.
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
-use crate::check::stmt::Projection;
+use crate::check::project::Projection;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, PathStep};
 use crate::syntax::ast::{self, ExprKind, PtrMode};
@@ -21,7 +21,7 @@ use crate::types::ty::Type;
 use super::env::Binding;
 
 /// What a pointer of type `pointer` to a value of type `whole` gives when projected to a
-/// component of type `component` (L11.3, L11.5).
+/// component of type `component` (a component of a compact value included).
 fn projected_pointer(pointer: &Type, component: Type) -> Option<Type> {
     match pointer {
         Type::Ptr(mode, whole) if is_compact(whole) => {
@@ -42,7 +42,7 @@ fn mode_name(mode: PtrMode) -> &'static str {
 }
 
 impl Checker {
-    /// `&x`, `&<x`, `&>x`, and `&x.a.b`, which is `((&x).a).b` (L11.1, L11.3).
+    /// `&x`, `&<x`, `&>x`, and `&x.a.b`, which is `((&x).a).b`.
     pub(crate) fn address_expr(
         &mut self,
         mode: PtrMode,
@@ -56,7 +56,7 @@ impl Checker {
             root = lhs;
         }
         steps.reverse();
-        // `&(x.1)`: the parentheses make the projection a value, which has no address (L11.1);
+        // `&(x.1)`: the parentheses make the projection a value, which has no address;
         // the parser keeps them only in the span.
         if !steps.is_empty() && target.span.start < root.span.start {
             self.error(CheckError::NotAddressable {
@@ -137,7 +137,7 @@ impl Checker {
         ))
     }
 
-    /// `p.rhs` for a pointer `p` (L11.3): a pointer to the component, or, when `rhs` is not a
+    /// `p.rhs` for a pointer `p`: a pointer to the component, or, when `rhs` is not a
     /// projection of the target, the reverse application `rhs p`.
     pub(crate) fn pointer_dot(
         &mut self,
@@ -147,7 +147,7 @@ impl Checker {
     ) -> ir::Expr {
         let pointer_ty = self.zonk(&pointer.ty);
         let Some((_, target)) = pointer_ty.pointee() else {
-            return self.apply_ast_head(rhs, vec![super::apply::Arg::Checked(pointer)], span, None);
+            return self.apply_ast_head(rhs, vec![super::build::Arg::Checked(pointer)], span, None);
         };
         let target = target.clone();
         let (step, component) = match self.projection(&target, rhs, None) {
@@ -165,7 +165,7 @@ impl Checker {
             None => {
                 return self.apply_ast_head(
                     rhs,
-                    vec![super::apply::Arg::Checked(pointer)],
+                    vec![super::build::Arg::Checked(pointer)],
                     span,
                     None,
                 )
@@ -214,7 +214,7 @@ impl Checker {
         mk(kind, ty, span)
     }
 
-    /// `*p` (L11.2).
+    /// `*p`: the value a pointer points at.
     pub(crate) fn deref_expr(&mut self, operand: &ast::Expr, span: Span) -> ir::Expr {
         let p = self.expr(operand, None);
         let t = self.zonk(&p.ty);
@@ -240,7 +240,7 @@ impl Checker {
         }
     }
 
-    /// `p <- v;` (L11.2).
+    /// `p <- v;`: a store through a pointer.
     pub(crate) fn store_at(&mut self, pointer: &ast::Expr, value: &ast::Expr) -> Option<ir::Stmt> {
         let p = self.expr(pointer, None);
         let t = self.zonk(&p.ty);
@@ -273,7 +273,8 @@ impl Checker {
         })
     }
 
-    /// `C_hack::cast[&U] p` (L11.7): `p : &T` seen as `&U`, `T` and `U` layout-identical.
+    /// `C_hack::cast[&U] p`, a pointer reshape: `p : &T` seen as `&U`, `T` and `U`
+    /// layout-identical.
     pub(crate) fn pointer_cast(&mut self, to: Type, p: ir::Expr, span: Span) -> ir::Expr {
         let from = self.zonk(&p.ty);
         if from == error_type() || to == error_type() {

@@ -6,9 +6,8 @@
 //! IR against the schemes of the entries that own it, so a rule cannot produce what its
 //! scheme does not say).
 
-use crate::check::apply::Arg;
+use crate::check::build::{error_expr, mk, Arg};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::library as lib;
 use crate::check::scheme::{match_type, Binds, Class, Scheme};
 use crate::check::traits::Behaviour;
@@ -358,7 +357,7 @@ fn rule_with_visibility(
                     if position.has_secret() {
                         c.secret_error(
                             e.span,
-                            crate::check::secret::SecretUse::Shape,
+                            crate::check::error::SecretUse::Shape,
                             format!("an array index (the position given to `{name}`)"),
                         );
                         return error_expr(span);
@@ -541,7 +540,7 @@ fn apply_scheme(
                 if def.measures_shape && t.erase_secret() == Type::String {
                     c.secret_error(
                         e.span,
-                        crate::check::secret::SecretUse::Shape,
+                        crate::check::error::SecretUse::Shape,
                         format!(
                             "the string of `{name}` (a length is a shape, and shapes are public)"
                         ),

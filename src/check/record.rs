@@ -1,15 +1,15 @@
-//! Records (L11.8–L11.11): record types and literals, field names, record patterns, record
+//! Records: record types and literals, field names, record patterns, record
 //! subtyping of arguments and structs built from records.
 //!
 //! A record value is represented exactly as a tuple of its fields in sorted order, so field
 //! access is `ir::ExprKind::Field` and stores, copies and zero values work unchanged. The
 //! only record-specific IR are two conversions: `Prim::Permute` (a literal written out of
-//! sorted order, evaluated in source order) and `Prim::Upcast` (subtype coercion, L11.10).
+//! sorted order, evaluated in source order) and `Prim::Upcast` (subtype coercion).
 
 use std::sync::Arc;
 
+use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
-use crate::check::expr::{error_expr, mk};
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, PatternKind, Prim};
 use crate::syntax::ast::{self, SName};
@@ -37,7 +37,7 @@ impl Checker {
         ok
     }
 
-    /// `(a:int, b:string)` (L11.8).
+    /// `(a:int, b:string)`.
     pub(crate) fn record_type(&mut self, fields: &[(SName, ast::TypeExpr)]) -> Type {
         let types: Vec<Type> = fields.iter().map(|(_, t)| self.type_expr(t)).collect();
         if !self.distinct_field_names(fields.iter().map(|(n, _)| n)) {
@@ -52,7 +52,7 @@ impl Checker {
         )
     }
 
-    /// `(b="x", a=1)` (L11.8): fields evaluated in source order, stored sorted by name.
+    /// `(b="x", a=1)`: fields evaluated in source order, stored sorted by name.
     pub(crate) fn record_literal(
         &mut self,
         fields: &[(SName, ast::Expr)],
@@ -113,7 +113,7 @@ impl Checker {
     }
 
     /// `(a=p, b=q)` against a record (or struct): each named field must exist; the other
-    /// fields are not looked at (L11.9).
+    /// fields are not looked at.
     pub(crate) fn record_pattern(
         &mut self,
         fields: &[(SName, ast::Pattern)],
@@ -150,7 +150,7 @@ impl Checker {
     }
 
     /// An argument of type `from` passed where `to` is expected, when `from` is a proper
-    /// subtype of `to` (L11.10): the explicit copy that drops the extra fields. `None` when
+    /// subtype of `to`: the explicit copy that drops the extra fields. `None` when
     /// it is not a subtype (or the types are not known yet).
     pub(crate) fn upcast_argument(&mut self, e: &ir::Expr, to: &Type) -> Option<ir::Expr> {
         let from = self.zonk(&e.ty);
@@ -168,7 +168,7 @@ impl Checker {
     }
 
     /// Use `e` as an argument of parameter type `t`: as `coerce_to`, and also by record
-    /// subtyping (L11.10; only arguments are coerced that way).
+    /// subtyping (only arguments are coerced that way).
     pub(crate) fn coerce_argument(&mut self, e: ir::Expr, t: &Type, context: &str) -> ir::Expr {
         if self.assignable(&e.ty, t).is_none() {
             if let Some(up) = self.upcast_argument(&e, t) {
@@ -186,8 +186,8 @@ impl Checker {
         !from.has_meta() && !to.has_meta() && is_subtype(&from, &to)
     }
 
-    /// `X (c=4.2, a=1, b="x")`: a struct from a record by field name, each field exactly once
-    /// (L11.11). `v` is the checked record.
+    /// `X (c=4.2, a=1, b="x")`: a struct from a record by field name, each field exactly once.
+    /// `v` is the checked record.
     pub(crate) fn struct_from_record(
         &mut self,
         struct_ty: Type,

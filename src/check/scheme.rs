@@ -61,7 +61,7 @@ impl Class {
     pub fn admits(self, t: &Type) -> bool {
         match (self, t) {
             (Class::Behaviour(b), t) => traits::has(t, b),
-            // A secret number is in the number classes of its data type (issue 14).
+            // A secret number is in the number classes of its data type.
             (_, Type::Secret(t)) => self.admits(t),
             (Class::Integer, Type::Int(_)) => true,
             (Class::Signed, Type::Int(i)) => i.signed(),

@@ -1,4 +1,4 @@
-//! The visibility dimension (issue 14; seed: the SPU type system). A type is a data type with
+//! The visibility dimension (after the SPU type system). A type is a data type with
 //! a visibility, `public` (the default) or `secret` (`Type::Secret` around a scalar leaf), and
 //! `narrow` is the join of the lattice `public < secret`: an operation with a secret operand has
 //! a secret result.
@@ -15,7 +15,7 @@
 //! The evaluator never sees visibility: the checker erases it from the IR it produces
 //! (`Type::erase_secret`), so a secret value costs what a public one does.
 
-use crate::check::error::CheckError;
+use crate::check::error::{CheckError, SecretUse};
 use crate::check::Checker;
 use crate::core::ir;
 use crate::syntax::span::Span;
@@ -28,66 +28,6 @@ pub(crate) type SecretRead = (Span, String, Option<(String, Span)>);
 /// A visibility instance checked: the function, its marks (the narrowed parameter groups and
 /// the secret type parameters), and whether its body keeps them secret.
 pub(crate) type SecretInstance = (usize, Vec<Type>, Result<(), Box<CheckError>>);
-
-/// Where a secret may not go without `reveal`; each is an error code of its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SecretUse {
-    /// E0800: `secret` written on a type that holds no data of its own (a function, a
-    /// pointer), or `public` on a secret type.
-    Qualifier,
-    /// E0801: printed, or turned into a string (`str`, `repr`, a format).
-    Print,
-    /// E0802: the condition of `if`, `while`, `until`, a conditional expression, a `match`.
-    Branch,
-    /// E0803: a shape or a position: a loop bound, an array index, a projection, a decode to a
-    /// compact type, the length of a string.
-    Shape,
-    /// E0804: stored into a public variable, array element or pointer target.
-    Store,
-    /// E0805: returned from a function whose result is public.
-    Return,
-    /// E0806: passed to a function that does not keep it secret (a public parameter of a
-    /// function value, or a function whose body would reveal it).
-    Call,
-}
-
-impl SecretUse {
-    pub fn code(self) -> &'static str {
-        match self {
-            SecretUse::Qualifier => "E0800",
-            SecretUse::Print => "E0801",
-            SecretUse::Branch => "E0802",
-            SecretUse::Shape => "E0803",
-            SecretUse::Store => "E0804",
-            SecretUse::Return => "E0805",
-            SecretUse::Call => "E0806",
-        }
-    }
-
-    /// The message, completed by the error's detail.
-    pub fn message(self, detail: &str) -> String {
-        match self {
-            SecretUse::Qualifier => detail.to_string(),
-            SecretUse::Print => format!("a secret value cannot be {detail}"),
-            SecretUse::Branch => format!("a secret value cannot decide {detail}"),
-            SecretUse::Shape => format!("a secret value cannot be used as {detail}"),
-            SecretUse::Store => format!("a secret value cannot be stored into {detail}"),
-            SecretUse::Return => format!("a secret value cannot be returned from {detail}"),
-            SecretUse::Call => format!("a secret value cannot be passed to {detail}"),
-        }
-    }
-
-    pub fn help(self) -> String {
-        match self {
-            SecretUse::Qualifier => "`secret` qualifies data: scalars, and (distributed to their elements) tuples, arrays and records".into(),
-            SecretUse::Print | SecretUse::Shape => "write `reveal e` where the program means to make the value public".into(),
-            SecretUse::Branch => "a branch on a secret would reveal it through what runs; compute both sides and combine them arithmetically, or `reveal` the condition".into(),
-            SecretUse::Store => "declare the destination `secret`, or `reveal` the value".into(),
-            SecretUse::Return => "declare the result `secret`, or `reveal` the value".into(),
-            SecretUse::Call => "declare the parameter `secret`, or call a named function whose body keeps the value secret".into(),
-        }
-    }
-}
 
 impl Checker {
     /// Note a read of a variable whose type mentions `secret`: errors name it, and trace it
@@ -718,8 +658,8 @@ mod tests {
         out
     }
 
-    /// Issue 14 item 5: the evaluator is handed exactly the program it would run without the
-    /// qualifiers, so a secret costs what a public value does.
+    /// Secrets cost nothing at run time: the evaluator is handed exactly the program it would run
+    /// without the qualifiers, so a secret costs what a public value does.
     #[test]
     fn a_secret_program_compiles_to_the_ir_of_its_public_twin() {
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");

@@ -127,7 +127,7 @@ impl Checker {
         true
     }
 
-    /// An undefined name made clearer: a variable read in its own initialiser (L11.36) is a
+    /// An undefined name made clearer: a variable read in its own initialiser is a
     /// self-reference; otherwise a close known name of the same sort is offered.
     pub(crate) fn explain_undefined(&self, e: CheckError) -> CheckError {
         let CheckError::UndefinedName {

@@ -4,7 +4,7 @@
 use crate::check::Checker;
 use crate::syntax;
 
-/// The type (printed per L2.17) of the last expression, after the definitions before it.
+/// The type (as the checker prints it) of the last expression, after the definitions before it.
 fn ty(defs: &str, expr: &str) -> String {
     let mut c = Checker::new();
     let (stmts, errors) = syntax::parse_program(crate::PRELUDE);
@@ -248,8 +248,7 @@ fn coercions_are_classified_by_the_table() {
 /// `:doc :>>` shows every classification of the coercion, with its schemes.
 #[test]
 fn the_doc_of_the_coercion_lists_its_classifications() {
-    let mut c = prelude_checker();
-    let doc = c.doc_of(":>>").expect(":>> is documented");
+    let doc = crate::core::doc::prim_doc(":>>").expect(":>> is documented");
     for word in [
         ":>> decode : [I:integer, C:COMPACTLINEAR] I -> C",
         ":>> reinterpret :",

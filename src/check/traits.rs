@@ -13,31 +13,30 @@
 use std::collections::HashSet;
 
 use crate::check::error::CheckError;
-use crate::check::unify::widens_to;
 use crate::check::{contains_error, Checker};
 use crate::core::ir;
 use crate::syntax::ast::FunKind;
 use crate::syntax::span::Span;
 use crate::types::kind::{compact_hint, is_compact};
-use crate::types::ty::{Kind, NominalBody, NominalDef, TyVar, Type};
+use crate::types::ty::{IntTy, Kind, NominalBody, NominalDef, TyVar, Type};
 
-/// The behaviours of L2/L4 (issue "one type system"): each is a predicate on types, except
-/// *convertible* (a relation, [`convertible`]) and *pure* (a property of function values,
-/// [`pure_function`], [`pure_callee`]).
+/// The behaviours types have or lack (what values of a type can do): each is a predicate on
+/// types, except *convertible* (a relation, [`convertible`]) and *pure* (a property of
+/// function values, [`pure_function`], [`pure_callee`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Behaviour {
     /// Can be applied to an argument (functions; also compact values applied to arrays and
-    /// strings applied to strings, L4.4–L4.6).
+    /// strings applied to strings).
     Invocable,
     /// `+ - * / %` within the type (and `\sum`, `\prod` of arrays of it).
     Arithmetic,
-    /// `< <= > >=`, `min`, `max`, `sort` (L3.12, L4.3).
+    /// `< <= > >=`, `min`, `max`, `sort`.
     Ordered,
-    /// `== !=`, `\in` (L3.12, L4.3).
+    /// `== !=`, `\in`.
     Equality,
-    /// `str`, `repr`, `_strr`, `print` (L7, L9.2).
+    /// `str`, `repr`, `_strr`, `print`.
     Printable,
-    /// Kind COMPACTLINEAR (L2.13): usable as an array index, encodable as one integer.
+    /// Kind COMPACTLINEAR: usable as an array index, encodable as one integer.
     CompactLinear,
 }
 
@@ -112,22 +111,22 @@ impl Step {
 pub enum Reason {
     /// A function: no equality, no order.
     Function,
-    /// A pointer: no equality, no order (L11.6), does not print.
+    /// A pointer: no equality, no order, does not print.
     Pointer,
-    /// A record: no equality, no order (L11.8).
+    /// A record: no equality, no order.
     Record,
     /// Not a number (`+ - * / %` need `int`s, `float`, `double` or `natural`).
     NotNumber,
     /// Not a function, a compact value or a string.
     NotApplicable,
-    /// A plain product, sum or array (`*`, `+`, `^` are never compact linear, L2.13).
+    /// A plain product, sum or array (`*`, `+`, `^` are never compact linear).
     Plain,
     /// A type of kind TYPE that no rewriting makes compact (`int`, `string`, a function, …).
     NotCompact,
-    /// An opaque type (issue 10 item 5): equality only when its declaration grants it, no
+    /// An opaque type: equality only when its declaration grants it, no
     /// other behaviour outside its representation's scope.
     Opaque,
-    /// A secret (issue 14): no printing, no use as an index or a function without `reveal`.
+    /// A secret: no printing, no use as an index or a function without `reveal`.
     Secret,
 }
 
@@ -200,7 +199,7 @@ impl Lacking {
     /// The E0301 error reporting this answer at `span` (E0801, E0803 for a secret).
     pub fn error(&self, span: Span) -> CheckError {
         if self.reason == Reason::Secret {
-            use crate::check::secret::SecretUse;
+            use crate::check::error::SecretUse;
             let (use_, detail) = match self.behaviour {
                 Behaviour::Printable => (SecretUse::Print, "printed or turned into a string"),
                 Behaviour::Invocable => (SecretUse::Shape, "an index (applied to an array)"),
@@ -232,7 +231,7 @@ pub fn has(ty: &Type, b: Behaviour) -> bool {
 /// Does `ty` have behaviour `b`, and if not, which component lacks it and why? The one
 /// decision of every behaviour; derived structurally where the behaviour is structural.
 pub fn check(ty: &Type, b: Behaviour) -> Result<(), Lacking> {
-    // A secret (issue 14) computes like its data type, but does not print, index or apply.
+    // A secret computes like its data type, but does not print, index or apply.
     if ty.has_secret() {
         return match b {
             Behaviour::Printable | Behaviour::CompactLinear | Behaviour::Invocable => {
@@ -317,8 +316,8 @@ fn verdict(b: Behaviour, ty: &Type) -> Verdict {
             Type::Tuple(_) | Type::Array(..) | Type::Sum(_) | Type::Nominal(_) => {
                 Verdict::Components
             }
-            // Scalars and compact values (codes, L3.12); a type parameter is checked at the
-            // types it is instantiated with.
+            // Scalars and compact values (compared by their codes); a type parameter is checked at
+            // the types it is instantiated with.
             _ => Verdict::Has,
         },
         Behaviour::Printable => match ty {
@@ -375,7 +374,7 @@ impl Search {
                         .enumerate()
                         .map(|(i, s)| (Step::Summand(i), s.clone()))
                         .collect(),
-                    // The index of a plain array is compact linear (L2.14): it has every
+                    // The index of a plain array is compact linear: it has every
                     // structural behaviour; only the elements matter.
                     Type::Array(e, _) => vec![(Step::Element, (**e).clone())],
                     Type::CArray(e, i) => {
@@ -413,8 +412,8 @@ impl Search {
 
 /// What a nominal type says about a structural behaviour.
 enum NominalAnswer {
-    /// The declaration decides (an opaque type whose declaration grants equality, issue 10
-    /// item 5, answers here without looking at its representation).
+    /// The declaration decides (an opaque type whose declaration grants equality
+    /// answers here without looking at its representation).
     Granted,
     /// The declaration refuses it (an opaque type without the grant).
     Lacks(Reason),
@@ -512,12 +511,12 @@ impl Checker {
     }
 }
 
-/// The *pure* behaviour (L9.5) belongs to function values, not to types (a type says nothing
-/// of effects). A function is pure when it is a `fun` (not a `proc` or a `gen`) and its body,
-/// transitively, does no output, calls nothing impure and assigns no variable outside its own
-/// locals. The checker records each such effect in the frame being checked
+/// The *pure* behaviour (what allows parallel evaluation) belongs to function values, not to types
+/// (a type says nothing of effects). A function is pure when it is a `fun` (not a `proc` or a
+/// `gen`) and its body, transitively, does no output, calls nothing impure and assigns no variable
+/// outside its own locals. The checker records each such effect in the frame being checked
 /// (`Checker::note_effect`); this turns the record into the answer, stored as
-/// `ir::Function::pure_`, which is what the parallel evaluation of L9.5 asks.
+/// `ir::Function::pure_`, which is what parallel evaluation asks.
 pub fn pure_function(kind: FunKind, effects: bool) -> bool {
     kind == FunKind::Fun && !effects
 }
@@ -533,12 +532,40 @@ pub fn pure_callee(callee: &ir::Expr, pure_of: impl Fn(ir::FunId) -> bool) -> bo
     }
 }
 
-/// How a value of one type may become a value of another (L2.16, L4.14).
+/// The implicit integer widenings: `int8 → int16 → int32 → int64` and
+/// `tiny → short → int → long → vlong` (transitively). Written once; both implicit
+/// conversion and operator promotion use it.
+pub fn widens_to(from: IntTy, to: IntTy) -> bool {
+    const CHAINS: [&[IntTy]; 2] = [
+        &[IntTy::I8, IntTy::I16, IntTy::I32, IntTy::I64],
+        &[
+            IntTy::Tiny,
+            IntTy::Short,
+            IntTy::Int,
+            IntTy::Long,
+            IntTy::VLong,
+        ],
+    ];
+    if from == to {
+        return true;
+    }
+    CHAINS.iter().any(|chain| {
+        match (
+            chain.iter().position(|t| *t == from),
+            chain.iter().position(|t| *t == to),
+        ) {
+            (Some(a), Some(b)) => a < b,
+            _ => false,
+        }
+    })
+}
+
+/// How a value of one type may become a value of another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Conversion {
     /// The same type.
     Identity,
-    /// Implicitly: exactly the integer widenings of L2.16.
+    /// Implicitly: exactly the implicit integer widenings.
     Implicit,
     /// Only explicitly, by applying the target type's name (`int 3.7`, `"42".int`).
     Explicit,
@@ -557,7 +584,7 @@ pub fn convertible(from: &Type, to: &Type) -> Conversion {
         (a, b) if numeric(a) && numeric(b) => Conversion::Explicit,
         (Type::String, b) if numeric(b) => Conversion::Explicit,
         (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) => Conversion::Explicit,
-        // L11.26: `char s` (the first byte) and `string c` (the one-byte string).
+        // `char s` (the first byte) and `string c` (the one-byte string).
         (Type::String, Type::Char) | (Type::Char, Type::String) => Conversion::Explicit,
         (Type::Int(_), Type::Natural) => Conversion::Explicit,
         _ => Conversion::None,
@@ -677,7 +704,7 @@ mod tests {
             l.message(),
             "`(int * (int -> int)) ^ 3` is not ordered: component 1 of its element type is a function (`int -> int`)"
         );
-        // Arrays of arrays of scalars compare (lexicographically, L3.12).
+        // Arrays of arrays of scalars compare (lexicographically).
         let m = Type::array(
             Type::array(Type::Double, Type::Unitsum(2)),
             Type::Unitsum(4),

@@ -1,5 +1,5 @@
-//! Type expressions to types: names, typedefs (resolved on demand, so they are visible in
-//! their whole scope), unitsum arithmetic, and the kind rules of L2.13/L2.14.
+//! Type expressions to types: names, typedefs (resolved on demand, so they are visible in their
+//! whole scope), unitsum arithmetic, and the kind rules (compact linear types, array indices).
 
 use std::sync::Arc;
 
@@ -183,8 +183,7 @@ impl Checker {
         }
     }
 
-    /// A type that must be compact linear (E0401 otherwise, with the `\*` hint of L2.14).
-    /// `secret T` or `public T` (issue 14).
+    /// `secret T` or `public T`.
     fn visibility_type(
         &mut self,
         secret: bool,
@@ -195,7 +194,7 @@ impl Checker {
         if crate::check::contains_error(&t) {
             return t;
         }
-        let qualifier = crate::check::secret::SecretUse::Qualifier;
+        let qualifier = crate::check::error::SecretUse::Qualifier;
         if secret {
             if t.has_fun() || matches!(t, Type::Ptr(..) | Type::CPtr(..)) {
                 self.secret_error(
@@ -220,6 +219,8 @@ impl Checker {
         }
     }
 
+    /// A type that must be compact linear (E0401 otherwise, with the hint to write `\*`, `\+`
+    /// and `\^` for the plain operators).
     fn compact_operand(&mut self, te: &TypeExpr, context: &'static str) -> Type {
         let t = self.type_expr(te);
         // An inference variable (or an earlier error) inside: decided later, or reported.
@@ -576,7 +577,7 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
 }
 
 /// A type expression printed as written (names kept, typedefs not expanded), with the
-/// spacing of `types::print` and parentheses only where the grammar needs them (L2.8:
+/// spacing of `types::print` and parentheses only where the grammar needs them (loosest first:
 /// `->` < `+` < `\+` < `*` < `\*` < `^`, `\^` < atoms).
 pub(crate) fn written_type(te: &TypeExpr) -> String {
     let mut out = String::new();

@@ -1,38 +1,12 @@
-//! Inference variables, unification, instantiation, and the implicit widenings of L2.16.
+//! Inference variables, unification, instantiation, and assignability (a type where another
+//! is expected: the same, or widened implicitly).
 
 use std::sync::Arc;
 
+use crate::check::traits::widens_to;
 use crate::check::{Checker, ERROR_META};
 use crate::types::kind::kind_of;
 use crate::types::ty::{IntTy, Kind, TyVar, Type};
-
-/// The widening lattice of L2.16: `int8 → int16 → int32 → int64` and
-/// `tiny → short → int → long → vlong` (L11.22; transitively). Written once; both implicit
-/// conversion and operator promotion use it.
-pub fn widens_to(from: IntTy, to: IntTy) -> bool {
-    const CHAINS: [&[IntTy]; 2] = [
-        &[IntTy::I8, IntTy::I16, IntTy::I32, IntTy::I64],
-        &[
-            IntTy::Tiny,
-            IntTy::Short,
-            IntTy::Int,
-            IntTy::Long,
-            IntTy::VLong,
-        ],
-    ];
-    if from == to {
-        return true;
-    }
-    CHAINS.iter().any(|chain| {
-        match (
-            chain.iter().position(|t| *t == from),
-            chain.iter().position(|t| *t == to),
-        ) {
-            (Some(a), Some(b)) => a < b,
-            _ => false,
-        }
-    })
-}
 
 /// `promote` over the widening lattice: the common integer type of two operands, if one
 /// widens to the other.
@@ -165,7 +139,7 @@ impl Checker {
         } else if (f.has_secret() || t.has_secret())
             && crate::check::secret::visibility_fits(&f, &t)
         {
-            // A public value where a secret is wanted (issue 14): the same data, narrowed.
+            // A public value where a secret is wanted: the same data, narrowed.
             self.assignable(&f.erase_secret(), &t.erase_secret())
         } else {
             None

@@ -1,4 +1,4 @@
-//! The last step of inferring the result types of recursive functions (L11.34): once every
+//! The last step of inferring the result types of recursive functions: once every
 //! body of a unit is checked, the inference variables that stood for results still being
 //! inferred are solved; this pass writes their solutions into the unit's IR, and reports the
 //! functions whose result type nothing determined (E0302).
@@ -42,7 +42,7 @@ impl Checker {
         self.zonk_unit(body, result);
     }
 
-    /// Erase visibility from every type of the unit's IR (issue 14): the evaluator sees the
+    /// Erase visibility from every type of the unit's IR: the evaluator sees the
     /// public type of the same values.
     pub(crate) fn erase_visibility(&mut self, body: &mut [Stmt], result: Option<&mut Expr>) {
         self.secret.erasing = true;
@@ -143,13 +143,13 @@ impl Checker {
             ExprKind::Field(x, k) => {
                 let whole = self.zonk(&x.ty);
                 if whole.has_secret() && matches!(whole.erase_secret(), Type::Array(..)) {
-                    let index = crate::check::expr::int_const(
+                    let index = crate::check::build::int_const(
                         *k as i64,
                         Type::Int(crate::types::ty::IntTy::Long),
                         e.span,
                     );
                     let array =
-                        std::mem::replace(x, Box::new(crate::check::expr::error_expr(e.span)));
+                        std::mem::replace(x, Box::new(crate::check::build::error_expr(e.span)));
                     e.kind = ExprKind::Index {
                         array,
                         index: Box::new(index),
@@ -179,7 +179,7 @@ fn erase_path(root: &Type, path: &mut [PathStep]) {
                     });
                 if t.has_secret() && matches!(t.erase_secret(), Type::Array(..)) {
                     let span = crate::syntax::span::Span::default();
-                    let index = crate::check::expr::int_const(
+                    let index = crate::check::build::int_const(
                         k as i64,
                         Type::Int(crate::types::ty::IntTy::Long),
                         span,
