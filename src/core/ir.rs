@@ -57,7 +57,7 @@ pub enum CmpOp {
     Ge,
 }
 
-/// Bitwise operators and shifts (L11.30).
+/// Bitwise operators and shifts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BitOp {
     And,
@@ -67,7 +67,7 @@ pub enum BitOp {
     Shr,
 }
 
-/// The unary functions of `float` and `double` (L11.25); `Log` is also `ln`.
+/// The unary functions of `float` and `double`; `Log` is also `ln`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
     Sqrt,
@@ -89,7 +89,7 @@ pub enum MathFn {
     Abs,
 }
 
-/// The character classes of C's `<ctype.h>` in the "C" locale (L11.26).
+/// The character classes of C's `<ctype.h>` in the "C" locale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CharClass {
     Upper,
@@ -105,7 +105,7 @@ pub enum CharClass {
     Punct,
 }
 
-/// How an array is indexed (L4.8).
+/// How an array is indexed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexMode {
     /// An integer expression (any integer type): the linear position in code order, checked
@@ -115,7 +115,7 @@ pub enum IndexMode {
     Code,
 }
 
-/// The resolved kinds of `e :>> T` (L3.9–L3.11, L4.13, L9.1, L9.3).
+/// The resolved kinds of `e :>> T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoerceKind {
     /// Compact value to an integer type (`Expr::ty`): its code; R0005 if it does not fit.
@@ -132,7 +132,7 @@ pub enum CoerceKind {
     DecodeString,
     /// Compact to compact of the same size: the code is kept (no-op).
     Reinterpret,
-    /// Layout-identical reshape (L9.1): same leaves in the same order. Zero copy from an
+    /// Layout-identical reshape: same leaves in the same order. Zero copy from an
     /// array to an array; at most one copy otherwise.
     Reshape,
     /// Integer (>= 0) to natural; R0005 for a negative value.
@@ -180,7 +180,7 @@ pub enum Prim {
     /// Byte length of a string, a `size`.
     StrLen,
     ToUpper,
-    /// `str`, `repr`, `_strr` of a value of type args[0].ty (L7, L9.2): a string.
+    /// `str`, `repr`, `_strr` of a value of type args[0].ty: a string.
     Str,
     Repr,
     Strr,
@@ -193,21 +193,21 @@ pub enum Prim {
     Caseno,
     /// `len a` for an array: the element count, a `size`.
     Len,
-    /// Explicit scalar conversion from args[0].ty to the result type (L4.14, L6.10): between
+    /// Explicit scalar conversion from args[0].ty to the result type: between
     /// integer types (R0005 if the value does not fit), integer <-> double/float (truncation
     /// toward zero; R0005 for NaN or out of range), string -> integer (sign and leading
     /// digits, 0 when none; R0005 out of range), `char` -> integer.
     Convert,
-    /// Implicit integer widening of L2.16 (value unchanged).
+    /// An implicit integer widening (the value unchanged).
     Widen,
-    /// A record literal written out of sorted field order (L11.8): the operands are the field
+    /// A record literal written out of sorted field order: the operands are the field
     /// values in source order (evaluated in that order); operand `k` is field `order[k]` of
     /// the result record.
     Permute(std::sync::Arc<[u32]>),
-    /// Record subtype coercion of an argument (L11.10): the operand's type is a subtype of
+    /// Record subtype coercion of an argument: the operand's type is a subtype of
     /// the result type; the value is copied without the fields the result type lacks
     /// (through tuples, arrays and records). Also a struct built from a record whose fields
-    /// are exactly the struct's (L11.11): the fields in declaration order.
+    /// are exactly the struct's: the fields in declaration order.
     Upcast,
     /// `map f a`: args (f, a); result indexed by a's index type.
     Map,
@@ -222,17 +222,17 @@ pub enum Prim {
     Prod,
     /// `join a b` / `a + b` for arrays over unitsums: concatenation.
     Concat,
-    /// `transpose a`: `T ^ M ^ N` -> `T ^ N ^ M`, or `T ^ (A \* B)` -> `T ^ (B \* A)` (L9.7).
+    /// `transpose a`: `T ^ M ^ N` -> `T ^ N ^ M`, or `T ^ (A \* B)` -> `T ^ (B \* A)`.
     Transpose,
-    /// `assert c;` (L11.24): R0009 when the bool is false; result unit.
+    /// `assert c;`: R0009 when the bool is false; result unit.
     Assert,
     /// `a \& b`, `a \| b`, `a \^ b` (unsigned types), `a << n`, `a >> n` (any integer
-    /// type) in the given type (L11.30): shifts check the count (R0010) and a signed `<<`
+    /// type) in the given type: shifts check the count (R0010) and a signed `<<`
     /// its result (R0003); unsigned results wrap.
     IntBit(BitOp, IntTy),
     /// `~a` on an unsigned type: the complement within its width.
     IntCompl(IntTy),
-    /// A unary function of `float` (`single`) or `double` (L11.25).
+    /// A unary function of `float` (`single`) or `double`.
     FloatFn(MathFn, bool),
     /// `atan2 (y, x)`: args (y, x).
     Atan2(bool),
@@ -244,11 +244,11 @@ pub enum Prim {
     IntAbs(IntTy),
     /// `sgn x` on a signed integer type: -1, 0 or 1, an `int`.
     IntSgn(IntTy),
-    /// `min (x, y)`, `max (x, y)` on any ordered type (args[0].ty), by `<` as in L11.25:
+    /// `min (x, y)`, `max (x, y)` on any ordered type (args[0].ty), by `<` as in C++:
     /// `min` is `if x < y then x else y`, `max` is `if x < y then y else x`.
     Min,
     Max,
-    /// `ord c`: the byte of a char as a signed value, an `int` (L11.26).
+    /// `ord c`: the byte of a char as a signed value, an `int`.
     Ord,
     /// `string c`: the one-byte string.
     CharToStr,
@@ -258,7 +258,7 @@ pub enum Prim {
     ToLower,
     /// `isupper c` … `ispunct c`.
     CharIs(CharClass),
-    /// `strip`, `lstrip`, `rstrip` (L11.27): args (s) with the default set of white space,
+    /// `strip`, `lstrip`, `rstrip`: args (s) with the default set of white space,
     /// or (s, cs) when `set`.
     Strip {
         left: bool,
@@ -270,7 +270,7 @@ pub enum Prim {
     EndsWith,
     /// `c \in s`: args (c, s); does the byte occur in the string?
     StrHasChar,
-    /// A format string `f"…"` applied to its argument (L11.23): args (the text, a string
+    /// A format string `f"…"` applied to its argument: args (the text, a string
     /// constant the checker has validated with `core::printf`; the tuple of the conversions'
     /// values, one value for one conversion, unit for none).
     Format,
@@ -288,12 +288,12 @@ pub enum Prim {
     /// position F, as many as the result's index size.
     Subarray,
     /// Write `str` of args[1] to the stream args[0] (an `ofile`), with a newline when `true`
-    /// (`fprint`, `fprintln`, L11.29).
+    /// (`fprint`, `fprintln`).
     FWrite(bool),
     /// `endl f`: a newline on the stream args[0].
     FEndl,
     /// A binary operator whose operand types were both still being inferred (results of
-    /// recursive calls, L11.34). Only exists inside the checker: its final pass replaces it by
+    /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.
     Unresolved(crate::syntax::ast::BinOp),
 }
@@ -301,7 +301,7 @@ pub enum Prim {
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     Const(Const),
-    /// The zero of `ty` (L5.1): 0, 0.0, `""`, `false`, code 0, componentwise for tuples,
+    /// The zero of `ty`: 0, 0.0, `""`, `false`, code 0, componentwise for tuples,
     /// structs and arrays (an array of N zeros, allocated lazily where possible). The checker
     /// only emits it for types that have a zero.
     Zero,
@@ -375,7 +375,7 @@ pub enum ExprKind {
     Or(Box<Expr>, Box<Expr>),
     /// Patterns tried in order; no match is R0006.
     Match(Box<Expr>, Vec<Arm<Expr>>),
-    /// A pointer (`ty`, L11.1, L11.3) to the variable `place` of type `root_ty`, or to the
+    /// A pointer (`ty`) to the variable `place` of type `root_ty`, or to the
     /// component of it that `path` leads to. A `Local` place is never addressed (the checker
     /// makes addressed locals cells).
     AddrOf {
@@ -384,15 +384,15 @@ pub enum ExprKind {
         path: Vec<PathStep>,
     },
     /// The pointer `ty` to the component that `path` leads to inside the object `pointer`
-    /// points at (L11.3, L11.5); the path's first container is `pointer`'s target type (the
+    /// points at; the path's first container is `pointer`'s target type (the
     /// component type `C` of a `_pclt<D, C>`).
     PtrProject {
         pointer: Box<Expr>,
         path: Vec<PathStep>,
     },
-    /// `*p` (L11.2): the current value of the object.
+    /// `*p`: the current value of the object.
     Deref(Box<Expr>),
-    /// `C_hack::cast[&U] p` (L11.7): a pointer to the same object seen with type `U` (the
+    /// `C_hack::cast[&U] p`: a pointer to the same object seen with type `U` (the
     /// target of `ty`), layout-identical to the operand's target.
     PtrCast(Box<Expr>),
     /// A function body inlined at its call site, or a library call lowered to a loop (made by
@@ -445,7 +445,7 @@ pub enum PatternKind {
     Bind(Place),
     /// Equal to a constant (integers, codes, strings, bools), compared as `Prim::Compare(Eq)`.
     Const(Const),
-    /// Between two constants, both included (`1 .. 10`, L11.19).
+    /// Between two constants, both included (`1 .. 10`).
     Range(Const, Const),
     /// Components of a tuple, struct, or array over a unitsum (`ty` says which).
     Tuple(Vec<Pattern>),
@@ -512,7 +512,7 @@ pub enum Stmt {
         path: Vec<PathStep>,
         value: Expr,
     },
-    /// `p <- v;` (L11.2): store into the object a pointer points at.
+    /// `p <- v;`: store into the object a pointer points at.
     StoreAt {
         pointer: Expr,
         value: Expr,
@@ -530,7 +530,7 @@ pub enum Stmt {
         label: LabelId,
         body: Vec<Stmt>,
     },
-    /// Numeric loops (L5.9). The variable has integer type `var_ty`; `to` is re-evaluated at
+    /// Numeric loops. The variable has integer type `var_ty`; `to` is re-evaluated at
     /// every test.
     ForRange {
         label: LabelId,
@@ -595,7 +595,7 @@ pub struct Function {
     pub captures: Vec<Capture>,
     /// The body; an expression body is a single `Return`. A procedure falls off its end.
     pub body: Vec<Stmt>,
-    /// Pure in the sense of L9.5: no output, no proc/gen calls, no assignment outside its own
+    /// Pure (safe to run in parallel): no output, no proc/gen calls, no assignment outside its own
     /// locals, transitively.
     pub pure_: bool,
 }

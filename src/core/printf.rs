@@ -1,10 +1,10 @@
-//! Format strings `f"…"` (L11.23): the conversions a format string is made of, read once by
+//! Format strings `f"…"`: the conversions a format string is made of, read once by
 //! the checker (which types the argument and reports E0603) and carried in the IR to the
 //! evaluator (which formats exactly as C `printf` does, `eval::printf`).
 //!
 //! The accepted syntax is the spec's, exactly: `%%`, or `%` followed by flags (at most one of
 //! `+` and `-`, at most one space, at most one `0`), width digits, an optional `.` with
-//! precision digits, a length and a conversion from the table of L11.23. Anything else (`%s`,
+//! precision digits, a length and a conversion from C's table. Anything else (`%s`,
 //! `%p`, `%n`, `*`, `$`, `#`, other lengths) is an error.
 
 use crate::types::ty::{IntTy, Type};
@@ -82,7 +82,7 @@ impl FormatSpec {
     }
 
     /// The parameter type of the format function: the tuple of the argument types (`()` for
-    /// none, the type itself for one), normalised like every tuple type (L2.9).
+    /// none, the type itself for one), normalised like every tuple type.
     pub fn param_type(&self) -> Type {
         Type::tuple(self.arg_types())
     }
@@ -96,7 +96,7 @@ pub struct FormatError {
     pub message: String,
 }
 
-/// The length-and-conversion table of L11.23.
+/// The length-and-conversion table (as C's `printf`).
 fn conversion(spec: &str) -> Option<ConvKind> {
     let signed = |ty| Some(ConvKind::Signed(ty));
     let unsigned = |ty, letter: char| {

@@ -285,7 +285,7 @@ fn block_structure(tokens: &[(Token, Span)]) -> Blocks {
     blocks
 }
 
-/// One error per mistake for unclosed blocks (issue 12): an error at the end of input, or at a
+/// One error per mistake for unclosed blocks: an error at the end of input, or at a
 /// closer that ends an enclosing block, is replaced by "this `for` is never closed: add
 /// `done`" pointing at the block's header; errors at the `else`/`elif`/`|` of that block, and
 /// errors at a closer whose block already holds an earlier error (the parser's recovery

@@ -1,4 +1,4 @@
-//! The compact linear calculus end to end (L4.13, L9.1): every coercion the isomorphism engine
+//! The compact linear calculus end to end: every coercion the isomorphism engine
 //! accepts keeps each element at its position, checked by running programs in a real session,
 //! and coercions between types that are not layout-identical are rejected with E0500.
 //!
@@ -308,7 +308,7 @@ proptest! {
         let mut choices = Choices::new(values);
         let expression = source_expression(source, count, &mut choices);
         let target = match change {
-            // One element is `int` itself, whose `:>>` is an encoding (L3.9), not a reshape.
+            // One element is `int` itself, whose `:>>` is an encoding, not a reshape.
             1 if count > 2 => layout_of(count - 1, &Type::INT, 3, &mut choices),
             0 | 1 => layout_of(count + 1, &Type::INT, 3, &mut choices),
             _ => layout_of(count, &Type::Double, 3, &mut choices),

@@ -129,7 +129,7 @@ fn widening_promotes_and_mixing_is_rejected() {
     assert_eq!(type_of("", "1 + 2i32").unwrap_err(), vec!["E0301"]);
     assert_eq!(run("var a : int8 = 5;").unwrap_err(), vec!["E0301"]);
     assert!(run("var a : long = 5; var b : int64 = 5i8; var c : vlong = 5L;").is_ok());
-    // L11.22: tiny → short → int → long joins the chain; the unsigned ones do not widen.
+    // The named integer types: tiny → short → int → long joins the chain; the unsigned ones do not widen.
     assert_eq!(type_of("", "1t + 2s").unwrap(), "short");
     assert_eq!(type_of("", "1t + 2").unwrap(), "int");
     assert_eq!(type_of("", "1s + 2L").unwrap(), "long");
@@ -320,7 +320,7 @@ fn failed_behaviours_are_named() {
         message("println$ int true;"),
         "`bool` is not convertible to `int`"
     );
-    // The component that lacks the behaviour is named (issue 10 item 2).
+    // The component that lacks the behaviour is named.
     assert_eq!(
         message("struct S { f: int -> int; }\nval a = S (fun (x:int) => x);\nprintln$ a == a;"),
         "`S` has no equality: its field `f` is a function (`int -> int`)"
