@@ -1,7 +1,11 @@
 //! Runtime errors (L8.3): each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
 
+use num_bigint::BigUint;
+use num_traits::Zero;
+
 use crate::diag::{CallFrame, Diagnostic, Origin, Stage, MAX_FRAMES};
 use crate::syntax::span::Span;
+use crate::types::Type;
 
 use super::Ctrl;
 
@@ -163,6 +167,21 @@ pub fn finish_frames(mut diag: Diagnostic, unit: u32) -> Diagnostic {
         here(&mut frame.call_origin);
     }
     diag
+}
+
+/// R0002: `shown` (a value as the message prints it) is not a code of `target`, which has
+/// `size` codes.
+pub(crate) fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
+    let range = if size.is_zero() {
+        "no codes".to_string()
+    } else {
+        format!("0 .. {}", size - 1u32)
+    };
+    runtime_error(
+        DECODE_OUT_OF_RANGE,
+        format!("{shown} is not a code of {target} ({range})"),
+        span,
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 pub mod array;
 pub mod closure;
+pub mod code;
 pub mod compact;
 pub mod compile;
 pub mod error;

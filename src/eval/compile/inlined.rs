@@ -7,7 +7,7 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::array::{LeafBuilder, Shape};
-use super::super::closure::ScalarCode;
+use super::super::code::ScalarCode;
 use super::super::error::{note_frame, runtime_error, INTERNAL};
 use super::super::parallel::{map_kernel, Mapped};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};

@@ -27,8 +27,8 @@ use super::compact::{
     ProductLayout, SumLayout,
 };
 use super::error::{
-    interrupted, runtime_error, used_before_initialisation, Fault, CONVERSION_OUT_OF_RANGE,
-    DECODE_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
+    decode_error, interrupted, runtime_error, used_before_initialisation, Fault,
+    CONVERSION_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, INTERNAL, NO_MATCH, OVERFLOW,
 };
 use super::format as show;
 use super::pointer::{store_into, Base, Pointer, Step, StepKind};
@@ -47,20 +47,7 @@ mod loops;
 mod stores;
 pub use inlined::peel;
 
-/// Compiled expression: evaluates to a value.
-pub type ExprCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<Value, Ctrl> + Send + Sync>;
-/// Compiled statement.
-pub type StmtCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<(), Ctrl> + Send + Sync>;
-/// Compiled expression of an integer-like type (an integer, a char, a 64-bit compact code):
-/// evaluates to the unboxed `i64` that `Value::Int` would hold.
-pub type IntCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<i64, Ctrl> + Send + Sync>;
-/// Compiled expression of type `double` or `float`: evaluates to the unboxed `f64` that
-/// `Value::Float` would hold.
-pub type FloatCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<f64, Ctrl> + Send + Sync>;
-/// Compiled condition.
-pub type CondCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<bool, Ctrl> + Send + Sync>;
-/// Compiled pattern: tests a value, binding variables as it goes.
-pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, Value) -> Result<bool, Ctrl> + Send + Sync>;
+use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
 
 /// Compiles one unit's code, and every function instance it reaches, against a session's
 /// program (function table and instance cache).
@@ -1442,16 +1429,14 @@ impl<'p> Compiler<'p> {
                     BitOp::Xor => Box::new(move |frame| Ok(a(frame)? ^ b(frame)?)),
                     BitOp::Shl | BitOp::Shr => Box::new(move |frame| {
                         let x = a(frame)?;
-                        super::library::int_bit(op, ity, x, b(frame)?).map_err(|f| f.at(span))
+                        prims::int_bit(op, ity, x, b(frame)?).map_err(|f| f.at(span))
                     }),
                 })
             }
             ExprKind::Prim(Prim::IntCompl(ity), args) if args.len() == 1 => {
                 let a = self.int_code(&args[0]);
                 let ity = *ity;
-                Some(Box::new(move |frame| {
-                    Ok(super::library::int_compl(ity, a(frame)?))
-                }))
+                Some(Box::new(move |frame| Ok(prims::int_compl(ity, a(frame)?))))
             }
             ExprKind::Prim(Prim::Compare(_), args)
                 if args.len() == 2 && int_comparable(&args[0].ty) =>
@@ -2521,19 +2506,6 @@ fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
             "no match case for the value {} of type {ty}",
             show::strr_value(value, ty)
         ),
-        span,
-    )
-}
-
-pub(crate) fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
-    let range = if size.is_zero() {
-        "no codes".to_string()
-    } else {
-        format!("0 .. {}", size - 1u32)
-    };
-    runtime_error(
-        DECODE_OUT_OF_RANGE,
-        format!("{shown} is not a code of {target} ({range})"),
         span,
     )
 }
