@@ -375,7 +375,8 @@ impl Compiler<'_> {
         a: &Expr,
         b: &Expr,
     ) -> CondCode {
-        let condition = super::Condition::Float(op, self.float_operand(a), self.float_operand(b));
+        let condition =
+            super::operands::Condition::Float(op, self.float_operand(a), self.float_operand(b));
         Box::new(move |frame| condition.eval(frame))
     }
 

@@ -948,7 +948,7 @@ impl Compiler<'_> {
             }
             _ => false,
         };
-        if !invariant || !super::is_call_free(from) || !is_int_like(&to.ty) {
+        if !invariant || !super::int::is_call_free(from) || !is_int_like(&to.ty) {
             return None;
         }
         let store = self.fused_store(var, IndexMode::Linear, body)?;
