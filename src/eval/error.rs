@@ -1,4 +1,4 @@
-//! Runtime errors (L8.3): each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
+//! Runtime errors: each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
 
 use num_bigint::BigUint;
 use num_traits::Zero;
@@ -9,7 +9,7 @@ use crate::types::Type;
 
 use super::Ctrl;
 
-/// The codes of L8.3.
+/// The codes of the runtime errors.
 pub const INDEX_OUT_OF_RANGE: &str = "R0001";
 pub const DECODE_OUT_OF_RANGE: &str = "R0002";
 pub const OVERFLOW: &str = "R0003";
@@ -18,9 +18,9 @@ pub const CONVERSION_OUT_OF_RANGE: &str = "R0005";
 pub const NO_MATCH: &str = "R0006";
 pub const TOO_LARGE: &str = "R0007";
 pub const RECURSION_TOO_DEEP: &str = "R0008";
-/// `assert` of a false condition (L11.24).
+/// `assert` of a false condition.
 pub const ASSERTION_FAILURE: &str = "R0009";
-/// A shift count below 0 or not below the bit width (L11.30).
+/// A shift count below 0 or not below the bit width.
 pub const SHIFT_OUT_OF_RANGE: &str = "R0010";
 /// A hoisted variable read before its initialiser has run.
 pub const USED_BEFORE_INITIALISATION: &str = "R0011";

@@ -1,6 +1,6 @@
-//! Kernels of the library additions of L11.22–L11.30: assert, bitwise operators and shifts,
+//! Kernels of the library functions beyond the core operators: assert, bitwise operators and shifts,
 //! numeric functions, characters, strings, format strings, array functions and the standard
-//! streams. `compile/mod.rs` hands each such `Prim` here with its compiled operands.
+//! streams. `compile/prim.rs` hands each such `Prim` here with its compiled operands.
 
 use std::cmp::Ordering;
 

@@ -128,7 +128,7 @@ pub fn int_neg(ity: IntTy, a: i64) -> Result<i64, Fault> {
         .ok_or_else(|| Fault::new(OVERFLOW, format!("{} overflow: -{x}", ity.name())))
 }
 
-/// Bitwise operators and shifts in `ity` (L11.30).
+/// Bitwise operators and shifts in `ity`.
 pub fn int_bit(op: BitOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> {
     let bits = ity.bits();
     let mask = |v: i64| -> i64 {
@@ -272,7 +272,7 @@ pub fn float_holds(op: CmpOp, a: f64, b: f64) -> bool {
 /// A total order on the values of one type, built once per type.
 pub type Comparator = Arc<dyn Fn(&Value, &Value) -> Ordering + Send + Sync>;
 
-/// The structural order of L3.12 and `Prim::Compare` for values of type `ty`.
+/// The structural order of equality and comparison (`Prim::Compare`) for values of type `ty`.
 pub fn comparator(ty: &Type) -> Comparator {
     comparator_in(ty, &mut Vec::new())
 }
@@ -289,7 +289,7 @@ fn comparator_in(ty: &Type, open: &mut Open) -> Comparator {
             Arc::new(|a, b| (a.as_int_lossy() as u64).cmp(&(b.as_int_lossy() as u64)))
         }
         Type::Int(_) => Arc::new(|a, b| a.as_int_lossy().cmp(&b.as_int_lossy())),
-        // `char` is signed (L11.26).
+        // `char` is signed.
         Type::Char => {
             Arc::new(|a, b| (a.as_int_lossy() as u8 as i8).cmp(&(b.as_int_lossy() as u8 as i8)))
         }
@@ -461,7 +461,7 @@ pub fn parse_leading_float(bytes: &[u8]) -> f64 {
     best
 }
 
-/// A scalar conversion (L4.14, L6.10) from `from` to `to`.
+/// A scalar conversion (a cast or a conversion function) from `from` to `to`.
 pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     let out_of_range = |shown: String| {
         Fault::new(
@@ -510,7 +510,7 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
                 .ok_or_else(|| out_of_range(v.to_string()))
         }
         Type::Char => match source {
-            // `char n` is the byte `n` mod 256 (L11.26).
+            // `char n` is the byte `n` mod 256.
             Source::Integer(v) => Ok(Value::Int(v.rem_euclid(256) as i64)),
             Source::Float(x) => Err(out_of_range(x.to_string())),
             Source::Text(s) => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),

@@ -346,7 +346,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 int_binary(a, b, op, ity, span)
             ))
         }
-        // Bitwise operators and shifts (L11.30), with the faults of element-by-element code.
+        // Bitwise operators and shifts, with the faults of element-by-element code.
         ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
             let a = int_kernel(&args[0], scope)?;
             let b = int_kernel(&args[1], scope)?;

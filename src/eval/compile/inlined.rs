@@ -115,7 +115,7 @@ impl Compiler<'_> {
     }
 
     /// `map` with its function inlined: one chunk kernel over the elements (in parallel for
-    /// long arrays, L9.5) when the body is a straight-line scalar expression of the element
+    /// long arrays) when the body is a straight-line scalar expression of the element
     /// and loop-invariant variables; otherwise the body evaluated per element with the
     /// element in slot `var`.
     pub(super) fn map_loop(

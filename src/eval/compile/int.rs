@@ -144,7 +144,7 @@ impl Compiler<'_> {
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
                 if args[0].ty == Type::Char && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                    // `char` is signed (L11.26): bytes above 127 order below 0.
+                    // `char` is signed: bytes above 127 order below 0.
                     Box::new(move |frame| {
                         let x = a.eval(frame)? as u8 as i8;
                         Ok(holds(op, x.cmp(&(b.eval(frame)? as u8 as i8))))
@@ -217,7 +217,7 @@ impl Compiler<'_> {
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))
             }
-            // Bitwise operators and shifts (L11.30) stay unboxed in integer loops.
+            // Bitwise operators and shifts stay unboxed in integer loops.
             ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
                 let a = self.int_code(&args[0]);
                 let b = self.int_code(&args[1]);

@@ -279,7 +279,7 @@ impl Compiler<'_> {
         })
     }
 
-    /// `p.path`: the pointer `p` extended by a path into its target (L11.3).
+    /// `p.path`: the pointer `p` extended by a path into its target.
     pub(super) fn pointer_projection(
         &mut self,
         pointer: &Expr,
@@ -308,7 +308,7 @@ impl Compiler<'_> {
         })
     }
 
-    /// `*p` (L11.2).
+    /// `*p`.
     pub(super) fn dereference(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
         let repr = CodeRepr::of(ty);
         let access = self.pointer_access(pointer);
@@ -345,7 +345,7 @@ impl Compiler<'_> {
         }
     }
 
-    /// `C_hack::cast[&U] p` (L11.7).
+    /// `C_hack::cast[&U] p`.
     pub(super) fn pointer_cast(&mut self, pointer: &Expr, ty: &Type, span: Span) -> ExprCode {
         let (Some((_, from)), Some((_, to))) = (pointer.ty.pointee(), ty.pointee()) else {
             return internal("cast of a non-pointer", span);
@@ -372,7 +372,7 @@ impl Compiler<'_> {
         })
     }
 
-    /// `p <- v;` (L11.2).
+    /// `p <- v;`.
     pub(super) fn store_at(&mut self, pointer: &Expr, value: &Expr) -> StmtCode {
         let span = pointer.span;
         let access = self.pointer_access(pointer);

@@ -321,7 +321,7 @@ impl Compiler<'_> {
 
     /// `map f a` where `f` is a pure function without captures whose body is a single
     /// straight-line scalar expression of its parameter: one chunk kernel over the unboxed
-    /// elements, split over rayon for large arrays (L9.5). `None` for any other shape.
+    /// elements, split over rayon for large arrays. `None` for any other shape.
     pub(super) fn map(
         &mut self,
         mut codes: Vec<ExprCode>,
@@ -425,7 +425,7 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
             let y = b(frame)?.as_int_lossy();
             Ok(Value::bool(holds(op, x.cmp(&y))))
         }),
-        // `char` is signed (L11.26): bytes above 127 order below 0.
+        // `char` is signed: bytes above 127 order below 0.
         Type::Char => Box::new(move |frame| {
             let x = a(frame)?.as_int_lossy() as u8 as i8;
             let y = b(frame)?.as_int_lossy() as u8 as i8;
@@ -538,7 +538,7 @@ fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
 /// Rows, columns, leaves per block and leaf kind of a transposable array type: an array of
 /// arrays `T ^ M ^ N` (N rows of M) or a matrix `T ^ (A \* B)` (|A| rows of |B|).
 fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::super::value::LeafRepr)> {
-    // The isomorphism engine derives the permutation of the copy (L9.7): the source is `rows`
+    // The isomorphism engine derives the permutation of the copy: the source is `rows`
     // by `columns` elements, and target position p reads source (p % rows) * columns + p / rows.
     let permutation = crate::types::iso::transpose_permutation(ty).ok()?;
     let rows = permutation.rows().to_usize()?;

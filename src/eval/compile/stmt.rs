@@ -305,7 +305,7 @@ impl Compiler<'_> {
         self.counting_loop(label, var, var_ty, from, to, kind, body)
     }
 
-    /// A numeric loop as written (L5.9): `to` re-evaluated at every test.
+    /// A numeric loop as written: `to` re-evaluated at every test.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn counting_loop(
         &mut self,
