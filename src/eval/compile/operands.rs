@@ -1,16 +1,15 @@
-//! The operands of unboxed integer operations and of conditions. An operator's closure is
-//! compiled for its operands' kinds (`with_int_operands!` picks a monomorphic reader per
-//! kind, read inline), so the common pairs need no nested closure call and no dispatch on the
-//! kind at run time.
+//! The operands of unboxed integer and floating operations and of conditions. An operator's
+//! closure is compiled for its operands' kinds (`with_int_operands!` picks a monomorphic
+//! reader per kind, read inline), so the common pairs need no nested closure call and no
+//! dispatch on the kind at run time.
 
 use crate::core::ir::{ArithOp, CmpOp};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 
-use super::super::code::{CondCode, IntCode};
-use super::super::prims::{float_holds, holds, int_arith};
+use super::super::code::{CondCode, FloatCode, IntCode};
+use super::super::prims::{float_arith, float_holds, holds, int_arith, round_float};
 use super::super::{Ctrl, Frame};
-use super::float;
 
 /// How an integer operand is read; implemented per operand kind so that an operator's closure
 /// is compiled for its operands' kinds (no dispatch on the kind at run time).
@@ -214,7 +213,7 @@ pub(super) use with_int_operands;
 
 /// A condition of a loop or a branch, evaluated where it is used.
 pub enum Condition {
-    Float(CmpOp, float::FloatOperand, float::FloatOperand),
+    Float(CmpOp, FloatOperand, FloatOperand),
     /// Signed integers (and narrower codes), compared as `i64`.
     Int(CmpOp, IntOperand, IntOperand),
     Code(CondCode),
@@ -257,6 +256,60 @@ impl IntOperand {
             IntOperand::Global(s) => Ok(frame.rt.globals.get_int(*s)),
             IntOperand::Offset(offset) => offset.read(frame),
             IntOperand::Code(code) => code(frame),
+        }
+    }
+}
+
+/// An operand of an unboxed floating operation: a constant or a variable is read inline by
+/// the operation's closure (one `match`, predicted in a loop) instead of through a nested
+/// closure, which would return its `Result` through memory.
+pub enum FloatOperand {
+    Const(f64),
+    Local(usize),
+    Global(usize),
+    Capture(usize),
+    /// `a op b` on two of the above, computed where it is read (`x * 0.5`).
+    Pair(Box<FloatLeafPair>),
+    Code(FloatCode),
+}
+
+/// `a op b` on two constants or variables, rounded to `f32` when `single`.
+pub struct FloatLeafPair {
+    pub(super) op: ArithOp,
+    pub(super) single: bool,
+    pub(super) a: FloatOperand,
+    pub(super) b: FloatOperand,
+}
+
+impl FloatOperand {
+    /// The value of a constant or variable operand (the operands of a `FloatLeafPair`).
+    #[inline(always)]
+    fn leaf(&self, frame: &Frame<'_, '_>) -> f64 {
+        match self {
+            FloatOperand::Const(x) => *x,
+            FloatOperand::Local(s) => frame.slots[*s].as_float_lossy(),
+            FloatOperand::Global(s) => frame.rt.globals.get_float(*s),
+            FloatOperand::Capture(i) => frame.captures[*i].as_float_lossy(),
+            FloatOperand::Pair(_) | FloatOperand::Code(_) => unreachable!("not a leaf operand"),
+        }
+    }
+
+    pub(super) fn is_leaf(&self) -> bool {
+        !matches!(self, FloatOperand::Pair(_) | FloatOperand::Code(_))
+    }
+
+    #[inline(always)]
+    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<f64, Ctrl> {
+        match self {
+            FloatOperand::Const(x) => Ok(*x),
+            FloatOperand::Local(s) => Ok(frame.slots[*s].as_float_lossy()),
+            FloatOperand::Global(s) => Ok(frame.rt.globals.get_float(*s)),
+            FloatOperand::Capture(i) => Ok(frame.captures[*i].as_float_lossy()),
+            FloatOperand::Pair(pair) => {
+                let (x, y) = (pair.a.leaf(frame), pair.b.leaf(frame));
+                Ok(round_float(float_arith(pair.op, x, y), pair.single))
+            }
+            FloatOperand::Code(code) => code(frame),
         }
     }
 }
