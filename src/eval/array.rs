@@ -44,7 +44,7 @@ impl Shape {
     }
 
     /// The shape of an array type, or of `unit`, the normal form of every array type without
-    /// elements (`T ^ 0`, L2.9): a generic array function instantiated at an empty index type
+    /// elements (`T ^ 0` normalises to `unit`): a generic array function instantiated at an empty index type
     /// sees `unit` (its value `()` has no elements).
     pub fn of_array_or_unit(ty: &Type) -> Option<Shape> {
         Shape::of(ty).or_else(|| {
@@ -215,7 +215,7 @@ pub fn filled_buffer(
     }
 }
 
-/// The zero of a type (L5.1). Types without a zero (functions, variants) give `Unit`; the
+/// The zero of a type (what a `var` without an initialiser holds). Types without a zero (functions, variants) give `Unit`; the
 /// checker never asks for them.
 /// Values are immutable (copy-on-write), so the zero of a part shared by the type (a typedef
 /// used twice) is built once and shared: a type whose expanded tree is exponential in its
@@ -443,7 +443,7 @@ pub fn set_leaves(buffer: &mut Buffer, position: usize, view: &ArrayVal) {
     }
 }
 
-/// Append the leaves of a value in the storage order of L9.1: scalars, compact values, sums,
+/// Append the leaves of a value in the storage order a reshape keeps: scalars, compact values, sums,
 /// functions and nominal types are leaves; tuples and arrays are flattened; units vanish.
 pub fn flatten(value: &Value, ty: &Type, out: &mut Vec<Value>) {
     match ty {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
-use super::compile::{BindCode, ExprCode, FloatCode, IntCode, StmtCode};
+use super::code::{BindCode, ExprCode, FloatCode, IntCode, ScalarCode, StmtCode};
 use super::error::{note_frame, runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime};
@@ -222,9 +222,6 @@ pub trait Scalar: Sized + 'static {
     /// The instance's body as code of this scalar type, when it has one.
     fn body(code: &InstanceCode) -> Option<&ScalarCode<Self>>;
 }
-
-/// Compiled code returning an unboxed scalar.
-pub type ScalarCode<T> = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<T, Ctrl> + Send + Sync>;
 
 impl Scalar for i64 {
     fn unbox(value: Value) -> i64 {

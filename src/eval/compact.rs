@@ -1,4 +1,5 @@
-//! Codes of compact linear values (L3.6–L3.8, L9.3): mixed-radix products and offset sums.
+//! Codes of compact linear values (up to big index spaces): mixed-radix products and offset
+//! sums.
 //!
 //! Layouts are computed once per type when compiling; the run-time functions below only do
 //! integer arithmetic on `u64` codes (or `BigUint` codes for types bigger than 2^64).
@@ -197,7 +198,7 @@ impl ProductLayout {
     }
 }
 
-/// A compact array `T \^ I` (L3.8, L11.31): `n` digits of one radix, the element at position
+/// A compact array `T \^ I` (an array like any other): `n` digits of one radix, the element at position
 /// `p` (most significant first) being `(code / radix^(n-1-p)) % radix`. Elements are found by
 /// position at run time, so the layout never lists the digits one by one.
 #[derive(Clone, Debug)]
@@ -273,7 +274,7 @@ impl CArrayLayout {
 
 /// Where a component of a compact value sits in its code: `(code / weight) % radix`. Digits of
 /// nested components compose by multiplying weights ([`Digit::then`]), so any path of
-/// projections into a compact value is one digit of the outermost code (L11.5).
+/// projections into a compact value is one digit of the outermost code.
 #[derive(Clone, Debug)]
 pub enum Digit {
     /// The outermost code fits in 64 bits.

@@ -1,11 +1,15 @@
-//! Runtime errors (L8.3): each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
+//! Runtime errors: each is a `Diagnostic` with `Stage::Runtime`, wrapped in `Ctrl`.
+
+use num_bigint::BigUint;
+use num_traits::Zero;
 
 use crate::diag::{CallFrame, Diagnostic, Origin, Stage, MAX_FRAMES};
 use crate::syntax::span::Span;
+use crate::types::Type;
 
 use super::Ctrl;
 
-/// The codes of L8.3.
+/// The codes of the runtime errors.
 pub const INDEX_OUT_OF_RANGE: &str = "R0001";
 pub const DECODE_OUT_OF_RANGE: &str = "R0002";
 pub const OVERFLOW: &str = "R0003";
@@ -14,9 +18,9 @@ pub const CONVERSION_OUT_OF_RANGE: &str = "R0005";
 pub const NO_MATCH: &str = "R0006";
 pub const TOO_LARGE: &str = "R0007";
 pub const RECURSION_TOO_DEEP: &str = "R0008";
-/// `assert` of a false condition (L11.24).
+/// `assert` of a false condition.
 pub const ASSERTION_FAILURE: &str = "R0009";
-/// A shift count below 0 or not below the bit width (L11.30).
+/// A shift count below 0 or not below the bit width.
 pub const SHIFT_OUT_OF_RANGE: &str = "R0010";
 /// A hoisted variable read before its initialiser has run.
 pub const USED_BEFORE_INITIALISATION: &str = "R0011";
@@ -163,6 +167,21 @@ pub fn finish_frames(mut diag: Diagnostic, unit: u32) -> Diagnostic {
         here(&mut frame.call_origin);
     }
     diag
+}
+
+/// R0002: `shown` (a value as the message prints it) is not a code of `target`, which has
+/// `size` codes.
+pub(crate) fn decode_error(shown: &str, target: &Type, size: &BigUint, span: Span) -> Ctrl {
+    let range = if size.is_zero() {
+        "no codes".to_string()
+    } else {
+        format!("0 .. {}", size - 1u32)
+    };
+    runtime_error(
+        DECODE_OUT_OF_RANGE,
+        format!("{shown} is not a code of {target} ({range})"),
+        span,
+    )
 }
 
 #[cfg(test)]

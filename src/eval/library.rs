@@ -1,27 +1,23 @@
-//! Kernels of the library additions of L11.22–L11.30: assert, bitwise operators and shifts,
+//! Kernels of the library functions beyond the core operators: assert, bitwise operators and shifts,
 //! numeric functions, characters, strings, format strings, array functions and the standard
-//! streams. `compile/mod.rs` hands each such `Prim` here with its compiled operands.
+//! streams. `compile/prim.rs` hands each such `Prim` here with its compiled operands.
 
 use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use crate::core::ir::{BitOp, CharClass, Const, Expr, ExprKind, MathFn, Prim};
+use crate::core::ir::{CharClass, Const, Expr, ExprKind, MathFn, Prim};
 use crate::interrupt::POLL_INTERVAL;
 use crate::syntax::span::Span;
-use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
+use super::code::ExprCode;
 use super::compact::SumLayout;
-use super::compile::ExprCode;
-use super::error::{
-    interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE, OVERFLOW,
-    SHIFT_OUT_OF_RANGE,
-};
+use super::error::{interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE};
 use super::parallel::{thread_count, PARALLEL_THRESHOLD};
-use super::prims::{self, int_from_i128, int_value};
+use super::prims::{self, int_bit, int_compl, int_value};
 use super::value::{ArrayVal, Buffer, Value};
 use super::Ctrl;
 
@@ -337,64 +333,6 @@ fn str_bytes(v: Value) -> super::value::Text {
     match v {
         Value::Str(s) => s,
         _ => std::sync::Arc::new(Vec::new()),
-    }
-}
-
-/// Bitwise operators and shifts in `ity` (L11.30).
-pub fn int_bit(op: BitOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> {
-    let bits = ity.bits();
-    let mask = |v: i64| -> i64 {
-        if bits == 64 {
-            v
-        } else {
-            v & ((1i64 << bits) - 1)
-        }
-    };
-    match op {
-        BitOp::And => Ok(a & b),
-        BitOp::Or => Ok(a | b),
-        BitOp::Xor => Ok(a ^ b),
-        BitOp::Shl | BitOp::Shr => {
-            let n = int_value(b, ity);
-            if n < 0 || n >= bits as i128 {
-                return Err(Fault::new(
-                    SHIFT_OUT_OF_RANGE,
-                    format!(
-                        "shift count {n} out of range for {} (0 to {})",
-                        ity.name(),
-                        bits - 1
-                    ),
-                ));
-            }
-            let n = n as u32;
-            let x = int_value(a, ity);
-            if op == BitOp::Shr {
-                // Arithmetic for signed types, logical for unsigned (stored non-negative, or
-                // as the u64 bit pattern for 64-bit unsigned types).
-                return Ok(if ity.signed() {
-                    a >> n
-                } else {
-                    ((a as u64) >> n) as i64
-                });
-            }
-            if ity.signed() {
-                let r = x << n;
-                int_from_i128(r, ity).ok_or_else(|| {
-                    Fault::new(OVERFLOW, format!("{} overflow: {x} << {n}", ity.name()))
-                })
-            } else {
-                Ok(mask(((a as u64) << n) as i64))
-            }
-        }
-    }
-}
-
-/// `~a` in the unsigned type `ity`.
-pub fn int_compl(ity: IntTy, a: i64) -> i64 {
-    if ity.bits() == 64 {
-        !a
-    } else {
-        !a & ((1i64 << ity.bits()) - 1)
     }
 }
 
@@ -735,30 +673,6 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shifts_and_masks() {
-        assert_eq!(int_bit(BitOp::Shl, IntTy::UInt, 3, 31), Ok(2147483648));
-        assert_eq!(
-            int_bit(BitOp::Shl, IntTy::UInt, 3, 32).unwrap_err().code,
-            "R0010"
-        );
-        assert_eq!(int_bit(BitOp::Shr, IntTy::Int, -16, 2), Ok(-4));
-        assert_eq!(
-            int_bit(BitOp::Shl, IntTy::Int, 1, 31).unwrap_err().code,
-            "R0003"
-        );
-        assert_eq!(int_bit(BitOp::Shl, IntTy::Int, 1, 30), Ok(1 << 30));
-        assert_eq!(int_bit(BitOp::Shr, IntTy::UVLong, -1, 63), Ok(1));
-        assert_eq!(int_bit(BitOp::Shl, IntTy::UTiny, 255, 1), Ok(254));
-        assert_eq!(
-            int_bit(BitOp::Shl, IntTy::Int, 1, -1).unwrap_err().code,
-            "R0010"
-        );
-        assert_eq!(int_compl(IntTy::UInt, 0), 4294967295);
-        assert_eq!(int_compl(IntTy::U64, 0), -1);
-        assert_eq!(int_compl(IntTy::UTiny, 5), 250);
-    }
 
     #[test]
     fn strip_and_classes() {

@@ -12,6 +12,7 @@
 
 pub mod array;
 pub mod closure;
+pub mod code;
 pub mod compact;
 pub mod compile;
 pub mod error;
@@ -64,7 +65,7 @@ pub enum Ctrl {
 pub struct Runtime<'o> {
     pub globals: Globals,
     pub out: RefCell<&'o mut dyn Write>,
-    /// Standard error of the program (`eprint`, `fprint (cstderr, x)`, L11.29).
+    /// Standard error of the program (`eprint`, `fprint (cstderr, x)`).
     pub err: RefCell<&'o mut dyn Write>,
     pub depth: Cell<u32>,
     /// Calls nested deeper than this are R0008 (`Limits::max_call_depth`).
@@ -305,7 +306,7 @@ impl Default for Machine {
 }
 
 impl Machine {
-    /// Undo the definitions of a unit whose run failed (a REPL chunk, L9.4): its globals
+    /// Undo the definitions of a unit whose run failed (a REPL chunk): its globals
     /// become unassigned slots again and its functions are forgotten, so the checker can
     /// reuse their numbers. Effects on earlier variables and output are kept.
     pub fn forget_definitions(&mut self, unit: &Unit, n_globals_before: u32) {

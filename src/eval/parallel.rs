@@ -1,4 +1,4 @@
-//! Parallel kernels (spec L9.5): `map` of a pure function compiled to a chunk kernel, integer
+//! Parallel kernels: `map` of a pure function compiled to a chunk kernel, integer
 //! `\sum`, and the integer accumulation loops of `compile/loops.rs` (`s = s + E`, which
 //! `fold_left` of integer `+` becomes), split over rayon at fixed chunk boundaries.
 //!

@@ -1,11 +1,11 @@
-//! Pointers (L11.1–L11.7) and the store paths they share with `&x.i <- v` (L5.4).
+//! Pointers and the store paths they share with `&x.i <- v`.
 //!
 //! A pointer is the object it points at — a global slot or a cell (an addressed local is
 //! a cell, like a captured one, so a pointer keeps it alive after its function returns) —
 //! and a path of steps into it, each resolved to a position when the pointer is formed.
-//! Steps into a compact value are digits of its code (L11.5): a path that enters a compact
+//! Steps into a compact value are digits of its code: a path that enters a compact
 //! value stays one digit of the outermost code, however deep it goes. A cast pointer
-//! (`C_hack::cast`, L11.7) sees its operand's object through a layout-identical reshape.
+//! (`C_hack::cast`) sees its operand's object through a layout-identical reshape.
 
 use std::sync::{Arc, Mutex};
 
@@ -63,7 +63,7 @@ impl Step for &StepKind {
 pub enum Base {
     Global(u32),
     Cell(Arc<Mutex<Value>>),
-    /// The object of `inner` seen through a reshape from `from` to `to` (L11.7).
+    /// The object of `inner` seen through a reshape from `from` to `to` (a pointer cast).
     Cast {
         inner: Arc<Pointer>,
         from: Type,
@@ -79,7 +79,7 @@ pub struct Pointer {
 }
 
 impl Pointer {
-    /// This pointer extended by more steps (a pointer projection, L11.3).
+    /// This pointer extended by more steps (a pointer projection).
     pub fn project(&self, more: impl IntoIterator<Item = (StepKind, usize)>) -> Pointer {
         let mut steps = self.steps.clone();
         steps.extend(more);
@@ -191,7 +191,7 @@ fn lock(cell: &Mutex<Value>) -> std::sync::MutexGuard<'_, Value> {
     cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A layout-identical reshape of a value (L9.1): zero copy between arrays with the same
+/// A layout-identical reshape of a value (a checked reshape): zero copy between arrays with the same
 /// leaves.
 fn reshape(frame: &Frame<'_, '_>, value: Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     if matches!(from, Type::Array(..))
@@ -267,8 +267,7 @@ pub fn store_into<S: Step>(target: &mut Value, kinds: &[S], positions: &[usize],
             store_region(buffer, 0, kinds, positions, new);
         }
         (StepKind::CField(_) | StepKind::CElement(_), code) => {
-            // The rest of the path stays inside this compact value: one digit of its code
-            // (L11.5).
+            // The rest of the path stays inside this compact value: one digit of its code.
             if let Some(digit) = compact_digit(kinds.iter().zip(positions)) {
                 digit.set(code, &new);
             }

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
-use crate::core::ir::{ArithOp, CmpOp};
+use crate::core::ir::{ArithOp, BitOp, CmpOp};
 use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::compact::{code_big, code_u64, CodeRepr};
 use super::error::{
     Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW,
+    SHIFT_OUT_OF_RANGE,
 };
 use super::value::Value;
 
@@ -127,6 +128,64 @@ pub fn int_neg(ity: IntTy, a: i64) -> Result<i64, Fault> {
         .ok_or_else(|| Fault::new(OVERFLOW, format!("{} overflow: -{x}", ity.name())))
 }
 
+/// Bitwise operators and shifts in `ity`.
+pub fn int_bit(op: BitOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> {
+    let bits = ity.bits();
+    let mask = |v: i64| -> i64 {
+        if bits == 64 {
+            v
+        } else {
+            v & ((1i64 << bits) - 1)
+        }
+    };
+    match op {
+        BitOp::And => Ok(a & b),
+        BitOp::Or => Ok(a | b),
+        BitOp::Xor => Ok(a ^ b),
+        BitOp::Shl | BitOp::Shr => {
+            let n = int_value(b, ity);
+            if n < 0 || n >= bits as i128 {
+                return Err(Fault::new(
+                    SHIFT_OUT_OF_RANGE,
+                    format!(
+                        "shift count {n} out of range for {} (0 to {})",
+                        ity.name(),
+                        bits - 1
+                    ),
+                ));
+            }
+            let n = n as u32;
+            let x = int_value(a, ity);
+            if op == BitOp::Shr {
+                // Arithmetic for signed types, logical for unsigned (stored non-negative, or
+                // as the u64 bit pattern for 64-bit unsigned types).
+                return Ok(if ity.signed() {
+                    a >> n
+                } else {
+                    ((a as u64) >> n) as i64
+                });
+            }
+            if ity.signed() {
+                let r = x << n;
+                int_from_i128(r, ity).ok_or_else(|| {
+                    Fault::new(OVERFLOW, format!("{} overflow: {x} << {n}", ity.name()))
+                })
+            } else {
+                Ok(mask(((a as u64) << n) as i64))
+            }
+        }
+    }
+}
+
+/// `~a` in the unsigned type `ity`.
+pub fn int_compl(ity: IntTy, a: i64) -> i64 {
+    if ity.bits() == 64 {
+        !a
+    } else {
+        !a & ((1i64 << ity.bits()) - 1)
+    }
+}
+
 /// Round to `float` when `single`.
 #[inline]
 pub fn round_float(x: f64, single: bool) -> f64 {
@@ -213,7 +272,7 @@ pub fn float_holds(op: CmpOp, a: f64, b: f64) -> bool {
 /// A total order on the values of one type, built once per type.
 pub type Comparator = Arc<dyn Fn(&Value, &Value) -> Ordering + Send + Sync>;
 
-/// The structural order of L3.12 and `Prim::Compare` for values of type `ty`.
+/// The structural order of equality and comparison (`Prim::Compare`) for values of type `ty`.
 pub fn comparator(ty: &Type) -> Comparator {
     comparator_in(ty, &mut Vec::new())
 }
@@ -230,7 +289,7 @@ fn comparator_in(ty: &Type, open: &mut Open) -> Comparator {
             Arc::new(|a, b| (a.as_int_lossy() as u64).cmp(&(b.as_int_lossy() as u64)))
         }
         Type::Int(_) => Arc::new(|a, b| a.as_int_lossy().cmp(&b.as_int_lossy())),
-        // `char` is signed (L11.26).
+        // `char` is signed.
         Type::Char => {
             Arc::new(|a, b| (a.as_int_lossy() as u8 as i8).cmp(&(b.as_int_lossy() as u8 as i8)))
         }
@@ -402,7 +461,7 @@ pub fn parse_leading_float(bytes: &[u8]) -> f64 {
     best
 }
 
-/// A scalar conversion (L4.14, L6.10) from `from` to `to`.
+/// A scalar conversion (a cast or a conversion function) from `from` to `to`.
 pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
     let out_of_range = |shown: String| {
         Fault::new(
@@ -451,7 +510,7 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
                 .ok_or_else(|| out_of_range(v.to_string()))
         }
         Type::Char => match source {
-            // `char n` is the byte `n` mod 256 (L11.26).
+            // `char n` is the byte `n` mod 256.
             Source::Integer(v) => Ok(Value::Int(v.rem_euclid(256) as i64)),
             Source::Float(x) => Err(out_of_range(x.to_string())),
             Source::Text(s) => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),
@@ -650,6 +709,30 @@ impl Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shifts_and_masks() {
+        assert_eq!(int_bit(BitOp::Shl, IntTy::UInt, 3, 31), Ok(2147483648));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::UInt, 3, 32).unwrap_err().code,
+            "R0010"
+        );
+        assert_eq!(int_bit(BitOp::Shr, IntTy::Int, -16, 2), Ok(-4));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::Int, 1, 31).unwrap_err().code,
+            "R0003"
+        );
+        assert_eq!(int_bit(BitOp::Shl, IntTy::Int, 1, 30), Ok(1 << 30));
+        assert_eq!(int_bit(BitOp::Shr, IntTy::UVLong, -1, 63), Ok(1));
+        assert_eq!(int_bit(BitOp::Shl, IntTy::UTiny, 255, 1), Ok(254));
+        assert_eq!(
+            int_bit(BitOp::Shl, IntTy::Int, 1, -1).unwrap_err().code,
+            "R0010"
+        );
+        assert_eq!(int_compl(IntTy::UInt, 0), 4294967295);
+        assert_eq!(int_compl(IntTy::U64, 0), -1);
+        assert_eq!(int_compl(IntTy::UTiny, 5), 250);
+    }
 
     #[test]
     fn c_division_semantics() {

@@ -1,4 +1,4 @@
-//! Formatting the conversions of a format string `f"…"` (L11.23) exactly as C `printf` does
+//! Formatting the conversions of a format string `f"…"` exactly as C `printf` does
 //! for them: flags `+ - space 0`, width, precision, `%d %u %o %x %X %c %e %f %g %a %S`.
 //! The format string was read by the checker (`core::printf`).
 

@@ -1,4 +1,4 @@
-//! Record subtype coercion (L11.10) and structs from records (L11.11): a conversion compiled
+//! Record subtype coercion and structs from records: a conversion compiled
 //! once per (from, to) type pair into a small tree, then applied to values. Records and
 //! structs are `Value::Tuple`s of their fields in storage order, so a conversion picks
 //! fields by position; arrays are rebuilt leaf by leaf.
@@ -39,7 +39,7 @@ impl Conversion {
             return Some(Conversion::Same);
         }
         match (from, to) {
-            // A pointer to a pointer of another mode (L11.4): the same pointer.
+            // A pointer to a pointer of another mode (read-only, write-only): the same pointer.
             (Type::Ptr(..) | Type::CPtr(..), Type::Ptr(..) | Type::CPtr(..)) => {
                 Some(Conversion::Same)
             }

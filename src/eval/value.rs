@@ -36,7 +36,7 @@ pub enum Value {
     Array(ArrayVal),
     Fun(Arc<crate::eval::closure::Closure>),
     Cell(Arc<Mutex<Value>>),
-    /// A pointer (L11.1).
+    /// A pointer.
     Ptr(Arc<crate::eval::pointer::Pointer>),
 }
 

@@ -346,14 +346,14 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 int_binary(a, b, op, ity, span)
             ))
         }
-        // Bitwise operators and shifts (L11.30), with the faults of element-by-element code.
+        // Bitwise operators and shifts, with the faults of element-by-element code.
         ExprKind::Prim(Prim::IntBit(op, ity), args) if args.len() == 2 => {
             let a = int_kernel(&args[0], scope)?;
             let b = int_kernel(&args[1], scope)?;
             let (op, ity) = (*op, *ity);
             Some(Box::new(move |chunk, out| {
                 binary_prefix(chunk, out, &*a, &*b, |x, y| {
-                    super::library::int_bit(op, ity, x, y).map_err(|f| f.at(span))
+                    super::prims::int_bit(op, ity, x, y).map_err(|f| f.at(span))
                 })
             }))
         }
@@ -363,7 +363,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
             Some(Box::new(move |chunk, out| {
                 a(chunk, out)?;
                 for v in out.iter_mut() {
-                    *v = super::library::int_compl(ity, *v);
+                    *v = super::prims::int_compl(ity, *v);
                 }
                 Ok(())
             }))
@@ -430,7 +430,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                     if n >= 0 && (n as u128) < size_u128 {
                         Ok(n as u64 as i64)
                     } else {
-                        Err(super::compile::decode_error(
+                        Err(super::error::decode_error(
                             &n.to_string(),
                             &target,
                             &size_big(&target),

@@ -22,11 +22,11 @@ use super::super::prims::int_value;
 use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalar, Value};
 use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
+use super::int::is_call_free;
+use super::paths::{index_error, unboxed_position};
+use super::stmt::{after_body, Flow};
 use super::stores::with_place;
-use super::{
-    after_body, assign, index_error, int_ty_of, is_call_free, unboxed_position, Compiler, ExprCode,
-    Flow, StmtCode,
-};
+use super::{assign, int_ty_of, Compiler, ExprCode, StmtCode};
 
 /// A value read out of a column: an unboxed integer, an unboxed float, or a boxed value.
 pub(super) trait ColumnValue: Sized + 'static {

@@ -6,8 +6,9 @@ use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
 use crate::types::Type;
 
 use super::super::closure::call_scalar;
-use super::super::prims::{float_arith, int_value, round_float};
+use super::super::prims::{int_value, round_float};
 use super::super::Frame;
+use super::operands::{FloatLeafPair, FloatOperand};
 use super::{assign, Compiler, CondCode, FloatCode, StmtCode};
 
 /// Is a value of this type a `Value::Float`?
@@ -30,60 +31,6 @@ fn store_float(slot: &mut super::Value, value: f64) {
 #[inline(never)]
 pub(super) fn replace_value(slot: &mut super::Value, value: super::Value) {
     *slot = value;
-}
-
-/// An operand of an unboxed floating operation: a constant or a variable is read inline by
-/// the operation's closure (one `match`, predicted in a loop) instead of through a nested
-/// closure, which would return its `Result` through memory.
-pub enum FloatOperand {
-    Const(f64),
-    Local(usize),
-    Global(usize),
-    Capture(usize),
-    /// `a op b` on two of the above, computed where it is read (`x * 0.5`).
-    Pair(Box<FloatLeafPair>),
-    Code(FloatCode),
-}
-
-/// `a op b` on two constants or variables, rounded to `f32` when `single`.
-pub struct FloatLeafPair {
-    op: ArithOp,
-    single: bool,
-    a: FloatOperand,
-    b: FloatOperand,
-}
-
-impl FloatOperand {
-    /// The value of a constant or variable operand (the operands of a `FloatLeafPair`).
-    #[inline(always)]
-    fn leaf(&self, frame: &Frame<'_, '_>) -> f64 {
-        match self {
-            FloatOperand::Const(x) => *x,
-            FloatOperand::Local(s) => frame.slots[*s].as_float_lossy(),
-            FloatOperand::Global(s) => frame.rt.globals.get_float(*s),
-            FloatOperand::Capture(i) => frame.captures[*i].as_float_lossy(),
-            FloatOperand::Pair(_) | FloatOperand::Code(_) => unreachable!("not a leaf operand"),
-        }
-    }
-
-    fn is_leaf(&self) -> bool {
-        !matches!(self, FloatOperand::Pair(_) | FloatOperand::Code(_))
-    }
-
-    #[inline(always)]
-    pub fn eval(&self, frame: &mut Frame<'_, '_>) -> Result<f64, super::Ctrl> {
-        match self {
-            FloatOperand::Const(x) => Ok(*x),
-            FloatOperand::Local(s) => Ok(frame.slots[*s].as_float_lossy()),
-            FloatOperand::Global(s) => Ok(frame.rt.globals.get_float(*s)),
-            FloatOperand::Capture(i) => Ok(frame.captures[*i].as_float_lossy()),
-            FloatOperand::Pair(pair) => {
-                let (x, y) = (pair.a.leaf(frame), pair.b.leaf(frame));
-                Ok(round_float(float_arith(pair.op, x, y), pair.single))
-            }
-            FloatOperand::Code(code) => code(frame),
-        }
-    }
 }
 
 /// `a op b` on two operands, `op` chosen at compile time (so each operator's code is its own
@@ -375,7 +322,8 @@ impl Compiler<'_> {
         a: &Expr,
         b: &Expr,
     ) -> CondCode {
-        let condition = super::Condition::Float(op, self.float_operand(a), self.float_operand(b));
+        let condition =
+            super::operands::Condition::Float(op, self.float_operand(a), self.float_operand(b));
         Box::new(move |frame| condition.eval(frame))
     }
 

@@ -7,7 +7,7 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::array::{LeafBuilder, Shape};
-use super::super::closure::ScalarCode;
+use super::super::code::ScalarCode;
 use super::super::error::{note_frame, runtime_error, INTERNAL};
 use super::super::parallel::{map_kernel, Mapped};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
@@ -115,7 +115,7 @@ impl Compiler<'_> {
     }
 
     /// `map` with its function inlined: one chunk kernel over the elements (in parallel for
-    /// long arrays, L9.5) when the body is a straight-line scalar expression of the element
+    /// long arrays) when the body is a straight-line scalar expression of the element
     /// and loop-invariant variables; otherwise the body evaluated per element with the
     /// element in slot `var`.
     pub(super) fn map_loop(

@@ -7,7 +7,7 @@
 //! chunk at a time by kernels (`vector.rs`) and added in order with the same checks, so the
 //! result is bit-identical and a fault is reported exactly where the element-by-element loop
 //! reports it. An integer accumulation over at least `PARALLEL_THRESHOLD` elements with more
-//! than one thread is split over rayon (L9.5, `Run::split`): blocks summed exactly on the
+//! than one thread is split over rayon (`Run::split`): blocks summed exactly on the
 //! workers, combined in order, the block where the loop stops replayed in order.
 
 use crate::core::ir::{
@@ -338,7 +338,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The integer accumulation split over rayon (spec L9.5): blocks of terms summed exactly
+    /// The integer accumulation split over rayon: blocks of terms summed exactly
     /// on the workers (their sum and the extremes of their prefix sums), combined in order
     /// from the target's value; a block where the sequential loop would stop is replayed
     /// sequentially from the exact sum before it, so the result, the fault, and the values
@@ -809,7 +809,7 @@ impl FusedStore {
 }
 
 impl FusedStore {
-    /// Over at least `PARALLEL_THRESHOLD` positions on more than one thread (L9.5): the
+    /// Over at least `PARALLEL_THRESHOLD` positions on more than one thread: the
     /// positions before the first block where a kernel would fault are filled on rayon
     /// workers, and their count returned; the sequential loop does the rest. A first pass
     /// runs the kernels (pure) without storing to find that block, so the stores and the
@@ -948,7 +948,7 @@ impl Compiler<'_> {
             }
             _ => false,
         };
-        if !invariant || !super::is_call_free(from) || !is_int_like(&to.ty) {
+        if !invariant || !super::int::is_call_free(from) || !is_int_like(&to.ty) {
             return None;
         }
         let store = self.fused_store(var, IndexMode::Linear, body)?;

@@ -10,7 +10,8 @@ use super::super::value::{Buffer, LeafRepr, Value};
 use super::super::vector::is_int_like;
 use super::super::Frame;
 use super::float::is_float;
-use super::{int_ty_of, unboxed_position, Compiler, StmtCode};
+use super::paths::unboxed_position;
+use super::{int_ty_of, Compiler, StmtCode};
 
 /// Run `f` on the value of a local or global variable, in place.
 #[inline(always)]
@@ -122,7 +123,7 @@ impl Compiler<'_> {
             }
             _ => false,
         };
-        if !reads_place || !super::is_call_free(tail) {
+        if !reads_place || !super::int::is_call_free(tail) {
             return None;
         }
         self.note_place(place);

@@ -1,0 +1,157 @@
+//! Patterns and `match`: a pattern compiled to a test that binds variables as it goes, an
+//! arm to its patterns, guard and body.
+
+use crate::core::ir::{Arm, Pattern, PatternKind};
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::array::Shape;
+use super::super::code::{BindCode, ExprCode};
+use super::super::compact::{code_u64, SumLayout};
+use super::super::error::{runtime_error, NO_MATCH};
+use super::super::format as show;
+use super::super::prims;
+use super::super::value::Value;
+use super::super::{Ctrl, Frame};
+use super::{assign, const_value, Compiler};
+
+impl Compiler<'_> {
+    pub(super) fn arm<B, C>(
+        &mut self,
+        arm: &Arm<B>,
+        body: impl FnOnce(&mut Self, &B) -> C,
+    ) -> CompiledArm<C> {
+        CompiledArm {
+            patterns: arm.patterns.iter().map(|p| self.pattern(p)).collect(),
+            guard: arm.guard.as_ref().map(|g| self.expr(g)),
+            body: body(self, &arm.body),
+        }
+    }
+
+    pub fn pattern(&mut self, pattern: &Pattern) -> BindCode {
+        match &pattern.kind {
+            PatternKind::Wildcard => Box::new(|_, _| Ok(true)),
+            PatternKind::Bind(place) => {
+                let place = *place;
+                self.note_place(place);
+                Box::new(move |frame, value| {
+                    assign(frame, place, value);
+                    Ok(true)
+                })
+            }
+            PatternKind::Const(c) => {
+                let expected = const_value(c, &pattern.ty);
+                let compare = prims::comparator(&pattern.ty);
+                Box::new(move |_, value| Ok(compare(&value, &expected).is_eq()))
+            }
+            PatternKind::Range(lo, hi) => {
+                let (lo, hi) = (const_value(lo, &pattern.ty), const_value(hi, &pattern.ty));
+                let compare = prims::comparator(&pattern.ty);
+                Box::new(move |_, value| {
+                    Ok(compare(&value, &lo).is_ge() && compare(&value, &hi).is_le())
+                })
+            }
+            PatternKind::Tuple(parts) => {
+                let codes: Vec<BindCode> = parts.iter().map(|p| self.pattern(p)).collect();
+                let shape = Shape::of(&pattern.ty);
+                Box::new(move |frame, value| {
+                    for (i, code) in codes.iter().enumerate() {
+                        let part = match (&value, &shape) {
+                            (Value::Tuple(items), _) => {
+                                items.get(i).cloned().unwrap_or(Value::Unit)
+                            }
+                            (Value::Array(view), Some(shape)) => shape.element(view, i),
+                            _ => Value::Unit,
+                        };
+                        if !code(frame, part)? {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                })
+            }
+            PatternKind::Inject { tag, arg } => {
+                let tag = *tag;
+                let arg = arg.as_ref().map(|a| self.pattern(a));
+                Box::new(move |frame, value| {
+                    let (actual, payload) = match value {
+                        Value::Sum(sum) => (sum.0, sum.1.clone()),
+                        Value::Int(code) => (code as u32, Value::Unit),
+                        _ => return Ok(false),
+                    };
+                    if actual != tag {
+                        return Ok(false);
+                    }
+                    match &arg {
+                        Some(code) => code(frame, payload),
+                        None => Ok(true),
+                    }
+                })
+            }
+            PatternKind::CInject { tag, arg } => {
+                let tag = *tag as usize;
+                let arg = arg.as_ref().map(|a| self.pattern(a));
+                let Some(layout) = SumLayout::of(&pattern.ty) else {
+                    // A unitsum matched by case number: the code is the tag.
+                    return Box::new(move |_, value| Ok(code_u64(&value) == tag as u64));
+                };
+                Box::new(move |frame, value| {
+                    let (actual, payload) = layout.split(&value);
+                    if actual != tag {
+                        return Ok(false);
+                    }
+                    match &arg {
+                        Some(code) => code(frame, payload),
+                        None => Ok(true),
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// A compiled match arm.
+pub(super) struct CompiledArm<B> {
+    patterns: Vec<BindCode>,
+    guard: Option<ExprCode>,
+    body: B,
+}
+
+/// The body of the first arm whose pattern matches and whose guard holds.
+pub(super) fn select_arm<'b, B>(
+    frame: &mut Frame<'_, '_>,
+    arms: &'b [CompiledArm<B>],
+    value: &Value,
+) -> Result<Option<&'b B>, Ctrl> {
+    for arm in arms {
+        let mut matched = false;
+        for pattern in &arm.patterns {
+            if pattern(frame, value.clone())? {
+                matched = true;
+                break;
+            }
+        }
+        if !matched {
+            continue;
+        }
+        let guard_holds = match &arm.guard {
+            Some(guard) => guard(frame)?.truthy(),
+            None => true,
+        };
+        if guard_holds {
+            return Ok(Some(&arm.body));
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
+    runtime_error(
+        NO_MATCH,
+        format!(
+            "no match case for the value {} of type {ty}",
+            show::strr_value(value, ty)
+        ),
+        span,
+    )
+}
