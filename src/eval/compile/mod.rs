@@ -15,7 +15,7 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::closure::{Instance, InstanceCode, IntEntry};
-use super::compact::{value_from_big, value_from_u64, CodeRepr};
+use super::compact::{value_from_u64, CodeRepr};
 use super::error::{runtime_error, used_before_initialisation, CONVERSION_OUT_OF_RANGE, INTERNAL};
 use super::prims::int_from_i128;
 use super::value::Value;
