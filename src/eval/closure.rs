@@ -295,7 +295,27 @@ pub fn call_scalar<T: Scalar, A: ScalarArg>(
         return Err(super::error::interrupted(span));
     }
     rt.depth.set(depth + 1);
-    let result = with_stack(rt, || match n_slots {
+    // The common path calls the frame directly (forced inline), not through `with_stack`'s
+    // closure, which the optimiser may leave out of line.
+    let result = if stack_position() >= rt.stack_floor.get() {
+        run_scalar_frame(rt, n_slots, slot, arg, body)
+    } else {
+        grow_stack(rt, || run_scalar_frame(rt, n_slots, slot, arg, body))
+    };
+    rt.depth.set(depth);
+    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
+}
+
+/// Run a scalar body in a frame of `n_slots` slots: on the native stack when it is small.
+#[inline(always)]
+fn run_scalar_frame<T: Scalar, A: ScalarArg>(
+    rt: &Runtime<'_>,
+    n_slots: usize,
+    slot: usize,
+    arg: A,
+    body: &ScalarCode<T>,
+) -> Result<T, Ctrl> {
+    match n_slots {
         0 | 1 => run_scalar_body::<T, A, 1>(rt, slot, arg, body),
         2..=4 => run_scalar_body::<T, A, 4>(rt, slot, arg, body),
         5..=8 => run_scalar_body::<T, A, 8>(rt, slot, arg, body),
@@ -307,9 +327,7 @@ pub fn call_scalar<T: Scalar, A: ScalarArg>(
             rt.frame_pool.borrow_mut().push(slots);
             outcome
         }
-    });
-    rt.depth.set(depth);
-    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
+    }
 }
 
 /// Run a scalar body in a frame of `N` slots on the native stack (no allocation).
