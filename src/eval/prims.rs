@@ -89,7 +89,6 @@ pub fn int_arith(op: ArithOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> 
 /// path cannot decide (overflow, division by zero, `MIN % -1`). Callers then run `int_arith`,
 /// which gives the exact result or fault, so semantics never depend on the fast path. Each
 /// common (operation, type) pair gets its own monomorphic closure so loops over it inline.
-#[macro_export]
 macro_rules! with_fast_int_op {
     ($op:expr, $ity:expr, $build:ident ( $($arg:expr),* )) => {{
         use $crate::core::ir::ArithOp as FastOp;
@@ -120,6 +119,7 @@ macro_rules! with_fast_int_op {
         }
     }};
 }
+pub(crate) use with_fast_int_op;
 
 /// Checked negation in `ity`.
 pub fn int_neg(ity: IntTy, a: i64) -> Result<i64, Fault> {

@@ -340,7 +340,7 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
             let a = int_kernel(&args[0], scope)?;
             let b = int_kernel(&args[1], scope)?;
             let (op, ity) = (*op, *ity);
-            Some(crate::with_fast_int_op!(
+            Some(crate::eval::prims::with_fast_int_op!(
                 op,
                 ity,
                 int_binary(a, b, op, ity, span)

@@ -208,11 +208,15 @@ impl Compiler<'_> {
                 let a = self.int_operand(&args[0]);
                 let b = self.int_operand(&args[1]);
                 let (op, ity) = (*op, *ity);
-                Some(with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
-                    op,
-                    ity,
-                    scalar_int_binary(x, y, op, ity, span)
-                )))
+                Some(with_int_operands!(
+                    a,
+                    b,
+                    |x, y| crate::eval::prims::with_fast_int_op!(
+                        op,
+                        ity,
+                        scalar_int_binary(x, y, op, ity, span)
+                    )
+                ))
             }
             ExprKind::Prim(Prim::Widen, args) if args.len() == 1 && is_int_like(&args[0].ty) => {
                 Some(self.int_code(&args[0]))

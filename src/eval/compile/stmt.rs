@@ -109,11 +109,15 @@ impl Compiler<'_> {
                         let a = self.int_operand(&args[0]);
                         let b = self.int_operand(&args[1]);
                         let (op, ity, span) = (*op, *ity, e.span);
-                        return with_int_operands!(a, b, |x, y| crate::with_fast_int_op!(
-                            op,
-                            ity,
-                            assign_int_binary(place, x, y, op, ity, span)
-                        ));
+                        return with_int_operands!(
+                            a,
+                            b,
+                            |x, y| crate::eval::prims::with_fast_int_op!(
+                                op,
+                                ity,
+                                assign_int_binary(place, x, y, op, ity, span)
+                            )
+                        );
                     }
                 }
                 let code = self.int_code(e);
