@@ -1,32 +1,8 @@
 //! Tests of the REPL driven line by line in process, on a session writing to a buffer.
 
-use std::sync::{Arc, Mutex};
-
 use super::*;
 
-/// A writer whose bytes stay readable after it is handed to the session or the REPL.
-#[derive(Clone, Default)]
-struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl SharedBuffer {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("buffer lock")).into_owned()
-    }
-}
-
-impl Write for SharedBuffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?
-            .extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use tessera::SharedBuffer;
 
 /// Feed `input` to a piped REPL; returns (stdout, stderr).
 fn transcript(input: &str) -> (String, String) {

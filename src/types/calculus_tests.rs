@@ -7,40 +7,12 @@
 //! split the count. Programs print their values with `_strr`, and the numbers in the output,
 //! read in order, must be the same sequence before and after each reshape.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use proptest::prelude::*;
 
 use crate::types::iso::{classify, transpose_permutation, Iso};
 use crate::types::print::type_to_string;
 use crate::types::Type;
-use crate::{Session, Settings};
-
-/// A writer whose bytes can be read after the session that owns it is gone.
-#[derive(Clone, Default)]
-struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl SharedBuffer {
-    fn text(&self) -> String {
-        let bytes = self.0.lock().map(|bytes| bytes.clone()).unwrap_or_default();
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
-}
-
-impl Write for SharedBuffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned buffer"))?
-            .extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use crate::{Session, Settings, SharedBuffer};
 
 /// Run a program in a fresh session: its output, or the codes of its diagnostics.
 fn run(program: &str) -> Result<String, Vec<&'static str>> {
