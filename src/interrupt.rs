@@ -32,6 +32,11 @@ pub(crate) fn requested() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
+/// The address of the flag (a byte, non-zero when set), which native code polls.
+pub(crate) fn flag_address() -> *const u8 {
+    INTERRUPTED.as_ptr() as *const u8
+}
+
 /// Forget an earlier Ctrl-C (before a REPL chunk starts, or after one was reported).
 pub fn clear() {
     INTERRUPTED.store(false, Ordering::Relaxed);

@@ -66,6 +66,8 @@ pub struct Session {
     /// `Settings::validate` and `Settings::inline`, for a fresh checker and machine (`reset`).
     validate: bool,
     inline: bool,
+    /// `Settings::jit`.
+    jit: bool,
     /// The session's own worker threads (`Settings::threads`); rayon's global pool when
     /// `None`.
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -97,6 +99,7 @@ impl Session {
             limits,
             validate,
             inline,
+            jit,
             threads,
             stdout,
             stderr,
@@ -109,6 +112,7 @@ impl Session {
             limits,
             validate,
             inline,
+            jit,
             pool: None,
             display: display::Display::EXACT,
             sources: Vec::new(),
@@ -127,6 +131,14 @@ impl Session {
         self.checker.set_validate(self.validate);
         self.machine.set_limits(self.limits);
         self.machine.set_inlining(self.inline);
+        self.machine.set_native(self.jit);
+    }
+
+    /// What the native code backend made of each function instance and unit run so far:
+    /// one line per entry, `native` or `closures`, with the pieces left to the closure
+    /// compiler and why (`--jit-report`, `:jit`).
+    pub fn jit_report(&self) -> Vec<String> {
+        self.machine.native_report()
     }
 
     /// Run parallel loops on a pool of `threads` worker threads from now on (`:set threads`).

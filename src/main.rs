@@ -38,6 +38,10 @@ Options:
                  runs (always on in debug builds); a violation is an internal error
   --no-inline    call every function instead of inlining calls of known functions (the
                  results are the same; for comparing speed and checking the inliner)
+  --no-jit       run everything on the closure compiler instead of native code (the
+                 results are the same; for comparing speed and checking the backend)
+  --jit-report   after the run, list on stderr each function and unit compiled, whether to
+                 native code, and which pieces run on the closure compiler and why
   --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
                  inlining pass) instead of running it
   -h, --help     print this help
@@ -77,6 +81,10 @@ struct Invocation {
     validate: bool,
     /// `--no-inline`: call every function instead of inlining known ones (for comparing).
     no_inline: bool,
+    /// `--no-jit`: run everything on the closure compiler, no native code.
+    no_jit: bool,
+    /// `--jit-report`: after the run, print what was compiled to native code to stderr.
+    jit_report: bool,
 }
 
 fn main() -> ExitCode {
@@ -123,6 +131,8 @@ struct Options {
     limits: Limits,
     validate: bool,
     no_inline: bool,
+    no_jit: bool,
+    jit_report: bool,
     threads: Option<usize>,
 }
 
@@ -138,6 +148,8 @@ impl Options {
             limits,
             validate: invocation.validate,
             no_inline: invocation.no_inline,
+            no_jit: invocation.no_jit,
+            jit_report: invocation.jit_report,
             threads: invocation.threads,
         }
     }
@@ -149,6 +161,7 @@ impl Options {
             limits: self.limits,
             validate: self.validate,
             inline: !self.no_inline,
+            jit: !self.no_jit,
             threads: self.threads,
             stdout: Box::new(BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),
@@ -279,6 +292,11 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
         }
     });
     session.flush();
+    if options.jit_report {
+        for line in session.jit_report() {
+            eprintln!("{line}");
+        }
+    }
     let result = match result {
         Ok(result) => result,
         Err(message) => {
@@ -305,6 +323,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut limits = Vec::new();
     let mut validate = false;
     let mut no_inline = false;
+    let mut no_jit = false;
+    let mut jit_report = false;
     let mut dump_ir = None;
     let mut positional: Vec<&str> = Vec::new();
     let mut index = 0;
@@ -318,6 +338,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     limits,
                     validate,
                     no_inline,
+                    no_jit,
+                    jit_report,
                 })
             }
             "-V" | "--version" => {
@@ -327,6 +349,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     limits,
                     validate,
                     no_inline,
+                    no_jit,
+                    jit_report,
                 })
             }
             "--threads" => {
@@ -357,6 +381,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             }
             "--validate" => validate = true,
             "--no-inline" => no_inline = true,
+            "--no-jit" => no_jit = true,
+            "--jit-report" => jit_report = true,
             "--dump-ir" => dump_ir = Some(false),
             "--dump-ir=inlined" => dump_ir = Some(true),
             "--explain" => {
@@ -370,6 +396,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     limits,
                     validate,
                     no_inline,
+                    no_jit,
+                    jit_report,
                 });
             }
             "--" => {
@@ -409,6 +437,8 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         limits,
         validate,
         no_inline,
+        no_jit,
+        jit_report,
     })
 }
 
@@ -468,6 +498,8 @@ mod tests {
             limits: Vec::new(),
             validate: false,
             no_inline: false,
+            no_jit: false,
+            jit_report: false,
         })
     }
 
@@ -490,6 +522,8 @@ mod tests {
             limits: Vec::new(),
             validate: true,
             no_inline: false,
+            no_jit: false,
+            jit_report: false,
         });
         check(&["--validate", "p.flx"], validated);
         let called = Ok(Invocation {
@@ -498,6 +532,8 @@ mod tests {
             limits: Vec::new(),
             validate: false,
             no_inline: true,
+            no_jit: false,
+            jit_report: false,
         });
         check(&["--no-inline", "p.flx"], called);
         check(
@@ -519,6 +555,8 @@ mod tests {
             limits: Vec::new(),
             validate: false,
             no_inline: false,
+            no_jit: false,
+            jit_report: false,
         });
         check(&["--threads", "4", "p.flx"], expected);
         let expected = Ok(Invocation {
@@ -527,6 +565,8 @@ mod tests {
             limits: Vec::new(),
             validate: false,
             no_inline: false,
+            no_jit: false,
+            jit_report: false,
         });
         check(&["--threads=2"], expected);
         check(&["--threads", "0"], Err("positive whole number"));
@@ -542,6 +582,8 @@ mod tests {
             limits: vec![("--max-nesting", 50), ("--max-errors", 3)],
             validate: false,
             no_inline: false,
+            no_jit: false,
+            jit_report: false,
         });
         check(
             &["--max-nesting", "50", "--max-errors=3", "p.flx"],

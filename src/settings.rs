@@ -30,6 +30,9 @@ pub struct Settings {
     /// Inline calls of known functions (the default). Off (`--no-inline`), every call is made
     /// as written; results are the same either way.
     pub inline: bool,
+    /// Compile to native code (the default). Off (`--no-jit`), everything runs on the
+    /// closure compiler; results, output and diagnostics are the same either way.
+    pub jit: bool,
     /// The worker threads of parallel loops: `None` uses rayon's global pool (one thread per
     /// core, or `RAYON_NUM_THREADS`); `Some(n)` gives the session a pool of its own with `n`
     /// threads (`--threads N`). Results never depend on it.
@@ -48,6 +51,7 @@ impl Default for Settings {
             limits: Limits::default(),
             validate: false,
             inline: true,
+            jit: true,
             threads: None,
             stdout: Box::new(std::io::stdout()),
             stderr: Box::new(std::io::sink()),
@@ -90,6 +94,12 @@ impl Settings {
     #[must_use]
     pub fn with_inline(self, inline: bool) -> Settings {
         Settings { inline, ..self }
+    }
+
+    /// These settings with native code on or off.
+    #[must_use]
+    pub fn with_jit(self, jit: bool) -> Settings {
+        Settings { jit, ..self }
     }
 
     /// These settings with a pool of `threads` worker threads for the session.

@@ -43,7 +43,7 @@ pub fn with_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
 /// The slow path of `with_stack`: possibly a new segment, and the floor of the segment run in.
 #[cold]
 #[inline(never)]
-fn grow_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
+pub(crate) fn grow_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
         let saved = rt.stack_floor.get();
         let floor = match stacker::remaining_stack() {
@@ -73,6 +73,9 @@ pub struct Instance {
     pub captures: Vec<Capture>,
     /// Set right after compilation; recursive references see the instance before its code.
     pub code: OnceLock<InstanceCode>,
+    /// The native code of the instance, once compiled (`eval::native`); calls run it instead
+    /// of `code`.
+    pub native: OnceLock<super::native::NativeEntry>,
 }
 
 /// The executable part of an instance.
@@ -152,7 +155,45 @@ pub fn call_instance(
         return Err(super::error::interrupted(span));
     }
     rt.depth.set(depth + 1);
-    let result = with_stack(rt, || {
+    let result = match instance.native.get() {
+        Some(entry) => {
+            let args: smallvec::SmallVec<[Value; 4]> = args.into_iter().collect();
+            with_stack(rt, || super::native::call_boxed(rt, entry, captures, &args))
+        }
+        None => with_stack(rt, || run_code(rt, instance, code, captures, args)),
+    };
+    rt.depth.set(depth);
+    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
+}
+
+/// Run an instance's closure code with all its argument groups, without the call's
+/// bookkeeping (depth, call stack): what a native call of a function that has no native
+/// body runs.
+pub fn run_instance(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    captures: &[Value],
+    args: Vec<Value>,
+) -> Result<Value, Ctrl> {
+    let Some(code) = instance.code.get() else {
+        return Err(runtime_error(
+            INTERNAL,
+            format!("function {} called before it was compiled", instance.name),
+            Span::default(),
+        ));
+    };
+    with_stack(rt, || run_code(rt, instance, code, captures, args))
+}
+
+/// Run an instance's closure code in a fresh frame.
+fn run_code(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    code: &InstanceCode,
+    captures: &[Value],
+    args: impl IntoIterator<Item = Value>,
+) -> Result<Value, Ctrl> {
+    {
         let mut slots = match rt.frame_pool.borrow_mut().pop() {
             Some(slots) => slots,
             None => Vec::with_capacity(code.n_slots),
@@ -196,9 +237,7 @@ pub fn call_instance(
         slots.clear();
         rt.frame_pool.borrow_mut().push(slots);
         outcome
-    });
-    rt.depth.set(depth);
-    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
+    }
 }
 
 /// The error for a call nested deeper than `MAX_CALL_DEPTH`.
@@ -283,6 +322,7 @@ pub fn call_scalar<T: Scalar, A: ScalarArg>(
     let Some((IntEntry { n_slots, slot }, body)) = instance
         .code
         .get()
+        .filter(|_| instance.native.get().is_none())
         .and_then(|code| Some((code.int_entry?, T::body(code)?)))
     else {
         return call_instance(rt, instance, &[], [arg.into_value()], span).map(T::unbox);

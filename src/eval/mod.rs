@@ -18,6 +18,7 @@ pub mod compile;
 pub mod error;
 pub mod format;
 pub mod library;
+pub mod native;
 pub mod parallel;
 pub mod pointer;
 pub mod prims;
@@ -79,6 +80,13 @@ pub struct Runtime<'o> {
     pub frame_pool: RefCell<Vec<Vec<Value>>>,
     /// The value of the `return` being propagated as `Ctrl::Return`.
     pub returned: Cell<Value>,
+    /// Set (to 1) by a runtime helper of native code that failed; the failure itself is in
+    /// `native_fault`. Native code tests it after every call that can fail (`native`).
+    pub native_failed: Cell<u8>,
+    /// The error (or panic) that native code is unwinding with.
+    pub native_fault: RefCell<Option<native::Fault>>,
+    /// The label of a `break` or `continue` that left fallback code run by native code.
+    pub native_label: Cell<u32>,
 }
 
 impl Runtime<'_> {
@@ -119,12 +127,24 @@ impl Runtime<'_> {
 /// every access of a top-level variable in a hot loop.
 pub struct Globals {
     slots: UnsafeCell<Vec<Value>>,
+    /// The address of slot 0, for native code (kept up to date when the slots grow).
+    pub base: Cell<*mut Value>,
 }
 
 impl Globals {
-    pub fn new(slots: Vec<Value>) -> Globals {
+    pub fn new(mut slots: Vec<Value>) -> Globals {
+        let base = Cell::new(slots.as_mut_ptr());
         Globals {
             slots: UnsafeCell::new(slots),
+            base,
+        }
+    }
+
+    /// Grow the slots to hold `slot`, keeping `base` up to date.
+    fn grow_to(&self, slots: &mut Vec<Value>, slot: usize) {
+        if slots.len() <= slot {
+            slots.resize(slot + 1, Value::Unit);
+            self.base.set(slots.as_mut_ptr());
         }
     }
 
@@ -173,9 +193,7 @@ impl Globals {
     #[inline]
     pub unsafe fn with_mut<R>(&self, slot: usize, write: impl FnOnce(&mut Value) -> R) -> R {
         let slots = &mut *self.slots.get();
-        if slots.len() <= slot {
-            slots.resize(slot + 1, Value::Unit);
-        }
+        self.grow_to(slots, slot);
         write(&mut slots[slot])
     }
 
@@ -185,9 +203,7 @@ impl Globals {
         let old = {
             // SAFETY: a single access that ends before returning (see the type's comment).
             let slots = unsafe { &mut *self.slots.get() };
-            if slots.len() <= slot {
-                slots.resize(slot + 1, Value::Unit);
-            }
+            self.grow_to(slots, slot);
             std::mem::replace(&mut slots[slot], value)
         };
         drop(old);
@@ -268,6 +284,8 @@ pub struct Program {
     /// Each function after the inlining pass, what instances are compiled from
     /// (`functions` keeps them as checked, what the pass inlines from).
     pub inlined_functions: Vec<Option<Arc<crate::core::ir::Function>>>,
+    /// The native code backend, when native code is on (`Machine::set_native`).
+    pub native: Option<native::SharedBackend>,
 }
 
 impl Program {
@@ -357,6 +375,38 @@ impl Machine {
             globals: Vec::new(),
             inlining: true,
         }
+    }
+
+    /// Compile functions and units to native code from now on (the default), or run
+    /// everything on the closure compiler. Functions compiled so far are compiled again.
+    pub fn set_native(&mut self, on: bool) {
+        if on == self.program.native.is_some() {
+            return;
+        }
+        self.program.native = if on { native::Backend::new() } else { None };
+        self.program.instances.clear();
+    }
+
+    /// The native backend's report: one line per function instance and unit.
+    pub fn native_report(&self) -> Vec<String> {
+        let Some(backend) = &self.program.native else {
+            return vec!["native code is off (--no-jit): everything runs on closures".into()];
+        };
+        native::reports(backend)
+            .into_iter()
+            .map(|r| {
+                let mut line = format!(
+                    "{}: {}",
+                    r.name,
+                    if r.native { "native" } else { "closures" }
+                );
+                for note in r.notes {
+                    line.push_str("\n    ");
+                    line.push_str(&note);
+                }
+                line
+            })
+            .collect()
     }
 
     /// Use `limits` for the units run from now on.
@@ -460,10 +510,17 @@ impl Machine {
         let inlined = self.inline(unit);
         let (stmts, result) = (&inlined.unit.body, inlined.unit.result.as_ref());
         let slots = inlined.top_level_slots as usize;
+        let backend = self.program.native.clone();
         let mut compiler = compile::Compiler::new(&mut self.program, slots);
-        let body = compiler.top_level_block(stmts);
+        let native = backend
+            .as_ref()
+            .and_then(|backend| native::compile_unit(&mut compiler, backend, stmts, result));
+        let body = match &native {
+            Some(_) => None,
+            None => Some(compiler.top_level_block(stmts)),
+        };
         let result = result.map(|e| compiler.expr(e));
-        let n_slots = compiler.top_level_slots();
+        let n_slots = compiler.top_level_slots() + 1;
 
         let runtime = Runtime {
             globals: Globals::new(std::mem::take(&mut self.globals)),
@@ -475,6 +532,9 @@ impl Machine {
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
             returned: Cell::new(Value::Unit),
+            native_failed: Cell::new(0),
+            native_fault: RefCell::new(None),
+            native_label: Cell::new(0),
         };
         let outcome = {
             let mut slots = vec![Value::Unit; n_slots];
@@ -485,7 +545,12 @@ impl Machine {
             };
             // A panic (a bug) must not lose the globals: they go back to the machine first.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                closure::with_stack(&runtime, || match body(&mut frame) {
+                let run = |frame: &mut Frame<'_, '_>| match (&native, &body) {
+                    (Some(code), _) => code.run(frame),
+                    (None, Some(body)) => body(frame),
+                    (None, None) => Ok(()),
+                };
+                closure::with_stack(&runtime, || match run(&mut frame) {
                     Ok(()) | Err(Ctrl::Return) => match &result {
                         Some(code) => code(&mut frame).map(Some),
                         None => Ok(None),

@@ -24,11 +24,15 @@
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
 
+/// The layout is fixed (`repr(u8)`: a one-byte tag at offset 0, the payload at offset 8), so
+/// native code (`eval::native`) reads and writes the scalars of frame and global slots in
+/// place: see `native::layout`.
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum Value {
-    Unit,
-    Int(i64),
-    Float(f64),
+    Unit = 0,
+    Int(i64) = 1,
+    Float(f64) = 2,
     Str(Text),
     Big(Arc<BigUint>),
     Tuple(Arc<[Value]>),

@@ -24,7 +24,7 @@ use super::{Ctrl, Frame, Program};
 
 mod columns;
 mod expr;
-mod float;
+pub(crate) mod float;
 mod inlined;
 mod int;
 mod loops;
@@ -35,6 +35,7 @@ mod prim;
 mod stmt;
 mod stores;
 pub use inlined::peel;
+pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
 
@@ -242,6 +243,32 @@ impl<'p> Compiler<'p> {
         })
     }
 
+    /// The check a read of global `s` of type `ty` compiled now needs (see
+    /// `uninitialised_check`), for native code.
+    pub(crate) fn global_read_check(
+        &self,
+        s: u32,
+        ty: &Type,
+    ) -> Option<Arc<crate::core::ir::GlobalDef>> {
+        self.uninitialised_check(s, ty)
+    }
+
+    /// Note that a top-level statement compiled from now on runs after global `s` was
+    /// assigned (native code compiles the top level itself, in order).
+    pub(crate) fn note_defined(&mut self, s: u32) {
+        self.defined.insert(s);
+    }
+
+    /// One more than the highest slot the code compiled so far uses.
+    pub(crate) fn slots_now(&self) -> usize {
+        self.slots_used
+    }
+
+    /// Is the code being compiled a function's (not a unit's top level)?
+    pub(crate) fn in_function(&self) -> bool {
+        self.in_function > 0
+    }
+
     /// The frame size the top-level code compiled so far needs.
     pub fn top_level_slots(&self) -> usize {
         self.slots_used
@@ -279,6 +306,7 @@ impl<'p> Compiler<'p> {
             cell_slots: function.cell_slots.clone(),
             captures: function.captures.clone(),
             code: OnceLock::new(),
+            native: OnceLock::new(),
         });
         self.program.instances.insert(key, instance.clone());
         let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);
@@ -333,6 +361,13 @@ impl<'p> Compiler<'p> {
             float_body,
             int_entry: int_entry.map(|slot| IntEntry { n_slots, slot }),
         });
+        if let Some(backend) = self.program.native.clone() {
+            self.in_function += 1;
+            let outer = std::mem::replace(&mut self.slots_used, n_slots);
+            super::native::compile_instance(self, &backend, &instance, &function);
+            self.slots_used = outer;
+            self.in_function -= 1;
+        }
         Some(instance)
     }
 

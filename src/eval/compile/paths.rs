@@ -21,7 +21,7 @@ use super::super::value::Value;
 use super::super::{Ctrl, Frame};
 use super::{assign, int_ty_of, internal, internal_stmt, record_components, take_place, Compiler};
 
-pub(super) fn index_error(position: i128, array_ty: &Type, n: usize) -> Fault {
+pub(crate) fn index_error(position: i128, array_ty: &Type, n: usize) -> Fault {
     let plural = if n == 1 { "element" } else { "elements" };
     Fault::new(
         INDEX_OUT_OF_RANGE,

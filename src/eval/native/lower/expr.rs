@@ -1,0 +1,934 @@
+//! Expressions of native types: constants, variables, operators, conditions, compact codes,
+//! array elements, direct calls and inlined bodies. Anything else is a fallback piece.
+
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder, MemFlagsData, Value as ClValue,
+};
+
+use crate::core::ir::{
+    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Inlined, MathFn, Prim,
+};
+use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use cranelift_module::Module;
+
+use super::super::runtime::{Helper, Site};
+use super::{args, flags, Lower, ReturnTarget, V};
+use crate::eval::array::Shape;
+use crate::eval::native::{lock, Repr};
+use crate::eval::value::LeafRepr;
+
+/// Is a value of `ty` compared unsigned (`uint64`-like integers and compact codes)?
+fn unsigned(ty: &Type) -> bool {
+    match ty {
+        Type::Int(ity) => !ity.signed() && ity.bits() == 64,
+        Type::Char => false,
+        _ => true,
+    }
+}
+
+fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
+    match (op, unsigned) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne, _) => IntCC::NotEqual,
+        (CmpOp::Lt, false) => IntCC::SignedLessThan,
+        (CmpOp::Le, false) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, true) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, true) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
+    }
+}
+
+fn float_cc(op: CmpOp) -> FloatCC {
+    match op {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::NotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// The steps of an element read `base.(i).(j)...`: the base variable and, outermost array
+/// first, each index with its array type.
+pub(super) struct ElementPath<'e> {
+    pub base: &'e Expr,
+    pub steps: Vec<(&'e Expr, IndexMode, Type)>,
+}
+
+impl<'e> ElementPath<'e> {
+    /// The path of an `Index` chain ending in a scalar of an array of unboxed leaves.
+    pub fn of(e: &'e Expr) -> Option<ElementPath<'e>> {
+        let mut steps = Vec::new();
+        let mut at = e;
+        while let ExprKind::Index { array, index, mode } = &at.kind {
+            steps.push((&**index, *mode, array.ty.clone()));
+            at = array;
+        }
+        if steps.is_empty() || !matches!(at.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
+            return None;
+        }
+        steps.reverse();
+        Some(ElementPath { base: at, steps })
+    }
+}
+
+impl Lower<'_, '_, '_> {
+    /// Lower an expression of a native type.
+    pub(super) fn expr(&mut self, e: &Expr) -> V {
+        let Some(repr) = Repr::of(&e.ty) else {
+            // Not a native type: evaluated for its effects only (a statement's operand).
+            self.fallback_expr(e, "a value that is not in registers");
+            return V::Unit;
+        };
+        match &e.kind {
+            ExprKind::Const(c) => match (c, repr) {
+                (_, Repr::Unit) => V::Unit,
+                (Const::Int(i), Repr::I64) => V::I(self.iconst(*i)),
+                (Const::Float(x), Repr::F64) => V::F(self.b.ins().f64const(*x)),
+                _ => self.fallback_expr(e, "a constant"),
+            },
+            ExprKind::Zero => self.zero(repr),
+            ExprKind::Local(s) => match self.vars.get(s) {
+                Some((var, r)) => {
+                    let v = self.b.use_var(*var);
+                    match r {
+                        Repr::F64 => V::F(v),
+                        _ => V::I(v),
+                    }
+                }
+                None if repr == Repr::Unit => V::Unit,
+                None => self.fallback_expr(e, "a variable kept in the frame"),
+            },
+            ExprKind::Global(s) => self.global_read(*s, &e.ty, e.span, repr),
+            ExprKind::Prim(p, a) => self.prim(p, a, e, repr),
+            ExprKind::If(c, t, f) => {
+                let c = self.expr(c).int();
+                let (then_b, else_b, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(join, ty);
+                }
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                for (block, arm) in [(then_b, t), (else_b, f)] {
+                    self.b.seal_block(block);
+                    self.b.switch_to_block(block);
+                    let v = self.expr(arm);
+                    let vals: Vec<ClValue> = match v {
+                        V::I(x) | V::F(x) => vec![x],
+                        V::Unit => vec![],
+                    };
+                    self.b.ins().jump(join, &args(&vals));
+                }
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                self.join_value(join, repr)
+            }
+            ExprKind::And(x, y) | ExprKind::Or(x, y) => {
+                let is_and = matches!(e.kind, ExprKind::And(..));
+                let x = self.expr(x).int();
+                let rhs = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.append_block_param(join, types::I64);
+                if is_and {
+                    self.b.ins().brif(x, rhs, &[], join, &args(&[x]));
+                } else {
+                    self.b.ins().brif(x, join, &args(&[x]), rhs, &[]);
+                }
+                self.b.seal_block(rhs);
+                self.b.switch_to_block(rhs);
+                let y = self.expr(y).int();
+                self.b.ins().jump(join, &args(&[y]));
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                V::I(self.b.block_params(join)[0])
+            }
+            ExprKind::CField(inner, i) if Repr::of(&inner.ty) == Some(Repr::I64) => {
+                match crate::eval::compact::ProductLayout::small_digit(&inner.ty, *i as usize) {
+                    Some((radix, weight)) if radix != 0 && weight != 0 => {
+                        let code = self.expr(inner).int();
+                        let q = if weight == 1 {
+                            code
+                        } else {
+                            let w = self.iconst(weight as i64);
+                            self.b.ins().udiv(code, w)
+                        };
+                        let r = self.iconst(radix as i64);
+                        V::I(self.b.ins().urem(q, r))
+                    }
+                    _ => self.fallback_expr(e, "a digit of a large compact value"),
+                }
+            }
+            ExprKind::CTuple(parts)
+                if repr == Repr::I64 && parts.iter().all(|p| Repr::of(&p.ty) == Some(Repr::I64)) =>
+            {
+                let Some(crate::eval::compact::ProductLayout::Small { weights, .. }) =
+                    crate::eval::compact::ProductLayout::of(&e.ty)
+                else {
+                    return self.fallback_expr(e, "a large compact tuple");
+                };
+                let mut code = self.iconst(0);
+                for (part, weight) in parts.iter().zip(weights) {
+                    let v = self.expr(part).int();
+                    let term = self.b.ins().imul_imm_s(v, weight as i64);
+                    code = self.b.ins().iadd(code, term);
+                }
+                V::I(code)
+            }
+            ExprKind::Coerce(CoerceKind::Reinterpret | CoerceKind::Opaque, inner)
+                if Repr::of(&inner.ty) == Some(repr) =>
+            {
+                self.expr(inner)
+            }
+            ExprKind::Coerce(CoerceKind::DecodeInt, inner)
+                if repr == Repr::I64 && self.pure(inner) && matches!(inner.ty, Type::Int(_)) =>
+            {
+                let size = crate::types::size::size_of(&e.ty).and_then(|n| u64::try_from(n).ok());
+                let Some(size) = size.filter(|n| *n > 0) else {
+                    return self.fallback_expr(e, "a decode into a large type");
+                };
+                let v = self.expr(inner).int();
+                // A negative signed value is above every size as unsigned.
+                let bad = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, size as i64);
+                self.slow_path_if(bad, e, "a decode out of range");
+                V::I(v)
+            }
+            ExprKind::TypeSize(ty) if repr == Repr::I64 => {
+                match crate::types::size::size_of(ty).and_then(|n| u64::try_from(n).ok()) {
+                    Some(n) => V::I(self.iconst(n as i64)),
+                    None => self.fallback_expr(e, "the size of a large type"),
+                }
+            }
+            ExprKind::Index { .. } if repr != Repr::Unit => match ElementPath::of(e) {
+                Some(path) if self.element_path_ok(&path, repr) => self.element_read(&path, repr),
+                _ => self.fallback_expr(e, "an element of an array not of unboxed scalars"),
+            },
+            ExprKind::Call { func, args } => self.call(e, func, args, repr),
+            ExprKind::Inlined(inlined) => self.inlined(inlined, repr, e),
+            _ => self.fallback_expr(e, "an expression form not lowered yet"),
+        }
+    }
+
+    /// The value arriving at `join` (its parameter).
+    fn join_value(&mut self, join: cranelift_codegen::ir::Block, repr: Repr) -> V {
+        match repr {
+            Repr::I64 => V::I(self.b.block_params(join)[0]),
+            Repr::F64 => V::F(self.b.block_params(join)[0]),
+            Repr::Unit => V::Unit,
+        }
+    }
+
+    /// Can `e` be evaluated a second time with the same result and no visible effect (so a
+    /// failed check may re-run it on the closure compiler to raise the exact error)?
+    pub(super) fn pure(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
+            ExprKind::Local(s) => self.vars.contains_key(s),
+            ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
+            ExprKind::Prim(p, a) => {
+                matches!(
+                    p,
+                    Prim::IntArith(..)
+                        | Prim::FloatArith(..)
+                        | Prim::Compare(_)
+                        | Prim::Not
+                        | Prim::Widen
+                        | Prim::FloatNeg
+                ) && a.iter().all(|x| self.pure(x))
+            }
+            ExprKind::If(a, b, c) => self.pure(a) && self.pure(b) && self.pure(c),
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => self.pure(a) && self.pure(b),
+            ExprKind::CField(a, _) => self.pure(a),
+            ExprKind::CTuple(parts) => parts.iter().all(|p| self.pure(p)),
+            ExprKind::Coerce(_, a) => self.pure(a),
+            ExprKind::Index { array, index, .. } => {
+                matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Index { .. })
+                    && (matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_)) || self.pure(array))
+                    && self.pure(index)
+            }
+            _ => false,
+        }
+    }
+
+    /// When `bad`, run `e` on the closure compiler (which raises the exact error) and use its
+    /// value; `e` must be pure, and is native-typed.
+    pub(super) fn slow_path_if(&mut self, bad: ClValue, e: &Expr, why: &str) -> Option<V> {
+        let cold = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(bad, cold, &[], next, &[]);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
+        let notes = self.notes.len();
+        self.fallback_expr(e, why);
+        self.notes.truncate(notes);
+        // The closure compiler found the same value valid (it cannot: the check is exact);
+        // either way nothing below runs with a wrong value.
+        let unwind = self.unwind;
+        self.b.ins().jump(unwind, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        None
+    }
+
+    /// A read of global `s`.
+    fn global_read(&mut self, s: u32, ty: &Type, span: Span, repr: Repr) -> V {
+        if repr == Repr::Unit {
+            return V::Unit;
+        }
+        let addr = self.global_addr(s);
+        if let Some(def) = self.c.global_read_check(s, ty) {
+            let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+            let zero = self.iconst(0);
+            self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
+        }
+        self.load_value(addr, repr)
+    }
+
+    /// A primitive with native operands.
+    fn prim(&mut self, p: &Prim, a: &[Expr], e: &Expr, repr: Repr) -> V {
+        if let (Prim::Len, [array]) = (p, a) {
+            if let (Some(shape), ExprKind::Local(_) | ExprKind::Global(_)) =
+                (Shape::of(&array.ty), &array.kind)
+            {
+                if let (Some(n), Repr::I64) = (shape.n_elements, repr) {
+                    return V::I(self.iconst(n as i64));
+                }
+            }
+        }
+        if a.iter().any(|x| Repr::of(&x.ty).is_none()) {
+            return self.fallback_expr(e, "an operation on values that are not in registers");
+        }
+        match (p, a) {
+            (Prim::IntArith(op, ity), [x, y]) => {
+                let x = self.expr(x).int();
+                let y = self.expr(y).int();
+                V::I(self.int_arith(*op, *ity, x, y, e.span))
+            }
+            (Prim::FloatArith(op, single), [x, y]) if *op != ArithOp::Mod => {
+                let x = self.expr(x).int();
+                let y = self.expr(y).int();
+                let r = match op {
+                    ArithOp::Add => self.b.ins().fadd(x, y),
+                    ArithOp::Sub => self.b.ins().fsub(x, y),
+                    ArithOp::Mul => self.b.ins().fmul(x, y),
+                    _ => self.b.ins().fdiv(x, y),
+                };
+                V::F(self.round(r, *single))
+            }
+            (Prim::FloatNeg, [x]) => {
+                let x = self.expr(x).int();
+                V::F(self.b.ins().fneg(x))
+            }
+            (Prim::IntNeg(ity), [x]) if ity.signed() && self.pure(x) => {
+                let v = self.expr(x).int();
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, v, IntTy::min(*ity) as i64);
+                self.slow_path_if(bad, e, "a negation that overflows");
+                V::I(self.b.ins().ineg(v))
+            }
+            (Prim::Compare(op), [x, y]) => {
+                let uns = unsigned(&x.ty);
+                let xr = Repr::of(&x.ty);
+                let xv = self.expr(x).int();
+                let yv = self.expr(y).int();
+                let c = match xr {
+                    Some(Repr::F64) => self.b.ins().fcmp(float_cc(*op), xv, yv),
+                    Some(Repr::I64) => self.b.ins().icmp(int_cc(*op, uns), xv, yv),
+                    _ => {
+                        let t = matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge);
+                        return V::I(self.iconst(t as i64));
+                    }
+                };
+                V::I(self.b.ins().uextend(types::I64, c))
+            }
+            (Prim::Not, [x]) => {
+                let v = self.expr(x).int();
+                V::I(self.b.ins().bxor_imm_s(v, 1))
+            }
+            (Prim::IntBit(op, _), [x, y])
+                if matches!(
+                    op,
+                    crate::core::ir::BitOp::And | crate::core::ir::BitOp::Or | crate::core::ir::BitOp::Xor
+                ) =>
+            {
+                let x = self.expr(x).int();
+                let y = self.expr(y).int();
+                V::I(match op {
+                    crate::core::ir::BitOp::And => self.b.ins().band(x, y),
+                    crate::core::ir::BitOp::Or => self.b.ins().bor(x, y),
+                    _ => self.b.ins().bxor(x, y),
+                })
+            }
+            (Prim::FloatFn(f, single), [x]) => {
+                let x = self.expr(x).int();
+                let r = match f {
+                    MathFn::Sqrt => self.b.ins().sqrt(x),
+                    MathFn::Floor => self.b.ins().floor(x),
+                    MathFn::Ceil => self.b.ins().ceil(x),
+                    MathFn::Trunc => self.b.ins().trunc(x),
+                    MathFn::Abs => self.b.ins().fabs(x),
+                    other => {
+                        let code = self.b.ins().iconst(types::I32, super::super::runtime::math_code(*other) as i64);
+                        self.call_helper(Helper::Math, &[types::I32, types::F64], &[types::F64], &[code, x])
+                            .expect("math returns a value")
+                    }
+                };
+                V::F(self.round(r, *single))
+            }
+            (Prim::Atan2(single) | Prim::Pow(single), [x, y]) => {
+                let helper = if matches!(p, Prim::Atan2(_)) { Helper::Atan2 } else { Helper::Pow };
+                let x = self.expr(x).int();
+                let y = self.expr(y).int();
+                let r = self
+                    .call_helper(helper, &[types::F64, types::F64], &[types::F64], &[x, y])
+                    .expect("a math helper returns a value");
+                V::F(self.round(r, *single))
+            }
+            (Prim::Min | Prim::Max, [x, y]) if repr != Repr::Unit => {
+                let uns = unsigned(&x.ty);
+                let xv = self.expr(x).int();
+                let yv = self.expr(y).int();
+                let less = match repr {
+                    Repr::F64 => self.b.ins().fcmp(FloatCC::LessThan, xv, yv),
+                    _ => self.b.ins().icmp(int_cc(CmpOp::Lt, uns), xv, yv),
+                };
+                let r = match p {
+                    Prim::Min => self.b.ins().select(less, xv, yv),
+                    _ => self.b.ins().select(less, yv, xv),
+                };
+                match repr {
+                    Repr::F64 => V::F(r),
+                    _ => V::I(r),
+                }
+            }
+            (Prim::Widen, [x]) => self.expr(x),
+            (Prim::Convert, [x]) => self.convert(x, e, repr),
+            _ => self.fallback_expr(e, "a primitive not lowered yet"),
+        }
+    }
+
+    /// `x` rounded to `float` when `single`.
+    fn round(&mut self, x: ClValue, single: bool) -> ClValue {
+        if single {
+            let f = self.b.ins().fdemote(types::F32, x);
+            self.b.ins().fpromote(types::F64, f)
+        } else {
+            x
+        }
+    }
+
+    /// An explicit scalar conversion.
+    fn convert(&mut self, x: &Expr, e: &Expr, repr: Repr) -> V {
+        match (&x.ty, &e.ty) {
+            (Type::Int(from), Type::Double | Type::Float) => {
+                let v = self.expr(x).int();
+                let f = if !from.signed() && from.bits() == 64 {
+                    self.b.ins().fcvt_from_uint(types::F64, v)
+                } else {
+                    self.b.ins().fcvt_from_sint(types::F64, v)
+                };
+                V::F(self.round(f, e.ty == Type::Float))
+            }
+            (Type::Double | Type::Float, Type::Double | Type::Float) => {
+                let v = self.expr(x).int();
+                V::F(self.round(v, e.ty == Type::Float))
+            }
+            (Type::Int(from), Type::Int(to)) if self.pure(x) => {
+                let v = self.expr(x).int();
+                let (from, to) = (*from, *to);
+                if from.min() >= IntTy::min(to) && from.max() <= IntTy::max(to) {
+                    return V::I(v);
+                }
+                let from_u64 = !from.signed() && from.bits() == 64;
+                let bad = if from_u64 {
+                    // Non-negative as unsigned: only the upper bound can fail.
+                    let max = IntTy::max(to).min(u64::MAX as i128) as u64;
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThan, v, max as i64)
+                } else if !to.signed() && to.bits() == 64 {
+                    self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0)
+                } else {
+                    let lo = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedLessThan, v, IntTy::min(to) as i64);
+                    let hi = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThan, v, IntTy::max(to) as i64);
+                    self.b.ins().bor(lo, hi)
+                };
+                self.slow_path_if(bad, e, "a conversion out of range");
+                V::I(v)
+            }
+            (Type::Double | Type::Float, Type::Int(to))
+                if self.pure(x) && (to.signed() || to.bits() < 64) =>
+            {
+                let v = self.expr(x).int();
+                let t = self.b.ins().trunc(v);
+                // In range when min - 1 < t < max + 1 (NaN fails both comparisons).
+                let lo = self.b.ins().f64const(IntTy::min(*to) as f64 - 1.0);
+                let hi = self.b.ins().f64const(IntTy::max(*to) as f64 + 1.0);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThan, t, lo);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, t, hi);
+                let ok = self.b.ins().band(above, below);
+                let bad = self.b.ins().bxor_imm_s(ok, 1);
+                self.slow_path_if(bad, e, "a conversion out of range");
+                V::I(self.b.ins().fcvt_to_sint_sat(types::I64, t))
+            }
+            (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) if false => self.expr(x),
+            _ => {
+                let _ = repr;
+                self.fallback_expr(e, "a conversion not lowered yet")
+            }
+        }
+    }
+
+    /// Checked integer arithmetic: the machine operation, and the evaluator's kernel in a
+    /// cold block when the fast check cannot decide (overflow, division by zero).
+    pub(super) fn int_arith(
+        &mut self,
+        op: ArithOp,
+        ity: IntTy,
+        x: ClValue,
+        y: ClValue,
+        span: Span,
+    ) -> ClValue {
+        let wide = ity.bits() == 64;
+        let signed = ity.signed();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        match op {
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+                let (r, bad) = if wide {
+                    let ins = self.b.ins();
+                    match (op, signed) {
+                        (ArithOp::Add, true) => ins.sadd_overflow(x, y),
+                        (ArithOp::Sub, true) => ins.ssub_overflow(x, y),
+                        (ArithOp::Mul, true) => ins.smul_overflow(x, y),
+                        (ArithOp::Add, false) => ins.uadd_overflow(x, y),
+                        (ArithOp::Sub, false) => ins.usub_overflow(x, y),
+                        _ => ins.umul_overflow(x, y),
+                    }
+                } else {
+                    let r = match op {
+                        ArithOp::Add => self.b.ins().iadd(x, y),
+                        ArithOp::Sub => self.b.ins().isub(x, y),
+                        _ => self.b.ins().imul(x, y),
+                    };
+                    let bad = self.out_of_range(r, ity);
+                    (r, bad)
+                };
+                self.b.ins().brif(bad, cold, &[], join, &args(&[r]));
+            }
+            ArithOp::Div | ArithOp::Mod => {
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let bad = if signed {
+                    let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, IntTy::min(ity) as i64);
+                    let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                    let both = self.b.ins().band(min, minus_one);
+                    self.b.ins().bor(zero, both)
+                } else {
+                    zero
+                };
+                let hot = self.b.create_block();
+                self.b.ins().brif(bad, cold, &[], hot, &[]);
+                self.b.seal_block(hot);
+                self.b.switch_to_block(hot);
+                let r = match (op, signed) {
+                    (ArithOp::Div, true) => self.b.ins().sdiv(x, y),
+                    (ArithOp::Div, false) => self.b.ins().udiv(x, y),
+                    (_, true) => self.b.ins().srem(x, y),
+                    (_, false) => self.b.ins().urem(x, y),
+                };
+                self.b.ins().jump(join, &args(&[r]));
+            }
+        }
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
+        let site = self.keep(Site::IntArith(op, ity, span));
+        let site = self.ptr_const(site);
+        let rt = self.rt;
+        let v = self
+            .call_helper(
+                Helper::Fault,
+                &[types::I64; 4],
+                &[types::I64],
+                &[rt, site, x, y],
+            )
+            .expect("fault returns a value");
+        self.check_failed();
+        self.b.ins().jump(join, &args(&[v]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
+    }
+
+    /// Is `r` (computed exactly in 64 bits) outside the range of the narrow type `ity`?
+    fn out_of_range(&mut self, r: ClValue, ity: IntTy) -> ClValue {
+        if ity.signed() {
+            let lo = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThan, r, IntTy::min(ity) as i64);
+            let hi = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThan, r, IntTy::max(ity) as i64);
+            self.b.ins().bor(lo, hi)
+        } else {
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThan, r, IntTy::max(ity) as i64)
+        }
+    }
+
+    /// Are the arrays of an element path of unboxed leaves of `repr`, with known sizes?
+    pub(super) fn element_path_ok(&self, path: &ElementPath<'_>, repr: Repr) -> bool {
+        let leaves = match repr {
+            Repr::I64 => LeafRepr::I64,
+            Repr::F64 => LeafRepr::F64,
+            Repr::Unit => return false,
+        };
+        if let ExprKind::Local(s) = path.base.kind {
+            if self.vars.contains_key(&s) {
+                return false;
+            }
+        }
+        path.steps.iter().all(|(index, _, array_ty)| {
+            Repr::of(&index.ty) == Some(Repr::I64)
+                && Shape::of(array_ty)
+                    .is_some_and(|s| s.repr == leaves && s.n_elements.is_some() && s.elem_leaves != usize::MAX)
+        })
+    }
+
+    /// The address of the `Value` holding the base array of a path.
+    pub(super) fn base_addr(&mut self, base: &Expr) -> ClValue {
+        match base.kind {
+            ExprKind::Local(s) => {
+                self.frame_used = true;
+                self.slot_addr(s)
+            }
+            ExprKind::Global(s) => self.global_addr(s),
+            _ => unreachable!("an element path starts at a variable"),
+        }
+    }
+
+    /// The leaf position of an element path, each linear index checked (R0001 at the
+    /// index); compact indices are codes of the index type, so below its size: no check.
+    pub(super) fn leaf_position(&mut self, path: &ElementPath<'_>) -> ClValue {
+        let mut pos = self.iconst(0);
+        for (index, mode, array_ty) in &path.steps {
+            let shape = Shape::of(array_ty).expect("checked by element_path_ok");
+            let n = shape.n_elements.unwrap_or(0);
+            let i = self.expr(index).int();
+            if *mode == IndexMode::Linear {
+                let bad = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+                let ity = match index.ty {
+                    Type::Int(ity) => Some(ity),
+                    _ => Some(IntTy::Long),
+                };
+                let zero = self.iconst(0);
+                self.raise_if(
+                    bad,
+                    Site::Index {
+                        array_ty: array_ty.clone(),
+                        n,
+                        linear: ity,
+                        span: index.span,
+                    },
+                    i,
+                    zero,
+                );
+            }
+            let scaled = if shape.elem_leaves == 1 {
+                i
+            } else {
+                self.b.ins().imul_imm_s(i, shape.elem_leaves as i64)
+            };
+            pos = self.b.ins().iadd(pos, scaled);
+        }
+        pos
+    }
+
+    /// The view of the array in the `Value` at `addr`: its leaves' address and count.
+    pub(super) fn view(&mut self, addr: ClValue, write: bool) -> (ClValue, ClValue) {
+        let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+            16,
+            3,
+        ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let helper = if write { Helper::ArrayViewMut } else { Helper::ArrayView };
+        self.call_helper(helper, &[types::I64, types::I64], &[], &[addr, out]);
+        let data = self.b.ins().load(types::I64, flags(), out, 0);
+        let len = self.b.ins().load(types::I64, flags(), out, 8);
+        (data, len)
+    }
+
+    /// Read an element of an array of unboxed leaves.
+    fn element_read(&mut self, path: &ElementPath<'_>, repr: Repr) -> V {
+        // The array is read before its indices (an unassigned global is R0011 first).
+        let mut base_addr = None;
+        if let ExprKind::Global(s) = path.base.kind {
+            if let Some(def) = self.c.global_read_check(s, &path.base.ty) {
+                let addr = self.global_addr(s);
+                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+                let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+                let zero = self.iconst(0);
+                self.raise_if(unset, Site::Uninitialised(def, path.base.span), zero, zero);
+                base_addr = Some(addr);
+            }
+        }
+        let pos = self.leaf_position(path);
+        let addr = match base_addr {
+            Some(a) if !matches!(path.base.kind, ExprKind::Global(_)) => a,
+            _ => self.base_addr(path.base),
+        };
+        let (data, len) = self.view(addr, false);
+        let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        let zero = self.iconst(0);
+        self.raise_if(
+            bad,
+            Site::Index {
+                array_ty: path.steps[0].2.clone(),
+                n: 0,
+                linear: None,
+                span: path.base.span,
+            },
+            pos,
+            zero,
+        );
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        let at = self.b.ins().iadd(data, offset);
+        match repr {
+            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), at, 0)),
+            _ => V::I(self.b.ins().load(types::I64, flags(), at, 0)),
+        }
+    }
+
+    /// A call: direct to a native instance when the callee is known and its signature is in
+    /// registers; otherwise a fallback piece.
+    fn call(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
+        let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+            return self.fallback_expr(e, "a call of a function value");
+        };
+        let Some(instance) = self.c.instance(*fun, type_args) else {
+            return self.fallback_expr(e, "a call of an unknown function");
+        };
+        let key = std::sync::Arc::as_ptr(&instance) as usize;
+        let declared = lock(&self.backend).declared.get(&key).cloned();
+        let Some((id, sig)) = declared else {
+            return self.fallback_expr(e, "a call of a function that is not native");
+        };
+        if sig.groups.len() != call_args.len() || sig.ret != repr {
+            return self.fallback_expr(e, "a partial or curried call");
+        }
+        // The arguments, flattened as the signature's parameters.
+        let mut shapes_ok = true;
+        for (group, arg) in sig.groups.iter().zip(call_args) {
+            match group.len() {
+                0 => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
+                1 => shapes_ok &= Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
+                n => {
+                    shapes_ok &= matches!(&arg.kind, ExprKind::Tuple(parts)
+                        if parts.len() == n && parts.iter().all(|p| Repr::of(&p.ty).is_some_and(|r| r != Repr::Unit)))
+                }
+            }
+        }
+        if !shapes_ok {
+            return self.fallback_expr(e, "a call whose arguments are not in registers");
+        }
+        let mut values = vec![self.rt, self.iconst(0)];
+        for arg in call_args {
+            match &arg.kind {
+                ExprKind::Tuple(parts) if Repr::of(&arg.ty).is_none() => {
+                    for p in parts {
+                        let v = self.expr(p).int();
+                        values.push(v);
+                    }
+                }
+                _ => match self.expr(arg) {
+                    V::I(v) | V::F(v) => values.push(v),
+                    V::Unit => {}
+                },
+            }
+        }
+        let span = e.span;
+        // The call's bookkeeping, as `call_instance` does it: depth, Ctrl-C, stack.
+        let depth = self
+            .b
+            .ins()
+            .uload32(MemFlagsData::trusted(), self.rt, super::super::layout::depth());
+        let max = self
+            .b
+            .ins()
+            .uload32(MemFlagsData::trusted(), self.rt, super::super::layout::max_depth());
+        let too_deep = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, depth, max);
+        let zero = self.iconst(0);
+        self.raise_if(too_deep, Site::TooDeep(instance.name.clone(), span), zero, zero);
+        self.poll_interrupt(span);
+        let deeper = self.b.ins().iadd_imm_s(depth, 1);
+        let deeper32 = self.b.ins().ireduce(types::I32, deeper);
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), deeper32, self.rt, super::super::layout::depth());
+        // Deep recursion continues on a fresh stack segment, through the boxed entry.
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let floor = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.rt, super::super::layout::stack_floor());
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let direct = self.b.create_block();
+        let grow = self.b.create_block();
+        let join = self.b.create_block();
+        if let Some(ty) = repr.clif() {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.set_cold_block(grow);
+        self.b.ins().brif(low, grow, &[], direct, &[]);
+        self.b.seal_block(direct);
+        self.b.switch_to_block(direct);
+        let callee = {
+            let mut backend = lock(&self.backend);
+            backend.module.declare_func_in_func(id, self.b.func)
+        };
+        let call = self.b.ins().call(callee, &values);
+        let results = self.b.inst_results(call).to_vec();
+        self.b.ins().jump(join, &args(&results));
+        self.b.seal_block(grow);
+        self.b.switch_to_block(grow);
+        let n = values.len() - 2;
+        let buf = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+            (n.max(1) * 8) as u32,
+            3,
+        ));
+        let bits = self.b.ins().stack_addr(types::I64, buf, 0);
+        for (i, v) in values[2..].iter().enumerate() {
+            let word = if self.b.func.dfg.value_type(*v) == types::F64 {
+                self.b.ins().bitcast(types::I64, MemFlagsData::new(), *v)
+            } else {
+                *v
+            };
+            self.b.ins().store(flags(), word, bits, (i * 8) as i32);
+        }
+        let target = self.keep(super::super::runtime::Trampoline {
+            instance: instance.clone(),
+            sig: sig.clone(),
+        });
+        let target = self.ptr_const(target);
+        let rt = self.rt;
+        let r = self
+            .call_helper(Helper::GrowCall, &[types::I64; 3], &[types::I64], &[rt, target, bits])
+            .expect("grow_call returns bits");
+        let r: Vec<ClValue> = match repr {
+            Repr::I64 => vec![r],
+            Repr::F64 => vec![self.b.ins().bitcast(types::F64, MemFlagsData::new(), r)],
+            Repr::Unit => vec![],
+        };
+        self.b.ins().jump(join, &args(&r));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        let depth32 = self.b.ins().ireduce(types::I32, depth);
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), depth32, self.rt, super::super::layout::depth());
+        // An error in the callee: note this call in its call stack, then unwind.
+        let flag = self
+            .b
+            .ins()
+            .uload8(types::I64, flags(), self.rt, super::super::layout::failed());
+        let noted = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(noted);
+        self.b.ins().brif(flag, noted, &[], next, &[]);
+        self.b.seal_block(noted);
+        self.b.switch_to_block(noted);
+        let site = self.keep(Site::Frame(instance.name.clone(), instance.unit, span));
+        let site = self.ptr_const(site);
+        let rt = self.rt;
+        self.call_helper(Helper::NoteCall, &[types::I64, types::I64], &[], &[rt, site]);
+        let unwind = self.unwind;
+        self.b.ins().jump(unwind, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.join_value(join, repr)
+    }
+
+    /// A body inlined at its call: its statements in this frame, then its value.
+    fn inlined(&mut self, inlined: &Inlined, repr: Repr, e: &Expr) -> V {
+        let outer_unwind = self.unwind;
+        if let Some(frame) = &inlined.frame {
+            // Errors inside note the inlined call in their call stack.
+            let note = self.b.create_block();
+            self.b.set_cold_block(note);
+            self.unwind = note;
+            let here = self.b.current_block();
+            self.b.switch_to_block(note);
+            let site = self.keep(Site::Frame(frame.name.to_string(), frame.unit, inlined.call));
+            let site = self.ptr_const(site);
+            let rt = self.rt;
+            self.call_helper(Helper::NoteCall, &[types::I64, types::I64], &[], &[rt, site]);
+            self.b.ins().jump(outer_unwind, &[]);
+            if let Some(here) = here {
+                self.b.switch_to_block(here);
+            }
+        }
+        let value = match &inlined.result {
+            Some(result) => {
+                self.stmts(&inlined.stmts);
+                self.ensure_open();
+                self.expr(result)
+            }
+            None => {
+                let done = self.b.create_block();
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(done, ty);
+                }
+                self.returns.push(ReturnTarget { block: done, repr });
+                self.stmts(&inlined.stmts);
+                self.returns.pop();
+                if !self.filled() {
+                    let z = self.zero(repr);
+                    let vals: Vec<ClValue> = match z {
+                        V::I(x) | V::F(x) => vec![x],
+                        V::Unit => vec![],
+                    };
+                    self.b.ins().jump(done, &args(&vals));
+                }
+                self.b.seal_block(done);
+                self.b.switch_to_block(done);
+                self.join_value(done, repr)
+            }
+        };
+        if inlined.frame.is_some() {
+            let note = self.unwind;
+            self.b.seal_block(note);
+        }
+        self.unwind = outer_unwind;
+        let _ = e;
+        value
+    }
+}

@@ -1,0 +1,137 @@
+//! The pieces of a native function that run on the closure compiler: an expression or a
+//! statement compiled by `compile::Compiler` and called with the native frame. The register
+//! variables a piece mentions are written to their slots before the call and read back after.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+
+use crate::core::ir::{Expr, Stmt};
+
+use super::super::runtime::{self, Helper};
+use super::{args, Lower, V};
+use crate::eval::native::Repr;
+
+impl Lower<'_, '_, '_> {
+    /// Evaluate the native-typed expression `e` on the closure compiler; `why` goes to the
+    /// report.
+    pub(super) fn fallback_expr(&mut self, e: &Expr, why: &str) -> V {
+        self.note(why, e.span);
+        let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
+        let code = self.c.expr(e);
+        let code = self.keep(code);
+        let slots = self.mentioned_expr(e);
+        self.spill(&slots);
+        self.frame_used = true;
+        let (rt, frame, n, out) = (self.rt, self.frame, self.n_slots, self.out);
+        let code = self.ptr_const(code);
+        let status = self
+            .call_helper(
+                Helper::EvalExpr,
+                &[types::I64; 5],
+                &[types::I32],
+                &[rt, code, frame, n, out],
+            )
+            .expect("eval_expr returns a status");
+        self.branch_unwind_if(status);
+        self.reload(&slots);
+        self.load_value(out, repr)
+    }
+
+    /// Run the statement `s` on the closure compiler; `why` goes to the report.
+    pub(super) fn fallback_stmt(&mut self, s: &Stmt, why: &str, span: crate::syntax::span::Span) {
+        self.note(why, span);
+        let code = self.c.stmt(s);
+        let code = self.keep(code);
+        let stmts = std::slice::from_ref(s);
+        let slots = self.mentioned_stmts(stmts);
+        self.spill(&slots);
+        self.frame_used = true;
+        let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
+        let code = self.ptr_const(code);
+        let status = self
+            .call_helper(
+                Helper::RunStmt,
+                &[types::I64; 4],
+                &[types::I32],
+                &[rt, code, frame, n],
+            )
+            .expect("run_stmt returns a status");
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        self.b.set_cold_block(other);
+        self.b.ins().brif(status, other, &[], done, &[]);
+        self.b.seal_block(other);
+        self.b.switch_to_block(other);
+        // Failed: unwind (the registers are stale, but nothing reads them any more).
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, status, 1);
+        self.branch_unwind_if(failed);
+        self.reload(&slots);
+        // A `return` from inside the piece.
+        let is_return = self.b.ins().icmp_imm_s(IntCC::Equal, status, 4);
+        let not_return = self.b.create_block();
+        let ret = self.b.create_block();
+        self.b.ins().brif(is_return, ret, &[], not_return, &[]);
+        self.b.seal_block(ret);
+        self.b.switch_to_block(ret);
+        if let Some(target) = self.returns.last().copied() {
+            let rt = self.rt;
+            let code = self.iconst(runtime::repr_code(target.repr) as i64);
+            let bits = self
+                .call_helper(
+                    Helper::ReturnedBits,
+                    &[types::I64, types::I64],
+                    &[types::I64],
+                    &[rt, code],
+                )
+                .expect("returned_bits returns bits");
+            match target.repr {
+                Repr::I64 => self.b.ins().jump(target.block, &args(&[bits])),
+                Repr::F64 => {
+                    let f = self
+                        .b
+                        .ins()
+                        .bitcast(types::F64, cranelift_codegen::ir::MemFlagsData::new(), bits);
+                    self.b.ins().jump(target.block, &args(&[f]))
+                }
+                Repr::Unit => self.b.ins().jump(target.block, &[]),
+            };
+        } else {
+            let unwind = self.unwind;
+            self.b.ins().jump(unwind, &[]);
+        }
+        self.b.seal_block(not_return);
+        self.b.switch_to_block(not_return);
+        // `break` (2) or `continue` (3) of an enclosing native loop, by label.
+        let label = self.b.ins().uload32(
+            cranelift_codegen::ir::MemFlagsData::trusted(),
+            self.rt,
+            crate::eval::native::layout::label(),
+        );
+        let is_break = self.b.ins().icmp_imm_s(IntCC::Equal, status, 2);
+        let targets: Vec<_> = self
+            .loops
+            .iter()
+            .map(|l| (l.label, l.exit, l.next))
+            .collect();
+        for (lab, exit, next) in targets.into_iter().rev() {
+            let this = self.b.ins().icmp_imm_s(IntCC::Equal, label, lab as i64);
+            let go = self.b.create_block();
+            let rest = self.b.create_block();
+            self.b.ins().brif(this, go, &[], rest, &[]);
+            self.b.seal_block(go);
+            self.b.switch_to_block(go);
+            self.b.ins().brif(is_break, exit, &[], next, &[]);
+            self.b.seal_block(rest);
+            self.b.switch_to_block(rest);
+        }
+        // Not a label of this function's loops: cannot happen; unwind as a failure would.
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        self.reload(&slots);
+    }
+
+    /// Note a fallback piece for the report.
+    pub(super) fn note(&mut self, why: &str, span: crate::syntax::span::Span) {
+        self.notes.push(format!("{why} (at bytes {}..{})", span.start, span.end));
+    }
+}

@@ -1,0 +1,847 @@
+//! IR -> Cranelift IR: the state of one function's lowering and the entry points (a function
+//! instance, a unit's top level, trampolines and boxed entries).
+//!
+//! Native scalars are Cranelift variables. Everything else lives in the frame, an array of
+//! the evaluator's `Value`s on the native stack (a unit's is given by its caller), addressed
+//! by the fallback pieces (`fallback.rs`). Errors unwind through `unwind` blocks: each call
+//! or check that can fail tests the runtime's failure flag and branches to the innermost one,
+//! which notes the call-stack frame of an inlined body when there is one, drops the frame and
+//! returns.
+
+mod expr;
+mod fallback;
+mod stmt;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature,
+    StackSlotData, StackSlotKind, Value as ClValue,
+};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_module::{FuncId, Module};
+
+use crate::core::ir::{Expr, ExprKind, Function, LabelId, PatternKind, Place, Slot, Stmt};
+use crate::core::visit::{each_in_expr, each_in_stmts};
+
+use super::super::closure::Instance;
+use super::super::compile::Compiler;
+use super::layout::{self, VALUE_SIZE};
+use super::runtime::{self, Helper, Site};
+use super::{lock, Backend, NativeSig, Repr, SharedBackend};
+
+/// A lowered native value.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum V {
+    I(ClValue),
+    F(ClValue),
+    Unit,
+}
+
+impl V {
+    fn int(self) -> ClValue {
+        match self {
+            V::I(v) | V::F(v) => v,
+            V::Unit => panic!("a unit value used as a number"),
+        }
+    }
+}
+
+/// A loop being lowered: where `break` and `continue` of its label go.
+struct LoopTarget {
+    label: LabelId,
+    exit: cranelift_codegen::ir::Block,
+    next: cranelift_codegen::ir::Block,
+}
+
+/// Where a `return` goes: the function's return block, or the end of an inlined body.
+#[derive(Clone, Copy)]
+struct ReturnTarget {
+    block: cranelift_codegen::ir::Block,
+    repr: Repr,
+}
+
+pub(super) struct Lower<'a, 'c, 'p> {
+    b: FunctionBuilder<'a>,
+    c: &'c mut Compiler<'p>,
+    backend: SharedBackend,
+    rt: ClValue,
+    /// The frame's address and size (in slots).
+    frame: ClValue,
+    n_slots: ClValue,
+    /// The slot fallback expressions leave their value in.
+    out: ClValue,
+    /// Does the frame hold values that must be dropped (set by the first fallback piece)?
+    frame_used: bool,
+    /// The native variable of each local slot held in a register.
+    vars: HashMap<Slot, (Variable, Repr)>,
+    loops: Vec<LoopTarget>,
+    returns: Vec<ReturnTarget>,
+    /// The innermost block errors unwind to.
+    unwind: cranelift_codegen::ir::Block,
+    /// The pieces that run on the closure compiler, with the reason.
+    pub notes: Vec<String>,
+    /// Is this a unit's top level (globals assigned in order matter)?
+    top_level: bool,
+}
+
+fn args(values: &[ClValue]) -> Vec<BlockArg> {
+    values.iter().map(|v| BlockArg::Value(*v)).collect()
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The slot types of a body: each local slot with the one native representation all its
+/// uses agree on (slots used at two representations, or at a type that is not native, stay
+/// in the frame).
+fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slot, Repr> {
+    let mut seen: HashMap<Slot, Option<Repr>> = HashMap::new();
+    let mut note = |slot: Slot, ty: &crate::types::Type| {
+        let repr = Repr::of(ty).filter(|r| *r != Repr::Unit);
+        let entry = seen.entry(slot).or_insert(repr);
+        if *entry != repr {
+            *entry = None;
+        }
+    };
+    let mut patterns: Vec<&crate::core::ir::Pattern> = params.iter().collect();
+    while let Some(p) = patterns.pop() {
+        match &p.kind {
+            PatternKind::Bind(Place::Local(s)) => note(*s, &p.ty),
+            PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
+            PatternKind::Inject { arg: Some(a), .. } | PatternKind::CInject { arg: Some(a), .. } => {
+                patterns.push(a)
+            }
+            _ => {}
+        }
+    }
+    let mut cells: Vec<Slot> = Vec::new();
+    each_in_stmts(
+        body,
+        &mut |e| match &e.kind {
+            ExprKind::Local(s) => note(*s, &e.ty),
+            ExprKind::LocalCell(s) => cells.push(*s),
+            _ => {}
+        },
+        &mut |_| {},
+    );
+    // Assignments, loop variables and pattern binds carry the variable's type in their value
+    // or pattern; walk them with their types.
+    struct Binds<'n, F: FnMut(Slot, &crate::types::Type)>(&'n mut F, &'n mut Vec<Slot>);
+    impl<'ir, F: FnMut(Slot, &crate::types::Type)> crate::core::visit::Visit<'ir> for Binds<'_, F> {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            match s {
+                Stmt::Assign(Place::Local(slot), e) => (self.0)(*slot, &e.ty),
+                Stmt::ForRange {
+                    var: Place::Local(slot),
+                    var_ty,
+                    ..
+                } => (self.0)(*slot, &crate::types::Type::Int(*var_ty)),
+                Stmt::ForCodes {
+                    var: Place::Local(slot),
+                    ty,
+                    ..
+                } => (self.0)(*slot, ty),
+                Stmt::ForArray {
+                    var: Place::Local(slot),
+                    array,
+                    ..
+                } => match &array.ty {
+                    crate::types::Type::Array(elem, _) => (self.0)(*slot, elem),
+                    _ => (self.0)(*slot, &crate::types::Type::String),
+                },
+                _ => {}
+            }
+            crate::core::visit::walk_stmt(self, s)
+        }
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            if let ExprKind::MapLoop { var, array, .. } = &e.kind {
+                match &array.ty {
+                    crate::types::Type::Array(elem, _) => (self.0)(*var, elem),
+                    _ => (self.0)(*var, &crate::types::Type::String),
+                }
+            }
+            crate::core::visit::walk_expr(self, e)
+        }
+        fn visit_pattern(&mut self, p: &'ir crate::core::ir::Pattern) {
+            if let PatternKind::Bind(Place::Local(s)) = p.kind {
+                (self.0)(s, &p.ty)
+            }
+            if let PatternKind::Bind(Place::LocalCell(s)) = p.kind {
+                self.1.push(s)
+            }
+            crate::core::visit::walk_pattern(self, p)
+        }
+        fn visit_place(&mut self, place: Place) {
+            if let Place::LocalCell(s) = place {
+                self.1.push(s)
+            }
+        }
+    }
+    crate::core::visit::walk_stmts(&mut Binds(&mut note, &mut cells), body);
+    let mut reprs: HashMap<Slot, Repr> = seen
+        .into_iter()
+        .filter_map(|(s, r)| Some((s, r?)))
+        .collect();
+    for s in cells {
+        reprs.remove(&s);
+    }
+    reprs
+}
+
+impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        c: &'c mut Compiler<'p>,
+        backend: SharedBackend,
+        rt: ClValue,
+        frame: ClValue,
+        n_slots: ClValue,
+        reprs: &HashMap<Slot, Repr>,
+        top_level: bool,
+    ) -> Self {
+        let out_slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            VALUE_SIZE as u32,
+            3,
+        ));
+        let out = b.ins().stack_addr(types::I64, out_slot, 0);
+        let zero = b.ins().iconst(types::I8, 0);
+        b.ins().store(flags(), zero, out, 0);
+        let mut vars = HashMap::new();
+        let mut slots: Vec<_> = reprs.iter().collect();
+        slots.sort_by_key(|(s, _)| **s);
+        for (slot, repr) in slots {
+            let ty = repr.clif().unwrap_or(types::I64);
+            let var = b.declare_var(ty);
+            let init = match repr {
+                Repr::F64 => b.ins().f64const(0.0),
+                _ => b.ins().iconst(types::I64, 0),
+            };
+            b.def_var(var, init);
+            vars.insert(*slot, (var, *repr));
+        }
+        let unwind = b.create_block();
+        Lower {
+            b,
+            c,
+            backend,
+            rt,
+            frame,
+            n_slots,
+            out,
+            frame_used: false,
+            vars,
+            loops: Vec::new(),
+            returns: Vec::new(),
+            unwind,
+            notes: Vec::new(),
+            top_level,
+        }
+    }
+
+    // ---- small builders ----
+
+    fn iconst(&mut self, v: i64) -> ClValue {
+        self.b.ins().iconst(types::I64, v)
+    }
+
+    fn ptr_const<T>(&mut self, p: *const T) -> ClValue {
+        self.b.ins().iconst(types::I64, p as usize as i64)
+    }
+
+    /// Call a runtime helper with the given parameter and result types.
+    fn call_helper(
+        &mut self,
+        helper: Helper,
+        params: &[types::Type],
+        returns: &[types::Type],
+        values: &[ClValue],
+    ) -> Option<ClValue> {
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        sig.returns.extend(returns.iter().map(|t| AbiParam::new(*t)));
+        let sig = self.b.import_signature(sig);
+        let callee = self.iconst(runtime::address(helper) as i64);
+        let call = self.b.ins().call_indirect(sig, callee, values);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// Keep `value` alive as long as the module, and give its address.
+    fn keep<T: Send + Sync + 'static>(&mut self, value: T) -> *const T {
+        let boxed = Box::new(value);
+        let p: *const T = &*boxed;
+        lock(&self.backend).keep.push(boxed);
+        p
+    }
+
+    /// Branch to the innermost unwind block when the runtime's failure flag is set.
+    fn check_failed(&mut self) {
+        let flag = self
+            .b
+            .ins()
+            .uload8(types::I64, flags(), self.rt, layout::failed());
+        self.branch_unwind_if(flag);
+    }
+
+    /// Branch to the innermost unwind block when `cond` is non-zero.
+    fn branch_unwind_if(&mut self, cond: ClValue) {
+        let next = self.b.create_block();
+        let unwind = self.unwind;
+        self.b.set_cold_block(unwind);
+        self.b.ins().brif(cond, unwind, &[], next, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
+    /// Raise the error of `site` (operands `a`, `b`) and unwind: the current block ends.
+    fn raise(&mut self, site: Site, a: ClValue, b: ClValue) {
+        let site = self.keep(site);
+        let site = self.ptr_const(site);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::Fault,
+            &[types::I64; 4],
+            &[types::I64],
+            &[rt, site, a, b],
+        );
+        let unwind = self.unwind;
+        self.b.ins().jump(unwind, &[]);
+    }
+
+    /// When `cond` is non-zero, raise the error of `site` in a cold block.
+    fn raise_if(&mut self, cond: ClValue, site: Site, a: ClValue, b: ClValue) {
+        let cold = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(cond, cold, &[], next, &[]);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
+        self.raise(site, a, b);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
+    /// Poll Ctrl-C (a loop back-edge, a call).
+    fn poll_interrupt(&mut self, span: crate::syntax::span::Span) {
+        let flag = self.ptr_const(crate::interrupt::flag_address());
+        let set = self.b.ins().uload8(types::I64, flags(), flag, 0);
+        let zero = self.iconst(0);
+        self.raise_if(set, Site::Interrupted(span), zero, zero);
+    }
+
+    /// The address of frame slot `s`.
+    fn slot_addr(&mut self, s: u32) -> ClValue {
+        self.b
+            .ins()
+            .iadd_imm_s(self.frame, s as i64 * VALUE_SIZE as i64)
+    }
+
+    /// The address of global slot `s`.
+    fn global_addr(&mut self, s: u32) -> ClValue {
+        let base = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.rt, layout::globals_base());
+        self.b.ins().iadd_imm_s(base, s as i64 * VALUE_SIZE as i64)
+    }
+
+    /// Store a native value into the `Value` at `addr`, which holds `Unit` or a scalar.
+    fn store_value(&mut self, addr: ClValue, v: V) {
+        let tag = match v {
+            V::I(_) => layout::TAG_INT,
+            V::F(_) => layout::TAG_FLOAT,
+            V::Unit => layout::TAG_UNIT,
+        };
+        let tag = self.b.ins().iconst(types::I8, tag as i64);
+        self.b.ins().store(flags(), tag, addr, 0);
+        if let V::I(x) | V::F(x) = v {
+            self.b.ins().store(flags(), x, addr, layout::PAYLOAD);
+        }
+    }
+
+    /// Load a native value of `repr` from the `Value` at `addr`.
+    fn load_value(&mut self, addr: ClValue, repr: Repr) -> V {
+        match repr {
+            Repr::I64 => V::I(self.b.ins().load(types::I64, flags(), addr, layout::PAYLOAD)),
+            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), addr, layout::PAYLOAD)),
+            Repr::Unit => V::Unit,
+        }
+    }
+
+    /// The zero of a representation.
+    fn zero(&mut self, repr: Repr) -> V {
+        match repr {
+            Repr::I64 => V::I(self.iconst(0)),
+            Repr::F64 => V::F(self.b.ins().f64const(0.0)),
+            Repr::Unit => V::Unit,
+        }
+    }
+
+    /// Has the current block ended (with a jump, a branch or a return)?
+    pub(super) fn filled(&self) -> bool {
+        let Some(block) = self.b.current_block() else {
+            return true;
+        };
+        self.b
+            .func
+            .layout
+            .last_inst(block)
+            .is_some_and(|inst| self.b.func.dfg.insts[inst].opcode().is_terminator())
+    }
+
+    /// Is the current block already ended (after a jump)? Then a fresh unreachable block is
+    /// started so that lowering can go on.
+    fn ensure_open(&mut self) {
+        if self.filled() {
+            let dead = self.b.create_block();
+            self.b.seal_block(dead);
+            self.b.switch_to_block(dead);
+        }
+    }
+
+    /// The representation of a type; `Repr::Unit` for non-native ones (the caller checked).
+    fn repr(ty: &crate::types::Type) -> Option<Repr> {
+        Repr::of(ty)
+    }
+
+    /// The local slots an expression mentions that are held in registers.
+    fn mentioned_expr(&self, e: &Expr) -> Vec<Slot> {
+        let slots = std::cell::RefCell::new(Vec::new());
+        each_in_expr(
+            e,
+            &mut |e| {
+                if let ExprKind::Local(s) = e.kind {
+                    slots.borrow_mut().push(s)
+                }
+            },
+            &mut |p| {
+                if let Place::Local(s) = p {
+                    slots.borrow_mut().push(s)
+                }
+            },
+        );
+        self.registered(slots.into_inner())
+    }
+
+    /// The local slots statements mention that are held in registers.
+    fn mentioned_stmts(&self, stmts: &[Stmt]) -> Vec<Slot> {
+        let slots = std::cell::RefCell::new(Vec::new());
+        each_in_stmts(
+            stmts,
+            &mut |e| {
+                if let ExprKind::Local(s) = e.kind {
+                    slots.borrow_mut().push(s)
+                }
+            },
+            &mut |p| {
+                if let Place::Local(s) = p {
+                    slots.borrow_mut().push(s)
+                }
+            },
+        );
+        self.registered(slots.into_inner())
+    }
+
+    fn registered(&self, mut slots: Vec<Slot>) -> Vec<Slot> {
+        slots.sort_unstable();
+        slots.dedup();
+        slots.retain(|s| self.vars.contains_key(s));
+        slots
+    }
+
+    /// Write the register variables `slots` to their frame slots.
+    fn spill(&mut self, slots: &[Slot]) {
+        for s in slots {
+            let (var, repr) = self.vars[s];
+            let value = self.b.use_var(var);
+            let v = match repr {
+                Repr::F64 => V::F(value),
+                _ => V::I(value),
+            };
+            let addr = self.slot_addr(*s);
+            self.store_value(addr, v);
+        }
+    }
+
+    /// Read the register variables `slots` back from their frame slots.
+    fn reload(&mut self, slots: &[Slot]) {
+        for s in slots {
+            let (var, repr) = self.vars[s];
+            let addr = self.slot_addr(*s);
+            let v = self.load_value(addr, repr).int();
+            self.b.def_var(var, v);
+        }
+    }
+}
+
+/// The Cranelift context for one function of `sig`.
+fn context(backend: &SharedBackend, sig: Signature) -> Context {
+    let b = lock(backend);
+    let mut ctx = b.module.make_context();
+    ctx.func.signature = sig;
+    ctx
+}
+
+fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), String> {
+    let mut b = lock(backend);
+    b.module
+        .define_function(id, ctx)
+        .map_err(|e| format!("Cranelift rejected the code: {e:?}"))
+}
+
+/// Lower a function instance's body into the declared function `id`; the notes on its
+/// fallback pieces, or why it could not be lowered.
+pub(super) fn function(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    instance: &Arc<Instance>,
+    function: &Function,
+    sig: &NativeSig,
+    n_slots: usize,
+    id: FuncId,
+) -> Result<Vec<String>, String> {
+    let call_conv = lock(backend).call_conv;
+    let mut ctx = context(backend, sig.clif(call_conv));
+    let mut fbc = FunctionBuilderContext::new();
+    let notes;
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let rt = params[0];
+        let frame_slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (n_slots.max(1) * VALUE_SIZE) as u32,
+            3,
+        ));
+        let frame = b.ins().stack_addr(types::I64, frame_slot, 0);
+        let n = b.ins().iconst(types::I64, n_slots as i64);
+        // The frame's initialisation is written last, when it is known to be needed.
+        let prologue = b.create_block();
+        b.ins().jump(prologue, &[]);
+        b.seal_block(prologue);
+        b.switch_to_block(prologue);
+        let init_point = b.create_block();
+        b.ins().jump(init_point, &[]);
+        let body = b.create_block();
+
+        let reprs = slot_reprs(&function.params, &function.body);
+        b.switch_to_block(body);
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, false);
+        // Bind the parameters.
+        let mut k = 2;
+        for param in &function.params {
+            let binds: Vec<&crate::core::ir::Pattern> = match &param.kind {
+                PatternKind::Tuple(parts) if matches!(param.ty, crate::types::Type::Tuple(_)) => {
+                    parts.iter().collect()
+                }
+                _ => vec![param],
+            };
+            for p in binds {
+                if let (PatternKind::Bind(Place::Local(s)), Some(repr)) = (&p.kind, Repr::of(&p.ty)) {
+                    if repr == Repr::Unit {
+                        continue;
+                    }
+                    let value = params[k];
+                    k += 1;
+                    match l.vars.get(s) {
+                        Some((var, _)) => l.b.def_var(*var, value),
+                        None => {
+                            let v = if repr == Repr::F64 { V::F(value) } else { V::I(value) };
+                            let addr = l.slot_addr(*s);
+                            l.store_value(addr, v);
+                            l.frame_used = true;
+                        }
+                    }
+                }
+            }
+        }
+        let ret_block = l.b.create_block();
+        if let Some(ty) = sig.ret.clif() {
+            l.b.append_block_param(ret_block, ty);
+        }
+        l.returns.push(ReturnTarget {
+            block: ret_block,
+            repr: sig.ret,
+        });
+        l.stmts(&function.body);
+        // Falling off the end: a procedure returns; a function's body always returns.
+        if !l.filled() {
+            let z = l.zero(sig.ret);
+            let a: Vec<ClValue> = match z {
+                V::I(v) | V::F(v) => vec![v],
+                V::Unit => vec![],
+            };
+            l.b.ins().jump(ret_block, &args(&a));
+        }
+        let cells = function.cell_slots.clone();
+        let frame_used = l.frame_used || !cells.is_empty();
+        // The return block.
+        l.b.seal_block(ret_block);
+        l.b.switch_to_block(ret_block);
+        let results = l.b.block_params(ret_block).to_vec();
+        if frame_used {
+            l.call_helper(
+                Helper::DropFrame,
+                &[types::I64, types::I64],
+                &[],
+                &[frame, n],
+            );
+        }
+        l.b.ins().return_(&results);
+        // The unwind block.
+        let unwind = l.unwind;
+        l.b.seal_block(unwind);
+        l.b.switch_to_block(unwind);
+        if frame_used {
+            l.call_helper(
+                Helper::DropFrame,
+                &[types::I64, types::I64],
+                &[],
+                &[frame, n],
+            );
+        }
+        let z = l.zero(sig.ret);
+        match z {
+            V::I(v) | V::F(v) => l.b.ins().return_(&[v]),
+            V::Unit => l.b.ins().return_(&[]),
+        };
+        // The frame's initialisation.
+        l.b.seal_block(init_point);
+        l.b.switch_to_block(init_point);
+        if frame_used {
+            init_frame(&mut l, n_slots, &cells);
+        }
+        l.b.ins().jump(body, &[]);
+        l.b.seal_block(body);
+        if l.c.slots_now() > n_slots {
+            return Err("its closure code needs a larger frame".into());
+        }
+        notes = std::mem::take(&mut l.notes);
+        l.b.seal_all_blocks();
+        let config = lock(&l.backend).module.target_config();
+        l.b.finalize(config);
+    }
+    let _ = instance;
+    define(backend, id, &mut ctx)?;
+    Ok(notes)
+}
+
+/// Tag every slot of the frame `Unit`, and put fresh cells into the cell slots.
+fn init_frame(l: &mut Lower<'_, '_, '_>, n_slots: usize, cells: &[Slot]) {
+    let zero = l.b.ins().iconst(types::I8, 0);
+    for s in 0..n_slots {
+        let addr = l.slot_addr(s as u32);
+        l.b.ins().store(flags(), zero, addr, 0);
+    }
+    if !cells.is_empty() {
+        let list = l.keep(cells.to_vec());
+        // SAFETY: the vector is kept alive by the backend; its buffer does not move.
+        let data = unsafe { (*list).as_ptr() };
+        let data = l.ptr_const(data);
+        let count = l.iconst(cells.len() as i64);
+        let frame = l.frame;
+        l.call_helper(
+            Helper::InitCells,
+            &[types::I64; 3],
+            &[],
+            &[frame, data, count],
+        );
+    }
+}
+
+/// Lower a unit's top level into the declared function `id`
+/// (`fn(rt, captures, frame, n_slots)`); the notes and the frame size it needs.
+pub(super) fn unit(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+    result: Option<&Expr>,
+    id: FuncId,
+) -> Result<(Vec<String>, usize), String> {
+    let call_conv = lock(backend).call_conv;
+    let mut sig = Signature::new(call_conv);
+    for _ in 0..4 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    let mut ctx = context(backend, sig);
+    let mut fbc = FunctionBuilderContext::new();
+    let notes;
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let (rt, frame, n) = (params[0], params[2], params[3]);
+        let mut reprs = slot_reprs(&[], stmts);
+        // Slots the result expression reads stay in the frame, where it finds them.
+        if let Some(result) = result {
+            each_in_expr(
+                result,
+                &mut |e| {
+                    if let ExprKind::Local(s) = e.kind {
+                        reprs.remove(&s);
+                    }
+                },
+                &mut |_| {},
+            );
+        }
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, true);
+        l.frame_used = true;
+        let done = l.b.create_block();
+        l.returns.push(ReturnTarget {
+            block: done,
+            repr: Repr::Unit,
+        });
+        for stmt in stmts {
+            l.stmt(stmt);
+            if let Stmt::Assign(Place::Global(s), _) = stmt {
+                l.c.note_defined(*s);
+            }
+        }
+        if !l.filled() {
+            l.b.ins().jump(done, &[]);
+        }
+        l.b.seal_block(done);
+        l.b.switch_to_block(done);
+        let all: Vec<Slot> = l.vars.keys().copied().collect();
+        l.spill(&all);
+        l.b.ins().return_(&[]);
+        let unwind = l.unwind;
+        l.b.seal_block(unwind);
+        l.b.switch_to_block(unwind);
+        l.spill(&all);
+        l.b.ins().return_(&[]);
+        notes = std::mem::take(&mut l.notes);
+        l.b.seal_all_blocks();
+        let config = lock(&l.backend).module.target_config();
+        l.b.finalize(config);
+    }
+    define(backend, id, &mut ctx)?;
+    Ok((notes, compiler.top_level_slots()))
+}
+
+/// The body of a declared function that has no native lowering: it calls the evaluator.
+pub(super) fn trampoline(
+    backend: &mut Backend,
+    instance: &Arc<Instance>,
+    sig: &NativeSig,
+    id: FuncId,
+) -> Result<(), String> {
+    let mut ctx = backend.module.make_context();
+    ctx.func.signature = sig.clif(backend.call_conv);
+    let target = Box::new(runtime::Trampoline {
+        instance: instance.clone(),
+        sig: sig.clone(),
+    });
+    let target_ptr: *const runtime::Trampoline = &*target;
+    backend.keep.push(target);
+    let mut fbc = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let n = params.len() - 2;
+        let slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (n.max(1) * 8) as u32,
+            3,
+        ));
+        let bits = b.ins().stack_addr(types::I64, slot, 0);
+        for (i, p) in params[2..].iter().enumerate() {
+            let word = if b.func.dfg.value_type(*p) == types::F64 {
+                b.ins().bitcast(types::I64, MemFlagsData::new(), *p)
+            } else {
+                *p
+            };
+            b.ins().store(flags(), word, bits, (i * 8) as i32);
+        }
+        let mut s = Signature::new(backend.call_conv);
+        s.params.extend([AbiParam::new(types::I64); 3]);
+        s.returns.push(AbiParam::new(types::I64));
+        let s = b.import_signature(s);
+        let callee = b
+            .ins()
+            .iconst(types::I64, runtime::address(Helper::CallEvaluator) as i64);
+        let target = b.ins().iconst(types::I64, target_ptr as i64);
+        let call = b.ins().call_indirect(s, callee, &[params[0], target, bits]);
+        let result = b.inst_results(call)[0];
+        match sig.ret {
+            Repr::I64 => b.ins().return_(&[result]),
+            Repr::F64 => {
+                let f = b.ins().bitcast(types::F64, MemFlagsData::new(), result);
+                b.ins().return_(&[f])
+            }
+            Repr::Unit => b.ins().return_(&[]),
+        };
+        b.finalize(backend.module.target_config());
+    }
+    backend
+        .module
+        .define_function(id, &mut ctx)
+        .map_err(|e| format!("{e:?}"))
+}
+
+/// The boxed entry of the function `id` (`fn(rt, captures, args: *const u64) -> u64`), for
+/// calls from the evaluator and on a fresh stack segment.
+pub(super) fn boxed_entry(
+    backend: &mut Backend,
+    sig: &NativeSig,
+    id: FuncId,
+) -> Result<FuncId, String> {
+    let mut s = Signature::new(backend.call_conv);
+    s.params.extend([AbiParam::new(types::I64); 3]);
+    s.returns.push(AbiParam::new(types::I64));
+    let boxed = backend
+        .module
+        .declare_anonymous_function(&s)
+        .map_err(|e| format!("{e:?}"))?;
+    let mut ctx = backend.module.make_context();
+    ctx.func.signature = s;
+    let mut fbc = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let mut call_args = vec![params[0], params[1]];
+        for (i, repr) in sig.params().enumerate() {
+            let ty = repr.clif().unwrap_or(types::I64);
+            call_args.push(b.ins().load(ty, flags(), params[2], (i * 8) as i32));
+        }
+        let callee = backend.module.declare_func_in_func(id, b.func);
+        let call = b.ins().call(callee, &call_args);
+        let result = match (sig.ret, b.inst_results(call).first().copied()) {
+            (Repr::F64, Some(f)) => b.ins().bitcast(types::I64, MemFlagsData::new(), f),
+            (_, Some(i)) => i,
+            (_, None) => b.ins().iconst(types::I64, 0),
+        };
+        b.ins().return_(&[result]);
+        b.finalize(backend.module.target_config());
+    }
+    backend
+        .module
+        .define_function(boxed, &mut ctx)
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(boxed)
+}
+
+/// Compare `a` and `b` as integers for a branch.
+#[allow(dead_code)]
+fn icmp(b: &mut FunctionBuilder<'_>, cc: IntCC, x: ClValue, y: ClValue) -> ClValue {
+    b.ins().icmp(cc, x, y)
+}

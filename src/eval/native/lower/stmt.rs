@@ -1,0 +1,511 @@
+//! Statements: assignments, element stores, conditions, every loop form, `break`,
+//! `continue`, `return` and matches on native values. Anything else is a fallback piece.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
+
+use crate::core::ir::{
+    Arm, Const, Expr, ExprKind, IndexMode, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
+};
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use super::expr::ElementPath;
+use super::{args, flags, LoopTarget, Lower, V};
+use crate::eval::native::runtime::Site;
+use crate::eval::native::Repr;
+
+impl Lower<'_, '_, '_> {
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.ensure_open();
+            self.stmt(s);
+        }
+    }
+
+    /// The current value of a native variable.
+    fn read_var(&mut self, place: Place, repr: Repr) -> V {
+        match place {
+            Place::Local(s) => {
+                let (var, r) = self.vars[&s];
+                let v = self.b.use_var(var);
+                match r {
+                    Repr::F64 => V::F(v),
+                    _ => V::I(v),
+                }
+            }
+            Place::Global(s) => {
+                let addr = self.global_addr(s);
+                self.load_value(addr, repr)
+            }
+            _ => unreachable!("only registers and globals are native variables"),
+        }
+    }
+
+    /// Assign a native variable.
+    fn write_var(&mut self, place: Place, v: V) {
+        match place {
+            Place::Local(s) => {
+                if let (Some((var, _)), V::I(x) | V::F(x)) = (self.vars.get(&s).copied(), v) {
+                    self.b.def_var(var, x);
+                }
+            }
+            Place::Global(s) => {
+                let addr = self.global_addr(s);
+                self.store_value(addr, v);
+            }
+            _ => unreachable!("only registers and globals are native variables"),
+        }
+    }
+
+    /// Is `place` a variable native code holds (a register, or a global of a native type)?
+    fn native_var(&self, place: Place, ty: &Type) -> bool {
+        match place {
+            Place::Local(s) => self.vars.contains_key(&s),
+            Place::Global(_) => Repr::of(ty).is_some_and(|r| r != Repr::Unit),
+            _ => false,
+        }
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Expr(e) => {
+                if Repr::of(&e.ty).is_some() {
+                    self.expr(e);
+                } else {
+                    self.fallback_stmt(s, "a statement on values not in registers", e.span);
+                }
+            }
+            Stmt::Assign(place, e) => match Repr::of(&e.ty) {
+                Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
+                    self.expr(e);
+                    if let Place::Global(g) = place {
+                        let addr = self.global_addr(*g);
+                        self.store_value(addr, V::Unit);
+                    }
+                }
+                Some(_) if self.native_var(*place, &e.ty) => {
+                    let v = self.expr(e);
+                    self.write_var(*place, v);
+                }
+                _ => self.fallback_stmt(s, "an assignment of a value not in registers", e.span),
+            },
+            Stmt::Store {
+                place,
+                root_ty,
+                path,
+                value,
+            } => self.store(s, *place, root_ty, path, value),
+            Stmt::If(c, then_branch, else_branch) => {
+                let c = self.expr(c).int();
+                let (t, f, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(c, t, &[], f, &[]);
+                for (block, branch) in [(t, then_branch), (f, else_branch)] {
+                    self.b.seal_block(block);
+                    self.b.switch_to_block(block);
+                    self.stmts(branch);
+                    if !self.filled() {
+                        self.b.ins().jump(join, &[]);
+                    }
+                }
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+            }
+            Stmt::While {
+                label,
+                cond,
+                until,
+                body,
+            } => {
+                let header = self.b.create_block();
+                let body_block = self.b.create_block();
+                let latch = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let c = self.expr(cond).int();
+                if *until {
+                    self.b.ins().brif(c, exit, &[], body_block, &[]);
+                } else {
+                    self.b.ins().brif(c, body_block, &[], exit, &[]);
+                }
+                self.b.seal_block(body_block);
+                self.b.switch_to_block(body_block);
+                self.loop_body(*label, exit, latch, body);
+                self.b.switch_to_block(latch);
+                self.poll_interrupt(cond.span);
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(latch);
+                self.b.seal_block(header);
+                self.b.seal_block(exit);
+                self.b.switch_to_block(exit);
+            }
+            Stmt::Loop { label, body } => {
+                let header = self.b.create_block();
+                let latch = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                self.loop_body(*label, exit, latch, body);
+                self.b.switch_to_block(latch);
+                self.poll_interrupt(crate::syntax::span::Span::default());
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(latch);
+                self.b.seal_block(header);
+                self.b.seal_block(exit);
+                self.b.switch_to_block(exit);
+            }
+            Stmt::ForRange {
+                label,
+                var,
+                var_ty,
+                from,
+                to,
+                kind,
+                body,
+            } => {
+                let limit_ity = match to.ty {
+                    Type::Int(ity) => ity,
+                    _ => IntTy::Long,
+                };
+                let wide_unsigned = |ity: IntTy| !ity.signed() && ity.bits() == 64;
+                if wide_unsigned(*var_ty)
+                    || wide_unsigned(limit_ity)
+                    || !self.native_var(*var, &Type::Int(*var_ty))
+                    || Repr::of(&to.ty) != Some(Repr::I64)
+                {
+                    return self.fallback_stmt(s, "a loop over 64-bit unsigned values", to.span);
+                }
+                self.for_range(*label, *var, *var_ty, from, to, *kind, body);
+            }
+            Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body,
+            } => {
+                let n = crate::types::size::size_of(ty).and_then(|n| u64::try_from(n).ok());
+                match n {
+                    Some(n)
+                        if Repr::of(ty) == Some(Repr::I64)
+                            && self.native_var(*var, ty)
+                            && n < i64::MAX as u64 =>
+                    {
+                        self.for_codes(*label, *var, n, body)
+                    }
+                    _ => self.fallback_stmt(s, "a loop over a large or non-compact type", crate::syntax::span::Span::default()),
+                }
+            }
+            Stmt::Break(label) | Stmt::Continue(label) => {
+                let target = self.loops.iter().rev().find(|l| l.label == *label);
+                match target {
+                    Some(t) => {
+                        let block = if matches!(s, Stmt::Break(_)) { t.exit } else { t.next };
+                        self.b.ins().jump(block, &[]);
+                    }
+                    None => self.fallback_stmt(s, "a jump out of fallback code", crate::syntax::span::Span::default()),
+                }
+            }
+            Stmt::Return(value) => {
+                let Some(target) = self.returns.last().copied() else {
+                    return self.fallback_stmt(s, "a return", crate::syntax::span::Span::default());
+                };
+                let v = match value {
+                    Some(e) if Repr::of(&e.ty).is_some() => self.expr(e),
+                    Some(e) => {
+                        return self.fallback_stmt(s, "a return of a value not in registers", e.span)
+                    }
+                    None => V::Unit,
+                };
+                let vals: Vec<ClValue> = match (v, target.repr) {
+                    (V::I(x) | V::F(x), Repr::I64 | Repr::F64) => vec![x],
+                    (V::Unit, Repr::I64) => vec![self.iconst(0)],
+                    (V::Unit, Repr::F64) => vec![self.b.ins().f64const(0.0)],
+                    _ => vec![],
+                };
+                self.b.ins().jump(target.block, &args(&vals));
+            }
+            Stmt::Match(scrutinee, arms) => self.match_stmt(s, scrutinee, arms),
+            Stmt::Block(stmts) => self.stmts(stmts),
+            Stmt::ForArray { array, .. } => {
+                self.fallback_stmt(s, "a loop over an array's elements", array.span)
+            }
+            Stmt::StoreAt { pointer, .. } => {
+                self.fallback_stmt(s, "a store through a pointer", pointer.span)
+            }
+        }
+    }
+
+    /// A loop body: its statements with `break` and `continue` of `label` going to `exit` and
+    /// `next`; ends by jumping to `next`.
+    fn loop_body(
+        &mut self,
+        label: u32,
+        exit: cranelift_codegen::ir::Block,
+        next: cranelift_codegen::ir::Block,
+        body: &[Stmt],
+    ) {
+        self.loops.push(LoopTarget { label, exit, next });
+        self.stmts(body);
+        self.loops.pop();
+        if !self.filled() {
+            self.b.ins().jump(next, &[]);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_range(
+        &mut self,
+        label: u32,
+        var: Place,
+        var_ty: IntTy,
+        from: &Expr,
+        to: &Expr,
+        kind: RangeKind,
+        body: &[Stmt],
+    ) {
+        let start = self.expr(from);
+        self.write_var(var, start);
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let limit = self.expr(to).int();
+        let i = self.read_var(var, Repr::I64).int();
+        let cc = match kind {
+            RangeKind::Exclusive => IntCC::SignedLessThan,
+            RangeKind::Inclusive => IntCC::SignedLessThanOrEqual,
+            RangeKind::Downto => IntCC::SignedGreaterThanOrEqual,
+        };
+        let enter = self.b.ins().icmp(cc, i, limit);
+        self.b.ins().brif(enter, body_block, &[], exit, &[]);
+        self.b.seal_block(body_block);
+        self.b.switch_to_block(body_block);
+        self.loop_body(label, exit, latch, body);
+        self.b.switch_to_block(latch);
+        self.poll_interrupt(to.span);
+        let i = self.read_var(var, Repr::I64).int();
+        if kind != RangeKind::Exclusive {
+            let limit = self.expr(to).int();
+            let cc = if kind == RangeKind::Inclusive {
+                IntCC::SignedGreaterThanOrEqual
+            } else {
+                IntCC::SignedLessThanOrEqual
+            };
+            let done = self.b.ins().icmp(cc, i, limit);
+            let step = self.b.create_block();
+            self.b.ins().brif(done, exit, &[], step, &[]);
+            self.b.seal_block(step);
+            self.b.switch_to_block(step);
+        }
+        let up = kind != RangeKind::Downto;
+        let (edge, delta) = if up {
+            (var_ty.max().min(i64::MAX as i128) as i64, 1)
+        } else {
+            (var_ty.min().max(i64::MIN as i128) as i64, -1)
+        };
+        let cc = if up {
+            IntCC::SignedGreaterThanOrEqual
+        } else {
+            IntCC::SignedLessThanOrEqual
+        };
+        let bad = self.b.ins().icmp_imm_s(cc, i, edge);
+        let zero = self.iconst(0);
+        self.raise_if(bad, Site::Step(var_ty, up, to.span), i, zero);
+        let next = self.b.ins().iadd_imm_s(i, delta);
+        self.write_var(var, V::I(next));
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(latch);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+    }
+
+    fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
+        let counter = self.b.declare_var(types::I64);
+        let zero = self.iconst(0);
+        self.b.def_var(counter, zero);
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let code = self.b.use_var(counter);
+        let enter = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, code, n as i64);
+        self.b.ins().brif(enter, body_block, &[], exit, &[]);
+        self.b.seal_block(body_block);
+        self.b.switch_to_block(body_block);
+        let code = self.b.use_var(counter);
+        self.write_var(var, V::I(code));
+        self.loop_body(label, exit, latch, body);
+        self.b.switch_to_block(latch);
+        self.poll_interrupt(crate::syntax::span::Span::default());
+        let code = self.b.use_var(counter);
+        let next = self.b.ins().iadd_imm_s(code, 1);
+        self.b.def_var(counter, next);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(latch);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+    }
+
+    /// `&x.(i).(j) <- v` into an array of unboxed scalars: the indices (each checked), then
+    /// the value, then the store (copy-on-write: the storage is made unshared first).
+    fn store(&mut self, s: &Stmt, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) {
+        let repr = Repr::of(&value.ty);
+        let base_kind = match place {
+            Place::Local(slot) if !self.vars.contains_key(&slot) => ExprKind::Local(slot),
+            Place::Global(g) => ExprKind::Global(g),
+            _ => return self.fallback_stmt(s, "a store into a variable not an array", value.span),
+        };
+        // Rebuild the path as an element read to reuse its checks.
+        let base = Expr {
+            kind: base_kind,
+            ty: root_ty.clone(),
+            span: value.span,
+        };
+        let mut steps = Vec::new();
+        let mut ty = root_ty.clone();
+        for step in path {
+            let PathStep::Index(index, mode) = step else {
+                return self.fallback_stmt(s, "a store into a field", value.span);
+            };
+            let Type::Array(elem, _) = &ty else {
+                return self.fallback_stmt(s, "a store into a non-array", value.span);
+            };
+            let elem = (**elem).clone();
+            steps.push((index, *mode, ty.clone()));
+            ty = elem;
+        }
+        let element = ElementPath { base: &base, steps };
+        let Some(repr) = repr.filter(|r| *r != Repr::Unit && self.element_path_ok(&element, *r))
+        else {
+            return self.fallback_stmt(s, "a store into an array not of unboxed scalars", value.span);
+        };
+        if Repr::of(&ty) != Some(repr) {
+            return self.fallback_stmt(s, "a store of a whole row", value.span);
+        }
+        let pos = self.leaf_position(&element);
+        let v = self.expr(value).int();
+        let addr = self.base_addr(&base);
+        let (data, len) = self.view(addr, true);
+        // An unassigned variable has no storage: the store does nothing, as in the evaluator.
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
+        let write = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().brif(inside, write, &[], after, &[]);
+        self.b.seal_block(write);
+        self.b.switch_to_block(write);
+        let offset = self.b.ins().ishl_imm(pos, 3);
+        let at = self.b.ins().iadd(data, offset);
+        self.b.ins().store(flags(), v, at, 0);
+        self.b.ins().jump(after, &[]);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
+        let _ = IndexMode::Code;
+    }
+
+    /// Is a pattern one native code tests directly?
+    fn simple_pattern(&self, p: &Pattern) -> bool {
+        match &p.kind {
+            PatternKind::Wildcard => true,
+            PatternKind::Bind(place) => self.native_var(*place, &p.ty),
+            PatternKind::Const(Const::Int(_)) => true,
+            PatternKind::Range(Const::Int(_), Const::Int(_)) => true,
+            _ => false,
+        }
+    }
+
+    fn match_stmt(&mut self, s: &Stmt, scrutinee: &Expr, arms: &[Arm<Vec<Stmt>>]) {
+        let simple = Repr::of(&scrutinee.ty) == Some(Repr::I64)
+            && self.pure(scrutinee)
+            && arms.iter().all(|arm| {
+                arm.patterns.iter().all(|p| self.simple_pattern(p))
+                    && arm.guard.as_ref().is_none_or(|g| Repr::of(&g.ty) == Some(Repr::I64))
+            });
+        if !simple {
+            return self.fallback_stmt(s, "a match on a value not in registers", scrutinee.span);
+        }
+        let uns = !matches!(scrutinee.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
+            && !matches!(scrutinee.ty, Type::Char | Type::Int(_));
+        let v = self.expr(scrutinee).int();
+        let join = self.b.create_block();
+        for arm in arms {
+            let body = self.b.create_block();
+            let next_arm = self.b.create_block();
+            for p in &arm.patterns {
+                let matched = self.pattern_test(p, v, uns);
+                let bound = self.b.create_block();
+                let next_alt = self.b.create_block();
+                self.b.ins().brif(matched, bound, &[], next_alt, &[]);
+                self.b.seal_block(bound);
+                self.b.switch_to_block(bound);
+                if let PatternKind::Bind(place) = p.kind {
+                    self.write_var(place, V::I(v));
+                }
+                match &arm.guard {
+                    Some(g) => {
+                        let ok = self.expr(g).int();
+                        self.b.ins().brif(ok, body, &[], next_alt, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body, &[]);
+                    }
+                }
+                self.b.seal_block(next_alt);
+                self.b.switch_to_block(next_alt);
+            }
+            self.b.ins().jump(next_arm, &[]);
+            self.b.seal_block(body);
+            self.b.switch_to_block(body);
+            self.stmts(&arm.body);
+            if !self.filled() {
+                self.b.ins().jump(join, &[]);
+            }
+            self.b.seal_block(next_arm);
+            self.b.switch_to_block(next_arm);
+        }
+        // No arm matched: the closure compiler runs the match again and reports R0006 (the
+        // scrutinee is pure and no guard matched before).
+        let notes = self.notes.len();
+        self.fallback_stmt(s, "", scrutinee.span);
+        self.notes.truncate(notes);
+        if !self.filled() {
+            self.b.ins().jump(join, &[]);
+        }
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+    }
+
+    /// Does the code `v` match the simple pattern `p`?
+    fn pattern_test(&mut self, p: &Pattern, v: ClValue, uns: bool) -> ClValue {
+        match &p.kind {
+            PatternKind::Const(Const::Int(c)) => {
+                let t = self.b.ins().icmp_imm_s(IntCC::Equal, v, *c);
+                self.b.ins().uextend(types::I64, t)
+            }
+            PatternKind::Range(Const::Int(lo), Const::Int(hi)) => {
+                let (ge, le) = if uns {
+                    (IntCC::UnsignedGreaterThanOrEqual, IntCC::UnsignedLessThanOrEqual)
+                } else {
+                    (IntCC::SignedGreaterThanOrEqual, IntCC::SignedLessThanOrEqual)
+                };
+                let a = self.b.ins().icmp_imm_s(ge, v, *lo);
+                let b = self.b.ins().icmp_imm_s(le, v, *hi);
+                let t = self.b.ins().band(a, b);
+                self.b.ins().uextend(types::I64, t)
+            }
+            _ => self.iconst(1),
+        }
+    }
+}

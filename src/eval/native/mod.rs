@@ -1,0 +1,441 @@
+//! The native code backend: the typed IR (after inlining) compiled to machine code with
+//! Cranelift, lazily, per function instance and per top-level unit.
+//!
+//! - `lower/`: IR -> Cranelift IR. Scalars (every integer width, `char`, `bool`, compact codes
+//!   that fit 64 bits, `double`, `float`) live in registers; numeric arrays are read and
+//!   written in place; loops, conditions, matches and direct calls become branches and calls.
+//! - `runtime.rs`: what compiled code calls (errors with their spans, array views, the
+//!   evaluator for the parts lowering does not represent).
+//! - `layout.rs`: the evaluator's data as native code sees it.
+//!
+//! What lowering does not represent yet (strings, tuples, sums, closures, pointers, library
+//! kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
+//! expression or statement is compiled by `compile::Compiler` and called with the native
+//! frame, whose slots hold the evaluator's `Value`s (the native scalars it reads are written to
+//! their slots before the call, those it assigns read back after). So one function is native
+//! code with fallback pieces, never two copies of the same code running side by side; the
+//! report (`tessera --jit-report`) lists the pieces and why.
+
+mod layout;
+mod lower;
+mod runtime;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cranelift_codegen::ir::{types, AbiParam, Signature};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Module};
+
+use crate::core::ir::{Expr, Function, Stmt};
+use crate::types::Type;
+
+use super::closure::Instance;
+use super::compile::Compiler;
+use super::value::Value;
+use super::{Ctrl, Frame};
+
+pub use runtime::Fault;
+
+/// How a value of a type is held by native code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Repr {
+    /// In an `i64` register: integers (their value), `char`, and compact codes of 64 bits.
+    I64,
+    /// In an `f64` register: `double`, and `float` kept rounded to `f32`.
+    F64,
+    /// Nothing: `unit`.
+    Unit,
+}
+
+impl Repr {
+    /// How native code holds a value of `ty`; `None` for types it keeps in the frame as
+    /// evaluator values.
+    pub fn of(ty: &Type) -> Option<Repr> {
+        if ty.is_unit() {
+            Some(Repr::Unit)
+        } else if super::compile::float::is_float(ty) {
+            Some(Repr::F64)
+        } else if super::vector::is_int_like(ty) {
+            Some(Repr::I64)
+        } else {
+            None
+        }
+    }
+
+    fn clif(self) -> Option<types::Type> {
+        match self {
+            Repr::I64 => Some(types::I64),
+            Repr::F64 => Some(types::F64),
+            Repr::Unit => None,
+        }
+    }
+
+    /// The evaluator's value of the bits of a native value of this representation.
+    pub fn boxed(self, bits: u64) -> Value {
+        match self {
+            Repr::I64 => Value::Int(bits as i64),
+            Repr::F64 => Value::Float(f64::from_bits(bits)),
+            Repr::Unit => Value::Unit,
+        }
+    }
+
+    /// The bits of an evaluator value of this representation.
+    pub fn unboxed(self, value: &Value) -> u64 {
+        match self {
+            Repr::I64 => value.as_int_lossy() as u64,
+            Repr::F64 => value.as_float_lossy().to_bits(),
+            Repr::Unit => 0,
+        }
+    }
+}
+
+/// The register signature of a function instance: its parameters flattened (a group that
+/// is a tuple of variables gives one parameter per variable) and its result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeSig {
+    /// Per parameter group, the representation of each variable it binds (none for `()`).
+    pub groups: Vec<Vec<Repr>>,
+    pub ret: Repr,
+}
+
+impl NativeSig {
+    /// The flattened parameters.
+    pub fn params(&self) -> impl Iterator<Item = Repr> + '_ {
+        self.groups.iter().flatten().copied()
+    }
+
+    /// The Cranelift signature: `(runtime, captures, parameters...) -> result`.
+    fn clif(&self, call_conv: CallConv) -> Signature {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        for repr in self.params() {
+            if let Some(ty) = repr.clif() {
+                sig.params.push(AbiParam::new(ty));
+            }
+        }
+        if let Some(ty) = self.ret.clif() {
+            sig.returns.push(AbiParam::new(ty));
+        }
+        sig
+    }
+}
+
+/// What the report says of one function instance or unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The function's name, or `top level` for a unit.
+    pub name: String,
+    /// Compiled to native code (possibly with fallback pieces)?
+    pub native: bool,
+    /// Why not, or which pieces run on the closure compiler and why.
+    pub notes: Vec<String>,
+}
+
+/// The compiled entry of a native function instance, for calls from the evaluator.
+#[derive(Clone, Debug)]
+pub struct NativeEntry {
+    /// `extern "C" fn(rt, captures, args: *const u64) -> u64`: the parameters as bits in
+    /// memory, the result as bits.
+    pub boxed: usize,
+    pub sig: NativeSig,
+}
+
+/// The Cranelift module holding all code of a session, and what was compiled into it.
+pub struct Backend {
+    module: JITModule,
+    call_conv: CallConv,
+    /// The native function of each instance compiled (by the instance's address; instances
+    /// live as long as the program).
+    declared: HashMap<usize, (FuncId, NativeSig)>,
+    /// Instances defined but not yet finalised, with their boxed entries.
+    pending: Vec<(Arc<Instance>, FuncId, NativeSig)>,
+    /// How many compilations are in progress (nested: a function reaches its callees).
+    depth: usize,
+    /// Code the native code calls back into, kept as long as the module.
+    keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
+    /// One entry per instance and unit compiled.
+    pub reports: Vec<Report>,
+    unit_counter: usize,
+}
+
+// SAFETY: the module is only used under the backend's mutex; the code it holds is immutable
+// once finalised and is called from the thread that runs the session.
+unsafe impl Send for Backend {}
+
+/// A session's backend, shared by the compiler (which runs on one thread at a time).
+pub type SharedBackend = Arc<Mutex<Backend>>;
+
+/// The backend, locked (a panic while it was held leaves it usable).
+fn lock(backend: &SharedBackend) -> MutexGuard<'_, Backend> {
+    backend.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Backend {
+    /// A backend for this machine's processor; `None` when Cranelift does not support it
+    /// (everything then runs on the closure compiler).
+    pub fn new() -> Option<SharedBackend> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").ok()?;
+        flags.set("use_colocated_libcalls", "false").ok()?;
+        flags.set("is_pic", "false").ok()?;
+        let isa = cranelift_native::builder()
+            .ok()?
+            .finish(settings::Flags::new(flags))
+            .ok()?;
+        let call_conv = isa.default_call_conv();
+        let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        Some(Arc::new(Mutex::new(Backend {
+            module: JITModule::new(builder),
+            call_conv,
+            declared: HashMap::new(),
+            pending: Vec::new(),
+            depth: 0,
+            keep: Vec::new(),
+            reports: Vec::new(),
+            unit_counter: 0,
+        })))
+    }
+
+    /// Make the code defined so far callable, and give each instance compiled its entry.
+    fn finalize(&mut self) -> Result<(), String> {
+        self.module
+            .finalize_definitions()
+            .map_err(|e| format!("finalising native code: {e}"))?;
+        for (instance, boxed, sig) in std::mem::take(&mut self.pending) {
+            let entry = NativeEntry {
+                boxed: self.module.get_finalized_function(boxed) as usize,
+                sig,
+            };
+            let _ = instance.native.set(entry);
+        }
+        Ok(())
+    }
+}
+
+/// The register signature of `function`, when every parameter group is `()`, a variable of
+/// a native type, or a tuple of such variables, and its result has a native type; the reason
+/// otherwise.
+pub fn signature(function: &Function) -> Result<NativeSig, String> {
+    use crate::core::ir::{PatternKind, Place};
+    let mut groups = Vec::new();
+    if !function.captures.is_empty() {
+        return Err("it captures variables of an enclosing function".into());
+    }
+    for param in &function.params {
+        let bind = |p: &crate::core::ir::Pattern| -> Result<Repr, String> {
+            match (&p.kind, Repr::of(&p.ty)) {
+                (PatternKind::Bind(Place::Local(_)), Some(repr)) => Ok(repr),
+                (PatternKind::Wildcard, Some(Repr::Unit)) => Ok(Repr::Unit),
+                (_, None) => Err(format!("a parameter of type {} is not in registers yet", p.ty)),
+                _ => Err("a parameter pattern is not a plain variable".into()),
+            }
+        };
+        let group = match &param.kind {
+            PatternKind::Tuple(parts) if matches!(param.ty, Type::Tuple(_)) => {
+                parts.iter().map(bind).collect::<Result<Vec<_>, _>>()?
+            }
+            _ => vec![bind(param)?],
+        };
+        groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());
+    }
+    let Some(ret) = Repr::of(&function.ret) else {
+        return Err(format!("its result of type {} is not in registers yet", function.ret));
+    };
+    Ok(NativeSig { groups, ret })
+}
+
+/// Compile `instance` (of `function`, already compiled to closures by `compiler`) to native
+/// code, when its signature allows; its entry is set once the outermost compilation ends.
+pub fn compile_instance(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    instance: &Arc<Instance>,
+    function: &Function,
+) {
+    let sig = match signature(function) {
+        Ok(sig) => sig,
+        Err(reason) => {
+            lock(backend).reports.push(Report {
+                name: function.name.clone(),
+                native: false,
+                notes: vec![reason],
+            });
+            return;
+        }
+    };
+    let key = Arc::as_ptr(instance) as usize;
+    let id = {
+        let mut b = lock(backend);
+        if b.declared.contains_key(&key) {
+            return;
+        }
+        let clif = sig.clif(b.call_conv);
+        let name = format!("f{key:x}");
+        let Ok(id) = b
+            .module
+            .declare_function(&name, cranelift_module::Linkage::Local, &clif)
+        else {
+            return;
+        };
+        b.declared.insert(key, (id, sig.clone()));
+        b.depth += 1;
+        id
+    };
+    let n_slots = instance.code.get().map_or(0, |code| code.n_slots);
+    let lowered = lower::function(compiler, backend, instance, function, &sig, n_slots, id);
+    let mut b = lock(backend);
+    let notes = match lowered {
+        Ok(notes) => notes,
+        Err(reason) => {
+            // The declared function must exist for its callers: it calls the evaluator.
+            let trampoline = lower::trampoline(&mut b, instance, &sig, id);
+            vec![
+                format!("not compiled: {reason}"),
+                match trampoline {
+                    Ok(()) => "runs on the closure compiler".into(),
+                    Err(e) => format!("no trampoline either: {e}"),
+                },
+            ]
+        }
+    };
+    let native = !notes.iter().any(|n| n.starts_with("not compiled"));
+    match lower::boxed_entry(&mut b, &sig, id) {
+        Ok(boxed) => b.pending.push((instance.clone(), boxed, sig.clone())),
+        Err(e) => b.reports.push(Report {
+            name: function.name.clone(),
+            native: false,
+            notes: vec![format!("no entry: {e}")],
+        }),
+    }
+    b.reports.push(Report {
+        name: function.name.clone(),
+        native,
+        notes,
+    });
+    b.depth -= 1;
+    if b.depth == 0 {
+        if let Err(e) = b.finalize() {
+            b.reports.push(Report {
+                name: function.name.clone(),
+                native: false,
+                notes: vec![e],
+            });
+        }
+    }
+}
+
+/// A unit's top level compiled to native code: `run` it with the unit's frame.
+pub struct UnitCode {
+    entry: usize,
+    n_slots: usize,
+}
+
+impl UnitCode {
+    /// The frame size the code needs (the unit's slots and one for fallback results).
+    pub fn n_slots(&self) -> usize {
+        self.n_slots
+    }
+
+    /// Run the unit's statements in `frame` (of `n_slots()` slots).
+    pub fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
+        assert!(frame.slots.len() >= self.n_slots);
+        // SAFETY: the code was compiled for this signature; the frame has the slots it
+        // addresses; `rt` outlives the call.
+        let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *mut Value, usize) =
+            unsafe { std::mem::transmute(self.entry) };
+        let n = frame.slots.len();
+        f(frame.rt, frame.captures.as_ptr(), frame.slots.as_mut_ptr(), n);
+        runtime::take_failure(frame.rt)
+    }
+}
+
+/// Compile a unit's top-level statements to native code, in a frame of `n_slots` slots (the
+/// compiler's top-level slots); `None` when that fails (the unit then runs on closures).
+pub fn compile_unit(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+    result: Option<&Expr>,
+) -> Option<UnitCode> {
+    let (id, name) = {
+        let mut b = lock(backend);
+        b.unit_counter += 1;
+        let name = format!("unit{}", b.unit_counter);
+        let mut sig = Signature::new(b.call_conv);
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        let id = b
+            .module
+            .declare_function(&name, cranelift_module::Linkage::Local, &sig)
+            .ok()?;
+        b.depth += 1;
+        (id, name)
+    };
+    let _ = name;
+    let lowered = lower::unit(compiler, backend, stmts, result, id);
+    let mut b = lock(backend);
+    b.depth -= 1;
+    let (notes, n_slots) = match lowered {
+        Ok(done) => done,
+        Err(reason) => {
+            b.reports.push(Report {
+                name: "top level".into(),
+                native: false,
+                notes: vec![format!("not compiled: {reason}")],
+            });
+            if b.depth == 0 {
+                let _ = b.finalize();
+            }
+            return None;
+        }
+    };
+    b.reports.push(Report {
+        name: "top level".into(),
+        native: true,
+        notes,
+    });
+    if b.depth == 0 && b.finalize().is_err() {
+        return None;
+    }
+    let entry = b.module.get_finalized_function(id) as usize;
+    Some(UnitCode { entry, n_slots })
+}
+
+/// Call a native instance with evaluator values (from `closure::call_instance`): one value
+/// per parameter group (a tuple for a group of several variables).
+pub fn call_boxed(
+    rt: &super::Runtime<'_>,
+    entry: &NativeEntry,
+    captures: &[Value],
+    args: &[Value],
+) -> Result<Value, Ctrl> {
+    let mut bits: smallvec::SmallVec<[u64; 8]> = smallvec::SmallVec::new();
+    for (group, arg) in entry.sig.groups.iter().zip(args) {
+        match (group.as_slice(), arg) {
+            ([], _) => {}
+            ([one], _) => bits.push(one.unboxed(arg)),
+            (many, Value::Tuple(parts)) => {
+                for (repr, part) in many.iter().zip(parts.iter()) {
+                    bits.push(repr.unboxed(part));
+                }
+            }
+            (many, other) => bits.push(many[0].unboxed(other)),
+        }
+    }
+    // SAFETY: the entry was compiled for this signature (`lower::boxed_entry`).
+    let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *const u64) -> u64 =
+        unsafe { std::mem::transmute(entry.boxed) };
+    let result = f(rt, captures.as_ptr(), bits.as_ptr());
+    runtime::take_failure(rt)?;
+    Ok(entry.sig.ret.boxed(result))
+}
+
+/// The report of everything compiled so far.
+pub fn reports(backend: &SharedBackend) -> Vec<Report> {
+    lock(backend).reports.clone()
+}

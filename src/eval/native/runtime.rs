@@ -1,0 +1,387 @@
+//! What native code calls: the evaluator's closures for the pieces lowering does not
+//! represent, error construction (with the same kernels and messages as the evaluator),
+//! views of array storage, frames. Every helper is `extern "C"`, takes the `Runtime` first and
+//! never unwinds: a failure is recorded in the runtime (`fail`) for the native code to test,
+//! a panic caught and re-raised at the edge (`take_failure`).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use crate::core::ir::{ArithOp, GlobalDef, MathFn};
+use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use super::super::closure::Instance;
+use super::super::code::{ExprCode, StmtCode};
+use super::super::error::{
+    interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
+};
+use super::super::value::{ArrayVal, Buffer, Value};
+use super::super::{Ctrl, Frame, Runtime};
+use super::Repr;
+
+/// Why native code is unwinding.
+pub enum Fault {
+    Error(Ctrl),
+    Panic(Box<dyn std::any::Any + Send>),
+}
+
+/// Record a failure for the native code to find.
+fn fail(rt: &Runtime<'_>, fault: Fault) {
+    *rt.native_fault.borrow_mut() = Some(fault);
+    rt.native_failed.set(1);
+}
+
+/// After native code returns: the error it unwound with, if any (a panic is resumed).
+pub fn take_failure(rt: &Runtime<'_>) -> Result<(), Ctrl> {
+    if rt.native_failed.get() == 0 {
+        return Ok(());
+    }
+    rt.native_failed.set(0);
+    match rt.native_fault.borrow_mut().take() {
+        Some(Fault::Error(ctrl)) => Err(ctrl),
+        Some(Fault::Panic(payload)) => std::panic::resume_unwind(payload),
+        None => Err(runtime_error(
+            INTERNAL,
+            "native code failed without an error",
+            Span::default(),
+        )),
+    }
+}
+
+/// Run `f`, turning its error or panic into a recorded failure (and `default`).
+fn guarded<R>(rt: &Runtime<'_>, default: R, f: impl FnOnce() -> Result<R, Ctrl>) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => value,
+        Ok(Err(ctrl)) => {
+            fail(rt, Fault::Error(ctrl));
+            default
+        }
+        Err(payload) => {
+            fail(rt, Fault::Panic(payload));
+            default
+        }
+    }
+}
+
+/// What a failing check in native code reports: the error is built here, from the operands
+/// native code passes, by the evaluator's own kernels.
+pub enum Site {
+    /// Checked integer arithmetic (the fast path could not decide).
+    IntArith(ArithOp, IntTy, Span),
+    /// A counting loop's variable stepped past its type (up or down from `a`).
+    Step(IntTy, bool, Span),
+    /// A global read before its initialiser ran.
+    Uninitialised(Arc<GlobalDef>, Span),
+    /// An index outside `0 .. n`.
+    Index {
+        array_ty: Type,
+        n: usize,
+        linear: Option<IntTy>,
+        span: Span,
+    },
+    /// A call nested deeper than the limit.
+    TooDeep(String, Span),
+    /// Ctrl-C seen at a loop or call.
+    Interrupted(Span),
+    /// An error leaving a call of `name` (defined in unit `unit`) made at the span.
+    Frame(String, u32, Span),
+}
+
+/// The error of `site` for the operands `a` and `b`, or the value when the evaluator's
+/// kernel finds none (a fast path may be conservative).
+extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
+    guarded(rt, 0, || match site {
+        Site::IntArith(op, ity, span) => super::super::prims::int_arith(*op, *ity, a, b)
+            .map_err(|fault| fault.at(*span)),
+        Site::Step(ity, up, span) => Err(runtime_error(
+            OVERFLOW,
+            format!(
+                "{} overflow: loop variable stepped to {}",
+                ity.name(),
+                super::super::prims::int_value(a, *ity) + if *up { 1 } else { -1 }
+            ),
+            *span,
+        )),
+        Site::Uninitialised(def, span) => Err(used_before_initialisation(def, *span)),
+        Site::Index {
+            array_ty,
+            n,
+            linear,
+            span,
+        } => {
+            let position = match linear {
+                Some(ity) => super::super::prims::int_value(a, *ity),
+                None => a as u64 as i128,
+            };
+            Err(super::super::compile::index_error(position, array_ty, *n).at(*span))
+        }
+        Site::TooDeep(name, span) => Err(runtime_error(
+            super::super::error::RECURSION_TOO_DEEP,
+            format!(
+                "recursion too deep: more than {} nested calls (calling {name})",
+                rt.max_depth
+            ),
+            *span,
+        )),
+        Site::Interrupted(span) => Err(interrupted(*span)),
+        Site::Frame(..) => Ok(b),
+    })
+}
+
+/// Note on the error being unwound that it left the call of `site` (a `Site::Frame`).
+extern "C" fn note_call(rt: &Runtime<'_>, site: &Site) {
+    let Site::Frame(name, unit, span) = site else {
+        return;
+    };
+    let mut fault = rt.native_fault.borrow_mut();
+    if let Some(Fault::Error(_)) = &*fault {
+        if let Some(Fault::Error(ctrl)) = fault.take() {
+            *fault = Some(Fault::Error(note_frame(ctrl, name, *unit, *span)));
+        }
+    }
+}
+
+/// The frame slots `frame .. frame + n` as the evaluator's frame.
+///
+/// # Safety
+/// `frame` points at `n` initialised values owned by the native caller.
+unsafe fn frame_of<'a, 'o>(rt: &'a Runtime<'o>, frame: *mut Value, n: usize) -> Frame<'a, 'o> {
+    Frame {
+        slots: std::slice::from_raw_parts_mut(frame, n),
+        captures: &[],
+        rt,
+    }
+}
+
+/// Evaluate a fallback expression in the native frame, its value into `out` (a slot of the
+/// frame). 0: done; 1: failed.
+extern "C" fn eval_expr(
+    rt: &Runtime<'_>,
+    code: &ExprCode,
+    frame: *mut Value,
+    n: usize,
+    out: *mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: the native caller passes its frame of `n` slots and `out` inside it.
+        let mut frame = unsafe { frame_of(rt, frame, n) };
+        let value = code(&mut frame)?;
+        unsafe { *out = value };
+        Ok(0)
+    })
+}
+
+/// Run a fallback statement in the native frame. 0: done; 1: failed; 2: `break` and 3:
+/// `continue` of the loop labelled `native_label`; 4: `return` (the value in `returned`).
+extern "C" fn run_stmt(rt: &Runtime<'_>, code: &StmtCode, frame: *mut Value, n: usize) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: the native caller passes its frame of `n` slots.
+        let mut frame = unsafe { frame_of(rt, frame, n) };
+        match code(&mut frame) {
+            Ok(()) => Ok(0),
+            Err(Ctrl::Break(label)) => {
+                rt.native_label.set(label);
+                Ok(2)
+            }
+            Err(Ctrl::Continue(label)) => {
+                rt.native_label.set(label);
+                Ok(3)
+            }
+            Err(Ctrl::Return) => Ok(4),
+            Err(error) => Err(error),
+        }
+    })
+}
+
+/// The value of the `return` a fallback statement made, as bits of `repr`.
+extern "C" fn returned_bits(rt: &Runtime<'_>, repr: u64) -> u64 {
+    let value = rt.take_returned();
+    repr_of(repr as u32).unboxed(&value)
+}
+
+fn repr_of(code: u32) -> Repr {
+    match code {
+        0 => Repr::I64,
+        1 => Repr::F64,
+        _ => Repr::Unit,
+    }
+}
+
+/// The code `returned_bits` takes for a representation.
+pub fn repr_code(repr: Repr) -> u32 {
+    match repr {
+        Repr::I64 => 0,
+        Repr::F64 => 1,
+        Repr::Unit => 2,
+    }
+}
+
+/// The leaves of the array in `value` (a slot): their address and count, into `out`; null and
+/// 0 when it holds no array of unboxed scalars (not assigned yet).
+extern "C" fn array_view(value: &Value, out: &mut [usize; 2]) {
+    *out = match value {
+        Value::Array(ArrayVal { buf, start, len }) => match &**buf {
+            Buffer::I64(v) => [v[*start..].as_ptr() as usize, *len],
+            Buffer::F64(v) => [v[*start..].as_ptr() as usize, *len],
+            _ => [0, 0],
+        },
+        _ => [0, 0],
+    };
+}
+
+/// `array_view` of an array about to be written: its storage made unshared first
+/// (copy-on-write).
+extern "C" fn array_view_mut(value: &mut Value, out: &mut [usize; 2]) {
+    *out = match value {
+        Value::Array(array) => {
+            let len = array.len;
+            match super::super::array::make_unique(array) {
+                Buffer::I64(v) => [v.as_mut_ptr() as usize, len],
+                Buffer::F64(v) => [v.as_mut_ptr() as usize, len],
+                _ => [0, 0],
+            }
+        }
+        _ => [0, 0],
+    };
+}
+
+/// Drop the `n` values of a native frame that is being left.
+extern "C" fn drop_frame(frame: *mut Value, n: usize) {
+    for i in 0..n {
+        // SAFETY: the frame's slots are initialised values, dropped once, as it is left.
+        unsafe { std::ptr::drop_in_place(frame.add(i)) };
+    }
+}
+
+/// Put a fresh cell into each of the `n` slots listed at `slots`.
+extern "C" fn init_cells(frame: *mut Value, slots: *const u32, n: usize) {
+    for i in 0..n {
+        // SAFETY: the list has `n` slots of the frame, which hold `Unit` (nothing to drop).
+        unsafe {
+            let slot = *slots.add(i) as usize;
+            frame
+                .add(slot)
+                .write(Value::Cell(Arc::new(std::sync::Mutex::new(Value::Unit))));
+        }
+    }
+}
+
+/// A unary math function of the evaluator (`library::math`).
+extern "C" fn math(f: u32, x: f64) -> f64 {
+    const FNS: [MathFn; 17] = [
+        MathFn::Sqrt,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Exp,
+        MathFn::Log,
+        MathFn::Log10,
+        MathFn::Ceil,
+        MathFn::Floor,
+        MathFn::Trunc,
+        MathFn::Abs,
+    ];
+    super::super::library::math(FNS[f as usize], x)
+}
+
+/// The index of `f` for `math`.
+pub fn math_code(f: MathFn) -> u32 {
+    f as u32
+}
+
+extern "C" fn atan2(y: f64, x: f64) -> f64 {
+    y.atan2(x)
+}
+
+extern "C" fn pow(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+/// Call an instance that has no native body through the evaluator (a trampoline's body):
+/// the arguments as bits per its signature; the result as bits.
+extern "C" fn call_evaluator(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+    guarded(rt, 0, || {
+        let mut k = 0;
+        let mut args = Vec::with_capacity(target.sig.groups.len());
+        for group in &target.sig.groups {
+            let mut parts: Vec<Value> = group
+                .iter()
+                .map(|repr| {
+                    // SAFETY: the native caller passes one word per flattened parameter.
+                    let value = repr.boxed(unsafe { *bits.add(k) });
+                    k += 1;
+                    value
+                })
+                .collect();
+            args.push(match parts.len() {
+                0 => Value::Unit,
+                1 => parts.pop().unwrap_or(Value::Unit),
+                _ => Value::Tuple(parts.into()),
+            });
+        }
+        let value = super::super::closure::run_instance(rt, &target.instance, &[], args)?;
+        Ok(target.sig.ret.unboxed(&value))
+    })
+}
+
+/// What a trampoline calls.
+pub struct Trampoline {
+    pub instance: Arc<Instance>,
+    pub sig: super::NativeSig,
+}
+
+/// Call a native function's boxed entry on a fresh stack segment (the current one is nearly
+/// exhausted).
+extern "C" fn grow_call(rt: &Runtime<'_>, boxed: usize, bits: *const u64) -> u64 {
+    // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`).
+    let f: extern "C" fn(*const Runtime<'_>, *const Value, *const u64) -> u64 =
+        unsafe { std::mem::transmute(boxed) };
+    super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits))
+}
+
+/// The address of each helper lowering calls, by name.
+pub fn address(helper: Helper) -> usize {
+    match helper {
+        Helper::Fault => fault as *const () as usize,
+        Helper::NoteCall => note_call as *const () as usize,
+        Helper::EvalExpr => eval_expr as *const () as usize,
+        Helper::RunStmt => run_stmt as *const () as usize,
+        Helper::ReturnedBits => returned_bits as *const () as usize,
+        Helper::ArrayView => array_view as *const () as usize,
+        Helper::ArrayViewMut => array_view_mut as *const () as usize,
+        Helper::DropFrame => drop_frame as *const () as usize,
+        Helper::InitCells => init_cells as *const () as usize,
+        Helper::Math => math as *const () as usize,
+        Helper::Atan2 => atan2 as *const () as usize,
+        Helper::Pow => pow as *const () as usize,
+        Helper::CallEvaluator => call_evaluator as *const () as usize,
+        Helper::GrowCall => grow_call as *const () as usize,
+    }
+}
+
+/// The helpers native code calls.
+#[derive(Clone, Copy, Debug)]
+pub enum Helper {
+    Fault,
+    NoteCall,
+    EvalExpr,
+    RunStmt,
+    ReturnedBits,
+    ArrayView,
+    ArrayViewMut,
+    DropFrame,
+    InitCells,
+    Math,
+    Atan2,
+    Pow,
+    CallEvaluator,
+    GrowCall,
+}
