@@ -522,6 +522,11 @@ startup() {
   local line="startup (median of $n, whole process through bash -c): tessera hello.flx $(fmt_ms "$(median_ns "$work/startup.tessera.ns")") ms"
   for label in "${labels[@]:1}"; do line+="; ${label#startup.} $(fmt_ms "$(median_ns "$work/$label.ns")") ms"; done
   line+="; bash -c true alone $(fmt_ms "$(median_ns "$work/startup.bash.ns")") ms"
+  # hyperfine, when installed, runs it without a shell (-N): the start-up alone.
+  if command -v hyperfine >/dev/null && [ $have_py = 1 ]; then
+    hyperfine -N -w 5 -r "$n" --export-json "$work/startup.json" "$tessera run $repo/examples/hello.flx" >/dev/null 2>&1 &&
+      line+="; hyperfine -N: tessera hello.flx median $("$PY" -c 'import json, sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["median"] * 1000))' "$work/startup.json") ms"
+  fi
   echo "$line"
   startup_line=$line
 }
