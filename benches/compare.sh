@@ -586,9 +586,11 @@ target "str: time(2e5) / time(1e5) (linear about 2, quadratic about 4)" str2x.ap
 target "closure: map capture + iter proc / Lua 5.4" closure.pipeline closure.lua "<=" 0.5
 target "thr: capturing map, 1 thread / 2 threads" thr.t1 thr.t2 ">=" 1.6
 
-echo
-echo "Markdown rows (kernel | Tessera median s | counterparts' median s | ratios):"
-for row in "${rows[@]}"; do echo "$row"; done
+if [ ${#rows[@]} -gt 0 ]; then
+  echo
+  echo "Markdown rows (kernel | Tessera median s | counterparts' median s | ratios):"
+  for row in "${rows[@]}"; do echo "$row"; done
+fi
 if [ ${#idiom_rows[@]} -gt 0 ]; then
   echo
   echo "| idiom | form | Tessera s | ns per unit | x fastest form | counterparts: s, Tessera/them |"
