@@ -8,7 +8,9 @@
 # (default 5) in alternation (one run of each command per round). REGEX (default: everything)
 # selects kernels (K1 ... K7, K1f, K2l, K3l, R, K2T, K1fT) and idiom rows (sum, isum, dsum, map,
 # gsum, store, dwhile, fib, call, pairs, str, str2x, closure, thr, fthr) by name: '^K' for the kernels only,
-# '^[a-z]' for the idioms only.
+# '^[a-z]' for the idioms and programs. Programs (Part 4): matmul, stencil, sort_ptr, nbody, sieve,
+# histogram, strscan, tuple_rec, mandelbrot, rowsum, and startup (tessera run examples/hello.flx);
+# e.g. '^(matmul|stencil|sort_ptr|nbody|sieve|histogram|strscan|tuple_rec|mandelbrot|rowsum|startup)$'.
 #
 # Part 1, the kernels (issue 5): median wall seconds of each command and the ratio Tessera /
 # anchor for each anchor of the kernel. Peak RSS of K1 is measured with /usr/bin/time.
@@ -19,6 +21,11 @@
 # all whole process. The warm-up run checks every output against the "Expected output:" line of
 # the program (counterparts against the row's first form).
 # Part 3, the issue's targets, met or not (ratios of whole-process medians).
+# Part 4, the programs (benches/programs/, user-style code): per program the median seconds of
+# Tessera and of each counterpart (Rust, Lua 5.4, CPython, numpy where natural), the ratios
+# Tessera / counterpart, each marked against its target (<= 2.0x Rust, <= 0.5x Lua, <= 0.1x
+# CPython, <= 1.0x numpy); the warm-up checks every output against the program's "Expected
+# output:" line. Row "startup": the median whole-process time of tessera run examples/hello.flx.
 #
 # Environment: TESSERA (the binary, default target/release/tessera), BASELINES (the baselines
 # folder, default ../shared/bench/baselines from the repository root), PY (the python3 that has
@@ -420,8 +427,123 @@ if [[ pairs =~ $only ]] && [ $have_time = 1 ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
+# Part 4, the programs: benches/programs/NAME.flx, user-style programs (plain loops, structs,
+# pointers), each against its counterparts benches/counterparts/{rust,lua,py}/NAME.* and, where a
+# numpy user would use numpy, py/NAME_np.py. Targets (whole-process medians): Tessera <= 2.0x
+# Rust, <= 0.5x Lua 5.4, <= 0.1x CPython, <= 1.0x numpy.
+programs=$repo/benches/programs
+declare -a program_rows=()
+
+# ratio_cell NUM_NS DEN_NS LIMIT: "1.23x met" or "4.56x **not met**", "—" without a sample.
+ratio_cell() {
+  if [ -z "$1" ] || [ -z "$2" ]; then echo "—"; return; fi
+  awk -v t="$1" -v c="$2" -v l="$3" 'BEGIN { r = t / c; printf "%.2fx %s", r, (r <= l) ? "met" : "**not met**" }'
+}
+
+# program NAME: run every available version of one program, warm-up (outputs checked against the
+# "Expected output:" line of the Tessera program), then RUNS rounds in alternation.
+program() {
+  local name=$1
+  [[ $name =~ $only ]] || return 0
+  local -a labels=()
+  local -A commands=()
+  labels+=("$name.tessera")
+  commands[$name.tessera]="env RAYON_NUM_THREADS=$threads $tessera run $programs/$name.flx"
+  if [ $have_rsi = 1 ] && [ -x "$rs_idioms/$name" ]; then
+    labels+=("$name.rs"); commands[$name.rs]="$rs_idioms/$name"
+  fi
+  if [ $have_lua = 1 ] && [ -f "$cps/lua/$name.lua" ]; then
+    labels+=("$name.lua"); commands[$name.lua]="lua5.4 lua/$name.lua"
+  fi
+  if [ $have_py = 1 ] && [ -f "$cps/py/$name.py" ]; then
+    labels+=("$name.py"); commands[$name.py]="$PY py/$name.py"
+  fi
+  if [ $have_numpy = 1 ] && [ -f "$cps/py/${name}_np.py" ]; then
+    labels+=("$name.np"); commands[$name.np]="$PY py/${name}_np.py"
+  fi
+  local expected out label
+  expected=$(expected_of "$programs/$name.flx")
+  for label in "${labels[@]}"; do
+    : >"$work/$label.ns"
+    (cd "$cps" && run_once "$label" bash -c "${commands[$label]}")
+    out=$(tail -1 "$work/$label.out")
+    if [ "$out" != "$expected" ]; then
+      echo "  $label: WRONG OUTPUT '$out', expected '$expected'" >&2
+      bad_outputs+=("$label")
+    fi
+  done
+  for label in "${labels[@]}"; do : >"$work/$label.ns"; done
+  for ((round = 0; round < runs; round++)); do
+    for label in "${labels[@]}"; do
+      (cd "$cps" && run_once "$label" bash -c "${commands[$label]}")
+    done
+  done
+  for label in "${labels[@]}"; do med[$label]=$(median_ns "$work/$label.ns"); done
+  local t=${med[$name.tessera]} cell_s="" lang
+  for lang in rs lua py np; do
+    if [ -n "${med[$name.$lang]:-}" ]; then cell_s+="$lang $(fmt_s "${med[$name.$lang]}")  "; fi
+  done
+  local r_rs r_lua r_py r_np
+  r_rs=$(ratio_cell "$t" "${med[$name.rs]:-}" 2.0)
+  r_lua=$(ratio_cell "$t" "${med[$name.lua]:-}" 0.5)
+  r_py=$(ratio_cell "$t" "${med[$name.py]:-}" 0.1)
+  r_np=$(ratio_cell "$t" "${med[$name.np]:-}" 1.0)
+  printf '%-10s tessera %s  %s\n' "$name" "$(fmt_s "$t")" "$cell_s"
+  printf '%-10s Tessera/Rust %s; /Lua %s; /CPython %s; /numpy %s\n' "" "$r_rs" "$r_lua" "$r_py" "$r_np"
+  local s_rs="—" s_lua="—" s_py="—" s_np="—"
+  [ -n "${med[$name.rs]:-}" ] && s_rs=$(fmt_s "${med[$name.rs]}")
+  [ -n "${med[$name.lua]:-}" ] && s_lua=$(fmt_s "${med[$name.lua]}")
+  [ -n "${med[$name.py]:-}" ] && s_py=$(fmt_s "${med[$name.py]}")
+  [ -n "${med[$name.np]:-}" ] && s_np=$(fmt_s "${med[$name.np]}")
+  program_rows+=("| $name | $(fmt_s "$t") | $s_rs | $s_lua | $s_py | $s_np | $r_rs | $r_lua | $r_py | $r_np |")
+}
+
+# startup: the whole-process time of `tessera run examples/hello.flx` (two lines of output), with
+# the start-up of Lua 5.4 and CPython printing the same lines for comparison; at least 20 runs.
+startup() {
+  [[ startup =~ $only ]] || return 0
+  local n=$(( runs > 20 ? runs : 20 )) label
+  local -a labels=(startup.tessera)
+  local -A commands=([startup.tessera]="$tessera run $repo/examples/hello.flx")
+  if [ $have_lua = 1 ]; then
+    labels+=(startup.lua); commands[startup.lua]="lua5.4 -e 'print(\"Hello, Tessera!\") print(42)'"
+  fi
+  if [ $have_py = 1 ]; then
+    labels+=(startup.py); commands[startup.py]="$PY -c 'print(\"Hello, Tessera!\"); print(42)'"
+  fi
+  for label in "${labels[@]}"; do (cd "$cps" && run_once "$label" bash -c "${commands[$label]}"); done
+  for label in "${labels[@]}"; do : >"$work/$label.ns"; done
+  for ((round = 0; round < n; round++)); do
+    for label in "${labels[@]}"; do (cd "$cps" && run_once "$label" bash -c "${commands[$label]}"); done
+  done
+  # The shell that run_once starts (bash -c) is included; its own start-up, for reference.
+  : >"$work/startup.bash.ns"
+  for ((round = 0; round < n; round++)); do run_once startup.bash bash -c true; done
+  local line="startup (median of $n, whole process through bash -c): tessera hello.flx $(fmt_ms "$(median_ns "$work/startup.tessera.ns")") ms"
+  for label in "${labels[@]:1}"; do line+="; ${label#startup.} $(fmt_ms "$(median_ns "$work/$label.ns")") ms"; done
+  line+="; bash -c true alone $(fmt_ms "$(median_ns "$work/startup.bash.ns")") ms"
+  # hyperfine, when installed, runs it without a shell (-N): the start-up alone.
+  if command -v hyperfine >/dev/null && [ $have_py = 1 ]; then
+    hyperfine -N -w 5 -r "$n" --export-json "$work/startup.json" "$tessera run $repo/examples/hello.flx" >/dev/null 2>&1 &&
+      line+="; hyperfine -N: tessera hello.flx median $("$PY" -c 'import json, sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["median"] * 1000))' "$work/startup.json") ms"
+  fi
+  echo "$line"
+  startup_line=$line
+}
+startup_line=""
+fmt_ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+
+echo
+echo "Programs (benches/programs/): median seconds; targets Tessera <= 2.0x Rust, <= 0.5x Lua 5.4, <= 0.1x CPython, <= 1.0x numpy."
+for name in matmul stencil sort_ptr nbody sieve histogram strscan tuple_rec mandelbrot rowsum; do
+  program "$name"
+done
+startup
+
+# ---------------------------------------------------------------------------------------------
 # Targets of issue 11.
 declare -a target_rows=()
+targets_run=0
 # target DESCRIPTION NUM DEN OP LIMIT: measured = med[NUM] / med[DEN], met when it is OP LIMIT.
 target() {
   local what=$1 num=$2 den=$3 op=$4 limit=$5
@@ -430,6 +552,7 @@ target() {
     target_rows+=("| $what | not run | $op ${limit}x | — |")
     return
   fi
+  targets_run=1
   target_rows+=("$(awk -v a="$a" -v b="$b" -v op="$op" -v l="$limit" -v w="$what" 'BEGIN {
     r = a / b; ok = (op == "<=") ? (r <= l) : (r >= l)
     printf "| %s | %.2fx | %s %sx | %s |", w, r, op, l, ok ? "met" : "**not met**" }')")
@@ -463,19 +586,30 @@ target "str: time(2e5) / time(1e5) (linear about 2, quadratic about 4)" str2x.ap
 target "closure: map capture + iter proc / Lua 5.4" closure.pipeline closure.lua "<=" 0.5
 target "thr: capturing map, 1 thread / 2 threads" thr.t1 thr.t2 ">=" 1.6
 
-echo
-echo "Markdown rows (kernel | Tessera median s | counterparts' median s | ratios):"
-for row in "${rows[@]}"; do echo "$row"; done
+if [ ${#rows[@]} -gt 0 ]; then
+  echo
+  echo "Markdown rows (kernel | Tessera median s | counterparts' median s | ratios):"
+  for row in "${rows[@]}"; do echo "$row"; done
+fi
 if [ ${#idiom_rows[@]} -gt 0 ]; then
   echo
   echo "| idiom | form | Tessera s | ns per unit | x fastest form | counterparts: s, Tessera/them |"
   echo "|---|---|---|---|---|---|"
   for row in "${idiom_rows[@]}"; do echo "$row"; done
 fi
-echo
-echo "| target (issue 11) | measured | target | met? |"
-echo "|---|---|---|---|"
-for row in "${target_rows[@]}"; do echo "$row"; done
+if [ ${#program_rows[@]} -gt 0 ]; then
+  echo
+  echo "| program | Tessera s | Rust s | Lua s | CPython s | numpy s | Tessera/Rust (<= 2.0) | Tessera/Lua (<= 0.5) | Tessera/CPython (<= 0.1) | Tessera/numpy (<= 1.0) |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  for row in "${program_rows[@]}"; do echo "$row"; done
+fi
+[ -n "$startup_line" ] && { echo; echo "$startup_line"; }
+if [ $targets_run = 1 ]; then
+  echo
+  echo "| target (issue 11) | measured | target | met? |"
+  echo "|---|---|---|---|"
+  for row in "${target_rows[@]}"; do echo "$row"; done
+fi
 if [ ${#bad_outputs[@]} -gt 0 ]; then
   echo
   echo "WRONG OUTPUT (see above): ${bad_outputs[*]}"
