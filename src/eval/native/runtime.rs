@@ -338,13 +338,18 @@ pub struct Trampoline {
     pub sig: super::NativeSig,
 }
 
-/// Call a native function's boxed entry on a fresh stack segment (the current one is nearly
-/// exhausted).
-extern "C" fn grow_call(rt: &Runtime<'_>, boxed: usize, bits: *const u64) -> u64 {
-    // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`).
-    let f: extern "C" fn(*const Runtime<'_>, *const Value, *const u64) -> u64 =
-        unsafe { std::mem::transmute(boxed) };
-    super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits))
+/// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
+/// its boxed entry once it has one, otherwise through the evaluator.
+extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+    match target.instance.native.get() {
+        Some(entry) => {
+            // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
+            let f: extern "C" fn(*const Runtime<'_>, *const Value, *const u64) -> u64 =
+                unsafe { std::mem::transmute(entry.boxed) };
+            super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits))
+        }
+        None => super::super::closure::grow_stack(rt, || call_evaluator(rt, target, bits)),
+    }
 }
 
 /// The address of each helper lowering calls, by name.

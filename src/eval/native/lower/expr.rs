@@ -310,8 +310,9 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
-        if a.iter().any(|x| Repr::of(&x.ty).is_none()) {
-            return self.fallback_expr(e, "an operation on values that are not in registers");
+        if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
+            let why = format!("{p:?} of a value of type {} (not in registers)", x.ty);
+            return self.fallback_expr(e, &why);
         }
         match (p, a) {
             (Prim::IntArith(op, ity), [x, y]) => {
@@ -417,7 +418,10 @@ impl Lower<'_, '_, '_> {
             }
             (Prim::Widen, [x]) => self.expr(x),
             (Prim::Convert, [x]) => self.convert(x, e, repr),
-            _ => self.fallback_expr(e, "a primitive not lowered yet"),
+            _ => {
+                let why = format!("the primitive {p:?} is not lowered yet");
+                self.fallback_expr(e, &why)
+            }
         }
     }
 

@@ -87,7 +87,10 @@ impl Lower<'_, '_, '_> {
                     let v = self.expr(e);
                     self.write_var(*place, v);
                 }
-                _ => self.fallback_stmt(s, "an assignment of a value not in registers", e.span),
+                _ => {
+                    let why = format!("an assignment of a value of type {} (not in registers)", e.ty);
+                    self.fallback_stmt(s, &why, e.span)
+                }
             },
             Stmt::Store {
                 place,
