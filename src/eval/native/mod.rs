@@ -93,12 +93,20 @@ impl Repr {
 }
 
 /// The register signature of a function instance: its parameters flattened (a group that
-/// is a tuple of variables gives one parameter per variable) and its result.
+/// is a tuple of variables gives one parameter per variable; any other group is passed
+/// *boxed*, as the address of an evaluator value the callee binds with its pattern) and its
+/// result (a scalar in a register, or boxed: written to an `out` value the caller passes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeSig {
-    /// Per parameter group, the representation of each variable it binds (none for `()`).
+    /// Per parameter group, the representation of each variable it binds (none for `()`;
+    /// one `I64`, the value's address, for a boxed group).
     pub groups: Vec<Vec<Repr>>,
+    /// Which groups are boxed.
+    pub boxed: Vec<bool>,
+    /// The result in a register (`Unit` when boxed).
     pub ret: Repr,
+    /// Is the result boxed (written to the `out` parameter)?
+    pub ret_boxed: bool,
 }
 
 impl NativeSig {
@@ -107,11 +115,14 @@ impl NativeSig {
         self.groups.iter().flatten().copied()
     }
 
-    /// The Cranelift signature: `(runtime, captures, parameters...) -> result`.
+    /// The Cranelift signature: `(runtime, captures, [out,] parameters...) -> result`.
     fn clif(&self, call_conv: CallConv) -> Signature {
         let mut sig = Signature::new(call_conv);
         sig.params.push(AbiParam::new(types::I64));
         sig.params.push(AbiParam::new(types::I64));
+        if self.ret_boxed {
+            sig.params.push(AbiParam::new(types::I64));
+        }
         for repr in self.params() {
             if let Some(ty) = repr.clif() {
                 sig.params.push(AbiParam::new(ty));
@@ -138,8 +149,9 @@ pub struct Report {
 /// The compiled entry of a native function instance, for calls from the evaluator.
 #[derive(Clone, Debug)]
 pub struct NativeEntry {
-    /// `extern "C" fn(rt, captures, args: *const u64) -> u64`: the parameters as bits in
-    /// memory, the result as bits.
+    /// `extern "C" fn(rt, captures, args: *const u64, out: *mut Value) -> u64`: the
+    /// parameters as bits in memory (a boxed group as its value's address), the result as
+    /// bits or, when boxed, in `out`.
     pub boxed: usize,
     pub sig: NativeSig,
 }
@@ -216,36 +228,53 @@ impl Backend {
     }
 }
 
-/// The register signature of `function`, when every parameter group is `()`, a variable of
-/// a native type, or a tuple of such variables, and its result has a native type; the reason
-/// otherwise.
+/// The native signature of `function`: groups that are `()`, a variable of a native type or
+/// a tuple of such variables in registers, any other group boxed; the result in a register
+/// when its type is native, boxed otherwise. A function that captures variables has none
+/// (the reason).
 pub fn signature(function: &Function) -> Result<NativeSig, String> {
     use crate::core::ir::{PatternKind, Place};
-    let mut groups = Vec::new();
     if !function.captures.is_empty() {
         return Err("it captures variables of an enclosing function".into());
     }
+    let (mut groups, mut boxed) = (Vec::new(), Vec::new());
     for param in &function.params {
-        let bind = |p: &crate::core::ir::Pattern| -> Result<Repr, String> {
+        let bind = |p: &crate::core::ir::Pattern| -> Option<Repr> {
             match (&p.kind, Repr::of(&p.ty)) {
-                (PatternKind::Bind(Place::Local(_)), Some(repr)) => Ok(repr),
-                (PatternKind::Wildcard, Some(Repr::Unit)) => Ok(Repr::Unit),
-                (_, None) => Err(format!("a parameter of type {} is not in registers yet", p.ty)),
-                _ => Err("a parameter pattern is not a plain variable".into()),
+                (PatternKind::Bind(Place::Local(_)), Some(repr)) if repr != Repr::Unit => {
+                    Some(repr)
+                }
+                (PatternKind::Wildcard, Some(Repr::Unit)) => Some(Repr::Unit),
+                _ => None,
             }
         };
         let group = match &param.kind {
             PatternKind::Tuple(parts) if matches!(param.ty, Type::Tuple(_)) => {
-                parts.iter().map(bind).collect::<Result<Vec<_>, _>>()?
+                parts.iter().map(bind).collect::<Option<Vec<_>>>()
             }
-            _ => vec![bind(param)?],
+            _ => bind(param).map(|r| vec![r]),
         };
-        groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());
+        match group {
+            Some(group) if group.len() == 1 || !group.contains(&Repr::Unit) => {
+                groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());
+                boxed.push(false);
+            }
+            _ => {
+                groups.push(vec![Repr::I64]);
+                boxed.push(true);
+            }
+        }
     }
-    let Some(ret) = Repr::of(&function.ret) else {
-        return Err(format!("its result of type {} is not in registers yet", function.ret));
+    let (ret, ret_boxed) = match Repr::of(&function.ret) {
+        Some(repr) => (repr, false),
+        None => (Repr::Unit, true),
     };
-    Ok(NativeSig { groups, ret })
+    Ok(NativeSig {
+        groups,
+        boxed,
+        ret,
+        ret_boxed,
+    })
 }
 
 /// Compile `instance` (of `function`, already compiled to closures by `compiler`) to native
@@ -415,8 +444,9 @@ pub fn call_boxed(
     args: &[Value],
 ) -> Result<Value, Ctrl> {
     let mut bits: smallvec::SmallVec<[u64; 8]> = smallvec::SmallVec::new();
-    for (group, arg) in entry.sig.groups.iter().zip(args) {
+    for ((group, boxed), arg) in entry.sig.groups.iter().zip(&entry.sig.boxed).zip(args) {
         match (group.as_slice(), arg) {
+            _ if *boxed => bits.push(arg as *const Value as u64),
             ([], _) => {}
             ([one], _) => bits.push(one.unboxed(arg)),
             (many, Value::Tuple(parts)) => {
@@ -427,12 +457,18 @@ pub fn call_boxed(
             (many, other) => bits.push(many[0].unboxed(other)),
         }
     }
-    // SAFETY: the entry was compiled for this signature (`lower::boxed_entry`).
-    let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *const u64) -> u64 =
+    let mut out = Value::Unit;
+    // SAFETY: the entry was compiled for this signature (`lower::boxed_entry`); the boxed
+    // arguments and `out` outlive the call.
+    let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *const u64, *mut Value) -> u64 =
         unsafe { std::mem::transmute(entry.boxed) };
-    let result = f(rt, captures.as_ptr(), bits.as_ptr());
+    let result = f(rt, captures.as_ptr(), bits.as_ptr(), &mut out);
     runtime::take_failure(rt)?;
-    Ok(entry.sig.ret.boxed(result))
+    Ok(if entry.sig.ret_boxed {
+        out
+    } else {
+        entry.sig.ret.boxed(result)
+    })
 }
 
 /// The report of everything compiled so far.

@@ -306,21 +306,30 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// Call an instance that has no native body through the evaluator (a trampoline's body):
-/// the arguments as bits per its signature; the result as bits.
-extern "C" fn call_evaluator(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+/// the arguments as bits per its signature (a boxed group as its value's address); the
+/// result as bits, or into `out` when boxed.
+extern "C" fn call_evaluator(
+    rt: &Runtime<'_>,
+    target: &Trampoline,
+    bits: *const u64,
+    out: *mut Value,
+) -> u64 {
     guarded(rt, 0, || {
         let mut k = 0;
         let mut args = Vec::with_capacity(target.sig.groups.len());
-        for group in &target.sig.groups {
-            let mut parts: Vec<Value> = group
-                .iter()
-                .map(|repr| {
-                    // SAFETY: the native caller passes one word per flattened parameter.
-                    let value = repr.boxed(unsafe { *bits.add(k) });
-                    k += 1;
-                    value
-                })
-                .collect();
+        for (group, boxed) in target.sig.groups.iter().zip(&target.sig.boxed) {
+            let mut word = || {
+                // SAFETY: the native caller passes one word per flattened parameter.
+                let w = unsafe { *bits.add(k) };
+                k += 1;
+                w
+            };
+            if *boxed {
+                // SAFETY: a boxed group's word is the address of a live value.
+                args.push(unsafe { (*(word() as *const Value)).clone() });
+                continue;
+            }
+            let mut parts: Vec<Value> = group.iter().map(|repr| repr.boxed(word())).collect();
             args.push(match parts.len() {
                 0 => Value::Unit,
                 1 => parts.pop().unwrap_or(Value::Unit),
@@ -328,8 +337,46 @@ extern "C" fn call_evaluator(rt: &Runtime<'_>, target: &Trampoline, bits: *const
             });
         }
         let value = super::super::closure::run_instance(rt, &target.instance, &[], args)?;
+        if target.sig.ret_boxed {
+            // SAFETY: the caller's `out` holds a value (`Unit`), replaced here.
+            unsafe { *out = value };
+            return Ok(0);
+        }
         Ok(target.sig.ret.unboxed(&value))
     })
+}
+
+/// Bind a boxed parameter group: run the instance's pattern binder for group `group` on a
+/// copy of the value at `value`, in the native frame. 0: done; 1: failed.
+extern "C" fn bind_group(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    group: usize,
+    frame: *mut Value,
+    n: usize,
+    value: &Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        let Some(code) = instance.code.get() else {
+            return Ok(0);
+        };
+        // SAFETY: the native function passes its own frame of `n` slots.
+        let mut frame = unsafe { frame_of(rt, frame, n) };
+        match (code.param_slots[group], &code.params[group]) {
+            (Some(slot), _) => frame.slots[slot] = value.clone(),
+            (None, binder) => {
+                binder(&mut frame, value.clone())?;
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Move the value of the `return` a fallback statement made into `out`.
+extern "C" fn returned_into(rt: &Runtime<'_>, out: *mut Value) {
+    let value = rt.take_returned();
+    // SAFETY: `out` is the caller's result value (it holds a value, replaced here).
+    unsafe { *out = value };
 }
 
 /// What a trampoline calls.
@@ -339,16 +386,20 @@ pub struct Trampoline {
 }
 
 /// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
-/// its boxed entry once it has one, otherwise through the evaluator.
+/// its boxed entry once it has one, otherwise through the evaluator. Only scalar results
+/// come this way (`out` is unused).
 extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+    let mut out = Value::Unit;
     match target.instance.native.get() {
         Some(entry) => {
+            type Entry = extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
             // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
-            let f: extern "C" fn(*const Runtime<'_>, *const Value, *const u64) -> u64 =
-                unsafe { std::mem::transmute(entry.boxed) };
-            super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits))
+            let f: Entry = unsafe { std::mem::transmute(entry.boxed) };
+            super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits, &mut out))
         }
-        None => super::super::closure::grow_stack(rt, || call_evaluator(rt, target, bits)),
+        None => super::super::closure::grow_stack(rt, || {
+            call_evaluator(rt, target, bits, &mut out)
+        }),
     }
 }
 
@@ -369,6 +420,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::Pow => pow as *const () as usize,
         Helper::CallEvaluator => call_evaluator as *const () as usize,
         Helper::GrowCall => grow_call as *const () as usize,
+        Helper::BindGroup => bind_group as *const () as usize,
+        Helper::ReturnedInto => returned_into as *const () as usize,
     }
 }
 
@@ -389,4 +442,6 @@ pub enum Helper {
     Pow,
     CallEvaluator,
     GrowCall,
+    BindGroup,
+    ReturnedInto,
 }

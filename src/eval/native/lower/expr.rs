@@ -750,7 +750,10 @@ impl Lower<'_, '_, '_> {
         }
         // The arguments, flattened as the signature's parameters.
         let mut shapes_ok = true;
-        for (group, arg) in sig.groups.iter().zip(call_args) {
+        for ((group, boxed), arg) in sig.groups.iter().zip(&sig.boxed).zip(call_args) {
+            if *boxed {
+                continue;
+            }
             match group.len() {
                 0 => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
                 1 => shapes_ok &= Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
@@ -764,7 +767,23 @@ impl Lower<'_, '_, '_> {
             return self.fallback_expr(e, "a call whose arguments are not in registers");
         }
         let mut values = vec![self.rt, self.iconst(0)];
-        for arg in call_args {
+        // Boxed arguments are evaluated into values on the stack, dropped after the call.
+        let mut temps = Vec::new();
+        for (arg, boxed) in call_args.iter().zip(&sig.boxed) {
+            if *boxed {
+                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                    crate::eval::native::layout::VALUE_SIZE as u32,
+                    3,
+                ));
+                let temp = self.b.ins().stack_addr(types::I64, slot, 0);
+                let unit = self.b.ins().iconst(types::I8, 0);
+                self.b.ins().store(flags(), unit, temp, 0);
+                self.eval_into(arg, temp, "an argument that is not in registers");
+                values.push(temp);
+                temps.push(temp);
+                continue;
+            }
             match &arg.kind {
                 ExprKind::Tuple(parts) if Repr::of(&arg.ty).is_none() => {
                     for p in parts {
@@ -855,6 +874,7 @@ impl Lower<'_, '_, '_> {
         self.b.ins().jump(join, &args(&r));
         self.b.seal_block(join);
         self.b.switch_to_block(join);
+        self.drop_temps(&temps);
         let depth32 = self.b.ins().ireduce(types::I32, depth);
         self.b
             .ins()
@@ -879,6 +899,14 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(next);
         self.b.switch_to_block(next);
         self.join_value(join, repr)
+    }
+
+    /// Drop the values of boxed arguments after a call.
+    fn drop_temps(&mut self, temps: &[ClValue]) {
+        for temp in temps {
+            let one = self.iconst(1);
+            self.call_helper(Helper::DropFrame, &[types::I64, types::I64], &[], &[*temp, one]);
+        }
     }
 
     /// A body inlined at its call: its statements in this frame, then its value.
@@ -911,7 +939,11 @@ impl Lower<'_, '_, '_> {
                 if let Some(ty) = repr.clif() {
                     self.b.append_block_param(done, ty);
                 }
-                self.returns.push(ReturnTarget { block: done, repr });
+                self.returns.push(ReturnTarget {
+                    block: done,
+                    repr,
+                    out: None,
+                });
                 self.stmts(&inlined.stmts);
                 self.returns.pop();
                 if !self.filled() {

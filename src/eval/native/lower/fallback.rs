@@ -2,26 +2,34 @@
 //! statement compiled by `compile::Compiler` and called with the native frame. The register
 //! variables a piece mentions are written to their slots before the call and read back after.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Expr, Stmt};
 
 use super::super::runtime::{self, Helper};
-use super::{args, Lower, V};
+use super::{args, Lower, ReturnTarget, V};
 use crate::eval::native::Repr;
 
 impl Lower<'_, '_, '_> {
     /// Evaluate the native-typed expression `e` on the closure compiler; `why` goes to the
     /// report.
     pub(super) fn fallback_expr(&mut self, e: &Expr, why: &str) -> V {
-        self.note(why, e.span);
         let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
+        let out = self.out;
+        self.eval_into(e, out, why);
+        self.load_value(out, repr)
+    }
+
+    /// Evaluate `e` on the closure compiler into the value at `out` (which holds a value,
+    /// replaced); `why` goes to the report.
+    pub(super) fn eval_into(&mut self, e: &Expr, out: ClValue, why: &str) {
+        self.note(why, e.span);
         let code = self.c.expr(e);
         let code = self.keep(code);
         let slots = self.mentioned_expr(e);
         self.spill(&slots);
         self.frame_used = true;
-        let (rt, frame, n, out) = (self.rt, self.frame, self.n_slots, self.out);
+        let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
         let code = self.ptr_const(code);
         let status = self
             .call_helper(
@@ -33,7 +41,6 @@ impl Lower<'_, '_, '_> {
             .expect("eval_expr returns a status");
         self.branch_unwind_if(status);
         self.reload(&slots);
-        self.load_value(out, repr)
     }
 
     /// Run the statement `s` on the closure compiler; `why` goes to the report.
@@ -72,7 +79,16 @@ impl Lower<'_, '_, '_> {
         self.b.ins().brif(is_return, ret, &[], not_return, &[]);
         self.b.seal_block(ret);
         self.b.switch_to_block(ret);
-        if let Some(target) = self.returns.last().copied() {
+        if let Some(ReturnTarget {
+            block,
+            out: Some(out),
+            ..
+        }) = self.returns.last().copied()
+        {
+            let rt = self.rt;
+            self.call_helper(Helper::ReturnedInto, &[types::I64; 2], &[], &[rt, out]);
+            self.b.ins().jump(block, &[]);
+        } else if let Some(target) = self.returns.last().copied() {
             let rt = self.rt;
             let code = self.iconst(runtime::repr_code(target.repr) as i64);
             let bits = self

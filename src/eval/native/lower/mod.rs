@@ -61,6 +61,8 @@ struct LoopTarget {
 struct ReturnTarget {
     block: cranelift_codegen::ir::Block,
     repr: Repr,
+    /// Where a boxed result goes (the function's `out` parameter).
+    out: Option<ClValue>,
 }
 
 pub(super) struct Lower<'a, 'c, 'p> {
@@ -535,9 +537,43 @@ pub(super) fn function(
         let reprs = slot_reprs(&function.params, &function.body);
         b.switch_to_block(body);
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, false);
-        // Bind the parameters.
-        let mut k = 2;
-        for param in &function.params {
+        // Bind the parameters: register groups directly, boxed groups by their pattern.
+        let mut k = if sig.ret_boxed { 3 } else { 2 };
+        let ret_out = sig.ret_boxed.then(|| params[2]);
+        for (group, param) in function.params.iter().enumerate() {
+            if sig.boxed[group] {
+                let value = params[k];
+                k += 1;
+                l.frame_used = true;
+                let keep = l.keep(instance.clone());
+                // SAFETY: the Arc is kept alive by the backend.
+                let target = l.ptr_const(unsafe { Arc::as_ptr(&*keep) });
+                let index = l.iconst(group as i64);
+                let (rt, frame, n) = (l.rt, l.frame, l.n_slots);
+                let status = l
+                    .call_helper(
+                        Helper::BindGroup,
+                        &[types::I64; 6],
+                        &[types::I32],
+                        &[rt, target, index, frame, n, value],
+                    )
+                    .expect("bind_group returns a status");
+                l.branch_unwind_if(status);
+                let mut bound = Vec::new();
+                let mut patterns = vec![param];
+                while let Some(p) = patterns.pop() {
+                    match &p.kind {
+                        PatternKind::Bind(Place::Local(s)) => bound.push(*s),
+                        PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
+                        PatternKind::Inject { arg: Some(a), .. }
+                        | PatternKind::CInject { arg: Some(a), .. } => patterns.push(a),
+                        _ => {}
+                    }
+                }
+                let bound = l.registered(bound);
+                l.reload(&bound);
+                continue;
+            }
             let binds: Vec<&crate::core::ir::Pattern> = match &param.kind {
                 PatternKind::Tuple(parts) if matches!(param.ty, crate::types::Type::Tuple(_)) => {
                     parts.iter().collect()
@@ -570,6 +606,7 @@ pub(super) fn function(
         l.returns.push(ReturnTarget {
             block: ret_block,
             repr: sig.ret,
+            out: ret_out,
         });
         l.stmts(&function.body);
         // Falling off the end: a procedure returns; a function's body always returns.
@@ -701,6 +738,7 @@ pub(super) fn unit(
         l.returns.push(ReturnTarget {
             block: done,
             repr: Repr::Unit,
+            out: None,
         });
         for stmt in stmts {
             l.stmt(stmt);
@@ -753,14 +791,20 @@ pub(super) fn trampoline(
         b.switch_to_block(entry);
         b.seal_block(entry);
         let params = b.block_params(entry).to_vec();
-        let n = params.len() - 2;
+        let first = if sig.ret_boxed { 3 } else { 2 };
+        let out = if sig.ret_boxed {
+            params[2]
+        } else {
+            b.ins().iconst(types::I64, 0)
+        };
+        let n = params.len() - first;
         let slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             (n.max(1) * 8) as u32,
             3,
         ));
         let bits = b.ins().stack_addr(types::I64, slot, 0);
-        for (i, p) in params[2..].iter().enumerate() {
+        for (i, p) in params[first..].iter().enumerate() {
             let word = if b.func.dfg.value_type(*p) == types::F64 {
                 b.ins().bitcast(types::I64, MemFlagsData::new(), *p)
             } else {
@@ -769,14 +813,16 @@ pub(super) fn trampoline(
             b.ins().store(flags(), word, bits, (i * 8) as i32);
         }
         let mut s = Signature::new(backend.call_conv);
-        s.params.extend([AbiParam::new(types::I64); 3]);
+        s.params.extend([AbiParam::new(types::I64); 4]);
         s.returns.push(AbiParam::new(types::I64));
         let s = b.import_signature(s);
         let callee = b
             .ins()
             .iconst(types::I64, runtime::address(Helper::CallEvaluator) as i64);
         let target = b.ins().iconst(types::I64, target_ptr as i64);
-        let call = b.ins().call_indirect(s, callee, &[params[0], target, bits]);
+        let call = b
+            .ins()
+            .call_indirect(s, callee, &[params[0], target, bits, out]);
         let result = b.inst_results(call)[0];
         match sig.ret {
             Repr::I64 => b.ins().return_(&[result]),
@@ -802,7 +848,7 @@ pub(super) fn boxed_entry(
     id: FuncId,
 ) -> Result<FuncId, String> {
     let mut s = Signature::new(backend.call_conv);
-    s.params.extend([AbiParam::new(types::I64); 3]);
+    s.params.extend([AbiParam::new(types::I64); 4]);
     s.returns.push(AbiParam::new(types::I64));
     let boxed = backend
         .module
@@ -819,6 +865,9 @@ pub(super) fn boxed_entry(
         b.seal_block(entry);
         let params = b.block_params(entry).to_vec();
         let mut call_args = vec![params[0], params[1]];
+        if sig.ret_boxed {
+            call_args.push(params[3]);
+        }
         for (i, repr) in sig.params().enumerate() {
             let ty = repr.clif().unwrap_or(types::I64);
             call_args.push(b.ins().load(ty, flags(), params[2], (i * 8) as i32));
