@@ -173,6 +173,30 @@ extern "C" fn eval_expr(
     })
 }
 
+/// Evaluate a kernel on native operands: `code` reads its operands as the captures `caps ..
+/// caps + ncaps` (scalar values written by native code), its value into `out`. 0: done; 1:
+/// failed.
+extern "C" fn eval_kernel(
+    rt: &Runtime<'_>,
+    code: &ExprCode,
+    caps: *const Value,
+    ncaps: usize,
+    out: *mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: the native caller passes `ncaps` initialised scalar values.
+        let captures = unsafe { std::slice::from_raw_parts(caps, ncaps) };
+        let mut frame = Frame {
+            slots: &mut [],
+            captures,
+            rt,
+        };
+        let value = code(&mut frame)?;
+        unsafe { *out = value };
+        Ok(0)
+    })
+}
+
 /// Run a fallback statement in the native frame. 0: done; 1: failed; 2: `break` and 3:
 /// `continue` of the loop labelled `native_label`; 4: `return` (the value in `returned`).
 extern "C" fn run_stmt(rt: &Runtime<'_>, code: &StmtCode, frame: *mut Value, n: usize) -> u32 {
@@ -421,6 +445,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::CallEvaluator => call_evaluator as *const () as usize,
         Helper::GrowCall => grow_call as *const () as usize,
         Helper::BindGroup => bind_group as *const () as usize,
+        Helper::EvalKernel => eval_kernel as *const () as usize,
         Helper::ReturnedInto => returned_into as *const () as usize,
     }
 }
@@ -444,4 +469,5 @@ pub enum Helper {
     GrowCall,
     BindGroup,
     ReturnedInto,
+    EvalKernel,
 }

@@ -341,11 +341,17 @@ impl Lower<'_, '_, '_> {
                 self.slow_path_if(bad, e, "a negation that overflows");
                 V::I(self.b.ins().ineg(v))
             }
-            (Prim::Compare(op), [x, y]) => {
+            (Prim::Compare(op), [x, y]) if !matches!(x.ty, Type::CSum(_)) => {
                 let uns = unsigned(&x.ty);
                 let xr = Repr::of(&x.ty);
                 let xv = self.expr(x).int();
                 let yv = self.expr(y).int();
+                // Chars compare by their signed byte (as C's `char`).
+                let (xv, yv) = if x.ty == Type::Char {
+                    (self.signed_byte(xv), self.signed_byte(yv))
+                } else {
+                    (xv, yv)
+                };
                 let c = match xr {
                     Some(Repr::F64) => self.b.ins().fcmp(float_cc(*op), xv, yv),
                     Some(Repr::I64) => self.b.ins().icmp(int_cc(*op, uns), xv, yv),
@@ -399,13 +405,18 @@ impl Lower<'_, '_, '_> {
                     .expect("a math helper returns a value");
                 V::F(self.round(r, *single))
             }
-            (Prim::Min | Prim::Max, [x, y]) if repr != Repr::Unit => {
+            (Prim::Min | Prim::Max, [x, y]) if repr != Repr::Unit && !matches!(x.ty, Type::CSum(_)) => {
                 let uns = unsigned(&x.ty);
                 let xv = self.expr(x).int();
                 let yv = self.expr(y).int();
+                let (cx, cy) = if x.ty == Type::Char {
+                    (self.signed_byte(xv), self.signed_byte(yv))
+                } else {
+                    (xv, yv)
+                };
                 let less = match repr {
                     Repr::F64 => self.b.ins().fcmp(FloatCC::LessThan, xv, yv),
-                    _ => self.b.ins().icmp(int_cc(CmpOp::Lt, uns), xv, yv),
+                    _ => self.b.ins().icmp(int_cc(CmpOp::Lt, uns), cx, cy),
                 };
                 let r = match p {
                     Prim::Min => self.b.ins().select(less, xv, yv),
@@ -418,11 +429,14 @@ impl Lower<'_, '_, '_> {
             }
             (Prim::Widen, [x]) => self.expr(x),
             (Prim::Convert, [x]) => self.convert(x, e, repr),
-            _ => {
-                let why = format!("the primitive {p:?} is not lowered yet");
-                self.fallback_expr(e, &why)
-            }
+            _ => self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args)),
         }
+    }
+
+    /// The low byte of `v` as a signed value.
+    fn signed_byte(&mut self, v: ClValue) -> ClValue {
+        let byte = self.b.ins().ireduce(types::I8, v);
+        self.b.ins().sextend(types::I64, byte)
     }
 
     /// `x` rounded to `float` when `single`.
@@ -498,7 +512,9 @@ impl Lower<'_, '_, '_> {
             (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) if false => self.expr(x),
             _ => {
                 let _ = repr;
-                self.fallback_expr(e, "a conversion not lowered yet")
+                self.kernel(e, std::slice::from_ref(x), |args| {
+                    ExprKind::Prim(Prim::Convert, args)
+                })
             }
         }
     }
@@ -899,6 +915,64 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(next);
         self.b.switch_to_block(next);
         self.join_value(join, repr)
+    }
+
+    /// An operation whose operands are native but whose kernel is the evaluator's: the
+    /// operands computed here and passed as values to the node `rebuild` makes of them (read
+    /// as captures), compiled once by the closure compiler.
+    pub(super) fn kernel(
+        &mut self,
+        e: &Expr,
+        operands: &[Expr],
+        rebuild: impl FnOnce(Vec<Expr>) -> ExprKind,
+    ) -> V {
+        let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
+        if operands.iter().any(|o| Repr::of(&o.ty).is_none()) {
+            return self.fallback_expr(e, "an operand that is not in registers");
+        }
+        let placeholders = operands
+            .iter()
+            .enumerate()
+            .map(|(i, o)| Expr {
+                kind: ExprKind::Capture(i as u32),
+                ty: o.ty.clone(),
+                span: o.span,
+            })
+            .collect();
+        let node = Expr {
+            kind: rebuild(placeholders),
+            ty: e.ty.clone(),
+            span: e.span,
+        };
+        let code = self.c.expr(&node);
+        let code = self.keep(code);
+        let buffer = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+            (operands.len().max(1) * crate::eval::native::layout::VALUE_SIZE) as u32,
+            3,
+        ));
+        let values: Vec<V> = operands.iter().map(|o| self.expr(o)).collect();
+        let caps = self.b.ins().stack_addr(types::I64, buffer, 0);
+        for (i, v) in values.into_iter().enumerate() {
+            let at = self
+                .b
+                .ins()
+                .iadd_imm_s(caps, (i * crate::eval::native::layout::VALUE_SIZE) as i64);
+            self.store_value(at, v);
+        }
+        let code = self.ptr_const(code);
+        let count = self.iconst(operands.len() as i64);
+        let (rt, out) = (self.rt, self.out);
+        let status = self
+            .call_helper(
+                Helper::EvalKernel,
+                &[types::I64; 5],
+                &[types::I32],
+                &[rt, code, caps, count, out],
+            )
+            .expect("eval_kernel returns a status");
+        self.branch_unwind_if(status);
+        self.load_value(out, repr)
     }
 
     /// Drop the values of boxed arguments after a call.
