@@ -725,7 +725,10 @@ impl Lower<'_, '_, '_> {
             Some(a) if !matches!(path.base.kind, ExprKind::Global(_)) => a,
             _ => self.base_addr(path.base),
         };
-        let (data, len) = self.view(addr, false);
+        let (data, len) = match self.hoisted_view(path.base, false) {
+            Some(view) => view,
+            None => self.view(addr, false),
+        };
         let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
         let zero = self.iconst(0);
         self.raise_if(

@@ -10,6 +10,7 @@
 
 mod expr;
 mod fallback;
+mod hoist;
 mod stmt;
 
 use std::collections::HashMap;
@@ -87,6 +88,10 @@ pub(super) struct Lower<'a, 'c, 'p> {
     pub notes: Vec<String>,
     /// Is this a unit's top level (globals assigned in order matter)?
     top_level: bool,
+    /// The array views fetched before the closed loops being lowered (`hoist.rs`): the
+    /// leaves' address and count of each array variable, and whether it was made unshared
+    /// for stores.
+    views: HashMap<Place, (ClValue, ClValue, bool)>,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -242,6 +247,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             unwind,
             notes: Vec::new(),
             top_level,
+            views: HashMap::new(),
         }
     }
 

@@ -123,6 +123,7 @@ impl Lower<'_, '_, '_> {
                 until,
                 body,
             } => {
+                let saved = self.hoist_views(s);
                 let header = self.b.create_block();
                 let body_block = self.b.create_block();
                 let latch = self.b.create_block();
@@ -145,8 +146,10 @@ impl Lower<'_, '_, '_> {
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
+                self.views = saved;
             }
             Stmt::Loop { label, body } => {
+                let saved = self.hoist_views(s);
                 let header = self.b.create_block();
                 let latch = self.b.create_block();
                 let exit = self.b.create_block();
@@ -160,6 +163,7 @@ impl Lower<'_, '_, '_> {
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
+                self.views = saved;
             }
             Stmt::ForRange {
                 label,
@@ -182,7 +186,9 @@ impl Lower<'_, '_, '_> {
                 {
                     return self.fallback_stmt(s, "a loop over 64-bit unsigned values", to.span);
                 }
+                let saved = self.hoist_views(s);
                 self.for_range(*label, *var, *var_ty, from, to, *kind, body);
+                self.views = saved;
             }
             Stmt::ForCodes {
                 label,
@@ -197,7 +203,9 @@ impl Lower<'_, '_, '_> {
                             && self.native_var(*var, ty)
                             && n < i64::MAX as u64 =>
                     {
-                        self.for_codes(*label, *var, n, body)
+                        let saved = self.hoist_views(s);
+                        self.for_codes(*label, *var, n, body);
+                        self.views = saved;
                     }
                     _ => self.fallback_stmt(s, "a loop over a large or non-compact type", crate::syntax::span::Span::default()),
                 }
@@ -400,8 +408,13 @@ impl Lower<'_, '_, '_> {
         }
         let pos = self.leaf_position(&element);
         let v = self.expr(value).int();
-        let addr = self.base_addr(&base);
-        let (data, len) = self.view(addr, true);
+        let (data, len) = match self.hoisted_view(&base, true) {
+            Some(view) => view,
+            None => {
+                let addr = self.base_addr(&base);
+                self.view(addr, true)
+            }
+        };
         // An unassigned variable has no storage: the store does nothing, as in the evaluator.
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
         let write = self.b.create_block();

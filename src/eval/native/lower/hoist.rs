@@ -1,0 +1,224 @@
+//! Array views fetched once before a loop instead of at every element access.
+//!
+//! A loop is *closed* when nothing in it can replace, share or reallocate an array's storage:
+//! it assigns only register variables and scalar globals, stores only into elements, calls
+//! nothing, and has no fallback piece (every expression is one lowering compiles natively).
+//! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
+//! leaves' address and count) is fetched before the loop, made unshared first when the loop
+//! stores into it. The checks inside stay the same: an index is still checked against the
+//! view's count, which is 0 for a variable that holds no array yet.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::Value as ClValue;
+
+use crate::core::ir::{
+    CoerceKind, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, Prim, Stmt,
+};
+use crate::eval::native::Repr;
+
+use super::expr::ElementPath;
+use super::Lower;
+
+impl Lower<'_, '_, '_> {
+    /// The view of the array variable `base` fetched before the enclosing closed loop, when
+    /// there is one (and it was made unshared, for a store).
+    pub(super) fn hoisted_view(&self, base: &Expr, write: bool) -> Option<(ClValue, ClValue)> {
+        let place = match base.kind {
+            ExprKind::Local(s) => Place::Local(s),
+            ExprKind::Global(s) => Place::Global(s),
+            _ => return None,
+        };
+        let (data, len, mutable) = *self.views.get(&place)?;
+        (mutable || !write).then_some((data, len))
+    }
+
+    /// Before lowering the loop `stmt`: when it is closed, fetch the views of the arrays it
+    /// uses. Returns the views in force before, to restore after the loop.
+    pub(super) fn hoist_views(&mut self, stmt: &Stmt) -> HashMap<Place, (ClValue, ClValue, bool)> {
+        let saved = self.views.clone();
+        let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
+        if !self.closed_stmt(stmt, &mut arrays) {
+            return saved;
+        }
+        let mut arrays: Vec<_> = arrays.into_iter().collect();
+        arrays.sort_by_key(|(place, _)| match place {
+            Place::Local(s) => (0, *s),
+            Place::Global(s) => (1, *s),
+            _ => (2, 0),
+        });
+        for (place, (base, write)) in arrays {
+            if self.views.get(&place).is_some_and(|v| v.2 || !write) {
+                continue;
+            }
+            let addr = self.base_addr(&base);
+            let (data, len) = self.view(addr, write);
+            self.views.insert(place, (data, len, write));
+        }
+        saved
+    }
+
+    /// Is `stmt` closed (see the module's comment)? Collects the array variables it uses,
+    /// with whether it stores into them.
+    fn closed_stmt(&self, stmt: &Stmt, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
+        let stmts = |this: &Self, ss: &[Stmt], arrays: &mut HashMap<Place, (Expr, bool)>| {
+            ss.iter().all(|s| this.closed_stmt(s, arrays))
+        };
+        match stmt {
+            Stmt::Expr(e) => Repr::of(&e.ty).is_some() && self.closed_expr(e, arrays),
+            Stmt::Assign(place, e) => {
+                let target = match place {
+                    Place::Local(s) => self.vars.contains_key(s),
+                    Place::Global(_) => Repr::of(&e.ty).is_some_and(|r| r != Repr::Unit),
+                    _ => false,
+                };
+                target && self.closed_expr(e, arrays)
+            }
+            Stmt::Store {
+                place,
+                root_ty,
+                path,
+                value,
+            } => {
+                let base = match place {
+                    Place::Local(s) if !self.vars.contains_key(s) => ExprKind::Local(*s),
+                    Place::Global(s) => ExprKind::Global(*s),
+                    _ => return false,
+                };
+                let mut ok = Repr::of(&value.ty).is_some_and(|r| r != Repr::Unit)
+                    && self.closed_expr(value, arrays);
+                let mut ty = root_ty.clone();
+                let mut steps = Vec::new();
+                for step in path {
+                    let PathStep::Index(index, mode) = step else {
+                        return false;
+                    };
+                    let crate::types::Type::Array(elem, _) = &ty else {
+                        return false;
+                    };
+                    ok &= self.closed_expr(index, arrays);
+                    steps.push((index, *mode, ty.clone()));
+                    ty = (**elem).clone();
+                }
+                let base = Expr {
+                    kind: base,
+                    ty: root_ty.clone(),
+                    span: value.span,
+                };
+                let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
+                let element = ElementPath { base: &base, steps };
+                ok &= self.element_path_ok(&element, repr) && Repr::of(&ty) == Some(repr);
+                if ok {
+                    arrays.insert(*place, (base.clone(), true));
+                }
+                ok
+            }
+            Stmt::If(c, a, b) => {
+                self.closed_expr(c, arrays) && stmts(self, a, arrays) && stmts(self, b, arrays)
+            }
+            Stmt::While { cond, body, .. } => {
+                self.closed_expr(cond, arrays) && stmts(self, body, arrays)
+            }
+            Stmt::Loop { body, .. } => stmts(self, body, arrays),
+            Stmt::ForRange {
+                var,
+                var_ty,
+                from,
+                to,
+                body,
+                ..
+            } => {
+                let wide = |ity: crate::types::ty::IntTy| !ity.signed() && ity.bits() == 64;
+                let var_ok = match var {
+                    Place::Local(s) => self.vars.contains_key(s),
+                    Place::Global(_) => true,
+                    _ => false,
+                };
+                let limit_wide = matches!(to.ty, crate::types::Type::Int(ity) if wide(ity));
+                var_ok
+                    && !wide(*var_ty)
+                    && !limit_wide
+                    && Repr::of(&to.ty) == Some(Repr::I64)
+                    && self.closed_expr(from, arrays)
+                    && self.closed_expr(to, arrays)
+                    && stmts(self, body, arrays)
+            }
+            Stmt::ForCodes { var, ty, body, .. } => {
+                let var_ok = match var {
+                    Place::Local(s) => self.vars.contains_key(s),
+                    Place::Global(_) => true,
+                    _ => false,
+                };
+                var_ok && Repr::of(ty) == Some(Repr::I64) && stmts(self, body, arrays)
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => true,
+            Stmt::Block(ss) => stmts(self, ss, arrays),
+            Stmt::Match(scrutinee, arms) => {
+                self.closed_expr(scrutinee, arrays)
+                    && arms.iter().all(|arm| {
+                        arm.patterns.iter().all(|p| self.closed_pattern(p))
+                            && arm.guard.as_ref().is_none_or(|g| self.closed_expr(g, arrays))
+                            && stmts(self, &arm.body, arrays)
+                    })
+            }
+            Stmt::Return(_) | Stmt::StoreAt { .. } | Stmt::ForArray { .. } => false,
+        }
+    }
+
+    fn closed_pattern(&self, p: &Pattern) -> bool {
+        match &p.kind {
+            PatternKind::Wildcard | PatternKind::Const(_) | PatternKind::Range(..) => true,
+            PatternKind::Bind(Place::Local(s)) => self.vars.contains_key(s),
+            _ => false,
+        }
+    }
+
+    /// Is `e` lowered natively with no call and no fallback piece?
+    fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
+        if Repr::of(&e.ty).is_none() {
+            return false;
+        }
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
+            ExprKind::Local(s) => self.vars.contains_key(s),
+            ExprKind::Global(_) => true,
+            // A primitive on native operands is lowered natively or runs the evaluator's
+            // kernel on scalar values only (`kernel`): neither can touch an array's storage.
+            ExprKind::Prim(Prim::Len, _) => false,
+            ExprKind::Prim(_, a) => a.iter().all(|x| self.closed_expr(x, arrays)),
+            ExprKind::If(a, b, c) => {
+                self.closed_expr(a, arrays) && self.closed_expr(b, arrays) && self.closed_expr(c, arrays)
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.closed_expr(a, arrays) && self.closed_expr(b, arrays)
+            }
+            ExprKind::CField(a, _) => self.closed_expr(a, arrays),
+            ExprKind::CTuple(parts) => parts.iter().all(|p| self.closed_expr(p, arrays)),
+            ExprKind::Coerce(
+                CoerceKind::Reinterpret | CoerceKind::Opaque | CoerceKind::DecodeInt,
+                a,
+            ) => {
+                self.closed_expr(a, arrays)
+            }
+            ExprKind::Index { .. } => {
+                let Some(path) = ElementPath::of(e) else {
+                    return false;
+                };
+                let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
+                if !self.element_path_ok(&path, repr)
+                    || !path.steps.iter().all(|(i, _, _)| self.closed_expr(i, arrays))
+                {
+                    return false;
+                }
+                let place = match path.base.kind {
+                    ExprKind::Local(s) => Place::Local(s),
+                    ExprKind::Global(s) => Place::Global(s),
+                    _ => return false,
+                };
+                arrays.entry(place).or_insert((path.base.clone(), false));
+                true
+            }
+            _ => false,
+        }
+    }
+}
