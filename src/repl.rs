@@ -120,6 +120,13 @@ pub const COMMANDS: &[CommandInfo] = &[
         Argument::Expr,
     ),
     command(
+        "jit",
+        &[],
+        ":jit",
+        "what native code was made of each function and unit run so far: native or closures, with the pieces left to closures",
+        Argument::None,
+    ),
+    command(
         "size",
         &[],
         ":size TYPE",
@@ -469,6 +476,12 @@ impl Repl {
                 if self.evaluate_argument(argument, line, name_end) {
                     let seconds = started.elapsed().as_secs_f64();
                     self.session.print_line(&format!("time: {seconds:.6} s"));
+                }
+                return LineOutcome::Continue;
+            }
+            "jit" => {
+                for line in self.session.jit_report() {
+                    self.session.print_line(&line);
                 }
                 return LineOutcome::Continue;
             }

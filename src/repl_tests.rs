@@ -113,3 +113,37 @@ fn it_names_the_last_printed_value_and_void_leaves_it_alone() {
     assert_eq!(stdout, "21 : int\nx\n42 : int\nint\n");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn jit_lists_what_native_code_was_made_of() {
+    let (stdout, stderr) =
+        transcript("fun twice (x: int) : int => x + x;\nprintln$ twice 21;\n:jit\n:jit now\n");
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("42"), "{stdout}");
+    let report: Vec<&str> = lines.collect();
+    assert!(
+        report.iter().any(|l| l.ends_with(": native")),
+        "no native entry in\n{stdout}"
+    );
+    assert!(
+        report
+            .iter()
+            .all(|l| l.starts_with("    ") || l.ends_with(": native") || l.ends_with(": closures")),
+        "an entry is neither native nor closures:\n{stdout}"
+    );
+    assert!(stderr.contains("`:jit` takes no argument"), "{stderr}");
+}
+
+#[test]
+fn jit_says_when_native_code_is_off() {
+    let stdout = SharedBuffer::default();
+    let settings = tessera::Settings::default()
+        .with_stdout(stdout.clone())
+        .with_jit(false);
+    let mut repl = Repl::new(Session::new(settings), Box::new(std::io::sink()), false);
+    run_lines(&mut repl, "println$ 1;\n:jit\n".as_bytes());
+    drop(repl);
+    let text = stdout.text();
+    assert!(text.starts_with("1\n"), "{text}");
+    assert!(text.contains("native code is off"), "{text}");
+}

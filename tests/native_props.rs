@@ -1,0 +1,735 @@
+//! Native code and the closure compiler agree on random typed programs: each generated
+//! program runs in two sessions, `Settings::with_jit(true)` and `with_jit(false)`, and the two
+//! must print the same stdout, the same rendered diagnostics and end with the same status.
+//!
+//! The generator writes well-typed programs over the scalar types of every width (`int`,
+//! `long`, `tiny`, `int8`, `uint8`, `short`, `uint`, `ulong`, `uint64`, `size`, `double`,
+//! `float`, `bool`, `char`): top-level globals, `var` locals, arithmetic that may overflow or
+//! divide by zero (R0003, R0004), conversions that may not fit (R0005), the implicit widening
+//! `tiny` -> `short` -> `int` -> `long`, comparisons, `if` statements and expressions, `while`
+//! and `for i in a ..< b` loops, arrays `int ^ N` and `double ^ N` read and stored
+//! (`&a.i <- v`) at indices that may be out of range (R0001), and small functions with scalar
+//! parameters, some recursive with a depth bound, calling the functions defined before them.
+//!
+//! Every program terminates by construction: a `while` loop counts in a variable of its own
+//! that nothing else assigns and stops after a few rounds, a `for` loop's bounds are literals
+//! (a loop re-reads its limit), a recursive function's depth argument is a literal below 13
+//! and it calls itself once (in its `return`), and a function calls only the functions before it.
+//!
+//! The program is written from a stream of choices, which proptest generates and shrinks: a
+//! missing choice is 0, and choice 0 is always the simplest option (a literal, no statement),
+//! so a failing program shrinks towards a short one.
+
+use std::io::Write;
+
+/// KNOWN DIFFERENCES: parts of the generator held back while native code and closures disagree
+/// on them (the lead turns each back on once fixed; the suite stays green meanwhile).
+///
+/// `char n` of any `int` (negative codes included). `char (-1)` is accepted (no R0005) and the
+/// two paths then compare it differently: `if char (-1) < char 48 do println "less"; else
+/// println "not less"; done` prints `not less` with native code, `less` on closures. While
+/// off, `char` converts only codes in 0 ..< 128.
+const CHAR_OF_ANY_INT: bool = false;
+
+use proptest::prelude::*;
+use tessera::{exit_status, render, Session, Settings, SharedBuffer};
+
+/// The scalar types of the generated programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Int,
+    Long,
+    Tiny,
+    Int8,
+    Uint8,
+    Short,
+    Uint,
+    Ulong,
+    Uint64,
+    Size,
+    Double,
+    Float,
+    Bool,
+    Char,
+}
+
+use Ty::*;
+
+const ALL: [Ty; 14] = [
+    Int, Long, Tiny, Int8, Uint8, Short, Uint, Ulong, Uint64, Size, Double, Float, Bool, Char,
+];
+const NUMERIC: [Ty; 12] = [
+    Int, Long, Tiny, Int8, Uint8, Short, Uint, Ulong, Uint64, Size, Double, Float,
+];
+/// The one chain of implicit widening among these types.
+const WIDENING: [Ty; 4] = [Tiny, Short, Int, Long];
+
+impl Ty {
+    fn name(self) -> &'static str {
+        match self {
+            Int => "int",
+            Long => "long",
+            Tiny => "tiny",
+            Int8 => "int8",
+            Uint8 => "uint8",
+            Short => "short",
+            Uint => "uint",
+            Ulong => "ulong",
+            Uint64 => "uint64",
+            Size => "size",
+            Double => "double",
+            Float => "float",
+            Bool => "bool",
+            Char => "char",
+        }
+    }
+
+    fn is_int(self) -> bool {
+        !matches!(self, Double | Float | Bool | Char)
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Double | Float)
+    }
+
+    fn signed(self) -> bool {
+        matches!(self, Int | Long | Tiny | Int8 | Short | Double | Float)
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Long => "L",
+            Tiny => "t",
+            Int8 => "i8",
+            Uint8 => "u8",
+            Short => "s",
+            Uint => "u",
+            Ulong => "ul",
+            Uint64 => "u64",
+            Size => "uz",
+            Float => "f",
+            _ => "",
+        }
+    }
+
+    /// Interesting magnitudes of the type: small ones first, then ones near its limits.
+    fn magnitudes(self) -> &'static [&'static str] {
+        match self {
+            Tiny | Int8 => &["0", "1", "2", "3", "7", "10", "100", "127"],
+            Uint8 => &["0", "1", "2", "3", "7", "10", "200", "255"],
+            Short => &["0", "1", "2", "3", "7", "10", "1000", "32767"],
+            Int => &["0", "1", "2", "3", "7", "10", "65536", "2147483647"],
+            Uint => &["0", "1", "2", "3", "7", "10", "65536", "4294967295"],
+            Long => &[
+                "0",
+                "1",
+                "2",
+                "3",
+                "7",
+                "10",
+                "4294967296",
+                "9223372036854775807",
+            ],
+            Ulong | Uint64 | Size => &[
+                "0",
+                "1",
+                "2",
+                "3",
+                "7",
+                "10",
+                "4294967296",
+                "18446744073709551615",
+            ],
+            Double => &[
+                "0.0", "1.0", "0.5", "2.25", "3.0", "10.0", "1.0e30", "1.0e300",
+            ],
+            Float => &[
+                "0.0", "1.0", "0.5", "2.25", "3.0", "10.0", "1.0e10", "3.0e38",
+            ],
+            Bool | Char => &["0"],
+        }
+    }
+}
+
+/// A variable in scope.
+#[derive(Clone)]
+struct Var {
+    name: String,
+    ty: Ty,
+    assignable: bool,
+}
+
+/// An array in scope: `elem ^ len`, `elem` being `int` or `double`.
+#[derive(Clone)]
+struct Arr {
+    name: String,
+    elem: Ty,
+    len: usize,
+}
+
+/// A function defined so far; a recursive one takes its depth as a first `int` parameter
+/// besides `params`.
+#[derive(Clone)]
+struct Func {
+    name: String,
+    params: Vec<Ty>,
+    ret: Ty,
+    recursive: bool,
+}
+
+/// The generator: the choice stream and what is in scope.
+struct Gen<'c> {
+    choices: &'c [u32],
+    at: usize,
+    names: usize,
+    vars: Vec<Var>,
+    arrs: Vec<Arr>,
+    funcs: Vec<Func>,
+    /// Inside a function returning this type (`return` statements allowed).
+    ret: Option<Ty>,
+}
+
+impl<'c> Gen<'c> {
+    fn new(choices: &'c [u32]) -> Gen<'c> {
+        Gen {
+            choices,
+            at: 0,
+            names: 0,
+            vars: Vec::new(),
+            arrs: Vec::new(),
+            funcs: Vec::new(),
+            ret: None,
+        }
+    }
+
+    /// The next choice among `n` (0 when the stream is exhausted).
+    fn pick(&mut self, n: usize) -> usize {
+        let choice = self.choices.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        choice as usize % n.max(1)
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        // Choice 0 means no.
+        let c = self.pick(100);
+        c != 0 && c <= percent
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.names += 1;
+        format!("{prefix}{}", self.names)
+    }
+
+    fn ty(&mut self) -> Ty {
+        ALL[self.pick(ALL.len())]
+    }
+
+    fn numeric(&mut self) -> Ty {
+        NUMERIC[self.pick(NUMERIC.len())]
+    }
+
+    fn literal(&mut self, ty: Ty) -> String {
+        match ty {
+            Bool => ["false", "true"][self.pick(2)].to_string(),
+            Char => format!("(char {})", 48 + self.pick(75)),
+            _ => {
+                let magnitudes = ty.magnitudes();
+                let m = magnitudes[self.pick(magnitudes.len())];
+                if ty.signed() && self.chance(25) {
+                    format!("(-{m}{})", ty.suffix())
+                } else {
+                    format!("{m}{}", ty.suffix())
+                }
+            }
+        }
+    }
+
+    /// An expression of type `ty`, at most `depth` levels deep.
+    fn expr(&mut self, ty: Ty, depth: usize) -> String {
+        let options = if depth == 0 { 2 } else { 10 };
+        match self.pick(options) {
+            0 => self.literal(ty),
+            1 => self.variable(ty).unwrap_or_else(|| self.literal(ty)),
+            2 | 3 => self.operation(ty, depth - 1),
+            4 => self.conversion(ty, depth - 1),
+            5 => {
+                let c = self.expr(Bool, depth - 1);
+                let a = self.expr(ty, depth - 1);
+                let b = self.expr(ty, depth - 1);
+                format!("(if {c} then {a} else {b} endif)")
+            }
+            6 => self
+                .element(ty, depth - 1)
+                .unwrap_or_else(|| self.literal(ty)),
+            7 | 8 => self.call(ty, depth - 1).unwrap_or_else(|| self.literal(ty)),
+            _ => self.variable(ty).unwrap_or_else(|| self.literal(ty)),
+        }
+    }
+
+    fn variable(&mut self, ty: Ty) -> Option<String> {
+        let found: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| v.ty == ty)
+            .map(|v| v.name.clone())
+            .collect();
+        if found.is_empty() {
+            return None;
+        }
+        Some(found[self.pick(found.len())].clone())
+    }
+
+    /// An arithmetic, logical or comparison expression of type `ty`.
+    fn operation(&mut self, ty: Ty, depth: usize) -> String {
+        match ty {
+            Bool => match self.pick(4) {
+                0 | 1 => {
+                    let t = if self.chance(10) {
+                        Char
+                    } else {
+                        self.numeric()
+                    };
+                    let op = ["<", "<=", ">", ">=", "==", "!="][self.pick(6)];
+                    let a = self.expr(t, depth);
+                    let b = self.expr(t, depth);
+                    format!("({a} {op} {b})")
+                }
+                2 => {
+                    let op = ["and", "or"][self.pick(2)];
+                    let a = self.expr(Bool, depth);
+                    let b = self.expr(Bool, depth);
+                    format!("({a} {op} {b})")
+                }
+                _ => format!("(not {})", self.expr(Bool, depth)),
+            },
+            Char => {
+                let c = self.expr(Char, depth);
+                let k = self.pick(4);
+                format!("(char (ord {c} + {k}))")
+            }
+            _ => {
+                if ty.signed() && self.chance(10) {
+                    return format!("(-{})", self.expr(ty, depth));
+                }
+                let ops: &[&str] = if ty.is_float() {
+                    &["+", "-", "*", "/"]
+                } else {
+                    &["+", "-", "*", "/", "%"]
+                };
+                let op = ops[self.pick(ops.len())];
+                // Sometimes one side is narrower and widens implicitly; both sides are then
+                // literals or variables (the checker types a narrower side's `if` or call
+                // against the other side's type, and refuses it).
+                let (ta, tb, depth) = match WIDENING.iter().position(|t| *t == ty) {
+                    Some(w) if w > 0 && self.chance(30) => {
+                        let narrow = WIDENING[self.pick(w)];
+                        if self.pick(2) == 0 {
+                            (narrow, ty, 0)
+                        } else {
+                            (ty, narrow, 0)
+                        }
+                    }
+                    _ => (ty, ty, depth),
+                };
+                let a = self.expr(ta, depth);
+                let b = self.expr(tb, depth);
+                format!("({a} {op} {b})")
+            }
+        }
+    }
+
+    /// A conversion to `ty` from another type.
+    fn conversion(&mut self, ty: Ty, depth: usize) -> String {
+        match ty {
+            Bool => self.operation(Bool, depth),
+            Char if CHAR_OF_ANY_INT => format!("(char {})", self.expr(Int, depth)),
+            Char => format!("(char ((({} % 128) + 128) % 128))", self.expr(Int, depth)),
+            _ => {
+                if ty == Int && self.chance(10) {
+                    return format!("(ord {})", self.expr(Char, depth));
+                }
+                let from = self.numeric();
+                let e = self.expr(from, depth);
+                if self.pick(2) == 0 {
+                    format!("({} {e})", ty.name())
+                } else {
+                    format!("{e}.{}", ty.name())
+                }
+            }
+        }
+    }
+
+    /// An index: mostly in range, sometimes computed, sometimes out of range.
+    fn index(&mut self, len: usize, depth: usize) -> String {
+        match self.pick(4) {
+            0 | 1 => self.pick(len).to_string(),
+            // A literal out of range is a static error: this one is computed.
+            2 => format!("({} + {})", len - 1, 1 + self.pick(3)),
+            // Computed, so never a literal out of range.
+            _ => format!("(0 + {})", self.expr(Int, depth)),
+        }
+    }
+
+    fn element(&mut self, ty: Ty, depth: usize) -> Option<String> {
+        let found: Vec<Arr> = self.arrs.iter().filter(|a| a.elem == ty).cloned().collect();
+        if found.is_empty() {
+            return None;
+        }
+        let arr = found[self.pick(found.len())].clone();
+        let i = self.index(arr.len, depth);
+        Some(format!("{}.({i})", arr.name))
+    }
+
+    fn args(&mut self, params: &[Ty], depth: usize) -> Vec<String> {
+        params.iter().map(|t| self.expr(*t, depth)).collect()
+    }
+
+    fn call(&mut self, ty: Ty, depth: usize) -> Option<String> {
+        let found: Vec<Func> = self.funcs.iter().filter(|f| f.ret == ty).cloned().collect();
+        if found.is_empty() {
+            return None;
+        }
+        let f = found[self.pick(found.len())].clone();
+        let mut args = Vec::new();
+        if f.recursive {
+            args.push(self.pick(13).to_string());
+        }
+        args.extend(self.args(&f.params, depth));
+        Some(format!("({} ({}))", f.name, args.join(", ")))
+    }
+
+    /// Statements of a block, in their own scope.
+    fn block(&mut self, depth: usize, indent: usize, most: usize) -> String {
+        let (vars, arrs) = (self.vars.len(), self.arrs.len());
+        let n = self.pick(most + 1);
+        let mut out = String::new();
+        for _ in 0..n {
+            out += &self.stmt(depth, indent);
+        }
+        self.vars.truncate(vars);
+        self.arrs.truncate(arrs);
+        out
+    }
+
+    fn stmt(&mut self, depth: usize, indent: usize) -> String {
+        let pad = "  ".repeat(indent);
+        let options = if depth == 0 { 6 } else { 10 };
+        match self.pick(options) {
+            0 | 1 => {
+                let ty = self.ty();
+                let e = self.expr(ty, 3);
+                if ty.is_int() && self.chance(30) {
+                    format!("{pad}println$ ({e})._strr;\n")
+                } else {
+                    format!("{pad}println$ {e};\n")
+                }
+            }
+            2 => {
+                let ty = self.ty();
+                let e = self.expr(ty, 3);
+                let name = self.fresh("v");
+                self.vars.push(Var {
+                    name: name.clone(),
+                    ty,
+                    assignable: true,
+                });
+                format!("{pad}var {name} : {} = {e};\n", ty.name())
+            }
+            3 => {
+                let targets: Vec<Var> =
+                    self.vars.iter().filter(|v| v.assignable).cloned().collect();
+                if targets.is_empty() {
+                    return String::new();
+                }
+                let v = targets[self.pick(targets.len())].clone();
+                let e = self.expr(v.ty, 3);
+                format!("{pad}{} = {e};\n", v.name)
+            }
+            4 => {
+                if self.arrs.is_empty() || self.chance(20) {
+                    return self.array(&pad);
+                }
+                let which = self.pick(self.arrs.len());
+                let arr = self.arrs[which].clone();
+                let i = self.index(arr.len, 2);
+                let e = self.expr(arr.elem, 3);
+                format!("{pad}&{}.({i}) <- {e};\n", arr.name)
+            }
+            5 => match (self.ret, self.chance(30)) {
+                (Some(ret), true) => {
+                    let c = self.expr(Bool, 2);
+                    let e = self.expr(ret, 2);
+                    format!("{pad}if {c} do return {e}; done\n")
+                }
+                _ => String::new(),
+            },
+            6 | 7 => {
+                let c = self.expr(Bool, 3);
+                let then = self.block(depth - 1, indent + 1, 3);
+                let otherwise = self.block(depth - 1, indent + 1, 2);
+                format!("{pad}if {c} do\n{then}{pad}else\n{otherwise}{pad}done\n")
+            }
+            8 => {
+                // The counter is never assigned by the body: the loop ends.
+                let w = self.fresh("w");
+                let rounds = 1 + self.pick(8);
+                let c = self.expr(Bool, 2);
+                let body = self.block(depth - 1, indent + 1, 3);
+                self.vars.push(Var {
+                    name: w.clone(),
+                    ty: Int,
+                    assignable: false,
+                });
+                let inner = "  ".repeat(indent + 1);
+                format!(
+                    "{pad}var {w} = 0;\n{pad}while {w} < {rounds} and {c} do\n{body}{inner}{w} = {w} + 1;\n{pad}done\n"
+                )
+            }
+            _ => {
+                // Literal bounds: the limit is read again at every test.
+                let i = self.fresh("i");
+                let from = self.pick(5) as i64 - 2;
+                let to = from + self.pick(9) as i64 - 1;
+                self.vars.push(Var {
+                    name: i.clone(),
+                    ty: Int,
+                    assignable: false,
+                });
+                let body = self.block(depth - 1, indent + 1, 3);
+                let bound = |n: i64| {
+                    if n < 0 {
+                        format!("({n})")
+                    } else {
+                        n.to_string()
+                    }
+                };
+                format!(
+                    "{pad}for {i} in {} ..< {} do\n{body}{pad}done\n",
+                    bound(from),
+                    bound(to)
+                )
+            }
+        }
+    }
+
+    /// An array declaration, zero-filled or initialised.
+    fn array(&mut self, pad: &str) -> String {
+        let elem = if self.pick(2) == 0 { Int } else { Double };
+        // `T ^ 1` is `T`: at least two elements.
+        let len = 2 + self.pick(5);
+        let name = self.fresh("a");
+        let text = if self.pick(2) == 0 {
+            format!("{pad}var {name} : {} ^ {len};\n", elem.name())
+        } else {
+            let parts: Vec<String> = (0..len).map(|_| self.literal(elem)).collect();
+            let init = format!("({})", parts.join(", "));
+            format!("{pad}var {name} : {} ^ {len} = {init};\n", elem.name())
+        };
+        self.arrs.push(Arr { name, elem, len });
+        text
+    }
+
+    /// A function over what is in scope (the globals and the functions before it).
+    fn function(&mut self) -> String {
+        let recursive = self.chance(35);
+        let name = self.fresh(if recursive { "r" } else { "f" });
+        let n_params = self.pick(4);
+        let params: Vec<Ty> = (0..n_params).map(|_| self.ty()).collect();
+        let ret = self.ty();
+        let func = Func {
+            name: name.clone(),
+            params: params.clone(),
+            ret,
+            recursive,
+        };
+        let (vars, arrs) = (self.vars.len(), self.arrs.len());
+        let mut header = Vec::new();
+        let mut param_names = Vec::new();
+        if recursive {
+            let n = self.fresh("n");
+            header.push(format!("{n}: int"));
+            self.vars.push(Var {
+                name: n.clone(),
+                ty: Int,
+                assignable: false,
+            });
+            param_names.push(n);
+        }
+        for ty in &params {
+            let p = self.fresh("p");
+            header.push(format!("{p}: {}", ty.name()));
+            self.vars.push(Var {
+                name: p.clone(),
+                ty: *ty,
+                assignable: false,
+            });
+            param_names.push(p);
+        }
+        self.ret = Some(ret);
+        let mut out = format!("fun {name} ({}) : {} = {{\n", header.join(", "), ret.name());
+        if recursive {
+            let base = self.expr(ret, 2);
+            out += &format!("  if {} <= 0 do return {base}; done\n", param_names[0]);
+        }
+        out += &self.block(2, 1, 4);
+        let result = if recursive {
+            let mut args = vec![format!("{} - 1", param_names[0])];
+            args.extend(self.args(&params, 2));
+            let call = format!("({name} ({}))", args.join(", "));
+            let other = self.expr(ret, 2);
+            if ret.is_int() || ret.is_float() {
+                let op = ["+", "-", "*"][self.pick(3)];
+                format!("({call} {op} {other})")
+            } else {
+                let c = self.expr(Bool, 2);
+                format!("(if {c} then {call} else {other} endif)")
+            }
+        } else {
+            self.expr(ret, 3)
+        };
+        out += &format!("  return {result};\n}}\n");
+        self.ret = None;
+        self.vars.truncate(vars);
+        self.arrs.truncate(arrs);
+        self.funcs.push(func);
+        out
+    }
+
+    /// A whole program: globals, functions, statements, and the globals printed at the end.
+    fn program(&mut self) -> String {
+        let mut out = String::new();
+        for _ in 0..1 + self.pick(5) {
+            let ty = self.ty();
+            let name = self.fresh("g");
+            let init = self.literal(ty);
+            out += &format!("var {name} : {} = {init};\n", ty.name());
+            self.vars.push(Var {
+                name,
+                ty,
+                assignable: true,
+            });
+        }
+        for _ in 0..self.pick(3) {
+            out += &self.array("");
+        }
+        for _ in 0..self.pick(5) {
+            out += &self.function();
+        }
+        for _ in 0..1 + self.pick(10) {
+            out += &self.stmt(2, 0);
+        }
+        let globals: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| v.name.starts_with('g'))
+            .map(|v| v.name.clone())
+            .chain(self.arrs.iter().map(|a| a.name.clone()))
+            .collect();
+        for g in globals {
+            out += &format!("println$ {g};\n");
+        }
+        out
+    }
+}
+
+/// Stdout, rendered diagnostics and exit status of `src` run with native code on or off, on a
+/// thread with the interpreter thread's large stack.
+fn run(src: &str, jit: bool) -> (String, String, i32) {
+    let src = src.to_string();
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let out = SharedBuffer::default();
+            let err = SharedBuffer::default();
+            let settings = Settings::default()
+                .with_stdout(out.clone())
+                .with_stderr(err.clone())
+                .with_threads(1)
+                .with_jit(jit);
+            let mut session = Session::new(settings);
+            let status = match tessera::catch_internal_error(|| session.run_source(&src)) {
+                Ok(Ok(())) => 0,
+                Ok(Err(diags)) => {
+                    session.flush();
+                    let rendered = render(&diags, "prop.flx", &src, false);
+                    err.clone()
+                        .write_all(rendered.as_bytes())
+                        .expect("a buffer");
+                    exit_status(&diags)
+                }
+                Err(message) => {
+                    session.flush();
+                    let diag = tessera::internal_error_diagnostic(&message, &src);
+                    let rendered = render(&[diag], "prop.flx", &src, false);
+                    err.clone()
+                        .write_all(rendered.as_bytes())
+                        .expect("a buffer");
+                    101
+                }
+            };
+            drop(session);
+            (out.text(), err.text(), status)
+        })
+        .expect("a thread")
+        .join()
+        .expect("the run returns")
+}
+
+fn check_program(src: &str) -> Result<(), TestCaseError> {
+    let native = run(src, true);
+    let closures = run(src, false);
+    prop_assert!(
+        native.2 != 101 && closures.2 != 101,
+        "internal error:\n{src}\n{}{}",
+        native.1,
+        closures.1
+    );
+    prop_assert!(
+        native.2 != 1,
+        "the generator wrote a program that does not check:\n{src}\n{}",
+        native.1
+    );
+    prop_assert!(
+        native == closures,
+        "native code and closures differ on:\n{src}\nnative (status {}):\n{}{}\nclosures (status {}):\n{}{}",
+        native.2,
+        native.0,
+        native.1,
+        closures.2,
+        closures.0,
+        closures.1
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn native_code_and_closures_agree(choices in prop::collection::vec(any::<u32>(), 0..2000)) {
+        let src = Gen::new(&choices).program();
+        check_program(&src)?;
+    }
+}
+
+/// The generator's programs check and mostly run: a fixed sample of choice streams gives
+/// programs that pass the checker, and some run to the end.
+#[test]
+fn generated_programs_check() {
+    let mut ran = 0;
+    for seed in 0..40u32 {
+        let choices: Vec<u32> = (0..600u32)
+            .map(|i| {
+                (i.wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)).rotate_left(seed % 31)
+            })
+            .collect();
+        let src = Gen::new(&choices).program();
+        let (_, err, status) = run(&src, false);
+        assert!(
+            status == 0 || status == 3,
+            "status {status} on:\n{src}\n{err}"
+        );
+        ran += usize::from(status == 0);
+    }
+    assert!(ran > 0, "no generated program ran to the end");
+}
