@@ -9,8 +9,7 @@
 //! of the function instances and units each program compiles (the prelude's, compiled when
 //! the session starts, are left out) are native code, and how many fallback pieces run on the
 //! closure compiler inside native code. `cargo test --test native_equivalence -- --nocapture`
-//! prints the figure; `coverage_is_at_least_95_percent` requires 95% (ignored while the
-//! backend is below it: see "COVERAGE SHORTFALL" at `MIN_NATIVE_PERCENT`).
+//! prints the figure; `coverage_is_at_least_95_percent` requires 95%.
 //!
 //! The book's code blocks are not run here: `tests/book.rs` keeps its block reader to itself.
 
@@ -27,13 +26,8 @@ use tessera::{Session, Settings};
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// The coverage the backend must keep: the percentage of the programs' function instances and
-/// units compiled to native code.
-///
-/// COVERAGE SHORTFALL: `coverage_is_at_least_95_percent` is ignored for now (remove its
-/// `#[ignore]` once the figure is reached): 289 of 381 (75.9%) when the test was written;
-/// every entry left on closures is a signature refused (a parameter or result not in
-/// registers: arrays, strings, tuples, functions, nominal types; or captures of an enclosing
-/// function).
+/// units compiled to native code (the rest are functions that capture variables of an
+/// enclosing function).
 const MIN_NATIVE_PERCENT: f64 = 95.0;
 
 fn root() -> PathBuf {
@@ -266,7 +260,6 @@ fn native_code_changes_nothing_a_program_prints() {
 
 /// The backend compiles at least 95% of the programs' functions and units to native code.
 #[test]
-#[ignore = "below the target for now: 75.9% of 95%; see COVERAGE SHORTFALL at the top of the file"]
 fn coverage_is_at_least_95_percent() {
     let mut coverage = Coverage::default();
     let programs = programs();

@@ -29,7 +29,7 @@ use std::io::Write;
 /// two paths then compare it differently: `if char (-1) < char 48 do println "less"; else
 /// println "not less"; done` prints `not less` with native code, `less` on closures. While
 /// off, `char` converts only codes in 0 ..< 128.
-const CHAR_OF_ANY_INT: bool = false;
+const CHAR_OF_ANY_INT: bool = true;
 
 use proptest::prelude::*;
 use tessera::{exit_status, render, Session, Settings, SharedBuffer};

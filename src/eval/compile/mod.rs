@@ -264,11 +264,6 @@ impl<'p> Compiler<'p> {
         self.slots_used
     }
 
-    /// Is the code being compiled a function's (not a unit's top level)?
-    pub(crate) fn in_function(&self) -> bool {
-        self.in_function > 0
-    }
-
     /// The frame size the top-level code compiled so far needs.
     pub fn top_level_slots(&self) -> usize {
         self.slots_used

@@ -183,7 +183,9 @@ pub type SharedBackend = Arc<Mutex<Backend>>;
 
 /// The backend, locked (a panic while it was held leaves it usable).
 fn lock(backend: &SharedBackend) -> MutexGuard<'_, Backend> {
-    backend.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    backend
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Backend {
@@ -364,11 +366,6 @@ pub struct UnitCode {
 }
 
 impl UnitCode {
-    /// The frame size the code needs (the unit's slots and one for fallback results).
-    pub fn n_slots(&self) -> usize {
-        self.n_slots
-    }
-
     /// Run the unit's statements in `frame` (of `n_slots()` slots).
     pub fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
         assert!(frame.slots.len() >= self.n_slots);
@@ -377,7 +374,12 @@ impl UnitCode {
         let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *mut Value, usize) =
             unsafe { std::mem::transmute(self.entry) };
         let n = frame.slots.len();
-        f(frame.rt, frame.captures.as_ptr(), frame.slots.as_mut_ptr(), n);
+        f(
+            frame.rt,
+            frame.captures.as_ptr(),
+            frame.slots.as_mut_ptr(),
+            n,
+        );
         runtime::take_failure(frame.rt)
     }
 }

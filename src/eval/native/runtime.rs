@@ -93,8 +93,9 @@ pub enum Site {
 /// kernel finds none (a fast path may be conservative).
 extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
     guarded(rt, 0, || match site {
-        Site::IntArith(op, ity, span) => super::super::prims::int_arith(*op, *ity, a, b)
-            .map_err(|fault| fault.at(*span)),
+        Site::IntArith(op, ity, span) => {
+            super::super::prims::int_arith(*op, *ity, a, b).map_err(|fault| fault.at(*span))
+        }
         Site::Step(ity, up, span) => Err(runtime_error(
             OVERFLOW,
             format!(
@@ -416,14 +417,15 @@ extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64)
     let mut out = Value::Unit;
     match target.instance.native.get() {
         Some(entry) => {
-            type Entry = extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
+            type Entry =
+                extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
             // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
             let f: Entry = unsafe { std::mem::transmute(entry.boxed) };
             super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits, &mut out))
         }
-        None => super::super::closure::grow_stack(rt, || {
-            call_evaluator(rt, target, bits, &mut out)
-        }),
+        None => {
+            super::super::closure::grow_stack(rt, || call_evaluator(rt, target, bits, &mut out))
+        }
     }
 }
 

@@ -170,7 +170,8 @@ impl Lower<'_, '_, '_> {
                 }
             }
             ExprKind::CTuple(parts)
-                if repr == Repr::I64 && parts.iter().all(|p| Repr::of(&p.ty) == Some(Repr::I64)) =>
+                if repr == Repr::I64
+                    && parts.iter().all(|p| Repr::of(&p.ty) == Some(Repr::I64)) =>
             {
                 let Some(crate::eval::compact::ProductLayout::Small { weights, .. }) =
                     crate::eval::compact::ProductLayout::of(&e.ty)
@@ -199,10 +200,10 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = self.expr(inner).int();
                 // A negative signed value is above every size as unsigned.
-                let bad = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, size as i64);
+                let bad =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, size as i64);
                 self.slow_path_if(bad, e, "a decode out of range");
                 V::I(v)
             }
@@ -255,8 +256,11 @@ impl Lower<'_, '_, '_> {
             ExprKind::CTuple(parts) => parts.iter().all(|p| self.pure(p)),
             ExprKind::Coerce(_, a) => self.pure(a),
             ExprKind::Index { array, index, .. } => {
-                matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Index { .. })
-                    && (matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_)) || self.pure(array))
+                matches!(
+                    array.kind,
+                    ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Index { .. }
+                ) && (matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_))
+                    || self.pure(array))
                     && self.pure(index)
             }
             _ => false,
@@ -337,7 +341,10 @@ impl Lower<'_, '_, '_> {
             }
             (Prim::IntNeg(ity), [x]) if ity.signed() && self.pure(x) => {
                 let v = self.expr(x).int();
-                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, v, IntTy::min(*ity) as i64);
+                let bad = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::Equal, v, IntTy::min(*ity) as i64);
                 self.slow_path_if(bad, e, "a negation that overflows");
                 V::I(self.b.ins().ineg(v))
             }
@@ -369,7 +376,9 @@ impl Lower<'_, '_, '_> {
             (Prim::IntBit(op, _), [x, y])
                 if matches!(
                     op,
-                    crate::core::ir::BitOp::And | crate::core::ir::BitOp::Or | crate::core::ir::BitOp::Xor
+                    crate::core::ir::BitOp::And
+                        | crate::core::ir::BitOp::Or
+                        | crate::core::ir::BitOp::Xor
                 ) =>
             {
                 let x = self.expr(x).int();
@@ -389,15 +398,27 @@ impl Lower<'_, '_, '_> {
                     MathFn::Trunc => self.b.ins().trunc(x),
                     MathFn::Abs => self.b.ins().fabs(x),
                     other => {
-                        let code = self.b.ins().iconst(types::I32, super::super::runtime::math_code(*other) as i64);
-                        self.call_helper(Helper::Math, &[types::I32, types::F64], &[types::F64], &[code, x])
-                            .expect("math returns a value")
+                        let code = self
+                            .b
+                            .ins()
+                            .iconst(types::I32, super::super::runtime::math_code(*other) as i64);
+                        self.call_helper(
+                            Helper::Math,
+                            &[types::I32, types::F64],
+                            &[types::F64],
+                            &[code, x],
+                        )
+                        .expect("math returns a value")
                     }
                 };
                 V::F(self.round(r, *single))
             }
             (Prim::Atan2(single) | Prim::Pow(single), [x, y]) => {
-                let helper = if matches!(p, Prim::Atan2(_)) { Helper::Atan2 } else { Helper::Pow };
+                let helper = if matches!(p, Prim::Atan2(_)) {
+                    Helper::Atan2
+                } else {
+                    Helper::Pow
+                };
                 let x = self.expr(x).int();
                 let y = self.expr(y).int();
                 let r = self
@@ -405,7 +426,9 @@ impl Lower<'_, '_, '_> {
                     .expect("a math helper returns a value");
                 V::F(self.round(r, *single))
             }
-            (Prim::Min | Prim::Max, [x, y]) if repr != Repr::Unit && !matches!(x.ty, Type::CSum(_)) => {
+            (Prim::Min | Prim::Max, [x, y])
+                if repr != Repr::Unit && !matches!(x.ty, Type::CSum(_)) =>
+            {
                 let uns = unsigned(&x.ty);
                 let xv = self.expr(x).int();
                 let yv = self.expr(y).int();
@@ -481,14 +504,14 @@ impl Lower<'_, '_, '_> {
                 } else if !to.signed() && to.bits() == 64 {
                     self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0)
                 } else {
-                    let lo = self
-                        .b
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedLessThan, v, IntTy::min(to) as i64);
-                    let hi = self
-                        .b
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedGreaterThan, v, IntTy::max(to) as i64);
+                    let lo =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::SignedLessThan, v, IntTy::min(to) as i64);
+                    let hi =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::SignedGreaterThan, v, IntTy::max(to) as i64);
                     self.b.ins().bor(lo, hi)
                 };
                 self.slow_path_if(bad, e, "a conversion out of range");
@@ -561,7 +584,10 @@ impl Lower<'_, '_, '_> {
             ArithOp::Div | ArithOp::Mod => {
                 let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
                 let bad = if signed {
-                    let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, IntTy::min(ity) as i64);
+                    let min = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::Equal, x, IntTy::min(ity) as i64);
                     let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
                     let both = self.b.ins().band(min, minus_one);
                     self.b.ins().bor(zero, both)
@@ -634,8 +660,9 @@ impl Lower<'_, '_, '_> {
         }
         path.steps.iter().all(|(index, _, array_ty)| {
             Repr::of(&index.ty) == Some(Repr::I64)
-                && Shape::of(array_ty)
-                    .is_some_and(|s| s.repr == leaves && s.n_elements.is_some() && s.elem_leaves != usize::MAX)
+                && Shape::of(array_ty).is_some_and(|s| {
+                    s.repr == leaves && s.n_elements.is_some() && s.elem_leaves != usize::MAX
+                })
         })
     }
 
@@ -693,13 +720,19 @@ impl Lower<'_, '_, '_> {
 
     /// The view of the array in the `Value` at `addr`: its leaves' address and count.
     pub(super) fn view(&mut self, addr: ClValue, write: bool) -> (ClValue, ClValue) {
-        let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            16,
-            3,
-        ));
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ));
         let out = self.b.ins().stack_addr(types::I64, slot, 0);
-        let helper = if write { Helper::ArrayViewMut } else { Helper::ArrayView };
+        let helper = if write {
+            Helper::ArrayViewMut
+        } else {
+            Helper::ArrayView
+        };
         self.call_helper(helper, &[types::I64, types::I64], &[], &[addr, out]);
         let data = self.b.ins().load(types::I64, flags(), out, 0);
         let len = self.b.ins().load(types::I64, flags(), out, 8);
@@ -729,7 +762,10 @@ impl Lower<'_, '_, '_> {
             Some(view) => view,
             None => self.view(addr, false),
         };
-        let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
         let zero = self.iconst(0);
         self.raise_if(
             bad,
@@ -790,11 +826,13 @@ impl Lower<'_, '_, '_> {
         let mut temps = Vec::new();
         for (arg, boxed) in call_args.iter().zip(&sig.boxed) {
             if *boxed {
-                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                    crate::eval::native::layout::VALUE_SIZE as u32,
-                    3,
-                ));
+                let slot =
+                    self.b
+                        .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                            crate::eval::native::layout::VALUE_SIZE as u32,
+                            3,
+                        ));
                 let temp = self.b.ins().stack_addr(types::I64, slot, 0);
                 let unit = self.b.ins().iconst(types::I8, 0);
                 self.b.ins().store(flags(), unit, temp, 0);
@@ -818,29 +856,44 @@ impl Lower<'_, '_, '_> {
         }
         let span = e.span;
         // The call's bookkeeping, as `call_instance` does it: depth, Ctrl-C, stack.
-        let depth = self
+        let depth = self.b.ins().uload32(
+            MemFlagsData::trusted(),
+            self.rt,
+            super::super::layout::depth(),
+        );
+        let max = self.b.ins().uload32(
+            MemFlagsData::trusted(),
+            self.rt,
+            super::super::layout::max_depth(),
+        );
+        let too_deep = self
             .b
             .ins()
-            .uload32(MemFlagsData::trusted(), self.rt, super::super::layout::depth());
-        let max = self
-            .b
-            .ins()
-            .uload32(MemFlagsData::trusted(), self.rt, super::super::layout::max_depth());
-        let too_deep = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, depth, max);
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, max);
         let zero = self.iconst(0);
-        self.raise_if(too_deep, Site::TooDeep(instance.name.clone(), span), zero, zero);
+        self.raise_if(
+            too_deep,
+            Site::TooDeep(instance.name.clone(), span),
+            zero,
+            zero,
+        );
         self.poll_interrupt(span);
         let deeper = self.b.ins().iadd_imm_s(depth, 1);
         let deeper32 = self.b.ins().ireduce(types::I32, deeper);
-        self.b
-            .ins()
-            .store(MemFlagsData::trusted(), deeper32, self.rt, super::super::layout::depth());
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            deeper32,
+            self.rt,
+            super::super::layout::depth(),
+        );
         // Deep recursion continues on a fresh stack segment, through the boxed entry.
         let sp = self.b.ins().get_stack_pointer(types::I64);
-        let floor = self
-            .b
-            .ins()
-            .load(types::I64, flags(), self.rt, super::super::layout::stack_floor());
+        let floor = self.b.ins().load(
+            types::I64,
+            flags(),
+            self.rt,
+            super::super::layout::stack_floor(),
+        );
         let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
         let direct = self.b.create_block();
         let grow = self.b.create_block();
@@ -862,11 +915,13 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(grow);
         self.b.switch_to_block(grow);
         let n = values.len() - 2;
-        let buf = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            (n.max(1) * 8) as u32,
-            3,
-        ));
+        let buf = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                (n.max(1) * 8) as u32,
+                3,
+            ));
         let bits = self.b.ins().stack_addr(types::I64, buf, 0);
         for (i, v) in values[2..].iter().enumerate() {
             let word = if self.b.func.dfg.value_type(*v) == types::F64 {
@@ -883,7 +938,12 @@ impl Lower<'_, '_, '_> {
         let target = self.ptr_const(target);
         let rt = self.rt;
         let r = self
-            .call_helper(Helper::GrowCall, &[types::I64; 3], &[types::I64], &[rt, target, bits])
+            .call_helper(
+                Helper::GrowCall,
+                &[types::I64; 3],
+                &[types::I64],
+                &[rt, target, bits],
+            )
             .expect("grow_call returns bits");
         let r: Vec<ClValue> = match repr {
             Repr::I64 => vec![r],
@@ -895,14 +955,17 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(join);
         self.drop_temps(&temps);
         let depth32 = self.b.ins().ireduce(types::I32, depth);
-        self.b
-            .ins()
-            .store(MemFlagsData::trusted(), depth32, self.rt, super::super::layout::depth());
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            depth32,
+            self.rt,
+            super::super::layout::depth(),
+        );
         // An error in the callee: note this call in its call stack, then unwind.
-        let flag = self
-            .b
-            .ins()
-            .uload8(types::I64, flags(), self.rt, super::super::layout::failed());
+        let flag =
+            self.b
+                .ins()
+                .uload8(types::I64, flags(), self.rt, super::super::layout::failed());
         let noted = self.b.create_block();
         let next = self.b.create_block();
         self.b.set_cold_block(noted);
@@ -912,7 +975,12 @@ impl Lower<'_, '_, '_> {
         let site = self.keep(Site::Frame(instance.name.clone(), instance.unit, span));
         let site = self.ptr_const(site);
         let rt = self.rt;
-        self.call_helper(Helper::NoteCall, &[types::I64, types::I64], &[], &[rt, site]);
+        self.call_helper(
+            Helper::NoteCall,
+            &[types::I64, types::I64],
+            &[],
+            &[rt, site],
+        );
         let unwind = self.unwind;
         self.b.ins().jump(unwind, &[]);
         self.b.seal_block(next);
@@ -949,11 +1017,13 @@ impl Lower<'_, '_, '_> {
         };
         let code = self.c.expr(&node);
         let code = self.keep(code);
-        let buffer = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            (operands.len().max(1) * crate::eval::native::layout::VALUE_SIZE) as u32,
-            3,
-        ));
+        let buffer = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                (operands.len().max(1) * crate::eval::native::layout::VALUE_SIZE) as u32,
+                3,
+            ));
         let values: Vec<V> = operands.iter().map(|o| self.expr(o)).collect();
         let caps = self.b.ins().stack_addr(types::I64, buffer, 0);
         for (i, v) in values.into_iter().enumerate() {
@@ -982,7 +1052,12 @@ impl Lower<'_, '_, '_> {
     fn drop_temps(&mut self, temps: &[ClValue]) {
         for temp in temps {
             let one = self.iconst(1);
-            self.call_helper(Helper::DropFrame, &[types::I64, types::I64], &[], &[*temp, one]);
+            self.call_helper(
+                Helper::DropFrame,
+                &[types::I64, types::I64],
+                &[],
+                &[*temp, one],
+            );
         }
     }
 
@@ -996,10 +1071,19 @@ impl Lower<'_, '_, '_> {
             self.unwind = note;
             let here = self.b.current_block();
             self.b.switch_to_block(note);
-            let site = self.keep(Site::Frame(frame.name.to_string(), frame.unit, inlined.call));
+            let site = self.keep(Site::Frame(
+                frame.name.to_string(),
+                frame.unit,
+                inlined.call,
+            ));
             let site = self.ptr_const(site);
             let rt = self.rt;
-            self.call_helper(Helper::NoteCall, &[types::I64, types::I64], &[], &[rt, site]);
+            self.call_helper(
+                Helper::NoteCall,
+                &[types::I64, types::I64],
+                &[],
+                &[rt, site],
+            );
             self.b.ins().jump(outer_unwind, &[]);
             if let Some(here) = here {
                 self.b.switch_to_block(here);

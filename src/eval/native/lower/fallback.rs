@@ -102,10 +102,11 @@ impl Lower<'_, '_, '_> {
             match target.repr {
                 Repr::I64 => self.b.ins().jump(target.block, &args(&[bits])),
                 Repr::F64 => {
-                    let f = self
-                        .b
-                        .ins()
-                        .bitcast(types::F64, cranelift_codegen::ir::MemFlagsData::new(), bits);
+                    let f = self.b.ins().bitcast(
+                        types::F64,
+                        cranelift_codegen::ir::MemFlagsData::new(),
+                        bits,
+                    );
                     self.b.ins().jump(target.block, &args(&[f]))
                 }
                 Repr::Unit => self.b.ins().jump(target.block, &[]),
@@ -148,6 +149,7 @@ impl Lower<'_, '_, '_> {
 
     /// Note a fallback piece for the report.
     pub(super) fn note(&mut self, why: &str, span: crate::syntax::span::Span) {
-        self.notes.push(format!("{why} (at bytes {}..{})", span.start, span.end));
+        self.notes
+            .push(format!("{why} (at bytes {}..{})", span.start, span.end));
     }
 }

@@ -157,7 +157,10 @@ impl Lower<'_, '_, '_> {
                 self.closed_expr(scrutinee, arrays)
                     && arms.iter().all(|arm| {
                         arm.patterns.iter().all(|p| self.closed_pattern(p))
-                            && arm.guard.as_ref().is_none_or(|g| self.closed_expr(g, arrays))
+                            && arm
+                                .guard
+                                .as_ref()
+                                .is_none_or(|g| self.closed_expr(g, arrays))
                             && stmts(self, &arm.body, arrays)
                     })
             }
@@ -187,7 +190,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Prim(Prim::Len, _) => false,
             ExprKind::Prim(_, a) => a.iter().all(|x| self.closed_expr(x, arrays)),
             ExprKind::If(a, b, c) => {
-                self.closed_expr(a, arrays) && self.closed_expr(b, arrays) && self.closed_expr(c, arrays)
+                self.closed_expr(a, arrays)
+                    && self.closed_expr(b, arrays)
+                    && self.closed_expr(c, arrays)
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
                 self.closed_expr(a, arrays) && self.closed_expr(b, arrays)
@@ -197,16 +202,17 @@ impl Lower<'_, '_, '_> {
             ExprKind::Coerce(
                 CoerceKind::Reinterpret | CoerceKind::Opaque | CoerceKind::DecodeInt,
                 a,
-            ) => {
-                self.closed_expr(a, arrays)
-            }
+            ) => self.closed_expr(a, arrays),
             ExprKind::Index { .. } => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
                 };
                 let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
                 if !self.element_path_ok(&path, repr)
-                    || !path.steps.iter().all(|(i, _, _)| self.closed_expr(i, arrays))
+                    || !path
+                        .steps
+                        .iter()
+                        .all(|(i, _, _)| self.closed_expr(i, arrays))
                 {
                     return false;
                 }

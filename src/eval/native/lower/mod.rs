@@ -86,8 +86,6 @@ pub(super) struct Lower<'a, 'c, 'p> {
     unwind: cranelift_codegen::ir::Block,
     /// The pieces that run on the closure compiler, with the reason.
     pub notes: Vec<String>,
-    /// Is this a unit's top level (globals assigned in order matter)?
-    top_level: bool,
     /// The array views fetched before the closed loops being lowered (`hoist.rs`): the
     /// leaves' address and count of each array variable, and whether it was made unshared
     /// for stores.
@@ -119,9 +117,8 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
         match &p.kind {
             PatternKind::Bind(Place::Local(s)) => note(*s, &p.ty),
             PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
-            PatternKind::Inject { arg: Some(a), .. } | PatternKind::CInject { arg: Some(a), .. } => {
-                patterns.push(a)
-            }
+            PatternKind::Inject { arg: Some(a), .. }
+            | PatternKind::CInject { arg: Some(a), .. } => patterns.push(a),
             _ => {}
         }
     }
@@ -200,6 +197,7 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
 }
 
 impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         mut b: FunctionBuilder<'a>,
         c: &'c mut Compiler<'p>,
@@ -208,7 +206,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         frame: ClValue,
         n_slots: ClValue,
         reprs: &HashMap<Slot, Repr>,
-        top_level: bool,
     ) -> Self {
         let out_slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -246,7 +243,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             returns: Vec::new(),
             unwind,
             notes: Vec::new(),
-            top_level,
             views: HashMap::new(),
         }
     }
@@ -271,7 +267,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     ) -> Option<ClValue> {
         let mut sig = Signature::new(self.b.func.signature.call_conv);
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-        sig.returns.extend(returns.iter().map(|t| AbiParam::new(*t)));
+        sig.returns
+            .extend(returns.iter().map(|t| AbiParam::new(*t)));
         let sig = self.b.import_signature(sig);
         let callee = self.iconst(runtime::address(helper) as i64);
         let call = self.b.ins().call_indirect(sig, callee, values);
@@ -374,8 +371,16 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// Load a native value of `repr` from the `Value` at `addr`.
     fn load_value(&mut self, addr: ClValue, repr: Repr) -> V {
         match repr {
-            Repr::I64 => V::I(self.b.ins().load(types::I64, flags(), addr, layout::PAYLOAD)),
-            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), addr, layout::PAYLOAD)),
+            Repr::I64 => V::I(
+                self.b
+                    .ins()
+                    .load(types::I64, flags(), addr, layout::PAYLOAD),
+            ),
+            Repr::F64 => V::F(
+                self.b
+                    .ins()
+                    .load(types::F64, flags(), addr, layout::PAYLOAD),
+            ),
             Repr::Unit => V::Unit,
         }
     }
@@ -409,11 +414,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             self.b.seal_block(dead);
             self.b.switch_to_block(dead);
         }
-    }
-
-    /// The representation of a type; `Repr::Unit` for non-native ones (the caller checked).
-    fn repr(ty: &crate::types::Type) -> Option<Repr> {
-        Repr::of(ty)
     }
 
     /// The local slots an expression mentions that are held in registers.
@@ -542,7 +542,7 @@ pub(super) fn function(
 
         let reprs = slot_reprs(&function.params, &function.body);
         b.switch_to_block(body);
-        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, false);
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         // Bind the parameters: register groups directly, boxed groups by their pattern.
         let mut k = if sig.ret_boxed { 3 } else { 2 };
         let ret_out = sig.ret_boxed.then(|| params[2]);
@@ -587,7 +587,8 @@ pub(super) fn function(
                 _ => vec![param],
             };
             for p in binds {
-                if let (PatternKind::Bind(Place::Local(s)), Some(repr)) = (&p.kind, Repr::of(&p.ty)) {
+                if let (PatternKind::Bind(Place::Local(s)), Some(repr)) = (&p.kind, Repr::of(&p.ty))
+                {
                     if repr == Repr::Unit {
                         continue;
                     }
@@ -596,7 +597,11 @@ pub(super) fn function(
                     match l.vars.get(s) {
                         Some((var, _)) => l.b.def_var(*var, value),
                         None => {
-                            let v = if repr == Repr::F64 { V::F(value) } else { V::I(value) };
+                            let v = if repr == Repr::F64 {
+                                V::F(value)
+                            } else {
+                                V::I(value)
+                            };
                             let addr = l.slot_addr(*s);
                             l.store_value(addr, v);
                             l.frame_used = true;
@@ -738,7 +743,7 @@ pub(super) fn unit(
                 &mut |_| {},
             );
         }
-        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, true);
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
         let done = l.b.create_block();
         l.returns.push(ReturnTarget {

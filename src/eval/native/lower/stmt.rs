@@ -88,7 +88,10 @@ impl Lower<'_, '_, '_> {
                     self.write_var(*place, v);
                 }
                 _ => {
-                    let why = format!("an assignment of a value of type {} (not in registers)", e.ty);
+                    let why = format!(
+                        "an assignment of a value of type {} (not in registers)",
+                        e.ty
+                    );
                     self.fallback_stmt(s, &why, e.span)
                 }
             },
@@ -207,17 +210,29 @@ impl Lower<'_, '_, '_> {
                         self.for_codes(*label, *var, n, body);
                         self.views = saved;
                     }
-                    _ => self.fallback_stmt(s, "a loop over a large or non-compact type", crate::syntax::span::Span::default()),
+                    _ => self.fallback_stmt(
+                        s,
+                        "a loop over a large or non-compact type",
+                        crate::syntax::span::Span::default(),
+                    ),
                 }
             }
             Stmt::Break(label) | Stmt::Continue(label) => {
                 let target = self.loops.iter().rev().find(|l| l.label == *label);
                 match target {
                     Some(t) => {
-                        let block = if matches!(s, Stmt::Break(_)) { t.exit } else { t.next };
+                        let block = if matches!(s, Stmt::Break(_)) {
+                            t.exit
+                        } else {
+                            t.next
+                        };
                         self.b.ins().jump(block, &[]);
                     }
-                    None => self.fallback_stmt(s, "a jump out of fallback code", crate::syntax::span::Span::default()),
+                    None => self.fallback_stmt(
+                        s,
+                        "a jump out of fallback code",
+                        crate::syntax::span::Span::default(),
+                    ),
                 }
             }
             Stmt::Return(value) => {
@@ -227,7 +242,11 @@ impl Lower<'_, '_, '_> {
                 let v = match value {
                     Some(e) if Repr::of(&e.ty).is_some() => self.expr(e),
                     Some(e) => {
-                        return self.fallback_stmt(s, "a return of a value not in registers", e.span)
+                        return self.fallback_stmt(
+                            s,
+                            "a return of a value not in registers",
+                            e.span,
+                        )
                     }
                     None => V::Unit,
                 };
@@ -401,7 +420,11 @@ impl Lower<'_, '_, '_> {
         let element = ElementPath { base: &base, steps };
         let Some(repr) = repr.filter(|r| *r != Repr::Unit && self.element_path_ok(&element, *r))
         else {
-            return self.fallback_stmt(s, "a store into an array not of unboxed scalars", value.span);
+            return self.fallback_stmt(
+                s,
+                "a store into an array not of unboxed scalars",
+                value.span,
+            );
         };
         if Repr::of(&ty) != Some(repr) {
             return self.fallback_stmt(s, "a store of a whole row", value.span);
@@ -422,7 +445,7 @@ impl Lower<'_, '_, '_> {
         self.b.ins().brif(inside, write, &[], after, &[]);
         self.b.seal_block(write);
         self.b.switch_to_block(write);
-        let offset = self.b.ins().ishl_imm(pos, 3);
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
         let at = self.b.ins().iadd(data, offset);
         self.b.ins().store(flags(), v, at, 0);
         self.b.ins().jump(after, &[]);
@@ -447,7 +470,10 @@ impl Lower<'_, '_, '_> {
             && self.pure(scrutinee)
             && arms.iter().all(|arm| {
                 arm.patterns.iter().all(|p| self.simple_pattern(p))
-                    && arm.guard.as_ref().is_none_or(|g| Repr::of(&g.ty) == Some(Repr::I64))
+                    && arm
+                        .guard
+                        .as_ref()
+                        .is_none_or(|g| Repr::of(&g.ty) == Some(Repr::I64))
             });
         if !simple {
             return self.fallback_stmt(s, "a match on a value not in registers", scrutinee.span);
@@ -512,9 +538,15 @@ impl Lower<'_, '_, '_> {
             }
             PatternKind::Range(Const::Int(lo), Const::Int(hi)) => {
                 let (ge, le) = if uns {
-                    (IntCC::UnsignedGreaterThanOrEqual, IntCC::UnsignedLessThanOrEqual)
+                    (
+                        IntCC::UnsignedGreaterThanOrEqual,
+                        IntCC::UnsignedLessThanOrEqual,
+                    )
                 } else {
-                    (IntCC::SignedGreaterThanOrEqual, IntCC::SignedLessThanOrEqual)
+                    (
+                        IntCC::SignedGreaterThanOrEqual,
+                        IntCC::SignedLessThanOrEqual,
+                    )
                 };
                 let a = self.b.ins().icmp_imm_s(ge, v, *lo);
                 let b = self.b.ins().icmp_imm_s(le, v, *hi);
