@@ -207,6 +207,24 @@ impl Lower<'_, '_, '_> {
                 self.slow_path_if(bad, e, "a decode out of range");
                 V::I(v)
             }
+            ExprKind::Coerce(CoerceKind::EncodeInt, inner)
+                if repr == Repr::I64 && Repr::of(&inner.ty) == Some(Repr::I64) && self.pure(inner) =>
+            {
+                // A code is below 2^64; it must fit the integer type.
+                let Type::Int(ity) = e.ty else {
+                    return self.fallback_expr(e, "an encode into a non-integer");
+                };
+                let v = self.expr(inner).int();
+                let max = IntTy::max(ity).min(u64::MAX as i128) as u64;
+                if max < u64::MAX {
+                    let bad = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThan, v, max as i64);
+                    self.slow_path_if(bad, e, "an encode out of range");
+                }
+                V::I(v)
+            }
             ExprKind::TypeSize(ty) if repr == Repr::I64 => {
                 match crate::types::size::size_of(ty).and_then(|n| u64::try_from(n).ok()) {
                     Some(n) => V::I(self.iconst(n as i64)),

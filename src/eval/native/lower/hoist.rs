@@ -200,7 +200,10 @@ impl Lower<'_, '_, '_> {
             ExprKind::CField(a, _) => self.closed_expr(a, arrays),
             ExprKind::CTuple(parts) => parts.iter().all(|p| self.closed_expr(p, arrays)),
             ExprKind::Coerce(
-                CoerceKind::Reinterpret | CoerceKind::Opaque | CoerceKind::DecodeInt,
+                CoerceKind::Reinterpret
+                | CoerceKind::Opaque
+                | CoerceKind::DecodeInt
+                | CoerceKind::EncodeInt,
                 a,
             ) => self.closed_expr(a, arrays),
             ExprKind::Index { .. } => {

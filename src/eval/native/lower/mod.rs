@@ -495,6 +495,9 @@ fn context(backend: &SharedBackend, sig: Signature) -> Context {
 }
 
 fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), String> {
+    if std::env::var_os("TESSERA_DUMP_CLIF").is_some() {
+        eprintln!("{}", ctx.func.display());
+    }
     let mut b = lock(backend);
     b.module
         .define_function(id, ctx)
