@@ -41,6 +41,7 @@ diagnostic_cases! {
     e0202_duplicate_definition: "E0202", "var x = 1;\nvar x = 2;\nprintln x;\n";
     e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
     e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
+    e0304_missing_return: "E0304", "fun sign (x:int) : string = {\n  if x > 0 return \"positive\";\n}\nprintln$ sign 1;\n";
     e0401_index_not_compact: "E0401", "var a : int ^ (3 * 2);\n";
     e0402_unitsum_literal_range: "E0402", "var v = `5:3;\n";
     e0403_literal_projection_range: "E0403", "var a = 1, 2, 3;\nprintln$ a.5;\n";

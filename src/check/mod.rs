@@ -13,6 +13,7 @@ mod cow;
 mod env;
 pub mod error;
 mod expr;
+mod flow;
 mod function;
 mod functor;
 mod hoist;
