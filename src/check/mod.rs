@@ -180,6 +180,42 @@ pub(crate) fn contains_error(t: &Type) -> bool {
     found
 }
 
+/// The diagnostics of a unit's errors. An error that mentions the error type (the type of
+/// an expression that already failed) only follows from an earlier one: it is left out when
+/// another error remains, and otherwise printed with `_` for the unknown type, so the
+/// checker's internal type never reaches a message.
+fn report(errors: &[CheckError]) -> Vec<Diagnostic> {
+    let internal = format!("?{ERROR_META}");
+    let all: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+    let (cascades, firsts): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        all.into_iter().partition(|d| mentions(d, &internal));
+    if !firsts.is_empty() {
+        return firsts;
+    }
+    cascades
+        .into_iter()
+        .map(|mut d| {
+            let clean = |s: &mut String| *s = s.replace(&internal, "_");
+            clean(&mut d.message);
+            clean(&mut d.label);
+            d.secondary.iter_mut().for_each(|(_, s)| clean(s));
+            d.notes.iter_mut().for_each(clean);
+            if let Some(h) = d.help.as_mut() {
+                clean(h);
+            }
+            d
+        })
+        .collect()
+}
+
+fn mentions(d: &Diagnostic, text: &str) -> bool {
+    d.message.contains(text)
+        || d.label.contains(text)
+        || d.secondary.iter().any(|(_, s)| s.contains(text))
+        || d.notes.iter().any(|s| s.contains(text))
+        || d.help.as_ref().is_some_and(|h| h.contains(text))
+}
+
 impl Checker {
     pub fn new() -> Checker {
         let mut global = Frame::new(None, true);
@@ -302,7 +338,7 @@ impl Checker {
         if errors.is_empty() {
             Ok(t)
         } else {
-            Err(errors.iter().map(|e| e.to_diagnostic()).collect())
+            Err(report(&errors))
         }
     }
 
@@ -359,7 +395,7 @@ impl Checker {
             errors.sort_by_key(|e| e.span().start);
             errors.dedup();
             *self = saved;
-            return Err(errors.iter().map(|e| e.to_diagnostic()).collect());
+            return Err(report(&errors));
         }
         self.top = scope;
         self.scope = scope;
