@@ -329,3 +329,71 @@ fn write_temp(name: &str, src: &str) -> String {
     std::fs::write(&path, src).unwrap();
     path.to_str().unwrap().to_string()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Round 3 (issue 29): placeholders, internal types, polymorphic recursion, the stack
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_missing_return_is_e0304_not_a_placeholder() {
+    let src = "fun f (x:int) : string = { if x > 0 return \"pos\"; }\nprintln$ f 0, len (f 0);\n\
+               fun g (x:int) : int = { if x > 0 return 1; }\nprintln$ 10 / g 0;\n";
+    expect_file("missing_return", src, 1, Some("E0304"));
+}
+
+#[test]
+fn uses_through_pointers_before_the_declaration_are_r0011() {
+    let read = "println$ *(&a), *(&a) + 1;\nvar a = 3;\n";
+    expect_file("pointer_read_before_init", read, 3, Some("R0011"));
+    let fused = "for i in ..[3] do &a.i <- 1; done\nvar a : int ^ 3;\n";
+    expect_file("fused_store_before_init", fused, 3, Some("R0011"));
+    let matched = "variant V = | A of int | B;\nfun g () : int => match v with | A k => k | B => 7 endmatch;\n\
+                   println$ g ();\nval v : V = A 3;\n";
+    expect_file("match_before_init", matched, 3, Some("R0011"));
+}
+
+#[test]
+fn no_internal_type_in_cascading_errors() {
+    let src = "fun id (p:(a:int)) => p;\nprintln$ id (a=1, b=nope), rev (1, nope);\n";
+    let outcome = expect_file("error_type_leak", src, 1, Some("E0201"));
+    assert!(
+        !outcome.stderr.contains("?4294967295"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!outcome.stderr.contains("[E0301]"), "{}", outcome.stderr);
+}
+
+#[test]
+fn polymorphic_recursion_is_a_static_error() {
+    let pairs = "fun f[T] (x:T) : int => f (x, x);\nprintln$ f 1;\n";
+    expect_file("polymorphic_recursion", pairs, 1, Some("E0301"));
+    let boxes = "struct Box[T] { v: T; }\n\
+                 fun g[T] (n:int, x:T) : int => if n == 0 then 0 else g (n - 1, Box (x)) endif;\n\
+                 println$ g (1, 1);\n";
+    expect_file("polymorphic_recursion_struct", boxes, 1, Some("E0301"));
+    let outcome = expect_repl(
+        "polymorphic_recursion_repl",
+        &format!("{pairs}1 + 1\n"),
+        Some("E0301"),
+    );
+    assert!(outcome.stdout.contains('2'), "the session goes on");
+}
+
+#[test]
+fn a_raised_call_depth_stops_at_the_stack_limit() {
+    let path = write_temp(
+        "raised_call_depth",
+        "fun r (n:int) : int => if n <= 0 then 0 else 1 + r (n - 1) endif;\nprintln$ r 10000000;\n",
+    );
+    let args = [
+        "--max-call-depth",
+        "20000000",
+        "--max-stack",
+        "67108864",
+        &path,
+    ];
+    let outcome = run_tessera(&args, b"");
+    check_outcome("raised_call_depth", &outcome, 3, Some("R0008"));
+    assert!(outcome.stderr.contains("--max-stack"), "{}", outcome.stderr);
+}

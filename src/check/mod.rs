@@ -23,6 +23,7 @@ pub(crate) mod opaque;
 mod operator;
 mod pattern;
 mod pointer;
+mod polyrec;
 pub mod prims;
 mod project;
 mod record;
@@ -386,6 +387,23 @@ impl Checker {
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
         self.report_open_instances();
+        if self.unit.errors.is_empty() {
+            if let Some(g) = polyrec::growing_instantiation(&self.unit.out_funs) {
+                let via = if g.user == g.callee {
+                    "itself".to_string()
+                } else {
+                    format!("`{}`", g.callee)
+                };
+                self.error(CheckError::Type {
+                    span: g.span,
+                    message: format!(
+                        "polymorphic recursion at a growing type: `{}` uses {via} at `{}` = `{}`, so its instances grow without end",
+                        g.user, g.param, g.arg
+                    ),
+                    help: Some("a generic function must call itself (directly or through others) at its own type parameters, or at fixed types; pass the growing structure as a value (an array, a list) instead".into()),
+                });
+            }
+        }
         self.unit.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
         if self.secret.written && self.unit.errors.is_empty() {
             self.erase_visibility(&mut body, result.as_mut());
