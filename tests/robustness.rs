@@ -397,3 +397,22 @@ fn a_raised_call_depth_stops_at_the_stack_limit() {
     check_outcome("raised_call_depth", &outcome, 3, Some("R0008"));
     assert!(outcome.stderr.contains("--max-stack"), "{}", outcome.stderr);
 }
+
+#[test]
+fn struct_zero_values_are_shared_and_cycles_have_none() {
+    let mut chain = String::from("struct S0 { a:int; }\n");
+    for i in 1..=40 {
+        chain += &format!("struct S{i} {{ l:S{}; r:S{}; }}\n", i - 1, i - 1);
+    }
+    chain += "var x : S40;\nprintln 1;\n";
+    let outcome = expect_file("struct_zero_chain", &chain, 0, None);
+    assert_eq!(outcome.stdout, "1\n");
+    expect_file(
+        "struct_self",
+        "struct S { a: S; }\nvar x : S;\n",
+        1,
+        Some("E0301"),
+    );
+    let mutual = "struct A { b: B; }\nstruct B { a: A; }\nvar x : A;\n";
+    expect_file("struct_mutual", mutual, 1, Some("E0301"));
+}
