@@ -416,3 +416,17 @@ fn struct_zero_values_are_shared_and_cycles_have_none() {
     let mutual = "struct A { b: B; }\nstruct B { a: A; }\nvar x : A;\n";
     expect_file("struct_mutual", mutual, 1, Some("E0301"));
 }
+
+#[test]
+fn large_destructurings_work() {
+    let n = 5000;
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    let src = format!(
+        "val {} = {};\nprintln$ a4999;\n",
+        names.join(", "),
+        values.join(", ")
+    );
+    let outcome = expect_file("destructure_5000", &src, 0, None);
+    assert_eq!(outcome.stdout, "4999\n");
+}
