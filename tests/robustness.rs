@@ -430,3 +430,15 @@ fn large_destructurings_work() {
     let outcome = expect_file("destructure_5000", &src, 0, None);
     assert_eq!(outcome.stdout, "4999\n");
 }
+
+#[test]
+fn the_line_width_limit_cuts_a_wide_underline() {
+    let src = format!("val x : string = {}1;\n", "1 + ".repeat(8000));
+    let outcome = expect_file("wide_span", &src, 1, Some("E0301"));
+    assert!(
+        outcome.stderr.len() < 4000,
+        "{} bytes of stderr",
+        outcome.stderr.len()
+    );
+    assert!(outcome.stderr.contains(":1:18"), "{}", outcome.stderr);
+}
