@@ -442,3 +442,19 @@ fn the_line_width_limit_cuts_a_wide_underline() {
     );
     assert!(outcome.stderr.contains(":1:18"), "{}", outcome.stderr);
 }
+
+#[test]
+fn layout_of_many_big_digits_is_bounded() {
+    let outcome = expect_repl("layout_big", ":layout 4294967295 \\^ 8000\n", None);
+    assert!(
+        outcome.stdout.len() < 100_000,
+        "{} bytes",
+        outcome.stdout.len()
+    );
+    assert!(
+        outcome.stdout.contains("size ≈4.774074262e+77063"),
+        "{}",
+        &outcome.stdout[..200.min(outcome.stdout.len())]
+    );
+    assert!(outcome.stdout.contains("(7488 more)"));
+}
