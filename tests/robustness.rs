@@ -458,3 +458,21 @@ fn layout_of_many_big_digits_is_bounded() {
     );
     assert!(outcome.stdout.contains("(7488 more)"));
 }
+
+#[test]
+fn the_text_of_a_value_with_shared_leaves_is_bounded() {
+    let mut chain = String::from("typedef T0 = int;\n");
+    for i in 1..=40 {
+        chain += &format!("typedef T{i} = T{} ^ 2 * int;\n", i - 1);
+    }
+    let str_of = format!("{chain}var x : T40;\nprintln$ len (str x);\n");
+    expect_file("str_huge", &str_of, 3, Some("R0007"));
+    let printed = format!("{chain}var x : T40;\nprintln$ x;\n");
+    expect_file("println_huge", &printed, 3, Some("R0007"));
+    let mut structs = String::from("struct S0 { a:int; }\n");
+    for i in 1..=40 {
+        structs += &format!("struct S{i} {{ l:S{}; r:S{}; }}\n", i - 1, i - 1);
+    }
+    structs += "var x : S40;\nprintln$ len x._strr;\n";
+    expect_file("strr_huge_struct", &structs, 3, Some("R0007"));
+}
