@@ -312,26 +312,23 @@ fn render_windowed(
     if line_end - line_start <= width || !on_line {
         return render_one(diag, file_name, src, color, stack);
     }
-    // The window: from a little before the first span to the end of the last one, at most
-    // `width` bytes past its start, on character boundaries.
+    // The window: `width` bytes from a little before the first span (and at least to the
+    // primary span's start), on character boundaries.
     let first = spans
         .iter()
         .map(|span| span.start)
         .min()
         .unwrap_or(primary.start);
-    let last = spans
-        .iter()
-        .map(|span| span.end)
-        .max()
-        .unwrap_or(primary.end);
     let floor = |mut at: usize| {
         while !src.is_char_boundary(at) {
             at -= 1;
         }
         at
     };
+    // A span wider than the window is cut at the window's end too (its underline with it).
     let window_start = floor(first.saturating_sub(width / 4).max(line_start));
-    let window_end = floor(last.max(window_start + width).min(line_end));
+    let window_end =
+        floor((window_start + width).min(line_end)).max(floor((primary.start + 1).min(line_end)));
     let head = if window_start > line_start { "…" } else { "" };
     let tail = if window_end < line_end { "…" } else { "" };
     let excerpt = format!(
@@ -347,14 +344,12 @@ fn render_windowed(
             offset - window_start + line_start + head.len()
         }
     };
+    let clamp = |offset: usize| offset.clamp(window_start, window_end);
     let mut moved = diag.clone();
-    moved.span = Span::new(shift(primary.start), shift(primary.end.min(window_end)));
+    moved.span = Span::new(shift(clamp(primary.start)), shift(clamp(primary.end)));
     for (span, _) in moved.secondary.iter_mut() {
         let span_fixed = displayable_span(*span, src);
-        *span = Span::new(
-            shift(span_fixed.start),
-            shift(span_fixed.end.min(window_end)),
-        );
+        *span = Span::new(shift(clamp(span_fixed.start)), shift(clamp(span_fixed.end)));
     }
     let text = render_one(&moved, file_name, &excerpt, color, stack);
     // The header names the column in the real line.

@@ -22,6 +22,11 @@ pub const DEFAULT_MAX_NATURAL_BITS: u64 = 1 << 24;
 /// Calls nested deeper than this are runtime error R0008 (`--max-call-depth`).
 pub const DEFAULT_MAX_CALL_DEPTH: u64 = 100_000;
 
+/// The native stack that nested calls may take, in bytes (`--max-stack`): past it a call is
+/// runtime error R0008, whatever `--max-call-depth` allows. A call takes about 1 KiB, so the
+/// default depth fits five times over; the stack is allocated in segments as calls nest.
+pub const DEFAULT_MAX_STACK_BYTES: u64 = 512 << 20;
+
 /// At most this many diagnostics are printed for one file or chunk, then a count of the
 /// rest (`--max-errors`).
 pub const DEFAULT_MAX_ERRORS: u64 = 20;
@@ -48,6 +53,8 @@ pub struct Limits {
     pub max_natural_bits: u64,
     /// Depth of nested calls (R0008, `--max-call-depth`).
     pub max_call_depth: u64,
+    /// Bytes of native stack for nested calls (R0008, `--max-stack`).
+    pub max_stack_bytes: u64,
     /// Diagnostics rendered for one file or chunk before a count of the rest (`--max-errors`).
     pub max_errors: u64,
     /// Characters of a source line shown under a diagnostic (`--max-line-width`).
@@ -63,6 +70,7 @@ impl Default for Limits {
             max_alloc_bytes: DEFAULT_MAX_ALLOC_BYTES,
             max_natural_bits: DEFAULT_MAX_NATURAL_BITS,
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            max_stack_bytes: DEFAULT_MAX_STACK_BYTES,
             max_errors: DEFAULT_MAX_ERRORS,
             max_line_width: DEFAULT_MAX_LINE_WIDTH,
             max_type_width: DEFAULT_MAX_TYPE_WIDTH,
@@ -97,7 +105,7 @@ impl Limit {
 }
 
 /// Every limit with a flag, in the order `--help` lists them.
-pub static LIMITS: [Limit; 7] = [
+pub static LIMITS: [Limit; 8] = [
     Limit {
         flag: "--max-nesting",
         meaning: "nesting depth of expressions, types, patterns and blocks (E0102)",
@@ -125,6 +133,13 @@ pub static LIMITS: [Limit; 7] = [
         default: DEFAULT_MAX_CALL_DEPTH,
         minimum: 16,
         field: |limits| &mut limits.max_call_depth,
+    },
+    Limit {
+        flag: "--max-stack",
+        meaning: "bytes of native stack for nested calls (R0008)",
+        default: DEFAULT_MAX_STACK_BYTES,
+        minimum: 16 << 20,
+        field: |limits| &mut limits.max_stack_bytes,
     },
     Limit {
         flag: "--max-errors",

@@ -31,6 +31,7 @@ Options:
   --max-alloc N          bytes of one array, string or natural (4294967296; R0007)
   --max-natural-bits N   bits of one natural number (16777216; R0007)
   --max-call-depth N     nested calls (100000; R0008)
+  --max-stack N          bytes of native stack for nested calls (536870912; R0008)
   --max-errors N         diagnostics printed for one file or chunk, then a count (20)
   --max-line-width N     characters of a source line echoed under a diagnostic (160)
   --max-type-width N     characters of a printed type before the rest is elided (2000)

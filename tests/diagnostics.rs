@@ -41,6 +41,7 @@ diagnostic_cases! {
     e0202_duplicate_definition: "E0202", "var x = 1;\nvar x = 2;\nprintln x;\n";
     e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
     e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
+    e0304_missing_return: "E0304", "fun sign (x:int) : string = {\n  if x > 0 return \"positive\";\n}\nprintln$ sign 1;\n";
     e0401_index_not_compact: "E0401", "var a : int ^ (3 * 2);\n";
     e0402_unitsum_literal_range: "E0402", "var v = `5:3;\n";
     e0403_literal_projection_range: "E0403", "var a = 1, 2, 3;\nprintln$ a.5;\n";
@@ -63,6 +64,7 @@ diagnostic_cases! {
     e0301_shift_of_mixed_types: "E0301", "println$ 1u << 3;\n";
     e0301_format_argument: "E0301", "println$ f\"%d-%S\" (1, 2);\n";
     e0402_subarray_past_the_end: "E0402", "val a = 1, 2, 3;\nprintln$ subarray[4, 1] a;\n";
+    e0201_no_cascade_through_the_error_type: "E0201", "fun id (p:(a:int)) => p;\nprintln$ id (a=1, b=nope), rev (1, nope);\n";
     e0701_assign_to_projection: "E0701", "var x = 1, 2, 3;\nx.2 = 30;\n";
     r0001_index_out_of_range: "R0001", "var a = 1, 2, 3;\nvar i = 7;\nprintln$ a.i;\n";
     r0002_decode_out_of_range: "R0002", "var i = 5;\nvar u = i :>> 3;\n";

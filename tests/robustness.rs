@@ -329,3 +329,150 @@ fn write_temp(name: &str, src: &str) -> String {
     std::fs::write(&path, src).unwrap();
     path.to_str().unwrap().to_string()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Round 3 (issue 29): placeholders, internal types, polymorphic recursion, the stack
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_missing_return_is_e0304_not_a_placeholder() {
+    let src = "fun f (x:int) : string = { if x > 0 return \"pos\"; }\nprintln$ f 0, len (f 0);\n\
+               fun g (x:int) : int = { if x > 0 return 1; }\nprintln$ 10 / g 0;\n";
+    expect_file("missing_return", src, 1, Some("E0304"));
+}
+
+#[test]
+fn uses_through_pointers_before_the_declaration_are_r0011() {
+    let read = "println$ *(&a), *(&a) + 1;\nvar a = 3;\n";
+    expect_file("pointer_read_before_init", read, 3, Some("R0011"));
+    let fused = "for i in ..[3] do &a.i <- 1; done\nvar a : int ^ 3;\n";
+    expect_file("fused_store_before_init", fused, 3, Some("R0011"));
+    let matched = "variant V = | A of int | B;\nfun g () : int => match v with | A k => k | B => 7 endmatch;\n\
+                   println$ g ();\nval v : V = A 3;\n";
+    expect_file("match_before_init", matched, 3, Some("R0011"));
+}
+
+#[test]
+fn no_internal_type_in_cascading_errors() {
+    let src = "fun id (p:(a:int)) => p;\nprintln$ id (a=1, b=nope), rev (1, nope);\n";
+    let outcome = expect_file("error_type_leak", src, 1, Some("E0201"));
+    assert!(
+        !outcome.stderr.contains("?4294967295"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!outcome.stderr.contains("[E0301]"), "{}", outcome.stderr);
+}
+
+#[test]
+fn polymorphic_recursion_is_a_static_error() {
+    let pairs = "fun f[T] (x:T) : int => f (x, x);\nprintln$ f 1;\n";
+    expect_file("polymorphic_recursion", pairs, 1, Some("E0301"));
+    let boxes = "struct Box[T] { v: T; }\n\
+                 fun g[T] (n:int, x:T) : int => if n == 0 then 0 else g (n - 1, Box (x)) endif;\n\
+                 println$ g (1, 1);\n";
+    expect_file("polymorphic_recursion_struct", boxes, 1, Some("E0301"));
+    let outcome = expect_repl(
+        "polymorphic_recursion_repl",
+        &format!("{pairs}1 + 1\n"),
+        Some("E0301"),
+    );
+    assert!(outcome.stdout.contains('2'), "the session goes on");
+}
+
+#[test]
+fn a_raised_call_depth_stops_at_the_stack_limit() {
+    let path = write_temp(
+        "raised_call_depth",
+        "fun r (n:int) : int => if n <= 0 then 0 else 1 + r (n - 1) endif;\nprintln$ r 10000000;\n",
+    );
+    let args = [
+        "--max-call-depth",
+        "20000000",
+        "--max-stack",
+        "67108864",
+        &path,
+    ];
+    let outcome = run_tessera(&args, b"");
+    check_outcome("raised_call_depth", &outcome, 3, Some("R0008"));
+    assert!(outcome.stderr.contains("--max-stack"), "{}", outcome.stderr);
+}
+
+#[test]
+fn struct_zero_values_are_shared_and_cycles_have_none() {
+    let mut chain = String::from("struct S0 { a:int; }\n");
+    for i in 1..=40 {
+        chain += &format!("struct S{i} {{ l:S{}; r:S{}; }}\n", i - 1, i - 1);
+    }
+    chain += "var x : S40;\nprintln 1;\n";
+    let outcome = expect_file("struct_zero_chain", &chain, 0, None);
+    assert_eq!(outcome.stdout, "1\n");
+    expect_file(
+        "struct_self",
+        "struct S { a: S; }\nvar x : S;\n",
+        1,
+        Some("E0301"),
+    );
+    let mutual = "struct A { b: B; }\nstruct B { a: A; }\nvar x : A;\n";
+    expect_file("struct_mutual", mutual, 1, Some("E0301"));
+}
+
+#[test]
+fn large_destructurings_work() {
+    let n = 5000;
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    let src = format!(
+        "val {} = {};\nprintln$ a4999;\n",
+        names.join(", "),
+        values.join(", ")
+    );
+    let outcome = expect_file("destructure_5000", &src, 0, None);
+    assert_eq!(outcome.stdout, "4999\n");
+}
+
+#[test]
+fn the_line_width_limit_cuts_a_wide_underline() {
+    let src = format!("val x : string = {}1;\n", "1 + ".repeat(8000));
+    let outcome = expect_file("wide_span", &src, 1, Some("E0301"));
+    assert!(
+        outcome.stderr.len() < 4000,
+        "{} bytes of stderr",
+        outcome.stderr.len()
+    );
+    assert!(outcome.stderr.contains(":1:18"), "{}", outcome.stderr);
+}
+
+#[test]
+fn layout_of_many_big_digits_is_bounded() {
+    let outcome = expect_repl("layout_big", ":layout 4294967295 \\^ 8000\n", None);
+    assert!(
+        outcome.stdout.len() < 100_000,
+        "{} bytes",
+        outcome.stdout.len()
+    );
+    assert!(
+        outcome.stdout.contains("size ≈4.774074262e+77063"),
+        "{}",
+        &outcome.stdout[..200.min(outcome.stdout.len())]
+    );
+    assert!(outcome.stdout.contains("(7488 more)"));
+}
+
+#[test]
+fn the_text_of_a_value_with_shared_leaves_is_bounded() {
+    let mut chain = String::from("typedef T0 = int;\n");
+    for i in 1..=40 {
+        chain += &format!("typedef T{i} = T{} ^ 2 * int;\n", i - 1);
+    }
+    let str_of = format!("{chain}var x : T40;\nprintln$ len (str x);\n");
+    expect_file("str_huge", &str_of, 3, Some("R0007"));
+    let printed = format!("{chain}var x : T40;\nprintln$ x;\n");
+    expect_file("println_huge", &printed, 3, Some("R0007"));
+    let mut structs = String::from("struct S0 { a:int; }\n");
+    for i in 1..=40 {
+        structs += &format!("struct S{i} {{ l:S{}; r:S{}; }}\n", i - 1, i - 1);
+    }
+    structs += "var x : S40;\nprintln$ len x._strr;\n";
+    expect_file("strr_huge_struct", &structs, 3, Some("R0007"));
+}

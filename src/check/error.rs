@@ -59,6 +59,13 @@ pub enum CheckError {
     },
     /// E0302
     CannotInfer { span: Span, message: String },
+    /// E0304: a function with a result whose body can end without `return`; `span` is the
+    /// body's end (its closing brace).
+    MissingReturn {
+        span: Span,
+        name: String,
+        ret: String,
+    },
     /// E0401: a non-compact array index (or a compact operator over a non-compact type).
     NotCompact {
         span: Span,
@@ -155,6 +162,7 @@ impl CheckError {
             | CheckError::Type { .. } => "E0301",
             CheckError::CannotInfer { .. } => "E0302",
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
+            CheckError::MissingReturn { .. } => "E0304",
             CheckError::Secret { use_, .. } => use_.code(),
             CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
@@ -183,6 +191,7 @@ impl CheckError {
             | CheckError::Arity { span, .. }
             | CheckError::Type { span, .. }
             | CheckError::CannotInfer { span, .. }
+            | CheckError::MissingReturn { span, .. }
             | CheckError::NotCompact { span, .. }
             | CheckError::KindMismatch { span, .. }
             | CheckError::UnitsumRange { span, .. }
@@ -274,6 +283,11 @@ impl CheckError {
                 diag
             }
             CheckError::CannotInfer { message, .. } => d(message.clone()).with_label("here"),
+            CheckError::MissingReturn { name, ret, .. } => {
+                d(format!("{name} returns `{ret}`, but its body can end without `return`"))
+                    .with_label("the body can reach its end here")
+                    .with_help(format!("end every path with `return e;` (a value of type `{ret}`)"))
+            }
             CheckError::NotCompact { ty, context, hint, .. } => {
                 let mut diag = d(format!("{context} must be compact linear, but `{ty}` is not"))
                     .with_label("not compact linear")

@@ -8,9 +8,11 @@ use std::sync::Arc;
 use crate::check::env::{
     Binding, Frame, FunSig, FunState, TypeBinding, VarBinding, VarLoc, VarType,
 };
+use crate::check::error::CheckError;
 use crate::check::{error_type, Checker};
 use crate::core::ir::{self, Place};
 use crate::syntax::ast::{self, ExprKind, ForKind, FunBody, FunDef, FunKind, Stmt, StmtKind};
+use crate::syntax::span::Span;
 use crate::types::ty::{Kind, TyVar, Type};
 
 impl Checker {
@@ -195,8 +197,24 @@ impl Checker {
             }
             FunBody::Block(stmts) => {
                 let out = self.block_in_scope(stmts);
-                if self.frames[sig.frame].ret.is_none() {
-                    self.frames[sig.frame].ret = Some(Type::VOID);
+                match self.frames[sig.frame].ret.clone() {
+                    None => self.frames[sig.frame].ret = Some(Type::VOID),
+                    Some(t)
+                        if !t.is_void() && t != error_type() && super::flow::can_complete(&out) =>
+                    {
+                        let end = sig.def.span.end;
+                        let name = match &sig.def.name {
+                            Some(_) => format!("`{}`", sig.name),
+                            None => "this function".to_string(),
+                        };
+                        let ret = self.zonk(&t).to_string();
+                        self.error(CheckError::MissingReturn {
+                            span: Span::new(end.saturating_sub(1), end),
+                            name,
+                            ret,
+                        });
+                    }
+                    Some(_) => {}
                 }
                 out
             }

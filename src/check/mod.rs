@@ -13,6 +13,7 @@ mod cow;
 mod env;
 pub mod error;
 mod expr;
+mod flow;
 mod function;
 mod functor;
 mod hoist;
@@ -22,6 +23,7 @@ pub(crate) mod opaque;
 mod operator;
 mod pattern;
 mod pointer;
+mod polyrec;
 pub mod prims;
 mod project;
 mod record;
@@ -179,6 +181,42 @@ pub(crate) fn contains_error(t: &Type) -> bool {
     found
 }
 
+/// The diagnostics of a unit's errors. An error that mentions the error type (the type of
+/// an expression that already failed) only follows from an earlier one: it is left out when
+/// another error remains, and otherwise printed with `_` for the unknown type, so the
+/// checker's internal type never reaches a message.
+fn report(errors: &[CheckError]) -> Vec<Diagnostic> {
+    let internal = format!("?{ERROR_META}");
+    let all: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+    let (cascades, firsts): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        all.into_iter().partition(|d| mentions(d, &internal));
+    if !firsts.is_empty() {
+        return firsts;
+    }
+    cascades
+        .into_iter()
+        .map(|mut d| {
+            let clean = |s: &mut String| *s = s.replace(&internal, "_");
+            clean(&mut d.message);
+            clean(&mut d.label);
+            d.secondary.iter_mut().for_each(|(_, s)| clean(s));
+            d.notes.iter_mut().for_each(clean);
+            if let Some(h) = d.help.as_mut() {
+                clean(h);
+            }
+            d
+        })
+        .collect()
+}
+
+fn mentions(d: &Diagnostic, text: &str) -> bool {
+    d.message.contains(text)
+        || d.label.contains(text)
+        || d.secondary.iter().any(|(_, s)| s.contains(text))
+        || d.notes.iter().any(|s| s.contains(text))
+        || d.help.as_ref().is_some_and(|h| h.contains(text))
+}
+
 impl Checker {
     pub fn new() -> Checker {
         let mut global = Frame::new(None, true);
@@ -301,7 +339,7 @@ impl Checker {
         if errors.is_empty() {
             Ok(t)
         } else {
-            Err(errors.iter().map(|e| e.to_diagnostic()).collect())
+            Err(report(&errors))
         }
     }
 
@@ -349,6 +387,23 @@ impl Checker {
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
         self.report_open_instances();
+        if self.unit.errors.is_empty() {
+            if let Some(g) = polyrec::growing_instantiation(&self.unit.out_funs) {
+                let via = if g.user == g.callee {
+                    "itself".to_string()
+                } else {
+                    format!("`{}`", g.callee)
+                };
+                self.error(CheckError::Type {
+                    span: g.span,
+                    message: format!(
+                        "polymorphic recursion at a growing type: `{}` uses {via} at `{}` = `{}`, so its instances grow without end",
+                        g.user, g.param, g.arg
+                    ),
+                    help: Some("a generic function must call itself (directly or through others) at its own type parameters, or at fixed types; pass the growing structure as a value (an array, a list) instead".into()),
+                });
+            }
+        }
         self.unit.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
         if self.secret.written && self.unit.errors.is_empty() {
             self.erase_visibility(&mut body, result.as_mut());
@@ -358,7 +413,7 @@ impl Checker {
             errors.sort_by_key(|e| e.span().start);
             errors.dedup();
             *self = saved;
-            return Err(errors.iter().map(|e| e.to_diagnostic()).collect());
+            return Err(report(&errors));
         }
         self.top = scope;
         self.scope = scope;

@@ -83,15 +83,12 @@ impl Checker {
         }
         let n = match &t {
             Type::Nominal(nd) => match nd.body.get() {
-                Some(NominalBody::Struct(fs)) => Some(fs.len()),
+                Some(NominalBody::Struct(fs)) => Some(fs.len() as u128),
                 _ => None,
             },
-            t => t
-                .tuple_components()
-                .or_else(|| t.cproduct_components())
-                .map(|cs| cs.len()),
+            t => t.component_count(),
         };
-        if n != Some(count as usize) {
+        if n != Some(count as u128) {
             if index == 0 {
                 self.type_error(
                     tuple.span,

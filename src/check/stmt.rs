@@ -548,9 +548,18 @@ fn has_zero_shared(
     t: &Type,
     memo: &mut std::collections::HashMap<(u8, usize, usize), bool>,
 ) -> bool {
-    let key = t.node_key().filter(|_| t.tree_size() > 8);
+    // A struct is decided once (a chain of structs each holding the previous one twice is
+    // linear, not exponential), and one that contains itself without indirection has no zero
+    // value (no finite value at all): it is marked `false` while its fields are decided.
+    let key = match t {
+        Type::Nominal(n) => Some((u8::MAX, n.id as usize, 0)),
+        _ => t.node_key().filter(|_| t.tree_size() > 8),
+    };
     if let Some(known) = key.and_then(|key| memo.get(&key)) {
         return *known;
+    }
+    if let (Some(key), Type::Nominal(_)) = (key, t) {
+        memo.insert(key, false);
     }
     let mut has_zero = |t: &Type| has_zero_shared(t, memo);
     let answer = match t {

@@ -260,3 +260,41 @@ fn the_doc_of_the_coercion_lists_its_classifications() {
         assert!(doc.contains(word), "{word} missing from\n{doc}");
     }
 }
+
+#[test]
+fn errors_after_a_failed_expression_do_not_cascade() {
+    // The argument's type contains the error type of `nope`: no E0301 about it, and so no
+    // internal type in a message.
+    assert_eq!(
+        codes("fun id (p:(a:int)) => p;\nprintln$ id (a=1, b=nope), rev (1, nope);"),
+        vec!["E0201", "E0201"]
+    );
+}
+
+#[test]
+fn a_function_that_can_end_without_return_is_e0304() {
+    assert_eq!(
+        codes("fun f (x:int) : int = { if x > 0 return 1; }"),
+        vec!["E0304"]
+    );
+    assert_eq!(
+        codes("fun f (x:int) = { if x > 0 return 1; }"),
+        vec!["E0304"]
+    );
+    assert_eq!(
+        codes("fun f (x:int) : int = { L: while true do break L; done }"),
+        vec!["E0304"]
+    );
+    assert_eq!(
+        codes("fun f (x:int) : int = { while true do if x > 0 return 1; done }"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        codes("fun f (x:int) : int = { if x > 0 do return 1; else return 0; done }"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        codes("proc p (x:int) { if x > 0 return; }"),
+        Vec::<&str>::new()
+    );
+}

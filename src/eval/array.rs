@@ -229,7 +229,12 @@ fn zero_value_shared(
     limits: &Limits,
     memo: &mut std::collections::HashMap<(u8, usize, usize), Value>,
 ) -> Result<Value, Fault> {
-    let key = ty.node_key().filter(|_| ty.tree_size() > 8);
+    // A struct's zero is built once and shared, like a typedef's: a chain of structs each
+    // holding the previous one twice is linear in the chain, not in its leaves.
+    let key = match ty {
+        Type::Nominal(def) => Some((u8::MAX, def.id as usize, 0)),
+        _ => ty.node_key().filter(|_| ty.tree_size() > 8),
+    };
     if let Some(known) = key.and_then(|key| memo.get(&key)) {
         return Ok(known.clone());
     }

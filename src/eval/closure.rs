@@ -40,6 +40,51 @@ pub fn with_stack<R>(rt: &Runtime<'_>, f: impl FnOnce() -> R) -> R {
     }
 }
 
+thread_local! {
+    /// The stack segments `grow_stack` has allocated on this thread and not yet freed (a
+    /// fact of the thread's stack, not a setting: the budget is the session's `--max-stack`).
+    static SEGMENTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// `None` when a call made here would need a new stack segment that takes the native stack
+/// past `--max-stack`; otherwise the new segment (if any) is counted until the guard drops.
+fn reserve_segment(rt: &Runtime<'_>) -> Option<SegmentGuard> {
+    let grows = stacker::remaining_stack().is_none_or(|left| left < STACK_RED_ZONE);
+    if !grows {
+        return Some(SegmentGuard(false));
+    }
+    let used = SEGMENTS.with(|s| s.get());
+    if (used + 1) * STACK_SEGMENT as u64 > rt.limits.max_stack_bytes {
+        return None;
+    }
+    SEGMENTS.with(|s| s.set(used + 1));
+    Some(SegmentGuard(true))
+}
+
+/// Counts a stack segment in `SEGMENTS` while it lives (also when a panic unwinds through).
+struct SegmentGuard(bool);
+
+impl Drop for SegmentGuard {
+    fn drop(&mut self) {
+        if self.0 {
+            SEGMENTS.with(|s| s.set(s.get().saturating_sub(1)));
+        }
+    }
+}
+
+/// R0008 for a call that would take the native stack past `--max-stack`.
+#[cold]
+fn stack_exhausted(rt: &Runtime<'_>, instance: &Instance, span: Span) -> Ctrl {
+    runtime_error(
+        RECURSION_TOO_DEEP,
+        format!(
+            "recursion too deep: the nested calls need more than {} bytes of stack (calling {}; raise it with `--max-stack`)",
+            rt.limits.max_stack_bytes, instance.name
+        ),
+        span,
+    )
+}
+
 /// The slow path of `with_stack`: possibly a new segment, and the floor of the segment run in.
 #[cold]
 #[inline(never)]
@@ -154,6 +199,14 @@ pub fn call_instance(
     if crate::interrupt::requested() {
         return Err(super::error::interrupted(span));
     }
+    let _segment = if stack_position() < rt.stack_floor.get() {
+        match reserve_segment(rt) {
+            Some(guard) => Some(guard),
+            None => return Err(stack_exhausted(rt, instance, span)),
+        }
+    } else {
+        None
+    };
     rt.depth.set(depth + 1);
     let result = match instance.native.get() {
         Some(entry) => {
@@ -340,6 +393,10 @@ pub fn call_scalar<T: Scalar, A: ScalarArg>(
     let result = if stack_position() >= rt.stack_floor.get() {
         run_scalar_frame(rt, n_slots, slot, arg, body)
     } else {
+        let Some(_segment) = reserve_segment(rt) else {
+            rt.depth.set(depth);
+            return Err(stack_exhausted(rt, instance, span));
+        };
         grow_stack(rt, || run_scalar_frame(rt, n_slots, slot, arg, body))
     };
     rt.depth.set(depth);

@@ -293,9 +293,13 @@ pub fn compile(
             let ty = arg_tys[1].clone();
             let x = pop();
             let f = pop();
+            let min_bytes = super::format::min_text_bytes(&ty);
             Box::new(move |frame| {
                 let stream = f(frame)?;
-                let mut text = super::format::str_value_bytes(&x(frame)?, &ty);
+                let value = x(frame)?;
+                super::format::check_text_size(min_bytes, &ty, &frame.rt.limits)
+                    .map_err(|f| f.at(span))?;
+                let mut text = super::format::str_value_bytes(&value, &ty);
                 if newline {
                     text.push(b'\n');
                 }

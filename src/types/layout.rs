@@ -335,12 +335,40 @@ fn too_many_digits_message(ty: &Type) -> String {
     format!("`{ty}` has more than {MAX_LAYOUT_DIGITS} digits; its layout is not listed")
 }
 
+/// The most numbers of one `:layout` list printed; the rest are counted.
+const MAX_LISTED_NUMBERS: usize = 512;
+
+/// Numbers of more bits than this are printed in scientific form: their decimal
+/// conversion would cost more than linear time and fill the output (`:layout` of
+/// `4294967295 \^ 8000` has 8000 weights of up to 77,000 digits each).
+const MAX_EXACT_BITS: u64 = 256;
+
 fn join_numbers(numbers: &[BigUint]) -> String {
-    numbers
+    let mut text = numbers
         .iter()
-        .map(|number| number.to_string())
+        .take(MAX_LISTED_NUMBERS)
+        .map(show_number)
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if numbers.len() > MAX_LISTED_NUMBERS {
+        text.push_str(&format!(" … ({} more)", numbers.len() - MAX_LISTED_NUMBERS));
+    }
+    text
+}
+
+/// A number in decimal, or (when it has more than `MAX_EXACT_BITS` bits) as `≈d.ddddddde+N`
+/// from its leading 64 bits.
+fn show_number(n: &BigUint) -> String {
+    let bits = n.bits();
+    if bits <= MAX_EXACT_BITS {
+        return n.to_string();
+    }
+    let shift = bits - 64;
+    let top = (n >> shift).to_u64().unwrap_or(u64::MAX) as f64;
+    let log10 = top.log10() + shift as f64 * std::f64::consts::LOG10_2;
+    let exponent = log10.floor();
+    let mantissa = 10f64.powf(log10 - exponent);
+    format!("≈{mantissa:.9}e+{exponent}")
 }
 
 /// The `:layout` line of the REPL. Product-like types (`\*`, `\^`, unitsums): `size 60; radices
@@ -373,7 +401,8 @@ pub fn describe_layout(ty: &Type) -> Result<String, String> {
                 .map(|summand| summand.offset.clone())
                 .collect();
             Ok(format!(
-                "size {size}; summands {}; offsets {}",
+                "size {}; summands {}; offsets {}",
+                show_number(&size),
                 join_numbers(&sizes),
                 join_numbers(&offsets)
             ))
@@ -384,7 +413,8 @@ pub fn describe_layout(ty: &Type) -> Result<String, String> {
             flattened_radices(ty, &mut radices)?;
             let weights = weights_of(&radices);
             Ok(format!(
-                "size {size}; radices {}; weights {}",
+                "size {}; radices {}; weights {}",
+                show_number(&size),
                 join_numbers(&radices),
                 join_numbers(&weights)
             ))

@@ -773,6 +773,19 @@ impl Type {
         }
     }
 
+    /// The number of components of a tuple, a compact product, or an array or compact array
+    /// over a unitsum (whatever its size: no list is built), as destructuring sees them.
+    pub fn component_count(&self) -> Option<u128> {
+        match self {
+            Type::Tuple(cs) | Type::CProduct(cs) => Some(cs.len() as u128),
+            Type::Array(_, i) | Type::CArray(_, i) => match **i {
+                Type::Unitsum(n) => Some(n as u128),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Components of a compact product (`\*`, or `\^ n` over a unitsum index), as a list.
     pub fn cproduct_components(&self) -> Option<Vec<Type>> {
         match self {

@@ -10,8 +10,10 @@
 //! than one thread is split over rayon (`Run::split`): blocks summed exactly on the
 //! workers, combined in order, the block where the loop stops replayed in order.
 
+use std::sync::Arc;
+
 use crate::core::ir::{
-    ArithOp, Expr, ExprKind, IndexMode, InlinedFrame, PathStep, Place, Prim, Stmt,
+    ArithOp, Expr, ExprKind, GlobalDef, IndexMode, InlinedFrame, PathStep, Place, Prim, Stmt,
 };
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
@@ -584,6 +586,10 @@ pub(super) struct FusedStore {
     span: Span,
     /// The functions the store was inlined from (for the call stack of a fault).
     frames: Vec<(InlinedFrame, Span)>,
+    /// The globals (the array stored into, the kernels' inputs) that may not be initialised
+    /// yet when the loop runs: R0011 before the first store.
+    /// Globals that may not be initialised when the loop runs, with the span to report.
+    uninitialised: Vec<(usize, Arc<GlobalDef>, Span)>,
 }
 
 impl Compiler<'_> {
@@ -653,6 +659,13 @@ impl Compiler<'_> {
         for p in &scope.env {
             self.note_place(*p);
         }
+        let store_span = super::paths::store_span(path, value);
+        let mut uninitialised: Vec<_> = self
+            .global_needing_check(place, root_ty)
+            .into_iter()
+            .map(|(slot, def)| (slot, def, store_span))
+            .collect();
+        uninitialised.extend(self.env_needing_check(&scope.env, [value]));
         Some(FusedStore {
             place,
             kernels,
@@ -661,6 +674,7 @@ impl Compiler<'_> {
             n,
             span: value.span,
             frames,
+            uninitialised,
         })
     }
 }
@@ -719,6 +733,11 @@ impl FusedStore {
         first: u64,
         count: u64,
     ) -> Result<(), Ctrl> {
+        if count > 0 {
+            for (slot, def, span) in &self.uninitialised {
+                super::paths::check_initialised(frame, *slot, def, *span)?;
+            }
+        }
         let env: Vec<Value> = self
             .env_places
             .iter()

@@ -14,12 +14,47 @@ use crate::types::Type;
 use super::super::array::{self, Shape};
 use super::super::code::{ExprCode, StmtCode};
 use super::super::compact::{code_u64, CArrayLayout, CodeRepr, Digit, ProductLayout};
-use super::super::error::{runtime_error, Fault, INDEX_OUT_OF_RANGE, INTERNAL};
+use super::super::error::{
+    runtime_error, used_before_initialisation, Fault, INDEX_OUT_OF_RANGE, INTERNAL,
+};
 use super::super::pointer::{store_into, Base, Pointer, Step, StepKind};
 use super::super::prims::int_value;
 use super::super::value::Value;
 use super::super::{Ctrl, Frame};
 use super::{assign, int_ty_of, internal, internal_stmt, record_components, take_place, Compiler};
+
+/// R0011 when global `slot` still holds the placeholder of a variable whose declaration has
+/// not run (reads, stores and addresses of it are all uses).
+#[inline]
+pub(super) fn check_initialised(
+    frame: &Frame<'_, '_>,
+    slot: usize,
+    def: &crate::core::ir::GlobalDef,
+    span: Span,
+) -> Result<(), Ctrl> {
+    // SAFETY: the closure only inspects the value.
+    let unset = unsafe {
+        frame
+            .rt
+            .globals
+            .read_with(slot, |v| matches!(v, Value::Unit))
+    };
+    if unset {
+        Err(used_before_initialisation(def, span))
+    } else {
+        Ok(())
+    }
+}
+
+/// Where a store is reported: from its first index (or the value) to its value.
+pub(super) fn store_span(path: &[PathStep], value: &Expr) -> Span {
+    match path.first() {
+        Some(PathStep::Index(index, _)) => {
+            Span::new(index.span.start.min(value.span.start), value.span.end)
+        }
+        _ => value.span,
+    }
+}
 
 pub(crate) fn index_error(position: i128, array_ty: &Type, n: usize) -> Fault {
     let plural = if n == 1 { "element" } else { "elements" };
@@ -201,7 +236,78 @@ impl Compiler<'_> {
         Ok(steps)
     }
 
+    /// `&x.path <- value`. A store into a global that may run before the global's declaration
+    /// is R0011 then (as a read would be): a store into the placeholder would be lost and
+    /// the stores of the kernels assume the declared shape.
     pub(super) fn store(
+        &mut self,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) -> StmtCode {
+        let code = self.store_unchecked(place, root_ty, path, value);
+        match self.global_needing_check(place, root_ty) {
+            None => code,
+            Some((slot, def)) => {
+                let span = store_span(path, value);
+                Box::new(move |frame| {
+                    check_initialised(frame, slot, &def, span)?;
+                    code(frame)
+                })
+            }
+        }
+    }
+
+    /// The slot and definition of `place` when it is a global that code compiled here may
+    /// reach before its declaration has run (see `uninitialised_check`).
+    pub(super) fn global_needing_check(
+        &self,
+        place: Place,
+        ty: &Type,
+    ) -> Option<(usize, Arc<crate::core::ir::GlobalDef>)> {
+        match place {
+            Place::Global(s) => self.uninitialised_check(s, ty).map(|def| (s as usize, def)),
+            _ => None,
+        }
+    }
+
+    /// The globals among a kernel's inputs `env` (read by `exprs`) that may not be initialised
+    /// when the kernel runs: a kernel reads its inputs once, unchecked, so its caller checks
+    /// these first.
+    pub(super) fn env_needing_check<'e>(
+        &self,
+        env: &[Place],
+        exprs: impl IntoIterator<Item = &'e Expr>,
+    ) -> Vec<(usize, Arc<crate::core::ir::GlobalDef>, Span)> {
+        use crate::core::visit::{walk_expr, Visit};
+        struct Globals<'a>(Vec<(u32, &'a Type, Span)>);
+        impl<'a> Visit<'a> for Globals<'a> {
+            fn visit_expr(&mut self, e: &'a Expr) {
+                if let ExprKind::Global(s) = e.kind {
+                    self.0.push((s, &e.ty, e.span));
+                }
+                walk_expr(self, e)
+            }
+        }
+        let mut found = Globals(Vec::new());
+        for e in exprs {
+            found.visit_expr(e);
+        }
+        let mut out: Vec<(usize, Arc<crate::core::ir::GlobalDef>, Span)> = Vec::new();
+        for (s, ty, span) in found.0 {
+            if env.contains(&Place::Global(s)) && !out.iter().any(|(slot, ..)| *slot == s as usize)
+            {
+                out.extend(
+                    self.global_needing_check(Place::Global(s), ty)
+                        .map(|(slot, def)| (slot, def, span)),
+                );
+            }
+        }
+        out
+    }
+
+    fn store_unchecked(
         &mut self,
         place: Place,
         root_ty: &Type,
@@ -240,7 +346,11 @@ impl Compiler<'_> {
             Ok(steps) => steps,
             Err(message) => return internal(message, span),
         };
+        let uninitialised = self.global_needing_check(place, root_ty);
         Box::new(move |frame| {
+            if let Some((slot, def)) = &uninitialised {
+                check_initialised(frame, *slot, def, span)?;
+            }
             let positions = step_positions(&steps, frame)?;
             let base = match place {
                 Place::Global(s) => Base::Global(s),

@@ -173,14 +173,24 @@ impl Compiler<'_> {
                 };
                 let ty = arg_tys[0].clone();
                 let a = codes.pop().expect("one operand");
-                Box::new(move |frame| Ok(Value::str(&render(&a(frame)?, &ty))))
+                let min_bytes = show::min_text_bytes(&ty);
+                Box::new(move |frame| {
+                    let value = a(frame)?;
+                    show::check_text_size(min_bytes, &ty, &frame.rt.limits)
+                        .map_err(|f| f.at(span))?;
+                    Ok(Value::str(&render(&value, &ty)))
+                })
             }
             Prim::Print | Prim::Println => {
                 let newline = *prim == Prim::Println;
                 let ty = arg_tys[0].clone();
                 let a = codes.pop().expect("one operand");
+                let min_bytes = show::min_text_bytes(&ty);
                 Box::new(move |frame| {
-                    let mut text = show::str_value_bytes(&a(frame)?, &ty);
+                    let value = a(frame)?;
+                    show::check_text_size(min_bytes, &ty, &frame.rt.limits)
+                        .map_err(|f| f.at(span))?;
+                    let mut text = show::str_value_bytes(&value, &ty);
                     if newline {
                         text.push(b'\n');
                     }

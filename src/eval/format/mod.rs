@@ -88,6 +88,72 @@ pub fn strr_value_bytes(v: &Value, ty: &Type) -> Vec<u8> {
     out
 }
 
+/// A lower bound of the bytes any value of `ty` prints as (in every form): one per leaf of
+/// tuples, structs and arrays, whose sizes the type fixes; shared parts (a typedef or a
+/// struct used twice) are counted once, so this is linear in the type's DAG. Saturates.
+pub fn min_text_bytes(ty: &Type) -> u128 {
+    min_text_shared(ty, &mut std::collections::HashMap::new())
+}
+
+fn min_text_shared(
+    ty: &Type,
+    memo: &mut std::collections::HashMap<(u8, usize, usize), u128>,
+) -> u128 {
+    let key = match ty {
+        Type::Nominal(def) => Some((u8::MAX, def.id as usize, 0)),
+        _ => ty.node_key(),
+    };
+    if let Some(known) = key.and_then(|key| memo.get(&key)) {
+        return *known;
+    }
+    if let Some(key) = key {
+        // A struct that contains itself has no values; 1 stops the walk.
+        memo.insert(key, 1);
+    }
+    let mut sum = |types: &mut dyn Iterator<Item = &Type>| {
+        types.fold(0u128, |total, t| {
+            total.saturating_add(min_text_shared(t, memo))
+        })
+    };
+    let bytes = match ty {
+        Type::Tuple(components) | Type::Record(_, components) => sum(&mut components.iter()).max(1),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => sum(&mut fields.iter().map(|(_, t)| t)).max(1),
+            _ => 1,
+        },
+        Type::Array(element, index) => {
+            let n = size_of(index)
+                .and_then(|n| n.to_u128())
+                .unwrap_or(u128::MAX);
+            n.saturating_mul(min_text_shared(element, memo)).max(1)
+        }
+        _ => 1,
+    };
+    if let Some(key) = key {
+        memo.insert(key, bytes);
+    }
+    bytes
+}
+
+/// R0007 when every value of `ty` prints as more than `--max-alloc` bytes (a value with
+/// 2^40 shared leaves is cheap to hold, but not its text).
+pub fn check_text_size(
+    min_bytes: u128,
+    ty: &Type,
+    limits: &crate::limits::Limits,
+) -> Result<(), crate::eval::error::Fault> {
+    if min_bytes > u128::from(limits.max_alloc_bytes) {
+        return Err(crate::eval::error::Fault::new(
+            crate::eval::error::TOO_LARGE,
+            format!(
+                "the text of a value of type {ty} is too large: at least {min_bytes} bytes, more than the limit of {} bytes for one allocation (raise it with `--max-alloc`)",
+                limits.max_alloc_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn bytes_to_string(bytes: Vec<u8>) -> String {
     match String::from_utf8(bytes) {
         Ok(text) => text,

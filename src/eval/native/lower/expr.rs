@@ -208,7 +208,9 @@ impl Lower<'_, '_, '_> {
                 V::I(v)
             }
             ExprKind::Coerce(CoerceKind::EncodeInt, inner)
-                if repr == Repr::I64 && Repr::of(&inner.ty) == Some(Repr::I64) && self.pure(inner) =>
+                if repr == Repr::I64
+                    && Repr::of(&inner.ty) == Some(Repr::I64)
+                    && self.pure(inner) =>
             {
                 // A code is below 2^64; it must fit the integer type.
                 let Type::Int(ity) = e.ty else {

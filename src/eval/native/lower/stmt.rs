@@ -393,6 +393,16 @@ impl Lower<'_, '_, '_> {
     /// the value, then the store (copy-on-write: the storage is made unshared first).
     fn store(&mut self, s: &Stmt, place: Place, root_ty: &Type, path: &[PathStep], value: &Expr) {
         let repr = Repr::of(&value.ty);
+        if path.is_empty() {
+            // `&x <- v`: an assignment, with a store's check of a global's declaration.
+            if repr.is_none() || !self.native_var(place, &value.ty) {
+                return self.fallback_stmt(s, "a store of a value not in registers", value.span);
+            }
+            self.check_store_target(place, root_ty, path, value);
+            let v = self.expr(value);
+            self.write_var(place, v);
+            return;
+        }
         let base_kind = match place {
             Place::Local(slot) if !self.vars.contains_key(&slot) => ExprKind::Local(slot),
             Place::Global(g) => ExprKind::Global(g),
@@ -429,16 +439,48 @@ impl Lower<'_, '_, '_> {
         if Repr::of(&ty) != Some(repr) {
             return self.fallback_stmt(s, "a store of a whole row", value.span);
         }
+        self.check_store_target(place, root_ty, path, value);
         let pos = self.leaf_position(&element);
         let v = self.expr(value).int();
-        let (data, len) = match self.hoisted_view(&base, true) {
+        self.store_element(&base, pos, v);
+    }
+
+    /// A store into a global whose declaration may not have run yet is R0011, from the first
+    /// index to the value (as a read would be).
+    fn check_store_target(
+        &mut self,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) {
+        if let Place::Global(g) = place {
+            if let Some(def) = self.c.global_read_check(g, root_ty) {
+                let start = match path.first() {
+                    Some(PathStep::Index(index, _)) => index.span.start.min(value.span.start),
+                    _ => value.span.start,
+                };
+                let span = crate::syntax::span::Span::new(start, value.span.end);
+                let addr = self.global_addr(g);
+                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+                let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+                let zero = self.iconst(0);
+                self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
+            }
+        }
+    }
+
+    /// Store `v` at leaf `pos` of the array in the variable `base`.
+    fn store_element(&mut self, base: &Expr, pos: ClValue, v: ClValue) {
+        let (data, len) = match self.hoisted_view(base, true) {
             Some(view) => view,
             None => {
-                let addr = self.base_addr(&base);
+                let addr = self.base_addr(base);
                 self.view(addr, true)
             }
         };
-        // An unassigned variable has no storage: the store does nothing, as in the evaluator.
+        // A variable that holds no array has no storage (the check above reported a global's
+        // placeholder): nothing is stored.
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
         let write = self.b.create_block();
         let after = self.b.create_block();
