@@ -85,6 +85,20 @@ fn stack_exhausted(rt: &Runtime<'_>, instance: &Instance, span: Span) -> Ctrl {
     )
 }
 
+/// Run `f` (a call of `instance` made at `span`) on a fresh stack segment, or R0008 when that
+/// would take the native stack past `--max-stack` (native code's deep calls).
+pub(crate) fn grow_for_call<R>(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    span: Span,
+    f: impl FnOnce() -> R,
+) -> Result<R, Ctrl> {
+    let Some(_segment) = reserve_segment(rt) else {
+        return Err(stack_exhausted(rt, instance, span));
+    };
+    Ok(grow_stack(rt, f))
+}
+
 /// The slow path of `with_stack`: possibly a new segment, and the floor of the segment run in.
 #[cold]
 #[inline(never)]

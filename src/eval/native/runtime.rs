@@ -408,25 +408,32 @@ extern "C" fn returned_into(rt: &Runtime<'_>, out: *mut Value) {
 pub struct Trampoline {
     pub instance: Arc<Instance>,
     pub sig: super::NativeSig,
+    /// The call's span (for R0008 when the stack cannot grow).
+    pub span: Span,
 }
 
 /// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
-/// its boxed entry once it has one, otherwise through the evaluator. Only scalar results
-/// come this way (`out` is unused).
+/// its boxed entry once it has one, otherwise through the evaluator; R0008 when the stack
+/// would grow past `--max-stack`. Only scalar results come this way (`out` is unused).
 extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
-    let mut out = Value::Unit;
-    match target.instance.native.get() {
-        Some(entry) => {
-            type Entry =
-                extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
-            // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
-            let f: Entry = unsafe { std::mem::transmute(entry.boxed) };
-            super::super::closure::grow_stack(rt, || f(rt, std::ptr::null(), bits, &mut out))
+    guarded(rt, 0, || {
+        let mut out = Value::Unit;
+        use super::super::closure::grow_for_call as grow;
+        match target.instance.native.get() {
+            Some(entry) => {
+                type Entry =
+                    extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
+                // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
+                let f: Entry = unsafe { std::mem::transmute(entry.boxed) };
+                grow(rt, &target.instance, target.span, || {
+                    f(rt, std::ptr::null(), bits, &mut out)
+                })
+            }
+            None => grow(rt, &target.instance, target.span, || {
+                call_evaluator(rt, target, bits, &mut out)
+            }),
         }
-        None => {
-            super::super::closure::grow_stack(rt, || call_evaluator(rt, target, bits, &mut out))
-        }
-    }
+    })
 }
 
 /// The address of each helper lowering calls, by name.

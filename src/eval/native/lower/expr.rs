@@ -954,6 +954,7 @@ impl Lower<'_, '_, '_> {
         let target = self.keep(super::super::runtime::Trampoline {
             instance: instance.clone(),
             sig: sig.clone(),
+            span,
         });
         let target = self.ptr_const(target);
         let rt = self.rt;

@@ -421,10 +421,14 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let slots = std::cell::RefCell::new(Vec::new());
         each_in_expr(
             e,
-            &mut |e| {
-                if let ExprKind::Local(s) = e.kind {
-                    slots.borrow_mut().push(s)
+            &mut |e| match e.kind {
+                ExprKind::Local(s) => slots.borrow_mut().push(s),
+                // A closure made here captures slots its function lists, not seen as reads:
+                // every register variable goes to the frame.
+                ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
+                    slots.borrow_mut().extend(self.vars.keys().copied())
                 }
+                _ => {}
             },
             &mut |p| {
                 if let Place::Local(s) = p {
@@ -440,10 +444,14 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let slots = std::cell::RefCell::new(Vec::new());
         each_in_stmts(
             stmts,
-            &mut |e| {
-                if let ExprKind::Local(s) = e.kind {
-                    slots.borrow_mut().push(s)
+            &mut |e| match e.kind {
+                ExprKind::Local(s) => slots.borrow_mut().push(s),
+                // A closure made here captures slots its function lists, not seen as reads:
+                // every register variable goes to the frame.
+                ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
+                    slots.borrow_mut().extend(self.vars.keys().copied())
                 }
+                _ => {}
             },
             &mut |p| {
                 if let Place::Local(s) = p {
@@ -794,6 +802,7 @@ pub(super) fn trampoline(
     let target = Box::new(runtime::Trampoline {
         instance: instance.clone(),
         sig: sig.clone(),
+        span: crate::syntax::span::Span::default(),
     });
     let target_ptr: *const runtime::Trampoline = &*target;
     backend.keep.push(target);

@@ -14,6 +14,14 @@ use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
 use crate::eval::native::Repr;
 
+/// The element type of an array type (`unit` for anything else).
+fn elem_of(ty: &Type) -> Type {
+    match ty {
+        Type::Array(elem, _) => (**elem).clone(),
+        _ => Type::Unitsum(1),
+    }
+}
+
 impl Lower<'_, '_, '_> {
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
         for s in stmts {
@@ -260,8 +268,34 @@ impl Lower<'_, '_, '_> {
             }
             Stmt::Match(scrutinee, arms) => self.match_stmt(s, scrutinee, arms),
             Stmt::Block(stmts) => self.stmts(stmts),
-            Stmt::ForArray { array, .. } => {
-                self.fallback_stmt(s, "a loop over an array's elements", array.span)
+            Stmt::ForArray {
+                label,
+                var,
+                array,
+                body,
+            } => {
+                let scalar_elements =
+                    crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
+                        !shape.elem_is_array
+                            && shape.elem_leaves == 1
+                            && matches!(
+                                shape.repr,
+                                crate::eval::value::LeafRepr::I64
+                                    | crate::eval::value::LeafRepr::F64
+                            )
+                    });
+                let elem_repr = match &array.ty {
+                    Type::Array(elem, _) if scalar_elements => Repr::of(elem),
+                    _ => None,
+                };
+                match elem_repr {
+                    Some(repr)
+                        if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
+                    {
+                        self.for_array(*label, *var, array, repr, body)
+                    }
+                    _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
+                }
             }
             Stmt::StoreAt { pointer, .. } => {
                 self.fallback_stmt(s, "a store through a pointer", pointer.span)
@@ -354,6 +388,83 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
+    }
+
+    /// `for v in a` over an array of unboxed scalars: the array is evaluated once (a copy of
+    /// its value, so stores into it in the body do not change what the loop sees), then its
+    /// leaves are read in order.
+    fn for_array(&mut self, label: u32, var: Place, array: &Expr, repr: Repr, body: &[Stmt]) {
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                crate::eval::native::layout::VALUE_SIZE as u32,
+                3,
+            ));
+        let temp = self.b.ins().stack_addr(types::I64, slot, 0);
+        let unit = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().store(flags(), unit, temp, 0);
+        let notes = self.notes.len();
+        self.eval_into(array, temp, "");
+        self.notes.truncate(notes);
+        // From here an error drops the copy before unwinding further.
+        let outer_unwind = self.unwind;
+        let unwind = self.b.create_block();
+        self.b.set_cold_block(unwind);
+        let here = self.b.current_block().expect("lowering is inside a block");
+        self.b.switch_to_block(unwind);
+        self.drop_value(temp);
+        self.b.ins().jump(outer_unwind, &[]);
+        self.b.switch_to_block(here);
+        self.unwind = unwind;
+        let (data, len) = self.view(temp, false);
+        let counter = self.b.declare_var(types::I64);
+        let zero = self.iconst(0);
+        self.b.def_var(counter, zero);
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(counter);
+        let enter = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(enter, body_block, &[], exit, &[]);
+        self.b.seal_block(body_block);
+        self.b.switch_to_block(body_block);
+        let i = self.b.use_var(counter);
+        let offset = self.b.ins().ishl_imm_s(i, 3);
+        let at = self.b.ins().iadd(data, offset);
+        let v = match repr {
+            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), at, 0)),
+            _ => V::I(self.b.ins().load(types::I64, flags(), at, 0)),
+        };
+        self.write_var(var, v);
+        self.loop_body(label, exit, latch, body);
+        self.b.switch_to_block(latch);
+        self.poll_interrupt(array.span);
+        let i = self.b.use_var(counter);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(counter, next);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(latch);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+        self.drop_value(temp);
+        self.b.seal_block(unwind);
+        self.unwind = outer_unwind;
+    }
+
+    /// Drop the value at `addr` (a stack temporary).
+    fn drop_value(&mut self, addr: ClValue) {
+        let one = self.iconst(1);
+        self.call_helper(
+            crate::eval::native::runtime::Helper::DropFrame,
+            &[types::I64, types::I64],
+            &[],
+            &[addr, one],
+        );
     }
 
     fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
