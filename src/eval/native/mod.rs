@@ -103,6 +103,9 @@ pub struct NativeSig {
     pub groups: Vec<Vec<Repr>>,
     /// Which groups are boxed.
     pub boxed: Vec<bool>,
+    /// Which groups of several variables are arrays (`int ^ 2`: a tuple of equal types is an
+    /// array) rather than tuples.
+    pub arrays: Vec<bool>,
     /// The result in a register (`Unit` when boxed).
     pub ret: Repr,
     /// Is the result boxed (written to the `out` parameter)?
@@ -239,7 +242,7 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
     if !function.captures.is_empty() {
         return Err("it captures variables of an enclosing function".into());
     }
-    let (mut groups, mut boxed) = (Vec::new(), Vec::new());
+    let (mut groups, mut boxed, mut arrays) = (Vec::new(), Vec::new(), Vec::new());
     for param in &function.params {
         let bind = |p: &crate::core::ir::Pattern| -> Option<Repr> {
             match (&p.kind, Repr::of(&p.ty)) {
@@ -251,11 +254,12 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
             }
         };
         let group = match &param.kind {
-            PatternKind::Tuple(parts) if matches!(param.ty, Type::Tuple(_)) => {
+            PatternKind::Tuple(parts) if matches!(param.ty, Type::Tuple(_) | Type::Array(..)) => {
                 parts.iter().map(bind).collect::<Option<Vec<_>>>()
             }
             _ => bind(param).map(|r| vec![r]),
         };
+        arrays.push(matches!(param.ty, Type::Array(..)));
         match group {
             Some(group) if group.len() == 1 || !group.contains(&Repr::Unit) => {
                 groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());
@@ -274,6 +278,7 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
     Ok(NativeSig {
         groups,
         boxed,
+        arrays,
         ret,
         ret_boxed,
     })
@@ -454,6 +459,11 @@ pub fn call_boxed(
             (many, Value::Tuple(parts)) => {
                 for (repr, part) in many.iter().zip(parts.iter()) {
                     bits.push(repr.unboxed(part));
+                }
+            }
+            (many, Value::Array(view)) => {
+                for (i, repr) in many.iter().enumerate() {
+                    bits.push(repr.unboxed(&view.leaf(i)));
                 }
             }
             (many, other) => bits.push(many[0].unboxed(other)),

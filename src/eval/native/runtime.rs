@@ -342,7 +342,8 @@ extern "C" fn call_evaluator(
     guarded(rt, 0, || {
         let mut k = 0;
         let mut args = Vec::with_capacity(target.sig.groups.len());
-        for (group, boxed) in target.sig.groups.iter().zip(&target.sig.boxed) {
+        let groups = target.sig.groups.iter().zip(&target.sig.boxed);
+        for ((group, boxed), array) in groups.zip(&target.sig.arrays) {
             let mut word = || {
                 // SAFETY: the native caller passes one word per flattened parameter.
                 let w = unsafe { *bits.add(k) };
@@ -358,6 +359,10 @@ extern "C" fn call_evaluator(
             args.push(match parts.len() {
                 0 => Value::Unit,
                 1 => parts.pop().unwrap_or(Value::Unit),
+                _ if *array => Value::Array(ArrayVal::new(match group[0] {
+                    Repr::F64 => Buffer::F64(parts.iter().map(Value::as_float_lossy).collect()),
+                    _ => Buffer::I64(parts.iter().map(Value::as_int_lossy).collect()),
+                })),
                 _ => Value::Tuple(parts.into()),
             });
         }

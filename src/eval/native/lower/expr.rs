@@ -833,7 +833,7 @@ impl Lower<'_, '_, '_> {
                 0 => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
                 1 => shapes_ok &= Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
                 n => {
-                    shapes_ok &= matches!(&arg.kind, ExprKind::Tuple(parts)
+                    shapes_ok &= matches!(&arg.kind, ExprKind::Tuple(parts) | ExprKind::Array(parts)
                         if parts.len() == n && parts.iter().all(|p| Repr::of(&p.ty).is_some_and(|r| r != Repr::Unit)))
                 }
             }
@@ -862,7 +862,7 @@ impl Lower<'_, '_, '_> {
                 continue;
             }
             match &arg.kind {
-                ExprKind::Tuple(parts) if Repr::of(&arg.ty).is_none() => {
+                ExprKind::Tuple(parts) | ExprKind::Array(parts) if Repr::of(&arg.ty).is_none() => {
                     for p in parts {
                         let v = self.expr(p).int();
                         values.push(v);

@@ -592,7 +592,12 @@ pub(super) fn function(
                 continue;
             }
             let binds: Vec<&crate::core::ir::Pattern> = match &param.kind {
-                PatternKind::Tuple(parts) if matches!(param.ty, crate::types::Type::Tuple(_)) => {
+                PatternKind::Tuple(parts)
+                    if matches!(
+                        param.ty,
+                        crate::types::Type::Tuple(_) | crate::types::Type::Array(..)
+                    ) =>
+                {
                     parts.iter().collect()
                 }
                 _ => vec![param],
