@@ -8,6 +8,7 @@
 //! which notes the call-stack frame of an inlined body when there is one, drops the frame and
 //! returns.
 
+mod call;
 mod expr;
 mod fallback;
 mod hoist;

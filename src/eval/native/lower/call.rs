@@ -1,0 +1,298 @@
+//! Calls: direct calls of native instances (with the evaluator's bookkeeping: the depth
+//! limit, Ctrl-C, a fresh stack segment when the current one runs low, the call stack of an
+//! error), and bodies inlined at their call.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value as ClValue};
+use cranelift_module::Module;
+
+use crate::core::ir::{Expr, ExprKind, Inlined};
+
+use super::super::runtime::{Helper, Site};
+use super::{args, flags, Lower, ReturnTarget, V};
+use crate::eval::native::{lock, Repr};
+
+impl Lower<'_, '_, '_> {
+    /// A call: direct to a native instance when the callee is known and its signature is in
+    /// registers; otherwise a fallback piece.
+    pub(super) fn call(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
+        let ExprKind::MakeFun { fun, type_args } = &func.kind else {
+            return self.fallback_expr(e, "a call of a function value");
+        };
+        let Some(instance) = self.c.instance(*fun, type_args) else {
+            return self.fallback_expr(e, "a call of an unknown function");
+        };
+        let key = std::sync::Arc::as_ptr(&instance) as usize;
+        let declared = lock(&self.backend).declared.get(&key).cloned();
+        let Some((id, sig)) = declared else {
+            return self.fallback_expr(e, "a call of a function that is not native");
+        };
+        if sig.groups.len() != call_args.len() || sig.ret != repr {
+            return self.fallback_expr(e, "a partial or curried call");
+        }
+        // The arguments, flattened as the signature's parameters.
+        let mut shapes_ok = true;
+        for ((group, boxed), arg) in sig.groups.iter().zip(&sig.boxed).zip(call_args) {
+            if *boxed {
+                continue;
+            }
+            match group.len() {
+                0 => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
+                1 => shapes_ok &= Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
+                n => {
+                    shapes_ok &= matches!(&arg.kind, ExprKind::Tuple(parts) | ExprKind::Array(parts)
+                        if parts.len() == n && parts.iter().all(|p| Repr::of(&p.ty).is_some_and(|r| r != Repr::Unit)))
+                }
+            }
+        }
+        if !shapes_ok {
+            return self.fallback_expr(e, "a call whose arguments are not in registers");
+        }
+        let mut values = vec![self.rt, self.iconst(0)];
+        // Boxed arguments are evaluated into values on the stack, dropped after the call.
+        let mut temps = Vec::new();
+        for (arg, boxed) in call_args.iter().zip(&sig.boxed) {
+            if *boxed {
+                let slot =
+                    self.b
+                        .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                            crate::eval::native::layout::VALUE_SIZE as u32,
+                            3,
+                        ));
+                let temp = self.b.ins().stack_addr(types::I64, slot, 0);
+                let unit = self.b.ins().iconst(types::I8, 0);
+                self.b.ins().store(flags(), unit, temp, 0);
+                self.eval_into(arg, temp, "an argument that is not in registers");
+                values.push(temp);
+                temps.push(temp);
+                continue;
+            }
+            match &arg.kind {
+                ExprKind::Tuple(parts) | ExprKind::Array(parts) if Repr::of(&arg.ty).is_none() => {
+                    for p in parts {
+                        let v = self.expr(p).int();
+                        values.push(v);
+                    }
+                }
+                _ => match self.expr(arg) {
+                    V::I(v) | V::F(v) => values.push(v),
+                    V::Unit => {}
+                },
+            }
+        }
+        let span = e.span;
+        // The call's bookkeeping, as `call_instance` does it: depth, Ctrl-C, stack.
+        let depth = self.b.ins().uload32(
+            MemFlagsData::trusted(),
+            self.rt,
+            super::super::layout::depth(),
+        );
+        let max = self.b.ins().uload32(
+            MemFlagsData::trusted(),
+            self.rt,
+            super::super::layout::max_depth(),
+        );
+        let too_deep = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, max);
+        let zero = self.iconst(0);
+        self.raise_if(
+            too_deep,
+            Site::TooDeep(instance.name.clone(), span),
+            zero,
+            zero,
+        );
+        self.poll_interrupt(span);
+        let deeper = self.b.ins().iadd_imm_s(depth, 1);
+        let deeper32 = self.b.ins().ireduce(types::I32, deeper);
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            deeper32,
+            self.rt,
+            super::super::layout::depth(),
+        );
+        // Deep recursion continues on a fresh stack segment, through the boxed entry.
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let floor = self.b.ins().load(
+            types::I64,
+            flags(),
+            self.rt,
+            super::super::layout::stack_floor(),
+        );
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let direct = self.b.create_block();
+        let grow = self.b.create_block();
+        let join = self.b.create_block();
+        if let Some(ty) = repr.clif() {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.set_cold_block(grow);
+        self.b.ins().brif(low, grow, &[], direct, &[]);
+        self.b.seal_block(direct);
+        self.b.switch_to_block(direct);
+        let callee = {
+            let mut backend = lock(&self.backend);
+            backend.module.declare_func_in_func(id, self.b.func)
+        };
+        let call = self.b.ins().call(callee, &values);
+        let results = self.b.inst_results(call).to_vec();
+        self.b.ins().jump(join, &args(&results));
+        self.b.seal_block(grow);
+        self.b.switch_to_block(grow);
+        let n = values.len() - 2;
+        let buf = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                (n.max(1) * 8) as u32,
+                3,
+            ));
+        let bits = self.b.ins().stack_addr(types::I64, buf, 0);
+        for (i, v) in values[2..].iter().enumerate() {
+            let word = if self.b.func.dfg.value_type(*v) == types::F64 {
+                self.b.ins().bitcast(types::I64, MemFlagsData::new(), *v)
+            } else {
+                *v
+            };
+            self.b.ins().store(flags(), word, bits, (i * 8) as i32);
+        }
+        let target = self.keep(super::super::runtime::Trampoline {
+            instance: instance.clone(),
+            sig: sig.clone(),
+            span,
+        });
+        let target = self.ptr_const(target);
+        let rt = self.rt;
+        let r = self
+            .call_helper(
+                Helper::GrowCall,
+                &[types::I64; 3],
+                &[types::I64],
+                &[rt, target, bits],
+            )
+            .expect("grow_call returns bits");
+        let r: Vec<ClValue> = match repr {
+            Repr::I64 => vec![r],
+            Repr::F64 => vec![self.b.ins().bitcast(types::F64, MemFlagsData::new(), r)],
+            Repr::Unit => vec![],
+        };
+        self.b.ins().jump(join, &args(&r));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.drop_temps(&temps);
+        let depth32 = self.b.ins().ireduce(types::I32, depth);
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            depth32,
+            self.rt,
+            super::super::layout::depth(),
+        );
+        // An error in the callee: note this call in its call stack, then unwind.
+        let flag =
+            self.b
+                .ins()
+                .uload8(types::I64, flags(), self.rt, super::super::layout::failed());
+        let noted = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(noted);
+        self.b.ins().brif(flag, noted, &[], next, &[]);
+        self.b.seal_block(noted);
+        self.b.switch_to_block(noted);
+        let site = self.keep(Site::Frame(instance.name.clone(), instance.unit, span));
+        let site = self.ptr_const(site);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::NoteCall,
+            &[types::I64, types::I64],
+            &[],
+            &[rt, site],
+        );
+        let unwind = self.unwind;
+        self.b.ins().jump(unwind, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.join_value(join, repr)
+    }
+
+    /// Drop the values of boxed arguments after a call.
+    fn drop_temps(&mut self, temps: &[ClValue]) {
+        for temp in temps {
+            let one = self.iconst(1);
+            self.call_helper(
+                Helper::DropFrame,
+                &[types::I64, types::I64],
+                &[],
+                &[*temp, one],
+            );
+        }
+    }
+
+    /// A body inlined at its call: its statements in this frame, then its value.
+    pub(super) fn inlined(&mut self, inlined: &Inlined, repr: Repr, e: &Expr) -> V {
+        let outer_unwind = self.unwind;
+        if let Some(frame) = &inlined.frame {
+            // Errors inside note the inlined call in their call stack.
+            let note = self.b.create_block();
+            self.b.set_cold_block(note);
+            self.unwind = note;
+            let here = self.b.current_block();
+            self.b.switch_to_block(note);
+            let site = self.keep(Site::Frame(
+                frame.name.to_string(),
+                frame.unit,
+                inlined.call,
+            ));
+            let site = self.ptr_const(site);
+            let rt = self.rt;
+            self.call_helper(
+                Helper::NoteCall,
+                &[types::I64, types::I64],
+                &[],
+                &[rt, site],
+            );
+            self.b.ins().jump(outer_unwind, &[]);
+            if let Some(here) = here {
+                self.b.switch_to_block(here);
+            }
+        }
+        let value = match &inlined.result {
+            Some(result) => {
+                self.stmts(&inlined.stmts);
+                self.ensure_open();
+                self.expr(result)
+            }
+            None => {
+                let done = self.b.create_block();
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(done, ty);
+                }
+                self.returns.push(ReturnTarget {
+                    block: done,
+                    repr,
+                    out: None,
+                });
+                self.stmts(&inlined.stmts);
+                self.returns.pop();
+                if !self.filled() {
+                    let z = self.zero(repr);
+                    let vals: Vec<ClValue> = match z {
+                        V::I(x) | V::F(x) => vec![x],
+                        V::Unit => vec![],
+                    };
+                    self.b.ins().jump(done, &args(&vals));
+                }
+                self.b.seal_block(done);
+                self.b.switch_to_block(done);
+                self.join_value(done, repr)
+            }
+        };
+        if inlined.frame.is_some() {
+            let note = self.unwind;
+            self.b.seal_block(note);
+        }
+        self.unwind = outer_unwind;
+        let _ = e;
+        value
+    }
+}
