@@ -236,7 +236,10 @@ impl Lower<'_, '_, '_> {
             let note = self.b.create_block();
             self.b.set_cold_block(note);
             self.unwind = note;
-            let here = self.b.current_block();
+            // The current block ends here (a block is filled before another is started).
+            let here = self.b.create_block();
+            self.b.ins().jump(here, &[]);
+            self.b.seal_block(here);
             self.b.switch_to_block(note);
             let site = self.keep(Site::Frame(
                 frame.name.to_string(),
@@ -252,9 +255,7 @@ impl Lower<'_, '_, '_> {
                 &[rt, site],
             );
             self.b.ins().jump(outer_unwind, &[]);
-            if let Some(here) = here {
-                self.b.switch_to_block(here);
-            }
+            self.b.switch_to_block(here);
         }
         let value = match &inlined.result {
             Some(result) => {

@@ -411,7 +411,10 @@ impl Lower<'_, '_, '_> {
         let outer_unwind = self.unwind;
         let unwind = self.b.create_block();
         self.b.set_cold_block(unwind);
-        let here = self.b.current_block().expect("lowering is inside a block");
+        // The current block ends here (a block is filled before another is started).
+        let here = self.b.create_block();
+        self.b.ins().jump(here, &[]);
+        self.b.seal_block(here);
         self.b.switch_to_block(unwind);
         self.drop_value(temp);
         self.b.ins().jump(outer_unwind, &[]);
