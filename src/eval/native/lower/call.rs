@@ -228,11 +228,11 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// A body inlined at its call: its statements in this frame, then its value.
-    pub(super) fn inlined(&mut self, inlined: &Inlined, repr: Repr, e: &Expr) -> V {
+    /// Errors raised from here on note the inlined call in their call stack (when the body
+    /// comes from a function); returns the unwind block to restore with `leave_inlined`.
+    pub(super) fn enter_inlined(&mut self, inlined: &Inlined) -> cranelift_codegen::ir::Block {
         let outer_unwind = self.unwind;
         if let Some(frame) = &inlined.frame {
-            // Errors inside note the inlined call in their call stack.
             let note = self.b.create_block();
             self.b.set_cold_block(note);
             self.unwind = note;
@@ -257,6 +257,25 @@ impl Lower<'_, '_, '_> {
             self.b.ins().jump(outer_unwind, &[]);
             self.b.switch_to_block(here);
         }
+        outer_unwind
+    }
+
+    /// The end of an inlined body's region (see `enter_inlined`).
+    pub(super) fn leave_inlined(
+        &mut self,
+        inlined: &Inlined,
+        outer_unwind: cranelift_codegen::ir::Block,
+    ) {
+        if inlined.frame.is_some() {
+            let note = self.unwind;
+            self.b.seal_block(note);
+        }
+        self.unwind = outer_unwind;
+    }
+
+    /// A body inlined at its call: its statements in this frame, then its value.
+    pub(super) fn inlined(&mut self, inlined: &Inlined, repr: Repr, e: &Expr) -> V {
+        let outer_unwind = self.enter_inlined(inlined);
         let value = match &inlined.result {
             Some(result) => {
                 self.stmts(&inlined.stmts);
@@ -288,11 +307,7 @@ impl Lower<'_, '_, '_> {
                 self.join_value(done, repr)
             }
         };
-        if inlined.frame.is_some() {
-            let note = self.unwind;
-            self.b.seal_block(note);
-        }
-        self.unwind = outer_unwind;
+        self.leave_inlined(inlined, outer_unwind);
         let _ = e;
         value
     }

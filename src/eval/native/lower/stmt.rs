@@ -14,6 +14,19 @@ use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
 use crate::eval::native::Repr;
 
+/// The inlined body of `e` when its statements can run natively before its value: it has a
+/// result expression and no `return` among its statements.
+fn peelable(e: &Expr) -> Option<&crate::core::ir::Inlined> {
+    match &e.kind {
+        ExprKind::Inlined(inlined)
+            if inlined.result.is_some() && !crate::core::inline::has_return(&inlined.stmts) =>
+        {
+            Some(inlined)
+        }
+        _ => None,
+    }
+}
+
 /// The element type of an array type (`unit` for anything else).
 fn elem_of(ty: &Type) -> Type {
     match ty {
@@ -82,6 +95,22 @@ impl Lower<'_, '_, '_> {
                 } else {
                     self.fallback_stmt(s, "a statement on values not in registers", e.span);
                 }
+            }
+            // A body inlined into a value that is not in registers (a function returning a
+            // tuple): its statements are native code, only its final value is a fallback piece.
+            Stmt::Assign(place, e) if Repr::of(&e.ty).is_none() && peelable(e).is_some() => {
+                let inlined = peelable(e).expect("checked");
+                let result = inlined.result.clone().expect("checked");
+                let outer = self.enter_inlined(inlined);
+                self.stmts(&inlined.stmts);
+                self.ensure_open();
+                let assign = Stmt::Assign(*place, result);
+                let why = format!(
+                    "an assignment of a value of type {} (not in registers)",
+                    e.ty
+                );
+                self.fallback_stmt(&assign, &why, e.span);
+                self.leave_inlined(inlined, outer);
             }
             Stmt::Assign(place, e) => match Repr::of(&e.ty) {
                 Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
