@@ -199,6 +199,14 @@ impl Backend {
         flags.set("opt_level", "speed").ok()?;
         flags.set("use_colocated_libcalls", "false").ok()?;
         flags.set("is_pic", "false").ok()?;
+        // Cranelift's IR verifier runs in debug builds (and so in `cargo test`); release
+        // builds skip it, to compile faster.
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        flags.set("enable_verifier", verify).ok()?;
         let isa = cranelift_native::builder()
             .ok()?
             .finish(settings::Flags::new(flags))
