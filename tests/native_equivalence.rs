@@ -259,14 +259,21 @@ fn native_code_changes_nothing_a_program_prints() {
 }
 
 /// The backend compiles at least 95% of the programs' functions and units to native code.
+/// The target is over the examples and the conformance programs together: without the
+/// conformance folder the figure is printed but not required.
 #[test]
 fn coverage_is_at_least_95_percent() {
+    let whole_corpus = conformance_dir().is_some();
     let mut coverage = Coverage::default();
     let programs = programs();
     for (_, program) in &programs {
         coverage.add(&run(program, true).report);
     }
     coverage.print(programs.len(), 0);
+    if !whole_corpus {
+        eprintln!("note: the coverage target is not checked without the conformance programs");
+        return;
+    }
     assert!(
         coverage.percent() >= MIN_NATIVE_PERCENT,
         "native code covers {:.1}% of the functions and units, less than {MIN_NATIVE_PERCENT}%",
