@@ -52,16 +52,7 @@ impl Lower<'_, '_, '_> {
         let mut temps = Vec::new();
         for (arg, boxed) in call_args.iter().zip(&sig.boxed) {
             if *boxed {
-                let slot =
-                    self.b
-                        .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                            crate::eval::native::layout::VALUE_SIZE as u32,
-                            3,
-                        ));
-                let temp = self.b.ins().stack_addr(types::I64, slot, 0);
-                let unit = self.b.ins().iconst(types::I8, 0);
-                self.b.ins().store(flags(), unit, temp, 0);
+                let temp = self.temp_value();
                 self.eval_into(arg, temp, "an argument that is not in registers");
                 values.push(temp);
                 temps.push(temp);
@@ -218,13 +209,7 @@ impl Lower<'_, '_, '_> {
     /// Drop the values of boxed arguments after a call.
     fn drop_temps(&mut self, temps: &[ClValue]) {
         for temp in temps {
-            let one = self.iconst(1);
-            self.call_helper(
-                Helper::DropFrame,
-                &[types::I64, types::I64],
-                &[],
-                &[*temp, one],
-            );
+            self.drop_value(*temp);
         }
     }
 
@@ -233,29 +218,22 @@ impl Lower<'_, '_, '_> {
     pub(super) fn enter_inlined(&mut self, inlined: &Inlined) -> cranelift_codegen::ir::Block {
         let outer_unwind = self.unwind;
         if let Some(frame) = &inlined.frame {
-            let note = self.b.create_block();
-            self.b.set_cold_block(note);
-            self.unwind = note;
-            // The current block ends here (a block is filled before another is started).
-            let here = self.b.create_block();
-            self.b.ins().jump(here, &[]);
-            self.b.seal_block(here);
-            self.b.switch_to_block(note);
-            let site = self.keep(Site::Frame(
-                frame.name.to_string(),
-                frame.unit,
-                inlined.call,
-            ));
-            let site = self.ptr_const(site);
-            let rt = self.rt;
-            self.call_helper(
-                Helper::NoteCall,
-                &[types::I64, types::I64],
-                &[],
-                &[rt, site],
-            );
-            self.b.ins().jump(outer_unwind, &[]);
-            self.b.switch_to_block(here);
+            self.unwind = self.side_block(|l| {
+                let site = l.keep(Site::Frame(
+                    frame.name.to_string(),
+                    frame.unit,
+                    inlined.call,
+                ));
+                let site = l.ptr_const(site);
+                let rt = l.rt;
+                l.call_helper(
+                    Helper::NoteCall,
+                    &[types::I64, types::I64],
+                    &[],
+                    &[rt, site],
+                );
+                l.b.ins().jump(outer_unwind, &[]);
+            });
         }
         outer_unwind
     }

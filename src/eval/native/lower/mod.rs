@@ -395,6 +395,47 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         }
     }
 
+    /// A cold block filled by `fill` (which must end it), made without leaving the current
+    /// block open: the current block jumps to a fresh one, where lowering goes on.
+    pub(super) fn side_block(
+        &mut self,
+        fill: impl FnOnce(&mut Self),
+    ) -> cranelift_codegen::ir::Block {
+        let side = self.b.create_block();
+        self.b.set_cold_block(side);
+        let here = self.b.create_block();
+        self.b.ins().jump(here, &[]);
+        self.b.seal_block(here);
+        self.b.switch_to_block(side);
+        fill(self);
+        self.b.switch_to_block(here);
+        side
+    }
+
+    /// A `Value` on the stack, holding `Unit` (drop it with `drop_value`).
+    pub(super) fn temp_value(&mut self) -> ClValue {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            VALUE_SIZE as u32,
+            3,
+        ));
+        let temp = self.b.ins().stack_addr(types::I64, slot, 0);
+        let unit = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().store(flags(), unit, temp, 0);
+        temp
+    }
+
+    /// Drop the value at `addr` (a stack temporary).
+    pub(super) fn drop_value(&mut self, addr: ClValue) {
+        let one = self.iconst(1);
+        self.call_helper(
+            Helper::DropFrame,
+            &[types::I64, types::I64],
+            &[],
+            &[addr, one],
+        );
+    }
+
     /// Has the current block ended (with a jump, a branch or a return)?
     pub(super) fn filled(&self) -> bool {
         let Some(block) = self.b.current_block() else {
@@ -419,32 +460,21 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// The local slots an expression mentions that are held in registers.
     fn mentioned_expr(&self, e: &Expr) -> Vec<Slot> {
-        let slots = std::cell::RefCell::new(Vec::new());
-        each_in_expr(
-            e,
-            &mut |e| match e.kind {
-                ExprKind::Local(s) => slots.borrow_mut().push(s),
-                // A closure made here captures slots its function lists, not seen as reads:
-                // every register variable goes to the frame.
-                ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
-                    slots.borrow_mut().extend(self.vars.keys().copied())
-                }
-                _ => {}
-            },
-            &mut |p| {
-                if let Place::Local(s) = p {
-                    slots.borrow_mut().push(s)
-                }
-            },
-        );
-        self.registered(slots.into_inner())
+        self.mentioned(|expr, place| each_in_expr(e, expr, place))
     }
 
     /// The local slots statements mention that are held in registers.
     fn mentioned_stmts(&self, stmts: &[Stmt]) -> Vec<Slot> {
+        self.mentioned(|expr, place| each_in_stmts(stmts, expr, place))
+    }
+
+    /// The register slots a walk (`each_in_expr`, `each_in_stmts`) reads or assigns.
+    fn mentioned(
+        &self,
+        walk: impl FnOnce(&mut dyn FnMut(&Expr), &mut dyn FnMut(Place)),
+    ) -> Vec<Slot> {
         let slots = std::cell::RefCell::new(Vec::new());
-        each_in_stmts(
-            stmts,
+        walk(
             &mut |e| match e.kind {
                 ExprKind::Local(s) => slots.borrow_mut().push(s),
                 // A closure made here captures slots its function lists, not seen as reads:

@@ -423,83 +423,51 @@ impl Lower<'_, '_, '_> {
     /// its value, so stores into it in the body do not change what the loop sees), then its
     /// leaves are read in order.
     fn for_array(&mut self, label: u32, var: Place, array: &Expr, repr: Repr, body: &[Stmt]) {
-        let slot = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                crate::eval::native::layout::VALUE_SIZE as u32,
-                3,
-            ));
-        let temp = self.b.ins().stack_addr(types::I64, slot, 0);
-        let unit = self.b.ins().iconst(types::I8, 0);
-        self.b.ins().store(flags(), unit, temp, 0);
+        let temp = self.temp_value();
         let notes = self.notes.len();
         self.eval_into(array, temp, "");
         self.notes.truncate(notes);
         // From here an error drops the copy before unwinding further.
         let outer_unwind = self.unwind;
-        let unwind = self.b.create_block();
-        self.b.set_cold_block(unwind);
-        // The current block ends here (a block is filled before another is started).
-        let here = self.b.create_block();
-        self.b.ins().jump(here, &[]);
-        self.b.seal_block(here);
-        self.b.switch_to_block(unwind);
-        self.drop_value(temp);
-        self.b.ins().jump(outer_unwind, &[]);
-        self.b.switch_to_block(here);
+        let unwind = self.side_block(|l| {
+            l.drop_value(temp);
+            l.b.ins().jump(outer_unwind, &[]);
+        });
         self.unwind = unwind;
         let (data, len) = self.view(temp, false);
-        let counter = self.b.declare_var(types::I64);
-        let zero = self.iconst(0);
-        self.b.def_var(counter, zero);
-        let header = self.b.create_block();
-        let body_block = self.b.create_block();
-        let latch = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let i = self.b.use_var(counter);
-        let enter = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        self.b.ins().brif(enter, body_block, &[], exit, &[]);
-        self.b.seal_block(body_block);
-        self.b.switch_to_block(body_block);
-        let i = self.b.use_var(counter);
-        let offset = self.b.ins().ishl_imm_s(i, 3);
-        let at = self.b.ins().iadd(data, offset);
-        let v = match repr {
-            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), at, 0)),
-            _ => V::I(self.b.ins().load(types::I64, flags(), at, 0)),
-        };
-        self.write_var(var, v);
-        self.loop_body(label, exit, latch, body);
-        self.b.switch_to_block(latch);
-        self.poll_interrupt(array.span);
-        let i = self.b.use_var(counter);
-        let next = self.b.ins().iadd_imm_s(i, 1);
-        self.b.def_var(counter, next);
-        self.b.ins().jump(header, &[]);
-        self.b.seal_block(latch);
-        self.b.seal_block(header);
-        self.b.seal_block(exit);
-        self.b.switch_to_block(exit);
+        self.counted_loop(label, len, array.span, body, |l, i| {
+            let offset = l.b.ins().ishl_imm_s(i, 3);
+            let at = l.b.ins().iadd(data, offset);
+            let v = match repr {
+                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+            };
+            l.write_var(var, v);
+        });
         self.drop_value(temp);
         self.b.seal_block(unwind);
         self.unwind = outer_unwind;
     }
 
-    /// Drop the value at `addr` (a stack temporary).
-    fn drop_value(&mut self, addr: ClValue) {
-        let one = self.iconst(1);
-        self.call_helper(
-            crate::eval::native::runtime::Helper::DropFrame,
-            &[types::I64, types::I64],
-            &[],
-            &[addr, one],
-        );
+    fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
+        let limit = self.iconst(n as i64);
+        let span = crate::syntax::span::Span::default();
+        self.counted_loop(label, limit, span, body, |l, code| {
+            l.write_var(var, V::I(code));
+        });
     }
 
-    fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
+    /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
+    /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `span`) before the
+    /// next one.
+    fn counted_loop(
+        &mut self,
+        label: u32,
+        limit: ClValue,
+        span: crate::syntax::span::Span,
+        body: &[Stmt],
+        enter: impl FnOnce(&mut Self, ClValue),
+    ) {
         let counter = self.b.declare_var(types::I64);
         let zero = self.iconst(0);
         self.b.def_var(counter, zero);
@@ -509,21 +477,18 @@ impl Lower<'_, '_, '_> {
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
-        let code = self.b.use_var(counter);
-        let enter = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, code, n as i64);
-        self.b.ins().brif(enter, body_block, &[], exit, &[]);
+        let i = self.b.use_var(counter);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, limit);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
         self.b.seal_block(body_block);
         self.b.switch_to_block(body_block);
-        let code = self.b.use_var(counter);
-        self.write_var(var, V::I(code));
+        let i = self.b.use_var(counter);
+        enter(self, i);
         self.loop_body(label, exit, latch, body);
         self.b.switch_to_block(latch);
-        self.poll_interrupt(crate::syntax::span::Span::default());
-        let code = self.b.use_var(counter);
-        let next = self.b.ins().iadd_imm_s(code, 1);
+        self.poll_interrupt(span);
+        let i = self.b.use_var(counter);
+        let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
         self.b.ins().jump(header, &[]);
         self.b.seal_block(latch);
