@@ -26,6 +26,15 @@ pub const SHIFT_OUT_OF_RANGE: &str = "R0010";
 pub const USED_BEFORE_INITIALISATION: &str = "R0011";
 /// Evaluation stopped by the user (Ctrl-C).
 pub const INTERRUPTED: &str = "R0012";
+/// A file could not be opened, read, written or closed (missing, a directory, no permission,
+/// a full disk, a closed handle).
+pub const FILE_ERROR: &str = "R0013";
+/// Text that a checked conversion (`parse_int`, `parse_double`) cannot read as a number.
+pub const PARSE_ERROR: &str = "R0014";
+/// A data file (`.npy`, `.npz`, CSV) that is malformed or does not match the type expected.
+pub const DATA_FORMAT: &str = "R0015";
+/// Sizes that differ where a run-time check needs them equal (a reshape, a loaded shape).
+pub const SHAPE_MISMATCH: &str = "R0016";
 /// A violated evaluator invariant (an IR shape the checker never produces); not a user error.
 pub const INTERNAL: &str = "R0000";
 
@@ -45,6 +54,10 @@ pub fn runtime_error(code: &'static str, message: impl Into<String>, span: Span)
         SHIFT_OUT_OF_RANGE => "shift count out of range",
         USED_BEFORE_INITIALISATION => "read before its initialiser has run",
         INTERRUPTED => "interrupted here",
+        FILE_ERROR => "file error",
+        PARSE_ERROR => "not a number",
+        DATA_FORMAT => "malformed data",
+        SHAPE_MISMATCH => "shapes differ",
         INTERNAL => "internal evaluator error",
         _ => "runtime error",
     };
@@ -90,6 +103,26 @@ pub fn poll_interrupt() -> Result<(), Fault> {
     } else {
         Ok(())
     }
+}
+
+/// R0013: `action` ("open", "read", "write", "close") of the file at `path` failed with
+/// `error`. The message names the path and the operating system's reason.
+pub fn file_error(action: &str, path: &str, error: &std::io::Error) -> Fault {
+    let reason = match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".to_string(),
+        std::io::ErrorKind::StorageFull => "no space left on the device".to_string(),
+        _ => {
+            // The OS text without Rust's " (os error N)" suffix.
+            let text = error.to_string();
+            match text.find(" (os error") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            }
+        }
+    };
+    Fault::new(FILE_ERROR, format!("cannot {action} `{path}`: {reason}"))
 }
 
 /// R0011: the global `def` was read at `span` before its initialiser ran.
