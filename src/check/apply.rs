@@ -893,6 +893,8 @@ impl Checker {
         // Arguments that are bare names of primitives or overloaded functions are checked
         // last, once the other arguments have fixed their parameter types (`iter println a`).
         let mut deferred = Vec::new();
+        // The run-time sizes of the function's parameters, as the arguments give them.
+        let mut sizes = crate::check::sizes::SizeArguments::default();
         while args.len() < groups.len() {
             let Some(a) = rest.next() else { break };
             if let Arg::Ast(e) = &a {
@@ -903,15 +905,16 @@ impl Checker {
                     continue;
                 }
             }
-            let g = self.zonk(&groups[args.len()]);
+            let g = self.zonk(&sizes.apply(&groups[args.len()]));
             let v = self.arg_expr(a, Some(&g));
             let declared = sig.groups[args.len()].clone();
             let v = self.secret_argument(v, &g, &declared, &mut secret_groups);
             let v = self.coerce_argument(v, &g, "this argument");
+            let v = self.size_argument(&sig, args.len(), v, &mut sizes);
             args.push(Some(v));
         }
         for (i, a) in deferred {
-            let g = self.zonk(&groups[i]);
+            let g = self.zonk(&sizes.apply(&groups[i]));
             let v = self.arg_expr(a, Some(&g));
             let mut marks = Vec::new();
             let v = self.secret_argument(v, &g, &sig.groups[i], &mut marks);
@@ -926,6 +929,7 @@ impl Checker {
             .iter()
             .rev()
             .fold(ret, |acc, g| Type::fun(g.clone(), acc));
+        let result_ty = sizes.apply(&result_ty);
         let mut result_ty = self.zonk(&result_ty);
         // Visibility: a function called with secret arguments (for its public
         // parameters, or as type arguments) is checked again with them; its result is narrowed.
@@ -974,9 +978,11 @@ impl Checker {
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
-                let fty = self
-                    .fun_type_of(idx)
-                    .subst_vars(&own, &type_args[sig.outer_params.len()..]);
+                let fty = sizes.apply(
+                    &self
+                        .fun_type_of(idx)
+                        .subst_vars(&own, &type_args[sig.outer_params.len()..]),
+                );
                 self.note_call(idx);
                 mk(
                     ir::ExprKind::MakeFun {

@@ -66,6 +66,6 @@ fn stmt(s: &Stmt, broken: &mut HashSet<LabelId>) -> bool {
             }
             any
         }
-        Stmt::Block(stmts) => block(stmts, broken),
+        Stmt::Block(stmts) | Stmt::Specialise { body: stmts, .. } => block(stmts, broken),
     }
 }

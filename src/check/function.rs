@@ -182,6 +182,9 @@ impl Checker {
         self.scope = sig.scope;
         self.frame = sig.frame;
         self.frames[sig.frame].ret = sig.ret.clone();
+        // Sizes pending in the statement that asked for this body are not the body's.
+        let caller_fresh = std::mem::take(&mut self.unit.fresh_sizes);
+        let caller_pre = std::mem::take(&mut self.unit.pre_stmts);
         let body = match &sig.def.body {
             FunBody::Expr(e) => {
                 let expected = sig.ret.clone();
@@ -193,7 +196,15 @@ impl Checker {
                         ir
                     }
                 };
-                vec![ir::Stmt::Return(Some(ir))]
+                let mut out = vec![ir::Stmt::Return(Some(ir))];
+                if !self.unit.fresh_sizes.is_empty() {
+                    self.bind_fresh_sizes(e.span, &mut out, 0, 0);
+                }
+                if !self.unit.pre_stmts.is_empty() {
+                    self.flush_pre_stmts(e.span, &mut out, 0);
+                }
+                self.bind_sizes_after_assignments(&mut out);
+                out
             }
             FunBody::Block(stmts) => {
                 let out = self.block_in_scope(stmts);
@@ -219,6 +230,11 @@ impl Checker {
                 out
             }
         };
+        self.unit.fresh_sizes = caller_fresh;
+        self.unit.pre_stmts = caller_pre;
+        let mut body = body;
+        self.bind_sizes_around(&mut body);
+        self.unbound_sizes(&body);
         let ret = self.frames[sig.frame].ret.clone().unwrap_or(Type::VOID);
         if let Some(m) = self.funs[idx].ret_meta.clone() {
             if !self.unify(&m, &ret) {

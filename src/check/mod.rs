@@ -29,6 +29,7 @@ mod project;
 mod record;
 pub(crate) mod scheme;
 pub mod secret;
+mod sizes;
 mod stmt;
 mod suggest;
 #[cfg(test)]
@@ -68,6 +69,8 @@ pub struct Checker {
     next_fun: FunId,
     next_tyvar: u32,
     next_nominal: u32,
+    /// The run-time sizes declared so far (`sizes.rs`).
+    sizes: Vec<sizes::RunTimeSize>,
     /// Inference variables: solution and kind bound.
     metas: CowVec<(Option<Type>, Kind)>,
     /// The behaviours a generic body asked of its type parameters (by `TyVar::id`), checked
@@ -124,6 +127,12 @@ pub(crate) struct UnitContext {
         std::collections::HashMap<(ScopeId, String), std::sync::Arc<crate::types::ty::NominalDef>>,
     /// The first scope of the unit being checked.
     pub(crate) unit_scope: ScopeId,
+    /// The run-time sizes made by applications (`filter`) in the statement being checked
+    /// and not yet bound to a variable (`sizes.rs`).
+    pub(crate) fresh_sizes: Vec<crate::types::ty::TyVar>,
+    /// Assignments of hidden variables that the statement being checked needs first (sizes
+    /// given by arguments, `sizes.rs`).
+    pub(crate) pre_stmts: Vec<ir::Stmt>,
     /// The type of the last unit's result expression before erasure (`:type`).
     pub(crate) result_type: Option<Type>,
 }
@@ -230,6 +239,7 @@ impl Checker {
             frame: 0,
             next_fun: 0,
             next_tyvar: 0,
+            sizes: Vec::new(),
             next_nominal: 0,
             metas: CowVec::new(),
             requirements: Arc::default(),
@@ -378,6 +388,8 @@ impl Checker {
             }
             other => other,
         };
+        self.bind_sizes_around(&mut body);
+        self.unbound_sizes(&body);
         self.check_pending_functions();
         self.settle_pending_functors();
         self.settle_deferred_vars();

@@ -665,6 +665,9 @@ fn apply_scheme(
     }
     // Kernels are chosen by the data types (the evaluator never sees visibility).
     let arg_tys: Vec<Type> = exprs.iter().map(|e| c.zonk(&e.ty).erase_secret()).collect();
+    if def.fresh_sizes {
+        c.fresh_sizes_of(scheme, &metas, name);
+    }
     let result = c.zonk(&result);
     let (result, kernel_result) = if higher_order {
         let data = result.erase_secret();

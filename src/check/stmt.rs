@@ -18,6 +18,20 @@ impl Checker {
     }
 
     pub(crate) fn stmt(&mut self, s: &Stmt, out: &mut Vec<ir::Stmt>) {
+        let fresh = self.unit.fresh_sizes.len();
+        let pre = std::mem::take(&mut self.unit.pre_stmts);
+        let start = out.len();
+        self.stmt_kind(s, out);
+        if self.unit.fresh_sizes.len() > fresh {
+            self.bind_fresh_sizes(s.span, out, start, fresh);
+        }
+        if !self.unit.pre_stmts.is_empty() {
+            self.flush_pre_stmts(s.span, out, start);
+        }
+        self.unit.pre_stmts = pre;
+    }
+
+    fn stmt_kind(&mut self, s: &Stmt, out: &mut Vec<ir::Stmt>) {
         match &s.node {
             StmtKind::Var { name, init, .. } => self.var_stmt(s, name, init.as_ref(), out),
             StmtKind::Val { name, init, .. } => self.var_stmt(s, name, Some(init), out),
@@ -284,6 +298,9 @@ impl Checker {
                 }
                 // A variable a visibility instance assigns secrets to (`secret.rs`).
                 let t = t.narrow(self.secret.vars_forced.contains(&vb.span));
+                // An array of a size known only now (`val ys = filter p xs;`): the size is
+                // the variable's length.
+                let t = self.size_of_variable(&vb, &name.node, t);
                 self.set_var_type(&vb, &name.node, t);
                 out.push(ir::Stmt::Assign(place, ir));
             }

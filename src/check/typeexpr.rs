@@ -259,6 +259,9 @@ impl Checker {
         if let Some(t) = builtin_type(name) {
             return t;
         }
+        if let Some(t) = self.size_type(name, te.span) {
+            return t;
+        }
         self.error(CheckError::UndefinedName {
             name: name.to_string(),
             span: te.span,

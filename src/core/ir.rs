@@ -211,6 +211,9 @@ pub enum Prim {
     Upcast,
     /// `map f a`: args (f, a); result indexed by a's index type.
     Map,
+    /// `filter p a`: args (p, a); the elements for which `p` holds, in code order, as an
+    /// array over a fresh run-time size.
+    Filter,
     /// `fold_left f init a` (args in that order); f curried `U -> T -> U`.
     FoldLeft,
     /// `rev a`: reversed in code order, same type.
@@ -560,6 +563,15 @@ pub enum Stmt {
     Return(Option<Expr>),
     Match(Expr, Vec<Arm<Vec<Stmt>>>),
     Block(Vec<Stmt>),
+    /// Statements whose types mention run-time sizes: each size variable (a type variable of
+    /// kind UNITSUM) stands for the value of its expression, read when the statement starts.
+    /// The evaluator substitutes the values and runs the body compiled for them, so the body
+    /// runs as code over static types (compiled once per distinct sizes).
+    Specialise {
+        sizes: Vec<(crate::types::ty::TyVar, Expr)>,
+        body: Vec<Stmt>,
+        span: Span,
+    },
 }
 
 /// How a closure's captured value `i` is taken from the frame creating it.

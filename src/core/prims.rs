@@ -147,6 +147,9 @@ pub struct PrimDef {
     /// Its result measures the operand's shape (the length of an array), which is public even
     /// for a secret operand; a secret string has no public length.
     pub measures_shape: bool,
+    /// The unitsum variables of its schemes that only its result mentions are sizes known
+    /// when it runs (`filter`): each application gives them a fresh run-time size.
+    pub fresh_sizes: bool,
     /// How an application is written (`len a`, `x + y`); empty for an entry no program
     /// writes.
     pub form: &'static str,
@@ -194,6 +197,7 @@ const FUNCTION: PrimDef = PrimDef {
     effect: false,
     calls: false,
     measures_shape: false,
+    fresh_sizes: false,
     form: "",
     doc: "",
     example: "",

@@ -213,6 +213,15 @@ impl Printer {
                 self.out.push_str("block");
                 self.block(body);
             }
+            Stmt::Specialise { sizes, body, .. } => {
+                self.out.push_str("specialise");
+                for (i, (var, e)) in sizes.iter().enumerate() {
+                    self.out.push_str(if i == 0 { " " } else { ", " });
+                    let _ = write!(self.out, "{} = ", var.name);
+                    self.expr(e);
+                }
+                self.block(body);
+            }
         }
     }
 

@@ -38,6 +38,12 @@ pub fn instantiate(f: &Function, args: &[Type]) -> Function {
     }
 }
 
+/// `stmts` with `args[i]` substituted for `params[i]` in every type they mention.
+pub fn substitute_stmts(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<Stmt> {
+    let mut substitution = Substitution { params, args };
+    infallible(substitution.fold_stmts(stmts))
+}
+
 /// The pairing of type parameters with their arguments, applied to every type of a tree.
 struct Substitution<'a> {
     params: &'a [TyVar],

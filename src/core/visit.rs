@@ -204,6 +204,12 @@ macro_rules! walkers {
                     $walk_stmts(v, body);
                 }
                 Stmt::Loop { body, .. } | Stmt::Block(body) => $walk_stmts(v, body),
+                Stmt::Specialise { sizes, body, .. } => {
+                    for (_, e) in sizes {
+                        v.$visit_expr(e);
+                    }
+                    $walk_stmts(v, body);
+                }
                 Stmt::ForRange {
                     var,
                     from,
@@ -609,6 +615,14 @@ pub fn walk_stmt_fold<F: Fold + ?Sized>(f: &mut F, s: &Stmt) -> Result<Stmt, F::
                 .collect::<Result<_, _>>()?,
         ),
         Stmt::Block(ss) => Stmt::Block(f.fold_stmts(ss)?),
+        Stmt::Specialise { sizes, body, span } => Stmt::Specialise {
+            sizes: sizes
+                .iter()
+                .map(|(v, e)| Ok((v.clone(), f.fold_expr(e)?)))
+                .collect::<Result<_, _>>()?,
+            body: f.fold_stmts(body)?,
+            span: *span,
+        },
     })
 }
 

@@ -87,6 +87,9 @@ pub struct Runtime<'o> {
     pub native_fault: RefCell<Option<native::Fault>>,
     /// The label of a `break` or `continue` that left fallback code run by native code.
     pub native_label: Cell<u32>,
+    /// The session's program, for code compiled while the unit runs (blocks over run-time
+    /// sizes, `compile::specialise`); borrowed only while compiling.
+    pub program: RefCell<Option<&'o mut Program>>,
 }
 
 impl Runtime<'_> {
@@ -522,19 +525,22 @@ impl Machine {
         let result = result.map(|e| compiler.expr(e));
         let n_slots = compiler.top_level_slots() + 1;
 
+        let max_depth = u32::try_from(self.program.limits.max_call_depth).unwrap_or(u32::MAX);
+        let limits = self.program.limits;
         let runtime = Runtime {
             globals: Globals::new(std::mem::take(&mut self.globals)),
             out: RefCell::new(out),
             err: RefCell::new(err),
             depth: Cell::new(0),
-            max_depth: u32::try_from(self.program.limits.max_call_depth).unwrap_or(u32::MAX),
-            limits: self.program.limits,
+            max_depth,
+            limits,
             stack_floor: Cell::new(usize::MAX),
             frame_pool: RefCell::new(Vec::new()),
             returned: Cell::new(Value::Unit),
             native_failed: Cell::new(0),
             native_fault: RefCell::new(None),
             native_label: Cell::new(0),
+            program: RefCell::new(Some(&mut self.program)),
         };
         let outcome = {
             let mut slots = vec![Value::Unit; n_slots];
@@ -559,14 +565,13 @@ impl Machine {
                 })
             }))
         };
+        let Runtime { globals, out, .. } = runtime;
+        self.globals = globals.into_inner();
+        let _ = out.into_inner().flush();
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            Err(panic) => {
-                self.globals = runtime.globals.into_inner();
-                std::panic::resume_unwind(panic);
-            }
+            Err(panic) => std::panic::resume_unwind(panic),
         };
-        self.globals = runtime.globals.into_inner();
         for def in &unit.globals {
             if !matches!(
                 self.globals.get(def.slot as usize),
@@ -575,8 +580,6 @@ impl Machine {
                 self.program.initialised.insert(def.slot);
             }
         }
-        let out = runtime.out.into_inner();
-        let _ = out.flush();
         match outcome {
             Ok(value) => Ok(value),
             Err(Ctrl::Error(diagnostic)) => Err(error::finish_frames(*diagnostic, unit_id)),

@@ -1077,6 +1077,19 @@ impl Type {
     }
 
     /// Replace declared type parameters by the given types (instantiation of a generic).
+    /// Call `f` on every declared type parameter the type mentions.
+    pub fn for_each_var(&self, f: &mut dyn FnMut(&TyVar)) {
+        if !self.has_var() {
+            return;
+        }
+        self.map(&mut |t| {
+            if let Type::Var(v) = t {
+                f(v);
+            }
+            (!t.has_var()).then(|| t.clone())
+        });
+    }
+
     pub fn subst_vars(&self, params: &[TyVar], args: &[Type]) -> Type {
         if params.is_empty() || !self.has_var() {
             return self.clone();

@@ -119,6 +119,20 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "filter",
+        schemes: &["[T, N:COMPACTLINEAR, M:UNITSUM] (T -> bool) -> T ^ N -> T ^ M"],
+        arity: 2,
+        calls: true,
+        fresh_sizes: true,
+        form: "filter p a",
+        doc: "the elements of a for which p holds, in order: an array whose size is known \
+              only when it runs (a run-time size)",
+        example: "println$ filter (fun (x:int) => x % 2 == 0) (1, 2, 3, 4);",
+        typing: Typing::Scheme(|_, _| Some(Prim::Filter)),
+        kernels: |p| (*p == Prim::Filter).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
         name: "map",
         schemes: &["[T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"],
         arity: 2,

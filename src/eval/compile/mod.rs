@@ -32,6 +32,7 @@ mod operands;
 mod paths;
 mod pattern;
 mod prim;
+mod specialise;
 mod stmt;
 mod stores;
 pub use inlined::peel;

@@ -254,6 +254,7 @@ impl Compiler<'_> {
                 })
             }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
+            Prim::Filter => self.filter(codes, &arg_tys[1], span),
             Prim::FoldLeft => {
                 let Some(shape) = Shape::of_array_or_unit(&arg_tys[2]) else {
                     return internal("fold over a value that is not an array", span);
@@ -360,6 +361,46 @@ impl Compiler<'_> {
                 span,
                 |frame, e| apply_one(frame.rt, &function, e, span),
             )
+        })
+    }
+}
+
+impl Compiler<'_> {
+    /// `filter p a`: the elements for which `p` holds, as an array over their count (`()`
+    /// when none does, the value of every empty array).
+    pub(super) fn filter(
+        &mut self,
+        mut codes: Vec<ExprCode>,
+        array_ty: &Type,
+        span: Span,
+    ) -> ExprCode {
+        let Some(input) = Shape::of_array_or_unit(array_ty) else {
+            return internal("filter over a value that is not an array", span);
+        };
+        let a = codes.pop().expect("two operands");
+        let p = codes.pop().expect("two operands");
+        Box::new(move |frame| {
+            let predicate = p(frame)?;
+            let Value::Array(view) = a(frame)? else {
+                return Ok(Value::Unit);
+            };
+            let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
+            let mut count = 0usize;
+            for i in 0..input.len_of(&view) {
+                if i % crate::interrupt::POLL_INTERVAL == 0 {
+                    crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+                }
+                let element = input.element(&view, i);
+                if apply_one(frame.rt, &predicate, element.clone(), span)?.as_int_lossy() != 0 {
+                    kept.push_element(element);
+                    count += 1;
+                }
+            }
+            Ok(if count == 0 {
+                Value::Unit
+            } else {
+                Value::Array(kept.finish())
+            })
         })
     }
 }

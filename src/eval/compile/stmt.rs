@@ -286,6 +286,7 @@ impl Compiler<'_> {
                 })
             }
             Stmt::Block(stmts) => self.block(stmts),
+            Stmt::Specialise { sizes, body, span } => self.specialise(sizes, body, *span),
         }
     }
 

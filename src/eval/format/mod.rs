@@ -421,8 +421,14 @@ struct ArrayLayout {
 /// Check that the view covers exactly `size(index) * leaf_count(element)` leaves that exist
 /// in its buffer, and say how they group into elements.
 fn array_layout(array: &ArrayVal, element: &Type, index: &Type) -> Option<ArrayLayout> {
-    let element_count = size_of(index)?.to_usize()?;
     let stride = leaf_count(element)?;
+    // An index of run-time size (seen only by the REPL's display of a result): the count is
+    // the view's.
+    let element_count = match size_of(index) {
+        Some(n) => n.to_usize()?,
+        None if index.has_var() && stride > 0 && array.len % stride == 0 => array.len / stride,
+        None => return None,
+    };
     let leaves = element_count.checked_mul(stride)?;
     let end = array.start.checked_add(array.len)?;
     if leaves != array.len || end > array.buf.len() {

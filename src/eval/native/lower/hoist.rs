@@ -153,6 +153,7 @@ impl Lower<'_, '_, '_> {
             }
             Stmt::Break(_) | Stmt::Continue(_) => true,
             Stmt::Block(ss) => stmts(self, ss, arrays),
+            Stmt::Specialise { .. } => false,
             Stmt::Match(scrutinee, arms) => {
                 self.closed_expr(scrutinee, arrays)
                     && arms.iter().all(|arm| {

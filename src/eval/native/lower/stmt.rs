@@ -297,6 +297,9 @@ impl Lower<'_, '_, '_> {
             }
             Stmt::Match(scrutinee, arms) => self.match_stmt(s, scrutinee, arms),
             Stmt::Block(stmts) => self.stmts(stmts),
+            Stmt::Specialise { span, .. } => {
+                self.fallback_stmt(s, "code specialised to run-time sizes", *span)
+            }
             Stmt::ForArray {
                 label,
                 var,

@@ -1,0 +1,735 @@
+//! Run-time sizes: an integer `val` (or parameter) used where a type is expected denotes the
+//! unitsum of its value (`val n = …; var a : double ^ n;`).
+//!
+//! A `val` whose initialiser is a constant gives a static unitsum. Any other gives a *size
+//! variable*: a rigid type variable of kind UNITSUM standing for the value, which the rest of
+//! the checker treats like a type parameter. The statements that follow the `val` in its block
+//! become one `Stmt::Specialise` binding the variable to the `val`'s value; the evaluator
+//! compiles them once the value is known, so they run as code over static types. A size
+//! variable must not appear outside the statements that bind it (`unbound_sizes`).
+
+use crate::check::env::{Binding, VarBinding, VarLoc};
+use crate::check::error::CheckError;
+use crate::check::{contains_error, error_type, Checker};
+use crate::core::ir::{self, Place};
+use crate::core::visit::Fold;
+use crate::syntax::ast::{self, BinOp, ExprKind, StmtKind, UnOp};
+use crate::syntax::span::Span;
+use crate::types::ty::{IntTy, Kind, TyVar, Type};
+
+/// A size variable and the variable whose value it stands for.
+#[derive(Clone, Debug)]
+pub(crate) struct RunTimeSize {
+    pub var: TyVar,
+    pub loc: VarLoc,
+    pub ity: IntTy,
+    /// The size is the length of the variable, an array of this type, not its value.
+    pub array: Option<Type>,
+    /// The declaration of the variable.
+    pub span: Span,
+}
+
+/// The sizes a call gives to the run-time sizes of the callee's parameters.
+#[derive(Default)]
+pub(crate) struct SizeArguments {
+    vars: Vec<TyVar>,
+    sizes: Vec<Type>,
+}
+
+impl SizeArguments {
+    /// `t` with the callee's parameter sizes replaced by the caller's.
+    pub(crate) fn apply(&self, t: &Type) -> Type {
+        t.subst_vars(&self.vars, &self.sizes)
+    }
+}
+
+/// How deep constant `val`s may refer to each other before a size is taken as run-time.
+const CONSTANT_DEPTH: u32 = 16;
+
+impl Checker {
+    /// The type the value `name` denotes when written as a type, or `None` when `name` is no
+    /// variable (the caller reports an undefined type).
+    pub(crate) fn size_type(&mut self, name: &str, span: Span) -> Option<Type> {
+        let Some(Binding::Var(vb)) = self.lookup_value(name) else {
+            return None;
+        };
+        let t = self.var_type(name, &vb, span);
+        if contains_error(&t) {
+            return Some(error_type());
+        }
+        let Type::Int(ity) = t else {
+            self.error(CheckError::Type {
+                span,
+                message: format!(
+                    "`{name}` is a value of type `{t}`, not a type: only an integer `val` can \
+                     stand for a size"
+                ),
+                help: None,
+            });
+            return Some(error_type());
+        };
+        if vb.mutable {
+            self.error(CheckError::Type {
+                span,
+                message: format!("`{name}` is a `var`: a size cannot change once an array has it"),
+                help: Some(format!(
+                    "declare it with `val {name} = …;`, or copy it: `val m = {name};`"
+                )),
+            });
+            return Some(error_type());
+        }
+        if let Some(k) = self.constant_size(&vb, CONSTANT_DEPTH) {
+            return Some(match u64::try_from(k) {
+                Ok(k) => Type::Unitsum(k),
+                Err(_) => {
+                    self.type_error(
+                        span,
+                        format!("the size `{name}` is {k}: a size cannot be negative"),
+                    );
+                    error_type()
+                }
+            });
+        }
+        if vb.loc.frame != self.frame {
+            self.error(CheckError::Type {
+                span,
+                message: format!(
+                    "the run-time size `{name}` belongs to an enclosing {}: it cannot be used \
+                     as a type here",
+                    if self.frames[vb.loc.frame].global {
+                        "top level"
+                    } else {
+                        "function"
+                    }
+                ),
+                help: Some(format!(
+                    "pass `{name}` (or the array) as a parameter: `fun f (n: int) (a: double ^ n)`, \
+                     or make the function generic: `fun f[N] (a: double ^ N)`"
+                )),
+            });
+            return Some(error_type());
+        }
+        if let Some(size) = self.sizes.iter().find(|s| s.loc == vb.loc) {
+            return Some(Type::Var(size.var.clone()));
+        }
+        let var = TyVar {
+            id: self.next_tyvar,
+            name: name.into(),
+            kind: Kind::Unitsum,
+        };
+        self.next_tyvar += 1;
+        self.sizes.push(RunTimeSize {
+            var: var.clone(),
+            loc: vb.loc,
+            ity,
+            array: None,
+            span: vb.span,
+        });
+        Some(Type::Var(var))
+    }
+
+    /// The value of an integer `val` whose initialiser is a constant expression (literals,
+    /// arithmetic, other such `val`s).
+    fn constant_size(&mut self, vb: &VarBinding, depth: u32) -> Option<i128> {
+        let decl = vb.decl.clone()?;
+        let StmtKind::Val { init, .. } = &decl.node else {
+            return None;
+        };
+        self.constant_int(init, depth)
+    }
+
+    fn constant_int(&mut self, e: &ast::Expr, depth: u32) -> Option<i128> {
+        let depth = depth.checked_sub(1)?;
+        match &e.node {
+            ExprKind::Int(lit) if lit.suffix.is_empty() => i128::try_from(lit.value?).ok(),
+            ExprKind::Unary(UnOp::Neg, a) => self.constant_int(a, depth)?.checked_neg(),
+            ExprKind::Unary(UnOp::Plus, a) => self.constant_int(a, depth),
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.constant_int(a, depth)?, self.constant_int(b, depth)?);
+                match op {
+                    BinOp::Add => a.checked_add(b),
+                    BinOp::Sub => a.checked_sub(b),
+                    BinOp::Mul => a.checked_mul(b),
+                    BinOp::Div => a.checked_div(b),
+                    BinOp::Mod => a.checked_rem(b),
+                    _ => None,
+                }
+                .filter(|v| IntTy::Int.contains(*v))
+            }
+            ExprKind::Name(name) => match self.lookup_value(name)? {
+                Binding::Var(vb) if !vb.mutable => self.constant_size(&vb, depth),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The size variables of the current frame used so far that are bound to a variable of
+    /// the frame assigned at the top of `stmts`: the statements after each assignment become a
+    /// `Stmt::Specialise` binding it.
+    pub(crate) fn bind_sizes_after_assignments(&mut self, stmts: &mut Vec<ir::Stmt>) {
+        let frame = self.frame;
+        let mut found: Vec<(usize, RunTimeSize)> = Vec::new();
+        for size in self.sizes.iter().filter(|s| s.loc.frame == frame) {
+            let place = self.place_at(size.loc);
+            let assigned = stmts
+                .iter()
+                .position(|s| matches!(s, ir::Stmt::Assign(p, _) if *p == place));
+            if let Some(at) = assigned {
+                found.push((at, size.clone()));
+            }
+        }
+        // Innermost (latest) first, so an earlier binding wraps the later ones.
+        found.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+        for (at, size) in found {
+            if at + 1 >= stmts.len() {
+                continue;
+            }
+            let body: Vec<ir::Stmt> = stmts.drain(at + 1..).collect();
+            let span = self.stmts_span(&body);
+            let read = self.size_read(&size);
+            stmts.push(ir::Stmt::Specialise {
+                sizes: vec![(size.var.clone(), read)],
+                body,
+                span,
+            });
+        }
+    }
+
+    /// Wrap all of `stmts` in a `Stmt::Specialise` binding every size variable of the current
+    /// frame that `stmts` mention and that is bound outside them (a parameter, a variable of an
+    /// earlier unit).
+    pub(crate) fn bind_sizes_around(&mut self, stmts: &mut Vec<ir::Stmt>) {
+        let frame = self.frame;
+        let mentioned = mentioned_vars(stmts);
+        let sizes: Vec<RunTimeSize> = self
+            .sizes
+            .iter()
+            .filter(|s| s.loc.frame == frame && mentioned.contains(&s.var.id))
+            .filter(|s| !binds(stmts, s.var.id))
+            .filter(|s| {
+                let place = self.place_at(s.loc);
+                !stmts
+                    .iter()
+                    .any(|st| matches!(st, ir::Stmt::Assign(p, _) if *p == place))
+            })
+            .cloned()
+            .collect();
+        if sizes.is_empty() || stmts.is_empty() {
+            return;
+        }
+        let span = self.stmts_span(stmts);
+        let sizes = sizes
+            .iter()
+            .map(|s| (s.var.clone(), self.size_read(s)))
+            .collect();
+        let body = std::mem::take(stmts);
+        stmts.push(ir::Stmt::Specialise { sizes, body, span });
+    }
+
+    fn place_at(&self, loc: VarLoc) -> Place {
+        if self.frames[loc.frame].global {
+            Place::Global(loc.slot)
+        } else if loc.cell {
+            Place::LocalCell(loc.slot)
+        } else {
+            Place::Local(loc.slot)
+        }
+    }
+
+    /// An expression reading the value a size variable stands for.
+    fn size_read(&self, size: &RunTimeSize) -> ir::Expr {
+        let kind = match self.place_at(size.loc) {
+            Place::Global(s) => ir::ExprKind::Global(s),
+            Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
+            _ => ir::ExprKind::Local(size.loc.slot),
+        };
+        let Some(array_ty) = &size.array else {
+            return ir::Expr {
+                kind,
+                ty: Type::Int(size.ity),
+                span: size.span,
+            };
+        };
+        let array = ir::Expr {
+            kind,
+            ty: array_ty.clone(),
+            span: size.span,
+        };
+        ir::Expr {
+            kind: ir::ExprKind::Prim(ir::Prim::Len, vec![array]),
+            ty: Type::Int(IntTy::Size),
+            span: size.span,
+        }
+    }
+
+    /// The argument `arg` of parameter group `group` of a call of `sig`: when the parameter (or
+    /// a component of it) is a run-time size of the function, the size the argument gives it
+    /// goes to `sizes`: a constant's unitsum, the caller's own size for a sized `val`, or for
+    /// any other argument a fresh size, the argument being computed first into a hidden
+    /// variable (`pre_stmts`).
+    pub(crate) fn size_argument(
+        &mut self,
+        sig: &crate::check::env::FunSig,
+        group: usize,
+        arg: ir::Expr,
+        sizes: &mut SizeArguments,
+    ) -> ir::Expr {
+        let callee: Vec<RunTimeSize> = self
+            .sizes
+            .iter()
+            .filter(|s| s.loc.frame == sig.frame && s.array.is_none())
+            .cloned()
+            .collect();
+        if callee.is_empty() {
+            return arg;
+        }
+        let Some(pattern) = sig.params.get(group) else {
+            return arg;
+        };
+        let mut arg = arg;
+        match &pattern.kind {
+            ir::PatternKind::Bind(Place::Local(slot)) => {
+                if let Some(size) = callee.iter().find(|s| s.loc.slot == *slot) {
+                    arg = self.size_of_argument(size, arg, sizes);
+                }
+            }
+            ir::PatternKind::Tuple(components) => {
+                if let ir::ExprKind::Tuple(items) = &mut arg.kind {
+                    for (p, item) in components.iter().zip(items.iter_mut()) {
+                        let ir::PatternKind::Bind(Place::Local(slot)) = p.kind else {
+                            continue;
+                        };
+                        if let Some(size) = callee.iter().find(|s| s.loc.slot == slot) {
+                            let taken =
+                                std::mem::replace(item, crate::check::build::error_expr(item.span));
+                            *item = self.size_of_argument(size, taken, sizes);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        arg
+    }
+
+    fn size_of_argument(
+        &mut self,
+        size: &RunTimeSize,
+        arg: ir::Expr,
+        sizes: &mut SizeArguments,
+    ) -> ir::Expr {
+        let mut inner = &arg;
+        while let ir::ExprKind::Prim(ir::Prim::Widen, operands) = &inner.kind {
+            match operands.as_slice() {
+                [operand] => inner = operand,
+                _ => break,
+            }
+        }
+        let given = match &inner.kind {
+            ir::ExprKind::Const(ir::Const::Int(k)) => match u64::try_from(*k) {
+                Ok(k) => Some(Type::Unitsum(k)),
+                Err(_) => {
+                    self.type_error(
+                        arg.span,
+                        format!(
+                            "the size `{}` would be {k}: a size cannot be negative",
+                            size.var.name
+                        ),
+                    );
+                    Some(crate::check::error_type())
+                }
+            },
+            ir::ExprKind::Local(_) | ir::ExprKind::Global(_) => {
+                let frame = self.frame;
+                self.sizes
+                    .iter()
+                    .filter(|s| s.loc.frame == frame && s.array.is_none())
+                    .find(|s| {
+                        let read = match self.place_at(s.loc) {
+                            Place::Global(g) => {
+                                matches!(inner.kind, ir::ExprKind::Global(x) if x == g)
+                            }
+                            Place::Local(l) => {
+                                matches!(inner.kind, ir::ExprKind::Local(x) if x == l)
+                            }
+                            _ => false,
+                        };
+                        read
+                    })
+                    .map(|s| Type::Var(s.var.clone()))
+            }
+            _ => None,
+        };
+        if let Some(t) = given {
+            sizes.vars.push(size.var.clone());
+            sizes.sizes.push(t);
+            return arg;
+        }
+        // Any other argument: computed first into a hidden variable whose value is the size.
+        let frame = self.frame;
+        let slot = self.frames[frame].alloc();
+        let loc = VarLoc {
+            frame,
+            slot,
+            cell: false,
+        };
+        let place = self.place_at(loc);
+        let var = TyVar {
+            id: self.next_tyvar,
+            name: format!("{}'", size.var.name).into(),
+            kind: Kind::Unitsum,
+        };
+        self.next_tyvar += 1;
+        let ity = match arg.ty {
+            Type::Int(ity) => ity,
+            _ => size.ity,
+        };
+        self.sizes.push(RunTimeSize {
+            var: var.clone(),
+            loc,
+            ity,
+            array: None,
+            span: arg.span,
+        });
+        let read = ir::Expr {
+            kind: match place {
+                Place::Global(g) => ir::ExprKind::Global(g),
+                _ => ir::ExprKind::Local(slot),
+            },
+            ty: arg.ty.clone(),
+            span: arg.span,
+        };
+        self.unit.pre_stmts.push(ir::Stmt::Assign(place, arg));
+        sizes.vars.push(size.var.clone());
+        sizes.sizes.push(Type::Var(var));
+        read
+    }
+
+    /// Give each unitsum variable of `scheme` that its application left unsolved (it is
+    /// mentioned by the result only) a fresh run-time size, to be bound to the variable the
+    /// result is assigned to (`size_of_variable`) or to a hidden one (`bind_fresh_sizes`).
+    pub(crate) fn fresh_sizes_of(
+        &mut self,
+        scheme: &crate::check::scheme::Scheme,
+        metas: &[Type],
+        name: &str,
+    ) {
+        for (v, m) in scheme.vars.iter().zip(metas) {
+            if v.var.kind != Kind::Unitsum || !matches!(self.zonk(m), Type::Meta(_)) {
+                continue;
+            }
+            let var = TyVar {
+                id: self.next_tyvar,
+                name: format!("{name}'").into(),
+                kind: Kind::Unitsum,
+            };
+            self.next_tyvar += 1;
+            self.unify(m, &Type::Var(var.clone()));
+            self.unit.fresh_sizes.push(var);
+        }
+    }
+
+    /// The type of variable `name` (bound by `vb`) initialised with a value of type `t`: when
+    /// `t` is an array over a fresh run-time size, that size becomes the variable's length,
+    /// named after it (`len(ys)`).
+    pub(crate) fn size_of_variable(&mut self, vb: &VarBinding, name: &str, t: Type) -> Type {
+        let Type::Array(elem, index) = &t else {
+            return t;
+        };
+        let Type::Var(v) = &**index else {
+            return t;
+        };
+        let Some(at) = self.unit.fresh_sizes.iter().position(|f| f.id == v.id) else {
+            return t;
+        };
+        self.unit.fresh_sizes.remove(at);
+        let var = TyVar {
+            id: v.id,
+            name: format!("len({name})").into(),
+            kind: Kind::Unitsum,
+        };
+        let t = Type::array((**elem).clone(), Type::Var(var.clone()));
+        self.sizes.push(RunTimeSize {
+            var,
+            loc: vb.loc,
+            ity: IntTy::Size,
+            array: Some(t.clone()),
+            span: vb.span,
+        });
+        t
+    }
+
+    /// The fresh run-time sizes from `fresh` on, made by the statement `out[start..]` and not
+    /// bound to a variable: each expression of such a size is computed first into a hidden
+    /// variable, whose length the size becomes.
+    pub(crate) fn bind_fresh_sizes(
+        &mut self,
+        span: Span,
+        out: &mut Vec<ir::Stmt>,
+        start: usize,
+        fresh: usize,
+    ) {
+        let pending: Vec<TyVar> = self.unit.fresh_sizes.drain(fresh..).collect();
+        if out.len() <= start {
+            return;
+        }
+        if out[start..]
+            .iter()
+            .any(|s| matches!(s, ir::Stmt::While { .. } | ir::Stmt::ForRange { .. }))
+        {
+            self.error(CheckError::Type {
+                span,
+                message: "an array whose size is known only when it runs cannot be made in a \
+                          loop's condition or bounds"
+                    .to_string(),
+                help: Some("compute it first: `val ys = …;`".to_string()),
+            });
+            return;
+        }
+        let stmts: Vec<ir::Stmt> = out.drain(start..).collect();
+        let mut hoist = Hoist {
+            checker: self,
+            pending: &pending,
+            hoisted: Vec::new(),
+        };
+        let stmts: Vec<ir::Stmt> = stmts
+            .iter()
+            .map(|s| crate::core::visit::infallible(hoist.fold_stmt(s)))
+            .collect();
+        let hoisted = std::mem::take(&mut hoist.hoisted);
+        out.extend(hoisted);
+        out.extend(stmts);
+    }
+
+    /// The hidden variables of sizes given by arguments in the statement `out[start..]`
+    /// (`size_of_argument`), assigned before it.
+    pub(crate) fn flush_pre_stmts(&mut self, span: Span, out: &mut Vec<ir::Stmt>, start: usize) {
+        let pre: Vec<ir::Stmt> = std::mem::take(&mut self.unit.pre_stmts);
+        if out[start..]
+            .iter()
+            .any(|s| matches!(s, ir::Stmt::While { .. } | ir::Stmt::ForRange { .. }))
+        {
+            self.error(CheckError::Type {
+                span,
+                message: "a size computed in a loop's condition or bounds cannot be a run-time \
+                          size"
+                    .to_string(),
+                help: Some("compute it first: `val n = …;`".to_string()),
+            });
+            return;
+        }
+        let stmts: Vec<ir::Stmt> = out.drain(start..).collect();
+        out.extend(pre);
+        out.extend(stmts);
+    }
+
+    fn stmts_span(&self, stmts: &[ir::Stmt]) -> Span {
+        let mut span: Option<Span> = None;
+        crate::core::visit::each_in_stmts(
+            stmts,
+            &mut |e| {
+                span = Some(match span {
+                    None => e.span,
+                    Some(s) => Span::new(s.start.min(e.span.start), s.end.max(e.span.end)),
+                })
+            },
+            &mut |_| {},
+        );
+        span.unwrap_or(Span::new(0, 0))
+    }
+
+    /// Report (once per variable) each size variable mentioned by `stmts` outside the
+    /// statements that bind it.
+    pub(crate) fn unbound_sizes(&mut self, stmts: &[ir::Stmt]) {
+        if self.sizes.is_empty() {
+            return;
+        }
+        let ids: std::collections::HashSet<u32> = self.sizes.iter().map(|s| s.var.id).collect();
+        let homes: Vec<(Place, u32)> = self
+            .sizes
+            .iter()
+            .filter(|s| s.array.is_some() && s.loc.frame == self.frame)
+            .map(|s| (self.place_at(s.loc), s.var.id))
+            .collect();
+        let mut finder = Unbound {
+            ids: &ids,
+            homes: &homes,
+            bound: Vec::new(),
+            found: Vec::new(),
+            span: Span::new(0, 0),
+        };
+        for s in stmts {
+            crate::core::visit::Visit::visit_stmt(&mut finder, s);
+        }
+        let mut reported = std::collections::HashSet::new();
+        for (var, span) in finder.found {
+            if reported.insert(var.id) {
+                self.error(CheckError::Type {
+                    span,
+                    message: format!(
+                        "the size `{}` is used here before its `val` has a value",
+                        var.name
+                    ),
+                    help: Some(format!("move this after the definition of `{}`", var.name)),
+                });
+            }
+        }
+    }
+}
+
+/// The ids of the type variables mentioned by `stmts`.
+fn mentioned_vars(stmts: &[ir::Stmt]) -> std::collections::HashSet<u32> {
+    struct Vars(std::collections::HashSet<u32>);
+    impl crate::core::visit::Visit<'_> for Vars {
+        fn visit_type(&mut self, ty: &Type) {
+            if ty.has_var() {
+                collect_vars(ty, &mut self.0);
+            }
+        }
+    }
+    let mut vars = Vars(Default::default());
+    for s in stmts {
+        crate::core::visit::Visit::visit_stmt(&mut vars, s);
+    }
+    vars.0
+}
+
+fn collect_vars(ty: &Type, out: &mut std::collections::HashSet<u32>) {
+    ty.for_each_var(&mut |v| {
+        out.insert(v.id);
+    });
+}
+
+/// Does `stmts` contain a `Specialise` binding variable `id`?
+fn binds(stmts: &[ir::Stmt], id: u32) -> bool {
+    struct Binds(u32, bool);
+    impl crate::core::visit::Visit<'_> for Binds {
+        fn visit_stmt(&mut self, s: &ir::Stmt) {
+            if let ir::Stmt::Specialise { sizes, .. } = s {
+                self.1 |= sizes.iter().any(|(v, _)| v.id == self.0);
+            }
+            crate::core::visit::walk_stmt(self, s);
+        }
+    }
+    let mut finder = Binds(id, false);
+    for s in stmts {
+        crate::core::visit::Visit::visit_stmt(&mut finder, s);
+    }
+    finder.1
+}
+
+/// Finds size variables outside the `Specialise` statements that bind them.
+struct Unbound<'a> {
+    ids: &'a std::collections::HashSet<u32>,
+    /// The variables whose lengths are sizes: their assignments define the sizes.
+    homes: &'a [(Place, u32)],
+    bound: Vec<u32>,
+    found: Vec<(TyVar, Span)>,
+    /// The span of the innermost expression being visited.
+    span: Span,
+}
+
+impl<'ir> crate::core::visit::Visit<'ir> for Unbound<'_> {
+    fn visit_stmt(&mut self, s: &'ir ir::Stmt) {
+        match s {
+            ir::Stmt::Specialise { sizes, body, .. } => {
+                // The sizes' own reads (`len ys`) mention them.
+                let n = self.bound.len();
+                self.bound.extend(sizes.iter().map(|(v, _)| v.id));
+                for (_, e) in sizes {
+                    self.visit_expr(e);
+                }
+                for s in body {
+                    self.visit_stmt(s);
+                }
+                self.bound.truncate(n);
+            }
+            ir::Stmt::Assign(place, e) => {
+                let n = self.bound.len();
+                self.bound.extend(
+                    self.homes
+                        .iter()
+                        .filter(|(p, _)| p == place)
+                        .map(|(_, id)| *id),
+                );
+                self.visit_expr(e);
+                self.bound.truncate(n);
+            }
+            _ => crate::core::visit::walk_stmt(self, s),
+        }
+    }
+
+    fn visit_expr(&mut self, e: &'ir ir::Expr) {
+        let outer = std::mem::replace(&mut self.span, e.span);
+        crate::core::visit::walk_expr(self, e);
+        self.span = outer;
+    }
+
+    fn visit_type(&mut self, ty: &'ir Type) {
+        if !ty.has_var() {
+            return;
+        }
+        let mut vars = Vec::new();
+        ty.for_each_var(&mut |v| vars.push(v.clone()));
+        for v in vars {
+            if self.ids.contains(&v.id) && !self.bound.contains(&v.id) {
+                self.found.push((v, self.span));
+            }
+        }
+    }
+}
+
+/// Moves each expression whose type is an array over a pending fresh size into a hidden
+/// variable assigned before the statement.
+struct Hoist<'a> {
+    checker: &'a mut Checker,
+    pending: &'a [TyVar],
+    hoisted: Vec<ir::Stmt>,
+}
+
+impl crate::core::visit::Fold for Hoist<'_> {
+    type Error = std::convert::Infallible;
+
+    fn fold_expr(&mut self, e: &ir::Expr) -> Result<ir::Expr, Self::Error> {
+        let ty = self.checker.zonk(&e.ty).erase_secret();
+        let fresh = match &ty {
+            Type::Array(_, index) => match &**index {
+                Type::Var(v) => self.pending.iter().find(|p| p.id == v.id).cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(var) = fresh else {
+            return crate::core::visit::walk_expr_fold(self, e);
+        };
+        // The operands may hold further fresh sizes (`filter p (filter q xs)`).
+        let inner = crate::core::visit::walk_expr_fold(self, e)?;
+        let c = &mut *self.checker;
+        let frame = c.frame;
+        let slot = c.frames[frame].alloc();
+        let loc = VarLoc {
+            frame,
+            slot,
+            cell: false,
+        };
+        let place = c.place_at(loc);
+        c.sizes.push(RunTimeSize {
+            var: var.clone(),
+            loc,
+            ity: IntTy::Size,
+            array: Some(ty.clone()),
+            span: e.span,
+        });
+        self.hoisted.push(ir::Stmt::Assign(place, inner));
+        let kind = match place {
+            Place::Global(s) => ir::ExprKind::Global(s),
+            _ => ir::ExprKind::Local(slot),
+        };
+        Ok(ir::Expr {
+            kind,
+            ty: e.ty.clone(),
+            span: e.span,
+        })
+    }
+}
