@@ -189,10 +189,13 @@ impl Session {
         }
         if let Err(diags) = self.scoped(|s| s.run_unit(PRELUDE, PRELUDE_NAME, SourceKind::Library))
         {
-            panic!(
+            let report = format!(
                 "the prelude failed to load (a bug in Tessera):\n{}",
                 diag::render(&diags, PRELUDE_NAME, PRELUDE, false)
             );
+            // Said where the user sees it too: no session exists yet to report the panic.
+            let _ = self.err.write_all(report.as_bytes());
+            panic!("{report}");
         }
     }
 

@@ -929,6 +929,7 @@ impl Checker {
             .iter()
             .rev()
             .fold(ret, |acc, g| Type::fun(g.clone(), acc));
+        self.fresh_result_sizes(&sig, &result_ty, &mut sizes);
         let result_ty = sizes.apply(&result_ty);
         let mut result_ty = self.zonk(&result_ty);
         // Visibility: a function called with secret arguments (for its public

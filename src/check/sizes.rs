@@ -313,6 +313,40 @@ impl Checker {
         arg
     }
 
+    /// The sizes of the result of a call of `sig` that its arguments do not give (the length
+    /// of an array the function made, `take`): fresh run-time sizes, as for `filter`.
+    pub(crate) fn fresh_result_sizes(
+        &mut self,
+        sig: &crate::check::env::FunSig,
+        result: &Type,
+        sizes: &mut SizeArguments,
+    ) {
+        let mut vars = Vec::new();
+        sizes.apply(result).for_each_var(&mut |v| {
+            if !vars.contains(v) {
+                vars.push(v.clone());
+            }
+        });
+        for v in vars {
+            let own = self
+                .sizes
+                .iter()
+                .any(|s| s.var.id == v.id && s.loc.frame == sig.frame);
+            if !own {
+                continue;
+            }
+            let fresh = TyVar {
+                id: self.next_tyvar,
+                name: format!("{}'", sig.name).into(),
+                kind: Kind::Unitsum,
+            };
+            self.next_tyvar += 1;
+            self.unit.fresh_sizes.push(fresh.clone());
+            sizes.vars.push(v);
+            sizes.sizes.push(Type::Var(fresh));
+        }
+    }
+
     fn size_of_argument(
         &mut self,
         size: &RunTimeSize,

@@ -38,10 +38,20 @@ pub fn instantiate(f: &Function, args: &[Type]) -> Function {
     }
 }
 
-/// `stmts` with `args[i]` substituted for `params[i]` in every type they mention.
-pub fn substitute_stmts(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<Stmt> {
-    let mut substitution = Substitution { params, args };
-    infallible(substitution.fold_stmts(stmts))
+/// `stmts` with the sizes `args[i]` substituted for the size variables `params[i]` in every
+/// type they mention (`Type::subst_sizes`: arrays over 0 or 1 stay arrays).
+pub fn substitute_sizes(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<Stmt> {
+    struct Sizes<'a> {
+        params: &'a [TyVar],
+        args: &'a [Type],
+    }
+    impl Fold for Sizes<'_> {
+        type Error = std::convert::Infallible;
+        fn fold_type(&mut self, ty: &Type) -> Result<Type, Self::Error> {
+            Ok(ty.subst_sizes(self.params, self.args))
+        }
+    }
+    infallible(Sizes { params, args }.fold_stmts(stmts))
 }
 
 /// The pairing of type parameters with their arguments, applied to every type of a tree.

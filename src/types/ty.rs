@@ -1090,6 +1090,27 @@ impl Type {
         });
     }
 
+    /// `subst_vars` for run-time sizes: an array whose index becomes the unitsum 0 or 1 stays
+    /// an array (`T ^ 1` is not made `T`), so code compiled for the sizes has the structure
+    /// the checker gave it (an index, a loop, a `map` over it) whatever the sizes are.
+    pub fn subst_sizes(&self, params: &[TyVar], args: &[Type]) -> Type {
+        if params.is_empty() || !self.has_var() {
+            return self.clone();
+        }
+        self.map(&mut |t| match t {
+            Type::Var(v) => params.iter().position(|p| p == v).map(|i| args[i].clone()),
+            Type::Array(element, index) if index.has_var() => {
+                let element = element.subst_sizes(params, args);
+                let index = index.subst_sizes(params, args);
+                Some(match index {
+                    Type::Unitsum(0 | 1) => Type::Array(TypeRef::new(element), TypeRef::new(index)),
+                    index => Type::array(element, index),
+                })
+            }
+            _ => None,
+        })
+    }
+
     pub fn subst_vars(&self, params: &[TyVar], args: &[Type]) -> Type {
         if params.is_empty() || !self.has_var() {
             return self.clone();

@@ -366,8 +366,8 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
-    /// `filter p a`: the elements for which `p` holds, as an array over their count (`()`
-    /// when none does, the value of every empty array).
+    /// `filter p a`: the elements for which `p` holds, as an array over their count, even of
+    /// none or one (code over run-time sizes keeps `T ^ 0` and `T ^ 1` as arrays).
     pub(super) fn filter(
         &mut self,
         mut codes: Vec<ExprCode>,
@@ -385,7 +385,7 @@ impl Compiler<'_> {
                 return Ok(Value::Unit);
             };
             let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
-            let mut count = 0usize;
+
             for i in 0..input.len_of(&view) {
                 if i % crate::interrupt::POLL_INTERVAL == 0 {
                     crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
@@ -393,14 +393,9 @@ impl Compiler<'_> {
                 let element = input.element(&view, i);
                 if apply_one(frame.rt, &predicate, element.clone(), span)?.as_int_lossy() != 0 {
                     kept.push_element(element);
-                    count += 1;
                 }
             }
-            Ok(if count == 0 {
-                Value::Unit
-            } else {
-                Value::Array(kept.finish())
-            })
+            Ok(Value::Array(kept.finish()))
         })
     }
 }

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use crate::core::ir::{Expr, Place, Stmt};
-use crate::core::subst::substitute_stmts;
+use crate::core::subst::substitute_sizes;
 use crate::core::visit::each_in_stmts;
 use crate::syntax::span::Span;
 use crate::types::ty::{TyVar, Type};
@@ -179,7 +179,7 @@ fn compile_for(
     span: Span,
 ) -> Result<Specialised, Ctrl> {
     let args: Vec<Type> = sizes.iter().map(|n| Type::Unitsum(*n)).collect();
-    let body = substitute_stmts(&context.body, &context.vars, &args);
+    let body = substitute_sizes(&context.body, &context.vars, &args);
     let mut program = frame.rt.program.borrow_mut();
     let Some(program) = program.as_deref_mut() else {
         return Err(runtime_error(
