@@ -26,6 +26,7 @@ pub mod printf;
 pub mod upcast;
 pub mod value;
 pub mod vector;
+pub mod world;
 
 #[cfg(test)]
 pub(crate) mod test_ir;
@@ -87,6 +88,8 @@ pub struct Runtime<'o> {
     pub native_fault: RefCell<Option<native::Fault>>,
     /// The label of a `break` or `continue` that left fallback code run by native code.
     pub native_label: Cell<u32>,
+    /// The program's world (arguments, files, generator), lent by the machine for the run.
+    pub world: RefCell<world::World>,
 }
 
 impl Runtime<'_> {
@@ -315,6 +318,8 @@ pub struct Machine {
     globals: Vec<Value>,
     /// Are calls of known functions inlined (see `core::inline`)? Results never depend on it.
     inlining: bool,
+    /// The program's world, kept from one unit to the next.
+    world: world::World,
 }
 
 impl Default for Machine {
@@ -374,7 +379,29 @@ impl Machine {
             program: Program::default(),
             globals: Vec::new(),
             inlining: true,
+            world: world::World::default(),
         }
+    }
+
+    /// The program's world (its arguments, standard input, files and generator).
+    pub fn world(&self) -> &world::World {
+        &self.world
+    }
+
+    /// The program's world, to change.
+    pub fn world_mut(&mut self) -> &mut world::World {
+        &mut self.world
+    }
+
+    /// Give the machine another world, keeping the old one.
+    pub fn replace_world(&mut self, world: world::World) -> world::World {
+        std::mem::replace(&mut self.world, world)
+    }
+
+    /// The exit status the program asked for with `System::exit`, once: the run that asked
+    /// ended there without an error.
+    pub fn exit_request(&mut self) -> Option<i32> {
+        self.world.take_exit()
     }
 
     /// Compile functions and units to native code from now on (the default), or run
@@ -535,6 +562,7 @@ impl Machine {
             native_failed: Cell::new(0),
             native_fault: RefCell::new(None),
             native_label: Cell::new(0),
+            world: RefCell::new(std::mem::take(&mut self.world)),
         };
         let outcome = {
             let mut slots = vec![Value::Unit; n_slots];
@@ -563,10 +591,20 @@ impl Machine {
             Ok(outcome) => outcome,
             Err(panic) => {
                 self.globals = runtime.globals.into_inner();
+                self.world = runtime.world.into_inner();
                 std::panic::resume_unwind(panic);
             }
         };
         self.globals = runtime.globals.into_inner();
+        self.world = runtime.world.into_inner();
+        // Files written by the unit are flushed at its end; a write that fails only then is
+        // the unit's error.
+        let flushed = self.world.flush_files();
+        let outcome = match (outcome, flushed) {
+            (Err(Ctrl::Error(diagnostic)), _) if diagnostic.code == world::EXIT => Ok(None),
+            (Ok(_), Err(fault)) => Err(fault),
+            (outcome, _) => outcome,
+        };
         for def in &unit.globals {
             if !matches!(
                 self.globals.get(def.slot as usize),
