@@ -141,7 +141,8 @@ pub struct PrimDef {
     /// tuple literal gives them directly, any other tuple value is evaluated once and taken
     /// apart.
     pub tupled: bool,
-    /// Whether it writes output (an effect: never run in parallel, never inlined away).
+    /// Whether it has an effect: writes output, or reads or changes the program's world (its
+    /// files, arguments, generator, clock). Never run in parallel, never inlined away.
     pub effect: bool,
     /// Whether it calls a function it is given (`map f a`).
     pub calls: bool,
