@@ -579,8 +579,7 @@ impl Repl {
             self.session.print_line(&format!("print-limit {limit}"));
             let args = self.session.args();
             let args = args.get(1..).unwrap_or_default().join(" ");
-            self.session
-                .print_line(&format!("args {args}").trim_end().to_string());
+            self.session.print_line(format!("args {args}").trim_end());
             return;
         };
         let number = value.and_then(|value| value.parse::<usize>().ok());

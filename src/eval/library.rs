@@ -313,7 +313,7 @@ pub fn compile(
                 write_stream(frame.rt, &stream, b"\n", span)
             })
         }
-        Prim::World(op) => super::world::compile(*op, codes, arg_tys, span),
+        Prim::World(op) => super::world::compile(*op, codes, span),
         Prim::Parse(double) => super::world::compile_parse(*double, codes, span),
         _ => return None,
     })

@@ -13,7 +13,6 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
 use crate::core::ir::{OpenMode, WorldOp};
 use crate::syntax::span::Span;
-use crate::types::Type;
 
 use super::code::ExprCode;
 use super::error::{file_error, runtime_error, Fault, CONVERSION_OUT_OF_RANGE, FILE_ERROR};
@@ -552,8 +551,7 @@ fn path_of(value: Value) -> String {
 }
 
 /// The compiled code of `Prim::World(op)` with its operands' codes.
-pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span) -> ExprCode {
-    let _ = arg_tys;
+pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
     let mut pop = || codes.pop().expect("the operand count was checked");
     match op {
         WorldOp::Argc => {
