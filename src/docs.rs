@@ -123,7 +123,7 @@ pub fn entry_markdown(entry: &DocEntry, output: &str) -> String {
                 Section::Coercion => "coercion",
                 Section::Internal => "internal kernel",
             };
-            let effect = if *effect { "writes output" } else { "pure" };
+            let effect = if *effect { "has an effect" } else { "pure" };
             if *section == Section::Function {
                 format!("{kind}, arity {arity}, {effect}")
             } else {

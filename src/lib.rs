@@ -103,6 +103,8 @@ impl Session {
             threads,
             stdout,
             stderr,
+            stdin,
+            args,
         } = settings;
         let mut session = Session {
             checker: Checker::new(),
@@ -122,8 +124,27 @@ impl Session {
             let _ = session.set_threads(threads);
         }
         session.configure();
+        session
+            .machine
+            .replace_world(eval::world::World::new(args, stdin));
         session.load_prelude();
         session
+    }
+
+    /// Set the program's arguments after its path (the REPL's `:set args`).
+    pub fn set_args(&mut self, args: Vec<String>) {
+        self.machine.world_mut().set_args(args);
+    }
+
+    /// The program's arguments, its path first.
+    pub fn args(&self) -> Vec<String> {
+        self.machine.world().args().to_vec()
+    }
+
+    /// The exit status a program asked for with `System::exit`, once: the run that asked
+    /// ended there, with its output flushed.
+    pub fn exit_request(&mut self) -> Option<i32> {
+        self.machine.exit_request()
     }
 
     /// Give a fresh checker and machine the session's settings.
@@ -522,7 +543,10 @@ impl Session {
     /// Forget every definition: a fresh checker and machine with the prelude loaded again.
     pub fn reset(&mut self) {
         self.checker = Checker::new();
+        // The program's world (arguments, input, open files) is not a definition: it stays.
+        let world = self.machine.replace_world(eval::world::World::default());
         self.machine = Machine::new();
+        self.machine.replace_world(world);
         self.configure();
         self.sources.clear();
         self.load_prelude();

@@ -18,9 +18,9 @@ Tessera: an interpreter for a Felix subset built on compact linear types.
 
 Usage:
   tessera [OPTIONS]                 start the REPL
-  tessera [OPTIONS] FILE.flx        check and run a program
-  tessera [OPTIONS] run FILE.flx    check and run a program
-  tessera [OPTIONS] check FILE.flx  only check a program (nothing runs)
+  tessera [OPTIONS] FILE.flx [ARGS…]      check and run a program with arguments
+  tessera [OPTIONS] run FILE.flx [ARGS…]  check and run a program with arguments
+  tessera [OPTIONS] check FILE.flx        only check a program (nothing runs)
   tessera doc [FILE]                write the library reference (markdown) to FILE, or print it
   tessera --explain CODE            print the page of the error index for CODE (E0401, R0003, …)
 
@@ -45,6 +45,8 @@ Options:
                  native code, and which pieces run on the closure compiler and why
   --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
                  inlining pass) instead of running it
+  --             end of Tessera's options: the next argument is the file (even one starting
+                 with `-`); everything after the file is the program's (System::argv)
   -h, --help     print this help
   -V, --version  print the version and the commit it was built from
 
@@ -86,6 +88,8 @@ struct Invocation {
     no_jit: bool,
     /// `--jit-report`: after the run, print what was compiled to native code to stderr.
     jit_report: bool,
+    /// The arguments after the program's file, for the program (`System::argv 1` …).
+    program_args: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -135,6 +139,8 @@ struct Options {
     no_jit: bool,
     jit_report: bool,
     threads: Option<usize>,
+    /// The program's arguments, its path first.
+    args: Vec<String>,
 }
 
 impl Options {
@@ -152,12 +158,25 @@ impl Options {
             no_jit: invocation.no_jit,
             jit_report: invocation.jit_report,
             threads: invocation.threads,
+            args: match &invocation.command {
+                Command::Run(file) => std::iter::once(file.clone())
+                    .chain(invocation.program_args.iter().cloned())
+                    .collect(),
+                _ => vec!["tessera".to_string()],
+            },
         }
     }
 
     /// A session writing to a buffered stdout (flushed before diagnostics and at exit) and
-    /// the process's stderr.
-    fn session(&self) -> Session {
+    /// the process's stderr, with the program's arguments; a program run from a file reads
+    /// the process's stdin, while the REPL's lines are its own (a program there reads an
+    /// empty input).
+    fn session(&self, reads_stdin: bool) -> Session {
+        let stdin: Box<dyn std::io::BufRead + Send> = if reads_stdin {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            Box::new(std::io::empty())
+        };
         Session::new(Settings {
             limits: self.limits,
             validate: self.validate,
@@ -166,6 +185,8 @@ impl Options {
             threads: self.threads,
             stdout: Box::new(BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),
+            stdin,
+            args: self.args.clone(),
         })
     }
 
@@ -193,7 +214,7 @@ fn run_command(invocation: Invocation) -> i32 {
         }
         Command::Explain(code) => explain(&code),
         Command::Doc(file) => write_library_page(file.as_deref()),
-        Command::Repl => repl::run(options.session()),
+        Command::Repl => repl::run(options.session(false)),
         Command::Run(path) => run_file(&path, false, &options),
         Command::Check(path) => run_file(&path, true, &options),
         Command::DumpIr { file, inlined } => dump_ir(&file, inlined, &options),
@@ -251,7 +272,7 @@ fn dump_ir(path: &str, inlined: bool, options: &Options) -> i32 {
             return 2;
         }
     };
-    match options.session().dump_ir(&src, inlined) {
+    match options.session(false).dump_ir(&src, inlined) {
         Ok(ir) => {
             print!("{ir}");
             0
@@ -284,7 +305,7 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
             return 2;
         }
     };
-    let mut session = options.session();
+    let mut session = options.session(!check_only);
     let result = tessera::catch_internal_error(|| {
         if check_only {
             session.check_source(&src)
@@ -306,6 +327,9 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
             return INTERNAL_ERROR_STATUS;
         }
     };
+    if let Some(status) = session.exit_request() {
+        return status;
+    }
     match result {
         Ok(()) => 0,
         Err(diags) => {
@@ -341,6 +365,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     no_inline,
                     no_jit,
                     jit_report,
+                    program_args: Vec::new(),
                 })
             }
             "-V" | "--version" => {
@@ -352,6 +377,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     no_inline,
                     no_jit,
                     jit_report,
+                    program_args: Vec::new(),
                 })
             }
             "--threads" => {
@@ -399,6 +425,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     no_inline,
                     no_jit,
                     jit_report,
+                    program_args: Vec::new(),
                 });
             }
             "--" => {
@@ -408,18 +435,32 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             _ if argument.starts_with('-') && argument.len() > 1 => {
                 return Err(format!("unknown option `{argument}`"));
             }
-            _ => positional.push(argument),
+            _ => {
+                positional.push(argument);
+                // Everything after the program's file is the program's, options included.
+                if names_the_program(&positional) {
+                    positional.extend(arguments[index + 1..].iter().map(String::as_str));
+                    break;
+                }
+            }
         }
         index += 1;
     }
+    let mut program_args = Vec::new();
     let command = match positional.as_slice() {
         [] => Command::Repl,
-        ["run", file] => Command::Run(file.to_string()),
-        ["check", file] => Command::Check(file.to_string()),
         ["run" | "check"] => return Err(format!("`{}` needs a file", positional[0])),
+        ["run", file, rest @ ..] => {
+            program_args = rest.iter().map(|a| a.to_string()).collect();
+            Command::Run(file.to_string())
+        }
+        ["check", file] => Command::Check(file.to_string()),
         ["doc"] => Command::Doc(None),
         ["doc", file] => Command::Doc(Some(file.to_string())),
-        [file] if looks_like_a_file(file) => Command::Run(file.to_string()),
+        [file, rest @ ..] if looks_like_a_file(file) && !is_command(file) => {
+            program_args = rest.iter().map(|a| a.to_string()).collect();
+            Command::Run(file.to_string())
+        }
         [word] => return Err(format!("unknown command `{word}`")),
         [first, ..] => {
             return Err(format!(
@@ -440,7 +481,22 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         no_inline,
         no_jit,
         jit_report,
+        program_args,
     })
+}
+
+fn is_command(word: &str) -> bool {
+    matches!(word, "run" | "check" | "doc")
+}
+
+/// Do the positional arguments so far end with the file of a program to run (so that the
+/// arguments after it are the program's)?
+fn names_the_program(positional: &[&str]) -> bool {
+    match positional {
+        ["run", _] => true,
+        [file] => !is_command(file) && looks_like_a_file(file),
+        _ => false,
+    }
 }
 
 /// A lone argument is a file to run when it exists, names a `.flx` file or contains a path
@@ -501,6 +557,7 @@ mod tests {
             no_inline: false,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         })
     }
 
@@ -525,6 +582,7 @@ mod tests {
             no_inline: false,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         });
         check(&["--validate", "p.flx"], validated);
         let called = Ok(Invocation {
@@ -535,6 +593,7 @@ mod tests {
             no_inline: true,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         });
         check(&["--no-inline", "p.flx"], called);
         check(
@@ -558,6 +617,7 @@ mod tests {
             no_inline: false,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         });
         check(&["--threads", "4", "p.flx"], expected);
         let expected = Ok(Invocation {
@@ -568,6 +628,7 @@ mod tests {
             no_inline: false,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         });
         check(&["--threads=2"], expected);
         check(&["--threads", "0"], Err("positive whole number"));
@@ -585,6 +646,7 @@ mod tests {
             no_inline: false,
             no_jit: false,
             jit_report: false,
+            program_args: Vec::new(),
         });
         check(
             &["--max-nesting", "50", "--max-errors=3", "p.flx"],
@@ -601,6 +663,32 @@ mod tests {
         check(&["--frob"], Err("unknown option `--frob`"));
         check(&["run"], Err("`run` needs a file"));
         check(&["--explain"], Err("`--explain` needs an error code"));
-        check(&["run", "a.flx", "b.flx"], Err("too many arguments"));
+        check(&["doc", "a.md", "b.md"], Err("too many arguments"));
+        check(&["check", "a.flx", "b"], Err("too many arguments"));
+    }
+
+    #[test]
+    fn program_arguments() {
+        let with_args = |file: &str, args: &[&str]| {
+            Ok(Invocation {
+                command: Command::Run(file.into()),
+                threads: None,
+                limits: Vec::new(),
+                validate: false,
+                no_inline: false,
+                no_jit: false,
+                jit_report: false,
+                program_args: args.iter().map(|a| a.to_string()).collect(),
+            })
+        };
+        check(&["p.flx", "a", "b"], with_args("p.flx", &["a", "b"]));
+        check(&["run", "p.flx", "a"], with_args("p.flx", &["a"]));
+        // After the file every argument is the program's, options and `--` included.
+        check(
+            &["p.flx", "--no-jit", "--", "-x"],
+            with_args("p.flx", &["--no-jit", "--", "-x"]),
+        );
+        check(&["--", "-odd.flx", "-v"], with_args("-odd.flx", &["-v"]));
+        check(&["run", "--", "p", "1"], with_args("p", &["1"]));
     }
 }

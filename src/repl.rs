@@ -172,7 +172,8 @@ pub const COMMANDS: &[CommandInfo] = &[
         "set",
         &[],
         ":set OPTION N",
-        "threads N (parallel loops), print-limit N (array elements shown, 0: all); alone: the settings",
+        "threads N (parallel loops), print-limit N (array elements shown, 0: all), args A B … \
+         (the program's arguments, System::argv); alone: the settings",
         Argument::Setting,
     ),
     command("help", &["h", "?"], ":help", "this list", Argument::None),
@@ -186,7 +187,7 @@ pub const COMMANDS: &[CommandInfo] = &[
 ];
 
 /// The settings `:set` knows.
-const SETTINGS: [&str; 2] = ["threads", "print-limit"];
+const SETTINGS: [&str; 3] = ["threads", "print-limit", "args"];
 
 /// The keywords the terminal REPL completes (the language's keywords), besides the names in scope.
 const KEYWORDS: &[&str] = &[
@@ -245,6 +246,8 @@ pub struct Repl {
     loaded: Vec<String>,
     /// The names in scope, kept for the line editor's completion (terminal only).
     completion_names: Option<Arc<Mutex<Vec<ScopeName>>>>,
+    /// The status a program asked for with `System::exit`: the session ends with it.
+    exit_status: Option<i32>,
 }
 
 impl Repl {
@@ -262,6 +265,7 @@ impl Repl {
             pending: String::new(),
             loaded: Vec::new(),
             completion_names: None,
+            exit_status: None,
         }
     }
 
@@ -281,6 +285,11 @@ impl Repl {
         !is_blank_source(&self.pending)
     }
 
+    /// The exit status of the session: the one `System::exit` asked for, or 0.
+    pub fn exit_status(&self) -> i32 {
+        self.exit_status.unwrap_or(0)
+    }
+
     /// The session, for the banner and for tests.
     pub fn session(&mut self) -> &mut Session {
         &mut self.session
@@ -298,6 +307,10 @@ impl Repl {
             LineOutcome::Continue
         };
         self.session.flush();
+        if let Some(status) = self.session.exit_request() {
+            self.exit_status = Some(status);
+            return LineOutcome::Quit;
+        }
         self.refresh_completion_names();
         outcome
     }
@@ -546,9 +559,14 @@ impl Repl {
         }
     }
 
-    /// `:set`, `:set threads N`, `:set print-limit N`.
+    /// `:set`, `:set threads N`, `:set print-limit N`, `:set args A B …`.
     fn set(&mut self, argument: &str) {
         let mut words = argument.split_whitespace();
+        if argument.split_whitespace().next() == Some("args") {
+            let args = words.skip(1).map(str::to_string).collect();
+            self.session.set_args(args);
+            return;
+        }
         let (setting, value) = (words.next(), words.next());
         if words.next().is_some() {
             self.command_error("`:set` takes one setting and one number");
@@ -559,6 +577,9 @@ impl Repl {
             let limit = self.session.display().print_limit.unwrap_or(0);
             self.session.print_line(&format!("threads {threads}"));
             self.session.print_line(&format!("print-limit {limit}"));
+            let args = self.session.args();
+            let args = args.get(1..).unwrap_or_default().join(" ");
+            self.session.print_line(format!("args {args}").trim_end());
             return;
         };
         let number = value.and_then(|value| value.parse::<usize>().ok());
@@ -676,8 +697,8 @@ impl Repl {
     }
 }
 
-/// Run the REPL on stdin until `:quit` or end of input; returns the exit status (always 0:
-/// errors are reported and the session goes on).
+/// Run the REPL on stdin until `:quit`, end of input or `System::exit`; returns the exit
+/// status (0 unless `System::exit` gave another: errors are reported and the session goes on).
 pub fn run(session: Session) -> i32 {
     let interactive = std::io::stdin().is_terminal();
     let no_color = std::env::var_os("NO_COLOR").is_some();
@@ -690,7 +711,7 @@ pub fn run(session: Session) -> i32 {
     } else {
         run_lines(&mut repl, std::io::stdin().lock());
     }
-    0
+    repl.exit_status()
 }
 
 /// Feed every line of `input` to the REPL (no prompts, no echo), then finish. Bytes that are

@@ -1,10 +1,11 @@
 //! The settings of one session: its limits, whether the IR is validated, whether calls are
-//! inlined, its worker threads and where the program's output goes.
+//! inlined, its worker threads, where the program's output goes, and the program's
+//! command-line arguments and standard input.
 //!
 //! Every setting belongs to the session given it (`Session::new`); nothing is process-wide,
 //! so two sessions in one process may run with different settings, side by side.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 use crate::limits::Limits;
@@ -43,6 +44,12 @@ pub struct Settings {
     /// The program's standard error (`eprint`, `cstderr`); discarded by default (the CLI gives
     /// the process's stderr).
     pub stderr: Box<dyn Write + Send>,
+    /// The program's standard input (`cstdin`); empty by default (the CLI gives the process's
+    /// stdin when it runs a file).
+    pub stdin: Box<dyn BufRead + Send>,
+    /// The program's command-line arguments, its path first (`System::argv 0`); none by
+    /// default.
+    pub args: Vec<String>,
 }
 
 impl Default for Settings {
@@ -55,6 +62,8 @@ impl Default for Settings {
             threads: None,
             stdout: Box::new(std::io::stdout()),
             stderr: Box::new(std::io::sink()),
+            stdin: Box::new(std::io::empty()),
+            args: Vec::new(),
         }
     }
 }
@@ -76,6 +85,21 @@ impl Settings {
             stderr: Box::new(err),
             ..self
         }
+    }
+
+    /// These settings with the program's standard input read from `stdin`.
+    #[must_use]
+    pub fn with_stdin(self, stdin: impl BufRead + Send + 'static) -> Settings {
+        Settings {
+            stdin: Box::new(stdin),
+            ..self
+        }
+    }
+
+    /// These settings with the program's arguments, its path first.
+    #[must_use]
+    pub fn with_args(self, args: Vec<String>) -> Settings {
+        Settings { args, ..self }
     }
 
     /// These settings with `limits`.

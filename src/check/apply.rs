@@ -43,6 +43,10 @@ impl Checker {
     ) -> ir::Expr {
         match &head.node {
             ExprKind::Name(n) => self.apply_name(n, head.span, args, span, expected),
+            // `System::argv 1`: a library function named by Felix's path.
+            ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
+                self.apply_name(&path.join("::"), head.span, args, span, expected)
+            }
             ExprKind::Format(text) => self.format_apply(text, head.span, args, span),
             ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if crate::core::prims::is_type_applied(n) && self.lookup_value(n).is_none()) => {
                 self.subarray_apply(targs, args, span)

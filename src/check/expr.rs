@@ -95,6 +95,10 @@ impl Checker {
             ExprKind::Bool(b) => int_const(*b as i64, Type::BOOL, span),
             ExprKind::Unit => unit_const(span),
             ExprKind::Name(n) => self.name_expr(n, span, expected),
+            // `System::argc`, `Env::getenv`: a library function named by Felix's path.
+            ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
+                self.name_expr(&path.join("::"), span, expected)
+            }
             ExprKind::Qualified(path) => {
                 self.type_error(
                     span,

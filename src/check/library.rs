@@ -16,7 +16,8 @@ use crate::syntax::ast::{self, BinOp};
 use crate::syntax::span::Span;
 use crate::types::ty::{NominalBody, Type};
 
-/// The name of the type of `cstdout` and `cstderr` (declared in the prelude).
+/// The name of the type of `cstdout`, `cstderr` and files open for writing (declared in the
+/// prelude).
 pub const OFILE: &str = "ofile";
 
 /// Split a checked pair argument `(x, y)` into its two components. A literal pair gives its
@@ -432,7 +433,7 @@ impl Checker {
     /// Is `t` the library's `ofile`?
     pub(crate) fn is_ofile(&mut self, t: &Type) -> bool {
         matches!(t, Type::Nominal(n) if &*n.name == OFILE
-            && matches!(n.body.get(), Some(NominalBody::Variant(cs)) if cs.len() == 2))
+            && matches!(n.body.get(), Some(NominalBody::Opaque { .. })))
             && self.lookup_type(OFILE).as_ref() == Some(t)
     }
 }

@@ -14,7 +14,8 @@ pub enum Origin {
         section: Section,
         /// How many curried arguments an application by name takes.
         arity: usize,
-        /// Whether it writes output (otherwise it is pure).
+        /// Whether it has an effect: writes output or reaches the program's world (otherwise it
+        /// is pure).
         effect: bool,
     },
     /// A definition in `stdlib/FILE` with a doc comment (written in Tessera).

@@ -295,10 +295,70 @@ pub enum Prim {
     FWrite(bool),
     /// `endl f`: a newline on the stream args[0].
     FEndl,
+    /// An operation on the program's world: its arguments, environment, files, exit status,
+    /// random numbers and clock (the session's `eval::world::World`).
+    World(WorldOp),
+    /// `parse_int s` (`false`) and `parse_double s` (`true`): the whole string read as a
+    /// number, R0014 naming the text and the first offending byte otherwise.
+    Parse(bool),
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.
     Unresolved(crate::syntax::ast::BinOp),
+}
+
+/// The operations of `Prim::World`, each with its operands (a `unit` operand for those
+/// applied to `()`). A file handle (`ifile`, `ofile`) is an `int` naming an entry of the
+/// world's file table: 0, 1 and 2 are the standard streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorldOp {
+    /// `System::argc`: the number of arguments, the program's path included.
+    Argc,
+    /// `System::argv i`: argument `i` (0 is the program), `""` out of range.
+    Argv,
+    /// `Env::getenv name`: the variable's value, `""` when it is not set.
+    Getenv,
+    /// `System::exit code`: stop the program with that exit status.
+    Exit,
+    /// `cstdin`, `cstdout`, `cstderr`: the standard stream with this handle.
+    Stream(u8),
+    /// `fopen_input`, `fopen_output`, `fopen_append`: a handle, invalid when the file cannot
+    /// be opened.
+    Open(OpenMode),
+    /// `valid f`: was the file opened?
+    Valid,
+    /// `fclose f`.
+    Close,
+    /// `fflush f`.
+    Flush,
+    /// `readln f`: the next line with its newline, `""` at the end.
+    Readln,
+    /// `load f` of an open input file: the rest of it.
+    LoadRest,
+    /// `load name`: the whole file.
+    Load,
+    /// `save (name, s)`: the file's whole content.
+    Save,
+    /// `write (f, s)` and `writeln (f, s)` (`true`: with a newline).
+    Write(bool),
+    /// `rand ()`: the next number of the session's generator, 0 … 2147483647.
+    Rand,
+    /// `srand n`, `rand_seed n`: restart the generator from seed `n`.
+    Seed,
+    /// `rand_int (lo, hi)`: uniform in `lo ..< hi`.
+    RandInt,
+    /// `rand_double ()`: uniform in [0, 1).
+    RandDouble,
+    /// `time ()`: seconds since 1970-01-01 UTC.
+    Time,
+}
+
+/// How `Open` opens its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpenMode {
+    Input,
+    Output,
+    Append,
 }
 
 #[derive(Clone, Debug)]

@@ -18,6 +18,7 @@ use crate::syntax::ast::BinOp;
 use crate::types::ty::{IntTy, Type};
 
 mod functions;
+mod io;
 mod operators;
 
 /// What an entry is, for the library reference.
@@ -140,7 +141,8 @@ pub struct PrimDef {
     /// tuple literal gives them directly, any other tuple value is evaluated once and taken
     /// apart.
     pub tupled: bool,
-    /// Whether it writes output (an effect: never run in parallel, never inlined away).
+    /// Whether it has an effect: writes output, or reads or changes the program's world (its
+    /// files, arguments, generator, clock). Never run in parallel, never inlined away.
     pub effect: bool,
     /// Whether it calls a function it is given (`map f a`).
     pub calls: bool,
@@ -222,21 +224,25 @@ const INTERNAL: PrimDef = PrimDef {
     ..FUNCTION
 };
 
-/// Every entry: the functions, then the operators, conversions, coercions (in the order
+/// Every entry: the functions, those of the program's world (`prims/io.rs`), then the operators, conversions, coercions (in the order
 /// `e :>> T` tries them) and internal kernels.
-pub static PRIMS: &[PrimDef] = &concat::<COUNT>(functions::FUNCTIONS, operators::OPERATORS);
-const COUNT: usize = functions::FUNCTIONS.len() + operators::OPERATORS.len();
+pub static PRIMS: &[PrimDef] =
+    &concat::<COUNT>(&[functions::FUNCTIONS, io::IO_FUNCTIONS, operators::OPERATORS]);
+const COUNT: usize =
+    functions::FUNCTIONS.len() + io::IO_FUNCTIONS.len() + operators::OPERATORS.len();
 
-const fn concat<const N: usize>(a: &[PrimDef], b: &[PrimDef]) -> [PrimDef; N] {
+const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
     let mut all = [FUNCTION; N];
     let mut i = 0;
-    while i < a.len() {
-        all[i] = a[i];
-        i += 1;
-    }
-    while i < N {
-        all[i] = b[i - a.len()];
-        i += 1;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut j = 0;
+        while j < parts[part].len() {
+            all[i] = parts[part][j];
+            i += 1;
+            j += 1;
+        }
+        part += 1;
     }
     all
 }

@@ -303,34 +303,35 @@ pub fn compile(
                 if newline {
                     text.push(b'\n');
                 }
-                write_stream(frame.rt, &stream, &text);
-                Ok(Value::Unit)
+                write_stream(frame.rt, &stream, &text, span)
             })
         }
         Prim::FEndl => {
             let f = pop();
             Box::new(move |frame| {
                 let stream = f(frame)?;
-                write_stream(frame.rt, &stream, b"\n");
-                Ok(Value::Unit)
+                write_stream(frame.rt, &stream, b"\n", span)
             })
         }
+        Prim::World(op) => super::world::compile(*op, codes, span),
+        Prim::Parse(double) => super::world::compile_parse(*double, codes, span),
         _ => return None,
     })
 }
 
-/// `cstdout` is the first constructor of `ofile`, `cstderr` the second.
-fn write_stream(rt: &super::Runtime<'_>, stream: &Value, text: &[u8]) {
-    let tag = match stream {
-        Value::Sum(sum) => sum.0,
-        Value::Int(i) => *i as u32,
-        _ => 0,
-    };
-    if tag == 1 {
-        rt.write_err(text);
-    } else {
-        rt.write(text);
-    }
+/// Write to the output file `stream` (a handle of the world's file table).
+fn write_stream(
+    rt: &super::Runtime<'_>,
+    stream: &Value,
+    text: &[u8],
+    span: Span,
+) -> Result<Value, Ctrl> {
+    let handle = stream.as_int_lossy();
+    rt.world
+        .borrow_mut()
+        .write(handle, rt, text, span)
+        .map_err(|fault| fault.at(span))?;
+    Ok(Value::Unit)
 }
 
 fn str_bytes(v: Value) -> super::value::Text {

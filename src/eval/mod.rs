@@ -26,6 +26,7 @@ pub mod printf;
 pub mod upcast;
 pub mod value;
 pub mod vector;
+pub mod world;
 
 #[cfg(test)]
 pub(crate) mod test_ir;
@@ -90,6 +91,8 @@ pub struct Runtime<'o> {
     /// The session's program, for code compiled while the unit runs (blocks over run-time
     /// sizes, `compile::specialise`); borrowed only while compiling.
     pub program: RefCell<Option<&'o mut Program>>,
+    /// The program's world (arguments, files, generator), lent by the machine for the run.
+    pub world: RefCell<world::World>,
 }
 
 impl Runtime<'_> {
@@ -318,6 +321,8 @@ pub struct Machine {
     globals: Vec<Value>,
     /// Are calls of known functions inlined (see `core::inline`)? Results never depend on it.
     inlining: bool,
+    /// The program's world, kept from one unit to the next.
+    world: world::World,
 }
 
 impl Default for Machine {
@@ -377,7 +382,29 @@ impl Machine {
             program: Program::default(),
             globals: Vec::new(),
             inlining: true,
+            world: world::World::default(),
         }
+    }
+
+    /// The program's world (its arguments, standard input, files and generator).
+    pub fn world(&self) -> &world::World {
+        &self.world
+    }
+
+    /// The program's world, to change.
+    pub fn world_mut(&mut self) -> &mut world::World {
+        &mut self.world
+    }
+
+    /// Give the machine another world, keeping the old one.
+    pub fn replace_world(&mut self, world: world::World) -> world::World {
+        std::mem::replace(&mut self.world, world)
+    }
+
+    /// The exit status the program asked for with `System::exit`, once: the run that asked
+    /// ended there without an error.
+    pub fn exit_request(&mut self) -> Option<i32> {
+        self.world.take_exit()
     }
 
     /// Compile functions and units to native code from now on (the default), or run
@@ -540,6 +567,7 @@ impl Machine {
             native_failed: Cell::new(0),
             native_fault: RefCell::new(None),
             native_label: Cell::new(0),
+            world: RefCell::new(std::mem::take(&mut self.world)),
             program: RefCell::new(Some(&mut self.program)),
         };
         let outcome = {
@@ -565,12 +593,26 @@ impl Machine {
                 })
             }))
         };
-        let Runtime { globals, out, .. } = runtime;
+        let Runtime {
+            globals,
+            out,
+            world,
+            ..
+        } = runtime;
         self.globals = globals.into_inner();
+        self.world = world.into_inner();
         let _ = out.into_inner().flush();
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(panic) => std::panic::resume_unwind(panic),
+        };
+        // Files written by the unit are flushed at its end; a write that fails only then is
+        // the unit's error.
+        let flushed = self.world.flush_files();
+        let outcome = match (outcome, flushed) {
+            (Err(Ctrl::Error(diagnostic)), _) if diagnostic.code == world::EXIT => Ok(None),
+            (Ok(_), Err(fault)) => Err(fault),
+            (outcome, _) => outcome,
         };
         for def in &unit.globals {
             if !matches!(
