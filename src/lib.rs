@@ -14,6 +14,7 @@ mod display;
 mod eval;
 pub mod interrupt;
 pub mod limits;
+mod memory;
 mod settings;
 mod syntax;
 mod types;
@@ -130,6 +131,7 @@ impl Session {
     fn configure(&mut self) {
         self.checker.set_validate(self.validate);
         self.machine.set_limits(self.limits);
+        memory::set_budget(self.limits.max_memory_bytes);
         self.machine.set_inlining(self.inline);
         self.machine.set_native(self.jit);
     }
