@@ -37,11 +37,9 @@ pub(crate) fn flag_address() -> *const u8 {
     INTERRUPTED.as_ptr() as *const u8
 }
 
-/// Forget an earlier Ctrl-C or memory overrun (before a REPL chunk starts, or after one was
-/// reported).
+/// Forget an earlier Ctrl-C (before a REPL chunk starts, or after one was reported).
 pub fn clear() {
     INTERRUPTED.store(false, Ordering::Relaxed);
-    crate::memory::clear();
 }
 
 /// Ask for an interruption as if Ctrl-C had been pressed (for tests).

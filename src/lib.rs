@@ -287,8 +287,10 @@ impl Session {
     }
 
     fn eval_chunk_unguarded(&mut self, src: &str, checker_before: &Checker) -> ChunkResult {
-        // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
+        // A Ctrl-C pressed before this chunk (at the prompt), or a memory overrun reported by
+        // an earlier chunk, does not stop it.
         interrupt::clear();
+        memory::clear();
         if is_blank_source(src) {
             return ChunkResult::Done;
         }

@@ -108,7 +108,10 @@ pub(crate) fn budget() -> u64 {
 
 /// Set the budget (done by `Session::new` from `--max-memory`).
 pub(crate) fn set_budget(bytes: u64) {
-    BUDGET.store(crate::limits::as_usize(bytes), Ordering::Relaxed);
+    BUDGET.store(
+        usize::try_from(bytes).unwrap_or(usize::MAX),
+        Ordering::Relaxed,
+    );
 }
 
 /// May `bytes` more bytes be allocated within the budget? `Err` carries the budget.
@@ -125,7 +128,7 @@ pub(crate) fn over() -> bool {
     OVER_BUDGET.load(Ordering::Relaxed)
 }
 
-/// Forget an earlier overrun (with the Ctrl-C flag, before a REPL chunk). If the live bytes
+/// Forget an earlier overrun (before a REPL chunk, with the Ctrl-C flag). If the live bytes
 /// are still over the budget, the next allocation raises it again.
 pub(crate) fn clear() {
     OVER_BUDGET.store(false, Ordering::Relaxed);
@@ -144,7 +147,7 @@ pub fn default_budget() -> u64 {
         let address_space = if libc::getrlimit(libc::RLIMIT_AS, &mut limit) == 0
             && limit.rlim_cur != libc::RLIM_INFINITY
         {
-            Some(limit.rlim_cur as u64)
+            Some(limit.rlim_cur)
         } else {
             None
         };
