@@ -14,6 +14,7 @@ mod display;
 mod eval;
 pub mod interrupt;
 pub mod limits;
+mod memory;
 mod settings;
 mod syntax;
 mod types;
@@ -151,6 +152,7 @@ impl Session {
     fn configure(&mut self) {
         self.checker.set_validate(self.validate);
         self.machine.set_limits(self.limits);
+        memory::set_budget(self.limits.max_memory_bytes);
         self.machine.set_inlining(self.inline);
         self.machine.set_native(self.jit);
     }
@@ -309,8 +311,10 @@ impl Session {
     }
 
     fn eval_chunk_unguarded(&mut self, src: &str, checker_before: &Checker) -> ChunkResult {
-        // A Ctrl-C pressed before this chunk (at the prompt) does not stop it.
+        // A Ctrl-C pressed before this chunk (at the prompt), or a memory overrun reported by
+        // an earlier chunk, does not stop it.
         interrupt::clear();
+        memory::clear();
         if is_blank_source(src) {
             return ChunkResult::Done;
         }

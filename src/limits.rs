@@ -19,6 +19,13 @@ pub const DEFAULT_MAX_ALLOC_BYTES: u64 = 4 << 30;
 /// so they get a tighter bound than other allocations.
 pub const DEFAULT_MAX_NATURAL_BITS: u64 = 1 << 24;
 
+/// The heap of the process may hold at most this many bytes (`--max-memory`; its default,
+/// computed at start, is `memory::default_budget`: half the physical memory, at most half the
+/// address-space limit). Past it, the allocation that asked is runtime error R0007.
+pub fn default_max_memory() -> u64 {
+    crate::memory::default_budget()
+}
+
 /// Calls nested deeper than this are runtime error R0008 (`--max-call-depth`).
 pub const DEFAULT_MAX_CALL_DEPTH: u64 = 100_000;
 
@@ -51,6 +58,8 @@ pub struct Limits {
     pub max_alloc_bytes: u64,
     /// Bits of one natural number (R0007, `--max-natural-bits`).
     pub max_natural_bits: u64,
+    /// Bytes of heap the whole process may hold (R0007, `--max-memory`).
+    pub max_memory_bytes: u64,
     /// Depth of nested calls (R0008, `--max-call-depth`).
     pub max_call_depth: u64,
     /// Bytes of native stack for nested calls (R0008, `--max-stack`).
@@ -69,6 +78,7 @@ impl Default for Limits {
             max_nesting: DEFAULT_MAX_NESTING,
             max_alloc_bytes: DEFAULT_MAX_ALLOC_BYTES,
             max_natural_bits: DEFAULT_MAX_NATURAL_BITS,
+            max_memory_bytes: default_max_memory(),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             max_stack_bytes: DEFAULT_MAX_STACK_BYTES,
             max_errors: DEFAULT_MAX_ERRORS,
@@ -84,7 +94,7 @@ pub struct Limit {
     pub flag: &'static str,
     /// What it bounds, for `--help`.
     pub meaning: &'static str,
-    /// The value when no flag sets it.
+    /// The value when no flag sets it (0: computed from the machine at start).
     pub default: u64,
     /// The smallest accepted value.
     pub minimum: u64,
@@ -105,7 +115,7 @@ impl Limit {
 }
 
 /// Every limit with a flag, in the order `--help` lists them.
-pub static LIMITS: [Limit; 8] = [
+pub static LIMITS: [Limit; 9] = [
     Limit {
         flag: "--max-nesting",
         meaning: "nesting depth of expressions, types, patterns and blocks (E0102)",
@@ -126,6 +136,13 @@ pub static LIMITS: [Limit; 8] = [
         default: DEFAULT_MAX_NATURAL_BITS,
         minimum: 64,
         field: |limits| &mut limits.max_natural_bits,
+    },
+    Limit {
+        flag: "--max-memory",
+        meaning: "bytes of heap the process may hold (R0007)",
+        default: 0,
+        minimum: 16 << 20,
+        field: |limits| &mut limits.max_memory_bytes,
     },
     Limit {
         flag: "--max-call-depth",
@@ -185,7 +202,9 @@ pub fn max_threads() -> usize {
 pub(crate) enum Refusal {
     /// Larger than `--max-alloc` (the limit, in bytes).
     OverLimit(u64),
-    /// Within the limit, but the system could not provide it.
+    /// Within the limit, but the heap would pass the memory budget (the budget, in bytes).
+    OverBudget(u64),
+    /// Within the limit and the budget, but the system could not provide it.
     Unavailable,
 }
 
@@ -197,13 +216,18 @@ impl Refusal {
                 "{bytes} bytes are more than the limit of {limit} bytes for one allocation \
                  (raise it with `--max-alloc`)"
             ),
+            Refusal::OverBudget(budget) => format!(
+                "{bytes} more bytes would take the program past its memory budget of {budget} \
+                 bytes (raise it with `--max-memory`)"
+            ),
             Refusal::Unavailable => format!("{bytes} bytes could not be allocated"),
         }
     }
 }
 
 impl Limits {
-    /// Is an allocation of `bytes` bytes possible: within `max_alloc_bytes`, and granted by
+    /// Is an allocation of `bytes` bytes possible: within `max_alloc_bytes` and the memory
+    /// budget (`memory::admit`), and granted by
     /// the system when tried (the probe is released at once; large allocations are mapped
     /// lazily, so this costs no page touches)? Called before building a large string, natural
     /// or array, so that running out of memory is runtime error R0007, never an allocator
@@ -213,6 +237,7 @@ impl Limits {
         if bytes > u128::from(limit) {
             return Err(Refusal::OverLimit(limit));
         }
+        crate::memory::admit(bytes).map_err(Refusal::OverBudget)?;
         // Small allocations are not worth a probe.
         if bytes >= 1 << 20 {
             let mut probe: Vec<u8> = Vec::new();

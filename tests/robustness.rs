@@ -476,3 +476,102 @@ fn the_text_of_a_value_with_shared_leaves_is_bounded() {
     structs += "var x : S40;\nprintln$ len x._strr;\n";
     expect_file("strr_huge_struct", &structs, 3, Some("R0007"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The memory budget and the quadratic corners
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn kernels_past_the_memory_budget_are_r0007() {
+    // The tests run under `ulimit -v` 1 GiB, so the budget is 512 MiB: the array fits, a
+    // second one as large does not, and each kernel says so before it allocates.
+    let decl = "var a : int ^ 40000000;\n&a.0 <- 1;\n";
+    for kernel in [
+        "map (fun (x:int) => x + 1) a",
+        "rev a",
+        "sort a",
+        "rev_map (fun (x:int) => x + 1) a",
+    ] {
+        let src = format!("{decl}val b = {kernel};\nprintln$ b.0;\n");
+        expect_file("kernel_budget", &src, 3, Some("R0007"));
+    }
+}
+
+#[test]
+fn growth_in_small_steps_stops_at_the_memory_budget() {
+    let path = write_temp(
+        "list_budget",
+        "variant L = | Nil | Cons of int * L;\nvar t = Nil;\n\
+         for i in 0 ..< 100000000 do t = Cons (i, t); done\nprintln 1;\n",
+    );
+    for jit in [&[][..], &["--no-jit"][..]] {
+        let mut args = jit.to_vec();
+        args.extend(["--max-memory", "100000000", &path]);
+        let outcome = run_tessera(&args, b"");
+        check_outcome("list_budget", &outcome, 3, Some("R0007"));
+        assert!(
+            outcome.stderr.contains("--max-memory"),
+            "{}",
+            outcome.stderr
+        );
+    }
+}
+
+/// Seconds `tessera ARGS FILE` takes on the source `src`.
+fn seconds(name: &str, args: &[&str], src: &str) -> f64 {
+    let path = write_temp(name, src);
+    let mut all = args.to_vec();
+    all.push(&path);
+    let outcome = run_tessera(&all, b"");
+    check_outcome(name, &outcome, 0, None);
+    outcome.elapsed.as_secs_f64()
+}
+
+/// Growth from size `n` to `4 n` must be far from quadratic: the time at `4 n` stays under 8
+/// times the time at `n` (16 would be quadratic), with half a second for a noisy machine.
+fn assert_linear(name: &str, args: &[&str], make: impl Fn(usize) -> String, n: usize) {
+    let small = seconds(name, args, &make(n));
+    let large = seconds(name, args, &make(4 * n));
+    assert!(
+        large < 8.0 * small + 0.5,
+        "{name}: {small:.2} s at {n}, {large:.2} s at {}",
+        4 * n
+    );
+}
+
+#[test]
+fn empty_statements_cost_linear_time() {
+    assert_linear(
+        "empty_statements",
+        &["check"],
+        |n| ";".repeat(n) + "\n",
+        200_000,
+    );
+}
+
+#[test]
+fn printing_a_deep_variant_is_linear() {
+    let make = |n: usize| {
+        format!(
+            "variant L = | Nil | Cons of int * L;\nvar t = Nil;\n\
+             for i in 0 ..< {n} do t = Cons (i, t); done\nprintln$ len (str t);\n"
+        )
+    };
+    assert_linear("deep_variant_print", &[], make, 20_000);
+}
+
+#[test]
+fn secret_instances_of_a_call_chain_are_checked_once() {
+    let make = |levels: usize| {
+        let mut src = String::from("fun f0 (a:int, b:int) : int => a + b;\n");
+        for i in 1..=levels {
+            src += &format!(
+                "fun f{i} (a:int, b:int) : int => f{j} (a, b) + f{j} (b, a);\n",
+                j = i - 1
+            );
+        }
+        src + &format!("var s : secret int = 1;\nprintln$ reveal (f{levels} (s, 2));\n")
+    };
+    // Exponential checking doubles per level: 4 times the levels would be 2^36 times slower.
+    assert_linear("secret_chain", &["check"], make, 10);
+}

@@ -256,7 +256,23 @@ impl Checker {
         // A recursive call of the instance being checked is assumed to keep secrets (the body
         // around it is what decides).
         self.secret.instances.push((idx, key.clone(), Ok(())));
-        let answer = self.probe_instance(idx, secret_groups, secret_params);
+        let (answer, learned) = self.probe_instance(idx, secret_groups, secret_params);
+        if answer.is_ok() {
+            // The instances the probe checked inside this one are kept: without them, a chain
+            // of functions each calling the next with its arguments in two orders is checked
+            // in time exponential in its length. They are kept only when this instance holds,
+            // since they were checked assuming it does (a recursive call assumes so).
+            for instance in learned {
+                let known = self
+                    .secret
+                    .instances
+                    .iter()
+                    .any(|(f, k, _)| *f == instance.0 && *k == instance.1);
+                if !known {
+                    self.secret.instances.push(instance);
+                }
+            }
+        }
         if let Some(entry) = self
             .secret
             .instances
@@ -268,12 +284,14 @@ impl Checker {
         answer
     }
 
+    /// The answer of `secret_instance`, with the visibility instances known at the end of the
+    /// check (those checked inside it included).
     fn probe_instance(
         &self,
         idx: usize,
         secret_groups: &[Option<Type>],
         secret_params: &[bool],
-    ) -> Result<(), Box<CheckError>> {
+    ) -> (Result<(), Box<CheckError>>, Vec<SecretInstance>) {
         use crate::check::env::{Binding, FunState, TypeBinding};
         let mut probe = self.clone();
         probe.unit.errors.clear();
@@ -375,10 +393,11 @@ impl Checker {
                 .copied()
                 .collect();
             if attempt.unit.errors.is_empty() || wanted.is_empty() {
-                return match attempt.unit.errors.into_iter().next() {
+                let answer = match attempt.unit.errors.into_iter().next() {
                     None => Ok(()),
                     Some(e) => Err(Box::new(e)),
                 };
+                return (answer, attempt.secret.instances);
             }
             forced.extend(wanted);
         }

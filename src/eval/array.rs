@@ -91,20 +91,43 @@ pub fn check_allocation(leaves: Option<usize>, ty: &Type, limits: &Limits) -> Re
     }
 }
 
-/// R0007 unless `n` leaves of 8 bytes fit in `--max-alloc`.
+/// R0007 unless `n` leaves of 8 bytes fit in `--max-alloc` and the memory budget, and the
+/// system grants them (`Limits::check_allocation`).
 fn within_limit(n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
     let bytes = n as u128 * 8;
     let limit = u128::from(limits.max_alloc_bytes);
-    if n > MAX_LEAVES || bytes > limit {
-        return Err(Fault::new(
+    let refusal = if n > MAX_LEAVES {
+        Err(crate::limits::Refusal::OverLimit(limit as u64))
+    } else {
+        limits.check_allocation(bytes)
+    };
+    refusal.map_err(|refusal| {
+        Fault::new(
             TOO_LARGE,
             format!(
                 "array of type {ty} is too large to allocate: {}",
-                crate::limits::Refusal::OverLimit(limit as u64).describe(bytes)
+                refusal.describe(bytes)
             ),
-        ));
-    }
-    Ok(())
+        )
+    })
+}
+
+/// R0007 unless a fresh copy of `array` can be allocated: the output or working copy of a
+/// kernel that builds an array as large as its operand (`map`, `rev`, `sort`, `transpose`),
+/// checked before the kernel allocates it infallibly.
+pub fn admit_copy(array: &ArrayVal, limits: &Limits) -> Result<(), Fault> {
+    let leaf_bytes = match &*array.buf {
+        Buffer::I64(_) | Buffer::F64(_) => 8,
+        Buffer::Boxed(_) => std::mem::size_of::<Value>(),
+        Buffer::Columns(columns) => 8 * columns.columns.len(),
+    };
+    let bytes = array.len as u128 * leaf_bytes as u128;
+    limits.check_allocation(bytes).map_err(|refusal| {
+        Fault::new(
+            TOO_LARGE,
+            format!("array too large to allocate: {}", refusal.describe(bytes)),
+        )
+    })
 }
 
 fn too_large(ty: &Type, n: usize) -> Fault {

@@ -81,8 +81,12 @@ impl Fault {
         }
     }
 
-    /// Ctrl-C noticed by a kernel (R0012, reported as `interrupted` at the kernel's span).
+    /// Ctrl-C noticed by a kernel (R0012, reported as `interrupted` at the kernel's span), or
+    /// the memory budget passed (R0007).
     pub fn interrupted() -> Fault {
+        if crate::memory::over() {
+            return Fault::new(TOO_LARGE, over_budget_message());
+        }
         Fault::new(INTERRUPTED, "Interrupted.")
     }
 
@@ -144,12 +148,24 @@ pub fn used_before_initialisation(def: &crate::core::ir::GlobalDef, span: Span) 
     ))
 }
 
-/// R0012: evaluation stopped by Ctrl-C at `span` (a loop header or a call).
+/// R0012: evaluation stopped by Ctrl-C at `span` (a loop header or a call); or R0007 when
+/// what raised the flag was an allocation that took the heap past the memory budget (see
+/// `memory`), noticed at the first poll after it.
 pub fn interrupted(span: Span) -> Ctrl {
+    if crate::memory::over() {
+        return runtime_error(TOO_LARGE, over_budget_message(), span);
+    }
     Ctrl::Error(Box::new(
         Diagnostic::new(Stage::Runtime, INTERRUPTED, "Interrupted.", span)
             .with_label("evaluation was here when Ctrl-C was pressed"),
     ))
+}
+
+fn over_budget_message() -> String {
+    format!(
+        "out of memory: the program's heap passed its memory budget of {} bytes (raise it with `--max-memory`)",
+        crate::memory::budget()
+    )
 }
 
 /// Record on a runtime error that it propagated out of a call of `function` (whose body is

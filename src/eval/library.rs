@@ -585,7 +585,7 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
         Type::Array(e, _) => (**e).clone(),
         _ => Type::UNIT,
     };
-    let a = codes.pop().expect("the array");
+    let a = super::compile::admitting_copy(codes.pop().expect("the array"), span);
     let f = codes.pop();
     if !by {
         match &elem {

@@ -580,8 +580,11 @@ pub fn str_repeat(s: &[u8], n: i128, limits: &crate::limits::Limits) -> Result<V
     }
     let total = (s.len() as u128).saturating_mul(n as u128);
     let text = new_string(total, limits, |out| {
-        for chunk in out.chunks_exact_mut(s.len()) {
-            chunk.copy_from_slice(s);
+        // Doubling what is written so far: a few large copies instead of `n` small ones.
+        out.extend_from_slice(s);
+        while out.len() < total as usize {
+            let more = out.len().min(total as usize - out.len());
+            out.extend_from_within(..more);
         }
     })?;
     Ok(Value::Str(text))
@@ -591,18 +594,19 @@ pub fn str_repeat(s: &[u8], n: i128, limits: &crate::limits::Limits) -> Result<V
 pub fn str_concat(a: &[u8], b: &[u8], limits: &crate::limits::Limits) -> Result<Value, Fault> {
     let total = a.len() as u128 + b.len() as u128;
     let text = new_string(total, limits, |out| {
-        out[..a.len()].copy_from_slice(a);
-        out[a.len()..].copy_from_slice(b);
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
     })?;
     Ok(Value::Str(text))
 }
 
-/// A fresh string of `bytes` bytes written by `fill`, allocated once (no intermediate copy),
-/// after `Limits::check_allocation` (R0007 when it is refused).
+/// A fresh string of `bytes` bytes appended by `fill` to an empty buffer of that capacity,
+/// allocated once (no intermediate copy, no zeroing), after `Limits::check_allocation` (R0007
+/// when it is refused).
 pub fn new_string(
     bytes: u128,
     limits: &crate::limits::Limits,
-    fill: impl FnOnce(&mut [u8]),
+    fill: impl FnOnce(&mut Vec<u8>),
 ) -> Result<super::value::Text, Fault> {
     let too_large = |refusal: crate::limits::Refusal| {
         Fault::new(
@@ -618,8 +622,8 @@ pub fn new_string(
             format!("string too large: {bytes} bytes cannot be allocated"),
         ));
     }
-    text.resize(bytes as usize, 0);
     fill(&mut text);
+    debug_assert_eq!(text.len() as u128, bytes);
     Ok(Arc::new(text))
 }
 

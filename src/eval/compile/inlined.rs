@@ -243,7 +243,7 @@ impl Compiler<'_> {
             self.note_place(*p);
         }
         let env_places = scope.env;
-        let array = self.expr(array);
+        let array = super::admitting_copy(self.expr(array), span);
         let var = var as usize;
         Some(Box::new(move |frame| {
             let Value::Array(view) = array(frame)? else {

@@ -60,6 +60,18 @@ fn internal(message: impl Into<String>, span: Span) -> ExprCode {
     Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))
 }
 
+/// `code`, then R0007 at `span` unless a copy of the array it gives can be allocated
+/// (`array::admit_copy`): the operand of a kernel that builds a new array as large as it.
+pub(crate) fn admitting_copy(code: ExprCode, span: Span) -> ExprCode {
+    Box::new(move |frame| {
+        let value = code(frame)?;
+        if let Value::Array(view) = &value {
+            super::array::admit_copy(view, &frame.rt.limits).map_err(|f| f.at(span))?;
+        }
+        Ok(value)
+    })
+}
+
 fn internal_stmt(message: impl Into<String>, span: Span) -> StmtCode {
     let message = message.into();
     Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))

@@ -287,7 +287,7 @@ impl Compiler<'_> {
                 let Some(shape) = Shape::of_array_or_unit(&arg_tys[0]) else {
                     return internal("rev of a value that is not an array", span);
                 };
-                let a = codes.pop().expect("one operand");
+                let a = super::admitting_copy(codes.pop().expect("one operand"), span);
                 Box::new(move |frame| match a(frame)? {
                     Value::Array(view) => Ok(Value::Array(array::reverse(&view, &shape))),
                     other => Ok(other),
@@ -316,7 +316,7 @@ impl Compiler<'_> {
                 let Some((rows, cols, block, repr)) = transpose_geometry(&arg_tys[0]) else {
                     return internal(format!("transpose of {}", arg_tys[0]), span);
                 };
-                let a = codes.pop().expect("one operand");
+                let a = super::admitting_copy(codes.pop().expect("one operand"), span);
                 Box::new(move |frame| match a(frame)? {
                     Value::Array(view) => Ok(Value::Array(array::transpose(
                         &view, rows, cols, block, repr,

@@ -55,9 +55,10 @@ pub(super) fn write_compact(out: &mut Vec<u8>, code: &BigUint, ty: &Type) {
             match split {
                 Some((tag, argument_code)) => {
                     let argument_ty = &summand_types[tag];
-                    let mut argument = Vec::new();
-                    write_compact(&mut argument, &argument_code, argument_ty);
-                    write_case(out, tag, &argument, argument_ty, is_repeated(summand_types));
+                    out.extend_from_slice(format!("case {tag} ").as_bytes());
+                    write_argument(out, argument_ty, is_repeated(summand_types), |out| {
+                        write_compact(out, &argument_code, argument_ty)
+                    });
                 }
                 None => out.extend_from_slice(MISMATCH),
             }
@@ -113,22 +114,23 @@ fn argument_brings_parentheses(argument_ty: &Type) -> bool {
     matches!(argument_ty, Type::Tuple(_) | Type::CProduct(_))
 }
 
-/// `case k (ARG)` for a sum value whose argument has the `_strr` text `argument`.
-fn write_case(out: &mut Vec<u8>, tag: usize, argument: &[u8], argument_ty: &Type, repeated: bool) {
-    out.extend_from_slice(format!("case {tag} ").as_bytes());
-    write_argument(out, argument, argument_ty, repeated);
-}
-
-/// The argument part of a sum or variant value: `()` for unit, the tuple's own text for a
-/// tuple (unless the sum is repeated), otherwise the text in parentheses.
-fn write_argument(out: &mut Vec<u8>, argument: &[u8], argument_ty: &Type, repeated: bool) {
+/// The argument part of a sum or variant value: `()` for unit, the tuple's own `_strr` text
+/// for a tuple (unless the sum is repeated), otherwise the text in parentheses. The text is
+/// written straight into `out` (the parentheses depend on the type only), so a value nested
+/// `n` deep prints in time linear in its text, not quadratic.
+fn write_argument(
+    out: &mut Vec<u8>,
+    argument_ty: &Type,
+    repeated: bool,
+    write_text: impl FnOnce(&mut Vec<u8>),
+) {
     if argument_ty.is_unit() {
         out.extend_from_slice(b"()");
     } else if argument_brings_parentheses(argument_ty) && !repeated {
-        out.extend_from_slice(argument);
+        write_text(out);
     } else {
         out.push(b'(');
-        out.extend_from_slice(argument);
+        write_text(out);
         out.push(b')');
     }
 }
@@ -144,15 +146,10 @@ pub(super) fn write_plain_sum(out: &mut Vec<u8>, v: &Value, summands: &[Type]) {
         out.extend_from_slice(MISMATCH);
         return;
     };
-    let mut argument = Vec::new();
-    write_strr(&mut argument, argument_value, argument_ty);
-    write_case(
-        out,
-        *tag as usize,
-        &argument,
-        argument_ty,
-        is_repeated(summands),
-    );
+    out.extend_from_slice(format!("case {tag} ").as_bytes());
+    write_argument(out, argument_ty, is_repeated(summands), |out| {
+        write_strr(out, argument_value, argument_ty)
+    });
 }
 
 /// A struct value: `Name {f1=v1,f2=v2}` with `_strr` field values.
@@ -205,9 +202,9 @@ pub(super) fn write_variant(
     };
     out.extend_from_slice(name.as_bytes());
     if let Some(argument_ty) = argument_ty {
-        let mut argument = Vec::new();
-        write_strr(&mut argument, argument_value, argument_ty);
         out.push(b' ');
-        write_argument(out, &argument, argument_ty, false);
+        write_argument(out, argument_ty, false, |out| {
+            write_strr(out, argument_value, argument_ty)
+        });
     }
 }

@@ -147,6 +147,20 @@ fn named_list<'t, T: 't>(
         .delimited_by(token(Token::LParen), token(Token::RParen))
 }
 
+/// A list of statements. The empty statements (lone `;`s) between and after them make no node,
+/// so a run of them costs no memory and no failed attempt at every other statement form.
+fn statement_list<'t>(
+    item: impl Parser<'t, TokenInput<'t>, Stmt, Extra<'t>> + Clone + 't,
+) -> impl Parser<'t, TokenInput<'t>, Vec<Stmt>, Extra<'t>> + Clone {
+    let empty = token(Token::Semicolon).repeated();
+    empty
+        .clone()
+        .ignore_then(item)
+        .repeated()
+        .collect::<Vec<_>>()
+        .then_ignore(empty)
+}
+
 /// The rules that every level refers to: the two recursive ones (expressions and statements
 /// contain each other) and the ones built from them.
 struct Rules<'t> {
@@ -176,7 +190,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
 
     let expr: RecursiveParser<'t, Expr> = Recursive::declare();
     let stmt: RecursiveParser<'t, Stmt> = Recursive::declare();
-    let stmts = stmt.clone().repeated().collect::<Vec<_>>().boxed();
+    let stmts = statement_list(stmt.clone()).boxed();
     let braced_stmts = stmts
         .clone()
         .delimited_by(token(Token::LBrace), token(Token::RBrace))

@@ -5,7 +5,7 @@ use chumsky::prelude::*;
 
 use super::expressions::Expressions;
 use super::functions::{self, FunctionHeads};
-use super::{coded_error, keyword, name, token, BoxedParser, Rules};
+use super::{coded_error, keyword, name, statement_list, token, BoxedParser, Rules};
 use crate::syntax::ast::*;
 use crate::syntax::desugar::{self, Bind, Target};
 use crate::syntax::span::Spanned;
@@ -608,17 +608,18 @@ pub(super) fn define_statements<'t>(
         .or(semicolon.clone().ignored())
         .map_with(|_, extra| Spanned::new(StmtKind::Error, extra.span()));
 
-    // A lone `;` (as in `done;`) is an empty statement.
+    // A lone `;` (as in `done;`) is an empty statement where one statement is expected (a list
+    // of statements skips them). It is tried first: no other statement starts with `;`.
     let empty_stmt = semicolon
         .clone()
         .map_with(|_, extra| Spanned::new(StmtKind::Block(Vec::new()), extra.span()));
     let statement = choice((
+        empty_stmt,
         c_binding,
         fun_stmt,
         loop_stmt,
         simple_stmt,
         late_stmt,
-        empty_stmt,
     ))
     .labelled("statement")
     // Memoized (failures): after an unclosed `for … do` or `{` fails at the end of the input
@@ -647,17 +648,10 @@ pub(super) fn program<'t>(rules: &Rules<'t>) -> BoxedParser<'t, Vec<Stmt>> {
         Spanned::new(StmtKind::Error, extra.span())
     });
     if rules.recovering {
-        stmt.clone()
-            .or(stray_token)
-            .repeated()
-            .collect::<Vec<_>>()
+        statement_list(stmt.clone().or(stray_token))
             .then_ignore(end())
             .boxed()
     } else {
-        stmt.clone()
-            .repeated()
-            .collect::<Vec<_>>()
-            .then_ignore(end())
-            .boxed()
+        statement_list(stmt.clone()).then_ignore(end()).boxed()
     }
 }
