@@ -582,7 +582,7 @@ impl Checker {
                 .iter()
                 .copied()
                 .filter(|&c| match &explicit {
-                    Some(t) => self.funs[c].own_params.len() == t.len(),
+                    Some(t) => t.len() <= self.funs[c].own_params.len(),
                     None => true,
                 })
                 .collect();
@@ -764,7 +764,14 @@ impl Checker {
         let saved = self.metas.clone();
         let own = self.funs[c].own_params.clone();
         let targs = match explicit {
-            Some(t) => t.clone(),
+            Some(t) => {
+                let mut t = t.clone();
+                if t.len() < own.len() {
+                    let rest = self.instantiate_params(&own[t.len()..]);
+                    t.extend(rest);
+                }
+                t
+            }
             None => self.instantiate_params(&own),
         };
         let groups = self.funs[c].groups.clone();
@@ -877,6 +884,13 @@ impl Checker {
         let sig = self.funs[idx].clone();
         let own = sig.own_params.clone();
         let targs = match explicit {
+            // Type arguments given for the first parameters only: the others are inferred
+            // (`init[n] f`).
+            Some(mut t) if t.len() < own.len() => {
+                let rest = self.instantiate_params(&own[t.len()..]);
+                t.extend(rest);
+                t
+            }
             Some(t) => t,
             None => self.instantiate_params(&own),
         };
@@ -980,6 +994,13 @@ impl Checker {
             return error_expr(span);
         }
         let own_args = type_args[sig.outer_params.len()..].to_vec();
+        type_args.extend(
+            self.frames[sig.frame]
+                .borrowed_sizes
+                .iter()
+                .cloned()
+                .map(Type::Var),
+        );
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {

@@ -157,6 +157,9 @@ pub struct Frame {
     pub captured_names: HashSet<String>,
     /// All type parameters visible in this frame (outer first).
     pub type_params: Vec<TyVar>,
+    /// Run-time sizes of enclosing frames that this frame's types mention: type parameters
+    /// after `type_params`, given by every `MakeFun` of the function (`check::sizes`).
+    pub borrowed_sizes: Vec<TyVar>,
     pub kind: ast::FunKind,
     /// The declared or inferred result type.
     pub ret: Option<Type>,
@@ -176,6 +179,7 @@ impl Frame {
             captures: Vec::new(),
             captured_names: HashSet::new(),
             type_params: Vec::new(),
+            borrowed_sizes: Vec::new(),
             kind: ast::FunKind::Fun,
             ret: None,
             labels: Vec::new(),

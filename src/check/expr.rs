@@ -512,7 +512,13 @@ impl Checker {
         self.check_function(idx);
         let ty = self.fun_type_of(idx);
         let sig = self.funs[idx].clone();
-        let type_args = sig.outer_params.iter().cloned().map(Type::Var).collect();
+        let type_args = sig
+            .outer_params
+            .iter()
+            .chain(&self.frames[sig.frame].borrowed_sizes)
+            .cloned()
+            .map(Type::Var)
+            .collect();
         if !sig.own_params.is_empty() {
             self.type_error(def.span, "a lambda cannot have type parameters");
         }

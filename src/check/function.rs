@@ -259,11 +259,14 @@ impl Checker {
             self.check_function(j);
         }
         let frame = &self.frames[sig.frame];
+        let mut type_params = frame.type_params.clone();
+        type_params.extend(frame.borrowed_sizes.iter().cloned());
         let function = ir::Function {
             name: sig.name.clone(),
             kind: sig.kind,
             span: sig.span,
-            type_params: frame.type_params.clone(),
+            type_params,
+            size_params: frame.borrowed_sizes.len(),
             params: sig.params.clone(),
             ret,
             n_slots: frame.n_slots,

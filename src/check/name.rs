@@ -236,6 +236,13 @@ impl Checker {
         if !self.check_requirements(&sig.name, &sig.own_params, &type_args[outer..], span) {
             return error_expr(span);
         }
+        type_args.extend(
+            self.frames[sig.frame]
+                .borrowed_sizes
+                .iter()
+                .cloned()
+                .map(Type::Var),
+        );
         let ty = self.zonk(&ty);
         mk(
             ir::ExprKind::MakeFun {
@@ -543,6 +550,7 @@ impl Checker {
             kind: ast::FunKind::Fun,
             span,
             type_params: frame.type_params.clone(),
+            size_params: 0,
             params: vec![ir::Pattern {
                 kind: ir::PatternKind::Bind(ir::Place::Local(slot)),
                 ty: param_ty.clone(),

@@ -90,7 +90,7 @@ impl Checker {
                 }
             });
         }
-        if vb.loc.frame != self.frame {
+        if vb.loc.frame != self.frame && !self.frame_encloses(vb.loc.frame, self.frame) {
             self.error(CheckError::Type {
                 span,
                 message: format!(
@@ -109,23 +109,50 @@ impl Checker {
             });
             return Some(error_type());
         }
-        if let Some(size) = self.sizes.iter().find(|s| s.loc == vb.loc) {
-            return Some(Type::Var(size.var.clone()));
-        }
-        let var = TyVar {
-            id: self.next_tyvar,
-            name: name.into(),
-            kind: Kind::Unitsum,
+        let var = match self.sizes.iter().find(|s| s.loc == vb.loc) {
+            Some(size) => size.var.clone(),
+            None => {
+                let var = TyVar {
+                    id: self.next_tyvar,
+                    name: name.into(),
+                    kind: Kind::Unitsum,
+                };
+                self.next_tyvar += 1;
+                self.sizes.push(RunTimeSize {
+                    var: var.clone(),
+                    loc: vb.loc,
+                    ity,
+                    array: None,
+                    span: vb.span,
+                });
+                var
+            }
         };
-        self.next_tyvar += 1;
-        self.sizes.push(RunTimeSize {
-            var: var.clone(),
-            loc: vb.loc,
-            ity,
-            array: None,
-            span: vb.span,
-        });
+        // A function nested in the size's frame takes it as a type parameter, given by its
+        // `MakeFun`s: so do the functions between.
+        let mut frame = self.frame;
+        while frame != vb.loc.frame {
+            if !self.frames[frame].borrowed_sizes.contains(&var) {
+                self.frames[frame].borrowed_sizes.push(var.clone());
+            }
+            match self.frames[frame].parent {
+                Some(parent) => frame = parent,
+                None => break,
+            }
+        }
         Some(Type::Var(var))
+    }
+
+    /// Is `outer` an enclosing frame of `inner`?
+    fn frame_encloses(&self, outer: usize, inner: usize) -> bool {
+        let mut frame = self.frames[inner].parent;
+        while let Some(f) = frame {
+            if f == outer {
+                return true;
+            }
+            frame = self.frames[f].parent;
+        }
+        false
     }
 
     /// The value of an integer `val` whose initialiser is a constant expression (literals,
@@ -586,10 +613,16 @@ impl Checker {
             .filter(|s| s.array.is_some() && s.loc.frame == self.frame)
             .map(|s| (self.place_at(s.loc), s.var.id))
             .collect();
+        // Sizes of enclosing frames are this function's type parameters.
+        let borrowed: Vec<u32> = self.frames[self.frame]
+            .borrowed_sizes
+            .iter()
+            .map(|v| v.id)
+            .collect();
         let mut finder = Unbound {
             ids: &ids,
             homes: &homes,
-            bound: Vec::new(),
+            bound: borrowed,
             found: Vec::new(),
             span: Span::new(0, 0),
         };

@@ -581,6 +581,9 @@ fn has_zero_shared(
     let mut has_zero = |t: &Type| has_zero_shared(t, memo);
     let answer = match t {
         Type::Unitsum(0) => false,
+        // A compact type parameter or run-time size: code 0 (an array over it of any size,
+        // none included, has a zero).
+        Type::Var(v) if v.kind != crate::types::ty::Kind::Type => true,
         Type::Unitsum(_)
         | Type::Int(_)
         | Type::Float

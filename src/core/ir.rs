@@ -654,6 +654,9 @@ pub struct Function {
     /// Type parameters: the function's own, preceded by those of enclosing generic
     /// functions whose types it mentions. `MakeFun::type_args` has one type for each.
     pub type_params: Vec<TyVar>,
+    /// How many of the last `type_params` are run-time sizes of enclosing code that the
+    /// function's types mention (`check::sizes`): substituted by `Type::subst_sizes`.
+    pub size_params: usize,
     /// One pattern per curried parameter group (a `Bind`, a `Tuple` of binds, or a `Wildcard`
     /// for `()`); the group's type is the pattern's `ty`.
     pub params: Vec<Pattern>,

@@ -13,9 +13,11 @@ use crate::types::ty::{TyVar, Type};
 /// `Store::root_ty`, the parameter patterns and the result type. The returned function has no
 /// type parameters left.
 pub fn instantiate(f: &Function, args: &[Type]) -> Function {
+    let sizes_from = f.type_params.len().saturating_sub(f.size_params);
     let mut substitution = Substitution {
         params: &f.type_params,
         args,
+        sizes_from,
     };
     let params: Vec<Pattern> = f
         .params
@@ -28,6 +30,7 @@ pub fn instantiate(f: &Function, args: &[Type]) -> Function {
         kind: f.kind,
         span: f.span,
         type_params: Vec::new(),
+        size_params: 0,
         params,
         ret: substitution.ty(&f.ret),
         n_slots: f.n_slots,
@@ -58,6 +61,8 @@ pub fn substitute_sizes(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<
 struct Substitution<'a> {
     params: &'a [TyVar],
     args: &'a [Type],
+    /// The parameters from this one on are run-time sizes (`Type::subst_sizes`).
+    sizes_from: usize,
 }
 
 impl Substitution<'_> {
@@ -66,7 +71,9 @@ impl Substitution<'_> {
             return ty.clone();
         }
         let usable = self.params.len().min(self.args.len());
-        ty.subst_vars(&self.params[..usable], &self.args[..usable])
+        let split = self.sizes_from.min(usable);
+        ty.subst_sizes(&self.params[split..usable], &self.args[split..usable])
+            .subst_vars(&self.params[..split], &self.args[..split])
     }
 }
 
@@ -101,6 +108,7 @@ mod tests {
             kind: FunKind::Fun,
             span: Span::default(),
             type_params: vec![t],
+            size_params: 0,
             params: vec![Pattern {
                 kind: PatternKind::Bind(Place::Local(0)),
                 ty: array_of_var.clone(),

@@ -119,6 +119,7 @@ pub fn function(
         kind: FunKind::Fun,
         span: Span::default(),
         type_params: vec![],
+        size_params: 0,
         params,
         ret,
         n_slots,
