@@ -52,7 +52,8 @@ impl Lower<'_, '_, '_> {
                 continue;
             }
             let addr = self.base_addr(&base);
-            let (data, len) = self.view(addr, write);
+            let pointer = base.ty.pointee().is_some();
+            let (data, len) = self.view(addr, write, pointer);
             self.views.insert(place, (data, len, write));
         }
         saved
@@ -106,7 +107,11 @@ impl Lower<'_, '_, '_> {
                     span: value.span,
                 };
                 let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
-                let element = ElementPath { base: &base, steps };
+                let element = ElementPath {
+                    base: &base,
+                    pointer: false,
+                    steps,
+                };
                 ok &= self.element_path_ok(&element, repr) && Repr::of(&ty) == Some(repr);
                 if ok {
                     arrays.insert(*place, (base.clone(), true));
@@ -177,7 +182,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Is `e` lowered natively with no call and no fallback piece?
-    fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
+    pub(super) fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
         if Repr::of(&e.ty).is_none() {
             return false;
         }
@@ -206,7 +211,7 @@ impl Lower<'_, '_, '_> {
                 | CoerceKind::EncodeInt,
                 a,
             ) => self.closed_expr(a, arrays),
-            ExprKind::Index { .. } => {
+            ExprKind::Index { .. } | ExprKind::Deref(_) => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
                 };
