@@ -239,7 +239,7 @@ pub fn repr_code(repr: Repr) -> u32 {
     match repr {
         Repr::I64 => 0,
         Repr::F64 => 1,
-        Repr::Unit => 2,
+        Repr::Unit | Repr::Ref => 2,
     }
 }
 

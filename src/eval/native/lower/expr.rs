@@ -286,7 +286,7 @@ impl Lower<'_, '_, '_> {
     /// The value arriving at `join` (its parameter).
     pub(super) fn join_value(&mut self, join: cranelift_codegen::ir::Block, repr: Repr) -> V {
         match repr {
-            Repr::I64 => V::I(self.b.block_params(join)[0]),
+            Repr::I64 | Repr::Ref => V::I(self.b.block_params(join)[0]),
             Repr::F64 => V::F(self.b.block_params(join)[0]),
             Repr::Unit => V::Unit,
         }
@@ -711,7 +711,7 @@ impl Lower<'_, '_, '_> {
         let leaves = match repr {
             Repr::I64 => LeafRepr::I64,
             Repr::F64 => LeafRepr::F64,
-            Repr::Unit => return false,
+            Repr::Unit | Repr::Ref => return false,
         };
         if let ExprKind::Local(s) = path.base.kind {
             if self.vars.contains_key(&s) {
