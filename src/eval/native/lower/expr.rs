@@ -850,11 +850,7 @@ impl Lower<'_, '_, '_> {
     fn element_read(&mut self, e: &Expr, path: &ElementPath<'_>, repr: Repr) -> V {
         self.check_base(path.base);
         let pos = self.leaf_position(path);
-        let addr = self.base_addr(path.base);
-        let (data, len) = match self.hoisted_view(path.base, false) {
-            Some(view) => view,
-            None => self.view(addr, false, path.pointer),
-        };
+        let (data, len) = self.access_view(path, false);
         let join = self.b.create_block();
         let ty = repr.clif().unwrap_or(types::I64);
         self.b.append_block_param(join, ty);

@@ -606,13 +606,7 @@ impl Lower<'_, '_, '_> {
 
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
-        let (data, len) = match self.hoisted_view(path.base, true) {
-            Some(view) => view,
-            None => {
-                let addr = self.base_addr(path.base);
-                self.view(addr, true, path.pointer)
-            }
-        };
+        let (data, len) = self.access_view(path, true);
         let after = self.b.create_block();
         if path.pointer {
             self.unviewable(data, |l| {
