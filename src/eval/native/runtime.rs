@@ -85,6 +85,8 @@ pub enum Site {
     TooDeep(String, Span),
     /// Ctrl-C seen at a loop or call.
     Interrupted(Span),
+    /// `s.[i]` outside the string (`a` the index, `b` the length).
+    StrIndex(Span),
     /// An error leaving a call of `name` (defined in unit `unit`) made at the span.
     Frame(String, u32, Span),
 }
@@ -127,6 +129,9 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
             *span,
         )),
         Site::Interrupted(span) => Err(interrupted(*span)),
+        Site::StrIndex(span) => {
+            Err(super::super::prims::str_index_error(a as i128, b as i128).at(*span))
+        }
         Site::Frame(..) => Ok(b),
     })
 }
@@ -250,6 +255,15 @@ extern "C" fn array_view(value: &mut Value, write: u32, out: &mut [usize; 2]) {
     *out = match leaves_of(value, write == 1) {
         Some((data, len)) => [data, len],
         None => [0, 0],
+    };
+}
+
+/// The bytes of the string in `value` (a slot): their address and count, into `out`; null and
+/// 0 when it holds no string (the address of an empty string's bytes is not null).
+extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
+    *out = match value {
+        Value::Str(s) => [s.as_ptr() as usize, s.len()],
+        _ => [0, 0],
     };
 }
 
@@ -505,6 +519,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::ReturnedInto => returned_into as *const () as usize,
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
+        Helper::StringView => string_view as *const () as usize,
     }
 }
 
@@ -529,4 +544,5 @@ pub enum Helper {
     EvalKernel,
     PointerView,
     CloneValue,
+    StringView,
 }

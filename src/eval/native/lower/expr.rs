@@ -374,6 +374,31 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
+        if let (Prim::Convert, [x], Repr::I64) = (p, a, repr) {
+            // A conversion of a string constant (`char "a"`) is a constant when it succeeds.
+            if let ExprKind::Const(Const::Str(bytes)) = &x.kind {
+                let value = crate::eval::value::Value::str(bytes);
+                if let Ok(crate::eval::value::Value::Int(c)) =
+                    crate::eval::prims::convert(&value, &x.ty, &e.ty)
+                {
+                    return V::I(self.iconst(c));
+                }
+            }
+        }
+        if let (Prim::StrLen | Prim::StrIndex, [text, index @ ..]) = (p, a) {
+            let variable = match text.kind {
+                ExprKind::Local(s) => !self.vars.contains_key(&s),
+                ExprKind::Global(_) => true,
+                _ => false,
+            };
+            let index_ok = index.iter().all(|i| {
+                matches!(i.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
+                    && self.closed_expr(i, &mut std::collections::HashMap::new())
+            });
+            if variable && index_ok && repr == Repr::I64 {
+                return self.string_read(text, index.first(), e.span);
+            }
+        }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
             let why = format!("{p:?} of a value of type {} (not in registers)", x.ty);
             return self.fallback_expr(e, &why);
@@ -844,6 +869,51 @@ impl Lower<'_, '_, '_> {
                 self.raise_if(unset, Site::Uninitialised(def, base.span), zero, zero);
             }
         }
+    }
+
+    /// `len s` (no `index`) or `s.[i]` of the string in a variable: its bytes read in place.
+    /// The string is read before the index (R0011 first), whose evaluation has no effect; a
+    /// negative index counts from the end; a variable holding no string gives 0, as the
+    /// evaluator's kernels do.
+    fn string_read(&mut self, text: &Expr, index: Option<&Expr>, span: Span) -> V {
+        self.check_base(text);
+        let i = index.map(|x| self.expr(x).int());
+        let addr = self.base_addr(text);
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        self.call_helper(Helper::StringView, &[types::I64; 2], &[], &[addr, out]);
+        let data = self.b.ins().load(types::I64, flags(), out, 0);
+        let len = self.b.ins().load(types::I64, flags(), out, 8);
+        let Some(i) = i else {
+            return V::I(len);
+        };
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        let zero = self.iconst(0);
+        let read = self.b.create_block();
+        self.b.ins().brif(data, read, &[], join, &args(&[zero]));
+        self.b.seal_block(read);
+        self.b.switch_to_block(read);
+        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+        let from_end = self.b.ins().iadd(i, len);
+        let pos = self.b.ins().select(negative, from_end, i);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        self.raise_if(bad, Site::StrIndex(span), i, len);
+        let at = self.b.ins().iadd(data, pos);
+        let byte = self.b.ins().uload8(types::I64, flags(), at, 0);
+        self.b.ins().jump(join, &args(&[byte]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        V::I(self.b.block_params(join)[0])
     }
 
     /// Read an element of an array of unboxed leaves (`e`, whose path is `path`).

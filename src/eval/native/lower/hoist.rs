@@ -87,7 +87,11 @@ impl Lower<'_, '_, '_> {
     /// The view of the array of an element path, for a read or a store: the one fetched
     /// before the enclosing closed loop, or, when there is none (or it was given up, null),
     /// fetched here.
-    pub(super) fn access_view(&mut self, path: &ElementPath<'_>, write: bool) -> (ClValue, ClValue) {
+    pub(super) fn access_view(
+        &mut self,
+        path: &ElementPath<'_>,
+        write: bool,
+    ) -> (ClValue, ClValue) {
         let Some((data, len)) = self.hoisted_view(path.base, write) else {
             let addr = self.base_addr(path.base);
             return self.view(addr, write, path.pointer);
@@ -97,7 +101,9 @@ impl Lower<'_, '_, '_> {
         self.b.append_block_param(join, types::I64);
         self.b.append_block_param(join, types::I64);
         self.b.set_cold_block(fetch);
-        self.b.ins().brif(data, join, &args(&[data, len]), fetch, &[]);
+        self.b
+            .ins()
+            .brif(data, join, &args(&[data, len]), fetch, &[]);
         self.b.seal_block(fetch);
         self.b.switch_to_block(fetch);
         let addr = self.base_addr(path.base);

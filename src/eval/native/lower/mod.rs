@@ -372,11 +372,12 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// Load a native value of `repr` from the `Value` at `addr`.
     fn load_value(&mut self, addr: ClValue, repr: Repr) -> V {
         match repr {
-            Repr::I64 | Repr::Ref => V::I(
-                self.b
-                    .ins()
-                    .load(types::I64, flags(), addr, layout::PAYLOAD),
-            ),
+            Repr::I64 | Repr::Ref => V::I(self.b.ins().load(
+                types::I64,
+                flags(),
+                addr,
+                layout::PAYLOAD,
+            )),
             Repr::F64 => V::F(
                 self.b
                     .ins()
