@@ -2,14 +2,15 @@
 //! Cranelift, lazily, per function instance and per top-level unit.
 //!
 //! - `lower/`: IR -> Cranelift IR. Scalars (every integer width, `char`, `bool`, compact codes
-//!   that fit 64 bits, `double`, `float`) live in registers; numeric arrays are read and
-//!   written in place; loops, conditions, matches and direct calls become branches and calls.
+//!   that fit 64 bits, `double`, `float`) live in registers; numeric arrays, also through
+//!   pointers, and the bytes of strings are read and written in place; loops, conditions,
+//!   matches and direct calls become branches and calls.
 //! - `runtime.rs`: what compiled code calls (errors with their spans, array views, the
 //!   evaluator for the parts lowering does not represent).
 //! - `layout.rs`: the evaluator's data as native code sees it.
 //!
-//! What lowering does not represent yet (strings, tuples, sums, closures, pointers, library
-//! kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
+//! What lowering does not represent yet (building strings, tuples, structs and arrays of them,
+//! sums, closures, pointers to scalars and fields, library kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
 //! expression or statement is compiled by `compile::Compiler` and called with the native
 //! frame, whose slots hold the evaluator's `Value`s (the native scalars it reads are written to
 //! their slots before the call, those it assigns read back after). So one function is native

@@ -1,5 +1,6 @@
 //! Expressions of native types: constants, variables, operators, conditions, compact codes,
-//! array elements, direct calls and inlined bodies. Anything else is a fallback piece.
+//! array elements (of array variables and through pointer variables), bytes and lengths of
+//! string variables, direct calls and inlined bodies. Anything else is a fallback piece.
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},

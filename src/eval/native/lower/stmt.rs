@@ -1,5 +1,6 @@
-//! Statements: assignments, element stores, conditions, every loop form, `break`,
-//! `continue`, `return` and matches on native values. Anything else is a fallback piece.
+//! Statements: assignments, element stores (into array variables and through pointers),
+//! conditions, every loop form, `break`, `continue`, `return` and matches on native values.
+//! Anything else is a fallback piece.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
