@@ -549,12 +549,17 @@ pub fn str_index(s: &[u8], i: i128) -> Result<Value, Fault> {
     let len = s.len() as i128;
     let position = if i < 0 { i + len } else { i };
     if position < 0 || position >= len {
-        return Err(Fault::new(
-            INDEX_OUT_OF_RANGE,
-            format!("string index {i} out of range for a string of length {len}"),
-        ));
+        return Err(str_index_error(i, len));
     }
     Ok(Value::Int(s[position as usize] as i64))
+}
+
+/// The error of `s.[i]` out of range for a string of `len` bytes.
+pub fn str_index_error(i: i128, len: i128) -> Fault {
+    Fault::new(
+        INDEX_OUT_OF_RANGE,
+        format!("string index {i} out of range for a string of length {len}"),
+    )
 }
 
 /// `s.[from to to]`: negative bounds count from the end, bounds are clamped.

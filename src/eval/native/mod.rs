@@ -2,14 +2,15 @@
 //! Cranelift, lazily, per function instance and per top-level unit.
 //!
 //! - `lower/`: IR -> Cranelift IR. Scalars (every integer width, `char`, `bool`, compact codes
-//!   that fit 64 bits, `double`, `float`) live in registers; numeric arrays are read and
-//!   written in place; loops, conditions, matches and direct calls become branches and calls.
+//!   that fit 64 bits, `double`, `float`) live in registers; numeric arrays, also through
+//!   pointers, and the bytes of strings are read and written in place; loops, conditions,
+//!   matches and direct calls become branches and calls.
 //! - `runtime.rs`: what compiled code calls (errors with their spans, array views, the
 //!   evaluator for the parts lowering does not represent).
 //! - `layout.rs`: the evaluator's data as native code sees it.
 //!
-//! What lowering does not represent yet (strings, tuples, sums, closures, pointers, library
-//! kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
+//! What lowering does not represent yet (building strings, tuples, structs and arrays of them,
+//! sums, closures, pointers to scalars and fields, library kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
 //! expression or statement is compiled by `compile::Compiler` and called with the native
 //! frame, whose slots hold the evaluator's `Value`s (the native scalars it reads are written to
 //! their slots before the call, those it assigns read back after). So one function is native
@@ -48,6 +49,9 @@ pub enum Repr {
     F64,
     /// Nothing: `unit`.
     Unit,
+    /// A parameter that is not in registers, passed by reference: the address of the
+    /// caller's evaluator value (an `i64`), which the callee copies into its frame slot.
+    Ref,
 }
 
 impl Repr {
@@ -67,34 +71,40 @@ impl Repr {
 
     fn clif(self) -> Option<types::Type> {
         match self {
-            Repr::I64 => Some(types::I64),
+            Repr::I64 | Repr::Ref => Some(types::I64),
             Repr::F64 => Some(types::F64),
             Repr::Unit => None,
         }
     }
 
-    /// The evaluator's value of the bits of a native value of this representation.
+    /// The evaluator's value of the bits of a native value of this representation (for
+    /// `Ref`, a copy of the value at that address).
     pub fn boxed(self, bits: u64) -> Value {
         match self {
             Repr::I64 => Value::Int(bits as i64),
             Repr::F64 => Value::Float(f64::from_bits(bits)),
             Repr::Unit => Value::Unit,
+            // SAFETY: a `Ref` word is the address of a live value (see `unboxed`).
+            Repr::Ref => unsafe { (*(bits as *const Value)).clone() },
         }
     }
 
-    /// The bits of an evaluator value of this representation.
+    /// The bits of an evaluator value of this representation (for `Ref`, its address: the
+    /// value must outlive their use).
     pub fn unboxed(self, value: &Value) -> u64 {
         match self {
             Repr::I64 => value.as_int_lossy() as u64,
             Repr::F64 => value.as_float_lossy().to_bits(),
             Repr::Unit => 0,
+            Repr::Ref => value as *const Value as u64,
         }
     }
 }
 
 /// The register signature of a function instance: its parameters flattened (a group that
-/// is a tuple of variables gives one parameter per variable; any other group is passed
-/// *boxed*, as the address of an evaluator value the callee binds with its pattern) and its
+/// is a tuple of variables gives one parameter per variable, a variable of a type not in
+/// registers by reference; any other group is passed *boxed*, as the address of an evaluator
+/// value the callee binds with its pattern) and its
 /// result (a scalar in a register, or boxed: written to an `out` value the caller passes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeSig {
@@ -241,8 +251,9 @@ impl Backend {
     }
 }
 
-/// The native signature of `function`: groups that are `()`, a variable of a native type or
-/// a tuple of such variables in registers, any other group boxed; the result in a register
+/// The native signature of `function`: groups that are `()`, a variable or a tuple of
+/// variables in registers (a variable of a type not in registers by reference; not in an
+/// array group, whose value the evaluator rebuilds from native leaves), any other group boxed; the result in a register
 /// when its type is native, boxed otherwise. A function that captures variables has none
 /// (the reason).
 pub fn signature(function: &Function) -> Result<NativeSig, String> {
@@ -252,12 +263,14 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
     }
     let (mut groups, mut boxed, mut arrays) = (Vec::new(), Vec::new(), Vec::new());
     for param in &function.params {
+        let array = matches!(param.ty, Type::Array(..));
         let bind = |p: &crate::core::ir::Pattern| -> Option<Repr> {
             match (&p.kind, Repr::of(&p.ty)) {
                 (PatternKind::Bind(Place::Local(_)), Some(repr)) if repr != Repr::Unit => {
                     Some(repr)
                 }
                 (PatternKind::Wildcard, Some(Repr::Unit)) => Some(Repr::Unit),
+                (PatternKind::Bind(Place::Local(_)), None) if !array => Some(Repr::Ref),
                 _ => None,
             }
         };
@@ -267,7 +280,7 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
             }
             _ => bind(param).map(|r| vec![r]),
         };
-        arrays.push(matches!(param.ty, Type::Array(..)));
+        arrays.push(array);
         match group {
             Some(group) if group.len() == 1 || !group.contains(&Repr::Unit) => {
                 groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());
@@ -459,6 +472,8 @@ pub fn call_boxed(
     args: &[Value],
 ) -> Result<Value, Ctrl> {
     let mut bits: smallvec::SmallVec<[u64; 8]> = smallvec::SmallVec::new();
+    // Array groups have no `Ref` parts (`signature`), so every address taken here is of a
+    // value in `args`, alive during the call.
     for ((group, boxed), arg) in entry.sig.groups.iter().zip(&entry.sig.boxed).zip(args) {
         match (group.as_slice(), arg) {
             _ if *boxed => bits.push(arg as *const Value as u64),

@@ -85,6 +85,8 @@ pub enum Site {
     TooDeep(String, Span),
     /// Ctrl-C seen at a loop or call.
     Interrupted(Span),
+    /// `s.[i]` outside the string (`a` the index, `b` the length).
+    StrIndex(Span),
     /// An error leaving a call of `name` (defined in unit `unit`) made at the span.
     Frame(String, u32, Span),
 }
@@ -127,6 +129,9 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
             *span,
         )),
         Site::Interrupted(span) => Err(interrupted(*span)),
+        Site::StrIndex(span) => {
+            Err(super::super::prims::str_index_error(a as i128, b as i128).at(*span))
+        }
         Site::Frame(..) => Ok(b),
     })
 }
@@ -239,37 +244,84 @@ pub fn repr_code(repr: Repr) -> u32 {
     match repr {
         Repr::I64 => 0,
         Repr::F64 => 1,
-        Repr::Unit => 2,
+        Repr::Unit | Repr::Ref => 2,
     }
 }
 
-/// The leaves of the array in `value` (a slot): their address and count, into `out`; null and
-/// 0 when it holds no array of unboxed scalars (not assigned yet).
-extern "C" fn array_view(value: &Value, out: &mut [usize; 2]) {
+/// The leaves of the array in `value` (a slot): their address and count, into `out`, the
+/// storage made unshared first when `write` is 1 (copy-on-write); null and 0 when it holds no
+/// array of unboxed scalars (not assigned yet).
+extern "C" fn array_view(value: &mut Value, write: u32, out: &mut [usize; 2]) {
+    *out = match leaves_of(value, write == 1) {
+        Some((data, len)) => [data, len],
+        None => [0, 0],
+    };
+}
+
+/// The bytes of the string in `value` (a slot): their address and count, into `out`; null and
+/// 0 when it holds no string (the address of an empty string's bytes is not null).
+extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
     *out = match value {
-        Value::Array(ArrayVal { buf, start, len }) => match &**buf {
-            Buffer::I64(v) => [v[*start..].as_ptr() as usize, *len],
-            Buffer::F64(v) => [v[*start..].as_ptr() as usize, *len],
-            _ => [0, 0],
-        },
+        Value::Str(s) => [s.as_ptr() as usize, s.len()],
         _ => [0, 0],
     };
 }
 
-/// `array_view` of an array about to be written: its storage made unshared first
-/// (copy-on-write).
-extern "C" fn array_view_mut(value: &mut Value, out: &mut [usize; 2]) {
-    *out = match value {
-        Value::Array(array) => {
-            let len = array.len;
-            match super::super::array::make_unique(array) {
-                Buffer::I64(v) => [v.as_mut_ptr() as usize, len],
-                Buffer::F64(v) => [v.as_mut_ptr() as usize, len],
-                _ => [0, 0],
-            }
-        }
-        _ => [0, 0],
+/// The view (leaves' address and count) of the array at `value` when it is an array of
+/// unboxed scalars, made unshared first when `write`.
+fn leaves_of(value: &mut Value, write: bool) -> Option<(usize, usize)> {
+    let Value::Array(array) = value else {
+        return None;
     };
+    if write {
+        let len = array.len;
+        return match super::super::array::make_unique(array) {
+            Buffer::I64(v) => Some((v.as_mut_ptr() as usize, len)),
+            Buffer::F64(v) => Some((v.as_mut_ptr() as usize, len)),
+            _ => None,
+        };
+    }
+    match &*array.buf {
+        Buffer::I64(v) => Some((v[array.start..].as_ptr() as usize, array.len)),
+        Buffer::F64(v) => Some((v[array.start..].as_ptr() as usize, array.len)),
+        _ => None,
+    }
+}
+
+/// The view of the array a pointer points at (the pointer is the value at `pointer`): the
+/// address and count of the leaves from the pointer's target on, into `out`; the storage is
+/// made unshared first when `write` is 1. Null and 0 when the target is not reached by
+/// element steps into an array of unboxed scalars held in a variable (a cast pointer): native
+/// code then runs the access on the closure compiler.
+extern "C" fn pointer_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: &mut [usize; 2]) {
+    use super::super::pointer::{Base, StepKind};
+    *out = [0, 0];
+    let Value::Ptr(p) = pointer else {
+        return;
+    };
+    let mut offset = 0;
+    for (kind, position) in &p.steps {
+        let StepKind::Element(shape) = kind else {
+            return;
+        };
+        offset += position * shape.elem_leaves;
+    }
+    let write = write == 1;
+    let view = match &p.base {
+        // SAFETY: the closure only updates the global's value in place.
+        Base::Global(slot) => unsafe {
+            rt.globals
+                .with_mut(*slot as usize, |value| leaves_of(value, write))
+        },
+        Base::Cell(cell) => {
+            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            leaves_of(&mut value, write)
+        }
+        Base::Cast { .. } => None,
+    };
+    if let Some((data, len)) = view.filter(|(_, len)| offset <= *len) {
+        *out = [data + offset * 8, len - offset];
+    }
 }
 
 /// Drop the `n` values of a native frame that is being left.
@@ -278,6 +330,11 @@ extern "C" fn drop_frame(frame: *mut Value, n: usize) {
         // SAFETY: the frame's slots are initialised values, dropped once, as it is left.
         unsafe { std::ptr::drop_in_place(frame.add(i)) };
     }
+}
+
+/// Copy the value at `from` into the slot at `to` (which holds a value, replaced).
+extern "C" fn clone_value(from: &Value, to: &mut Value) {
+    *to = from.clone();
 }
 
 /// Put a fresh cell into each of the `n` slots listed at `slots`.
@@ -450,7 +507,6 @@ pub fn address(helper: Helper) -> usize {
         Helper::RunStmt => run_stmt as *const () as usize,
         Helper::ReturnedBits => returned_bits as *const () as usize,
         Helper::ArrayView => array_view as *const () as usize,
-        Helper::ArrayViewMut => array_view_mut as *const () as usize,
         Helper::DropFrame => drop_frame as *const () as usize,
         Helper::InitCells => init_cells as *const () as usize,
         Helper::Math => math as *const () as usize,
@@ -461,6 +517,9 @@ pub fn address(helper: Helper) -> usize {
         Helper::BindGroup => bind_group as *const () as usize,
         Helper::EvalKernel => eval_kernel as *const () as usize,
         Helper::ReturnedInto => returned_into as *const () as usize,
+        Helper::PointerView => pointer_view as *const () as usize,
+        Helper::CloneValue => clone_value as *const () as usize,
+        Helper::StringView => string_view as *const () as usize,
     }
 }
 
@@ -473,7 +532,6 @@ pub enum Helper {
     RunStmt,
     ReturnedBits,
     ArrayView,
-    ArrayViewMut,
     DropFrame,
     InitCells,
     Math,
@@ -484,4 +542,7 @@ pub enum Helper {
     BindGroup,
     ReturnedInto,
     EvalKernel,
+    PointerView,
+    CloneValue,
+    StringView,
 }

@@ -30,17 +30,22 @@ impl Lower<'_, '_, '_> {
             return self.fallback_expr(e, "a partial or curried call");
         }
         // The arguments, flattened as the signature's parameters.
+        let fits = |repr: Repr, arg: &Expr| match repr {
+            Repr::Ref => true,
+            _ => Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
+        };
         let mut shapes_ok = true;
         for ((group, boxed), arg) in sig.groups.iter().zip(&sig.boxed).zip(call_args) {
             if *boxed {
                 continue;
             }
-            match group.len() {
-                0 => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
-                1 => shapes_ok &= Repr::of(&arg.ty).is_some_and(|r| r != Repr::Unit),
-                n => {
+            match group.as_slice() {
+                [] => shapes_ok &= Repr::of(&arg.ty) == Some(Repr::Unit),
+                [one] => shapes_ok &= fits(*one, arg),
+                many => {
                     shapes_ok &= matches!(&arg.kind, ExprKind::Tuple(parts) | ExprKind::Array(parts)
-                        if parts.len() == n && parts.iter().all(|p| Repr::of(&p.ty).is_some_and(|r| r != Repr::Unit)))
+                        if parts.len() == many.len()
+                            && parts.iter().zip(many).all(|(p, r)| fits(*r, p)))
                 }
             }
         }
@@ -48,9 +53,10 @@ impl Lower<'_, '_, '_> {
             return self.fallback_expr(e, "a call whose arguments are not in registers");
         }
         let mut values = vec![self.rt, self.iconst(0)];
-        // Boxed arguments are evaluated into values on the stack, dropped after the call.
+        // Boxed arguments, and those passed by reference that are not frame slots, are
+        // evaluated into values on the stack, dropped after the call.
         let mut temps = Vec::new();
-        for (arg, boxed) in call_args.iter().zip(&sig.boxed) {
+        for ((arg, boxed), group) in call_args.iter().zip(&sig.boxed).zip(&sig.groups) {
             if *boxed {
                 let temp = self.temp_value();
                 self.eval_into(arg, temp, "an argument that is not in registers");
@@ -58,17 +64,22 @@ impl Lower<'_, '_, '_> {
                 temps.push(temp);
                 continue;
             }
-            match &arg.kind {
-                ExprKind::Tuple(parts) | ExprKind::Array(parts) if Repr::of(&arg.ty).is_none() => {
-                    for p in parts {
-                        let v = self.expr(p).int();
-                        values.push(v);
-                    }
+            let parts = match &arg.kind {
+                ExprKind::Tuple(parts) | ExprKind::Array(parts) if group.len() > 1 => {
+                    parts.iter().collect()
                 }
-                _ => match self.expr(arg) {
+                _ => vec![arg],
+            };
+            for (part, repr) in parts.into_iter().zip(group) {
+                if *repr == Repr::Ref {
+                    let addr = self.by_reference(part, &mut temps);
+                    values.push(addr);
+                    continue;
+                }
+                match self.expr(part) {
                     V::I(v) | V::F(v) => values.push(v),
                     V::Unit => {}
-                },
+                }
             }
         }
         let span = e.span;
@@ -164,7 +175,7 @@ impl Lower<'_, '_, '_> {
             )
             .expect("grow_call returns bits");
         let r: Vec<ClValue> = match repr {
-            Repr::I64 => vec![r],
+            Repr::I64 | Repr::Ref => vec![r],
             Repr::F64 => vec![self.b.ins().bitcast(types::F64, MemFlagsData::new(), r)],
             Repr::Unit => vec![],
         };
@@ -204,6 +215,22 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(next);
         self.b.switch_to_block(next);
         self.join_value(join, repr)
+    }
+
+    /// The address of the value of an argument passed by reference: its frame slot when it is
+    /// a variable kept in the frame (which no later argument can assign), otherwise a stack
+    /// temporary it is evaluated into (added to `temps`).
+    fn by_reference(&mut self, arg: &Expr, temps: &mut Vec<ClValue>) -> ClValue {
+        if let ExprKind::Local(s) = arg.kind {
+            if !self.vars.contains_key(&s) {
+                self.frame_used = true;
+                return self.slot_addr(s);
+            }
+        }
+        let temp = self.temp_value();
+        self.eval_into(arg, temp, "an argument that is not in registers");
+        temps.push(temp);
+        temp
     }
 
     /// Drop the values of boxed arguments after a call.

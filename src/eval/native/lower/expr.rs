@@ -1,12 +1,15 @@
 //! Expressions of native types: constants, variables, operators, conditions, compact codes,
-//! array elements, direct calls and inlined bodies. Anything else is a fallback piece.
+//! array elements (of array variables and through pointer variables), bytes and lengths of
+//! string variables, direct calls and inlined bodies. Anything else is a fallback piece.
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, InstBuilder, Value as ClValue,
 };
 
-use crate::core::ir::{ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, MathFn, Prim};
+use crate::core::ir::{
+    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, MathFn, PathStep, Prim,
+};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -52,15 +55,18 @@ fn float_cc(op: CmpOp) -> FloatCC {
     }
 }
 
-/// The steps of an element read `base.(i).(j)...`: the base variable and, outermost array
-/// first, each index with its array type.
+/// The steps of an element access `base.(i).(j)...`: the base variable and, outermost array
+/// first, each index with its array type. The base variable holds the array, or, when
+/// `pointer`, a pointer to it (`*p.i`, `(*p).i`, `p.i <- v`).
 pub(super) struct ElementPath<'e> {
     pub base: &'e Expr,
+    pub pointer: bool,
     pub steps: Vec<(&'e Expr, IndexMode, Type)>,
 }
 
 impl<'e> ElementPath<'e> {
-    /// The path of an `Index` chain ending in a scalar of an array of unboxed leaves.
+    /// The path of an `Index` chain ending in a scalar of an array of unboxed leaves, read
+    /// from a variable or through a pointer variable (`*p.i.j`, `(*p).i`).
     pub fn of(e: &'e Expr) -> Option<ElementPath<'e>> {
         let mut steps = Vec::new();
         let mut at = e;
@@ -68,11 +74,46 @@ impl<'e> ElementPath<'e> {
             steps.push((&**index, *mode, array.ty.clone()));
             at = array;
         }
+        steps.reverse();
+        if let ExprKind::Deref(pointer) = &at.kind {
+            let mut path = ElementPath::through(pointer)?;
+            path.steps.extend(steps);
+            return (!path.steps.is_empty()).then_some(path);
+        }
         if steps.is_empty() || !matches!(at.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
             return None;
         }
-        steps.reverse();
-        Some(ElementPath { base: at, steps })
+        Some(ElementPath {
+            base: at,
+            pointer: false,
+            steps,
+        })
+    }
+
+    /// The path a pointer expression designates: a pointer variable, or its projection
+    /// `p.(i).(j)` by indices.
+    pub fn through(pointer: &'e Expr) -> Option<ElementPath<'e>> {
+        let (base, path): (&Expr, &[PathStep]) = match &pointer.kind {
+            ExprKind::PtrProject { pointer, path } => (pointer, path),
+            _ => (pointer, &[]),
+        };
+        if !matches!(base.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
+            return None;
+        }
+        let (_, mut container) = base.ty.pointee()?;
+        let mut steps = Vec::new();
+        for step in path {
+            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, container) else {
+                return None;
+            };
+            steps.push((index, *mode, container.clone()));
+            container = elem;
+        }
+        Some(ElementPath {
+            base,
+            pointer: true,
+            steps,
+        })
     }
 }
 
@@ -229,10 +270,14 @@ impl Lower<'_, '_, '_> {
                     None => self.fallback_expr(e, "the size of a large type"),
                 }
             }
-            ExprKind::Index { .. } if repr != Repr::Unit => match ElementPath::of(e) {
-                Some(path) if self.element_path_ok(&path, repr) => self.element_read(&path, repr),
-                _ => self.fallback_expr(e, "an element of an array not of unboxed scalars"),
-            },
+            ExprKind::Index { .. } | ExprKind::Deref(_) if repr != Repr::Unit => {
+                match ElementPath::of(e) {
+                    Some(path) if self.element_path_ok(&path, repr) => {
+                        self.element_read(e, &path, repr)
+                    }
+                    _ => self.fallback_expr(e, "an element of an array not of unboxed scalars"),
+                }
+            }
             ExprKind::Call { func, args } => self.call(e, func, args, repr),
             ExprKind::Inlined(inlined) => self.inlined(inlined, repr, e),
             _ => self.fallback_expr(e, "an expression form not lowered yet"),
@@ -242,7 +287,7 @@ impl Lower<'_, '_, '_> {
     /// The value arriving at `join` (its parameter).
     pub(super) fn join_value(&mut self, join: cranelift_codegen::ir::Block, repr: Repr) -> V {
         match repr {
-            Repr::I64 => V::I(self.b.block_params(join)[0]),
+            Repr::I64 | Repr::Ref => V::I(self.b.block_params(join)[0]),
             Repr::F64 => V::F(self.b.block_params(join)[0]),
             Repr::Unit => V::Unit,
         }
@@ -328,6 +373,31 @@ impl Lower<'_, '_, '_> {
                 if let (Some(n), Repr::I64) = (shape.n_elements, repr) {
                     return V::I(self.iconst(n as i64));
                 }
+            }
+        }
+        if let (Prim::Convert, [x], Repr::I64) = (p, a, repr) {
+            // A conversion of a string constant (`char "a"`) is a constant when it succeeds.
+            if let ExprKind::Const(Const::Str(bytes)) = &x.kind {
+                let value = crate::eval::value::Value::str(bytes);
+                if let Ok(crate::eval::value::Value::Int(c)) =
+                    crate::eval::prims::convert(&value, &x.ty, &e.ty)
+                {
+                    return V::I(self.iconst(c));
+                }
+            }
+        }
+        if let (Prim::StrLen | Prim::StrIndex, [text, index @ ..]) = (p, a) {
+            let variable = match text.kind {
+                ExprKind::Local(s) => !self.vars.contains_key(&s),
+                ExprKind::Global(_) => true,
+                _ => false,
+            };
+            let index_ok = index.iter().all(|i| {
+                matches!(i.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
+                    && self.closed_expr(i, &mut std::collections::HashMap::new())
+            });
+            if variable && index_ok && repr == Repr::I64 {
+                return self.string_read(text, index.first(), e.span);
             }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
@@ -667,15 +737,19 @@ impl Lower<'_, '_, '_> {
         let leaves = match repr {
             Repr::I64 => LeafRepr::I64,
             Repr::F64 => LeafRepr::F64,
-            Repr::Unit => return false,
+            Repr::Unit | Repr::Ref => return false,
         };
         if let ExprKind::Local(s) = path.base.kind {
             if self.vars.contains_key(&s) {
                 return false;
             }
         }
+        // An access through a pointer may run again on the closure compiler (a target native
+        // code cannot view): its indices must have no effect.
+        let mut scratch = std::collections::HashMap::new();
         path.steps.iter().all(|(index, _, array_ty)| {
             Repr::of(&index.ty) == Some(Repr::I64)
+                && (!path.pointer || self.closed_expr(index, &mut scratch))
                 && Shape::of(array_ty).is_some_and(|s| {
                     s.repr == leaves && s.n_elements.is_some() && s.elem_leaves != usize::MAX
                 })
@@ -734,8 +808,10 @@ impl Lower<'_, '_, '_> {
         pos
     }
 
-    /// The view of the array in the `Value` at `addr`: its leaves' address and count.
-    pub(super) fn view(&mut self, addr: ClValue, write: bool) -> (ClValue, ClValue) {
+    /// The view of the array in the `Value` at `addr` (or, when `pointer`, of the array the
+    /// pointer there points at): its leaves' address and count, made unshared first when
+    /// `write`. A pointer's view is null when native code cannot see its target.
+    pub(super) fn view(&mut self, addr: ClValue, write: bool, pointer: bool) -> (ClValue, ClValue) {
         let slot = self
             .b
             .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
@@ -744,40 +820,117 @@ impl Lower<'_, '_, '_> {
                 3,
             ));
         let out = self.b.ins().stack_addr(types::I64, slot, 0);
-        let helper = if write {
-            Helper::ArrayViewMut
+        let write = self.b.ins().iconst(types::I32, write as i64);
+        if pointer {
+            let rt = self.rt;
+            self.call_helper(
+                Helper::PointerView,
+                &[types::I64, types::I64, types::I32, types::I64],
+                &[],
+                &[rt, addr, write, out],
+            );
         } else {
-            Helper::ArrayView
-        };
-        self.call_helper(helper, &[types::I64, types::I64], &[], &[addr, out]);
+            self.call_helper(
+                Helper::ArrayView,
+                &[types::I64, types::I32, types::I64],
+                &[],
+                &[addr, write, out],
+            );
+        }
         let data = self.b.ins().load(types::I64, flags(), out, 0);
         let len = self.b.ins().load(types::I64, flags(), out, 8);
         (data, len)
     }
 
-    /// Read an element of an array of unboxed leaves.
-    fn element_read(&mut self, path: &ElementPath<'_>, repr: Repr) -> V {
-        // The array is read before its indices (an unassigned global is R0011 first).
-        let mut base_addr = None;
-        if let ExprKind::Global(s) = path.base.kind {
-            if let Some(def) = self.c.global_read_check(s, &path.base.ty) {
+    /// When the view `data` of a pointer path is null (a target native code cannot see),
+    /// run `fallback` in a cold block, which ends it; lowering goes on in the other branch.
+    pub(super) fn unviewable(&mut self, data: ClValue, fallback: impl FnOnce(&mut Self)) {
+        let cold = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(data, next, &[], cold, &[]);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
+        let notes = self.notes.len();
+        fallback(self);
+        self.notes.truncate(notes);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
+    /// The variable an element path starts at is read before its indices: a global whose
+    /// declaration has not run is R0011 first.
+    pub(super) fn check_base(&mut self, base: &Expr) {
+        if let ExprKind::Global(s) = base.kind {
+            if let Some(def) = self.c.global_read_check(s, &base.ty) {
                 let addr = self.global_addr(s);
                 let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
                 let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
                 let zero = self.iconst(0);
-                self.raise_if(unset, Site::Uninitialised(def, path.base.span), zero, zero);
-                base_addr = Some(addr);
+                self.raise_if(unset, Site::Uninitialised(def, base.span), zero, zero);
             }
         }
+    }
+
+    /// `len s` (no `index`) or `s.[i]` of the string in a variable: its bytes read in place.
+    /// The string is read before the index (R0011 first), whose evaluation has no effect; a
+    /// negative index counts from the end; a variable holding no string gives 0, as the
+    /// evaluator's kernels do.
+    fn string_read(&mut self, text: &Expr, index: Option<&Expr>, span: Span) -> V {
+        self.check_base(text);
+        let i = index.map(|x| self.expr(x).int());
+        let addr = self.base_addr(text);
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        self.call_helper(Helper::StringView, &[types::I64; 2], &[], &[addr, out]);
+        let data = self.b.ins().load(types::I64, flags(), out, 0);
+        let len = self.b.ins().load(types::I64, flags(), out, 8);
+        let Some(i) = i else {
+            return V::I(len);
+        };
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        let zero = self.iconst(0);
+        let read = self.b.create_block();
+        self.b.ins().brif(data, read, &[], join, &args(&[zero]));
+        self.b.seal_block(read);
+        self.b.switch_to_block(read);
+        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+        let from_end = self.b.ins().iadd(i, len);
+        let pos = self.b.ins().select(negative, from_end, i);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        self.raise_if(bad, Site::StrIndex(span), i, len);
+        let at = self.b.ins().iadd(data, pos);
+        let byte = self.b.ins().uload8(types::I64, flags(), at, 0);
+        self.b.ins().jump(join, &args(&[byte]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        V::I(self.b.block_params(join)[0])
+    }
+
+    /// Read an element of an array of unboxed leaves (`e`, whose path is `path`).
+    fn element_read(&mut self, e: &Expr, path: &ElementPath<'_>, repr: Repr) -> V {
+        self.check_base(path.base);
         let pos = self.leaf_position(path);
-        let addr = match base_addr {
-            Some(a) if !matches!(path.base.kind, ExprKind::Global(_)) => a,
-            _ => self.base_addr(path.base),
-        };
-        let (data, len) = match self.hoisted_view(path.base, false) {
-            Some(view) => view,
-            None => self.view(addr, false),
-        };
+        let (data, len) = self.access_view(path, false);
+        let join = self.b.create_block();
+        let ty = repr.clif().unwrap_or(types::I64);
+        self.b.append_block_param(join, ty);
+        if path.pointer {
+            self.unviewable(data, |l| {
+                let v = l.fallback_expr(e, "");
+                l.b.ins().jump(join, &args(&[v.int()]));
+            });
+        }
         let bad = self
             .b
             .ins()
@@ -796,10 +949,11 @@ impl Lower<'_, '_, '_> {
         );
         let offset = self.b.ins().ishl_imm_s(pos, 3);
         let at = self.b.ins().iadd(data, offset);
-        match repr {
-            Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), at, 0)),
-            _ => V::I(self.b.ins().load(types::I64, flags(), at, 0)),
-        }
+        let v = self.b.ins().load(ty, flags(), at, 0);
+        self.b.ins().jump(join, &args(&[v]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_value(join, repr)
     }
 
     /// An operation whose operands are native but whose kernel is the evaluator's: the

@@ -100,7 +100,7 @@ impl Lower<'_, '_, '_> {
                 )
                 .expect("returned_bits returns bits");
             match target.repr {
-                Repr::I64 => self.b.ins().jump(target.block, &args(&[bits])),
+                Repr::I64 | Repr::Ref => self.b.ins().jump(target.block, &args(&[bits])),
                 Repr::F64 => {
                     let f = self.b.ins().bitcast(
                         types::F64,

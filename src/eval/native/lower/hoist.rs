@@ -6,11 +6,12 @@
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
 //! stores into it. The checks inside stay the same: an index is still checked against the
-//! view's count, which is 0 for a variable that holds no array yet.
+//! view's count, which is 0 for a variable that holds no array yet. A pointer variable's view
+//! is the view of the array it points at.
 
 use std::collections::HashMap;
 
-use cranelift_codegen::ir::Value as ClValue;
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{
     CoerceKind, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, Prim, Stmt,
@@ -18,7 +19,7 @@ use crate::core::ir::{
 use crate::eval::native::Repr;
 
 use super::expr::ElementPath;
-use super::Lower;
+use super::{args, Lower};
 
 impl Lower<'_, '_, '_> {
     /// The view of the array variable `base` fetched before the enclosing closed loop, when
@@ -41,21 +42,77 @@ impl Lower<'_, '_, '_> {
         if !self.closed_stmt(stmt, &mut arrays) {
             return saved;
         }
+        // The views stored into first: a pointer may reach the storage of another variable
+        // of the loop, whose view must be taken once that storage is unshared.
         let mut arrays: Vec<_> = arrays.into_iter().collect();
-        arrays.sort_by_key(|(place, _)| match place {
-            Place::Local(s) => (0, *s),
-            Place::Global(s) => (1, *s),
-            _ => (2, 0),
+        arrays.sort_by_key(|(place, (_, write))| match place {
+            Place::Local(s) => (!write, 0, *s),
+            Place::Global(s) => (!write, 1, *s),
+            _ => (!write, 2, 0),
         });
+        let mut fetched = Vec::new();
+        let mut unviewable = None;
         for (place, (base, write)) in arrays {
             if self.views.get(&place).is_some_and(|v| v.2 || !write) {
                 continue;
             }
             let addr = self.base_addr(&base);
-            let (data, len) = self.view(addr, write);
+            let pointer = base.ty.pointee().is_some();
+            let (data, len) = self.view(addr, write, pointer);
+            if pointer {
+                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data, 0);
+                unviewable = Some(match unviewable {
+                    Some(any) => self.b.ins().bor(any, null),
+                    None => null,
+                });
+            }
+            fetched.push((place, data, len, write));
+        }
+        // A pointer whose target native code cannot see (a cast pointer) runs its accesses on
+        // the closure compiler, which may replace any array's storage: then no view is kept
+        // and every access fetches its own (`access_view`).
+        for (place, data, len, write) in fetched {
+            let data = match unviewable {
+                Some(any) => {
+                    let zero = self.iconst(0);
+                    self.b.ins().select(any, zero, data)
+                }
+                None => data,
+            };
             self.views.insert(place, (data, len, write));
         }
         saved
+    }
+
+    /// The view of the array of an element path, for a read or a store: the one fetched
+    /// before the enclosing closed loop, or, when there is none (or it was given up, null),
+    /// fetched here.
+    pub(super) fn access_view(
+        &mut self,
+        path: &ElementPath<'_>,
+        write: bool,
+    ) -> (ClValue, ClValue) {
+        let Some((data, len)) = self.hoisted_view(path.base, write) else {
+            let addr = self.base_addr(path.base);
+            return self.view(addr, write, path.pointer);
+        };
+        let fetch = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        self.b.append_block_param(join, types::I64);
+        self.b.set_cold_block(fetch);
+        self.b
+            .ins()
+            .brif(data, join, &args(&[data, len]), fetch, &[]);
+        self.b.seal_block(fetch);
+        self.b.switch_to_block(fetch);
+        let addr = self.base_addr(path.base);
+        let (d, l) = self.view(addr, write, path.pointer);
+        self.b.ins().jump(join, &args(&[d, l]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join);
+        (params[0], params[1])
     }
 
     /// Is `stmt` closed (see the module's comment)? Collects the array variables it uses,
@@ -106,7 +163,11 @@ impl Lower<'_, '_, '_> {
                     span: value.span,
                 };
                 let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
-                let element = ElementPath { base: &base, steps };
+                let element = ElementPath {
+                    base: &base,
+                    pointer: false,
+                    steps,
+                };
                 ok &= self.element_path_ok(&element, repr) && Repr::of(&ty) == Some(repr);
                 if ok {
                     arrays.insert(*place, (base.clone(), true));
@@ -165,7 +226,29 @@ impl Lower<'_, '_, '_> {
                             && stmts(self, &arm.body, arrays)
                     })
             }
-            Stmt::Return(_) | Stmt::StoreAt { .. } | Stmt::ForArray { .. } => false,
+            Stmt::StoreAt { pointer, value } => {
+                let Some(path) = ElementPath::through(pointer) else {
+                    return false;
+                };
+                let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
+                let leaf = path.steps.last().and_then(|(_, _, ty)| match ty {
+                    crate::types::Type::Array(elem, _) => Repr::of(elem),
+                    _ => None,
+                });
+                let ok = leaf == Some(repr)
+                    && self.element_path_ok(&path, repr)
+                    && self.closed_expr(value, arrays);
+                let place = match path.base.kind {
+                    ExprKind::Local(s) => Place::Local(s),
+                    ExprKind::Global(s) => Place::Global(s),
+                    _ => return false,
+                };
+                if ok {
+                    arrays.insert(place, (path.base.clone(), true));
+                }
+                ok
+            }
+            Stmt::Return(_) | Stmt::ForArray { .. } => false,
         }
     }
 
@@ -178,7 +261,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Is `e` lowered natively with no call and no fallback piece?
-    fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
+    pub(super) fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
         if Repr::of(&e.ty).is_none() {
             return false;
         }
@@ -207,7 +290,7 @@ impl Lower<'_, '_, '_> {
                 | CoerceKind::EncodeInt,
                 a,
             ) => self.closed_expr(a, arrays),
-            ExprKind::Index { .. } => {
+            ExprKind::Index { .. } | ExprKind::Deref(_) => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
                 };

@@ -372,11 +372,12 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// Load a native value of `repr` from the `Value` at `addr`.
     fn load_value(&mut self, addr: ClValue, repr: Repr) -> V {
         match repr {
-            Repr::I64 => V::I(
-                self.b
-                    .ins()
-                    .load(types::I64, flags(), addr, layout::PAYLOAD),
-            ),
+            Repr::I64 | Repr::Ref => V::I(self.b.ins().load(
+                types::I64,
+                flags(),
+                addr,
+                layout::PAYLOAD,
+            )),
             Repr::F64 => V::F(
                 self.b
                     .ins()
@@ -389,7 +390,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// The zero of a representation.
     fn zero(&mut self, repr: Repr) -> V {
         match repr {
-            Repr::I64 => V::I(self.iconst(0)),
+            Repr::I64 | Repr::Ref => V::I(self.iconst(0)),
             Repr::F64 => V::F(self.b.ins().f64const(0.0)),
             Repr::Unit => V::Unit,
         }
@@ -634,6 +635,15 @@ pub(super) fn function(
                 _ => vec![param],
             };
             for p in binds {
+                if let (PatternKind::Bind(Place::Local(s)), None) = (&p.kind, Repr::of(&p.ty)) {
+                    // Passed by reference: copied into its slot.
+                    let from = params[k];
+                    k += 1;
+                    let to = l.slot_addr(*s);
+                    l.frame_used = true;
+                    l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, to]);
+                    continue;
+                }
                 if let (PatternKind::Bind(Place::Local(s)), Some(repr)) = (&p.kind, Repr::of(&p.ty))
                 {
                     if repr == Repr::Unit {
@@ -884,7 +894,7 @@ pub(super) fn trampoline(
             .call_indirect(s, callee, &[params[0], target, bits, out]);
         let result = b.inst_results(call)[0];
         match sig.ret {
-            Repr::I64 => b.ins().return_(&[result]),
+            Repr::I64 | Repr::Ref => b.ins().return_(&[result]),
             Repr::F64 => {
                 let f = b.ins().bitcast(types::F64, MemFlagsData::new(), result);
                 b.ins().return_(&[f])

@@ -1,5 +1,6 @@
-//! Statements: assignments, element stores, conditions, every loop form, `break`,
-//! `continue`, `return` and matches on native values. Anything else is a fallback piece.
+//! Statements: assignments, element stores (into array variables and through pointers),
+//! conditions, every loop form, `break`, `continue`, `return` and matches on native values.
+//! Anything else is a fallback piece.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
@@ -329,9 +330,7 @@ impl Lower<'_, '_, '_> {
                     _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
                 }
             }
-            Stmt::StoreAt { pointer, .. } => {
-                self.fallback_stmt(s, "a store through a pointer", pointer.span)
-            }
+            Stmt::StoreAt { pointer, value } => self.store_at(s, pointer, value),
         }
     }
 
@@ -437,7 +436,7 @@ impl Lower<'_, '_, '_> {
             l.b.ins().jump(outer_unwind, &[]);
         });
         self.unwind = unwind;
-        let (data, len) = self.view(temp, false);
+        let (data, len) = self.view(temp, false, false);
         self.counted_loop(label, len, array.span, body, |l, i| {
             let offset = l.b.ins().ishl_imm_s(i, 3);
             let at = l.b.ins().iadd(data, offset);
@@ -538,7 +537,11 @@ impl Lower<'_, '_, '_> {
             steps.push((index, *mode, ty.clone()));
             ty = elem;
         }
-        let element = ElementPath { base: &base, steps };
+        let element = ElementPath {
+            base: &base,
+            pointer: false,
+            steps,
+        };
         let Some(repr) = repr.filter(|r| *r != Repr::Unit && self.element_path_ok(&element, *r))
         else {
             return self.fallback_stmt(
@@ -553,7 +556,31 @@ impl Lower<'_, '_, '_> {
         self.check_store_target(place, root_ty, path, value);
         let pos = self.leaf_position(&element);
         let v = self.expr(value).int();
-        self.store_element(&base, pos, v);
+        self.store_element(s, &element, pos, v);
+    }
+
+    /// `p.(i).(j) <- v` through a pointer to an array of unboxed scalars: the pointer, the
+    /// indices (each checked), the value, then the store (copy-on-write). The indices and the
+    /// value must have no effect: the store runs again on the closure compiler when native code
+    /// cannot see the pointer's target.
+    fn store_at(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) {
+        let repr = Repr::of(&value.ty).filter(|r| *r != Repr::Unit);
+        let path = ElementPath::through(pointer).filter(|p| !p.steps.is_empty());
+        let mut scratch = std::collections::HashMap::new();
+        let (Some(path), Some(repr)) = (path, repr) else {
+            return self.fallback_stmt(s, "a store through a pointer", pointer.span);
+        };
+        let leaf = path.steps.last().map(|(_, _, ty)| elem_of(ty));
+        if !self.element_path_ok(&path, repr)
+            || leaf.as_ref().and_then(Repr::of) != Some(repr)
+            || !self.closed_expr(value, &mut scratch)
+        {
+            return self.fallback_stmt(s, "a store through a pointer", pointer.span);
+        }
+        self.check_base(path.base);
+        let pos = self.leaf_position(&path);
+        let v = self.expr(value).int();
+        self.store_element(s, &path, pos, v);
     }
 
     /// A store into a global whose declaration may not have run yet is R0011, from the first
@@ -581,20 +608,22 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Store `v` at leaf `pos` of the array in the variable `base`.
-    fn store_element(&mut self, base: &Expr, pos: ClValue, v: ClValue) {
-        let (data, len) = match self.hoisted_view(base, true) {
-            Some(view) => view,
-            None => {
-                let addr = self.base_addr(base);
-                self.view(addr, true)
-            }
-        };
+    /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
+    fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
+        let (data, len) = self.access_view(path, true);
+        let after = self.b.create_block();
+        if path.pointer {
+            self.unviewable(data, |l| {
+                l.fallback_stmt(s, "", path.base.span);
+                if !l.filled() {
+                    l.b.ins().jump(after, &[]);
+                }
+            });
+        }
         // A variable that holds no array has no storage (the check above reported a global's
         // placeholder): nothing is stored.
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
         let write = self.b.create_block();
-        let after = self.b.create_block();
         self.b.ins().brif(inside, write, &[], after, &[]);
         self.b.seal_block(write);
         self.b.switch_to_block(write);
