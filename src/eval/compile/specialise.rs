@@ -136,14 +136,18 @@ impl Compiler<'_> {
             for ((read, at), var) in reads.iter().zip(&context.vars) {
                 let value = read(frame)?;
                 let Ok(size) = u64::try_from(value) else {
-                    return Err(runtime_error(
-                        SHAPE_MISMATCH,
-                        format!(
-                            "the size `{}` is {value}: a size cannot be negative",
-                            var.name
-                        ),
-                        *at,
-                    ));
+                    return Err(Ctrl::Error(Box::new(
+                        crate::diag::Diagnostic::new(
+                            crate::diag::Stage::Runtime,
+                            SHAPE_MISMATCH,
+                            format!(
+                                "the size `{}` is {value}: a size cannot be negative",
+                                var.name
+                            ),
+                            *at,
+                        )
+                        .with_label("this size is negative"),
+                    )));
                 };
                 key.push(size);
             }
