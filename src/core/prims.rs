@@ -17,6 +17,7 @@ use crate::core::ir::{ArithOp, BitOp, MathFn, Prim};
 use crate::syntax::ast::BinOp;
 use crate::types::ty::{IntTy, Type};
 
+mod data;
 mod functions;
 mod operators;
 
@@ -218,21 +219,24 @@ const INTERNAL: PrimDef = PrimDef {
     ..FUNCTION
 };
 
-/// Every entry: the functions, then the operators, conversions, coercions (in the order
-/// `e :>> T` tries them) and internal kernels.
-pub static PRIMS: &[PrimDef] = &concat::<COUNT>(functions::FUNCTIONS, operators::OPERATORS);
-const COUNT: usize = functions::FUNCTIONS.len() + operators::OPERATORS.len();
+/// Every entry: the functions (the data files' last), then the operators, conversions,
+/// coercions (in the order `e :>> T` tries them) and internal kernels.
+pub static PRIMS: &[PrimDef] =
+    &concat::<COUNT>(&[functions::FUNCTIONS, data::DATA, operators::OPERATORS]);
+const COUNT: usize = functions::FUNCTIONS.len() + data::DATA.len() + operators::OPERATORS.len();
 
-const fn concat<const N: usize>(a: &[PrimDef], b: &[PrimDef]) -> [PrimDef; N] {
+const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
     let mut all = [FUNCTION; N];
     let mut i = 0;
-    while i < a.len() {
-        all[i] = a[i];
-        i += 1;
-    }
-    while i < N {
-        all[i] = b[i - a.len()];
-        i += 1;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut j = 0;
+        while j < parts[p].len() {
+            all[i] = parts[p][j];
+            i += 1;
+            j += 1;
+        }
+        p += 1;
     }
     all
 }

@@ -307,6 +307,9 @@ pub fn compile(
                 Ok(Value::Unit)
             })
         }
+        Prim::LoadNpy | Prim::SaveNpy | Prim::LoadNpz | Prim::SaveNpz => {
+            return super::data::compile(prim, args, codes, result_ty, span)
+        }
         Prim::FEndl => {
             let f = pop();
             Box::new(move |frame| {
