@@ -419,12 +419,11 @@ pub fn read_data(
                     &order,
                     &read,
                     |bytes, dtype| {
-                        let f = if dtype.width == 8 {
+                        if dtype.width == 8 {
                             f64::from_bits(u64_of(bytes, dtype.big_endian))
                         } else {
                             f32::from_bits(u64_of(bytes, dtype.big_endian) as u32) as f64
-                        };
-                        f
+                        }
                     },
                     &mut out,
                 )?;
@@ -463,11 +462,14 @@ pub fn read_data(
     }
 }
 
+/// Fills a buffer from the stream, or fails with the fault of the file.
+type ReadExact<'a, R> = dyn Fn(&mut R, &mut [u8]) -> Result<(), Fault> + 'a;
+
 /// Read into `bytes` a few megabytes at a time, polling Ctrl-C between reads.
 fn read_in_steps<R: Read>(
     reader: &mut R,
     bytes: &mut [u8],
-    read: &dyn Fn(&mut R, &mut [u8]) -> Result<(), Fault>,
+    read: &ReadExact<'_, R>,
 ) -> Result<(), Fault> {
     for step in bytes.chunks_mut(64 << 20) {
         poll_interrupt()?;
@@ -496,7 +498,7 @@ fn convert<R: Read, T: Copy>(
     header: &Header,
     count: usize,
     order: &Order,
-    read: &dyn Fn(&mut R, &mut [u8]) -> Result<(), Fault>,
+    read: &ReadExact<'_, R>,
     leaf: impl Fn(&[u8], &Dtype) -> T,
     out: &mut [T],
 ) -> Result<(), Fault> {
