@@ -401,7 +401,10 @@ fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<()
         out.flush().map_err(io)
     })();
     match result {
-        Ok(()) => std::fs::rename(&temporary, path).map_err(io),
+        Ok(()) => std::fs::rename(&temporary, path).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            io(e)
+        }),
         Err(fault) => {
             let _ = std::fs::remove_file(&temporary);
             Err(fault)
