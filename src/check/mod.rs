@@ -121,6 +121,10 @@ pub(crate) struct UnitContext {
     /// `where` clauses of schemes applied while their operands were still being inferred
     /// (`val j = join;`): applied once inference knows them, by the end of the unit.
     pub(crate) pending_functors: Vec<prims::PendingFunctor>,
+    /// Applications of primitives whose result type only the context gives (`val a : double ^
+    /// 3 = load_npy f;`), with the primitive's call form: solved by the end of the unit, or
+    /// E0302 there.
+    pub(crate) expected_results: Vec<(Span, &'static str, Type)>,
     /// While an implementation block is hoisted: the opaque types it completes, by (its
     /// scope, name).
     pub(crate) completing:
@@ -399,6 +403,7 @@ impl Checker {
             self.resolve_recursive_results(&mut body, result.as_mut());
         }
         self.report_open_instances();
+        self.report_expected_results();
         if self.unit.errors.is_empty() {
             if let Some(g) = polyrec::growing_instantiation(&self.unit.out_funs) {
                 let via = if g.user == g.callee {
@@ -458,6 +463,22 @@ impl Checker {
             }
         }
         Ok(unit)
+    }
+
+    /// E0302 for an application whose result type nothing in the unit fixed.
+    fn report_expected_results(&mut self) {
+        for (span, form, t) in std::mem::take(&mut self.unit.expected_results) {
+            let t = self.zonk(&t);
+            if t.has_meta() && !self.unit.errors.iter().any(|e| e.span() == span) {
+                self.error(CheckError::CannotInfer {
+                    span,
+                    message: format!(
+                        "cannot infer the type `{form}` gives here (`{}`): declare it, as in `val a : double ^ (3 \\* 4) = {form};`",
+                        t.with_unknowns_numbered()
+                    ),
+                });
+            }
+        }
     }
 
     /// Give the variables whose types were inferred after their definition their solved types

@@ -675,6 +675,13 @@ fn apply_scheme(
     } else {
         (result.clone().narrow(secret), result)
     };
+    // A result type that only the context can give (a loader's array type) must be solved
+    // by the end of the unit.
+    if result.has_meta() && !arg_tys.iter().any(|t| t.has_meta()) {
+        c.unit
+            .expected_results
+            .push((span, def.form, result.clone()));
+    }
     match kernel(&arg_tys, &kernel_result) {
         Some(prim) => {
             let applied = mk(ir::ExprKind::Prim(prim, exprs), result.clone(), span);

@@ -14,6 +14,7 @@ impl Checker {
         for s in stmts {
             self.stmt(s, &mut out);
         }
+        self.bind_sizes_after_assignments(&mut out);
         out
     }
 

@@ -301,6 +301,16 @@ pub enum Prim {
     /// `parse_int s` (`false`) and `parse_double s` (`true`): the whole string read as a
     /// number, R0014 naming the text and the first offending byte otherwise.
     Parse(bool),
+    /// `load_npy f`: args (the path); the array of the result type read from a `.npy` file.
+    LoadNpy,
+    /// `save_npy (f, a)`: args (the path, the array); `a` written as a `.npy` file.
+    SaveNpy,
+    /// `load_npz (f, name)`: args (the path, the member's name); the member `name.npy` of
+    /// the `.npz` archive `f`, read as `LoadNpy` reads a file.
+    LoadNpz,
+    /// `save_npz (f, name, a)`: args (the path, the member's name, the array); the archive
+    /// `f` with its member `name.npy` added or replaced.
+    SaveNpz,
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.

@@ -17,6 +17,7 @@ use crate::core::ir::{ArithOp, BitOp, MathFn, Prim};
 use crate::syntax::ast::BinOp;
 use crate::types::ty::{IntTy, Type};
 
+mod data;
 mod functions;
 mod io;
 mod operators;
@@ -224,12 +225,19 @@ const INTERNAL: PrimDef = PrimDef {
     ..FUNCTION
 };
 
-/// Every entry: the functions, those of the program's world (`prims/io.rs`), then the operators, conversions, coercions (in the order
-/// `e :>> T` tries them) and internal kernels.
-pub static PRIMS: &[PrimDef] =
-    &concat::<COUNT>(&[functions::FUNCTIONS, io::IO_FUNCTIONS, operators::OPERATORS]);
-const COUNT: usize =
-    functions::FUNCTIONS.len() + io::IO_FUNCTIONS.len() + operators::OPERATORS.len();
+/// Every entry: the functions, those of the program's world (`prims/io.rs`) and of data files
+/// (`prims/data.rs`), then the operators, conversions, coercions (in the order `e :>> T` tries
+/// them) and internal kernels.
+pub static PRIMS: &[PrimDef] = &concat::<COUNT>(&[
+    functions::FUNCTIONS,
+    io::IO_FUNCTIONS,
+    data::DATA,
+    operators::OPERATORS,
+]);
+const COUNT: usize = functions::FUNCTIONS.len()
+    + io::IO_FUNCTIONS.len()
+    + data::DATA.len()
+    + operators::OPERATORS.len();
 
 const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
     let mut all = [FUNCTION; N];

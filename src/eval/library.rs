@@ -306,6 +306,9 @@ pub fn compile(
                 write_stream(frame.rt, &stream, &text, span)
             })
         }
+        Prim::LoadNpy | Prim::SaveNpy | Prim::LoadNpz | Prim::SaveNpz => {
+            return super::data::compile(prim, args, codes, result_ty, span)
+        }
         Prim::FEndl => {
             let f = pop();
             Box::new(move |frame| {

@@ -15,6 +15,7 @@ pub mod closure;
 pub mod code;
 pub mod compact;
 pub mod compile;
+pub mod data;
 pub mod error;
 pub mod format;
 pub mod library;

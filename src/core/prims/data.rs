@@ -1,0 +1,56 @@
+//! The functions that read and write data files: numpy's `.npy` and `.npz`.
+//!
+//! A loader's result type is the type the program asks for (`val a : double ^ (3 \* 4) =
+//! load_npy "a.npy";`): its element type and shape are checked against the file when it runs.
+
+use super::*;
+
+pub(super) const DATA: &[PrimDef] = &[
+    PrimDef {
+        name: "load_npy",
+        schemes: &["[T, N:COMPACTLINEAR] string -> T ^ N"],
+        effect: true,
+        form: "load_npy f",
+        doc: "the array in the numpy file f, of the type the program expects (`val a : double ^ (3 \\* 4) = load_npy f;`); the file's dtype and shape must match it",
+        example: "val a : int ^ (2 \\* 3) = (1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3);\nsave_npy (\"/tmp/tessera-doc-load.npy\", a);\nval b : int ^ (2 \\* 3) = load_npy \"/tmp/tessera-doc-load.npy\";\nprintln b;",
+        typing: Typing::Scheme(|_, _| Some(Prim::LoadNpy)),
+        kernels: |p| (*p == Prim::LoadNpy).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "save_npy",
+        schemes: &["[T, N:COMPACTLINEAR] string * T ^ N -> void"],
+        tupled: true,
+        effect: true,
+        form: "save_npy (f, a)",
+        doc: "write a to the numpy file f: an array over `A \\* B \\* C` as a 3-d array, over any other index as a 1-d array",
+        example: "val a : double ^ 3 = (0.5, 1.5, 2.5);\nsave_npy (\"/tmp/tessera-doc-save.npy\", a);",
+        typing: Typing::Scheme(|_, _| Some(Prim::SaveNpy)),
+        kernels: |p| (*p == Prim::SaveNpy).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "load_npz",
+        schemes: &["[T, N:COMPACTLINEAR] string * string -> T ^ N"],
+        tupled: true,
+        effect: true,
+        form: "load_npz (f, name)",
+        doc: "the array `name` of the numpy archive f (numpy's `savez` or `savez_compressed`), read as `load_npy` reads a file",
+        example: "val a : double ^ 2 = (1.0, 2.0);\nsave_npz (\"/tmp/tessera-doc-load.npz\", \"a\", a);\nval b : double ^ 2 = load_npz (\"/tmp/tessera-doc-load.npz\", \"a\");\nprintln b;",
+        typing: Typing::Scheme(|_, _| Some(Prim::LoadNpz)),
+        kernels: |p| (*p == Prim::LoadNpz).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "save_npz",
+        schemes: &["[T, N:COMPACTLINEAR] string * string * T ^ N -> void"],
+        tupled: true,
+        effect: true,
+        form: "save_npz (f, name, a)",
+        doc: "add a to the numpy archive f as the array `name` (replacing an array of that name; the archive is created if missing)",
+        example: "val a : int ^ 3 = (1, 2, 3);\nsave_npz (\"/tmp/tessera-doc-save.npz\", \"counts\", a);",
+        typing: Typing::Scheme(|_, _| Some(Prim::SaveNpz)),
+        kernels: |p| (*p == Prim::SaveNpz).then_some(3),
+        ..FUNCTION
+    },
+];

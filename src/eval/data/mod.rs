@@ -1,0 +1,419 @@
+//! Kernels of the data files: numpy's `.npy` and `.npz`.
+//!
+//! A loader is compiled for the array type the program expects (its element type and shape).
+//! Reading a file is two steps (`NpyStream`): its header gives the file's dtype and
+//! dimensions, checked against that type before any data is read, then the data is read
+//! straight into a fresh buffer. `npy.rs` is the format itself.
+
+pub mod npy;
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+
+use num_traits::ToPrimitive;
+
+use crate::core::ir::{Expr, Prim};
+use crate::limits::Limits;
+use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
+use crate::types::Type;
+
+use super::code::ExprCode;
+use super::error::{file_error, Fault, DATA_FORMAT};
+use super::value::{leaf_type, ArrayVal, Buffer, Value};
+
+/// The element of a numeric array as numpy stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    Bool,
+    Int(IntTy),
+    Float,
+    Double,
+}
+
+/// An array type as a data file sees it: its element and its dimensions, outermost first
+/// (`double ^ (3 \* 4)` and `double ^ 4 ^ 3` are both 3 by 4 doubles, `double ^ (3 \^ 2)`
+/// is 3 by 3; an index that is not a product or power of unitsums is one dimension of its
+/// size).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub element: Element,
+    pub dims: Vec<usize>,
+    /// The array type, for messages.
+    pub ty: Type,
+}
+
+impl Layout {
+    /// The layout of an array type of numbers, or the message saying why it has none.
+    pub fn of(ty: &Type) -> Result<Layout, String> {
+        let mut dims = Vec::new();
+        let mut t = ty;
+        while let Type::Array(element, index) = t {
+            index_dims(index, &mut dims).ok_or_else(|| format!("`{ty}` is too large"))?;
+            t = element;
+        }
+        let element = npy::element_of(leaf_type(ty)).ok_or_else(|| {
+            format!(
+                "numpy files hold arrays of numbers or bools, not of `{}`",
+                leaf_type(ty)
+            )
+        })?;
+        Ok(Layout {
+            element,
+            dims,
+            ty: ty.clone(),
+        })
+    }
+}
+
+/// numpy's limit on the number of dimensions; a power with more factors is saved flat.
+const MAX_RANK: usize = 32;
+
+fn index_dims(index: &Type, dims: &mut Vec<usize>) -> Option<()> {
+    match index {
+        Type::CProduct(components) => {
+            for c in components.iter() {
+                index_dims(c, dims)?;
+            }
+        }
+        // `A \^ n` is the product of `n` copies of `A` (`3 \* 3` is `3 \^ 2`).
+        Type::CArray(base, exponent) => {
+            let copies = crate::types::size::size_of(exponent)?.to_usize()?;
+            if copies > MAX_RANK {
+                dims.push(crate::types::size::size_of(index)?.to_usize()?);
+            } else {
+                for _ in 0..copies {
+                    index_dims(base, dims)?;
+                }
+            }
+        }
+        other => dims.push(crate::types::size::size_of(other)?.to_usize()?),
+    }
+    Some(())
+}
+
+/// A `.npy` stream whose header has been read: the file's dtype and dimensions, known before
+/// any data is read (a shape checked against the type expected, or sizes taken from the file).
+pub struct NpyStream {
+    header: npy::Header,
+    header_len: usize,
+    /// The stream's name in messages (`` `a.npy` ``, `` the array `x` of `a.npz` ``).
+    label: String,
+}
+
+impl NpyStream {
+    /// Read the header of the stream named `label`.
+    pub fn open(
+        reader: &mut impl Read,
+        label: String,
+        io: &dyn Fn(std::io::Error) -> Fault,
+    ) -> Result<NpyStream, Fault> {
+        let (header, header_len) = npy::read_header(reader, &label, io)?;
+        Ok(NpyStream {
+            header,
+            header_len,
+            label,
+        })
+    }
+
+    /// The file's dimensions, outermost first.
+    pub fn dims(&self) -> &[usize] {
+        &self.header.shape
+    }
+
+    fn holds(&self) -> String {
+        format!(
+            "{} holds {} data of shape {}",
+            self.label,
+            self.header.dtype.name(),
+            self.header.shape_text()
+        )
+    }
+
+    /// R0015 unless the file's elements read as `layout`'s and its dimensions are `layout`'s.
+    pub fn check(&self, layout: &Layout) -> Result<(), Fault> {
+        let dtype = &self.header.dtype;
+        if !dtype.fits(layout.element) {
+            return Err(Fault::new(
+                DATA_FORMAT,
+                format!(
+                    "{}, not the `{}` expected: {} reads as {}",
+                    self.holds(),
+                    layout.ty,
+                    dtype.name(),
+                    npy::readable_as(dtype)
+                ),
+            ));
+        }
+        if self.dims() != layout.dims {
+            return Err(Fault::new(
+                DATA_FORMAT,
+                format!(
+                    "{}, not the `{}` expected (shape {})",
+                    self.holds(),
+                    layout.ty,
+                    npy::shape_text(&layout.dims)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read the data, checked by `check`, into a fresh buffer of `element`s in row-major
+    /// order; `available` is the number of bytes the container holds, header included.
+    pub fn read(
+        self,
+        reader: &mut impl Read,
+        element: Element,
+        available: u64,
+        limits: &Limits,
+        io: &dyn Fn(std::io::Error) -> Fault,
+    ) -> Result<Buffer, Fault> {
+        let count = npy::check_size(&self.label, &self.header, limits)?;
+        let available = available.saturating_sub(self.header_len as u64);
+        npy::read_data(
+            reader,
+            &self.label,
+            &self.header,
+            count,
+            element,
+            available,
+            io,
+        )
+    }
+}
+
+/// Read the `.npy` stream named `label`, holding `available` bytes, as an array of `layout`.
+fn read_npy(
+    reader: &mut impl Read,
+    label: String,
+    layout: &Layout,
+    available: u64,
+    limits: &Limits,
+    io: &dyn Fn(std::io::Error) -> Fault,
+) -> Result<Value, Fault> {
+    let stream = NpyStream::open(reader, label, io)?;
+    stream.check(layout)?;
+    let buffer = stream.read(reader, layout.element, available, limits, io)?;
+    Ok(Value::Array(ArrayVal::new(buffer)))
+}
+
+/// The compiled code of a data-file kernel, `None` for other kernels.
+pub fn compile(
+    prim: &Prim,
+    args: &[Expr],
+    mut codes: Vec<ExprCode>,
+    result_ty: &Type,
+    span: Span,
+) -> Option<ExprCode> {
+    let array_ty = match prim {
+        Prim::LoadNpy | Prim::LoadNpz => result_ty,
+        Prim::SaveNpy | Prim::SaveNpz => &args.last()?.ty,
+        _ => return None,
+    };
+    let layout = match Layout::of(array_ty) {
+        Ok(layout) => layout,
+        Err(message) => {
+            return Some(Box::new(move |_| {
+                Err(Fault::new(DATA_FORMAT, message.clone()).at(span))
+            }))
+        }
+    };
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    Some(match prim {
+        Prim::LoadNpy => {
+            let path = pop();
+            Box::new(move |frame| {
+                let path = text(&path(frame)?);
+                load_npy(&path, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+            })
+        }
+        Prim::SaveNpy => {
+            let array = pop();
+            let path = pop();
+            Box::new(move |frame| {
+                let path = text(&path(frame)?);
+                let array = array(frame)?;
+                save_npy(&path, &layout, &array).map_err(|f| f.at(span))?;
+                Ok(Value::Unit)
+            })
+        }
+        Prim::LoadNpz => {
+            let name = pop();
+            let path = pop();
+            Box::new(move |frame| {
+                let path = text(&path(frame)?);
+                let name = text(&name(frame)?);
+                load_npz(&path, &name, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+            })
+        }
+        _ => {
+            let array = pop();
+            let name = pop();
+            let path = pop();
+            Box::new(move |frame| {
+                let path = text(&path(frame)?);
+                let name = text(&name(frame)?);
+                let array = array(frame)?;
+                save_npz(&path, &name, &layout, &array).map_err(|f| f.at(span))?;
+                Ok(Value::Unit)
+            })
+        }
+    })
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
+        _ => String::new(),
+    }
+}
+
+fn load_npy(path: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+    let io = |e: std::io::Error| file_error("read", path, &e);
+    let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
+    let length = file.metadata().map_err(io)?.len();
+    let mut reader = BufReader::new(file);
+    read_npy(
+        &mut reader,
+        format!("`{path}`"),
+        layout,
+        length,
+        limits,
+        &io,
+    )
+}
+
+fn save_npy(path: &str, layout: &Layout, array: &Value) -> Result<(), Fault> {
+    let io = |e: std::io::Error| file_error("write", path, &e);
+    let file = File::create(path).map_err(io)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    write_npy(&mut out, layout, array).map_err(io)?;
+    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+    file.sync_data().map_err(io)
+}
+
+fn write_npy(out: &mut impl Write, layout: &Layout, array: &Value) -> std::io::Result<()> {
+    out.write_all(&npy::header_bytes(layout.element, &layout.dims))?;
+    if let Value::Array(view) = array {
+        npy::write_data(
+            out,
+            &view.buf,
+            view.start..view.start + view.len,
+            layout.element,
+        )?;
+    }
+    Ok(())
+}
+
+/// The member of an `.npz` archive that holds the array `name`.
+fn member(name: &str) -> String {
+    format!("{name}.npy")
+}
+
+fn not_npz(path: &str, error: zip::result::ZipError) -> Fault {
+    match error {
+        zip::result::ZipError::Io(e) => file_error("read", path, &e),
+        other => Fault::new(
+            DATA_FORMAT,
+            format!("`{path}` is not a valid .npz archive: {other}"),
+        ),
+    }
+}
+
+fn load_npz(path: &str, name: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+    let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_npz(path, e))?;
+    let names: Vec<String> = archive
+        .file_names()
+        .filter_map(|n| n.ok())
+        .filter_map(|n| n.strip_suffix(".npy").map(str::to_string))
+        .collect();
+    let mut entry = match archive.by_name(&member(name)) {
+        Ok(entry) => entry,
+        Err(zip::result::ZipError::FileNotFound) => {
+            return Err(Fault::new(
+                DATA_FORMAT,
+                format!(
+                    "`{path}` has no array `{name}`; its arrays are {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            ))
+        }
+        Err(e) => return Err(not_npz(path, e)),
+    };
+    let available = entry.size();
+    let label = format!("the array `{name}` of `{path}`");
+    let io = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            Fault::new(
+                DATA_FORMAT,
+                format!("`{path}` is not a valid .npz archive: {e}"),
+            )
+        } else {
+            file_error("read", path, &e)
+        }
+    };
+    read_npy(&mut entry, label, layout, available, limits, &io)
+}
+
+/// Write the archive `path` with the array `name` added: the other members of an existing
+/// archive are copied as they are (still compressed) into a new file that then replaces it.
+fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<(), Fault> {
+    let io = |e: std::io::Error| file_error("write", path, &e);
+    let zip_error = |e: zip::result::ZipError| match e {
+        zip::result::ZipError::Io(e) => io(e),
+        other => Fault::new(DATA_FORMAT, format!("cannot write `{path}`: {other}")),
+    };
+    let mut existing = match File::open(path) {
+        Ok(file) => Some(zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_npz(path, e))?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(file_error("open", path, &e)),
+    };
+    let temporary = format!("{path}.tessera-tmp");
+    let file = File::create(&temporary).map_err(|e| file_error("write", &temporary, &e))?;
+    let result = (|| {
+        let mut writer = zip::ZipWriter::new(BufWriter::with_capacity(1 << 20, file));
+        let own = member(name);
+        if let Some(archive) = existing.as_mut() {
+            for i in 0..archive.len() {
+                let entry = archive.by_index_raw(i).map_err(|e| not_npz(path, e))?;
+                if entry.name().is_ok_and(|n| n != own) {
+                    writer.raw_copy_file(entry).map_err(zip_error)?;
+                }
+            }
+        }
+        let bytes = npy_size(layout);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(bytes >= u32::MAX as u64);
+        writer.start_file(own, options).map_err(zip_error)?;
+        write_npy(&mut writer, layout, array).map_err(io)?;
+        let mut out = writer.finish().map_err(zip_error)?;
+        out.flush().map_err(io)
+    })();
+    match result {
+        Ok(()) => std::fs::rename(&temporary, path).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            io(e)
+        }),
+        Err(fault) => {
+            let _ = std::fs::remove_file(&temporary);
+            Err(fault)
+        }
+    }
+}
+
+/// The bytes of the `.npy` file of an array of this layout.
+fn npy_size(layout: &Layout) -> u64 {
+    let count: u64 = layout.dims.iter().map(|&d| d as u64).product();
+    count * npy::Dtype::of(layout.element).width as u64 + 128
+}
