@@ -82,6 +82,10 @@ diagnostic_cases! {
     e0102_nesting_too_deep: "E0102", &format!("var x = 1;\nprintln$ {}x{};\n", "(".repeat(257), ")".repeat(257));
     r0008_recursion_too_deep: "R0008", "fun down (n:int) : int => if n == 0 then 0 else 1 + down (n - 1) endif;\nprintln$ down 100000000;\n";
     behaviour_not_arithmetic: "E0301", "println$ true + false;\n";
+    size_from_var: "E0301", "var n = 4;\nvar a : double ^ n;\nprintln$ a;\n";
+    size_not_integer: "E0301", "val x = 2.5;\nvar a : double ^ x;\nprintln$ a;\n";
+    size_in_named_function: "E0301", "fun two (x: int) => x + 2;\nval n = two 1;\nproc show () { var a : double ^ n; println$ a; }\nshow ();\n";
+    r0016_negative_size: "R0016", "fun minus (x: int) => 0 - x;\nval n = minus 3;\nvar a : double ^ n;\nprintln$ a;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
     behaviour_no_equality: "E0301", "val f = fun (x:int) => x;\nprintln$ f == f;\n";
     behaviour_not_ordered: "E0301", "val f = fun (x:int) => x;\nprintln$ (f, 1) < (f, 2);\n";

@@ -129,7 +129,26 @@ impl Checker {
             }
         };
         // A function nested in the size's frame takes it as a type parameter, given by its
-        // `MakeFun`s: so do the functions between.
+        // `MakeFun`s: so do the functions between. Only lambdas can: their `MakeFun` is made
+        // once their body is checked, while a named function may be called before its body is.
+        let named = (0..self.funs.len()).find(|&i| {
+            self.frames[self.funs[i].frame].parent.is_some()
+                && self.frame_between(self.funs[i].frame, vb.loc.frame)
+                && self.funs[i].name != "<lambda>"
+        });
+        if let Some(i) = named {
+            let function = self.funs[i].name.clone();
+            self.error(CheckError::Type {
+                span,
+                message: format!(
+                    "the function `{function}` uses the run-time size `{name}` of the code around it"
+                ),
+                help: Some(format!(
+                    "pass the size as a parameter: `fun {function} ({name}: int) …`, or write a lambda"
+                )),
+            });
+            return Some(error_type());
+        }
         let mut frame = self.frame;
         while frame != vb.loc.frame {
             if !self.frames[frame].borrowed_sizes.contains(&var) {
@@ -141,6 +160,21 @@ impl Checker {
             }
         }
         Some(Type::Var(var))
+    }
+
+    /// Is `frame` the current frame or one enclosing it, below `home`?
+    fn frame_between(&self, frame: usize, home: usize) -> bool {
+        let mut f = Some(self.frame);
+        while let Some(at) = f {
+            if at == home {
+                return false;
+            }
+            if at == frame {
+                return true;
+            }
+            f = self.frames[at].parent;
+        }
+        false
     }
 
     /// Is `outer` an enclosing frame of `inner`?
