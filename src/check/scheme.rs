@@ -163,7 +163,11 @@ impl Scheme {
             }
             let kind_ok = match v.var.kind {
                 Kind::Type => true,
-                Kind::Unitsum => matches!(t, Type::Unitsum(_)),
+                // A unitsum, or a type parameter or run-time size of that kind.
+                Kind::Unitsum => {
+                    matches!(t, Type::Unitsum(_))
+                        || matches!(t, Type::Var(v) if v.kind == Kind::Unitsum)
+                }
                 Kind::CompactLinear => is_compact(t),
             };
             let class_ok = v.class.is_none_or(|c| c.admits(t));
