@@ -100,7 +100,9 @@ fn array_elements(value: &Value, element: &Type, index: &Type) -> Option<Vec<Val
     // An index of run-time size: the count is the view's.
     let count = match size_of(index) {
         Some(n) => n.to_usize()?,
-        None if index.has_var() && stride > 0 && array.len % stride == 0 => array.len / stride,
+        None if index.has_var() && stride > 0 && array.len.is_multiple_of(stride) => {
+            array.len / stride
+        }
         None => return None,
     };
     if count.checked_mul(stride)? != array.len || array.start + array.len > array.buf.len() {

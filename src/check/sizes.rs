@@ -440,17 +440,12 @@ impl Checker {
                 self.sizes
                     .iter()
                     .filter(|s| s.loc.frame == frame && s.array.is_none())
-                    .find(|s| {
-                        let read = match self.place_at(s.loc) {
-                            Place::Global(g) => {
-                                matches!(inner.kind, ir::ExprKind::Global(x) if x == g)
-                            }
-                            Place::Local(l) => {
-                                matches!(inner.kind, ir::ExprKind::Local(x) if x == l)
-                            }
-                            _ => false,
-                        };
-                        read
+                    .find(|s| match self.place_at(s.loc) {
+                        Place::Global(g) => {
+                            matches!(inner.kind, ir::ExprKind::Global(x) if x == g)
+                        }
+                        Place::Local(l) => matches!(inner.kind, ir::ExprKind::Local(x) if x == l),
+                        _ => false,
                     })
                     .map(|s| Type::Var(s.var.clone()))
             }

@@ -426,7 +426,9 @@ fn array_layout(array: &ArrayVal, element: &Type, index: &Type) -> Option<ArrayL
     // the view's.
     let element_count = match size_of(index) {
         Some(n) => n.to_usize()?,
-        None if index.has_var() && stride > 0 && array.len % stride == 0 => array.len / stride,
+        None if index.has_var() && stride > 0 && array.len.is_multiple_of(stride) => {
+            array.len / stride
+        }
         None => return None,
     };
     let leaves = element_count.checked_mul(stride)?;
