@@ -994,13 +994,7 @@ impl Checker {
             return error_expr(span);
         }
         let own_args = type_args[sig.outer_params.len()..].to_vec();
-        type_args.extend(
-            self.frames[sig.frame]
-                .borrowed_sizes
-                .iter()
-                .cloned()
-                .map(Type::Var),
-        );
+        type_args.extend(self.borrowed_size_args(sig.frame));
         let func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {

@@ -515,9 +515,9 @@ impl Checker {
         let type_args = sig
             .outer_params
             .iter()
-            .chain(&self.frames[sig.frame].borrowed_sizes)
             .cloned()
             .map(Type::Var)
+            .chain(self.borrowed_size_args(sig.frame))
             .collect();
         if !sig.own_params.is_empty() {
             self.type_error(def.span, "a lambda cannot have type parameters");

@@ -236,13 +236,7 @@ impl Checker {
         if !self.check_requirements(&sig.name, &sig.own_params, &type_args[outer..], span) {
             return error_expr(span);
         }
-        type_args.extend(
-            self.frames[sig.frame]
-                .borrowed_sizes
-                .iter()
-                .cloned()
-                .map(Type::Var),
-        );
+        type_args.extend(self.borrowed_size_args(sig.frame));
         let ty = self.zonk(&ty);
         mk(
             ir::ExprKind::MakeFun {

@@ -162,6 +162,17 @@ impl Checker {
         Some(Type::Var(var))
     }
 
+    /// The type arguments a `MakeFun` of the function of `frame` gives for the run-time sizes
+    /// it takes from the code around it (its last type parameters).
+    pub(crate) fn borrowed_size_args(&self, frame: usize) -> Vec<Type> {
+        self.frames[frame]
+            .borrowed_sizes
+            .iter()
+            .cloned()
+            .map(Type::Var)
+            .collect()
+    }
+
     /// Is `frame` the current frame or one enclosing it, below `home`?
     fn frame_between(&self, frame: usize, home: usize) -> bool {
         let mut f = Some(self.frame);
