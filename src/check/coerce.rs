@@ -8,8 +8,6 @@
 //! the two types; when that entry refuses, its refusal is the error. The IR validator checks
 //! every `Coerce` in the IR against the same entries (`check_coercion`).
 
-use num_bigint::BigUint;
-
 use crate::check::build::{error_expr, mk};
 use crate::check::error::CheckError;
 use crate::check::prims::{self, Coercion};
@@ -18,7 +16,7 @@ use crate::core::ir::{self, CoerceKind, Prim};
 use crate::core::prims::{Coercer, Section, Typing, PRIMS};
 use crate::syntax::span::Span;
 use crate::types::iso::{classify, Iso};
-use crate::types::size::size_of;
+use crate::types::size::{size_of, symbolic_count};
 use crate::types::ty::{NominalBody, Type};
 
 impl Checker {
@@ -69,6 +67,20 @@ impl Checker {
             return error_expr(span);
         }
         match self.classify_coercion(Section::Coercion, &s, &t) {
+            Ok(Coercion::Kind(CoerceKind::Reshape)) if !counts_agree(&s, &t) => {
+                // Compared when the variables have values (`core::subst`).
+                let types = std::sync::Arc::new((s, t.clone()));
+                let reshape = mk(
+                    ir::ExprKind::Coerce(CoerceKind::Reshape, Box::new(v)),
+                    t.clone(),
+                    span,
+                );
+                mk(
+                    ir::ExprKind::Prim(Prim::CheckedReshape(types), vec![reshape]),
+                    t,
+                    span,
+                )
+            }
             Ok(Coercion::Kind(kind)) => mk(ir::ExprKind::Coerce(kind, Box::new(v)), t, span),
             Ok(Coercion::Convert) => mk(ir::ExprKind::Prim(Prim::Convert, vec![v]), t, span),
             Err(refusal) => {
@@ -251,19 +263,19 @@ fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
     Ok(Coercion::Convert)
 }
 
-/// A layout-identical reshape: the same scalar leaves in the same order. Inside a
-/// generic function, arrays over type parameters reshape when they hold the same scalar
-/// leaves and their element counts are equal as products of the parameters' sizes
-/// (`int ^ (A \* B) :>> int ^ B ^ A`); the instance is checked again concretely by the
-/// evaluator's reshape. An integer or natural target takes only a compact value (an
-/// encode).
+/// A layout-identical reshape: the same scalar leaves in the same order. Between arrays over
+/// type variables (type parameters, run-time sizes) it takes the same scalar leaves when
+/// their element counts, products of constants and the variables, could be equal
+/// (`int ^ (A \* B) :>> int ^ B ^ A`, `double ^ n :>> double ^ (m \* 3)`): the counts are
+/// compared when the variables get their values (`core::subst`), a difference being R0016 at
+/// the coercion. An integer or natural target takes only a compact value (an encode).
 fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     if matches!(t, Type::Int(_) | Type::Natural) {
         return Err(Refusal::NotCompact);
     }
     if s.has_var() || t.has_var() {
         if let (Some(a), Some(b)) = (symbolic_count(s), symbolic_count(t)) {
-            if a == b {
+            if a.may_equal(&b) {
                 return Ok(Coercion::Kind(CoerceKind::Reshape));
             }
         }
@@ -271,6 +283,18 @@ fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     match classify(s, t) {
         Iso::LayoutIdentical(_) => Ok(Coercion::Kind(CoerceKind::Reshape)),
         Iso::NotIsomorphic { .. } => Err(Refusal::NotIsomorphic),
+    }
+}
+
+/// Are the element counts of `s` and `t` equal whatever their variables are (a reshape that
+/// needs no comparison when they get values)?
+fn counts_agree(s: &Type, t: &Type) -> bool {
+    if !(s.has_var() || t.has_var()) {
+        return true;
+    }
+    match (symbolic_count(s), symbolic_count(t)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
     }
 }
 
@@ -287,53 +311,5 @@ fn select_opaque(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
         Ok(Coercion::Kind(CoerceKind::Opaque))
     } else {
         Err(Refusal::NotIsomorphic)
-    }
-}
-
-/// The element count of an array type over a non-array leaf, as a product of a constant and
-/// type parameters (their ids, sorted), with the leaf type; `None` when it cannot be written
-/// so.
-fn symbolic_count(t: &Type) -> Option<(Type, BigUint, Vec<u32>)> {
-    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
-        match i {
-            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
-            Type::Var(v) => Some((BigUint::from(1u8), vec![v.id])),
-            Type::CProduct(cs) => {
-                cs.iter()
-                    .try_fold((BigUint::from(1u8), vec![]), |(k, mut vs), c| {
-                        let (k2, vs2) = index_size(c)?;
-                        vs.extend(vs2);
-                        Some((k * k2, vs))
-                    })
-            }
-            Type::CArray(e, n) => {
-                let Type::Unitsum(n) = **n else { return None };
-                let (k, vs) = index_size(e)?;
-                let n = u32::try_from(n).ok()?;
-                Some((
-                    k.pow(n),
-                    vs.iter()
-                        .copied()
-                        .cycle()
-                        .take(vs.len() * n as usize)
-                        .collect(),
-                ))
-            }
-            other if !other.has_var() => Some((size_of(other)?, vec![])),
-            _ => None,
-        }
-    }
-    match t {
-        Type::Array(e, i) => {
-            let (k, mut vs) = index_size(i)?;
-            let (leaf, k2, vs2) = match &**e {
-                Type::Array(..) => symbolic_count(e)?,
-                leaf => (leaf.clone(), BigUint::from(1u8), vec![]),
-            };
-            vs.extend(vs2);
-            vs.sort_unstable();
-            Some((leaf, k * k2, vs))
-        }
-        _ => None,
     }
 }

@@ -76,6 +76,22 @@ impl Checker {
                     (Type::Int(_), Type::Double | Type::Float) | (Type::Double | Type::Float, Type::Int(_)) => Some(format!(
                         "integers and floating types are not convertible implicitly; convert explicitly with `{expected} x`"
                     )),
+                    // Arrays whose sizes are known only when the program runs.
+                    (Type::Array(..), Type::Array(..))
+                        if (found.has_var() || expected.has_var())
+                            && matches!(
+                                (
+                                    crate::types::size::symbolic_count(&found),
+                                    crate::types::size::symbolic_count(&expected),
+                                ),
+                                (Some(a), Some(b)) if a.may_equal(&b)
+                            ) =>
+                    {
+                        Some(format!(
+                            "the sizes may differ when the program runs; a reshape checks that \
+                             they are equal: `(…) :>> {expected}`"
+                        ))
+                    }
                     _ => None,
                 };
                 self.error(CheckError::Mismatch {

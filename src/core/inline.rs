@@ -429,16 +429,35 @@ impl<'a> Inliner<'a> {
         let stmts = self.stmts(&stmts);
         let result = result.map(|r| self.expr(&r));
         self.stack.pop();
-        pre.extend(stmts);
         let ret = callee.ret.clone();
-        Some(Expr {
+        let body = Expr {
             kind: ExprKind::Inlined(Box::new(Inlined {
                 frame: Some(InlinedFrame {
                     name: Arc::from(callee.name.as_str()),
                     unit: self.callees.unit_of(id),
                 }),
                 call: span,
-                stmts: pre,
+                stmts,
+                result,
+            })),
+            ty: ret.clone(),
+            span,
+        };
+        if pre.is_empty() {
+            return Some(body);
+        }
+        // The arguments are computed by the caller: a fault in one is not in the callee.
+        let (stmts, result) = if ret.is_void() {
+            pre.push(Stmt::Expr(body));
+            (pre, None)
+        } else {
+            (pre, Some(body))
+        };
+        Some(Expr {
+            kind: ExprKind::Inlined(Box::new(Inlined {
+                frame: None,
+                call: span,
+                stmts,
                 result,
             })),
             ty: ret,

@@ -204,6 +204,15 @@ pub enum Prim {
     /// values in source order (evaluated in that order); operand `k` is field `order[k]` of
     /// the result record.
     Permute(std::sync::Arc<[u32]>),
+    /// A reshape `Coerce` (the operand) between types whose element counts depend on type
+    /// variables and may differ (`double ^ n :>> double ^ (m \* 3)`), with the two types as
+    /// the checker saw them: once the variables have values (`core::subst`) it becomes the
+    /// reshape itself or a `ShapeFault` whose message names the variables. The identity.
+    CheckedReshape(std::sync::Arc<(crate::types::Type, crate::types::Type)>),
+    /// A reshape whose element counts turned out different once its run-time sizes or type
+    /// arguments were known (`core::subst`): the operand is evaluated, then R0016 with this
+    /// message.
+    ShapeFault(std::sync::Arc<str>),
     /// Record subtype coercion of an argument: the operand's type is a subtype of
     /// the result type; the value is copied without the fields the result type lacks
     /// (through tuples, arrays and records). Also a struct built from a record whose fields

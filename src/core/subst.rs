@@ -4,8 +4,11 @@
 //! Architecture invariant: this is a pure tree rewrite of the IR; it knows nothing about
 //! evaluation and never fails (a missing type argument leaves the variable in place).
 
-use crate::core::ir::{Function, Pattern, Stmt};
-use crate::core::visit::{infallible, Fold};
+use std::sync::Arc;
+
+use crate::core::ir::{CoerceKind, Expr, ExprKind, Function, Pattern, Prim, Stmt};
+use crate::core::visit::{infallible, walk_expr_fold, Fold};
+use crate::types::size::symbolic_count;
 use crate::types::ty::{TyVar, Type};
 
 /// The function `f` with `args[i]` substituted for `f.type_params[i]` everywhere: in every
@@ -53,6 +56,9 @@ pub fn substitute_sizes(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<
         fn fold_type(&mut self, ty: &Type) -> Result<Type, Self::Error> {
             Ok(ty.subst_sizes(self.params, self.args))
         }
+        fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Self::Error> {
+            Ok(checked_reshape(walk_expr_fold(self, e)?))
+        }
     }
     infallible(Sizes { params, args }.fold_stmts(stmts))
 }
@@ -83,6 +89,160 @@ impl Fold for Substitution<'_> {
     fn fold_type(&mut self, ty: &Type) -> Result<Type, Self::Error> {
         Ok(self.ty(ty))
     }
+
+    fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Self::Error> {
+        Ok(checked_reshape(walk_expr_fold(self, e)?))
+    }
+}
+
+/// `folded`, an expression with its variables substituted. A reshape the checker took on the
+/// promise that the element counts, which depend on the variables, are equal
+/// (`double ^ n :>> double ^ (m \* 3)`: a `CheckedReshape`) is compared once no variable is
+/// left: it becomes the reshape, or a fault (R0016 when it runs) whose message names both
+/// types as written, the values of their variables and why the counts differ.
+fn checked_reshape(folded: Expr) -> Expr {
+    let ExprKind::Prim(Prim::CheckedReshape(types), args) = &folded.kind else {
+        return folded;
+    };
+    let [reshape] = args.as_slice() else {
+        return folded;
+    };
+    let ExprKind::Coerce(CoerceKind::Reshape, source) = &reshape.kind else {
+        return folded;
+    };
+    if source.ty.has_var() || reshape.ty.has_var() {
+        return folded;
+    }
+    let (Some(from), Some(to)) = (symbolic_count(&source.ty), symbolic_count(&reshape.ty)) else {
+        return folded;
+    };
+    if from.constant == to.constant {
+        return reshape.clone();
+    }
+    let (written_from, written_to) = (&types.0, &types.1);
+    let mut values = Vec::new();
+    bind_vars(written_from, &source.ty, &mut values);
+    bind_vars(written_to, &reshape.ty, &mut values);
+    let message = reshape_fault(
+        written_from,
+        written_to,
+        &from.constant,
+        &to.constant,
+        &values,
+    );
+    Expr {
+        kind: ExprKind::Prim(Prim::ShapeFault(Arc::from(message)), vec![(**source).clone()]),
+        ty: folded.ty.clone(),
+        span: folded.span,
+    }
+}
+
+/// The values the variables of `written` have in `concrete`, the same type with them
+/// substituted, where the two have the same structure.
+fn bind_vars(written: &Type, concrete: &Type, out: &mut Vec<(TyVar, Type)>) {
+    match (written, concrete) {
+        (Type::Var(v), t) => {
+            if !out.iter().any(|(w, _)| w.id == v.id) {
+                out.push((v.clone(), t.clone()));
+            }
+        }
+        (Type::Array(e, i), Type::Array(e2, i2)) | (Type::CArray(e, i), Type::CArray(e2, i2)) => {
+            bind_vars(e, e2, out);
+            bind_vars(i, i2, out);
+        }
+        (Type::CProduct(a), Type::CProduct(b)) | (Type::CSum(a), Type::CSum(b))
+            if a.len() == b.len() =>
+        {
+            for (x, y) in a.iter().zip(b.iter()) {
+                bind_vars(x, y, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why `from` (with `count_from` elements once its variables have their values) cannot be
+/// reshaped to `to` (with `count_to`).
+fn reshape_fault(
+    from: &Type,
+    to: &Type,
+    count_from: &num_bigint::BigUint,
+    count_to: &num_bigint::BigUint,
+    values: &[(TyVar, Type)],
+) -> String {
+    use num_traits::{One, Zero};
+    // The variables of both types, in order, with their values.
+    let mut vars: Vec<TyVar> = Vec::new();
+    for t in [from, to] {
+        t.for_each_var(&mut |v| {
+            if !vars.iter().any(|w| w.id == v.id) {
+                vars.push(v.clone());
+            }
+        });
+    }
+    let value_of = |v: &TyVar| {
+        let (_, t) = values.iter().find(|(w, _)| w.id == v.id)?;
+        Some(match t {
+            Type::Unitsum(k) => k.to_string(),
+            other => format!("`{other}`"),
+        })
+    };
+    let mut named: Vec<u32> = Vec::new();
+    let (sym_from, sym_to) = (symbolic_count(from), symbolic_count(to));
+    // A side that is one variable and the other side's constant factor it is no multiple of:
+    // "`n` is 35, not a multiple of 3".
+    let mut why = None;
+    for (this, this_ty, count, other) in [
+        (&sym_from, from, count_from, &sym_to),
+        (&sym_to, to, count_to, &sym_from),
+    ] {
+        let (Some(this), Some(other)) = (this, other) else {
+            continue;
+        };
+        let k = &other.constant;
+        if other.vars.is_empty() || *k <= num_bigint::BigUint::one() || (count % k).is_zero() {
+            continue;
+        }
+        let subject = match (this.vars.as_slice(), this.constant.is_one()) {
+            ([single], true) => match vars.iter().find(|v| v.id == *single) {
+                Some(v) => {
+                    named.push(v.id);
+                    format!("`{}` is {count}", v.name)
+                }
+                None => format!("`{this_ty}` has {count} elements"),
+            },
+            _ => format!("`{this_ty}` has {count} elements"),
+        };
+        why = Some(format!("{subject}, not a multiple of {k}"));
+        break;
+    }
+    let why = why.unwrap_or_else(|| {
+        let mut subject = |sym: &Option<crate::types::size::SymbolicCount>, ty: &Type, count| {
+            if let Some(sym) = sym {
+                if let ([single], true) = (sym.vars.as_slice(), sym.constant.is_one()) {
+                    if let Some(v) = vars.iter().find(|v| v.id == *single) {
+                        named.push(v.id);
+                        return format!("`{}` is {count}", v.name);
+                    }
+                }
+            }
+            format!("`{ty}` has {count} elements")
+        };
+        let a = subject(&sym_from, from, count_from);
+        let b = subject(&sym_to, to, count_to);
+        format!("{a} but {b}")
+    });
+    let values: Vec<String> = vars
+        .iter()
+        .filter(|v| !named.contains(&v.id))
+        .filter_map(|v| Some(format!("`{}` is {}", v.name, value_of(v)?)))
+        .collect();
+    let values = if values.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", values.join(", "))
+    };
+    format!("`{from}` cannot be reshaped to `{to}`: {why}{values}")
 }
 
 #[cfg(test)]

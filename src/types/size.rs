@@ -59,6 +59,95 @@ fn power_size(base: BigUint, exponent: &BigUint) -> Option<BigUint> {
 }
 
 /// `size(T)` when it fits in a `u64`.
+
+/// The element count of an array type over a non-array leaf, as a product of a constant and
+/// type variables: `int ^ (n \* 3)` has `3 * n` elements of `int`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolicCount {
+    /// The scalar (non-array) element type.
+    pub leaf: Type,
+    pub constant: BigUint,
+    /// The ids of the variables of the product, sorted, with repetitions.
+    pub vars: Vec<u32>,
+}
+
+impl SymbolicCount {
+    /// Could the two counts be equal for some values of their variables? Each common variable
+    /// cancels; a side left without variables must then be a multiple of the other's constant.
+    pub fn may_equal(&self, other: &SymbolicCount) -> bool {
+        if self.leaf != other.leaf {
+            return false;
+        }
+        let (mut a, mut b) = (self.vars.clone(), other.vars.clone());
+        a.retain(|v| match b.iter().position(|w| w == v) {
+            Some(at) => {
+                b.remove(at);
+                false
+            }
+            None => true,
+        });
+        let (ka, kb) = (&self.constant, &other.constant);
+        match (a.is_empty(), b.is_empty()) {
+            (true, true) => ka == kb,
+            (true, false) => kb.is_zero() || (ka % kb).is_zero(),
+            (false, true) => ka.is_zero() || (kb % ka).is_zero(),
+            (false, false) => true,
+        }
+    }
+}
+
+/// The symbolic element count of `t`, an array (of arrays) over compact indices whose sizes
+/// are constants or variables; `None` when it cannot be written so.
+pub fn symbolic_count(t: &Type) -> Option<SymbolicCount> {
+    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
+        match i {
+            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
+            Type::Var(v) => Some((BigUint::one(), vec![v.id])),
+            Type::CProduct(cs) => cs.iter().try_fold((BigUint::one(), vec![]), |(k, mut vs), c| {
+                let (k2, vs2) = index_size(c)?;
+                vs.extend(vs2);
+                Some((k * k2, vs))
+            }),
+            Type::CArray(e, n) => {
+                let Type::Unitsum(n) = **n else { return None };
+                let (k, vs) = index_size(e)?;
+                let n = u32::try_from(n).ok()?;
+                Some((
+                    k.pow(n),
+                    vs.iter()
+                        .copied()
+                        .cycle()
+                        .take(vs.len() * n as usize)
+                        .collect(),
+                ))
+            }
+            other if !other.has_var() => Some((size_of(other)?, vec![])),
+            _ => None,
+        }
+    }
+    match t {
+        Type::Array(e, i) => {
+            let (k, mut vs) = index_size(i)?;
+            let inner = match &**e {
+                Type::Array(..) => symbolic_count(e)?,
+                leaf => SymbolicCount {
+                    leaf: leaf.clone(),
+                    constant: BigUint::one(),
+                    vars: vec![],
+                },
+            };
+            vs.extend(inner.vars);
+            vs.sort_unstable();
+            Some(SymbolicCount {
+                leaf: inner.leaf,
+                constant: k * inner.constant,
+                vars: vs,
+            })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 pub fn size_u64(ty: &Type) -> Option<u64> {
     size_of(ty)?.to_u64()

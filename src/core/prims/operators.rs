@@ -428,4 +428,20 @@ pub(super) const OPERATORS: &[PrimDef] = &[
         side: Some(Side::Permute),
         ..INTERNAL
     },
+    PrimDef {
+        name: "checked_reshape",
+        schemes: &["[A] A -> A"],
+        doc: "a reshape between types whose element counts depend on run-time sizes, compared \
+            once the sizes are known",
+        kernels: |p| matches!(p, Prim::CheckedReshape(_)).then_some(1),
+        ..INTERNAL
+    },
+    PrimDef {
+        name: "shape_fault",
+        schemes: &["[A, B] A -> B"],
+        doc: "a reshape whose element counts differ once its run-time sizes are known: the \
+            operand is computed, then R0016 names both types and the sizes",
+        kernels: |p| matches!(p, Prim::ShapeFault(_)).then_some(1),
+        ..INTERNAL
+    },
 ];

@@ -253,6 +253,19 @@ impl Compiler<'_> {
                     Ok(Value::Tuple(values.into()))
                 })
             }
+            Prim::CheckedReshape(_) => codes.pop().expect("one operand"),
+            Prim::ShapeFault(message) => {
+                let message = message.clone();
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    a(frame)?;
+                    Err(super::super::error::runtime_error(
+                        super::super::error::SHAPE_MISMATCH,
+                        message.to_string(),
+                        span,
+                    ))
+                })
+            }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
             Prim::Filter => self.filter(codes, &arg_tys[1], span),
             Prim::FoldLeft => {
