@@ -83,6 +83,7 @@ impl Checker {
                 name: name(),
                 ty: None,
                 init: expr.clone(),
+                sizes: Vec::new(),
             },
             expr.span,
         );

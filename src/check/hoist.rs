@@ -130,7 +130,14 @@ impl Checker {
         for s in &flat {
             match &s.node {
                 StmtKind::Var { name, ty, .. } => self.declare_var(s, name, ty.as_ref(), true),
-                StmtKind::Val { name, ty, .. } => self.declare_var(s, name, ty.as_ref(), false),
+                StmtKind::Val {
+                    name, ty, sizes, ..
+                } => {
+                    for size in sizes {
+                        self.declare_size_name(size);
+                    }
+                    self.declare_var(s, name, ty.as_ref(), false)
+                }
                 StmtKind::For { var, kind, .. } => {
                     let declares = match kind {
                         ForKind::RangeExclusive(..) | ForKind::RangeInclusive(..) => true,
@@ -288,6 +295,36 @@ impl Checker {
                 mutable,
                 span: name.span,
                 decl: Some(Arc::new(s.clone())),
+                scope,
+            }),
+        );
+    }
+
+    /// Declare the name `m` of `val [m] x = e;`: an integer `val`, assigned the size after `x`.
+    fn declare_size_name(&mut self, name: &ast::SName) {
+        let frame = self.frame;
+        let global = self.frames[frame].global;
+        let cell = !global && self.frames[frame].captured_names.contains(&name.node);
+        let slot = self.frames[frame].alloc();
+        if cell {
+            self.frames[frame].cell_slots.push(slot);
+        }
+        if global {
+            self.unit.out_globals.push(ir::GlobalDef {
+                slot,
+                name: name.node.clone(),
+                span: name.span,
+            });
+        }
+        let scope = self.scope;
+        self.declare_value(
+            name,
+            Binding::Var(VarBinding {
+                loc: VarLoc { frame, slot, cell },
+                ty: VarType::Known(Type::INT),
+                mutable: false,
+                span: name.span,
+                decl: None,
                 scope,
             }),
         );

@@ -27,6 +27,9 @@ pub(crate) struct RunTimeSize {
     pub array: Option<Type>,
     /// The declaration of the variable.
     pub span: Span,
+    /// The variable whose assignment gives the size (`ys` of `val [m] ys = filter p xs;`):
+    /// its assignment may mention it.
+    pub defined_by: Option<VarLoc>,
 }
 
 /// The sizes a call gives to the run-time sizes of the callee's parameters.
@@ -124,6 +127,7 @@ impl Checker {
                     ity,
                     array: None,
                     span: vb.span,
+                    defined_by: None,
                 });
                 var
             }
@@ -492,6 +496,7 @@ impl Checker {
             ity,
             array: None,
             span: arg.span,
+            defined_by: None,
         });
         let read = ir::Expr {
             kind: match place {
@@ -557,8 +562,207 @@ impl Checker {
             ity: IntTy::Size,
             array: Some(t.clone()),
             span: vb.span,
+            defined_by: None,
         });
         t
+    }
+
+    /// `val [m, k] x = e;` where `e` checked to `init`: the fresh run-time sizes of its type
+    /// (`filter`'s result, a loaded array's shape), in order, become the sizes `names` stand
+    /// for, those the annotation did not use first. Returns `init` with them replaced.
+    pub(crate) fn name_fresh_sizes(&mut self, names: &[ast::SName], init: ir::Expr) -> ir::Expr {
+        let t = self.zonk(&init.ty);
+        let mut fresh = Vec::new();
+        t.for_each_var(&mut |v| {
+            if !fresh.iter().any(|f: &TyVar| f.id == v.id) {
+                fresh.push(v.clone());
+            }
+        });
+        fresh.retain(|v| self.unit.fresh_sizes.iter().any(|f| f.id == v.id));
+        let mut fresh = fresh.into_iter();
+        let (mut from, mut to) = (Vec::new(), Vec::new());
+        for name in names {
+            let Some(Binding::Var(nb)) = self.lookup_value(&name.node) else {
+                continue;
+            };
+            let var = match self.sizes.iter().find(|s| s.loc == nb.loc) {
+                Some(size) => size.var.clone(),
+                None => {
+                    let var = TyVar {
+                        id: self.next_tyvar,
+                        name: name.node.as_str().into(),
+                        kind: Kind::Unitsum,
+                    };
+                    self.next_tyvar += 1;
+                    self.sizes.push(RunTimeSize {
+                        var: var.clone(),
+                        loc: nb.loc,
+                        ity: IntTy::Int,
+                        array: None,
+                        span: name.span,
+                        defined_by: None,
+                    });
+                    var
+                }
+            };
+            if mentions(&t, var.id) {
+                continue;
+            }
+            let Some(old) = fresh.next() else {
+                continue;
+            };
+            self.unit.fresh_sizes.retain(|f| f.id != old.id);
+            from.push(old);
+            to.push(Type::Var(var));
+        }
+        if from.is_empty() {
+            return init;
+        }
+        struct Rename<'a> {
+            checker: &'a mut Checker,
+            from: &'a [TyVar],
+            to: &'a [Type],
+        }
+        impl Fold for Rename<'_> {
+            type Error = std::convert::Infallible;
+            fn fold_type(&mut self, ty: &Type) -> Result<Type, Self::Error> {
+                Ok(self.checker.zonk(ty).subst_vars(self.from, self.to))
+            }
+        }
+        crate::core::visit::infallible(
+            Rename {
+                checker: self,
+                from: &from,
+                to: &to,
+            }
+            .fold_expr(&init),
+        )
+    }
+
+    /// After `x`'s assignment in `val [m, k] x = e;` (`x` of type `t`, bound by `value`):
+    /// assign each size name the size it stands for, read off `x` (its length, or its length
+    /// divided by the other, static, factors of a product).
+    pub(crate) fn assign_size_names(
+        &mut self,
+        value: &VarBinding,
+        value_name: &str,
+        names: &[ast::SName],
+        t: &Type,
+        out: &mut Vec<ir::Stmt>,
+    ) {
+        if contains_error(t) {
+            return;
+        }
+        for name in names {
+            let Some(Binding::Var(nb)) = self.lookup_value(&name.node) else {
+                continue;
+            };
+            let Some(size) = self
+                .sizes
+                .iter_mut()
+                .find(|s| s.loc == nb.loc && mentions(t, s.var.id))
+            else {
+                self.error(CheckError::Type {
+                    span: name.span,
+                    message: format!(
+                        "`{}` names no run-time size: `{value_name}` has type `{t}`",
+                        name.node
+                    ),
+                    help: Some(format!(
+                        "a size name stands for a size known only when the program runs: of \
+                         `filter`'s result, a loaded array, or one the type gives it \
+                         (`val [{n}] {value_name} : double ^ {n} = …;`)",
+                        n = name.node
+                    )),
+                });
+                continue;
+            };
+            size.defined_by = Some(value.loc);
+            let var = size.var.clone();
+            let Some(read) = self.size_from_array(value.loc, t, &var, name.span) else {
+                self.error(CheckError::Type {
+                    span: name.span,
+                    message: format!(
+                        "the size `{}` cannot be read from `{value_name} : {t}`",
+                        name.node
+                    ),
+                    help: Some(
+                        "a size name stands for the array's index, or for one factor of a \
+                         product index whose other factors are known (`double ^ (r \\* 3)`)"
+                            .to_string(),
+                    ),
+                });
+                continue;
+            };
+            let place = self.place_at(nb.loc);
+            out.push(ir::Stmt::Assign(place, read));
+        }
+    }
+
+    /// The value of the size `var` of the array variable at `loc`, of type `t`: its length
+    /// when `var` is its index, its length divided by the other factors when `var` is one
+    /// factor of a product whose others are static.
+    fn size_from_array(&self, loc: VarLoc, t: &Type, var: &TyVar, span: Span) -> Option<ir::Expr> {
+        let Type::Array(_, index) = t else {
+            return None;
+        };
+        let divisor: u64 = match &**index {
+            Type::Var(v) if v.id == var.id => 1,
+            Type::CProduct(factors) => {
+                let mut found = 0;
+                let mut divisor: u64 = 1;
+                for f in factors.iter() {
+                    match f {
+                        Type::Var(v) if v.id == var.id => found += 1,
+                        other => {
+                            let k = crate::types::size::size_of(other)?;
+                            divisor = divisor.checked_mul(u64::try_from(k).ok()?)?;
+                        }
+                    }
+                }
+                if found != 1 || divisor == 0 {
+                    return None;
+                }
+                divisor
+            }
+            _ => return None,
+        };
+        let kind = match self.place_at(loc) {
+            Place::Global(s) => ir::ExprKind::Global(s),
+            Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
+            _ => ir::ExprKind::Local(loc.slot),
+        };
+        let array = ir::Expr {
+            kind,
+            ty: t.clone(),
+            span,
+        };
+        let len = ir::Expr {
+            kind: ir::ExprKind::Prim(ir::Prim::Len, vec![array]),
+            ty: Type::SIZE,
+            span,
+        };
+        let len = ir::Expr {
+            kind: ir::ExprKind::Prim(ir::Prim::Convert, vec![len]),
+            ty: Type::INT,
+            span,
+        };
+        if divisor == 1 {
+            return Some(len);
+        }
+        let divisor = ir::Expr {
+            kind: ir::ExprKind::Const(ir::Const::Int(divisor as i64)),
+            ty: Type::INT,
+            span,
+        };
+        Some(ir::Expr {
+            kind: ir::ExprKind::Prim(
+                ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Int),
+                vec![len, divisor],
+            ),
+            ty: Type::INT,
+            span,
+        })
     }
 
     /// The fresh run-time sizes from `fresh` on, made by the statement `out[start..]` and not
@@ -650,8 +854,19 @@ impl Checker {
         let homes: Vec<(Place, u32)> = self
             .sizes
             .iter()
-            .filter(|s| s.array.is_some() && s.loc.frame == self.frame)
-            .map(|s| (self.place_at(s.loc), s.var.id))
+            .flat_map(|s| {
+                // The assignment of the array, and (for a size name) the size's own.
+                let homes = match s.defined_by {
+                    Some(array) => vec![array, s.loc],
+                    None if s.array.is_some() => vec![s.loc],
+                    None => vec![],
+                };
+                homes
+                    .into_iter()
+                    .filter(|home| home.frame == self.frame)
+                    .map(|home| (self.place_at(home), s.var.id))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         // Sizes of enclosing frames are this function's type parameters.
         let borrowed: Vec<u32> = self.frames[self.frame]
@@ -827,6 +1042,7 @@ impl crate::core::visit::Fold for Hoist<'_> {
             ity: IntTy::Size,
             array: Some(ty.clone()),
             span: e.span,
+            defined_by: None,
         });
         self.hoisted.push(ir::Stmt::Assign(place, inner));
         let kind = match place {
@@ -839,4 +1055,11 @@ impl crate::core::visit::Fold for Hoist<'_> {
             span: e.span,
         })
     }
+}
+
+/// Does `t` mention the type variable `id`?
+fn mentions(t: &Type, id: u32) -> bool {
+    let mut found = false;
+    t.for_each_var(&mut |v| found |= v.id == id);
+    found
 }

@@ -246,12 +246,19 @@ impl Checker {
             return;
         };
         let place = self.place_of(&vb);
+        // `val [m] x = e;`: the names of the value's run-time sizes.
+        let size_names: &[ast::SName] = match &s.node {
+            StmtKind::Val { sizes, .. } => sizes,
+            _ => &[],
+        };
         match (&vb.ty, init) {
             (VarType::Known(t), Some(e)) => {
                 let t = t.clone();
                 let ir = self.initialiser(&vb, &name.node, e, Some(&t));
+                let ir = self.name_fresh_sizes(size_names, ir);
                 let ir = self.coerce_to(ir, &t, "this initialiser");
                 out.push(ir::Stmt::Assign(place, ir));
+                self.assign_size_names(&vb, &name.node, size_names, &t, out);
             }
             (VarType::Known(t), None) => {
                 let t = t.clone();
@@ -280,6 +287,7 @@ impl Checker {
             }
             (_, Some(e)) => {
                 let ir = self.initialiser(&vb, &name.node, e, None);
+                let ir = self.name_fresh_sizes(size_names, ir);
                 let t = self.zonk(&ir.ty);
                 // A type still being inferred (a primitive named alone: `val h = rev;`) is
                 // fixed by later uses in the unit; what remains unsolved at its end is E0302.
@@ -301,9 +309,14 @@ impl Checker {
                 let t = t.narrow(self.secret.vars_forced.contains(&vb.span));
                 // An array of a size known only now (`val ys = filter p xs;`): the size is
                 // the variable's length.
-                let t = self.size_of_variable(&vb, &name.node, t);
-                self.set_var_type(&vb, &name.node, t);
+                let t = if size_names.is_empty() {
+                    self.size_of_variable(&vb, &name.node, t)
+                } else {
+                    t
+                };
+                self.set_var_type(&vb, &name.node, t.clone());
                 out.push(ir::Stmt::Assign(place, ir));
+                self.assign_size_names(&vb, &name.node, size_names, &t, out);
             }
             (_, None) => self.type_error(s.span, "a variable needs a type or an initialiser"),
         }

@@ -131,7 +131,10 @@ fn checked_reshape(folded: Expr) -> Expr {
         &values,
     );
     Expr {
-        kind: ExprKind::Prim(Prim::ShapeFault(Arc::from(message)), vec![(**source).clone()]),
+        kind: ExprKind::Prim(
+            Prim::ShapeFault(Arc::from(message)),
+            vec![(**source).clone()],
+        ),
         ty: folded.ty.clone(),
         span: folded.span,
     }

@@ -421,11 +421,13 @@ pub enum StmtKind {
         ty: Option<TypeExpr>,
         init: Option<Expr>,
     },
-    /// `val x : T = e;`
+    /// `val x : T = e;`; `val [m] ys = e;` also names the run-time sizes of the value (`m`,
+    /// an integer `val` that is a size).
     Val {
         name: SName,
         ty: Option<TypeExpr>,
         init: Expr,
+        sizes: Vec<SName>,
     },
     /// A named `fun`, `proc` or `gen`.
     Fun(FunDef),

@@ -84,6 +84,7 @@ fn bind_target(target: Target, value: Expr, span: Span, path: &str, out: &mut Ve
                     name,
                     ty,
                     init: value,
+                    sizes: Vec::new(),
                 },
                 Bind::Var => StmtKind::Var {
                     name,
@@ -113,6 +114,7 @@ fn bind_target(target: Target, value: Expr, span: Span, path: &str, out: &mut Ve
                     name: Spanned::new(hidden.clone(), tuple_span),
                     ty: None,
                     init: value,
+                    sizes: Vec::new(),
                 },
                 tuple_span,
             ));

@@ -103,11 +103,13 @@ pub fn symbolic_count(t: &Type) -> Option<SymbolicCount> {
         match i {
             Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
             Type::Var(v) => Some((BigUint::one(), vec![v.id])),
-            Type::CProduct(cs) => cs.iter().try_fold((BigUint::one(), vec![]), |(k, mut vs), c| {
-                let (k2, vs2) = index_size(c)?;
-                vs.extend(vs2);
-                Some((k * k2, vs))
-            }),
+            Type::CProduct(cs) => cs
+                .iter()
+                .try_fold((BigUint::one(), vec![]), |(k, mut vs), c| {
+                    let (k2, vs2) = index_size(c)?;
+                    vs.extend(vs2);
+                    Some((k * k2, vs))
+                }),
             Type::CArray(e, n) => {
                 let Type::Unitsum(n) = **n else { return None };
                 let (k, vs) = index_size(e)?;

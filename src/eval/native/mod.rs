@@ -418,6 +418,27 @@ pub fn compile_unit(
     stmts: &[Stmt],
     result: Option<&Expr>,
 ) -> Option<UnitCode> {
+    compile_code(compiler, backend, stmts, result, false)
+}
+
+/// `stmts`, the rest of a unit's top level that runs once its run-time sizes are known
+/// (`Stmt::Specialise`), compiled as `compile_unit` does; its variables start with the values
+/// the code before it left in the frame.
+pub fn compile_continuation(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+) -> Option<UnitCode> {
+    compile_code(compiler, backend, stmts, None, true)
+}
+
+fn compile_code(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+    result: Option<&Expr>,
+    live_in: bool,
+) -> Option<UnitCode> {
     let (id, name) = {
         let mut b = lock(backend);
         b.unit_counter += 1;
@@ -434,7 +455,7 @@ pub fn compile_unit(
         (id, name)
     };
     let _ = name;
-    let lowered = lower::unit(compiler, backend, stmts, result, id);
+    let lowered = lower::unit(compiler, backend, stmts, result, id, live_in);
     let mut b = lock(backend);
     b.depth -= 1;
     let (notes, n_slots) = match lowered {

@@ -51,13 +51,27 @@ pub(super) fn define_statements<'t>(
             }
             StmtKind::Var { name, ty, init }
         });
+    // `val [m, k] x = e;` names the run-time sizes of the value.
+    let size_names = name()
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LBracket), token(Token::RBracket))
+        .or_not()
+        .map(Option::unwrap_or_default);
     let val_stmt = keyword(Keyword::Val)
-        .ignore_then(name())
+        .ignore_then(size_names)
+        .then(name())
         .then(token(Token::Colon).ignore_then(type_expr.clone()).or_not())
         .then_ignore(token(Token::Assign))
         .then(expr.clone())
         .then_ignore(semicolon.clone())
-        .map(|((name, ty), init)| StmtKind::Val { name, ty, init });
+        .map(|(((sizes, name), ty), init)| StmtKind::Val {
+            name,
+            ty,
+            init,
+            sizes,
+        });
 
     // `val a, b = e;` and `var a, b, c = e;`: names only, one per component.
     let name_list_stmt = keyword(Keyword::Val)

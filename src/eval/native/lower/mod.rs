@@ -770,6 +770,7 @@ pub(super) fn unit(
     stmts: &[Stmt],
     result: Option<&Expr>,
     id: FuncId,
+    live_in: bool,
 ) -> Result<(Vec<String>, usize), String> {
     let call_conv = lock(backend).call_conv;
     let mut sig = Signature::new(call_conv);
@@ -802,6 +803,10 @@ pub(super) fn unit(
         }
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
+        if live_in {
+            let all: Vec<Slot> = l.vars.keys().copied().collect();
+            l.reload(&all);
+        }
         let done = l.b.create_block();
         l.returns.push(ReturnTarget {
             block: done,
