@@ -85,8 +85,8 @@ diagnostic_cases! {
     size_from_var: "E0301", "var n = 4;\nvar a : double ^ n;\nprintln$ a;\n";
     size_not_integer: "E0301", "val x = 2.5;\nvar a : double ^ x;\nprintln$ a;\n";
     size_in_named_function: "E0301", "fun two (x: int) => x + 2;\nval n = two 1;\nproc show () { var a : double ^ n; println$ a; }\nshow ();\n";
-    r0016_reshape_counts_differ: "R0016", "fun count (x: int) => x;\nval n = count 35;\nval xs = init[n] (fun (i: n) => (i :>> int).double);\nval m = n / 3;\nprintln$ xs :>> double ^ 3 ^ m;\n";
-    r0016_reshape_to_static: "R0016", "fun count (x: int) => x;\nval n = count 7;\nval xs = init[n] (fun (i: n) => i :>> int);\nprintln$ xs :>> int ^ (2 \\* 3);\n";
+    r0016_reshape_counts_differ: "R0016", "fun count (x: int) => x;\nval n = count 35;\nval xs = init[n] (fun (i: n) => (i :>> int).double);\nval m = n / 3;\nprintln$ (xs :>> double ^ 3 ^ m);\n";
+    r0016_reshape_to_static: "R0016", "fun count (x: int) => x;\nval n = count 7;\nval xs = init[n] (fun (i: n) => i :>> int);\nprintln$ (xs :>> int ^ (2 \\* 3));\n";
     size_mismatch_suggests_reshape: "E0301", "fun count (x: int) => x;\nval n = count 3;\nval m = count 4;\nval a = init[n] (fun (i: n) => 1.0);\nval b = init[m] (fun (i: m) => 2.0);\nprintln$ map2 (fun (x: double) (y: double) => x + y) a b;\n";
     r0016_negative_size: "R0016", "fun minus (x: int) => 0 - x;\nval n = minus 3;\nvar a : double ^ n;\nprintln$ a;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";

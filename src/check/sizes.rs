@@ -694,6 +694,51 @@ impl Checker {
                 });
                 continue;
             };
+            // A factor of a product: the length must be a multiple of the others.
+            let read = match &read.kind {
+                ir::ExprKind::Prim(ir::Prim::IntArith(ir::ArithOp::Div, _), operands) => {
+                    let (len, divisor) = (operands[0].clone(), operands[1].clone());
+                    let k = match divisor.kind {
+                        ir::ExprKind::Const(ir::Const::Int(k)) => k,
+                        _ => 0,
+                    };
+                    let int = |kind| ir::Expr {
+                        kind,
+                        ty: Type::INT,
+                        span: name.span,
+                    };
+                    let rem = int(ir::ExprKind::Prim(
+                        ir::Prim::IntArith(ir::ArithOp::Mod, IntTy::Int),
+                        vec![len, divisor],
+                    ));
+                    let zero = int(ir::ExprKind::Const(ir::Const::Int(0)));
+                    let differs = ir::Expr {
+                        kind: ir::ExprKind::Prim(ir::Prim::Compare(ir::CmpOp::Ne), vec![rem, zero]),
+                        ty: Type::BOOL,
+                        span: name.span,
+                    };
+                    let message = format!(
+                        "`{value_name}` cannot have the type `{t}`: its element count is not a \
+                         multiple of {k}, so no size `{}` gives it",
+                        name.node
+                    );
+                    let unit = ir::Expr {
+                        kind: ir::ExprKind::Const(ir::Const::Unit),
+                        ty: Type::UNIT,
+                        span: name.span,
+                    };
+                    let fault = int(ir::ExprKind::Prim(
+                        ir::Prim::ShapeFault(message.into()),
+                        vec![unit],
+                    ));
+                    int(ir::ExprKind::If(
+                        Box::new(differs),
+                        Box::new(fault),
+                        Box::new(read.clone()),
+                    ))
+                }
+                _ => read,
+            };
             let place = self.place_at(nb.loc);
             out.push(ir::Stmt::Assign(place, read));
         }
