@@ -303,7 +303,7 @@ impl Checker {
         stmts.push(ir::Stmt::Specialise { sizes, body, span });
     }
 
-    fn place_at(&self, loc: VarLoc) -> Place {
+    pub(crate) fn place_at(&self, loc: VarLoc) -> Place {
         if self.frames[loc.frame].global {
             Place::Global(loc.slot)
         } else if loc.cell {

@@ -6,7 +6,7 @@ use crate::check::error::CheckError;
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, Place, Prim, RangeKind};
 use crate::syntax::ast::{self, AssignOp, ExprKind, ForKind, Stmt, StmtKind};
-use crate::types::ty::{NominalBody, Type};
+use crate::types::ty::{IntTy, NominalBody, Type};
 
 impl Checker {
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) -> Vec<ir::Stmt> {
@@ -412,6 +412,7 @@ impl Checker {
                 let a = self.expr(arr, None);
                 let elem = match self.zonk(&a.ty) {
                     Type::Array(e, _) => (*e).clone(),
+                    Type::String => return self.for_chars(label, var, a, body, out),
                     t => {
                         if t != error_type() {
                             self.type_error(
@@ -508,6 +509,70 @@ impl Checker {
 
     /// A loop whose variable is bound in the body only (`..[T]`, `for v in a`): a child scope
     /// holding just the variable; declarations in the body were hoisted to the enclosing scope.
+    /// `for c in s` over a string: its characters (bytes) in order, as
+    /// `for i in 0 ..< len s do val c = s.[i]; … done` over a copy of `s` made first.
+    fn for_chars(
+        &mut self,
+        label: Option<&ast::SName>,
+        var: &ast::SName,
+        text: ir::Expr,
+        body: &[Stmt],
+        out: &mut Vec<ir::Stmt>,
+    ) {
+        let span = text.span;
+        let frame = self.frame;
+        let hidden = |c: &mut Self| {
+            let slot = c.frames[frame].alloc();
+            c.place_at(VarLoc {
+                frame,
+                slot,
+                cell: false,
+            })
+        };
+        let (string, index) = (hidden(self), hidden(self));
+        let read = |place: Place, ty: Type| ir::Expr {
+            kind: match place {
+                Place::Global(s) => ir::ExprKind::Global(s),
+                Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
+                Place::Local(s) => ir::ExprKind::Local(s),
+                _ => ir::ExprKind::Const(ir::Const::Unit),
+            },
+            ty,
+            span,
+        };
+        let (place, body_ir, label) = self.loop_with_local(label, var, Type::Char, body);
+        out.push(ir::Stmt::Assign(string.clone(), text));
+        let len = mk(
+            ir::ExprKind::Prim(Prim::StrLen, vec![read(string.clone(), Type::String)]),
+            Type::SIZE,
+            span,
+        );
+        let to = mk(
+            ir::ExprKind::Prim(Prim::Convert, vec![len]),
+            Type::INT,
+            span,
+        );
+        let char_at = mk(
+            ir::ExprKind::Prim(
+                Prim::StrIndex,
+                vec![read(string, Type::String), read(index.clone(), Type::INT)],
+            ),
+            Type::Char,
+            span,
+        );
+        let mut loop_body = vec![ir::Stmt::Assign(place, char_at)];
+        loop_body.extend(body_ir);
+        out.push(ir::Stmt::ForRange {
+            label,
+            var: index,
+            var_ty: IntTy::Int,
+            from: mk(ir::ExprKind::Const(ir::Const::Int(0)), Type::INT, span),
+            to,
+            kind: ir::RangeKind::Exclusive,
+            body: loop_body,
+        });
+    }
+
     fn loop_with_local(
         &mut self,
         label: Option<&ast::SName>,

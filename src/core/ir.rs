@@ -223,6 +223,9 @@ pub enum Prim {
     /// `filter p a`: args (p, a); the elements for which `p` holds, in code order, as an
     /// array over a fresh run-time size.
     Filter,
+    /// `concat (a, b)`: the elements of `a`, then those of `b` (in code order), as an array
+    /// over a fresh run-time size.
+    Append,
     /// `fold_left f init a` (args in that order); f curried `U -> T -> U`.
     FoldLeft,
     /// `rev a`: reversed in code order, same type.

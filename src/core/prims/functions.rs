@@ -133,6 +133,19 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "concat",
+        schemes: &["[T, N:COMPACTLINEAR, M:COMPACTLINEAR, K:UNITSUM] T ^ N * T ^ M -> T ^ K"],
+        tupled: true,
+        fresh_sizes: true,
+        form: "concat (a, b)",
+        doc: "the elements of a (in code order), then those of b: an array whose size, the sum \
+              of theirs, is known only when it runs",
+        example: "println$ concat ((1, 2), (3, 4, 5));",
+        typing: Typing::Scheme(|_, _| Some(Prim::Append)),
+        kernels: |p| (*p == Prim::Append).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
         name: "map",
         schemes: &["[T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N"],
         arity: 2,

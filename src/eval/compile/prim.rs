@@ -268,6 +268,27 @@ impl Compiler<'_> {
             }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
             Prim::Filter => self.filter(codes, &arg_tys[1], span),
+            Prim::Append => {
+                let (Some(first), Some(second)) = (
+                    Shape::of_array_or_unit(&arg_tys[0]),
+                    Shape::of_array_or_unit(&arg_tys[1]),
+                ) else {
+                    return internal("concat of values that are not arrays", span);
+                };
+                let b = codes.pop().expect("two operands");
+                let a = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let mut out = crate::eval::array::LeafBuilder::new(first.repr);
+                    for (shape, value) in [(&first, a(frame)?), (&second, b(frame)?)] {
+                        if let Value::Array(view) = value {
+                            for i in 0..shape.len_of(&view) {
+                                out.push_element(shape.element(&view, i));
+                            }
+                        }
+                    }
+                    Ok(Value::Array(out.finish()))
+                })
+            }
             Prim::FoldLeft => {
                 let Some(shape) = Shape::of_array_or_unit(&arg_tys[2]) else {
                     return internal("fold over a value that is not an array", span);
