@@ -535,7 +535,7 @@ fmt_ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
 
 echo
 echo "Programs (benches/programs/): median seconds; targets Tessera <= 2.0x Rust, <= 0.5x Lua 5.4, <= 0.1x CPython, <= 1.0x numpy."
-for name in matmul stencil sort_ptr nbody sieve histogram strscan tuple_rec mandelbrot rowsum runtime_sum static_sum filter_sum; do
+for name in matmul stencil sort_ptr nbody sieve histogram strscan tuple_rec mandelbrot rowsum runtime_sum static_sum runtime_rows static_rows filter_sum; do
   program "$name"
 done
 startup
