@@ -424,7 +424,7 @@ extern "C" fn call_evaluator(
             });
         }
         let value = super::super::closure::run_instance(rt, &target.instance, &[], args)?;
-        if target.sig.ret_boxed {
+        if target.sig.has_out() {
             // SAFETY: the caller's `out` holds a value (`Unit`), replaced here.
             unsafe { *out = value };
             return Ok(0);
@@ -476,12 +476,18 @@ pub struct Trampoline {
 
 /// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
 /// its boxed entry once it has one, otherwise through the evaluator; R0008 when the stack
-/// would grow past `--max-stack`. Only scalar results come this way (`out` is unused).
-extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+/// would grow past `--max-stack`. Scalar results come back as bits, aggregate results in
+/// `leaves` (a buffer of one word per leaf).
+extern "C" fn grow_call(
+    rt: &Runtime<'_>,
+    target: &Trampoline,
+    bits: *const u64,
+    leaves: *mut u64,
+) -> u64 {
     guarded(rt, 0, || {
         let mut out = Value::Unit;
         use super::super::closure::grow_for_call as grow;
-        match target.instance.native.get() {
+        let result = match target.instance.native.get() {
             Some(entry) => {
                 type Entry =
                     extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
@@ -494,8 +500,30 @@ extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64)
             None => grow(rt, &target.instance, target.span, || {
                 call_evaluator(rt, target, bits, &mut out)
             }),
+        };
+        if let Some(agg) = &target.sig.ret_agg {
+            box_unbox(agg, &out, leaves);
         }
+        result
     })
+}
+
+fn box_unbox(agg: &super::Agg, value: *const Value, bits: *mut u64) {
+    // SAFETY: the native caller passes a live value and a buffer of one word per leaf.
+    let bits = unsafe { std::slice::from_raw_parts_mut(bits, agg.leaves.len()) };
+    agg.unbox(unsafe { &*value }, bits);
+}
+
+/// The leaves of the aggregate `value` into `bits` (one word per leaf).
+extern "C" fn unbox_leaves(agg: &super::Agg, value: *const Value, bits: *mut u64) {
+    box_unbox(agg, value, bits)
+}
+
+/// The evaluator's value of the leaves `bits` into `out` (which holds a value, replaced).
+extern "C" fn box_leaves(agg: &super::Agg, bits: *const u64, out: *mut Value) {
+    // SAFETY: the native caller passes a buffer of one word per leaf and a live value.
+    let bits = unsafe { std::slice::from_raw_parts(bits, agg.leaves.len()) };
+    unsafe { *out = agg.boxed(bits) };
 }
 
 /// The address of each helper lowering calls, by name.
@@ -520,6 +548,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
+        Helper::BoxLeaves => box_leaves as *const () as usize,
+        Helper::UnboxLeaves => unbox_leaves as *const () as usize,
     }
 }
 
@@ -545,4 +575,6 @@ pub enum Helper {
     PointerView,
     CloneValue,
     StringView,
+    BoxLeaves,
+    UnboxLeaves,
 }

@@ -15,9 +15,10 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
+use super::agg::constant_component;
 use super::{args, flags, Lower, V};
 use crate::eval::array::Shape;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 use crate::eval::value::LeafRepr;
 
 /// Is a value of `ty` compared unsigned (`uint64`-like integers and compact codes)?
@@ -121,6 +122,9 @@ impl Lower<'_, '_, '_> {
     /// Lower an expression of a native type.
     pub(super) fn expr(&mut self, e: &Expr) -> V {
         let Some(repr) = Repr::of(&e.ty) else {
+            if let Some(agg) = Agg::of(&e.ty) {
+                return self.agg_expr(e, &agg);
+            }
             // Not a native type: evaluated for its effects only (a statement's operand).
             self.fallback_expr(e, "a value that is not in registers");
             return V::Unit;
@@ -161,10 +165,7 @@ impl Lower<'_, '_, '_> {
                     self.b.seal_block(block);
                     self.b.switch_to_block(block);
                     let v = self.expr(arm);
-                    let vals: Vec<ClValue> = match v {
-                        V::I(x) | V::F(x) => vec![x],
-                        V::Unit => vec![],
-                    };
+                    let vals: Vec<ClValue> = v.scalars();
                     self.b.ins().jump(join, &args(&vals));
                 }
                 self.b.seal_block(join);
@@ -269,6 +270,20 @@ impl Lower<'_, '_, '_> {
                     Some(n) => V::I(self.iconst(n as i64)),
                     None => self.fallback_expr(e, "the size of a large type"),
                 }
+            }
+            ExprKind::Field(inner, i)
+                if repr != Repr::Unit && Agg::component(&inner.ty, *i as usize).is_some() =>
+            {
+                let range = Agg::component(&inner.ty, *i as usize).expect("checked");
+                self.project(inner, range)
+            }
+            ExprKind::Index { array, index, .. }
+                if repr != Repr::Unit
+                    && !self.element_base(array)
+                    && constant_component(&array.ty, index).is_some() =>
+            {
+                let range = constant_component(&array.ty, index).expect("checked");
+                self.project(array, range)
             }
             ExprKind::Index { .. } | ExprKind::Deref(_) if repr != Repr::Unit => {
                 match ElementPath::of(e) {

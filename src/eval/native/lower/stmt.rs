@@ -13,7 +13,7 @@ use crate::types::Type;
 use super::expr::ElementPath;
 use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 
 /// The inlined body of `e` when its statements can run natively before its value: it has a
 /// result expression and no `return` among its statements.
@@ -91,12 +91,33 @@ impl Lower<'_, '_, '_> {
     pub(super) fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Expr(e) => {
-                if Repr::of(&e.ty).is_some() {
+                if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
                     self.expr(e);
                 } else {
                     self.fallback_stmt(s, "a statement on values not in registers", e.span);
                 }
             }
+            // An aggregate: into its registers, or boxed into its frame or global slot.
+            Stmt::Assign(place, e) if Agg::of(&e.ty).is_some() => match place {
+                Place::Local(slot) if self.avars.contains_key(slot) => {
+                    let v = self.expr(e);
+                    self.write_agg_var(*slot, v);
+                }
+                Place::Local(slot) => {
+                    let agg = Agg::of(&e.ty).expect("checked");
+                    let v = self.expr(e);
+                    self.frame_used = true;
+                    let addr = self.slot_addr(*slot);
+                    self.box_into(addr, &agg, v);
+                }
+                Place::Global(g) => {
+                    let agg = Agg::of(&e.ty).expect("checked");
+                    let v = self.expr(e);
+                    let addr = self.global_addr(*g);
+                    self.box_into(addr, &agg, v);
+                }
+                _ => self.fallback_stmt(s, "an assignment of a captured variable", e.span),
+            },
             // A body inlined into a value that is not in registers (a function returning a
             // tuple): its statements are native code, only its final value is a fallback piece.
             Stmt::Assign(place, e) if Repr::of(&e.ty).is_none() && peelable(e).is_some() => {
@@ -279,6 +300,12 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = match value {
                     Some(e) if Repr::of(&e.ty).is_some() => self.expr(e),
+                    Some(e) if target.agg.is_some() && Agg::of(&e.ty).is_some() => {
+                        let v = self.expr(e);
+                        let vals = self.jump_values(v);
+                        self.b.ins().jump(target.block, &args(&vals));
+                        return;
+                    }
                     Some(e) => {
                         return self.fallback_stmt(
                             s,
