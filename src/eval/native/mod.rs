@@ -156,6 +156,14 @@ impl Agg {
         (!agg.leaves.is_empty() && agg.leaves.len() <= MAX_AGG_LEAVES).then_some(agg)
     }
 
+    /// The column layout of an array of such tuples (`None` for a small array).
+    pub fn layout(&self) -> Option<&'static super::value::ColumnLayout> {
+        match self.kind {
+            AggKind::Tuple(layout) => Some(layout),
+            AggKind::Array => None,
+        }
+    }
+
     /// The evaluator's value of the leaves `bits`.
     pub fn boxed(&self, bits: &[u64]) -> Value {
         match self.kind {
@@ -189,6 +197,7 @@ impl Agg {
     /// not a component.
     pub fn component(ty: &Type, i: usize) -> Option<(usize, usize)> {
         use crate::types::ty::NominalBody;
+        Agg::of(ty)?;
         let count = |t: &Type| {
             Agg::of(t)
                 .map(|a| a.leaves.len())

@@ -267,6 +267,93 @@ extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
     };
 }
 
+/// The columns of the array of tuples (records, structs) of scalars in `value` (a slot):
+/// the element count into `out[0]`, then the address of each column's first leaf, the
+/// storage made unshared first when `write` is 1; a count of 0 when it holds no such array.
+extern "C" fn columns_view(value: &mut Value, write: u32, out: *mut usize) {
+    write_columns(columns_of(value, write == 1), 0, out)
+}
+
+/// The columns of the array of tuples a pointer points at (the pointer is the value at
+/// `pointer`), from its target on, as `columns_view` gives them; a count of 0 and null
+/// addresses when native code cannot see the target (a cast pointer).
+extern "C" fn pointer_columns_view(
+    rt: &Runtime<'_>,
+    pointer: &Value,
+    write: u32,
+    out: *mut usize,
+) {
+    use super::super::pointer::{Base, StepKind};
+    let Value::Ptr(p) = pointer else {
+        return write_columns(None, 0, out);
+    };
+    let mut offset = 0;
+    for (kind, position) in &p.steps {
+        let StepKind::Element(shape) = kind else {
+            return write_columns(None, 0, out);
+        };
+        offset += position * shape.elem_leaves;
+    }
+    let write = write == 1;
+    let view = match &p.base {
+        // SAFETY: the closure only updates the global's value in place.
+        Base::Global(slot) => unsafe {
+            rt.globals
+                .with_mut(*slot as usize, |value| columns_of(value, write))
+        },
+        Base::Cell(cell) => {
+            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            columns_of(&mut value, write)
+        }
+        Base::Cast { .. } => None,
+    };
+    write_columns(view.filter(|(_, len)| offset <= *len), offset, out)
+}
+
+/// Write a columns view (count, then addresses), its leaves starting at `offset`.
+fn write_columns(view: Option<(Vec<usize>, usize)>, offset: usize, out: *mut usize) {
+    // SAFETY: the native caller passes one word for the count and one per column.
+    unsafe {
+        match view {
+            Some((columns, len)) => {
+                *out = len - offset;
+                for (c, data) in columns.iter().enumerate() {
+                    *out.add(1 + c) = data + offset * 8;
+                }
+            }
+            None => *out = 0,
+        }
+    }
+}
+
+/// The address of each column's first leaf and the count of the array of tuples of scalars
+/// at `value`, made unshared first when `write`.
+fn columns_of(value: &mut Value, write: bool) -> Option<(Vec<usize>, usize)> {
+    let Value::Array(array) = value else {
+        return None;
+    };
+    let (start, len) = (array.start, array.len);
+    let buffer: &Buffer = if write {
+        super::super::array::make_unique(array)
+    } else {
+        &array.buf
+    };
+    let Buffer::Columns(columns) = buffer else {
+        return None;
+    };
+    let start = if write { 0 } else { start };
+    let data = columns
+        .columns
+        .iter()
+        .map(|column| match column {
+            Buffer::I64(v) => v[start..].as_ptr() as usize,
+            Buffer::F64(v) => v[start..].as_ptr() as usize,
+            _ => 0,
+        })
+        .collect();
+    Some((data, len))
+}
+
 /// The view (leaves' address and count) of the array at `value` when it is an array of
 /// unboxed scalars, made unshared first when `write`.
 fn leaves_of(value: &mut Value, write: bool) -> Option<(usize, usize)> {
@@ -549,6 +636,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
+        Helper::ColumnsView => columns_view as *const () as usize,
+        Helper::PointerColumnsView => pointer_columns_view as *const () as usize,
         Helper::UnboxLeaves => unbox_leaves as *const () as usize,
     }
 }
@@ -577,4 +666,6 @@ pub enum Helper {
     StringView,
     BoxLeaves,
     UnboxLeaves,
+    ColumnsView,
+    PointerColumnsView,
 }

@@ -4,12 +4,15 @@
 //! value (a fallback piece, a global, a frame slot), it is boxed or unboxed by a runtime
 //! helper at that point only.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{CoerceKind, Const, Expr, ExprKind};
+use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, PathStep, Stmt};
+use crate::eval::array::Shape;
+use crate::eval::value::LeafRepr;
 use crate::types::Type;
 
-use super::super::runtime::Site;
+use super::super::runtime::{Helper, Site};
+use super::expr::ElementPath;
 use super::{args, flags, Lower, V};
 use crate::eval::native::{Agg, Repr};
 
@@ -63,6 +66,13 @@ impl Lower<'_, '_, '_> {
                     Some(range) => self.project(inner, range),
                     None => self.agg_fallback(e, agg, "a field of an unknown layout"),
                 }
+            }
+            ExprKind::Index { .. } | ExprKind::Deref(_)
+                if ElementPath::of(e)
+                    .is_some_and(|path| self.columns_path(&path).as_ref() == Some(agg)) =>
+            {
+                let path = ElementPath::of(e).expect("checked");
+                self.columns_read(e, &path, agg)
             }
             ExprKind::Index { array, index, .. }
                 if !self.element_base(array) && constant_component(&array.ty, index).is_some() =>
@@ -138,7 +148,7 @@ impl Lower<'_, '_, '_> {
 
     /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
     /// natively and boxed when it is an aggregate, otherwise as a fallback piece.
-    pub(super) fn value_into(&mut self, e: &Expr, out: cranelift_codegen::ir::Value, why: &str) {
+    pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
         match Agg::of(&e.ty) {
             Some(agg) => {
                 let v = self.expr(&*e);
@@ -146,5 +156,195 @@ impl Lower<'_, '_, '_> {
             }
             None => self.eval_into(e, out, why),
         }
+    }
+}
+
+/// A path's index steps and the field numbers that follow them (`p.(i).x.y`); `None` when
+/// an index follows a field.
+pub(super) fn split_fields(path: &[PathStep]) -> Option<(&[PathStep], Vec<u32>)> {
+    let n = path
+        .iter()
+        .take_while(|s| matches!(s, PathStep::Index(..)))
+        .count();
+    let fields = path[n..]
+        .iter()
+        .map(|s| match s {
+            PathStep::Field(f) => Some(*f),
+            PathStep::Index(..) => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((&path[..n], fields))
+}
+
+/// The type of field `i` of a tuple, record or struct type.
+fn field_type(ty: &Type, i: usize) -> Option<Type> {
+    use crate::types::ty::NominalBody;
+    match ty {
+        Type::Tuple(parts) | Type::Record(_, parts) => parts.iter().nth(i).cloned(),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => fields.get(i).map(|(_, t)| t.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The leaves (first, count) the fields `fields` select in a value of the aggregate type
+/// `ty`, and the selected value's type.
+pub(super) fn field_leaves(ty: &Type, fields: &[u32]) -> Option<((usize, usize), Type)> {
+    let mut range = (0, Agg::of(ty)?.leaves.len());
+    let mut ty = ty.clone();
+    for f in fields {
+        let (start, n) = Agg::component(&ty, *f as usize)?;
+        range = (range.0 + start, n);
+        ty = field_type(&ty, *f as usize)?;
+    }
+    Some((range, ty))
+}
+
+impl Lower<'_, '_, '_> {
+    /// The aggregate of the elements an element path ends at, when they are tuples of
+    /// scalars stored as columns (an array of structs).
+    pub(super) fn columns_path(&self, path: &ElementPath<'_>) -> Option<Agg> {
+        let (_, _, last) = path.steps.last()?;
+        let Type::Array(elem, _) = last else {
+            return None;
+        };
+        let agg = Agg::of(elem)?;
+        let layout = agg.layout()?;
+        let shape = Shape::of(last)?;
+        (shape.elem_leaves == 1 && self.leaf_path_ok(path, LeafRepr::Columns(layout)))
+            .then_some(agg)
+    }
+
+    /// The columns of the array of a path: its element count and each column's first leaf,
+    /// made unshared first when `write`. Through a pointer whose target native code cannot
+    /// see, the first column's address is null.
+    fn columns_view(
+        &mut self,
+        path: &ElementPath<'_>,
+        write: bool,
+        n_columns: usize,
+    ) -> (ClValue, Vec<ClValue>) {
+        let addr = self.base_addr(path.base);
+        let buf = self.leaf_buffer(n_columns + 1);
+        let zero = self.iconst(0);
+        self.b.ins().store(flags(), zero, buf, 8);
+        let w = self.b.ins().iconst(types::I32, write as i64);
+        if path.pointer {
+            let rt = self.rt;
+            self.call_helper(
+                Helper::PointerColumnsView,
+                &[types::I64, types::I64, types::I32, types::I64],
+                &[],
+                &[rt, addr, w, buf],
+            );
+        } else {
+            self.call_helper(
+                Helper::ColumnsView,
+                &[types::I64, types::I32, types::I64],
+                &[],
+                &[addr, w, buf],
+            );
+        }
+        let len = self.b.ins().load(types::I64, flags(), buf, 0);
+        let columns = (0..n_columns)
+            .map(|c| {
+                self.b
+                    .ins()
+                    .load(types::I64, flags(), buf, (8 * (c + 1)) as i32)
+            })
+            .collect();
+        (len, columns)
+    }
+
+    /// Read the element (a tuple of scalars, `e`) of an array of them stored as columns.
+    pub(super) fn columns_read(&mut self, e: &Expr, path: &ElementPath<'_>, agg: &Agg) -> V {
+        self.check_base(path.base);
+        let pos = self.leaf_position(path);
+        let (len, columns) = self.columns_view(path, false, agg.leaves.len());
+        let join = self.b.create_block();
+        self.value_params(join, Repr::Unit, Some(agg));
+        if path.pointer {
+            self.unviewable(columns[0], |l| {
+                let v = l.agg_fallback(e, agg, "");
+                let vals = l.jump_values(v);
+                l.b.ins().jump(join, &args(&vals));
+            });
+        }
+        self.check_position(path, pos, len);
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        let mut vals = Vec::with_capacity(columns.len());
+        for (data, repr) in columns.iter().zip(&agg.leaves) {
+            let at = self.b.ins().iadd(*data, offset);
+            let ty = repr.clif().unwrap_or(types::I64);
+            vals.push(self.b.ins().load(ty, flags(), at, 0));
+        }
+        self.b.ins().jump(join, &args(&vals));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_values(join, Repr::Unit, Some(agg))
+    }
+
+    /// R0001 when the leaf position `pos` is not below the array's count `len` (a variable
+    /// holding no array yet has a count of 0).
+    fn check_position(&mut self, path: &ElementPath<'_>, pos: ClValue, len: ClValue) {
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        let zero = self.iconst(0);
+        self.raise_if(
+            bad,
+            Site::Index {
+                array_ty: path.steps[0].2.clone(),
+                n: 0,
+                linear: None,
+                span: path.base.span,
+            },
+            pos,
+            zero,
+        );
+    }
+
+    /// Store `value` into the leaves `range` of the element at leaf position `pos` of an
+    /// array of tuples stored as columns (the statement `s`): copy-on-write first; nothing
+    /// is stored into a variable that holds no array.
+    pub(super) fn columns_store(
+        &mut self,
+        s: &Stmt,
+        path: &ElementPath<'_>,
+        agg: &Agg,
+        (first, count): (usize, usize),
+        pos: ClValue,
+        value: V,
+    ) {
+        let leaves = self.leaves(value);
+        debug_assert_eq!(leaves.len(), count);
+        let (len, columns) = self.columns_view(path, true, agg.leaves.len());
+        let after = self.b.create_block();
+        if path.pointer {
+            self.unviewable(columns[0], |l| {
+                l.fallback_stmt(s, "", path.base.span);
+                if !l.filled() {
+                    l.b.ins().jump(after, &[]);
+                }
+            });
+        }
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
+        let write = self.b.create_block();
+        self.b.ins().brif(inside, write, &[], after, &[]);
+        self.b.seal_block(write);
+        self.b.switch_to_block(write);
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        for (k, leaf) in leaves.iter().enumerate() {
+            if let V::I(x) | V::F(x) = leaf {
+                let at = self.b.ins().iadd(columns[first + k], offset);
+                self.b.ins().store(flags(), *x, at, 0);
+            }
+        }
+        self.b.ins().jump(after, &[]);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
     }
 }

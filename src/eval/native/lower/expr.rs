@@ -94,10 +94,14 @@ impl<'e> ElementPath<'e> {
     /// The path a pointer expression designates: a pointer variable, or its projection
     /// `p.(i).(j)` by indices.
     pub fn through(pointer: &'e Expr) -> Option<ElementPath<'e>> {
-        let (base, path): (&Expr, &[PathStep]) = match &pointer.kind {
-            ExprKind::PtrProject { pointer, path } => (pointer, path),
-            _ => (pointer, &[]),
-        };
+        match &pointer.kind {
+            ExprKind::PtrProject { pointer, path } => ElementPath::through_steps(pointer, path),
+            _ => ElementPath::through_steps(pointer, &[]),
+        }
+    }
+
+    /// The path of a pointer variable `base` projected by indices `path`.
+    pub fn through_steps(base: &'e Expr, path: &'e [PathStep]) -> Option<ElementPath<'e>> {
         if !matches!(base.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
             return None;
         }
@@ -754,8 +758,14 @@ impl Lower<'_, '_, '_> {
             Repr::F64 => LeafRepr::F64,
             Repr::Unit | Repr::Ref => return false,
         };
+        self.leaf_path_ok(path, leaves)
+    }
+
+    /// Are the arrays of an element path stored as `leaves` (scalars, or the columns of
+    /// tuples of scalars), with known sizes?
+    pub(super) fn leaf_path_ok(&self, path: &ElementPath<'_>, leaves: LeafRepr) -> bool {
         if let ExprKind::Local(s) = path.base.kind {
-            if self.vars.contains_key(&s) {
+            if self.vars.contains_key(&s) || self.avars.contains_key(&s) {
                 return false;
             }
         }

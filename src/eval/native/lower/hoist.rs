@@ -262,13 +262,22 @@ impl Lower<'_, '_, '_> {
 
     /// Is `e` lowered natively with no call and no fallback piece?
     pub(super) fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
-        if Repr::of(&e.ty).is_none() {
+        let agg = crate::eval::native::Agg::of(&e.ty).is_some();
+        if Repr::of(&e.ty).is_none() && !agg {
             return false;
         }
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) => self.vars.contains_key(s),
-            ExprKind::Global(_) => true,
+            ExprKind::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
+            // A field of an aggregate in registers.
+            ExprKind::Field(inner, i) => {
+                crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
+                    && matches!(&inner.kind, ExprKind::Local(s) if self.avars.contains_key(s))
+            }
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) if agg => {
+                parts.iter().all(|p| self.closed_expr(p, arrays))
+            }
+            ExprKind::Global(_) => !agg,
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.
             ExprKind::Prim(Prim::Len, _) => false,

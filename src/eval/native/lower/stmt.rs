@@ -10,10 +10,11 @@ use crate::core::ir::{
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
+use super::agg::{field_leaves, split_fields};
 use super::expr::ElementPath;
 use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
-use crate::eval::native::{Agg, Repr};
+use crate::eval::native::{Agg, Held, Repr};
 
 /// The inlined body of `e` when its statements can run natively before its value: it has a
 /// result expression and no `return` among its statements.
@@ -540,6 +541,9 @@ impl Lower<'_, '_, '_> {
             self.write_var(place, v);
             return;
         }
+        if self.store_columns(s, place, root_ty, path, value) {
+            return;
+        }
         let base_kind = match place {
             Place::Local(slot) if !self.vars.contains_key(&slot) => ExprKind::Local(slot),
             Place::Global(g) => ExprKind::Global(g),
@@ -591,6 +595,9 @@ impl Lower<'_, '_, '_> {
     /// value must have no effect: the store runs again on the closure compiler when native code
     /// cannot see the pointer's target.
     fn store_at(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) {
+        if self.store_at_columns(s, pointer, value) {
+            return;
+        }
         let repr = Repr::of(&value.ty).filter(|r| *r != Repr::Unit);
         let path = ElementPath::through(pointer).filter(|p| !p.steps.is_empty());
         let mut scratch = std::collections::HashMap::new();
@@ -608,6 +615,113 @@ impl Lower<'_, '_, '_> {
         let pos = self.leaf_position(&path);
         let v = self.expr(value).int();
         self.store_element(s, &path, pos, v);
+    }
+
+    /// The number of leaves native code holds a value of `ty` in (none for `unit` and values
+    /// it does not hold).
+    fn held_leaves(ty: &Type) -> Option<usize> {
+        match Held::of(ty)? {
+            Held::Scalar(Repr::Unit) => None,
+            Held::Scalar(_) => Some(1),
+            Held::Agg(agg) => Some(agg.leaves.len()),
+        }
+    }
+
+    /// `&x.(i).f <- v` into an array of tuples of scalars stored as columns (the element or
+    /// some of its fields); false, having done nothing, when the store is not of that form.
+    fn store_columns(
+        &mut self,
+        s: &Stmt,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) -> bool {
+        let Some((indices, fields)) = split_fields(path) else {
+            return false;
+        };
+        let base_kind = match place {
+            Place::Local(slot) if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) => {
+                ExprKind::Local(slot)
+            }
+            Place::Global(g) => ExprKind::Global(g),
+            _ => return false,
+        };
+        let base = Expr {
+            kind: base_kind,
+            ty: root_ty.clone(),
+            span: value.span,
+        };
+        let mut steps = Vec::new();
+        let mut ty = root_ty.clone();
+        for step in indices {
+            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, &ty) else {
+                return false;
+            };
+            let elem = (**elem).clone();
+            steps.push((index, *mode, ty.clone()));
+            ty = elem;
+        }
+        let element = ElementPath {
+            base: &base,
+            pointer: false,
+            steps,
+        };
+        if element.steps.is_empty() {
+            return false;
+        }
+        let Some(agg) = self.columns_path(&element) else {
+            return false;
+        };
+        let Some((range, _)) = field_leaves(&ty, &fields) else {
+            return false;
+        };
+        if Self::held_leaves(&value.ty) != Some(range.1) {
+            return false;
+        }
+        self.check_store_target(place, root_ty, path, value);
+        let pos = self.leaf_position(&element);
+        let v = self.expr(value);
+        self.columns_store(s, &element, &agg, range, pos, v);
+        true
+    }
+
+    /// `p.(i).f <- v` through a pointer to an array of tuples of scalars stored as columns;
+    /// false, having done nothing, when the store is not of that form. As for any store
+    /// through a pointer, the indices and the value must have no effect.
+    fn store_at_columns(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) -> bool {
+        let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        else {
+            return false;
+        };
+        let Some((indices, fields)) = split_fields(path) else {
+            return false;
+        };
+        let Some(element) =
+            ElementPath::through_steps(base, indices).filter(|p| !p.steps.is_empty())
+        else {
+            return false;
+        };
+        let Some(agg) = self.columns_path(&element) else {
+            return false;
+        };
+        let elem = elem_of(&element.steps.last().expect("not empty").2);
+        let Some((range, _)) = field_leaves(&elem, &fields) else {
+            return false;
+        };
+        let mut scratch = std::collections::HashMap::new();
+        if Self::held_leaves(&value.ty) != Some(range.1) || !self.closed_expr(value, &mut scratch)
+        {
+            return false;
+        }
+        self.check_base(element.base);
+        let pos = self.leaf_position(&element);
+        let v = self.expr(value);
+        self.columns_store(s, &element, &agg, range, pos, v);
+        true
     }
 
     /// A store into a global whose declaration may not have run yet is R0011, from the first
