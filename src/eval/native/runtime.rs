@@ -277,12 +277,7 @@ extern "C" fn columns_view(value: &mut Value, write: u32, out: *mut usize) {
 /// The columns of the array of tuples a pointer points at (the pointer is the value at
 /// `pointer`), from its target on, as `columns_view` gives them; a count of 0 and null
 /// addresses when native code cannot see the target (a cast pointer).
-extern "C" fn pointer_columns_view(
-    rt: &Runtime<'_>,
-    pointer: &Value,
-    write: u32,
-    out: *mut usize,
-) {
+extern "C" fn pointer_columns_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: *mut usize) {
     use super::super::pointer::{Base, StepKind};
     let Value::Ptr(p) = pointer else {
         return write_columns(None, 0, out);

@@ -227,11 +227,23 @@ impl Lower<'_, '_, '_> {
         n_columns: usize,
     ) -> (ClValue, Vec<ClValue>) {
         let addr = self.base_addr(path.base);
+        self.columns_at(addr, write, path.pointer, n_columns)
+    }
+
+    /// The columns of the array in the evaluator's value at `addr` (or, when `pointer`, of
+    /// the array the pointer there points at), as `columns_view` gives them.
+    pub(super) fn columns_at(
+        &mut self,
+        addr: ClValue,
+        write: bool,
+        pointer: bool,
+        n_columns: usize,
+    ) -> (ClValue, Vec<ClValue>) {
         let buf = self.leaf_buffer(n_columns + 1);
         let zero = self.iconst(0);
         self.b.ins().store(flags(), zero, buf, 8);
         let w = self.b.ins().iconst(types::I32, write as i64);
-        if path.pointer {
+        if pointer {
             let rt = self.rt;
             self.call_helper(
                 Helper::PointerColumnsView,

@@ -349,7 +349,27 @@ impl Lower<'_, '_, '_> {
                     Type::Array(elem, _) if scalar_elements => Repr::of(elem),
                     _ => None,
                 };
+                // Tuples of scalars stored as columns, into an aggregate variable.
+                let columns = match (var, &array.ty) {
+                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
+                        Agg::of(elem).filter(|agg| {
+                            agg.layout().is_some_and(|layout| {
+                                crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
+                                    !shape.elem_is_array
+                                        && shape.elem_leaves == 1
+                                        && shape.repr
+                                            == crate::eval::value::LeafRepr::Columns(layout)
+                                })
+                            })
+                        })
+                    }
+                    _ => None,
+                };
                 match elem_repr {
+                    _ if columns.is_some() => {
+                        let agg = columns.expect("checked");
+                        self.for_columns(*label, *var, array, &agg, body)
+                    }
                     Some(repr)
                         if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
                     {
@@ -473,6 +493,42 @@ impl Lower<'_, '_, '_> {
                 _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
             };
             l.write_var(var, v);
+        });
+        self.drop_value(temp);
+        self.b.seal_block(unwind);
+        self.unwind = outer_unwind;
+    }
+
+    /// `for v in a` over an array of tuples of scalars stored as columns, `v` an aggregate
+    /// variable: on a copy of the array, as `for_array`.
+    fn for_columns(&mut self, label: u32, var: Place, array: &Expr, agg: &Agg, body: &[Stmt]) {
+        let Place::Local(slot) = var else {
+            unreachable!("checked: an aggregate variable")
+        };
+        let temp = self.temp_value();
+        let notes = self.notes.len();
+        self.eval_into(array, temp, "");
+        self.notes.truncate(notes);
+        let outer_unwind = self.unwind;
+        let unwind = self.side_block(|l| {
+            l.drop_value(temp);
+            l.b.ins().jump(outer_unwind, &[]);
+        });
+        self.unwind = unwind;
+        let (len, columns) = self.columns_at(temp, false, false, agg.leaves.len());
+        let leaves = agg.leaves.clone();
+        self.counted_loop(label, len, array.span, body, |l, i| {
+            let offset = l.b.ins().ishl_imm_s(i, 3);
+            let mut vals = Vec::with_capacity(leaves.len());
+            for (data, repr) in columns.iter().zip(&leaves) {
+                let at = l.b.ins().iadd(*data, offset);
+                vals.push(match repr {
+                    Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                    _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                });
+            }
+            let v = l.agg_value(vals);
+            l.write_agg_var(slot, v);
         });
         self.drop_value(temp);
         self.b.seal_block(unwind);
@@ -641,7 +697,9 @@ impl Lower<'_, '_, '_> {
             return false;
         };
         let base_kind = match place {
-            Place::Local(slot) if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) => {
+            Place::Local(slot)
+                if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) =>
+            {
                 ExprKind::Local(slot)
             }
             Place::Global(g) => ExprKind::Global(g),
@@ -713,8 +771,7 @@ impl Lower<'_, '_, '_> {
             return false;
         };
         let mut scratch = std::collections::HashMap::new();
-        if Self::held_leaves(&value.ty) != Some(range.1) || !self.closed_expr(value, &mut scratch)
-        {
+        if Self::held_leaves(&value.ty) != Some(range.1) || !self.closed_expr(value, &mut scratch) {
             return false;
         }
         self.check_base(element.base);
