@@ -271,82 +271,75 @@ extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
 /// the element count into `out[0]`, then the address of each column's first leaf, the
 /// storage made unshared first when `write` is 1; a count of 0 when it holds no such array.
 extern "C" fn columns_view(value: &mut Value, write: u32, out: *mut usize) {
-    write_columns(columns_of(value, write == 1), 0, out)
+    columns_into(value, write == 1, 0, out);
 }
 
 /// The columns of the array of tuples a pointer points at (the pointer is the value at
-/// `pointer`), from its target on, as `columns_view` gives them; a count of 0 and null
-/// addresses when native code cannot see the target (a cast pointer).
+/// `pointer`), from its target on, as `columns_view` gives them; a count of 0 (and the first
+/// column's address untouched) when native code cannot see the target (a cast pointer).
 extern "C" fn pointer_columns_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: *mut usize) {
     use super::super::pointer::{Base, StepKind};
+    // SAFETY: the native caller passes one word for the count and one per column.
+    unsafe { *out = 0 };
     let Value::Ptr(p) = pointer else {
-        return write_columns(None, 0, out);
+        return;
     };
     let mut offset = 0;
     for (kind, position) in &p.steps {
         let StepKind::Element(shape) = kind else {
-            return write_columns(None, 0, out);
+            return;
         };
         offset += position * shape.elem_leaves;
     }
     let write = write == 1;
-    let view = match &p.base {
+    match &p.base {
         // SAFETY: the closure only updates the global's value in place.
         Base::Global(slot) => unsafe {
-            rt.globals
-                .with_mut(*slot as usize, |value| columns_of(value, write))
+            rt.globals.with_mut(*slot as usize, |value| {
+                columns_into(value, write, offset, out)
+            })
         },
         Base::Cell(cell) => {
             let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            columns_of(&mut value, write)
+            columns_into(&mut value, write, offset, out)
         }
-        Base::Cast { .. } => None,
-    };
-    write_columns(view.filter(|(_, len)| offset <= *len), offset, out)
-}
-
-/// Write a columns view (count, then addresses), its leaves starting at `offset`.
-fn write_columns(view: Option<(Vec<usize>, usize)>, offset: usize, out: *mut usize) {
-    // SAFETY: the native caller passes one word for the count and one per column.
-    unsafe {
-        match view {
-            Some((columns, len)) => {
-                *out = len - offset;
-                for (c, data) in columns.iter().enumerate() {
-                    *out.add(1 + c) = data + offset * 8;
-                }
-            }
-            None => *out = 0,
-        }
+        Base::Cast { .. } => {}
     }
 }
 
-/// The address of each column's first leaf and the count of the array of tuples of scalars
-/// at `value`, made unshared first when `write`.
-fn columns_of(value: &mut Value, write: bool) -> Option<(Vec<usize>, usize)> {
+/// Write the columns view of the array of tuples of scalars at `value` from element
+/// `offset` on (count, then each column's address) to `out`, made unshared first when
+/// `write`; a count of 0 when it holds no such array or fewer than `offset` elements.
+fn columns_into(value: &mut Value, write: bool, offset: usize, out: *mut usize) {
+    // SAFETY: the native caller passes one word for the count and one per column.
+    unsafe { *out = 0 };
     let Value::Array(array) = value else {
-        return None;
+        return;
     };
-    let (start, len) = (array.start, array.len);
+    let len = array.len;
+    if offset > len {
+        return;
+    }
+    let start = if write { 0 } else { array.start };
     let buffer: &Buffer = if write {
         super::super::array::make_unique(array)
     } else {
         &array.buf
     };
     let Buffer::Columns(columns) = buffer else {
-        return None;
+        return;
     };
-    let start = if write { 0 } else { start };
-    let data = columns
-        .columns
-        .iter()
-        .map(|column| match column {
-            Buffer::I64(v) => v[start..].as_ptr() as usize,
-            Buffer::F64(v) => v[start..].as_ptr() as usize,
+    for (c, column) in columns.columns.iter().enumerate() {
+        let data = match column {
+            Buffer::I64(v) => v[start + offset..].as_ptr() as usize,
+            Buffer::F64(v) => v[start + offset..].as_ptr() as usize,
             _ => 0,
-        })
-        .collect();
-    Some((data, len))
+        };
+        // SAFETY: as above.
+        unsafe { *out.add(1 + c) = data };
+    }
+    // SAFETY: as above.
+    unsafe { *out = len - offset };
 }
 
 /// The view (leaves' address and count) of the array at `value` when it is an array of

@@ -226,8 +226,41 @@ impl Lower<'_, '_, '_> {
         write: bool,
         n_columns: usize,
     ) -> (ClValue, Vec<ClValue>) {
+        let hoisted = match path.base.kind {
+            ExprKind::Local(s) => self.views.get(&crate::core::ir::Place::Local(s)),
+            ExprKind::Global(s) => self.views.get(&crate::core::ir::Place::Global(s)),
+            _ => None,
+        };
+        let Some((columns, len, _)) = hoisted
+            .filter(|(columns, _, mutable)| (*mutable || !write) && columns.len() == n_columns)
+            .cloned()
+        else {
+            let addr = self.base_addr(path.base);
+            return self.columns_at(addr, write, path.pointer, n_columns);
+        };
+        // Fetched before the closed loop; fetched again here when given up (null).
+        let fetch = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in 0..=n_columns {
+            self.b.append_block_param(join, types::I64);
+        }
+        self.b.set_cold_block(fetch);
+        let mut here = vec![len];
+        here.extend(&columns);
+        self.b
+            .ins()
+            .brif(columns[0], join, &args(&here), fetch, &[]);
+        self.b.seal_block(fetch);
+        self.b.switch_to_block(fetch);
         let addr = self.base_addr(path.base);
-        self.columns_at(addr, write, path.pointer, n_columns)
+        let (l, c) = self.columns_at(addr, write, path.pointer, n_columns);
+        let mut fetched = vec![l];
+        fetched.extend(c);
+        self.b.ins().jump(join, &args(&fetched));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join).to_vec();
+        (params[0], params[1..].to_vec())
     }
 
     /// The columns of the array in the evaluator's value at `addr` (or, when `pointer`, of

@@ -62,6 +62,10 @@ impl V {
     }
 }
 
+/// The views of an array fetched before a closed loop: the address of each column's leaves
+/// (one column for an array of scalars), the count, and whether it was made unshared.
+type Views = (Vec<ClValue>, ClValue, bool);
+
 /// A loop being lowered: where `break` and `continue` of its label go.
 struct LoopTarget {
     label: LabelId,
@@ -109,7 +113,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The array views fetched before the closed loops being lowered (`hoist.rs`): the
     /// leaves' address and count of each array variable, and whether it was made unshared
     /// for stores.
-    views: HashMap<Place, (ClValue, ClValue, bool)>,
+    /// For an array of tuples stored as columns, each column's address.
+    views: HashMap<Place, Views>,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
