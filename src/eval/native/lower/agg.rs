@@ -151,7 +151,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
         match Agg::of(&e.ty) {
             Some(agg) => {
-                let v = self.expr(&*e);
+                let v = self.expr(e);
                 self.box_into(out, &agg, v);
             }
             None => self.eval_into(e, out, why),
@@ -180,7 +180,7 @@ pub(super) fn split_fields(path: &[PathStep]) -> Option<(&[PathStep], Vec<u32>)>
 fn field_type(ty: &Type, i: usize) -> Option<Type> {
     use crate::types::ty::NominalBody;
     match ty {
-        Type::Tuple(parts) | Type::Record(_, parts) => parts.iter().nth(i).cloned(),
+        Type::Tuple(parts) | Type::Record(_, parts) => parts.get(i).cloned(),
         Type::Nominal(def) => match def.body.get() {
             Some(NominalBody::Struct(fields)) => fields.get(i).map(|(_, t)| t.clone()),
             _ => None,
