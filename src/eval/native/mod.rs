@@ -140,7 +140,7 @@ impl Agg {
                 }
             }
             Type::Array(..) => {
-                let n = leaf_count(ty)?;
+                let n = leaf_count(ty).filter(|n| *n <= MAX_AGG_LEAVES)?;
                 let repr = match leaf_repr(leaf_type(ty)) {
                     LeafRepr::I64 => Repr::I64,
                     LeafRepr::F64 => Repr::F64,

@@ -4,9 +4,11 @@
 //! value (a fallback piece, a global, a frame slot), it is boxed or unboxed by a runtime
 //! helper at that point only.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+};
 
-use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, PathStep, Stmt};
+use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, PathStep, Slot, Stmt};
 use crate::eval::array::Shape;
 use crate::eval::value::LeafRepr;
 use crate::types::Type;
@@ -80,11 +82,11 @@ impl Lower<'_, '_, '_> {
                 let range = constant_component(&array.ty, index).expect("checked");
                 self.project(array, range)
             }
-            ExprKind::Coerce(CoerceKind::Reinterpret | CoerceKind::Opaque, inner)
-                if Agg::of(&inner.ty).is_some_and(|a| a.leaves == agg.leaves) =>
-            {
-                self.expr(inner)
-            }
+            // A reshape keeps the leaves in their order.
+            ExprKind::Coerce(
+                CoerceKind::Reinterpret | CoerceKind::Opaque | CoerceKind::Reshape,
+                inner,
+            ) if Agg::of(&inner.ty).is_some_and(|a| a.leaves == agg.leaves) => self.expr(inner),
             ExprKind::If(c, t, f) => {
                 let c = self.expr(c).int();
                 let (then_b, else_b, join) = (
@@ -391,5 +393,174 @@ impl Lower<'_, '_, '_> {
         self.b.ins().jump(after, &[]);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
+    }
+}
+
+/// Aggregate values, their variables, and their meeting points with the evaluator.
+impl Lower<'_, '_, '_> {
+    /// An aggregate value of the given leaves.
+    pub(super) fn agg_value(&mut self, leaves: Vec<V>) -> V {
+        self.aggs.push(leaves);
+        V::Agg((self.aggs.len() - 1) as u32)
+    }
+
+    /// The leaves of an aggregate value (a scalar is its own one leaf).
+    pub(super) fn leaves(&self, v: V) -> Vec<V> {
+        match v {
+            V::Agg(k) => self.aggs[k as usize].clone(),
+            V::Unit => vec![],
+            scalar => vec![scalar],
+        }
+    }
+
+    /// The address of the descriptor of `agg`, for the runtime helpers.
+    pub(super) fn agg_ptr(&mut self, agg: &Agg) -> usize {
+        if let Some(p) = self.agg_ptrs.get(agg) {
+            return *p;
+        }
+        let p = self.keep(agg.clone()) as usize;
+        self.agg_ptrs.insert(agg.clone(), p);
+        p
+    }
+
+    /// A buffer of one word per leaf on the stack.
+    pub(super) fn leaf_buffer(&mut self, n: usize) -> ClValue {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (n.max(1) * 8) as u32,
+            3,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Write leaves to the buffer `buf`.
+    pub(super) fn store_leaves(&mut self, buf: ClValue, leaves: &[V]) {
+        for (i, leaf) in leaves.iter().enumerate() {
+            if let V::I(x) | V::F(x) = leaf {
+                self.b.ins().store(flags(), *x, buf, (i * 8) as i32);
+            }
+        }
+    }
+
+    /// Read the leaves of `agg` from the buffer `buf`.
+    pub(super) fn load_leaves(&mut self, buf: ClValue, agg: &Agg) -> Vec<V> {
+        agg.leaves
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match r {
+                Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), buf, (i * 8) as i32)),
+                _ => V::I(self.b.ins().load(types::I64, flags(), buf, (i * 8) as i32)),
+            })
+            .collect()
+    }
+
+    /// Store the aggregate `v` as the evaluator's value at `addr` (which holds a value,
+    /// replaced).
+    pub(super) fn box_into(&mut self, addr: ClValue, agg: &Agg, v: V) {
+        let leaves = self.leaves(v);
+        let buf = self.leaf_buffer(leaves.len());
+        self.store_leaves(buf, &leaves);
+        let desc = self.agg_ptr(agg) as i64;
+        let desc = self.iconst(desc);
+        self.call_helper(Helper::BoxLeaves, &[types::I64; 3], &[], &[desc, buf, addr]);
+    }
+
+    /// The aggregate `agg` held by the evaluator's value at `addr`.
+    pub(super) fn unbox_from(&mut self, addr: ClValue, agg: &Agg) -> V {
+        let buf = self.leaf_buffer(agg.leaves.len());
+        let desc = self.agg_ptr(agg) as i64;
+        let desc = self.iconst(desc);
+        self.call_helper(
+            Helper::UnboxLeaves,
+            &[types::I64; 3],
+            &[],
+            &[desc, addr, buf],
+        );
+        let leaves = self.load_leaves(buf, agg);
+        self.agg_value(leaves)
+    }
+
+    /// The value of an aggregate variable.
+    pub(super) fn read_agg_var(&mut self, s: Slot) -> V {
+        let vars = self.avars[&s].0.clone();
+        let leaves = vars
+            .iter()
+            .map(|(var, r)| {
+                let x = self.b.use_var(*var);
+                match r {
+                    Repr::F64 => V::F(x),
+                    _ => V::I(x),
+                }
+            })
+            .collect();
+        self.agg_value(leaves)
+    }
+
+    /// Assign an aggregate variable.
+    pub(super) fn write_agg_var(&mut self, s: Slot, v: V) {
+        let vars = self.avars[&s].0.clone();
+        let leaves = self.leaves(v);
+        for ((var, _), leaf) in vars.iter().zip(leaves) {
+            if let V::I(x) | V::F(x) = leaf {
+                self.b.def_var(*var, x);
+            }
+        }
+    }
+
+    /// Block parameters for a value of `repr` or of the aggregate `agg`.
+    pub(super) fn value_params(
+        &mut self,
+        block: cranelift_codegen::ir::Block,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) {
+        match agg {
+            Some(agg) => {
+                for r in &agg.leaves {
+                    let ty = r.clif().unwrap_or(types::I64);
+                    self.b.append_block_param(block, ty);
+                }
+            }
+            None => {
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(block, ty);
+                }
+            }
+        }
+    }
+
+    /// The Cranelift values a jump passes for `v` (its leaves for an aggregate).
+    pub(super) fn jump_values(&self, v: V) -> Vec<ClValue> {
+        self.leaves(v).into_iter().flat_map(V::scalars).collect()
+    }
+
+    /// The aggregate a descriptor address stands for.
+    pub(super) fn agg_at(&self, p: usize) -> Agg {
+        self.agg_ptrs
+            .iter()
+            .find(|(_, q)| **q == p)
+            .map(|(a, _)| a.clone())
+            .expect("a descriptor made by agg_ptr")
+    }
+
+    /// The value arriving at `join` as its parameters (a scalar or an aggregate's leaves).
+    pub(super) fn join_values(
+        &mut self,
+        join: cranelift_codegen::ir::Block,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) -> V {
+        match agg {
+            Some(agg) => {
+                let params = self.b.block_params(join).to_vec();
+                let leaves = params
+                    .into_iter()
+                    .zip(&agg.leaves)
+                    .map(|(x, r)| if *r == Repr::F64 { V::F(x) } else { V::I(x) })
+                    .collect();
+                self.agg_value(leaves)
+            }
+            None => self.join_value(join, repr),
+        }
     }
 }
