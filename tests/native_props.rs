@@ -10,6 +10,10 @@
 //! and `for i in a ..< b` loops, arrays `int ^ N` and `double ^ N` read and stored
 //! (`&a.i <- v`) at indices that may be out of range (R0001), and small functions with scalar
 //! parameters, some recursive with a depth bound, calling the functions defined before them.
+//! Some functions return a pair of scalars (built, kept in a tuple variable, projected and
+//! returned), tuples are built and projected in expressions, and a program may declare a
+//! struct of two scalar fields and an array of it, whose fields are read and stored at indices
+//! that may be out of range.
 //!
 //! Every program terminates by construction: a `while` loop counts in a variable of its own
 //! that nothing else assigns and stops after a few rounds, a `for` loop's bounds are literals
@@ -168,13 +172,22 @@ struct Arr {
 }
 
 /// A function defined so far; a recursive one takes its depth as a first `int` parameter
-/// besides `params`.
+/// besides `params`. A function returning a pair returns `ret * second`.
 #[derive(Clone)]
 struct Func {
     name: String,
     params: Vec<Ty>,
     ret: Ty,
+    second: Option<Ty>,
     recursive: bool,
+}
+
+/// The program's struct `S { a: fields[0]; b: fields[1]; }` and its global array
+/// `sa : S ^ len`.
+#[derive(Clone)]
+struct Structs {
+    fields: [Ty; 2],
+    len: usize,
 }
 
 /// The generator: the choice stream and what is in scope.
@@ -185,6 +198,7 @@ struct Gen<'c> {
     vars: Vec<Var>,
     arrs: Vec<Arr>,
     funcs: Vec<Func>,
+    structs: Option<Structs>,
     /// Inside a function returning this type (`return` statements allowed).
     ret: Option<Ty>,
 }
@@ -198,6 +212,7 @@ impl<'c> Gen<'c> {
             vars: Vec::new(),
             arrs: Vec::new(),
             funcs: Vec::new(),
+            structs: None,
             ret: None,
         }
     }
@@ -246,9 +261,13 @@ impl<'c> Gen<'c> {
 
     /// An expression of type `ty`, at most `depth` levels deep.
     fn expr(&mut self, ty: Ty, depth: usize) -> String {
-        let options = if depth == 0 { 2 } else { 10 };
+        let options = if depth == 0 { 2 } else { 12 };
         match self.pick(options) {
             0 => self.literal(ty),
+            10 => self.component(ty, depth - 1),
+            11 => self
+                .struct_field(ty, depth - 1)
+                .unwrap_or_else(|| self.literal(ty)),
             1 => self.variable(ty).unwrap_or_else(|| self.literal(ty)),
             2 | 3 => self.operation(ty, depth - 1),
             4 => self.conversion(ty, depth - 1),
@@ -380,22 +399,63 @@ impl<'c> Gen<'c> {
         Some(format!("{}.({i})", arr.name))
     }
 
-    fn args(&mut self, params: &[Ty], depth: usize) -> Vec<String> {
-        params.iter().map(|t| self.expr(*t, depth)).collect()
+    /// A component of a pair: of a call of a function returning one, or of a tuple.
+    fn component(&mut self, ty: Ty, depth: usize) -> String {
+        let found: Vec<Func> = self
+            .funcs
+            .iter()
+            .filter(|f| f.second.is_some() && (f.ret == ty || f.second == Some(ty)))
+            .cloned()
+            .collect();
+        if !found.is_empty() && self.pick(2) == 0 {
+            let f = found[self.pick(found.len())].clone();
+            let k = if f.ret == ty { 0 } else { 1 };
+            let call = self.call_of(&f, depth);
+            return format!("({call}).{k}");
+        }
+        let other = self.ty();
+        let a = self.expr(ty, depth);
+        let b = self.expr(other, depth);
+        if self.pick(2) == 0 {
+            format!("(({a}), ({b})).0")
+        } else {
+            format!("(({b}), ({a})).1")
+        }
     }
 
-    fn call(&mut self, ty: Ty, depth: usize) -> Option<String> {
-        let found: Vec<Func> = self.funcs.iter().filter(|f| f.ret == ty).cloned().collect();
-        if found.is_empty() {
-            return None;
-        }
-        let f = found[self.pick(found.len())].clone();
+    /// A field of an element of the struct array: `sa.(i).a`.
+    fn struct_field(&mut self, ty: Ty, depth: usize) -> Option<String> {
+        let structs = self.structs.clone()?;
+        let field = structs.fields.iter().position(|f| *f == ty)?;
+        let i = self.index(structs.len, depth);
+        Some(format!("sa.({i}).{}", ["a", "b"][field]))
+    }
+
+    fn call_of(&mut self, f: &Func, depth: usize) -> String {
         let mut args = Vec::new();
         if f.recursive {
             args.push(self.pick(13).to_string());
         }
         args.extend(self.args(&f.params, depth));
-        Some(format!("({} ({}))", f.name, args.join(", ")))
+        format!("({} ({}))", f.name, args.join(", "))
+    }
+
+    fn args(&mut self, params: &[Ty], depth: usize) -> Vec<String> {
+        params.iter().map(|t| self.expr(*t, depth)).collect()
+    }
+
+    fn call(&mut self, ty: Ty, depth: usize) -> Option<String> {
+        let found: Vec<Func> = self
+            .funcs
+            .iter()
+            .filter(|f| f.ret == ty && f.second.is_none())
+            .cloned()
+            .collect();
+        if found.is_empty() {
+            return None;
+        }
+        let f = found[self.pick(found.len())].clone();
+        Some(self.call_of(&f, depth))
     }
 
     /// Statements of a block, in their own scope.
@@ -446,6 +506,13 @@ impl<'c> Gen<'c> {
                 format!("{pad}{} = {e};\n", v.name)
             }
             4 => {
+                if let (Some(structs), true) = (self.structs.clone(), self.chance(30)) {
+                    let field = self.pick(2);
+                    let i = self.index(structs.len, 2);
+                    let e = self.expr(structs.fields[field], 3);
+                    let name = ["a", "b"][field];
+                    return format!("{pad}&sa.({i}).{name} <- {e};\n");
+                }
                 if self.arrs.is_empty() || self.chance(20) {
                     return self.array(&pad);
                 }
@@ -536,10 +603,12 @@ impl<'c> Gen<'c> {
         let n_params = self.pick(4);
         let params: Vec<Ty> = (0..n_params).map(|_| self.ty()).collect();
         let ret = self.ty();
+        let second = self.chance(30).then(|| self.ty());
         let func = Func {
             name: name.clone(),
             params: params.clone(),
             ret,
+            second,
             recursive,
         };
         let (vars, arrs) = (self.vars.len(), self.arrs.len());
@@ -565,11 +634,48 @@ impl<'c> Gen<'c> {
             });
             param_names.push(p);
         }
-        self.ret = Some(ret);
-        let mut out = format!("fun {name} ({}) : {} = {{\n", header.join(", "), ret.name());
-        if recursive {
-            let base = self.expr(ret, 2);
-            out += &format!("  if {} <= 0 do return {base}; done\n", param_names[0]);
+        self.ret = Some(ret).filter(|_| second.is_none());
+        let ret_name = match second {
+            Some(t) => format!("{} * {}", ret.name(), t.name()),
+            None => ret.name().to_string(),
+        };
+        let mut out = format!("fun {name} ({}) : {ret_name} = {{\n", header.join(", "));
+        if let Some(second) = second {
+            // A pair: built, kept in a variable, projected, returned.
+            if recursive {
+                let a = self.expr(ret, 2);
+                let b = self.expr(second, 2);
+                out += &format!("  if {} <= 0 do return {a}, {b}; done\n", param_names[0]);
+            }
+            out += &self.block(2, 1, 3);
+            let t = self.fresh("t");
+            let value = if recursive {
+                let mut args = vec![format!("{} - 1", param_names[0])];
+                args.extend(self.args(&params, 2));
+                format!("({name} ({}))", args.join(", "))
+            } else {
+                let a = self.expr(ret, 2);
+                let b = self.expr(second, 2);
+                format!("({a}, {b})")
+            };
+            out += &format!("  val {t} = {value};\n");
+            let b = self.expr(second, 2);
+            let op = if second.is_int() || second.is_float() {
+                ["+", "-", "*"][self.pick(3)]
+            } else {
+                ""
+            };
+            let b = if op.is_empty() {
+                format!("{t}.1")
+            } else {
+                format!("({t}.1 {op} {b})")
+            };
+            out += &format!("  return {t}.0, {b};\n}}\n");
+            self.ret = None;
+            self.vars.truncate(vars);
+            self.arrs.truncate(arrs);
+            self.funcs.push(func);
+            return out;
         }
         out += &self.block(2, 1, 4);
         let result = if recursive {
@@ -612,6 +718,16 @@ impl<'c> Gen<'c> {
         for _ in 0..self.pick(3) {
             out += &self.array("");
         }
+        if self.chance(50) {
+            let fields = [self.ty(), self.ty()];
+            let len = 2 + self.pick(4);
+            out += &format!(
+                "struct S {{ a: {}; b: {}; }}\nvar sa : S ^ {len};\n",
+                fields[0].name(),
+                fields[1].name()
+            );
+            self.structs = Some(Structs { fields, len });
+        }
         for _ in 0..self.pick(5) {
             out += &self.function();
         }
@@ -624,6 +740,7 @@ impl<'c> Gen<'c> {
             .filter(|v| v.name.starts_with('g'))
             .map(|v| v.name.clone())
             .chain(self.arrs.iter().map(|a| a.name.clone()))
+            .chain(self.structs.iter().map(|_| "sa".to_string()))
             .collect();
         for g in globals {
             out += &format!("println$ {g};\n");
@@ -716,7 +833,7 @@ proptest! {
 /// programs that pass the checker, and some run to the end.
 #[test]
 fn generated_programs_check() {
-    let mut ran = 0;
+    let (mut ran, mut pairs, mut structs) = (0, 0, 0);
     for seed in 0..40u32 {
         let choices: Vec<u32> = (0..600u32)
             .map(|i| {
@@ -730,6 +847,13 @@ fn generated_programs_check() {
             "status {status} on:\n{src}\n{err}"
         );
         ran += usize::from(status == 0);
+        pairs += usize::from(src.contains(" * ") && src.contains("return t"));
+        structs += usize::from(src.contains("struct S") && src.contains("sa.("));
     }
     assert!(ran > 0, "no generated program ran to the end");
+    assert!(
+        pairs > 0,
+        "no generated program has a function returning a pair"
+    );
+    assert!(structs > 0, "no generated program uses an array of structs");
 }

@@ -101,6 +101,158 @@ impl Repr {
     }
 }
 
+/// A value native code holds as several scalars (its *leaves*, in registers or a caller's
+/// buffer of 64-bit words) and never boxes: a tuple, record or struct of scalars (nested ones
+/// flattened depth first, as the column layout of an array of them), or a small array of
+/// scalars. The evaluator's value is rebuilt (`boxed`) only where it leaves native code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Agg {
+    /// How the evaluator stores it: a tuple gathered by its column layout, or an array.
+    kind: AggKind,
+    /// The representation of each leaf.
+    pub leaves: Vec<Repr>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum AggKind {
+    Tuple(&'static super::value::ColumnLayout),
+    Array,
+}
+
+/// Aggregates of more leaves than this stay evaluator values.
+const MAX_AGG_LEAVES: usize = 16;
+
+impl Agg {
+    /// The aggregate of a value of `ty`; `None` when `ty` is a scalar or holds anything but
+    /// scalars.
+    pub fn of(ty: &Type) -> Option<Agg> {
+        use super::value::{leaf_count, leaf_repr, leaf_type, ColumnLayout, LeafRepr, Scalar};
+        let of_scalar = |s: Scalar| match s {
+            Scalar::I64 => Repr::I64,
+            Scalar::F64 => Repr::F64,
+        };
+        let agg = match ty {
+            Type::Tuple(_) | Type::Record(..) | Type::Nominal(_) => {
+                let layout = ColumnLayout::of(ty)?;
+                Agg {
+                    kind: AggKind::Tuple(layout),
+                    leaves: layout.kinds.iter().map(|k| of_scalar(*k)).collect(),
+                }
+            }
+            Type::Array(..) => {
+                let n = leaf_count(ty).filter(|n| *n <= MAX_AGG_LEAVES)?;
+                let repr = match leaf_repr(leaf_type(ty)) {
+                    LeafRepr::I64 => Repr::I64,
+                    LeafRepr::F64 => Repr::F64,
+                    _ => return None,
+                };
+                Agg {
+                    kind: AggKind::Array,
+                    leaves: vec![repr; n],
+                }
+            }
+            _ => return None,
+        };
+        (!agg.leaves.is_empty() && agg.leaves.len() <= MAX_AGG_LEAVES).then_some(agg)
+    }
+
+    /// The column layout of an array of such tuples (`None` for a small array).
+    pub fn layout(&self) -> Option<&'static super::value::ColumnLayout> {
+        match self.kind {
+            AggKind::Tuple(layout) => Some(layout),
+            AggKind::Array => None,
+        }
+    }
+
+    /// The evaluator's value of the leaves `bits`.
+    pub fn boxed(&self, bits: &[u64]) -> Value {
+        match self.kind {
+            AggKind::Tuple(layout) => layout.gather(&mut |c| self.leaves[c].boxed(bits[c])),
+            AggKind::Array => Value::Array(super::value::ArrayVal::new(match self.leaves[0] {
+                Repr::F64 => {
+                    super::value::Buffer::F64(bits.iter().map(|b| f64::from_bits(*b)).collect())
+                }
+                _ => super::value::Buffer::I64(bits.iter().map(|b| *b as i64).collect()),
+            })),
+        }
+    }
+
+    /// Write the leaves of the evaluator's `value` (of this aggregate's type) to `bits`.
+    pub fn unbox(&self, value: &Value, bits: &mut [u64]) {
+        match (self.kind, value) {
+            (AggKind::Tuple(layout), _) => {
+                layout.scatter(value, &mut |c, leaf| bits[c] = self.leaves[c].unboxed(leaf))
+            }
+            (AggKind::Array, Value::Array(view)) => {
+                for (i, bit) in bits.iter_mut().enumerate().take(view.len) {
+                    *bit = self.leaves[i].unboxed(&view.leaf(i));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The leaves of component `i` of a value of type `ty` (a field of a tuple, record or
+    /// struct, an element of an array): their first position and count; `None` when `i` is
+    /// not a component.
+    pub fn component(ty: &Type, i: usize) -> Option<(usize, usize)> {
+        use crate::types::ty::NominalBody;
+        Agg::of(ty)?;
+        let count = |t: &Type| {
+            Agg::of(t)
+                .map(|a| a.leaves.len())
+                .or_else(|| matches!(Repr::of(t), Some(r) if r != Repr::Unit).then_some(1))
+        };
+        match ty {
+            Type::Tuple(parts) | Type::Record(_, parts) => {
+                let parts: Vec<&Type> = parts.iter().collect();
+                component_of(&parts, i, count)
+            }
+            Type::Nominal(def) => match def.body.get() {
+                Some(NominalBody::Struct(fields)) => {
+                    let parts: Vec<&Type> = fields.iter().map(|(_, t)| t).collect();
+                    component_of(&parts, i, count)
+                }
+                _ => None,
+            },
+            Type::Array(elem, _) => {
+                let per = count(elem)?;
+                let n = super::value::leaf_count(ty)? / super::value::leaf_count(elem)?;
+                (i < n).then_some((i * per, per))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn component_of(
+    parts: &[&Type],
+    i: usize,
+    count: impl Fn(&Type) -> Option<usize>,
+) -> Option<(usize, usize)> {
+    let mut start = 0;
+    for part in parts.get(..i)? {
+        start += count(part)?;
+    }
+    Some((start, count(parts.get(i)?)?))
+}
+
+/// How native code holds a local variable: one scalar, or the leaves of an aggregate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Held {
+    Scalar(Repr),
+    Agg(Agg),
+}
+
+impl Held {
+    pub fn of(ty: &Type) -> Option<Held> {
+        match Repr::of(ty) {
+            Some(r) => Some(Held::Scalar(r)),
+            None => Agg::of(ty).map(Held::Agg),
+        }
+    }
+}
+
 /// The register signature of a function instance: its parameters flattened (a group that
 /// is a tuple of variables gives one parameter per variable, a variable of a type not in
 /// registers by reference; any other group is passed *boxed*, as the address of an evaluator
@@ -120,6 +272,8 @@ pub struct NativeSig {
     pub ret: Repr,
     /// Is the result boxed (written to the `out` parameter)?
     pub ret_boxed: bool,
+    /// A result of several leaves, written to the `out` parameter's buffer of words.
+    pub ret_agg: Option<Agg>,
 }
 
 impl NativeSig {
@@ -128,12 +282,18 @@ impl NativeSig {
         self.groups.iter().flatten().copied()
     }
 
+    /// Does the function take an `out` parameter (a boxed result's value, or an
+    /// aggregate result's buffer)?
+    pub fn has_out(&self) -> bool {
+        self.ret_boxed || self.ret_agg.is_some()
+    }
+
     /// The Cranelift signature: `(runtime, captures, [out,] parameters...) -> result`.
     fn clif(&self, call_conv: CallConv) -> Signature {
         let mut sig = Signature::new(call_conv);
         sig.params.push(AbiParam::new(types::I64));
         sig.params.push(AbiParam::new(types::I64));
-        if self.ret_boxed {
+        if self.has_out() {
             sig.params.push(AbiParam::new(types::I64));
         }
         for repr in self.params() {
@@ -292,9 +452,10 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
             }
         }
     }
+    let ret_agg = Agg::of(&function.ret);
     let (ret, ret_boxed) = match Repr::of(&function.ret) {
         Some(repr) => (repr, false),
-        None => (Repr::Unit, true),
+        None => (Repr::Unit, ret_agg.is_none()),
     };
     Ok(NativeSig {
         groups,
@@ -302,6 +463,7 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
         arrays,
         ret,
         ret_boxed,
+        ret_agg,
     })
 }
 
@@ -520,7 +682,7 @@ pub fn call_boxed(
         unsafe { std::mem::transmute(entry.boxed) };
     let result = f(rt, captures.as_ptr(), bits.as_ptr(), &mut out);
     runtime::take_failure(rt)?;
-    Ok(if entry.sig.ret_boxed {
+    Ok(if entry.sig.has_out() {
         out
     } else {
         entry.sig.ret.boxed(result)

@@ -267,6 +267,81 @@ extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
     };
 }
 
+/// The columns of the array of tuples (records, structs) of scalars in `value` (a slot):
+/// the element count into `out[0]`, then the address of each column's first leaf, the
+/// storage made unshared first when `write` is 1; a count of 0 when it holds no such array.
+extern "C" fn columns_view(value: &mut Value, write: u32, out: *mut usize) {
+    columns_into(value, write == 1, 0, out);
+}
+
+/// The columns of the array of tuples a pointer points at (the pointer is the value at
+/// `pointer`), from its target on, as `columns_view` gives them; a count of 0 (and the first
+/// column's address untouched) when native code cannot see the target (a cast pointer).
+extern "C" fn pointer_columns_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: *mut usize) {
+    use super::super::pointer::{Base, StepKind};
+    // SAFETY: the native caller passes one word for the count and one per column.
+    unsafe { *out = 0 };
+    let Value::Ptr(p) = pointer else {
+        return;
+    };
+    let mut offset = 0;
+    for (kind, position) in &p.steps {
+        let StepKind::Element(shape) = kind else {
+            return;
+        };
+        offset += position * shape.elem_leaves;
+    }
+    let write = write == 1;
+    match &p.base {
+        // SAFETY: the closure only updates the global's value in place.
+        Base::Global(slot) => unsafe {
+            rt.globals.with_mut(*slot as usize, |value| {
+                columns_into(value, write, offset, out)
+            })
+        },
+        Base::Cell(cell) => {
+            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            columns_into(&mut value, write, offset, out)
+        }
+        Base::Cast { .. } => {}
+    }
+}
+
+/// Write the columns view of the array of tuples of scalars at `value` from element
+/// `offset` on (count, then each column's address) to `out`, made unshared first when
+/// `write`; a count of 0 when it holds no such array or fewer than `offset` elements.
+fn columns_into(value: &mut Value, write: bool, offset: usize, out: *mut usize) {
+    // SAFETY: the native caller passes one word for the count and one per column.
+    unsafe { *out = 0 };
+    let Value::Array(array) = value else {
+        return;
+    };
+    let len = array.len;
+    if offset > len {
+        return;
+    }
+    let start = if write { 0 } else { array.start };
+    let buffer: &Buffer = if write {
+        super::super::array::make_unique(array)
+    } else {
+        &array.buf
+    };
+    let Buffer::Columns(columns) = buffer else {
+        return;
+    };
+    for (c, column) in columns.columns.iter().enumerate() {
+        let data = match column {
+            Buffer::I64(v) => v[start + offset..].as_ptr() as usize,
+            Buffer::F64(v) => v[start + offset..].as_ptr() as usize,
+            _ => 0,
+        };
+        // SAFETY: as above.
+        unsafe { *out.add(1 + c) = data };
+    }
+    // SAFETY: as above.
+    unsafe { *out = len - offset };
+}
+
 /// The view (leaves' address and count) of the array at `value` when it is an array of
 /// unboxed scalars, made unshared first when `write`.
 fn leaves_of(value: &mut Value, write: bool) -> Option<(usize, usize)> {
@@ -424,7 +499,7 @@ extern "C" fn call_evaluator(
             });
         }
         let value = super::super::closure::run_instance(rt, &target.instance, &[], args)?;
-        if target.sig.ret_boxed {
+        if target.sig.has_out() {
             // SAFETY: the caller's `out` holds a value (`Unit`), replaced here.
             unsafe { *out = value };
             return Ok(0);
@@ -476,12 +551,18 @@ pub struct Trampoline {
 
 /// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
 /// its boxed entry once it has one, otherwise through the evaluator; R0008 when the stack
-/// would grow past `--max-stack`. Only scalar results come this way (`out` is unused).
-extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64) -> u64 {
+/// would grow past `--max-stack`. Scalar results come back as bits, aggregate results in
+/// `leaves` (a buffer of one word per leaf).
+extern "C" fn grow_call(
+    rt: &Runtime<'_>,
+    target: &Trampoline,
+    bits: *const u64,
+    leaves: *mut u64,
+) -> u64 {
     guarded(rt, 0, || {
         let mut out = Value::Unit;
         use super::super::closure::grow_for_call as grow;
-        match target.instance.native.get() {
+        let result = match target.instance.native.get() {
             Some(entry) => {
                 type Entry =
                     extern "C" fn(*const Runtime<'_>, *const Value, *const u64, *mut Value) -> u64;
@@ -494,8 +575,30 @@ extern "C" fn grow_call(rt: &Runtime<'_>, target: &Trampoline, bits: *const u64)
             None => grow(rt, &target.instance, target.span, || {
                 call_evaluator(rt, target, bits, &mut out)
             }),
+        };
+        if let Some(agg) = &target.sig.ret_agg {
+            box_unbox(agg, &out, leaves);
         }
+        result
     })
+}
+
+fn box_unbox(agg: &super::Agg, value: *const Value, bits: *mut u64) {
+    // SAFETY: the native caller passes a live value and a buffer of one word per leaf.
+    let bits = unsafe { std::slice::from_raw_parts_mut(bits, agg.leaves.len()) };
+    agg.unbox(unsafe { &*value }, bits);
+}
+
+/// The leaves of the aggregate `value` into `bits` (one word per leaf).
+extern "C" fn unbox_leaves(agg: &super::Agg, value: *const Value, bits: *mut u64) {
+    box_unbox(agg, value, bits)
+}
+
+/// The evaluator's value of the leaves `bits` into `out` (which holds a value, replaced).
+extern "C" fn box_leaves(agg: &super::Agg, bits: *const u64, out: *mut Value) {
+    // SAFETY: the native caller passes a buffer of one word per leaf and a live value.
+    let bits = unsafe { std::slice::from_raw_parts(bits, agg.leaves.len()) };
+    unsafe { *out = agg.boxed(bits) };
 }
 
 /// The address of each helper lowering calls, by name.
@@ -520,6 +623,10 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
+        Helper::BoxLeaves => box_leaves as *const () as usize,
+        Helper::ColumnsView => columns_view as *const () as usize,
+        Helper::PointerColumnsView => pointer_columns_view as *const () as usize,
+        Helper::UnboxLeaves => unbox_leaves as *const () as usize,
     }
 }
 
@@ -545,4 +652,8 @@ pub enum Helper {
     PointerView,
     CloneValue,
     StringView,
+    BoxLeaves,
+    UnboxLeaves,
+    ColumnsView,
+    PointerColumnsView,
 }

@@ -26,7 +26,8 @@ impl Lower<'_, '_, '_> {
         let Some((id, sig)) = declared else {
             return self.fallback_expr(e, "a call of a function that is not native");
         };
-        if sig.groups.len() != call_args.len() || sig.ret != repr {
+        let agg = crate::eval::native::Agg::of(&e.ty);
+        if sig.groups.len() != call_args.len() || sig.ret != repr || sig.ret_agg != agg {
             return self.fallback_expr(e, "a partial or curried call");
         }
         // The arguments, flattened as the signature's parameters.
@@ -59,7 +60,7 @@ impl Lower<'_, '_, '_> {
         for ((arg, boxed), group) in call_args.iter().zip(&sig.boxed).zip(&sig.groups) {
             if *boxed {
                 let temp = self.temp_value();
-                self.eval_into(arg, temp, "an argument that is not in registers");
+                self.value_into(arg, temp, "an argument that is not in registers");
                 values.push(temp);
                 temps.push(temp);
                 continue;
@@ -76,10 +77,8 @@ impl Lower<'_, '_, '_> {
                     values.push(addr);
                     continue;
                 }
-                match self.expr(part) {
-                    V::I(v) | V::F(v) => values.push(v),
-                    V::Unit => {}
-                }
+                let v = self.expr(part);
+                values.extend(v.scalars());
             }
         }
         let span = e.span;
@@ -129,6 +128,8 @@ impl Lower<'_, '_, '_> {
         if let Some(ty) = repr.clif() {
             self.b.append_block_param(join, ty);
         }
+        // An aggregate result comes back in a buffer of its leaves.
+        let leaves = agg.as_ref().map(|a| self.leaf_buffer(a.leaves.len()));
         self.b.set_cold_block(grow);
         self.b.ins().brif(low, grow, &[], direct, &[]);
         self.b.seal_block(direct);
@@ -137,7 +138,11 @@ impl Lower<'_, '_, '_> {
             let mut backend = lock(&self.backend);
             backend.module.declare_func_in_func(id, self.b.func)
         };
-        let call = self.b.ins().call(callee, &values);
+        let mut direct_values = values.clone();
+        if let Some(buf) = leaves {
+            direct_values.insert(2, buf);
+        }
+        let call = self.b.ins().call(callee, &direct_values);
         let results = self.b.inst_results(call).to_vec();
         self.b.ins().jump(join, &args(&results));
         self.b.seal_block(grow);
@@ -166,12 +171,16 @@ impl Lower<'_, '_, '_> {
         });
         let target = self.ptr_const(target);
         let rt = self.rt;
+        let buf = match leaves {
+            Some(buf) => buf,
+            None => self.iconst(0),
+        };
         let r = self
             .call_helper(
                 Helper::GrowCall,
-                &[types::I64; 3],
+                &[types::I64; 4],
                 &[types::I64],
-                &[rt, target, bits],
+                &[rt, target, bits, buf],
             )
             .expect("grow_call returns bits");
         let r: Vec<ClValue> = match repr {
@@ -214,7 +223,13 @@ impl Lower<'_, '_, '_> {
         self.b.ins().jump(unwind, &[]);
         self.b.seal_block(next);
         self.b.switch_to_block(next);
-        self.join_value(join, repr)
+        match (&agg, leaves) {
+            (Some(agg), Some(buf)) => {
+                let leaves = self.load_leaves(buf, agg);
+                self.agg_value(leaves)
+            }
+            _ => self.join_value(join, repr),
+        }
     }
 
     /// The address of the value of an argument passed by reference: its frame slot when it is
@@ -222,13 +237,13 @@ impl Lower<'_, '_, '_> {
     /// temporary it is evaluated into (added to `temps`).
     fn by_reference(&mut self, arg: &Expr, temps: &mut Vec<ClValue>) -> ClValue {
         if let ExprKind::Local(s) = arg.kind {
-            if !self.vars.contains_key(&s) {
+            if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) {
                 self.frame_used = true;
                 return self.slot_addr(s);
             }
         }
         let temp = self.temp_value();
-        self.eval_into(arg, temp, "an argument that is not in registers");
+        self.value_into(arg, temp, "an argument that is not in registers");
         temps.push(temp);
         temp
     }
@@ -288,32 +303,28 @@ impl Lower<'_, '_, '_> {
                 self.expr(result)
             }
             None => {
+                let agg = crate::eval::native::Agg::of(&e.ty);
                 let done = self.b.create_block();
-                if let Some(ty) = repr.clif() {
-                    self.b.append_block_param(done, ty);
-                }
+                self.value_params(done, repr, agg.as_ref());
+                let desc = agg.as_ref().map(|a| self.agg_ptr(a));
                 self.returns.push(ReturnTarget {
                     block: done,
                     repr,
                     out: None,
+                    agg: desc,
                 });
                 self.stmts(&inlined.stmts);
                 self.returns.pop();
                 if !self.filled() {
-                    let z = self.zero(repr);
-                    let vals: Vec<ClValue> = match z {
-                        V::I(x) | V::F(x) => vec![x],
-                        V::Unit => vec![],
-                    };
+                    let vals = self.zero_values(repr, agg.as_ref());
                     self.b.ins().jump(done, &args(&vals));
                 }
                 self.b.seal_block(done);
                 self.b.switch_to_block(done);
-                self.join_value(done, repr)
+                self.join_values(done, repr, agg.as_ref())
             }
         };
         self.leave_inlined(inlined, outer_unwind);
-        let _ = e;
         value
     }
 }

@@ -15,9 +15,10 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
+use super::agg::constant_component;
 use super::{args, flags, Lower, V};
 use crate::eval::array::Shape;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 use crate::eval::value::LeafRepr;
 
 /// Is a value of `ty` compared unsigned (`uint64`-like integers and compact codes)?
@@ -93,10 +94,14 @@ impl<'e> ElementPath<'e> {
     /// The path a pointer expression designates: a pointer variable, or its projection
     /// `p.(i).(j)` by indices.
     pub fn through(pointer: &'e Expr) -> Option<ElementPath<'e>> {
-        let (base, path): (&Expr, &[PathStep]) = match &pointer.kind {
-            ExprKind::PtrProject { pointer, path } => (pointer, path),
-            _ => (pointer, &[]),
-        };
+        match &pointer.kind {
+            ExprKind::PtrProject { pointer, path } => ElementPath::through_steps(pointer, path),
+            _ => ElementPath::through_steps(pointer, &[]),
+        }
+    }
+
+    /// The path of a pointer variable `base` projected by indices `path`.
+    pub fn through_steps(base: &'e Expr, path: &'e [PathStep]) -> Option<ElementPath<'e>> {
         if !matches!(base.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
             return None;
         }
@@ -121,6 +126,9 @@ impl Lower<'_, '_, '_> {
     /// Lower an expression of a native type.
     pub(super) fn expr(&mut self, e: &Expr) -> V {
         let Some(repr) = Repr::of(&e.ty) else {
+            if let Some(agg) = Agg::of(&e.ty) {
+                return self.agg_expr(e, &agg);
+            }
             // Not a native type: evaluated for its effects only (a statement's operand).
             self.fallback_expr(e, "a value that is not in registers");
             return V::Unit;
@@ -161,10 +169,7 @@ impl Lower<'_, '_, '_> {
                     self.b.seal_block(block);
                     self.b.switch_to_block(block);
                     let v = self.expr(arm);
-                    let vals: Vec<ClValue> = match v {
-                        V::I(x) | V::F(x) => vec![x],
-                        V::Unit => vec![],
-                    };
+                    let vals: Vec<ClValue> = v.scalars();
                     self.b.ins().jump(join, &args(&vals));
                 }
                 self.b.seal_block(join);
@@ -269,6 +274,20 @@ impl Lower<'_, '_, '_> {
                     Some(n) => V::I(self.iconst(n as i64)),
                     None => self.fallback_expr(e, "the size of a large type"),
                 }
+            }
+            ExprKind::Field(inner, i)
+                if repr != Repr::Unit && Agg::component(&inner.ty, *i as usize).is_some() =>
+            {
+                let range = Agg::component(&inner.ty, *i as usize).expect("checked");
+                self.project(inner, range)
+            }
+            ExprKind::Index { array, index, .. }
+                if repr != Repr::Unit
+                    && !self.element_base(array)
+                    && constant_component(&array.ty, index).is_some() =>
+            {
+                let range = constant_component(&array.ty, index).expect("checked");
+                self.project(array, range)
             }
             ExprKind::Index { .. } | ExprKind::Deref(_) if repr != Repr::Unit => {
                 match ElementPath::of(e) {
@@ -739,8 +758,14 @@ impl Lower<'_, '_, '_> {
             Repr::F64 => LeafRepr::F64,
             Repr::Unit | Repr::Ref => return false,
         };
+        self.leaf_path_ok(path, leaves)
+    }
+
+    /// Are the arrays of an element path stored as `leaves` (scalars, or the columns of
+    /// tuples of scalars), with known sizes?
+    pub(super) fn leaf_path_ok(&self, path: &ElementPath<'_>, leaves: LeafRepr) -> bool {
         if let ExprKind::Local(s) = path.base.kind {
-            if self.vars.contains_key(&s) {
+            if self.vars.contains_key(&s) || self.avars.contains_key(&s) {
                 return false;
             }
         }

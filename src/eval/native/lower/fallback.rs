@@ -14,6 +14,9 @@ impl Lower<'_, '_, '_> {
     /// Evaluate the native-typed expression `e` on the closure compiler; `why` goes to the
     /// report.
     pub(super) fn fallback_expr(&mut self, e: &Expr, why: &str) -> V {
+        if let Some(agg) = crate::eval::native::Agg::of(&e.ty) {
+            return self.agg_fallback(e, &agg, why);
+        }
         let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
         let out = self.out;
         self.eval_into(e, out, why);
@@ -80,6 +83,20 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(ret);
         self.b.switch_to_block(ret);
         if let Some(ReturnTarget {
+            block,
+            agg: Some(desc),
+            ..
+        }) = self.returns.last().copied()
+        {
+            let agg = self.agg_at(desc);
+            let temp = self.temp_value();
+            let rt = self.rt;
+            self.call_helper(Helper::ReturnedInto, &[types::I64; 2], &[], &[rt, temp]);
+            let v = self.unbox_from(temp, &agg);
+            self.drop_value(temp);
+            let vals = self.jump_values(v);
+            self.b.ins().jump(block, &args(&vals));
+        } else if let Some(ReturnTarget {
             block,
             out: Some(out),
             ..

@@ -19,7 +19,17 @@ use crate::core::ir::{
 use crate::eval::native::Repr;
 
 use super::expr::ElementPath;
-use super::{args, Lower};
+use super::{args, Lower, Views};
+
+/// The number of columns of the array a variable holds (or a pointer variable points at)
+/// when it is an array of tuples of scalars stored as columns.
+pub(super) fn columns_of(base: &Expr) -> Option<usize> {
+    let ty = base.ty.pointee().map_or(&base.ty, |(_, t)| t);
+    match crate::eval::array::Shape::of(ty)?.repr {
+        crate::eval::value::LeafRepr::Columns(layout) => Some(layout.kinds.len()),
+        _ => None,
+    }
+}
 
 impl Lower<'_, '_, '_> {
     /// The view of the array variable `base` fetched before the enclosing closed loop, when
@@ -30,13 +40,13 @@ impl Lower<'_, '_, '_> {
             ExprKind::Global(s) => Place::Global(s),
             _ => return None,
         };
-        let (data, len, mutable) = *self.views.get(&place)?;
-        (mutable || !write).then_some((data, len))
+        let (data, len, mutable) = self.views.get(&place)?;
+        (*mutable || !write).then_some((data[0], *len))
     }
 
     /// Before lowering the loop `stmt`: when it is closed, fetch the views of the arrays it
     /// uses. Returns the views in force before, to restore after the loop.
-    pub(super) fn hoist_views(&mut self, stmt: &Stmt) -> HashMap<Place, (ClValue, ClValue, bool)> {
+    pub(super) fn hoist_views(&mut self, stmt: &Stmt) -> HashMap<Place, Views> {
         let saved = self.views.clone();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         if !self.closed_stmt(stmt, &mut arrays) {
@@ -58,9 +68,18 @@ impl Lower<'_, '_, '_> {
             }
             let addr = self.base_addr(&base);
             let pointer = base.ty.pointee().is_some();
-            let (data, len) = self.view(addr, write, pointer);
+            let (data, len) = match columns_of(&base) {
+                Some(n) => {
+                    let (len, columns) = self.columns_at(addr, write, pointer, n);
+                    (columns, len)
+                }
+                None => {
+                    let (data, len) = self.view(addr, write, pointer);
+                    (vec![data], len)
+                }
+            };
             if pointer {
-                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data, 0);
+                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data[0], 0);
                 unviewable = Some(match unviewable {
                     Some(any) => self.b.ins().bor(any, null),
                     None => null,
@@ -75,7 +94,9 @@ impl Lower<'_, '_, '_> {
             let data = match unviewable {
                 Some(any) => {
                     let zero = self.iconst(0);
-                    self.b.ins().select(any, zero, data)
+                    data.into_iter()
+                        .map(|d| self.b.ins().select(any, zero, d))
+                        .collect()
                 }
                 None => data,
             };
@@ -122,10 +143,13 @@ impl Lower<'_, '_, '_> {
             ss.iter().all(|s| this.closed_stmt(s, arrays))
         };
         match stmt {
-            Stmt::Expr(e) => Repr::of(&e.ty).is_some() && self.closed_expr(e, arrays),
+            Stmt::Expr(e) => {
+                (Repr::of(&e.ty).is_some() || crate::eval::native::Agg::of(&e.ty).is_some())
+                    && self.closed_expr(e, arrays)
+            }
             Stmt::Assign(place, e) => {
                 let target = match place {
-                    Place::Local(s) => self.vars.contains_key(s),
+                    Place::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
                     Place::Global(_) => Repr::of(&e.ty).is_some_and(|r| r != Repr::Unit),
                     _ => false,
                 };
@@ -137,6 +161,9 @@ impl Lower<'_, '_, '_> {
                 path,
                 value,
             } => {
+                if let Some(ok) = self.closed_columns_store(*place, root_ty, path, value, arrays) {
+                    return ok;
+                }
                 let base = match place {
                     Place::Local(s) if !self.vars.contains_key(s) => ExprKind::Local(*s),
                     Place::Global(s) => ExprKind::Global(*s),
@@ -227,6 +254,9 @@ impl Lower<'_, '_, '_> {
                     })
             }
             Stmt::StoreAt { pointer, value } => {
+                if let Some(ok) = self.closed_columns_store_at(pointer, value, arrays) {
+                    return ok;
+                }
                 let Some(path) = ElementPath::through(pointer) else {
                     return false;
                 };
@@ -262,13 +292,22 @@ impl Lower<'_, '_, '_> {
 
     /// Is `e` lowered natively with no call and no fallback piece?
     pub(super) fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
-        if Repr::of(&e.ty).is_none() {
+        let agg = crate::eval::native::Agg::of(&e.ty).is_some();
+        if Repr::of(&e.ty).is_none() && !agg {
             return false;
         }
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) => self.vars.contains_key(s),
-            ExprKind::Global(_) => true,
+            ExprKind::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
+            // A field of an aggregate in registers.
+            ExprKind::Field(inner, i) => {
+                crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
+                    && matches!(&inner.kind, ExprKind::Local(s) if self.avars.contains_key(s))
+            }
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) if agg => {
+                parts.iter().all(|p| self.closed_expr(p, arrays))
+            }
+            ExprKind::Global(_) => !agg,
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.
             ExprKind::Prim(Prim::Len, _) => false,
@@ -290,6 +329,26 @@ impl Lower<'_, '_, '_> {
                 | CoerceKind::EncodeInt,
                 a,
             ) => self.closed_expr(a, arrays),
+            ExprKind::Index { .. } | ExprKind::Deref(_) if agg => {
+                let Some(path) = ElementPath::of(e) else {
+                    return false;
+                };
+                if self.columns_path(&path) != crate::eval::native::Agg::of(&e.ty)
+                    || !path
+                        .steps
+                        .iter()
+                        .all(|(i, _, _)| self.closed_expr(i, arrays))
+                {
+                    return false;
+                }
+                let place = match path.base.kind {
+                    ExprKind::Local(s) => Place::Local(s),
+                    ExprKind::Global(s) => Place::Global(s),
+                    _ => return false,
+                };
+                arrays.entry(place).or_insert((path.base.clone(), false));
+                true
+            }
             ExprKind::Index { .. } | ExprKind::Deref(_) => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
@@ -313,5 +372,99 @@ impl Lower<'_, '_, '_> {
             }
             _ => false,
         }
+    }
+
+    /// A closed store into an array of tuples stored as columns (`store_columns`): `None`
+    /// when the store is not of that form.
+    fn closed_columns_store(
+        &self,
+        place: Place,
+        root_ty: &crate::types::Type,
+        path: &[PathStep],
+        value: &Expr,
+        arrays: &mut HashMap<Place, (Expr, bool)>,
+    ) -> Option<bool> {
+        let (indices, fields) = super::agg::split_fields(path)?;
+        let base = match place {
+            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                ExprKind::Local(s)
+            }
+            Place::Global(s) => ExprKind::Global(s),
+            _ => return None,
+        };
+        let base = Expr {
+            kind: base,
+            ty: root_ty.clone(),
+            span: value.span,
+        };
+        let mut steps = Vec::new();
+        let mut ty = root_ty.clone();
+        for step in indices {
+            let (PathStep::Index(index, mode), crate::types::Type::Array(elem, _)) = (step, &ty)
+            else {
+                return None;
+            };
+            let elem = (**elem).clone();
+            steps.push((index, *mode, ty.clone()));
+            ty = elem;
+        }
+        let element = ElementPath {
+            base: &base,
+            pointer: false,
+            steps,
+        };
+        if element.steps.is_empty() {
+            return None;
+        }
+        self.columns_path(&element)?;
+        super::agg::field_leaves(&ty, &fields)?;
+        let ok = element
+            .steps
+            .iter()
+            .all(|(i, _, _)| self.closed_expr(i, arrays))
+            && self.closed_expr(value, arrays);
+        if ok {
+            arrays.insert(place, (base.clone(), true));
+        }
+        Some(ok)
+    }
+
+    /// A closed store through a pointer into an array of tuples stored as columns
+    /// (`store_at_columns`): `None` when the store is not of that form.
+    fn closed_columns_store_at(
+        &self,
+        pointer: &Expr,
+        value: &Expr,
+        arrays: &mut HashMap<Place, (Expr, bool)>,
+    ) -> Option<bool> {
+        let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        else {
+            return None;
+        };
+        let (indices, fields) = super::agg::split_fields(path)?;
+        let element = ElementPath::through_steps(base, indices).filter(|p| !p.steps.is_empty())?;
+        self.columns_path(&element)?;
+        let elem = match &element.steps.last()?.2 {
+            crate::types::Type::Array(elem, _) => (**elem).clone(),
+            _ => return None,
+        };
+        super::agg::field_leaves(&elem, &fields)?;
+        let ok = element
+            .steps
+            .iter()
+            .all(|(i, _, _)| self.closed_expr(i, arrays))
+            && self.closed_expr(value, arrays);
+        let place = match element.base.kind {
+            ExprKind::Local(s) => Place::Local(s),
+            ExprKind::Global(s) => Place::Global(s),
+            _ => return Some(false),
+        };
+        if ok {
+            arrays.insert(place, (element.base.clone(), true));
+        }
+        Some(ok)
     }
 }

@@ -8,6 +8,7 @@
 //! which notes the call-stack frame of an inlined body when there is one, drops the frame and
 //! returns.
 
+mod agg;
 mod call;
 mod expr;
 mod fallback;
@@ -25,14 +26,14 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{FuncId, Module};
 
-use crate::core::ir::{Expr, ExprKind, Function, LabelId, PatternKind, Place, Slot, Stmt};
+use crate::core::ir::{Const, Expr, ExprKind, Function, LabelId, PatternKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts};
 
 use super::super::closure::Instance;
 use super::super::compile::Compiler;
 use super::layout::{self, VALUE_SIZE};
 use super::runtime::{self, Helper, Site};
-use super::{lock, Backend, NativeSig, Repr, SharedBackend};
+use super::{lock, Agg, Backend, Held, NativeSig, Repr, SharedBackend};
 
 /// A lowered native value.
 #[derive(Clone, Copy, Debug)]
@@ -40,16 +41,30 @@ pub(super) enum V {
     I(ClValue),
     F(ClValue),
     Unit,
+    /// An aggregate: its leaves are `Lower::aggs[k]`.
+    Agg(u32),
 }
 
 impl V {
     fn int(self) -> ClValue {
         match self {
             V::I(v) | V::F(v) => v,
-            V::Unit => panic!("a unit value used as a number"),
+            V::Unit | V::Agg(_) => panic!("a unit or aggregate value used as a number"),
+        }
+    }
+
+    /// The Cranelift values of a scalar (none for `unit`).
+    fn scalars(self) -> Vec<ClValue> {
+        match self {
+            V::I(v) | V::F(v) => vec![v],
+            V::Unit | V::Agg(_) => vec![],
         }
     }
 }
+
+/// The views of an array fetched before a closed loop: the address of each column's leaves
+/// (one column for an array of scalars), the count, and whether it was made unshared.
+type Views = (Vec<ClValue>, ClValue, bool);
 
 /// A loop being lowered: where `break` and `continue` of its label go.
 struct LoopTarget {
@@ -65,6 +80,8 @@ struct ReturnTarget {
     repr: Repr,
     /// Where a boxed result goes (the function's `out` parameter).
     out: Option<ClValue>,
+    /// An aggregate result: the block takes its leaves (`agg_ptr` of its aggregate).
+    agg: Option<usize>,
 }
 
 pub(super) struct Lower<'a, 'c, 'p> {
@@ -81,6 +98,12 @@ pub(super) struct Lower<'a, 'c, 'p> {
     frame_used: bool,
     /// The native variable of each local slot held in a register.
     vars: HashMap<Slot, (Variable, Repr)>,
+    /// The native variables of each local slot holding an aggregate, one per leaf.
+    avars: HashMap<Slot, (Vec<(Variable, Repr)>, Agg)>,
+    /// The leaves of each aggregate value lowered (`V::Agg`).
+    aggs: Vec<Vec<V>>,
+    /// The address of each aggregate descriptor the runtime helpers are given.
+    agg_ptrs: HashMap<Agg, usize>,
     loops: Vec<LoopTarget>,
     returns: Vec<ReturnTarget>,
     /// The innermost block errors unwind to.
@@ -90,7 +113,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The array views fetched before the closed loops being lowered (`hoist.rs`): the
     /// leaves' address and count of each array variable, and whether it was made unshared
     /// for stores.
-    views: HashMap<Place, (ClValue, ClValue, bool)>,
+    /// For an array of tuples stored as columns, each column's address.
+    views: HashMap<Place, Views>,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -103,12 +127,13 @@ fn flags() -> MemFlagsData {
 
 /// The slot types of a body: each local slot with the one native representation all its
 /// uses agree on (slots used at two representations, or at a type that is not native, stay
-/// in the frame).
-fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slot, Repr> {
-    let mut seen: HashMap<Slot, Option<Repr>> = HashMap::new();
+/// in the frame). An aggregate is held in registers only when native code never needs its
+/// frame slot: it is only assigned whole, read whole, or projected at constant positions.
+fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slot, Held> {
+    let mut seen: HashMap<Slot, Option<Held>> = HashMap::new();
     let mut note = |slot: Slot, ty: &crate::types::Type| {
-        let repr = Repr::of(ty).filter(|r| *r != Repr::Unit);
-        let entry = seen.entry(slot).or_insert(repr);
+        let repr = Held::of(ty).filter(|r| *r != Held::Scalar(Repr::Unit));
+        let entry = seen.entry(slot).or_insert(repr.clone());
         if *entry != repr {
             *entry = None;
         }
@@ -124,15 +149,57 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
         }
     }
     let mut cells: Vec<Slot> = Vec::new();
+    // Slots whose frame slot native code addresses (element paths, stores, pointers, loops
+    // over them): not held as aggregates.
+    let mut addressed: Vec<Slot> = Vec::new();
     each_in_stmts(
         body,
         &mut |e| match &e.kind {
             ExprKind::Local(s) => note(*s, &e.ty),
             ExprKind::LocalCell(s) => cells.push(*s),
+            ExprKind::Index { array, index, .. } => {
+                if let ExprKind::Local(s) = array.kind {
+                    let at = match index.kind {
+                        ExprKind::Const(Const::Int(k)) => usize::try_from(k).ok(),
+                        _ => None,
+                    };
+                    if at.and_then(|k| Agg::component(&array.ty, k)).is_none() {
+                        addressed.push(s);
+                    }
+                }
+            }
+            ExprKind::MapLoop { array, .. } => {
+                if let ExprKind::Local(s) = array.kind {
+                    addressed.push(s);
+                }
+            }
+            ExprKind::AddrOf {
+                place: Place::Local(s),
+                ..
+            } => addressed.push(*s),
             _ => {}
         },
         &mut |_| {},
     );
+    struct Addressed<'n>(&'n mut Vec<Slot>);
+    impl<'ir> crate::core::visit::Visit<'ir> for Addressed<'_> {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            match s {
+                Stmt::Store {
+                    place: Place::Local(slot),
+                    ..
+                } => self.0.push(*slot),
+                Stmt::ForArray { array, .. } => {
+                    if let ExprKind::Local(slot) = array.kind {
+                        self.0.push(slot)
+                    }
+                }
+                _ => {}
+            }
+            crate::core::visit::walk_stmt(self, s)
+        }
+    }
+    crate::core::visit::walk_stmts(&mut Addressed(&mut addressed), body);
     // Assignments, loop variables and pattern binds carry the variable's type in their value
     // or pattern; walk them with their types.
     struct Binds<'n, F: FnMut(Slot, &crate::types::Type)>(&'n mut F, &'n mut Vec<Slot>);
@@ -187,12 +254,17 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
         }
     }
     crate::core::visit::walk_stmts(&mut Binds(&mut note, &mut cells), body);
-    let mut reprs: HashMap<Slot, Repr> = seen
+    let mut reprs: HashMap<Slot, Held> = seen
         .into_iter()
         .filter_map(|(s, r)| Some((s, r?)))
         .collect();
     for s in cells {
         reprs.remove(&s);
+    }
+    for s in addressed {
+        if matches!(reprs.get(&s), Some(Held::Agg(_))) {
+            reprs.remove(&s);
+        }
     }
     reprs
 }
@@ -206,7 +278,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         rt: ClValue,
         frame: ClValue,
         n_slots: ClValue,
-        reprs: &HashMap<Slot, Repr>,
+        reprs: &HashMap<Slot, Held>,
     ) -> Self {
         let out_slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -217,9 +289,10 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let zero = b.ins().iconst(types::I8, 0);
         b.ins().store(flags(), zero, out, 0);
         let mut vars = HashMap::new();
+        let mut avars = HashMap::new();
         let mut slots: Vec<_> = reprs.iter().collect();
         slots.sort_by_key(|(s, _)| **s);
-        for (slot, repr) in slots {
+        let declare = |b: &mut FunctionBuilder<'a>, repr: Repr| {
             let ty = repr.clif().unwrap_or(types::I64);
             let var = b.declare_var(ty);
             let init = match repr {
@@ -227,7 +300,23 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
                 _ => b.ins().iconst(types::I64, 0),
             };
             b.def_var(var, init);
-            vars.insert(*slot, (var, *repr));
+            var
+        };
+        for (slot, held) in slots {
+            match held {
+                Held::Scalar(repr) => {
+                    let var = declare(&mut b, *repr);
+                    vars.insert(*slot, (var, *repr));
+                }
+                Held::Agg(agg) => {
+                    let leaves = agg
+                        .leaves
+                        .iter()
+                        .map(|r| (declare(&mut b, *r), *r))
+                        .collect();
+                    avars.insert(*slot, (leaves, agg.clone()));
+                }
+            }
         }
         let unwind = b.create_block();
         Lower {
@@ -240,6 +329,9 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             out,
             frame_used: false,
             vars,
+            avars,
+            aggs: Vec::new(),
+            agg_ptrs: HashMap::new(),
             loops: Vec::new(),
             returns: Vec::new(),
             unwind,
@@ -360,7 +452,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let tag = match v {
             V::I(_) => layout::TAG_INT,
             V::F(_) => layout::TAG_FLOAT,
-            V::Unit => layout::TAG_UNIT,
+            V::Unit | V::Agg(_) => layout::TAG_UNIT,
         };
         let tag = self.b.ins().iconst(types::I8, tag as i64);
         self.b.ins().store(flags(), tag, addr, 0);
@@ -384,6 +476,18 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
                     .load(types::F64, flags(), addr, layout::PAYLOAD),
             ),
             Repr::Unit => V::Unit,
+        }
+    }
+
+    /// The Cranelift values of the zero of `repr`, or of each leaf of `agg`.
+    pub(super) fn zero_values(&mut self, repr: Repr, agg: Option<&Agg>) -> Vec<ClValue> {
+        match agg {
+            Some(agg) => agg
+                .leaves
+                .iter()
+                .flat_map(|r| self.zero(*r).scalars())
+                .collect(),
+            None => self.zero(repr).scalars(),
         }
     }
 
@@ -481,7 +585,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
                 // A closure made here captures slots its function lists, not seen as reads:
                 // every register variable goes to the frame.
                 ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
-                    slots.borrow_mut().extend(self.vars.keys().copied())
+                    slots.borrow_mut().extend(self.vars.keys().copied());
+                    slots.borrow_mut().extend(self.avars.keys().copied())
                 }
                 _ => {}
             },
@@ -497,13 +602,27 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     fn registered(&self, mut slots: Vec<Slot>) -> Vec<Slot> {
         slots.sort_unstable();
         slots.dedup();
-        slots.retain(|s| self.vars.contains_key(s));
+        slots.retain(|s| self.vars.contains_key(s) || self.avars.contains_key(s));
         slots
+    }
+
+    /// Every slot held in registers.
+    fn held_slots(&self) -> Vec<Slot> {
+        let mut all: Vec<Slot> = self.vars.keys().chain(self.avars.keys()).copied().collect();
+        all.sort_unstable();
+        all
     }
 
     /// Write the register variables `slots` to their frame slots.
     fn spill(&mut self, slots: &[Slot]) {
         for s in slots {
+            if let Some((_, agg)) = self.avars.get(s) {
+                let agg = agg.clone();
+                let v = self.read_agg_var(*s);
+                let addr = self.slot_addr(*s);
+                self.box_into(addr, &agg, v);
+                continue;
+            }
             let (var, repr) = self.vars[s];
             let value = self.b.use_var(var);
             let v = match repr {
@@ -518,6 +637,13 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// Read the register variables `slots` back from their frame slots.
     fn reload(&mut self, slots: &[Slot]) {
         for s in slots {
+            if let Some((_, agg)) = self.avars.get(s) {
+                let agg = agg.clone();
+                let addr = self.slot_addr(*s);
+                let v = self.unbox_from(addr, &agg);
+                self.write_agg_var(*s, v);
+                continue;
+            }
             let (var, repr) = self.vars[s];
             let addr = self.slot_addr(*s);
             let v = self.load_value(addr, repr).int();
@@ -587,7 +713,7 @@ pub(super) fn function(
         b.switch_to_block(body);
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         // Bind the parameters: register groups directly, boxed groups by their pattern.
-        let mut k = if sig.ret_boxed { 3 } else { 2 };
+        let mut k = if sig.has_out() { 3 } else { 2 };
         let ret_out = sig.ret_boxed.then(|| params[2]);
         for (group, param) in function.params.iter().enumerate() {
             if sig.boxed[group] {
@@ -642,6 +768,8 @@ pub(super) fn function(
                     let to = l.slot_addr(*s);
                     l.frame_used = true;
                     l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, to]);
+                    let held = l.registered(vec![*s]);
+                    l.reload(&held);
                     continue;
                 }
                 if let (PatternKind::Bind(Place::Local(s)), Some(repr)) = (&p.kind, Repr::of(&p.ty))
@@ -668,22 +796,18 @@ pub(super) fn function(
             }
         }
         let ret_block = l.b.create_block();
-        if let Some(ty) = sig.ret.clif() {
-            l.b.append_block_param(ret_block, ty);
-        }
+        l.value_params(ret_block, sig.ret, sig.ret_agg.as_ref());
+        let ret_agg = sig.ret_agg.as_ref().map(|agg| l.agg_ptr(agg));
         l.returns.push(ReturnTarget {
             block: ret_block,
             repr: sig.ret,
             out: ret_out,
+            agg: ret_agg,
         });
         l.stmts(&function.body);
         // Falling off the end: a procedure returns; a function's body always returns.
         if !l.filled() {
-            let z = l.zero(sig.ret);
-            let a: Vec<ClValue> = match z {
-                V::I(v) | V::F(v) => vec![v],
-                V::Unit => vec![],
-            };
+            let a = l.zero_values(sig.ret, sig.ret_agg.as_ref());
             l.b.ins().jump(ret_block, &args(&a));
         }
         let cells = function.cell_slots.clone();
@@ -691,7 +815,13 @@ pub(super) fn function(
         // The return block.
         l.b.seal_block(ret_block);
         l.b.switch_to_block(ret_block);
-        let results = l.b.block_params(ret_block).to_vec();
+        let mut results = l.b.block_params(ret_block).to_vec();
+        if sig.ret_agg.is_some() {
+            // The leaves go to the caller's buffer.
+            let leaves: Vec<V> = results.iter().map(|x| V::I(*x)).collect();
+            l.store_leaves(params[2], &leaves);
+            results.clear();
+        }
         if frame_used {
             l.call_helper(
                 Helper::DropFrame,
@@ -713,11 +843,8 @@ pub(super) fn function(
                 &[frame, n],
             );
         }
-        let z = l.zero(sig.ret);
-        match z {
-            V::I(v) | V::F(v) => l.b.ins().return_(&[v]),
-            V::Unit => l.b.ins().return_(&[]),
-        };
+        let z = l.zero(sig.ret).scalars();
+        l.b.ins().return_(&z);
         // The frame's initialisation.
         l.b.seal_block(init_point);
         l.b.switch_to_block(init_point);
@@ -812,6 +939,7 @@ pub(super) fn unit(
             block: done,
             repr: Repr::Unit,
             out: None,
+            agg: None,
         });
         for stmt in stmts {
             l.stmt(stmt);
@@ -824,7 +952,7 @@ pub(super) fn unit(
         }
         l.b.seal_block(done);
         l.b.switch_to_block(done);
-        let all: Vec<Slot> = l.vars.keys().copied().collect();
+        let all: Vec<Slot> = l.held_slots();
         l.spill(&all);
         l.b.ins().return_(&[]);
         let unwind = l.unwind;
@@ -865,11 +993,23 @@ pub(super) fn trampoline(
         b.switch_to_block(entry);
         b.seal_block(entry);
         let params = b.block_params(entry).to_vec();
-        let first = if sig.ret_boxed { 3 } else { 2 };
-        let out = if sig.ret_boxed {
-            params[2]
-        } else {
-            b.ins().iconst(types::I64, 0)
+        let first = if sig.has_out() { 3 } else { 2 };
+        // An aggregate result comes back as the evaluator's value in a temporary.
+        let temp = sig.ret_agg.as_ref().map(|_| {
+            let slot = b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                VALUE_SIZE as u32,
+                3,
+            ));
+            let temp = b.ins().stack_addr(types::I64, slot, 0);
+            let unit = b.ins().iconst(types::I8, 0);
+            b.ins().store(flags(), unit, temp, 0);
+            temp
+        });
+        let out = match temp {
+            Some(temp) => temp,
+            None if sig.ret_boxed => params[2],
+            None => b.ins().iconst(types::I64, 0),
         };
         let n = params.len() - first;
         let slot = b.create_sized_stack_slot(StackSlotData::new(
@@ -898,6 +1038,27 @@ pub(super) fn trampoline(
             .ins()
             .call_indirect(s, callee, &[params[0], target, bits, out]);
         let result = b.inst_results(call)[0];
+        if let (Some(agg), Some(temp)) = (&sig.ret_agg, temp) {
+            let desc = Box::new(agg.clone());
+            let desc_ptr: *const Agg = &*desc;
+            backend.keep.push(desc);
+            let mut s = Signature::new(backend.call_conv);
+            s.params.extend([AbiParam::new(types::I64); 3]);
+            let s = b.import_signature(s);
+            let unbox = b
+                .ins()
+                .iconst(types::I64, runtime::address(Helper::UnboxLeaves) as i64);
+            let desc = b.ins().iconst(types::I64, desc_ptr as i64);
+            b.ins().call_indirect(s, unbox, &[desc, temp, params[2]]);
+            let mut s = Signature::new(backend.call_conv);
+            s.params.extend([AbiParam::new(types::I64); 2]);
+            let s = b.import_signature(s);
+            let drop = b
+                .ins()
+                .iconst(types::I64, runtime::address(Helper::DropFrame) as i64);
+            let one = b.ins().iconst(types::I64, 1);
+            b.ins().call_indirect(s, drop, &[temp, one]);
+        }
         match sig.ret {
             Repr::I64 | Repr::Ref => b.ins().return_(&[result]),
             Repr::F64 => {
@@ -939,8 +1100,20 @@ pub(super) fn boxed_entry(
         b.seal_block(entry);
         let params = b.block_params(entry).to_vec();
         let mut call_args = vec![params[0], params[1]];
+        // An aggregate result: its leaves in a buffer, boxed into `out` after the call.
+        let leaves = sig.ret_agg.as_ref().map(|agg| {
+            let slot = b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (agg.leaves.len() * 8) as u32,
+                3,
+            ));
+            b.ins().stack_addr(types::I64, slot, 0)
+        });
         if sig.ret_boxed {
             call_args.push(params[3]);
+        }
+        if let Some(buf) = leaves {
+            call_args.push(buf);
         }
         for (i, repr) in sig.params().enumerate() {
             let ty = repr.clif().unwrap_or(types::I64);
@@ -948,7 +1121,21 @@ pub(super) fn boxed_entry(
         }
         let callee = backend.module.declare_func_in_func(id, b.func);
         let call = b.ins().call(callee, &call_args);
-        let result = match (sig.ret, b.inst_results(call).first().copied()) {
+        let result = b.inst_results(call).first().copied();
+        if let (Some(agg), Some(buf)) = (&sig.ret_agg, leaves) {
+            let desc = Box::new(agg.clone());
+            let desc_ptr: *const Agg = &*desc;
+            backend.keep.push(desc);
+            let mut s = Signature::new(backend.call_conv);
+            s.params.extend([AbiParam::new(types::I64); 3]);
+            let s = b.import_signature(s);
+            let boxer = b
+                .ins()
+                .iconst(types::I64, runtime::address(Helper::BoxLeaves) as i64);
+            let desc = b.ins().iconst(types::I64, desc_ptr as i64);
+            b.ins().call_indirect(s, boxer, &[desc, buf, params[3]]);
+        }
+        let result = match (sig.ret, result) {
             (Repr::F64, Some(f)) => b.ins().bitcast(types::I64, MemFlagsData::new(), f),
             (_, Some(i)) => i,
             (_, None) => b.ins().iconst(types::I64, 0),

@@ -10,10 +10,11 @@ use crate::core::ir::{
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
+use super::agg::{field_leaves, split_fields};
 use super::expr::ElementPath;
 use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Held, Repr};
 
 /// The inlined body of `e` when its statements can run natively before its value: it has a
 /// result expression and no `return` among its statements.
@@ -91,12 +92,33 @@ impl Lower<'_, '_, '_> {
     pub(super) fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Expr(e) => {
-                if Repr::of(&e.ty).is_some() {
+                if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
                     self.expr(e);
                 } else {
                     self.fallback_stmt(s, "a statement on values not in registers", e.span);
                 }
             }
+            // An aggregate: into its registers, or boxed into its frame or global slot.
+            Stmt::Assign(place, e) if Agg::of(&e.ty).is_some() => match place {
+                Place::Local(slot) if self.avars.contains_key(slot) => {
+                    let v = self.expr(e);
+                    self.write_agg_var(*slot, v);
+                }
+                Place::Local(slot) => {
+                    let agg = Agg::of(&e.ty).expect("checked");
+                    let v = self.expr(e);
+                    self.frame_used = true;
+                    let addr = self.slot_addr(*slot);
+                    self.box_into(addr, &agg, v);
+                }
+                Place::Global(g) => {
+                    let agg = Agg::of(&e.ty).expect("checked");
+                    let v = self.expr(e);
+                    let addr = self.global_addr(*g);
+                    self.box_into(addr, &agg, v);
+                }
+                _ => self.fallback_stmt(s, "an assignment of a captured variable", e.span),
+            },
             // A body inlined into a value that is not in registers (a function returning a
             // tuple): its statements are native code, only its final value is a fallback piece.
             Stmt::Assign(place, e) if Repr::of(&e.ty).is_none() && peelable(e).is_some() => {
@@ -279,6 +301,12 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = match value {
                     Some(e) if Repr::of(&e.ty).is_some() => self.expr(e),
+                    Some(e) if target.agg.is_some() && Agg::of(&e.ty).is_some() => {
+                        let v = self.expr(e);
+                        let vals = self.jump_values(v);
+                        self.b.ins().jump(target.block, &args(&vals));
+                        return;
+                    }
                     Some(e) => {
                         return self.fallback_stmt(
                             s,
@@ -321,7 +349,27 @@ impl Lower<'_, '_, '_> {
                     Type::Array(elem, _) if scalar_elements => Repr::of(elem),
                     _ => None,
                 };
+                // Tuples of scalars stored as columns, into an aggregate variable.
+                let columns = match (var, &array.ty) {
+                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
+                        Agg::of(elem).filter(|agg| {
+                            agg.layout().is_some_and(|layout| {
+                                crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
+                                    !shape.elem_is_array
+                                        && shape.elem_leaves == 1
+                                        && shape.repr
+                                            == crate::eval::value::LeafRepr::Columns(layout)
+                                })
+                            })
+                        })
+                    }
+                    _ => None,
+                };
                 match elem_repr {
+                    _ if columns.is_some() => {
+                        let agg = columns.expect("checked");
+                        self.for_columns(*label, *var, array, &agg, body)
+                    }
                     Some(repr)
                         if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
                     {
@@ -451,6 +499,42 @@ impl Lower<'_, '_, '_> {
         self.unwind = outer_unwind;
     }
 
+    /// `for v in a` over an array of tuples of scalars stored as columns, `v` an aggregate
+    /// variable: on a copy of the array, as `for_array`.
+    fn for_columns(&mut self, label: u32, var: Place, array: &Expr, agg: &Agg, body: &[Stmt]) {
+        let Place::Local(slot) = var else {
+            unreachable!("checked: an aggregate variable")
+        };
+        let temp = self.temp_value();
+        let notes = self.notes.len();
+        self.eval_into(array, temp, "");
+        self.notes.truncate(notes);
+        let outer_unwind = self.unwind;
+        let unwind = self.side_block(|l| {
+            l.drop_value(temp);
+            l.b.ins().jump(outer_unwind, &[]);
+        });
+        self.unwind = unwind;
+        let (len, columns) = self.columns_at(temp, false, false, agg.leaves.len());
+        let leaves = agg.leaves.clone();
+        self.counted_loop(label, len, array.span, body, |l, i| {
+            let offset = l.b.ins().ishl_imm_s(i, 3);
+            let mut vals = Vec::with_capacity(leaves.len());
+            for (data, repr) in columns.iter().zip(&leaves) {
+                let at = l.b.ins().iadd(*data, offset);
+                vals.push(match repr {
+                    Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                    _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                });
+            }
+            let v = l.agg_value(vals);
+            l.write_agg_var(slot, v);
+        });
+        self.drop_value(temp);
+        self.b.seal_block(unwind);
+        self.unwind = outer_unwind;
+    }
+
     fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
         let limit = self.iconst(n as i64);
         let span = crate::syntax::span::Span::default();
@@ -513,6 +597,9 @@ impl Lower<'_, '_, '_> {
             self.write_var(place, v);
             return;
         }
+        if self.store_columns(s, place, root_ty, path, value) {
+            return;
+        }
         let base_kind = match place {
             Place::Local(slot) if !self.vars.contains_key(&slot) => ExprKind::Local(slot),
             Place::Global(g) => ExprKind::Global(g),
@@ -564,6 +651,9 @@ impl Lower<'_, '_, '_> {
     /// value must have no effect: the store runs again on the closure compiler when native code
     /// cannot see the pointer's target.
     fn store_at(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) {
+        if self.store_at_columns(s, pointer, value) {
+            return;
+        }
         let repr = Repr::of(&value.ty).filter(|r| *r != Repr::Unit);
         let path = ElementPath::through(pointer).filter(|p| !p.steps.is_empty());
         let mut scratch = std::collections::HashMap::new();
@@ -581,6 +671,114 @@ impl Lower<'_, '_, '_> {
         let pos = self.leaf_position(&path);
         let v = self.expr(value).int();
         self.store_element(s, &path, pos, v);
+    }
+
+    /// The number of leaves native code holds a value of `ty` in (none for `unit` and values
+    /// it does not hold).
+    fn held_leaves(ty: &Type) -> Option<usize> {
+        match Held::of(ty)? {
+            Held::Scalar(Repr::Unit) => None,
+            Held::Scalar(_) => Some(1),
+            Held::Agg(agg) => Some(agg.leaves.len()),
+        }
+    }
+
+    /// `&x.(i).f <- v` into an array of tuples of scalars stored as columns (the element or
+    /// some of its fields); false, having done nothing, when the store is not of that form.
+    fn store_columns(
+        &mut self,
+        s: &Stmt,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) -> bool {
+        let Some((indices, fields)) = split_fields(path) else {
+            return false;
+        };
+        let base_kind = match place {
+            Place::Local(slot)
+                if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) =>
+            {
+                ExprKind::Local(slot)
+            }
+            Place::Global(g) => ExprKind::Global(g),
+            _ => return false,
+        };
+        let base = Expr {
+            kind: base_kind,
+            ty: root_ty.clone(),
+            span: value.span,
+        };
+        let mut steps = Vec::new();
+        let mut ty = root_ty.clone();
+        for step in indices {
+            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, &ty) else {
+                return false;
+            };
+            let elem = (**elem).clone();
+            steps.push((index, *mode, ty.clone()));
+            ty = elem;
+        }
+        let element = ElementPath {
+            base: &base,
+            pointer: false,
+            steps,
+        };
+        if element.steps.is_empty() {
+            return false;
+        }
+        let Some(agg) = self.columns_path(&element) else {
+            return false;
+        };
+        let Some((range, _)) = field_leaves(&ty, &fields) else {
+            return false;
+        };
+        if Self::held_leaves(&value.ty) != Some(range.1) {
+            return false;
+        }
+        self.check_store_target(place, root_ty, path, value);
+        let pos = self.leaf_position(&element);
+        let v = self.expr(value);
+        self.columns_store(s, &element, &agg, range, pos, v);
+        true
+    }
+
+    /// `p.(i).f <- v` through a pointer to an array of tuples of scalars stored as columns;
+    /// false, having done nothing, when the store is not of that form. As for any store
+    /// through a pointer, the indices and the value must have no effect.
+    fn store_at_columns(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) -> bool {
+        let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        else {
+            return false;
+        };
+        let Some((indices, fields)) = split_fields(path) else {
+            return false;
+        };
+        let Some(element) =
+            ElementPath::through_steps(base, indices).filter(|p| !p.steps.is_empty())
+        else {
+            return false;
+        };
+        let Some(agg) = self.columns_path(&element) else {
+            return false;
+        };
+        let elem = elem_of(&element.steps.last().expect("not empty").2);
+        let Some((range, _)) = field_leaves(&elem, &fields) else {
+            return false;
+        };
+        let mut scratch = std::collections::HashMap::new();
+        if Self::held_leaves(&value.ty) != Some(range.1) || !self.closed_expr(value, &mut scratch) {
+            return false;
+        }
+        self.check_base(element.base);
+        let pos = self.leaf_position(&element);
+        let v = self.expr(value);
+        self.columns_store(s, &element, &agg, range, pos, v);
+        true
     }
 
     /// A store into a global whose declaration may not have run yet is R0011, from the first

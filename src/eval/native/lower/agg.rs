@@ -1,0 +1,566 @@
+//! Aggregates of scalars (tuples, records and structs of scalars, small arrays of scalars) as
+//! their leaves in registers: construction, projection at constant positions, variables,
+//! conditions, calls and returns. Where an aggregate meets code that needs the evaluator's
+//! value (a fallback piece, a global, a frame slot), it is boxed or unboxed by a runtime
+//! helper at that point only.
+
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+};
+
+use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, PathStep, Slot, Stmt};
+use crate::eval::array::Shape;
+use crate::eval::value::LeafRepr;
+use crate::types::Type;
+
+use super::super::runtime::{Helper, Site};
+use super::expr::ElementPath;
+use super::{args, flags, Lower, V};
+use crate::eval::native::{Agg, Repr};
+
+/// The leaves of component `index` of a value of `ty` when `index` is a constant naming one
+/// (a field number, or an in-range element position): first leaf and count.
+pub(super) fn constant_component(ty: &Type, index: &Expr) -> Option<(usize, usize)> {
+    Agg::of(ty)?;
+    match index.kind {
+        ExprKind::Const(Const::Int(k)) => Agg::component(ty, usize::try_from(k).ok()?),
+        _ => None,
+    }
+}
+
+impl Lower<'_, '_, '_> {
+    /// Lower an expression whose value is the aggregate `agg`.
+    pub(super) fn agg_expr(&mut self, e: &Expr, agg: &Agg) -> V {
+        match &e.kind {
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) => {
+                let mut leaves = Vec::with_capacity(agg.leaves.len());
+                for part in parts {
+                    let v = self.expr(part);
+                    leaves.extend(self.leaves(v));
+                }
+                if leaves.len() != agg.leaves.len() {
+                    return self.agg_fallback(e, agg, "a tuple of unexpected leaves");
+                }
+                self.agg_value(leaves)
+            }
+            ExprKind::Local(s) if self.avars.contains_key(s) => self.read_agg_var(*s),
+            ExprKind::Local(s) => {
+                self.frame_used = true;
+                let addr = self.slot_addr(*s);
+                self.unbox_from(addr, agg)
+            }
+            ExprKind::Global(s) => {
+                let addr = self.global_addr(*s);
+                if let Some(def) = self.c.global_read_check(*s, &e.ty) {
+                    let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+                    let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+                    let zero = self.iconst(0);
+                    self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
+                }
+                self.unbox_from(addr, agg)
+            }
+            ExprKind::Zero => {
+                let leaves = agg.leaves.iter().map(|r| self.zero(*r)).collect();
+                self.agg_value(leaves)
+            }
+            ExprKind::Field(inner, i) if Agg::of(&inner.ty).is_some() => {
+                match Agg::component(&inner.ty, *i as usize) {
+                    Some(range) => self.project(inner, range),
+                    None => self.agg_fallback(e, agg, "a field of an unknown layout"),
+                }
+            }
+            ExprKind::Index { .. } | ExprKind::Deref(_)
+                if ElementPath::of(e)
+                    .is_some_and(|path| self.columns_path(&path).as_ref() == Some(agg)) =>
+            {
+                let path = ElementPath::of(e).expect("checked");
+                self.columns_read(e, &path, agg)
+            }
+            ExprKind::Index { array, index, .. }
+                if !self.element_base(array) && constant_component(&array.ty, index).is_some() =>
+            {
+                let range = constant_component(&array.ty, index).expect("checked");
+                self.project(array, range)
+            }
+            // A reshape keeps the leaves in their order.
+            ExprKind::Coerce(
+                CoerceKind::Reinterpret | CoerceKind::Opaque | CoerceKind::Reshape,
+                inner,
+            ) if Agg::of(&inner.ty).is_some_and(|a| a.leaves == agg.leaves) => self.expr(inner),
+            ExprKind::If(c, t, f) => {
+                let c = self.expr(c).int();
+                let (then_b, else_b, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.value_params(join, Repr::Unit, Some(agg));
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                for (block, arm) in [(then_b, t), (else_b, f)] {
+                    self.b.seal_block(block);
+                    self.b.switch_to_block(block);
+                    let v = self.expr(arm);
+                    let vals = self.jump_values(v);
+                    self.b.ins().jump(join, &args(&vals));
+                }
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                self.join_values(join, Repr::Unit, Some(agg))
+            }
+            ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
+            ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
+            _ => self.agg_fallback(e, agg, "an aggregate expression form not lowered yet"),
+        }
+    }
+
+    /// Is `array` a variable whose elements native code reads in place (an array global, or
+    /// a local kept in the frame), rather than an aggregate in registers?
+    pub(super) fn element_base(&self, array: &Expr) -> bool {
+        match &array.kind {
+            ExprKind::Global(_) => matches!(array.ty, Type::Array(..)),
+            ExprKind::Local(s) => {
+                matches!(array.ty, Type::Array(..)) && !self.avars.contains_key(s)
+            }
+            ExprKind::Deref(_) => true,
+            ExprKind::Index { array, .. } => self.element_base(array),
+            _ => false,
+        }
+    }
+
+    /// The leaves `range` (first, count) of the aggregate `inner`: one scalar, or an
+    /// aggregate.
+    pub(super) fn project(&mut self, inner: &Expr, (first, count): (usize, usize)) -> V {
+        let v = self.expr(inner);
+        let leaves = self.leaves(v);
+        let part: Vec<V> = leaves[first..first + count].to_vec();
+        match part.as_slice() {
+            [one] => *one,
+            _ => self.agg_value(part),
+        }
+    }
+
+    /// Evaluate the aggregate `e` on the closure compiler and unbox its leaves.
+    pub(super) fn agg_fallback(&mut self, e: &Expr, agg: &Agg, why: &str) -> V {
+        let temp = self.temp_value();
+        self.eval_into(e, temp, why);
+        let v = self.unbox_from(temp, agg);
+        self.drop_value(temp);
+        v
+    }
+
+    /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
+    /// natively and boxed when it is an aggregate, otherwise as a fallback piece.
+    pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
+        match Agg::of(&e.ty) {
+            Some(agg) => {
+                let v = self.expr(e);
+                self.box_into(out, &agg, v);
+            }
+            None => self.eval_into(e, out, why),
+        }
+    }
+}
+
+/// A path's index steps and the field numbers that follow them (`p.(i).x.y`); `None` when
+/// an index follows a field.
+pub(super) fn split_fields(path: &[PathStep]) -> Option<(&[PathStep], Vec<u32>)> {
+    let n = path
+        .iter()
+        .take_while(|s| matches!(s, PathStep::Index(..)))
+        .count();
+    let fields = path[n..]
+        .iter()
+        .map(|s| match s {
+            PathStep::Field(f) => Some(*f),
+            PathStep::Index(..) => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((&path[..n], fields))
+}
+
+/// The type of field `i` of a tuple, record or struct type.
+fn field_type(ty: &Type, i: usize) -> Option<Type> {
+    use crate::types::ty::NominalBody;
+    match ty {
+        Type::Tuple(parts) | Type::Record(_, parts) => parts.get(i).cloned(),
+        Type::Nominal(def) => match def.body.get() {
+            Some(NominalBody::Struct(fields)) => fields.get(i).map(|(_, t)| t.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The leaves (first, count) the fields `fields` select in a value of the aggregate type
+/// `ty`, and the selected value's type.
+pub(super) fn field_leaves(ty: &Type, fields: &[u32]) -> Option<((usize, usize), Type)> {
+    let mut range = (0, Agg::of(ty)?.leaves.len());
+    let mut ty = ty.clone();
+    for f in fields {
+        let (start, n) = Agg::component(&ty, *f as usize)?;
+        range = (range.0 + start, n);
+        ty = field_type(&ty, *f as usize)?;
+    }
+    Some((range, ty))
+}
+
+impl Lower<'_, '_, '_> {
+    /// The aggregate of the elements an element path ends at, when they are tuples of
+    /// scalars stored as columns (an array of structs).
+    pub(super) fn columns_path(&self, path: &ElementPath<'_>) -> Option<Agg> {
+        let (_, _, last) = path.steps.last()?;
+        let Type::Array(elem, _) = last else {
+            return None;
+        };
+        let agg = Agg::of(elem)?;
+        let layout = agg.layout()?;
+        let shape = Shape::of(last)?;
+        (shape.elem_leaves == 1 && self.leaf_path_ok(path, LeafRepr::Columns(layout)))
+            .then_some(agg)
+    }
+
+    /// The columns of the array of a path: its element count and each column's first leaf,
+    /// made unshared first when `write`. Through a pointer whose target native code cannot
+    /// see, the first column's address is null.
+    fn columns_view(
+        &mut self,
+        path: &ElementPath<'_>,
+        write: bool,
+        n_columns: usize,
+    ) -> (ClValue, Vec<ClValue>) {
+        let hoisted = match path.base.kind {
+            ExprKind::Local(s) => self.views.get(&crate::core::ir::Place::Local(s)),
+            ExprKind::Global(s) => self.views.get(&crate::core::ir::Place::Global(s)),
+            _ => None,
+        };
+        let Some((columns, len, _)) = hoisted
+            .filter(|(columns, _, mutable)| (*mutable || !write) && columns.len() == n_columns)
+            .cloned()
+        else {
+            let addr = self.base_addr(path.base);
+            return self.columns_at(addr, write, path.pointer, n_columns);
+        };
+        // Fetched before the closed loop; fetched again here when given up (null).
+        let fetch = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in 0..=n_columns {
+            self.b.append_block_param(join, types::I64);
+        }
+        self.b.set_cold_block(fetch);
+        let mut here = vec![len];
+        here.extend(&columns);
+        self.b
+            .ins()
+            .brif(columns[0], join, &args(&here), fetch, &[]);
+        self.b.seal_block(fetch);
+        self.b.switch_to_block(fetch);
+        let addr = self.base_addr(path.base);
+        let (l, c) = self.columns_at(addr, write, path.pointer, n_columns);
+        let mut fetched = vec![l];
+        fetched.extend(c);
+        self.b.ins().jump(join, &args(&fetched));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join).to_vec();
+        (params[0], params[1..].to_vec())
+    }
+
+    /// The columns of the array in the evaluator's value at `addr` (or, when `pointer`, of
+    /// the array the pointer there points at), as `columns_view` gives them.
+    pub(super) fn columns_at(
+        &mut self,
+        addr: ClValue,
+        write: bool,
+        pointer: bool,
+        n_columns: usize,
+    ) -> (ClValue, Vec<ClValue>) {
+        let buf = self.leaf_buffer(n_columns + 1);
+        let zero = self.iconst(0);
+        self.b.ins().store(flags(), zero, buf, 8);
+        let w = self.b.ins().iconst(types::I32, write as i64);
+        if pointer {
+            let rt = self.rt;
+            self.call_helper(
+                Helper::PointerColumnsView,
+                &[types::I64, types::I64, types::I32, types::I64],
+                &[],
+                &[rt, addr, w, buf],
+            );
+        } else {
+            self.call_helper(
+                Helper::ColumnsView,
+                &[types::I64, types::I32, types::I64],
+                &[],
+                &[addr, w, buf],
+            );
+        }
+        let len = self.b.ins().load(types::I64, flags(), buf, 0);
+        let columns = (0..n_columns)
+            .map(|c| {
+                self.b
+                    .ins()
+                    .load(types::I64, flags(), buf, (8 * (c + 1)) as i32)
+            })
+            .collect();
+        (len, columns)
+    }
+
+    /// Read the element (a tuple of scalars, `e`) of an array of them stored as columns.
+    pub(super) fn columns_read(&mut self, e: &Expr, path: &ElementPath<'_>, agg: &Agg) -> V {
+        self.check_base(path.base);
+        let pos = self.leaf_position(path);
+        let (len, columns) = self.columns_view(path, false, agg.leaves.len());
+        let join = self.b.create_block();
+        self.value_params(join, Repr::Unit, Some(agg));
+        if path.pointer {
+            self.unviewable(columns[0], |l| {
+                let v = l.agg_fallback(e, agg, "");
+                let vals = l.jump_values(v);
+                l.b.ins().jump(join, &args(&vals));
+            });
+        }
+        self.check_position(path, pos, len);
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        let mut vals = Vec::with_capacity(columns.len());
+        for (data, repr) in columns.iter().zip(&agg.leaves) {
+            let at = self.b.ins().iadd(*data, offset);
+            let ty = repr.clif().unwrap_or(types::I64);
+            vals.push(self.b.ins().load(ty, flags(), at, 0));
+        }
+        self.b.ins().jump(join, &args(&vals));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_values(join, Repr::Unit, Some(agg))
+    }
+
+    /// R0001 when the leaf position `pos` is not below the array's count `len` (a variable
+    /// holding no array yet has a count of 0).
+    fn check_position(&mut self, path: &ElementPath<'_>, pos: ClValue, len: ClValue) {
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        let zero = self.iconst(0);
+        self.raise_if(
+            bad,
+            Site::Index {
+                array_ty: path.steps[0].2.clone(),
+                n: 0,
+                linear: None,
+                span: path.base.span,
+            },
+            pos,
+            zero,
+        );
+    }
+
+    /// Store `value` into the leaves `range` of the element at leaf position `pos` of an
+    /// array of tuples stored as columns (the statement `s`): copy-on-write first; nothing
+    /// is stored into a variable that holds no array.
+    pub(super) fn columns_store(
+        &mut self,
+        s: &Stmt,
+        path: &ElementPath<'_>,
+        agg: &Agg,
+        (first, count): (usize, usize),
+        pos: ClValue,
+        value: V,
+    ) {
+        let leaves = self.leaves(value);
+        debug_assert_eq!(leaves.len(), count);
+        let (len, columns) = self.columns_view(path, true, agg.leaves.len());
+        let after = self.b.create_block();
+        if path.pointer {
+            self.unviewable(columns[0], |l| {
+                l.fallback_stmt(s, "", path.base.span);
+                if !l.filled() {
+                    l.b.ins().jump(after, &[]);
+                }
+            });
+        }
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
+        let write = self.b.create_block();
+        self.b.ins().brif(inside, write, &[], after, &[]);
+        self.b.seal_block(write);
+        self.b.switch_to_block(write);
+        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        for (k, leaf) in leaves.iter().enumerate() {
+            if let V::I(x) | V::F(x) = leaf {
+                let at = self.b.ins().iadd(columns[first + k], offset);
+                self.b.ins().store(flags(), *x, at, 0);
+            }
+        }
+        self.b.ins().jump(after, &[]);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
+    }
+}
+
+/// Aggregate values, their variables, and their meeting points with the evaluator.
+impl Lower<'_, '_, '_> {
+    /// An aggregate value of the given leaves.
+    pub(super) fn agg_value(&mut self, leaves: Vec<V>) -> V {
+        self.aggs.push(leaves);
+        V::Agg((self.aggs.len() - 1) as u32)
+    }
+
+    /// The leaves of an aggregate value (a scalar is its own one leaf).
+    pub(super) fn leaves(&self, v: V) -> Vec<V> {
+        match v {
+            V::Agg(k) => self.aggs[k as usize].clone(),
+            V::Unit => vec![],
+            scalar => vec![scalar],
+        }
+    }
+
+    /// The address of the descriptor of `agg`, for the runtime helpers.
+    pub(super) fn agg_ptr(&mut self, agg: &Agg) -> usize {
+        if let Some(p) = self.agg_ptrs.get(agg) {
+            return *p;
+        }
+        let p = self.keep(agg.clone()) as usize;
+        self.agg_ptrs.insert(agg.clone(), p);
+        p
+    }
+
+    /// A buffer of one word per leaf on the stack.
+    pub(super) fn leaf_buffer(&mut self, n: usize) -> ClValue {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (n.max(1) * 8) as u32,
+            3,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Write leaves to the buffer `buf`.
+    pub(super) fn store_leaves(&mut self, buf: ClValue, leaves: &[V]) {
+        for (i, leaf) in leaves.iter().enumerate() {
+            if let V::I(x) | V::F(x) = leaf {
+                self.b.ins().store(flags(), *x, buf, (i * 8) as i32);
+            }
+        }
+    }
+
+    /// Read the leaves of `agg` from the buffer `buf`.
+    pub(super) fn load_leaves(&mut self, buf: ClValue, agg: &Agg) -> Vec<V> {
+        agg.leaves
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match r {
+                Repr::F64 => V::F(self.b.ins().load(types::F64, flags(), buf, (i * 8) as i32)),
+                _ => V::I(self.b.ins().load(types::I64, flags(), buf, (i * 8) as i32)),
+            })
+            .collect()
+    }
+
+    /// Store the aggregate `v` as the evaluator's value at `addr` (which holds a value,
+    /// replaced).
+    pub(super) fn box_into(&mut self, addr: ClValue, agg: &Agg, v: V) {
+        let leaves = self.leaves(v);
+        let buf = self.leaf_buffer(leaves.len());
+        self.store_leaves(buf, &leaves);
+        let desc = self.agg_ptr(agg) as i64;
+        let desc = self.iconst(desc);
+        self.call_helper(Helper::BoxLeaves, &[types::I64; 3], &[], &[desc, buf, addr]);
+    }
+
+    /// The aggregate `agg` held by the evaluator's value at `addr`.
+    pub(super) fn unbox_from(&mut self, addr: ClValue, agg: &Agg) -> V {
+        let buf = self.leaf_buffer(agg.leaves.len());
+        let desc = self.agg_ptr(agg) as i64;
+        let desc = self.iconst(desc);
+        self.call_helper(
+            Helper::UnboxLeaves,
+            &[types::I64; 3],
+            &[],
+            &[desc, addr, buf],
+        );
+        let leaves = self.load_leaves(buf, agg);
+        self.agg_value(leaves)
+    }
+
+    /// The value of an aggregate variable.
+    pub(super) fn read_agg_var(&mut self, s: Slot) -> V {
+        let vars = self.avars[&s].0.clone();
+        let leaves = vars
+            .iter()
+            .map(|(var, r)| {
+                let x = self.b.use_var(*var);
+                match r {
+                    Repr::F64 => V::F(x),
+                    _ => V::I(x),
+                }
+            })
+            .collect();
+        self.agg_value(leaves)
+    }
+
+    /// Assign an aggregate variable.
+    pub(super) fn write_agg_var(&mut self, s: Slot, v: V) {
+        let vars = self.avars[&s].0.clone();
+        let leaves = self.leaves(v);
+        for ((var, _), leaf) in vars.iter().zip(leaves) {
+            if let V::I(x) | V::F(x) = leaf {
+                self.b.def_var(*var, x);
+            }
+        }
+    }
+
+    /// Block parameters for a value of `repr` or of the aggregate `agg`.
+    pub(super) fn value_params(
+        &mut self,
+        block: cranelift_codegen::ir::Block,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) {
+        match agg {
+            Some(agg) => {
+                for r in &agg.leaves {
+                    let ty = r.clif().unwrap_or(types::I64);
+                    self.b.append_block_param(block, ty);
+                }
+            }
+            None => {
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(block, ty);
+                }
+            }
+        }
+    }
+
+    /// The Cranelift values a jump passes for `v` (its leaves for an aggregate).
+    pub(super) fn jump_values(&self, v: V) -> Vec<ClValue> {
+        self.leaves(v).into_iter().flat_map(V::scalars).collect()
+    }
+
+    /// The aggregate a descriptor address stands for.
+    pub(super) fn agg_at(&self, p: usize) -> Agg {
+        self.agg_ptrs
+            .iter()
+            .find(|(_, q)| **q == p)
+            .map(|(a, _)| a.clone())
+            .expect("a descriptor made by agg_ptr")
+    }
+
+    /// The value arriving at `join` as its parameters (a scalar or an aggregate's leaves).
+    pub(super) fn join_values(
+        &mut self,
+        join: cranelift_codegen::ir::Block,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) -> V {
+        match agg {
+            Some(agg) => {
+                let params = self.b.block_params(join).to_vec();
+                let leaves = params
+                    .into_iter()
+                    .zip(&agg.leaves)
+                    .map(|(x, r)| if *r == Repr::F64 { V::F(x) } else { V::I(x) })
+                    .collect();
+                self.agg_value(leaves)
+            }
+            None => self.join_value(join, repr),
+        }
+    }
+}
