@@ -311,6 +311,22 @@ pub enum Prim {
     /// `save_npz (f, name, a)`: args (the path, the member's name, the array); the archive
     /// `f` with its member `name.npy` added or replaced.
     SaveNpz,
+    /// `load_csv f` (`false`; args (the path)) and `load_csv_with (f, options)` (`true`;
+    /// args (the path, the options record)): the CSV file read as the result type, a matrix
+    /// of numbers or an array of records or structs whose fields name the header's columns.
+    LoadCsv(bool),
+    /// `save_csv (f, a)` (`false`; args (the path, the array)) and `save_csv_with (f,
+    /// options, a)` (`true`; args (the path, the options record, the array)).
+    SaveCsv(bool),
+    /// `lines s`: args (the string); its lines without their line ends, an array of a
+    /// run-time size.
+    Lines,
+    /// `split (s, c)`: args (the string, the separator); the pieces between separators.
+    Split,
+    /// `_random_fill (seed, a)`: args (the seed, an array of doubles whose shape the result
+    /// takes); element k is the counter-based generator's value for (seed, k), uniform in
+    /// [0, 1) (`false`) or standard normal (`true`).
+    RandomFill(bool),
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.

@@ -306,7 +306,12 @@ pub fn compile(
                 write_stream(frame.rt, &stream, &text, span)
             })
         }
-        Prim::LoadNpy | Prim::SaveNpy | Prim::LoadNpz | Prim::SaveNpz => {
+        Prim::LoadNpy
+        | Prim::SaveNpy
+        | Prim::LoadNpz
+        | Prim::SaveNpz
+        | Prim::LoadCsv(_)
+        | Prim::SaveCsv(_) => {
             return super::data::compile(prim, args, codes, result_ty, span)
         }
         Prim::FEndl => {

@@ -5,6 +5,7 @@
 //! dimensions, checked against that type before any data is read, then the data is read
 //! straight into a fresh buffer. `npy.rs` is the format itself.
 
+pub mod csv;
 pub mod npy;
 
 use std::fs::File;
@@ -19,7 +20,7 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::code::ExprCode;
-use super::error::{file_error, Fault, DATA_FORMAT};
+use super::error::{file_error, Fault, DATA_FORMAT, SHAPE_MISMATCH};
 use super::value::{leaf_type, ArrayVal, Buffer, Value};
 
 /// The element of a numeric array as numpy stores it.
@@ -34,11 +35,12 @@ pub enum Element {
 /// An array type as a data file sees it: its element and its dimensions, outermost first
 /// (`double ^ (3 \* 4)` and `double ^ 4 ^ 3` are both 3 by 4 doubles, `double ^ (3 \^ 2)`
 /// is 3 by 3; an index that is not a product or power of unitsums is one dimension of its
-/// size).
+/// size). A dimension that is a run-time size not known yet (a type variable) is `None`: a
+/// loader takes it from the file.
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub element: Element,
-    pub dims: Vec<usize>,
+    pub dims: Vec<Option<usize>>,
     /// The array type, for messages.
     pub ty: Type,
 }
@@ -64,12 +66,39 @@ impl Layout {
             ty: ty.clone(),
         })
     }
+
+    /// The dimensions of an array of this layout holding `len` elements: the unknown one,
+    /// when only one is, is what the others leave (R0016 when `len` does not divide).
+    pub fn dims_for(&self, len: usize) -> Result<Vec<usize>, Fault> {
+        dims_for(&self.dims, len, &self.ty)
+    }
+}
+
+/// `dims` with its unknown dimension, if at most one is unknown, solved for `len` elements.
+pub fn dims_for(dims: &[Option<usize>], len: usize, ty: &Type) -> Result<Vec<usize>, Fault> {
+    let known: usize = dims.iter().flatten().product();
+    let unknown = dims.iter().filter(|d| d.is_none()).count();
+    let solved = match unknown {
+        0 if known == len => None,
+        1 if known != 0 && len.is_multiple_of(known) => Some(len / known),
+        1 if known == 0 && len == 0 => Some(0),
+        _ => {
+            return Err(Fault::new(
+                SHAPE_MISMATCH,
+                format!("{len} elements do not make an array of type `{ty}`"),
+            ))
+        }
+    };
+    Ok(dims
+        .iter()
+        .map(|d| d.or(solved).unwrap_or_default())
+        .collect())
 }
 
 /// numpy's limit on the number of dimensions; a power with more factors is saved flat.
 const MAX_RANK: usize = 32;
 
-fn index_dims(index: &Type, dims: &mut Vec<usize>) -> Option<()> {
+fn index_dims(index: &Type, dims: &mut Vec<Option<usize>>) -> Option<()> {
     match index {
         Type::CProduct(components) => {
             for c in components.iter() {
@@ -80,14 +109,16 @@ fn index_dims(index: &Type, dims: &mut Vec<usize>) -> Option<()> {
         Type::CArray(base, exponent) => {
             let copies = crate::types::size::size_of(exponent)?.to_usize()?;
             if copies > MAX_RANK {
-                dims.push(crate::types::size::size_of(index)?.to_usize()?);
+                dims.push(Some(crate::types::size::size_of(index)?.to_usize()?));
             } else {
                 for _ in 0..copies {
                     index_dims(base, dims)?;
                 }
             }
         }
-        other => dims.push(crate::types::size::size_of(other)?.to_usize()?),
+        // A run-time size not known yet: the file has it.
+        Type::Var(_) => dims.push(None),
+        other => dims.push(Some(crate::types::size::size_of(other)?.to_usize()?)),
     }
     Some(())
 }
@@ -145,14 +176,20 @@ impl NpyStream {
                 ),
             ));
         }
-        if self.dims() != layout.dims {
+        let fits = self.dims().len() == layout.dims.len()
+            && self
+                .dims()
+                .iter()
+                .zip(&layout.dims)
+                .all(|(&file, &expected)| expected.is_none_or(|e| e == file));
+        if !fits {
             return Err(Fault::new(
                 DATA_FORMAT,
                 format!(
                     "{}, not the `{}` expected (shape {})",
                     self.holds(),
                     layout.ty,
-                    npy::shape_text(&layout.dims)
+                    npy::shape_text_of(&layout.dims)
                 ),
             ));
         }
@@ -209,6 +246,8 @@ pub fn compile(
     let array_ty = match prim {
         Prim::LoadNpy | Prim::LoadNpz => result_ty,
         Prim::SaveNpy | Prim::SaveNpz => &args.last()?.ty,
+        Prim::LoadCsv(with) => return Some(compile_load_csv(*with, codes, result_ty, span)),
+        Prim::SaveCsv(with) => return Some(compile_save_csv(*with, codes, &args.last()?.ty, span)),
         _ => return None,
     };
     let layout = match Layout::of(array_ty) {
@@ -262,6 +301,51 @@ pub fn compile(
     })
 }
 
+/// `load_csv f` and (`with`) `load_csv_with (f, options)`.
+fn compile_load_csv(with: bool, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
+    let shape = match csv::Shape::of(ty) {
+        Ok(shape) => shape,
+        Err(message) => {
+            return Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
+        }
+    };
+    let ty = ty.clone();
+    let options = with.then(|| codes.pop().expect("the operand count was checked"));
+    let path = codes.pop().expect("the operand count was checked");
+    Box::new(move |frame| {
+        let path = text(&path(frame)?);
+        let options = match &options {
+            Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+            None => csv::Options::default(),
+        };
+        csv::load(&path, &shape, &ty, options, &frame.rt.limits).map_err(|f| f.at(span))
+    })
+}
+
+/// `save_csv (f, a)` and (`with`) `save_csv_with (f, options, a)`.
+fn compile_save_csv(with: bool, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
+    let shape = match csv::Shape::of(ty) {
+        Ok(shape) => shape,
+        Err(message) => {
+            return Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
+        }
+    };
+    let ty = ty.clone();
+    let array = codes.pop().expect("the operand count was checked");
+    let options = with.then(|| codes.pop().expect("the operand count was checked"));
+    let path = codes.pop().expect("the operand count was checked");
+    Box::new(move |frame| {
+        let path = text(&path(frame)?);
+        let options = match &options {
+            Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+            None => csv::Options::default(),
+        };
+        let array = array(frame)?;
+        csv::save(&path, &shape, &ty, options, &array).map_err(|f| f.at(span))?;
+        Ok(Value::Unit)
+    })
+}
+
 fn text(v: &Value) -> String {
     match v {
         Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
@@ -288,20 +372,32 @@ fn save_npy(path: &str, layout: &Layout, array: &Value) -> Result<(), Fault> {
     let io = |e: std::io::Error| file_error("write", path, &e);
     let file = File::create(path).map_err(io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    write_npy(&mut out, layout, array).map_err(io)?;
+    write_npy(&mut out, layout, array, &io)?;
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
     file.sync_data().map_err(io)
 }
 
-fn write_npy(out: &mut impl Write, layout: &Layout, array: &Value) -> std::io::Result<()> {
-    out.write_all(&npy::header_bytes(layout.element, &layout.dims))?;
+fn write_npy(
+    out: &mut impl Write,
+    layout: &Layout,
+    array: &Value,
+    io: &dyn Fn(std::io::Error) -> Fault,
+) -> Result<(), Fault> {
+    let len = match array {
+        Value::Array(view) => view.len,
+        _ => 0,
+    };
+    let dims = layout.dims_for(len)?;
+    out.write_all(&npy::header_bytes(layout.element, &dims))
+        .map_err(io)?;
     if let Value::Array(view) = array {
         npy::write_data(
             out,
             &view.buf,
             view.start..view.start + view.len,
             layout.element,
-        )?;
+        )
+        .map_err(io)?;
     }
     Ok(())
 }
@@ -391,12 +487,12 @@ fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<()
                 }
             }
         }
-        let bytes = npy_size(layout);
+        let bytes = npy_size(layout, array);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored)
             .large_file(bytes >= u32::MAX as u64);
         writer.start_file(own, options).map_err(zip_error)?;
-        write_npy(&mut writer, layout, array).map_err(io)?;
+        write_npy(&mut writer, layout, array, &io)?;
         let mut out = writer.finish().map_err(zip_error)?;
         out.flush().map_err(io)
     })();
@@ -413,7 +509,10 @@ fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<()
 }
 
 /// The bytes of the `.npy` file of an array of this layout.
-fn npy_size(layout: &Layout) -> u64 {
-    let count: u64 = layout.dims.iter().map(|&d| d as u64).product();
+fn npy_size(layout: &Layout, array: &Value) -> u64 {
+    let count = match array {
+        Value::Array(view) => view.len as u64,
+        _ => 0,
+    };
     count * npy::Dtype::of(layout.element).width as u64 + 128
 }

@@ -145,14 +145,20 @@ impl Header {
     }
 }
 
-pub fn shape_text(shape: &[usize]) -> String {
-    match shape {
+/// The shape of a layout as numpy prints one, a dimension known only from the file as `?`.
+pub fn shape_text_of(shape: &[Option<usize>]) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .map(|d| d.map_or("?".to_string(), |d| d.to_string()))
+        .collect();
+    match dims.as_slice() {
         [one] => format!("({one},)"),
-        _ => {
-            let parts: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-            format!("({})", parts.join(", "))
-        }
+        _ => format!("({})", dims.join(", ")),
     }
+}
+
+pub fn shape_text(shape: &[usize]) -> String {
+    shape_text_of(&shape.iter().map(|&d| Some(d)).collect::<Vec<_>>())
 }
 
 fn malformed(path: &str, what: impl std::fmt::Display) -> Fault {
