@@ -323,9 +323,9 @@ pub enum Prim {
     Lines,
     /// `split (s, c)`: args (the string, the separator); the pieces between separators.
     Split,
-    /// `_random_fill (seed, a)`: args (the seed, an array of doubles whose shape the result
-    /// takes); element k is the counter-based generator's value for (seed, k), uniform in
-    /// [0, 1) (`false`) or standard normal (`true`).
+    /// `_random_uniform seed` (`false`) and `_random_normal seed` (`true`): args (the seed);
+    /// the array of doubles of the result type whose element k is the counter-based
+    /// generator's value for (seed, k), uniform in [0, 1) or standard normal.
     RandomFill(bool),
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by

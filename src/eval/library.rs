@@ -323,6 +323,10 @@ pub fn compile(
         }
         Prim::World(op) => super::world::compile(*op, codes, span),
         Prim::Parse(double) => super::world::compile_parse(*double, codes, span),
+        Prim::Lines | Prim::Split => super::world::compile_pieces(prim, codes, result_ty, span),
+        Prim::RandomFill(normal) => {
+            super::world::compile_random_fill(*normal, codes, result_ty, span)
+        }
         _ => return None,
     })
 }
