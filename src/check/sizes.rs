@@ -323,16 +323,12 @@ impl Checker {
                 span: size.span,
             };
         };
-        let array = ir::Expr {
+        let holder = ir::Expr {
             kind,
             ty: array_ty.clone(),
             span: size.span,
         };
-        ir::Expr {
-            kind: ir::ExprKind::Prim(ir::Prim::Len, vec![array]),
-            ty: Type::Int(IntTy::Size),
-            span: size.span,
-        }
+        size_of_factor(holder, &size.var)
     }
 
     /// The argument `arg` of parameter group `group` of a call of `sig`: when the parameter (or
@@ -800,18 +796,35 @@ impl crate::core::visit::Fold for Hoist<'_> {
 
     fn fold_expr(&mut self, e: &ir::Expr) -> Result<ir::Expr, Self::Error> {
         let ty = self.checker.zonk(&e.ty).erase_secret();
-        let fresh = match &ty {
-            Type::Array(_, index) => match &**index {
+        // The pending sizes among the array's dimensions.
+        let fresh: Vec<TyVar> = factors(&ty)
+            .iter()
+            .filter_map(|f| match f {
                 Type::Var(v) => self.pending.iter().find(|p| p.id == v.id).cloned(),
                 _ => None,
-            },
-            _ => None,
-        };
-        let Some(var) = fresh else {
+            })
+            .collect();
+        if fresh.is_empty() {
             return crate::core::visit::walk_expr_fold(self, e);
-        };
+        }
         // The operands may hold further fresh sizes (`filter p (filter q xs)`).
-        let inner = crate::core::visit::walk_expr_fold(self, e)?;
+        let mut inner = crate::core::visit::walk_expr_fold(self, e)?;
+        // Several unknown dimensions come from the loader with the array: the hidden variable
+        // holds `(array, dims)`, each size read as `dims.(axis)`.
+        let shaped = fresh.len() > 1 && matches!(&inner.kind, ir::ExprKind::Prim(p, _) if p.is_loader());
+        let mut held = ty.clone();
+        if shaped {
+            let rank = factors(&ty).len() as u64;
+            held = Type::tuple(vec![
+                ty.clone(),
+                Type::array(Type::Int(IntTy::Size), Type::Unitsum(rank)),
+            ]);
+            inner = ir::Expr {
+                span: inner.span,
+                ty: held.clone(),
+                kind: ir::ExprKind::Prim(ir::Prim::Shaped, vec![inner]),
+            };
+        }
         let c = &mut *self.checker;
         let frame = c.frame;
         let slot = c.frames[frame].alloc();
@@ -821,22 +834,118 @@ impl crate::core::visit::Fold for Hoist<'_> {
             cell: false,
         };
         let place = c.place_at(loc);
-        c.sizes.push(RunTimeSize {
-            var: var.clone(),
-            loc,
-            ity: IntTy::Size,
-            array: Some(ty.clone()),
-            span: e.span,
-        });
+        for var in fresh {
+            c.sizes.push(RunTimeSize {
+                var,
+                loc,
+                ity: IntTy::Size,
+                array: Some(held.clone()),
+                span: e.span,
+            });
+        }
         self.hoisted.push(ir::Stmt::Assign(place, inner));
         let kind = match place {
             Place::Global(s) => ir::ExprKind::Global(s),
             _ => ir::ExprKind::Local(slot),
         };
-        Ok(ir::Expr {
+        let read = ir::Expr {
             kind,
-            ty: e.ty.clone(),
+            ty: held,
             span: e.span,
+        };
+        Ok(if shaped {
+            ir::Expr {
+                kind: ir::ExprKind::Field(Box::new(read), 0),
+                ty: e.ty.clone(),
+                span: e.span,
+            }
+        } else {
+            ir::Expr {
+                ty: e.ty.clone(),
+                ..read
+            }
         })
     }
+}
+
+/// The dimensions of an array type, outermost first: the factors of its index (a compact
+/// product, a power with a static exponent), then its element's (`double ^ c ^ r` is `r`, `c`).
+fn factors(ty: &Type) -> Vec<Type> {
+    fn index_factors(index: &Type, out: &mut Vec<Type>) {
+        match index {
+            Type::CProduct(components) => components.iter().for_each(|c| index_factors(c, out)),
+            Type::CArray(base, exponent) => {
+                match crate::types::size::size_of(exponent).and_then(|n| {
+                    use num_traits::ToPrimitive;
+                    n.to_usize()
+                }) {
+                    Some(copies) if copies <= 32 => {
+                        (0..copies).for_each(|_| index_factors(base, out))
+                    }
+                    _ => out.push(index.clone()),
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    let mut t = ty;
+    while let Type::Array(element, index) = t {
+        index_factors(index, &mut out);
+        t = element;
+    }
+    out
+}
+
+/// An expression reading the run-time size `var`, a factor of the type of `holder`, which is
+/// either an array (the size its length divided by the product of the other factors, which
+/// must be static) or a loaded array with its dimensions, `(array, dims)` (`Prim::Shaped`):
+/// the size is `dims.(axis)`.
+fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
+    let span = holder.span;
+    let size_ty = Type::Int(IntTy::Size);
+    let mk = |kind, ty: &Type| ir::Expr {
+        kind,
+        ty: ty.clone(),
+        span,
+    };
+    let is_var = |t: &Type| matches!(t, Type::Var(v) if v.id == var.id);
+    if let Type::Tuple(parts) = &holder.ty {
+        if let [array_ty, dims_ty] = &parts[..] {
+            let axis = factors(array_ty).iter().position(is_var).unwrap_or(0);
+            let dims = mk(
+                ir::ExprKind::Field(Box::new(holder.clone()), 1),
+                dims_ty,
+            );
+            return mk(
+                ir::ExprKind::Index {
+                    array: Box::new(dims),
+                    index: Box::new(mk(ir::ExprKind::Const(ir::Const::Int(axis as i64)), &size_ty)),
+                    mode: ir::IndexMode::Linear,
+                },
+                &size_ty,
+            );
+        }
+    }
+    // The product of the other factors; a checker that names several unknown factors of one
+    // array binds them through `Prim::Shaped`, so these are static.
+    let others: u64 = factors(&holder.ty)
+        .iter()
+        .filter(|t| !is_var(t))
+        .filter_map(|t| {
+            use num_traits::ToPrimitive;
+            crate::types::size::size_of(t).and_then(|n| n.to_u64())
+        })
+        .product();
+    let len = mk(ir::ExprKind::Prim(ir::Prim::Len, vec![holder]), &size_ty);
+    if others <= 1 {
+        return len;
+    }
+    mk(
+        ir::ExprKind::Prim(
+            ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size),
+            vec![len, mk(ir::ExprKind::Const(ir::Const::Int(others as i64)), &size_ty)],
+        ),
+        &size_ty,
+    )
 }

@@ -327,10 +327,22 @@ pub enum Prim {
     /// the array of doubles of the result type whose element k is the counter-based
     /// generator's value for (seed, k), uniform in [0, 1) or standard normal.
     RandomFill(bool),
+    /// `Shaped`: args (a loader's application, `LoadNpy`, `LoadNpz` or `LoadCsv`, whose
+    /// result has several run-time sizes); the loaded array with its dimensions, `(a, dims)`
+    /// of type `T ^ N * size ^ K`, outermost first, as the file gave them. The checker reads
+    /// the sizes from `dims` (`check::sizes`).
+    Shaped,
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.
     Unresolved(crate::syntax::ast::BinOp),
+}
+
+impl Prim {
+    /// Does it read an array from a data file (its sizes the file's)?
+    pub fn is_loader(&self) -> bool {
+        matches!(self, Prim::LoadNpy | Prim::LoadNpz | Prim::LoadCsv(_))
+    }
 }
 
 /// The operations of `Prim::World`, each with its operands (a `unit` operand for those

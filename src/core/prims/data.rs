@@ -100,4 +100,13 @@ pub(super) const DATA: &[PrimDef] = &[
         kernels: |p| (*p == Prim::SaveCsv(true)).then_some(3),
         ..FUNCTION
     },
+    PrimDef {
+        name: "_shaped",
+        schemes: &["[T, N:COMPACTLINEAR, K:UNITSUM] T ^ N -> T ^ N * size ^ K"],
+        effect: true,
+        doc: "a loaded array with its dimensions, for the run-time sizes of its type",
+        typing: Typing::Internal,
+        kernels: |p| (*p == Prim::Shaped).then_some(1),
+        ..FUNCTION
+    },
 ];

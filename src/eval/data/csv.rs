@@ -186,6 +186,8 @@ pub enum Shape {
         field_kind: FieldKind,
         rows: Option<usize>,
         cols: Option<usize>,
+        /// A 1-d array (one column).
+        rank_one: bool,
     },
     /// The fields in the element's order (a record's sorted names, a struct's declared
     /// order), the rows.
@@ -258,6 +260,7 @@ impl Shape {
             field_kind: FieldKind(field),
             rows,
             cols,
+            rank_one: layout.dims.len() == 1,
         })
     }
 }
@@ -269,7 +272,7 @@ pub fn load(
     ty: &Type,
     options: Options,
     limits: &Limits,
-) -> Result<Value, Fault> {
+) -> Result<(Value, Vec<usize>), Fault> {
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(file_error(
@@ -333,6 +336,7 @@ pub fn load(
             field_kind: FieldKind(field),
             rows,
             cols,
+            rank_one,
         } => {
             let mut builder = LeafBuilder::new(leaf_repr(leaf_type(ty)));
             if let (Some(r), Some(c)) = (rows, cols) {
@@ -371,7 +375,12 @@ pub fn load(
                     ));
                 }
             }
-            Ok(Value::Array(builder.finish()))
+            let dims = match cols {
+                // A column: one dimension.
+                Some(1) if *rank_one => vec![count],
+                _ => vec![count, width.unwrap_or(0)],
+            };
+            Ok((Value::Array(builder.finish()), dims))
         }
         Shape::Records { fields, rows } => {
             let Some(header) = header.as_ref() else {
@@ -440,7 +449,7 @@ pub fn load(
                     ));
                 }
             }
-            Ok(Value::Array(builder.finish()))
+            Ok((Value::Array(builder.finish()), vec![count]))
         }
     }
 }

@@ -228,11 +228,75 @@ fn read_npy(
     available: u64,
     limits: &Limits,
     io: &dyn Fn(std::io::Error) -> Fault,
-) -> Result<Value, Fault> {
+) -> Result<(Value, Vec<usize>), Fault> {
     let stream = NpyStream::open(reader, label, io)?;
     stream.check(layout)?;
+    let dims = stream.dims().to_vec();
     let buffer = stream.read(reader, layout.element, available, limits, io)?;
-    Ok(Value::Array(ArrayVal::new(buffer)))
+    Ok((Value::Array(ArrayVal::new(buffer)), dims))
+}
+
+/// A loader's compiled code: the array and its dimensions, outermost first.
+type LoadCode =
+    Box<dyn Fn(&mut super::Frame<'_, '_>) -> Result<(Value, Vec<usize>), super::Ctrl> + Send + Sync>;
+
+/// The code that fails with `message` (a type no file holds).
+fn refused(message: String, span: Span) -> LoadCode {
+    Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
+}
+
+/// The compiled code of the loader `prim` (`is_loader`), reading the array type `ty`, on its
+/// compiled operands.
+fn load_code(prim: &Prim, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> LoadCode {
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    if let Prim::LoadCsv(with) = prim {
+        let shape = match csv::Shape::of(ty) {
+            Ok(shape) => shape,
+            Err(message) => return refused(message, span),
+        };
+        let ty = ty.clone();
+        let options = with.then(&mut pop);
+        let path = pop();
+        return Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let options = match &options {
+                Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+                None => csv::Options::default(),
+            };
+            csv::load(&path, &shape, &ty, options, &frame.rt.limits).map_err(|f| f.at(span))
+        });
+    }
+    let layout = match Layout::of(ty) {
+        Ok(layout) => layout,
+        Err(message) => return refused(message, span),
+    };
+    if *prim == Prim::LoadNpz {
+        let name = pop();
+        let path = pop();
+        return Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let name = text(&name(frame)?);
+            load_npz(&path, &name, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+        });
+    }
+    let path = pop();
+    Box::new(move |frame| {
+        let path = text(&path(frame)?);
+        load_npy(&path, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+    })
+}
+
+/// The compiled code of `Prim::Shaped` over the loader `prim` reading `ty`: the pair of the
+/// array and its dimensions (`size ^ rank`).
+pub fn compile_shaped(prim: &Prim, codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
+    let load = load_code(prim, codes, ty, span);
+    Box::new(move |frame| {
+        let (array, dims) = load(frame)?;
+        let dims = Buffer::I64(dims.into_iter().map(|d| d as i64).collect());
+        Ok(Value::Tuple(
+            vec![array, Value::Array(ArrayVal::new(dims))].into(),
+        ))
+    })
 }
 
 /// The compiled code of a data-file kernel, `None` for other kernels.
@@ -243,13 +307,36 @@ pub fn compile(
     result_ty: &Type,
     span: Span,
 ) -> Option<ExprCode> {
-    let array_ty = match prim {
-        Prim::LoadNpy | Prim::LoadNpz => result_ty,
-        Prim::SaveNpy | Prim::SaveNpz => &args.last()?.ty,
-        Prim::LoadCsv(with) => return Some(compile_load_csv(*with, codes, result_ty, span)),
-        Prim::SaveCsv(with) => return Some(compile_save_csv(*with, codes, &args.last()?.ty, span)),
-        _ => return None,
-    };
+    if prim.is_loader() {
+        let load = load_code(prim, codes, result_ty, span);
+        return Some(Box::new(move |frame| Ok(load(frame)?.0)));
+    }
+    let array_ty = &args.last()?.ty;
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    if let Prim::SaveCsv(with) = prim {
+        let shape = match csv::Shape::of(array_ty) {
+            Ok(shape) => shape,
+            Err(message) => {
+                return Some(Box::new(move |_| {
+                    Err(Fault::new(DATA_FORMAT, message.clone()).at(span))
+                }))
+            }
+        };
+        let ty = array_ty.clone();
+        let array = pop();
+        let options = with.then(&mut pop);
+        let path = pop();
+        return Some(Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let options = match &options {
+                Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+                None => csv::Options::default(),
+            };
+            let array = array(frame)?;
+            csv::save(&path, &shape, &ty, options, &array).map_err(|f| f.at(span))?;
+            Ok(Value::Unit)
+        }));
+    }
     let layout = match Layout::of(array_ty) {
         Ok(layout) => layout,
         Err(message) => {
@@ -258,15 +345,7 @@ pub fn compile(
             }))
         }
     };
-    let mut pop = || codes.pop().expect("the operand count was checked");
     Some(match prim {
-        Prim::LoadNpy => {
-            let path = pop();
-            Box::new(move |frame| {
-                let path = text(&path(frame)?);
-                load_npy(&path, &layout, &frame.rt.limits).map_err(|f| f.at(span))
-            })
-        }
         Prim::SaveNpy => {
             let array = pop();
             let path = pop();
@@ -277,16 +356,7 @@ pub fn compile(
                 Ok(Value::Unit)
             })
         }
-        Prim::LoadNpz => {
-            let name = pop();
-            let path = pop();
-            Box::new(move |frame| {
-                let path = text(&path(frame)?);
-                let name = text(&name(frame)?);
-                load_npz(&path, &name, &layout, &frame.rt.limits).map_err(|f| f.at(span))
-            })
-        }
-        _ => {
+        Prim::SaveNpz => {
             let array = pop();
             let name = pop();
             let path = pop();
@@ -298,51 +368,7 @@ pub fn compile(
                 Ok(Value::Unit)
             })
         }
-    })
-}
-
-/// `load_csv f` and (`with`) `load_csv_with (f, options)`.
-fn compile_load_csv(with: bool, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
-    let shape = match csv::Shape::of(ty) {
-        Ok(shape) => shape,
-        Err(message) => {
-            return Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
-        }
-    };
-    let ty = ty.clone();
-    let options = with.then(|| codes.pop().expect("the operand count was checked"));
-    let path = codes.pop().expect("the operand count was checked");
-    Box::new(move |frame| {
-        let path = text(&path(frame)?);
-        let options = match &options {
-            Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
-            None => csv::Options::default(),
-        };
-        csv::load(&path, &shape, &ty, options, &frame.rt.limits).map_err(|f| f.at(span))
-    })
-}
-
-/// `save_csv (f, a)` and (`with`) `save_csv_with (f, options, a)`.
-fn compile_save_csv(with: bool, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
-    let shape = match csv::Shape::of(ty) {
-        Ok(shape) => shape,
-        Err(message) => {
-            return Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
-        }
-    };
-    let ty = ty.clone();
-    let array = codes.pop().expect("the operand count was checked");
-    let options = with.then(|| codes.pop().expect("the operand count was checked"));
-    let path = codes.pop().expect("the operand count was checked");
-    Box::new(move |frame| {
-        let path = text(&path(frame)?);
-        let options = match &options {
-            Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
-            None => csv::Options::default(),
-        };
-        let array = array(frame)?;
-        csv::save(&path, &shape, &ty, options, &array).map_err(|f| f.at(span))?;
-        Ok(Value::Unit)
+        _ => return None,
     })
 }
 
@@ -353,7 +379,11 @@ fn text(v: &Value) -> String {
     }
 }
 
-fn load_npy(path: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+fn load_npy(
+    path: &str,
+    layout: &Layout,
+    limits: &Limits,
+) -> Result<(Value, Vec<usize>), Fault> {
     let io = |e: std::io::Error| file_error("read", path, &e);
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     let length = file.metadata().map_err(io)?.len();
@@ -417,7 +447,12 @@ fn not_npz(path: &str, error: zip::result::ZipError) -> Fault {
     }
 }
 
-fn load_npz(path: &str, name: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+fn load_npz(
+    path: &str,
+    name: &str,
+    layout: &Layout,
+    limits: &Limits,
+) -> Result<(Value, Vec<usize>), Fault> {
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_npz(path, e))?;
     let names: Vec<String> = archive
