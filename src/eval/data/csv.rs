@@ -148,6 +148,11 @@ impl Field {
     }
 }
 
+/// "1 field", "3 fields".
+fn fields_text(n: usize) -> String {
+    format!("{n} field{}", if n == 1 { "" } else { "s" })
+}
+
 /// "a `double`", "an `int`".
 fn article(name: &str) -> String {
     let an = name.starts_with(['a', 'e', 'i', 'o', 'u']);
@@ -350,9 +355,9 @@ pub fn load(
                     return Err(Fault::new(
                         DATA_FORMAT,
                         format!(
-                            "`{path}` line {}: {} fields, not the {w} of {}",
+                            "`{path}` line {}: {}, not the {w} of {}",
                             record.position().map_or(0, |p| p.line()),
-                            record.len(),
+                            fields_text(record.len()),
                             if cols.is_some() {
                                 format!("`{ty}`")
                             } else {
@@ -423,9 +428,9 @@ pub fn load(
                     return Err(Fault::new(
                         DATA_FORMAT,
                         format!(
-                            "`{path}` line {}: {} fields, not the {} of its header",
+                            "`{path}` line {}: {}, not the {} of its header",
                             record.position().map_or(0, |p| p.line()),
-                            record.len(),
+                            fields_text(record.len()),
                             header.len()
                         ),
                     ));
