@@ -374,7 +374,10 @@ fn csv_faults_name_the_file_line_column_text_and_type() {
     assert_eq!(
         fails(
             &dir,
-            &format!("val m : int ^ (2 \\* 2) = load_csv \"{}\";", path("ragged.csv"))
+            &format!(
+                "val m : int ^ (2 \\* 2) = load_csv \"{}\";",
+                path("ragged.csv")
+            )
         ),
         format!(
             "[R0015] Error: `{}` line 3: 1 field, not the 2 of `int ^ (2 \\^ 2)`",
@@ -394,7 +397,10 @@ fn csv_faults_name_the_file_line_column_text_and_type() {
     assert_eq!(
         fails(
             &dir,
-            &format!("val m : double ^ (2 \\* 4) = load_csv \"{}\";", path("numpy_savetxt.csv"))
+            &format!(
+                "val m : double ^ (2 \\* 4) = load_csv \"{}\";",
+                path("numpy_savetxt.csv")
+            )
         ),
         format!(
             "[R0015] Error: `{}` has 3 rows of data, not the 2 of `double ^ (2 \\* 4)`",
@@ -404,7 +410,10 @@ fn csv_faults_name_the_file_line_column_text_and_type() {
     assert_eq!(
         fails(
             &dir,
-            &format!("val r : (z: int) ^ 3 = load_csv \"{}\";", path("numpy_savetxt.csv"))
+            &format!(
+                "val r : (z: int) ^ 3 = load_csv \"{}\";",
+                path("numpy_savetxt.csv")
+            )
         ),
         format!(
             "[R0015] Error: `{}` has no column `z` for the field of `(z:int) ^ 3`; its header is \
@@ -437,7 +446,9 @@ fn permission_errors_name_the_file() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     if std::fs::read(&locked).is_ok() {
-        eprintln!("this user reads a file of mode 000 (root): the permission error was not checked");
+        eprintln!(
+            "this user reads a file of mode 000 (root): the permission error was not checked"
+        );
         return;
     }
     let l = locked.to_string_lossy();
@@ -516,7 +527,9 @@ fn the_stats_example_agrees_with_numpy() {
         "{}",
         outcome.stdout
     );
-    assert!(outcome.stdout.ends_with(&format!("saved {}\n", out.display())));
+    assert!(outcome
+        .stdout
+        .ends_with(&format!("saved {}\n", out.display())));
     if python_has("numpy", "the statistics against numpy's") {
         python_agrees(&format!(
             "import numpy as np\n\

@@ -811,7 +811,8 @@ impl crate::core::visit::Fold for Hoist<'_> {
         let mut inner = crate::core::visit::walk_expr_fold(self, e)?;
         // Several unknown dimensions come from the loader with the array: the hidden variable
         // holds `(array, dims)`, each size read as `dims.(axis)`.
-        let shaped = fresh.len() > 1 && matches!(&inner.kind, ir::ExprKind::Prim(p, _) if p.is_loader());
+        let shaped =
+            fresh.len() > 1 && matches!(&inner.kind, ir::ExprKind::Prim(p, _) if p.is_loader());
         let mut held = ty.clone();
         if shaped {
             let rank = factors(&ty).len() as u64;
@@ -913,14 +914,14 @@ fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
     if let Type::Tuple(parts) = &holder.ty {
         if let [array_ty, dims_ty] = &parts[..] {
             let axis = factors(array_ty).iter().position(is_var).unwrap_or(0);
-            let dims = mk(
-                ir::ExprKind::Field(Box::new(holder.clone()), 1),
-                dims_ty,
-            );
+            let dims = mk(ir::ExprKind::Field(Box::new(holder.clone()), 1), dims_ty);
             return mk(
                 ir::ExprKind::Index {
                     array: Box::new(dims),
-                    index: Box::new(mk(ir::ExprKind::Const(ir::Const::Int(axis as i64)), &size_ty)),
+                    index: Box::new(mk(
+                        ir::ExprKind::Const(ir::Const::Int(axis as i64)),
+                        &size_ty,
+                    )),
                     mode: ir::IndexMode::Linear,
                 },
                 &size_ty,
@@ -944,7 +945,10 @@ fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
     mk(
         ir::ExprKind::Prim(
             ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size),
-            vec![len, mk(ir::ExprKind::Const(ir::Const::Int(others as i64)), &size_ty)],
+            vec![
+                len,
+                mk(ir::ExprKind::Const(ir::Const::Int(others as i64)), &size_ty),
+            ],
         ),
         &size_ty,
     )

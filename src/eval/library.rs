@@ -311,9 +311,7 @@ pub fn compile(
         | Prim::LoadNpz
         | Prim::SaveNpz
         | Prim::LoadCsv(_)
-        | Prim::SaveCsv(_) => {
-            return super::data::compile(prim, args, codes, result_ty, span)
-        }
+        | Prim::SaveCsv(_) => return super::data::compile(prim, args, codes, result_ty, span),
         Prim::FEndl => {
             let f = pop();
             Box::new(move |frame| {

@@ -102,6 +102,7 @@ pub(super) const DATA: &[PrimDef] = &[
     },
     PrimDef {
         name: "_shaped",
+        section: Section::Internal,
         schemes: &["[T, N:COMPACTLINEAR, K:UNITSUM] T ^ N -> T ^ N * size ^ K"],
         effect: true,
         doc: "a loaded array with its dimensions, for the run-time sizes of its type",

@@ -238,7 +238,10 @@ impl Shape {
                 })
                 .collect::<Result<Vec<_>, String>>()?;
             return match dims.as_slice() {
-                [rows] => Ok(Shape::Records { fields, rows: *rows }),
+                [rows] => Ok(Shape::Records {
+                    fields,
+                    rows: *rows,
+                }),
                 _ => Err(format!(
                     "a CSV file of records is a 1-d array of them, not a `{ty}`"
                 )),
@@ -295,7 +298,9 @@ pub fn load(
         .from_reader(BufReader::with_capacity(1 << 20, file));
     let mut record = csv::ByteRecord::new();
     let mut read = |record: &mut csv::ByteRecord| -> Result<bool, Fault> {
-        reader.read_byte_record(record).map_err(|e| csv_error(path, e))
+        reader
+            .read_byte_record(record)
+            .map_err(|e| csv_error(path, e))
     };
     let header = if options.header {
         if !read(&mut record)? {
@@ -374,9 +379,7 @@ pub fn load(
                 if *r != count {
                     return Err(Fault::new(
                         DATA_FORMAT,
-                        format!(
-                            "`{path}` has {count} rows of data, not the {r} of `{ty}`",
-                        ),
+                        format!("`{path}` has {count} rows of data, not the {r} of `{ty}`",),
                     ));
                 }
             }
@@ -562,7 +565,8 @@ pub fn save(
                 let Value::Tuple(parts) = &element else {
                     continue;
                 };
-                for ((cell, part), (_, FieldKind(f))) in row.iter_mut().zip(parts.iter()).zip(fields)
+                for ((cell, part), (_, FieldKind(f))) in
+                    row.iter_mut().zip(parts.iter()).zip(fields)
                 {
                     cell.clear();
                     f.write(part, cell);

@@ -237,8 +237,9 @@ fn read_npy(
 }
 
 /// A loader's compiled code: the array and its dimensions, outermost first.
-type LoadCode =
-    Box<dyn Fn(&mut super::Frame<'_, '_>) -> Result<(Value, Vec<usize>), super::Ctrl> + Send + Sync>;
+type LoadCode = Box<
+    dyn Fn(&mut super::Frame<'_, '_>) -> Result<(Value, Vec<usize>), super::Ctrl> + Send + Sync,
+>;
 
 /// The code that fails with `message` (a type no file holds).
 fn refused(message: String, span: Span) -> LoadCode {
@@ -379,11 +380,7 @@ fn text(v: &Value) -> String {
     }
 }
 
-fn load_npy(
-    path: &str,
-    layout: &Layout,
-    limits: &Limits,
-) -> Result<(Value, Vec<usize>), Fault> {
+fn load_npy(path: &str, layout: &Layout, limits: &Limits) -> Result<(Value, Vec<usize>), Fault> {
     let io = |e: std::io::Error| file_error("read", path, &e);
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     let length = file.metadata().map_err(io)?.len();
