@@ -953,3 +953,94 @@ fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
         &size_ty,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(id: u32) -> TyVar {
+        TyVar {
+            id,
+            name: format!("n{id}").into(),
+            kind: Kind::Unitsum,
+        }
+    }
+
+    fn holder(ty: Type) -> ir::Expr {
+        ir::Expr {
+            kind: ir::ExprKind::Local(0),
+            ty,
+            span: Span::new(0, 0),
+        }
+    }
+
+    fn printed(e: &ir::Expr) -> String {
+        format!("{:?}", e.kind)
+    }
+
+    #[test]
+    fn a_size_alone_is_the_length() {
+        let a = Type::array(Type::Double, Type::Var(var(1)));
+        let read = size_of_factor(holder(a), &var(1));
+        assert!(
+            matches!(read.kind, ir::ExprKind::Prim(ir::Prim::Len, _)),
+            "{}",
+            printed(&read)
+        );
+        assert_eq!(read.ty, Type::Int(IntTy::Size));
+    }
+
+    #[test]
+    fn one_unknown_factor_is_the_length_over_the_others() {
+        // double ^ (n \* 3 \* 4): n = len / 12; double ^ 5 ^ n: n = len / 5.
+        let a = Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(3), Type::Unitsum(4)]),
+        );
+        let b = Type::array(
+            Type::array(Type::Double, Type::Unitsum(5)),
+            Type::Var(var(1)),
+        );
+        for (ty, others) in [(a, 12), (b, 5)] {
+            let read = size_of_factor(holder(ty), &var(1));
+            let ir::ExprKind::Prim(ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size), operands) =
+                &read.kind
+            else {
+                panic!("not a division: {}", printed(&read));
+            };
+            assert!(matches!(
+                operands[0].kind,
+                ir::ExprKind::Prim(ir::Prim::Len, _)
+            ));
+            assert!(
+                matches!(operands[1].kind, ir::ExprKind::Const(ir::Const::Int(k)) if k == others)
+            );
+        }
+    }
+
+    #[test]
+    fn several_unknown_factors_are_read_from_the_loaded_dimensions() {
+        let array = Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(2), Type::Var(var(2))]),
+        );
+        assert_eq!(factors(&array).len(), 3);
+        let pair = Type::tuple(vec![
+            array,
+            Type::array(Type::Int(IntTy::Size), Type::Unitsum(3)),
+        ]);
+        for (v, axis) in [(1, 0), (2, 2)] {
+            let read = size_of_factor(holder(pair.clone()), &var(v));
+            let ir::ExprKind::Index { array, index, mode } = &read.kind else {
+                panic!("not an index: {}", printed(&read));
+            };
+            assert_eq!(*mode, ir::IndexMode::Linear);
+            assert!(matches!(array.kind, ir::ExprKind::Field(_, 1)));
+            assert!(
+                matches!(index.kind, ir::ExprKind::Const(ir::Const::Int(k)) if k == axis),
+                "{}",
+                printed(&read)
+            );
+        }
+    }
+}

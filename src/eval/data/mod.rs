@@ -548,3 +548,124 @@ fn npy_size(layout: &Layout, array: &Value) -> u64 {
     };
     count * npy::Dtype::of(layout.element).width as u64 + 128
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ty::{Kind, TyVar};
+
+    fn size_var(id: u32) -> Type {
+        Type::Var(TyVar {
+            id,
+            name: format!("n{id}").into(),
+            kind: Kind::Unitsum,
+        })
+    }
+
+    fn scratch(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("tessera-unit-data-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        dir.join(name).to_string_lossy().into_owned()
+    }
+
+    fn doubles(value: &Value) -> Vec<f64> {
+        match value {
+            Value::Array(view) => (0..view.len)
+                .map(|i| view.buf.get(view.start + i).as_float_lossy())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn unknown_dimensions_are_the_files() {
+        let limits = Limits::default();
+        let known = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Unitsum(2), Type::Unitsum(3)]),
+        ))
+        .expect("a layout");
+        let path = scratch("unknown.npy");
+        let data: Vec<f64> = (0..6).map(f64::from).collect();
+        let array = Value::Array(ArrayVal::new(Buffer::F64(data.clone())));
+        save_npy(&path, &known, &array).expect("saved");
+        // Both sizes unknown: the file gives them.
+        let both = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![size_var(1), size_var(2)]),
+        ))
+        .expect("a layout");
+        assert_eq!(both.dims, vec![None, None]);
+        let (value, dims) = load_npy(&path, &both, &limits).expect("loaded");
+        assert_eq!(dims, vec![2, 3]);
+        assert_eq!(doubles(&value), data);
+        // One known, one not: the known one is checked.
+        let rows = Layout::of(&Type::array(
+            Type::array(Type::Double, size_var(1)),
+            Type::Unitsum(2),
+        ))
+        .expect("a layout");
+        assert_eq!(rows.dims, vec![Some(2), None]);
+        assert_eq!(
+            load_npy(&path, &rows, &limits).expect("loaded").1,
+            vec![2, 3]
+        );
+        let wrong = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![size_var(1), Type::Unitsum(4)]),
+        ))
+        .expect("a layout");
+        let fault = load_npy(&path, &wrong, &limits).expect_err("a mismatch");
+        assert!(fault.message.contains("shape (?, 4)"), "{}", fault.message);
+        // A wrong rank is refused whatever the sizes.
+        let flat = Layout::of(&Type::array(Type::Double, size_var(1))).expect("a layout");
+        assert!(load_npy(&path, &flat, &limits).is_err());
+    }
+
+    #[test]
+    fn an_unknown_dimension_is_solved_from_the_length() {
+        let ty = Type::Double;
+        assert_eq!(
+            dims_for(&[None, Some(4)], 12, &ty).expect("solved"),
+            vec![3, 4]
+        );
+        assert_eq!(
+            dims_for(&[Some(2), Some(3)], 6, &ty).expect("solved"),
+            vec![2, 3]
+        );
+        assert_eq!(
+            dims_for(&[None, Some(0)], 0, &ty).expect("solved"),
+            vec![0, 0]
+        );
+        assert!(dims_for(&[None, Some(5)], 12, &ty).is_err());
+        assert!(dims_for(&[None, None], 12, &ty).is_err());
+        assert!(dims_for(&[Some(2), Some(2)], 5, &ty).is_err());
+    }
+
+    #[test]
+    fn csv_loads_give_their_dimensions() {
+        let limits = Limits::default();
+        let path = scratch("dims.csv");
+        std::fs::write(&path, "a,b,c\n1,2,3\n4,5,6\n").expect("written");
+        let matrix = Type::array(Type::Double, Type::cproduct(vec![size_var(1), size_var(2)]));
+        let shape = csv::Shape::of(&matrix).expect("a shape");
+        let (value, dims) =
+            csv::load(&path, &shape, &matrix, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![2, 3]);
+        assert_eq!(doubles(&value), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let records = Type::array(
+            Type::record(vec![("b".into(), Type::Int(IntTy::Int))]),
+            size_var(1),
+        );
+        let shape = csv::Shape::of(&records).expect("a shape");
+        let (_, dims) =
+            csv::load(&path, &shape, &records, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![2]);
+        let column = Type::array(Type::Double, size_var(1));
+        let shape = csv::Shape::of(&column).expect("a shape");
+        std::fs::write(&path, "x\n1\n2\n3\n").expect("written");
+        let (_, dims) =
+            csv::load(&path, &shape, &column, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![3]);
+    }
+}
