@@ -14,7 +14,7 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::super::array::{check_allocation, LeafBuilder};
-use super::super::error::{file_error, Fault, DATA_FORMAT};
+use super::super::error::{file_error, poll_interrupt, Fault, DATA_FORMAT};
 use super::super::value::{leaf_repr, leaf_type, Value};
 use super::{index_dims, Layout};
 
@@ -334,10 +334,17 @@ pub fn load(
         )
     };
     let mut next_check = 1usize << 16;
+    // After each row: the array may grow only within the limits (checked as its length
+    // doubles), and a long load stops at Ctrl-C (polled every 2^16 leaves).
+    let mut next_poll = 1usize << 16;
     let mut grown = |len: usize| -> Result<(), Fault> {
         if len >= next_check {
             check_allocation(Some(next_check * 2), ty, limits)?;
             next_check *= 2;
+        }
+        if len >= next_poll {
+            poll_interrupt()?;
+            next_poll = len + (1 << 16);
         }
         Ok(())
     };

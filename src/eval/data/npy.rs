@@ -366,12 +366,13 @@ pub fn check_size(path: &str, header: &Header, limits: &Limits) -> Result<usize,
         .count()
         .ok_or_else(|| too_large("more elements than memory can index".into()))?;
     let bytes = count as u128 * 8;
-    let refusal = limits.max_alloc_bytes as u128;
-    if count > super::super::array::MAX_LEAVES || bytes > refusal {
-        return Err(too_large(
-            crate::limits::Refusal::OverLimit(limits.max_alloc_bytes).describe(bytes),
-        ));
-    }
+    // `--max-alloc`, then the memory budget (`--max-memory`) and what the system grants.
+    let refusal = if count > super::super::array::MAX_LEAVES {
+        Err(crate::limits::Refusal::OverLimit(limits.max_alloc_bytes))
+    } else {
+        limits.check_allocation(bytes)
+    };
+    refusal.map_err(|refusal| too_large(refusal.describe(bytes)))?;
     Ok(count)
 }
 
