@@ -85,6 +85,8 @@ diagnostic_cases! {
     size_from_var: "E0301", "var n = 4;\nvar a : double ^ n;\nprintln$ a;\n";
     size_not_integer: "E0301", "val x = 2.5;\nvar a : double ^ x;\nprintln$ a;\n";
     size_in_named_function: "E0301", "fun two (x: int) => x + 2;\nval n = two 1;\nproc show () { var a : double ^ n; println$ a; }\nshow ();\n";
+    r0015_csv_bad_field: "R0015", "save (\"/tmp/tessera-diag-bad.csv\", \"x,y\\n1,2\\n3,z\\n\");\nval m : int ^ (2 \\* 2) = load_csv \"/tmp/tessera-diag-bad.csv\";\nprintln m;\n";
+    r0013_csv_directory: "R0013", "val m : double ^ (2 \\* 2) = load_csv \"/\";\nprintln m;\n";
     r0016_negative_size: "R0016", "fun minus (x: int) => 0 - x;\nval n = minus 3;\nvar a : double ^ n;\nprintln$ a;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
     behaviour_no_equality: "E0301", "val f = fun (x:int) => x;\nprintln$ f == f;\n";
