@@ -320,13 +320,16 @@ fn csv_matrices_records_and_options_round_trip() {
          val m3 : double ^ (2 \\* 3) = load_csv_with (\"{d}/semi.csv\", opts); println$ m3 == m;\n\
          val c : double ^ (2 \\* 2) = load_csv_with (\"{}\", (comment = \"#\", delimiter = \";\", header = true));\n\
          println c;\n\
-         val np : double ^ (3 \\* 4) = load_csv \"{}\"; println$ np.(`2:3 \\, `3:4);\n",
+         val np : double ^ (3 \\* 4) = load_csv \"{}\"; println$ np.(`2:3 \\, `3:4);\n\
+         val w : string ^ (2 \\* 2) = (\"a\", \"b, c\", \"\", \"e\") :>> string ^ (2 \\* 2);\n\
+         save_csv (\"{d}/w.csv\", w);\n\
+         val w2 : string ^ (2 \\* 2) = load_csv \"{d}/w.csv\"; println$ w2 == w;\n",
         fixture("semicolons.csv"),
         fixture("numpy_savetxt.csv"),
     );
     assert_eq!(
         prints(&dir, &program),
-        "true\ntrue\ntrue\ntrue\ntrue\ntrue\n((count=1), (count=2), (count=-3))\n(with, comma, 3)\ntrue\n(1, 2, 3, 4)\n4125\n"
+        "true\ntrue\ntrue\ntrue\ntrue\ntrue\n((count=1), (count=2), (count=-3))\n(with, comma, 3)\ntrue\n(1, 2, 3, 4)\n4125\ntrue\n"
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("r.csv")).expect("r.csv"),

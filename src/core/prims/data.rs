@@ -58,7 +58,7 @@ pub(super) const DATA: &[PrimDef] = &[
         schemes: &["[T, N:COMPACTLINEAR] string -> T ^ N"],
         effect: true,
         form: "load_csv f",
-        doc: "the CSV file f (commas, a header row), of the type the program expects: a matrix of numbers (`double ^ (r \\* c)`, a header skipped), a column (`double ^ n`) or an array of records or structs whose fields name columns of the header and whose types decide how each column is read",
+        doc: "the CSV file f (commas, a header row), of the type the program expects: a matrix of numbers, bools or strings (`double ^ (r \\* c)`, a header skipped), a column (`double ^ n`) or an array of records or structs whose fields name columns of the header and whose types decide how each column is read",
         example: "val m : double ^ (2 \\* 2) = (1.0, 2.5, -3.0, 4.0) :>> double ^ (2 \\* 2);\nsave_csv (\"/tmp/tessera-doc-load.csv\", m);\nval back : double ^ (2 \\* 2) = load_csv \"/tmp/tessera-doc-load.csv\";\nprintln back;",
         typing: Typing::Scheme(|_, _| Some(Prim::LoadCsv(false))),
         kernels: |p| (*p == Prim::LoadCsv(false)).then_some(1),

@@ -16,7 +16,7 @@ use crate::types::Type;
 use super::super::array::{check_allocation, LeafBuilder};
 use super::super::error::{file_error, poll_interrupt, Fault, DATA_FORMAT};
 use super::super::value::{leaf_repr, leaf_type, Value};
-use super::{index_dims, Layout};
+use super::index_dims;
 
 /// How a file is written: the options record of the `_with` forms.
 #[derive(Clone, Copy, Debug)]
@@ -247,14 +247,11 @@ impl Shape {
                 )),
             };
         }
-        let layout = Layout::of(ty)?;
-        let field = match layout.element {
-            super::Element::Bool => Field::Bool,
-            super::Element::Int(t) => Field::Int(t),
-            super::Element::Float => Field::Float,
-            super::Element::Double => Field::Double,
-        };
-        let (rows, cols) = match layout.dims.as_slice() {
+        let (dims, t) = array_dims(ty).ok_or_else(|| format!("`{ty}` is too large"))?;
+        let field = Field::of(t).ok_or_else(|| {
+            format!("a CSV file holds numbers, bools or strings, not `{t}` (in `{ty}`)")
+        })?;
+        let (rows, cols) = match dims.as_slice() {
             [rows] => (*rows, Some(1)),
             [rows, cols] => (*rows, *cols),
             _ => {
@@ -268,9 +265,21 @@ impl Shape {
             field_kind: FieldKind(field),
             rows,
             cols,
-            rank_one: layout.dims.len() == 1,
+            rank_one: dims.len() == 1,
         })
     }
+}
+
+/// The dimensions of an array type, outermost first (`None`: a run-time size not known yet),
+/// and its element type; `None` when a size does not fit in memory.
+fn array_dims(ty: &Type) -> Option<(Vec<Option<usize>>, &Type)> {
+    let mut dims = Vec::new();
+    let mut t = ty;
+    while let Type::Array(element, index) = t {
+        index_dims(index, &mut dims)?;
+        t = element;
+    }
+    Some((dims, t))
 }
 
 /// Read the CSV file `path` as an array of `shape` (the type `ty`).
@@ -542,8 +551,11 @@ pub fn save(
             let width = match cols {
                 Some(c) => *c,
                 None => {
-                    let layout = Layout::of(ty).map_err(|m| Fault::new(DATA_FORMAT, m))?;
-                    layout.dims_for(view.len)?.get(1).copied().unwrap_or(1)
+                    let dims = array_dims(ty).map_or_else(Vec::new, |(dims, _)| dims);
+                    super::dims_for(&dims, view.len, ty)?
+                        .get(1)
+                        .copied()
+                        .unwrap_or(1)
                 }
             };
             // The columns are named by their positions, as pandas names them.
