@@ -259,3 +259,289 @@ fn faults_name_the_file_and_what_was_expected() {
         "{stderr}"
     );
 }
+
+/// Does `python3 -c "import MODULE"` work? When not, say which check is skipped.
+fn python_has(module: &str, skipped: &str) -> bool {
+    let found = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("{module} is not installed: {skipped} was not checked");
+    }
+    found
+}
+
+/// Run a Python check; it must print `ok`.
+fn python_agrees(check: &str) {
+    let out = std::process::Command::new("python3")
+        .args(["-c", check])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "ok",
+        "python disagrees:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn csv_matrices_records_and_options_round_trip() {
+    let dir = scratch("csv-round-trip");
+    let d = dir.to_string_lossy();
+    let program = format!(
+        "val m : double ^ (2 \\* 3) = (1.5, -2.0, 1.0e-7, 4.0, 1.0e300, 0.1) :>> double ^ (2 \\* 3);\n\
+         save_csv (\"{d}/m.csv\", m);\n\
+         val m2 : double ^ (2 \\* 3) = load_csv \"{d}/m.csv\"; println$ m2 == m;\n\
+         val n : int ^ 3 ^ 2 = ((1, -2, 3), (4, 5, 2147483647));\n\
+         save_csv (\"{d}/n.csv\", n);\n\
+         val n2 : int ^ 3 ^ 2 = load_csv \"{d}/n.csv\"; println$ n2 == n;\n\
+         val u : uint64 ^ 2 = (0u64, 18446744073709551615u64);\n\
+         save_csv (\"{d}/u.csv\", u);\n\
+         val u2 : uint64 ^ 2 = load_csv \"{d}/u.csv\"; println$ u2 == u;\n\
+         val f : float ^ 2 = (0.1f, -1.25f);\n\
+         save_csv (\"{d}/f.csv\", f);\n\
+         val f2 : float ^ 2 = load_csv \"{d}/f.csv\"; println$ f2 == f;\n\
+         val b : bool ^ (1 \\* 3) = (true, false, true) :>> bool ^ (1 \\* 3);\n\
+         save_csv (\"{d}/b.csv\", b);\n\
+         val b2 : bool ^ (1 \\* 3) = load_csv \"{d}/b.csv\"; println$ b2 == b;\n\
+         val r : (name: string, mass: double, count: int) ^ 3 =\n\
+           ((name = \"plain\", mass = 1.5, count = 1), (name = \"with, comma\", mass = -0.25, count = 2),\n\
+            (name = \"a \\\"quote\\\"\", mass = 3.0, count = -3));\n\
+         save_csv (\"{d}/r.csv\", r);\n\
+         val r2 : (name: string, mass: double, count: int) ^ 3 = load_csv \"{d}/r.csv\";\n\
+         println$ map (fun (x: (name: string, mass: double, count: int)) => x.name) r2 == map (fun (x: (name: string, mass: double, count: int)) => x.name) r;\n\
+         val picked : (count: int) ^ 3 = load_csv \"{d}/r.csv\"; println picked;\n\
+         struct Sample {{ mass: double; name: string; }}\n\
+         val s : Sample ^ 3 = load_csv \"{d}/r.csv\"; println$ s.1.name, s.2.mass;\n\
+         val opts = (comment = \"#\", delimiter = \";\", header = false);\n\
+         save_csv_with (\"{d}/semi.csv\", opts, m);\n\
+         val m3 : double ^ (2 \\* 3) = load_csv_with (\"{d}/semi.csv\", opts); println$ m3 == m;\n\
+         val c : double ^ (2 \\* 2) = load_csv_with (\"{}\", (comment = \"#\", delimiter = \";\", header = true));\n\
+         println c;\n\
+         val np : double ^ (3 \\* 4) = load_csv \"{}\"; println$ np.(`2:3 \\, `3:4);\n\
+         val w : string ^ (2 \\* 2) = (\"a\", \"b, c\", \"\", \"e\") :>> string ^ (2 \\* 2);\n\
+         save_csv (\"{d}/w.csv\", w);\n\
+         val w2 : string ^ (2 \\* 2) = load_csv \"{d}/w.csv\"; println$ w2 == w;\n",
+        fixture("semicolons.csv"),
+        fixture("numpy_savetxt.csv"),
+    );
+    assert_eq!(
+        prints(&dir, &program),
+        "true\ntrue\ntrue\ntrue\ntrue\ntrue\n((count=1), (count=2), (count=-3))\n(with, comma, 3)\ntrue\n(1, 2, 3, 4)\n4125\ntrue\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("r.csv")).expect("r.csv"),
+        "count,mass,name\n1,1.5,plain\n2,-0.25,\"with, comma\"\n-3,3.0,\"a \"\"quote\"\"\"\n"
+    );
+    if python_has("numpy", "numpy reading Tessera's CSV files") {
+        python_agrees(&format!(
+            "import numpy as np\n\
+             m = np.loadtxt('{d}/m.csv', delimiter=',', skiprows=1)\n\
+             assert (m == [[1.5, -2.0, 1e-7], [4.0, 1e300, 0.1]]).all(), m\n\
+             s = np.loadtxt('{d}/semi.csv', delimiter=';')\n\
+             assert (s == m).all(), s\n\
+             print('ok')\n"
+        ));
+    }
+    if python_has("pandas", "pandas reading Tessera's CSV files") {
+        python_agrees(&format!(
+            "import pandas as pd\n\
+             r = pd.read_csv('{d}/r.csv')\n\
+             assert list(r.columns) == ['count', 'mass', 'name'], r.columns\n\
+             assert list(r['name']) == ['plain', 'with, comma', 'a \"quote\"'], r\n\
+             assert list(r['mass']) == [1.5, -0.25, 3.0]\n\
+             print('ok')\n"
+        ));
+    }
+}
+
+#[test]
+fn csv_faults_name_the_file_line_column_text_and_type() {
+    let dir = scratch("csv-faults");
+    let path = |file: &str| fixture(file);
+    assert_eq!(
+        fails(
+            &dir,
+            &format!(
+                "val r : (label: string, x: double, y: double) ^ 2 = load_csv \"{}\";",
+                path("bad_field.csv")
+            )
+        ),
+        format!(
+            "[R0015] Error: `{}` line 3, column 2 (`y`): `oops` is not a `double`",
+            path("bad_field.csv")
+        )
+    );
+    assert_eq!(
+        fails(
+            &dir,
+            &format!(
+                "val m : int ^ (2 \\* 2) = load_csv \"{}\";",
+                path("ragged.csv")
+            )
+        ),
+        format!(
+            "[R0015] Error: `{}` line 3: 1 field, not the 2 of `int ^ (2 \\^ 2)`",
+            path("ragged.csv")
+        )
+    );
+    assert_eq!(
+        fails(
+            &dir,
+            &format!("val m : int ^ (3 \\* 4) = load_csv \"{}\";", path("numpy_savetxt.csv"))
+        ),
+        format!(
+            "[R0015] Error: `{}` line 2, column 1 (`a`): `0.000000000000000000e+00` is not an `int`",
+            path("numpy_savetxt.csv")
+        )
+    );
+    assert_eq!(
+        fails(
+            &dir,
+            &format!(
+                "val m : double ^ (2 \\* 4) = load_csv \"{}\";",
+                path("numpy_savetxt.csv")
+            )
+        ),
+        format!(
+            "[R0015] Error: `{}` has 3 rows of data, not the 2 of `double ^ (2 \\* 4)`",
+            path("numpy_savetxt.csv")
+        )
+    );
+    assert_eq!(
+        fails(
+            &dir,
+            &format!(
+                "val r : (z: int) ^ 3 = load_csv \"{}\";",
+                path("numpy_savetxt.csv")
+            )
+        ),
+        format!(
+            "[R0015] Error: `{}` has no column `z` for the field of `(z:int) ^ 3`; its header is \
+             `a`, `b`, `c`, `d`",
+            path("numpy_savetxt.csv")
+        )
+    );
+    assert_eq!(
+        fails(&dir, "val m : double ^ (2 \\* 2) = load_csv \"/\";"),
+        "[R0013] Error: cannot read `/`: it is a directory"
+    );
+    // Output written before a failed write stays.
+    let (status, stdout, stderr) = run(
+        &dir,
+        "println \"before\";\nval v : double ^ 2 = (1.0, 2.0);\nsave_csv (\"/dev/full\", v);",
+    );
+    assert_eq!(status, 3, "{stderr}");
+    assert_eq!(stdout, "before\n");
+    assert!(
+        stderr.starts_with("[R0013] Error: cannot write `/dev/full`: no space left on the device"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn permission_errors_name_the_file() {
+    let dir = scratch("permission");
+    let locked = dir.join("locked.csv");
+    std::fs::write(&locked, "x\n1\n").expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read(&locked).is_ok() {
+        eprintln!(
+            "this user reads a file of mode 000 (root): the permission error was not checked"
+        );
+        return;
+    }
+    let l = locked.to_string_lossy();
+    assert_eq!(
+        fails(&dir, &format!("val v : int ^ 1 = load_csv \"{l}\";")),
+        format!("[R0013] Error: cannot open `{l}`: permission denied")
+    );
+    assert_eq!(
+        fails(&dir, &format!("val v : int ^ 1 = load_npy \"{l}\";")),
+        format!("[R0013] Error: cannot open `{l}`: permission denied")
+    );
+}
+
+#[test]
+fn lines_and_split_have_run_time_sizes() {
+    let dir = scratch("lines");
+    let program = "val ls = lines \"a,b\\n1,2\\r\\n\\n3,4\";\n\
+         println$ len ls, ls.(3uz);\n\
+         println$ len (lines \"\"), len (lines \"x\\n\");\n\
+         val parts = split (\"x,,y,\", \",\");\n\
+         println$ len parts, parts.(2uz);\n\
+         println$ len (split (\"a b\", char 32)), len (split (\"a::b::c\", \"::\"));\n";
+    assert_eq!(prints(&dir, program), "(4, 3,4)\n(0, 1)\n(4, y)\n(2, 3)\n");
+}
+
+#[test]
+fn random_fills_depend_only_on_the_seed_and_the_position() {
+    let dir = scratch("random");
+    // 200000 elements: filled in parallel blocks.
+    let program = "val u = random_uniform[200000] 42;\n\
+         val z = random_normal[200000] 42;\n\
+         println$ u.(123456uz), z.(654321uz % 200000uz);\n\
+         println$ minimum u >= 0.0, maximum u < 1.0;\n\
+         println$ abs (mean u - 0.5) < 0.01, abs (mean z) < 0.01;\n\
+         val first = random_uniform[3] 42;\n\
+         println$ first.(0uz) == u.(0uz), first.(2uz) == u.(2uz);\n\
+         println$ random_uniform[2 \\* 2] 7 == (random_uniform[4] 7 :>> double ^ (2 \\* 2));\n\
+         println$ random_uniform[3] 1 == random_uniform[3] 2;\n";
+    let file = dir.join("program.flx");
+    std::fs::write(&file, program).expect("write");
+    let one = run_tessera(&["--threads", "1", file.to_str().expect("a path")], b"");
+    let two = run_tessera(&["--threads", "2", file.to_str().expect("a path")], b"");
+    assert_eq!(one.status, 0, "{}", one.stderr);
+    assert_eq!(one.stdout, two.stdout);
+    let lines: Vec<&str> = one.stdout.lines().collect();
+    assert_eq!(
+        lines[1..],
+        [
+            "(true, true)",
+            "(true, true)",
+            "(true, true)",
+            "true",
+            "false"
+        ]
+    );
+}
+
+#[test]
+fn the_stats_example_agrees_with_numpy() {
+    let dir = scratch("stats");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("stats.npy");
+    let outcome = run_tessera(
+        &[
+            root.join("examples/stats.flx").to_str().expect("a path"),
+            root.join("examples/data/measurements.csv")
+                .to_str()
+                .expect("a path"),
+            out.to_str().expect("a path"),
+        ],
+        b"",
+    );
+    assert_eq!(outcome.status, 0, "{}", outcome.stderr);
+    // The golden run (no arguments: the sample file, the default output) prints the same
+    // table.
+    let golden = std::fs::read_to_string(root.join("examples/stats.expect")).expect("the golden");
+    let table = golden.lines().take_while(|l| !l.starts_with("saved"));
+    let mut expected: String = table.map(|l| format!("{l}\n")).collect();
+    expected.push_str(&format!("saved {}\n", out.display()));
+    assert_eq!(outcome.stdout, expected);
+    if python_has("numpy", "the statistics against numpy's") {
+        python_agrees(&format!(
+            "import numpy as np\n\
+             d = np.loadtxt('{}', delimiter=',', skiprows=1)\n\
+             s = np.load('{}')\n\
+             want = np.stack([d.mean(0), d.min(0), d.max(0), d.std(0)], axis=1)\n\
+             assert s.shape == (4, 4) and np.allclose(s, want, rtol=1e-12), (s, want)\n\
+             print('ok')\n",
+            root.join("examples/data/measurements.csv").display(),
+            out.display()
+        ));
+    }
+}

@@ -88,6 +88,8 @@ diagnostic_cases! {
     r0016_reshape_counts_differ: "R0016", "fun count (x: int) => x;\nval n = count 35;\nval xs = init[n] (fun (i: n) => (i :>> int).double);\nval m = n / 3;\nprintln$ (xs :>> double ^ 3 ^ m);\n";
     r0016_reshape_to_static: "R0016", "fun count (x: int) => x;\nval n = count 7;\nval xs = init[n] (fun (i: n) => i :>> int);\nprintln$ (xs :>> int ^ (2 \\* 3));\n";
     size_mismatch_suggests_reshape: "E0301", "fun count (x: int) => x;\nval n = count 3;\nval m = count 4;\nval a = init[n] (fun (i: n) => 1.0);\nval b = init[m] (fun (i: m) => 2.0);\nprintln$ map2 (fun (x: double) (y: double) => x + y) a b;\n";
+    r0015_csv_bad_field: "R0015", "save (\"/tmp/tessera-diag-bad.csv\", \"x,y\\n1,2\\n3,z\\n\");\nval m : int ^ (2 \\* 2) = load_csv \"/tmp/tessera-diag-bad.csv\";\nprintln m;\n";
+    r0013_csv_directory: "R0013", "val m : double ^ (2 \\* 2) = load_csv \"/\";\nprintln m;\n";
     r0016_negative_size: "R0016", "fun minus (x: int) => 0 - x;\nval n = minus 3;\nvar a : double ^ n;\nprintln$ a;\n";
     behaviour_mixed_operands: "E0301", "var d = 2.0;\nprintln$ 1 + d;\n";
     behaviour_no_equality: "E0301", "val f = fun (x:int) => x;\nprintln$ f == f;\n";

@@ -327,16 +327,12 @@ impl Checker {
                 span: size.span,
             };
         };
-        let array = ir::Expr {
+        let holder = ir::Expr {
             kind,
             ty: array_ty.clone(),
             span: size.span,
         };
-        ir::Expr {
-            kind: ir::ExprKind::Prim(ir::Prim::Len, vec![array]),
-            ty: Type::Int(IntTy::Size),
-            span: size.span,
-        }
+        size_of_factor(holder, &size.var)
     }
 
     /// The argument `arg` of parameter group `group` of a call of `sig`: when the parameter (or
@@ -679,6 +675,26 @@ impl Checker {
             };
             size.defined_by = Some(value.loc);
             let var = size.var.clone();
+            if several_unknown(t) {
+                // Several sizes only the value knows (`double ^ (r \* c)` from a file): the
+                // expression is computed first into a hidden variable that holds its shape
+                // too (`Hoist`), which binds them; the name reads the bound size.
+                if !self.unit.fresh_sizes.iter().any(|f| f.id == var.id) {
+                    self.unit.fresh_sizes.push(var.clone());
+                }
+                let size = ir::Expr {
+                    kind: ir::ExprKind::TypeSize(Type::Var(var.clone())),
+                    ty: Type::SIZE,
+                    span: name.span,
+                };
+                let read = ir::Expr {
+                    kind: ir::ExprKind::Prim(ir::Prim::Convert, vec![size]),
+                    ty: Type::INT,
+                    span: name.span,
+                };
+                out.push(ir::Stmt::Assign(self.place_at(nb.loc), read));
+                continue;
+            }
             let Some(read) = self.size_from_array(value.loc, t, &var, name.span) else {
                 self.error(CheckError::Type {
                     span: name.span,
@@ -1001,12 +1017,10 @@ impl<'ir> crate::core::visit::Visit<'ir> for Unbound<'_> {
     fn visit_stmt(&mut self, s: &'ir ir::Stmt) {
         match s {
             ir::Stmt::Specialise { sizes, body, .. } => {
-                // The sizes' own reads (`len ys`) mention them.
+                // The sizes' own reads (`len ys`, `shape.1.(0)`) read the variables that
+                // define them, whose types mention them: they are not visited.
                 let n = self.bound.len();
                 self.bound.extend(sizes.iter().map(|(v, _)| v.id));
-                for (_, e) in sizes {
-                    self.visit_expr(e);
-                }
                 for s in body {
                     self.visit_stmt(s);
                 }
@@ -1060,18 +1074,36 @@ impl crate::core::visit::Fold for Hoist<'_> {
 
     fn fold_expr(&mut self, e: &ir::Expr) -> Result<ir::Expr, Self::Error> {
         let ty = self.checker.zonk(&e.ty).erase_secret();
-        let fresh = match &ty {
-            Type::Array(_, index) => match &**index {
+        // The pending sizes among the array's dimensions.
+        let fresh: Vec<TyVar> = factors(&ty)
+            .iter()
+            .filter_map(|f| match f {
                 Type::Var(v) => self.pending.iter().find(|p| p.id == v.id).cloned(),
                 _ => None,
-            },
-            _ => None,
-        };
-        let Some(var) = fresh else {
+            })
+            .collect();
+        if fresh.is_empty() {
             return crate::core::visit::walk_expr_fold(self, e);
-        };
+        }
         // The operands may hold further fresh sizes (`filter p (filter q xs)`).
-        let inner = crate::core::visit::walk_expr_fold(self, e)?;
+        let mut inner = crate::core::visit::walk_expr_fold(self, e)?;
+        // Several unknown dimensions come from the loader with the array: the hidden variable
+        // holds `(array, dims)`, each size read as `dims.(axis)`.
+        let shaped =
+            fresh.len() > 1 && matches!(&inner.kind, ir::ExprKind::Prim(p, _) if p.is_loader());
+        let mut held = ty.clone();
+        if shaped {
+            let rank = factors(&ty).len() as u64;
+            held = Type::tuple(vec![
+                ty.clone(),
+                Type::array(Type::Int(IntTy::Size), Type::Unitsum(rank)),
+            ]);
+            inner = ir::Expr {
+                span: inner.span,
+                ty: held.clone(),
+                kind: ir::ExprKind::Prim(ir::Prim::Shaped, vec![inner]),
+            };
+        }
         let c = &mut *self.checker;
         let frame = c.frame;
         let slot = c.frames[frame].alloc();
@@ -1081,25 +1113,48 @@ impl crate::core::visit::Fold for Hoist<'_> {
             cell: false,
         };
         let place = c.place_at(loc);
-        c.sizes.push(RunTimeSize {
-            var: var.clone(),
-            loc,
-            ity: IntTy::Size,
-            array: Some(ty.clone()),
-            span: e.span,
-            defined_by: None,
-        });
+        for var in fresh {
+            c.sizes.push(RunTimeSize {
+                var,
+                loc,
+                ity: IntTy::Size,
+                array: Some(held.clone()),
+                span: e.span,
+                defined_by: None,
+            });
+        }
         self.hoisted.push(ir::Stmt::Assign(place, inner));
         let kind = match place {
             Place::Global(s) => ir::ExprKind::Global(s),
             _ => ir::ExprKind::Local(slot),
         };
-        Ok(ir::Expr {
+        let read = ir::Expr {
             kind,
-            ty: e.ty.clone(),
+            ty: held,
             span: e.span,
+        };
+        Ok(if shaped {
+            ir::Expr {
+                kind: ir::ExprKind::Field(Box::new(read), 0),
+                ty: e.ty.clone(),
+                span: e.span,
+            }
+        } else {
+            ir::Expr {
+                ty: e.ty.clone(),
+                ..read
+            }
         })
     }
+}
+
+/// Is `t` an array whose dimensions include more than one type variable?
+fn several_unknown(t: &Type) -> bool {
+    factors(t)
+        .iter()
+        .filter(|f| matches!(f, Type::Var(_)))
+        .count()
+        > 1
 }
 
 /// Does `t` mention the type variable `id`?
@@ -1107,4 +1162,180 @@ fn mentions(t: &Type, id: u32) -> bool {
     let mut found = false;
     t.for_each_var(&mut |v| found |= v.id == id);
     found
+}
+
+/// The dimensions of an array type, outermost first: the factors of its index (a compact
+/// product, a power with a static exponent), then its element's (`double ^ c ^ r` is `r`, `c`).
+fn factors(ty: &Type) -> Vec<Type> {
+    fn index_factors(index: &Type, out: &mut Vec<Type>) {
+        match index {
+            Type::CProduct(components) => components.iter().for_each(|c| index_factors(c, out)),
+            Type::CArray(base, exponent) => {
+                match crate::types::size::size_of(exponent).and_then(|n| {
+                    use num_traits::ToPrimitive;
+                    n.to_usize()
+                }) {
+                    Some(copies) if copies <= 32 => {
+                        (0..copies).for_each(|_| index_factors(base, out))
+                    }
+                    _ => out.push(index.clone()),
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    let mut t = ty;
+    while let Type::Array(element, index) = t {
+        index_factors(index, &mut out);
+        t = element;
+    }
+    out
+}
+
+/// An expression reading the run-time size `var`, a factor of the type of `holder`, which is
+/// either an array (the size its length divided by the product of the other factors, which
+/// must be static) or a loaded array with its dimensions, `(array, dims)` (`Prim::Shaped`):
+/// the size is `dims.(axis)`.
+fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
+    let span = holder.span;
+    let size_ty = Type::Int(IntTy::Size);
+    let mk = |kind, ty: &Type| ir::Expr {
+        kind,
+        ty: ty.clone(),
+        span,
+    };
+    let is_var = |t: &Type| matches!(t, Type::Var(v) if v.id == var.id);
+    if let Type::Tuple(parts) = &holder.ty {
+        if let [array_ty, dims_ty] = &parts[..] {
+            let axis = factors(array_ty).iter().position(is_var).unwrap_or(0);
+            let dims = mk(ir::ExprKind::Field(Box::new(holder.clone()), 1), dims_ty);
+            return mk(
+                ir::ExprKind::Index {
+                    array: Box::new(dims),
+                    index: Box::new(mk(
+                        ir::ExprKind::Const(ir::Const::Int(axis as i64)),
+                        &size_ty,
+                    )),
+                    mode: ir::IndexMode::Linear,
+                },
+                &size_ty,
+            );
+        }
+    }
+    // The product of the other factors; a checker that names several unknown factors of one
+    // array binds them through `Prim::Shaped`, so these are static.
+    let others: u64 = factors(&holder.ty)
+        .iter()
+        .filter(|t| !is_var(t))
+        .filter_map(|t| {
+            use num_traits::ToPrimitive;
+            crate::types::size::size_of(t).and_then(|n| n.to_u64())
+        })
+        .product();
+    let len = mk(ir::ExprKind::Prim(ir::Prim::Len, vec![holder]), &size_ty);
+    if others <= 1 {
+        return len;
+    }
+    mk(
+        ir::ExprKind::Prim(
+            ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size),
+            vec![
+                len,
+                mk(ir::ExprKind::Const(ir::Const::Int(others as i64)), &size_ty),
+            ],
+        ),
+        &size_ty,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(id: u32) -> TyVar {
+        TyVar {
+            id,
+            name: format!("n{id}").into(),
+            kind: Kind::Unitsum,
+        }
+    }
+
+    fn holder(ty: Type) -> ir::Expr {
+        ir::Expr {
+            kind: ir::ExprKind::Local(0),
+            ty,
+            span: Span::new(0, 0),
+        }
+    }
+
+    fn printed(e: &ir::Expr) -> String {
+        format!("{:?}", e.kind)
+    }
+
+    #[test]
+    fn a_size_alone_is_the_length() {
+        let a = Type::array(Type::Double, Type::Var(var(1)));
+        let read = size_of_factor(holder(a), &var(1));
+        assert!(
+            matches!(read.kind, ir::ExprKind::Prim(ir::Prim::Len, _)),
+            "{}",
+            printed(&read)
+        );
+        assert_eq!(read.ty, Type::Int(IntTy::Size));
+    }
+
+    #[test]
+    fn one_unknown_factor_is_the_length_over_the_others() {
+        // double ^ (n \* 3 \* 4): n = len / 12; double ^ 5 ^ n: n = len / 5.
+        let a = Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(3), Type::Unitsum(4)]),
+        );
+        let b = Type::array(
+            Type::array(Type::Double, Type::Unitsum(5)),
+            Type::Var(var(1)),
+        );
+        for (ty, others) in [(a, 12), (b, 5)] {
+            let read = size_of_factor(holder(ty), &var(1));
+            let ir::ExprKind::Prim(ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size), operands) =
+                &read.kind
+            else {
+                panic!("not a division: {}", printed(&read));
+            };
+            assert!(matches!(
+                operands[0].kind,
+                ir::ExprKind::Prim(ir::Prim::Len, _)
+            ));
+            assert!(
+                matches!(operands[1].kind, ir::ExprKind::Const(ir::Const::Int(k)) if k == others)
+            );
+        }
+    }
+
+    #[test]
+    fn several_unknown_factors_are_read_from_the_loaded_dimensions() {
+        let array = Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(2), Type::Var(var(2))]),
+        );
+        assert_eq!(factors(&array).len(), 3);
+        let pair = Type::tuple(vec![
+            array,
+            Type::array(Type::Int(IntTy::Size), Type::Unitsum(3)),
+        ]);
+        for (v, axis) in [(1, 0), (2, 2)] {
+            let read = size_of_factor(holder(pair.clone()), &var(v));
+            let ir::ExprKind::Index { array, index, mode } = &read.kind else {
+                panic!("not an index: {}", printed(&read));
+            };
+            assert_eq!(*mode, ir::IndexMode::Linear);
+            assert!(matches!(array.kind, ir::ExprKind::Field(_, 1)));
+            assert!(
+                matches!(index.kind, ir::ExprKind::Const(ir::Const::Int(k)) if k == axis),
+                "{}",
+                printed(&read)
+            );
+        }
+    }
 }

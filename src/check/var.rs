@@ -39,6 +39,7 @@ impl Checker {
                 self.scope = vb.scope;
                 self.frame = vb.loc.frame;
                 let n_errors = self.unit.errors.len();
+                let (n_fresh, n_pre) = (self.unit.fresh_sizes.len(), self.unit.pre_stmts.len());
                 let t = match &decl.node {
                     StmtKind::Var { init: Some(e), .. } | StmtKind::Val { init: e, .. } => {
                         self.initialiser(vb, name, e, None).ty
@@ -58,6 +59,17 @@ impl Checker {
                 self.scope = saved.0;
                 self.frame = saved.1;
                 let t = self.zonk(&t);
+                if self.unit.fresh_sizes.len() > n_fresh {
+                    // A size known only when the initialiser runs (`filter`'s) is made when
+                    // the declaration itself is checked: this early look gives the type for
+                    // the use at hand and leaves the variable pending.
+                    self.unit.fresh_sizes.truncate(n_fresh);
+                    self.unit.pre_stmts.truncate(n_pre);
+                    if let Some(Binding::Var(v)) = self.scopes[vb.scope].values.get_mut(name) {
+                        v.ty = VarType::Pending;
+                    }
+                    return t;
+                }
                 self.set_var_type(vb, name, t.clone());
                 t
             }

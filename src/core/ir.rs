@@ -323,10 +323,38 @@ pub enum Prim {
     /// `save_npz (f, name, a)`: args (the path, the member's name, the array); the archive
     /// `f` with its member `name.npy` added or replaced.
     SaveNpz,
+    /// `load_csv f` (`false`; args (the path)) and `load_csv_with (f, options)` (`true`;
+    /// args (the path, the options record)): the CSV file read as the result type, a matrix
+    /// of numbers or an array of records or structs whose fields name the header's columns.
+    LoadCsv(bool),
+    /// `save_csv (f, a)` (`false`; args (the path, the array)) and `save_csv_with (f,
+    /// options, a)` (`true`; args (the path, the options record, the array)).
+    SaveCsv(bool),
+    /// `lines s`: args (the string); its lines without their line ends, an array of a
+    /// run-time size.
+    Lines,
+    /// `split (s, c)`: args (the string, the separator); the pieces between separators.
+    Split,
+    /// `_random_uniform seed` (`false`) and `_random_normal seed` (`true`): args (the seed);
+    /// the array of doubles of the result type whose element k is the counter-based
+    /// generator's value for (seed, k), uniform in [0, 1) or standard normal.
+    RandomFill(bool),
+    /// `Shaped`: args (a loader's application, `LoadNpy`, `LoadNpz` or `LoadCsv`, whose
+    /// result has several run-time sizes); the loaded array with its dimensions, `(a, dims)`
+    /// of type `T ^ N * size ^ K`, outermost first, as the file gave them. The checker reads
+    /// the sizes from `dims` (`check::sizes`).
+    Shaped,
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.
     Unresolved(crate::syntax::ast::BinOp),
+}
+
+impl Prim {
+    /// Does it read an array from a data file (its sizes the file's)?
+    pub fn is_loader(&self) -> bool {
+        matches!(self, Prim::LoadNpy | Prim::LoadNpz | Prim::LoadCsv(_))
+    }
 }
 
 /// The operations of `Prim::World`, each with its operands (a `unit` operand for those

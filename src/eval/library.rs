@@ -306,9 +306,12 @@ pub fn compile(
                 write_stream(frame.rt, &stream, &text, span)
             })
         }
-        Prim::LoadNpy | Prim::SaveNpy | Prim::LoadNpz | Prim::SaveNpz => {
-            return super::data::compile(prim, args, codes, result_ty, span)
-        }
+        Prim::LoadNpy
+        | Prim::SaveNpy
+        | Prim::LoadNpz
+        | Prim::SaveNpz
+        | Prim::LoadCsv(_)
+        | Prim::SaveCsv(_) => return super::data::compile(prim, args, codes, result_ty, span),
         Prim::FEndl => {
             let f = pop();
             Box::new(move |frame| {
@@ -318,6 +321,10 @@ pub fn compile(
         }
         Prim::World(op) => super::world::compile(*op, codes, span),
         Prim::Parse(double) => super::world::compile_parse(*double, codes, span),
+        Prim::Lines | Prim::Split => super::world::compile_pieces(prim, codes, result_ty, span),
+        Prim::RandomFill(normal) => {
+            super::world::compile_random_fill(*normal, codes, result_ty, span)
+        }
         _ => return None,
     })
 }

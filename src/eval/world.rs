@@ -731,6 +731,122 @@ pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
     }
 }
 
+/// The compiled code of `lines s` and `split (s, c)`: arrays of strings of a run-time size.
+pub fn compile_pieces(
+    prim: &crate::core::ir::Prim,
+    mut codes: Vec<ExprCode>,
+    ty: &crate::types::Type,
+    span: Span,
+) -> ExprCode {
+    let ty = ty.clone();
+    let separator = (*prim == crate::core::ir::Prim::Split)
+        .then(|| codes.pop().expect("the operand count was checked"));
+    let text = codes.pop().expect("the operand count was checked");
+    Box::new(move |frame| {
+        let text = text_of(text(frame)?);
+        let pieces = match &separator {
+            None => lines(&text),
+            Some(separator) => match separator(frame)? {
+                Value::Str(sep) => split(&text, &sep),
+                Value::Int(c) => split(&text, &[c as u8]),
+                _ => vec![&text[..]],
+            },
+        };
+        super::array::check_allocation(Some(pieces.len()), &ty, &frame.rt.limits)
+            .map_err(|f| f.at(span))?;
+        let values: Vec<Value> = pieces
+            .into_iter()
+            .map(|p| Value::Str(std::sync::Arc::new(p.to_vec())))
+            .collect();
+        Ok(Value::Array(super::value::ArrayVal::new(
+            super::value::Buffer::Boxed(values),
+        )))
+    })
+}
+
+/// The lines of `text` without their `\n` or `\r\n`; no empty line after a final line end.
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut out: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .collect();
+    if text.is_empty() || text.ends_with(b"\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The pieces of `text` between occurrences of `separator` (the whole text for an empty one).
+fn split<'a>(text: &'a [u8], separator: &[u8]) -> Vec<&'a [u8]> {
+    if separator.is_empty() {
+        return vec![text];
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i + separator.len() <= text.len() {
+        if &text[i..i + separator.len()] == separator {
+            out.push(&text[start..i]);
+            i += separator.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// The compiled code of `_random_uniform seed` and (`normal`) `_random_normal seed`: the array
+/// of the result type whose element k is value k of the stream `seed`, uniform in [0, 1) or
+/// standard normal. Each
+/// element depends on (seed, k) alone, so the blocks are filled in parallel with the same
+/// values on any number of threads.
+pub fn compile_random_fill(
+    normal: bool,
+    mut codes: Vec<ExprCode>,
+    ty: &crate::types::Type,
+    span: Span,
+) -> ExprCode {
+    let ty = ty.clone();
+    let leaves = super::value::leaf_count(&ty);
+    let seed = codes.pop().expect("the operand count was checked");
+    Box::new(move |frame| {
+        let key = match seed(frame)? {
+            Value::Int(s) => seed_key(s as u64),
+            _ => seed_key(0),
+        };
+        let n = super::array::check_allocation(leaves, &ty, &frame.rt.limits)
+            .map_err(|f| f.at(span))?;
+        let mut values = vec![0.0f64; n];
+        let fill = |start: usize, block: &mut [f64]| {
+            for (i, x) in block.iter_mut().enumerate() {
+                *x = random_double(key, (start + i) as u64, normal);
+            }
+        };
+        if n >= 1 << 16 {
+            super::parallel::fill_blocks(&mut values, fill);
+        } else {
+            fill(0, &mut values);
+        }
+        Ok(Value::Array(super::value::ArrayVal::new(
+            super::value::Buffer::F64(values),
+        )))
+    })
+}
+
+/// Element `k` of a fill keyed by `key`: uniform from value k of the stream, or normal by the
+/// Box-Muller transform of values 2k and 2k + 1 (its cosine half).
+fn random_double(key: u64, k: u64, normal: bool) -> f64 {
+    if !normal {
+        return unit_double(random_at(key, k));
+    }
+    // 1 - u is in (0, 1], so its logarithm is finite.
+    let u = 1.0 - unit_double(random_at(key, 2 * k));
+    let v = unit_double(random_at(key, 2 * k + 1));
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
 /// The compiled code of `parse_int` (`double` false) or `parse_double`.
 pub fn compile_parse(double: bool, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
     let text = codes.pop().expect("the operand count was checked");

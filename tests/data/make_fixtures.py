@@ -44,3 +44,13 @@ header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (4000000000, 400000
 header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
 with open("huge_shape.npy", "wb") as f:
     f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+
+# CSV files: numpy's savetxt (a header row, then the rows), and malformed ones.
+np.savetxt("numpy_savetxt.csv", values("float64", (3, 4)) * 1.5e3, delimiter=",",
+           header="a,b,c,d", comments="")
+with open("bad_field.csv", "w") as f:
+    f.write("x,y,label\n1.5,2,a\n2.5,oops,b\n")
+with open("ragged.csv", "w") as f:
+    f.write("x,y\n1,2\n3\n")
+with open("semicolons.csv", "w") as f:
+    f.write("# a comment line\nx;y\n# another\n1;2\n3;4\n")

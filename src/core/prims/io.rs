@@ -270,6 +270,55 @@ pub(super) const IO_FUNCTIONS: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "lines",
+        schemes: &["[N:UNITSUM] string -> string ^ N"],
+        fresh_sizes: true,
+        form: "lines s",
+        doc: "the lines of s without their line ends (`\\n` or `\\r\\n`; a last line need not \
+            have one): an array whose size is known only when it runs",
+        example: "println$ lines \"a\\nbc\\n\";",
+        typing: Typing::Scheme(|_, _| Some(Prim::Lines)),
+        kernels: |p| (*p == Prim::Lines).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "split",
+        schemes: &[
+            "[N:UNITSUM] string * char -> string ^ N",
+            "[N:UNITSUM] string * string -> string ^ N",
+        ],
+        tupled: true,
+        fresh_sizes: true,
+        form: "split (s, c)",
+        doc: "the pieces of s between the separators c (a char, or a non-empty string), \
+            empty pieces included: n separators make n + 1 pieces; an array whose size is \
+            known only when it runs",
+        example: "println$ split (\"x,,y\", \",\");",
+        typing: Typing::Scheme(|_, _| Some(Prim::Split)),
+        kernels: |p| (*p == Prim::Split).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "_random_uniform",
+        schemes: &["[N:COMPACTLINEAR] int -> double ^ N"],
+        form: "_random_uniform seed",
+        doc: "the kernel of `random_uniform[N] seed`, N from the type expected",
+        example: "val u : double ^ 2 = _random_uniform 7;\nprintln$ u.0 < 1.0;",
+        typing: Typing::Scheme(|_, _| Some(Prim::RandomFill(false))),
+        kernels: |p| (*p == Prim::RandomFill(false)).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "_random_normal",
+        schemes: &["[N:COMPACTLINEAR] int -> double ^ N"],
+        form: "_random_normal seed",
+        doc: "the kernel of `random_normal[N] seed`, N from the type expected",
+        example: "val z : double ^ 2 = _random_normal 7;\nprintln$ len z;",
+        typing: Typing::Scheme(|_, _| Some(Prim::RandomFill(true))),
+        kernels: |p| (*p == Prim::RandomFill(true)).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
         name: "rand",
         schemes: &["unit -> int"],
         form: "rand ()",

@@ -34,6 +34,13 @@ impl Compiler<'_> {
         span: Span,
     ) -> ExprCode {
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        // A loader with its dimensions: the loader's own operands are compiled here.
+        if let (Prim::Shaped, [loaded]) = (prim, args) {
+            if let crate::core::ir::ExprKind::Prim(loader, operands) = &loaded.kind {
+                let codes = self.exprs(operands);
+                return super::super::data::compile_shaped(loader, codes, &loaded.ty, span);
+            }
+        }
         let mut codes = self.exprs(args);
         if crate::core::prims::operand_count(prim).is_some_and(|n| n != codes.len()) {
             return internal(

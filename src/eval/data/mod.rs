@@ -5,6 +5,7 @@
 //! dimensions, checked against that type before any data is read, then the data is read
 //! straight into a fresh buffer. `npy.rs` is the format itself.
 
+pub mod csv;
 pub mod npy;
 
 use std::fs::File;
@@ -19,7 +20,7 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::code::ExprCode;
-use super::error::{file_error, Fault, DATA_FORMAT};
+use super::error::{file_error, Fault, DATA_FORMAT, SHAPE_MISMATCH};
 use super::value::{leaf_type, ArrayVal, Buffer, Value};
 
 /// The element of a numeric array as numpy stores it.
@@ -34,11 +35,12 @@ pub enum Element {
 /// An array type as a data file sees it: its element and its dimensions, outermost first
 /// (`double ^ (3 \* 4)` and `double ^ 4 ^ 3` are both 3 by 4 doubles, `double ^ (3 \^ 2)`
 /// is 3 by 3; an index that is not a product or power of unitsums is one dimension of its
-/// size).
+/// size). A dimension that is a run-time size not known yet (a type variable) is `None`: a
+/// loader takes it from the file.
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub element: Element,
-    pub dims: Vec<usize>,
+    pub dims: Vec<Option<usize>>,
     /// The array type, for messages.
     pub ty: Type,
 }
@@ -64,12 +66,39 @@ impl Layout {
             ty: ty.clone(),
         })
     }
+
+    /// The dimensions of an array of this layout holding `len` elements: the unknown one,
+    /// when only one is, is what the others leave (R0016 when `len` does not divide).
+    pub fn dims_for(&self, len: usize) -> Result<Vec<usize>, Fault> {
+        dims_for(&self.dims, len, &self.ty)
+    }
+}
+
+/// `dims` with its unknown dimension, if at most one is unknown, solved for `len` elements.
+pub fn dims_for(dims: &[Option<usize>], len: usize, ty: &Type) -> Result<Vec<usize>, Fault> {
+    let known: usize = dims.iter().flatten().product();
+    let unknown = dims.iter().filter(|d| d.is_none()).count();
+    let solved = match unknown {
+        0 if known == len => None,
+        1 if known != 0 && len.is_multiple_of(known) => Some(len / known),
+        1 if known == 0 && len == 0 => Some(0),
+        _ => {
+            return Err(Fault::new(
+                SHAPE_MISMATCH,
+                format!("{len} elements do not make an array of type `{ty}`"),
+            ))
+        }
+    };
+    Ok(dims
+        .iter()
+        .map(|d| d.or(solved).unwrap_or_default())
+        .collect())
 }
 
 /// numpy's limit on the number of dimensions; a power with more factors is saved flat.
 const MAX_RANK: usize = 32;
 
-fn index_dims(index: &Type, dims: &mut Vec<usize>) -> Option<()> {
+fn index_dims(index: &Type, dims: &mut Vec<Option<usize>>) -> Option<()> {
     match index {
         Type::CProduct(components) => {
             for c in components.iter() {
@@ -80,14 +109,16 @@ fn index_dims(index: &Type, dims: &mut Vec<usize>) -> Option<()> {
         Type::CArray(base, exponent) => {
             let copies = crate::types::size::size_of(exponent)?.to_usize()?;
             if copies > MAX_RANK {
-                dims.push(crate::types::size::size_of(index)?.to_usize()?);
+                dims.push(Some(crate::types::size::size_of(index)?.to_usize()?));
             } else {
                 for _ in 0..copies {
                     index_dims(base, dims)?;
                 }
             }
         }
-        other => dims.push(crate::types::size::size_of(other)?.to_usize()?),
+        // A run-time size not known yet: the file has it.
+        Type::Var(_) => dims.push(None),
+        other => dims.push(Some(crate::types::size::size_of(other)?.to_usize()?)),
     }
     Some(())
 }
@@ -145,14 +176,20 @@ impl NpyStream {
                 ),
             ));
         }
-        if self.dims() != layout.dims {
+        let fits = self.dims().len() == layout.dims.len()
+            && self
+                .dims()
+                .iter()
+                .zip(&layout.dims)
+                .all(|(&file, &expected)| expected.is_none_or(|e| e == file));
+        if !fits {
             return Err(Fault::new(
                 DATA_FORMAT,
                 format!(
                     "{}, not the `{}` expected (shape {})",
                     self.holds(),
                     layout.ty,
-                    npy::shape_text(&layout.dims)
+                    npy::shape_text_of(&layout.dims)
                 ),
             ));
         }
@@ -191,11 +228,76 @@ fn read_npy(
     available: u64,
     limits: &Limits,
     io: &dyn Fn(std::io::Error) -> Fault,
-) -> Result<Value, Fault> {
+) -> Result<(Value, Vec<usize>), Fault> {
     let stream = NpyStream::open(reader, label, io)?;
     stream.check(layout)?;
+    let dims = stream.dims().to_vec();
     let buffer = stream.read(reader, layout.element, available, limits, io)?;
-    Ok(Value::Array(ArrayVal::new(buffer)))
+    Ok((Value::Array(ArrayVal::new(buffer)), dims))
+}
+
+/// A loader's compiled code: the array and its dimensions, outermost first.
+type LoadCode = Box<
+    dyn Fn(&mut super::Frame<'_, '_>) -> Result<(Value, Vec<usize>), super::Ctrl> + Send + Sync,
+>;
+
+/// The code that fails with `message` (a type no file holds).
+fn refused(message: String, span: Span) -> LoadCode {
+    Box::new(move |_| Err(Fault::new(DATA_FORMAT, message.clone()).at(span)))
+}
+
+/// The compiled code of the loader `prim` (`is_loader`), reading the array type `ty`, on its
+/// compiled operands.
+fn load_code(prim: &Prim, mut codes: Vec<ExprCode>, ty: &Type, span: Span) -> LoadCode {
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    if let Prim::LoadCsv(with) = prim {
+        let shape = match csv::Shape::of(ty) {
+            Ok(shape) => shape,
+            Err(message) => return refused(message, span),
+        };
+        let ty = ty.clone();
+        let options = with.then(&mut pop);
+        let path = pop();
+        return Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let options = match &options {
+                Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+                None => csv::Options::default(),
+            };
+            csv::load(&path, &shape, &ty, options, &frame.rt.limits).map_err(|f| f.at(span))
+        });
+    }
+    let layout = match Layout::of(ty) {
+        Ok(layout) => layout,
+        Err(message) => return refused(message, span),
+    };
+    if *prim == Prim::LoadNpz {
+        let name = pop();
+        let path = pop();
+        return Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let name = text(&name(frame)?);
+            load_npz(&path, &name, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+        });
+    }
+    let path = pop();
+    Box::new(move |frame| {
+        let path = text(&path(frame)?);
+        load_npy(&path, &layout, &frame.rt.limits).map_err(|f| f.at(span))
+    })
+}
+
+/// The compiled code of `Prim::Shaped` over the loader `prim` reading `ty`: the pair of the
+/// array and its dimensions (`size ^ rank`).
+pub fn compile_shaped(prim: &Prim, codes: Vec<ExprCode>, ty: &Type, span: Span) -> ExprCode {
+    let load = load_code(prim, codes, ty, span);
+    Box::new(move |frame| {
+        let (array, dims) = load(frame)?;
+        let dims = Buffer::I64(dims.into_iter().map(|d| d as i64).collect());
+        Ok(Value::Tuple(
+            vec![array, Value::Array(ArrayVal::new(dims))].into(),
+        ))
+    })
 }
 
 /// The compiled code of a data-file kernel, `None` for other kernels.
@@ -206,11 +308,36 @@ pub fn compile(
     result_ty: &Type,
     span: Span,
 ) -> Option<ExprCode> {
-    let array_ty = match prim {
-        Prim::LoadNpy | Prim::LoadNpz => result_ty,
-        Prim::SaveNpy | Prim::SaveNpz => &args.last()?.ty,
-        _ => return None,
-    };
+    if prim.is_loader() {
+        let load = load_code(prim, codes, result_ty, span);
+        return Some(Box::new(move |frame| Ok(load(frame)?.0)));
+    }
+    let array_ty = &args.last()?.ty;
+    let mut pop = || codes.pop().expect("the operand count was checked");
+    if let Prim::SaveCsv(with) = prim {
+        let shape = match csv::Shape::of(array_ty) {
+            Ok(shape) => shape,
+            Err(message) => {
+                return Some(Box::new(move |_| {
+                    Err(Fault::new(DATA_FORMAT, message.clone()).at(span))
+                }))
+            }
+        };
+        let ty = array_ty.clone();
+        let array = pop();
+        let options = with.then(&mut pop);
+        let path = pop();
+        return Some(Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let options = match &options {
+                Some(o) => csv::Options::of(&o(frame)?).map_err(|f| f.at(span))?,
+                None => csv::Options::default(),
+            };
+            let array = array(frame)?;
+            csv::save(&path, &shape, &ty, options, &array).map_err(|f| f.at(span))?;
+            Ok(Value::Unit)
+        }));
+    }
     let layout = match Layout::of(array_ty) {
         Ok(layout) => layout,
         Err(message) => {
@@ -219,15 +346,7 @@ pub fn compile(
             }))
         }
     };
-    let mut pop = || codes.pop().expect("the operand count was checked");
     Some(match prim {
-        Prim::LoadNpy => {
-            let path = pop();
-            Box::new(move |frame| {
-                let path = text(&path(frame)?);
-                load_npy(&path, &layout, &frame.rt.limits).map_err(|f| f.at(span))
-            })
-        }
         Prim::SaveNpy => {
             let array = pop();
             let path = pop();
@@ -238,16 +357,7 @@ pub fn compile(
                 Ok(Value::Unit)
             })
         }
-        Prim::LoadNpz => {
-            let name = pop();
-            let path = pop();
-            Box::new(move |frame| {
-                let path = text(&path(frame)?);
-                let name = text(&name(frame)?);
-                load_npz(&path, &name, &layout, &frame.rt.limits).map_err(|f| f.at(span))
-            })
-        }
-        _ => {
+        Prim::SaveNpz => {
             let array = pop();
             let name = pop();
             let path = pop();
@@ -259,6 +369,7 @@ pub fn compile(
                 Ok(Value::Unit)
             })
         }
+        _ => return None,
     })
 }
 
@@ -269,7 +380,7 @@ fn text(v: &Value) -> String {
     }
 }
 
-fn load_npy(path: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+fn load_npy(path: &str, layout: &Layout, limits: &Limits) -> Result<(Value, Vec<usize>), Fault> {
     let io = |e: std::io::Error| file_error("read", path, &e);
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     let length = file.metadata().map_err(io)?.len();
@@ -288,20 +399,32 @@ fn save_npy(path: &str, layout: &Layout, array: &Value) -> Result<(), Fault> {
     let io = |e: std::io::Error| file_error("write", path, &e);
     let file = File::create(path).map_err(io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    write_npy(&mut out, layout, array).map_err(io)?;
+    write_npy(&mut out, layout, array, &io)?;
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
     file.sync_data().map_err(io)
 }
 
-fn write_npy(out: &mut impl Write, layout: &Layout, array: &Value) -> std::io::Result<()> {
-    out.write_all(&npy::header_bytes(layout.element, &layout.dims))?;
+fn write_npy(
+    out: &mut impl Write,
+    layout: &Layout,
+    array: &Value,
+    io: &dyn Fn(std::io::Error) -> Fault,
+) -> Result<(), Fault> {
+    let len = match array {
+        Value::Array(view) => view.len,
+        _ => 0,
+    };
+    let dims = layout.dims_for(len)?;
+    out.write_all(&npy::header_bytes(layout.element, &dims))
+        .map_err(io)?;
     if let Value::Array(view) = array {
         npy::write_data(
             out,
             &view.buf,
             view.start..view.start + view.len,
             layout.element,
-        )?;
+        )
+        .map_err(io)?;
     }
     Ok(())
 }
@@ -321,7 +444,12 @@ fn not_npz(path: &str, error: zip::result::ZipError) -> Fault {
     }
 }
 
-fn load_npz(path: &str, name: &str, layout: &Layout, limits: &Limits) -> Result<Value, Fault> {
+fn load_npz(
+    path: &str,
+    name: &str,
+    layout: &Layout,
+    limits: &Limits,
+) -> Result<(Value, Vec<usize>), Fault> {
     let file = File::open(path).map_err(|e| file_error("open", path, &e))?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| not_npz(path, e))?;
     let names: Vec<String> = archive
@@ -391,12 +519,12 @@ fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<()
                 }
             }
         }
-        let bytes = npy_size(layout);
+        let bytes = npy_size(layout, array);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored)
             .large_file(bytes >= u32::MAX as u64);
         writer.start_file(own, options).map_err(zip_error)?;
-        write_npy(&mut writer, layout, array).map_err(io)?;
+        write_npy(&mut writer, layout, array, &io)?;
         let mut out = writer.finish().map_err(zip_error)?;
         out.flush().map_err(io)
     })();
@@ -413,7 +541,131 @@ fn save_npz(path: &str, name: &str, layout: &Layout, array: &Value) -> Result<()
 }
 
 /// The bytes of the `.npy` file of an array of this layout.
-fn npy_size(layout: &Layout) -> u64 {
-    let count: u64 = layout.dims.iter().map(|&d| d as u64).product();
+fn npy_size(layout: &Layout, array: &Value) -> u64 {
+    let count = match array {
+        Value::Array(view) => view.len as u64,
+        _ => 0,
+    };
     count * npy::Dtype::of(layout.element).width as u64 + 128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ty::{Kind, TyVar};
+
+    fn size_var(id: u32) -> Type {
+        Type::Var(TyVar {
+            id,
+            name: format!("n{id}").into(),
+            kind: Kind::Unitsum,
+        })
+    }
+
+    fn scratch(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("tessera-unit-data-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        dir.join(name).to_string_lossy().into_owned()
+    }
+
+    fn doubles(value: &Value) -> Vec<f64> {
+        match value {
+            Value::Array(view) => (0..view.len)
+                .map(|i| view.buf.get(view.start + i).as_float_lossy())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn unknown_dimensions_are_the_files() {
+        let limits = Limits::default();
+        let known = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![Type::Unitsum(2), Type::Unitsum(3)]),
+        ))
+        .expect("a layout");
+        let path = scratch("unknown.npy");
+        let data: Vec<f64> = (0..6).map(f64::from).collect();
+        let array = Value::Array(ArrayVal::new(Buffer::F64(data.clone())));
+        save_npy(&path, &known, &array).expect("saved");
+        // Both sizes unknown: the file gives them.
+        let both = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![size_var(1), size_var(2)]),
+        ))
+        .expect("a layout");
+        assert_eq!(both.dims, vec![None, None]);
+        let (value, dims) = load_npy(&path, &both, &limits).expect("loaded");
+        assert_eq!(dims, vec![2, 3]);
+        assert_eq!(doubles(&value), data);
+        // One known, one not: the known one is checked.
+        let rows = Layout::of(&Type::array(
+            Type::array(Type::Double, size_var(1)),
+            Type::Unitsum(2),
+        ))
+        .expect("a layout");
+        assert_eq!(rows.dims, vec![Some(2), None]);
+        assert_eq!(
+            load_npy(&path, &rows, &limits).expect("loaded").1,
+            vec![2, 3]
+        );
+        let wrong = Layout::of(&Type::array(
+            Type::Double,
+            Type::cproduct(vec![size_var(1), Type::Unitsum(4)]),
+        ))
+        .expect("a layout");
+        let fault = load_npy(&path, &wrong, &limits).expect_err("a mismatch");
+        assert!(fault.message.contains("shape (?, 4)"), "{}", fault.message);
+        // A wrong rank is refused whatever the sizes.
+        let flat = Layout::of(&Type::array(Type::Double, size_var(1))).expect("a layout");
+        assert!(load_npy(&path, &flat, &limits).is_err());
+    }
+
+    #[test]
+    fn an_unknown_dimension_is_solved_from_the_length() {
+        let ty = Type::Double;
+        assert_eq!(
+            dims_for(&[None, Some(4)], 12, &ty).expect("solved"),
+            vec![3, 4]
+        );
+        assert_eq!(
+            dims_for(&[Some(2), Some(3)], 6, &ty).expect("solved"),
+            vec![2, 3]
+        );
+        assert_eq!(
+            dims_for(&[None, Some(0)], 0, &ty).expect("solved"),
+            vec![0, 0]
+        );
+        assert!(dims_for(&[None, Some(5)], 12, &ty).is_err());
+        assert!(dims_for(&[None, None], 12, &ty).is_err());
+        assert!(dims_for(&[Some(2), Some(2)], 5, &ty).is_err());
+    }
+
+    #[test]
+    fn csv_loads_give_their_dimensions() {
+        let limits = Limits::default();
+        let path = scratch("dims.csv");
+        std::fs::write(&path, "a,b,c\n1,2,3\n4,5,6\n").expect("written");
+        let matrix = Type::array(Type::Double, Type::cproduct(vec![size_var(1), size_var(2)]));
+        let shape = csv::Shape::of(&matrix).expect("a shape");
+        let (value, dims) =
+            csv::load(&path, &shape, &matrix, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![2, 3]);
+        assert_eq!(doubles(&value), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let records = Type::array(
+            Type::record(vec![("b".into(), Type::Int(IntTy::Int))]),
+            size_var(1),
+        );
+        let shape = csv::Shape::of(&records).expect("a shape");
+        let (_, dims) =
+            csv::load(&path, &shape, &records, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![2]);
+        let column = Type::array(Type::Double, size_var(1));
+        let shape = csv::Shape::of(&column).expect("a shape");
+        std::fs::write(&path, "x\n1\n2\n3\n").expect("written");
+        let (_, dims) =
+            csv::load(&path, &shape, &column, csv::Options::default(), &limits).expect("loaded");
+        assert_eq!(dims, vec![3]);
+    }
 }

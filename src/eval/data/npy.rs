@@ -145,14 +145,20 @@ impl Header {
     }
 }
 
-pub fn shape_text(shape: &[usize]) -> String {
-    match shape {
+/// The shape of a layout as numpy prints one, a dimension known only from the file as `?`.
+pub fn shape_text_of(shape: &[Option<usize>]) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .map(|d| d.map_or("?".to_string(), |d| d.to_string()))
+        .collect();
+    match dims.as_slice() {
         [one] => format!("({one},)"),
-        _ => {
-            let parts: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-            format!("({})", parts.join(", "))
-        }
+        _ => format!("({})", dims.join(", ")),
     }
+}
+
+pub fn shape_text(shape: &[usize]) -> String {
+    shape_text_of(&shape.iter().map(|&d| Some(d)).collect::<Vec<_>>())
 }
 
 fn malformed(path: &str, what: impl std::fmt::Display) -> Fault {
@@ -360,12 +366,13 @@ pub fn check_size(path: &str, header: &Header, limits: &Limits) -> Result<usize,
         .count()
         .ok_or_else(|| too_large("more elements than memory can index".into()))?;
     let bytes = count as u128 * 8;
-    let refusal = limits.max_alloc_bytes as u128;
-    if count > super::super::array::MAX_LEAVES || bytes > refusal {
-        return Err(too_large(
-            crate::limits::Refusal::OverLimit(limits.max_alloc_bytes).describe(bytes),
-        ));
-    }
+    // `--max-alloc`, then the memory budget (`--max-memory`) and what the system grants.
+    let refusal = if count > super::super::array::MAX_LEAVES {
+        Err(crate::limits::Refusal::OverLimit(limits.max_alloc_bytes))
+    } else {
+        limits.check_allocation(bytes)
+    };
+    refusal.map_err(|refusal| too_large(refusal.describe(bytes)))?;
     Ok(count)
 }
 
