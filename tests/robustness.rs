@@ -575,3 +575,17 @@ fn secret_instances_of_a_call_chain_are_checked_once() {
     // Exponential checking doubles per level: 4 times the levels would be 2^36 times slower.
     assert_linear("secret_chain", &["check"], make, 10);
 }
+
+#[test]
+fn long_top_levels_compile_in_linear_time() {
+    // Native code compiles a unit's top level in pieces of bounded size: one function for
+    // thousands of statements would cost Cranelift's register allocator quadratic time.
+    let make = |n: usize| {
+        let mut src = String::from("fun id[T] (x:T) => x;\nvar s = 0;\n");
+        for i in 0..n {
+            src += &format!("s = s * 3 % 1000003 + id {i};\nprintln$ id s;\n");
+        }
+        src
+    };
+    assert_linear("long_top_level", &[], make, 1000);
+}
