@@ -29,7 +29,7 @@ Options:
                  four per core)
   --max-nesting N        nesting depth of expressions, types, patterns, blocks (256; E0102)
   --max-alloc N          bytes of one array, string or natural (4294967296; R0007)
-  --max-natural-bits N   bits of one natural number (16777216; R0007)
+  --max-natural-bits N   bits of one natural number (4194304; R0007)
   --max-memory N         bytes of heap the process may hold (half the memory; R0007)
   --max-call-depth N     nested calls (100000; R0008)
   --max-stack N          bytes of native stack for nested calls (536870912; R0008)

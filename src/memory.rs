@@ -134,9 +134,13 @@ pub(crate) fn clear() {
     OVER_BUDGET.store(false, Ordering::Relaxed);
 }
 
-/// Half the machine's physical memory, and at most half the address-space limit
-/// (`RLIMIT_AS`) when one is set: the other half is left to the stacks, the code and the
-/// mappings that are reserved rather than allocated.
+/// Half the machine's physical memory, and at most an eighth of the address-space limit
+/// (`RLIMIT_AS`) when one is set. The address space counts what is reserved, not what is
+/// used: the native stack segments (up to `--max-stack`), each thread's stack and malloc
+/// arena, the compiled code, and a value being rebuilt (a string doubled, an array copied on
+/// write) while the old one is alive. An eighth also keeps the process's pages within what such
+/// a limit usually means: under `prlimit --as=8GiB` a program stops with R0007 at 1 GiB of
+/// heap, in about a second, instead of faulting in 4 GiB of pages first.
 pub fn default_budget() -> u64 {
     // SAFETY: `sysconf` and `getrlimit` only read system values into plain integers.
     let (pages, page_size, address_space) = unsafe {
@@ -164,7 +168,7 @@ pub fn default_budget() -> u64 {
     };
     let mut budget = physical / 2;
     if let Some(address_space) = address_space {
-        budget = budget.min(address_space / 2);
+        budget = budget.min(address_space / 8);
     }
     budget
 }

@@ -214,20 +214,65 @@ fn statement() -> impl Strategy<Value = String> {
         expr().prop_map(|e| format!("fun g{} (z:int) => {e};", e.len())),
         Just("while x > 0 do x = x - 1; done".to_string()),
         Just("s = s + s;".to_string()),
+        // Records and structs.
+        expr().prop_map(|e| format!("println$ (r.a + {e}, r.b);")),
+        expr().prop_map(|e| format!("r = (a={e}, b=r.b);")),
+        expr().prop_map(|e| format!("println$ P ({e}, s);")),
+        // Pointers: through `&`, stores, and a variable declared after its use.
+        expr().prop_map(|e| format!("var p{n} = &x; p{n} <- {e}; println$ *p{n};", n = e.len())),
+        expr().prop_map(|e| format!("&a.1 <- {e}; println$ *(&a);")),
+        Just("println$ *(&later); var later = 2;".to_string()),
+        // Secrets.
+        expr().prop_map(|e| format!("k = k + {e}; println$ reveal k;")),
+        expr().prop_map(|e| format!("println$ {e} + k;")),
+        Just("if k > 0 do println 1; done".to_string()),
+        // Format strings, with arguments right and wrong.
+        (
+            prop::sample::select(&["%d", "%s", "%5.2f", "%03d%%", "%S", "%x", "%", "%d %d"][..]),
+            expr()
+        )
+            .prop_map(|(f, e)| format!("println$ f\"<{f}>\" {e};")),
+        // Patterns.
+        expr().prop_map(|e| format!(
+            "println$ match {e} with | 0 => 1 | (u, w) => 2 | _ => 3 endmatch;"
+        )),
+        expr().prop_map(|e| format!("println$ match V {e} with | N => 0 | V v => 1 endmatch;")),
+        expr().prop_map(|e| format!("val d1, d2 = {e}, {e};")),
+        // Run-time shapes.
+        expr().prop_map(|e| format!(
+            "val m{n} = {e}; var b{n} : int ^ m{n}; println$ len b{n};",
+            n = e.len()
+        )),
+        expr().prop_map(|e| format!("println$ filter (fun (y:int) => y > {e}) a;")),
+        expr().prop_map(|e| format!(
+            "val f{n} = filter (fun (y:int) => y < {e}) a; println$ \\sum f{n};",
+            n = e.len()
+        )),
     ]
 }
 
 fn program() -> impl Strategy<Value = String> {
     prop::collection::vec(statement(), 1..8).prop_map(|statements| {
         format!(
-            "var x = 3;\nvar s = \"q\";\nvar c = `1:3 \\, `2:4;\nvar a = 1, 2, 3;\n{}\n",
+            "var x = 3;\nvar s = \"q\";\nvar c = `1:3 \\, `2:4;\nvar a = 1, 2, 3;\n\
+             var r = (a=1, b=\"r\");\nstruct P {{ u: int; w: string; }}\n\
+             variant W = | N | V of int;\nvar k : secret int = 7;\n{}\n",
             statements.join("\n")
         )
     })
 }
 
+/// Cases per property: 300, or `TESSERA_FUZZ_CASES`.
+fn fuzz_cases() -> u32 {
+    std::env::var("TESSERA_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    // `TESSERA_FUZZ_CASES` raises the number of cases for a fuzzing campaign.
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn token_soups_never_crash(src in token_soup()) {

@@ -483,9 +483,9 @@ fn the_text_of_a_value_with_shared_leaves_is_bounded() {
 
 #[test]
 fn kernels_past_the_memory_budget_are_r0007() {
-    // The tests run under `ulimit -v` 1 GiB, so the budget is 512 MiB: the array fits, a
-    // second one as large does not, and each kernel says so before it allocates.
-    let decl = "var a : int ^ 40000000;\n&a.0 <- 1;\n";
+    // The tests run under `ulimit -v` 1 GiB, so the budget is 128 MiB: the array (80 MB)
+    // fits, a second one as large does not, and each kernel says so before it allocates.
+    let decl = "var a : int ^ 10000000;\n&a.0 <- 1;\n";
     for kernel in [
         "map (fun (x:int) => x + 1) a",
         "rev a",
@@ -574,4 +574,32 @@ fn secret_instances_of_a_call_chain_are_checked_once() {
     };
     // Exponential checking doubles per level: 4 times the levels would be 2^36 times slower.
     assert_linear("secret_chain", &["check"], make, 10);
+}
+
+#[test]
+fn long_top_levels_compile_in_linear_time() {
+    // Native code compiles a unit's top level in pieces of bounded size: one function for
+    // thousands of statements would cost Cranelift's register allocator quadratic time.
+    let make = |n: usize| {
+        let mut src = String::from("fun id[T] (x:T) => x;\nvar s = 0;\n");
+        for i in 0..n {
+            src += &format!("s = s * 3 % 1000003 + id {i};\nprintln$ id s;\n");
+        }
+        src
+    };
+    assert_linear("long_top_level", &[], make, 1000);
+}
+
+#[test]
+fn naturals_past_the_default_bound_stop_before_their_slow_operations() {
+    // Division and the conversion to decimal take quadratic time in a natural's size; the
+    // default `--max-natural-bits` stops the squaring that would pass it, before any of them.
+    let src = "var n = 3 :>> natural;\nfor i in 0 ..< 23 do n = n * n; done\n\
+               println$ len (str n);\n";
+    let outcome = expect_file("natural_bound", src, 3, Some("R0007"));
+    assert!(
+        outcome.stderr.contains("--max-natural-bits"),
+        "{}",
+        outcome.stderr
+    );
 }

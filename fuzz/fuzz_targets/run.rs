@@ -1,5 +1,6 @@
 //! Check and run any text with lowered limits and a one-second watchdog (the Ctrl-C flag):
-//! never a panic, never an internal error, every diagnostic inside the source.
+//! never a panic, never an internal error, every diagnostic inside the source. The dictionary
+//! `fuzz/tessera.dict` lists the syntax to splice in (`-dict=tessera.dict`).
 #![no_main]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

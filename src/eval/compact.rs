@@ -4,7 +4,7 @@
 //! Layouts are computed once per type when compiling; the run-time functions below only do
 //! integer arithmetic on `u64` codes (or `BigUint` codes for types bigger than 2^64).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
@@ -212,6 +212,10 @@ pub struct CArrayLayout {
     /// (then a radix of at least 2 allows at most 64 positions; a radix below 2 has only the
     /// digit 0 and needs no weights).
     small: Option<(u64, Vec<u64>)>,
+    /// The big weight last asked for, as `(exponent, radix^exponent)`: a loop over the
+    /// positions asks for neighbouring weights, each one multiplication or exact division by
+    /// the radix away from the last (linear time) where `pow` is superlinear.
+    last_weight: Arc<Mutex<Option<(usize, BigUint)>>>,
 }
 
 impl CArrayLayout {
@@ -239,6 +243,7 @@ impl CArrayLayout {
             elem: CodeRepr::of(elem),
             radix,
             small,
+            last_weight: Arc::default(),
         })
     }
 
@@ -250,10 +255,26 @@ impl CArrayLayout {
                 weight: weights.get(p).copied().unwrap_or(1),
             },
             None => Digit::Big {
-                weight: self.radix.pow((self.n - 1 - p) as u32),
+                weight: self.big_weight(self.n - 1 - p),
                 radix: self.radix.clone(),
             },
         }
+    }
+
+    /// `radix^exponent`, from the last weight asked for when it is a neighbour.
+    fn big_weight(&self, exponent: usize) -> BigUint {
+        let mut last = self
+            .last_weight
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let weight = match last.take() {
+            Some((e, w)) if e == exponent => w,
+            Some((e, w)) if e + 1 == exponent => w * &self.radix,
+            Some((e, w)) if exponent + 1 == e && !self.radix.is_zero() => w / &self.radix,
+            _ => self.radix.pow(exponent as u32),
+        };
+        *last = Some((exponent, weight.clone()));
+        weight
     }
 
     /// The element at position `p` (checked to be below `n`) of a compact array code.
@@ -465,6 +486,19 @@ mod tests {
         let got: Vec<i64> = (0..3).map(|p| layout.element(&code, p).as_int()).collect();
         assert_eq!(got, vec![1, 4, 2]);
         assert_eq!(layout.small_element(47, 1), Some(4));
+    }
+
+    #[test]
+    fn big_weights_stepped_from_the_last_equal_powers() {
+        let ty = Type::carray(Type::Unitsum(3), Type::Unitsum(200));
+        let layout = CArrayLayout::of(&ty).expect("a compact array");
+        let radix = BigUint::from(3u8);
+        for p in [0, 1, 2, 3, 2, 1, 150, 151, 199, 198, 198, 0] {
+            let Digit::Big { weight, .. } = layout.digit(p) else {
+                panic!("a 318-bit code has big digits");
+            };
+            assert_eq!(weight, radix.pow(199 - p as u32), "position {p}");
+        }
     }
 
     #[test]

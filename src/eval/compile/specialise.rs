@@ -202,8 +202,7 @@ fn compile_for(
     // Elsewhere at a unit's top level the block is compiled as top-level code: natively when
     // it can be.
     if let (Some(backend), false) = (&backend, context.escapes) {
-        if let Some(code) =
-            super::super::native::compile_continuation(&mut compiler, backend, &body)
+        if let Some(code) = super::super::native::compile_unit(&mut compiler, backend, &body, None)
         {
             if compiler.top_level_slots() <= frame.slots.len() {
                 return Ok(Specialised::Native(code));

@@ -549,7 +549,8 @@ pub fn compile_instance(
 
 /// A unit's top level compiled to native code: `run` it with the unit's frame.
 pub struct UnitCode {
-    entry: usize,
+    /// One native function per piece of the top level (`top_level_pieces`), run in order.
+    entries: Vec<usize>,
     n_slots: usize,
 }
 
@@ -557,83 +558,109 @@ impl UnitCode {
     /// Run the unit's statements in `frame` (of `n_slots()` slots).
     pub fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
         assert!(frame.slots.len() >= self.n_slots);
-        // SAFETY: the code was compiled for this signature; the frame has the slots it
-        // addresses; `rt` outlives the call.
-        let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *mut Value, usize) =
-            unsafe { std::mem::transmute(self.entry) };
-        let n = frame.slots.len();
-        f(
-            frame.rt,
-            frame.captures.as_ptr(),
-            frame.slots.as_mut_ptr(),
-            n,
-        );
-        runtime::take_failure(frame.rt)
+        for &entry in &self.entries {
+            // SAFETY: the code was compiled for this signature; the frame has the slots it
+            // addresses; `rt` outlives the call.
+            let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *mut Value, usize) =
+                unsafe { std::mem::transmute(entry) };
+            let n = frame.slots.len();
+            f(
+                frame.rt,
+                frame.captures.as_ptr(),
+                frame.slots.as_mut_ptr(),
+                n,
+            );
+            runtime::take_failure(frame.rt)?;
+        }
+        Ok(())
     }
+}
+
+/// A piece of top-level code holds statements of at most about this many expressions (a single
+/// larger statement is a piece of its own). Compiling a function costs Cranelift more than
+/// linear time in its size (register allocation), so a long top level (a generated script of
+/// thousands of statements) is compiled as a sequence of functions of bounded size, each
+/// starting from the frame where the previous one left it.
+const TOP_LEVEL_PIECE_EXPRS: usize = 500;
+
+/// `stmts` cut into consecutive pieces of at most `TOP_LEVEL_PIECE_EXPRS` expressions (or one
+/// statement).
+fn top_level_pieces(stmts: &[Stmt]) -> Vec<&[Stmt]> {
+    let mut pieces = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, stmt) in stmts.iter().enumerate() {
+        let mut n = 1;
+        crate::core::visit::each_in_stmts(std::slice::from_ref(stmt), &mut |_| n += 1, &mut |_| {});
+        if i > start && size + n > TOP_LEVEL_PIECE_EXPRS {
+            pieces.push(&stmts[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += n;
+    }
+    pieces.push(&stmts[start..]);
+    pieces
 }
 
 /// Compile a unit's top-level statements to native code, in a frame of `n_slots` slots (the
 /// compiler's top-level slots); `None` when that fails (the unit then runs on closures).
+/// The statements are compiled as consecutive pieces of bounded size (`top_level_pieces`);
+/// the variables a piece keeps in registers are read from the frame when it starts and
+/// written back when it ends, so the pieces share the frame as one function would.
 pub fn compile_unit(
     compiler: &mut Compiler<'_>,
     backend: &SharedBackend,
     stmts: &[Stmt],
     result: Option<&Expr>,
 ) -> Option<UnitCode> {
-    compile_code(compiler, backend, stmts, result, false)
-}
-
-/// `stmts`, the rest of a unit's top level that runs once its run-time sizes are known
-/// (`Stmt::Specialise`), compiled as `compile_unit` does; its variables start with the values
-/// the code before it left in the frame.
-pub fn compile_continuation(
-    compiler: &mut Compiler<'_>,
-    backend: &SharedBackend,
-    stmts: &[Stmt],
-) -> Option<UnitCode> {
-    compile_code(compiler, backend, stmts, None, true)
-}
-
-fn compile_code(
-    compiler: &mut Compiler<'_>,
-    backend: &SharedBackend,
-    stmts: &[Stmt],
-    result: Option<&Expr>,
-    live_in: bool,
-) -> Option<UnitCode> {
-    let (id, name) = {
-        let mut b = lock(backend);
-        b.unit_counter += 1;
-        let name = format!("unit{}", b.unit_counter);
-        let mut sig = Signature::new(b.call_conv);
-        for _ in 0..3 {
-            sig.params.push(AbiParam::new(types::I64));
+    lock(backend).depth += 1;
+    let mut ids = Vec::new();
+    let mut notes = Vec::new();
+    let mut failure = None;
+    let mut n_slots = 0;
+    for piece in top_level_pieces(stmts) {
+        let id = {
+            let mut b = lock(backend);
+            b.unit_counter += 1;
+            let name = format!("unit{}", b.unit_counter);
+            let mut sig = Signature::new(b.call_conv);
+            for _ in 0..3 {
+                sig.params.push(AbiParam::new(types::I64));
+            }
+            b.module
+                .declare_function(&name, cranelift_module::Linkage::Local, &sig)
+        };
+        let id = match id {
+            Ok(id) => id,
+            Err(e) => {
+                failure = Some(format!("declaring the top level: {e}"));
+                break;
+            }
+        };
+        match lower::unit(compiler, backend, piece, result, id) {
+            Ok((piece_notes, slots)) => {
+                notes.extend(piece_notes);
+                n_slots = slots;
+                ids.push(id);
+            }
+            Err(reason) => {
+                failure = Some(reason);
+                break;
+            }
         }
-        let id = b
-            .module
-            .declare_function(&name, cranelift_module::Linkage::Local, &sig)
-            .ok()?;
-        b.depth += 1;
-        (id, name)
-    };
-    let _ = name;
-    let lowered = lower::unit(compiler, backend, stmts, result, id, live_in);
+    }
     let mut b = lock(backend);
     b.depth -= 1;
-    let (notes, n_slots) = match lowered {
-        Ok(done) => done,
-        Err(reason) => {
-            b.reports.push(Report {
-                name: "top level".into(),
-                native: false,
-                notes: vec![format!("not compiled: {reason}")],
-            });
-            if b.depth == 0 {
-                let _ = b.finalize();
-            }
-            return None;
+    if let Some(reason) = failure {
+        b.reports.push(Report {
+            name: "top level".into(),
+            native: false,
+            notes: vec![format!("not compiled: {reason}")],
+        });
+        if b.depth == 0 {
+            let _ = b.finalize();
         }
-    };
+        return None;
+    }
     b.reports.push(Report {
         name: "top level".into(),
         native: true,
@@ -642,8 +669,11 @@ fn compile_code(
     if b.depth == 0 && b.finalize().is_err() {
         return None;
     }
-    let entry = b.module.get_finalized_function(id) as usize;
-    Some(UnitCode { entry, n_slots })
+    let entries = ids
+        .into_iter()
+        .map(|id| b.module.get_finalized_function(id) as usize)
+        .collect();
+    Some(UnitCode { entries, n_slots })
 }
 
 /// Call a native instance with evaluator values (from `closure::call_instance`): one value

@@ -897,7 +897,6 @@ pub(super) fn unit(
     stmts: &[Stmt],
     result: Option<&Expr>,
     id: FuncId,
-    live_in: bool,
 ) -> Result<(Vec<String>, usize), String> {
     let call_conv = lock(backend).call_conv;
     let mut sig = Signature::new(call_conv);
@@ -930,10 +929,12 @@ pub(super) fn unit(
         }
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
-        if live_in {
-            let all: Vec<Slot> = l.vars.keys().copied().collect();
-            l.reload(&all);
-        }
+        // A top level compiled in pieces continues from the frame the previous piece left.
+        let registers: Vec<Slot> = (l.vars.iter())
+            .filter(|(_, (_, repr))| *repr != Repr::Unit)
+            .map(|(s, _)| *s)
+            .collect();
+        l.reload(&registers);
         let done = l.b.create_block();
         l.returns.push(ReturnTarget {
             block: done,
