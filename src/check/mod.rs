@@ -29,6 +29,7 @@ mod project;
 mod record;
 pub(crate) mod scheme;
 pub mod secret;
+mod size_names;
 mod sizes;
 mod stmt;
 mod suggest;

@@ -893,9 +893,9 @@ fun f0 square (l0 : int) : int slots 1 pure {
   return IntArith(Mul, Int)(l0, l0)
 }
 g0 = 2
-Println(inline square {
+Println(loop {
   l0 = IntArith(Add, Int)(g0, 1)
-} => IntArith(Mul, Int)(l0, l0))",
+} => inline square => IntArith(Mul, Int)(l0, l0))",
         );
     }
 
