@@ -541,9 +541,9 @@ impl Checker {
             span,
         };
         let (place, body_ir, label) = self.loop_with_local(label, var, Type::Char, body);
-        out.push(ir::Stmt::Assign(string.clone(), text));
+        out.push(ir::Stmt::Assign(string, text));
         let len = mk(
-            ir::ExprKind::Prim(Prim::StrLen, vec![read(string.clone(), Type::String)]),
+            ir::ExprKind::Prim(Prim::StrLen, vec![read(string, Type::String)]),
             Type::SIZE,
             span,
         );
@@ -555,7 +555,7 @@ impl Checker {
         let char_at = mk(
             ir::ExprKind::Prim(
                 Prim::StrIndex,
-                vec![read(string, Type::String), read(index.clone(), Type::INT)],
+                vec![read(string, Type::String), read(index, Type::INT)],
             ),
             Type::Char,
             span,

@@ -90,6 +90,9 @@ pub(crate) fn did_you_mean(candidate: &str) -> String {
     format!("did you mean `{candidate}`?")
 }
 
+/// The errors of a unit that get a "did you mean" suggestion: far more than a session shows.
+const SUGGESTED_ERRORS: usize = 200;
+
 impl Checker {
     /// `x.alhpa` where `x` has a field `alpha` and no function `alhpa` exists: E0201 with
     /// "did you mean `alpha`?" (`true`), rather than the undefined function `alhpa`.
@@ -209,6 +212,11 @@ impl Checker {
     /// A known name close to an undefined one, of the sort `what` asks for ("name",
     /// "variable", "type", "constant constructor").
     pub(crate) fn suggest_name(&self, name: &str, what: &str) -> Option<String> {
+        // A flood of errors shows only its first ones: past this many, none is looked for
+        // (each look scans every visible name).
+        if self.unit.errors.len() >= SUGGESTED_ERRORS {
+            return None;
+        }
         let names = match what {
             "type" => self.visible_type_names(),
             "variable" => {

@@ -144,11 +144,10 @@ fn checked_reshape(folded: Expr) -> Expr {
 /// substituted, where the two have the same structure.
 fn bind_vars(written: &Type, concrete: &Type, out: &mut Vec<(TyVar, Type)>) {
     match (written, concrete) {
-        (Type::Var(v), t) => {
-            if !out.iter().any(|(w, _)| w.id == v.id) {
-                out.push((v.clone(), t.clone()));
-            }
+        (Type::Var(v), t) if !out.iter().any(|(w, _)| w.id == v.id) => {
+            out.push((v.clone(), t.clone()));
         }
+        (Type::Var(_), _) => {}
         (Type::Array(e, i), Type::Array(e2, i2)) | (Type::CArray(e, i), Type::CArray(e2, i2)) => {
             bind_vars(e, e2, out);
             bind_vars(i, i2, out);

@@ -58,8 +58,6 @@ fn power_size(base: BigUint, exponent: &BigUint) -> Option<BigUint> {
     Some(base.pow(exponent))
 }
 
-/// `size(T)` when it fits in a `u64`.
-
 /// The element count of an array type over a non-array leaf, as a product of a constant and
 /// type variables: `int ^ (n \* 3)` has `3 * n` elements of `int`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,6 +148,7 @@ pub fn symbolic_count(t: &Type) -> Option<SymbolicCount> {
     }
 }
 
+/// `size(T)` when it fits in a `u64`.
 #[cfg(test)]
 pub fn size_u64(ty: &Type) -> Option<u64> {
     size_of(ty)?.to_u64()
