@@ -8,6 +8,16 @@ use crate::syntax::span::Span;
 use crate::types::ty::Type;
 
 /// An IR expression of this kind, type and span.
+/// The expression that reads the variable at `place`.
+pub(crate) fn read_place(place: ir::Place) -> ir::ExprKind {
+    match place {
+        ir::Place::Local(s) => ir::ExprKind::Local(s),
+        ir::Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
+        ir::Place::Global(s) => ir::ExprKind::Global(s),
+        ir::Place::CaptureCell(c) => ir::ExprKind::CaptureCell(c),
+    }
+}
+
 pub(crate) fn mk(kind: ir::ExprKind, ty: Type, span: Span) -> ir::Expr {
     ir::Expr { kind, ty, span }
 }

@@ -267,20 +267,7 @@ impl Checker {
         ty: Option<&ast::TypeExpr>,
         mutable: bool,
     ) {
-        let frame = self.frame;
-        let global = self.frames[frame].global;
-        let cell = !global && self.frames[frame].captured_names.contains(&name.node);
-        let slot = self.frames[frame].alloc();
-        if cell {
-            self.frames[frame].cell_slots.push(slot);
-        }
-        if global {
-            self.unit.out_globals.push(ir::GlobalDef {
-                slot,
-                name: name.node.clone(),
-                span: name.span,
-            });
-        }
+        let loc = self.new_variable_slot(name);
         let vty = match ty {
             Some(t) => VarType::Known(self.type_expr(t)),
             None => VarType::Pending,
@@ -290,7 +277,7 @@ impl Checker {
         self.declare_value(
             name,
             Binding::Var(VarBinding {
-                loc: VarLoc { frame, slot, cell },
+                loc,
                 ty: vty,
                 mutable,
                 span: name.span,
@@ -300,8 +287,9 @@ impl Checker {
         );
     }
 
-    /// Declare the name `m` of `val [m] x = e;`: an integer `val`, assigned the size after `x`.
-    fn declare_size_name(&mut self, name: &ast::SName) {
+    /// A slot of the current frame for the variable `name` (a cell when a closure captures
+    /// it; a global at the top level).
+    fn new_variable_slot(&mut self, name: &ast::SName) -> VarLoc {
         let frame = self.frame;
         let global = self.frames[frame].global;
         let cell = !global && self.frames[frame].captured_names.contains(&name.node);
@@ -316,11 +304,17 @@ impl Checker {
                 span: name.span,
             });
         }
+        VarLoc { frame, slot, cell }
+    }
+
+    /// Declare the name `m` of `val [m] x = e;`: an integer `val`, assigned the size after `x`.
+    fn declare_size_name(&mut self, name: &ast::SName) {
+        let loc = self.new_variable_slot(name);
         let scope = self.scope;
         self.declare_value(
             name,
             Binding::Var(VarBinding {
-                loc: VarLoc { frame, slot, cell },
+                loc,
                 ty: VarType::Known(Type::INT),
                 mutable: false,
                 span: name.span,

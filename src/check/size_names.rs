@@ -7,7 +7,7 @@ use crate::check::env::{Binding, VarBinding, VarLoc};
 use crate::check::error::CheckError;
 use crate::check::sizes::{factors, mentions, RunTimeSize};
 use crate::check::{contains_error, Checker};
-use crate::core::ir::{self, Place};
+use crate::core::ir;
 use crate::core::visit::Fold;
 use crate::syntax::ast;
 use crate::syntax::span::Span;
@@ -239,11 +239,7 @@ impl Checker {
             }
             _ => return None,
         };
-        let kind = match self.place_at(loc) {
-            Place::Global(s) => ir::ExprKind::Global(s),
-            Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
-            _ => ir::ExprKind::Local(loc.slot),
-        };
+        let kind = crate::check::build::read_place(self.place_at(loc));
         let array = ir::Expr {
             kind,
             ty: t.clone(),

@@ -315,11 +315,7 @@ impl Checker {
 
     /// An expression reading the value a size variable stands for.
     fn size_read(&self, size: &RunTimeSize) -> ir::Expr {
-        let kind = match self.place_at(size.loc) {
-            Place::Global(s) => ir::ExprKind::Global(s),
-            Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
-            _ => ir::ExprKind::Local(size.loc.slot),
-        };
+        let kind = crate::check::build::read_place(self.place_at(size.loc));
         let Some(array_ty) = &size.array else {
             return ir::Expr {
                 kind,
@@ -861,10 +857,7 @@ impl crate::core::visit::Fold for Hoist<'_> {
             });
         }
         self.hoisted.push(ir::Stmt::Assign(place, inner));
-        let kind = match place {
-            Place::Global(s) => ir::ExprKind::Global(s),
-            _ => ir::ExprKind::Local(slot),
-        };
+        let kind = crate::check::build::read_place(place);
         let read = ir::Expr {
             kind,
             ty: held,

@@ -530,16 +530,7 @@ impl Checker {
             })
         };
         let (string, index) = (hidden(self), hidden(self));
-        let read = |place: Place, ty: Type| ir::Expr {
-            kind: match place {
-                Place::Global(s) => ir::ExprKind::Global(s),
-                Place::LocalCell(s) => ir::ExprKind::LocalCell(s),
-                Place::Local(s) => ir::ExprKind::Local(s),
-                _ => ir::ExprKind::Const(ir::Const::Unit),
-            },
-            ty,
-            span,
-        };
+        let read = |place: Place, ty: Type| mk(crate::check::build::read_place(place), ty, span);
         let (place, body_ir, label) = self.loop_with_local(label, var, Type::Char, body);
         out.push(ir::Stmt::Assign(string, text));
         let len = mk(
