@@ -87,6 +87,9 @@ diagnostic_cases! {
     size_in_named_function: "E0301", "fun two (x: int) => x + 2;\nval n = two 1;\nproc show () { var a : double ^ n; println$ a; }\nshow ();\n";
     r0016_reshape_counts_differ: "R0016", "fun count (x: int) => x;\nval n = count 35;\nval xs = init[n] (fun (i: n) => (i :>> int).double);\nval m = n / 3;\nprintln$ (xs :>> double ^ 3 ^ m);\n";
     r0016_reshape_to_static: "R0016", "fun count (x: int) => x;\nval n = count 7;\nval xs = init[n] (fun (i: n) => i :>> int);\nprintln$ (xs :>> int ^ (2 \\* 3));\n";
+    reshape_counts_never_equal: "E0500", "fun count (x: int) => x;\nval n = count 3;\nvar a : int ^ (n \\+ 1);\nprintln$ (a :>> int ^ n);\n";
+    slice_of_tuple_needs_constant_bounds: "E0301", "var i = 1;\nprintln$ (1, \"a\", 2.5).(i..2);\n";
+    slice_of_a_number: "E0301", "val x = 3.5;\nprintln$ x.(0..1);\n";
     size_mismatch_suggests_reshape: "E0301", "fun count (x: int) => x;\nval n = count 3;\nval m = count 4;\nval a = init[n] (fun (i: n) => 1.0);\nval b = init[m] (fun (i: m) => 2.0);\nprintln$ map2 (fun (x: double) (y: double) => x + y) a b;\n";
     r0015_csv_bad_field: "R0015", "save (\"/tmp/tessera-diag-bad.csv\", \"x,y\\n1,2\\n3,z\\n\");\nval m : int ^ (2 \\* 2) = load_csv \"/tmp/tessera-diag-bad.csv\";\nprintln m;\n";
     r0013_csv_directory: "R0013", "val m : double ^ (2 \\* 2) = load_csv \"/\";\nprintln m;\n";

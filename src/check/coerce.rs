@@ -187,11 +187,14 @@ impl Refusal {
                 ty: s.to_string(),
             },
             Refusal::NotIsomorphic => {
-                let detail = match classify(s, t) {
-                    Iso::NotIsomorphic { a, b, mismatch } => {
-                        format!("normal forms: {a} vs {b}; {mismatch}")
-                    }
-                    Iso::LayoutIdentical(_) => "the element counts differ".to_string(),
+                let detail = match counts_never_equal(s, t) {
+                    Some(detail) => detail,
+                    None => match classify(s, t) {
+                        Iso::NotIsomorphic { a, b, mismatch } => {
+                            format!("normal forms: {a} vs {b}; {mismatch}")
+                        }
+                        Iso::LayoutIdentical(_) => "the element counts differ".to_string(),
+                    },
                 };
                 CheckError::NotIsomorphic {
                     span,
@@ -284,6 +287,33 @@ fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
         Iso::LayoutIdentical(_) => Ok(Coercion::Kind(CoerceKind::Reshape)),
         Iso::NotIsomorphic { .. } => Err(Refusal::NotIsomorphic),
     }
+}
+
+/// Why arrays over run-time sizes can never be reshaped into one another: their element
+/// counts differ whatever the sizes are (`int ^ (n \+ 1)` and `int ^ n`).
+fn counts_never_equal(s: &Type, t: &Type) -> Option<String> {
+    if !(s.has_var() || t.has_var()) {
+        return None;
+    }
+    let (a, b) = (symbolic_count(s)?, symbolic_count(t)?);
+    if a.leaf != b.leaf || a.may_equal(&b) {
+        return None;
+    }
+    let mut names: Vec<(u32, String)> = Vec::new();
+    for ty in [s, t] {
+        ty.for_each_var(&mut |v| names.push((v.id, v.name.to_string())));
+    }
+    let name = |id: u32| {
+        names
+            .iter()
+            .find(|(v, _)| *v == id)
+            .map_or_else(|| "?".to_string(), |(_, n)| n.clone())
+    };
+    Some(format!(
+        "`{s}` has {} elements and `{t}` has {}: the counts differ whatever the sizes are",
+        a.render(&name),
+        b.render(&name)
+    ))
 }
 
 /// Are the element counts of `s` and `t` equal whatever their variables are (a reshape that

@@ -162,6 +162,12 @@ impl Checker {
                     span,
                 )
             }
+            ExprKind::Slice {
+                base,
+                from,
+                to,
+                inclusive,
+            } => self.slice_expr(base, from.as_deref(), to.as_deref(), *inclusive, span),
             ExprKind::StrSlice(s, a, b) => {
                 let s = self.expr(s, Some(&Type::String));
                 let s = self.coerce_to(s, &Type::String, "a substring");

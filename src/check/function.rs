@@ -491,7 +491,13 @@ impl NameCollector<'_> {
                 self.expr(a);
                 self.expr(b)
             }
-            ExprKind::StrSlice(a, b, c) => {
+            ExprKind::StrSlice(a, b, c)
+            | ExprKind::Slice {
+                base: a,
+                from: b,
+                to: c,
+                ..
+            } => {
                 self.expr(a);
                 if let Some(b) = b {
                     self.expr(b)

@@ -405,28 +405,7 @@ impl Checker {
             return error_expr(span);
         }
         let k = (*l).min(n - f);
-        let result = Type::array((**elem).clone(), Type::Unitsum(k));
-        // `T ^ 1` is `T` and `T ^ 0` is unit: the element itself, or `()`.
-        let r = match k {
-            0 => mk(ir::ExprKind::Const(ir::Const::Unit), result, span),
-            1 => mk(
-                ir::ExprKind::Index {
-                    array: Box::new(a),
-                    index: Box::new(int_const(*f as i64, Type::INT, span)),
-                    mode: IndexMode::Linear,
-                },
-                result,
-                span,
-            ),
-            _ => mk(
-                ir::ExprKind::Prim(
-                    Prim::Subarray,
-                    vec![a, int_const(*f as i64, Type::SIZE, span)],
-                ),
-                result,
-                span,
-            ),
-        };
+        let r = crate::check::slice::static_slice(a, elem, *f as usize, k as usize, span);
         self.call_rest(r, args, span)
     }
 

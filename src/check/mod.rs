@@ -31,6 +31,7 @@ pub(crate) mod scheme;
 pub mod secret;
 mod size_names;
 mod sizes;
+mod slice;
 mod stmt;
 mod suggest;
 #[cfg(test)]

@@ -214,6 +214,12 @@ impl Checker {
         self.constant_int(init, depth)
     }
 
+    /// The value of an integer expression made of unsuffixed literals, arithmetic and
+    /// constant `val`s; `None` for any other.
+    pub(crate) fn constant_integer(&mut self, e: &ast::Expr) -> Option<i128> {
+        self.constant_int(e, CONSTANT_DEPTH)
+    }
+
     fn constant_int(&mut self, e: &ast::Expr, depth: u32) -> Option<i128> {
         let depth = depth.checked_sub(1)?;
         match &e.node {
@@ -403,15 +409,9 @@ impl Checker {
             if !own {
                 continue;
             }
-            let fresh = TyVar {
-                id: self.next_tyvar,
-                name: format!("{}'", sig.name).into(),
-                kind: Kind::Unitsum,
-            };
-            self.next_tyvar += 1;
-            self.unit.fresh_sizes.push(fresh.clone());
+            let fresh = self.fresh_size(&sig.name);
             sizes.vars.push(v);
-            sizes.sizes.push(Type::Var(fresh));
+            sizes.sizes.push(fresh);
         }
     }
 
@@ -444,17 +444,23 @@ impl Checker {
             },
             ir::ExprKind::Local(_) | ir::ExprKind::Global(_) => {
                 let frame = self.frame;
-                self.sizes
+                let reads = |place: Place| match place {
+                    Place::Global(g) => matches!(inner.kind, ir::ExprKind::Global(x) if x == g),
+                    Place::Local(l) => matches!(inner.kind, ir::ExprKind::Local(x) if x == l),
+                    _ => false,
+                };
+                let known = self
+                    .sizes
                     .iter()
                     .filter(|s| s.loc.frame == frame && s.array.is_none())
-                    .find(|s| match self.place_at(s.loc) {
-                        Place::Global(g) => {
-                            matches!(inner.kind, ir::ExprKind::Global(x) if x == g)
-                        }
-                        Place::Local(l) => matches!(inner.kind, ir::ExprKind::Local(x) if x == l),
-                        _ => false,
-                    })
-                    .map(|s| Type::Var(s.var.clone()))
+                    .find(|s| reads(self.place_at(s.loc)))
+                    .map(|s| Type::Var(s.var.clone()));
+                // A `val` of this frame no type has mentioned yet is a size of its own
+                // (`push n xs` before `double ^ n` is written).
+                known.or_else(|| {
+                    let name = self.val_read_by(frame, &reads)?;
+                    self.size_type(&name, arg.span)
+                })
             }
             _ => None,
         };
@@ -464,21 +470,15 @@ impl Checker {
             return arg;
         }
         // Any other argument: computed first into a hidden variable whose value is the size.
-        let frame = self.frame;
-        let slot = self.frames[frame].alloc();
-        let loc = VarLoc {
-            frame,
-            slot,
-            cell: false,
-        };
-        let place = self.place_at(loc);
+        let (arg_span, arg_ty) = (arg.span, arg.ty.clone());
+        let (loc, read) = self.computed_first_at(arg);
         let var = TyVar {
             id: self.next_tyvar,
             name: format!("{}'", size.var.name).into(),
             kind: Kind::Unitsum,
         };
         self.next_tyvar += 1;
-        let ity = match arg.ty {
+        let ity = match arg_ty {
             Type::Int(ity) => ity,
             _ => size.ity,
         };
@@ -487,21 +487,37 @@ impl Checker {
             loc,
             ity,
             array: None,
-            span: arg.span,
+            span: arg_span,
             defined_by: None,
         });
-        let read = ir::Expr {
-            kind: match place {
-                Place::Global(g) => ir::ExprKind::Global(g),
-                _ => ir::ExprKind::Local(slot),
-            },
-            ty: arg.ty.clone(),
-            span: arg.span,
-        };
-        self.unit.pre_stmts.push(ir::Stmt::Assign(place, arg));
         sizes.vars.push(size.var.clone());
         sizes.sizes.push(Type::Var(var));
         read
+    }
+
+    /// The name of the integer `val` of `frame` in scope whose place `reads` accepts.
+    fn val_read_by(
+        &mut self,
+        frame: crate::check::FrameId,
+        reads: &dyn Fn(Place) -> bool,
+    ) -> Option<String> {
+        let mut scope = Some(self.scope);
+        while let Some(id) = scope {
+            let found = self.scopes[id].values.iter().find_map(|(name, b)| match b {
+                Binding::Var(vb)
+                    if !vb.mutable && vb.loc.frame == frame && reads(self.place_at(vb.loc)) =>
+                {
+                    Some((name.clone(), vb.clone()))
+                }
+                _ => None,
+            });
+            if let Some((name, vb)) = found {
+                let integer = matches!(self.var_type(&name, &vb, vb.span), Type::Int(_));
+                return integer.then_some(name);
+            }
+            scope = self.scopes[id].parent;
+        }
+        None
     }
 
     /// Give each unitsum variable of `scheme` that its application left unsolved (it is
@@ -517,14 +533,56 @@ impl Checker {
             if v.var.kind != Kind::Unitsum || !matches!(self.zonk(m), Type::Meta(_)) {
                 continue;
             }
-            let var = TyVar {
-                id: self.next_tyvar,
-                name: format!("{name}'").into(),
-                kind: Kind::Unitsum,
-            };
-            self.next_tyvar += 1;
-            self.unify(m, &Type::Var(var.clone()));
-            self.unit.fresh_sizes.push(var);
+            let fresh = self.fresh_size(name);
+            self.unify(m, &fresh);
+        }
+    }
+
+    /// A fresh run-time size named after `name` (`filter'`), to be bound to the variable the
+    /// value that has it is assigned to, or to a hidden one.
+    pub(crate) fn fresh_size(&mut self, name: &str) -> Type {
+        let var = TyVar {
+            id: self.next_tyvar,
+            name: format!("{name}'").into(),
+            kind: Kind::Unitsum,
+        };
+        self.next_tyvar += 1;
+        self.unit.fresh_sizes.push(var.clone());
+        Type::Var(var)
+    }
+
+    /// `value` computed first, before the statement it is part of, into a hidden variable of
+    /// the current frame: where it is, and the expression that reads it.
+    pub(crate) fn computed_first_at(&mut self, value: ir::Expr) -> (VarLoc, ir::Expr) {
+        let frame = self.frame;
+        let slot = self.frames[frame].alloc();
+        let loc = VarLoc {
+            frame,
+            slot,
+            cell: false,
+        };
+        let place = self.place_at(loc);
+        let read = ir::Expr {
+            kind: match place {
+                Place::Global(g) => ir::ExprKind::Global(g),
+                _ => ir::ExprKind::Local(slot),
+            },
+            ty: value.ty.clone(),
+            span: value.span,
+        };
+        self.unit.pre_stmts.push(ir::Stmt::Assign(place, value));
+        (loc, read)
+    }
+
+    /// `value` itself when reading it twice costs nothing, otherwise computed first
+    /// (`computed_first_at`).
+    pub(crate) fn computed_first(&mut self, value: ir::Expr) -> ir::Expr {
+        match value.kind {
+            ir::ExprKind::Local(_)
+            | ir::ExprKind::Global(_)
+            | ir::ExprKind::Capture(_)
+            | ir::ExprKind::Const(_) => value,
+            _ => self.computed_first_at(value).1,
         }
     }
 

@@ -302,6 +302,10 @@ pub enum Prim {
     /// `subarray[F, L] a`: args (a, F as a `size` constant); the elements from linear
     /// position F, as many as the result's index size.
     Subarray,
+    /// `x.(i..<j)` of an array: args (a, i, j), any integer types; the elements from linear
+    /// position `i` to `j` (excluded), both clamped to the array, as an array of a run-time
+    /// size (the result's index).
+    Slice,
     /// Write `str` of args[1] to the stream args[0] (an `ofile`), with a newline when `true`
     /// (`fprint`, `fprintln`).
     FWrite(bool),

@@ -116,20 +116,17 @@ fn checked_reshape(folded: Expr) -> Expr {
     let (Some(from), Some(to)) = (symbolic_count(&source.ty), symbolic_count(&reshape.ty)) else {
         return folded;
     };
-    if from.constant == to.constant {
+    let (Some(count_from), Some(count_to)) = (from.value(), to.value()) else {
+        return folded;
+    };
+    if count_from == count_to {
         return reshape.clone();
     }
     let (written_from, written_to) = (&types.0, &types.1);
     let mut values = Vec::new();
     bind_vars(written_from, &source.ty, &mut values);
     bind_vars(written_to, &reshape.ty, &mut values);
-    let message = reshape_fault(
-        written_from,
-        written_to,
-        &from.constant,
-        &to.constant,
-        &values,
-    );
+    let message = reshape_fault(written_from, written_to, &count_from, &count_to, &values);
     Expr {
         kind: ExprKind::Prim(
             Prim::ShapeFault(Arc::from(message)),
@@ -190,7 +187,8 @@ fn reshape_fault(
         })
     };
     let mut named: Vec<u32> = Vec::new();
-    let (sym_from, sym_to) = (symbolic_count(from), symbolic_count(to));
+    let monomial = |t: &Type| symbolic_count(t).and_then(|c| c.monomial());
+    let (sym_from, sym_to) = (monomial(from), monomial(to));
     // A side that is one variable and the other side's constant factor it is no multiple of:
     // "`n` is 35, not a multiple of 3".
     let mut why = None;
@@ -201,11 +199,11 @@ fn reshape_fault(
         let (Some(this), Some(other)) = (this, other) else {
             continue;
         };
-        let k = &other.constant;
+        let k = &other.coefficient;
         if other.vars.is_empty() || *k <= num_bigint::BigUint::one() || (count % k).is_zero() {
             continue;
         }
-        let subject = match (this.vars.as_slice(), this.constant.is_one()) {
+        let subject = match (this.vars.as_slice(), this.coefficient.is_one()) {
             ([single], true) => match vars.iter().find(|v| v.id == *single) {
                 Some(v) => {
                     named.push(v.id);
@@ -219,9 +217,9 @@ fn reshape_fault(
         break;
     }
     let why = why.unwrap_or_else(|| {
-        let mut subject = |sym: &Option<crate::types::size::SymbolicCount>, ty: &Type, count| {
+        let mut subject = |sym: &Option<crate::types::size::Monomial>, ty: &Type, count| {
             if let Some(sym) = sym {
-                if let ([single], true) = (sym.vars.as_slice(), sym.constant.is_one()) {
+                if let ([single], true) = (sym.vars.as_slice(), sym.coefficient.is_one()) {
                     if let Some(v) = vars.iter().find(|v| v.id == *single) {
                         named.push(v.id);
                         return format!("`{}` is {count}", v.name);

@@ -288,6 +288,33 @@ pub fn compile(
                 other => Ok(other),
             })
         }
+        Prim::Slice => {
+            let shape = Shape::of(&arg_tys[0])?;
+            let bound_ty = |t: &Type| match t {
+                Type::Int(ity) => *ity,
+                _ => crate::types::ty::IntTy::Long,
+            };
+            let (from_ty, to_ty) = (bound_ty(&arg_tys[1]), bound_ty(&arg_tys[2]));
+            let to = pop();
+            let from = pop();
+            let a = pop();
+            Box::new(move |frame| {
+                let array = a(frame)?;
+                let from = int_value(from(frame)?.as_int_lossy(), from_ty);
+                let to = int_value(to(frame)?.as_int_lossy(), to_ty);
+                let Value::Array(view) = array else {
+                    return Ok(array);
+                };
+                let n = shape.len_of(&view) as i128;
+                let first = from.clamp(0, n);
+                let end = to.clamp(first, n);
+                let leaves = shape.elem_leaves;
+                Ok(Value::Array(view.slice(
+                    first as usize * leaves,
+                    (end - first) as usize * leaves,
+                )))
+            })
+        }
         Prim::FWrite(newline) => {
             let newline = *newline;
             let ty = arg_tys[1].clone();

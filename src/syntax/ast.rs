@@ -156,6 +156,14 @@ pub enum ExprKind {
     StrIndex(Box<Expr>, Box<Expr>),
     /// `s.[i to j]`, `s.[i to]`, `s.[to j]`.
     StrSlice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
+    /// `x.(i..j)`, `x.(i..<j)`, `x.(i..)`, `x.(..j)`, `x.(..<j)`: the elements (components,
+    /// characters) from `i` to `j`, `j` included when `inclusive`.
+    Slice {
+        base: Box<Expr>,
+        from: Option<Box<Expr>>,
+        to: Option<Box<Expr>>,
+        inclusive: bool,
+    },
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// The built-in operator itself, never a user definition of its symbol: the body of an
     /// operator C binding `fun == : A * A -> bool = "$1==$2";`.

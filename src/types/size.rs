@@ -58,90 +58,237 @@ fn power_size(base: BigUint, exponent: &BigUint) -> Option<BigUint> {
     Some(base.pow(exponent))
 }
 
-/// The element count of an array type over a non-array leaf, as a product of a constant and
-/// type variables: `int ^ (n \* 3)` has `3 * n` elements of `int`.
+/// One term of a symbolic count: a coefficient times a product of type variables.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Monomial {
+    /// The ids of the variables of the product, sorted, with repetitions.
+    pub vars: Vec<u32>,
+    pub coefficient: BigUint,
+}
+
+/// The element count of an array type over a non-array leaf, as a polynomial in its type
+/// variables: `int ^ (n \* 3)` has `3n` elements of `int`, `int ^ (n \+ 1)` has `n + 1`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SymbolicCount {
     /// The scalar (non-array) element type.
     pub leaf: Type,
-    pub constant: BigUint,
-    /// The ids of the variables of the product, sorted, with repetitions.
-    pub vars: Vec<u32>,
+    /// The terms, sorted by their variables, none with a zero coefficient.
+    pub terms: Vec<Monomial>,
+}
+
+/// The most terms a symbolic count is expanded to; beyond it the count is unknown.
+const MAX_TERMS: usize = 64;
+
+/// A polynomial in type variables, its terms sorted and combined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Polynomial(Vec<Monomial>);
+
+impl Polynomial {
+    fn constant(k: BigUint) -> Polynomial {
+        Polynomial::normal(vec![Monomial {
+            vars: vec![],
+            coefficient: k,
+        }])
+    }
+
+    fn var(id: u32) -> Polynomial {
+        Polynomial(vec![Monomial {
+            vars: vec![id],
+            coefficient: BigUint::one(),
+        }])
+    }
+
+    fn normal(mut terms: Vec<Monomial>) -> Polynomial {
+        terms.sort();
+        let mut out: Vec<Monomial> = Vec::with_capacity(terms.len());
+        for term in terms {
+            match out.last_mut() {
+                Some(last) if last.vars == term.vars => last.coefficient += term.coefficient,
+                _ => out.push(term),
+            }
+        }
+        out.retain(|t| !t.coefficient.is_zero());
+        Polynomial(out)
+    }
+
+    fn add(self, other: Polynomial) -> Option<Polynomial> {
+        let sum = Polynomial::normal(self.0.into_iter().chain(other.0).collect());
+        (sum.0.len() <= MAX_TERMS).then_some(sum)
+    }
+
+    fn mul(&self, other: &Polynomial) -> Option<Polynomial> {
+        if self.0.len().saturating_mul(other.0.len()) > MAX_TERMS * MAX_TERMS {
+            return None;
+        }
+        let mut terms = Vec::with_capacity(self.0.len() * other.0.len());
+        for a in &self.0 {
+            for b in &other.0 {
+                let mut vars = a.vars.clone();
+                vars.extend_from_slice(&b.vars);
+                vars.sort_unstable();
+                terms.push(Monomial {
+                    vars,
+                    coefficient: &a.coefficient * &b.coefficient,
+                });
+            }
+        }
+        let product = Polynomial::normal(terms);
+        (product.0.len() <= MAX_TERMS).then_some(product)
+    }
 }
 
 impl SymbolicCount {
-    /// Could the two counts be equal for some values of their variables? Each common variable
-    /// cancels; a side left without variables must then be a multiple of the other's constant.
+    /// The count when it has no variables.
+    pub fn value(&self) -> Option<BigUint> {
+        match self.terms.as_slice() {
+            [] => Some(BigUint::zero()),
+            [t] if t.vars.is_empty() => Some(t.coefficient.clone()),
+            _ => None,
+        }
+    }
+
+    /// The count as one term (`3n`, `7`, `nm`), if it is one.
+    pub fn monomial(&self) -> Option<Monomial> {
+        match self.terms.as_slice() {
+            [] => Some(Monomial {
+                vars: vec![],
+                coefficient: BigUint::zero(),
+            }),
+            [t] => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// The count written out, the variables named by `name`: `3n + 1`, `nm`.
+    pub fn render(&self, name: &dyn Fn(u32) -> String) -> String {
+        if self.terms.is_empty() {
+            return "0".into();
+        }
+        let term = |t: &Monomial| {
+            let vars: String = t
+                .vars
+                .iter()
+                .map(|v| name(*v))
+                .collect::<Vec<_>>()
+                .join("·");
+            match (t.coefficient.is_one(), vars.is_empty()) {
+                (_, true) => t.coefficient.to_string(),
+                (true, false) => vars,
+                (false, false) => format!("{}·{vars}", t.coefficient),
+            }
+        };
+        // Terms with variables first, as people write `n + 1`.
+        let (constant, variable): (Vec<_>, Vec<_>) =
+            self.terms.iter().partition(|t| t.vars.is_empty());
+        variable
+            .iter()
+            .chain(constant.iter())
+            .map(|t| term(t))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
+    /// Could the two counts be equal for some values of their variables (all naturals)?
+    /// Between single terms, each common variable cancels and a side left without variables
+    /// must be a multiple of the other's coefficient. Otherwise the counts differ for sure
+    /// only when one exceeds the other by a constant and terms of its own (`n + 1` and `n`).
     pub fn may_equal(&self, other: &SymbolicCount) -> bool {
         if self.leaf != other.leaf {
             return false;
         }
-        let (mut a, mut b) = (self.vars.clone(), other.vars.clone());
-        a.retain(|v| match b.iter().position(|w| w == v) {
-            Some(at) => {
-                b.remove(at);
-                false
-            }
-            None => true,
-        });
-        let (ka, kb) = (&self.constant, &other.constant);
-        match (a.is_empty(), b.is_empty()) {
-            (true, true) => ka == kb,
-            (true, false) => kb.is_zero() || (ka % kb).is_zero(),
-            (false, true) => ka.is_zero() || (kb % ka).is_zero(),
-            (false, false) => true,
+        if let (Some(a), Some(b)) = (self.monomial(), other.monomial()) {
+            return monomials_may_equal(&a, &b);
         }
+        // The terms by which each side exceeds the other.
+        let (mut excess_a, mut excess_b) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        let (a, b) = (&self.terms, &other.terms);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x.vars == y.vars => {
+                    if x.coefficient > y.coefficient {
+                        excess_a.push(x.vars.is_empty());
+                    } else if y.coefficient > x.coefficient {
+                        excess_b.push(y.vars.is_empty());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), y) if y.is_none_or(|y| x.vars < y.vars) => {
+                    excess_a.push(x.vars.is_empty());
+                    i += 1;
+                }
+                (_, Some(y)) => {
+                    excess_b.push(y.vars.is_empty());
+                    j += 1;
+                }
+                _ => unreachable!("one side has terms left"),
+            }
+        }
+        let strictly_more =
+            |excess: &[bool], other: &[bool]| other.is_empty() && excess.contains(&true);
+        !(strictly_more(&excess_a, &excess_b) || strictly_more(&excess_b, &excess_a))
+    }
+}
+
+fn monomials_may_equal(x: &Monomial, y: &Monomial) -> bool {
+    let (mut a, mut b) = (x.vars.clone(), y.vars.clone());
+    a.retain(|v| match b.iter().position(|w| w == v) {
+        Some(at) => {
+            b.remove(at);
+            false
+        }
+        None => true,
+    });
+    let (ka, kb) = (&x.coefficient, &y.coefficient);
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => ka == kb,
+        (true, false) => kb.is_zero() || (ka % kb).is_zero(),
+        (false, true) => ka.is_zero() || (kb % ka).is_zero(),
+        (false, false) => true,
     }
 }
 
 /// The symbolic element count of `t`, an array (of arrays) over compact indices whose sizes
-/// are constants or variables; `None` when it cannot be written so.
+/// are constants, variables, and their sums, products and constant powers; `None` when it
+/// cannot be written so.
 pub fn symbolic_count(t: &Type) -> Option<SymbolicCount> {
-    fn index_size(i: &Type) -> Option<(BigUint, Vec<u32>)> {
+    fn index_size(i: &Type) -> Option<Polynomial> {
         match i {
-            Type::Unitsum(n) => Some((BigUint::from(*n), vec![])),
-            Type::Var(v) => Some((BigUint::one(), vec![v.id])),
+            Type::Var(v) => Some(Polynomial::var(v.id)),
+            other if !other.has_var() => Some(Polynomial::constant(size_of(other)?)),
             Type::CProduct(cs) => cs
                 .iter()
-                .try_fold((BigUint::one(), vec![]), |(k, mut vs), c| {
-                    let (k2, vs2) = index_size(c)?;
-                    vs.extend(vs2);
-                    Some((k * k2, vs))
+                .try_fold(Polynomial::constant(BigUint::one()), |p, c| {
+                    p.mul(&index_size(c)?)
                 }),
+            Type::CSum(cs) => cs
+                .iter()
+                .try_fold(Polynomial(vec![]), |p, c| p.add(index_size(c)?)),
             Type::CArray(e, n) => {
                 let Type::Unitsum(n) = **n else { return None };
-                let (k, vs) = index_size(e)?;
-                let n = u32::try_from(n).ok()?;
-                Some((
-                    k.pow(n),
-                    vs.iter()
-                        .copied()
-                        .cycle()
-                        .take(vs.len() * n as usize)
-                        .collect(),
-                ))
+                if n > MAX_TERMS as u64 {
+                    return None;
+                }
+                let e = index_size(e)?;
+                (0..n).try_fold(Polynomial::constant(BigUint::one()), |p, _| p.mul(&e))
             }
-            other if !other.has_var() => Some((size_of(other)?, vec![])),
             _ => None,
         }
     }
     match t {
         Type::Array(e, i) => {
-            let (k, mut vs) = index_size(i)?;
-            let inner = match &**e {
-                Type::Array(..) => symbolic_count(e)?,
-                leaf => SymbolicCount {
-                    leaf: leaf.clone(),
-                    constant: BigUint::one(),
-                    vars: vec![],
-                },
+            let index = index_size(i)?;
+            let (leaf, inner) = match &**e {
+                Type::Array(..) => {
+                    let inner = symbolic_count(e)?;
+                    (inner.leaf, Polynomial(inner.terms))
+                }
+                leaf => (leaf.clone(), Polynomial::constant(BigUint::one())),
             };
-            vs.extend(inner.vars);
-            vs.sort_unstable();
             Some(SymbolicCount {
-                leaf: inner.leaf,
-                constant: k * inner.constant,
-                vars: vs,
+                leaf,
+                terms: index.mul(&inner)?.0,
             })
         }
         _ => None,
@@ -237,6 +384,37 @@ mod tests {
         assert_eq!(size_of(&doubly), None);
         let empty_index = Type::cproduct(vec![unitsum(0), unitsum(5)]);
         assert_eq!(size_u64(&Type::carray(unitsum(7), empty_index)), Some(1));
+    }
+
+    #[test]
+    fn symbolic_counts_are_polynomials_in_the_sizes() {
+        let var = |id: u32| {
+            Type::Var(crate::types::ty::TyVar {
+                id,
+                name: format!("v{id}").into(),
+                kind: crate::types::ty::Kind::Unitsum,
+            })
+        };
+        let count = |index: Type| symbolic_count(&Type::array(Type::INT, index)).unwrap();
+        let n_plus_1 = count(Type::csum(vec![var(1), unitsum(1)]));
+        let one_plus_n = count(Type::csum(vec![unitsum(1), var(1)]));
+        assert_eq!(n_plus_1, one_plus_n);
+        assert!(!n_plus_1.may_equal(&count(var(1))));
+        assert!(n_plus_1.may_equal(&count(var(2))));
+        let name = |id: u32| format!("v{id}");
+        assert_eq!(n_plus_1.render(&name), "v1 + 1");
+        // (n + 1)(m + 2) = nm + 2n + m + 2.
+        let product = count(Type::cproduct(vec![
+            Type::csum(vec![var(1), unitsum(1)]),
+            Type::csum(vec![var(2), unitsum(2)]),
+        ]));
+        assert_eq!(product.render(&name), "2·v1 + v1·v2 + v2 + 2");
+        assert!(!product.may_equal(&count(Type::cproduct(vec![var(1), var(2)]))));
+        // Single terms keep the divisibility rule: 3n is never 7.
+        let three_n = count(Type::cproduct(vec![var(1), unitsum(3)]));
+        assert!(!three_n.may_equal(&count(unitsum(7))));
+        assert!(three_n.may_equal(&count(unitsum(9))));
+        assert_eq!(count(Type::csum(vec![var(1), unitsum(0)])), count(var(1)));
     }
 
     #[test]

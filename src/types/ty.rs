@@ -1099,7 +1099,10 @@ impl Type {
         }
         self.map(&mut |t| match t {
             Type::Var(v) => params.iter().position(|p| p == v).map(|i| args[i].clone()),
-            Type::Array(element, index) if index.has_var() => {
+            // An array over a run-time size of 0 or 1 stays one when substituted again.
+            Type::Array(element, index)
+                if index.has_var() || matches!(**index, Type::Unitsum(0 | 1)) =>
+            {
                 let element = element.subst_sizes(params, args);
                 let index = index.subst_sizes(params, args);
                 Some(match index {

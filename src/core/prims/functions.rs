@@ -827,4 +827,14 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         kernels: |p| (*p == Prim::Subarray).then_some(2),
         ..FUNCTION
     },
+    PrimDef {
+        name: "_slice",
+        section: Section::Internal,
+        schemes: &["[T, N:COMPACTLINEAR, K:UNITSUM, I:integer, J:integer] T ^ N * I * J -> T ^ K"],
+        doc: "the slice `x.(i..<j)` of an array whose length, or the bounds, are known only \
+              when it runs: positions i to j (excluded), clamped to the array",
+        typing: Typing::Internal,
+        kernels: |p| (*p == Prim::Slice).then_some(3),
+        ..FUNCTION
+    },
 ];

@@ -68,6 +68,12 @@ pub(super) fn define_expressions<'t>(
             .delimited_by(token(Token::LParen), token(Token::RParen))),
     )
     .map(|(how, rhs)| Postfix::PointerDot(how, rhs));
+    // The rest of a slice after its start: `..j`, `..<j` or `..`.
+    let range_tail = choice((
+        token(Token::DotDotLess).to(false),
+        token(Token::DotDot).to(true),
+    ))
+    .then(expr.clone().or_not());
     let postfix_operation = token(Token::Dot)
         .ignore_then(choice((
             token(Token::LBracket)
@@ -88,9 +94,15 @@ pub(super) fn define_expressions<'t>(
                 Token::Keyword(Keyword::True) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(true), extra.span())),
                 Token::Keyword(Keyword::False) = extra => Postfix::Dot(Spanned::new(ExprKind::Bool(false), extra.span())),
             },
+            // `.(e)`, or a slice `.(i..j)`, `.(i..<j)`, `.(i..)`, `.(..j)`: one pass over `e`.
             expr.clone()
-                .delimited_by(token(Token::LParen), token(Token::RParen))
-                .map(Postfix::Dot),
+                .then(range_tail.clone().or_not())
+                .map(|(e, tail)| match tail {
+                    None => Postfix::Dot(e),
+                    Some((inclusive, to)) => Postfix::Range(Some(e), to, inclusive),
+                })
+                .or(range_tail.map(|(inclusive, to)| Postfix::Range(None, to, inclusive)))
+                .delimited_by(token(Token::LParen), token(Token::RParen)),
         )))
         .or(pointer_dot);
     let postfix = atom
@@ -110,6 +122,12 @@ pub(super) fn define_expressions<'t>(
                 Postfix::Slice(start, end) => {
                     ExprKind::StrSlice(Box::new(lhs), start.map(Box::new), end.map(Box::new))
                 }
+                Postfix::Range(from, to, inclusive) => ExprKind::Slice {
+                    base: Box::new(lhs),
+                    from: from.map(Box::new),
+                    to: to.map(Box::new),
+                    inclusive,
+                },
             };
             Spanned::new(kind, extra.span())
         })
@@ -535,6 +553,8 @@ enum Postfix {
     PointerDot(PostfixPointer, Expr),
     Index(Expr),
     Slice(Option<Expr>, Option<Expr>),
+    /// `.(i..j)` and its forms: the start, the end and whether the end is included.
+    Range(Option<Expr>, Option<Expr>, bool),
 }
 
 #[derive(Clone, Copy)]

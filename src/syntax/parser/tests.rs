@@ -228,6 +228,24 @@ fn string_index_and_slices() {
 }
 
 #[test]
+fn range_slices() {
+    let slice = |from: Option<&str>, to: Option<&str>, inclusive| {
+        at(ExprKind::Slice {
+            base: Box::new(name("x")),
+            from: from.map(|n| Box::new(name(n))),
+            to: to.map(|n| Box::new(name(n))),
+            inclusive,
+        })
+    };
+    assert_eq!(expr("x.(i..j)"), slice(Some("i"), Some("j"), true));
+    assert_eq!(expr("x.(i..<j)"), slice(Some("i"), Some("j"), false));
+    assert_eq!(expr("x.(i..)"), slice(Some("i"), None, true));
+    assert_eq!(expr("x.(..j)"), slice(None, Some("j"), true));
+    assert_eq!(expr("x.(..<j)"), slice(None, Some("j"), false));
+    assert!(matches!(expr("x.(i)").node, ExprKind::Dot(..)));
+}
+
+#[test]
 fn logic_and_comparisons() {
     assert_eq!(
         expr("not a == b"),

@@ -930,9 +930,11 @@ pub(super) fn unit(
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
         // A top level compiled in pieces continues from the frame the previous piece left.
+        // (scalars and aggregates alike).
         let registers: Vec<Slot> = (l.vars.iter())
             .filter(|(_, (_, repr))| *repr != Repr::Unit)
             .map(|(s, _)| *s)
+            .chain(l.avars.keys().copied())
             .collect();
         l.reload(&registers);
         let done = l.b.create_block();
