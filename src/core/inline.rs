@@ -366,7 +366,8 @@ impl<'a> Inliner<'a> {
             Some(captures) => captures.to_vec(),
             None => callee.captures.clone(),
         };
-        let body = self.expand(&callee, known.fun, &captures, all, span)?;
+        let result_ty = rest.is_empty().then_some(ty);
+        let body = self.expand(&callee, known.fun, &captures, all, result_ty, span)?;
         if rest.is_empty() {
             return Some(Expr {
                 ty: ty.clone(),
@@ -391,6 +392,7 @@ impl<'a> Inliner<'a> {
         id: FunId,
         captures: &[Capture],
         args: Vec<Expr>,
+        result_ty: Option<&Type>,
         span: crate::syntax::span::Span,
     ) -> Option<Expr> {
         let base = self.n_slots;
@@ -429,7 +431,9 @@ impl<'a> Inliner<'a> {
         let stmts = self.stmts(&stmts);
         let result = result.map(|r| self.expr(&r));
         self.stack.pop();
-        let ret = callee.ret.clone();
+        // The call's type, where the callee's result mentions its run-time sizes (which the
+        // call gave values).
+        let ret = result_ty.cloned().unwrap_or_else(|| callee.ret.clone());
         let body = Expr {
             kind: ExprKind::Inlined(Box::new(Inlined {
                 frame: Some(InlinedFrame {
