@@ -74,6 +74,10 @@ pub(crate) struct Recorder {
 
 pub(crate) type Shared = Arc<Mutex<Recorder>>;
 
+/// Where struct fields are declared: by struct (its declaration's id) and field name, the
+/// field's span and scope.
+pub(crate) type FieldSpans = std::collections::HashMap<(u32, Arc<str>), (Span, ScopeId)>;
+
 impl Checker {
     /// Check a whole program like [`Checker::check_program`] and return, whatever the outcome,
     /// the index of what was resolved (for an editor).

@@ -91,7 +91,7 @@ pub struct Checker {
     validate: bool,
     /// The declarations of struct fields (by struct and field name: the field's span and
     /// scope), noted while indexing for an editor (`index.rs`).
-    field_spans: Arc<std::collections::HashMap<(u32, Arc<str>), (Span, ScopeId)>>,
+    field_spans: Arc<index::FieldSpans>,
     /// The unit being checked: its output and the work left for its end.
     pub(crate) unit: UnitContext,
     /// The state of visibility checking (`secret.rs`).
