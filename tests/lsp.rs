@@ -145,7 +145,15 @@ fn an_editing_session_over_stdio() {
         definition["result"],
         json!({ "uri": URI, "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 8 } } })
     );
-    let reply = server.request(4, "shutdown", Value::Null);
+    // A request that panics is answered with an internal error; the server goes on.
+    let reply = server.request(4, "tessera/panic", Value::Null);
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    let position =
+        json!({ "textDocument": { "uri": URI }, "position": { "line": 1, "character": 10 } });
+    let hover = server.request(5, "textDocument/hover", position);
+    let shown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("len : "), "{shown}");
+    let reply = server.request(6, "shutdown", Value::Null);
     assert_eq!(reply["result"], Value::Null);
     server.notify("exit", Value::Null);
     let status = server.child.wait().unwrap();

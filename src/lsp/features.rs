@@ -166,7 +166,11 @@ pub(crate) fn hover(base: &Base, analysis: &Analysis, offset: usize) -> Option<H
         None => None,
     };
     match &shown {
-        Some(shown) => parts.push(format!("```tessera\n{name} : {shown}\n```")),
+        Some(shown) => {
+            // A library primitive has one signature per line.
+            let lines: Vec<String> = shown.lines().map(|l| format!("{name} : {l}")).collect();
+            parts.push(format!("```tessera\n{}\n```", lines.join("\n")));
+        }
         None if analysis.index.types.is_empty() && !library => return None,
         None => {}
     }

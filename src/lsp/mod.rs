@@ -5,7 +5,7 @@
 //! that has checked the prelude, with the checker's index on (`check::index`); nothing runs.
 //! Diagnostics are published after an edit once the document has been quiet for
 //! `DEBOUNCE`; a request on a document edited since is answered after checking it. Each
-//! request runs under `catch_unwind`: a panic is answered with an error and the server goes
+//! request runs under `catch_internal_error` (`catch_unwind`): a panic is answered with an error and the server goes
 //! on.
 
 mod analysis;
@@ -16,7 +16,6 @@ mod position;
 mod tests;
 
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -285,9 +284,7 @@ impl Server<'_> {
     /// Answer a request; a panic while answering is an internal error reply.
     fn respond(&mut self, request: Request) -> Response {
         let id = request.id.clone();
-        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            self.answer(&request.method, request.params)
-        }));
+        let outcome = crate::catch_internal_error(|| self.answer(&request.method, request.params));
         match outcome {
             Ok(Ok(result)) => Response {
                 id,
@@ -295,18 +292,11 @@ impl Server<'_> {
                 error: None,
             },
             Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "a panic".into());
-                Response::new_err(
-                    id,
-                    ErrorCode::InternalError as i32,
-                    format!("internal error (a bug in Tessera): {message}"),
-                )
-            }
+            Err(message) => Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("internal error (a bug in Tessera): {message}"),
+            ),
         }
     }
 
