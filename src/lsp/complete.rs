@@ -10,6 +10,7 @@ use super::analysis::{Analysis, Base};
 use crate::check::browse::NameKind;
 use crate::check::index::DefKind;
 use crate::syntax::ast::{FunBody, FunDef, Stmt, StmtKind};
+use crate::syntax::span::Span;
 use crate::types::ty::{NominalBody, Type};
 
 fn is_word(c: char) -> bool {
@@ -59,8 +60,12 @@ pub(crate) fn completion(
         }
     };
     for source in [Some(analysis), good].into_iter().flatten() {
+        let mut functions = Vec::new();
+        function_spans(&source.stmts, &mut functions);
+        // Offsets of an older text are near enough for what is visible where.
+        let offset = offset.min(source.text.len());
         for def in &source.index.defs {
-            if def.target.kind == DefKind::Field || def.target.span.start > offset {
+            if def.target.kind == DefKind::Field || !visible(&functions, def.target.span, offset) {
                 continue;
             }
             let kind = match def.target.kind {
@@ -108,6 +113,50 @@ pub(crate) fn completion(
         add(item(keyword, CompletionItemKind::KEYWORD, None));
     }
     items
+}
+
+/// The spans of the named functions of some statements, with their names' spans.
+fn function_spans(stmts: &[Stmt], out: &mut Vec<(Span, Span)>) {
+    for stmt in stmts {
+        match &stmt.node {
+            StmtKind::Fun(def) => {
+                if let Some(name) = &def.name {
+                    out.push((def.span, name.span));
+                }
+                if let FunBody::Block(body) = &def.body {
+                    function_spans(body, out);
+                }
+            }
+            StmtKind::Block(body)
+            | StmtKind::Seq(body)
+            | StmtKind::While { body, .. }
+            | StmtKind::Until { body, .. }
+            | StmtKind::Repeat { body, .. }
+            | StmtKind::For { body, .. } => function_spans(body, out),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (_, body) in branches {
+                    function_spans(body, out);
+                }
+                if let Some(body) = otherwise {
+                    function_spans(body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Is a definition at `def` visible at `offset`: is `offset` inside every function that
+/// defines it (parameters and locals stay in their function; a function's own name is its
+/// enclosing scope's)?
+fn visible(functions: &[(Span, Span)], def: Span, offset: usize) -> bool {
+    let inside = |outer: Span, at: usize| outer.start <= at && at <= outer.end;
+    functions.iter().all(|&(body, name)| {
+        name == def || !(inside(body, def.start) && inside(body, def.end)) || inside(body, offset)
+    })
 }
 
 /// The fields of the value named `owner`, with their types.
@@ -201,7 +250,7 @@ fn find_fun<'a>(stmts: &'a [Stmt], name: &str) -> Option<&'a FunDef> {
 
 /// A user function's signature as written: `f(x: int, y: int) : int`.
 fn written_signature(text: &str, def: &FunDef, name: &str) -> SignatureInformation {
-    let slice = |span: crate::syntax::span::Span| text.get(span.range()).unwrap_or("_");
+    let slice = |span: Span| text.get(span.range()).unwrap_or("_");
     let mut parameters = Vec::new();
     let mut label = name.to_string();
     for group in &def.params {

@@ -232,6 +232,13 @@ fn completion_of_names_keywords_and_fields() {
     for expected in ["a", "norm", "origin", "len", "double", "while"] {
         assert!(labels.contains(&expected), "{expected} in {labels:?}");
     }
+    // `norm`'s parameter is not in scope after it; inside its body it is.
+    assert!(!labels.contains(&"p"), "{labels:?}");
+    let inside = client.at("textDocument/completion", 1, 33);
+    assert!(
+        inside.as_array().unwrap().iter().any(|i| i["label"] == "p"),
+        "{inside}"
+    );
     let norm = items
         .as_array()
         .unwrap()
