@@ -14,6 +14,7 @@ mod display;
 mod eval;
 pub mod interrupt;
 pub mod limits;
+pub mod lsp;
 mod memory;
 mod settings;
 mod syntax;
@@ -29,7 +30,7 @@ use syntax::Span;
 use syntax::{ChunkParse, SyntaxError};
 use types::Type;
 
-pub use check::browse::{is_builtin_type, NameKind, ScopeName};
+pub use check::browse::{is_builtin_type, NameKind, ScopeName, BUILTIN_TYPES};
 pub use core::doc::{doc_text, DocEntry, Origin as DocOrigin};
 pub use core::prims::Section;
 pub use diag::{
@@ -608,7 +609,7 @@ pub fn primitive_entries() -> Vec<DocEntry> {
         .collect()
 }
 
-fn parse_program_or_errors(
+pub(crate) fn parse_program_or_errors(
     src: &str,
     options: syntax::ParseOptions,
 ) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {

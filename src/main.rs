@@ -21,6 +21,8 @@ Usage:
   tessera [OPTIONS] FILE.flx [ARGS…]      check and run a program with arguments
   tessera [OPTIONS] run FILE.flx [ARGS…]  check and run a program with arguments
   tessera [OPTIONS] check FILE.flx        only check a program (nothing runs)
+  tessera lsp                       serve the Language Server Protocol on stdin and stdout
+                                    (for editors: diagnostics, hover, definitions, completion)
   tessera doc [FILE]                write the library reference (markdown) to FILE, or print it
   tessera --explain CODE            print the page of the error index for CODE (E0401, R0003, …)
 
@@ -66,6 +68,8 @@ enum Command {
     Explain(String),
     /// `tessera doc [FILE]`: the library reference.
     Doc(Option<String>),
+    /// `tessera lsp`: the language server on stdio.
+    Lsp,
     /// `tessera --dump-ir[=inlined] FILE`: print the program's IR (after inlining when
     /// `inlined`), run nothing.
     DumpIr {
@@ -215,6 +219,7 @@ fn run_command(invocation: Invocation) -> i32 {
         }
         Command::Explain(code) => explain(&code),
         Command::Doc(file) => write_library_page(file.as_deref()),
+        Command::Lsp => tessera::lsp::run_stdio(),
         Command::Repl => repl::run(options.session(false)),
         Command::Run(path) => run_file(&path, false, &options),
         Command::Check(path) => run_file(&path, true, &options),
@@ -457,6 +462,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         }
         ["check", file] => Command::Check(file.to_string()),
         ["doc"] => Command::Doc(None),
+        ["lsp"] => Command::Lsp,
         ["doc", file] => Command::Doc(Some(file.to_string())),
         [file, rest @ ..] if looks_like_a_file(file) && !is_command(file) => {
             program_args = rest.iter().map(|a| a.to_string()).collect();
@@ -487,7 +493,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
 }
 
 fn is_command(word: &str) -> bool {
-    matches!(word, "run" | "check" | "doc")
+    matches!(word, "run" | "check" | "doc" | "lsp")
 }
 
 /// Do the positional arguments so far end with the file of a program to run (so that the
@@ -602,6 +608,7 @@ mod tests {
             plain(Command::Explain("E0401".into())),
         );
         check(&["doc"], plain(Command::Doc(None)));
+        check(&["lsp"], plain(Command::Lsp));
         check(
             &["doc", "out.md"],
             plain(Command::Doc(Some("out.md".into()))),

@@ -198,11 +198,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// The built-in type names (completed where a type is expected).
-pub const BUILTIN_TYPES: &[&str] = &[
-    "void", "unit", "bool", "int", "uint", "long", "ulong", "vlong", "uvlong", "size", "int8",
-    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "tiny", "utiny", "short",
-    "ushort", "float", "double", "string", "char", "natural",
-];
+pub use tessera::BUILTIN_TYPES;
 
 /// Which command `name` (without the colon) names: an exact name, a declared abbreviation,
 /// or a unique prefix. An ambiguous prefix gives the candidates.

@@ -281,6 +281,7 @@ impl Checker {
             }
             Some(Binding::Funs(_)) => self.call_named(n, name_span, None, args, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => {
+                self.note_ctor_use(name_span, n);
                 let ty =
                     self.nominal_instance(&nominal, expected.filter(|_| args.len() == 1), span);
                 let arg_ty = match &ty {
@@ -878,6 +879,7 @@ impl Checker {
         rest: Vec<Arg>,
         span: Span,
     ) -> ir::Expr {
+        self.note_fun_use(name_span, idx);
         if self.funs[idx].ret.is_none() {
             self.check_function(idx);
         }

@@ -92,6 +92,13 @@ impl Checker {
     }
 }
 
+/// The built-in type names (completed where a type is expected; a test checks them).
+pub const BUILTIN_TYPES: &[&str] = &[
+    "void", "unit", "bool", "int", "uint", "long", "ulong", "vlong", "uvlong", "size", "int8",
+    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "tiny", "utiny", "short",
+    "ushort", "float", "double", "string", "char", "natural",
+];
+
 /// Is `name` a built-in type name (`int`, `double`, …)?
 pub fn is_builtin_type(name: &str) -> bool {
     super::typeexpr::builtin_type(name).is_some()

@@ -64,6 +64,7 @@ impl Checker {
         self.unit.depth += 1;
         let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || self.expr_node(e, expected));
         self.unit.depth -= 1;
+        self.note_type(e.span, &r.ty);
         r
     }
 

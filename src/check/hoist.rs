@@ -60,6 +60,9 @@ impl Checker {
                     ));
                     self.next_nominal += 1;
                     self.declare_type(name, TypeBinding::Nominal(def.clone()));
+                    if let StmtKind::Struct { fields, .. } = &s.node {
+                        self.note_fields(def.id, fields);
+                    }
                     nominals.push((s, def, scope));
                 }
                 _ => {}
@@ -214,6 +217,9 @@ impl Checker {
     }
 
     pub(crate) fn declare_type(&mut self, name: &ast::SName, b: TypeBinding) {
+        if !matches!(b, TypeBinding::Param(_)) {
+            self.note_def(&name.node, super::index::DefKind::Type, name.span, None);
+        }
         let scope = self.scope;
         if let Some((_, prev)) = self.scopes[scope].types.get(&name.node) {
             let prev = *prev;
@@ -230,6 +236,17 @@ impl Checker {
     }
 
     pub(crate) fn declare_value(&mut self, name: &ast::SName, b: Binding) {
+        use super::index::DefKind;
+        let kind = match &b {
+            Binding::Var(v) if v.mutable => Some(DefKind::Var),
+            Binding::Var(_) => Some(DefKind::Val),
+            Binding::Funs(_) => Some(DefKind::Fun),
+            Binding::Ctor { .. } => Some(DefKind::Ctor),
+            Binding::Opaque { .. } => None,
+        };
+        if let Some(kind) = kind {
+            self.note_def(&name.node, kind, name.span, None);
+        }
         let scope = self.scope;
         match (self.scopes[scope].values.get_mut(&name.node), &b) {
             (None, _) => {

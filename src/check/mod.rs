@@ -17,6 +17,7 @@ mod flow;
 mod function;
 mod functor;
 mod hoist;
+pub mod index;
 mod library;
 mod name;
 pub(crate) mod opaque;
@@ -89,6 +90,9 @@ pub struct Checker {
     /// Run the IR validator on every unit in release builds too (`--validate`); debug builds
     /// always run it.
     validate: bool,
+    /// The declarations of struct fields (by struct and field name: the field's span and
+    /// scope), noted while indexing for an editor (`index.rs`).
+    field_spans: Arc<index::FieldSpans>,
     /// The unit being checked: its output and the work left for its end.
     pub(crate) unit: UnitContext,
     /// The state of visibility checking (`secret.rs`).
@@ -141,6 +145,8 @@ pub(crate) struct UnitContext {
     pub(crate) pre_stmts: Vec<ir::Stmt>,
     /// The type of the last unit's result expression before erasure (`:type`).
     pub(crate) result_type: Option<Type>,
+    /// Where uses and types are recorded for an editor, when asked (`index.rs`).
+    pub(crate) index: Option<index::Shared>,
 }
 
 /// What only visibility checking (`secret`) needs.
@@ -253,6 +259,7 @@ impl Checker {
             prelude_scope: None,
             impl_blocks: std::collections::HashMap::new(),
             validate: false,
+            field_spans: Arc::default(),
             unit: UnitContext::default(),
             secret: SecretState::default(),
         }
@@ -424,6 +431,7 @@ impl Checker {
             }
         }
         self.unit.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
+        self.finish_index();
         if self.secret.written && self.unit.errors.is_empty() {
             self.erase_visibility(&mut body, result.as_mut());
         }

@@ -69,6 +69,7 @@ impl Checker {
     }
 
     pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
+        self.note_var_use(span, name, vb);
         let t = self.var_type(name, vb, span);
         if t.has_secret() {
             self.secret.written = true;
@@ -84,6 +85,7 @@ impl Checker {
             Some(Binding::Var(vb)) => self.var_expr(n, &vb, span),
             Some(Binding::Funs(_)) => self.fun_value(n, span, expected),
             Some(Binding::Ctor { nominal, index, .. }) => {
+                self.note_ctor_use(span, n);
                 self.ctor_value(&nominal, index, span, expected)
             }
             Some(Binding::Opaque { make, types }) => {
@@ -203,6 +205,7 @@ impl Checker {
         span: Span,
         expected: Option<&Type>,
     ) -> ir::Expr {
+        self.note_fun_use(span, idx);
         let ty = self.fun_type_of(idx);
         let sig = self.funs[idx].clone();
         if let Some(holder) = sig.holder {

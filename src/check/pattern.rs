@@ -38,6 +38,7 @@ impl Checker {
                     self.frames[frame].cell_slots.push(slot);
                 }
                 let scope = self.scope;
+                self.note_def(n, super::index::DefKind::Val, span, Some(ty.clone()));
                 let vb = VarBinding {
                     loc: VarLoc { frame, slot, cell },
                     ty: VarType::Known(ty.clone()),
@@ -150,6 +151,7 @@ impl Checker {
                 if let Type::Nominal(nd) = &ty {
                     if let Some(NominalBody::Variant(cs)) = nd.body.get() {
                         if let Some(k) = cs.iter().position(|(c, _)| **c == **name) {
+                            self.note_ctor_use(span, name);
                             let sub = match &cs[k].1 {
                                 Some(at) => Some(Box::new(self.pattern(arg, at))),
                                 None => {

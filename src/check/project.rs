@@ -158,6 +158,7 @@ impl Checker {
             if let Type::Nominal(nd) = ty {
                 if let Some(NominalBody::Struct(fields)) = nd.body.get() {
                     if let Some(i) = fields.iter().position(|(f, _)| **f == **n) {
+                        self.note_field_use(rhs.span, nd, n);
                         return Some(Projection::Field(i as u32, fields[i].1.clone()));
                     }
                 }

@@ -581,6 +581,12 @@ impl Checker {
         if cell {
             self.frames[frame].cell_slots.push(slot);
         }
+        self.note_def(
+            &var.node,
+            super::index::DefKind::Val,
+            var.span,
+            Some(ty.clone()),
+        );
         let vb = VarBinding {
             loc: VarLoc { frame, slot, cell },
             ty: VarType::Known(ty),

@@ -239,6 +239,7 @@ impl Checker {
     }
 
     fn type_name(&mut self, name: &str, te: &TypeExpr) -> Type {
+        self.note_type_use(te.span, name);
         match self.type_scheme(name) {
             Some(TypeScheme::Mono(t)) => return t,
             Some(scheme) => {

@@ -131,6 +131,14 @@ const KEYWORDS: &[(&str, Keyword)] = &[
 ];
 
 impl Keyword {
+    /// Every keyword of the language as written (not the words only reserved).
+    pub fn spellings() -> impl Iterator<Item = &'static str> {
+        KEYWORDS
+            .iter()
+            .filter(|(_, keyword)| !matches!(keyword, Keyword::Reserved(_)))
+            .map(|(spelling, _)| *spelling)
+    }
+
     /// The keyword spelled `word`, if `word` is reserved.
     pub fn from_word(word: &str) -> Option<Keyword> {
         KEYWORDS
