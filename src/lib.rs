@@ -333,7 +333,9 @@ impl Session {
         let chunk = match syntax::parse_chunk_with(src, self.parse_options()) {
             ChunkParse::Complete(chunk) => chunk,
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
-            ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
+            ChunkParse::Invalid(errors) => {
+                return ChunkResult::Failed(missing_semicolons(syntax_diagnostics(&errors), src))
+            }
         };
         let globals_before = self.machine.n_globals();
         // An expression chunk names its value `it` (checked as `val it = e; it`); where that
@@ -709,8 +711,40 @@ fn parse_program_or_errors(
     if errors.is_empty() {
         Ok(stmts)
     } else {
-        Err(syntax_diagnostics(&errors))
+        Err(missing_semicolons(syntax_diagnostics(&errors), src))
     }
+}
+
+/// A syntax error that expected a `;` and found the start of the next line is a `;` missing
+/// at the end of the line before: the diagnostic points there, with the fix.
+fn missing_semicolons(diags: Vec<Diagnostic>, src: &str) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .map(|diag| {
+            let start = diag.span.start.min(src.len());
+            if !diag.message.contains("`;`") || !src.is_char_boundary(start) {
+                return diag;
+            }
+            let before = &src[..start];
+            let end = before.trim_end().len();
+            if end == 0 || !before[end..].contains('\n') {
+                return diag;
+            }
+            let last = before[..end].chars().next_back().map_or(1, char::len_utf8);
+            let line = before[..end].matches('\n').count() + 1;
+            let mut fixed = Diagnostic::new(
+                diag.stage,
+                diag.code,
+                format!("missing `;` at the end of line {line}"),
+                syntax::span::Span::new(end - last, end),
+            )
+            .with_label("a `;` is missing after this")
+            .with_secondary(diag.span, "the next statement starts here")
+            .with_help(format!("end the statement on line {line} with `;`"));
+            fixed.origin = diag.origin;
+            fixed
+        })
+        .collect()
 }
 
 fn syntax_diagnostics(errors: &[SyntaxError]) -> Vec<Diagnostic> {

@@ -645,6 +645,16 @@ impl Checker {
                 all_args.extend(args);
                 return self.apply_builtin(n, name_span, all_args, span);
             }
+            // No function of this name at all: the name is undefined.
+            if all.is_empty() && at != error_type() {
+                self.error(CheckError::UndefinedName {
+                    name: n.to_string(),
+                    span: name_span,
+                    what: "name",
+                    hint: crate::check::suggest::well_known_hint(n),
+                });
+                return error_expr(span);
+            }
             if at != error_type()
                 && !(all.len() == 1 && self.tuple_arity_mismatch(all[0], &at, args.len(), span))
             {
@@ -659,7 +669,7 @@ impl Checker {
                     span,
                     message: format!("no overload of `{n}` accepts an argument of type `{at}`"),
                     behaviour: "invocable",
-                    help: Some(format!("candidates: {}", cands.join("; "))),
+                    help: (!cands.is_empty()).then(|| format!("candidates: {}", cands.join("; "))),
                 });
             }
             return error_expr(span);

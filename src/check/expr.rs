@@ -99,15 +99,18 @@ impl Checker {
             ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
                 self.name_expr(&path.join("::"), span, expected)
             }
+            // A qualified name that is not a library function is not defined (type-applied
+            // forms such as `Typing::memcount[T]` are `TypeApply`).
             ExprKind::Qualified(path) => {
-                self.type_error(
+                self.error(CheckError::UndefinedName {
+                    name: path.join("::"),
                     span,
-                    format!(
-                        "`{}` needs a type argument: `{}[T]`",
-                        path.join("::"),
-                        path.join("::")
+                    what: "name",
+                    hint: Some(
+                        "the library's qualified names are listed by `:browse ::` in the REPL and in the library reference"
+                            .to_string(),
                     ),
-                );
+                });
                 error_expr(span)
             }
             ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
