@@ -93,7 +93,7 @@ pub const COMMANDS: &[CommandInfo] = &[
     ),
     command(
         "time",
-        &[],
+        &["ti"],
         ":time EXPR",
         "evaluate (any chunk) and print the wall time it took",
         Argument::Expr,

@@ -260,7 +260,7 @@ mod tests {
         check_completion("var a : int ^ 3 ^ gr", 18, &["grid"]);
         check_completion(":kind doub", 6, &["double"]);
         check_completion(":t tot", 3, &["total_count", "totals"]);
-        check_completion(":set pr", 5, &["print-limit"]);
+        check_completion(":set pr", 5, &["precision", "print-limit"]);
     }
 
     #[test]
@@ -289,8 +289,10 @@ mod tests {
         assert_eq!(name("r"), Ok("reload"));
         assert_eq!(name("ti"), Ok("time"));
         assert_eq!(name("b"), Ok("browse"));
+        assert_eq!(name("i"), Ok("info"));
+        assert_eq!(name("is"), Ok("iso"));
         assert_eq!(name("re"), Err(vec!["reload", "reset"]));
-        assert_eq!(name("s"), Err(vec!["show", "size", "set"]));
+        assert_eq!(name("s"), Err(vec!["show", "size", "save", "set"]));
         assert_eq!(name("x"), Err(vec![]));
     }
 

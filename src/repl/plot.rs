@@ -363,6 +363,13 @@ pub fn histogram(values: &[f64], canvas: Canvas) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// A snapshot named without the crate (the book's test compiles this module too).
+    fn snapshot(name: &str, text: &str) {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!(name, text));
+    }
+
     fn plain(width: usize, height: usize) -> Canvas {
         Canvas {
             width,
@@ -375,7 +382,7 @@ mod tests {
     fn a_line_chart_in_plain_text_has_both_axes() {
         let values: Vec<f64> = (0..20).map(|i| i as f64).collect();
         let chart = line_chart(&values, plain(33, 4)).unwrap();
-        insta::assert_snapshot!(chart);
+        snapshot("plot_line_chart_plain", &chart);
     }
 
     #[test]
@@ -390,14 +397,14 @@ mod tests {
             },
         )
         .unwrap();
-        insta::assert_snapshot!(chart);
+        snapshot("plot_sine_wave_braille", &chart);
     }
 
     #[test]
     fn a_heatmap_in_plain_text_shades_low_to_high() {
         let values: Vec<f64> = (0..36).map(|i| ((i / 6) + (i % 6)) as f64).collect();
         let map = heatmap(&values, 6, 6, plain(40, 8)).unwrap();
-        insta::assert_snapshot!(map);
+        snapshot("plot_heatmap_plain", &map);
     }
 
     #[test]
@@ -415,7 +422,7 @@ mod tests {
             })
             .sum();
         assert_eq!(total, 100);
-        insta::assert_snapshot!(text);
+        snapshot("plot_histogram_plain", &text);
     }
 
     #[test]
