@@ -15,6 +15,7 @@ use num_traits::ToPrimitive;
 use crate::eval::format::strr_value;
 use crate::eval::value::{leaf_count, Value};
 use crate::types::print::type_to_string;
+use crate::types::shape::array_shape;
 use crate::types::size::size_of;
 use crate::types::ty::Type;
 
@@ -198,51 +199,6 @@ fn write_limited(out: &mut String, value: &Value, ty: &Type, limit: usize, displ
         }
         _ => out.push_str(&strr_value(value, ty)),
     }
-}
-
-/// Is `ty` shown as one cell of a grid?
-fn is_scalar(ty: &Type) -> bool {
-    matches!(
-        ty,
-        Type::Int(_) | Type::Double | Type::Float | Type::Char | Type::Natural | Type::String
-    ) || matches!(ty, Type::Unitsum(n) if *n > 0)
-}
-
-/// The most dimensions an array is taken apart into for display.
-const MAX_DIMENSIONS: usize = 16;
-
-/// The dimensions of an array of scalars, outermost first, and its scalar cell type: each
-/// component of a compact product index is a dimension (`T ^ (A \* B)`), as is each factor
-/// of `A \^ n` and each nested array (`T ^ B ^ A`). `None` when the cell is not a scalar or a
-/// size is not known here.
-pub fn array_shape(ty: &Type) -> Option<(Vec<usize>, Type)> {
-    let mut dims = Vec::new();
-    let mut current = ty;
-    while let Type::Array(element, index) = current {
-        // `T ^ B ^ A`: `A` is the outer index.
-        let mut own = Vec::new();
-        match &**index {
-            Type::CProduct(components) => {
-                for component in components.iter() {
-                    own.push(size_of(component)?.to_usize()?);
-                }
-            }
-            Type::CArray(factor, count) => match **count {
-                Type::Unitsum(n) if (n as usize) <= MAX_DIMENSIONS => {
-                    let size = size_of(factor)?.to_usize()?;
-                    own.extend(std::iter::repeat_n(size, n as usize));
-                }
-                _ => own.push(size_of(index)?.to_usize()?),
-            },
-            other => own.push(size_of(other)?.to_usize()?),
-        }
-        dims.extend(own);
-        if dims.len() > MAX_DIMENSIONS {
-            return None;
-        }
-        current = element;
-    }
-    is_scalar(current).then(|| (dims, current.clone()))
 }
 
 /// The text of one scalar cell: `_strr`, or a double with the REPL's precision.
