@@ -35,6 +35,9 @@ macro_rules! diagnostic_cases {
 }
 
 diagnostic_cases! {
+    newcomer_power_binds_tighter_than_product: "E0301", "var m : int ^ 3 * 2;\nprintln$ m.(`1:3 \\, `0:2);\n";
+    newcomer_int_loop_variables_in_a_compact_index: "E0301", "var m : int ^ (3 \\* 2);\nfor i in 0 ..< 3 do\n  for j in 0 ..< 2 do\n    println$ m.(i \\, j);\n  done\ndone\n";
+    newcomer_compact_tuple_binds_tighter_than_reshape: "E0301", "var src : int ^ (3 \\* 4);\nvar i = `1:3;\nvar y = 2;\nprintln$ src.(i \\, (y - 1) :>> 4);\n";
     newcomer_println_applied_first: "E0301", "println 0.1 + 0.2 == 0.3;\n";
     newcomer_float_without_a_point: "E0201", "val x = 1e10;\nprintln$ x;\n";
     newcomer_power_operator: "E0301", "val x = 2 ** 10;\nprintln$ x;\n";

@@ -194,12 +194,13 @@ fn a_square_matrix_is_a_grid_and_an_interrupt_is_one_line_keeping_the_chunk_s_va
     let folder = scratch("grid");
     let mut session = repl(&folder.join("history"));
     // `int ^ (3 \* 3)` keeps its written type and prints as a grid on a terminal.
-    enter(
-        &mut session,
-        "(1,2,3,4,5,6,7,8,9) :>> int ^ (3 \\* 3)",
-        Some("7 8 9"),
-    );
+    session
+        .send_line("(1,2,3,4,5,6,7,8,9) :>> int ^ (3 \\* 3)")
+        .unwrap();
+    session.exp_string("4 5 6").unwrap();
+    session.exp_string("7 8 9").unwrap();
     session.exp_string(": int ^ (3 \\* 3)").unwrap();
+    session.exp_string("> ").unwrap();
     enter(&mut session, ":type -n it", Some("int ^ (3 \\^ 2)"));
     // A `var` declared before the interrupted loop stays.
     session

@@ -257,7 +257,18 @@ impl Checker {
                         Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
                     },
                     behaviour: "invocable",
-                    help: Some("only functions, compact values (indexing an array over them) and strings can be applied".into()),
+                    help: Some(match &at {
+                        // `var m : int ^ 3 * 2;` is `(int ^ 3) * bool`, not a matrix.
+                        Type::Tuple(components)
+                            if matches!(components.first(), Some(Type::Array(..)))
+                                && matches!(ft, Type::CProduct(_) | Type::CArray(..)) =>
+                        {
+                            format!(
+                                "`{at}` is a pair, not a matrix: `^` binds tighter than `*`, so `int ^ 3 * 2` is `(int ^ 3) * bool`; for an array indexed by `{ft}` declare it as `T ^ ({ft})`, as in `int ^ (3 \\* 2)`"
+                            )
+                        }
+                        _ => "only functions, compact values (indexing an array over them) and strings can be applied".into(),
+                    }),
                 });
                 error_expr(span)
             }
