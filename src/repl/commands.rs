@@ -447,8 +447,7 @@ impl Repl {
         self.answer(answer, line, name_end)
     }
 
-    /// Print a command's answer, or its diagnostics with spans shifted by `offset` (where the
-
+    /// Run a file in the session; returns whether it could be read (a file with errors is
     /// still `:reload`ed, so fixing it and reloading works).
     pub(super) fn load_file(&mut self, path: &str) -> bool {
         match std::fs::read_to_string(path) {

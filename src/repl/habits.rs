@@ -321,10 +321,11 @@ impl Repl {
             .status();
         match status {
             Ok(status) if status.success() => {
-                if std::path::Path::new(&path).exists() {
-                    if self.load_file(&path) && !self.loaded.contains(&path) {
-                        self.loaded.push(path);
-                    }
+                if std::path::Path::new(&path).exists()
+                    && self.load_file(&path)
+                    && !self.loaded.contains(&path)
+                {
+                    self.loaded.push(path);
                 }
             }
             Ok(status) => self.command_error(&format!("the editor `{editor}` failed ({status})")),

@@ -226,7 +226,7 @@ impl Repl {
         if self.is_continuing() {
             let chunk = std::mem::take(&mut self.pending);
             let diag = tessera::incomplete_input_diagnostic(&chunk);
-            self.report(&[diag.clone()], REPL_NAME, &chunk);
+            self.report(std::slice::from_ref(&diag), REPL_NAME, &chunk);
             self.failed(&[diag]);
         }
         self.session.flush();
@@ -287,6 +287,7 @@ impl Repl {
         }
     }
 
+    /// Print a command's answer, or its diagnostics with spans shifted by `offset` (where the
     /// command's argument starts in `line`).
     fn answer(
         &mut self,
@@ -305,8 +306,7 @@ impl Repl {
         LineOutcome::Continue
     }
 
-    /// Run a file in the session; returns whether it could be read (a file with errors is
-
+    /// An error of a command on stderr.
     fn command_error(&mut self, message: &str) {
         self.session.flush();
         let _ = writeln!(self.diagnostics, "error: {message}");

@@ -387,7 +387,9 @@ mod tests {
 
     #[test]
     fn a_sine_wave_in_braille() {
-        let values: Vec<f64> = (0..200).map(|i| (i as f64 / 200.0 * 6.283).sin()).collect();
+        let values: Vec<f64> = (0..200)
+            .map(|i| (i as f64 / 200.0 * std::f64::consts::TAU).sin())
+            .collect();
         let chart = line_chart(
             &values,
             Canvas {

@@ -484,25 +484,25 @@ impl Facts {
 /// A shared part of a compound type (an element, an index, an argument, a result), with its
 /// facts. Dereferences to the `Type`.
 ///
-/// The second field remembers how the part was written where the normal form forgets it:
+/// The node also remembers how the part was written where the normal form forgets it:
 /// the index `n` of `A \^ n` built from `A \* A \* …` (`Type::cproduct`) is marked, so the
 /// type prints as the user wrote it. Equality, hashing and facts ignore the mark.
 #[derive(Clone)]
-pub struct TypeRef(Arc<(Facts, Type)>, bool);
+pub struct TypeRef(Arc<(Facts, Type, bool)>);
 
 impl TypeRef {
     pub fn new(ty: Type) -> TypeRef {
-        TypeRef(Arc::new((ty.facts(), ty)), false)
+        TypeRef(Arc::new((ty.facts(), ty, false)))
     }
 
     /// The index of a compact array that was written as a compact product of equal factors.
     fn written_as_product(ty: Type) -> TypeRef {
-        TypeRef(Arc::new((ty.facts(), ty)), true)
+        TypeRef(Arc::new((ty.facts(), ty, true)))
     }
 
     /// Was this compact array index written as a product of equal factors (`3 \* 3`)?
     pub fn is_written_as_product(&self) -> bool {
-        self.1
+        self.0 .2
     }
 
     pub fn facts(&self) -> Facts {
