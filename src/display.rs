@@ -15,6 +15,7 @@ use num_traits::ToPrimitive;
 use crate::eval::format::strr_value;
 use crate::eval::value::{leaf_count, Value};
 use crate::types::print::type_to_string;
+use crate::types::shape::array_shape;
 use crate::types::size::size_of;
 use crate::types::ty::Type;
 
@@ -29,6 +30,9 @@ pub struct Display {
     pub indices: bool,
     /// ANSI colours.
     pub color: bool,
+    /// Digits after the point of doubles shown by the REPL (`:set precision N`); `None`:
+    /// Felix's `%g`, as `str` prints them.
+    pub precision: Option<usize>,
 }
 
 impl Display {
@@ -38,6 +42,7 @@ impl Display {
         grid: false,
         indices: false,
         color: false,
+        precision: None,
     };
 
     /// The default print limit of the REPL (`:set print-limit N` changes it).
@@ -75,9 +80,10 @@ pub fn result_text(value: &Value, ty: &Type, display: &Display) -> Option<String
                     return Some(format!("{grid}\n: {type_shown}"));
                 }
             }
-            let text = match display.print_limit {
-                Some(limit) => limited_strr(value, ty, limit),
-                None => strr_value(value, ty),
+            let text = match (display.print_limit, display.precision) {
+                (Some(limit), _) => limited_text(value, ty, limit, display),
+                (None, Some(_)) => limited_text(value, ty, usize::MAX, display),
+                (None, None) => strr_value(value, ty),
             };
             let text = if display.color {
                 colour_value(&text)
@@ -137,13 +143,19 @@ fn shown_positions(count: usize, limit: usize) -> (Vec<usize>, Option<(usize, us
 
 /// `_strr` with every array longer than `limit` cut to its ends; equal to `_strr` when no
 /// array is longer.
+#[cfg(test)]
 pub fn limited_strr(value: &Value, ty: &Type, limit: usize) -> String {
+    limited_text(value, ty, limit, &Display::EXACT)
+}
+
+/// `limited_strr` with doubles at the display's precision.
+fn limited_text(value: &Value, ty: &Type, limit: usize, display: &Display) -> String {
     let mut out = String::new();
-    write_limited(&mut out, value, ty, limit);
+    write_limited(&mut out, value, ty, limit, display);
     out
 }
 
-fn write_limited(out: &mut String, value: &Value, ty: &Type, limit: usize) {
+fn write_limited(out: &mut String, value: &Value, ty: &Type, limit: usize, display: &Display) {
     match (ty, value) {
         (Type::Array(element, index), Value::Array(_)) => {
             let Some(elements) = array_elements(value, element, index) else {
@@ -161,7 +173,9 @@ fn write_limited(out: &mut String, value: &Value, ty: &Type, limit: usize) {
                     out.push(',');
                 }
                 match item {
-                    Some(position) => write_limited(out, &elements[*position], element, limit),
+                    Some(position) => {
+                        write_limited(out, &elements[*position], element, limit, display)
+                    }
                     None => {
                         let omitted = gap.map_or(0, |(_, omitted)| omitted);
                         out.push_str(&format!("… {omitted} more …"));
@@ -176,69 +190,129 @@ fn write_limited(out: &mut String, value: &Value, ty: &Type, limit: usize) {
                 if position > 0 {
                     out.push(',');
                 }
-                write_limited(out, value, component, limit);
+                write_limited(out, value, component, limit, display);
             }
             out.push(')');
+        }
+        (Type::Double | Type::Float, Value::Float(_)) => {
+            out.push_str(&cell_text(value, ty, display))
         }
         _ => out.push_str(&strr_value(value, ty)),
     }
 }
 
-/// Is `ty` shown as one cell of a grid?
-fn is_scalar(ty: &Type) -> bool {
-    matches!(
-        ty,
-        Type::Int(_) | Type::Double | Type::Float | Type::Char | Type::Natural | Type::String
-    ) || matches!(ty, Type::Unitsum(n) if *n > 0)
-}
-
-/// The rows of a matrix of scalars: `T ^ (A \* B)` (rows of `A`, columns of `B`) or
-/// `T ^ B ^ A`. `None` for any other value.
-fn matrix_rows(value: &Value, ty: &Type) -> Option<Vec<Vec<String>>> {
-    let Type::Array(element, index) = ty else {
-        return None;
-    };
-    match (&**element, &**index) {
-        (Type::Array(cell, columns), rows) if is_scalar(cell) => {
-            let _ = rows;
-            let row_values = array_elements(value, element, index)?;
-            row_values
-                .iter()
-                .map(|row| {
-                    Some(
-                        array_elements(row, cell, columns)?
-                            .iter()
-                            .map(|v| strr_value(v, cell))
-                            .collect(),
-                    )
-                })
-                .collect()
+/// The text of one scalar cell: `_strr`, or a double with the REPL's precision.
+fn cell_text(value: &Value, ty: &Type, display: &Display) -> String {
+    match (ty, value, display.precision) {
+        (Type::Double | Type::Float, Value::Float(x), Some(digits)) if x.is_finite() => {
+            format!("{x:.digits$}")
         }
-        (cell, Type::CProduct(components)) if is_scalar(cell) && components.len() == 2 => {
-            let columns = size_of(&components[1])?.to_usize()?;
-            if columns == 0 {
-                return None;
-            }
-            let cells: Vec<String> = array_elements(value, cell, index)?
-                .iter()
-                .map(|v| strr_value(v, cell))
-                .collect();
-            Some(cells.chunks(columns).map(<[String]>::to_vec).collect())
-        }
-        _ => None,
+        _ => strr_value(value, ty),
     }
 }
 
-/// A matrix as an aligned grid (cells right-aligned, rows and columns beyond the print limit
-/// left out around `…`), with indices when `display.indices`. `None` when the value is not a
-/// matrix of scalars.
+/// An array of scalars seen as its dimensions and a reader of its cells by flat position.
+struct Cells<'a> {
+    dims: Vec<usize>,
+    cell: Type,
+    array: &'a crate::eval::value::ArrayVal,
+}
+
+impl Cells<'_> {
+    fn of<'a>(value: &'a Value, ty: &Type) -> Option<Cells<'a>> {
+        let (dims, cell) = array_shape(ty)?;
+        let Value::Array(array) = value else {
+            return None;
+        };
+        let count = dims.iter().try_fold(1usize, |n, d| n.checked_mul(*d))?;
+        if count != array.len || array.start + array.len > array.buf.len() {
+            return None;
+        }
+        Some(Cells { dims, cell, array })
+    }
+
+    fn text(&self, position: usize, display: &Display) -> String {
+        cell_text(&self.array.leaf(position), &self.cell, display)
+    }
+}
+
+/// The numbers of an array of numbers (ints, doubles, floats) with its dimensions, for
+/// pictures; `None` for any other value.
+pub fn numeric_array(value: &Value, ty: &Type) -> Option<(Vec<usize>, Vec<f64>)> {
+    let cells = Cells::of(value, ty)?;
+    if !matches!(cells.cell, Type::Int(_) | Type::Double | Type::Float) {
+        return None;
+    }
+    let numbers = (0..cells.array.len)
+        .map(|position| match cells.array.leaf(position) {
+            Value::Int(n) => Some(n as f64),
+            Value::Float(x) => Some(x),
+            _ => None,
+        })
+        .collect::<Option<Vec<f64>>>()?;
+    Some((cells.dims, numbers))
+}
+
+/// A matrix as an aligned grid, or an array of three and more dimensions as its labelled 2-D
+/// slices (`[i, :, :]`, as numpy shows them); `None` for anything else.
 fn grid_text(value: &Value, ty: &Type, display: &Display) -> Option<String> {
-    let rows = matrix_rows(value, ty)?;
-    let row_count = rows.len();
-    let column_count = rows.first().map_or(0, Vec::len);
-    if row_count == 0 || column_count == 0 {
+    let cells = Cells::of(value, ty)?;
+    let n = cells.dims.len();
+    if n < 2 {
         return None;
     }
+    let (rows, columns) = (cells.dims[n - 2], cells.dims[n - 1]);
+    if rows == 0 || columns == 0 {
+        return None;
+    }
+    let slice_size = rows * columns;
+    let slices: usize = cells.dims[..n - 2].iter().product();
+    if slices == 0 {
+        return None;
+    }
+    if n == 2 {
+        return Some(grid_lines(&cells, 0, rows, columns, display));
+    }
+    let limit = display.print_limit.unwrap_or(usize::MAX);
+    let slice_limit = (limit / slice_size.min(limit).max(1)).max(2);
+    let (shown, gap) = shown_positions(slices, slice_limit);
+    let mut parts = Vec::new();
+    for (order, slice) in shown.iter().enumerate() {
+        if let Some((at, omitted)) = gap {
+            if order == at {
+                parts.push(dim(&format!("⋮ {omitted} more slices"), display.color));
+            }
+        }
+        // The slice's position in the leading dimensions, outermost first.
+        let mut rest = *slice;
+        let mut labels = vec![String::new(); n - 2];
+        for (label, size) in labels.iter_mut().zip(&cells.dims[..n - 2]).rev() {
+            *label = (rest % size).to_string();
+            rest /= size;
+        }
+        labels.extend([":".to_string(), ":".to_string()]);
+        parts.push(dim(&format!("[{}] =", labels.join(", ")), display.color));
+        parts.push(grid_lines(
+            &cells,
+            slice * slice_size,
+            rows,
+            columns,
+            display,
+        ));
+    }
+    Some(parts.join("\n"))
+}
+
+/// The grid of the `rows × columns` cells from flat position `start` (cells right-aligned,
+/// rows and columns beyond the print limit left out around `…`), with indices when
+/// `display.indices`.
+fn grid_lines(
+    cells: &Cells,
+    start: usize,
+    row_count: usize,
+    column_count: usize,
+    display: &Display,
+) -> String {
     let limit = display.print_limit.unwrap_or(usize::MAX);
     let (row_positions, row_gap) = shown_positions(row_count, limit);
     let (column_positions, column_gap) = shown_positions(column_count, limit);
@@ -251,35 +325,44 @@ fn grid_text(value: &Value, ty: &Type, display: &Display) -> Option<String> {
     if let Some((at, _)) = row_gap {
         shown_rows.insert(at, None);
     }
-    let cell = |row: Option<usize>, column: Option<usize>| -> String {
-        match (row, column) {
-            (Some(r), Some(c)) => rows[r][c].clone(),
-            (None, Some(_)) => "⋮".to_string(),
-            (Some(_), None) => "…".to_string(),
-            (None, None) => String::new(),
-        }
-    };
-    let width = |column: Option<usize>| -> usize {
-        let cells = shown_rows
-            .iter()
-            .map(|row| cell(*row, column).chars().count())
-            .max()
-            .unwrap_or(0);
-        let header = match column {
-            Some(c) if display.indices => c.to_string().len(),
-            _ => 0,
-        };
-        cells.max(header)
-    };
-    let widths: Vec<usize> = columns.iter().map(|c| width(*c)).collect();
+    let texts: Vec<Vec<String>> = shown_rows
+        .iter()
+        .map(|row| {
+            columns
+                .iter()
+                .map(|column| match (row, column) {
+                    (Some(r), Some(c)) => cells.text(start + r * column_count + c, display),
+                    (None, Some(_)) => "⋮".to_string(),
+                    (Some(_), None) => "…".to_string(),
+                    (None, None) => String::new(),
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(at, column)| {
+            let cells = texts
+                .iter()
+                .map(|row| row[at].chars().count())
+                .max()
+                .unwrap_or(0);
+            let header = match column {
+                Some(c) if display.indices => c.to_string().len(),
+                _ => 0,
+            };
+            cells.max(header)
+        })
+        .collect();
     let label_width = row_positions
         .last()
         .map_or(1, |last| last.to_string().len());
-    let paint = |text: String| -> String {
+    let paint = |text: &str| -> String {
         if display.color && !text.trim().is_empty() {
-            colour_value(&text)
+            colour_value(text)
         } else {
-            text
+            text.to_string()
         }
     };
     let mut lines = Vec::new();
@@ -296,24 +379,23 @@ fn grid_text(value: &Value, ty: &Type, display: &Display) -> Option<String> {
             display.color,
         ));
     }
-    for row in &shown_rows {
+    for (row, row_texts) in shown_rows.iter().zip(&texts) {
         let mut line = String::new();
         if display.indices {
             let label = row.map_or("⋮".to_string(), |r| r.to_string());
             line.push_str(&dim(&format!("{label:>label_width$} │"), display.color));
         }
-        for (position, (column, width)) in columns.iter().zip(&widths).enumerate() {
+        for (position, (text, width)) in row_texts.iter().zip(&widths).enumerate() {
             if position > 0 || display.indices {
                 line.push(' ');
             }
-            let text = cell(*row, *column);
             let padding = width.saturating_sub(text.chars().count());
             line.push_str(&" ".repeat(padding));
             line.push_str(&paint(text));
         }
         lines.push(line.trim_end().to_string());
     }
-    Some(lines.join("\n"))
+    lines.join("\n")
 }
 
 fn dim(text: &str, color: bool) -> String {
@@ -442,6 +524,76 @@ mod tests {
             result_text(&value, &ty, &Display::EXACT).unwrap(),
             "((1,20,3),(4,5,600)) : int ^ 3 ^ 2"
         );
+    }
+
+    fn grid_display() -> Display {
+        Display {
+            grid: true,
+            print_limit: Some(100),
+            ..Display::EXACT
+        }
+    }
+
+    #[test]
+    fn a_square_matrix_is_a_grid_and_keeps_its_written_type() {
+        let three = Type::Unitsum(3);
+        let ty = Type::array(
+            Type::Int(IntTy::Int),
+            Type::cproduct(vec![three.clone(), three]),
+        );
+        assert_eq!(
+            result_text(&ints(9), &ty, &grid_display()).unwrap(),
+            "0 1 2\n3 4 5\n6 7 8\n: int ^ (3 \\* 3)"
+        );
+        // `T ^ (A \^ 2)` written so is a grid too.
+        let power = Type::array(
+            Type::Int(IntTy::Int),
+            Type::carray(Type::Unitsum(3), Type::Unitsum(2)),
+        );
+        assert_eq!(
+            result_text(&ints(9), &power, &grid_display()).unwrap(),
+            "0 1 2\n3 4 5\n6 7 8\n: int ^ (3 \\^ 2)"
+        );
+    }
+
+    #[test]
+    fn three_dimensions_print_as_labelled_slices() {
+        let ty = Type::array(
+            Type::Int(IntTy::Int),
+            Type::cproduct(vec![Type::Unitsum(2), Type::Unitsum(2), Type::Unitsum(3)]),
+        );
+        assert_eq!(
+            result_text(&ints(12), &ty, &grid_display()).unwrap(),
+            "[0, :, :] =\n0 1 2\n3 4 5\n[1, :, :] =\n6  7  8\n9 10 11\n: int ^ (2 \\* 2 \\* 3)"
+        );
+        // Past the print limit: the first and last slices.
+        let big = Type::array(
+            Type::Int(IntTy::Int),
+            Type::cproduct(vec![Type::Unitsum(5), Type::Unitsum(2), Type::Unitsum(2)]),
+        );
+        let small = Display {
+            print_limit: Some(4),
+            ..grid_display()
+        };
+        assert_eq!(
+            result_text(&ints(20), &big, &small).unwrap(),
+            "[0, :, :] =\n0 1\n2 3\n⋮ 3 more slices\n[4, :, :] =\n16 17\n18 19\n: int ^ (5 \\* 2 \\* 2)"
+        );
+    }
+
+    #[test]
+    fn precision_applies_to_doubles_in_the_display_only() {
+        let ty = Type::array(Type::Double, Type::Unitsum(2));
+        let value = Value::Array(ArrayVal::new(Buffer::F64(vec![0.1, 2.0 / 3.0])));
+        let display = Display {
+            precision: Some(3),
+            ..Display::EXACT
+        };
+        assert_eq!(
+            result_text(&value, &ty, &display).unwrap(),
+            "(0.100,0.667) : double ^ 2"
+        );
+        assert_eq!(strr_value(&value, &ty), "(0.1,0.666667)");
     }
 
     #[test]

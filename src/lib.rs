@@ -38,6 +38,18 @@ pub use diag::{
     SourceText, Stage,
 };
 pub use display::Display;
+
+/// An array of numbers as pictures see it: its dimensions (outermost first), its values in
+/// order, and its type as printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumericArray {
+    /// The dimensions, outermost first.
+    pub dims: Vec<usize>,
+    /// The values in order (the last dimension varies fastest).
+    pub values: Vec<f64>,
+    /// The array's type as printed.
+    pub type_text: String,
+}
 pub use settings::{Settings, SharedBuffer};
 
 /// The library written in Tessera itself, loaded at the start of every session.
@@ -322,7 +334,9 @@ impl Session {
         let chunk = match syntax::parse_chunk_with(src, self.parse_options()) {
             ChunkParse::Complete(chunk) => chunk,
             ChunkParse::Incomplete => return ChunkResult::Incomplete,
-            ChunkParse::Invalid(errors) => return ChunkResult::Failed(syntax_diagnostics(&errors)),
+            ChunkParse::Invalid(errors) => {
+                return ChunkResult::Failed(missing_semicolons(syntax_diagnostics(&errors), src))
+            }
         };
         let globals_before = self.machine.n_globals();
         // An expression chunk names its value `it` (checked as `val it = e; it`); where that
@@ -339,6 +353,7 @@ impl Session {
             },
             syntax::ast::Chunk::Stmts(_) => None,
         };
+        let names_it = named_it.is_some();
         let unit = match named_it {
             Some(unit) => unit,
             None => match self.checker.check_chunk(&chunk) {
@@ -354,10 +369,14 @@ impl Session {
         {
             Ok(value) => value,
             Err(diag) => {
-                // A failed chunk has no effect on definitions. What it did to earlier
-                // variables and the output stays, as after any runtime error.
-                self.checker = checker_before.clone();
-                self.machine.forget_definitions(&unit, globals_before);
+                // A runtime error (or Ctrl-C) keeps what ran before it, as in a file run with
+                // `:load`: the chunk's definitions stay (a variable whose initialiser did not
+                // run is an error to read), and so do its effects on earlier variables and
+                // the output. An expression's `it` is not defined.
+                if names_it {
+                    self.checker = checker_before.clone();
+                    self.machine.forget_definitions(&unit, globals_before);
+                }
                 return ChunkResult::Failed(vec![self.resolve_origins(diag)]);
             }
         };
@@ -380,19 +399,19 @@ impl Session {
                     return Ok(written);
                 }
             }
-            s.type_of_expression(src, false)
+            s.type_of_expression(src, false, false)
         })
     }
 
     /// The type of an expression in normal form and, when a type functor derived it, the
     /// functor's application: `int32  = promote(int8, int32)` (`:type -v`).
     pub fn explained_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        self.scoped(|s| s.type_of_expression(src, true))
+        self.scoped(|s| s.type_of_expression(src, true, true))
     }
 
     /// The type of an expression in normal form, typedefs expanded (`:type -n`).
     pub fn normal_type_of(&mut self, src: &str) -> Result<String, Vec<Diagnostic>> {
-        self.scoped(|s| s.type_of_expression(src, false))
+        self.scoped(|s| s.type_of_expression(src, false, true))
     }
 
     fn parse_expr(&self, src: &str) -> Result<syntax::ast::Expr, Vec<Diagnostic>> {
@@ -400,10 +419,18 @@ impl Session {
             .map_err(|errors| syntax_diagnostics(&errors))
     }
 
-    fn type_of_expression(&mut self, src: &str, explain: bool) -> Result<String, Vec<Diagnostic>> {
+    /// The type of the expression `src`, as written or in normal form (`normal`), with the
+    /// type functor that derived it when `explain`.
+    fn type_of_expression(
+        &mut self,
+        src: &str,
+        explain: bool,
+        normal: bool,
+    ) -> Result<String, Vec<Diagnostic>> {
         let expr = self.parse_expr(src)?;
         match self.checker.explain_type_of_expr(&expr) {
             Ok((ty, derivation)) => {
+                let ty = if normal { ty.normal_form() } else { ty };
                 let shown = types::print::type_to_string(&ty);
                 Ok(match derivation {
                     Some(d) if explain => format!("{shown}  = {d}"),
@@ -531,6 +558,74 @@ impl Session {
         self.display = display;
     }
 
+    /// Evaluate the expression or statements `src` without printing a result or naming
+    /// `it` (`:timeit`, `:plot`): the value and its type, `None` for statements. A failure
+    /// keeps nothing of the chunk's definitions.
+    fn evaluate_unnamed(
+        &mut self,
+        src: &str,
+    ) -> Result<Option<(eval::value::Value, types::Type)>, Vec<Diagnostic>> {
+        interrupt::clear();
+        memory::clear();
+        let chunk = match syntax::parse_chunk_with(src, self.parse_options()) {
+            ChunkParse::Complete(chunk) => chunk,
+            ChunkParse::Incomplete => return Err(vec![incomplete_input_diagnostic(src)]),
+            ChunkParse::Invalid(errors) => return Err(syntax_diagnostics(&errors)),
+        };
+        let checker_before = self.checker.clone();
+        let globals_before = self.machine.n_globals();
+        let unit = self.checker.check_chunk(&chunk)?;
+        let result_type = unit.result.as_ref().map(|expr| expr.ty.clone());
+        self.remember_source(&unit, EARLIER_INPUT_NAME, src, SourceKind::EarlierInput);
+        match self
+            .machine
+            .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
+        {
+            Ok(value) => Ok(value.zip(result_type)),
+            Err(diag) => {
+                self.checker = checker_before;
+                self.machine.forget_definitions(&unit, globals_before);
+                Err(vec![self.resolve_origins(diag)])
+            }
+        }
+    }
+
+    /// Run `src` (an expression or statements) without showing its value; the seconds it
+    /// took, checking and compiling included (`:timeit`).
+    pub fn time_quietly(&mut self, src: &str) -> Result<f64, Vec<Diagnostic>> {
+        self.scoped(|s| {
+            let started = std::time::Instant::now();
+            s.evaluate_unnamed(src)?;
+            Ok(started.elapsed().as_secs_f64())
+        })
+    }
+
+    /// The numbers of an expression whose value is an array of numbers, with its dimensions
+    /// outermost first, and its type (`:plot`, `:hist`); `Err` with a message (not
+    /// diagnostics) when the value is not such an array.
+    pub fn numeric_array_of(&mut self, src: &str) -> Result<NumericArray, Vec<Diagnostic>> {
+        self.scoped(|s| {
+            let Some((value, ty)) = s.evaluate_unnamed(src)? else {
+                return Err(Vec::new());
+            };
+            let type_text = types::print::type_to_string(&ty);
+            match display::numeric_array(&value, &ty) {
+                Some((dims, values)) => Ok(NumericArray {
+                    dims,
+                    values,
+                    type_text,
+                }),
+                None => Err(vec![Diagnostic::new(
+                    Stage::Static,
+                    "E0301",
+                    format!("a picture needs an array of numbers, and this is `{type_text}`"),
+                    syntax::span::Span::new(0, src.len()),
+                )
+                .with_label(format!("this is `{type_text}`"))]),
+            }
+        })
+    }
+
     /// A type written in source, resolved and printed in normal form (`:browse`).
     pub fn normal_type_of_type(&mut self, src: &str) -> Option<String> {
         self.scoped(|s| {
@@ -617,8 +712,40 @@ pub(crate) fn parse_program_or_errors(
     if errors.is_empty() {
         Ok(stmts)
     } else {
-        Err(syntax_diagnostics(&errors))
+        Err(missing_semicolons(syntax_diagnostics(&errors), src))
     }
+}
+
+/// A syntax error that expected a `;` and found the start of the next line is a `;` missing
+/// at the end of the line before: the diagnostic points there, with the fix.
+fn missing_semicolons(diags: Vec<Diagnostic>, src: &str) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .map(|diag| {
+            let start = diag.span.start.min(src.len());
+            if !diag.message.contains("`;`") || !src.is_char_boundary(start) {
+                return diag;
+            }
+            let before = &src[..start];
+            let end = before.trim_end().len();
+            if end == 0 || !before[end..].contains('\n') {
+                return diag;
+            }
+            let last = before[..end].chars().next_back().map_or(1, char::len_utf8);
+            let line = before[..end].matches('\n').count() + 1;
+            let mut fixed = Diagnostic::new(
+                diag.stage,
+                diag.code,
+                format!("missing `;` at the end of line {line}"),
+                syntax::span::Span::new(end - last, end),
+            )
+            .with_label("a `;` is missing after this")
+            .with_secondary(diag.span, "the next statement starts here")
+            .with_help(format!("end the statement on line {line} with `;`"));
+            fixed.origin = diag.origin;
+            fixed
+        })
+        .collect()
 }
 
 fn syntax_diagnostics(errors: &[SyntaxError]) -> Vec<Diagnostic> {

@@ -50,6 +50,8 @@ Options:
                  inlining pass) instead of running it
   --             end of Tessera's options: the next argument is the file (even one starting
                  with `-`); everything after the file is the program's (System::argv)
+  --keep-going   the REPL reading piped input exits 0 although chunks failed (without it,
+                 1 or 3 after a static or runtime error, as for a file)
   -h, --help     print this help
   -V, --version  print the version and the commit it was built from
 
@@ -98,7 +100,8 @@ struct Invocation {
 }
 
 fn main() -> ExitCode {
-    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let mut arguments: Vec<String> = std::env::args().skip(1).collect();
+    let keep_going = take_keep_going(&mut arguments);
     let invocation = match parse_arguments(&arguments) {
         Ok(invocation) => invocation,
         Err(message) => {
@@ -114,13 +117,35 @@ fn main() -> ExitCode {
     let status = std::thread::Builder::new()
         .name("tessera".into())
         .stack_size(SESSION_STACK_BYTES)
-        .spawn(move || run_command(invocation))
+        .spawn(move || run_command(invocation, keep_going))
         .map(|handle| handle.join().unwrap_or(INTERNAL_ERROR_STATUS))
         .unwrap_or_else(|error| {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
             INTERNAL_ERROR_STATUS
         });
     ExitCode::from(u8::try_from(status).unwrap_or(1))
+}
+
+/// Remove `--keep-going` when it is one of Tessera's options (before the file and any `--`);
+/// returns whether it was given.
+fn take_keep_going(arguments: &mut Vec<String>) -> bool {
+    let options = arguments
+        .iter()
+        .take_while(|argument| {
+            !(matches!(argument.as_str(), "--" | "run" | "check" | "doc")
+                || argument.ends_with(".flx"))
+        })
+        .count();
+    match arguments[..options]
+        .iter()
+        .position(|argument| argument == "--keep-going")
+    {
+        Some(at) => {
+            arguments.remove(at);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The stack of the interpreter thread.
@@ -202,7 +227,7 @@ impl Options {
     }
 }
 
-fn run_command(invocation: Invocation) -> i32 {
+fn run_command(invocation: Invocation, keep_going: bool) -> i32 {
     let options = Options::of(&invocation);
     match invocation.command {
         Command::Help => {
@@ -220,7 +245,7 @@ fn run_command(invocation: Invocation) -> i32 {
         Command::Explain(code) => explain(&code),
         Command::Doc(file) => write_library_page(file.as_deref()),
         Command::Lsp => tessera::lsp::run_stdio(),
-        Command::Repl => repl::run(options.session(false)),
+        Command::Repl => repl::run(options.session(false), keep_going),
         Command::Run(path) => run_file(&path, false, &options),
         Command::Check(path) => run_file(&path, true, &options),
         Command::DumpIr { file, inlined } => dump_ir(&file, inlined, &options),

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 #[path = "../src/docs.rs"]
 mod docs;
 #[allow(dead_code)]
-#[path = "../src/repl.rs"]
+#[path = "../src/repl/mod.rs"]
 mod repl;
 
 use repl::{LineOutcome, Repl};

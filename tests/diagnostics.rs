@@ -35,6 +35,17 @@ macro_rules! diagnostic_cases {
 }
 
 diagnostic_cases! {
+    newcomer_power_binds_tighter_than_product: "E0301", "var m : int ^ 3 * 2;\nprintln$ m.(`1:3 \\, `0:2);\n";
+    newcomer_int_loop_variables_in_a_compact_index: "E0301", "var m : int ^ (3 \\* 2);\nfor i in 0 ..< 3 do\n  for j in 0 ..< 2 do\n    println$ m.(i \\, j);\n  done\ndone\n";
+    newcomer_compact_tuple_binds_tighter_than_reshape: "E0301", "var src : int ^ (3 \\* 4);\nvar i = `1:3;\nvar y = 2;\nprintln$ src.(i \\, (y - 1) :>> 4);\n";
+    newcomer_println_applied_first: "E0301", "println 0.1 + 0.2 == 0.3;\n";
+    newcomer_float_without_a_point: "E0201", "val x = 1e10;\nprintln$ x;\n";
+    newcomer_power_operator: "E0301", "val x = 2 ** 10;\nprintln$ x;\n";
+    newcomer_undefined_qualified_name: "E0201", "println$ Foo::bar 1;\n";
+    newcomer_undefined_generic_no_empty_candidates: "E0201", "println$ xyz[int] 3;\n";
+    newcomer_well_known_name: "E0201", "val a = (1, 2, 3);\nprintln$ length a;\n";
+    newcomer_missing_semicolon: "E0100", "val a = 1\nval b = 2;\nprintln$ a + b;\n";
+    newcomer_assign_to_val: "E0701", "val a = 1;\nprintln$ a;\na = 2;\n";
     e0100_syntax_error: "E0100", "var a = 1;\nvar b = ;\nprintln$ a;\n";
     e0101_if_then_statement: "E0101", "var x = 1;\nif x > 0 then println \"pos\"; endif\n";
     e0201_undefined_name: "E0201", "var x = 5;\nprintln$ undefined_thing + x;\n";

@@ -188,3 +188,39 @@ fn ctrl_c_stops_a_program_with_status_130_after_its_output() {
         "status {status:?}"
     );
 }
+
+#[test]
+fn a_square_matrix_is_a_grid_and_an_interrupt_is_one_line_keeping_the_chunk_s_var() {
+    let folder = scratch("grid");
+    let mut session = repl(&folder.join("history"));
+    // `int ^ (3 \* 3)` keeps its written type and prints as a grid on a terminal.
+    session
+        .send_line("(1,2,3,4,5,6,7,8,9) :>> int ^ (3 \\* 3)")
+        .unwrap();
+    session.exp_string("4 5 6").unwrap();
+    session.exp_string("7 8 9").unwrap();
+    session.exp_string(": int ^ (3 \\* 3)").unwrap();
+    session.exp_string("> ").unwrap();
+    enter(&mut session, ":type -n it", Some("int ^ (3 \\^ 2)"));
+    // A `var` declared before the interrupted loop stays.
+    session
+        .send_line(
+            "var kept = 5; fprintln (cstderr, \"spin\" + \"ning\"); while true do kept = kept + 1; done",
+        )
+        .unwrap();
+    let before = interrupt(&mut session, "spinning");
+    assert!(!before.contains("Error"), "an error box: {before}");
+    session.exp_string("at <repl>:1:").unwrap();
+    session.exp_string("> ").unwrap();
+    enter(&mut session, "kept >= 5", Some("true : bool"));
+    // A picture of a sine wave, with its axes.
+    enter(&mut session, "var wave : double ^ 63;", None);
+    enter(
+        &mut session,
+        "for i in ..[63] do &wave.i <- sin (double (i :>> int) / 10.0); done",
+        None,
+    );
+    enter(&mut session, ":plot wave", Some(": double ^ 63"));
+    session.send_line(":q").unwrap();
+    session.exp_eof().unwrap();
+}

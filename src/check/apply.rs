@@ -257,7 +257,18 @@ impl Checker {
                         Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
                     },
                     behaviour: "invocable",
-                    help: Some("only functions, compact values (indexing an array over them) and strings can be applied".into()),
+                    help: Some(match &at {
+                        // `var m : int ^ 3 * 2;` is `(int ^ 3) * bool`, not a matrix.
+                        Type::Tuple(components)
+                            if matches!(components.first(), Some(Type::Array(..)))
+                                && matches!(ft, Type::CProduct(_) | Type::CArray(..)) =>
+                        {
+                            format!(
+                                "`{at}` is a pair, not a matrix: `^` binds tighter than `*`, so `int ^ 3 * 2` is `(int ^ 3) * bool`; for an array indexed by `{ft}` declare it as `T ^ ({ft})`, as in `int ^ (3 \\* 2)`"
+                            )
+                        }
+                        _ => "only functions, compact values (indexing an array over them) and strings can be applied".into(),
+                    }),
                 });
                 error_expr(span)
             }
@@ -646,6 +657,16 @@ impl Checker {
                 all_args.extend(args);
                 return self.apply_builtin(n, name_span, all_args, span);
             }
+            // No function of this name at all: the name is undefined.
+            if all.is_empty() && at != error_type() {
+                self.error(CheckError::UndefinedName {
+                    name: n.to_string(),
+                    span: name_span,
+                    what: "name",
+                    hint: crate::check::suggest::well_known_hint(n),
+                });
+                return error_expr(span);
+            }
             if at != error_type()
                 && !(all.len() == 1 && self.tuple_arity_mismatch(all[0], &at, args.len(), span))
             {
@@ -660,7 +681,7 @@ impl Checker {
                     span,
                     message: format!("no overload of `{n}` accepts an argument of type `{at}`"),
                     behaviour: "invocable",
-                    help: Some(format!("candidates: {}", cands.join("; "))),
+                    help: (!cands.is_empty()).then(|| format!("candidates: {}", cands.join("; "))),
                 });
             }
             return error_expr(span);

@@ -124,6 +124,12 @@ pub enum CheckError {
     FormatConversion { span: Span, message: String },
     /// E0701
     NotAssignable { span: Span, what: String },
+    /// E0701: an assignment to a `val`, declared at `declared`.
+    AssignToVal {
+        span: Span,
+        name: String,
+        declared: Span,
+    },
     /// E0702: `&` of something that is not a variable.
     NotAddressable { span: Span, what: String },
     /// E0303: a value of the opaque type `ty` used where its hidden structure would be
@@ -174,7 +180,7 @@ impl CheckError {
             CheckError::LiteralRange { .. } => "E0601",
             CheckError::LiteralSuffix { .. } => "E0602",
             CheckError::FormatConversion { .. } => "E0603",
-            CheckError::NotAssignable { .. } => "E0701",
+            CheckError::NotAssignable { .. } | CheckError::AssignToVal { .. } => "E0701",
             CheckError::NotAddressable { .. } => "E0702",
         }
     }
@@ -204,6 +210,7 @@ impl CheckError {
             | CheckError::LiteralSuffix { span, .. }
             | CheckError::FormatConversion { span, .. }
             | CheckError::NotAssignable { span, .. }
+            | CheckError::AssignToVal { span, .. }
             | CheckError::NotAddressable { span, .. }
             | CheckError::OpaqueUse { span, .. }
             | CheckError::OpaqueDecl { span, .. }
@@ -224,8 +231,8 @@ impl CheckError {
             }
             CheckError::UndefinedName { name, what, hint, .. } => {
                 let mut diag = d(format!("undefined {what} `{name}`")).with_label("not defined in this scope");
-                if let Some(h) = hint {
-                    diag = diag.with_help(h.clone());
+                if let Some(h) = hint.clone().or_else(|| crate::check::suggest::well_known_hint(name)) {
+                    diag = diag.with_help(h);
                 }
                 diag
             }
@@ -343,6 +350,10 @@ impl CheckError {
             CheckError::FormatConversion { message, .. } => d(format!("unsupported format string: {message}"))
                 .with_label("in this format string")
                 .with_help("the conversions are `d i c u o x X`, with the lengths `l ll z hh h`, `e E f F g G a A` and `S` (a string), with the flags `+ - space 0`, a width and a precision; write `%%` for a `%`"),
+            CheckError::AssignToVal { name, declared, .. } => d(format!("cannot assign to `{name}`, which is a `val`"))
+                .with_label("assigned here")
+                .with_secondary(*declared, format!("`{name}` is declared with `val` here"))
+                .with_help(format!("a `val` never changes: declare it with `var {name} = …` to assign to it")),
             CheckError::NotAssignable { what, .. } => d(format!("cannot assign to {what}"))
                 .with_label("not a variable")
                 .with_help("only variables can be assigned; store into a component with `&x.i <- v;`"),

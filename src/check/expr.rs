@@ -100,15 +100,18 @@ impl Checker {
             ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
                 self.name_expr(&path.join("::"), span, expected)
             }
+            // A qualified name that is not a library function is not defined (type-applied
+            // forms such as `Typing::memcount[T]` are `TypeApply`).
             ExprKind::Qualified(path) => {
-                self.type_error(
+                self.error(CheckError::UndefinedName {
+                    name: path.join("::"),
                     span,
-                    format!(
-                        "`{}` needs a type argument: `{}[T]`",
-                        path.join("::"),
-                        path.join("::")
+                    what: "name",
+                    hint: Some(
+                        "the library's qualified names are listed by `:browse ::` in the REPL and in the library reference"
+                            .to_string(),
                     ),
-                );
+                });
                 error_expr(span)
             }
             ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
@@ -129,6 +132,39 @@ impl Checker {
             }
             ExprKind::CTuple(items) => {
                 let irs: Vec<ir::Expr> = items.iter().map(|x| self.expr(x, None)).collect();
+                // Integers (loop variables of `for i in 0 ..< 3`) where compact values are
+                // needed: one error for the tuple, with the two ways to get compact values.
+                let ints: Vec<String> = items
+                    .iter()
+                    .zip(irs.iter())
+                    .filter(|(_, ir)| matches!(self.zonk(&ir.ty), Type::Int(_)))
+                    .map(|(x, _)| match &x.node {
+                        ExprKind::Name(name) => format!("`{name}`"),
+                        _ => "a component".to_string(),
+                    })
+                    .collect();
+                if !ints.is_empty() {
+                    let first = match &items[0].node {
+                        ExprKind::Name(name) => name.clone(),
+                        _ => "i".to_string(),
+                    };
+                    let (verb, plural) = if ints.len() == 1 {
+                        ("is", "")
+                    } else {
+                        ("are", "s")
+                    };
+                    self.error(CheckError::Type {
+                        span,
+                        message: format!(
+                            "a compact tuple `\\,` takes compact values, and {} {verb} `int`{plural}",
+                            ints.join(" and ")
+                        ),
+                        help: Some(format!(
+                            "loop with `for {first} in ..[3] do` (then `{first}` is a value of `3`, as an index needs), or convert with `({first} :>> 3)`, 3 being the size of that dimension"
+                        )),
+                    });
+                    return error_expr(span);
+                }
                 let mut tys = Vec::new();
                 for (x, ir) in items.iter().zip(irs.iter()) {
                     let t = self.zonk(&ir.ty);
@@ -382,6 +418,23 @@ impl Checker {
                 self.synthetic_fun("ident", t, span, |_, param| param)
             }
             ExprKind::Coerce(inner, te) => {
+                // `i \, (y - 1) :>> C` converts the whole compact tuple (`\,` binds tighter
+                // than `:>>`): with an `int` among its components, say so.
+                if let ExprKind::CTuple(items) = &inner.node {
+                    let mut probe = self.clone();
+                    let has_int = items.iter().any(|x| {
+                        let ir = probe.expr(x, None);
+                        matches!(probe.zonk(&ir.ty), Type::Int(_))
+                    });
+                    if has_int {
+                        self.error(CheckError::Type {
+                            span: inner.span,
+                            message: "`\\,` binds tighter than `:>>`: this converts the whole compact tuple, and a component of it is an `int`".to_string(),
+                            help: Some("to convert one component, parenthesise it: `i \\, ((y - 1) :>> C)`, not `i \\, (y - 1) :>> C`".to_string()),
+                        });
+                        return error_expr(span);
+                    }
+                }
                 let v = self.expr(inner, None);
                 let t = self.type_expr(te);
                 self.coerce_expr(v, t, span)

@@ -360,6 +360,11 @@ impl Checker {
                     "`+` joins two strings: convert the `{other}` with `.str`, as in `{x} + {y}`"
                 ))
             }
+            // `println x + y`: the procedure is applied to `x` first, and `void + y` fails.
+            (Type::Unitsum(0), _) => Some(
+                "the left operand is `void`, the result of a procedure: `println x + y` applies `println` to `x` first; write `println$ x + y` (`$` applies it to everything after it)"
+                    .to_string(),
+            ),
             _ => None,
         };
         if a == b {

@@ -234,7 +234,14 @@ impl Checker {
                 error_expr(span)
             }
             None => {
-                self.type_error(operand.span, format!("`*` needs a pointer, found `{t}`"));
+                self.error(CheckError::Type {
+                    span: operand.span,
+                    message: format!("`*` needs a pointer, found `{t}`"),
+                    help: Some(
+                        "prefix `*` reads through a pointer; if you meant a power (`2 ** 10`), Felix has no `**`: use `pow (2.0, 10.0)` for doubles, or a loop for integers"
+                            .to_string(),
+                    ),
+                });
                 error_expr(span)
             }
         }

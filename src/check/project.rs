@@ -193,6 +193,8 @@ impl Checker {
             }
             return match self.index_projection(ty, e) {
                 Some(p) => Some(p),
+                // The index had an error of its own, already reported.
+                None if et == error_type() => None,
                 None => {
                     let (Type::Array(_, idx) | Type::CArray(_, idx)) = ty else {
                         unreachable!()

@@ -85,6 +85,63 @@ fn builtin_type_names() -> impl Iterator<Item = String> {
     .map(str::to_string)
 }
 
+/// Names well known from other languages that Tessera spells differently, and what to write.
+const WELL_KNOWN: &[(&str, &str)] = &[
+    (
+        "length",
+        "`len a` is the number of elements of an array or the bytes of a string",
+    ),
+    ("size", "`len a` is the number of elements of an array"),
+    (
+        "print_string",
+        "`print s` and `println s` print any printable value",
+    ),
+    (
+        "printf",
+        "`println$ f\"%d items\" n` formats with a format string",
+    ),
+    ("reverse", "`rev a` reverses an array"),
+    (
+        "reduce",
+        "`fold_left f init a` folds an array from the left",
+    ),
+    ("foldl", "`fold_left f init a` folds an array from the left"),
+    (
+        "foldr",
+        "`fold_right f a init` folds an array from the right",
+    ),
+    ("zip", "`zip2 a b` pairs two arrays of the same index type"),
+    ("to_string", "`x.str` (or `str x`) is the text of a value"),
+    ("toString", "`x.str` (or `str x`) is the text of a value"),
+    ("True", "the booleans are `true` and `false`"),
+    ("False", "the booleans are `true` and `false`"),
+    (
+        "null",
+        "there is no null: use an option type (a `variant`) or `unit`",
+    ),
+    (
+        "None",
+        "there is no built-in `None`: declare `variant opt[T] = | None | Some of T;`",
+    ),
+];
+
+/// The help of an undefined name with no close suggestion: `e10` after a number (`1e10`,
+/// not a float in Felix), and names well known from other languages.
+pub(crate) fn well_known_hint(name: &str) -> Option<String> {
+    let exponent = name
+        .strip_prefix(['e', 'E'])
+        .is_some_and(|digits| !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()));
+    if exponent {
+        return Some(format!(
+            "`1{name}` is not a float in Felix (it is `1` applied to `{name}`): a float needs a point, as in `1.0{name}`"
+        ));
+    }
+    WELL_KNOWN
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, advice)| format!("Tessera has no `{name}`: {advice}"))
+}
+
 /// The help line of a suggestion.
 pub(crate) fn did_you_mean(candidate: &str) -> String {
     format!("did you mean `{candidate}`?")

@@ -58,7 +58,8 @@ fn tuples_arrays_and_compact_values() {
     assert_eq!(ty("", "(1, (2, \"x\"))"), "int * (int * string)");
     assert_eq!(ty("", "`1:3"), "3");
     assert_eq!(ty("", "`1:3 \\, true"), "3 \\* 2");
-    assert_eq!(ty("", "`1:3 \\, `2:3"), "3 \\^ 2");
+    // A compact pair of two `3`s is `3 \\^ 2` in normal form, shown as written.
+    assert_eq!(ty("", "`1:3 \\, `2:3"), "3 \\* 3");
     assert_eq!(ty("", "case 1 of (3 \\+ 2)"), "bool -> 3 \\+ 2");
     assert_eq!(ty("", "(case 1 of (3 \\+ 2)) (`0:2)"), "3 \\+ 2");
     assert_eq!(

@@ -156,11 +156,21 @@ impl Checker {
                 let t = self.var_type(name, &vb, target.span);
                 Some((vb, t))
             }
-            Some(Binding::Var(_)) => {
-                self.error(CheckError::NotAssignable {
-                    span: target.span,
-                    what: format!("`{name}`, which is a `val` or a parameter"),
-                });
+            Some(Binding::Var(vb)) => {
+                match vb.decl.as_deref() {
+                    // A `val`: point at its declaration, suggest `var`.
+                    Some(decl) if matches!(decl.node, ast::StmtKind::Val { .. }) => {
+                        self.error(CheckError::AssignToVal {
+                            span: target.span,
+                            name: name.to_string(),
+                            declared: decl.span,
+                        })
+                    }
+                    _ => self.error(CheckError::NotAssignable {
+                        span: target.span,
+                        what: format!("`{name}`, which is a `val` or a parameter"),
+                    }),
+                }
                 None
             }
             Some(_) => {

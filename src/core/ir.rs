@@ -327,6 +327,9 @@ pub enum Prim {
     /// `save_npz (f, name, a)`: args (the path, the member's name, the array); the archive
     /// `f` with its member `name.npy` added or replaced.
     SaveNpz,
+    /// `save_svg (f, a)` (`false`) and `save_png (f, a)` (`true`): args (the path, the array);
+    /// a line chart or heatmap of `a` (or, for `save_png`, the `uint8` image `a`) written to `f`.
+    SavePicture(bool),
     /// `load_csv f` (`false`; args (the path)) and `load_csv_with (f, options)` (`true`;
     /// args (the path, the options record)): the CSV file read as the result type, a matrix
     /// of numbers or an array of records or structs whose fields name the header's columns.

@@ -337,6 +337,7 @@ pub fn compile(
         | Prim::SaveNpy
         | Prim::LoadNpz
         | Prim::SaveNpz
+        | Prim::SavePicture(_)
         | Prim::LoadCsv(_)
         | Prim::SaveCsv(_) => return super::data::compile(prim, args, codes, result_ty, span),
         Prim::FEndl => {

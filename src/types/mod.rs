@@ -9,6 +9,7 @@ pub mod iso;
 pub mod kind;
 pub mod layout;
 pub mod print;
+pub mod shape;
 pub mod size;
 pub mod subtype;
 pub mod ty;

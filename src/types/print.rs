@@ -54,6 +54,7 @@ fn precedence_of(ty: &Type) -> Precedence {
         Type::CSum(_) => Precedence::CompactSum,
         Type::Tuple(_) => Precedence::Product,
         Type::CProduct(_) => Precedence::CompactProduct,
+        Type::CArray(_, index) if index.is_written_as_product() => Precedence::CompactProduct,
         Type::Array(..) | Type::CArray(..) => Precedence::Exponent,
         _ => Precedence::Atom,
     }
@@ -170,6 +171,23 @@ impl Printer {
                 self.operand(element, OperandSlot::ArrayElement);
                 self.out.push_str(" ^ ");
                 self.operand(index, OperandSlot::ArrayIndex);
+            }
+            // `A \* A \* A` as written (the normal form is `A \^ 3`).
+            Type::CArray(element, index) if index.is_written_as_product() => {
+                let count = match **index {
+                    Type::Unitsum(count) => count,
+                    _ => 2,
+                };
+                for position in 0..count {
+                    if position > 0 {
+                        self.out.push_str(" \\* ");
+                        if self.exhausted() {
+                            self.out.push('…');
+                            return;
+                        }
+                    }
+                    self.operand(element, OperandSlot::CompactProductComponent);
+                }
             }
             Type::CArray(element, index) => {
                 self.operand(element, OperandSlot::CompactArrayElement);
@@ -349,6 +367,15 @@ mod tests {
     fn examples_of_the_spec_and_transcripts() {
         check(Type::tuple(vec![Type::INT, Type::String]), "int * string");
         check(Type::cproduct(vec![unitsum(3), unitsum(2)]), "3 \\* 2");
+        // Equal factors are `3 \^ 2` in normal form but print as written.
+        let square = Type::array(Type::INT, Type::cproduct(vec![unitsum(3), unitsum(3)]));
+        check(square.clone(), "int ^ (3 \\* 3)");
+        check(square.normal_form(), "int ^ (3 \\^ 2)");
+        assert_eq!(square, square.normal_form());
+        check(
+            Type::carray(Type::cproduct(vec![unitsum(2), unitsum(2)]), unitsum(3)),
+            "(2 \\* 2) \\^ 3",
+        );
         check(
             Type::array(Type::INT, Type::cproduct(vec![unitsum(3), unitsum(2)])),
             "int ^ (3 \\* 2)",

@@ -483,12 +483,26 @@ impl Facts {
 
 /// A shared part of a compound type (an element, an index, an argument, a result), with its
 /// facts. Dereferences to the `Type`.
+///
+/// The node also remembers how the part was written where the normal form forgets it:
+/// the index `n` of `A \^ n` built from `A \* A \* …` (`Type::cproduct`) is marked, so the
+/// type prints as the user wrote it. Equality, hashing and facts ignore the mark.
 #[derive(Clone)]
-pub struct TypeRef(Arc<(Facts, Type)>);
+pub struct TypeRef(Arc<(Facts, Type, bool)>);
 
 impl TypeRef {
     pub fn new(ty: Type) -> TypeRef {
-        TypeRef(Arc::new((ty.facts(), ty)))
+        TypeRef(Arc::new((ty.facts(), ty, false)))
+    }
+
+    /// The index of a compact array that was written as a compact product of equal factors.
+    fn written_as_product(ty: Type) -> TypeRef {
+        TypeRef(Arc::new((ty.facts(), ty, true)))
+    }
+
+    /// Was this compact array index written as a product of equal factors (`3 \* 3`)?
+    pub fn is_written_as_product(&self) -> bool {
+        self.0 .2
     }
 
     pub fn facts(&self) -> Facts {
@@ -673,7 +687,7 @@ impl Type {
             1 => comps.pop().unwrap(),
             n => {
                 if comps.iter().all(|c| *c == comps[0]) {
-                    Type::carray(comps.swap_remove(0), Type::Unitsum(n as u64))
+                    Type::carray_written_as_product(comps.swap_remove(0), n as u64)
                 } else {
                     Type::CProduct(TypeList::new(comps))
                 }
@@ -696,6 +710,29 @@ impl Type {
             Type::Unitsum(1) => elem,
             _ => Type::CArray(TypeRef::new(elem), TypeRef::new(index)),
         }
+    }
+
+    /// `elem \^ count` written as `elem \* elem \* …` (`count` ≥ 2 factors): the same type
+    /// as `Type::carray`, printed as a product.
+    pub fn carray_written_as_product(elem: Type, count: u64) -> Type {
+        match count {
+            0 | 1 => Type::carray(elem, Type::Unitsum(count)),
+            _ => Type::CArray(
+                TypeRef::new(elem),
+                TypeRef::written_as_product(Type::Unitsum(count)),
+            ),
+        }
+    }
+
+    /// The same type with every written form forgotten: it prints in normal form
+    /// (`:type -n`).
+    pub fn normal_form(&self) -> Type {
+        self.map(&mut |ty| match ty {
+            Type::CArray(element, index) if index.is_written_as_product() => {
+                Some(Type::carray(element.normal_form(), (**index).clone()))
+            }
+            _ => None,
+        })
     }
 
     pub fn fun(arg: Type, ret: Type) -> Type {
@@ -1049,7 +1086,12 @@ impl Type {
                 }
                 Type::CSum(cs) => Type::csum(cs.iter().map(|c| c.map_shared(f, memo)).collect()),
                 Type::Array(e, i) => Type::array(e.map_shared(f, memo), i.map_shared(f, memo)),
-                Type::CArray(e, i) => Type::carray(e.map_shared(f, memo), i.map_shared(f, memo)),
+                Type::CArray(e, i) => match (i.is_written_as_product(), i.map_shared(f, memo)) {
+                    (true, Type::Unitsum(count)) => {
+                        Type::carray_written_as_product(e.map_shared(f, memo), count)
+                    }
+                    (_, index) => Type::carray(e.map_shared(f, memo), index),
+                },
                 Type::Fun(a, b) => Type::fun(a.map_shared(f, memo), b.map_shared(f, memo)),
                 Type::Record(names, cs) => Type::Record(
                     names.clone(),

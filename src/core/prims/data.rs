@@ -54,6 +54,30 @@ pub(super) const DATA: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "save_svg",
+        schemes: &["[T, N:COMPACTLINEAR] string * T ^ N -> void"],
+        tupled: true,
+        effect: true,
+        form: "save_svg (f, a)",
+        doc: "draw a to the SVG file f: an array of numbers of one dimension as a line chart, of two (`T ^ (r \\* c)`, `T ^ c ^ r`) as a heatmap, row 0 at the top, with the index ranges and the value range",
+        example: "var wave : double ^ 100;\nfor i in ..[100] do &wave.i <- sin (double (i :>> int) / 10.0); done\nsave_svg (\"/tmp/tessera-doc-wave.svg\", wave);",
+        typing: Typing::Scheme(|_, _| Some(Prim::SavePicture(false))),
+        kernels: |p| (*p == Prim::SavePicture(false)).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "save_png",
+        schemes: &["[T, N:COMPACTLINEAR] string * T ^ N -> void"],
+        tupled: true,
+        effect: true,
+        form: "save_png (f, a)",
+        doc: "write a to the PNG file f: a `uint8 ^ (h \\* w)` array as a grey image and a `(uint8 * uint8 * uint8) ^ (h \\* w)` one as an RGB image, one pixel per element; any other array of numbers drawn as `save_svg` draws it (a line chart or a heatmap, without text)",
+        example: "val img : uint8 ^ (2 \\* 2) = (0u8, 85u8, 170u8, 255u8) :>> uint8 ^ (2 \\* 2);\nsave_png (\"/tmp/tessera-doc-grey.png\", img);",
+        typing: Typing::Scheme(|_, _| Some(Prim::SavePicture(true))),
+        kernels: |p| (*p == Prim::SavePicture(true)).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
         name: "load_csv",
         schemes: &["[T, N:COMPACTLINEAR] string -> T ^ N"],
         effect: true,

@@ -7,6 +7,7 @@
 
 pub mod csv;
 pub mod npy;
+pub mod picture;
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -314,6 +315,29 @@ pub fn compile(
     }
     let array_ty = &args.last()?.ty;
     let mut pop = || codes.pop().expect("the operand count was checked");
+    if let Prim::SavePicture(png) = *prim {
+        let picture = match picture::Picture::of(array_ty, png) {
+            Ok(picture) => picture,
+            Err(message) => {
+                return Some(Box::new(move |_| {
+                    Err(Fault::new(DATA_FORMAT, message.clone()).at(span))
+                }))
+            }
+        };
+        let array = pop();
+        let path = pop();
+        return Some(Box::new(move |frame| {
+            let path = text(&path(frame)?);
+            let values = picture::numbers(&array(frame)?);
+            let written = if png {
+                picture::write_png(&path, &picture, &values)
+            } else {
+                picture::write_svg(&path, &picture, &values)
+            };
+            written.map_err(|message| Fault::new(DATA_FORMAT, message).at(span))?;
+            Ok(Value::Unit)
+        }));
+    }
     if let Prim::SaveCsv(with) = prim {
         let shape = match csv::Shape::of(array_ty) {
             Ok(shape) => shape,

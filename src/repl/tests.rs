@@ -1,5 +1,6 @@
 //! Tests of the REPL driven line by line in process, on a session writing to a buffer.
 
+use super::commands::COMMANDS;
 use super::*;
 
 use tessera::SharedBuffer;
