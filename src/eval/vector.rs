@@ -39,6 +39,8 @@ pub type ChunkFault = (usize, Ctrl);
 
 /// The elements one kernel call works on.
 pub struct Chunk<'a> {
+    /// The value of the element variable at position 0 when it is a counter.
+    pub base: i64,
     /// Where the element variable comes from.
     pub input: Input<'a>,
     /// Loop-invariant values read before the loop (see `VecScope::env`).
@@ -51,6 +53,8 @@ pub struct Chunk<'a> {
 /// The source of the element variable's values.
 #[derive(Clone, Copy)]
 pub enum Input<'a> {
+    /// A counter: `base`, `base + 1`, ...
+    Counter,
     /// The elements of an integer (or code) array.
     I64(&'a [i64]),
     /// The elements of a double array.
@@ -235,6 +239,11 @@ where
 fn int_input() -> IntKernel {
     Box::new(|chunk, out| {
         match chunk.input {
+            Input::Counter => {
+                for (k, slot) in out.iter_mut().enumerate() {
+                    *slot = chunk.base.wrapping_add(k as i64);
+                }
+            }
             Input::I64(values) => out.copy_from_slice(&values[..out.len()]),
             Input::F64(_) => out.fill(0),
         }
@@ -701,8 +710,14 @@ fn compare_kernel(op: CmpOp, a: &Expr, b: &Expr, scope: &mut VecScope) -> Option
 
 /// The positions of `input` (a chunk's element variable or a `val`'s values) listed in
 /// `positions`, as an explicit input.
-fn gather_input(input: Input<'_>, positions: &[usize]) -> GatheredInput {
+fn gather_input(input: Input<'_>, base: i64, positions: &[usize]) -> GatheredInput {
     match input {
+        Input::Counter => GatheredInput::I64(
+            positions
+                .iter()
+                .map(|p| base.wrapping_add(*p as i64))
+                .collect(),
+        ),
         Input::I64(values) => GatheredInput::I64(positions.iter().map(|p| values[*p]).collect()),
         Input::F64(values) => GatheredInput::F64(positions.iter().map(|p| values[*p]).collect()),
     }
@@ -757,14 +772,15 @@ fn select<T: Copy + Default>(
         if positions.is_empty() {
             continue;
         }
-        let input = gather_input(chunk.input, &positions);
+        let input = gather_input(chunk.input, chunk.base, &positions);
         let lets: Vec<GatheredInput> = chunk
             .lets
             .iter()
-            .map(|l| gather_input(*l, &positions))
+            .map(|l| gather_input(*l, chunk.base, &positions))
             .collect();
         let let_inputs: Vec<Input<'_>> = lets.iter().map(|l| l.input()).collect();
         let sub = Chunk {
+            base: 0,
             input: input.input(),
             env: chunk.env,
             lets: &let_inputs,
@@ -826,6 +842,7 @@ fn run_lets<T: Copy + Default>(
     inputs: Vec<Input<'_>>,
 ) -> Result<(), ChunkFault> {
     let scoped = Chunk {
+        base: chunk.base,
         input: chunk.input,
         env: chunk.env,
         lets: &inputs,

@@ -27,6 +27,7 @@ mod expr;
 pub(crate) mod float;
 mod inlined;
 mod int;
+mod loops;
 mod operands;
 mod paths;
 mod pattern;
@@ -34,6 +35,7 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
+pub use inlined::peel;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
