@@ -1,7 +1,6 @@
 //! Unboxed integer code (`IntCode`) and conditions: integer-like expressions evaluated to a
 //! bare `i64`, comparisons decided inline by the loop or branch that uses them.
 
-
 use crate::core::ir::{
     ArithOp, BitOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Place, Prim,
 };
@@ -17,10 +16,7 @@ use super::super::prims::{self, holds, int_arith, int_from_i128, is_unsigned_64}
 use super::super::value::{Buffer, Value};
 use super::super::vector::is_int_like;
 use super::super::Ctrl;
-use super::operands::{
-    with_int_operands, Condition, IntOperand, IntRead,
-    OffsetRead,
-};
+use super::operands::{with_int_operands, Condition, IntOperand, IntRead, OffsetRead};
 use super::paths::unboxed_position;
 use super::{float, inlined, int_ty_of, Compiler};
 
