@@ -49,15 +49,16 @@ struct Context {
     slots: usize,
     /// Globals certainly assigned before the block starts.
     defined: HashSet<u32>,
-    /// The block may `return`, `break` or `continue` out of itself (so it cannot be top-level
-    /// native code, which has nowhere to go).
+    /// The block may `break` or `continue` out of itself, or `return` at a unit's top level
+    /// (so it cannot be native code, which has nowhere to go).
     escapes: bool,
 }
 
-/// Does control leave `body` by a `return` (not one of a body inlined in it) or a `break` or
-/// `continue` of a loop around it?
-fn escapes(body: &[Stmt]) -> bool {
+/// Does control leave `body` by a `return` (not one of a body inlined in it; only when
+/// `returns` count) or a `break` or `continue` of a loop around it?
+fn escapes(body: &[Stmt], returns: bool) -> bool {
     struct Escapes {
+        returns: bool,
         inlined: u32,
         labels: Vec<u32>,
         found: bool,
@@ -72,7 +73,7 @@ fn escapes(body: &[Stmt]) -> bool {
         fn visit_stmt(&mut self, s: &'ir Stmt) {
             let label = match s {
                 Stmt::Return(_) if self.inlined == 0 => {
-                    self.found = true;
+                    self.found |= self.returns;
                     None
                 }
                 Stmt::Break(l) | Stmt::Continue(l) if !self.labels.contains(l) => {
@@ -94,6 +95,7 @@ fn escapes(body: &[Stmt]) -> bool {
         }
     }
     let mut finder = Escapes {
+        returns,
         inlined: 0,
         labels: Vec::new(),
         found: false,
@@ -127,7 +129,7 @@ impl Compiler<'_> {
             in_function: self.in_function > 0,
             slots: self.slots_used,
             defined: self.defined.clone(),
-            escapes: escapes(body),
+            escapes: escapes(body, self.in_function == 0),
         });
         type Cache = Vec<(Vec<u64>, Arc<Specialised>)>;
         let cache: Mutex<Cache> = Mutex::new(Vec::new());
@@ -196,7 +198,17 @@ fn compile_for(
     let mut compiler = Compiler::new(program, context.slots);
     compiler.defined = context.defined.clone();
     if context.in_function {
+        // Inside a function: natively when it can be, a `return` leaving to the function
+        // (not in a closure: the fallback pieces of native code read no captures).
         compiler.in_function = 1;
+        if let (Some(backend), false, true) = (&backend, context.escapes, frame.captures.is_empty())
+        {
+            if let Some(code) = super::super::native::compile_block(&mut compiler, backend, &body) {
+                if compiler.top_level_slots() <= frame.slots.len() {
+                    return Ok(Specialised::Native(code));
+                }
+            }
+        }
         return Ok(Specialised::Closure(compiler.block(&body)));
     }
     // Elsewhere at a unit's top level the block is compiled as top-level code: natively when

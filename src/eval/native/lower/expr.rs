@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
-    types, InstBuilder, Value as ClValue,
+    types, Block, InstBuilder, Value as ClValue,
 };
 
 use crate::core::ir::{
@@ -1037,15 +1037,7 @@ impl Lower<'_, '_, '_> {
         let code = self.c.expr(&node);
         let code = self.keep(code);
         let operands = computed;
-        let (caps, owned) = self.operands_into(&operands);
-        let outer_unwind = self.unwind;
-        if owned {
-            let n = operands.len();
-            self.unwind = self.side_block(|l| {
-                l.drop_values(caps, n);
-                l.b.ins().jump(outer_unwind, &[]);
-            });
-        }
+        let (caps, owned, outer_unwind) = self.operands_into(&operands);
         let code = self.ptr_const(code);
         let count = self.iconst(operands.len() as i64);
         let rt = self.rt;
@@ -1067,10 +1059,11 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Compute `operands` in order into a buffer of evaluator values, its address returned
-    /// with whether any of them may own storage (and so must be dropped): native operands in
-    /// registers, aggregates boxed, an operation of the evaluator's on such operands by
-    /// `kernel_into`, anything else by a fallback piece for that operand alone.
-    fn operands_into(&mut self, operands: &[&Expr]) -> (ClValue, bool) {
+    /// with whether any of them may own storage (and so must be dropped; until the caller
+    /// does, its unwind block drops them, and the third result is the one to restore):
+    /// native operands in registers, aggregates boxed, an operation of the evaluator's on such
+    /// operands by `kernel_into`, anything else by a fallback piece for that operand alone.
+    fn operands_into(&mut self, operands: &[&Expr]) -> (ClValue, bool, Block) {
         let size = crate::eval::native::layout::VALUE_SIZE;
         let buffer = self
             .b
@@ -1105,12 +1098,7 @@ impl Lower<'_, '_, '_> {
                 self.value_into(o, at, "an operand that is not in registers");
             }
         }
-        if owned {
-            let unwind = self.unwind;
-            self.b.seal_block(unwind);
-            self.unwind = outer_unwind;
-        }
-        (caps, owned)
+        (caps, owned, outer_unwind)
     }
 
     /// Is computing `e` natively worth a kernel call of its own: a native value (or

@@ -896,6 +896,7 @@ pub(super) fn unit(
     backend: &SharedBackend,
     stmts: &[Stmt],
     result: Option<&Expr>,
+    returns_out: bool,
     id: FuncId,
 ) -> Result<(Vec<String>, usize), String> {
     let call_conv = lock(backend).call_conv;
@@ -929,19 +930,24 @@ pub(super) fn unit(
         }
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
-        // A top level compiled in pieces continues from the frame the previous piece left.
+        // A top level compiled in pieces (or a block inside a function) continues from the
+        // frame the code before it left; a slot not assigned yet holds `unit`, read as zeros.
         let registers: Vec<Slot> = (l.vars.iter())
             .filter(|(_, (_, repr))| *repr != Repr::Unit)
             .map(|(s, _)| *s)
+            .chain(l.avars.keys().copied())
             .collect();
         l.reload(&registers);
         let done = l.b.create_block();
-        l.returns.push(ReturnTarget {
-            block: done,
-            repr: Repr::Unit,
-            out: None,
-            agg: None,
-        });
+        // A `return` of a block inside a function leaves to the evaluator (`fallback.rs`).
+        if !returns_out {
+            l.returns.push(ReturnTarget {
+                block: done,
+                repr: Repr::Unit,
+                out: None,
+                agg: None,
+            });
+        }
         for stmt in stmts {
             l.stmt(stmt);
             if let Stmt::Assign(Place::Global(s), _) = stmt {
