@@ -930,8 +930,8 @@ pub(super) fn unit(
         }
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
         l.frame_used = true;
-        // A top level compiled in pieces (or a block inside a function) continues from the
-        // frame the code before it left; a slot not assigned yet holds `unit`, read as zeros.
+        // A top level compiled in pieces continues from the frame the previous piece left.
+        // (scalars and aggregates alike).
         let registers: Vec<Slot> = (l.vars.iter())
             .filter(|(_, (_, repr))| *repr != Repr::Unit)
             .map(|(s, _)| *s)
