@@ -210,7 +210,13 @@ pub fn call_instance(
     rt.depth.set(depth + 1);
     let result = match instance.native.get() {
         Some(entry) => {
-            let args: smallvec::SmallVec<[Value; 4]> = args.into_iter().collect();
+            // Pushed one by one: `collect` goes through `SmallVec::extend`, which the
+            // optimiser may leave out of line (a call and moves per argument).
+            let mut collected: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+            for arg in args {
+                collected.push(arg);
+            }
+            let args = collected;
             with_stack(rt, || super::native::call_boxed(rt, entry, captures, &args))
         }
         None => with_stack(rt, || run_code(rt, instance, code, captures, args)),
