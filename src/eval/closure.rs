@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
 
-use super::code::{BindCode, ExprCode, FloatCode, IntCode, ScalarCode, StmtCode};
+use super::code::{BindCode, ExprCode, StmtCode};
 use super::error::{note_frame, runtime_error, INTERNAL, RECURSION_TOO_DEEP};
 use super::value::Value;
 use super::{Ctrl, Frame, Runtime};
@@ -148,20 +148,6 @@ pub struct InstanceCode {
     /// The body as one expression when it is a single `return e` (no unwinding through
     /// `Ctrl::Return`).
     pub expr_body: Option<ExprCode>,
-    /// The same expression as unboxed integer code, when its type is integer-like.
-    pub int_body: Option<IntCode>,
-    /// The same expression as unboxed floating code, when its type is `double` or `float`.
-    pub float_body: Option<FloatCode>,
-    /// Set when `call_scalar` may run `int_body` or `float_body` directly: one parameter group bound to a plain
-    /// local, no cells.
-    pub int_entry: Option<IntEntry>,
-}
-
-/// The frame layout `call_scalar` needs: the frame size and the parameter's slot.
-#[derive(Clone, Copy, Debug)]
-pub struct IntEntry {
-    pub n_slots: usize,
-    pub slot: usize,
 }
 
 impl std::fmt::Debug for Instance {
@@ -224,7 +210,13 @@ pub fn call_instance(
     rt.depth.set(depth + 1);
     let result = match instance.native.get() {
         Some(entry) => {
-            let args: smallvec::SmallVec<[Value; 4]> = args.into_iter().collect();
+            // Pushed one by one: `collect` goes through `SmallVec::extend`, which the
+            // optimiser may leave out of line (a call and moves per argument).
+            let mut collected: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+            for arg in args {
+                collected.push(arg);
+            }
+            let args = collected;
             with_stack(rt, || super::native::call_boxed(rt, entry, captures, &args))
         }
         None => with_stack(rt, || run_code(rt, instance, code, captures, args)),
@@ -318,169 +310,6 @@ fn too_deep(instance: &Instance, span: Span, max_depth: u32) -> Ctrl {
         ),
         span,
     )
-}
-
-/// An unboxed scalar result of compiled code: `i64` (integer-like) or `f64` (`double`,
-/// `float`), with the instance's body compiled to code returning it.
-pub trait Scalar: Sized + 'static {
-    /// The value a `return` gave, unboxed.
-    fn unbox(value: Value) -> Self;
-    /// The instance's body as code of this scalar type, when it has one.
-    fn body(code: &InstanceCode) -> Option<&ScalarCode<Self>>;
-}
-
-impl Scalar for i64 {
-    fn unbox(value: Value) -> i64 {
-        value.as_int_lossy()
-    }
-    fn body(code: &InstanceCode) -> Option<&IntCode> {
-        code.int_body.as_ref()
-    }
-}
-
-impl Scalar for f64 {
-    fn unbox(value: Value) -> f64 {
-        value.as_float_lossy()
-    }
-    fn body(code: &InstanceCode) -> Option<&FloatCode> {
-        code.float_body.as_ref()
-    }
-}
-
-/// The argument of `call_scalar`: a value, or an unboxed scalar boxed only where it is
-/// written, in the new frame's slot (a `Value` built by the caller and copied would be read
-/// back through memory on every call).
-pub trait ScalarArg {
-    fn into_value(self) -> Value;
-}
-
-impl ScalarArg for Value {
-    #[inline(always)]
-    fn into_value(self) -> Value {
-        self
-    }
-}
-
-impl ScalarArg for i64 {
-    #[inline(always)]
-    fn into_value(self) -> Value {
-        Value::Int(self)
-    }
-}
-
-impl ScalarArg for f64 {
-    #[inline(always)]
-    fn into_value(self) -> Value {
-        Value::Float(self)
-    }
-}
-
-/// Call a capture-free, one-group instance whose result is a scalar, getting it unboxed.
-/// When the body is one scalar expression and the parameter a plain local, the argument goes
-/// straight into the new frame's slot and the body runs as scalar code; otherwise this is
-/// `call_instance`.
-#[inline]
-pub fn call_scalar<T: Scalar, A: ScalarArg>(
-    rt: &Runtime<'_>,
-    instance: &Instance,
-    arg: A,
-    span: Span,
-) -> Result<T, Ctrl> {
-    let Some((IntEntry { n_slots, slot }, body)) = instance
-        .code
-        .get()
-        .filter(|_| instance.native.get().is_none())
-        .and_then(|code| Some((code.int_entry?, T::body(code)?)))
-    else {
-        return call_instance(rt, instance, &[], [arg.into_value()], span).map(T::unbox);
-    };
-    let depth = rt.depth.get();
-    if depth >= rt.max_depth {
-        return Err(too_deep(instance, span, rt.max_depth));
-    }
-    if crate::interrupt::requested() {
-        return Err(super::error::interrupted(span));
-    }
-    rt.depth.set(depth + 1);
-    // The common path calls the frame directly (forced inline), not through `with_stack`'s
-    // closure, which the optimiser may leave out of line.
-    let result = if stack_position() >= rt.stack_floor.get() {
-        run_scalar_frame(rt, n_slots, slot, arg, body)
-    } else {
-        let Some(_segment) = reserve_segment(rt) else {
-            rt.depth.set(depth);
-            return Err(stack_exhausted(rt, instance, span));
-        };
-        grow_stack(rt, || run_scalar_frame(rt, n_slots, slot, arg, body))
-    };
-    rt.depth.set(depth);
-    result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
-}
-
-/// Run a scalar body in a frame of `n_slots` slots: on the native stack when it is small.
-#[inline(always)]
-fn run_scalar_frame<T: Scalar, A: ScalarArg>(
-    rt: &Runtime<'_>,
-    n_slots: usize,
-    slot: usize,
-    arg: A,
-    body: &ScalarCode<T>,
-) -> Result<T, Ctrl> {
-    match n_slots {
-        0 | 1 => run_scalar_body::<T, A, 1>(rt, slot, arg, body),
-        2..=4 => run_scalar_body::<T, A, 4>(rt, slot, arg, body),
-        5..=8 => run_scalar_body::<T, A, 8>(rt, slot, arg, body),
-        _ => {
-            let mut slots = rt.frame_pool.borrow_mut().pop().unwrap_or_default();
-            slots.resize(n_slots, Value::Unit);
-            let outcome = run_scalar_body_in(rt, &mut slots, slot, arg, body);
-            slots.clear();
-            rt.frame_pool.borrow_mut().push(slots);
-            outcome
-        }
-    }
-}
-
-/// Run a scalar body in a frame of `N` slots on the native stack (no allocation).
-#[inline(always)]
-fn run_scalar_body<T: Scalar, A: ScalarArg, const N: usize>(
-    rt: &Runtime<'_>,
-    slot: usize,
-    arg: A,
-    body: &ScalarCode<T>,
-) -> Result<T, Ctrl> {
-    // Not dropped as a whole: only slots holding a value with storage need dropping, and
-    // those are reset below (leaving only plain scalars, which own nothing).
-    let mut slots = std::mem::ManuallyDrop::new([const { Value::Unit }; N]);
-    let result = run_scalar_body_in(rt, &mut *slots, slot, arg, body);
-    for value in slots.iter_mut() {
-        if !matches!(value, Value::Int(_) | Value::Unit | Value::Float(_)) {
-            *value = Value::Unit;
-        }
-    }
-    result
-}
-
-/// Run a scalar body in the frame `slots`, with its parameter in `slot`.
-#[inline(always)]
-fn run_scalar_body_in<T: Scalar, A: ScalarArg>(
-    rt: &Runtime<'_>,
-    slots: &mut [Value],
-    slot: usize,
-    arg: A,
-    body: &ScalarCode<T>,
-) -> Result<T, Ctrl> {
-    // The slot holds a fresh `Unit` (it owns nothing): replaced without a drop call.
-    std::mem::forget(std::mem::replace(&mut slots[slot], arg.into_value()));
-    let mut frame = Frame {
-        slots,
-        captures: &[],
-        rt,
-    };
-    match body(&mut frame) {
-        Err(Ctrl::Return) => Ok(T::unbox(rt.take_returned())),
-        other => other,
-    }
 }
 
 /// Apply a function value to argument groups one at a time (curried application): the body

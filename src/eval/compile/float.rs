@@ -5,7 +5,6 @@
 use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim};
 use crate::types::Type;
 
-use super::super::closure::call_scalar;
 use super::super::prims::{int_value, round_float};
 use super::super::Frame;
 use super::operands::{FloatLeafPair, FloatOperand};
@@ -99,7 +98,6 @@ impl Compiler<'_> {
         if !is_float(&e.ty) {
             return None;
         }
-        let span = e.span;
         match &e.kind {
             ExprKind::Const(Const::Float(x)) => {
                 let x = *x;
@@ -191,21 +189,6 @@ impl Compiler<'_> {
                     result(frame)
                 });
                 Some(super::inlined::framed(code, inlined))
-            }
-            ExprKind::Call { func, args } if args.len() == 1 => {
-                let instance = self.scalar_callee(func)?;
-                if is_float(&args[0].ty) {
-                    let arg = self.float_operand(&args[0]);
-                    return Some(Box::new(move |frame| {
-                        let value = arg.eval(frame)?;
-                        call_scalar::<f64, f64>(frame.rt, &instance, value, span)
-                    }));
-                }
-                let arg = self.expr(&args[0]);
-                Some(Box::new(move |frame| {
-                    let value = arg(frame)?;
-                    call_scalar::<f64, super::Value>(frame.rt, &instance, value, span)
-                }))
             }
             _ => None,
         }

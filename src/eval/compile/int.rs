@@ -1,8 +1,6 @@
 //! Unboxed integer code (`IntCode`) and conditions: integer-like expressions evaluated to a
 //! bare `i64`, comparisons decided inline by the loop or branch that uses them.
 
-use std::sync::Arc;
-
 use crate::core::ir::{
     ArithOp, BitOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, Place, Prim,
 };
@@ -11,7 +9,6 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::array::Shape;
-use super::super::closure::{call_scalar, Instance};
 use super::super::code::{CondCode, IntCode};
 use super::super::compact::{CArrayLayout, CodeRepr, ProductLayout};
 use super::super::error::{runtime_error, CONVERSION_OUT_OF_RANGE};
@@ -19,10 +16,7 @@ use super::super::prims::{self, holds, int_arith, int_from_i128, is_unsigned_64}
 use super::super::value::{Buffer, Value};
 use super::super::vector::is_int_like;
 use super::super::Ctrl;
-use super::operands::{
-    with_int_operands, CodeRead, Condition, ConstRead, GlobalRead, IntOperand, IntRead, LocalRead,
-    OffsetRead,
-};
+use super::operands::{with_int_operands, Condition, IntOperand, IntRead, OffsetRead};
 use super::paths::unboxed_position;
 use super::{float, inlined, int_ty_of, Compiler};
 
@@ -78,16 +72,6 @@ impl Compiler<'_> {
             }
             _ => IntOperand::Code(self.int_code(e)),
         }
-    }
-
-    /// The instance a direct call of `func` runs with `call_scalar`: a named function (not
-    /// inlined), capture-free, of one parameter group.
-    pub(super) fn scalar_callee(&mut self, func: &Expr) -> Option<Arc<Instance>> {
-        let ExprKind::MakeFun { fun, type_args } = &func.kind else {
-            return None;
-        };
-        let instance = self.instance(*fun, type_args)?;
-        (instance.captures.is_empty() && instance.n_groups == 1).then_some(instance)
     }
 
     /// A condition to be evaluated inline by a loop or a branch: a comparison of scalar
@@ -282,25 +266,6 @@ impl Compiler<'_> {
                 }))
             }
             ExprKind::Index { array, index, mode } => self.int_index(array, index, *mode),
-            ExprKind::Call { func, args } if args.len() == 1 => {
-                let instance = self.scalar_callee(func)?;
-                if is_int_like(&args[0].ty) {
-                    // The argument as an unboxed integer read by its kind, boxed only into the
-                    // callee's slot.
-                    return Some(match self.int_operand(&args[0]) {
-                        IntOperand::Const(i) => int_call(ConstRead(i), instance, span),
-                        IntOperand::Local(i) => int_call(LocalRead(i), instance, span),
-                        IntOperand::Global(i) => int_call(GlobalRead(i), instance, span),
-                        IntOperand::Offset(offset) => int_call(offset, instance, span),
-                        IntOperand::Code(code) => int_call(CodeRead(code), instance, span),
-                    });
-                }
-                let arg = self.expr(&args[0]);
-                Some(Box::new(move |frame| {
-                    let value = arg(frame)?;
-                    call_scalar::<i64, Value>(frame.rt, &instance, value, span)
-                }))
-            }
             ExprKind::If(c, a, b) => {
                 if let ExprKind::Prim(Prim::Compare(op), operands) = &c.kind {
                     if operands.len() == 2
@@ -465,14 +430,6 @@ pub(super) fn is_call_free(e: &Expr) -> bool {
     let mut free = CallFree(true);
     free.visit_expr(e);
     free.0
-}
-
-/// A direct call of a one-group, capture-free function with an integer argument and result.
-fn int_call<A: IntRead>(arg: A, instance: Arc<Instance>, span: Span) -> IntCode {
-    Box::new(move |frame| {
-        let value = arg.read(frame)?;
-        call_scalar::<i64, i64>(frame.rt, &instance, value, span)
-    })
 }
 
 fn scalar_int_binary<A: IntRead, B: IntRead, F>(

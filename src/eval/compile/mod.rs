@@ -8,13 +8,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use num_bigint::BigUint;
 
-use crate::core::ir::{Capture, Const, Expr, FunId, Pattern, PatternKind, Place, Stmt};
+use crate::core::ir::{Capture, Const, Expr, FunId, PatternKind, Place, Stmt};
 use crate::core::subst::instantiate;
 use crate::syntax::span::Span;
 use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
-use super::closure::{Instance, InstanceCode, IntEntry};
+use super::closure::{Instance, InstanceCode};
 use super::compact::{value_from_u64, CodeRepr};
 use super::error::{runtime_error, used_before_initialisation, CONVERSION_OUT_OF_RANGE, INTERNAL};
 use super::prims::int_from_i128;
@@ -338,24 +338,6 @@ impl<'p> Compiler<'p> {
             [Stmt::Return(Some(e))] => Some(self.expr(e)),
             _ => None,
         };
-        let int_body = match function.body.as_slice() {
-            [Stmt::Return(Some(e))] if is_int_like(&e.ty) => Some(self.int_code(e)),
-            _ => None,
-        };
-        let float_body = match function.body.as_slice() {
-            [Stmt::Return(Some(e))] if float::is_float(&e.ty) => Some(self.float_code(e)),
-            _ => None,
-        };
-        let int_entry = match (function.params.as_slice(), function.cell_slots.is_empty()) {
-            (
-                [Pattern {
-                    kind: PatternKind::Bind(Place::Local(slot)),
-                    ..
-                }],
-                true,
-            ) => Some(*slot as usize),
-            _ => None,
-        };
         let n_slots = std::mem::replace(&mut self.slots_used, outer_slots);
         self.cursors = outer_cursors;
         self.in_function -= 1;
@@ -365,9 +347,6 @@ impl<'p> Compiler<'p> {
             param_slots,
             body,
             expr_body,
-            int_body,
-            float_body,
-            int_entry: int_entry.map(|slot| IntEntry { n_slots, slot }),
         });
         if let Some(backend) = self.program.native.clone() {
             self.in_function += 1;

@@ -49,32 +49,21 @@ struct Context {
     slots: usize,
     /// Globals certainly assigned before the block starts.
     defined: HashSet<u32>,
-    /// The block may `return`, `break` or `continue` out of itself (so it cannot be top-level
-    /// native code, which has nowhere to go).
+    /// The block may `break` or `continue` out of itself (so it cannot be native code, which
+    /// has nowhere to go).
     escapes: bool,
 }
 
-/// Does control leave `body` by a `return` (not one of a body inlined in it) or a `break` or
-/// `continue` of a loop around it?
+/// Does control leave `body` by a `break` or `continue` of a loop around it? (A `return` is
+/// fine: native code leaves with `Ctrl::Return`, as closures do.)
 fn escapes(body: &[Stmt]) -> bool {
     struct Escapes {
-        inlined: u32,
         labels: Vec<u32>,
         found: bool,
     }
     impl<'ir> crate::core::visit::Visit<'ir> for Escapes {
-        fn visit_expr(&mut self, e: &'ir Expr) {
-            let inlined = matches!(e.kind, crate::core::ir::ExprKind::Inlined(_));
-            self.inlined += u32::from(inlined);
-            crate::core::visit::walk_expr(self, e);
-            self.inlined -= u32::from(inlined);
-        }
         fn visit_stmt(&mut self, s: &'ir Stmt) {
             let label = match s {
-                Stmt::Return(_) if self.inlined == 0 => {
-                    self.found = true;
-                    None
-                }
                 Stmt::Break(l) | Stmt::Continue(l) if !self.labels.contains(l) => {
                     self.found = true;
                     None
@@ -94,7 +83,6 @@ fn escapes(body: &[Stmt]) -> bool {
         }
     }
     let mut finder = Escapes {
-        inlined: 0,
         labels: Vec::new(),
         found: false,
     };
@@ -195,19 +183,19 @@ fn compile_for(
     let backend = program.native.clone();
     let mut compiler = Compiler::new(program, context.slots);
     compiler.defined = context.defined.clone();
-    if context.in_function {
-        compiler.in_function = 1;
-        return Ok(Specialised::Closure(compiler.block(&body)));
-    }
-    // Elsewhere at a unit's top level the block is compiled as top-level code: natively when
-    // it can be.
-    if let (Some(backend), false) = (&backend, context.escapes) {
-        if let Some(code) = super::super::native::compile_unit(&mut compiler, backend, &body, None)
-        {
+    compiler.in_function = usize::from(context.in_function);
+    // Natively when it can be; a `return` in it (of the function, or of an inlined body
+    // around it) leaves native code as `Ctrl::Return`, which the code around it takes as it
+    // takes the closures'. Not in a closure: native code's fallback pieces read no captures.
+    if let (Some(backend), false, true) = (&backend, context.escapes, frame.captures.is_empty()) {
+        if let Some(code) = super::super::native::compile_block(&mut compiler, backend, &body) {
             if compiler.top_level_slots() <= frame.slots.len() {
                 return Ok(Specialised::Native(code));
             }
         }
+    }
+    if context.in_function {
+        return Ok(Specialised::Closure(compiler.block(&body)));
     }
     let code = compiler.top_level_block(&body);
     if compiler.top_level_slots() > frame.slots.len() {

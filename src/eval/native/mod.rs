@@ -612,6 +612,27 @@ pub fn compile_unit(
     stmts: &[Stmt],
     result: Option<&Expr>,
 ) -> Option<UnitCode> {
+    compile_top_level(compiler, backend, stmts, result, false)
+}
+
+/// `compile_unit` for a block the evaluator runs inside a function (code over run-time
+/// sizes): a `return` in it returns from that function (`UnitCode::run` fails with
+/// `Ctrl::Return`, the value in the runtime's `returned`).
+pub fn compile_block(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+) -> Option<UnitCode> {
+    compile_top_level(compiler, backend, stmts, None, true)
+}
+
+fn compile_top_level(
+    compiler: &mut Compiler<'_>,
+    backend: &SharedBackend,
+    stmts: &[Stmt],
+    result: Option<&Expr>,
+    returns_out: bool,
+) -> Option<UnitCode> {
     lock(backend).depth += 1;
     let mut ids = Vec::new();
     let mut notes = Vec::new();
@@ -636,7 +657,7 @@ pub fn compile_unit(
                 break;
             }
         };
-        match lower::unit(compiler, backend, piece, result, id) {
+        match lower::unit(compiler, backend, piece, result, returns_out, id) {
             Ok((piece_notes, slots)) => {
                 notes.extend(piece_notes);
                 n_slots = slots;

@@ -231,6 +231,13 @@ extern "C" fn returned_bits(rt: &Runtime<'_>, repr: u64) -> u64 {
     repr_of(repr as u32).unboxed(&value)
 }
 
+/// A `return` out of native code run by the evaluator (a block over run-time sizes inside a
+/// function): the value is in the runtime's `returned`; the evaluator's caller takes it when
+/// this failure reaches it as `Ctrl::Return`.
+extern "C" fn return_out(rt: &Runtime<'_>) {
+    fail(rt, Fault::Error(Ctrl::Return));
+}
+
 fn repr_of(code: u32) -> Repr {
     match code {
         0 => Repr::I64,
@@ -609,6 +616,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::EvalExpr => eval_expr as *const () as usize,
         Helper::RunStmt => run_stmt as *const () as usize,
         Helper::ReturnedBits => returned_bits as *const () as usize,
+        Helper::ReturnOut => return_out as *const () as usize,
         Helper::ArrayView => array_view as *const () as usize,
         Helper::DropFrame => drop_frame as *const () as usize,
         Helper::InitCells => init_cells as *const () as usize,
@@ -638,6 +646,7 @@ pub enum Helper {
     EvalExpr,
     RunStmt,
     ReturnedBits,
+    ReturnOut,
     ArrayView,
     DropFrame,
     InitCells,

@@ -149,14 +149,22 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
-    /// natively and boxed when it is an aggregate, otherwise as a fallback piece.
+    /// natively and boxed when it is an aggregate, a kernel of the evaluator's whose operands
+    /// are worth computing natively by `kernel_into`, otherwise as a fallback piece.
     pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
-        match Agg::of(&e.ty) {
-            Some(agg) => {
-                let v = self.expr(e);
-                self.box_into(out, &agg, v);
+        if let Some(agg) = Agg::of(&e.ty) {
+            let v = self.expr(e);
+            self.box_into(out, &agg, v);
+            return;
+        }
+        match &e.kind {
+            ExprKind::Prim(p, a)
+                if super::expr::evaluates_operands_first(p)
+                    && a.iter().any(|o| self.worth_native(o)) =>
+            {
+                self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
-            None => self.eval_into(e, out, why),
+            _ => self.eval_into(e, out, why),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
-    types, InstBuilder, Value as ClValue,
+    types, Block, InstBuilder, Value as ClValue,
 };
 
 use crate::core::ir::{
@@ -420,6 +420,9 @@ impl Lower<'_, '_, '_> {
             }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
+            if evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o)) {
+                return self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args));
+            }
             let why = format!("{p:?} of a value of type {} (not in registers)", x.ty);
             return self.fallback_expr(e, &why);
         }
@@ -981,9 +984,9 @@ impl Lower<'_, '_, '_> {
         self.join_value(join, repr)
     }
 
-    /// An operation whose operands are native but whose kernel is the evaluator's: the
-    /// operands computed here and passed as values to the node `rebuild` makes of them (read
-    /// as captures), compiled once by the closure compiler.
+    /// An operation whose kernel is the evaluator's: its operands computed here in order
+    /// (see `operands_into`) and passed as values to the node `rebuild` makes of them (read
+    /// as captures), compiled once by the closure compiler; the result in `out`.
     pub(super) fn kernel(
         &mut self,
         e: &Expr,
@@ -991,16 +994,39 @@ impl Lower<'_, '_, '_> {
         rebuild: impl FnOnce(Vec<Expr>) -> ExprKind,
     ) -> V {
         let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
-        if operands.iter().any(|o| Repr::of(&o.ty).is_none()) {
-            return self.fallback_expr(e, "an operand that is not in registers");
-        }
+        let out = self.out;
+        self.kernel_into(e, operands, rebuild, out);
+        self.load_value(out, repr)
+    }
+
+    /// `kernel`, its value into the evaluator's value at `out` (which holds a value,
+    /// replaced).
+    pub(super) fn kernel_into(
+        &mut self,
+        e: &Expr,
+        operands: &[Expr],
+        rebuild: impl FnOnce(Vec<Expr>) -> ExprKind,
+        out: ClValue,
+    ) {
+        // Constants stay in place (some kernels read them when compiled, as the format of
+        // `Format`); the other operands become captures.
+        let computed: Vec<&Expr> = operands
+            .iter()
+            .filter(|o| !matches!(o.kind, ExprKind::Const(_)))
+            .collect();
+        let mut k = 0;
         let placeholders = operands
             .iter()
-            .enumerate()
-            .map(|(i, o)| Expr {
-                kind: ExprKind::Capture(i as u32),
-                ty: o.ty.clone(),
-                span: o.span,
+            .map(|o| match o.kind {
+                ExprKind::Const(_) => o.clone(),
+                _ => {
+                    k += 1;
+                    Expr {
+                        kind: ExprKind::Capture(k as u32 - 1),
+                        ty: o.ty.clone(),
+                        span: o.span,
+                    }
+                }
             })
             .collect();
         let node = Expr {
@@ -1010,25 +1036,11 @@ impl Lower<'_, '_, '_> {
         };
         let code = self.c.expr(&node);
         let code = self.keep(code);
-        let buffer = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                (operands.len().max(1) * crate::eval::native::layout::VALUE_SIZE) as u32,
-                3,
-            ));
-        let values: Vec<V> = operands.iter().map(|o| self.expr(o)).collect();
-        let caps = self.b.ins().stack_addr(types::I64, buffer, 0);
-        for (i, v) in values.into_iter().enumerate() {
-            let at = self
-                .b
-                .ins()
-                .iadd_imm_s(caps, (i * crate::eval::native::layout::VALUE_SIZE) as i64);
-            self.store_value(at, v);
-        }
+        let operands = computed;
+        let (caps, owned, outer_unwind) = self.operands_into(&operands);
         let code = self.ptr_const(code);
         let count = self.iconst(operands.len() as i64);
-        let (rt, out) = (self.rt, self.out);
+        let rt = self.rt;
         let status = self
             .call_helper(
                 Helper::EvalKernel,
@@ -1038,6 +1050,79 @@ impl Lower<'_, '_, '_> {
             )
             .expect("eval_kernel returns a status");
         self.branch_unwind_if(status);
-        self.load_value(out, repr)
+        if owned {
+            let unwind = self.unwind;
+            self.b.seal_block(unwind);
+            self.unwind = outer_unwind;
+            self.drop_values(caps, operands.len());
+        }
     }
+
+    /// Compute `operands` in order into a buffer of evaluator values, its address returned
+    /// with whether any of them may own storage (and so must be dropped; until the caller
+    /// does, its unwind block drops them, and the third result is the one to restore):
+    /// native operands in registers, aggregates boxed, an operation of the evaluator's on such
+    /// operands by `kernel_into`, anything else by a fallback piece for that operand alone.
+    fn operands_into(&mut self, operands: &[&Expr]) -> (ClValue, bool, Block) {
+        let size = crate::eval::native::layout::VALUE_SIZE;
+        let buffer = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                (operands.len().max(1) * size) as u32,
+                3,
+            ));
+        let caps = self.b.ins().stack_addr(types::I64, buffer, 0);
+        let owned = operands.iter().any(|o| Repr::of(&o.ty).is_none());
+        if owned {
+            // Every value valid (`unit`) before the first operand can fail.
+            let unit = self.b.ins().iconst(types::I8, 0);
+            for i in 0..operands.len() {
+                self.b.ins().store(flags(), unit, caps, (i * size) as i32);
+            }
+        }
+        let outer_unwind = self.unwind;
+        if owned {
+            let n = operands.len();
+            self.unwind = self.side_block(|l| {
+                l.drop_values(caps, n);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+        }
+        for (i, o) in operands.iter().enumerate() {
+            let at = self.b.ins().iadd_imm_s(caps, (i * size) as i64);
+            if Repr::of(&o.ty).is_some() {
+                let v = self.expr(o);
+                self.store_value(at, v);
+            } else {
+                self.value_into(o, at, "an operand that is not in registers");
+            }
+        }
+        (caps, owned, outer_unwind)
+    }
+
+    /// Is computing `e` natively worth a kernel call of its own: a native value (or
+    /// aggregate) holding a loop, a call or arithmetic, or an operation over such?
+    pub(super) fn worth_native(&self, e: &Expr) -> bool {
+        let native = Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some();
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Global(_) => false,
+            ExprKind::Prim(p, a) if !native => {
+                evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
+            }
+            _ => native,
+        }
+    }
+
+    /// Drop the `n` evaluator values at `at`.
+    fn drop_values(&mut self, at: ClValue, n: usize) {
+        let n = self.iconst(n as i64);
+        self.call_helper(Helper::DropFrame, &[types::I64, types::I64], &[], &[at, n]);
+    }
+}
+
+/// Does the evaluator's kernel of `p` compute all its operands, in order, before anything
+/// else (so they may be computed first by native code)?
+pub(super) fn evaluates_operands_first(p: &Prim) -> bool {
+    !matches!(p, Prim::Shaped)
 }

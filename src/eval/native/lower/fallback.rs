@@ -129,6 +129,10 @@ impl Lower<'_, '_, '_> {
                 Repr::Unit => self.b.ins().jump(target.block, &[]),
             };
         } else {
+            // No return target: a unit run by the evaluator inside a function; the value is
+            // the runtime's, and the failure the evaluator finds is the `return`.
+            let rt = self.rt;
+            self.call_helper(Helper::ReturnOut, &[types::I64], &[], &[rt]);
             let unwind = self.unwind;
             self.b.ins().jump(unwind, &[]);
         }

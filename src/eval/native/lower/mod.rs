@@ -896,6 +896,7 @@ pub(super) fn unit(
     backend: &SharedBackend,
     stmts: &[Stmt],
     result: Option<&Expr>,
+    returns_out: bool,
     id: FuncId,
 ) -> Result<(Vec<String>, usize), String> {
     let call_conv = lock(backend).call_conv;
@@ -938,12 +939,15 @@ pub(super) fn unit(
             .collect();
         l.reload(&registers);
         let done = l.b.create_block();
-        l.returns.push(ReturnTarget {
-            block: done,
-            repr: Repr::Unit,
-            out: None,
-            agg: None,
-        });
+        // A `return` of a block inside a function leaves to the evaluator (`fallback.rs`).
+        if !returns_out {
+            l.returns.push(ReturnTarget {
+                block: done,
+                repr: Repr::Unit,
+                out: None,
+                agg: None,
+            });
+        }
         for stmt in stmts {
             l.stmt(stmt);
             if let Stmt::Assign(Place::Global(s), _) = stmt {

@@ -473,27 +473,34 @@ impl Lower<'_, '_, '_> {
     /// its value, so stores into it in the body do not change what the loop sees), then its
     /// leaves are read in order.
     fn for_array(&mut self, label: u32, var: Place, array: &Expr, repr: Repr, body: &[Stmt]) {
+        self.on_a_copy(array, |l, temp| {
+            let (data, len) = l.view(temp, false, false);
+            l.counted_loop(label, len, array.span, body, |l, i| {
+                let offset = l.b.ins().ishl_imm_s(i, 3);
+                let at = l.b.ins().iadd(data, offset);
+                let v = match repr {
+                    Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                    _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                };
+                l.write_var(var, v);
+            });
+        });
+    }
+
+    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
+    /// temporary, dropped after it, also when an error unwinds from inside.
+    fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
         self.eval_into(array, temp, "");
         self.notes.truncate(notes);
-        // From here an error drops the copy before unwinding further.
         let outer_unwind = self.unwind;
         let unwind = self.side_block(|l| {
             l.drop_value(temp);
             l.b.ins().jump(outer_unwind, &[]);
         });
         self.unwind = unwind;
-        let (data, len) = self.view(temp, false, false);
-        self.counted_loop(label, len, array.span, body, |l, i| {
-            let offset = l.b.ins().ishl_imm_s(i, 3);
-            let at = l.b.ins().iadd(data, offset);
-            let v = match repr {
-                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-            };
-            l.write_var(var, v);
-        });
+        lower(self, temp);
         self.drop_value(temp);
         self.b.seal_block(unwind);
         self.unwind = outer_unwind;
@@ -505,34 +512,23 @@ impl Lower<'_, '_, '_> {
         let Place::Local(slot) = var else {
             unreachable!("checked: an aggregate variable")
         };
-        let temp = self.temp_value();
-        let notes = self.notes.len();
-        self.eval_into(array, temp, "");
-        self.notes.truncate(notes);
-        let outer_unwind = self.unwind;
-        let unwind = self.side_block(|l| {
-            l.drop_value(temp);
-            l.b.ins().jump(outer_unwind, &[]);
+        self.on_a_copy(array, |l, temp| {
+            let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
+            let leaves = agg.leaves.clone();
+            l.counted_loop(label, len, array.span, body, |l, i| {
+                let offset = l.b.ins().ishl_imm_s(i, 3);
+                let mut vals = Vec::with_capacity(leaves.len());
+                for (data, repr) in columns.iter().zip(&leaves) {
+                    let at = l.b.ins().iadd(*data, offset);
+                    vals.push(match repr {
+                        Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                        _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                    });
+                }
+                let v = l.agg_value(vals);
+                l.write_agg_var(slot, v);
+            });
         });
-        self.unwind = unwind;
-        let (len, columns) = self.columns_at(temp, false, false, agg.leaves.len());
-        let leaves = agg.leaves.clone();
-        self.counted_loop(label, len, array.span, body, |l, i| {
-            let offset = l.b.ins().ishl_imm_s(i, 3);
-            let mut vals = Vec::with_capacity(leaves.len());
-            for (data, repr) in columns.iter().zip(&leaves) {
-                let at = l.b.ins().iadd(*data, offset);
-                vals.push(match repr {
-                    Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                    _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-                });
-            }
-            let v = l.agg_value(vals);
-            l.write_agg_var(slot, v);
-        });
-        self.drop_value(temp);
-        self.b.seal_block(unwind);
-        self.unwind = outer_unwind;
     }
 
     fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
