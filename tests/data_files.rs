@@ -383,7 +383,7 @@ fn csv_faults_name_the_file_line_column_text_and_type() {
             )
         ),
         format!(
-            "[R0015] Error: `{}` line 3: 1 field, not the 2 of `int ^ (2 \\^ 2)`",
+            "[R0015] Error: `{}` line 3: 1 field, not the 2 of `int ^ (2 \\* 2)`",
             path("ragged.csv")
         )
     );

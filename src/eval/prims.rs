@@ -65,7 +65,8 @@ pub fn int_arith(op: ArithOp, ity: IntTy, a: i64, b: i64) -> Result<i64, Fault> 
     let result = match op {
         ArithOp::Add => x + y,
         ArithOp::Sub => x - y,
-        ArithOp::Mul => x * y,
+        // Two 64-bit unsigned operands can overflow even `i128`: then out of range anyway.
+        ArithOp::Mul => x.checked_mul(y).unwrap_or(i128::MAX),
         ArithOp::Div | ArithOp::Mod if y == 0 => {
             return Err(Fault::new(
                 DIVISION_BY_ZERO,
