@@ -36,6 +36,7 @@ macro_rules! diagnostic_cases {
 
 diagnostic_cases! {
     newcomer_power_binds_tighter_than_product: "E0301", "var m : int ^ 3 * 2;\nprintln$ m.(`1:3 \\, `0:2);\n";
+    newcomer_power_binds_tighter_than_product_store: "E0301", "var m : int ^ 3 * 2;\nfor i in ..[3] do\n  for j in ..[2] do\n    &m.(i \\, j) <- 1;\n  done\ndone\n";
     newcomer_int_loop_variables_in_a_compact_index: "E0301", "var m : int ^ (3 \\* 2);\nfor i in 0 ..< 3 do\n  for j in 0 ..< 2 do\n    println$ m.(i \\, j);\n  done\ndone\n";
     newcomer_compact_tuple_binds_tighter_than_reshape: "E0301", "var src : int ^ (3 \\* 4);\nvar i = `1:3;\nvar y = 2;\nprintln$ src.(i \\, (y - 1) :>> 4);\n";
     newcomer_println_applied_first: "E0301", "println 0.1 + 0.2 == 0.3;\n";

@@ -250,26 +250,36 @@ impl Checker {
             _ => {
                 let invocable =
                     crate::check::traits::check(&ft, crate::check::traits::Behaviour::Invocable);
-                self.error(CheckError::NoOverload {
+                let pair_not_matrix = matches!(&at, Type::Tuple(components)
+                    if matches!(components.first(), Some(Type::Array(..))))
+                    && matches!(ft, Type::CProduct(_) | Type::CArray(..));
+                let declared = pair_not_matrix
+                    .then(|| self.declaration_of(&a))
+                    .flatten();
+                let error = CheckError::NoOverload {
                     span,
                     message: match invocable {
                         Err(lacking) => format!("{} to `{at}`", lacking.message()),
                         Ok(()) => format!("a value of type `{ft}` cannot be applied to `{at}`"),
                     },
                     behaviour: "invocable",
-                    help: Some(match &at {
-                        // `var m : int ^ 3 * 2;` is `(int ^ 3) * bool`, not a matrix.
-                        Type::Tuple(components)
-                            if matches!(components.first(), Some(Type::Array(..)))
-                                && matches!(ft, Type::CProduct(_) | Type::CArray(..)) =>
-                        {
-                            format!(
-                                "`{at}` is a pair, not a matrix: `^` binds tighter than `*`, so `int ^ 3 * 2` is `(int ^ 3) * bool`; for an array indexed by `{ft}` declare it as `T ^ ({ft})`, as in `int ^ (3 \\* 2)`"
-                            )
-                        }
-                        _ => "only functions, compact values (indexing an array over them) and strings can be applied".into(),
+                    // `var m : int ^ 3 * 2;` is `(int ^ 3) * bool`, not a matrix.
+                    help: Some(if pair_not_matrix {
+                        format!(
+                            "`{at}` is a pair, not a matrix: `^` binds tighter than `*`, so `int ^ 3 * 2` is `(int ^ 3) * bool`; for an array indexed by `{ft}` declare it as `T ^ ({ft})`, as in `int ^ (3 \\* 2)`"
+                        )
+                    } else {
+                        "only functions, compact values (indexing an array over them) and strings can be applied".into()
                     }),
-                });
+                };
+                match declared {
+                    Some(at_decl) => self.error(CheckError::Noted {
+                        error: Box::new(error),
+                        at: at_decl,
+                        label: format!("declared here as `{at}`: `^` binds tighter than `*`"),
+                    }),
+                    None => self.error(error),
+                }
                 error_expr(span)
             }
         }

@@ -49,6 +49,21 @@ pub struct VarBinding {
     pub scope: ScopeId,
 }
 
+impl VarBinding {
+    /// Where the variable's type is written (its annotation), else where it is declared.
+    pub fn declared_type_span(&self) -> Span {
+        self.decl
+            .as_ref()
+            .and_then(|d| match &d.node {
+                ast::StmtKind::Var { ty: Some(t), .. } | ast::StmtKind::Val { ty: Some(t), .. } => {
+                    Some(t.span)
+                }
+                _ => None,
+            })
+            .unwrap_or(self.span)
+    }
+}
+
 /// A function's signature; the return type is `None` until inferred.
 #[derive(Clone, Debug)]
 pub struct FunSig {

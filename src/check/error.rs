@@ -153,11 +153,18 @@ pub enum CheckError {
         /// A further place and what happens there (where a function's body reveals it).
         also: Option<(Span, String)>,
     },
+    /// Another error with a second place that explains it (where the value came from).
+    Noted {
+        error: Box<CheckError>,
+        at: Span,
+        label: String,
+    },
 }
 
 impl CheckError {
     pub fn code(&self) -> &'static str {
         match self {
+            CheckError::Noted { error, .. } => error.code(),
             CheckError::TooDeep { .. } => "E0100",
             CheckError::IfThenStatement { .. } => "E0101",
             CheckError::UndefinedName { .. } | CheckError::SelfReference { .. } => "E0201",
@@ -187,6 +194,7 @@ impl CheckError {
 
     pub fn span(&self) -> Span {
         match self {
+            CheckError::Noted { error, .. } => error.span(),
             CheckError::IfThenStatement { span }
             | CheckError::TooDeep { span, .. }
             | CheckError::UndefinedName { span, .. }
@@ -221,6 +229,7 @@ impl CheckError {
     pub fn to_diagnostic(&self) -> Diagnostic {
         let d = |message: String| Diagnostic::new(Stage::Static, self.code(), message, self.span());
         match self {
+            CheckError::Noted { error, at, label } => error.to_diagnostic().with_secondary(*at, label.clone()),
             CheckError::TooDeep { limit, .. } => d(format!("this expression is nested more than {limit} levels deep"))
                 .with_label("nested too deeply")
                 .with_help("split it into several statements with intermediate variables"),

@@ -68,6 +68,34 @@ impl Checker {
         sets
     }
 
+    /// The declaration of the variable that `e` reads, if it is one: the span of its type
+    /// annotation when it has one, else of its name. Only error paths ask, so a walk of the
+    /// visible scopes is fine.
+    pub(crate) fn declaration_of(&self, e: &ir::Expr) -> Option<Span> {
+        let (global, slot) = match e.kind {
+            ir::ExprKind::Global(slot) => (true, slot),
+            ir::ExprKind::Local(slot) | ir::ExprKind::LocalCell(slot) => (false, slot),
+            _ => return None,
+        };
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            for b in self.scopes[id].values.values() {
+                let Binding::Var(vb) = b else { continue };
+                let matches = vb.loc.slot == slot
+                    && if global {
+                        self.frames[vb.loc.frame].global
+                    } else {
+                        vb.loc.frame == self.frame
+                    };
+                if matches {
+                    return Some(vb.declared_type_span());
+                }
+            }
+            s = self.scopes[id].parent;
+        }
+        None
+    }
+
     pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
         self.note_var_use(span, name, vb);
         let t = self.var_type(name, vb, span);

@@ -290,7 +290,7 @@ impl Checker {
                 );
                 return self.store_at(&pointer, value);
             }
-            let (step, next) = self.store_step(&ty, rhs)?;
+            let (step, next) = self.store_step(&ty, rhs, path.is_empty().then_some(&vb))?;
             path.push(step);
             ty = next;
         }
@@ -331,18 +331,45 @@ impl Checker {
         }
     }
 
-    fn store_step(&mut self, ty: &Type, rhs: &ast::Expr) -> Option<(PathStep, Type)> {
+    fn store_step(
+        &mut self,
+        ty: &Type,
+        rhs: &ast::Expr,
+        root: Option<&VarBinding>,
+    ) -> Option<(PathStep, Type)> {
         match self.projection(ty, rhs, None) {
             Some(Projection::Field(i, t)) => Some((PathStep::Field(i), t)),
             Some(Projection::Index(e, mode, t)) => Some((PathStep::Index(e, mode), t)),
             // A component of a compact value: the store rewrites its digits.
             Some(Projection::CField(i, t)) => Some((PathStep::Field(i), t)),
             None => {
-                if !ty.has_meta() {
-                    self.type_error(
-                        rhs.span,
-                        format!("cannot store into a component of `{ty}` here"),
-                    );
+                if ty.has_meta() {
+                    return None;
+                }
+                let message = format!("cannot store into a component of `{ty}` here");
+                // `var m : int ^ 3 * 2;` is `(int ^ 3) * bool`, not a matrix.
+                let pair_not_matrix = matches!(ty, Type::Tuple(components)
+                    if matches!(components.first(), Some(Type::Array(..))))
+                    && matches!(rhs.node, ExprKind::CTuple(_));
+                if !pair_not_matrix {
+                    self.type_error(rhs.span, message);
+                    return None;
+                }
+                let error = CheckError::Type {
+                    span: rhs.span,
+                    message,
+                    help: Some(format!(
+                        "`{ty}` is a pair, not a matrix: `^` binds tighter than `*`, so `int ^ 3 * 2` is `(int ^ 3) * bool`; for an array indexed by a compact pair declare it as `T ^ (A \\* B)`, as in `int ^ (3 \\* 2)`"
+                    )),
+                };
+                let declared = root.map(VarBinding::declared_type_span);
+                match declared {
+                    Some(at) => self.error(CheckError::Noted {
+                        error: Box::new(error),
+                        at,
+                        label: format!("declared here as `{ty}`: `^` binds tighter than `*`"),
+                    }),
+                    None => self.error(error),
                 }
                 None
             }
