@@ -45,6 +45,11 @@ pub struct Diagnostic {
     pub frames: Vec<CallFrame>,
     /// How many more calls the error propagated out of, beyond `frames`.
     pub hidden_frames: usize,
+    /// The unit the secondary spans are in, when it may differ from the one the primary span
+    /// is in (a variable read in one REPL input and defined in an earlier one): the session
+    /// keeps them as labels when it is the same unit and turns them into notes naming the
+    /// place otherwise (`place_secondaries`).
+    pub secondary_unit: Option<u32>,
 }
 
 /// The most call frames a diagnostic keeps and shows; deeper ones are only counted.
@@ -120,6 +125,7 @@ impl Diagnostic {
             origin: Origin::Here,
             frames: Vec::new(),
             hidden_frames: 0,
+            secondary_unit: None,
         }
     }
 
@@ -132,6 +138,12 @@ impl Diagnostic {
     /// With a labelled secondary location.
     pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
         self.secondary.push((span, label.into()));
+        self
+    }
+
+    /// With the secondary spans in unit `unit` (see `secondary_unit`).
+    pub fn in_secondary_unit(mut self, unit: u32) -> Diagnostic {
+        self.secondary_unit = Some(unit);
         self
     }
 
@@ -163,6 +175,39 @@ impl Diagnostic {
         for frame in &mut self.frames {
             if frame.call_origin == Origin::Here {
                 frame.call = shift(frame.call);
+            }
+        }
+        self
+    }
+
+    /// The same diagnostic with its secondary spans placed (see `secondary_unit`): kept as
+    /// labels when they are in the unit of the primary span (`current` when that is
+    /// `Origin::Here`), else turned into notes naming their place in `source(unit)`, or
+    /// dropped when that source is not known.
+    pub fn place_secondaries(
+        mut self,
+        current: u32,
+        source: impl Fn(u32) -> Option<Arc<SourceText>>,
+    ) -> Diagnostic {
+        let Some(unit) = self.secondary_unit.take() else {
+            return self;
+        };
+        let primary = match self.origin {
+            Origin::Unit(u) => Some(u),
+            Origin::Here => Some(current),
+            Origin::Source(_) => None,
+        };
+        if primary == Some(unit) {
+            return self;
+        }
+        let secondary = std::mem::take(&mut self.secondary);
+        if let Some(text) = source(unit) {
+            for (span, label) in secondary {
+                self.notes.push(format!(
+                    "{label}: {} (`{}`)",
+                    location(&text.name, &text.text, span),
+                    excerpt(&text.text, span)
+                ));
             }
         }
         self

@@ -87,9 +87,10 @@ pub struct Session {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// How expression chunks show their value (the REPL's display; exact `_strr` by default).
     display: display::Display,
-    /// The source of each unit run that defines functions, by the machine's unit number: a
-    /// runtime error inside one of its functions, reported from a later unit, is shown
-    /// against that source (`Diagnostic::origin`, the call stack's frames).
+    /// The source of each unit run that defines functions or globals, by the machine's unit
+    /// number: a runtime error inside one of its functions, reported from a later unit, is
+    /// shown against that source (`Diagnostic::origin`, the call stack's frames), and so is
+    /// the definition of one of its globals read before it got its value.
     sources: Vec<Option<Arc<SourceText>>>,
 }
 
@@ -257,9 +258,10 @@ impl Session {
         Ok(())
     }
 
-    /// Keep the source of a unit about to run when it defines functions (see `sources`).
+    /// Keep the source of a unit about to run when it defines functions or globals (see
+    /// `sources`).
     fn remember_source(&mut self, unit: &core::ir::Unit, name: &str, src: &str, kind: SourceKind) {
-        if unit.functions.is_empty() {
+        if unit.functions.is_empty() && unit.globals.is_empty() {
             return;
         }
         let number = self.machine.next_unit() as usize;
@@ -275,7 +277,9 @@ impl Session {
 
     /// A runtime error with the spans of earlier units tied to their sources.
     fn resolve_origins(&self, diag: Diagnostic) -> Diagnostic {
-        diag.resolve_origins(|unit| self.sources.get(unit as usize).cloned().flatten())
+        let source = |unit: u32| self.sources.get(unit as usize).cloned().flatten();
+        let current = self.machine.next_unit().saturating_sub(1);
+        diag.place_secondaries(current, source).resolve_origins(source)
     }
 
     /// Parse and check a whole program without running anything (`tessera check`).
@@ -939,6 +943,28 @@ mod tests {
             ChunkResult::Failed(mut diags) if diags.len() == 1 => diags.remove(0),
             other => panic!("expected one error from {src:?}, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_global_of_a_failed_earlier_chunk_is_placed_in_that_chunk() {
+        let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
+        chunk_error(&mut session, "var z = 0;\nval x = 10 / z;\n");
+        let diag = chunk_error(&mut session, "println$ x + 1;\n");
+        assert_eq!(diag.code, "R0011");
+        assert!(diag.secondary.is_empty(), "{diag:?}");
+        assert!(
+            diag.notes
+                .iter()
+                .any(|n| n.contains("`x` is defined here: <earlier input>:2:5")),
+            "{diag:?}"
+        );
+        // Read and defined in the same chunk: a label of the chunk itself.
+        let diag = chunk_error(
+            &mut session,
+            "fun g () => w;\nprintln$ g ();\nval w = 2;\n",
+        );
+        assert_eq!(diag.secondary.len(), 1, "{diag:?}");
+        assert_eq!(diag.secondary[0].0, Span::new(34, 35));
     }
 
     #[test]

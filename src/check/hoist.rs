@@ -319,6 +319,7 @@ impl Checker {
                 slot,
                 name: name.node.clone(),
                 span: name.span,
+                unit: 0,
             });
         }
         VarLoc { frame, slot, cell }

@@ -754,4 +754,7 @@ pub struct GlobalDef {
     pub slot: Slot,
     pub name: String,
     pub span: Span,
+    /// The evaluator's number of the unit that defines it (whose source holds `span`): set
+    /// when the machine defines the unit, 0 before.
+    pub unit: u32,
 }

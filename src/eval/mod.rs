@@ -498,9 +498,11 @@ impl Machine {
             self.globals.resize(unit.n_globals as usize, Value::Unit);
         }
         for def in &unit.globals {
-            self.program
-                .global_defs
-                .insert(def.slot, Arc::new(def.clone()));
+            let def = crate::core::ir::GlobalDef {
+                unit: unit_id,
+                ..def.clone()
+            };
+            self.program.global_defs.insert(def.slot, Arc::new(def));
         }
         unit_id
     }
