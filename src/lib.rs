@@ -279,7 +279,8 @@ impl Session {
     fn resolve_origins(&self, diag: Diagnostic) -> Diagnostic {
         let source = |unit: u32| self.sources.get(unit as usize).cloned().flatten();
         let current = self.machine.next_unit().saturating_sub(1);
-        diag.place_secondaries(current, source).resolve_origins(source)
+        diag.place_secondaries(current, source)
+            .resolve_origins(source)
     }
 
     /// Parse and check a whole program without running anything (`tessera check`).
@@ -959,10 +960,7 @@ mod tests {
             "{diag:?}"
         );
         // Read and defined in the same chunk: a label of the chunk itself.
-        let diag = chunk_error(
-            &mut session,
-            "fun g () => w;\nprintln$ g ();\nval w = 2;\n",
-        );
+        let diag = chunk_error(&mut session, "fun g () => w;\nprintln$ g ();\nval w = 2;\n");
         assert_eq!(diag.secondary.len(), 1, "{diag:?}");
         assert_eq!(diag.secondary[0].0, Span::new(34, 35));
     }

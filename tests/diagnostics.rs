@@ -138,7 +138,7 @@ diagnostic_cases! {
     e0702_address_of_expression: "E0702", "var x = 1;\nval p = &(x + 1);\n";
     e0702_address_of_parenthesised_projection: "E0702", "var x = 1, 2;\nval r = &(x.1);\n";
     e0702_address_of_parameter: "E0702", "fun f (n:int) => &n;\n";
-    // Issue 14: every way a secret could leak, each with its code, the secret's name and
+    // Secrets: every way a secret could leak, each with its code, the secret's name and
     // where it became secret.
     e0800_secret_function: "E0800", "var f : secret (int -> int) = fun (x:int) => x;\n";
     e0800_secret_field: "E0800", "struct P { x : secret int; }\n";
@@ -202,7 +202,7 @@ diagnostic_cases! {
     e0301_type_arguments_to_plain_type: "E0301", "var x : int[2];\n";
     e0301_irregular_recursive_type: "E0301", "variant nest[T] = | Flat of T | Deeper of nest[T * T];\n";
     e0302_uninferred_type_argument: "E0302", "variant opt[T] = | None | Some of T;\nprintln$ None;\n";
-    // Issue 12 item 6: newcomer mistakes, one error each.
+    // Newcomer mistakes, one error each.
     e0201_self_reference_var: "E0201", "var x = x + 1;\n";
     e0201_self_reference_missing_semicolon: "E0201", "var x = 1\nx;\n";
     e0201_self_reference_in_function: "E0201", "fun f () = { val n = n * 2; return n; }\nprintln$ f ();\n";
@@ -233,7 +233,7 @@ diagnostic_cases! {
     reserved_word_total: "E0100", "val total = 3;\n";
     reserved_word_new_as_function: "E0100", "fun new (x:int) => x;\n";
     reserved_word_as_loop_variable: "E0100", "for total in 0 ..< 3 do println total; done\n";
-    // Issue 12 item 5: the call stack of an error inside user functions, innermost first.
+    // The call stack of an error inside user functions, innermost first.
     stack_one_frame: "R0004", "fun ratio (a:int, b:int) : int => a / b;\nprintln$ ratio (10, 0);\n";
     stack_two_frames: "R0001", "fun pick (a:int ^ 3, i:int) : int => a.i;\nfun fifth (a:int ^ 3) : int => pick (a, 5);\nprintln$ fifth (1, 2, 3);\n";
     stack_seven_frames_recursion: "R0004", "fun countdown (n:int) : int =>\n  if n == 0 then 100 / n else countdown (n - 1) endif;\nprintln$ countdown 6;\n";

@@ -1,4 +1,4 @@
-//! Property tests of issue 9: random token soups and grammar-directed random programs go
+//! Property tests of robustness: random token soups and grammar-directed random programs go
 //! through lex, parse, check and run in a session; none may panic, every diagnostic has a span
 //! inside the source, and the outcome maps to exit status 0, 1 or 3. Each run is bounded: the
 //! session's limits are lowered (allocations, natural size, call depth) and a

@@ -1,4 +1,4 @@
-//! Inlining never changes what a program does (issue 11): every golden program of
+//! Inlining never changes what a program does: every golden program of
 //! `examples/` and every conformance program beside the repository (when it is there) runs in
 //! two sessions, one inlining calls and one calling every function as written, and the two
 //! runs must agree on stdout, stderr (the diagnostics, with their spans and call stacks) and

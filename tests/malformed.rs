@@ -1,4 +1,4 @@
-//! The malformed-input corpus (issue 9): every file under `tests/malformed/cases/` (truncated
+//! The malformed-input corpus: every file under `tests/malformed/cases/` (truncated
 //! programs, binary bytes, non-UTF-8, huge literals and types, unbalanced comments and
 //! strings, nesting at and past the limits, token soups, every reproducer class) is run by the
 //! binary with a time and memory bound. Each must end with exit status 0, 1 or 3 (never a

@@ -1,4 +1,4 @@
-//! Issue 9, "never crash, never hang": every failure class the fuzzer found
+//! "Never crash, never hang": every failure class the fuzzer found
 //! (`../shared/robustness/crashes/`) as a regression test, run through the real binary with a
 //! time and memory bound. The long reproducers are generated here, kept small where the limit
 //! allows; each must end with its diagnostic (or run), never a panic, an abort or a hang.
@@ -332,7 +332,7 @@ fn write_temp(name: &str, src: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Round 3 (issue 29): placeholders, internal types, polymorphic recursion, the stack
+// Round 3: placeholders, internal types, polymorphic recursion, the stack
 // ---------------------------------------------------------------------------------------------
 
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 14, item 6: non-interference. For random programs over secret inputs, changing the
+//! Non-interference of secret values. For random programs over secret inputs, changing the
 //! secret inputs never changes what the program prints: a program the checker accepts prints
 //! the same with either set of inputs (no program here uses `reveal`), and a program it
 //! rejects is rejected the same way. The generator mixes secret and public variables,

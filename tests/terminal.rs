@@ -1,4 +1,4 @@
-//! The REPL in a real pseudo-terminal (issue 12 item 7): the built binary driven as a person
+//! The REPL in a real pseudo-terminal: the built binary driven as a person
 //! would, through `rexpect`. Ctrl-C stops a running chunk and keeps the session; completion
 //! knows the user's names and lists several candidates; history persists across sessions
 //! (a multi-line chunk is one entry); Ctrl-D discards an unfinished chunk and quits at an
@@ -221,6 +221,57 @@ fn a_square_matrix_is_a_grid_and_an_interrupt_is_one_line_keeping_the_chunk_s_va
         None,
     );
     enter(&mut session, ":plot wave", Some(": double ^ 63"));
+    session.send_line(":q").unwrap();
+    session.exp_eof().unwrap();
+}
+
+#[test]
+fn edit_runs_the_editor_then_loads_and_shell_commands_share_the_terminal() {
+    let folder = scratch("edit");
+    // An "editor" that appends a definition to the file it is given.
+    let editor = folder.join("append-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'val edited = 6 * 7;\\n' >> \"$1\"\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    let script = folder.join("work.flx");
+    std::fs::write(&script, "val base = 1;\n").unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tessera"));
+    command
+        .current_dir(&folder)
+        .env("TESSERA_HISTORY", folder.join("history"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env_remove("VISUAL")
+        .env("EDITOR", &editor);
+    let mut session = spawn_command(command, Some(TIMEOUT_MS)).expect("the REPL starts");
+    session.exp_string("> ").unwrap();
+    enter(&mut session, ":edit work.flx", None);
+    enter(&mut session, "edited + base", Some("43 : int"));
+    assert!(std::fs::read_to_string(&script)
+        .unwrap()
+        .contains("val edited"));
+    // With no file, `:edit` edits the last file loaded again.
+    enter(&mut session, ":edit", None);
+    let appended = std::fs::read_to_string(&script).unwrap();
+    assert_eq!(appended.matches("val edited").count(), 2, "{appended}");
+    // A shell command's output reaches the terminal, in the folder `:cd` chose.
+    std::fs::create_dir_all(folder.join("inner")).unwrap();
+    enter(&mut session, ":cd inner", Some("inner"));
+    enter(
+        &mut session,
+        ":! echo shell-$((6 * 7)) && pwd",
+        Some("shell-42"),
+    );
+    session.send_line(":! exit 3").unwrap();
+    session.exp_string("failed").unwrap();
+    session.exp_string("> ").unwrap();
     session.send_line(":q").unwrap();
     session.exp_eof().unwrap();
 }

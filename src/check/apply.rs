@@ -253,9 +253,7 @@ impl Checker {
                 let pair_not_matrix = matches!(&at, Type::Tuple(components)
                     if matches!(components.first(), Some(Type::Array(..))))
                     && matches!(ft, Type::CProduct(_) | Type::CArray(..));
-                let declared = pair_not_matrix
-                    .then(|| self.declaration_of(&a))
-                    .flatten();
+                let declared = pair_not_matrix.then(|| self.declaration_of(&a)).flatten();
                 let error = CheckError::NoOverload {
                     span,
                     message: match invocable {

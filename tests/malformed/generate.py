@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the malformed-input corpus of this folder (issue 9). Run from the repository
+"""Regenerates the malformed-input corpus of this folder. Run from the repository
 root: python3 tests/malformed/generate.py. Writes the inputs under tests/malformed/cases/;
 the expected exit status and error code of each are in tests/malformed/expected.txt, written
 by `RECORD=1 cargo test --test malformed` and reviewed by hand (every status must be 0, 1 or 3,
