@@ -71,7 +71,7 @@ pub(super) const DATA: &[PrimDef] = &[
         tupled: true,
         effect: true,
         form: "save_png (f, a)",
-        doc: "write a to the PNG file f: a `uint8 ^ (h \\* w)` array as a grey image and a `(uint8 * uint8 * uint8) ^ (h \\* w)` one as an RGB image, one pixel per element; any other array of numbers drawn as `save_svg` draws it (a line chart or a heatmap, without text)",
+        doc: "write a to the PNG file f: a `uint8 ^ (h \\* w)` array as a grey image and a `(uint8 * uint8 * uint8) ^ (h \\* w)` one as an RGB image, one pixel per element; any other array of numbers drawn as `save_svg` draws it (a line chart with its value and index ranges, or a heatmap with a colour bar labelled with the value range)",
         example: "val img : uint8 ^ (2 \\* 2) = (0u8, 85u8, 170u8, 255u8) :>> uint8 ^ (2 \\* 2);\nsave_png (\"/tmp/tessera-doc-grey.png\", img);",
         typing: Typing::Scheme(|_, _| Some(Prim::SavePicture(true))),
         kernels: |p| (*p == Prim::SavePicture(true)).then_some(2),

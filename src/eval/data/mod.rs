@@ -6,6 +6,7 @@
 //! straight into a fresh buffer. `npy.rs` is the format itself.
 
 pub mod csv;
+mod glyphs;
 pub mod npy;
 pub mod picture;
 

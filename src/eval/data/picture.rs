@@ -3,12 +3,14 @@
 //! An array of numbers of one dimension is drawn as a line chart, of two as a heatmap (row 0
 //! at the top, a dark-blue-to-yellow scale); `save_png` of a `uint8 ^ (h \* w)` array writes
 //! it as a grey image, of a `(uint8 * uint8 * uint8) ^ (h \* w)` (or four components) as an
-//! RGB (RGBA) image, one pixel per element. The SVG carries the axes, the index ranges and
-//! the value range as text; the PNG of a chart or heatmap is the picture alone.
+//! RGB (RGBA) image, one pixel per element. Both carry the axes, the index ranges and the
+//! value range as text (the PNG in a small pixel font, `glyphs`); a PNG heatmap is the
+//! picture with a colour bar below it.
 
 use std::fs::File;
 use std::io::BufWriter;
 
+use super::glyphs;
 use crate::eval::value::Value;
 use crate::types::shape::array_shape;
 use crate::types::ty::{IntTy, Type};
@@ -132,6 +134,11 @@ fn number_text(x: f64) -> String {
 const WIDTH: usize = 640;
 const HEIGHT: usize = 400;
 const MARGIN: usize = 60;
+/// The colour of axes and labels.
+const INK: [u8; 3] = [68, 68, 68];
+/// A heatmap's colour bar: its distance below the picture and its height, in pixels.
+const LEGEND_GAP: usize = 8;
+const LEGEND_BAR: usize = 12;
 
 /// The SVG text of a picture of `values`.
 pub fn svg(picture: &Picture, values: &[f64]) -> String {
@@ -240,19 +247,36 @@ pub fn pixels(picture: &Picture, values: &[f64]) -> (usize, usize, usize, Vec<u8
             let (low, high) = range(values);
             // Each value a square of pixels, the picture at least 256 pixels on its longer side.
             let scale = (256 / rows.max(columns)).max(1);
-            let (width, height) = (columns * scale, rows * scale);
-            let mut bytes = Vec::with_capacity(width * height * 3);
-            for y in 0..height {
-                for x in 0..width {
+            let (map_width, map_height) = (columns * scale, rows * scale);
+            // Below it, a colour bar from the lowest value to the highest, labelled at its ends.
+            let (low_text, high_text) = (number_text(low), number_text(high));
+            let labels = glyphs::width(&low_text) + glyphs::width(&high_text) + 8;
+            let width = map_width.max(labels + 32);
+            let bar_top = map_height + LEGEND_GAP;
+            let height = bar_top + LEGEND_BAR + 4 + glyphs::HEIGHT + 2;
+            let mut bytes = vec![255u8; width * height * 3];
+            let mut put = |x: usize, y: usize, rgb: [u8; 3]| {
+                let at = (y * width + x) * 3;
+                bytes[at..at + 3].copy_from_slice(&rgb);
+            };
+            for y in 0..map_height {
+                for x in 0..map_width {
                     let v = values[(y / scale) * columns + x / scale];
-                    let rgb = if v.is_finite() {
-                        colour(fraction(v, (low, high)))
-                    } else {
-                        [255, 255, 255]
-                    };
-                    bytes.extend_from_slice(&rgb);
+                    if v.is_finite() {
+                        put(x, y, colour(fraction(v, (low, high))));
+                    }
                 }
             }
+            for x in 0..width {
+                let rgb = colour(x as f64 / (width - 1).max(1) as f64);
+                for y in bar_top..bar_top + LEGEND_BAR {
+                    put(x, y, rgb);
+                }
+            }
+            let text_top = bar_top + LEGEND_BAR + 4;
+            glyphs::draw(&low_text, 0, text_top, &mut |x, y| put(x, y, INK));
+            let right = width - glyphs::width(&high_text);
+            glyphs::draw(&high_text, right, text_top, &mut |x, y| put(x, y, INK));
             (width, height, 3, bytes)
         }
         Picture::Line(n) => {
@@ -265,12 +289,42 @@ pub fn pixels(picture: &Picture, values: &[f64]) -> (usize, usize, usize, Vec<u8
                     bytes[at..at + 3].copy_from_slice(&rgb);
                 }
             };
-            // The axes.
+            // The axes, the value range on the left and the index range below.
             for x in MARGIN..=WIDTH - MARGIN {
-                put(x, HEIGHT - MARGIN, [68, 68, 68]);
+                put(x, HEIGHT - MARGIN, INK);
             }
             for y in MARGIN..=HEIGHT - MARGIN {
-                put(MARGIN, y, [68, 68, 68]);
+                put(MARGIN, y, INK);
+            }
+            let labels = [
+                (
+                    number_text(high),
+                    MARGIN - 6,
+                    MARGIN - glyphs::HEIGHT / 2,
+                    true,
+                ),
+                (
+                    number_text(low),
+                    MARGIN - 6,
+                    HEIGHT - MARGIN - glyphs::HEIGHT / 2,
+                    true,
+                ),
+                ("0".to_string(), MARGIN, HEIGHT - MARGIN + 8, false),
+                (
+                    n.saturating_sub(1).to_string(),
+                    WIDTH - MARGIN,
+                    HEIGHT - MARGIN + 8,
+                    false,
+                ),
+            ];
+            for (text, x, y, right_aligned) in labels {
+                let w = glyphs::width(&text);
+                let left = if right_aligned {
+                    x.saturating_sub(w)
+                } else {
+                    x.saturating_sub(w / 2)
+                };
+                glyphs::draw(&text, left, y, &mut |x, y| put(x, y, INK));
             }
             let (plot_w, plot_h) = ((WIDTH - 2 * MARGIN) as f64, (HEIGHT - 2 * MARGIN) as f64);
             let point = |i: usize, v: f64| -> (f64, f64) {
@@ -395,10 +449,59 @@ mod tests {
         let path = scratch("heat.png");
         write_png(&path, &picture, &[0.0, 1.0, 2.0, 3.0]).unwrap();
         let (info, bytes) = decode(&path);
-        assert_eq!((info.width, info.height), (256, 256));
-        assert_eq!(&bytes[..3], colour(0.0));
-        let last = bytes.len() - 3;
-        assert_eq!(&bytes[last..], colour(1.0));
+        let width = info.width as usize;
+        assert_eq!(width, 256);
+        let pixel = |x: usize, y: usize| &bytes[(y * width + x) * 3..(y * width + x) * 3 + 3];
+        // The lowest value at the top left, the highest at the bottom right of the map.
+        assert_eq!(pixel(0, 0), colour(0.0));
+        assert_eq!(pixel(255, 255), colour(1.0));
+        // The colour bar below runs from one end of the scale to the other.
+        let bar = 256 + LEGEND_GAP;
+        assert_eq!(pixel(0, bar), colour(0.0));
+        assert_eq!(pixel(255, bar), colour(1.0));
+        // Its labels are drawn in ink under both ends.
+        let text = bar + LEGEND_BAR + 4;
+        let inked = |xs: std::ops::Range<usize>| {
+            xs.into_iter()
+                .any(|x| (text..text + glyphs::HEIGHT).any(|y| pixel(x, y) == INK))
+        };
+        assert!(inked(0..10) && inked(246..256));
+        assert_eq!(info.height as usize, text + glyphs::HEIGHT + 2);
+    }
+
+    #[test]
+    fn a_line_chart_png_labels_its_value_and_index_ranges() {
+        let ty = Type::array(Type::Double, Type::Unitsum(5));
+        let picture = Picture::of(&ty, true).unwrap();
+        let path = scratch("line.png");
+        write_png(&path, &picture, &[1.0, 4.0, 2.0, 8.0, 3.0]).unwrap();
+        let (info, bytes) = decode(&path);
+        let width = info.width as usize;
+        let inked = |xs: std::ops::Range<usize>, ys: std::ops::Range<usize>| {
+            xs.into_iter().any(|x| {
+                ys.clone()
+                    .any(|y| bytes[(y * width + x) * 3..(y * width + x) * 3 + 3] == INK)
+            })
+        };
+        let half = glyphs::HEIGHT / 2;
+        // `8` left of the top of the axis, `1` left of its bottom, `0` and `4` below its ends.
+        assert!(inked(
+            MARGIN - 6 - glyphs::width("8")..MARGIN - 6,
+            MARGIN - half..MARGIN + half
+        ));
+        let bottom = HEIGHT - MARGIN;
+        assert!(inked(
+            MARGIN - 6 - glyphs::width("1")..MARGIN - 6,
+            bottom - half..bottom + half
+        ));
+        let below = bottom + 8..bottom + 8 + glyphs::HEIGHT;
+        assert!(inked(MARGIN - 4..MARGIN + 4, below.clone()));
+        assert!(inked(WIDTH - MARGIN - 4..WIDTH - MARGIN + 4, below));
+        // Nothing is drawn there for a label that is not there: right of the top label.
+        assert!(!inked(
+            MARGIN + 2..MARGIN + 20,
+            MARGIN - half - 8..MARGIN - half
+        ));
     }
 
     #[test]
