@@ -474,13 +474,15 @@ pub(super) fn define_expressions<'t>(
         Grouping::Left(|_, arg, func, span| apply(func, arg, ApplyForm::Pipe, span)),
     );
 
-    // Level 2: `e :>> T` and the arrow lambda.
-    let coercion = pipe
-        .then(token(Token::Coerce).ignore_then(type_expr.clone()).or_not())
-        .map_with(|(value, target), extra| match target {
-            Some(target) => Spanned::new(ExprKind::Coerce(Box::new(value), target), extra.span()),
-            None => value,
-        });
+    // Level 2: `e :>> T` (left associative: `e :>> A :>> B` converts twice) and the
+    // arrow lambda.
+    let coercion = pipe.foldl(
+        token(Token::Coerce).ignore_then(type_expr.clone()).repeated(),
+        |value, target| {
+            let span = value.span.to(target.span);
+            Spanned::new(ExprKind::Coerce(Box::new(value), target), span)
+        },
+    );
     let level2 = arrow_lambda.or(coercion).boxed();
 
     expr.define(
