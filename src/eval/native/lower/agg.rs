@@ -164,6 +164,7 @@ impl Lower<'_, '_, '_> {
             {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
+            ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
             _ => self.eval_into(e, out, why),
         }
     }

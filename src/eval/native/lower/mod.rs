@@ -13,6 +13,7 @@ mod call;
 mod expr;
 mod fallback;
 mod hoist;
+mod map;
 mod stmt;
 
 use std::collections::HashMap;

@@ -65,7 +65,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Assign a native variable.
-    fn write_var(&mut self, place: Place, v: V) {
+    pub(super) fn write_var(&mut self, place: Place, v: V) {
         match place {
             Place::Local(s) => {
                 if let (Some((var, _)), V::I(x) | V::F(x)) = (self.vars.get(&s).copied(), v) {
@@ -134,6 +134,17 @@ impl Lower<'_, '_, '_> {
                 );
                 self.fallback_stmt(&assign, &why, e.span);
                 self.leave_inlined(inlined, outer);
+            }
+            Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), e) if self.native_map(e) => {
+                let addr = match *place {
+                    Place::Local(slot) => {
+                        self.frame_used = true;
+                        self.slot_addr(slot)
+                    }
+                    Place::Global(g) => self.global_addr(g),
+                    _ => unreachable!("matched"),
+                };
+                self.map_into(e, addr);
             }
             Stmt::Assign(place, e) => match Repr::of(&e.ty) {
                 Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
@@ -489,7 +500,7 @@ impl Lower<'_, '_, '_> {
 
     /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
     /// temporary, dropped after it, also when an error unwinds from inside.
-    fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
+    pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
         self.eval_into(array, temp, "");
@@ -542,7 +553,7 @@ impl Lower<'_, '_, '_> {
     /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
     /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `span`) before the
     /// next one.
-    fn counted_loop(
+    pub(super) fn counted_loop(
         &mut self,
         label: u32,
         limit: ClValue,
