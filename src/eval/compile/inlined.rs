@@ -2,7 +2,7 @@
 //! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
 
 use crate::core::inline::has_return;
-use crate::core::ir::{Expr, ExprKind, Inlined, InlinedFrame, Place, Slot};
+use crate::core::ir::{Expr, Inlined, InlinedFrame, Place, Slot};
 use crate::syntax::span::Span;
 use crate::types::Type;
 
@@ -24,18 +24,6 @@ pub fn framed<T: 'static>(code: ScalarCode<T>, inlined: &Inlined) -> ScalarCode<
             let (name, unit, call) = (name.clone(), *unit, inlined.call);
             Box::new(move |frame| code(frame).map_err(|e| note_frame(e, &name, unit, call)))
         }
-    }
-}
-
-/// `e` without the wrappers of inlined bodies that are a single expression: the expression
-/// the inlined code computes.
-pub fn peel(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Inlined(inlined) if inlined.stmts.is_empty() => match &inlined.result {
-            Some(result) => peel(result),
-            None => e,
-        },
-        _ => e,
     }
 }
 
