@@ -19,7 +19,8 @@ const MAP_LABEL: u32 = u32::MAX;
 
 impl Lower<'_, '_, '_> {
     /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars the
-    /// body computes natively, an element in a register or in the variable's frame slot?
+    /// body computes natively, an element in a register or in the variable's frame slot, and
+    /// not a map the closure compiler runs on several threads?
     pub(super) fn native_map(&self, e: &Expr) -> bool {
         let ExprKind::MapLoop { var, array, body } = &e.kind else {
             return false;
@@ -48,7 +49,10 @@ impl Lower<'_, '_, '_> {
             }
             None => !self.avars.contains_key(var),
         };
-        scalar_out && input.elem_leaves > 0 && element
+        scalar_out
+            && input.elem_leaves > 0
+            && element
+            && !crate::eval::compile::map_runs_parallel(e)
     }
 
     /// `e`, a `MapLoop` `native_map` accepts, into the evaluator's value at `out` (which holds
