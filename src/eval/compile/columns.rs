@@ -6,8 +6,7 @@
 //!   holds a *cursor* (a one-element view of the array, moved in place from element to
 //!   element), `p.k` reads a column at the cursor, and the variable receives the tuple of the
 //!   last element visited when the loop ends, as the loop as written leaves it;
-//! - `&a.i <- (e1, e2)`: the components computed unboxed and written into their columns
-//!   (and in a fused store loop, `loops.rs`, a kernel per column).
+//! - `&a.i <- (e1, e2)`: the components computed unboxed and written into their columns.
 //!
 //! Every other consumer reads and writes elements through `Columns::get` and `Columns::set`.
 

@@ -3,7 +3,7 @@
 //! into the new array's leaves. The element is in a register when it is a scalar, otherwise
 //! (a row of a reshaped matrix) it is written to the variable's frame slot.
 
-use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
+use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Expr, ExprKind, Place, Slot};
 use crate::eval::array::Shape;
@@ -122,10 +122,7 @@ impl Lower<'_, '_, '_> {
         src: ClValue,
         result: ClValue,
     ) -> (ClValue, ClValue) {
-        let slot =
-            self.b
-                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
-        let start = self.b.ins().stack_addr(types::I64, slot, 0);
+        let start = self.leaf_buffer(2);
         let shapes = self.ptr_const(shapes);
         let rt = self.rt;
         let status = self

@@ -5,7 +5,7 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{
-    Arm, Const, Expr, ExprKind, IndexMode, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
+    Arm, Const, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
 };
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -703,38 +703,14 @@ impl Lower<'_, '_, '_> {
         let Some((indices, fields)) = split_fields(path) else {
             return false;
         };
-        let base_kind = match place {
-            Place::Local(slot)
-                if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) =>
-            {
-                ExprKind::Local(slot)
-            }
-            Place::Global(g) => ExprKind::Global(g),
-            _ => return false,
+        let Some((base, steps, ty)) = self.store_steps(place, root_ty, indices, value.span) else {
+            return false;
         };
-        let base = Expr {
-            kind: base_kind,
-            ty: root_ty.clone(),
-            span: value.span,
-        };
-        let mut steps = Vec::new();
-        let mut ty = root_ty.clone();
-        for step in indices {
-            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, &ty) else {
-                return false;
-            };
-            let elem = (**elem).clone();
-            steps.push((index, *mode, ty.clone()));
-            ty = elem;
-        }
         let element = ElementPath {
             base: &base,
             pointer: false,
             steps,
         };
-        if element.steps.is_empty() {
-            return false;
-        }
         let Some(agg) = self.columns_path(&element) else {
             return false;
         };
@@ -816,6 +792,25 @@ impl Lower<'_, '_, '_> {
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
         let (data, len) = self.access_view(path, true);
+        self.store_inside(s, path, data, (pos, len), |l, offset| {
+            let at = l.b.ins().iadd(data, offset);
+            l.b.ins().store(flags(), v, at, 0);
+        });
+    }
+
+    /// The store `s` at leaf `pos` of the array of `path`, whose view (writable) begins at
+    /// `data` and has `len` leaves: `write` with the leaf's byte offset. A variable that holds
+    /// no array has no storage (the checks before reported a global's placeholder): nothing
+    /// is stored. Through a pointer native code cannot see (a null view), the statement runs
+    /// on the closure compiler.
+    pub(super) fn store_inside(
+        &mut self,
+        s: &Stmt,
+        path: &ElementPath<'_>,
+        data: ClValue,
+        (pos, len): (ClValue, ClValue),
+        write: impl FnOnce(&mut Self, ClValue),
+    ) {
         let after = self.b.create_block();
         if path.pointer {
             self.unviewable(data, |l| {
@@ -825,20 +820,16 @@ impl Lower<'_, '_, '_> {
                 }
             });
         }
-        // A variable that holds no array has no storage (the check above reported a global's
-        // placeholder): nothing is stored.
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
-        let write = self.b.create_block();
-        self.b.ins().brif(inside, write, &[], after, &[]);
-        self.b.seal_block(write);
-        self.b.switch_to_block(write);
+        let block = self.b.create_block();
+        self.b.ins().brif(inside, block, &[], after, &[]);
+        self.b.seal_block(block);
+        self.b.switch_to_block(block);
         let offset = self.b.ins().ishl_imm_s(pos, 3);
-        let at = self.b.ins().iadd(data, offset);
-        self.b.ins().store(flags(), v, at, 0);
+        write(self, offset);
         self.b.ins().jump(after, &[]);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
-        let _ = IndexMode::Code;
     }
 
     /// Is a pattern one native code tests directly?
