@@ -192,6 +192,30 @@ pub fn call_instance(
             span,
         ));
     };
+    enter_call(rt, instance, span, || match instance.native.get() {
+        Some(entry) => {
+            // Pushed one by one: `collect` goes through `SmallVec::extend`, which the
+            // optimiser may leave out of line (a call and moves per argument).
+            let mut collected: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+            for arg in args {
+                collected.push(arg);
+            }
+            super::native::call_boxed(rt, entry, captures, &collected)
+        }
+        None => run_code(rt, instance, code, captures, args),
+    })
+}
+
+/// The bookkeeping of a call of `instance` made at `span` around `run`: the depth limit,
+/// Ctrl-C, a fresh stack segment when the current one runs low, and the call stack of an
+/// error leaving it.
+#[inline(always)]
+fn enter_call<R>(
+    rt: &Runtime<'_>,
+    instance: &Instance,
+    span: Span,
+    run: impl FnOnce() -> Result<R, Ctrl>,
+) -> Result<R, Ctrl> {
     let depth = rt.depth.get();
     if depth >= rt.max_depth {
         return Err(too_deep(instance, span, rt.max_depth));
@@ -208,21 +232,60 @@ pub fn call_instance(
         None
     };
     rt.depth.set(depth + 1);
-    let result = match instance.native.get() {
-        Some(entry) => {
-            // Pushed one by one: `collect` goes through `SmallVec::extend`, which the
-            // optimiser may leave out of line (a call and moves per argument).
-            let mut collected: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
-            for arg in args {
-                collected.push(arg);
-            }
-            let args = collected;
-            with_stack(rt, || super::native::call_boxed(rt, entry, captures, &args))
-        }
-        None => with_stack(rt, || run_code(rt, instance, code, captures, args)),
-    };
+    let result = with_stack(rt, run);
     rt.depth.set(depth);
     result.map_err(|error| note_frame(error, &instance.name, instance.unit, span))
+}
+
+/// A function value of one parameter group, a scalar, and a scalar result, whose instance
+/// is native code: what a library kernel calling it once per element (`filter`) calls,
+/// with the bookkeeping of `call_instance` and the argument and result as bits.
+pub struct ScalarCall<'f> {
+    closure: &'f Closure,
+    entry: &'f super::native::NativeEntry,
+    pub param: super::native::Repr,
+    pub ret: super::native::Repr,
+}
+
+impl<'f> ScalarCall<'f> {
+    pub fn of(func: &'f Value) -> Option<ScalarCall<'f>> {
+        use super::native::Repr;
+        let Value::Fun(closure) = func else {
+            return None;
+        };
+        let instance = &closure.instance;
+        if !closure.args.is_empty() || instance.n_groups != 1 || instance.code.get().is_none() {
+            return None;
+        }
+        let entry = instance.native.get()?;
+        let sig = &entry.sig;
+        let param = match (sig.groups.as_slice(), sig.boxed.as_slice()) {
+            ([group], [false]) => match group.as_slice() {
+                [r @ (Repr::I64 | Repr::F64)] => *r,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if sig.has_out() || !matches!(sig.ret, Repr::I64 | Repr::F64) {
+            return None;
+        }
+        Some(ScalarCall {
+            closure,
+            entry,
+            param,
+            ret: sig.ret,
+        })
+    }
+
+    /// Call with the argument's bits; the result's bits.
+    #[inline]
+    pub fn call(&self, rt: &Runtime<'_>, arg: u64, span: Span) -> Result<u64, Ctrl> {
+        let instance = &self.closure.instance;
+        let captures = &self.closure.captures;
+        enter_call(rt, instance, span, || {
+            super::native::call_bits(rt, self.entry, captures, &[arg])
+        })
+    }
 }
 
 /// Run an instance's closure code with all its argument groups, without the call's

@@ -342,13 +342,6 @@ pub enum LeafRepr {
     Columns(&'static ColumnLayout),
 }
 
-impl LeafRepr {
-    /// Is a leaf one unboxed scalar (`I64` or `F64`)?
-    pub fn is_scalar(self) -> bool {
-        matches!(self, LeafRepr::I64 | LeafRepr::F64)
-    }
-}
-
 /// The leaf type of an array element type: arrays of arrays are flattened, so the leaf of
 /// `int ^ 2 ^ 3` is `int`.
 pub fn leaf_type(ty: &crate::types::Type) -> &crate::types::Type {

@@ -39,8 +39,6 @@ pub type ChunkFault = (usize, Ctrl);
 
 /// The elements one kernel call works on.
 pub struct Chunk<'a> {
-    /// The value of the element variable at position 0 when it is a counter.
-    pub base: i64,
     /// Where the element variable comes from.
     pub input: Input<'a>,
     /// Loop-invariant values read before the loop (see `VecScope::env`).
@@ -53,8 +51,6 @@ pub struct Chunk<'a> {
 /// The source of the element variable's values.
 #[derive(Clone, Copy)]
 pub enum Input<'a> {
-    /// A counter: `base`, `base + 1`, ...
-    Counter,
     /// The elements of an integer (or code) array.
     I64(&'a [i64]),
     /// The elements of a double array.
@@ -239,11 +235,6 @@ where
 fn int_input() -> IntKernel {
     Box::new(|chunk, out| {
         match chunk.input {
-            Input::Counter => {
-                for (k, slot) in out.iter_mut().enumerate() {
-                    *slot = chunk.base.wrapping_add(k as i64);
-                }
-            }
             Input::I64(values) => out.copy_from_slice(&values[..out.len()]),
             Input::F64(_) => out.fill(0),
         }
@@ -710,14 +701,8 @@ fn compare_kernel(op: CmpOp, a: &Expr, b: &Expr, scope: &mut VecScope) -> Option
 
 /// The positions of `input` (a chunk's element variable or a `val`'s values) listed in
 /// `positions`, as an explicit input.
-fn gather_input(input: Input<'_>, base: i64, positions: &[usize]) -> GatheredInput {
+fn gather_input(input: Input<'_>, positions: &[usize]) -> GatheredInput {
     match input {
-        Input::Counter => GatheredInput::I64(
-            positions
-                .iter()
-                .map(|p| base.wrapping_add(*p as i64))
-                .collect(),
-        ),
         Input::I64(values) => GatheredInput::I64(positions.iter().map(|p| values[*p]).collect()),
         Input::F64(values) => GatheredInput::F64(positions.iter().map(|p| values[*p]).collect()),
     }
@@ -772,15 +757,14 @@ fn select<T: Copy + Default>(
         if positions.is_empty() {
             continue;
         }
-        let input = gather_input(chunk.input, chunk.base, &positions);
+        let input = gather_input(chunk.input, &positions);
         let lets: Vec<GatheredInput> = chunk
             .lets
             .iter()
-            .map(|l| gather_input(*l, chunk.base, &positions))
+            .map(|l| gather_input(*l, &positions))
             .collect();
         let let_inputs: Vec<Input<'_>> = lets.iter().map(|l| l.input()).collect();
         let sub = Chunk {
-            base: 0,
             input: input.input(),
             env: chunk.env,
             lets: &let_inputs,
@@ -842,7 +826,6 @@ fn run_lets<T: Copy + Default>(
     inputs: Vec<Input<'_>>,
 ) -> Result<(), ChunkFault> {
     let scoped = Chunk {
-        base: chunk.base,
         input: chunk.input,
         env: chunk.env,
         lets: &inputs,

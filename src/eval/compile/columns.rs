@@ -6,8 +6,7 @@
 //!   holds a *cursor* (a one-element view of the array, moved in place from element to
 //!   element), `p.k` reads a column at the cursor, and the variable receives the tuple of the
 //!   last element visited when the loop ends, as the loop as written leaves it;
-//! - `&a.i <- (e1, e2)`: the components computed unboxed and written into their columns
-//!   (and in a fused store loop, `loops.rs`, a kernel per column).
+//! - `&a.i <- (e1, e2)`: the components computed unboxed and written into their columns.
 //!
 //! Every other consumer reads and writes elements through `Columns::get` and `Columns::set`.
 
@@ -463,43 +462,6 @@ impl Compiler<'_> {
 enum Part {
     Int(super::IntCode),
     Float(super::FloatCode),
-}
-
-/// The one projection path (`[1, 0]` for `v.1.0`) through which `terms` read the variable
-/// `var`, when they read it only through projections and all through the same one.
-pub(super) fn single_projection(
-    terms: &[(&Expr, crate::syntax::span::Span)],
-    var: Place,
-) -> Option<Vec<usize>> {
-    let mut found: Option<Vec<usize>> = None;
-    let mut ok = true;
-    for (term, _) in terms {
-        ok &= only_projected_in(var, |expr, place| {
-            crate::core::visit::each_in_expr(term, expr, place)
-        });
-        crate::core::visit::each_in_expr(
-            term,
-            &mut |e| {
-                let (base, path) = projections(e);
-                let reads_var = match (&base.kind, var) {
-                    (ExprKind::Local(s), Place::Local(t))
-                    | (ExprKind::Global(s), Place::Global(t)) => *s == t,
-                    _ => false,
-                };
-                if reads_var && !path.is_empty() {
-                    // Only maximal chains: the walk also visits their inner links.
-                    match &found {
-                        None => found = Some(path),
-                        Some(known) if known.starts_with(&path) => {}
-                        Some(known) if path.starts_with(known) => found = Some(path),
-                        Some(_) => ok = false,
-                    }
-                }
-            },
-            &mut |_| {},
-        );
-    }
-    found.filter(|_| ok)
 }
 
 /// The scalar parts of a tuple literal of the column layout `fields` (nested literals

@@ -27,18 +27,6 @@ pub fn framed<T: 'static>(code: ScalarCode<T>, inlined: &Inlined) -> ScalarCode<
     }
 }
 
-/// `e` without the wrappers of inlined bodies that are a single expression: the expression
-/// the inlined code computes.
-pub fn peel(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Inlined(inlined) if inlined.stmts.is_empty() => match &inlined.result {
-            Some(result) => peel(result),
-            None => e,
-        },
-        _ => e,
-    }
-}
-
 /// The array of `apply(element)` for each element of `view`, built boxed (`input`, `output`:
 /// the shapes of the array and the result, `result_ty` the result's type, for the size check).
 pub(super) fn map_elements(
@@ -61,6 +49,56 @@ pub(super) fn map_elements(
         builder.push_element(apply(frame, input.element(view, i))?);
     }
     Ok(Value::Array(builder.finish()))
+}
+
+/// The chunk kernel of `map` over an array of `input` into one of `output` (`var` the
+/// element, `body` the inlined function), with the places it reads: a straight-line scalar
+/// body over unboxed leaves; over `PARALLEL_THRESHOLD` elements it runs on rayon.
+fn map_chunk_kernel(
+    var: Slot,
+    array: &Expr,
+    body: &Expr,
+    input: &Shape,
+    output: &Shape,
+) -> Option<(Kernel, VecScope)> {
+    if input.elem_is_array || output.elem_is_array {
+        return None;
+    }
+    let Type::Array(elem, _) = &array.ty else {
+        return None;
+    };
+    let input_fits = match input.repr {
+        LeafRepr::I64 => is_int_like(elem),
+        LeafRepr::F64 => matches!(**elem, Type::Double | Type::Float),
+        LeafRepr::Boxed | LeafRepr::Columns(_) => false,
+    };
+    if !input_fits {
+        return None;
+    }
+    let mut scope = VecScope::new(Place::Local(var), None, true);
+    let kernel = vector::kernel(body, &mut scope)?;
+    let output_fits = matches!(
+        (&kernel, output.repr),
+        (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
+    );
+    output_fits.then_some((kernel, scope))
+}
+
+/// Does the `map` `e` (a `MapLoop`) run in parallel here: a chunk kernel over at least
+/// `PARALLEL_THRESHOLD` elements with more than one thread? Native code leaves it to the
+/// closure compiler then.
+pub fn map_runs_parallel(e: &Expr) -> bool {
+    let ExprKind::MapLoop { var, array, body } = &e.kind else {
+        return false;
+    };
+    let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
+        return false;
+    };
+    crate::eval::parallel::thread_count() > 1
+        && input
+            .n_elements
+            .is_some_and(|n| n >= crate::eval::parallel::PARALLEL_THRESHOLD)
+        && map_chunk_kernel(*var, array, body, &input, &output).is_some()
 }
 
 impl Compiler<'_> {
@@ -136,9 +174,6 @@ impl Compiler<'_> {
         if let Some(code) = self.map_kernel_loop(var, array, body, &input, &output, span) {
             return code;
         }
-        if let Some(code) = self.map_scalar_loop(var, array, body, &input, &output) {
-            return code;
-        }
         if let Some(code) = self.column_map(var, array, body, (&input, &output, ty), span) {
             return code;
         }
@@ -158,55 +193,6 @@ impl Compiler<'_> {
         })
     }
 
-    /// `map` of a scalar body over an array of scalar leaves, element by element: the element
-    /// written into its slot in place, the body run as unboxed code, the results collected
-    /// unboxed.
-    fn map_scalar_loop(
-        &mut self,
-        var: Slot,
-        array: &Expr,
-        body: &Expr,
-        input: &Shape,
-        output: &Shape,
-    ) -> Option<ExprCode> {
-        if input.elem_is_array || output.elem_is_array || !input.repr.is_scalar() {
-            return None;
-        }
-        let var = var as usize;
-        let array_code = self.expr(array);
-        macro_rules! run {
-            ($body:ident, $buffer:path) => {
-                Box::new(move |frame| {
-                    let Value::Array(view) = array_code(frame)? else {
-                        return Ok(Value::Unit);
-                    };
-                    let mut out = Vec::with_capacity(view.len);
-                    for i in 0..view.len {
-                        let element = view.leaf(i);
-                        match (&mut frame.slots[var], element) {
-                            (Value::Int(x), Value::Int(y)) => *x = y,
-                            (Value::Float(x), Value::Float(y)) => *x = y,
-                            (slot, element) => *slot = element,
-                        }
-                        out.push($body(frame)?);
-                    }
-                    Ok(Value::Array(ArrayVal::new($buffer(out))))
-                })
-            };
-        }
-        match output.repr {
-            LeafRepr::I64 if is_int_like(&body.ty) => {
-                let body = self.int_code(body);
-                Some(run!(body, Buffer::I64))
-            }
-            LeafRepr::F64 if super::float::is_float(&body.ty) => {
-                let body = self.float_code(body);
-                Some(run!(body, Buffer::F64))
-            }
-            _ => None,
-        }
-    }
-
     fn map_kernel_loop(
         &mut self,
         var: Slot,
@@ -216,29 +202,7 @@ impl Compiler<'_> {
         output: &Shape,
         span: Span,
     ) -> Option<ExprCode> {
-        if input.elem_is_array || output.elem_is_array {
-            return None;
-        }
-        let Type::Array(elem, _) = &array.ty else {
-            return None;
-        };
-        let input_fits = match input.repr {
-            LeafRepr::I64 => is_int_like(elem),
-            LeafRepr::F64 => matches!(**elem, Type::Double | Type::Float),
-            LeafRepr::Boxed | LeafRepr::Columns(_) => false,
-        };
-        if !input_fits {
-            return None;
-        }
-        let mut scope = VecScope::new(Place::Local(var), None, true);
-        let kernel = vector::kernel(body, &mut scope)?;
-        let output_fits = matches!(
-            (&kernel, output.repr),
-            (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
-        );
-        if !output_fits {
-            return None;
-        }
+        let (kernel, scope) = map_chunk_kernel(var, array, body, input, output)?;
         for p in &scope.env {
             self.note_place(*p);
         }

@@ -27,7 +27,6 @@ mod expr;
 pub(crate) mod float;
 mod inlined;
 mod int;
-mod loops;
 mod operands;
 mod paths;
 mod pattern;
@@ -35,7 +34,7 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
-pub use inlined::peel;
+pub(crate) use inlined::map_runs_parallel;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};

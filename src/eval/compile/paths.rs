@@ -272,41 +272,6 @@ impl Compiler<'_> {
         }
     }
 
-    /// The globals among a kernel's inputs `env` (read by `exprs`) that may not be initialised
-    /// when the kernel runs: a kernel reads its inputs once, unchecked, so its caller checks
-    /// these first.
-    pub(super) fn env_needing_check<'e>(
-        &self,
-        env: &[Place],
-        exprs: impl IntoIterator<Item = &'e Expr>,
-    ) -> Vec<(usize, Arc<crate::core::ir::GlobalDef>, Span)> {
-        use crate::core::visit::{walk_expr, Visit};
-        struct Globals<'a>(Vec<(u32, &'a Type, Span)>);
-        impl<'a> Visit<'a> for Globals<'a> {
-            fn visit_expr(&mut self, e: &'a Expr) {
-                if let ExprKind::Global(s) = e.kind {
-                    self.0.push((s, &e.ty, e.span));
-                }
-                walk_expr(self, e)
-            }
-        }
-        let mut found = Globals(Vec::new());
-        for e in exprs {
-            found.visit_expr(e);
-        }
-        let mut out: Vec<(usize, Arc<crate::core::ir::GlobalDef>, Span)> = Vec::new();
-        for (s, ty, span) in found.0 {
-            if env.contains(&Place::Global(s)) && !out.iter().any(|(slot, ..)| *slot == s as usize)
-            {
-                out.extend(
-                    self.global_needing_check(Place::Global(s), ty)
-                        .map(|(slot, def)| (slot, def, span)),
-                );
-            }
-        }
-        out
-    }
-
     fn store_unchecked(
         &mut self,
         place: Place,

@@ -13,7 +13,7 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::array::{self, Shape};
-use super::super::closure::{apply, apply_one};
+use super::super::closure::{apply, apply_one, ScalarCall};
 use super::super::code::ExprCode;
 use super::super::compact::{code_big, code_u64, CodeRepr, SumLayout};
 use super::super::error::{interrupted, Fault, OVERFLOW};
@@ -425,8 +425,14 @@ impl Compiler<'_> {
             let Value::Array(view) = a(frame)? else {
                 return Ok(Value::Unit);
             };
+            if let Some(call) = ScalarCall::of(&predicate) {
+                if !input.elem_is_array && input.elem_leaves == 1 {
+                    if let Some(kept) = filter_scalars(frame.rt, &call, &view, span) {
+                        return kept;
+                    }
+                }
+            }
             let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
-
             for i in 0..input.len_of(&view) {
                 if i % crate::interrupt::POLL_INTERVAL == 0 {
                     crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
@@ -439,6 +445,54 @@ impl Compiler<'_> {
             Ok(Value::Array(kept.finish()))
         })
     }
+}
+
+/// `filter` of a native predicate over unboxed scalars: each leaf passed as bits (the same
+/// calls, polls and result as the general loop); `None` when the leaves are not those the
+/// predicate takes.
+fn filter_scalars(
+    rt: &crate::eval::Runtime<'_>,
+    call: &ScalarCall<'_>,
+    view: &super::super::value::ArrayVal,
+    span: Span,
+) -> Option<Result<Value, Ctrl>> {
+    use crate::eval::native::Repr;
+    fn run<T: Copy>(
+        leaves: &[T],
+        bits: impl Fn(T) -> u64,
+        mut keep: impl FnMut(T),
+        test: &mut dyn FnMut(u64) -> Result<bool, Ctrl>,
+        span: Span,
+    ) -> Result<(), Ctrl> {
+        for (i, &leaf) in leaves.iter().enumerate() {
+            if i % crate::interrupt::POLL_INTERVAL == 0 {
+                crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+            }
+            if test(bits(leaf))? {
+                keep(leaf);
+            }
+        }
+        Ok(())
+    }
+    if call.ret != Repr::I64 {
+        return None;
+    }
+    let mut test = |bits: u64| call.call(rt, bits, span).map(|r| r != 0);
+    let range = view.start..view.start + view.len;
+    let kept = match (&*view.buf, call.param) {
+        (Buffer::I64(v), Repr::I64) => {
+            let mut kept = Vec::new();
+            let done = run(&v[range], |x| x as u64, |x| kept.push(x), &mut test, span);
+            done.map(|()| array::LeafBuilder::I64(kept))
+        }
+        (Buffer::F64(v), Repr::F64) => {
+            let mut kept = Vec::new();
+            let done = run(&v[range], f64::to_bits, |x| kept.push(x), &mut test, span);
+            done.map(|()| array::LeafBuilder::F64(kept))
+        }
+        _ => return None,
+    };
+    Some(kept.map(|kept| Value::Array(kept.finish())))
 }
 
 fn slow_fault(op: ArithOp, ity: IntTy, x: i64, y: i64) -> Fault {

@@ -5,7 +5,7 @@
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
-use crate::core::ir::{ArithOp, Expr, ExprKind, IndexMode, LabelId, Place, Prim, RangeKind, Stmt};
+use crate::core::ir::{ArithOp, Expr, ExprKind, LabelId, Place, Prim, RangeKind, Stmt};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -21,7 +21,7 @@ use super::super::{Ctrl, Frame};
 use super::operands::{with_int_operands, ConstRead, IntOperand, IntRead};
 use super::pattern::{no_match, select_arm, CompiledArm};
 use super::{
-    assign, float, int_ty_of, internal, loops, read_int, read_place, store_int, write_int, Compiler,
+    assign, float, int_ty_of, internal, read_int, read_place, store_int, write_int, Compiler,
 };
 
 /// What a loop does after one run of its body.
@@ -228,13 +228,6 @@ impl Compiler<'_> {
                     return Box::new(move |frame| error(frame).map(|_| ()));
                 };
                 let span = array.span;
-                if let (false, Type::Array(elem, _)) = (shape.elem_is_array, &array.ty) {
-                    let repr = shape.repr;
-                    let elements = |c: &mut Self| Some(loops::Elements::Array(c.expr(array), repr));
-                    if let Some(fused) = self.accumulate_loop(var, elem, elements, body) {
-                        return fused;
-                    }
-                }
                 if let Some(code) = self.column_loop(label, var, array, body) {
                     return code;
                 }
@@ -301,12 +294,6 @@ impl Compiler<'_> {
         kind: RangeKind,
         body: &[Stmt],
     ) -> StmtCode {
-        let limit_ity = int_ty_of(&to.ty);
-        if kind == RangeKind::Exclusive && !is_unsigned_64(var_ty) && !is_unsigned_64(limit_ity) {
-            if let Some(fused) = self.fused_range_store(label, var, var_ty, from, to, body) {
-                return fused;
-            }
-        }
         self.counting_loop(label, var, var_ty, from, to, kind, body)
     }
 
@@ -416,27 +403,6 @@ impl Compiler<'_> {
     }
 
     fn for_codes(&mut self, label: LabelId, var: Place, ty: &Type, body: &[Stmt]) -> StmtCode {
-        if let (CodeRepr::Small, Some(n)) = (CodeRepr::of(ty), size_big(ty).to_u64()) {
-            if let Some(store) = self.fused_store(var, IndexMode::Code, body) {
-                if store.n() == n {
-                    return Box::new(move |frame| {
-                        store.run(frame, var, 0, n)?;
-                        if n > 0 {
-                            write_int(frame, var, (n - 1) as i64);
-                        }
-                        Ok(())
-                    });
-                }
-            }
-        }
-        if CodeRepr::of(ty) == CodeRepr::Small {
-            if let Some(n) = size_big(ty).to_u64() {
-                let counter = |_: &mut Self| Some(loops::Elements::Counter(n));
-                if let Some(fused) = self.accumulate_loop(var, ty, counter, body) {
-                    return fused;
-                }
-            }
-        }
         self.note_place(var);
         let repr = CodeRepr::of(ty);
         let size = size_big(ty);

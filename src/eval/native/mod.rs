@@ -726,18 +726,43 @@ pub fn call_boxed(
             (many, other) => bits.push(many[0].unboxed(other)),
         }
     }
+    if entry.sig.has_out() {
+        let mut out = Value::Unit;
+        run_entry(rt, entry, captures, &bits, &mut out)?;
+        Ok(out)
+    } else {
+        call_bits(rt, entry, captures, &bits).map(|bits| entry.sig.ret.boxed(bits))
+    }
+}
+
+/// Call a native instance whose result is not boxed with its parameters as bits (a boxed
+/// group as its value's address, alive during the call): the result's bits.
+#[inline]
+pub fn call_bits(
+    rt: &super::Runtime<'_>,
+    entry: &NativeEntry,
+    captures: &[Value],
+    bits: &[u64],
+) -> Result<u64, Ctrl> {
     let mut out = Value::Unit;
-    // SAFETY: the entry was compiled for this signature (`lower::boxed_entry`); the boxed
-    // arguments and `out` outlive the call.
+    run_entry(rt, entry, captures, bits, &mut out)
+}
+
+#[inline]
+fn run_entry(
+    rt: &super::Runtime<'_>,
+    entry: &NativeEntry,
+    captures: &[Value],
+    bits: &[u64],
+    out: &mut Value,
+) -> Result<u64, Ctrl> {
+    // SAFETY: the entry was compiled for this signature (`lower::boxed_entry`), `bits` has
+    // its parameters; the boxed arguments and `out` outlive the call.
     let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *const u64, *mut Value) -> u64 =
         unsafe { std::mem::transmute(entry.boxed) };
-    let result = f(rt, captures.as_ptr(), bits.as_ptr(), &mut out);
+    let result = f(rt, captures.as_ptr(), bits.as_ptr(), out);
     runtime::take_failure(rt)?;
-    Ok(if entry.sig.has_out() {
-        out
-    } else {
-        entry.sig.ret.boxed(result)
-    })
+    Ok(result)
 }
 
 /// The report of everything compiled so far.

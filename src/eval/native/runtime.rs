@@ -608,6 +608,62 @@ extern "C" fn box_leaves(agg: &super::Agg, bits: *const u64, out: *mut Value) {
     unsafe { *out = agg.boxed(bits) };
 }
 
+/// What native `map` needs of its array and its result (`lower/map.rs`).
+pub struct MapShapes {
+    pub input: super::super::array::Shape,
+    pub output: super::super::array::Shape,
+    pub result_ty: Type,
+    pub span: Span,
+}
+
+/// Start a `map` over the array in `src`: its result, an array of zeroed scalars, one per
+/// element, into `out` (replaced; `unit` when `src` holds no array, as the evaluator's `map`),
+/// the leaves' address into `start[0]` and the element count into `start[1]`. 0: done; 1:
+/// failed (R0007, as the evaluator reserves the result).
+extern "C" fn map_start(
+    rt: &Runtime<'_>,
+    shapes: &MapShapes,
+    src: &Value,
+    out: &mut Value,
+    start: &mut [usize; 2],
+) -> u32 {
+    use super::super::array::LeafBuilder;
+    guarded(rt, 1, || {
+        *start = [0, 0];
+        let Value::Array(view) = src else {
+            *out = Value::Unit;
+            return Ok(0);
+        };
+        let n = shapes.input.len_of(view);
+        let mut builder = LeafBuilder::new(shapes.output.repr);
+        builder
+            .reserve(n, &shapes.result_ty, &rt.limits)
+            .map_err(|f| f.at(shapes.span))?;
+        match &mut builder {
+            LeafBuilder::I64(v) => v.resize(n, 0),
+            LeafBuilder::F64(v) => v.resize(n, 0.0),
+            _ => {
+                return Err(runtime_error(
+                    INTERNAL,
+                    "map into boxed leaves",
+                    shapes.span,
+                ))
+            }
+        }
+        *out = Value::Array(builder.finish());
+        *start = [leaves_of(out, true).map_or(0, |(data, _)| data), n];
+        Ok(0)
+    })
+}
+
+/// Element `i` of the array in `src` (of `shapes.input`) into `slot` (replaced): `map`'s
+/// variable when native code does not hold it in a register (a row).
+extern "C" fn map_element(shapes: &MapShapes, src: &Value, i: usize, slot: &mut Value) {
+    if let Value::Array(view) = src {
+        *slot = shapes.input.element(view, i);
+    }
+}
+
 /// The address of each helper lowering calls, by name.
 pub fn address(helper: Helper) -> usize {
     match helper {
@@ -635,6 +691,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::ColumnsView => columns_view as *const () as usize,
         Helper::PointerColumnsView => pointer_columns_view as *const () as usize,
         Helper::UnboxLeaves => unbox_leaves as *const () as usize,
+        Helper::MapStart => map_start as *const () as usize,
+        Helper::MapElement => map_element as *const () as usize,
     }
 }
 
@@ -665,4 +723,6 @@ pub enum Helper {
     UnboxLeaves,
     ColumnsView,
     PointerColumnsView,
+    MapStart,
+    MapElement,
 }

@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{
     condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, PathStep, Slot, Stmt};
+use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, IndexMode, PathStep, Place, Slot, Stmt};
 use crate::eval::array::Shape;
 use crate::eval::value::LeafRepr;
 use crate::types::Type;
@@ -164,6 +164,7 @@ impl Lower<'_, '_, '_> {
             {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
+            ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
             _ => self.eval_into(e, out, why),
         }
     }
@@ -285,23 +286,8 @@ impl Lower<'_, '_, '_> {
         let buf = self.leaf_buffer(n_columns + 1);
         let zero = self.iconst(0);
         self.b.ins().store(flags(), zero, buf, 8);
-        let w = self.b.ins().iconst(types::I32, write as i64);
-        if pointer {
-            let rt = self.rt;
-            self.call_helper(
-                Helper::PointerColumnsView,
-                &[types::I64, types::I64, types::I32, types::I64],
-                &[],
-                &[rt, addr, w, buf],
-            );
-        } else {
-            self.call_helper(
-                Helper::ColumnsView,
-                &[types::I64, types::I32, types::I64],
-                &[],
-                &[addr, w, buf],
-            );
-        }
+        let helpers = (Helper::ColumnsView, Helper::PointerColumnsView);
+        self.call_view(helpers, addr, write, pointer, buf);
         let len = self.b.ins().load(types::I64, flags(), buf, 0);
         let columns = (0..n_columns)
             .map(|c| {
@@ -311,6 +297,42 @@ impl Lower<'_, '_, '_> {
             })
             .collect();
         (len, columns)
+    }
+
+    /// A store `place.(i)...` along `indices` from `root_ty` into an array variable (in the
+    /// frame, or a global): the variable as an expression, the index steps and the type they
+    /// reach; `None` when the place or a step is not of that form, or there is no step.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn store_steps<'e>(
+        &self,
+        place: Place,
+        root_ty: &Type,
+        indices: &'e [PathStep],
+        span: crate::syntax::span::Span,
+    ) -> Option<(Expr, Vec<(&'e Expr, IndexMode, Type)>, Type)> {
+        let kind = match place {
+            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                ExprKind::Local(s)
+            }
+            Place::Global(s) => ExprKind::Global(s),
+            _ => return None,
+        };
+        let base = Expr {
+            kind,
+            ty: root_ty.clone(),
+            span,
+        };
+        let mut steps = Vec::new();
+        let mut ty = root_ty.clone();
+        for step in indices {
+            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, &ty) else {
+                return None;
+            };
+            let elem = (**elem).clone();
+            steps.push((index, *mode, ty.clone()));
+            ty = elem;
+        }
+        (!steps.is_empty()).then_some((base, steps, ty))
     }
 
     /// Read the element (a tuple of scalars, `e`) of an array of them stored as columns.
@@ -343,7 +365,7 @@ impl Lower<'_, '_, '_> {
 
     /// R0001 when the leaf position `pos` is not below the array's count `len` (a variable
     /// holding no array yet has a count of 0).
-    fn check_position(&mut self, path: &ElementPath<'_>, pos: ClValue, len: ClValue) {
+    pub(super) fn check_position(&mut self, path: &ElementPath<'_>, pos: ClValue, len: ClValue) {
         let bad = self
             .b
             .ins()
@@ -377,30 +399,14 @@ impl Lower<'_, '_, '_> {
         let leaves = self.leaves(value);
         debug_assert_eq!(leaves.len(), count);
         let (len, columns) = self.columns_view(path, true, agg.leaves.len());
-        let after = self.b.create_block();
-        if path.pointer {
-            self.unviewable(columns[0], |l| {
-                l.fallback_stmt(s, "", path.base.span);
-                if !l.filled() {
-                    l.b.ins().jump(after, &[]);
+        self.store_inside(s, path, columns[0], (pos, len), |l, offset| {
+            for (k, leaf) in leaves.iter().enumerate() {
+                if let V::I(x) | V::F(x) = leaf {
+                    let at = l.b.ins().iadd(columns[first + k], offset);
+                    l.b.ins().store(flags(), *x, at, 0);
                 }
-            });
-        }
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
-        let write = self.b.create_block();
-        self.b.ins().brif(inside, write, &[], after, &[]);
-        self.b.seal_block(write);
-        self.b.switch_to_block(write);
-        let offset = self.b.ins().ishl_imm_s(pos, 3);
-        for (k, leaf) in leaves.iter().enumerate() {
-            if let V::I(x) | V::F(x) = leaf {
-                let at = self.b.ins().iadd(columns[first + k], offset);
-                self.b.ins().store(flags(), *x, at, 0);
             }
-        }
-        self.b.ins().jump(after, &[]);
-        self.b.seal_block(after);
-        self.b.switch_to_block(after);
+        });
     }
 }
 

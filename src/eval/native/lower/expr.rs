@@ -840,34 +840,42 @@ impl Lower<'_, '_, '_> {
     /// pointer there points at): its leaves' address and count, made unshared first when
     /// `write`. A pointer's view is null when native code cannot see its target.
     pub(super) fn view(&mut self, addr: ClValue, write: bool, pointer: bool) -> (ClValue, ClValue) {
-        let slot = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                16,
-                3,
-            ));
-        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let out = self.leaf_buffer(2);
+        let helpers = (Helper::ArrayView, Helper::PointerView);
+        self.call_view(helpers, addr, write, pointer, out);
+        let data = self.b.ins().load(types::I64, flags(), out, 0);
+        let len = self.b.ins().load(types::I64, flags(), out, 8);
+        (data, len)
+    }
+
+    /// Call the view helper `helpers.0` (`(value, write, out)`) of the array in the value at
+    /// `addr` or, when `pointer`, `helpers.1` (`(rt, pointer, write, out)`) of the array the
+    /// pointer there points at; the helper writes the view's words to `out`.
+    pub(super) fn call_view(
+        &mut self,
+        (plain, through): (Helper, Helper),
+        addr: ClValue,
+        write: bool,
+        pointer: bool,
+        out: ClValue,
+    ) {
         let write = self.b.ins().iconst(types::I32, write as i64);
         if pointer {
             let rt = self.rt;
             self.call_helper(
-                Helper::PointerView,
+                through,
                 &[types::I64, types::I64, types::I32, types::I64],
                 &[],
                 &[rt, addr, write, out],
             );
         } else {
             self.call_helper(
-                Helper::ArrayView,
+                plain,
                 &[types::I64, types::I32, types::I64],
                 &[],
                 &[addr, write, out],
             );
         }
-        let data = self.b.ins().load(types::I64, flags(), out, 0);
-        let len = self.b.ins().load(types::I64, flags(), out, 8);
-        (data, len)
     }
 
     /// When the view `data` of a pointer path is null (a target native code cannot see),
@@ -959,22 +967,7 @@ impl Lower<'_, '_, '_> {
                 l.b.ins().jump(join, &args(&[v.int()]));
             });
         }
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
-        let zero = self.iconst(0);
-        self.raise_if(
-            bad,
-            Site::Index {
-                array_ty: path.steps[0].2.clone(),
-                n: 0,
-                linear: None,
-                span: path.base.span,
-            },
-            pos,
-            zero,
-        );
+        self.check_position(path, pos, len);
         let offset = self.b.ins().ishl_imm_s(pos, 3);
         let at = self.b.ins().iadd(data, offset);
         let v = self.b.ins().load(ty, flags(), at, 0);

@@ -28,43 +28,42 @@ impl Lower<'_, '_, '_> {
     pub(super) fn eval_into(&mut self, e: &Expr, out: ClValue, why: &str) {
         self.note(why, e.span);
         let code = self.c.expr(e);
-        let code = self.keep(code);
+        let code = self.keep(code) as usize;
         let slots = self.mentioned_expr(e);
-        self.spill(&slots);
-        self.frame_used = true;
-        let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
-        let code = self.ptr_const(code);
-        let status = self
-            .call_helper(
-                Helper::EvalExpr,
-                &[types::I64; 5],
-                &[types::I32],
-                &[rt, code, frame, n, out],
-            )
-            .expect("eval_expr returns a status");
+        let status = self.run_piece(Helper::EvalExpr, code, &slots, Some(out));
         self.branch_unwind_if(status);
         self.reload(&slots);
+    }
+
+    /// Call the runtime's `helper` (`eval_expr` or `run_stmt`) on the compiled piece at
+    /// `code` with the native frame (`out` the value an expression's result goes to), the
+    /// register variables in `slots` written to their slots first: its status.
+    fn run_piece(
+        &mut self,
+        helper: Helper,
+        code: usize,
+        slots: &[crate::core::ir::Slot],
+        out: Option<ClValue>,
+    ) -> ClValue {
+        self.spill(slots);
+        self.frame_used = true;
+        let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
+        let code = self.iconst(code as i64);
+        let mut values = vec![rt, code, frame, n];
+        values.extend(out);
+        let params = vec![types::I64; values.len()];
+        self.call_helper(helper, &params, &[types::I32], &values)
+            .expect("a piece's helper returns a status")
     }
 
     /// Run the statement `s` on the closure compiler; `why` goes to the report.
     pub(super) fn fallback_stmt(&mut self, s: &Stmt, why: &str, span: crate::syntax::span::Span) {
         self.note(why, span);
         let code = self.c.stmt(s);
-        let code = self.keep(code);
+        let code = self.keep(code) as usize;
         let stmts = std::slice::from_ref(s);
         let slots = self.mentioned_stmts(stmts);
-        self.spill(&slots);
-        self.frame_used = true;
-        let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
-        let code = self.ptr_const(code);
-        let status = self
-            .call_helper(
-                Helper::RunStmt,
-                &[types::I64; 4],
-                &[types::I32],
-                &[rt, code, frame, n],
-            )
-            .expect("run_stmt returns a status");
+        let status = self.run_piece(Helper::RunStmt, code, &slots, None);
         let done = self.b.create_block();
         let other = self.b.create_block();
         self.b.set_cold_block(other);

@@ -329,32 +329,16 @@ impl Lower<'_, '_, '_> {
                 | CoerceKind::EncodeInt,
                 a,
             ) => self.closed_expr(a, arrays),
-            ExprKind::Index { .. } | ExprKind::Deref(_) if agg => {
-                let Some(path) = ElementPath::of(e) else {
-                    return false;
-                };
-                if self.columns_path(&path) != crate::eval::native::Agg::of(&e.ty)
-                    || !path
-                        .steps
-                        .iter()
-                        .all(|(i, _, _)| self.closed_expr(i, arrays))
-                {
-                    return false;
-                }
-                let place = match path.base.kind {
-                    ExprKind::Local(s) => Place::Local(s),
-                    ExprKind::Global(s) => Place::Global(s),
-                    _ => return false,
-                };
-                arrays.entry(place).or_insert((path.base.clone(), false));
-                true
-            }
             ExprKind::Index { .. } | ExprKind::Deref(_) => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
                 };
-                let repr = Repr::of(&e.ty).unwrap_or(Repr::Unit);
-                if !self.element_path_ok(&path, repr)
+                let readable = if agg {
+                    self.columns_path(&path) == crate::eval::native::Agg::of(&e.ty)
+                } else {
+                    self.element_path_ok(&path, Repr::of(&e.ty).unwrap_or(Repr::Unit))
+                };
+                if !readable
                     || !path
                         .steps
                         .iter()
@@ -385,37 +369,12 @@ impl Lower<'_, '_, '_> {
         arrays: &mut HashMap<Place, (Expr, bool)>,
     ) -> Option<bool> {
         let (indices, fields) = super::agg::split_fields(path)?;
-        let base = match place {
-            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
-                ExprKind::Local(s)
-            }
-            Place::Global(s) => ExprKind::Global(s),
-            _ => return None,
-        };
-        let base = Expr {
-            kind: base,
-            ty: root_ty.clone(),
-            span: value.span,
-        };
-        let mut steps = Vec::new();
-        let mut ty = root_ty.clone();
-        for step in indices {
-            let (PathStep::Index(index, mode), crate::types::Type::Array(elem, _)) = (step, &ty)
-            else {
-                return None;
-            };
-            let elem = (**elem).clone();
-            steps.push((index, *mode, ty.clone()));
-            ty = elem;
-        }
+        let (base, steps, ty) = self.store_steps(place, root_ty, indices, value.span)?;
         let element = ElementPath {
             base: &base,
             pointer: false,
             steps,
         };
-        if element.steps.is_empty() {
-            return None;
-        }
         self.columns_path(&element)?;
         super::agg::field_leaves(&ty, &fields)?;
         let ok = element

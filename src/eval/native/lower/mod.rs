@@ -13,6 +13,7 @@ mod call;
 mod expr;
 mod fallback;
 mod hoist;
+mod map;
 mod stmt;
 
 use std::collections::HashMap;
@@ -687,11 +688,7 @@ pub(super) fn function(
     let notes;
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params = b.block_params(entry).to_vec();
+        let params = entry_params(&mut b);
         let rt = params[0];
         let frame_slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -909,11 +906,7 @@ pub(super) fn unit(
     let notes;
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params = b.block_params(entry).to_vec();
+        let params = entry_params(&mut b);
         let (rt, frame, n) = (params[0], params[2], params[3]);
         let mut reprs = slot_reprs(&[], stmts);
         // Slots the result expression reads stay in the frame, where it finds them.
@@ -995,11 +988,7 @@ pub(super) fn trampoline(
     let mut fbc = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params = b.block_params(entry).to_vec();
+        let params = entry_params(&mut b);
         let first = if sig.has_out() { 3 } else { 2 };
         // An aggregate result comes back as the evaluator's value in a temporary.
         let temp = sig.ret_agg.as_ref().map(|_| {
@@ -1033,38 +1022,28 @@ pub(super) fn trampoline(
             };
             b.ins().store(flags(), word, bits, (i * 8) as i32);
         }
-        let mut s = Signature::new(backend.call_conv);
-        s.params.extend([AbiParam::new(types::I64); 4]);
-        s.returns.push(AbiParam::new(types::I64));
-        let s = b.import_signature(s);
-        let callee = b
-            .ins()
-            .iconst(types::I64, runtime::address(Helper::CallEvaluator) as i64);
+        let cc = backend.call_conv;
         let target = b.ins().iconst(types::I64, target_ptr as i64);
-        let call = b
-            .ins()
-            .call_indirect(s, callee, &[params[0], target, bits, out]);
-        let result = b.inst_results(call)[0];
+        let result = entry_call(
+            &mut b,
+            cc,
+            Helper::CallEvaluator,
+            &[params[0], target, bits, out],
+            true,
+        )
+        .expect("call_evaluator returns the result's bits");
         if let (Some(agg), Some(temp)) = (&sig.ret_agg, temp) {
-            let desc = Box::new(agg.clone());
-            let desc_ptr: *const Agg = &*desc;
-            backend.keep.push(desc);
-            let mut s = Signature::new(backend.call_conv);
-            s.params.extend([AbiParam::new(types::I64); 3]);
-            let s = b.import_signature(s);
-            let unbox = b
-                .ins()
-                .iconst(types::I64, runtime::address(Helper::UnboxLeaves) as i64);
-            let desc = b.ins().iconst(types::I64, desc_ptr as i64);
-            b.ins().call_indirect(s, unbox, &[desc, temp, params[2]]);
-            let mut s = Signature::new(backend.call_conv);
-            s.params.extend([AbiParam::new(types::I64); 2]);
-            let s = b.import_signature(s);
-            let drop = b
-                .ins()
-                .iconst(types::I64, runtime::address(Helper::DropFrame) as i64);
+            let desc = kept_agg(backend, agg);
+            let desc = b.ins().iconst(types::I64, desc as i64);
+            entry_call(
+                &mut b,
+                cc,
+                Helper::UnboxLeaves,
+                &[desc, temp, params[2]],
+                false,
+            );
             let one = b.ins().iconst(types::I64, 1);
-            b.ins().call_indirect(s, drop, &[temp, one]);
+            entry_call(&mut b, cc, Helper::DropFrame, &[temp, one], false);
         }
         match sig.ret {
             Repr::I64 | Repr::Ref => b.ins().return_(&[result]),
@@ -1101,11 +1080,7 @@ pub(super) fn boxed_entry(
     let mut fbc = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params = b.block_params(entry).to_vec();
+        let params = entry_params(&mut b);
         let mut call_args = vec![params[0], params[1]];
         // An aggregate result: its leaves in a buffer, boxed into `out` after the call.
         let leaves = sig.ret_agg.as_ref().map(|agg| {
@@ -1130,17 +1105,16 @@ pub(super) fn boxed_entry(
         let call = b.ins().call(callee, &call_args);
         let result = b.inst_results(call).first().copied();
         if let (Some(agg), Some(buf)) = (&sig.ret_agg, leaves) {
-            let desc = Box::new(agg.clone());
-            let desc_ptr: *const Agg = &*desc;
-            backend.keep.push(desc);
-            let mut s = Signature::new(backend.call_conv);
-            s.params.extend([AbiParam::new(types::I64); 3]);
-            let s = b.import_signature(s);
-            let boxer = b
-                .ins()
-                .iconst(types::I64, runtime::address(Helper::BoxLeaves) as i64);
-            let desc = b.ins().iconst(types::I64, desc_ptr as i64);
-            b.ins().call_indirect(s, boxer, &[desc, buf, params[3]]);
+            let desc = kept_agg(backend, agg);
+            let desc = b.ins().iconst(types::I64, desc as i64);
+            let cc = backend.call_conv;
+            entry_call(
+                &mut b,
+                cc,
+                Helper::BoxLeaves,
+                &[desc, buf, params[3]],
+                false,
+            );
         }
         let result = match (sig.ret, result) {
             (Repr::F64, Some(f)) => b.ins().bitcast(types::I64, MemFlagsData::new(), f),
@@ -1155,6 +1129,44 @@ pub(super) fn boxed_entry(
         .define_function(boxed, &mut ctx)
         .map_err(|e| format!("{e:?}"))?;
     Ok(boxed)
+}
+
+/// Start the function `b` builds at its entry block: the function's parameters.
+fn entry_params(b: &mut FunctionBuilder<'_>) -> Vec<ClValue> {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    b.block_params(entry).to_vec()
+}
+
+/// Call the runtime's `helper` from an entry being built (outside `Lower`) with word
+/// arguments; its word result when `returns`.
+fn entry_call(
+    b: &mut FunctionBuilder<'_>,
+    call_conv: cranelift_codegen::isa::CallConv,
+    helper: Helper,
+    values: &[ClValue],
+    returns: bool,
+) -> Option<ClValue> {
+    let mut s = Signature::new(call_conv);
+    s.params
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), values.len()));
+    if returns {
+        s.returns.push(AbiParam::new(types::I64));
+    }
+    let s = b.import_signature(s);
+    let callee = b.ins().iconst(types::I64, runtime::address(helper) as i64);
+    let call = b.ins().call_indirect(s, callee, values);
+    b.inst_results(call).first().copied()
+}
+
+/// A copy of `agg` kept as long as the module: what the leaf helpers read.
+fn kept_agg(backend: &mut Backend, agg: &Agg) -> *const Agg {
+    let desc = Box::new(agg.clone());
+    let desc_ptr: *const Agg = &*desc;
+    backend.keep.push(desc);
+    desc_ptr
 }
 
 /// Compare `a` and `b` as integers for a branch.

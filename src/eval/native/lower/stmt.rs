@@ -5,7 +5,7 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{
-    Arm, Const, Expr, ExprKind, IndexMode, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
+    Arm, Const, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
 };
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -65,7 +65,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Assign a native variable.
-    fn write_var(&mut self, place: Place, v: V) {
+    pub(super) fn write_var(&mut self, place: Place, v: V) {
         match place {
             Place::Local(s) => {
                 if let (Some((var, _)), V::I(x) | V::F(x)) = (self.vars.get(&s).copied(), v) {
@@ -134,6 +134,17 @@ impl Lower<'_, '_, '_> {
                 );
                 self.fallback_stmt(&assign, &why, e.span);
                 self.leave_inlined(inlined, outer);
+            }
+            Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), e) if self.native_map(e) => {
+                let addr = match *place {
+                    Place::Local(slot) => {
+                        self.frame_used = true;
+                        self.slot_addr(slot)
+                    }
+                    Place::Global(g) => self.global_addr(g),
+                    _ => unreachable!("matched"),
+                };
+                self.map_into(e, addr);
             }
             Stmt::Assign(place, e) => match Repr::of(&e.ty) {
                 Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
@@ -489,7 +500,7 @@ impl Lower<'_, '_, '_> {
 
     /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
     /// temporary, dropped after it, also when an error unwinds from inside.
-    fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
+    pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
         self.eval_into(array, temp, "");
@@ -542,7 +553,7 @@ impl Lower<'_, '_, '_> {
     /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
     /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `span`) before the
     /// next one.
-    fn counted_loop(
+    pub(super) fn counted_loop(
         &mut self,
         label: u32,
         limit: ClValue,
@@ -692,38 +703,14 @@ impl Lower<'_, '_, '_> {
         let Some((indices, fields)) = split_fields(path) else {
             return false;
         };
-        let base_kind = match place {
-            Place::Local(slot)
-                if !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot) =>
-            {
-                ExprKind::Local(slot)
-            }
-            Place::Global(g) => ExprKind::Global(g),
-            _ => return false,
+        let Some((base, steps, ty)) = self.store_steps(place, root_ty, indices, value.span) else {
+            return false;
         };
-        let base = Expr {
-            kind: base_kind,
-            ty: root_ty.clone(),
-            span: value.span,
-        };
-        let mut steps = Vec::new();
-        let mut ty = root_ty.clone();
-        for step in indices {
-            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, &ty) else {
-                return false;
-            };
-            let elem = (**elem).clone();
-            steps.push((index, *mode, ty.clone()));
-            ty = elem;
-        }
         let element = ElementPath {
             base: &base,
             pointer: false,
             steps,
         };
-        if element.steps.is_empty() {
-            return false;
-        }
         let Some(agg) = self.columns_path(&element) else {
             return false;
         };
@@ -805,6 +792,25 @@ impl Lower<'_, '_, '_> {
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
         let (data, len) = self.access_view(path, true);
+        self.store_inside(s, path, data, (pos, len), |l, offset| {
+            let at = l.b.ins().iadd(data, offset);
+            l.b.ins().store(flags(), v, at, 0);
+        });
+    }
+
+    /// The store `s` at leaf `pos` of the array of `path`, whose view (writable) begins at
+    /// `data` and has `len` leaves: `write` with the leaf's byte offset. A variable that holds
+    /// no array has no storage (the checks before reported a global's placeholder): nothing
+    /// is stored. Through a pointer native code cannot see (a null view), the statement runs
+    /// on the closure compiler.
+    pub(super) fn store_inside(
+        &mut self,
+        s: &Stmt,
+        path: &ElementPath<'_>,
+        data: ClValue,
+        (pos, len): (ClValue, ClValue),
+        write: impl FnOnce(&mut Self, ClValue),
+    ) {
         let after = self.b.create_block();
         if path.pointer {
             self.unviewable(data, |l| {
@@ -814,20 +820,16 @@ impl Lower<'_, '_, '_> {
                 }
             });
         }
-        // A variable that holds no array has no storage (the check above reported a global's
-        // placeholder): nothing is stored.
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
-        let write = self.b.create_block();
-        self.b.ins().brif(inside, write, &[], after, &[]);
-        self.b.seal_block(write);
-        self.b.switch_to_block(write);
+        let block = self.b.create_block();
+        self.b.ins().brif(inside, block, &[], after, &[]);
+        self.b.seal_block(block);
+        self.b.switch_to_block(block);
         let offset = self.b.ins().ishl_imm_s(pos, 3);
-        let at = self.b.ins().iadd(data, offset);
-        self.b.ins().store(flags(), v, at, 0);
+        write(self, offset);
         self.b.ins().jump(after, &[]);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
-        let _ = IndexMode::Code;
     }
 
     /// Is a pattern one native code tests directly?

@@ -1,0 +1,154 @@
+//! `map` with its function inlined (`ExprKind::MapLoop`) into an array of scalars: one native
+//! loop over the elements of a copy of the array, the body lowered inline, each result stored
+//! into the new array's leaves. The element is in a register when it is a scalar, otherwise
+//! (a row of a reshaped matrix) it is written to the variable's frame slot.
+
+use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
+
+use crate::core::ir::{Expr, ExprKind, Place, Slot};
+use crate::eval::array::Shape;
+use crate::eval::value::LeafRepr;
+use crate::types::Type;
+
+use super::super::runtime::{Helper, MapShapes};
+use super::{flags, Lower, V};
+use crate::eval::native::Repr;
+
+/// A label no loop of the IR has: the element loop of a `map` has no `break` or `continue`.
+const MAP_LABEL: u32 = u32::MAX;
+
+impl Lower<'_, '_, '_> {
+    /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars the
+    /// body computes natively, an element in a register or in the variable's frame slot, and
+    /// not a map the closure compiler runs on several threads?
+    pub(super) fn native_map(&self, e: &Expr) -> bool {
+        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+            return false;
+        };
+        let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
+            return false;
+        };
+        let Type::Array(out_elem, _) = &e.ty else {
+            return false;
+        };
+        let scalar_out = !output.elem_is_array
+            && output.elem_leaves == 1
+            && matches!(
+                (Repr::of(out_elem), output.repr),
+                (Some(Repr::I64), LeafRepr::I64) | (Some(Repr::F64), LeafRepr::F64)
+            )
+            && Repr::of(&body.ty) == Repr::of(out_elem);
+        // A register variable's leaves are loaded from the array's view.
+        let element = match self.vars.get(var) {
+            Some((_, repr)) => {
+                !input.elem_is_array
+                    && matches!(
+                        (repr, input.repr),
+                        (Repr::I64, LeafRepr::I64) | (Repr::F64, LeafRepr::F64)
+                    )
+            }
+            None => !self.avars.contains_key(var),
+        };
+        scalar_out
+            && input.elem_leaves > 0
+            && element
+            && !crate::eval::compile::map_runs_parallel(e)
+    }
+
+    /// `e`, a `MapLoop` `native_map` accepts, into the evaluator's value at `out` (which holds
+    /// a value, replaced once the whole result is made: a fault in the body leaves it).
+    pub(super) fn map_into(&mut self, e: &Expr, out: ClValue) {
+        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+            unreachable!("checked by native_map")
+        };
+        let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
+            unreachable!("checked by native_map")
+        };
+        let in_register = self.vars.contains_key(var);
+        let shapes = self.keep(MapShapes {
+            input,
+            output,
+            result_ty: e.ty.clone(),
+            span: e.span,
+        });
+        let (var, span) = (*var, e.span);
+        self.on_a_copy(array, |l, src| {
+            let result = l.temp_value();
+            let outer_unwind = l.unwind;
+            let unwind = l.side_block(|l| {
+                l.drop_value(result);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+            l.unwind = unwind;
+            let (data, n) = l.map_start(shapes, src, result);
+            let leaves = if in_register {
+                Some(l.view(src, false, false).0)
+            } else {
+                None
+            };
+            l.counted_loop(MAP_LABEL, n, span, &[], |l, i| {
+                let offset = l.b.ins().ishl_imm_s(i, 3);
+                match leaves {
+                    Some(leaves) => {
+                        let at = l.b.ins().iadd(leaves, offset);
+                        let repr = l.vars[&var].1;
+                        let v = match repr {
+                            Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                            _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                        };
+                        l.write_var(Place::Local(var), v);
+                    }
+                    None => l.element_into_slot(shapes, src, i, var),
+                }
+                let v = l.expr(body);
+                let at = l.b.ins().iadd(data, offset);
+                let (V::I(x) | V::F(x)) = v else {
+                    unreachable!("checked by native_map: a scalar body")
+                };
+                l.b.ins().store(flags(), x, at, 0);
+            });
+            l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[result, out]);
+            l.drop_value(result);
+            l.b.seal_block(unwind);
+            l.unwind = outer_unwind;
+        });
+    }
+
+    /// The result of a `map` over the array at `src` made at `result`: its leaves' address
+    /// and the element count.
+    fn map_start(
+        &mut self,
+        shapes: *const MapShapes,
+        src: ClValue,
+        result: ClValue,
+    ) -> (ClValue, ClValue) {
+        let start = self.leaf_buffer(2);
+        let shapes = self.ptr_const(shapes);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                Helper::MapStart,
+                &[types::I64; 5],
+                &[types::I32],
+                &[rt, shapes, src, result, start],
+            )
+            .expect("map_start returns a status");
+        self.branch_unwind_if(status);
+        let data = self.b.ins().load(types::I64, flags(), start, 0);
+        let n = self.b.ins().load(types::I64, flags(), start, 8);
+        (data, n)
+    }
+
+    /// Element `i` of the array at `src` into the frame slot of `var`.
+    fn element_into_slot(&mut self, shapes: *const MapShapes, src: ClValue, i: ClValue, var: Slot) {
+        self.frame_used = true;
+        let shapes = self.ptr_const(shapes);
+        let slot = self.slot_addr(var);
+        self.call_helper(
+            Helper::MapElement,
+            &[types::I64; 4],
+            &[],
+            &[shapes, src, i, slot],
+        );
+    }
+}
