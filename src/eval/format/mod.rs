@@ -192,7 +192,7 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             None => out.extend_from_slice(MISMATCH),
         },
         Type::Natural => write_natural(out, v),
-        Type::Tuple(components) => write_tuple(out, v, components, b", ", write_str),
+        Type::Tuple(components) => write_str_tuple(out, v, components),
         Type::Array(element, index) => {
             // A homogeneous pair prints like a tuple; every other array uses `repr` on its
             // elements.
@@ -271,6 +271,42 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
         // The IR is erased of visibility (the checker refuses to print a secret).
         Type::Var(_) | Type::Meta(_) | Type::Secret(_) => out.extend_from_slice(MISMATCH),
     }
+}
+
+/// `str` of a tuple. In Felix a tuple type whose last three or more components have one type
+/// is a tuple ending in an array of them (`double * int * int * int` is `double * int ^ 3`), so
+/// `str` prints that tail as an array: `(1.5, (2, 3, 4))`, its elements by `repr`. A tail of
+/// two is a pair, which prints like the flat tuple.
+fn write_str_tuple(out: &mut Vec<u8>, v: &Value, components: &[Type]) {
+    let Some(start) = homogeneous_tail(components) else {
+        return write_tuple(out, v, components, b", ", write_str);
+    };
+    match v {
+        Value::Tuple(values) if values.len() == components.len() => {
+            out.push(b'(');
+            for (value, component) in values[..start].iter().zip(&components[..start]) {
+                write_str(out, value, component);
+                out.extend_from_slice(b", ");
+            }
+            out.push(b'(');
+            for (position, value) in values[start..].iter().enumerate() {
+                if position > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                write_repr(out, value, &components[start]);
+            }
+            out.extend_from_slice(b"))");
+        }
+        _ => out.extend_from_slice(MISMATCH),
+    }
+}
+
+/// Where the tail of three or more components of one type starts, when a tuple has one after
+/// at least one component of another type.
+fn homogeneous_tail(components: &[Type]) -> Option<usize> {
+    let last = components.last()?;
+    let start = components.iter().rposition(|component| component != last)? + 1;
+    (components.len() - start >= 3).then_some(start)
 }
 
 /// A tuple: `(` its components joined by `separator` `)`, each printed by `print`.
