@@ -58,6 +58,10 @@ impl Checker {
                         name.node.as_str().into(),
                         vars,
                     ));
+                    if self.library_source {
+                        def.library
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                     self.next_nominal += 1;
                     self.declare_type(name, TypeBinding::Nominal(def.clone()));
                     if let StmtKind::Struct { fields, .. } = &s.node {

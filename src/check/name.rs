@@ -645,6 +645,15 @@ impl Checker {
             }
             ExprKind::Name(n) => {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
+                // `Empty[int]`, `Some[int]`: a constructor of the variant's instance at these
+                // type arguments.
+                if let Some(Binding::Ctor { nominal, index, .. }) = self.lookup_value(n) {
+                    if nominal.params.len() == types.len() && !types.is_empty() {
+                        self.note_ctor_use(head.span, n);
+                        let instance = crate::types::ty::instantiate_nominal(&nominal, types);
+                        return self.ctor_value(&nominal, index, span, Some(&instance));
+                    }
+                }
                 let sets = self.lookup_fun_sets(n);
                 let Some(&idx) = sets.first().and_then(|s| {
                     s.iter()
