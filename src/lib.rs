@@ -694,6 +694,19 @@ fn stdlib_docs() -> Vec<core::doc::StdlibDoc> {
         .collect()
 }
 
+/// The name the reference gives a prelude definition: `_list_map` and `_opt_get`, the list
+/// and option functions that a call of `map` or `get` falls back on, are Felix's `List::map`
+/// and `Option::get`.
+fn shown_name(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_list_") {
+        format!("List::{rest}")
+    } else if let Some(rest) = name.strip_prefix("_opt_") {
+        format!("Option::{rest}")
+    } else {
+        name.to_string()
+    }
+}
+
 /// The `:doc` text of a documented stdlib definition, its signatures read in a fresh session
 /// (so a user's definition of the same name does not change them).
 fn stdlib_doc(name: &str) -> Option<String> {
@@ -1084,18 +1097,5 @@ mod tests {
         assert_eq!(diag.code, INTERNAL_ERROR);
         assert_eq!(diag.span, Span::new(0, 10));
         assert_eq!(catch_internal_error(|| 7), Ok(7));
-    }
-}
-
-/// The name the reference gives a prelude definition: `_list_map` and `_opt_get`, the list
-/// and option functions that a call of `map` or `get` falls back on, are Felix's `List::map`
-/// and `Option::get`.
-fn shown_name(name: &str) -> String {
-    if let Some(rest) = name.strip_prefix("_list_") {
-        format!("List::{rest}")
-    } else if let Some(rest) = name.strip_prefix("_opt_") {
-        format!("Option::{rest}")
-    } else {
-        name.to_string()
     }
 }
