@@ -294,10 +294,17 @@ impl Checker {
         span: Span,
         expected: Option<&Type>,
     ) -> ir::Expr {
+        // Only a call that gives the list or option function all its arguments falls back
+        // on it: a partial application (`fold_left f 0`) means the array function.
         let alternatives: Vec<String> = ["_list_", "_opt_"]
             .iter()
             .map(|prefix| format!("{prefix}{n}"))
-            .filter(|name| matches!(self.lookup_value(name), Some(Binding::Funs(_))))
+            .filter(|name| match self.lookup_value(name) {
+                Some(Binding::Funs(funs)) => funs
+                    .iter()
+                    .any(|&f| self.funs[f].groups.len() <= args.len()),
+                _ => false,
+            })
             .collect();
         if alternatives.is_empty() {
             return self.apply_name_once(n, name_span, args, span, expected);
