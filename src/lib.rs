@@ -250,7 +250,10 @@ impl Session {
 
     fn run_unit(&mut self, src: &str, name: &str, kind: SourceKind) -> Result<(), Vec<Diagnostic>> {
         let stmts = parse_program_or_errors(src, self.parse_options())?;
-        let unit = self.checker.check_program(&stmts)?;
+        self.checker.set_library_source(kind == SourceKind::Library);
+        let checked = self.checker.check_program(&stmts);
+        self.checker.set_library_source(false);
+        let unit = checked?;
         self.remember_source(&unit, name, src, kind);
         self.machine
             .run_with_stderr(&unit, &mut *self.out, &mut *self.err)
@@ -473,14 +476,20 @@ impl Session {
             .iter()
             .map(|(keyword, name, line)| match keyword.as_str() {
                 "fun" | "proc" | "gen" | "val" | "var" => match self.type_of(name) {
-                    Ok(ty) => format!("{name} : {ty}"),
-                    Err(_) => line.clone(),
+                    Ok(ty) => format!("{} : {ty}", shown_name(name)),
+                    Err(_) => line
+                        .replace("_list_", "List::")
+                        .replace("_opt_", "Option::"),
                 },
                 _ => line.clone(),
             })
             .collect();
         DocEntry {
-            names: doc.definitions.iter().map(|(_, n, _)| n.clone()).collect(),
+            names: doc
+                .definitions
+                .iter()
+                .map(|(_, n, _)| shown_name(n))
+                .collect(),
             signatures,
             doc: doc.doc.clone(),
             example: doc.example.clone(),
@@ -690,12 +699,27 @@ fn stdlib_docs() -> Vec<core::doc::StdlibDoc> {
         .collect()
 }
 
+/// The name the reference gives a prelude definition: `_list_map` and `_opt_get`, the list
+/// and option functions that a call of `map` or `get` falls back on, are Felix's `List::map`
+/// and `Option::get`.
+fn shown_name(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_list_") {
+        format!("List::{rest}")
+    } else if let Some(rest) = name.strip_prefix("_opt_") {
+        format!("Option::{rest}")
+    } else {
+        name.to_string()
+    }
+}
+
 /// The `:doc` text of a documented stdlib definition, its signatures read in a fresh session
 /// (so a user's definition of the same name does not change them).
 fn stdlib_doc(name: &str) -> Option<String> {
-    let doc = stdlib_docs()
-        .into_iter()
-        .find(|doc| doc.definitions.iter().any(|(_, n, _)| n == name))?;
+    let doc = stdlib_docs().into_iter().find(|doc| {
+        doc.definitions
+            .iter()
+            .any(|(_, n, _)| n == name || shown_name(n) == name)
+    })?;
     let mut session = Session::new(Settings::default().with_stdout(std::io::sink()));
     Some(doc_text(&session.stdlib_entry(&doc)))
 }

@@ -71,6 +71,12 @@ impl Checker {
                 }
                 self.apply_type(t, args, span)
             }
+            // `Some[int] 5`: the constructor of the variant's instance, applied.
+            ExprKind::TypeApply(inner, _) if matches!(&inner.node, ExprKind::Name(n) if matches!(self.lookup_value(n), Some(Binding::Ctor { .. }))) =>
+            {
+                let f = self.expr(head, None);
+                self.call_rest(f, args, span)
+            }
             ExprKind::TypeApply(inner, targs) if matches!(inner.node, ExprKind::Name(_)) => {
                 let ExprKind::Name(n) = &inner.node else {
                     unreachable!()
@@ -284,8 +290,66 @@ impl Checker {
     }
 
     /// Apply a name: a variable, overloaded functions, a constructor, a conversion, or a
-    /// library primitive.
+    /// library primitive. A name that the prelude also defines for lists or options
+    /// (`_list_map` beside `map`, as Felix's `List::map` beside the array one) is applied as
+    /// written first; when that fails, the list or option function is tried, and its answer
+    /// is kept if it succeeds.
     pub(crate) fn apply_name(
+        &mut self,
+        n: &str,
+        name_span: Span,
+        args: Vec<Arg>,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
+        // Only a call that gives the list or option function all its arguments falls back
+        // on it: a partial application (`fold_left f 0`) means the array function.
+        let alternatives: Vec<String> = ["_list_", "_opt_"]
+            .iter()
+            .map(|prefix| format!("{prefix}{n}"))
+            .filter(|name| match self.lookup_value(name) {
+                Some(Binding::Funs(funs)) => funs
+                    .iter()
+                    .any(|&f| self.funs[f].groups.len() <= args.len()),
+                _ => false,
+            })
+            .collect();
+        if alternatives.is_empty() {
+            return self.apply_name_once(n, name_span, args, span, expected);
+        }
+        let marks = |c: &Self| {
+            (
+                c.unit.errors.len(),
+                c.unit.open_instances.len(),
+                c.unit.deferred_vars.len(),
+            )
+        };
+        let start = marks(self);
+        let first = self.apply_name_once(n, name_span, args.clone(), span, expected);
+        if self.unit.errors.len() == start.0 {
+            return first;
+        }
+        let failure = (
+            self.unit.errors.split_off(start.0),
+            self.unit.open_instances.split_off(start.1),
+            self.unit.deferred_vars.split_off(start.2),
+        );
+        for name in alternatives {
+            let r = self.apply_name_once(&name, name_span, args.clone(), span, expected);
+            if self.unit.errors.len() == start.0 {
+                return r;
+            }
+            self.unit.errors.truncate(start.0);
+            self.unit.open_instances.truncate(start.1);
+            self.unit.deferred_vars.truncate(start.2);
+        }
+        self.unit.errors.extend(failure.0);
+        self.unit.open_instances.extend(failure.1);
+        self.unit.deferred_vars.extend(failure.2);
+        first
+    }
+
+    fn apply_name_once(
         &mut self,
         n: &str,
         name_span: Span,

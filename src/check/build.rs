@@ -44,6 +44,7 @@ pub(crate) fn unit_const(span: Span) -> ir::Expr {
 
 /// An argument of an application: not yet checked (so it can be checked against the
 /// parameter type), or already checked (the left side of `x.f`, `x |> f`).
+#[derive(Clone)]
 pub(crate) enum Arg<'a> {
     Ast(&'a ast::Expr),
     Checked(ir::Expr),

@@ -58,6 +58,10 @@ impl Checker {
                         name.node.as_str().into(),
                         vars,
                     ));
+                    if self.library_source {
+                        def.library
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                     self.next_nominal += 1;
                     self.declare_type(name, TypeBinding::Nominal(def.clone()));
                     if let StmtKind::Struct { fields, .. } = &s.node {
@@ -130,6 +134,21 @@ impl Checker {
         for name in pending {
             self.type_scheme(&name);
         }
+        // Names declared here other than by a range loop.
+        let other_names: std::collections::HashSet<ast::Name> = flat
+            .iter()
+            .filter_map(|s| match &s.node {
+                StmtKind::Var { name, .. } | StmtKind::Val { name, .. } => Some(name.node.clone()),
+                StmtKind::For {
+                    var,
+                    kind:
+                        ForKind::Upto { declare: true, .. } | ForKind::Downto { declare: true, .. },
+                    ..
+                } => Some(var.node.clone()),
+                StmtKind::Fun(def) => def.name.as_ref().map(|n| n.node.clone()),
+                _ => None,
+            })
+            .collect();
         for s in &flat {
             match &s.node {
                 StmtKind::Var { name, ty, .. } => self.declare_var(s, name, ty.as_ref(), true),
@@ -143,7 +162,14 @@ impl Checker {
                 }
                 StmtKind::For { var, kind, .. } => {
                     let declares = match kind {
-                        ForKind::RangeExclusive(..) | ForKind::RangeInclusive(..) => true,
+                        // Felix binds a range loop's variable by a pattern inside the loop, so
+                        // the name may be reused; the first loop over a name not otherwise
+                        // declared here declares it in this scope (readable after the loop),
+                        // any other binds it in the loop only.
+                        ForKind::RangeExclusive(..) | ForKind::RangeInclusive(..) => {
+                            !other_names.contains(&var.node)
+                                && !self.scopes[self.scope].values.contains_key(&var.node)
+                        }
                         ForKind::Upto { declare, .. } | ForKind::Downto { declare, .. } => *declare,
                         _ => false,
                     };

@@ -72,6 +72,8 @@ pub struct Checker {
     next_fun: FunId,
     next_tyvar: u32,
     next_nominal: u32,
+    /// The unit being checked is the library's (the prelude).
+    library_source: bool,
     /// The run-time sizes declared so far (`sizes.rs`).
     sizes: Vec<sizes::RunTimeSize>,
     /// Inference variables: solution and kind bound.
@@ -253,6 +255,7 @@ impl Checker {
             next_tyvar: 0,
             sizes: Vec::new(),
             next_nominal: 0,
+            library_source: false,
             metas: CowVec::new(),
             requirements: Arc::default(),
             schemes: Default::default(),
@@ -272,6 +275,11 @@ impl Checker {
 
     /// Check a whole program (or the prelude) as one new scope nested in everything defined so
     /// far. On error nothing is kept.
+    /// Whether the units checked from now on are the library's (the prelude's).
+    pub fn set_library_source(&mut self, library: bool) {
+        self.library_source = library;
+    }
+
     pub fn check_program(&mut self, stmts: &[Stmt]) -> Result<Unit, Vec<Diagnostic>> {
         self.check_unit(stmts, None, false)
     }

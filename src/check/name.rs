@@ -108,6 +108,25 @@ impl Checker {
         mk(kind, t, span)
     }
 
+    /// The argument type of the constructor of the non-parametric struct `n`: its field, or
+    /// the tuple of its fields.
+    fn struct_ctor_param(&mut self, n: &str) -> Option<Type> {
+        let Some(Type::Nominal(def)) = self.lookup_type(n) else {
+            return None;
+        };
+        match def.body.get() {
+            Some(NominalBody::Struct(fields)) if !fields.is_empty() && def.params.is_empty() => {
+                let mut types: Vec<Type> = fields.iter().map(|(_, t)| t.clone()).collect();
+                Some(if types.len() == 1 {
+                    types.remove(0)
+                } else {
+                    Type::tuple(types)
+                })
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn name_expr(&mut self, n: &str, span: Span, expected: Option<&Type>) -> ir::Expr {
         match self.lookup_value(n) {
             Some(Binding::Var(vb)) => self.var_expr(n, &vb, span),
@@ -120,6 +139,13 @@ impl Checker {
                 self.opaque_value(n, make, types, span, expected)
             }
             None => {
+                // A struct's name alone is its constructor as a function value (`val f = S;`).
+                if let Some(param) = self.struct_ctor_param(n) {
+                    let name = n.to_string();
+                    return self.synthetic_fun(n, param, span, move |c, param| {
+                        c.apply_name(&name, span, vec![Arg::Checked(param)], span, None)
+                    });
+                }
                 // A primitive of `unit` named alone is applied (`endl;`).
                 if self.prim_takes_unit(n) {
                     let unit = mk(ir::ExprKind::Const(ir::Const::Unit), Type::UNIT, span);
@@ -647,6 +673,15 @@ impl Checker {
             }
             ExprKind::Name(n) => {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();
+                // `Empty[int]`, `Some[int]`: a constructor of the variant's instance at these
+                // type arguments.
+                if let Some(Binding::Ctor { nominal, index, .. }) = self.lookup_value(n) {
+                    if nominal.params.len() == types.len() && !types.is_empty() {
+                        self.note_ctor_use(head.span, n);
+                        let instance = crate::types::ty::instantiate_nominal(&nominal, types);
+                        return self.ctor_value(&nominal, index, span, Some(&instance));
+                    }
+                }
                 let sets = self.lookup_fun_sets(n);
                 let Some(&idx) = sets.first().and_then(|s| {
                     s.iter()

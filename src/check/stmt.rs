@@ -439,9 +439,18 @@ impl Checker {
                     ForKind::Upto { declare, .. } | ForKind::Downto { declare, .. } => *declare,
                     _ => true,
                 };
+                let from = self.expr(a, None);
+                let saved_scope = self.scope;
                 let vb = if declares {
                     match self.hoisted_var(s) {
                         Some(vb) => vb,
+                        None if matches!(
+                            kind,
+                            ForKind::RangeExclusive(..) | ForKind::RangeInclusive(..)
+                        ) =>
+                        {
+                            self.loop_local_var(var)
+                        }
                         None => return,
                     }
                 } else {
@@ -465,7 +474,6 @@ impl Checker {
                         }
                     }
                 };
-                let from = self.expr(a, None);
                 let ty = match &vb.ty {
                     VarType::Known(t) => t.clone(),
                     _ => {
@@ -481,6 +489,7 @@ impl Checker {
                             format!("a numeric `for` needs an integer, found `{ty}`"),
                         );
                     }
+                    self.scope = saved_scope;
                     return;
                 };
                 let from = self.coerce_to(from, &ty, "the loop start");
@@ -494,6 +503,7 @@ impl Checker {
                     _ => RangeKind::Inclusive,
                 };
                 let (label, body_ir) = self.loop_body(label, body);
+                self.scope = saved_scope;
                 out.push(ir::Stmt::ForRange {
                     label,
                     var: place,
@@ -562,6 +572,33 @@ impl Checker {
             kind: ir::RangeKind::Exclusive,
             body: loop_body,
         });
+    }
+
+    /// A range loop's variable bound in the loop only: a child scope, made current, holding
+    /// just the variable, whose type the loop's start gives.
+    fn loop_local_var(&mut self, var: &ast::SName) -> VarBinding {
+        let frame = self.frame;
+        let scope = self.new_scope(Some(self.scope));
+        self.scope = scope;
+        let global = self.frames[frame].global;
+        let cell = !global && self.frames[frame].captured_names.contains(&var.node);
+        let slot = self.frames[frame].alloc();
+        if cell {
+            self.frames[frame].cell_slots.push(slot);
+        }
+        self.note_def(&var.node, super::index::DefKind::Var, var.span, None);
+        let vb = VarBinding {
+            loc: VarLoc { frame, slot, cell },
+            ty: VarType::Pending,
+            mutable: true,
+            span: var.span,
+            decl: None,
+            scope,
+        };
+        self.scopes[scope]
+            .values
+            .insert(var.node.clone(), Binding::Var(vb.clone()));
+        vb
     }
 
     fn loop_with_local(

@@ -44,7 +44,6 @@ pub enum Keyword {
     Of,
     Proj,
     Aproj,
-    Ident,
     Caseno,
     /// `def a, val b, var c = e;`.
     Def,
@@ -102,7 +101,6 @@ const KEYWORDS: &[(&str, Keyword)] = &[
     ("of", Keyword::Of),
     ("proj", Keyword::Proj),
     ("aproj", Keyword::Aproj),
-    ("ident", Keyword::Ident),
     ("caseno", Keyword::Caseno),
     ("def", Keyword::Def),
     ("cfun", Keyword::Cfun),

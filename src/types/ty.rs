@@ -218,6 +218,8 @@ pub struct NominalDef {
     pub params: Vec<TyVar>,
     /// The declaration and the type arguments of an instance.
     pub instance: Option<(Arc<NominalDef>, TypeList)>,
+    /// Declared by the library (the prelude), whose `opt` and `list` print as Felix's.
+    pub library: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Clone, Debug)]
@@ -241,6 +243,7 @@ impl NominalDef {
             body: OnceLock::new(),
             params,
             instance: None,
+            library: Default::default(),
         }
     }
 
@@ -351,6 +354,7 @@ pub fn instantiate_nominal(declaration: &Arc<NominalDef>, args: Vec<Type>) -> Ty
             body: OnceLock::new(),
             params: Vec::new(),
             instance: Some((declaration.clone(), TypeList::new(key.1.clone()))),
+            library: Default::default(),
         });
         table
             .by_declaration

@@ -36,7 +36,7 @@ use num_traits::ToPrimitive;
 
 use crate::eval::value::{leaf_count, ArrayVal, Value};
 use crate::types::size::size_of;
-use crate::types::ty::{IntTy, NominalBody, Type};
+use crate::types::ty::{IntTy, NominalBody, NominalDef, Type};
 
 pub use float::format_double;
 #[cfg(test)]
@@ -192,7 +192,7 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             None => out.extend_from_slice(MISMATCH),
         },
         Type::Natural => write_natural(out, v),
-        Type::Tuple(components) => write_tuple(out, v, components, b", ", write_str),
+        Type::Tuple(components) => write_str_tuple(out, v, components),
         Type::Array(element, index) => {
             // A homogeneous pair prints like a tuple; every other array uses `repr` on its
             // elements.
@@ -206,10 +206,67 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             });
         }
         Type::Fun(_, _) => out.extend_from_slice(FUNCTION),
+        Type::Nominal(definition) if library_variant(definition).is_some() => {
+            write_library_variant(out, v, definition)
+        }
         // Types without a Felix `Str` instance print their `_strr`; bool and unit
         // print the same in both forms.
         _ => write_strr(out, v, ty),
     }
+}
+
+/// The prelude's variants with a Felix `Str` instance of their own: `opt` and `list`.
+fn library_variant(definition: &NominalDef) -> Option<&str> {
+    let (declaration, _) = definition.instance.as_ref()?;
+    (declaration
+        .library
+        .load(std::sync::atomic::Ordering::Relaxed)
+        && matches!(&*declaration.name, "opt" | "list"))
+    .then_some(&*declaration.name)
+}
+
+/// `str` of an `opt` (`Some v` with `str v`, or `None`) or of a `list` (`list(` its elements
+/// with `repr`, joined by `, ` `)`), as Felix's instances print them.
+fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) {
+    let Some(NominalBody::Variant(constructors)) = definition.body.get() else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    let payload = |v: &Value| match v {
+        Value::Sum(pair) => Some((pair.0, pair.1.clone())),
+        _ => None,
+    };
+    if library_variant(definition) == Some("opt") {
+        match (payload(v), constructors.get(1)) {
+            (Some((1, value)), Some((_, Some(element)))) => {
+                out.extend_from_slice(b"Some ");
+                write_str(out, &value, element);
+            }
+            (Some((0, _)), _) => out.extend_from_slice(b"None"),
+            _ => out.extend_from_slice(MISMATCH),
+        }
+        return;
+    }
+    let Some((_, Some(Type::Tuple(cell)))) = constructors.get(1) else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    out.extend_from_slice(b"list(");
+    let mut current = v.clone();
+    let mut first = true;
+    loop {
+        match payload(&current) {
+            Some((1, Value::Tuple(pair))) if pair.len() == 2 => {
+                if !first {
+                    out.extend_from_slice(b", ");
+                }
+                first = false;
+                write_repr(out, &pair[0], &cell[0]);
+                current = pair[1].clone();
+            }
+            Some((0, _)) => break,
+            _ => return out.extend_from_slice(MISMATCH),
+        }
+    }
+    out.push(b')');
 }
 
 /// `repr`: quoted form of scalars; tuples and arrays print their `str`.
@@ -219,6 +276,7 @@ fn write_repr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
     }
     match ty {
         Type::Tuple(_) | Type::Array(_, _) => write_str(out, v, ty),
+        Type::Nominal(definition) if library_variant(definition).is_some() => write_str(out, v, ty),
         _ => write_strr(out, v, ty),
     }
 }
@@ -271,6 +329,42 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
         // The IR is erased of visibility (the checker refuses to print a secret).
         Type::Var(_) | Type::Meta(_) | Type::Secret(_) => out.extend_from_slice(MISMATCH),
     }
+}
+
+/// `str` of a tuple. In Felix a tuple type whose last three or more components have one type
+/// is a tuple ending in an array of them (`double * int * int * int` is `double * int ^ 3`), so
+/// `str` prints that tail as an array: `(1.5, (2, 3, 4))`, its elements by `repr`. A tail of
+/// two is a pair, which prints like the flat tuple.
+fn write_str_tuple(out: &mut Vec<u8>, v: &Value, components: &[Type]) {
+    let Some(start) = homogeneous_tail(components) else {
+        return write_tuple(out, v, components, b", ", write_str);
+    };
+    match v {
+        Value::Tuple(values) if values.len() == components.len() => {
+            out.push(b'(');
+            for (value, component) in values[..start].iter().zip(&components[..start]) {
+                write_str(out, value, component);
+                out.extend_from_slice(b", ");
+            }
+            out.push(b'(');
+            for (position, value) in values[start..].iter().enumerate() {
+                if position > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                write_repr(out, value, &components[start]);
+            }
+            out.extend_from_slice(b"))");
+        }
+        _ => out.extend_from_slice(MISMATCH),
+    }
+}
+
+/// Where the tail of three or more components of one type starts, when a tuple has one after
+/// at least one component of another type.
+fn homogeneous_tail(components: &[Type]) -> Option<usize> {
+    let last = components.last()?;
+    let start = components.iter().rposition(|component| component != last)? + 1;
+    (components.len() - start >= 3).then_some(start)
 }
 
 /// A tuple: `(` its components joined by `separator` `)`, each printed by `print`.

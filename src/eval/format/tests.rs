@@ -308,6 +308,31 @@ fn tuples_conformance_print_str() {
 }
 
 #[test]
+fn tuple_with_homogeneous_tail_prints_it_as_an_array() {
+    let double_then_ints = tuple_ty(vec![Type::Double, Type::INT, Type::INT, Type::INT]);
+    let value = tuple(vec![Value::Float(1.5), int(2), int(3), int(4)]);
+    assert_eq!(str_value(&value, &double_then_ints), "(1.5, (2, 3, 4))");
+    let string_then_sizes = tuple_ty(vec![Type::String, Type::SIZE, Type::SIZE, Type::SIZE]);
+    let value = tuple(vec![string("a"), int(3), int(3), int(7)]);
+    assert_eq!(
+        str_value(&value, &string_then_sizes),
+        "(a, (3uz, 3uz, 7uz))"
+    );
+    let mixed = tuple_ty(vec![
+        Type::INT,
+        Type::String,
+        Type::INT,
+        Type::INT,
+        Type::INT,
+    ]);
+    let value = tuple(vec![int(1), string("a"), int(2), int(3), int(4)]);
+    assert_eq!(str_value(&value, &mixed), "(1, a, (2, 3, 4))");
+    let pair_tail = tuple_ty(vec![Type::Double, Type::INT, Type::INT]);
+    let value = tuple(vec![Value::Float(1.5), int(2), int(3)]);
+    assert_eq!(str_value(&value, &pair_tail), "(1.5, 2, 3)");
+}
+
+#[test]
 fn tuples_conformance_print_strr() {
     let strings_of_suffixes = array(Type::String, 4);
     let value = strings(&["5uz", "7l", "7u", "7ul"]);

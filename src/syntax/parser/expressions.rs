@@ -6,8 +6,8 @@ use chumsky::prelude::*;
 use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::{
-    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
-    Extra, RecursiveParser, Rules, TokenInput,
+    chain_or_single, coded_error, int_literal, keyword, pointer_mode, record_fields, to_word,
+    token, BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;
@@ -219,10 +219,16 @@ pub(super) fn define_expressions<'t>(
         .ignore_then(expr.clone())
         .or_not()
         .boxed();
+    // An arm's pattern may be a tuple without parentheses: `| X, _ =>`.
+    let arm_pattern = pattern
+        .clone()
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple));
     let arm_patterns = token(Token::Bar)
         .ignore_then(
-            pattern
-                .clone()
+            arm_pattern
                 .separated_by(token(Token::Bar))
                 .at_least(1)
                 .collect::<Vec<_>>(),
@@ -367,6 +373,13 @@ pub(super) fn define_expressions<'t>(
 
     // Level 12: injections and unitsum values, stand-alone projections.
     let of_type = keyword(Keyword::Of).ignore_then(type_expr.clone());
+    // `` `0:5 ``, also an index of `aproj`.
+    let unitsum_value = token(Token::Backtick)
+        .ignore_then(int_literal())
+        .then_ignore(token(Token::Colon))
+        .then(type_atom.clone())
+        .map_with(|(lit, ty), extra| Spanned::new(ExprKind::UnitsumValue(lit, ty), extra.span()))
+        .boxed();
     let level12 = choice((
         keyword(Keyword::Case)
             .ignore_then(int_literal())
@@ -382,10 +395,11 @@ pub(super) fn define_expressions<'t>(
             .then(of_type.clone())
             .map(|(lit, ty)| ExprKind::Proj(lit, ty)),
         keyword(Keyword::Aproj)
-            .ignore_then(plain_application)
+            .ignore_then(unitsum_value.or(plain_application))
             .then(of_type.clone())
             .map(|(index, ty)| ExprKind::Aproj(Box::new(index), ty)),
-        keyword(Keyword::Ident)
+        // `ident of T`, the identity; `ident` is otherwise an ordinary name, as in Felix.
+        select! { Token::Ident(name) if name == "ident" => () }
             .ignore_then(of_type)
             .map(ExprKind::Ident),
     ))
