@@ -242,6 +242,10 @@ impl Printer {
                 self.out.push_str("secret ");
                 self.operand(target, OperandSlot::PointerTarget);
             }
+            Type::Distributed(target) => {
+                self.out.push_str("distributed ");
+                self.operand(target, OperandSlot::PointerTarget);
+            }
             Type::CPtr(mode, whole, component) => {
                 self.out.push_str(match mode {
                     PtrMode::ReadWrite => "_pclt<",
