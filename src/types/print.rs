@@ -243,8 +243,9 @@ impl Printer {
                 self.operand(target, OperandSlot::PointerTarget);
             }
             Type::Distributed(target) => {
+                // The qualifier takes a whole power: `distributed int ^ 3`.
                 self.out.push_str("distributed ");
-                self.operand(target, OperandSlot::PointerTarget);
+                self.operand(target, OperandSlot::CompactProductComponent);
             }
             Type::CPtr(mode, whole, component) => {
                 self.out.push_str(match mode {
