@@ -134,7 +134,9 @@ pub(crate) fn check_kernel(
             _ => None,
         };
         match selected {
-            Some(k) if k != *prim => {
+            // A distributed operand's chunked kernel stands for the one the types select
+            // (the IR is erased of distribution, `check/distributed.rs`).
+            Some(k) if k != *prim && !matches!(prim, Prim::Dist(_)) => {
                 return Err(format!(
                     "{}: `{}` selects {k:?} for these types",
                     show(),

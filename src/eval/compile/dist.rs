@@ -13,7 +13,7 @@ use super::super::code::ExprCode;
 use super::super::distributed::{self as dist, owned};
 use super::super::error::{Fault, OVERFLOW};
 use super::super::prims::int_arith;
-use super::super::value::{Buffer, Value};
+use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::Ctrl;
 use super::{internal, Compiler};
 
@@ -106,6 +106,28 @@ fn dist_map(mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: S
         };
         let n = input.len_of(&view);
         let (lo, hi) = owned(n);
+        // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
+        // memory) with the chunk written in.
+        if matches!(elem, Type::Double | Type::Float) {
+            let mut out = array::zeroed::<f64>(n);
+            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
+                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                    Value::Float(x) => *slot = x,
+                    _ => return Err(internal_fault(span)),
+                }
+            }
+            return Ok(Value::Array(ArrayVal::new(Buffer::F64(out))));
+        }
+        if matches!(elem, Type::Int(_)) && output.repr == LeafRepr::I64 {
+            let mut out = array::zeroed::<i64>(n);
+            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
+                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                    Value::Int(x) => *slot = x,
+                    _ => return Err(internal_fault(span)),
+                }
+            }
+            return Ok(Value::Array(ArrayVal::new(Buffer::I64(out))));
+        }
         let zero = array::zero_value(&elem, &frame.rt.limits).map_err(|f| f.at(span))?;
         let mut out = LeafBuilder::new(output.repr);
         out.reserve(
@@ -195,6 +217,14 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
             _ => whole(frame),
         }
     })
+}
+
+fn internal_fault(span: Span) -> Ctrl {
+    Fault::new(
+        super::super::error::INTERNAL,
+        "a mapped function gave a value of an unexpected kind".to_string(),
+    )
+    .at(span)
 }
 
 fn overflow(sum: bool, span: Span) -> Ctrl {
