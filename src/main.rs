@@ -127,7 +127,7 @@ fn main() -> ExitCode {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
             INTERNAL_ERROR_STATUS
         });
-    tessera::processes::finish(status as i32);
+    tessera::processes::finish(status);
     ExitCode::from(u8::try_from(status).unwrap_or(1))
 }
 

@@ -13,7 +13,7 @@ programs=("$@")
 if [ ${#programs[@]} -eq 0 ]; then programs=(benches/distributed/map_reduce.flx benches/distributed/stencil.flx); fi
 for program in "${programs[@]}"; do
   for np in 1 2; do
-    out=$(mpirun -np "$np" --oversubscribe "${root_flag[@]}" "$binary" run "$program" 2>/tmp/tessera-bench.err)
+    out=$(mpirun -np "$np" --oversubscribe --bind-to none "${root_flag[@]}" "$binary" run "$program" 2>/tmp/tessera-bench.err)
     seconds=$(grep -o 'seconds: [0-9.e+-]*' /tmp/tessera-bench.err | head -1)
     echo "$(basename "$program") np=$np result=$out $seconds"
   done
