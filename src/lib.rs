@@ -38,6 +38,8 @@ pub use diag::{
     SourceText, Stage,
 };
 pub use display::Display;
+/// The processes of a distributed run (`mpirun`): starting MPI, and which process prints.
+pub use eval::distributed as processes;
 
 /// An array of numbers as pictures see it: its dimensions (outermost first), its values in
 /// order, and its type as printed.

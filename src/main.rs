@@ -111,6 +111,10 @@ fn main() -> ExitCode {
     };
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
+    // Under `mpirun`, one process per rank runs the program; only rank 0 prints.
+    #[cfg(feature = "mpi")]
+    let _mpi = tessera::processes::start();
+    tessera::processes::silence_other_ranks();
     // Deeply nested programs recurse deeply in the parser, the checker and the evaluator: the
     // session runs on a thread with a large stack (address space reserved, memory committed
     // only as it is used).
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
             INTERNAL_ERROR_STATUS
         });
+    tessera::processes::finish(status);
     ExitCode::from(u8::try_from(status).unwrap_or(1))
 }
 
@@ -213,7 +218,13 @@ impl Options {
             inline: !self.no_inline,
             jit: !self.no_jit,
             threads: self.threads,
-            stdout: Box::new(BufWriter::new(std::io::stdout())),
+            // Several processes: what rank 0 printed must be out before another process's
+            // failure ends it, so nothing waits in a buffer.
+            stdout: if tessera::processes::world().1 > 1 {
+                Box::new(tessera::processes::Unbuffered(std::io::stdout()))
+            } else {
+                Box::new(BufWriter::new(std::io::stdout()))
+            },
             stderr: Box::new(std::io::stderr()),
             stdin,
             args: self.args.clone(),

@@ -161,6 +161,14 @@ diagnostic_cases! {
     e0804_secret_into_captured: "E0804", "var pin : secret int = 1234;\nvar seen = 0;\nproc look () { seen = pin; }\nlook ();\n";
     e0804_secret_element_store: "E0804", "var pin : secret int = 1234;\nvar a = 1, 2, 3;\n&a.1 <- pin;\n";
     e0805_secret_returned_as_public: "E0805", "var pin : secret int = 1234;\nfun f () : int => pin;\n";
+    // A distributed array where the whole array is needed: the operation is named and
+    // `collect a` suggested.
+    e0810_print_distributed: "E0810", "val d : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nprintln d;\n";
+    e0810_element_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nprintln$ d.1;\n";
+    e0810_library_function_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval r = rev d;\n";
+    e0810_distributed_to_plain: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval p : int ^ 3 = d;\n";
+    e0810_reshape_to_plain: "E0810", "val d : distributed int ^ 6 = (1, 2, 3, 4, 5, 6);\nval p = d :>> int ^ (2 \\* 3);\n";
+    e0811_distributed_scalar: "E0811", "val s : distributed int = 3;\n";
     e0806_secret_to_printing_function: "E0806", "proc show (x:int) { println x; }\nvar pin : secret int = 1;\nshow pin;\n";
     e0806_secret_to_branching_function: "E0806", "fun sign (x:int) : int => if x < 0 then -1 else 1;\nvar pin : secret int = 1;\nval s = sign pin;\n";
     e0806_secret_to_function_value: "E0806", "val f = fun (x:int) => x + 1;\nfun apply (g: int -> int) (x: secret int) : secret int => g x;\n";

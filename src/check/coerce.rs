@@ -28,6 +28,22 @@ impl Checker {
         if s == t {
             return v;
         }
+        // Distribution: a reshape keeps the linear index, so a distributed array stays
+        // distributed and no data moves; a plain array may become distributed.
+        if s.has_distributed() || t.has_distributed() {
+            if let (Some(_), None) = (s.distributed_array(), t.distributed_array()) {
+                self.needs_whole(v.span, "`:>>` to a plain array", &s);
+                return error_expr(span);
+            }
+            let (ds, dt) = (s.erase_distributed(), t.erase_distributed());
+            let mut v = v;
+            v.ty = ds;
+            let mut r = self.coerce_expr(v, dt, span);
+            if r.ty != crate::check::error_type() {
+                r.ty = t;
+            }
+            return r;
+        }
         // Visibility: a coercion of a secret keeps it secret; decoding one to a
         // compact type would make a position of it. `:>> secret T` only narrows.
         if s.has_secret() || t.has_secret() {

@@ -159,6 +159,15 @@ pub enum CheckError {
         at: Span,
         label: String,
     },
+    /// E0810: a distributed array given to an operation that needs the whole array (printing,
+    /// one element, a function of plain arrays): `operation` names it, `ty` is the array's.
+    NeedsWhole {
+        span: Span,
+        operation: String,
+        ty: String,
+    },
+    /// E0811: `distributed` written on a type that is not an array.
+    NotDistributable { span: Span, ty: String },
 }
 
 impl CheckError {
@@ -177,6 +186,8 @@ impl CheckError {
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
             CheckError::MissingReturn { .. } => "E0304",
             CheckError::Secret { use_, .. } => use_.code(),
+            CheckError::NeedsWhole { .. } => "E0810",
+            CheckError::NotDistributable { .. } => "E0811",
             CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
             CheckError::ProjectionRange { .. } => "E0403",
@@ -222,7 +233,9 @@ impl CheckError {
             | CheckError::NotAddressable { span, .. }
             | CheckError::OpaqueUse { span, .. }
             | CheckError::OpaqueDecl { span, .. }
-            | CheckError::Secret { span, .. } => *span,
+            | CheckError::Secret { span, .. }
+            | CheckError::NeedsWhole { span, .. }
+            | CheckError::NotDistributable { span, .. } => *span,
         }
     }
 
@@ -384,6 +397,12 @@ impl CheckError {
                 }
                 diag.with_help(use_.help())
             }
+            CheckError::NeedsWhole { operation, ty, .. } => d(format!("{operation} needs the whole array, but this is the distributed `{ty}`"))
+                .with_label("held in chunks, one per process")
+                .with_help("gather it to every process with `collect a` first (a copy of the whole array on each), or keep to the operations that run on chunks: `map`, `\\sum`, `\\prod`, `len`, `save_npy`, a reshape `:>>`"),
+            CheckError::NotDistributable { ty, .. } => d(format!("`distributed` qualifies an array, not `{ty}`"))
+                .with_label("nothing to split")
+                .with_help("write it before an array type: `distributed double ^ 1000`"),
             CheckError::NotAddressable { what, .. } => d(format!("cannot take the address of {what}"))
                 .with_label("not a variable")
                 .with_help("only a `var` (or, with `&<`, a `val`) has an address; a value parameter can be declared `var` to make it one"),

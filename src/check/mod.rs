@@ -10,6 +10,7 @@ pub mod browse;
 mod build;
 mod coerce;
 mod cow;
+pub mod distributed;
 mod env;
 pub mod error;
 mod expr;
@@ -157,6 +158,8 @@ pub(crate) struct SecretState {
     /// Has the session written `secret` (in this unit or an earlier one)? Then each unit's IR
     /// is erased of it at the end; a session that never does pays nothing.
     pub(crate) written: bool,
+    /// Has the session written `distributed`? Then each unit's IR is erased of it too.
+    pub(crate) distributed: bool,
     /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
     /// the name, and the declaration when it is in this unit (`secret.rs` names them).
     pub(crate) reads: Vec<secret::SecretRead>,
@@ -440,7 +443,7 @@ impl Checker {
         }
         self.unit.result_type = result.as_ref().map(|e| self.zonk(&e.ty));
         self.finish_index();
-        if self.secret.written && self.unit.errors.is_empty() {
+        if (self.secret.written || self.secret.distributed) && self.unit.errors.is_empty() {
             self.erase_visibility(&mut body, result.as_mut());
         }
         if !self.unit.errors.is_empty() {

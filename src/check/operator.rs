@@ -13,6 +13,14 @@ use crate::types::ty::{IntTy, Type};
 impl Checker {
     /// Use `e` where `t` is expected: unify, or insert an explicit widening, or report E0301.
     pub(crate) fn coerce_to(&mut self, e: ir::Expr, t: &Type, context: &str) -> ir::Expr {
+        let e = if self.secret.distributed {
+            match self.coerce_distribution(e, t, context) {
+                Ok(done) => return done,
+                Err(e) => e,
+            }
+        } else {
+            e
+        };
         match self.assignable(&e.ty, t) {
             Some(false) => {
                 let mut e = e;

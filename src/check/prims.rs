@@ -134,7 +134,9 @@ pub(crate) fn check_kernel(
             _ => None,
         };
         match selected {
-            Some(k) if k != *prim => {
+            // A distributed operand's chunked kernel stands for the one the types select
+            // (the IR is erased of distribution, `check/distributed.rs`).
+            Some(k) if k != *prim && !matches!(prim, Prim::Dist(_)) => {
                 return Err(format!(
                     "{}: `{}` selects {k:?} for these types",
                     show(),
@@ -317,16 +319,16 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     }
     let arity = optional_arity(c, index, &mut args).unwrap_or(def.arity);
     let rest = args.split_off(arity);
-    let r = match def.typing {
-        Typing::Scheme(select) => apply_scheme(c, index, applied, select, &mut args, span),
-        // `reveal` sees visibility itself.
-        Typing::Rule(rule) if c.secret.written && rule != Rule::Reveal => {
-            rule_with_visibility(c, applied, rule, &mut args, span)
-        }
-        Typing::Rule(rule) => apply_rule(c, applied, rule, &mut args, span),
-        Typing::Operator(_) | Typing::TypeApplied | Typing::Internal | Typing::Coerce(_) => {
-            unreachable!("functions only")
-        }
+    let r = if c.secret.distributed {
+        crate::check::distributed::apply_distributed(c, applied, &mut args, span, |c, args| {
+            apply_typed(c, index, applied, args, span)
+        })
+    } else {
+        None
+    };
+    let r = match r {
+        Some(r) => r,
+        None => apply_typed(c, index, applied, &mut args, span),
     };
     if def.effect {
         c.note_effect();
@@ -334,6 +336,28 @@ pub(crate) fn apply_prim(c: &mut Checker, name: &str, mut args: Vec<Arg>, span: 
     match c.over_application(name, form, arity, true, &r, rest, span) {
         Ok(error) => error,
         Err(rest) => c.call_rest(r, rest, span),
+    }
+}
+
+/// An entry applied to its own arguments, by its schemes or its named rule.
+fn apply_typed(
+    c: &mut Checker,
+    index: usize,
+    applied: &'static str,
+    args: &mut Vec<Arg>,
+    span: Span,
+) -> ir::Expr {
+    let def = &PRIMS[index];
+    match def.typing {
+        Typing::Scheme(select) => apply_scheme(c, index, applied, select, args, span),
+        // `reveal` sees visibility itself.
+        Typing::Rule(rule) if c.secret.written && rule != Rule::Reveal => {
+            rule_with_visibility(c, applied, rule, args, span)
+        }
+        Typing::Rule(rule) => apply_rule(c, applied, rule, args, span),
+        Typing::Operator(_) | Typing::TypeApplied | Typing::Internal | Typing::Coerce(_) => {
+            unreachable!("functions only")
+        }
     }
 }
 

@@ -132,6 +132,14 @@ impl Checker {
         rhs: &ast::Expr,
         _unused: Option<()>,
     ) -> Option<Projection> {
+        // One element of a distributed array lives on one process.
+        if let Type::Distributed(inner) = ty {
+            let inner = inner.clone();
+            let p = self.projection(&inner, rhs, None)?;
+            self.needs_whole(rhs.span, "reading one element", ty);
+            drop(p);
+            return None;
+        }
         // A component of a secret struct or compact value is secret.
         if let Type::Secret(inner) = ty {
             return self.projection(inner, rhs, None).map(|p| match p {

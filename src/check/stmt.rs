@@ -707,6 +707,7 @@ fn has_zero_shared(
         Type::Tuple(cs) | Type::CProduct(cs) | Type::Record(_, cs) => cs.iter().all(&mut has_zero),
         Type::CSum(cs) => cs.iter().any(&mut has_zero),
         Type::Array(e, _) | Type::CArray(e, _) | Type::Secret(e) => has_zero(e),
+        Type::Distributed(a) => has_zero(a),
         Type::Sum(_)
         | Type::Fun(..)
         | Type::Var(_)

@@ -128,6 +128,8 @@ pub enum Reason {
     Opaque,
     /// A secret: no printing, no use as an index or a function without `reveal`.
     Secret,
+    /// A distributed array: printing needs the whole array (`collect a`).
+    Distributed,
 }
 
 /// The answer "no, and why": the behaviour, the type asked about, the path to the first
@@ -167,7 +169,7 @@ impl Lacking {
             Reason::NotApplicable => format!("is `{c}`"),
             Reason::Plain | Reason::NotCompact => format!("`{c}` is not compact linear"),
             Reason::Opaque => format!("is the opaque type `{c}`"),
-            Reason::Secret => format!("is `{c}`"),
+            Reason::Secret | Reason::Distributed => format!("is `{c}`"),
         };
         match self.reason {
             Reason::Plain | Reason::NotCompact => format!("{head}: {place}, {what}"),
@@ -198,6 +200,13 @@ impl Lacking {
 
     /// The E0301 error reporting this answer at `span` (E0801, E0803 for a secret).
     pub fn error(&self, span: Span) -> CheckError {
+        if self.reason == Reason::Distributed {
+            return CheckError::NeedsWhole {
+                span,
+                operation: "printing".into(),
+                ty: self.component.to_string(),
+            };
+        }
         if self.reason == Reason::Secret {
             use crate::check::error::SecretUse;
             let (use_, detail) = match self.behaviour {
@@ -323,6 +332,7 @@ fn verdict(b: Behaviour, ty: &Type) -> Verdict {
         Behaviour::Printable => match ty {
             Type::Ptr(..) | Type::CPtr(..) => Verdict::Lacks(Reason::Pointer),
             Type::Secret(_) => Verdict::Lacks(Reason::Secret),
+            Type::Distributed(_) => Verdict::Lacks(Reason::Distributed),
             Type::Tuple(_)
             | Type::Array(..)
             | Type::Sum(_)

@@ -145,6 +145,7 @@ impl Checker {
                 Type::ptr(*mode, t)
             }
             TypeExprKind::Visibility(secret, t) => self.visibility_type(*secret, t, te.span),
+            TypeExprKind::Distributed(t) => self.distributed_type(t, te.span),
             TypeExprKind::CPtr(mode, d, c) => {
                 let d = self.compact_operand(d, "the whole of `_pclt<D, C>`");
                 let c = self.compact_operand(c, "the component of `_pclt<D, C>`");
@@ -574,7 +575,9 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
             walk_type_names(a, f);
             walk_type_names(b, f);
         }
-        TypeExprKind::Ptr(_, a) | TypeExprKind::Visibility(_, a) => walk_type_names(a, f),
+        TypeExprKind::Ptr(_, a) | TypeExprKind::Visibility(_, a) | TypeExprKind::Distributed(a) => {
+            walk_type_names(a, f)
+        }
         TypeExprKind::Record(fields) => fields.iter().for_each(|(_, t)| walk_type_names(t, f)),
         TypeExprKind::Unitsum(_) | TypeExprKind::Unit => {}
     }
@@ -680,6 +683,10 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
         }
         TypeExprKind::Visibility(secret, t) => {
             out.push_str(if *secret { "secret " } else { "public " });
+            write_type_expr(t, 6, out);
+        }
+        TypeExprKind::Distributed(t) => {
+            out.push_str("distributed ");
             write_type_expr(t, 6, out);
         }
         TypeExprKind::CPtr(mode, d, c) => {

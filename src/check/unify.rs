@@ -68,6 +68,7 @@ impl Checker {
             (Type::Fun(a1, r1), Type::Fun(a2, r2)) => self.unify(a1, a2) && self.unify(r1, r2),
             (Type::Ptr(m1, t1), Type::Ptr(m2, t2)) => m1 == m2 && self.unify(t1, t2),
             (Type::Secret(t1), Type::Secret(t2)) => self.unify(t1, t2),
+            (Type::Distributed(t1), Type::Distributed(t2)) => self.unify(t1, t2),
             (Type::CPtr(m1, d1, c1), Type::CPtr(m2, d2, c2)) => {
                 m1 == m2 && self.unify(d1, d2) && self.unify(c1, c2)
             }

@@ -60,7 +60,7 @@ impl Checker {
             let mut g: Function = (**f).clone();
             g.ret = self.zonk(&g.ret);
             if self.secret.erasing {
-                g.ret = g.ret.erase_secret();
+                g.ret = g.ret.erase_secret().erase_distributed();
             }
             for p in g.params.iter_mut() {
                 Zonk(self).visit_pattern_mut(p);
@@ -77,6 +77,9 @@ impl Checker {
         }
         if self.secret.erasing && t.has_secret() {
             *t = t.erase_secret();
+        }
+        if self.secret.erasing && t.has_distributed() {
+            *t = t.erase_distributed();
         }
     }
 }

@@ -146,6 +146,22 @@ pub enum CoerceKind {
     Opaque,
 }
 
+/// The operations on distributed arrays that run on chunks. A distributed array is stored
+/// as equal chunks of its linear index: process `r` of `p` owns the positions
+/// `[r·n/p, (r+1)·n/p)` and computes only those (`eval::distributed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DistOp {
+    /// `map f a`: `f` applied to the owned elements.
+    Map,
+    /// `\sum a` (`true`) and `\prod a` (`false`): integers exactly; floating values by a fixed
+    /// tree over fixed-size tiles of the linear index, the same on any number of processes.
+    Reduce(bool),
+    /// `load_npy f` into a distributed type: each process reads its chunk's bytes.
+    LoadNpy,
+    /// `save_npy (f, a)` of a distributed array: each process writes its chunk's bytes.
+    SaveNpy,
+}
+
 /// A primitive operation with its kernel resolved by the checker. Operand types are the
 /// `ty` of the argument expressions; the result type is the `ty` of the `Prim` expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -319,6 +335,11 @@ pub enum Prim {
     Parse(bool),
     /// `load_npy f`: args (the path); the array of the result type read from a `.npy` file.
     LoadNpy,
+    /// An operation on a distributed array that runs on each process's chunk (the checker
+    /// chooses it where an operand or the result is `distributed`; see `DistOp`).
+    Dist(DistOp),
+    /// `collect a`: args (the array); a distributed array gathered whole to every process.
+    Collect,
     /// `save_npy (f, a)`: args (the path, the array); `a` written as a `.npy` file.
     SaveNpy,
     /// `load_npz (f, name)`: args (the path, the member's name); the member `name.npy` of

@@ -13,7 +13,7 @@
 //! reference from it. Entries are in `prims/functions.rs` and `prims/operators.rs` (operators,
 //! conversions, coercions and internal kernels); a section keeps the order of its entries.
 
-use crate::core::ir::{ArithOp, BitOp, MathFn, Prim};
+use crate::core::ir::{ArithOp, BitOp, DistOp, MathFn, Prim};
 use crate::syntax::ast::BinOp;
 use crate::types::ty::{IntTy, Type};
 

@@ -16,6 +16,7 @@ pub mod code;
 pub mod compact;
 pub mod compile;
 pub mod data;
+pub mod distributed;
 pub mod error;
 pub mod format;
 pub mod library;

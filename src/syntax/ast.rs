@@ -94,6 +94,9 @@ pub enum TypeExprKind {
     /// `secret T` (`true`) or `public T` (`false`): the visibility qualifier. It
     /// binds like a pointer's `&`: `secret int ^ 3` is `(secret int) ^ 3`.
     Visibility(bool, Box<TypeExpr>),
+    /// `distributed T ^ I`: the distribution qualifier, over a whole power (`distributed
+    /// double ^ 4 ^ 5` qualifies the array of arrays).
+    Distributed(Box<TypeExpr>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -386,6 +386,10 @@ pub fn describe_layout(ty: &Type) -> Result<String, String> {
             "{}; secret, stored like `{inner}`",
             describe_layout(inner)?
         )),
+        Type::Distributed(inner) => Ok(format!(
+            "{}; distributed in equal chunks of the linear index",
+            describe_layout(inner)?
+        )),
         Type::Array(_, index) => describe_layout(index),
         Type::CSum(_) => {
             let summands = sum_summands(ty).ok_or_else(|| no_layout_message(ty))?;

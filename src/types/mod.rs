@@ -5,6 +5,7 @@
 //! it knows only the pointer modes a pointer type carries (`syntax::ast::PtrMode`), so the
 //! dependency between the two points one way: `types` uses `syntax`, never the reverse.
 
+pub mod distribution;
 pub mod iso;
 pub mod kind;
 pub mod layout;

@@ -242,6 +242,11 @@ impl Printer {
                 self.out.push_str("secret ");
                 self.operand(target, OperandSlot::PointerTarget);
             }
+            Type::Distributed(target) => {
+                // The qualifier takes a whole power: `distributed int ^ 3`.
+                self.out.push_str("distributed ");
+                self.operand(target, OperandSlot::CompactProductComponent);
+            }
             Type::CPtr(mode, whole, component) => {
                 self.out.push_str(match mode {
                     PtrMode::ReadWrite => "_pclt<",

@@ -429,6 +429,13 @@ pub enum Type {
     /// a type parameter or an inference variable. The checker's business only: the IR it
     /// produces is erased ([`Type::erase_secret`]), so values are stored as public ones.
     Secret(TypeRef),
+    /// `distributed T ^ I` (the distribution dimension): an array stored as equal chunks of
+    /// its linear index, one per process. Built only by [`Type::distributed`], around an
+    /// array type (an array whose element is distributed is the distributed array, so
+    /// `distributed double ^ 4 ^ 5` is one distributed array of 20 doubles). The checker's
+    /// business: the IR it produces is erased ([`Type::erase_distributed`]) and the
+    /// operations that run on chunks are chosen as their own kernels.
+    Distributed(TypeRef),
 }
 
 /// Facts about a type, computed once per compound node from its children's facts.
@@ -449,6 +456,8 @@ pub const FACT_FUN: u8 = 4;
 pub const FACT_NONCOMPACT: u8 = 8;
 /// The type mentions `secret`.
 pub const FACT_SECRET: u8 = 16;
+/// The type mentions `distributed`.
+pub const FACT_DISTRIBUTED: u8 = 32;
 
 fn mix(hash: u64, value: u64) -> u64 {
     // A multiply-rotate mix (as in FxHash), good enough for a structural hash.
@@ -668,6 +677,10 @@ impl Type {
 
     /// `elem ^ index`, normalised: `T ^ 1` = `T`, `T ^ 0` = `unit`.
     pub fn array(elem: Type, index: Type) -> Type {
+        // An array of a distributed array is one distributed array (of the whole linear index).
+        if let Type::Distributed(inner) = elem {
+            return Type::distributed(Type::array((*inner).clone(), index));
+        }
         match index {
             Type::Unitsum(0) => Type::UNIT,
             Type::Unitsum(1) => elem,
@@ -904,6 +917,11 @@ impl Type {
                 facts.flags |= FACT_SECRET;
                 facts
             }
+            Type::Distributed(a) => {
+                let mut facts = noncompact(Facts::node(21, std::iter::once(a.facts())));
+                facts.flags |= FACT_DISTRIBUTED;
+                facts
+            }
         }
     }
 
@@ -926,7 +944,7 @@ impl Type {
             Type::Array(a, b) | Type::CArray(a, b) | Type::Fun(a, b) | Type::CPtr(_, a, b) => {
                 (&[], [Some(a), Some(b)])
             }
-            Type::Ptr(_, a) | Type::Secret(a) => (&[], [Some(a), None]),
+            Type::Ptr(_, a) | Type::Secret(a) | Type::Distributed(a) => (&[], [Some(a), None]),
             Type::Nominal(definition) => (definition.args(), [None, None]),
             _ => (&[], [None, None]),
         };
@@ -951,6 +969,7 @@ impl Type {
             Type::Ptr(mode, a) => Some((8 + *mode as u8, a.node_id(), 0)),
             Type::CPtr(mode, a, b) => Some((11 + *mode as u8, a.node_id(), b.node_id())),
             Type::Secret(a) => Some((14, a.node_id(), 0)),
+            Type::Distributed(a) => Some((15, a.node_id(), 0)),
             _ => None,
         }
     }
@@ -1106,6 +1125,7 @@ impl Type {
                     Type::cptr(*mode, a.map_shared(f, memo), b.map_shared(f, memo))
                 }
                 Type::Secret(a) => Type::secret(a.map_shared(f, memo)),
+                Type::Distributed(a) => Type::distributed(a.map_shared(f, memo)),
                 Type::Nominal(definition) => match &definition.instance {
                     Some((declaration, args)) => {
                         let args = args.iter().map(|a| a.map_shared(f, memo)).collect();

@@ -14,7 +14,7 @@ pub(super) const DATA: &[PrimDef] = &[
         doc: "the array in the numpy file f, of the type the program expects (`val a : double ^ (3 \\* 4) = load_npy f;`); the file's dtype and shape must match it",
         example: "val a : int ^ (2 \\* 3) = (1, 2, 3, 4, 5, 6) :>> int ^ (2 \\* 3);\nsave_npy (\"/tmp/tessera-doc-load.npy\", a);\nval b : int ^ (2 \\* 3) = load_npy \"/tmp/tessera-doc-load.npy\";\nprintln b;",
         typing: Typing::Scheme(|_, _| Some(Prim::LoadNpy)),
-        kernels: |p| (*p == Prim::LoadNpy).then_some(1),
+        kernels: |p| matches!(p, Prim::LoadNpy | Prim::Dist(DistOp::LoadNpy)).then_some(1),
         ..FUNCTION
     },
     PrimDef {
@@ -26,7 +26,7 @@ pub(super) const DATA: &[PrimDef] = &[
         doc: "write a to the numpy file f: an array over `A \\* B \\* C` as a 3-d array, over any other index as a 1-d array",
         example: "val a : double ^ 3 = (0.5, 1.5, 2.5);\nsave_npy (\"/tmp/tessera-doc-save.npy\", a);",
         typing: Typing::Scheme(|_, _| Some(Prim::SaveNpy)),
-        kernels: |p| (*p == Prim::SaveNpy).then_some(2),
+        kernels: |p| matches!(p, Prim::SaveNpy | Prim::Dist(DistOp::SaveNpy)).then_some(2),
         ..FUNCTION
     },
     PrimDef {

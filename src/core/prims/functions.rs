@@ -154,7 +154,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         doc: "f applied to every element, indexed like a",
         example: "println$ map (fun (x:int) => x * x) (1, 2, 3);",
         typing: Typing::Scheme(|_, _| Some(Prim::Map)),
-        kernels: |p| (*p == Prim::Map).then_some(2),
+        kernels: |p| matches!(p, Prim::Map | Prim::Dist(DistOp::Map)).then_some(2),
         ..FUNCTION
     },
     PrimDef {
@@ -204,7 +204,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         doc: "left fold of + from zero",
         example: "println$ \\sum (1, 2, 3);",
         typing: Typing::Scheme(|_, _| Some(Prim::Sum)),
-        kernels: |p| (*p == Prim::Sum).then_some(1),
+        kernels: |p| matches!(p, Prim::Sum | Prim::Dist(DistOp::Reduce(true))).then_some(1),
         ..FUNCTION
     },
     PrimDef {
@@ -214,7 +214,18 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         doc: "left fold of * from one",
         example: "println$ \\prod (1, 2, 3, 4);",
         typing: Typing::Scheme(|_, _| Some(Prim::Prod)),
-        kernels: |p| (*p == Prim::Prod).then_some(1),
+        kernels: |p| matches!(p, Prim::Prod | Prim::Dist(DistOp::Reduce(false))).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "collect",
+        schemes: &["[T, N:COMPACTLINEAR] T ^ N -> T ^ N"],
+        form: "collect a",
+        doc: "a distributed array gathered whole to every process, as a plain array (of a \
+            plain array, the array itself)",
+        example: "val d : distributed int ^ 4 = (1, 2, 3, 4);\nprintln$ collect d;",
+        typing: Typing::Scheme(|_, _| Some(Prim::Collect)),
+        kernels: |p| (*p == Prim::Collect).then_some(1),
         ..FUNCTION
     },
     PrimDef {

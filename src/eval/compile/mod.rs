@@ -23,6 +23,7 @@ use super::vector::is_int_like;
 use super::{Ctrl, Frame, Program};
 
 mod columns;
+mod dist;
 mod expr;
 pub(crate) mod float;
 mod inlined;

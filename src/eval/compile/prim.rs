@@ -274,6 +274,7 @@ impl Compiler<'_> {
                 })
             }
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
+            Prim::Dist(_) | Prim::Collect => self.distributed(prim, args, codes, result_ty, span),
             Prim::Filter => self.filter(codes, &arg_tys[1], span),
             Prim::Append => {
                 let (Some(first), Some(second)) = (
@@ -607,7 +608,7 @@ fn compare_code(op: CmpOp, ty: &Type, a: ExprCode, b: ExprCode) -> ExprCode {
 }
 
 /// `\sum` (when `sum`) or `\prod` of an array whose elements have type `elem`.
-fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
+pub(super) fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> ExprCode {
     let op = if sum { ArithOp::Add } else { ArithOp::Mul };
     match elem {
         Type::Int(ity) if sum => {

@@ -327,7 +327,9 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             }
         }
         // The IR is erased of visibility (the checker refuses to print a secret).
-        Type::Var(_) | Type::Meta(_) | Type::Secret(_) => out.extend_from_slice(MISMATCH),
+        Type::Var(_) | Type::Meta(_) | Type::Secret(_) | Type::Distributed(_) => {
+            out.extend_from_slice(MISMATCH)
+        }
     }
 }
 

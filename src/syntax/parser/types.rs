@@ -90,6 +90,12 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
             Spanned::new(kind, span)
         }),
     );
+    // `distributed T ^ I`: a prefix over a whole power, so the qualifier takes the array.
+    let power = select! { Token::Ident(name) if name == "distributed" => () }
+        .ignore_then(power.clone())
+        .map_with(|t, extra| Spanned::new(TypeExprKind::Distributed(Box::new(t)), extra.span()))
+        .or(power)
+        .boxed();
     let compact_product = operator_level(
         power,
         token(Token::CompactStar),

@@ -1,0 +1,260 @@
+//! The kernels of distributed arrays (`Prim::Dist`, `Prim::Collect`): each computes this
+//! process's chunk of the linear index and combines across processes (`eval::distributed`).
+
+use std::sync::Arc;
+
+use crate::core::ir::{ArithOp, DistOp, Expr, Prim};
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::array::{self, LeafBuilder, Shape};
+use super::super::closure::apply_one;
+use super::super::code::ExprCode;
+use super::super::distributed::{self as dist, owned};
+use super::super::error::{Fault, OVERFLOW};
+use super::super::prims::int_arith;
+use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
+use super::super::Ctrl;
+use super::{internal, Compiler};
+
+impl Compiler<'_> {
+    /// A distributed kernel with its operands' types and its result type.
+    pub(super) fn distributed(
+        &mut self,
+        prim: &Prim,
+        args: &[Expr],
+        mut codes: Vec<ExprCode>,
+        result_ty: &Type,
+        span: Span,
+    ) -> ExprCode {
+        let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        match prim {
+            Prim::Dist(DistOp::Map) => dist_map(codes, &arg_tys[1], result_ty, span),
+            Prim::Dist(DistOp::Reduce(sum)) => {
+                let a: Arc<ExprCode> = Arc::new(codes.pop().expect("one operand"));
+                let whole = super::prim::reduce_code(*sum, result_ty, share(&a), span);
+                reduce(*sum, result_ty, share(&a), whole, span)
+            }
+            Prim::Collect => {
+                let Some(shape) = Shape::of_array_or_unit(result_ty) else {
+                    return internal("collect of a value that is not an array", span);
+                };
+                let a = codes.pop().expect("one operand");
+                Box::new(move |frame| collect(a(frame)?, &shape, span))
+            }
+            Prim::Dist(DistOp::LoadNpy) => {
+                // Each process reads the file and keeps it whole (its chunk is among it).
+                super::super::data::compile(&Prim::LoadNpy, args, codes, result_ty, span)
+                    .unwrap_or_else(|| internal("load_npy of an unexpected type", span))
+            }
+            Prim::Dist(DistOp::SaveNpy) => {
+                let Some(shape) = Shape::of_array_or_unit(&arg_tys[1]) else {
+                    return internal("save_npy of a value that is not an array", span);
+                };
+                let a = codes.pop().expect("two operands");
+                let path: Arc<ExprCode> = Arc::new(codes.pop().expect("two operands"));
+                // Gathered on every process; the first process writes the file.
+                let gathered: Arc<ExprCode> =
+                    Arc::new(Box::new(move |frame| collect(a(frame)?, &shape, span)));
+                let save = super::super::data::compile(
+                    &Prim::SaveNpy,
+                    args,
+                    vec![share(&path), share(&gathered)],
+                    result_ty,
+                    span,
+                )
+                .unwrap_or_else(|| internal("save_npy of an unexpected type", span));
+                Box::new(move |frame| {
+                    let saved = if dist::prints() {
+                        save(frame)
+                    } else {
+                        path(frame)?;
+                        gathered(frame).map(|_| Value::Unit)
+                    };
+                    // The file is whole before any process goes on (and may read it).
+                    dist::barrier();
+                    saved
+                })
+            }
+            _ => internal(format!("{prim:?} is not a distributed kernel"), span),
+        }
+    }
+}
+
+/// A code that runs a shared one (so two kernels can evaluate the same operand code).
+fn share(code: &Arc<ExprCode>) -> ExprCode {
+    let code = code.clone();
+    Box::new(move |frame| code(frame))
+}
+
+/// `map f a` on the owned elements; the others are the result type's zeros.
+fn dist_map(mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: Span) -> ExprCode {
+    let (Some(input), Some(output), Type::Array(elem, _)) = (
+        Shape::of_array_or_unit(array_ty),
+        Shape::of_array_or_unit(result_ty),
+        result_ty,
+    ) else {
+        return internal("map over a value that is not an array", span);
+    };
+    let (elem, result_ty) = ((**elem).clone(), result_ty.clone());
+    let a = codes.pop().expect("two operands");
+    let f = codes.pop().expect("two operands");
+    Box::new(move |frame| {
+        let function = f(frame)?;
+        let Value::Array(view) = a(frame)? else {
+            return Ok(Value::Unit);
+        };
+        let n = input.len_of(&view);
+        let (lo, hi) = owned(n);
+        // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
+        // memory) with the chunk written in.
+        if matches!(elem, Type::Double | Type::Float) {
+            let mut out = array::zeroed::<f64>(n);
+            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
+                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                    Value::Float(x) => *slot = x,
+                    _ => return Err(internal_fault(span)),
+                }
+            }
+            return Ok(Value::Array(ArrayVal::new(Buffer::F64(out))));
+        }
+        if matches!(elem, Type::Int(_)) && output.repr == LeafRepr::I64 {
+            let mut out = array::zeroed::<i64>(n);
+            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
+                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                    Value::Int(x) => *slot = x,
+                    _ => return Err(internal_fault(span)),
+                }
+            }
+            return Ok(Value::Array(ArrayVal::new(Buffer::I64(out))));
+        }
+        let zero = array::zero_value(&elem, &frame.rt.limits).map_err(|f| f.at(span))?;
+        let mut out = LeafBuilder::new(output.repr);
+        out.reserve(
+            n.saturating_mul(output.elem_leaves),
+            &result_ty,
+            &frame.rt.limits,
+        )
+        .map_err(|f| f.at(span))?;
+        for i in 0..n {
+            if (lo..hi).contains(&i) {
+                out.push_element(apply_one(
+                    frame.rt,
+                    &function,
+                    input.element(&view, i),
+                    span,
+                )?);
+            } else {
+                out.push_element(zero.clone());
+            }
+        }
+        Ok(Value::Array(out.finish()))
+    })
+}
+
+/// `\sum` and `\prod` of a distributed array: floating values by the tile tree, integers
+/// exactly; any other element type (`natural`) by `whole`, on one process.
+fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> ExprCode {
+    let op = if sum { ArithOp::Add } else { ArithOp::Mul };
+    let single = *elem == Type::Float;
+    let ity = match elem {
+        Type::Int(ity) => Some(*ity),
+        _ => None,
+    };
+    let floating = matches!(elem, Type::Double | Type::Float);
+    if ity.is_none() && !floating {
+        return Box::new(move |frame| {
+            if dist::world().1 > 1 {
+                return Err(Fault::new(
+                    super::super::error::DATA_FORMAT,
+                    "a distributed reduction of this element type runs on one process only"
+                        .to_string(),
+                )
+                .at(span));
+            }
+            whole(frame)
+        });
+    }
+    Box::new(move |frame| {
+        let Value::Array(view) = a(frame)? else {
+            return Ok(if floating {
+                Value::Float(if sum { 0.0 } else { 1.0 })
+            } else {
+                Value::Int(if sum { 0 } else { 1 })
+            });
+        };
+        let n = view.len;
+        let (lo, hi) = owned(n);
+        match (&*view.buf, ity) {
+            (Buffer::F64(values), _) => {
+                let values = &values[view.start + lo..view.start + hi];
+                Ok(Value::Float(dist::reduce_float(values, lo, n, op, single)))
+            }
+            (Buffer::I64(values), Some(ity)) => {
+                let values = &values[view.start + lo..view.start + hi];
+                let partial = values
+                    .iter()
+                    .try_fold(if sum { 0i128 } else { 1 }, |acc, &x| {
+                        if sum {
+                            acc.checked_add(x as i128)
+                        } else {
+                            acc.checked_mul(x as i128)
+                        }
+                    });
+                let partial = if !sum && values.contains(&0) {
+                    Some(0)
+                } else {
+                    partial
+                };
+                let total = dist::reduce_int(partial, sum)
+                    .and_then(|t| i64::try_from(t).ok())
+                    .ok_or_else(|| overflow(sum, span))?;
+                // Narrower integer types keep their own bounds.
+                int_arith(ArithOp::Add, ity, 0, total)
+                    .map(Value::Int)
+                    .map_err(|f| f.at(span))
+            }
+            _ => whole(frame),
+        }
+    })
+}
+
+fn internal_fault(span: Span) -> Ctrl {
+    Fault::new(
+        super::super::error::INTERNAL,
+        "a mapped function gave a value of an unexpected kind".to_string(),
+    )
+    .at(span)
+}
+
+fn overflow(sum: bool, span: Span) -> Ctrl {
+    let what = if sum { "sum" } else { "product" };
+    Fault::new(
+        OVERFLOW,
+        format!("the {what} of a distributed array overflows"),
+    )
+    .at(span)
+}
+
+/// The whole array on every process, from each process's chunk.
+fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
+    let Value::Array(mut view) = value else {
+        return Ok(value);
+    };
+    if dist::world().1 == 1 {
+        return Ok(Value::Array(view));
+    }
+    let leaves = shape.elem_leaves.max(1);
+    match array::make_unique(&mut view) {
+        Buffer::F64(values) => dist::collect_f64(values, leaves),
+        Buffer::I64(values) => dist::collect_i64(values, leaves),
+        _ => {
+            return Err(Fault::new(
+                super::super::error::DATA_FORMAT,
+                "only arrays of numbers are gathered across processes".to_string(),
+            )
+            .at(span))
+        }
+    }
+    Ok(Value::Array(view))
+}
