@@ -491,7 +491,9 @@ pub(super) fn define_expressions<'t>(
     // Level 2: `e :>> T` (left associative: `e :>> A :>> B` converts twice) and the
     // arrow lambda.
     let coercion = pipe.foldl(
-        token(Token::Coerce).ignore_then(type_expr.clone()).repeated(),
+        token(Token::Coerce)
+            .ignore_then(type_expr.clone())
+            .repeated(),
         |value, target| {
             let span = value.span.to(target.span);
             Spanned::new(ExprKind::Coerce(Box::new(value), target), span)
