@@ -12,9 +12,9 @@
 # histogram, strscan, tuple_rec, mandelbrot, rowsum, and startup (tessera run examples/hello.flx);
 # e.g. '^(matmul|stencil|sort_ptr|nbody|sieve|histogram|strscan|tuple_rec|mandelbrot|rowsum|startup)$'.
 #
-# Part 1, the kernels (issue 5): median wall seconds of each command and the ratio Tessera /
+# Part 1, the kernels: median wall seconds of each command and the ratio Tessera /
 # anchor for each anchor of the kernel. Peak RSS of K1 is measured with /usr/bin/time.
-# Part 2, the idioms (issue 11, benches/idioms/): per row (one piece of work), per form (one way
+# Part 2, the idioms (benches/idioms/): per row (one piece of work), per form (one way
 # of writing it), the median wall seconds, the ns per element or call (median minus the median of
 # the row's setup program, which does only the fill and start-up, divided by the count), the
 # ratio to the fastest Tessera form of the row and to the counterparts (benches/counterparts/),
@@ -223,7 +223,7 @@ if [[ K1 =~ $only ]] && [ $have_time = 1 ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# Idioms (issue 11): benches/idioms/ROW_FORM.flx, counterparts in benches/counterparts/.
+# Idioms: benches/idioms/ROW_FORM.flx, counterparts in benches/counterparts/.
 
 # expected_of FILE: the "Expected output:" line of a program's header comment.
 expected_of() { sed -n 's/^\(\/\/\|--\|#\) Expected output: //p' "$1" | head -1; }
@@ -541,7 +541,7 @@ done
 startup
 
 # ---------------------------------------------------------------------------------------------
-# Targets of issue 11.
+# Targets of the one-fast-path work.
 declare -a target_rows=()
 targets_run=0
 # target DESCRIPTION NUM DEN OP LIMIT: measured = med[NUM] / med[DEN], met when it is OP LIMIT.
@@ -606,7 +606,7 @@ fi
 [ -n "$startup_line" ] && { echo; echo "$startup_line"; }
 if [ $targets_run = 1 ]; then
   echo
-  echo "| target (issue 11) | measured | target | met? |"
+  echo "| target (one fast path) | measured | target | met? |"
   echo "|---|---|---|---|"
   for row in "${target_rows[@]}"; do echo "$row"; done
 fi
