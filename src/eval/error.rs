@@ -143,8 +143,7 @@ pub fn used_before_initialisation(def: &crate::core::ir::GlobalDef, span: Span) 
         .with_secondary(def.span, format!("`{name}` is defined here"))
         .with_help(format!(
             "definitions are visible in their whole scope, but `{name}` only gets its \
-             value when its definition runs: move the definition before the first use, \
-             or run it again if its run stopped with an error"
+             value when its definition runs: move the definition before the first use"
         ))
         .in_secondary_unit(def.unit),
     ))
