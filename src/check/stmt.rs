@@ -577,6 +577,12 @@ impl Checker {
     /// A range loop's variable bound in the loop only: a child scope, made current, holding
     /// just the variable, whose type the loop's start gives.
     fn loop_local_var(&mut self, var: &ast::SName) -> VarBinding {
+        self.bind_in_child_scope(var, VarType::Pending, true)
+    }
+
+    /// A new scope inside the current one, made current, holding just the variable `var` in
+    /// a fresh slot of the current frame.
+    fn bind_in_child_scope(&mut self, var: &ast::SName, ty: VarType, mutable: bool) -> VarBinding {
         let frame = self.frame;
         let scope = self.new_scope(Some(self.scope));
         self.scope = scope;
@@ -586,11 +592,17 @@ impl Checker {
         if cell {
             self.frames[frame].cell_slots.push(slot);
         }
-        self.note_def(&var.node, super::index::DefKind::Var, var.span, None);
+        let (kind, known) = match (&ty, mutable) {
+            (VarType::Known(t), false) => (super::index::DefKind::Val, Some(t.clone())),
+            (VarType::Known(t), true) => (super::index::DefKind::Var, Some(t.clone())),
+            (_, false) => (super::index::DefKind::Val, None),
+            (_, true) => (super::index::DefKind::Var, None),
+        };
+        self.note_def(&var.node, kind, var.span, known);
         let vb = VarBinding {
             loc: VarLoc { frame, slot, cell },
-            ty: VarType::Pending,
-            mutable: true,
+            ty,
+            mutable,
             span: var.span,
             decl: None,
             scope,
@@ -609,32 +621,7 @@ impl Checker {
         body: &[Stmt],
     ) -> (Place, Vec<ir::Stmt>, ir::LabelId) {
         let saved = self.scope;
-        let frame = self.frame;
-        let scope = self.new_scope(Some(saved));
-        self.scope = scope;
-        let global = self.frames[frame].global;
-        let cell = !global && self.frames[frame].captured_names.contains(&var.node);
-        let slot = self.frames[frame].alloc();
-        if cell {
-            self.frames[frame].cell_slots.push(slot);
-        }
-        self.note_def(
-            &var.node,
-            super::index::DefKind::Val,
-            var.span,
-            Some(ty.clone()),
-        );
-        let vb = VarBinding {
-            loc: VarLoc { frame, slot, cell },
-            ty: VarType::Known(ty),
-            mutable: false,
-            span: var.span,
-            decl: None,
-            scope,
-        };
-        self.scopes[scope]
-            .values
-            .insert(var.node.clone(), Binding::Var(vb.clone()));
+        let vb = self.bind_in_child_scope(var, VarType::Known(ty), false);
         let place = self.place_of(&vb);
         let (label, body_ir) = self.loop_body(label, body);
         self.scope = saved;

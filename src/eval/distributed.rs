@@ -209,7 +209,17 @@ pub fn reduce_float(values: &[f64], lo: usize, n: usize, op: ArithOp, single: bo
         return if op == ArithOp::Mul { 1.0 } else { 0.0 };
     }
     let mine = contribute(values, lo, n, op, single);
-    let all = gather_contributions(mine);
+    combine(gather_contributions(mine), n, op, single)
+}
+
+/// The reduction of `n` positions from every process's contribution, in process order:
+/// each tile folded whole or from its pieces, then the fixed tree over the tiles.
+fn combine(
+    all: impl IntoIterator<Item = Contribution>,
+    n: usize,
+    op: ArithOp,
+    single: bool,
+) -> f64 {
     let mut tiles: Vec<Option<f64>> = vec![None; n.div_ceil(TILE)];
     let mut pieces: Vec<Vec<f64>> = vec![Vec::new(); tiles.len()];
     for c in all {
@@ -377,30 +387,17 @@ mod tests {
     /// The contributions of `p` processes, combined as `reduce_float` combines them.
     fn reduce_on(values: &[f64], p: usize) -> f64 {
         let n = values.len();
-        let mut tiles: Vec<Option<f64>> = vec![None; n.div_ceil(TILE)];
-        let mut pieces: Vec<Vec<f64>> = vec![Vec::new(); tiles.len()];
-        for r in 0..p {
+        let all = (0..p).map(|r| {
             let (lo, hi) = chunk(n, r, p);
-            let c = decode(&encode(&contribute(
+            decode(&encode(&contribute(
                 &values[lo..hi],
                 lo,
                 n,
                 ArithOp::Add,
                 false,
-            )));
-            for (t, v) in c.whole {
-                tiles[t] = Some(v);
-            }
-            for (t, part) in c.parts {
-                pieces[t].extend(part);
-            }
-        }
-        let folded: Vec<f64> = tiles
-            .into_iter()
-            .zip(&pieces)
-            .map(|(t, p)| t.unwrap_or_else(|| fold(p, ArithOp::Add, false)))
-            .collect();
-        tree(&folded, ArithOp::Add, false)
+            )))
+        });
+        combine(all, n, ArithOp::Add, false)
     }
 
     #[test]
