@@ -599,6 +599,20 @@ impl Checker {
     ) -> ir::Expr {
         let sets = self.lookup_fun_sets(n);
         let all: Vec<usize> = sets.iter().flatten().copied().collect();
+        let mut args = args;
+        if self.secret.distributed && !args.is_empty() {
+            let chunked = crate::check::distributed::call_library(
+                self,
+                n,
+                &all,
+                &mut args,
+                span,
+                |c, args| c.call_named(n, name_span, explicit.clone(), args, span, expected),
+            );
+            if let Some(r) = chunked {
+                return r;
+            }
+        }
         if args.is_empty() {
             return match explicit {
                 Some(t) => {
@@ -633,7 +647,6 @@ impl Checker {
         // unless the name has exactly one definition anywhere: then checking the argument
         // against that function's parameter type gives the same answer with better inference
         // (lambdas, literals, primitives passed as values).
-        let mut args = args;
         let first = args.remove(0);
         let continues_outward = crate::core::prims::is_prim(n)
             || crate::check::typeexpr::builtin_type(n).is_some()

@@ -10,7 +10,9 @@
 //!
 //! What runs on chunks: `map f a` (a distributed result), `\sum` and `\prod` (a scalar),
 //! `len` (the shape), `save_npy`, `collect` (the whole array), a reshape `:>>` (the linear
-//! index does not change, so no data moves) and `load_npy` into a distributed type. A plain
+//! index does not change, so no data moves), `load_npy` into a distributed type, and the
+//! library functions written in Tessera that have a chunked kernel (`ir::ChunkedFn`:
+//! `minimum`, `maximum`, `mean`, `dot`, `map2`), chosen by `call_library`. A plain
 //! array goes where a distributed one is wanted (each process keeps its chunk); the other
 //! way needs `collect`.
 
@@ -165,4 +167,320 @@ pub(crate) fn apply_distributed(
         r.ty = Type::distributed(c.zonk(&r.ty));
     }
     Some(r)
+}
+
+/// A call of a library function that has a chunked kernel (`ChunkedFn`: `minimum`, `mean`,
+/// `dot`, `map2`, …) where the session has written `distributed`: the arguments are checked
+/// first; when one is distributed, the call is typed on the data types as a call of the
+/// library function, and given the chunked kernel, which also keeps that call (for what it
+/// does not chunk). A user's overload of the name chosen for the data types gets the
+/// arguments as plain arrays, which is E0810. `None` (with the arguments checked in place)
+/// when the name is not such a function or no argument is distributed.
+pub(crate) fn call_library(
+    c: &mut Checker,
+    name: &str,
+    candidates: &[usize],
+    args: &mut Vec<Arg>,
+    span: Span,
+    call: impl FnOnce(&mut Checker, Vec<Arg>) -> ir::Expr,
+) -> Option<ir::Expr> {
+    let f = ir::ChunkedFn::of_name(name)?;
+    if !candidates.iter().any(|&i| c.is_library_fun(i)) {
+        return None;
+    }
+    let function_at = usize::from(f == ir::ChunkedFn::Map2);
+    let mut distributed = None;
+    for i in 0..args.len().min(f.operands()) {
+        if i < function_at || is_lambda(&args[i]) {
+            continue;
+        }
+        let e = crate::check::prims::take(c, args, i, None);
+        if distributed.is_none() && e.ty.has_distributed() {
+            distributed = Some((e.ty.clone(), e.span));
+        }
+        args[i] = Arg::Checked(e);
+    }
+    distributed.as_ref()?;
+    if args.len() != f.operands() {
+        let (ty, at) = distributed.expect("checked above");
+        c.needs_whole(
+            at,
+            format!("`{name}` applied to a different number of arguments"),
+            &ty,
+        );
+        return Some(error_expr(span));
+    }
+    for a in args.iter_mut() {
+        if let Arg::Checked(e) = a {
+            strip(e);
+        }
+    }
+    let written = std::mem::replace(&mut c.secret.distributed, false);
+    let r = call(c, std::mem::take(args));
+    c.secret.distributed = written || c.secret.distributed;
+    if r.ty == error_type() {
+        return Some(r);
+    }
+    let ir::ExprKind::Call {
+        func,
+        args: operands,
+    } = &r.kind
+    else {
+        return Some(r);
+    };
+    let library = match &func.kind {
+        ir::ExprKind::MakeFun { fun, .. } => c.funs.iter().position(|s| s.id == *fun),
+        _ => None,
+    };
+    if !library.is_some_and(|i| c.is_library_fun(i)) {
+        let (ty, at) = distributed.expect("checked above");
+        c.needs_whole(at, format!("`{name}` (a plain array)"), &ty);
+        return Some(error_expr(span));
+    }
+    let mut operands = operands.clone();
+    let ty = c.zonk(&r.ty);
+    let ty = if f == ir::ChunkedFn::Map2 {
+        Type::distributed(ty)
+    } else {
+        ty
+    };
+    operands.push(r);
+    Some(ir::Expr {
+        kind: ir::ExprKind::Prim(Prim::Dist(DistOp::Library(f)), operands),
+        ty,
+        span,
+    })
+}
+
+impl Checker {
+    /// Is function `idx` the library's (defined at the top of the prelude)?
+    pub(crate) fn is_library_fun(&self, idx: usize) -> bool {
+        let scope = self.funs[idx].scope;
+        self.prelude_scope.is_some() && self.scopes[scope].parent == self.prelude_scope
+    }
+}
+
+/// A `for i in ..[I]` loop being checked where the session has written `distributed`: in its
+/// body a distributed array indexed by `I` may be read and stored at `i` (`used` says whether
+/// the body does). Such a loop runs on each process over the positions it owns, so its body
+/// may have no other effect: it stores into distributed arrays at `i` and into variables it
+/// declares itself, calls no procedure, prints nothing and does not leave the loop early.
+#[derive(Clone, Debug)]
+pub(crate) struct OwnedLoop {
+    var: String,
+    index: Type,
+    used: bool,
+}
+
+impl Checker {
+    /// Is `a.rhs`, for `a` a distributed array of type `distributed inner`, an element at the
+    /// position of the innermost loop over `inner`'s index? (Noted as a use of the loop.)
+    pub(crate) fn at_owned_position(
+        &mut self,
+        inner: &Type,
+        rhs: &crate::syntax::ast::Expr,
+    ) -> bool {
+        let crate::syntax::ast::ExprKind::Name(n) = &rhs.node else {
+            return false;
+        };
+        let Type::Array(_, index) = inner else {
+            return false;
+        };
+        let index = self.zonk(index);
+        let Some(l) = self.secret.owned_loops.last_mut() else {
+            return false;
+        };
+        if l.var != **n || l.index != index {
+            return false;
+        }
+        l.used = true;
+        true
+    }
+
+    /// Where `body` applies a primitive with an effect (printing, reading the world) or makes
+    /// a function value of a function whose body has one.
+    fn effect_in(&self, body: &[ir::Stmt]) -> Option<Span> {
+        let mut at = None;
+        crate::core::visit::each_in_stmts(
+            body,
+            &mut |e| {
+                let effect = match &e.kind {
+                    ir::ExprKind::Prim(p, _) => crate::core::prims::has_effect(p),
+                    ir::ExprKind::MakeFun { fun, .. } | ir::ExprKind::Closure { fun, .. } => {
+                        self.funs.iter().find(|f| f.id == *fun).is_some_and(|f| {
+                            f.state == crate::check::env::FunState::Done && !f.pure_
+                        })
+                    }
+                    _ => false,
+                };
+                if effect && at.is_none() {
+                    at = Some(e.span);
+                }
+            },
+            &mut |_| {},
+        );
+        at
+    }
+
+    /// Start checking `for var in ..[index]`: the next scope (the loop's own variables are
+    /// bound in it and the scopes after it).
+    pub(crate) fn enter_owned_loop(&mut self, var: &str, index: &Type) -> usize {
+        self.secret.owned_loops.push(OwnedLoop {
+            var: var.to_string(),
+            index: index.clone(),
+            used: false,
+        });
+        self.scopes.len()
+    }
+
+    /// The loop `for var in ..[index]` checked (`var` at `place`, body `body`): unchanged
+    /// when its body reads no distributed element at its position; otherwise, when the body
+    /// has no other effect, a loop over the owned positions (E0810 when it has one).
+    pub(crate) fn leave_owned_loop(
+        &mut self,
+        first_scope: usize,
+        loop_: ir::Stmt,
+        span: Span,
+    ) -> ir::Stmt {
+        let l = self.secret.owned_loops.pop().expect("entered");
+        let frame = self.frame;
+        let ir::Stmt::ForCodes {
+            label,
+            var,
+            ty,
+            body,
+        } = loop_
+        else {
+            return loop_;
+        };
+        if !l.used {
+            return ir::Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body,
+            };
+        }
+        let n = crate::types::size::size_of(&ty).and_then(|n| num_traits::ToPrimitive::to_i64(&n));
+        let global = self.frames[frame].global;
+        let own_slots: std::collections::HashSet<ir::Slot> = (first_scope..self.scopes.len())
+            .flat_map(|id| self.scopes[id].values.values())
+            .filter_map(|b| match b {
+                crate::check::env::Binding::Var(vb) if vb.loc.frame == frame => Some(vb.loc.slot),
+                _ => None,
+            })
+            .collect();
+        let own = |p: &ir::Place| match p {
+            ir::Place::Local(s) | ir::Place::LocalCell(s) => !global && own_slots.contains(s),
+            ir::Place::Global(s) => global && own_slots.contains(s),
+            ir::Place::CaptureCell(_) => false,
+        };
+        let problem = if let Some(at) = self.effect_in(&body) {
+            Some(("calls a function with an effect".to_string(), Some(at)))
+        } else if n.is_none() {
+            Some((
+                "runs over an index whose size is known only when it runs".to_string(),
+                None,
+            ))
+        } else {
+            body_problem(&body, &var, label, &own)
+        };
+        if let Some((problem, at)) = problem {
+            self.error(CheckError::OwnedLoop {
+                span: at.unwrap_or(span),
+                problem,
+            });
+            return ir::Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body,
+            };
+        }
+        let n = n.expect("checked above");
+        let bound = |end: bool| ir::Expr {
+            kind: ir::ExprKind::Prim(
+                Prim::Dist(DistOp::Owned(end)),
+                vec![ir::Expr {
+                    kind: ir::ExprKind::Const(ir::Const::Int(n)),
+                    ty: Type::Int(crate::types::ty::IntTy::Size),
+                    span,
+                }],
+            ),
+            ty: Type::Int(crate::types::ty::IntTy::Size),
+            span,
+        };
+        ir::Stmt::ForRange {
+            label,
+            var,
+            var_ty: crate::types::ty::IntTy::Size,
+            from: bound(false),
+            to: bound(true),
+            kind: ir::RangeKind::Exclusive,
+            body,
+        }
+    }
+}
+
+/// What in the body of a loop over owned positions has an effect beyond them, and where (when
+/// an expression says): the loop's variable is at `var`, the variables it declares are `own`.
+fn body_problem(
+    body: &[ir::Stmt],
+    var: &ir::Place,
+    label: ir::LabelId,
+    own: &dyn Fn(&ir::Place) -> bool,
+) -> Option<(String, Option<Span>)> {
+    use ir::Stmt as S;
+    let at_var = |e: &ir::Expr| match (&e.kind, var) {
+        (ir::ExprKind::Local(a), ir::Place::Local(b))
+        | (ir::ExprKind::LocalCell(a), ir::Place::LocalCell(b))
+        | (ir::ExprKind::Global(a), ir::Place::Global(b)) => a == b,
+        _ => false,
+    };
+    for stmt in body {
+        let found = match stmt {
+            S::Assign(p, e) if !own(p) => {
+                Some(("assigns a variable declared outside it", Some(e.span)))
+            }
+            S::Store {
+                place,
+                root_ty,
+                path,
+                value,
+            } if !own(place) => {
+                let at_position = root_ty.distributed_array().is_some()
+                    && matches!(path.first(), Some(ir::PathStep::Index(i, _)) if at_var(i));
+                (!at_position).then_some((
+                    "stores into a variable declared outside it, other than a distributed array at the loop's position",
+                    Some(value.span),
+                ))
+            }
+            S::StoreAt { value, .. } => Some(("stores through a pointer", Some(value.span))),
+            S::Expr(e) => Some(("calls a procedure", Some(e.span))),
+            S::Return(_) => Some(("returns from the function", None)),
+            S::Break(l) if *l == label => Some(("leaves it with `break`", None)),
+            _ => None,
+        };
+        if let Some((p, at)) = found {
+            return Some((p.to_string(), at));
+        }
+        let nested: Vec<&[ir::Stmt]> = match stmt {
+            S::If(_, a, b) => vec![a, b],
+            S::While { body, .. }
+            | S::Loop { body, .. }
+            | S::ForRange { body, .. }
+            | S::ForCodes { body, .. }
+            | S::ForArray { body, .. }
+            | S::Block(body)
+            | S::Specialise { body, .. } => vec![body],
+            S::Match(_, arms) => arms.iter().map(|a| a.body.as_slice()).collect(),
+            _ => Vec::new(),
+        };
+        for b in nested {
+            if let Some(p) = body_problem(b, var, label, own) {
+                return Some(p);
+            }
+        }
+    }
+    None
 }

@@ -166,6 +166,9 @@ pub enum CheckError {
         operation: String,
         ty: String,
     },
+    /// E0810: a loop reading distributed arrays at its position (so run by each process over
+    /// its own positions) whose body has another effect.
+    OwnedLoop { span: Span, problem: String },
     /// E0811: `distributed` written on a type that is not an array.
     NotDistributable { span: Span, ty: String },
 }
@@ -186,7 +189,7 @@ impl CheckError {
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
             CheckError::MissingReturn { .. } => "E0304",
             CheckError::Secret { use_, .. } => use_.code(),
-            CheckError::NeedsWhole { .. } => "E0810",
+            CheckError::NeedsWhole { .. } | CheckError::OwnedLoop { .. } => "E0810",
             CheckError::NotDistributable { .. } => "E0811",
             CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
@@ -235,6 +238,7 @@ impl CheckError {
             | CheckError::OpaqueDecl { span, .. }
             | CheckError::Secret { span, .. }
             | CheckError::NeedsWhole { span, .. }
+            | CheckError::OwnedLoop { span, .. }
             | CheckError::NotDistributable { span, .. } => *span,
         }
     }
@@ -399,7 +403,10 @@ impl CheckError {
             }
             CheckError::NeedsWhole { operation, ty, .. } => d(format!("{operation} needs the whole array, but this is the distributed `{ty}`"))
                 .with_label("held in chunks, one per process")
-                .with_help("gather it to every process with `collect a` first (a copy of the whole array on each), or keep to the operations that run on chunks: `map`, `\\sum`, `\\prod`, `len`, `save_npy`, a reshape `:>>`"),
+                .with_help("gather it to every process with `collect a` first (a copy of the whole array on each), or keep to the operations that run on chunks: `map`, `map2`, `\\sum`, `\\prod`, `minimum`, `maximum`, `mean`, `dot`, `len`, `save_npy`, `load_npy`, a reshape `:>>`"),
+            CheckError::OwnedLoop { problem, .. } => d(format!("this loop reads or stores distributed arrays at its position, so each process runs it over its own positions only; but it {problem}"))
+                .with_label("an effect beyond the loop's own positions")
+                .with_help("keep the loop's body to stores into distributed arrays at the loop's position and to variables it declares itself; move the rest out of the loop, or `collect` the arrays first"),
             CheckError::NotDistributable { ty, .. } => d(format!("`distributed` qualifies an array, not `{ty}`"))
                 .with_label("nothing to split")
                 .with_help("write it before an array type: `distributed double ^ 1000`"),

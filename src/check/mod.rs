@@ -160,6 +160,9 @@ pub(crate) struct SecretState {
     pub(crate) written: bool,
     /// Has the session written `distributed`? Then each unit's IR is erased of it too.
     pub(crate) distributed: bool,
+    /// The `for i in ..[I]` loops being checked, innermost last, where distributed arrays
+    /// indexed by `I` may be read and stored at `i` (`distributed.rs`).
+    pub(crate) owned_loops: Vec<distributed::OwnedLoop>,
     /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
     /// the name, and the declaration when it is in this unit (`secret.rs` names them).
     pub(crate) reads: Vec<secret::SecretRead>,

@@ -135,6 +135,9 @@ impl Checker {
         // One element of a distributed array lives on one process.
         if let Type::Distributed(inner) = ty {
             let inner = inner.clone();
+            if self.at_owned_position(&inner, rhs) {
+                return self.projection(&inner, rhs, None);
+            }
             let p = self.projection(&inner, rhs, None)?;
             self.needs_whole(rhs.span, "reading one element", ty);
             drop(p);

@@ -400,13 +400,21 @@ impl Checker {
                     });
                     return;
                 }
+                let owned = self
+                    .secret
+                    .distributed
+                    .then(|| self.enter_owned_loop(&var.node, &ty));
                 let (place, body_ir, label) = self.loop_with_local(label, var, ty.clone(), body);
-                out.push(ir::Stmt::ForCodes {
+                let mut stmt = ir::Stmt::ForCodes {
                     label,
                     var: place,
                     ty,
                     body: body_ir,
-                });
+                };
+                if let Some(first_scope) = owned {
+                    stmt = self.leave_owned_loop(first_scope, stmt, var.span);
+                }
+                out.push(stmt);
             }
             ForKind::Array(arr) => {
                 let a = self.expr(arr, None);

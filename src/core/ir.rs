@@ -160,6 +160,51 @@ pub enum DistOp {
     LoadNpy,
     /// `save_npy (f, a)` of a distributed array: each process writes its chunk's bytes.
     SaveNpy,
+    /// The first (`false`) or the end (`true`) of the positions this process owns of the
+    /// number of positions given as the operand: the bounds of a loop over a distributed
+    /// array's index that reads and stores it at the loop's position only.
+    Owned(bool),
+    /// A library function with a chunked kernel, on its operands followed by the call of the
+    /// library function itself (run on one process for element types the kernel does not
+    /// chunk, and for empty arrays).
+    Library(ChunkedFn),
+}
+
+/// The library functions (written in Tessera, in the prelude) that run on chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkedFn {
+    /// `minimum a` (`false`) and `maximum a` (`true`): each process's extreme, then the
+    /// extreme of those in process order.
+    Extreme(bool),
+    /// `mean a`: the tiled sum over the length.
+    Mean,
+    /// `dot a b`: the products at the owned positions, summed as `\sum` sums.
+    Dot,
+    /// `map2 f a b`: `f` applied at the owned positions.
+    Map2,
+}
+
+impl ChunkedFn {
+    /// The chunked library function of a name.
+    pub fn of_name(name: &str) -> Option<ChunkedFn> {
+        Some(match name {
+            "minimum" => ChunkedFn::Extreme(false),
+            "maximum" => ChunkedFn::Extreme(true),
+            "mean" => ChunkedFn::Mean,
+            "dot" => ChunkedFn::Dot,
+            "map2" | "zip_with" => ChunkedFn::Map2,
+            _ => return None,
+        })
+    }
+
+    /// The number of operands (the call of the library function not counted).
+    pub fn operands(self) -> usize {
+        match self {
+            ChunkedFn::Extreme(_) | ChunkedFn::Mean => 1,
+            ChunkedFn::Dot => 2,
+            ChunkedFn::Map2 => 3,
+        }
+    }
 }
 
 /// A primitive operation with its kernel resolved by the checker. Operand types are the

@@ -309,6 +309,11 @@ pub fn operand_count(p: &Prim) -> Option<usize> {
     PRIMS.iter().find_map(|d| (d.kernels)(p))
 }
 
+/// Does kernel `p` have an effect (write output, read or change the program's world)?
+pub fn has_effect(p: &Prim) -> bool {
+    PRIMS.iter().any(|d| d.effect && (d.kernels)(p).is_some())
+}
+
 /// Does kernel `p` write output or call a function it is given (so an expression using it is
 /// not a straight-line computation)?
 pub fn calls_or_writes(p: &Prim) -> bool {

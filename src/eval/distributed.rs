@@ -20,9 +20,14 @@ pub const TILE: usize = 4096;
 pub fn world() -> (usize, usize) {
     #[cfg(feature = "mpi")]
     {
+        // Asked once MPI has started (they never change while it runs).
+        static WORLD: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+        if let Some(world) = WORLD.get() {
+            return *world;
+        }
         if let Some(world) = mpi_world() {
             use mpi::topology::Communicator;
-            return (world.rank() as usize, world.size() as usize);
+            return *WORLD.get_or_init(|| (world.rank() as usize, world.size() as usize));
         }
     }
     (0, 1)
@@ -313,7 +318,7 @@ fn gather_i128(partial: Option<i128>) -> Vec<Option<i128>> {
 }
 
 /// Each process's words, in rank order, on every process.
-fn gather_f64(mine: &[f64]) -> Vec<Vec<f64>> {
+pub fn gather_f64(mine: &[f64]) -> Vec<Vec<f64>> {
     #[cfg(feature = "mpi")]
     {
         if let Some(world) = mpi_world() {

@@ -456,10 +456,10 @@ fn equal_to(ty: &Type) -> Less {
 }
 
 /// A test on two values (a strict order, or an equality).
-type Less = Box<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
+pub(crate) type Less = Box<dyn Fn(&Value, &Value) -> bool + Send + Sync>;
 
 /// `x < y` for values of type `ty`, as `Prim::Compare(Lt)` decides it (IEEE for floats).
-fn less_than(ty: &Type) -> Less {
+pub(crate) fn less_than(ty: &Type) -> Less {
     match ty {
         Type::Double | Type::Float => Box::new(|x, y| x.as_float_lossy() < y.as_float_lossy()),
         _ => {

@@ -229,6 +229,35 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "_owned",
+        section: Section::Internal,
+        schemes: &["size -> size"],
+        doc: "the first or the end of the positions this process owns of a distributed array \
+            of n positions: the bounds of a loop that reads and stores distributed arrays at \
+            its own position only",
+        typing: Typing::Internal,
+        kernels: |p| matches!(p, Prim::Dist(DistOp::Owned(_))).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "_chunked",
+        section: Section::Internal,
+        schemes: &[
+            "[T, N:COMPACTLINEAR] T ^ N -> T -> T",
+            "[T, N:COMPACTLINEAR] T ^ N -> T ^ N -> T -> T",
+            "[T, U, V, N:COMPACTLINEAR] (T -> U -> V) -> T ^ N -> U ^ N -> V ^ N -> V ^ N",
+        ],
+        doc: "a library function written in Tessera (`minimum`, `maximum`, `mean`, `dot`, \
+            `map2`) applied to a distributed array: its chunked kernel, on the operands and the \
+            call of the library function itself (for what the kernel does not chunk)",
+        typing: Typing::Internal,
+        kernels: |p| match p {
+            Prim::Dist(DistOp::Library(f)) => Some(f.operands() + 1),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
         name: "transpose",
         schemes: &[
             "[T, M:COMPACTLINEAR, N:COMPACTLINEAR] T ^ M ^ N -> T ^ N ^ M",

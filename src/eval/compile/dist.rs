@@ -8,8 +8,9 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::array::{self, LeafBuilder, Shape};
-use super::super::closure::apply_one;
+use super::super::closure::{apply, apply_one};
 use super::super::code::ExprCode;
+use super::super::data::{chunk, text, Layout};
 use super::super::distributed::{self as dist, owned};
 use super::super::error::{Fault, OVERFLOW};
 use super::super::prims::int_arith;
@@ -29,7 +30,19 @@ impl Compiler<'_> {
     ) -> ExprCode {
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         match prim {
-            Prim::Dist(DistOp::Map) => dist_map(codes, &arg_tys[1], result_ty, span),
+            Prim::Dist(DistOp::Map) => dist_map(codes, &arg_tys[1..], result_ty, span),
+            Prim::Dist(DistOp::Owned(end)) => {
+                let end = *end;
+                let n = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let n = n(frame)?.as_int_lossy().max(0) as usize;
+                    let (lo, hi) = owned(n);
+                    Ok(Value::Int(if end { hi } else { lo } as i64))
+                })
+            }
+            Prim::Dist(DistOp::Library(f)) => {
+                super::dist_library::compile(*f, &arg_tys, codes, result_ty, span)
+            }
             Prim::Dist(DistOp::Reduce(sum)) => {
                 let a: Arc<ExprCode> = Arc::new(codes.pop().expect("one operand"));
                 let whole = super::prim::reduce_code(*sum, result_ty, share(&a), span);
@@ -43,42 +56,53 @@ impl Compiler<'_> {
                 Box::new(move |frame| collect(a(frame)?, &shape, span))
             }
             Prim::Dist(DistOp::LoadNpy) => {
-                // Each process reads the file and keeps it whole (its chunk is among it).
-                super::super::data::compile(&Prim::LoadNpy, args, codes, result_ty, span)
-                    .unwrap_or_else(|| internal("load_npy of an unexpected type", span))
+                let layout = match Layout::of(result_ty) {
+                    Ok(layout) => layout,
+                    Err(message) => return refused(message, span),
+                };
+                let path = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let path = text(&path(frame)?);
+                    chunk::load_owned(&path, &layout, &frame.rt.limits, |n| {
+                        let (lo, hi) = owned(n);
+                        lo..hi
+                    })
+                    .map_err(|f| f.at(span))
+                })
             }
             Prim::Dist(DistOp::SaveNpy) => {
-                let Some(shape) = Shape::of_array_or_unit(&arg_tys[1]) else {
-                    return internal("save_npy of a value that is not an array", span);
+                let layout = match Layout::of(&arg_tys[1]) {
+                    Ok(layout) => layout,
+                    Err(message) => return refused(message, span),
                 };
                 let a = codes.pop().expect("two operands");
-                let path: Arc<ExprCode> = Arc::new(codes.pop().expect("two operands"));
-                // Gathered on every process; the first process writes the file.
-                let gathered: Arc<ExprCode> =
-                    Arc::new(Box::new(move |frame| collect(a(frame)?, &shape, span)));
-                let save = super::super::data::compile(
-                    &Prim::SaveNpy,
-                    args,
-                    vec![share(&path), share(&gathered)],
-                    result_ty,
-                    span,
-                )
-                .unwrap_or_else(|| internal("save_npy of an unexpected type", span));
+                let path = codes.pop().expect("two operands");
                 Box::new(move |frame| {
-                    let saved = if dist::prints() {
-                        save(frame)
-                    } else {
-                        path(frame)?;
-                        gathered(frame).map(|_| Value::Unit)
+                    let path = text(&path(frame)?);
+                    let array = a(frame)?;
+                    let n = match &array {
+                        Value::Array(view) => view.len,
+                        _ => 0,
                     };
+                    let (lo, hi) = owned(n);
+                    let saved =
+                        chunk::save_owned(&path, &layout, &array, dist::prints(), lo..hi, &|| {
+                            dist::barrier()
+                        });
                     // The file is whole before any process goes on (and may read it).
                     dist::barrier();
-                    saved
+                    saved.map_err(|f| f.at(span))?;
+                    Ok(Value::Unit)
                 })
             }
             _ => internal(format!("{prim:?} is not a distributed kernel"), span),
         }
     }
+}
+
+/// The code that fails with `message` (a type no file holds).
+fn refused(message: String, span: Span) -> ExprCode {
+    Box::new(move |_| Err(Fault::new(super::super::error::DATA_FORMAT, message.clone()).at(span)))
 }
 
 /// A code that runs a shared one (so two kernels can evaluate the same operand code).
@@ -87,31 +111,49 @@ fn share(code: &Arc<ExprCode>) -> ExprCode {
     Box::new(move |frame| code(frame))
 }
 
-/// `map f a` on the owned elements; the others are the result type's zeros.
-fn dist_map(mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: Span) -> ExprCode {
-    let (Some(input), Some(output), Type::Array(elem, _)) = (
-        Shape::of_array_or_unit(array_ty),
-        Shape::of_array_or_unit(result_ty),
-        result_ty,
-    ) else {
+/// `map f a` (one array) and `map2 f a b` (two, indexed alike) on the owned positions; the
+/// others are the result type's zeros. `codes` are the function's then the arrays'.
+pub(super) fn dist_map(
+    mut codes: Vec<ExprCode>,
+    array_tys: &[Type],
+    result_ty: &Type,
+    span: Span,
+) -> ExprCode {
+    let inputs: Option<Vec<Shape>> = array_tys.iter().map(Shape::of_array_or_unit).collect();
+    let (Some(inputs), Some(output), Type::Array(elem, _)) =
+        (inputs, Shape::of_array_or_unit(result_ty), result_ty)
+    else {
         return internal("map over a value that is not an array", span);
     };
     let (elem, result_ty) = ((**elem).clone(), result_ty.clone());
-    let a = codes.pop().expect("two operands");
-    let f = codes.pop().expect("two operands");
+    let arrays = codes.split_off(1);
+    let f = codes.pop().expect("the function operand");
     Box::new(move |frame| {
         let function = f(frame)?;
-        let Value::Array(view) = a(frame)? else {
-            return Ok(Value::Unit);
-        };
-        let n = input.len_of(&view);
+        let mut views = Vec::with_capacity(arrays.len());
+        for a in &arrays {
+            let Value::Array(view) = a(frame)? else {
+                return Ok(Value::Unit);
+            };
+            views.push(view);
+        }
+        let n = inputs[0].len_of(&views[0]);
         let (lo, hi) = owned(n);
+        let at = |frame: &mut super::super::Frame<'_, '_>, i: usize| {
+            let args = inputs.iter().zip(&views).map(|(s, v)| s.element(v, i));
+            if views.len() == 1 {
+                let arg = args.into_iter().next().expect("one array");
+                apply_one(frame.rt, &function, arg, span)
+            } else {
+                apply(frame.rt, function.clone(), args, span)
+            }
+        };
         // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
         // memory) with the chunk written in.
         if matches!(elem, Type::Double | Type::Float) {
             let mut out = array::zeroed::<f64>(n);
             for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
-                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                match at(frame, i)? {
                     Value::Float(x) => *slot = x,
                     _ => return Err(internal_fault(span)),
                 }
@@ -121,7 +163,7 @@ fn dist_map(mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: S
         if matches!(elem, Type::Int(_)) && output.repr == LeafRepr::I64 {
             let mut out = array::zeroed::<i64>(n);
             for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
-                match apply_one(frame.rt, &function, input.element(&view, i), span)? {
+                match at(frame, i)? {
                     Value::Int(x) => *slot = x,
                     _ => return Err(internal_fault(span)),
                 }
@@ -138,12 +180,7 @@ fn dist_map(mut codes: Vec<ExprCode>, array_ty: &Type, result_ty: &Type, span: S
         .map_err(|f| f.at(span))?;
         for i in 0..n {
             if (lo..hi).contains(&i) {
-                out.push_element(apply_one(
-                    frame.rt,
-                    &function,
-                    input.element(&view, i),
-                    span,
-                )?);
+                out.push_element(at(frame, i)?);
             } else {
                 out.push_element(zero.clone());
             }
@@ -219,7 +256,7 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
     })
 }
 
-fn internal_fault(span: Span) -> Ctrl {
+pub(super) fn internal_fault(span: Span) -> Ctrl {
     Fault::new(
         super::super::error::INTERNAL,
         "a mapped function gave a value of an unexpected kind".to_string(),
@@ -227,7 +264,7 @@ fn internal_fault(span: Span) -> Ctrl {
     .at(span)
 }
 
-fn overflow(sum: bool, span: Span) -> Ctrl {
+pub(super) fn overflow(sum: bool, span: Span) -> Ctrl {
     let what = if sum { "sum" } else { "product" };
     Fault::new(
         OVERFLOW,

@@ -5,6 +5,7 @@
 //! dimensions, checked against that type before any data is read, then the data is read
 //! straight into a fresh buffer. `npy.rs` is the format itself.
 
+pub mod chunk;
 pub mod csv;
 mod glyphs;
 pub mod npy;
@@ -398,7 +399,7 @@ pub fn compile(
     })
 }
 
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::Str(s) => String::from_utf8_lossy(s).into_owned(),
         _ => String::new(),
