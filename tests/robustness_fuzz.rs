@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use tessera::{exit_status, render, ChunkResult, Diagnostic, Session, Settings};
+use tessera::{exit_status, render, ChunkResult, Diagnostic, Origin, Session, Settings};
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -346,24 +346,43 @@ struct Outcome {
     bad_diag: Option<String>,
 }
 
-fn is_internal_type(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes
-        .windows(2)
-        .any(|w| w[0] == b'?' && w[1].is_ascii_digit())
+/// Does `text` name an inference variable other than by the numbering of messages (`?1`, `?2`,
+/// … in order of first appearance, `seen` the numbers met so far in the diagnostic)?
+fn is_internal_type(text: &str, seen: &mut Vec<u64>) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find('?') {
+        let after = &rest[at + 1..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        rest = &after[digits..];
+        if digits == 0 {
+            continue;
+        }
+        let Ok(n) = after[..digits].parse::<u64>() else {
+            return true;
+        };
+        if !seen.contains(&n) {
+            if n != seen.len() as u64 + 1 {
+                return true;
+            }
+            seen.push(n);
+        }
+    }
+    false
 }
 
 fn diag_problem(src: &str, diags: &[Diagnostic]) -> Option<String> {
     for d in diags {
-        if d.span.start > d.span.end || d.span.end > src.len() {
+        let here = matches!(d.origin, Origin::Here);
+        if d.span.start > d.span.end || (here && d.span.end > src.len()) {
             return Some(format!("{} span {:?} outside the source", d.code, d.span));
         }
+        let mut seen = Vec::new();
         let mut texts = vec![d.message.clone(), d.label.clone()];
         texts.extend(d.notes.iter().cloned());
         texts.extend(d.help.iter().cloned());
         texts.extend(d.secondary.iter().map(|(_, l)| l.clone()));
         for t in texts {
-            if t.contains("<?>") || is_internal_type(&t) {
+            if t.contains("<?>") || is_internal_type(&t, &mut seen) {
                 return Some(format!("{} leaks an internal name: {t}", d.code));
             }
         }
@@ -463,7 +482,7 @@ fn run(src: &str, jit: bool, kept: Option<&mut Kept>) -> (Outcome, Duration) {
 /// The finding of one case, as a kind and a detail, if any.
 fn judge(src: &str, native: &(Outcome, Duration), closures: &(Outcome, Duration)) -> Option<(String, String)> {
     for (name, (o, time)) in [("native", native), ("closures", closures)] {
-        if o.status == 101 || o.err.contains("R0000") {
+        if o.status == 101 || o.err.contains("R0000") || o.err.contains("internal error") {
             return Some(("internal".into(), format!("{name}: {}", first_line(&o.err))));
         }
         if let Some(problem) = &o.bad_diag {
