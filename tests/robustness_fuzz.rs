@@ -430,7 +430,10 @@ fn run(src: &str, jit: bool, kept: Option<&mut Kept>) -> (Outcome, Duration) {
     tessera::interrupt::clear();
     FIRED.store(false, Ordering::Relaxed);
     let start = Instant::now();
-    DEADLINE.store(epoch().elapsed().as_millis() as u64 + 1000, Ordering::Relaxed);
+    DEADLINE.store(
+        epoch().elapsed().as_millis() as u64 + 1000,
+        Ordering::Relaxed,
+    );
     let (result, out, err) = match kept {
         Some(kept) => {
             kept.out.0.lock().unwrap().clear();
@@ -480,7 +483,11 @@ fn run(src: &str, jit: bool, kept: Option<&mut Kept>) -> (Outcome, Duration) {
 }
 
 /// The finding of one case, as a kind and a detail, if any.
-fn judge(src: &str, native: &(Outcome, Duration), closures: &(Outcome, Duration)) -> Option<(String, String)> {
+fn judge(
+    src: &str,
+    native: &(Outcome, Duration),
+    closures: &(Outcome, Duration),
+) -> Option<(String, String)> {
     for (name, (o, time)) in [("native", native), ("closures", closures)] {
         if o.status == 101 || o.err.contains("R0000") || o.err.contains("internal error") {
             return Some(("internal".into(), format!("{name}: {}", first_line(&o.err))));
@@ -492,18 +499,29 @@ fn judge(src: &str, native: &(Outcome, Duration), closures: &(Outcome, Duration)
             return Some(("status".into(), format!("{name}: status {}", o.status)));
         }
         if *time > Duration::from_millis(2500) {
-            return Some(("slow".into(), format!("{name}: {:.1} s", time.as_secs_f64())));
+            return Some((
+                "slow".into(),
+                format!("{name}: {:.1} s", time.as_secs_f64()),
+            ));
         }
     }
     let (n, c) = (&native.0, &closures.0);
     let nondeterministic = ["time", "rand", "random", "getenv", "R0007"]
         .iter()
         .any(|w| src.contains(w) || n.err.contains(w) || c.err.contains(w));
-    if !n.stopped && !c.stopped && !nondeterministic && (&n.out, &n.err, n.status) != (&c.out, &c.err, c.status) {
+    if !n.stopped
+        && !c.stopped
+        && !nondeterministic
+        && (&n.out, &n.err, n.status) != (&c.out, &c.err, c.status)
+    {
         let what = if n.status != c.status {
             format!("status {} vs {}", n.status, c.status)
         } else if n.err != c.err {
-            format!("diagnostics: {} vs {}", first_line(&n.err), first_line(&c.err))
+            format!(
+                "diagnostics: {} vs {}",
+                first_line(&n.err),
+                first_line(&c.err)
+            )
         } else {
             "stdout".to_string()
         };
@@ -535,7 +553,12 @@ fn normalise(text: &str) -> String {
 }
 
 fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").chars().take(160).collect()
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(160)
+        .collect()
 }
 
 const FIXTURES: &[(&str, &str)] = &[
@@ -591,7 +614,11 @@ fn write_fixtures(dir: &Path, rng: &mut Rng) {
             continue;
         }
         let bytes = std::fs::read(root().join("tests/data").join(fixture)).expect("a fixture");
-        let bytes = if rng.below(2) == 0 { mutate_bytes(&bytes, rng) } else { bytes };
+        let bytes = if rng.below(2) == 0 {
+            mutate_bytes(&bytes, rng)
+        } else {
+            bytes
+        };
         std::fs::write(dir.join(name), bytes).expect("a loaded file");
     }
 }
@@ -619,13 +646,23 @@ fn mutated_programs_never_crash_and_both_back_ends_agree() {
 fn campaign() {
     let cases = env_u64("TESSERA_FUZZ_CASES").unwrap_or(150);
     let seed = env_u64("TESSERA_FUZZ_SEED").unwrap_or(1);
-    let findings_dir = std::env::var("TESSERA_FUZZ_FINDINGS").ok().map(PathBuf::from);
+    let findings_dir = std::env::var("TESSERA_FUZZ_FINDINGS")
+        .ok()
+        .map(PathBuf::from);
     let seeds = seeds();
     let snippets = snippets();
     let scratch = enter_scratch();
     let mut rng = Rng(seed);
-    std::fs::copy(root().join("tests/data/float64_3d.npy"), scratch.join("m.npy")).unwrap();
-    std::fs::copy(root().join("tests/data/numpy_savetxt.csv"), scratch.join("m.csv")).unwrap();
+    std::fs::copy(
+        root().join("tests/data/float64_3d.npy"),
+        scratch.join("m.npy"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("tests/data/numpy_savetxt.csv"),
+        scratch.join("m.csv"),
+    )
+    .unwrap();
     let (mut runs, mut chunks) = (0u64, 0u64);
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut statuses: BTreeMap<&str, u64> = BTreeMap::new();
@@ -714,11 +751,19 @@ fn campaign() {
 fn tmp_timing() {
     let t = Instant::now();
     for _ in 0..100 {
-        let s = Session::new(Settings::default().with_stdout(std::io::sink()).with_threads(1));
+        let s = Session::new(
+            Settings::default()
+                .with_stdout(std::io::sink())
+                .with_threads(1),
+        );
         drop(s);
     }
     eprintln!("new: {:?}", t.elapsed() / 100);
-    let mut s = Session::new(Settings::default().with_stdout(std::io::sink()).with_threads(1));
+    let mut s = Session::new(
+        Settings::default()
+            .with_stdout(std::io::sink())
+            .with_threads(1),
+    );
     let t = Instant::now();
     for _ in 0..100 {
         s.reset();

@@ -120,7 +120,10 @@ mod tests {
         original[BLOCK * GROUP + 7] = 0;
         original.push(n);
         assert!(snapshot.iter().copied().eq(0..n));
-        assert_eq!((original[BLOCK * GROUP + 7], original[n], original.len()), (0, n, n + 1));
+        assert_eq!(
+            (original[BLOCK * GROUP + 7], original[n], original.len()),
+            (0, n, n + 1)
+        );
         assert!(Arc::ptr_eq(&original.groups[0], &snapshot.groups[0]));
         assert!(Arc::ptr_eq(&original.groups[2], &snapshot.groups[2]));
         assert!(!Arc::ptr_eq(&original.groups[1], &snapshot.groups[1]));
