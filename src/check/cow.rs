@@ -127,6 +127,7 @@ mod tests {
         assert!(Arc::ptr_eq(&original.groups[0], &snapshot.groups[0]));
         assert!(Arc::ptr_eq(&original.groups[2], &snapshot.groups[2]));
         assert!(!Arc::ptr_eq(&original.groups[1], &snapshot.groups[1]));
-        assert!(Arc::ptr_eq(&original.groups[1][0], &snapshot.groups[1][0]));
+        assert!(Arc::ptr_eq(&original.groups[1][1], &snapshot.groups[1][1]));
+        assert!(!Arc::ptr_eq(&original.groups[1][0], &snapshot.groups[1][0]));
     }
 }
