@@ -226,8 +226,7 @@ impl Session {
         if is_blank_source(PRELUDE) {
             return;
         }
-        if let Err(diags) = self.scoped(|s| s.run_unit(PRELUDE, PRELUDE_NAME, SourceKind::Library))
-        {
+        if let Err(diags) = self.scoped(|s| s.run_prelude()) {
             let report = format!(
                 "the prelude failed to load (a bug in Tessera):\n{}",
                 diag::render(&diags, PRELUDE_NAME, PRELUDE, false)
@@ -252,8 +251,29 @@ impl Session {
 
     fn run_unit(&mut self, src: &str, name: &str, kind: SourceKind) -> Result<(), Vec<Diagnostic>> {
         let stmts = parse_program_or_errors(src, self.parse_options())?;
+        self.run_parsed(&stmts, src, name, kind)
+    }
+
+    /// The prelude, parsed once per process (with the default nesting limit: it is the same
+    /// text every time) and checked and run in this session.
+    fn run_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
+        static PARSED: std::sync::OnceLock<Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>>> =
+            std::sync::OnceLock::new();
+        let parsed = PARSED
+            .get_or_init(|| parse_program_or_errors(PRELUDE, syntax::ParseOptions::default()));
+        let stmts = parsed.as_ref().map_err(Clone::clone)?;
+        self.run_parsed(stmts, PRELUDE, PRELUDE_NAME, SourceKind::Library)
+    }
+
+    fn run_parsed(
+        &mut self,
+        stmts: &[syntax::ast::Stmt],
+        src: &str,
+        name: &str,
+        kind: SourceKind,
+    ) -> Result<(), Vec<Diagnostic>> {
         self.checker.set_library_source(kind == SourceKind::Library);
-        let checked = self.checker.check_program(&stmts);
+        let checked = self.checker.check_program(stmts);
         self.checker.set_library_source(false);
         let unit = checked?;
         self.remember_source(&unit, name, src, kind);

@@ -604,3 +604,61 @@ fn naturals_past_the_default_bound_stop_before_their_slow_operations() {
         outcome.stderr
     );
 }
+
+#[test]
+fn reading_every_digit_of_a_big_code_is_linear() {
+    // A big compact array code is expanded into limbs once; each digit read is then constant
+    // time, where dividing the whole code by the digit's weight made the loop superlinear.
+    let make = |n: usize| {
+        format!(
+            "val z = ((7 :>> natural) + (2 :>> natural)) :>> (3 \\^ {n});\nvar s = 0;\n\
+             for i in ..[{n}] do s = s + (z.i :>> int); done\nprintln s;\n"
+        )
+    };
+    assert_linear("big_code_digit_reads", &[], make, 20_000);
+}
+
+#[test]
+fn storing_every_digit_of_a_big_code_is_at_most_quadratic() {
+    // A store into a big code changes its limbs in constant time and the code itself in time
+    // linear in its size (`code + (new - old) * weight`): a loop over every digit is
+    // quadratic in word operations (16 times from n to 4 n), where a division of the whole
+    // code per store made it cubic (64 times).
+    let make = |n: usize| {
+        format!(
+            "var x : 3 \\^ {n};\nfor i in ..[{n}] do &x.i <- `2:3; done\n\
+             println$ len (str (x :>> natural));\n"
+        )
+    };
+    let n = 10_000;
+    let small = seconds("big_code_digit_stores", &[], &make(n));
+    let large = seconds("big_code_digit_stores", &[], &make(4 * n));
+    assert!(
+        large < 32.0 * small + 0.5,
+        "digit stores: {small:.2} s at {n}, {large:.2} s at {}",
+        4 * n
+    );
+}
+
+#[test]
+fn long_straight_line_top_levels_run_on_closures_in_linear_time() {
+    // Thousands of generic calls at the top level: checked in linear time (an overload's
+    // snapshot of the inference variables is not a copy of them all), and run without
+    // compiling them to native code, each statement running once.
+    let make = |n: usize| {
+        let mut src = String::from("fun id[T] (x:T) => x;\n");
+        for i in 0..n {
+            src += &format!("println$ id {i};\n");
+        }
+        src
+    };
+    assert_linear("generic_calls", &[], make, 5000);
+    let outcome = run_tessera(&["--jit-report", &write_temp("straight", &make(3000))], b"");
+    check_outcome("straight", &outcome, 0, None);
+    let report = outcome.stdout + &outcome.stderr;
+    assert!(
+        report.contains("without a loop run once"),
+        "no straight-line note in the report:\n{}",
+        &report[report.len().saturating_sub(2000)..]
+    );
+}

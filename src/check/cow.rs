@@ -11,17 +11,23 @@ use std::sync::Arc;
 /// Elements per shared block.
 const BLOCK: usize = 64;
 
-/// A vector of `T` in shared blocks of `BLOCK` elements (see the module comment).
+/// Blocks per shared group.
+const GROUP: usize = 64;
+
+/// A vector of `T` in shared blocks of `BLOCK` elements, themselves in shared groups of
+/// `GROUP` blocks (see the module comment): a clone copies one pointer per `BLOCK * GROUP`
+/// elements, so snapshots taken once per overload candidate stay cheap however many
+/// elements a long unit has made.
 #[derive(Clone, Debug)]
 pub(crate) struct CowVec<T> {
-    blocks: Vec<Arc<Vec<T>>>,
+    groups: Vec<Arc<Vec<Arc<Vec<T>>>>>,
     len: usize,
 }
 
 impl<T> Default for CowVec<T> {
     fn default() -> Self {
         CowVec {
-            blocks: Vec::new(),
+            groups: Vec::new(),
             len: 0,
         }
     }
@@ -37,17 +43,22 @@ impl<T: Clone> CowVec<T> {
     }
 
     pub(crate) fn push(&mut self, value: T) {
+        if self.len.is_multiple_of(BLOCK * GROUP) {
+            self.groups.push(Arc::new(Vec::with_capacity(GROUP)));
+        }
+        let group = Arc::make_mut(self.groups.last_mut().expect("a group"));
         if self.len.is_multiple_of(BLOCK) {
-            self.blocks.push(Arc::new(Vec::with_capacity(BLOCK)));
+            group.push(Arc::new(Vec::with_capacity(BLOCK)));
         }
-        if let Some(last) = self.blocks.last_mut() {
-            Arc::make_mut(last).push(value);
-        }
+        Arc::make_mut(group.last_mut().expect("a block")).push(value);
         self.len += 1;
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
-        self.blocks.iter().flat_map(|block| block.iter())
+        self.groups
+            .iter()
+            .flat_map(|group| group.iter())
+            .flat_map(|block| block.iter())
     }
 }
 
@@ -66,15 +77,16 @@ impl<T> Index<usize> for CowVec<T> {
 
     #[inline]
     fn index(&self, index: usize) -> &T {
-        &self.blocks[index / BLOCK][index % BLOCK]
+        &self.groups[index / (BLOCK * GROUP)][(index / BLOCK) % GROUP][index % BLOCK]
     }
 }
 
 impl<T: Clone> IndexMut<usize> for CowVec<T> {
-    /// The element, its block copied first when a clone shares it.
+    /// The element, its group and block copied first when a clone shares them.
     #[inline]
     fn index_mut(&mut self, index: usize) -> &mut T {
-        &mut Arc::make_mut(&mut self.blocks[index / BLOCK])[index % BLOCK]
+        let group = Arc::make_mut(&mut self.groups[index / (BLOCK * GROUP)]);
+        &mut Arc::make_mut(&mut group[(index / BLOCK) % GROUP])[index % BLOCK]
     }
 }
 
@@ -96,7 +108,26 @@ mod tests {
         assert_eq!((snapshot[3], snapshot[150], snapshot.len()), (3, 150, 200));
         assert!(snapshot.iter().copied().eq(0..200));
         // Only the blocks that changed were copied.
-        assert!(Arc::ptr_eq(&original.blocks[1], &snapshot.blocks[1]));
-        assert!(!Arc::ptr_eq(&original.blocks[0], &snapshot.blocks[0]));
+        assert!(Arc::ptr_eq(&original.groups[0][1], &snapshot.groups[0][1]));
+        assert!(!Arc::ptr_eq(&original.groups[0][0], &snapshot.groups[0][0]));
+    }
+
+    #[test]
+    fn groups_of_blocks_are_shared_and_copied_alone() {
+        let n = 3 * BLOCK * GROUP + 5;
+        let mut original: CowVec<usize> = (0..n).collect();
+        let snapshot = original.clone();
+        original[BLOCK * GROUP + 7] = 0;
+        original.push(n);
+        assert!(snapshot.iter().copied().eq(0..n));
+        assert_eq!(
+            (original[BLOCK * GROUP + 7], original[n], original.len()),
+            (0, n, n + 1)
+        );
+        assert!(Arc::ptr_eq(&original.groups[0], &snapshot.groups[0]));
+        assert!(Arc::ptr_eq(&original.groups[2], &snapshot.groups[2]));
+        assert!(!Arc::ptr_eq(&original.groups[1], &snapshot.groups[1]));
+        assert!(Arc::ptr_eq(&original.groups[1][1], &snapshot.groups[1][1]));
+        assert!(!Arc::ptr_eq(&original.groups[1][0], &snapshot.groups[1][0]));
     }
 }

@@ -220,7 +220,7 @@ fn report(errors: &[CheckError]) -> Vec<Diagnostic> {
     let (cascades, firsts): (Vec<Diagnostic>, Vec<Diagnostic>) =
         all.into_iter().partition(|d| mentions(d, &internal));
     if !firsts.is_empty() {
-        return firsts;
+        return firsts.into_iter().map(number_unknowns).collect();
     }
     cascades
         .into_iter()
@@ -233,9 +233,54 @@ fn report(errors: &[CheckError]) -> Vec<Diagnostic> {
             if let Some(h) = d.help.as_mut() {
                 clean(h);
             }
-            d
+            number_unknowns(d)
         })
         .collect()
+}
+
+/// The diagnostic with the inference variables its texts name (`?148`, numbered by the
+/// checker's history) renamed `?1`, `?2`, … in order of appearance, one name per variable
+/// across the message, labels, notes and help: what it shows is the same whatever inference
+/// ran before.
+fn number_unknowns(mut d: Diagnostic) -> Diagnostic {
+    let mut order: Vec<String> = Vec::new();
+    let mut rename = |s: &mut String| {
+        if !s.contains('?') {
+            return;
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s.as_str();
+        while let Some(at) = rest.find('?') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                out.push('?');
+                rest = after;
+                continue;
+            }
+            let number = &after[..digits];
+            let position = match order.iter().position(|o| o == number) {
+                Some(p) => p,
+                None => {
+                    order.push(number.to_string());
+                    order.len() - 1
+                }
+            };
+            out.push_str(&format!("?{}", position + 1));
+            rest = &after[digits..];
+        }
+        out.push_str(rest);
+        *s = out;
+    };
+    rename(&mut d.message);
+    rename(&mut d.label);
+    d.secondary.iter_mut().for_each(|(_, s)| rename(s));
+    d.notes.iter_mut().for_each(&mut rename);
+    if let Some(h) = d.help.as_mut() {
+        rename(h);
+    }
+    d
 }
 
 fn mentions(d: &Diagnostic, text: &str) -> bool {

@@ -216,6 +216,22 @@ pub struct CArrayLayout {
     /// positions asks for neighbouring weights, each one multiplication or exact division by
     /// the radix away from the last (linear time) where `pow` is superlinear.
     last_weight: Arc<Mutex<Option<(usize, BigUint)>>>,
+    /// The radix's digits packed in a `u64` limb (`radix^per_limb` fits a `u64`) when the
+    /// radix fits a `u64` and is at least 2; the powers `radix^0 ..= radix^per_limb`.
+    packing: Option<Arc<Vec<u64>>>,
+    /// The last big code whose digits were asked for, expanded into limbs once it is asked
+    /// for twice: a loop over the digits of one big code then reads and replaces each in
+    /// constant or linear time, where dividing the whole code by the digit's weight each time
+    /// was quadratic per digit.
+    expansion: Arc<Mutex<Option<Expansion>>>,
+}
+
+/// The digits of one big code, `per_limb` to a `u64` limb, least significant first. `code`
+/// is kept alive so that its address names it.
+#[derive(Debug)]
+struct Expansion {
+    code: Arc<BigUint>,
+    limbs: Option<Vec<u64>>,
 }
 
 impl CArrayLayout {
@@ -238,13 +254,113 @@ impl CArrayLayout {
             }
             _ => None,
         };
+        let packing = match radix.to_u64() {
+            Some(r) if r >= 2 => {
+                let mut powers = vec![1u64];
+                while let Some(next) = powers.last().and_then(|p| p.checked_mul(r)) {
+                    powers.push(next);
+                }
+                Some(Arc::new(powers))
+            }
+            _ => None,
+        };
         Some(CArrayLayout {
             n,
             elem: CodeRepr::of(elem),
             radix,
             small,
             last_weight: Arc::default(),
+            packing,
+            expansion: Arc::default(),
         })
+    }
+
+    /// With the limbs of `code` (expanded if it was asked for before), the digit of
+    /// `radix^exponent` and what `edit` returns; `None` when the code is not expanded.
+    fn with_limbs<R>(
+        &self,
+        code: &Arc<BigUint>,
+        edit: impl FnOnce(&mut Vec<u64>, &[u64]) -> R,
+    ) -> Option<R> {
+        let powers = self.packing.as_ref()?;
+        let mut cache = self
+            .expansion
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match cache.as_mut() {
+            Some(e) if Arc::ptr_eq(&e.code, code) => {
+                if e.limbs.is_none() {
+                    let per_limb = powers.len() - 1;
+                    e.limbs = Some(to_limbs(code, powers[per_limb], self.n.div_ceil(per_limb)));
+                }
+                e.limbs.as_mut().map(|limbs| edit(limbs, powers))
+            }
+            _ => {
+                *cache = Some(Expansion {
+                    code: code.clone(),
+                    limbs: None,
+                });
+                None
+            }
+        }
+    }
+
+    /// The digit at `radix^exponent` of an expanded code.
+    fn limb_digit(limbs: &[u64], powers: &[u64], exponent: usize) -> u64 {
+        let per_limb = powers.len() - 1;
+        let limb = limbs.get(exponent / per_limb).copied().unwrap_or(0);
+        let radix = powers[1];
+        (limb / powers[exponent % per_limb]) % radix
+    }
+
+    /// Store `part` as the element at position `p` (checked to be below `n`) of a big
+    /// compact array code in linear time; `false` (nothing done) when the code is not big.
+    pub fn set_element(&self, code: &mut Value, p: usize, part: &Value) -> bool {
+        let Value::Big(big) = &*code else {
+            return false;
+        };
+        let exponent = self.n - 1 - p;
+        let new = code_u64(part);
+        let old = self.with_limbs(big, |limbs, powers| {
+            let old = CArrayLayout::limb_digit(limbs, powers, exponent);
+            let per_limb = powers.len() - 1;
+            if let Some(limb) = limbs.get_mut(exponent / per_limb) {
+                let weight = powers[exponent % per_limb];
+                *limb = *limb - old * weight + new * weight;
+            }
+            old
+        });
+        let Some(old) = old else {
+            self.digit(p).set(code, part);
+            if let Value::Big(stored) = &*code {
+                // The new code is the one the next store asks for: name it.
+                self.rename_expansion(stored.clone());
+            }
+            return true;
+        };
+        let weight = self.big_weight(exponent);
+        let updated = if new >= old {
+            &**big + weight * (new - old)
+        } else {
+            &**big - weight * (old - new)
+        };
+        let updated = Arc::new(updated);
+        self.rename_expansion(updated.clone());
+        *code = Value::Big(updated);
+        true
+    }
+
+    /// The cached expansion now names `code` (its limbs were edited to match it); a code not
+    /// expanded yet is remembered for the next access.
+    fn rename_expansion(&self, code: Arc<BigUint>) {
+        let mut cache = self
+            .expansion
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match cache.as_mut() {
+            Some(e) => e.code = code,
+            None => *cache = Some(Expansion { code, limbs: None }),
+        }
     }
 
     /// The digit of the element at position `p` (checked to be below `n`).
@@ -279,6 +395,15 @@ impl CArrayLayout {
 
     /// The element at position `p` (checked to be below `n`) of a compact array code.
     pub fn element(&self, code: &Value, p: usize) -> Value {
+        if let Value::Big(big) = code {
+            let exponent = self.n - 1 - p;
+            let digit = self.with_limbs(big, |limbs, powers| {
+                CArrayLayout::limb_digit(limbs, powers, exponent)
+            });
+            if let Some(digit) = digit {
+                return value_from_u64(digit, self.elem);
+            }
+        }
         self.digit(p).get(code, self.elem)
     }
 
@@ -291,6 +416,39 @@ impl CArrayLayout {
             None => 0,
         })
     }
+}
+
+/// The digits of `code` in base `base`, `count` limbs (the most significant ones zero when the
+/// code is shorter), least significant first: halves split off by dividing by `base^half`,
+/// so the cost is that of a few divisions of the whole code, not one per limb.
+fn to_limbs(code: &BigUint, base: u64, count: usize) -> Vec<u64> {
+    // powers[k] = base^(2^k), up to the first at least half the limbs.
+    let mut powers = vec![BigUint::from(base)];
+    while (1usize << (powers.len() - 1)) < count.div_ceil(2).max(1) {
+        let last = powers.last().expect("one power");
+        powers.push(last * last);
+    }
+    let mut limbs = vec![0u64; count];
+    fill_limbs(code.clone(), &powers, &mut limbs);
+    limbs
+}
+
+fn fill_limbs(code: BigUint, powers: &[BigUint], limbs: &mut [u64]) {
+    if code.is_zero() || limbs.is_empty() {
+        return;
+    }
+    if limbs.len() == 1 {
+        limbs[0] = code.to_u64().unwrap_or(u64::MAX);
+        return;
+    }
+    // The largest power base^(2^k) below the number of limbs splits them.
+    let k = (usize::BITS - 1 - (limbs.len() - 1).leading_zeros()) as usize;
+    let k = k.min(powers.len() - 1);
+    let half = 1usize << k;
+    let (high, low) = num_integer::Integer::div_rem(&code, &powers[k]);
+    let (low_limbs, high_limbs) = limbs.split_at_mut(half);
+    fill_limbs(low, &powers[..k], low_limbs);
+    fill_limbs(high, powers, high_limbs);
 }
 
 /// Where a component of a compact value sits in its code: `(code / weight) % radix`. Digits of
@@ -542,5 +700,43 @@ mod tests {
         assert_eq!(arg.as_int(), 1);
         let (tag, arg) = layout.split(&Value::Int(2));
         assert_eq!((tag, arg.as_int()), (0, 2));
+    }
+
+    #[test]
+    fn big_codes_expand_into_limbs_and_keep_their_digits() {
+        // 7 \^ 300: a 843-bit code, 22 digits of 7 to a limb.
+        let ty = Type::carray(Type::Unitsum(7), Type::Unitsum(300));
+        let layout = CArrayLayout::of(&ty).expect("a compact array");
+        let digits: Vec<u64> = (0..300u64).map(|p| (p * p + 3) % 7).collect();
+        let code = digits
+            .iter()
+            .fold(BigUint::zero(), |code, d| code * 7u32 + d);
+        let limbs = to_limbs(&code, 7u64.pow(22), 300usize.div_ceil(22));
+        for (e, d) in digits.iter().rev().enumerate() {
+            let limb = limbs[e / 22];
+            assert_eq!((limb / 7u64.pow((e % 22) as u32)) % 7, *d, "digit {e}");
+        }
+        // Reads (the first remembers the code, the second expands it) and stores agree with
+        // the digits, and a store leaves a copy of the old code as it was.
+        let mut value = Value::Big(Arc::new(code.clone()));
+        let kept = value.clone();
+        for (p, d) in digits.iter().enumerate() {
+            assert_eq!(layout.element(&value, p).as_int() as u64, *d);
+        }
+        let mut expected = digits.clone();
+        for p in (0..300).step_by(7) {
+            let new = (expected[p] + 1) % 7;
+            assert!(layout.set_element(&mut value, p, &Value::Int(new as i64)));
+            expected[p] = new;
+        }
+        let expected_code = expected
+            .iter()
+            .fold(BigUint::zero(), |code, d| code * 7u32 + d);
+        assert_eq!(code_big(&value), expected_code);
+        assert_eq!(code_big(&kept), code);
+        for (p, d) in expected.iter().enumerate() {
+            assert_eq!(layout.element(&value, p).as_int() as u64, *d);
+            assert_eq!(layout.element(&kept, p).as_int() as u64, digits[p]);
+        }
     }
 }

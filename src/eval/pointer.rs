@@ -267,6 +267,11 @@ pub fn store_into<S: Step>(target: &mut Value, kinds: &[S], positions: &[usize],
             store_region(buffer, 0, kinds, positions, new);
         }
         (StepKind::CField(_) | StepKind::CElement(_), code) => {
+            if let (StepKind::CElement(layout), [position]) = (step.kind(), positions) {
+                if layout.set_element(code, *position, &new) {
+                    return;
+                }
+            }
             // The rest of the path stays inside this compact value: one digit of its code.
             if let Some(digit) = compact_digit(kinds.iter().zip(positions)) {
                 digit.set(code, &new);

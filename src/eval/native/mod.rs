@@ -612,7 +612,75 @@ pub fn compile_unit(
     stmts: &[Stmt],
     result: Option<&Expr>,
 ) -> Option<UnitCode> {
+    if let Some(size) = straight_line_size(stmts, result) {
+        if size > STRAIGHT_LINE_EXPRS {
+            let mut b = lock(backend);
+            b.reports.push(Report {
+                name: "top level".into(),
+                native: false,
+                notes: vec![format!(
+                    "not compiled: {size} expressions without a loop run once, in less time \
+                     on closures than compiling them would take"
+                )],
+            });
+            if b.depth == 0 {
+                let _ = b.finalize();
+            }
+            return None;
+        }
+    }
     compile_top_level(compiler, backend, stmts, result, false)
+}
+
+/// A top level without loops larger than this many expressions runs on closures. Each of its
+/// statements runs once, and Cranelift takes tens of microseconds per expression to compile
+/// what the closure compiler prepares in about one, so a generated script of thousands of
+/// straight-line statements runs sooner without native code (the functions it calls are
+/// compiled on their own either way).
+const STRAIGHT_LINE_EXPRS: usize = 2000;
+
+/// The number of expressions of a top level that has no loop (a `while`, a `for`, an inlined
+/// `map`), `None` when it has one.
+fn straight_line_size(stmts: &[Stmt], result: Option<&Expr>) -> Option<usize> {
+    use crate::core::ir::ExprKind;
+    use crate::core::visit::{walk_expr, walk_stmt, Visit};
+    struct Count {
+        exprs: usize,
+        looped: bool,
+    }
+    impl<'ir> Visit<'ir> for Count {
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            self.exprs += 1;
+            self.looped |= matches!(e.kind, ExprKind::MapLoop { .. });
+            if !self.looped {
+                walk_expr(self, e);
+            }
+        }
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            self.looped |= matches!(
+                s,
+                Stmt::While { .. }
+                    | Stmt::Loop { .. }
+                    | Stmt::ForRange { .. }
+                    | Stmt::ForCodes { .. }
+                    | Stmt::ForArray { .. }
+            );
+            if !self.looped {
+                walk_stmt(self, s);
+            }
+        }
+    }
+    let mut count = Count {
+        exprs: 0,
+        looped: false,
+    };
+    for stmt in stmts {
+        count.visit_stmt(stmt);
+    }
+    if let Some(result) = result {
+        count.visit_expr(result);
+    }
+    (!count.looped).then_some(count.exprs)
 }
 
 /// `compile_unit` for a block the evaluator runs inside a function (code over run-time
