@@ -277,6 +277,11 @@ impl<'p> Compiler<'p> {
         self.slots_used
     }
 
+    /// Forget the slots noted since `slots_now` gave `n` (code compiled and then dropped).
+    pub(crate) fn reset_slots(&mut self, n: usize) {
+        self.slots_used = n;
+    }
+
     /// The frame size the top-level code compiled so far needs.
     pub fn top_level_slots(&self) -> usize {
         self.slots_used

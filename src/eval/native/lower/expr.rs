@@ -260,7 +260,11 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = self.expr(inner).int();
                 let max = IntTy::max(ity).min(u64::MAX as i128) as u64;
-                if max < u64::MAX {
+                // No check when every code of the type fits.
+                let fits = crate::types::size::size_of(&inner.ty)
+                    .and_then(|n| u64::try_from(n).ok())
+                    .is_some_and(|n| n.saturating_sub(1) <= max);
+                if max < u64::MAX && !fits {
                     let bad = self
                         .b
                         .ins()
