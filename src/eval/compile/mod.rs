@@ -35,7 +35,6 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
-pub(crate) use inlined::map_runs_parallel;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};

@@ -736,6 +736,7 @@ impl Helper {
         matches!(
             self,
             Helper::Fault
+                | Helper::NoteCall
                 | Helper::Math
                 | Helper::Atan2
                 | Helper::Pow

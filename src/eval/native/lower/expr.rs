@@ -452,6 +452,12 @@ impl Lower<'_, '_, '_> {
                 V::F(self.b.ins().fneg(x))
             }
             (Prim::IntNeg(ity), [x]) if ity.signed() && self.pure(x) => {
+                // A constant other than the type's least value negates here.
+                if let ExprKind::Const(Const::Int(k)) = x.kind {
+                    if i128::from(k) != IntTy::min(*ity) {
+                        return V::I(self.iconst(-k));
+                    }
+                }
                 let v = self.expr(x).int();
                 let bad = self
                     .b

@@ -49,7 +49,6 @@ struct Plan<'s> {
     bounds: Bounds<'s>,
     arrays: Vec<(Place, bool)>,
     reads: Vec<(Slot, Repr)>,
-    /// Where Ctrl-C is reported, as the sequential loop reports it.
     span: crate::syntax::span::Span,
 }
 
@@ -134,6 +133,17 @@ impl VisitMut for Localise {
     }
 }
 
+/// What a chunk function finds in its context words: `extra` words of its own first (they must
+/// be non-null: the leaves of a map's source and result), then the columns of each array's
+/// view, each view's count, and the register variables the body reads.
+struct Words<'p> {
+    extra: usize,
+    arrays: &'p [(Place, bool)],
+    reads: &'p [(Slot, Repr)],
+    /// Where Ctrl-C is reported, as the sequential loop reports it.
+    span: crate::syntax::span::Span,
+}
+
 impl Lower<'_, '_, '_> {
     /// Lower the counting loop `s` (its views hoisted) as a parallel loop beside the ordinary
     /// one, when it qualifies; `false` (nothing emitted) otherwise.
@@ -141,40 +151,28 @@ impl Lower<'_, '_, '_> {
         let Some(plan) = self.chunk_plan(s) else {
             return false;
         };
-        let Some(id) = self.chunk_function(&plan) else {
+        let words = Words {
+            extra: 0,
+            arrays: &plan.arrays,
+            reads: &plan.reads,
+            span: plan.span,
+        };
+        let (loop_slot, body) = match plan.var {
+            Place::Local(s) => (s, plan.body.to_vec()),
+            Place::Global(g) => {
+                let mut body = plan.body.to_vec();
+                crate::core::visit::walk_stmts_mut(&mut Localise(g), &mut body);
+                (LOOP_SLOT, body)
+            }
+            _ => return false,
+        };
+        let id = self.chunk_function(&words, loop_slot, |l, i, _| {
+            l.write_var(Place::Local(loop_slot), V::I(i));
+            l.stmts(&body);
+        });
+        let Some(id) = id else {
             return false;
         };
-        // The context: each view's columns, then each view's count, then the variables.
-        let mut words: Vec<ClValue> = Vec::new();
-        let mut stored = Vec::new();
-        let mut lens = Vec::new();
-        for (place, write) in &plan.arrays {
-            let (data, len, _) = self.views[place].clone();
-            let first = words.len();
-            words.extend(data.iter().copied());
-            lens.push((len, first..words.len(), *write));
-        }
-        let views = words.len();
-        for (len, columns, write) in lens {
-            let at = words.len();
-            words.push(len);
-            if write {
-                stored.extend(columns.map(|c| (c, at)));
-            }
-        }
-        for (slot, repr) in &plan.reads {
-            let v = self.read_var(Place::Local(*slot), *repr);
-            words.extend(v.scalars());
-        }
-        let frame = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (words.len().max(1) * 8) as u32,
-            3,
-        ));
-        let base = self.b.ins().stack_addr(types::I64, frame, 0);
-        for (k, w) in words.iter().enumerate() {
-            self.b.ins().store(flags(), *w, base, (k * 8) as i32);
-        }
         let (first, count) = match plan.bounds {
             Bounds::Codes(n) => (self.iconst(0), self.iconst(n as i64)),
             Bounds::Range(from, to) => {
@@ -185,21 +183,7 @@ impl Lower<'_, '_, '_> {
                 (f, self.b.ins().select(more, n, zero))
             }
         };
-        let desc = self.keep(ChunkLoop { views, stored });
-        let desc = self.ptr_const(desc);
-        let func = lock(&self.backend)
-            .module
-            .declare_func_in_func(id, self.b.func);
-        let func = self.b.ins().func_addr(types::I64, func);
-        let rt = self.rt;
-        let ran = self
-            .call_helper(
-                Helper::ChunkLoop,
-                &[types::I64; 6],
-                &[types::I32],
-                &[rt, func, base, first, count, desc],
-            )
-            .expect("chunk_loop returns whether it ran");
+        let ran = self.run_chunks(id, &words, &[], first, count);
         let (parallel, sequential, done) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -248,6 +232,120 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(done);
         self.b.switch_to_block(done);
         true
+    }
+
+    /// The parallel form of a `map` (`map.rs`) with its element `var` in a register, reading
+    /// `src` (the source's leaves) and writing `dest` (the result's), `n` elements: whether it
+    /// ran (0: the sequential loop runs). `None` when the body does not qualify: it reads an
+    /// array, calls, or is not pure.
+    pub(super) fn chunk_map(
+        &mut self,
+        var: Slot,
+        body: &Expr,
+        (src, dest, n): (ClValue, ClValue, ClValue),
+    ) -> Option<ClValue> {
+        let mut arrays = HashMap::new();
+        let repr = self.vars.get(&var)?.1;
+        // The inlined function's value (its frame is noted by the worker's runtime).
+        let mut value = body;
+        while let ExprKind::Inlined(inlined) = &value.kind {
+            match (&inlined.result, inlined.stmts.is_empty()) {
+                (Some(result), true) => value = result,
+                _ => return None,
+            }
+        }
+        if !self.closed_expr(value, &mut arrays) || !arrays.is_empty() {
+            return None;
+        }
+        if !pure(value, Place::Local(var), &[]) {
+            return None;
+        }
+        let mut reads = Vec::new();
+        for slot in self.mentioned_expr(body) {
+            match self.vars.get(&slot) {
+                _ if slot == var => {}
+                Some((_, r)) if matches!(r, Repr::I64 | Repr::F64) => reads.push((slot, *r)),
+                _ => return None,
+            }
+        }
+        let words = Words {
+            extra: 2,
+            arrays: &[],
+            reads: &reads,
+            span: body.span,
+        };
+        let id = self.chunk_function(&words, var, |l, i, extra| {
+            let offset = l.b.ins().ishl_imm_s(i, 3);
+            let at = l.b.ins().iadd(extra[0], offset);
+            let x = match repr {
+                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+            };
+            l.write_var(Place::Local(var), x);
+            let (V::I(v) | V::F(v)) = l.expr(body) else {
+                unreachable!("checked by native_map: a scalar body")
+            };
+            let at = l.b.ins().iadd(extra[1], offset);
+            l.b.ins().store(flags(), v, at, 0);
+        })?;
+        let zero = self.iconst(0);
+        Some(self.run_chunks(id, &words, &[src, dest], zero, n))
+    }
+
+    /// Call `chunk_loop` with the chunk function `id` over `count` positions from `first`:
+    /// the context words written to the stack, `extra` first. Whether it ran.
+    fn run_chunks(
+        &mut self,
+        id: FuncId,
+        layout: &Words<'_>,
+        extra: &[ClValue],
+        first: ClValue,
+        count: ClValue,
+    ) -> ClValue {
+        let mut words: Vec<ClValue> = extra.to_vec();
+        let mut stored = Vec::new();
+        let mut lens = Vec::new();
+        for (place, write) in layout.arrays {
+            let (data, len, _) = self.views[place].clone();
+            let first = words.len();
+            words.extend(data.iter().copied());
+            lens.push((len, first..words.len(), *write));
+        }
+        let views = words.len();
+        for (len, columns, write) in lens {
+            let at = words.len();
+            words.push(len);
+            if write {
+                stored.extend(columns.map(|c| (c, at)));
+            }
+        }
+        for (slot, repr) in layout.reads {
+            let v = self.read_var(Place::Local(*slot), *repr);
+            words.extend(v.scalars());
+        }
+        let frame = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (words.len().max(1) * 8) as u32,
+            3,
+        ));
+        let base = self.b.ins().stack_addr(types::I64, frame, 0);
+        for (k, w) in words.iter().enumerate() {
+            self.b.ins().store(flags(), *w, base, (k * 8) as i32);
+        }
+        let desc = self.keep(ChunkLoop { views, stored });
+        let desc = self.ptr_const(desc);
+        let func = lock(&self.backend)
+            .module
+            .declare_func_in_func(id, self.b.func);
+        let func = self.b.ins().func_addr(types::I64, func);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::ChunkLoop,
+            &[types::I64; 6],
+            &[types::I32],
+            &[rt, func, base, first, count, desc],
+        )
+        .expect("chunk_loop returns whether it ran")
     }
 
     /// Does the loop `s` qualify (see the module's comment)?
@@ -322,9 +420,16 @@ impl Lower<'_, '_, '_> {
         })
     }
 
-    /// The chunk function of `plan` (`fn(rt, words, lo, hi)`), or `None` when its body needs
-    /// something a worker cannot do (a fallback piece, a helper of the session's thread).
-    fn chunk_function(&mut self, plan: &Plan<'_>) -> Option<FuncId> {
+    /// A chunk function (`fn(rt, words, lo, hi)`) running `iteration` (given the position and
+    /// the extra words) for each position from `lo` below `hi`, with the loop variable in the
+    /// register `loop_slot`; `None` when its code needs something a worker cannot do (a
+    /// fallback piece, a helper of the session's thread).
+    fn chunk_function(
+        &mut self,
+        layout: &Words<'_>,
+        loop_slot: Slot,
+        iteration: impl FnOnce(&mut Lower<'_, '_, '_>, ClValue, &[ClValue]),
+    ) -> Option<FuncId> {
         let call_conv = lock(&self.backend).call_conv;
         let mut sig = Signature::new(call_conv);
         sig.params.extend([AbiParam::new(types::I64); 4]);
@@ -332,21 +437,15 @@ impl Lower<'_, '_, '_> {
             .module
             .declare_anonymous_function(&sig)
             .ok()?;
-        let (loop_slot, body) = match plan.var {
-            Place::Local(s) => (s, plan.body.to_vec()),
-            Place::Global(g) => {
-                let mut body = plan.body.to_vec();
-                crate::core::visit::walk_stmts_mut(&mut Localise(g), &mut body);
-                (LOOP_SLOT, body)
-            }
-            _ => return None,
-        };
-        let mut reprs: HashMap<Slot, Held> = plan
+        let mut reprs: HashMap<Slot, Held> = layout
             .reads
             .iter()
             .map(|(s, r)| (*s, Held::Scalar(*r)))
             .collect();
-        reprs.insert(loop_slot, Held::Scalar(Repr::I64));
+        if !reprs.contains_key(&loop_slot) {
+            let repr = self.vars.get(&loop_slot).map_or(Repr::I64, |v| v.1);
+            reprs.insert(loop_slot, Held::Scalar(repr));
+        }
         let mut ctx = context(&self.backend, sig);
         let mut fbc = FunctionBuilderContext::new();
         let slots = self.c.slots_now();
@@ -370,16 +469,19 @@ impl Lower<'_, '_, '_> {
                 k += 1;
                 l.b.ins().load(ty, flags(), words, ((k - 1) * 8) as i32)
             };
+            let extra: Vec<ClValue> = (0..layout.extra)
+                .map(|_| word(&mut l, types::I64))
+                .collect();
             let mut columns = Vec::new();
-            for (place, _) in &plan.arrays {
+            for (place, _) in layout.arrays {
                 let n = self.views[place].0.len();
                 columns.push((0..n).map(|_| word(&mut l, types::I64)).collect::<Vec<_>>());
             }
-            for ((place, write), data) in plan.arrays.iter().zip(columns) {
+            for ((place, write), data) in layout.arrays.iter().zip(columns) {
                 let len = word(&mut l, types::I64);
                 l.views.insert(*place, (data, len, *write));
             }
-            for (slot, repr) in &plan.reads {
+            for (slot, repr) in layout.reads {
                 let v = match repr {
                     Repr::F64 => V::F(word(&mut l, types::F64)),
                     _ => V::I(word(&mut l, types::I64)),
@@ -387,15 +489,10 @@ impl Lower<'_, '_, '_> {
                 l.write_var(Place::Local(*slot), v);
             }
             // The loop over `lo .. hi`.
-            let var = Place::Local(loop_slot);
             let counter = l.b.declare_var(types::I64);
             l.b.def_var(counter, lo);
-            let (header, body_block, latch, exit) = (
-                l.b.create_block(),
-                l.b.create_block(),
-                l.b.create_block(),
-                l.b.create_block(),
-            );
+            let (header, body_block, exit) =
+                (l.b.create_block(), l.b.create_block(), l.b.create_block());
             l.b.ins().jump(header, &[]);
             l.b.switch_to_block(header);
             let i = l.b.use_var(counter);
@@ -403,15 +500,12 @@ impl Lower<'_, '_, '_> {
             l.b.ins().brif(more, body_block, &[], exit, &[]);
             l.b.seal_block(body_block);
             l.b.switch_to_block(body_block);
-            l.write_var(var, V::I(i));
-            l.loop_body(u32::MAX, exit, latch, &body);
-            l.b.switch_to_block(latch);
-            l.poll_interrupt(plan.span);
+            iteration(&mut l, i, &extra);
+            l.poll_interrupt(layout.span);
             let i = l.b.use_var(counter);
             let next = l.b.ins().iadd_imm_s(i, 1);
             l.b.def_var(counter, next);
             l.b.ins().jump(header, &[]);
-            l.b.seal_block(latch);
             l.b.seal_block(header);
             l.b.seal_block(exit);
             l.b.switch_to_block(exit);
@@ -428,10 +522,6 @@ impl Lower<'_, '_, '_> {
         // A fallback piece noted the slots it uses; the function is not used then.
         self.c.reset_slots(slots);
         define(&self.backend, id, &mut ctx).ok()?;
-        if !runs_on_workers {
-            self.notes
-                .push("a parallel loop's body: on one thread (it needs the evaluator)".into());
-        }
         runs_on_workers.then_some(id)
     }
 }
