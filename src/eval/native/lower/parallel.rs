@@ -442,10 +442,8 @@ impl Lower<'_, '_, '_> {
             .iter()
             .map(|(s, r)| (*s, Held::Scalar(*r)))
             .collect();
-        if !reprs.contains_key(&loop_slot) {
-            let repr = self.vars.get(&loop_slot).map_or(Repr::I64, |v| v.1);
-            reprs.insert(loop_slot, Held::Scalar(repr));
-        }
+        let repr = self.vars.get(&loop_slot).map_or(Repr::I64, |v| v.1);
+        reprs.entry(loop_slot).or_insert(Held::Scalar(repr));
         let mut ctx = context(&self.backend, sig);
         let mut fbc = FunctionBuilderContext::new();
         let slots = self.c.slots_now();
@@ -464,10 +462,10 @@ impl Lower<'_, '_, '_> {
                 zero,
                 &reprs,
             );
-            let mut k = 0;
+            let mut k: i32 = 0;
             let mut word = |l: &mut Lower<'_, '_, '_>, ty| {
                 k += 1;
-                l.b.ins().load(ty, flags(), words, ((k - 1) * 8) as i32)
+                l.b.ins().load(ty, flags(), words, (k - 1) * 8)
             };
             let extra: Vec<ClValue> = (0..layout.extra)
                 .map(|_| word(&mut l, types::I64))
