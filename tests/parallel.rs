@@ -431,3 +431,62 @@ fn fused_store_fault_keeps_exactly_the_stores_before_it() {
     assert_eq!(runs[0].1, format!("({expected}l, -999999999l, 0l, 0l)\n"));
     assert_eq!(runs[0], runs[1]);
 }
+
+/// The native parallel loops (a store loop over codes or a range, with a condition, into an
+/// array of pairs, and `map`), with a division by zero at positions around the chunk
+/// boundaries (chunks of 32 768) or none: the same output on 1 and 2 threads, and, through a
+/// session as the REPL keeps it, the same array after the fault.
+#[test]
+fn native_parallel_loops_fault_like_the_sequential_loop() {
+    let forms = [
+        "for i in ..[N] do &a.i <- 1000000000L / ((i :>> long) - F) + 1L; done\n",
+        "for i in 0 ..< 200000 do &a.i <- 1000000000L / (i.long - F); done\n",
+        "for i in 0 ..< 200000 do if i % 3 == 1 do &a.i <- 7L / (i.long - F); else &a.i <- -1L; done done\n",
+        "for i in ..[N] do &p.i <- ((i :>> long), 1.0 / double ((i :>> long) - F)); &a.i <- 5L / ((i :>> long) - F); done\n",
+        "val b = map (fun (x:long) => 1000000L / (x - F)) c; &a <- b;\n",
+    ];
+    for (k, form) in forms.iter().enumerate() {
+        for fault in [-1i64, 0, 32767, 32768, 65535, 98304, 199999] {
+            let setup = format!(
+                "typedef N = 200000;\nval F = {fault}L;\nvar a : long ^ N;\n\
+                 var p : (long * double) ^ N;\nvar c : long ^ N;\n\
+                 for i in ..[N] do &c.i <- (i :>> long); done\n"
+            );
+            let source = format!("{setup}{form}println$ \\sum a;\n");
+            let out = same_on_one_and_two_threads(&format!("native_{k}"), &source);
+            // The conditional form divides only where i % 3 == 1.
+            let faults = fault >= 0 && (k != 2 || fault % 3 == 1);
+            assert_eq!(
+                out.status.code(),
+                Some(if faults { 3 } else { 0 }),
+                "{source}"
+            );
+            let after = "println$ \\sum a, a.32767, a.32768, a.98304, a.199999;\n";
+            let runs: Vec<(Vec<String>, String)> = [1, 2]
+                .iter()
+                .map(|&threads| {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("a thread pool");
+                    pool.install(|| {
+                        let out = Shared::default();
+                        let mut session = tessera::Session::new(
+                            tessera::Settings::default().with_stdout(out.clone()),
+                        );
+                        session.run_source(&setup).expect("the setup runs");
+                        let codes = match session.run_source(form) {
+                            Ok(()) => Vec::new(),
+                            Err(diags) => diags.iter().map(|d| d.code.to_string()).collect(),
+                        };
+                        session.run_source(after).expect("the array is still there");
+                        let printed = String::from_utf8_lossy(&out.0.lock().expect("unpoisoned"))
+                            .into_owned();
+                        (codes, printed)
+                    })
+                })
+                .collect();
+            assert_eq!(runs[0], runs[1], "{form} with a fault at {fault}");
+        }
+    }
+}

@@ -8,7 +8,8 @@
 //! sequentially to raise the very fault the fold raises. A failing `map` reports the fault of
 //! the lowest position, which is the one sequential evaluation reports first (a pure function
 //! has no other effect to order). `\prod` and floating-point sums stay sequential; so do the
-//! loops of native code (`fold_left` of integer `+` is one).
+//! accumulating loops of native code (`fold_left` of integer `+` is one); its filling
+//! loops and maps run on `native/chunks.rs`.
 //!
 //! Below `PARALLEL_THRESHOLD` elements everything runs on the calling thread.
 //!

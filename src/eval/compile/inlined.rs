@@ -2,7 +2,7 @@
 //! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
 
 use crate::core::inline::has_return;
-use crate::core::ir::{Expr, ExprKind, Inlined, InlinedFrame, Place, Slot};
+use crate::core::ir::{Expr, Inlined, InlinedFrame, Place, Slot};
 use crate::syntax::span::Span;
 use crate::types::Type;
 
@@ -82,23 +82,6 @@ fn map_chunk_kernel(
         (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
     );
     output_fits.then_some((kernel, scope))
-}
-
-/// Does the `map` `e` (a `MapLoop`) run in parallel here: a chunk kernel over at least
-/// `PARALLEL_THRESHOLD` elements with more than one thread? Native code leaves it to the
-/// closure compiler then.
-pub fn map_runs_parallel(e: &Expr) -> bool {
-    let ExprKind::MapLoop { var, array, body } = &e.kind else {
-        return false;
-    };
-    let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
-        return false;
-    };
-    crate::eval::parallel::thread_count() > 1
-        && input
-            .n_elements
-            .is_some_and(|n| n >= crate::eval::parallel::PARALLEL_THRESHOLD)
-        && map_chunk_kernel(*var, array, body, &input, &output).is_some()
 }
 
 impl Compiler<'_> {

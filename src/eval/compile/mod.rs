@@ -36,7 +36,6 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
-pub(crate) use inlined::map_runs_parallel;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
@@ -276,6 +275,11 @@ impl<'p> Compiler<'p> {
     /// One more than the highest slot the code compiled so far uses.
     pub(crate) fn slots_now(&self) -> usize {
         self.slots_used
+    }
+
+    /// Forget the slots noted since `slots_now` gave `n` (code compiled and then dropped).
+    pub(crate) fn reset_slots(&mut self, n: usize) {
+        self.slots_used = n;
     }
 
     /// The frame size the top-level code compiled so far needs.

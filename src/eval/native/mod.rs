@@ -17,6 +17,7 @@
 //! code with fallback pieces, never two copies of the same code running side by side; the
 //! report (`tessera --jit-report`) lists the pieces and why.
 
+mod chunks;
 mod layout;
 mod lower;
 mod runtime;

@@ -28,7 +28,7 @@ pub enum Fault {
 }
 
 /// Record a failure for the native code to find.
-fn fail(rt: &Runtime<'_>, fault: Fault) {
+pub(super) fn fail(rt: &Runtime<'_>, fault: Fault) {
     *rt.native_fault.borrow_mut() = Some(fault);
     rt.native_failed.set(1);
 }
@@ -693,6 +693,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::UnboxLeaves => unbox_leaves as *const () as usize,
         Helper::MapStart => map_start as *const () as usize,
         Helper::MapElement => map_element as *const () as usize,
+        Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
     }
 }
 
@@ -725,4 +726,23 @@ pub enum Helper {
     PointerColumnsView,
     MapStart,
     MapElement,
+    ChunkLoop,
+}
+
+impl Helper {
+    /// Can a chunk of a parallel loop call it on a worker (with the worker's runtime)? The
+    /// views are fetched again only where the loop's were null, which it does not run on.
+    pub fn on_workers(self) -> bool {
+        matches!(
+            self,
+            Helper::Fault
+                | Helper::NoteCall
+                | Helper::Math
+                | Helper::Atan2
+                | Helper::Pow
+                | Helper::DropFrame
+                | Helper::ArrayView
+                | Helper::ColumnsView
+        )
+    }
 }

@@ -260,7 +260,11 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = self.expr(inner).int();
                 let max = IntTy::max(ity).min(u64::MAX as i128) as u64;
-                if max < u64::MAX {
+                // No check when every code of the type fits.
+                let fits = crate::types::size::size_of(&inner.ty)
+                    .and_then(|n| u64::try_from(n).ok())
+                    .is_some_and(|n| n.saturating_sub(1) <= max);
+                if max < u64::MAX && !fits {
                     let bad = self
                         .b
                         .ins()
@@ -448,6 +452,12 @@ impl Lower<'_, '_, '_> {
                 V::F(self.b.ins().fneg(x))
             }
             (Prim::IntNeg(ity), [x]) if ity.signed() && self.pure(x) => {
+                // A constant other than the type's least value negates here.
+                if let ExprKind::Const(Const::Int(k)) = x.kind {
+                    if i128::from(k) != IntTy::min(*ity) {
+                        return V::I(self.iconst(-k));
+                    }
+                }
                 let v = self.expr(x).int();
                 let bad = self
                     .b

@@ -138,7 +138,11 @@ impl Lower<'_, '_, '_> {
 
     /// Is `stmt` closed (see the module's comment)? Collects the array variables it uses,
     /// with whether it stores into them.
-    fn closed_stmt(&self, stmt: &Stmt, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
+    pub(super) fn closed_stmt(
+        &self,
+        stmt: &Stmt,
+        arrays: &mut HashMap<Place, (Expr, bool)>,
+    ) -> bool {
         let stmts = |this: &Self, ss: &[Stmt], arrays: &mut HashMap<Place, (Expr, bool)>| {
             ss.iter().all(|s| this.closed_stmt(s, arrays))
         };

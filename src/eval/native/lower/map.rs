@@ -19,8 +19,7 @@ const MAP_LABEL: u32 = u32::MAX;
 
 impl Lower<'_, '_, '_> {
     /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars the
-    /// body computes natively, an element in a register or in the variable's frame slot, and
-    /// not a map the closure compiler runs on several threads?
+    /// body computes natively, and an element in a register or in the variable's frame slot?
     pub(super) fn native_map(&self, e: &Expr) -> bool {
         let ExprKind::MapLoop { var, array, body } = &e.kind else {
             return false;
@@ -49,10 +48,7 @@ impl Lower<'_, '_, '_> {
             }
             None => !self.avars.contains_key(var),
         };
-        scalar_out
-            && input.elem_leaves > 0
-            && element
-            && !crate::eval::compile::map_runs_parallel(e)
+        scalar_out && input.elem_leaves > 0 && element
     }
 
     /// `e`, a `MapLoop` `native_map` accepts, into the evaluator's value at `out` (which holds
@@ -86,27 +82,48 @@ impl Lower<'_, '_, '_> {
             } else {
                 None
             };
-            l.counted_loop(MAP_LABEL, n, span, &[], |l, i| {
-                let offset = l.b.ins().ishl_imm_s(i, 3);
-                match leaves {
-                    Some(leaves) => {
-                        let at = l.b.ins().iadd(leaves, offset);
-                        let repr = l.vars[&var].1;
-                        let v = match repr {
-                            Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                            _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-                        };
-                        l.write_var(Place::Local(var), v);
+            let sequential = |l: &mut Self| {
+                l.counted_loop(MAP_LABEL, n, span, &[], |l, i| {
+                    let offset = l.b.ins().ishl_imm_s(i, 3);
+                    match leaves {
+                        Some(leaves) => {
+                            let at = l.b.ins().iadd(leaves, offset);
+                            let repr = l.vars[&var].1;
+                            let v = match repr {
+                                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
+                                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
+                            };
+                            l.write_var(Place::Local(var), v);
+                        }
+                        None => l.element_into_slot(shapes, src, i, var),
                     }
-                    None => l.element_into_slot(shapes, src, i, var),
+                    let v = l.expr(body);
+                    let at = l.b.ins().iadd(data, offset);
+                    let (V::I(x) | V::F(x)) = v else {
+                        unreachable!("checked by native_map: a scalar body")
+                    };
+                    l.b.ins().store(flags(), x, at, 0);
+                })
+            };
+            // On rayon workers when the body is pure and reads no array (`parallel.rs`).
+            match leaves.and_then(|src| l.chunk_map(var, body, (src, data, n))) {
+                Some(ran) => {
+                    let (parallel, serial, done) =
+                        (l.b.create_block(), l.b.create_block(), l.b.create_block());
+                    l.b.ins().brif(ran, parallel, &[], serial, &[]);
+                    l.b.seal_block(parallel);
+                    l.b.seal_block(serial);
+                    l.b.switch_to_block(parallel);
+                    l.check_failed();
+                    l.b.ins().jump(done, &[]);
+                    l.b.switch_to_block(serial);
+                    sequential(l);
+                    l.b.ins().jump(done, &[]);
+                    l.b.seal_block(done);
+                    l.b.switch_to_block(done);
                 }
-                let v = l.expr(body);
-                let at = l.b.ins().iadd(data, offset);
-                let (V::I(x) | V::F(x)) = v else {
-                    unreachable!("checked by native_map: a scalar body")
-                };
-                l.b.ins().store(flags(), x, at, 0);
-            });
+                None => sequential(l),
+            }
             l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[result, out]);
             l.drop_value(result);
             l.b.seal_block(unwind);

@@ -14,6 +14,7 @@ mod expr;
 mod fallback;
 mod hoist;
 mod map;
+mod parallel;
 mod stmt;
 
 use std::collections::HashMap;
@@ -116,6 +117,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// for stores.
     /// For an array of tuples stored as columns, each column's address.
     views: HashMap<Place, Views>,
+    /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
+    foreign: bool,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -338,6 +341,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             unwind,
             notes: Vec::new(),
             views: HashMap::new(),
+            foreign: false,
         }
     }
 
@@ -359,6 +363,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         returns: &[types::Type],
         values: &[ClValue],
     ) -> Option<ClValue> {
+        self.foreign |= !helper.on_workers();
         let mut sig = Signature::new(self.b.func.signature.call_conv);
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
         sig.returns

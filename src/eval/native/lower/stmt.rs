@@ -46,7 +46,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// The current value of a native variable.
-    fn read_var(&mut self, place: Place, repr: Repr) -> V {
+    pub(super) fn read_var(&mut self, place: Place, repr: Repr) -> V {
         match place {
             Place::Local(s) => {
                 let (var, r) = self.vars[&s];
@@ -261,7 +261,9 @@ impl Lower<'_, '_, '_> {
                     return self.fallback_stmt(s, "a loop over 64-bit unsigned values", to.span);
                 }
                 let saved = self.hoist_views(s);
-                self.for_range(*label, *var, *var_ty, from, to, *kind, body);
+                if !self.chunk_loop(s) {
+                    self.for_range(*label, *var, *var_ty, from, to, *kind, body);
+                }
                 self.views = saved;
             }
             Stmt::ForCodes {
@@ -278,7 +280,9 @@ impl Lower<'_, '_, '_> {
                             && n < i64::MAX as u64 =>
                     {
                         let saved = self.hoist_views(s);
-                        self.for_codes(*label, *var, n, body);
+                        if !self.chunk_loop(s) {
+                            self.for_codes(*label, *var, n, body);
+                        }
                         self.views = saved;
                     }
                     _ => self.fallback_stmt(
@@ -395,7 +399,7 @@ impl Lower<'_, '_, '_> {
 
     /// A loop body: its statements with `break` and `continue` of `label` going to `exit` and
     /// `next`; ends by jumping to `next`.
-    fn loop_body(
+    pub(super) fn loop_body(
         &mut self,
         label: u32,
         exit: cranelift_codegen::ir::Block,
@@ -411,7 +415,7 @@ impl Lower<'_, '_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn for_range(
+    pub(super) fn for_range(
         &mut self,
         label: u32,
         var: Place,
@@ -542,7 +546,7 @@ impl Lower<'_, '_, '_> {
         });
     }
 
-    fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
+    pub(super) fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
         let limit = self.iconst(n as i64);
         let span = crate::syntax::span::Span::default();
         self.counted_loop(label, limit, span, body, |l, code| {
