@@ -15,6 +15,7 @@ mod errors;
 mod expressions;
 mod functions;
 mod levels;
+mod modules;
 mod patterns;
 mod statements;
 #[cfg(test)]
