@@ -1085,6 +1085,7 @@ impl Checker {
         }
         let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
         let mut ok = true;
+        self.infer_from_instances(idx, &targs);
         for t in &targs {
             let z = self.zonk(t);
             ok &= self.no_meta_left(&z, span);

@@ -320,10 +320,134 @@ impl Checker {
         }
         match virtual_info {
             Some(v) => self.resolve_virtual(idx, &v, &args, span),
+            None if !self.check_constraints(idx, &args, span) => Dispatch::Failed,
             None => match self.specialise(idx, &args) {
                 Some(n) => Dispatch::To(n, Vec::new()),
                 None => Dispatch::Failed,
             },
+        }
+    }
+
+    /// The instance of the class whose scope is `class` at the concrete `args`.
+    fn find_instance(&mut self, class: ScopeId, args: &[Type]) -> Option<InstanceInfo> {
+        let instances: Vec<InstanceInfo> = self
+            .modules
+            .classes
+            .instances
+            .iter()
+            .filter(|i| i.class == class && i.args.len() == args.len())
+            .cloned()
+            .collect();
+        for inst in instances {
+            let saved = self.metas.clone();
+            let fresh = self.instantiate_params(&inst.vars);
+            let fits = inst
+                .args
+                .iter()
+                .zip(args)
+                .all(|(a, c)| self.unify(&a.subst_vars(&inst.vars, &fresh), c));
+            self.metas = saved;
+            if fits {
+                return Some(inst);
+            }
+        }
+        None
+    }
+
+    /// Has each class that template `idx` names in its constraints an instance at the
+    /// concrete `args`? Reports the first that has none, at the call.
+    fn check_constraints(&mut self, idx: usize, args: &[Type], span: Span) -> bool {
+        let sig = self.funs[idx].clone();
+        let constraints: Vec<ast::Constraint> = sig
+            .def
+            .type_params
+            .iter()
+            .flat_map(|p| p.constraints.iter().cloned())
+            .collect();
+        let saved = self.scope;
+        self.scope = sig.scope;
+        let mut ok = true;
+        for c in &constraints {
+            let Some(m) = self.find_module(&c.class.node).filter(|m| m.class) else {
+                continue;
+            };
+            let written: Vec<Type> = c.args.iter().map(|t| self.type_expr(t)).collect();
+            let cargs: Vec<Type> = written
+                .iter()
+                .map(|t| t.subst_vars(&sig.own_params, args))
+                .collect();
+            if self.find_instance(m.scope, &cargs).is_none() {
+                let shown = |ts: &[Type]| {
+                    ts.iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let instance = format!("{}[{}]", c.class.node, shown(&cargs));
+                self.error(CheckError::Noted {
+                    error: Box::new(CheckError::NoOverload {
+                        span,
+                        message: format!(
+                            "no instance `{instance}`: `{}` needs `{}[{}]`",
+                            sig.name,
+                            c.class.node,
+                            shown(&written)
+                        ),
+                        behaviour: "invocable",
+                        help: Some(format!("define `instance {instance} {{ … }}`")),
+                    }),
+                    at: m.span,
+                    label: format!("the class `{}` is defined here", c.class.node),
+                });
+                ok = false;
+                break;
+            }
+        }
+        self.scope = saved;
+        ok
+    }
+
+    /// A virtual function's class arguments that its call leaves unknown (`first l`, with
+    /// `virtual fun first: C -> E;`, fixes `C` but not `E`) are those of the one instance that
+    /// fits the known ones, when only one does.
+    pub(crate) fn infer_from_instances(&mut self, idx: usize, args: &[Type]) {
+        let Some(v) = self.modules.classes.virtuals.get(&idx).cloned() else {
+            return;
+        };
+        let class_args: Vec<Type> = args[..v.n_class.min(args.len())]
+            .iter()
+            .map(|t| self.zonk(t))
+            .collect();
+        if !class_args.iter().any(|t| t.has_meta()) {
+            return;
+        }
+        let instances: Vec<InstanceInfo> = self
+            .modules
+            .classes
+            .instances
+            .iter()
+            .filter(|i| i.class == v.class && i.args.len() == class_args.len())
+            .cloned()
+            .collect();
+        let mut fitting = Vec::new();
+        for inst in instances {
+            let saved = self.metas.clone();
+            let fresh = self.instantiate_params(&inst.vars);
+            let fits = inst
+                .args
+                .iter()
+                .zip(&class_args)
+                .all(|(a, c)| self.unify(&a.subst_vars(&inst.vars, &fresh), c));
+            self.metas = saved;
+            if fits {
+                fitting.push(inst);
+            }
+        }
+        if let [inst] = fitting.as_slice() {
+            let fresh = self.instantiate_params(&inst.vars);
+            for (a, c) in inst.args.iter().zip(&class_args) {
+                self.unify(&a.subst_vars(&inst.vars, &fresh), c);
+            }
         }
     }
 
@@ -336,30 +460,7 @@ impl Checker {
         span: Span,
     ) -> Dispatch {
         let class_args = &args[..v.n_class.min(args.len())];
-        let instances: Vec<InstanceInfo> = self
-            .modules
-            .classes
-            .instances
-            .iter()
-            .filter(|i| i.class == v.class)
-            .cloned()
-            .collect();
-        let mut found = None;
-        for inst in instances {
-            let saved = self.metas.clone();
-            let fresh = self.instantiate_params(&inst.vars);
-            let fits = inst.args.len() == class_args.len()
-                && inst
-                    .args
-                    .iter()
-                    .zip(class_args)
-                    .all(|(a, c)| self.unify(&a.subst_vars(&inst.vars, &fresh), c));
-            self.metas = saved;
-            if fits {
-                found = Some(inst);
-                break;
-            }
-        }
+        let found = self.find_instance(v.class, class_args);
         let name = self.funs[idx].name.clone();
         let shown: Vec<String> = class_args.iter().map(|t| t.to_string()).collect();
         let instance_name = format!("{}[{}]", v.class_name, shown.join(", "));

@@ -366,7 +366,8 @@ impl Checker {
         if matches!(
             self.lookup_value(&joined),
             Some(Binding::Funs(_) | Binding::Ctor { .. })
-        ) {
+        ) || self.type_declared(&joined)
+        {
             return Some(joined);
         }
         let (module, last) = path.split_last().map(|(l, m)| (m.join("::"), l))?;
@@ -380,6 +381,18 @@ impl Checker {
         }
         (self.lookup_value(last).is_some() || crate::core::prims::is_prim(last))
             .then(|| last.clone())
+    }
+
+    /// Is `name` a type declared in a scope visible here (a struct is its constructor)?
+    fn type_declared(&self, name: &str) -> bool {
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            if self.scopes[id].types.contains_key(name) {
+                return true;
+            }
+            s = self.scopes[id].parent;
+        }
+        false
     }
 
     /// `M::x` as a value: a variable of the module, or its function or constructor.
@@ -400,10 +413,16 @@ impl Checker {
                 if let Some(Binding::Var(vb)) = self.scopes[m.scope].values.get(last).cloned() {
                     return self.var_expr(&joined, &vb, span);
                 }
+                // The qualified functions and types are suggested by `explain_undefined`; the
+                // module's variables here.
                 let members: Vec<String> = self.scopes[m.scope].values.keys().cloned().collect();
-                let hint = crate::check::suggest::closest(last, members.iter().map(String::as_str))
-                    .map(|n| format!("did you mean `{module}::{n}`?"))
-                    .or_else(|| Some(format!("`{module}` defines no `{last}`")));
+                let hint = if self.suggest_name(&joined, "name").is_some() {
+                    None
+                } else {
+                    crate::check::suggest::closest(last, members.iter().map(String::as_str))
+                        .map(|n| format!("did you mean `{module}::{n}`?"))
+                        .or_else(|| Some(format!("`{module}` defines no `{last}`")))
+                };
                 self.error(CheckError::UndefinedName {
                     name: joined,
                     span,

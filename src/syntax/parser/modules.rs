@@ -19,6 +19,22 @@ fn word<'t>(w: &'static str) -> impl Parser<'t, TokenInput<'t>, (), Extra<'t>> +
     }
 }
 
+/// Do the tokens start a module, class or instance definition (`module M {`, `class C[`,
+/// `instance C[`, `instance[`), which is a statement even without a `;`?
+pub fn starts_module_statement(tokens: &[(Token, crate::syntax::span::Span)]) -> bool {
+    match tokens {
+        [(Token::Ident(w), _), (Token::Ident(_), _), (next, _), ..]
+            if w == "module" || w == "class" =>
+        {
+            matches!(next, Token::LBrace | Token::LBracket)
+        }
+        [(Token::Ident(w), _), (next, _), ..] if w == "instance" => {
+            matches!(next, Token::Ident(_) | Token::LBracket)
+        }
+        _ => false,
+    }
+}
+
 /// A name, possibly qualified (`M::N::f`), as one name joined by `::`.
 pub(super) fn qualified_name<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
     name()
