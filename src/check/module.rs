@@ -436,6 +436,7 @@ impl Checker {
                 } else {
                     self.module_suggestion(&module)
                         .map(|h| format!("there is no module `{module}`: {h}"))
+                        .or_else(|| Some("the library's qualified names are listed by `:browse ::` in the REPL and in the library reference".to_string()))
                 };
                 self.error(CheckError::UndefinedName {
                     name: joined,
