@@ -217,11 +217,10 @@ impl Checker {
             let args: Vec<Type> = c.args.iter().map(|t| self.type_expr(t)).collect();
             match self.find_module(&c.class.node) {
                 Some(m) if m.class => {
-                    self.modules
-                        .opens
-                        .entry(scope)
-                        .or_default()
-                        .push(Open { scope: m.scope, args });
+                    self.modules.opens.entry(scope).or_default().push(Open {
+                        scope: m.scope,
+                        args,
+                    });
                 }
                 _ => match builtin_class(&c.class.node) {
                     Some(behaviours) => {

@@ -81,7 +81,11 @@ impl Checker {
         }
         let mut m = found?;
         for part in parts {
-            m = self.modules.modules.get(&(m.scope, part.to_string()))?.clone();
+            m = self
+                .modules
+                .modules
+                .get(&(m.scope, part.to_string()))?
+                .clone();
         }
         Some(m)
     }
@@ -168,7 +172,9 @@ impl Checker {
             class: name.clone(),
             args: params
                 .iter()
-                .map(|p| ast::TypeExpr::new(ast::TypeExprKind::Name(p.name.node.clone()), p.name.span))
+                .map(|p| {
+                    ast::TypeExpr::new(ast::TypeExprKind::Name(p.name.node.clone()), p.name.span)
+                })
                 .collect(),
         });
         let body = self.parameterise(body, params, implicit.as_ref());
@@ -348,9 +354,9 @@ impl Checker {
                         TypeScheme::Alias(params[k..].to_vec(), t)
                     }
                 }
-                TypeScheme::Nominal(def) if k > 0 && def.params.len() == k => TypeScheme::Mono(
-                    crate::types::ty::instantiate_nominal(&def, o.args.clone()),
-                ),
+                TypeScheme::Nominal(def) if k > 0 && def.params.len() == k => {
+                    TypeScheme::Mono(crate::types::ty::instantiate_nominal(&def, o.args.clone()))
+                }
                 other => other,
             });
         }

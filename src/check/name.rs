@@ -311,11 +311,7 @@ impl Checker {
         let mut type_args = type_args;
         type_args.extend(self.borrowed_size_args(sig.frame));
         let ty = self.zonk(&ty);
-        mk(
-            ir::ExprKind::MakeFun { fun: id, type_args },
-            ty,
-            span,
-        )
+        mk(ir::ExprKind::MakeFun { fun: id, type_args }, ty, span)
     }
 
     /// Record the effects of calling function `idx` (for purity, which allows parallel

@@ -457,7 +457,12 @@ impl Checker {
         vars
     }
 
-    pub(crate) fn resolve_type_binding(&mut self, scope: usize, name: &str, b: TypeBinding) -> TypeScheme {
+    pub(crate) fn resolve_type_binding(
+        &mut self,
+        scope: usize,
+        name: &str,
+        b: TypeBinding,
+    ) -> TypeScheme {
         match b {
             TypeBinding::Alias(t) => TypeScheme::Mono(t),
             TypeBinding::Generic(params, t) => TypeScheme::Alias(params, t),

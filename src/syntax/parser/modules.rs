@@ -162,34 +162,35 @@ pub(super) fn module_statements<'t>(
             }
         });
     // `virtual fun f (x:T) => e;`: a definition, the default of the instances.
-    let with_default = word("virtual")
-        .ignore_then(stmt.clone())
-        .validate(|s: Stmt, extra, emitter| match s.node {
-            StmtKind::Fun(def) if def.name.is_some() => ModuleItem::Virtual {
-                def,
-                bodiless: false,
-            },
-            _ => {
-                emitter.emit(coded_error(
+    let with_default =
+        word("virtual")
+            .ignore_then(stmt.clone())
+            .validate(|s: Stmt, extra, emitter| match s.node {
+                StmtKind::Fun(def) if def.name.is_some() => ModuleItem::Virtual {
+                    def,
+                    bodiless: false,
+                },
+                _ => {
+                    emitter.emit(coded_error(
                     extra.span(),
                     "E0100",
                     "`virtual` is followed by a function: `virtual fun f: T -> R;` or a definition",
                     None,
                 ));
-                ModuleItem::Virtual {
-                    def: FunDef {
-                        kind: FunKind::Fun,
-                        name: None,
-                        type_params: Vec::new(),
-                        params: Vec::new(),
-                        ret: None,
-                        body: FunBody::Block(Vec::new()),
-                        span: extra.span(),
-                    },
-                    bodiless: true,
+                    ModuleItem::Virtual {
+                        def: FunDef {
+                            kind: FunKind::Fun,
+                            name: None,
+                            type_params: Vec::new(),
+                            params: Vec::new(),
+                            ret: None,
+                            body: FunBody::Block(Vec::new()),
+                            span: extra.span(),
+                        },
+                        bodiless: true,
+                    }
                 }
-            }
-        });
+            });
     choice((module_or_class, instance, open, bodiless, with_default))
         .map(|item| StmtKind::Module(Box::new(item)))
         .boxed()
