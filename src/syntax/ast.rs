@@ -575,7 +575,7 @@ pub enum ModuleItem {
     },
     /// `virtual fun f: T -> R;` (`def.body` is an empty block and `bodiless` is set) or
     /// `virtual fun f (x:T) => e;` (a default body).
-    Virtual { def: FunDef, bodiless: bool },
+    Virtual { def: Box<FunDef>, bodiless: bool },
 }
 
 /// A REPL chunk after parsing.
