@@ -253,6 +253,15 @@ diagnostic_cases! {
     stack_sort_comparison: "R0004", "println$ sort (fun (a:int, b:int) => a / b < 1) (3, 0, 2);\n";
     stack_vectorised_map: "R0004", "fun inv (x:int) : int => 100 / x;\nprintln$ map inv (1, 2, 0);\n";
     stack_recursion_too_deep_is_counted: "R0008", "fun spin (n:int) : int => 1 + spin (n + 1);\nprintln$ spin 0;\n";
+    // Modules and type classes.
+    class_missing_instance: "E0301", "class Str2[T] {\n  virtual fun str2: T -> string;\n}\ninstance Str2[int] { fun str2 (x:int) => str x; }\nprintln$ Str2::str2 1.5;\n";
+    class_missing_instance_of_constraint: "E0301", "class Str2[T] {\n  virtual fun str2: T -> string;\n}\nfun show[T with Str2[T]] (x:T) => str2 x;\nprintln$ show 1.5;\n";
+    class_virtual_without_definition_or_default: "E0301", "class C[T] {\n  virtual fun f: T -> int;\n  virtual fun g: T -> int;\n}\ninstance C[int] { fun f (x:int) => x; }\nprintln$ C::g 1;\n";
+    class_virtual_at_a_type_parameter: "E0301", "class C[T] { virtual fun f: T -> int; }\nfun h[T] (x:T) => C::f x;\n";
+    module_unknown_member: "E0201", "module Geometry { fun dist (x:int) => x; }\nprintln$ Geometry::dits 1;\n";
+    module_unknown_variable: "E0201", "module Counter { var count = 0; }\nprintln$ Counter::cont;\n";
+    module_open_unknown: "E0201", "module Geometry { fun dist (x:int) => x; }\nopen Geometry2;\n";
+    class_unknown_in_constraint: "E0201", "class Shape[T] { virtual fun area: T -> double; }\nfun f[T with Shap[T]] (x:T) => 1;\n";
 }
 
 /// A file of prose: the first 20 errors, then the count of the others.

@@ -47,6 +47,11 @@ impl Checker {
             ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
                 self.apply_name(&path.join("::"), head.span, args, span, expected)
             }
+            // `M::f x`, `List::map f l`: a function of a module.
+            ExprKind::Qualified(path) if self.qualified_function(path).is_some() => {
+                let n = self.qualified_function(path).expect("checked by the guard");
+                self.apply_name(&n, head.span, args, span, expected)
+            }
             ExprKind::Format(text) => self.format_apply(text, head.span, args, span),
             ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Name(n) if crate::core::prims::is_type_applied(n) && self.lookup_value(n).is_none()) => {
                 self.subarray_apply(targs, args, span)
@@ -1093,6 +1098,7 @@ impl Checker {
         }
         let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
         let mut ok = true;
+        self.infer_from_instances(idx, &targs);
         for t in &targs {
             let z = self.zonk(t);
             ok &= self.no_meta_left(&z, span);
@@ -1103,7 +1109,7 @@ impl Checker {
         }
         let own_args = type_args[sig.outer_params.len()..].to_vec();
         type_args.extend(self.borrowed_size_args(sig.frame));
-        let func = match sig.holder {
+        let mut func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
                 let fty = sizes.apply(
@@ -1124,6 +1130,16 @@ impl Checker {
         };
         if !self.check_requirements(&sig.name, &own, &own_args, span) {
             return error_expr(span);
+        }
+        // A virtual function resolves to its instance's; a template to its specialisation.
+        match self.class_dispatch(idx, &own_args, span) {
+            crate::check::class::Dispatch::Plain => {}
+            crate::check::class::Dispatch::To(n, type_args) => {
+                self.note_call(n);
+                let fun = self.funs[n].id;
+                func.kind = ir::ExprKind::MakeFun { fun, type_args };
+            }
+            crate::check::class::Dispatch::Failed => return error_expr(span),
         }
         if sig.kind != ast::FunKind::Fun {
             self.note_effect();

@@ -100,20 +100,9 @@ impl Checker {
             ExprKind::Qualified(path) if crate::core::prims::is_prim(&path.join("::")) => {
                 self.name_expr(&path.join("::"), span, expected)
             }
-            // A qualified name that is not a library function is not defined (type-applied
-            // forms such as `Typing::memcount[T]` are `TypeApply`).
-            ExprKind::Qualified(path) => {
-                self.error(CheckError::UndefinedName {
-                    name: path.join("::"),
-                    span,
-                    what: "name",
-                    hint: Some(
-                        "the library's qualified names are listed by `:browse ::` in the REPL and in the library reference"
-                            .to_string(),
-                    ),
-                });
-                error_expr(span)
-            }
+            // A name of a module (type-applied forms such as `Typing::memcount[T]` are
+            // `TypeApply`).
+            ExprKind::Qualified(path) => self.qualified_expr(path, span, expected),
             ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
             ExprKind::Tuple(items) => {
                 let comps: Vec<Option<Type>> = match expected.map(|t| self.zonk(t)) {

@@ -177,6 +177,7 @@ impl Checker {
             FunState::Unchecked => {}
         }
         self.funs[idx].state = FunState::InProgress;
+        let template = self.enter_template(idx);
         let saved = (self.scope, self.frame);
         let sig = self.funs[idx].clone();
         self.scope = sig.scope;
@@ -276,7 +277,11 @@ impl Checker {
             pure_: crate::check::traits::pure_function(sig.kind, frame.impure),
         };
         self.funs[idx].pure_ = function.pure_;
-        self.unit.out_funs.push((sig.id, Arc::new(function)));
+        if template {
+            self.leave_template(sig.frame);
+        } else {
+            self.unit.out_funs.push((sig.id, Arc::new(function)));
+        }
         self.funs[idx].state = FunState::Done;
         self.scope = saved.0;
         self.frame = saved.1;

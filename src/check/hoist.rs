@@ -119,6 +119,7 @@ impl Checker {
             def.set_body(body);
         }
         self.define_opaque(&flat, opaque, prelude);
+        self.hoist_modules(&flat, prelude);
         // Every typedef of the scope is resolved now, so an unused bad one is still reported.
         let pending: Vec<String> = self.scopes[self.scope]
             .types
@@ -375,6 +376,7 @@ impl Checker {
             .clone()
             .unwrap_or_else(|| ast::SName::new("<lambda>".into(), def.span));
         let idx = self.new_function(def, &name.node);
+        self.note_template(idx);
         // A function nested in a function frame keeps its closure in a slot, created when the
         // enclosing frame is entered (so it can capture).
         let frame = self.frame;

@@ -8,6 +8,7 @@ mod apply;
 mod arity;
 pub mod browse;
 mod build;
+mod class;
 mod coerce;
 mod cow;
 pub mod distributed;
@@ -20,6 +21,7 @@ mod functor;
 mod hoist;
 pub mod index;
 mod library;
+mod module;
 mod name;
 pub(crate) mod opaque;
 mod operator;
@@ -96,6 +98,8 @@ pub struct Checker {
     /// The declarations of struct fields (by struct and field name: the field's span and
     /// scope), noted while indexing for an editor (`index.rs`).
     field_spans: Arc<index::FieldSpans>,
+    /// Modules, opens, classes and instances (`module.rs`, `class.rs`).
+    pub(crate) modules: module::ModuleState,
     /// The unit being checked: its output and the work left for its end.
     pub(crate) unit: UnitContext,
     /// The state of visibility checking (`secret.rs`).
@@ -314,6 +318,7 @@ impl Checker {
             impl_blocks: std::collections::HashMap::new(),
             validate: false,
             field_spans: Arc::default(),
+            modules: module::ModuleState::default(),
             unit: UnitContext::default(),
             secret: SecretState::default(),
         }

@@ -35,6 +35,9 @@ impl Checker {
             if let Some(b) = self.visible_binding(id, name) {
                 return Some(b.clone());
             }
+            if let Some(b) = self.opened_binding(id, name) {
+                return Some(b);
+            }
             s = self.scopes[id].parent;
         }
         None
@@ -60,6 +63,12 @@ impl Checker {
         while let Some(id) = s {
             match self.visible_binding(id, name) {
                 Some(Binding::Funs(l)) => sets.push(l.clone()),
+                Some(_) => break,
+                None => {}
+            }
+            // The modules the scope opens come after its own names.
+            match self.opened_binding(id, name) {
+                Some(Binding::Funs(l)) => sets.push(l),
                 Some(_) => break,
                 None => {}
             }
@@ -293,16 +302,16 @@ impl Checker {
         if !self.check_requirements(&sig.name, &sig.own_params, &type_args[outer..], span) {
             return error_expr(span);
         }
+        // A template or a virtual function as a value: its specialisation or instance.
+        let (id, type_args) = match self.class_dispatch(idx, &type_args[outer..], span) {
+            crate::check::class::Dispatch::Plain => (sig.id, type_args),
+            crate::check::class::Dispatch::To(n, targs) => (self.funs[n].id, targs),
+            crate::check::class::Dispatch::Failed => return error_expr(span),
+        };
+        let mut type_args = type_args;
         type_args.extend(self.borrowed_size_args(sig.frame));
         let ty = self.zonk(&ty);
-        mk(
-            ir::ExprKind::MakeFun {
-                fun: sig.id,
-                type_args,
-            },
-            ty,
-            span,
-        )
+        mk(ir::ExprKind::MakeFun { fun: id, type_args }, ty, span)
     }
 
     /// Record the effects of calling function `idx` (for purity, which allows parallel

@@ -36,6 +36,7 @@ impl Checker {
         match &s.node {
             StmtKind::Var { name, init, .. } => self.var_stmt(s, name, init.as_ref(), out),
             StmtKind::Val { name, init, .. } => self.var_stmt(s, name, Some(init), out),
+            StmtKind::Module(item) => self.module_stmt(s, item, out),
             StmtKind::Fun(_)
             | StmtKind::NewType { .. }
             | StmtKind::Typedef { .. }

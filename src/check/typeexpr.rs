@@ -418,6 +418,9 @@ impl Checker {
                 let b = b.clone();
                 return Some(self.resolve_type_binding(id, name, b));
             }
+            if let Some(scheme) = self.opened_type(id, name) {
+                return Some(scheme);
+            }
             s = self.scopes[id].parent;
         }
         None
@@ -454,7 +457,12 @@ impl Checker {
         vars
     }
 
-    fn resolve_type_binding(&mut self, scope: usize, name: &str, b: TypeBinding) -> TypeScheme {
+    pub(crate) fn resolve_type_binding(
+        &mut self,
+        scope: usize,
+        name: &str,
+        b: TypeBinding,
+    ) -> TypeScheme {
         match b {
             TypeBinding::Alias(t) => TypeScheme::Mono(t),
             TypeBinding::Generic(params, t) => TypeScheme::Alias(params, t),

@@ -347,6 +347,17 @@ pub struct TypeParam {
     pub name: SName,
     /// Defaults to `TYPE` when not written.
     pub kind: KindExpr,
+    /// The `with` clause of a function's type parameter list (`[T, U with Str[T], Eq[U]]`),
+    /// kept on the list's last parameter; empty everywhere else.
+    pub constraints: Vec<Constraint>,
+}
+
+/// `C[T]` in a `with` clause: the type class `C` (a name, possibly qualified: `M::C`) at the
+/// types `T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constraint {
+    pub class: SName,
+    pub args: Vec<TypeExpr>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -533,8 +544,38 @@ pub enum StmtKind {
     Seq(Vec<Stmt>),
     /// `match e with | p => stmts … endmatch;`
     Match(Expr, Vec<MatchArm<Vec<Stmt>>>),
+    /// Modules, type classes, instances, `open` and virtual functions (`ModuleItem`).
+    Module(Box<ModuleItem>),
     /// Placeholder after a syntax error.
     Error,
+}
+
+/// The statements of Felix's modules and type classes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModuleItem {
+    /// `module M { … }` and `module X[t] { … }`; `class C[T] { … }` when `class` is set.
+    Module {
+        name: SName,
+        params: Vec<TypeParam>,
+        body: Vec<Stmt>,
+        class: bool,
+    },
+    /// `instance C[int] { … }`, `instance[U] C[list[U]] { … }`.
+    Instance {
+        params: Vec<TypeParam>,
+        class: SName,
+        args: Vec<TypeExpr>,
+        body: Vec<Stmt>,
+    },
+    /// `open M;`, `open X[long];`; `inherit M;` when `inherit` is set.
+    Open {
+        module: SName,
+        args: Vec<TypeExpr>,
+        inherit: bool,
+    },
+    /// `virtual fun f: T -> R;` (`def.body` is an empty block and `bodiless` is set) or
+    /// `virtual fun f (x:T) => e;` (a default body).
+    Virtual { def: Box<FunDef>, bodiless: bool },
 }
 
 /// A REPL chunk after parsing.

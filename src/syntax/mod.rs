@@ -183,7 +183,12 @@ pub fn parse_chunk_with(src: &str, options: ParseOptions) -> ChunkParse {
     if leaves_open {
         return ChunkParse::Incomplete;
     }
-    if let Ok(expression) = parse_expr_with(src, options) {
+    // `module M { … }` and the like are statements even without a `;`.
+    let statement = with_chunk_tokens(src, |tokens, _| parser::starts_module_statement(tokens));
+    if let Some(expression) = (!statement)
+        .then(|| parse_expr_with(src, options).ok())
+        .flatten()
+    {
         // An open-ended `match` at the end of a chunk may get more arms on the next
         // line: the REPL waits for them, or for `endmatch`.
         if open_match_at_end(&expression) {

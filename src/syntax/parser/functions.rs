@@ -77,10 +77,13 @@ impl<'t> FunctionHeads<'t> {
             .map(|(name, kind)| TypeParam {
                 name,
                 kind: kind.unwrap_or(KindExpr::Type),
+                constraints: Vec::new(),
             })
             .separated_by(token(Token::Comma))
             .at_least(1)
             .collect::<Vec<_>>()
+            .then(super::modules::with_clause(type_expr).or_not())
+            .map(super::modules::attach_constraints)
             .delimited_by(token(Token::LBracket), token(Token::RBracket))
             .boxed();
         let return_type = token(Token::Colon)

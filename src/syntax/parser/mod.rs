@@ -15,6 +15,7 @@ mod errors;
 mod expressions;
 mod functions;
 mod levels;
+mod modules;
 mod patterns;
 mod statements;
 #[cfg(test)]
@@ -33,6 +34,7 @@ use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
 
 pub use errors::convert_error;
+pub use modules::starts_module_statement;
 
 /// The token stream the parser reads: a slice of spanned tokens.
 pub type TokenInput<'t> = MappedInput<'t, Token, Span, &'t [(Token, Span)]>;

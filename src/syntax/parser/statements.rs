@@ -627,8 +627,11 @@ pub(super) fn define_statements<'t>(
     let empty_stmt = semicolon
         .clone()
         .map_with(|_, extra| Spanned::new(StmtKind::Block(Vec::new()), extra.span()));
+    let module_stmt = super::modules::module_statements(rules, heads)
+        .map_with(|kind, extra| Spanned::new(kind, extra.span()));
     let statement = choice((
         empty_stmt,
+        module_stmt,
         c_binding,
         fun_stmt,
         loop_stmt,

@@ -5,7 +5,7 @@ use chumsky::prelude::*;
 
 use super::levels::{operator_level, Grouping};
 use super::{
-    chain_or_single, int_literal, name, named_list, pointer_mode, token, BoxedParser, Extra,
+    chain_or_single, int_literal, named_list, pointer_mode, token, BoxedParser, Extra,
     RecursiveParser, TokenInput,
 };
 use crate::syntax::ast::*;
@@ -49,7 +49,7 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
             visibility,
             compact_pointer,
             // `pair[int]`: a parametric type applied to its arguments.
-            name()
+            super::modules::qualified_name()
                 .then(
                     type_expr
                         .clone()
@@ -59,7 +59,8 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
                         .delimited_by(token(Token::LBracket), token(Token::RBracket)),
                 )
                 .map(|(name, args)| TypeExprKind::Apply(name, args)),
-            select! { Token::Ident(name) => TypeExprKind::Name(name) },
+            // `M::T`: a type of a module, by its qualified name.
+            super::modules::qualified_name().map(|name| TypeExprKind::Name(name.node)),
             int_literal().map(TypeExprKind::Unitsum),
             token(Token::LParen)
                 .then(token(Token::RParen))

@@ -1,0 +1,479 @@
+//! Modules: `module M { … }` (and the scopes of classes and instances, `class.rs`), `open`,
+//! qualified names `M::f`, `M::N::T`.
+//!
+//! A module is a scope nested in the one that declares it, hoisted with it (so its names are
+//! usable anywhere in that scope) and checked where it stands. Its functions, constructors and
+//! types are also entered in the declaring scope under their qualified names (`M::f`), so a
+//! qualified name resolves through the ordinary scope chain; its variables are read from the
+//! module's scope. A parameterised module `module X[t] { … }` gives each of its definitions
+//! the parameters `t` first. `open M;` (or `inherit M;`) makes the module's names visible in
+//! the scope of the statement, after that scope's own names and before the enclosing
+//! scope's; `open X[long];` fixes the parameters of the module's types.
+
+use std::collections::HashMap;
+
+use crate::check::env::{Binding, ScopeId, TypeBinding};
+use crate::check::error::CheckError;
+use crate::check::typeexpr::TypeScheme;
+use crate::check::Checker;
+use crate::core::ir;
+use crate::syntax::ast::{self, ModuleItem, Stmt, StmtKind};
+use crate::syntax::span::Span;
+use crate::types::ty::Type;
+
+/// What the checker keeps about modules and classes.
+#[derive(Clone, Default)]
+pub(crate) struct ModuleState {
+    /// Modules and classes, by the scope that declares them and their name.
+    pub(crate) modules: HashMap<(ScopeId, String), ModuleInfo>,
+    /// The scope of each module, class and instance statement, by its span: made and hoisted
+    /// with the enclosing scope, entered when the statement is checked.
+    pub(crate) bodies: HashMap<Span, ScopeId>,
+    /// The modules each scope opens.
+    pub(crate) opens: HashMap<ScopeId, Vec<Open>>,
+    /// The class state (`class.rs`).
+    pub(crate) classes: crate::check::class::ClassState,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleInfo {
+    pub(crate) scope: ScopeId,
+    /// The number of the module's (or class's) type parameters.
+    pub(crate) n_params: usize,
+    pub(crate) class: bool,
+    pub(crate) span: Span,
+}
+
+/// A module opened in a scope, with the type arguments given to its parameters.
+#[derive(Clone, Debug)]
+pub(crate) struct Open {
+    pub(crate) scope: ScopeId,
+    pub(crate) args: Vec<Type>,
+}
+
+/// The module names of Felix's library whose functions Tessera's library provides under
+/// plain names (`List::map` is the list `map`): opening them changes nothing.
+const LIBRARY_MODULES: &[(&str, &str)] = &[
+    ("List", "_list_"),
+    ("Option", "_opt_"),
+    ("Str", ""),
+    ("String", ""),
+    ("Array", ""),
+    ("Carray", ""),
+    ("Farray", ""),
+    ("System", ""),
+    ("Env", ""),
+];
+
+impl Checker {
+    /// The module `path` (`M` or `M::N`) as seen from the current scope.
+    pub(crate) fn find_module(&self, path: &str) -> Option<ModuleInfo> {
+        let mut parts = path.split("::");
+        let first = parts.next()?;
+        let mut s = Some(self.scope);
+        let mut found = None;
+        while let Some(id) = s {
+            if let Some(m) = self.modules.modules.get(&(id, first.to_string())) {
+                found = Some(m.clone());
+                break;
+            }
+            s = self.scopes[id].parent;
+        }
+        let mut m = found?;
+        for part in parts {
+            m = self
+                .modules
+                .modules
+                .get(&(m.scope, part.to_string()))?
+                .clone();
+        }
+        Some(m)
+    }
+
+    /// Hoist the modules, classes, instances and opens among a scope's statements (after its
+    /// types, before its values).
+    pub(crate) fn hoist_modules(&mut self, flat: &[&Stmt], prelude: &mut Vec<ir::Stmt>) {
+        let items: Vec<(&Stmt, &ModuleItem)> = flat
+            .iter()
+            .filter_map(|s| match &s.node {
+                StmtKind::Module(item) => Some((*s, item.as_ref())),
+                _ => None,
+            })
+            .collect();
+        if items.is_empty() {
+            return;
+        }
+        if !self.frames[self.frame].global {
+            let (s, _) = items[0];
+            self.type_error(
+                s.span,
+                "modules, classes, instances and `open` stand at the top level or in a module",
+            );
+            return;
+        }
+        for (s, item) in &items {
+            if let ModuleItem::Module {
+                name,
+                params,
+                body,
+                class,
+            } = item
+            {
+                self.hoist_module(s, name, params, body, *class, prelude);
+            }
+        }
+        for (s, item) in &items {
+            match item {
+                ModuleItem::Open { module, args, .. } => self.hoist_open(module, args),
+                ModuleItem::Instance {
+                    params,
+                    class,
+                    args,
+                    body,
+                } => self.hoist_instance(s, params, class, args, body, prelude),
+                ModuleItem::Virtual { def, bodiless } => self.declare_virtual(def, *bodiless),
+                ModuleItem::Module { .. } => {}
+            }
+        }
+    }
+
+    fn hoist_module(
+        &mut self,
+        s: &Stmt,
+        name: &ast::SName,
+        params: &[ast::TypeParam],
+        body: &[Stmt],
+        class: bool,
+        prelude: &mut Vec<ir::Stmt>,
+    ) {
+        let outer = self.scope;
+        let key = (outer, name.node.clone());
+        if let Some(previous) = self.modules.modules.get(&key) {
+            let previous = previous.span;
+            self.error(CheckError::Duplicate {
+                name: name.node.clone(),
+                span: name.span,
+                previous,
+            });
+            return;
+        }
+        let scope = self.new_scope(Some(outer));
+        self.modules.modules.insert(
+            key,
+            ModuleInfo {
+                scope,
+                n_params: params.len(),
+                class,
+                span: name.span,
+            },
+        );
+        self.modules.bodies.insert(s.span, scope);
+        let implicit = class.then(|| ast::Constraint {
+            class: name.clone(),
+            args: params
+                .iter()
+                .map(|p| {
+                    ast::TypeExpr::new(ast::TypeExprKind::Name(p.name.node.clone()), p.name.span)
+                })
+                .collect(),
+        });
+        let body = self.parameterise(body, params, implicit.as_ref());
+        self.scope = scope;
+        self.hoist(&body, prelude);
+        self.scope = outer;
+        // The statements checked later are the parameterised ones.
+        self.modules.classes.rewritten.insert(s.span, body);
+        self.enter_qualified(scope, &name.node);
+    }
+
+    /// The definitions of a module body with the module's type parameters first (and, in a
+    /// class, the class's constraint on every definition with a body).
+    pub(crate) fn parameterise(
+        &mut self,
+        body: &[Stmt],
+        params: &[ast::TypeParam],
+        implicit: Option<&ast::Constraint>,
+    ) -> Vec<Stmt> {
+        let prepend = |own: &[ast::TypeParam], with_body: bool| {
+            let mut all: Vec<ast::TypeParam> = params.to_vec();
+            all.iter_mut().for_each(|p| p.constraints.clear());
+            all.extend(own.iter().cloned());
+            if let (Some(c), true, Some(last)) = (implicit, with_body, all.last_mut()) {
+                last.constraints.push(c.clone());
+            }
+            all
+        };
+        if params.is_empty() {
+            return body.to_vec();
+        }
+        let mut out = Vec::new();
+        for s in body {
+            let mut s = s.clone();
+            match &mut s.node {
+                StmtKind::Fun(def) => def.type_params = prepend(&def.type_params, true),
+                StmtKind::Typedef { params: p, .. }
+                | StmtKind::Struct { params: p, .. }
+                | StmtKind::Variant { params: p, .. } => *p = prepend(p, false),
+                StmtKind::Module(item) => match item.as_mut() {
+                    ModuleItem::Module { params: p, .. } => *p = prepend(p, false),
+                    ModuleItem::Virtual { def, bodiless } => {
+                        def.type_params = prepend(&def.type_params, !*bodiless)
+                    }
+                    _ => {}
+                },
+                StmtKind::Var { name, .. } | StmtKind::Val { name, .. } => {
+                    self.type_error(
+                        name.span,
+                        "a module with type parameters holds no variables: define them outside it",
+                    );
+                }
+                _ => {}
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    /// Enter the functions, constructors and types of the module `scope` (and those of its
+    /// own modules, already entered there) in the current scope as `name::…`.
+    fn enter_qualified(&mut self, scope: ScopeId, name: &str) {
+        let here = self.scope;
+        let values: Vec<(String, Binding)> = self.scopes[scope]
+            .values
+            .iter()
+            .filter(|(_, b)| matches!(b, Binding::Funs(_) | Binding::Ctor { .. }))
+            .map(|(n, b)| (format!("{name}::{n}"), b.clone()))
+            .collect();
+        let types: Vec<(String, (TypeBinding, Span))> = self.scopes[scope]
+            .types
+            .iter()
+            .map(|(n, b)| (format!("{name}::{n}"), b.clone()))
+            .collect();
+        self.scopes[here].values.extend(values);
+        self.scopes[here].types.extend(types);
+    }
+
+    fn hoist_open(&mut self, module: &ast::SName, args: &[ast::TypeExpr]) {
+        let args: Vec<Type> = args.iter().map(|t| self.type_expr(t)).collect();
+        match self.find_module(&module.node) {
+            Some(m) => {
+                if args.len() > m.n_params {
+                    self.type_error(
+                        module.span,
+                        format!(
+                            "`{}` takes {} type arguments, not {}",
+                            module.node,
+                            m.n_params,
+                            args.len()
+                        ),
+                    );
+                    return;
+                }
+                let here = self.scope;
+                self.modules.opens.entry(here).or_default().push(Open {
+                    scope: m.scope,
+                    args,
+                });
+            }
+            None if LIBRARY_MODULES.iter().any(|(n, _)| *n == module.node) => {}
+            None => {
+                let hint = self.module_suggestion(&module.node);
+                self.error(CheckError::UndefinedName {
+                    name: module.node.clone(),
+                    span: module.span,
+                    what: "module",
+                    hint,
+                });
+            }
+        }
+    }
+
+    /// "did you mean …" among the modules visible here.
+    fn module_suggestion(&self, name: &str) -> Option<String> {
+        let mut names = Vec::new();
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            names.extend(
+                self.modules
+                    .modules
+                    .keys()
+                    .filter(|(sc, _)| *sc == id)
+                    .map(|(_, n)| n.clone()),
+            );
+            s = self.scopes[id].parent;
+        }
+        names.extend(LIBRARY_MODULES.iter().map(|(n, _)| n.to_string()));
+        crate::check::suggest::closest(name, names.iter().map(String::as_str))
+            .map(|n| format!("did you mean `{n}`?"))
+    }
+
+    /// The binding `name` has in the modules the scope `id` opens (overloads merged).
+    pub(crate) fn opened_binding(&self, id: ScopeId, name: &str) -> Option<Binding> {
+        if self.modules.opens.is_empty() {
+            return None;
+        }
+        let opens = self.modules.opens.get(&id)?;
+        let mut found: Option<Binding> = None;
+        for o in opens {
+            match (self.scopes[o.scope].values.get(name), &mut found) {
+                (None, _) => {}
+                (Some(Binding::Funs(more)), Some(Binding::Funs(list))) => {
+                    for f in more {
+                        if !list.contains(f) {
+                            list.push(*f);
+                        }
+                    }
+                }
+                (Some(b), None) => found = Some(b.clone()),
+                (Some(_), Some(_)) => {}
+            }
+        }
+        found
+    }
+
+    /// The type `name` denotes in the modules the scope `id` opens, with the arguments of the
+    /// open given to the module's parameters.
+    pub(crate) fn opened_type(&mut self, id: ScopeId, name: &str) -> Option<TypeScheme> {
+        if self.modules.opens.is_empty() {
+            return None;
+        }
+        let opens = self.modules.opens.get(&id)?.clone();
+        for o in opens {
+            let Some((b, _)) = self.scopes[o.scope].types.get(name) else {
+                continue;
+            };
+            let b = b.clone();
+            let scheme = self.resolve_type_binding(o.scope, name, b);
+            let k = o.args.len();
+            return Some(match scheme {
+                TypeScheme::Alias(params, t) if k > 0 && params.len() >= k => {
+                    let t = t.subst_vars(&params[..k], &o.args);
+                    if params.len() == k {
+                        TypeScheme::Mono(t)
+                    } else {
+                        TypeScheme::Alias(params[k..].to_vec(), t)
+                    }
+                }
+                TypeScheme::Nominal(def) if k > 0 && def.params.len() == k => {
+                    TypeScheme::Mono(crate::types::ty::instantiate_nominal(&def, o.args.clone()))
+                }
+                other => other,
+            });
+        }
+        None
+    }
+
+    /// The name a qualified name `M::f` denotes as a function or constructor here: its
+    /// entry under the qualified name, or for a module of Felix's library the function
+    /// Tessera's library gives (`List::map` is the list `map`). `None` when the path does not
+    /// name one.
+    pub(crate) fn qualified_function(&self, path: &[String]) -> Option<String> {
+        let joined = path.join("::");
+        if matches!(
+            self.lookup_value(&joined),
+            Some(Binding::Funs(_) | Binding::Ctor { .. })
+        ) || self.type_declared(&joined)
+        {
+            return Some(joined);
+        }
+        let (module, last) = path.split_last().map(|(l, m)| (m.join("::"), l))?;
+        if self.find_module(&module).is_some() {
+            return None;
+        }
+        let (_, prefix) = LIBRARY_MODULES.iter().find(|(n, _)| *n == module)?;
+        let prefixed = format!("{prefix}{last}");
+        if !prefix.is_empty() && self.lookup_value(&prefixed).is_some() {
+            return Some(prefixed);
+        }
+        (self.lookup_value(last).is_some() || crate::core::prims::is_prim(last))
+            .then(|| last.clone())
+    }
+
+    /// Is `name` a type declared in a scope visible here (a struct is its constructor)?
+    fn type_declared(&self, name: &str) -> bool {
+        let mut s = Some(self.scope);
+        while let Some(id) = s {
+            if self.scopes[id].types.contains_key(name) {
+                return true;
+            }
+            s = self.scopes[id].parent;
+        }
+        false
+    }
+
+    /// `M::x` as a value: a variable of the module, or its function or constructor.
+    pub(crate) fn qualified_expr(
+        &mut self,
+        path: &[String],
+        span: Span,
+        expected: Option<&Type>,
+    ) -> ir::Expr {
+        if let Some(n) = self.qualified_function(path) {
+            return self.name_expr(&n, span, expected);
+        }
+        let joined = path.join("::");
+        let (last, module) = path.split_last().expect("a qualified name has segments");
+        let module = module.join("::");
+        match self.find_module(&module) {
+            Some(m) => {
+                if let Some(Binding::Var(vb)) = self.scopes[m.scope].values.get(last).cloned() {
+                    return self.var_expr(&joined, &vb, span);
+                }
+                // The qualified functions and types are suggested by `explain_undefined`; the
+                // module's variables here.
+                let members: Vec<String> = self.scopes[m.scope].values.keys().cloned().collect();
+                let hint = if self.suggest_name(&joined, "name").is_some() {
+                    None
+                } else {
+                    crate::check::suggest::closest(last, members.iter().map(String::as_str))
+                        .map(|n| format!("did you mean `{module}::{n}`?"))
+                        .or_else(|| Some(format!("`{module}` defines no `{last}`")))
+                };
+                self.error(CheckError::UndefinedName {
+                    name: joined,
+                    span,
+                    what: "name",
+                    hint,
+                });
+            }
+            None => {
+                let hint = if LIBRARY_MODULES.iter().any(|(n, _)| *n == module) {
+                    Some(format!("the library has no `{last}`"))
+                } else {
+                    self.module_suggestion(&module)
+                        .map(|h| format!("there is no module `{module}`: {h}"))
+                        .or_else(|| Some("the library's qualified names are listed by `:browse ::` in the REPL and in the library reference".to_string()))
+                };
+                self.error(CheckError::UndefinedName {
+                    name: joined,
+                    span,
+                    what: "name",
+                    hint,
+                });
+            }
+        }
+        crate::check::build::error_expr(span)
+    }
+
+    /// Check a module, class or instance statement: its statements, in its scope.
+    pub(crate) fn module_stmt(&mut self, s: &Stmt, item: &ModuleItem, out: &mut Vec<ir::Stmt>) {
+        let body = match item {
+            ModuleItem::Module { body, .. } | ModuleItem::Instance { body, .. } => self
+                .modules
+                .classes
+                .rewritten
+                .get(&s.span)
+                .cloned()
+                .unwrap_or_else(|| body.clone()),
+            ModuleItem::Open { .. } | ModuleItem::Virtual { .. } => return,
+        };
+        let Some(&scope) = self.modules.bodies.get(&s.span) else {
+            return;
+        };
+        let saved = self.scope;
+        self.scope = scope;
+        let stmts = self.stmts(&body);
+        self.scope = saved;
+        out.push(ir::Stmt::Block(stmts));
+    }
+}
