@@ -17,6 +17,7 @@ mod expr;
 mod flow;
 mod function;
 mod functor;
+mod goto;
 mod hoist;
 pub mod index;
 mod library;
@@ -90,6 +91,8 @@ pub struct Checker {
     /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
     /// enclosing scope so their functions are visible there.
     impl_blocks: std::collections::HashMap<crate::syntax::span::Span, ScopeId>,
+    /// Non-local gotos and the closures that hold them (`goto.rs`).
+    jumps: goto::Jumps,
     /// Run the IR validator on every unit in release builds too (`--validate`); debug builds
     /// always run it.
     validate: bool,
@@ -264,6 +267,7 @@ impl Checker {
             schemes: Default::default(),
             prelude_scope: None,
             impl_blocks: std::collections::HashMap::new(),
+            jumps: goto::Jumps::default(),
             validate: false,
             field_spans: Arc::default(),
             unit: UnitContext::default(),

@@ -631,6 +631,7 @@ pub(super) fn define_statements<'t>(
         empty_stmt,
         c_binding,
         fun_stmt,
+        super::felix_forms::goto_forms(),
         loop_stmt,
         simple_stmt,
         late_stmt,
