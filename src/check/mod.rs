@@ -10,6 +10,7 @@ pub mod browse;
 mod build;
 mod coerce;
 mod cow;
+mod darray;
 pub mod distributed;
 mod env;
 pub mod error;

@@ -360,7 +360,7 @@ impl Checker {
         // `set (&a, i, v);`
         if let ExprKind::Apply { func, arg, .. } = &e.node {
             if let ExprKind::Name(n) = &func.node {
-                if n == "set" && self.lookup_value(n).is_none() {
+                if n == "set" && self.lookup_value(n).is_none() && !self.sets_dynamic_array(arg) {
                     return self.set_stmt(arg, e.span);
                 }
             }
