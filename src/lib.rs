@@ -501,7 +501,9 @@ impl Session {
                     Ok(ty) => format!("{} : {ty}", shown_name(name)),
                     Err(_) => line
                         .replace("_list_", "List::")
-                        .replace("_opt_", "Option::"),
+                        .replace("_opt_", "Option::")
+                        .replace("_varray_", "Varray::")
+                        .replace("_darray_", "Darray::"),
                 },
                 _ => line.clone(),
             })
@@ -729,6 +731,10 @@ fn shown_name(name: &str) -> String {
         format!("List::{rest}")
     } else if let Some(rest) = name.strip_prefix("_opt_") {
         format!("Option::{rest}")
+    } else if let Some(rest) = name.strip_prefix("_varray_") {
+        format!("Varray::{rest}")
+    } else if let Some(rest) = name.strip_prefix("_darray_") {
+        format!("Darray::{rest}")
     } else {
         name.to_string()
     }

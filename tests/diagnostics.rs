@@ -51,6 +51,10 @@ diagnostic_cases! {
     e0101_if_then_statement: "E0101", "var x = 1;\nif x > 0 then println \"pos\"; endif\n";
     e0201_undefined_name: "E0201", "var x = 5;\nprintln$ undefined_thing + x;\n";
     e0202_duplicate_definition: "E0202", "var x = 1;\nvar x = 2;\nprintln x;\n";
+    goto_undefined_label: "E0201", "proc p () {\n  goto fin;\n  println 1;\n}\np;\n";
+    goto_duplicate_label: "E0202", "proc p () {\n  again:>\n  println 1;\n  again:>\n}\np;\n";
+    goto_out_of_a_used_closure: "E0301", "proc p () {\n  val k = { goto fin; };\n  k;\n  fin:>\n}\np;\n";
+    goto_out_of_a_passed_closure: "E0301", "proc run (f: 1 -> void) { f (); }\nproc p () {\n  run { goto fin; };\n  fin:>\n}\np;\n";
     e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
     e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
     e0304_missing_return: "E0304", "fun sign (x:int) : string = {\n  if x > 0 return \"positive\";\n}\nprintln$ sign 1;\n";

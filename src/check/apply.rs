@@ -309,7 +309,7 @@ impl Checker {
     ) -> ir::Expr {
         // Only a call that gives the list or option function all its arguments falls back
         // on it: a partial application (`fold_left f 0`) means the array function.
-        let alternatives: Vec<String> = ["_list_", "_opt_"]
+        let alternatives: Vec<String> = ["_list_", "_opt_", "_varray_", "_darray_"]
             .iter()
             .map(|prefix| format!("{prefix}{n}"))
             .filter(|name| match self.lookup_value(name) {

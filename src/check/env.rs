@@ -180,6 +180,8 @@ pub struct Frame {
     pub ret: Option<Type>,
     pub labels: Vec<(String, LabelId)>,
     pub next_label: LabelId,
+    /// The labels (`name:>`) of the statement lists being checked, outer first.
+    pub gotos: Vec<crate::check::goto::GotoLabel>,
     /// Effects seen (output, proc/gen calls, assignments outside the frame): not pure.
     pub impure: bool,
 }
@@ -199,6 +201,7 @@ impl Frame {
             ret: None,
             labels: Vec::new(),
             next_label: 0,
+            gotos: Vec::new(),
             impure: false,
         }
     }

@@ -15,6 +15,10 @@ impl Checker {
     pub(crate) fn block_in_scope(&mut self, stmts: &[Stmt]) -> Vec<ir::Stmt> {
         let mut out = Vec::new();
         self.hoist(stmts, &mut out);
+        if Self::has_labels(stmts) {
+            out.extend(self.labelled_stmts(stmts));
+            return out;
+        }
         for s in stmts {
             self.stmt(s, &mut out);
         }

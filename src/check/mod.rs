@@ -11,6 +11,7 @@ mod build;
 mod class;
 mod coerce;
 mod cow;
+mod darray;
 pub mod distributed;
 mod env;
 pub mod error;
@@ -18,6 +19,7 @@ mod expr;
 mod flow;
 mod function;
 mod functor;
+mod goto;
 mod hoist;
 pub mod index;
 mod library;
@@ -92,6 +94,8 @@ pub struct Checker {
     /// `type K;` of its scope), by statement span: their scope, created and hoisted with the
     /// enclosing scope so their functions are visible there.
     impl_blocks: std::collections::HashMap<crate::syntax::span::Span, ScopeId>,
+    /// Non-local gotos and the closures that hold them (`goto.rs`).
+    jumps: goto::Jumps,
     /// Run the IR validator on every unit in release builds too (`--validate`); debug builds
     /// always run it.
     validate: bool,
@@ -316,6 +320,7 @@ impl Checker {
             schemes: Default::default(),
             prelude_scope: None,
             impl_blocks: std::collections::HashMap::new(),
+            jumps: goto::Jumps::default(),
             validate: false,
             field_spans: Arc::default(),
             modules: module::ModuleState::default(),

@@ -10,6 +10,9 @@ use crate::types::ty::{IntTy, NominalBody, Type};
 
 impl Checker {
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) -> Vec<ir::Stmt> {
+        if Self::has_labels(stmts) {
+            return self.labelled_stmts(stmts);
+        }
         let mut out = Vec::new();
         for s in stmts {
             self.stmt(s, &mut out);
@@ -22,7 +25,9 @@ impl Checker {
         let fresh = self.unit.fresh_sizes.len();
         let pre = std::mem::take(&mut self.unit.pre_stmts);
         let start = out.len();
+        let jumps = self.pending_jumps();
         self.stmt_kind(s, out);
+        self.report_jumps(jumps);
         if self.unit.fresh_sizes.len() > fresh {
             self.bind_fresh_sizes(s.span, out, start, fresh);
         }
@@ -34,8 +39,18 @@ impl Checker {
 
     fn stmt_kind(&mut self, s: &Stmt, out: &mut Vec<ir::Stmt>) {
         match &s.node {
-            StmtKind::Var { name, init, .. } => self.var_stmt(s, name, init.as_ref(), out),
-            StmtKind::Val { name, init, .. } => self.var_stmt(s, name, Some(init), out),
+            StmtKind::Var { name, init, .. } => {
+                let jumps = self.pending_jumps();
+                self.var_stmt(s, name, init.as_ref(), out);
+                if let Some(e) = init {
+                    self.claim_jumps(jumps, e, s);
+                }
+            }
+            StmtKind::Val { name, init, .. } => {
+                let jumps = self.pending_jumps();
+                self.var_stmt(s, name, Some(init), out);
+                self.claim_jumps(jumps, init, s);
+            }
             StmtKind::Module(item) => self.module_stmt(s, item, out),
             StmtKind::Fun(_)
             | StmtKind::NewType { .. }
@@ -177,6 +192,9 @@ impl Checker {
                     }),
                 }
             }
+            // A label outside a list that has it (`labelled_stmts`) cannot happen.
+            StmtKind::Label(_) => {}
+            StmtKind::Goto(l) => self.goto_stmt(l, s.span, out),
             StmtKind::Seq(stmts) => {
                 for s in stmts {
                     self.stmt(s, out);
@@ -343,7 +361,7 @@ impl Checker {
         // `set (&a, i, v);`
         if let ExprKind::Apply { func, arg, .. } = &e.node {
             if let ExprKind::Name(n) = &func.node {
-                if n == "set" && self.lookup_value(n).is_none() {
+                if n == "set" && self.lookup_value(n).is_none() && !self.sets_dynamic_array(arg) {
                     return self.set_stmt(arg, e.span);
                 }
             }

@@ -227,8 +227,14 @@ impl Checker {
                     ty: t.clone(),
                     span: target.span,
                 };
-                let rhs = self.expr(value, Some(&t));
-                let combined = self.binary_ir(bop, current, rhs, span);
+                // A nominal target (`b += x;` appending to a darray) takes its operator from a
+                // definition, whose right operand need not have the target's type.
+                let hint = (!matches!(t, Type::Nominal(_))).then_some(&t);
+                let rhs = self.expr(value, hint);
+                let combined = match self.user_operator(bop.symbol(), current, rhs, span) {
+                    Ok(call) => call,
+                    Err((current, rhs)) => self.binary_ir(bop, current, rhs, span),
+                };
                 self.want_secret_var(&vb, &combined.ty, &t);
                 self.coerce_to(combined, &t, "this assignment")
             }

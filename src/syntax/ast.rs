@@ -537,6 +537,10 @@ pub enum StmtKind {
     },
     Break(SName),
     Continue(SName),
+    /// `name:>`: a label, the target of `goto name;` in its statement list.
+    Label(SName),
+    /// `goto name;`: jump to a label of an enclosing statement list of the same function.
+    Goto(SName),
     /// `begin … end`.
     Block(Vec<Stmt>),
     /// Statements made by the parser from one source statement (the destructuring forms `def`,

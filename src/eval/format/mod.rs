@@ -31,6 +31,7 @@ mod sums;
 mod tests;
 
 use std::io::Write;
+use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
@@ -215,13 +216,14 @@ fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
     }
 }
 
-/// The prelude's variants with a Felix `Str` instance of their own: `opt` and `list`.
+/// The prelude's variants with a Felix `Str` instance of their own: `opt`, `list`, `varray`
+/// and `darray`.
 fn library_variant(definition: &NominalDef) -> Option<&str> {
     let (declaration, _) = definition.instance.as_ref()?;
     (declaration
         .library
         .load(std::sync::atomic::Ordering::Relaxed)
-        && matches!(&*declaration.name, "opt" | "list"))
+        && matches!(&*declaration.name, "opt" | "list" | "varray" | "darray"))
     .then_some(&*declaration.name)
 }
 
@@ -246,6 +248,16 @@ fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) 
         }
         return;
     }
+    match library_variant(definition) {
+        Some("varray") => return write_varray(out, v, constructors),
+        Some("darray") => {
+            return match (payload(v), constructors.first()) {
+                (Some((0, inner)), Some((_, Some(ty)))) => write_str(out, &inner, ty),
+                _ => out.extend_from_slice(MISMATCH),
+            }
+        }
+        _ => {}
+    }
     let Some((_, Some(Type::Tuple(cell)))) = constructors.get(1) else {
         return out.extend_from_slice(MISMATCH);
     };
@@ -265,6 +277,53 @@ fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) 
             Some((0, _)) => break,
             _ => return out.extend_from_slice(MISMATCH),
         }
+    }
+    out.push(b')');
+}
+
+/// `str` of a `varray` (`_Varray (bound, length, elements in reverse order as a list)`):
+/// `varray(` its elements in order with `repr`, joined by `, ` `)`, as Felix prints it.
+fn write_varray(out: &mut Vec<u8>, v: &Value, constructors: &[(Arc<str>, Option<Type>)]) {
+    let fields = match v {
+        Value::Sum(pair) => match &pair.1 {
+            Value::Tuple(fields) if fields.len() == 3 => fields.clone(),
+            _ => return out.extend_from_slice(MISMATCH),
+        },
+        _ => return out.extend_from_slice(MISMATCH),
+    };
+    let Some((_, Some(Type::Tuple(parts)))) = constructors.first() else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    let Some(Type::Nominal(list)) = parts.get(2) else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    let Some(NominalBody::Variant(cells)) = list.body.get() else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    let Some((_, Some(Type::Tuple(cell)))) = cells.get(1) else {
+        return out.extend_from_slice(MISMATCH);
+    };
+    let mut elements = Vec::new();
+    let mut current = fields[2].clone();
+    loop {
+        match current {
+            Value::Sum(pair) if pair.0 == 1 => match &pair.1 {
+                Value::Tuple(c) if c.len() == 2 => {
+                    elements.push(c[0].clone());
+                    current = c[1].clone();
+                }
+                _ => return out.extend_from_slice(MISMATCH),
+            },
+            Value::Sum(_) => break,
+            _ => return out.extend_from_slice(MISMATCH),
+        }
+    }
+    out.extend_from_slice(b"varray(");
+    for (k, element) in elements.iter().rev().enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        write_repr(out, element, &cell[0]);
     }
     out.push(b')');
 }

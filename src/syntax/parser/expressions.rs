@@ -321,8 +321,16 @@ pub(super) fn define_expressions<'t>(
     let plain_application = caseno_or_postfix
         .foldl_with(argument.clone().repeated(), apply_all)
         .boxed();
+    // An argument may select its overload too: `iter println of (int) b`.
+    let argument_of = argument
+        .clone()
+        .then(keyword(Keyword::Of).ignore_then(type_atom.clone()).or_not())
+        .map_with(|(arg, of), extra| match of {
+            Some(ty) => Spanned::new(ExprKind::OfType(Box::new(arg), ty), extra.span()),
+            None => arg,
+        });
     let application = application_head
-        .foldl_with(argument.repeated(), |func, arg, extra| {
+        .foldl_with(argument_of.repeated(), |func, arg, extra| {
             apply(func, arg, ApplyForm::Juxtapose, extra.span())
         })
         .boxed();

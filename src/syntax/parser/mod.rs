@@ -13,6 +13,7 @@
 
 mod errors;
 mod expressions;
+mod felix_forms;
 mod functions;
 mod levels;
 mod modules;

@@ -634,6 +634,7 @@ pub(super) fn define_statements<'t>(
         module_stmt,
         c_binding,
         fun_stmt,
+        super::felix_forms::goto_forms(),
         loop_stmt,
         simple_stmt,
         late_stmt,
