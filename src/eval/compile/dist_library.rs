@@ -48,7 +48,7 @@ pub(super) fn compile(
         let done = match f {
             ChunkedFn::Extreme(max) => extreme(max, &elem, &x),
             ChunkedFn::Mean => owned_f64(&x).map(|(values, lo)| {
-                let sum = dist::reduce_float(&values, lo, n, ArithOp::Add, false);
+                let sum = dist::reduce_float(values, lo, n, ArithOp::Add, false);
                 Ok(Value::Float(sum / n as f64))
             }),
             ChunkedFn::Dot => dot(&elem, &x, y.as_ref().expect("two operands"), span),
