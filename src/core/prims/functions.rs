@@ -251,6 +251,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
             `map2`) applied to a distributed array: its chunked kernel, on the operands and the \
             call of the library function itself (for what the kernel does not chunk)",
         typing: Typing::Internal,
+        calls: true,
         kernels: |p| match p {
             Prim::Dist(DistOp::Library(f)) => Some(f.operands() + 1),
             _ => None,
