@@ -25,22 +25,16 @@ use std::time::{Duration, Instant};
 
 use tessera::{exit_status, render, ChunkResult, Diagnostic, Origin, Session, Settings};
 
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+/// Picking from a list, for the generators here.
+trait Pick {
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T;
+}
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
+impl Pick for Rng {
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
