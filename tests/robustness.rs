@@ -592,6 +592,19 @@ fn long_top_levels_compile_in_linear_time() {
 }
 
 #[test]
+fn long_function_bodies_compile_in_linear_time() {
+    // A function too large for Cranelift's superlinear compile time runs on closures.
+    let make = |n: usize| {
+        let mut src = String::from("fun id[T] (x:T) => x;\nvar s = 0;\nproc p () {\n");
+        for i in 0..n {
+            src += &format!("  s = s + id {i};\n");
+        }
+        src + "}\np ();\nprintln$ s;\n"
+    };
+    assert_linear("long_function", &[], make, 1500);
+}
+
+#[test]
 fn naturals_past_the_default_bound_stop_before_their_slow_operations() {
     // Division and the conversion to decimal take quadratic time in a natural's size; the
     // default `--max-natural-bits` stops the squaring that would pass it, before any of them.

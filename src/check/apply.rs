@@ -1044,6 +1044,22 @@ impl Checker {
             let v = self.size_argument(&sig, args.len(), v, &mut sizes);
             args.push(Some(v));
         }
+        // Arguments of types over sizes of 0 or 1 become the arrays the callee's code takes.
+        for (i, a) in args.iter_mut().enumerate() {
+            if let Some(v) = a {
+                let callee = self.zonk(&sizes.apply_in_callee(&groups[i]));
+                let caller = self.zonk(&sizes.apply(&groups[i]));
+                if callee != caller && !callee.has_meta() && !callee.has_fun() && !v.ty.has_secret() {
+                    let taken = std::mem::replace(v, error_expr(v.span));
+                    let span = taken.span;
+                    *v = mk(
+                        ir::ExprKind::Coerce(ir::CoerceKind::Reshape, Box::new(taken)),
+                        callee,
+                        span,
+                    );
+                }
+            }
+        }
         for (i, a) in deferred {
             let g = self.zonk(&sizes.apply(&groups[i]));
             let v = self.arg_expr(a, Some(&g));
@@ -1061,8 +1077,12 @@ impl Checker {
             .rev()
             .fold(ret, |acc, g| Type::fun(g.clone(), acc));
         self.fresh_result_sizes(&sig, &result_ty, &mut sizes);
+        let mut callee_result = self.zonk(&sizes.apply_in_callee(&result_ty));
         let result_ty = sizes.apply(&result_ty);
         let mut result_ty = self.zonk(&result_ty);
+        // A result over a size of 0 or 1 is the array the callee made: the caller sees it as
+        // its element or as unit.
+        let reshaped = callee_result != result_ty && !result_ty.has_fun();
         // Visibility: a function called with secret arguments (for its public
         // parameters, or as type arguments) is checked again with them; its result is narrowed.
         secret_groups.resize(sig.groups.len(), None);
@@ -1095,6 +1115,7 @@ impl Checker {
                 return error_expr(span);
             }
             result_ty = result_ty.narrow(true);
+            callee_result = callee_result.narrow(true);
         }
         let mut type_args: Vec<Type> = sig.outer_params.iter().cloned().map(Type::Var).collect();
         let mut ok = true;
@@ -1112,7 +1133,7 @@ impl Checker {
         let mut func = match sig.holder {
             Some(_) => self.fun_ref(idx, None, name_span, None),
             None => {
-                let fty = sizes.apply(
+                let fty = sizes.apply_in_callee(
                     &self
                         .fun_type_of(idx)
                         .subst_vars(&own, &type_args[sig.outer_params.len()..]),
@@ -1149,9 +1170,18 @@ impl Checker {
                 func: Box::new(func),
                 args,
             },
-            result_ty,
+            if reshaped { callee_result } else { result_ty.clone() },
             span,
         );
+        let call = if reshaped {
+            mk(
+                ir::ExprKind::Coerce(ir::CoerceKind::Reshape, Box::new(call)),
+                result_ty,
+                span,
+            )
+        } else {
+            call
+        };
         match self.over_applied_fun(idx, &call, rest.collect(), span) {
             Ok(error) => error,
             Err(rest) => self.call_rest(call, rest, span),

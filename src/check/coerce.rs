@@ -289,6 +289,13 @@ fn select_int(_: &Type, _: &Type) -> Result<Coercion, Refusal> {
 /// compared when the variables get their values (`core::subst`), a difference being R0016 at
 /// the coercion. An integer or natural target takes only a compact value (an encode).
 fn select_reshape(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
+    // An array over a size of 0 or 1 kept as an array for code compiled for its sizes
+    // (`Type::subst_sizes`) and the element or unit its callers see: rebuilding a type with
+    // the normalising constructors is its callers' form.
+    let normal = |x: &Type| x.map(&mut |_| None);
+    if s != t && (normal(s) == *t || normal(t) == *s) {
+        return Ok(Coercion::Kind(CoerceKind::Reshape));
+    }
     if matches!(t, Type::Int(_) | Type::Natural) {
         return Err(Refusal::NotCompact);
     }

@@ -483,6 +483,9 @@ impl Checker {
         self.report_open_instances();
         self.report_expected_results();
         if self.unit.errors.is_empty() {
+            self.report_unknown_types(&body, result.as_ref());
+        }
+        if self.unit.errors.is_empty() {
             if let Some(g) = polyrec::growing_instantiation(&self.unit.out_funs) {
                 let via = if g.user == g.callee {
                     "itself".to_string()

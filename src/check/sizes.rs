@@ -44,6 +44,13 @@ impl SizeArguments {
     pub(crate) fn apply(&self, t: &Type) -> Type {
         t.subst_vars(&self.vars, &self.sizes)
     }
+
+    /// `t` as the callee's code sees it: its body is compiled for the sizes it is given, where
+    /// an array over a size of 0 or 1 stays an array (`Type::subst_sizes`), while the caller
+    /// sees `T ^ 1` as `T` and `T ^ 0` as `unit` when the size is static.
+    pub(crate) fn apply_in_callee(&self, t: &Type) -> Type {
+        t.subst_sizes(&self.vars, &self.sizes)
+    }
 }
 
 /// How deep constant `val`s may refer to each other before a size is taken as run-time.

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use crate::check::error::CheckError;
 use crate::check::Checker;
 use crate::core::ir::{Expr, ExprKind, Function, PathStep, Prim, Stmt};
-use crate::core::visit::{walk_expr_mut, walk_stmt_mut, walk_stmts_mut, VisitMut};
+use crate::core::visit::{
+    walk_expr, walk_expr_mut, walk_stmt_mut, walk_stmts, walk_stmts_mut, Visit, VisitMut,
+};
 use crate::types::ty::Type;
 
 impl Checker {
@@ -40,6 +42,48 @@ impl Checker {
             }
         }
         self.zonk_unit(body, result);
+    }
+
+    /// E0302 for the first expression of the unit whose type nothing determined: a generic
+    /// primitive used as a value that nothing instantiates (`println$ filter;`).
+    pub(crate) fn report_unknown_types(&mut self, body: &[Stmt], result: Option<&Expr>) {
+        struct FirstUnknown<'c>(&'c Checker, Option<(crate::syntax::span::Span, Type)>);
+        impl<'ir> Visit<'ir> for FirstUnknown<'_> {
+            fn visit_expr(&mut self, e: &'ir Expr) {
+                if self.1.is_some() {
+                    return;
+                }
+                if e.ty.has_meta() {
+                    let t = self.0.zonk(&e.ty);
+                    let mut unsolved = false;
+                    t.walk(&mut |x| {
+                        unsolved |= matches!(x, Type::Meta(m) if *m != crate::check::ERROR_META)
+                    });
+                    if unsolved {
+                        self.1 = Some((e.span, t));
+                        return;
+                    }
+                }
+                walk_expr(self, e)
+            }
+        }
+        let mut finder = FirstUnknown(self, None);
+        walk_stmts(&mut finder, body);
+        if let Some(e) = result {
+            finder.visit_expr(e);
+        }
+        for (_, f) in &self.unit.out_funs {
+            walk_stmts(&mut finder, &f.body);
+        }
+        if let Some((span, t)) = finder.1 {
+            self.error(CheckError::CannotInfer {
+                span,
+                message: format!(
+                    "cannot infer the type of this expression (`{}`): nothing in this unit fixes it; give the type arguments, as in `f[int]`, or declare the value's type",
+                    t.with_unknowns_numbered()
+                ),
+            });
+        }
     }
 
     /// Erase visibility from every type of the unit's IR: the evaluator sees the

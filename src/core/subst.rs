@@ -6,10 +6,10 @@
 
 use std::sync::Arc;
 
-use crate::core::ir::{CoerceKind, Expr, ExprKind, Function, Pattern, Prim, Stmt};
-use crate::core::visit::{infallible, walk_expr_fold, Fold};
+use crate::core::ir::{CoerceKind, Expr, ExprKind, Function, PathStep, Pattern, Prim, Stmt};
+use crate::core::visit::{infallible, walk_expr_fold, walk_stmt_fold, Fold};
 use crate::types::size::symbolic_count;
-use crate::types::ty::{TyVar, Type};
+use crate::types::ty::{TyVar, Type, TypeRef};
 
 /// The function `f` with `args[i]` substituted for `f.type_params[i]` everywhere: in every
 /// `Expr::ty`, `Pattern::ty`, `MakeFun::type_args`, `TypeSize`, `ForCodes::ty`,
@@ -91,7 +91,154 @@ impl Fold for Substitution<'_> {
     }
 
     fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Self::Error> {
-        Ok(checked_reshape(walk_expr_fold(self, e)?))
+        let folded = checked_reshape(walk_expr_fold(self, e)?);
+        Ok(self.arrays_of_one(e, folded))
+    }
+
+    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
+        let mut folded = walk_stmt_fold(self, s)?;
+        if let (Stmt::ForArray { array: original, .. }, Stmt::ForArray { array, .. }) =
+            (s, &mut folded)
+        {
+            self.keep_array_of_one(original, array);
+        }
+        if let (
+            Stmt::Store { root_ty, path, .. },
+            Stmt::Store {
+                place,
+                path: steps,
+                value,
+                ..
+            },
+        ) = (s, &mut folded)
+        {
+            self.drop_indices_of_one(root_ty, path, steps);
+            if steps.is_empty() {
+                let value = std::mem::replace(value, placeholder(value.span));
+                return Ok(Stmt::Assign(*place, value));
+            }
+        }
+        Ok(folded)
+    }
+}
+
+impl Substitution<'_> {
+    /// `folded`, a primitive given an array over a type parameter that became the unitsum 1
+    /// (`map f a` with `a : T ^ N` at `N = 1`): `T ^ 1` is `T`, but the primitive's kernel
+    /// takes arrays, so the operand is reshaped into the array of one element it was, and a
+    /// result that was such an array is reshaped back into its element.
+    /// The same holds for the array an element is read from (`a.i`) and the one a `for v in a`
+    /// loop runs over (`fold_stmt`).
+    fn arrays_of_one(&self, original: &Expr, mut folded: Expr) -> Expr {
+        if let (ExprKind::Index { array: o, .. }, ExprKind::Index { array, .. }) =
+            (&original.kind, &mut folded.kind)
+        {
+            self.keep_array_of_one(o, array);
+            return folded;
+        }
+        let ExprKind::Prim(_, original_args) = &original.kind else {
+            return folded;
+        };
+        let ExprKind::Prim(_, args) = &mut folded.kind else {
+            return folded;
+        };
+        let mut changed = false;
+        for (o, a) in original_args.iter().zip(args.iter_mut()) {
+            changed |= self.keep_array_of_one(o, a);
+        }
+        if !changed {
+            return folded;
+        }
+        match self.array_of_one(&original.ty) {
+            Some(array) if array != folded.ty => {
+                let element = std::mem::replace(&mut folded.ty, array);
+                reshaped(folded, element)
+            }
+            _ => folded,
+        }
+    }
+
+    /// Reshape `folded`, the substituted `original`, into the array of one element it was, if
+    /// it was one; whether it was.
+    fn keep_array_of_one(&self, original: &Expr, folded: &mut Expr) -> bool {
+        match self.array_of_one(&original.ty) {
+            Some(array) if array != folded.ty => {
+                let taken = std::mem::replace(folded, placeholder(folded.span));
+                *folded = reshaped(taken, array);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A store's path, substituted (`steps`) from the generic one (`path`, from a root of type
+    /// `root_ty`): an element of an array over `I = 1` is the array itself, so its step goes,
+    /// when its index has no effect to keep (an index of type 1 is always 0).
+    fn drop_indices_of_one(&self, root_ty: &Type, path: &[PathStep], steps: &mut Vec<PathStep>) {
+        let mut ty = root_ty.clone();
+        let mut keep = Vec::with_capacity(path.len());
+        for step in path {
+            let (drop, next) = match (step, &ty) {
+                (PathStep::Index(index, _), Type::Array(element, _)) => (
+                    self.array_of_one(&ty).is_some() && is_pure_index(index),
+                    Some((**element).clone()),
+                ),
+                (PathStep::Field(i), Type::Tuple(components)) => {
+                    (false, components.get(*i as usize).cloned())
+                }
+                _ => (false, None),
+            };
+            keep.push(!drop);
+            match next {
+                Some(next) => ty = next,
+                None => break,
+            }
+        }
+        keep.resize(steps.len(), true);
+        let mut kept = keep.into_iter();
+        steps.retain(|_| kept.next().unwrap_or(true));
+    }
+
+    /// `T ^ I` whose index becomes the unitsum 1, as the array it is (its element substituted
+    /// as everywhere).
+    fn array_of_one(&self, ty: &Type) -> Option<Type> {
+        let Type::Array(element, index) = ty else {
+            return None;
+        };
+        if !index.has_var() || self.ty(index) != Type::Unitsum(1) {
+            return None;
+        }
+        Some(Type::Array(
+            TypeRef::new(self.ty(element)),
+            TypeRef::new(Type::Unitsum(1)),
+        ))
+    }
+}
+
+/// An index whose evaluation has no effect: a variable or a constant.
+fn is_pure_index(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Const(_) | ExprKind::Zero
+    )
+}
+
+/// `e` reshaped to `ty` (the same leaves in the same order).
+fn reshaped(e: Expr, ty: Type) -> Expr {
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Coerce(CoerceKind::Reshape, Box::new(e)),
+        ty,
+        span,
+    }
+}
+
+/// An expression to stand in a tree for a moment, while its node is taken out and rebuilt.
+fn placeholder(span: crate::syntax::span::Span) -> Expr {
+    Expr {
+        kind: ExprKind::Zero,
+        ty: Type::UNIT,
+        span,
     }
 }
 

@@ -506,7 +506,16 @@ pub fn compile_instance(
         id
     };
     let n_slots = instance.code.get().map_or(0, |code| code.n_slots);
-    let lowered = lower::function(compiler, backend, instance, function, &sig, n_slots, id);
+    let size = expression_count(&function.body);
+    let lowered = if size > LARGEST_FUNCTION_EXPRS {
+        Err(format!(
+            "{size} expressions, more than {LARGEST_FUNCTION_EXPRS}: compiling a function takes \
+             time growing faster than its size (register allocation), so one this large runs \
+             on closures"
+        ))
+    } else {
+        lower::function(compiler, backend, instance, function, &sig, n_slots, id)
+    };
     let mut b = lock(backend);
     let notes = match lowered {
         Ok(notes) => notes,
@@ -639,6 +648,28 @@ pub fn compile_unit(
 /// straight-line statements runs sooner without native code (the functions it calls are
 /// compiled on their own either way).
 const STRAIGHT_LINE_EXPRS: usize = 2000;
+
+/// Functions larger than this many expressions run on closures: Cranelift compiles one of
+/// this size in about half a second, and its time grows faster than the size (a top level has
+/// no such bound: it is compiled in pieces, `top_level_pieces`).
+const LARGEST_FUNCTION_EXPRS: usize = 16_000;
+
+/// The number of expressions in `stmts`.
+fn expression_count(stmts: &[Stmt]) -> usize {
+    use crate::core::visit::{walk_expr, Visit};
+    struct Count(usize);
+    impl<'ir> Visit<'ir> for Count {
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            self.0 += 1;
+            walk_expr(self, e);
+        }
+    }
+    let mut count = Count(0);
+    for stmt in stmts {
+        count.visit_stmt(stmt);
+    }
+    count.0
+}
 
 /// The number of expressions of a top level that has no loop (a `while`, a `for`, an inlined
 /// `map`), `None` when it has one.
