@@ -250,7 +250,9 @@ diagnostic_cases! {
     // The call stack of an error inside user functions, innermost first.
     stack_one_frame: "R0004", "fun ratio (a:int, b:int) : int => a / b;\nprintln$ ratio (10, 0);\n";
     stack_two_frames: "R0001", "fun pick (a:int ^ 3, i:int) : int => a.i;\nfun fifth (a:int ^ 3) : int => pick (a, 5);\nprintln$ fifth (1, 2, 3);\n";
-    stack_seven_frames_recursion: "R0004", "fun countdown (n:int) : int =>\n  if n == 0 then 100 / n else countdown (n - 1) endif;\nprintln$ countdown 6;\n";
+    stack_seven_frames_recursion: "R0004", "fun countdown (n:int) : int =>\n  if n == 0 then 100 / n else 1 + countdown (n - 1) endif;\nprintln$ countdown 6;\n";
+    // A self tail call is a jump: the fault deep in the recursion shows one frame.
+    stack_tail_call_is_one_frame: "R0004", "fun countdown (n:int) : int =>\n  if n == 0 then 100 / n else countdown (n - 1) endif;\nprintln$ countdown 6;\n";
     stack_through_a_procedure: "R0003", "proc report (n:int) { println$ n * 1000000000; }\nfor i in 1 .. 3 do report i; done\n";
     stack_library_iter: "R0004", "iter (proc (x:int) { println$ 12 / x; }) (3, 0);\n";
     stack_library_fold_right: "R0004", "println$ fold_right (fun (x:int) (s:int) => s / x) (1, 0, 2) 8;\n";

@@ -1049,7 +1049,8 @@ impl Checker {
             if let Some(v) = a {
                 let callee = self.zonk(&sizes.apply_in_callee(&groups[i]));
                 let caller = self.zonk(&sizes.apply(&groups[i]));
-                if callee != caller && !callee.has_meta() && !callee.has_fun() && !v.ty.has_secret() {
+                if callee != caller && !callee.has_meta() && !callee.has_fun() && !v.ty.has_secret()
+                {
                     let taken = std::mem::replace(v, error_expr(v.span));
                     let span = taken.span;
                     *v = mk(
@@ -1170,7 +1171,11 @@ impl Checker {
                 func: Box::new(func),
                 args,
             },
-            if reshaped { callee_result } else { result_ty.clone() },
+            if reshaped {
+                callee_result
+            } else {
+                result_ty.clone()
+            },
             span,
         );
         let call = if reshaped {

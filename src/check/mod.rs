@@ -517,8 +517,17 @@ impl Checker {
         self.top = scope;
         self.scope = scope;
         self.prelude_scope.get_or_insert(scope);
+        let functions = std::mem::take(&mut self.unit.out_funs)
+            .into_iter()
+            .map(
+                |(id, f)| match crate::core::tailcall::loop_self_tail_calls(id, &f) {
+                    Some(looped) => (id, Arc::new(looped)),
+                    None => (id, f),
+                },
+            )
+            .collect();
         let unit = Unit {
-            functions: std::mem::take(&mut self.unit.out_funs),
+            functions,
             n_globals: self.frames[0].n_slots,
             body,
             result,

@@ -6,5 +6,6 @@ pub mod prims;
 pub mod print;
 pub mod printf;
 pub mod subst;
+pub mod tailcall;
 pub mod validate;
 pub mod visit;

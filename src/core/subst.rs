@@ -97,8 +97,12 @@ impl Fold for Substitution<'_> {
 
     fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
         let mut folded = walk_stmt_fold(self, s)?;
-        if let (Stmt::ForArray { array: original, .. }, Stmt::ForArray { array, .. }) =
-            (s, &mut folded)
+        if let (
+            Stmt::ForArray {
+                array: original, ..
+            },
+            Stmt::ForArray { array, .. },
+        ) = (s, &mut folded)
         {
             self.keep_array_of_one(original, array);
         }

@@ -41,6 +41,20 @@ impl Compiler<'_> {
                 return super::super::data::compile_shaped(loader, codes, &loaded.ty, span);
             }
         }
+        // The length of an array in a variable is its type's, as on native code: the variable
+        // is not read (its initialiser need not have run).
+        if let (Prim::Len, [array]) = (prim, args) {
+            if let (
+                Some(n),
+                crate::core::ir::ExprKind::Local(_) | crate::core::ir::ExprKind::Global(_),
+            ) = (
+                Shape::of(&array.ty).and_then(|shape| shape.n_elements),
+                &array.kind,
+            ) {
+                let n = Value::Int(n as i64);
+                return Box::new(move |_| Ok(n.clone()));
+            }
+        }
         let mut codes = self.exprs(args);
         if crate::core::prims::operand_count(prim).is_some_and(|n| n != codes.len()) {
             return internal(

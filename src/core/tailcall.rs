@@ -1,0 +1,251 @@
+//! Self tail calls become loops, as in Felix: a function whose result, on some path, is a call
+//! of itself with all its parameters (`return f (n - 1, acc + n)`, or such a call in a branch
+//! of the `if` or `match` a function returns) runs that path as new values for its parameters
+//! and a jump back to its start. Accumulator recursion then runs in constant stack, on native
+//! code and closures alike, and the call-depth limit (R0008) counts only calls that nest.
+//!
+//! Architecture invariant: a pure rewrite of one function's IR; a function it cannot rewrite
+//! (a parameter captured by reference, code over run-time sizes) is left as it is.
+
+use crate::core::ir::{Arm, Expr, ExprKind, FunId, Function, Pattern, PatternKind, Place, Stmt};
+use crate::core::visit::{walk_stmt, Visit};
+use crate::types::ty::Type;
+
+/// `f` (function `id`) with its self tail calls made jumps to its start, or `None` when it has
+/// none it can rewrite.
+pub fn loop_self_tail_calls(id: FunId, f: &Function) -> Option<Function> {
+    if f.params.is_empty() || !f.params.iter().all(|p| rebindable(p, f)) {
+        return None;
+    }
+    let own_args: Vec<Type> = f.type_params.iter().cloned().map(Type::Var).collect();
+    let mut rewrite = Rewrite {
+        id,
+        own_args,
+        groups: f.params.len(),
+        label: next_label(&f.body),
+        temps: f.n_slots,
+        params: &f.params,
+        found: false,
+    };
+    let mut body = rewrite.stmts(f.body.clone());
+    if !rewrite.found {
+        return None;
+    }
+    let label = rewrite.label;
+    body.push(Stmt::Break(label));
+    Some(Function {
+        body: vec![Stmt::Loop { label, body }],
+        n_slots: f.n_slots + f.params.len() as u32,
+        ..f.clone()
+    })
+}
+
+/// A parameter pattern whose variables can be assigned again: plain slots, not cells a closure
+/// may hold on to.
+fn rebindable(p: &Pattern, f: &Function) -> bool {
+    match &p.kind {
+        PatternKind::Wildcard => true,
+        PatternKind::Bind(Place::Local(slot)) => !f.cell_slots.contains(slot),
+        PatternKind::Tuple(parts) => parts.iter().all(|q| rebindable(q, f)),
+        _ => false,
+    }
+}
+
+/// One more than the highest loop label the body uses.
+fn next_label(body: &[Stmt]) -> u32 {
+    struct Labels(u32);
+    impl<'ir> Visit<'ir> for Labels {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            match s {
+                Stmt::While { label, .. }
+                | Stmt::Loop { label, .. }
+                | Stmt::ForRange { label, .. }
+                | Stmt::ForCodes { label, .. }
+                | Stmt::ForArray { label, .. }
+                | Stmt::Break(label)
+                | Stmt::Continue(label) => self.0 = self.0.max(label + 1),
+                _ => {}
+            }
+            walk_stmt(self, s)
+        }
+    }
+    let mut labels = Labels(0);
+    for s in body {
+        labels.visit_stmt(s);
+    }
+    labels.0
+}
+
+struct Rewrite<'f> {
+    id: FunId,
+    own_args: Vec<Type>,
+    groups: usize,
+    label: u32,
+    /// The first of the slots the new parameter values are held in while they are computed.
+    temps: u32,
+    params: &'f [Pattern],
+    found: bool,
+}
+
+impl Rewrite<'_> {
+    fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Return(Some(e)) => self.tail(e, out),
+            Stmt::If(c, t, f) => out.push(Stmt::If(c, self.stmts(t), self.stmts(f))),
+            Stmt::While {
+                label,
+                cond,
+                until,
+                body,
+            } => out.push(Stmt::While {
+                label,
+                cond,
+                until,
+                body: self.stmts(body),
+            }),
+            Stmt::Loop { label, body } => out.push(Stmt::Loop {
+                label,
+                body: self.stmts(body),
+            }),
+            Stmt::ForRange {
+                label,
+                var,
+                var_ty,
+                from,
+                to,
+                kind,
+                body,
+            } => out.push(Stmt::ForRange {
+                label,
+                var,
+                var_ty,
+                from,
+                to,
+                kind,
+                body: self.stmts(body),
+            }),
+            Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body,
+            } => out.push(Stmt::ForCodes {
+                label,
+                var,
+                ty,
+                body: self.stmts(body),
+            }),
+            Stmt::ForArray {
+                label,
+                var,
+                array,
+                body,
+            } => out.push(Stmt::ForArray {
+                label,
+                var,
+                array,
+                body: self.stmts(body),
+            }),
+            Stmt::Match(scrutinee, arms) => {
+                let arms = arms
+                    .into_iter()
+                    .map(|arm| Arm {
+                        body: self.stmts(arm.body),
+                        ..arm
+                    })
+                    .collect();
+                out.push(Stmt::Match(scrutinee, arms));
+            }
+            Stmt::Block(body) => out.push(Stmt::Block(self.stmts(body))),
+            // Code over run-time sizes runs compiled apart: its returns stay calls.
+            other => out.push(other),
+        }
+    }
+
+    /// `return e`: the branches of an `if` or `match` returned one by one when a self tail
+    /// call is among them, and a self tail call made a jump.
+    fn tail(&mut self, e: Expr, out: &mut Vec<Stmt>) {
+        if !self.has_tail_call(&e) {
+            out.push(Stmt::Return(Some(e)));
+            return;
+        }
+        match e.kind {
+            ExprKind::If(c, t, f) => {
+                let mut then_branch = Vec::new();
+                self.tail(*t, &mut then_branch);
+                let mut else_branch = Vec::new();
+                self.tail(*f, &mut else_branch);
+                out.push(Stmt::If(*c, then_branch, else_branch));
+            }
+            ExprKind::Match(scrutinee, arms) => {
+                let arms = arms
+                    .into_iter()
+                    .map(|arm| {
+                        let mut body = Vec::new();
+                        self.tail(arm.body, &mut body);
+                        Arm {
+                            patterns: arm.patterns,
+                            guard: arm.guard,
+                            body,
+                        }
+                    })
+                    .collect();
+                out.push(Stmt::Match(*scrutinee, arms));
+            }
+            ExprKind::Call { args, .. } => {
+                self.found = true;
+                // Every argument is computed before any parameter changes.
+                for (k, arg) in args.into_iter().enumerate() {
+                    out.push(Stmt::Assign(Place::Local(self.temps + k as u32), arg));
+                }
+                for (k, p) in self.params.iter().enumerate() {
+                    let value = Expr {
+                        kind: ExprKind::Local(self.temps + k as u32),
+                        ty: p.ty.clone(),
+                        span: p.span,
+                    };
+                    match &p.kind {
+                        PatternKind::Wildcard => {}
+                        PatternKind::Bind(place) => out.push(Stmt::Assign(*place, value)),
+                        _ => out.push(Stmt::Match(
+                            value,
+                            vec![Arm {
+                                patterns: vec![p.clone()],
+                                guard: None,
+                                body: Vec::new(),
+                            }],
+                        )),
+                    }
+                }
+                out.push(Stmt::Continue(self.label));
+            }
+            _ => unreachable!("has_tail_call found a tail call"),
+        }
+    }
+
+    /// Whether `e`, returned, ends in a call of this function with all its parameters on some
+    /// path.
+    fn has_tail_call(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::If(_, t, f) => self.has_tail_call(t) || self.has_tail_call(f),
+            ExprKind::Match(_, arms) => arms.iter().any(|arm| self.has_tail_call(&arm.body)),
+            ExprKind::Call { func, args } => {
+                args.len() == self.groups
+                    && matches!(
+                        &func.kind,
+                        ExprKind::MakeFun { fun, type_args }
+                            if *fun == self.id && *type_args == self.own_args
+                    )
+            }
+            _ => false,
+        }
+    }
+}
