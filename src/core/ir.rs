@@ -359,7 +359,10 @@ pub enum Prim {
     EndsWith,
     /// `stl_find (s, e)`, `stl_rfind`, `stl_find_first_of`, …: args (s, e), or (s, e, pos) when
     /// `from`; `e` a string or a char (args[1].ty). The position found, or -1.
-    StrSearch { how: StrSearch, from: bool },
+    StrSearch {
+        how: StrSearch,
+        from: bool,
+    },
     /// `c \in s`: args (c, s); does the byte occur in the string?
     StrHasChar,
     /// A format string `f"…"` applied to its argument: args (the text, a string

@@ -413,14 +413,18 @@ fn str_search(how: StrSearch, s: &[u8], e: &[u8], pos: usize) -> Option<usize> {
             if e.len() > n {
                 return None;
             }
-            (0..=pos.min(n - e.len())).rev().find(|&i| s[i..].starts_with(e))
+            (0..=pos.min(n - e.len()))
+                .rev()
+                .find(|&i| s[i..].starts_with(e))
         }
         StrSearch::FirstOf(inside) => (pos.min(n)..n).find(|&i| e.contains(&s[i]) == inside),
         StrSearch::LastOf(inside) => {
             if n == 0 {
                 return None;
             }
-            (0..=pos.min(n - 1)).rev().find(|&i| e.contains(&s[i]) == inside)
+            (0..=pos.min(n - 1))
+                .rev()
+                .find(|&i| e.contains(&s[i]) == inside)
         }
     }
 }

@@ -6,8 +6,8 @@ use chumsky::prelude::*;
 use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::{
-    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word,
-    token, BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
+    Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;

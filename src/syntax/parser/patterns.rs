@@ -75,21 +75,25 @@ pub(super) fn cons_pattern<'t>(single: BoxedParser<'t, Pattern>) -> BoxedParser<
         .collect::<Vec<_>>()
         .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple))
         .boxed();
-    recursive(move |cons: Recursive<dyn Parser<'t, TokenInput<'t>, Pattern, Extra<'t>>>| {
-        tuple
-            .then(token(Token::Bang).ignore_then(cons).or_not())
-            .map_with(|(head, tail): (Pattern, Option<Pattern>), extra| match tail {
-                None => head,
-                Some(tail) => {
-                    let pair = head.span.to(tail.span);
-                    let arg = Spanned::new(PatternKind::Tuple(vec![head, tail]), pair);
-                    Spanned::new(
-                        PatternKind::Ctor("Cons".into(), Box::new(arg)),
-                        extra.span(),
-                    )
-                }
-            })
-    })
+    recursive(
+        move |cons: Recursive<dyn Parser<'t, TokenInput<'t>, Pattern, Extra<'t>>>| {
+            tuple
+                .then(token(Token::Bang).ignore_then(cons).or_not())
+                .map_with(
+                    |(head, tail): (Pattern, Option<Pattern>), extra| match tail {
+                        None => head,
+                        Some(tail) => {
+                            let pair = head.span.to(tail.span);
+                            let arg = Spanned::new(PatternKind::Tuple(vec![head, tail]), pair);
+                            Spanned::new(
+                                PatternKind::Ctor("Cons".into(), Box::new(arg)),
+                                extra.span(),
+                            )
+                        }
+                    },
+                )
+        },
+    )
     .boxed()
 }
 
