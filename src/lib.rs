@@ -503,7 +503,8 @@ impl Session {
                         .replace("_list_", "List::")
                         .replace("_opt_", "Option::")
                         .replace("_varray_", "Varray::")
-                        .replace("_darray_", "Darray::"),
+                        .replace("_darray_", "Darray::")
+                        .replace("_system_", "System::"),
                 },
                 _ => line.clone(),
             })
@@ -735,6 +736,8 @@ fn shown_name(name: &str) -> String {
         format!("Varray::{rest}")
     } else if let Some(rest) = name.strip_prefix("_darray_") {
         format!("Darray::{rest}")
+    } else if let Some(rest) = name.strip_prefix("_system_") {
+        format!("System::{rest}")
     } else {
         name.to_string()
     }

@@ -267,6 +267,11 @@ diagnostic_cases! {
     module_unknown_member: "E0201", "module Geometry { fun dist (x:int) => x; }\nprintln$ Geometry::dits 1;\n";
     module_unknown_variable: "E0201", "module Counter { var count = 0; }\nprintln$ Counter::cont;\n";
     module_open_unknown: "E0201", "module Geometry { fun dist (x:int) => x; }\nopen Geometry2;\n";
+    // Felix's list and string library.
+    list_cons_not_a_list: "E0301", "val l = 1 ! 2;\nprintln$ l;\n";
+    list_cons_pattern_on_an_int: "E0301", "match 3 with\n| h ! t => println h;\n| _ => println 0;\nendmatch;\n";
+    list_plus_of_two_element_types: "E0301", "println$ list (1, 2) + list (\"a\", \"b\");\n";
+    string_find_needle_not_a_string: "E0301", "println$ find (\"abc\", 3);\n";
     class_unknown_in_constraint: "E0201", "class Shape[T] { virtual fun area: T -> double; }\nfun f[T with Shap[T]] (x:T) => 1;\n";
 }
 

@@ -52,7 +52,8 @@ pub(crate) struct Open {
 }
 
 /// The module names of Felix's library whose functions Tessera's library provides under
-/// plain names (`List::map` is the list `map`): opening them changes nothing.
+/// plain names (`List::map` is the list `map`), or under the prefix given (`System::args` is
+/// `_system_args`): opening them changes nothing.
 const LIBRARY_MODULES: &[(&str, &str)] = &[
     ("List", "_list_"),
     ("Option", "_opt_"),
@@ -61,7 +62,7 @@ const LIBRARY_MODULES: &[(&str, &str)] = &[
     ("Array", ""),
     ("Carray", ""),
     ("Farray", ""),
-    ("System", ""),
+    ("System", "_system_"),
     ("Env", ""),
 ];
 

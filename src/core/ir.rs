@@ -89,6 +89,19 @@ pub enum MathFn {
     Abs,
 }
 
+/// The searches of C++'s `std::string`, Felix's `stl_find` family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StrSearch {
+    /// The first occurrence of the needle at or after the position.
+    Find,
+    /// The last occurrence of the needle starting at or before the position.
+    RFind,
+    /// The first byte at or after the position that is (or is not) in the set.
+    FirstOf(bool),
+    /// The last byte at or before the position that is (or is not) in the set.
+    LastOf(bool),
+}
+
 /// The character classes of C's `<ctype.h>` in the "C" locale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CharClass {
@@ -344,6 +357,12 @@ pub enum Prim {
     /// `startswith s e`, `endswith s e`: args (s, e), `e` a string or a char (args[1].ty).
     StartsWith,
     EndsWith,
+    /// `stl_find (s, e)`, `stl_rfind`, `stl_find_first_of`, …: args (s, e), or (s, e, pos) when
+    /// `from`; `e` a string or a char (args[1].ty). The position found, or -1.
+    StrSearch {
+        how: StrSearch,
+        from: bool,
+    },
     /// `c \in s`: args (c, s); does the byte occur in the string?
     StrHasChar,
     /// A format string `f"…"` applied to its argument: args (the text, a string

@@ -379,6 +379,12 @@ const CHAR_CLASS: &[&str] = &["char -> bool"];
 const ARITH: &[&str] = &["[A:arithmetic, B:arithmetic, C] A * B -> C where C = promote(A, B)"];
 const STRIP: &[&str] = &["string -> string", "string * string -> string"];
 const AFFIX: &[&str] = &["string -> string -> bool", "string -> char -> bool"];
+const SEARCH: &[&str] = &[
+    "string * string -> int",
+    "string * string * int -> int",
+    "string * char -> int",
+    "string * char * int -> int",
+];
 const BITS: &[&str] = &["[T:unsigned] T * T -> T"];
 const SHIFTS: &[&str] = &["[T:integer] T * T -> T"];
 const FORMAT: &[&str] = &["[T:printable] T -> string"];

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use crate::core::ir::{CharClass, Const, Expr, ExprKind, MathFn, Prim};
+use crate::core::ir::{CharClass, Const, Expr, ExprKind, MathFn, Prim, StrSearch};
 use crate::interrupt::POLL_INTERVAL;
 use crate::syntax::span::Span;
 use crate::types::Type;
@@ -192,6 +192,33 @@ pub fn compile(
                 }))
             })
         }
+        Prim::StrSearch { how, from } => {
+            let how = *how;
+            let char_needle = arg_tys[1] == Type::Char;
+            let pos = if *from { Some(pop()) } else { None };
+            let e = pop();
+            let s = pop();
+            Box::new(move |frame| {
+                let s = str_bytes(s(frame)?);
+                let e = e(frame)?;
+                let needle: Vec<u8> = if char_needle {
+                    vec![e.as_int_lossy() as u8]
+                } else {
+                    str_bytes(e).to_vec()
+                };
+                // A negative position is C++'s conversion to a huge size_t.
+                let pos = match &pos {
+                    Some(p) => usize::try_from(p(frame)?.as_int_lossy()).unwrap_or(usize::MAX),
+                    None => match how {
+                        StrSearch::Find | StrSearch::FirstOf(_) => 0,
+                        StrSearch::RFind | StrSearch::LastOf(_) => usize::MAX,
+                    },
+                };
+                Ok(Value::Int(
+                    str_search(how, &s, &needle, pos).map_or(-1, |i| i as i64),
+                ))
+            })
+        }
         Prim::StrHasChar => {
             let s = pop();
             let c = pop();
@@ -370,6 +397,36 @@ fn write_stream(
         .write(handle, rt, text, span)
         .map_err(|fault| fault.at(span))?;
     Ok(Value::Unit)
+}
+
+/// `std::string`'s searches of `e` in `s` from `pos`, as C++ defines them (`None` is npos).
+fn str_search(how: StrSearch, s: &[u8], e: &[u8], pos: usize) -> Option<usize> {
+    let n = s.len();
+    match how {
+        StrSearch::Find => {
+            if pos > n || e.len() > n - pos {
+                return None;
+            }
+            (pos..=n - e.len()).find(|&i| s[i..].starts_with(e))
+        }
+        StrSearch::RFind => {
+            if e.len() > n {
+                return None;
+            }
+            (0..=pos.min(n - e.len()))
+                .rev()
+                .find(|&i| s[i..].starts_with(e))
+        }
+        StrSearch::FirstOf(inside) => (pos.min(n)..n).find(|&i| e.contains(&s[i]) == inside),
+        StrSearch::LastOf(inside) => {
+            if n == 0 {
+                return None;
+            }
+            (0..=pos.min(n - 1))
+                .rev()
+                .find(|&i| e.contains(&s[i]) == inside)
+        }
+    }
 }
 
 fn str_bytes(v: Value) -> super::value::Text {

@@ -487,6 +487,7 @@ impl Lexer {
             ("==", Token::EqEq),
             ("=", Token::Assign),
             ("!=", Token::NotEq),
+            ("!", Token::Bang),
             (">>=", Token::ShiftRightAssign),
             (">=", Token::GreaterEq),
             (">", Token::Greater),

@@ -197,6 +197,8 @@ pub enum Token {
     Assign,
     EqEq,
     NotEq,
+    /// `!`: Felix's list cons, `h ! t`.
+    Bang,
     Less,
     LessEq,
     Greater,
@@ -295,6 +297,7 @@ impl Token {
             Token::Assign => "=",
             Token::EqEq => "==",
             Token::NotEq => "!=",
+            Token::Bang => "!",
             Token::Less => "<",
             Token::LessEq => "<=",
             Token::Greater => ">",

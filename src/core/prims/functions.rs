@@ -1,7 +1,7 @@
 //! The functions of the primitive table, in the order of the library reference.
 
 use super::*;
-use crate::core::ir::CharClass;
+use crate::core::ir::{CharClass, StrSearch};
 
 pub(super) const FUNCTIONS: &[PrimDef] = &[
     PrimDef {
@@ -797,6 +797,138 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         example: "println$ endswith \"hello\" 'o';",
         typing: Typing::Scheme(|_, _| Some(Prim::EndsWith)),
         kernels: |p| (*p == Prim::EndsWith).then_some(2),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_find",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_find (s, e), stl_find (s, e, pos)",
+        doc: "the position of the first e (a string or a char) in s, at or after pos (default 0), or -1",
+        example: "println$ stl_find (\"banana\", \"an\"), stl_find (\"banana\", \"an\", 2), stl_find (\"banana\", \"x\");",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::Find,
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::Find,
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_rfind",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_rfind (s, e), stl_rfind (s, e, pos)",
+        doc: "the position of the last e (a string or a char) in s starting at or before pos (default the end), or -1",
+        example: "println$ stl_rfind (\"banana\", \"an\"), stl_rfind (\"banana\", char \"a\", 4);",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::RFind,
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::RFind,
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_find_first_of",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_find_first_of (s, e), stl_find_first_of (s, e, pos)",
+        doc: "the position of the first byte of s at or after pos (default 0) that is one of the bytes of e (a string or a char), or -1",
+        example: "println$ stl_find_first_of (\"a,b;c\", \";,\");",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::FirstOf(true),
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::FirstOf(true),
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_find_first_not_of",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_find_first_not_of (s, e), stl_find_first_not_of (s, e, pos)",
+        doc: "the position of the first byte of s at or after pos (default 0) that is none of the bytes of e, or -1",
+        example: "println$ stl_find_first_not_of (\"  x\", char \" \");",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::FirstOf(false),
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::FirstOf(false),
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_find_last_of",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_find_last_of (s, e), stl_find_last_of (s, e, pos)",
+        doc: "the position of the last byte of s at or before pos (default the end) that is one of the bytes of e, or -1",
+        example: "println$ stl_find_last_of (\"a,b;c\", \";,\");",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::LastOf(true),
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::LastOf(true),
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "stl_find_last_not_of",
+        schemes: SEARCH,
+        tupled: true,
+        form: "stl_find_last_not_of (s, e), stl_find_last_not_of (s, e, pos)",
+        doc: "the position of the last byte of s at or before pos (default the end) that is none of the bytes of e, or -1",
+        example: "println$ stl_find_last_not_of (\"x  \", char \" \");",
+        typing: Typing::Scheme(|a, _| {
+            Some(Prim::StrSearch {
+                how: StrSearch::LastOf(false),
+                from: a.len() == 3,
+            })
+        }),
+        kernels: |p| match p {
+            Prim::StrSearch {
+                how: StrSearch::LastOf(false),
+                from,
+            } => Some(2 + *from as usize),
+            _ => None,
+        },
         ..FUNCTION
     },
     PrimDef {

@@ -6,8 +6,8 @@ use chumsky::prelude::*;
 use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::{
-    chain_or_single, coded_error, int_literal, keyword, pointer_mode, record_fields, to_word,
-    token, BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
+    Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;
@@ -219,13 +219,9 @@ pub(super) fn define_expressions<'t>(
         .ignore_then(expr.clone())
         .or_not()
         .boxed();
-    // An arm's pattern may be a tuple without parentheses: `| X, _ =>`.
-    let arm_pattern = pattern
-        .clone()
-        .separated_by(token(Token::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple));
+    // An arm's pattern may be a tuple without parentheses, `| X, _ =>`, or a list cons
+    // `| h ! t =>`.
+    let arm_pattern = super::patterns::cons_pattern(pattern.clone());
     let arm_patterns = token(Token::Bar)
         .ignore_then(
             arm_pattern
@@ -415,6 +411,19 @@ pub(super) fn define_expressions<'t>(
     .or(bitwise)
     .boxed();
 
+    // Between levels 12 and 10: Felix's list cons `h ! t`, right associative
+    // (`1 ! 2 ! Empty[int]` is `1 ! (2 ! Empty[int])`); it stands for `Cons (h, t)`.
+    let cons = operator_level(
+        level12,
+        token(Token::Bang).map_with(|_, extra| -> Span { extra.span() }),
+        Grouping::Right(|bang, head, tail, span| {
+            let pair = head.span.to(tail.span);
+            let func = Spanned::new(ExprKind::Name("Cons".into()), bang);
+            let arg = Spanned::new(ExprKind::Tuple(vec![head, tail]), pair);
+            apply(func, arg, ApplyForm::Juxtapose, span)
+        }),
+    );
+
     // Level 10: comparisons, non-associative.
     let comparison_operator = choice((
         token(Token::EqEq).to(BinOp::Eq),
@@ -433,7 +442,7 @@ pub(super) fn define_expressions<'t>(
     ))
     .map_with(|operator, extra| (operator, extra.span()));
     let comparison = operator_level(
-        level12,
+        cons,
         comparison_operator,
         Grouping::NonAssociative(
             |(operator, _), lhs, rhs, _| {

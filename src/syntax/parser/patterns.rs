@@ -2,7 +2,9 @@
 
 use chumsky::prelude::*;
 
-use super::{chain_or_single, int_literal, keyword, record_fields, token, BoxedParser};
+use super::{
+    chain_or_single, int_literal, keyword, record_fields, token, BoxedParser, Extra, TokenInput,
+};
 use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
 use crate::syntax::token::{Keyword, Token};
@@ -33,14 +35,8 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             record_fields(pattern.clone()).map(PatternKind::Record),
         ))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-        .or(pattern
-            .separated_by(token(Token::Comma))
-            .at_least(1)
-            .collect::<Vec<_>>()
-            .delimited_by(token(Token::LParen), token(Token::RParen))
-            .map_with(|patterns, extra| {
-                chain_or_single(patterns, extra.span(), PatternKind::Tuple)
-            }))
+        .or(cons_pattern(pattern.clone().boxed())
+            .delimited_by(token(Token::LParen), token(Token::RParen)))
         .boxed();
 
         let case = keyword(Keyword::Case)
@@ -66,6 +62,38 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             .or(atom)
             .labelled("pattern")
     })
+    .boxed()
+}
+
+/// A whole pattern over `single`, the pattern without a top-level `,` or `!`: a tuple of them
+/// (`a, b`), and Felix's list cons `h ! t`, looser than the tuple and right associative
+/// (`a, b ! t` is `(a, b) ! t`; `x ! y ! t` is `x ! (y ! t)`); it stands for `Cons (h, t)`.
+pub(super) fn cons_pattern<'t>(single: BoxedParser<'t, Pattern>) -> BoxedParser<'t, Pattern> {
+    let tuple = single
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple))
+        .boxed();
+    recursive(
+        move |cons: Recursive<dyn Parser<'t, TokenInput<'t>, Pattern, Extra<'t>>>| {
+            tuple
+                .then(token(Token::Bang).ignore_then(cons).or_not())
+                .map_with(
+                    |(head, tail): (Pattern, Option<Pattern>), extra| match tail {
+                        None => head,
+                        Some(tail) => {
+                            let pair = head.span.to(tail.span);
+                            let arg = Spanned::new(PatternKind::Tuple(vec![head, tail]), pair);
+                            Spanned::new(
+                                PatternKind::Ctor("Cons".into(), Box::new(arg)),
+                                extra.span(),
+                            )
+                        }
+                    },
+                )
+        },
+    )
     .boxed()
 }
 

@@ -565,6 +565,39 @@ fn patterns() {
 }
 
 #[test]
+fn list_cons_is_right_associative_between_comparison_and_sum() {
+    let cons = |h: Expr, t: Expr| juxtapose(name("Cons"), tuple(vec![h, t]));
+    assert_eq!(expr("1 ! 2 ! e"), cons(int(1), cons(int(2), name("e"))));
+    assert_eq!(
+        expr("a + 1 ! e == f"),
+        binary(
+            BinOp::Eq,
+            cons(binary(BinOp::Add, name("a"), int(1)), name("e")),
+            name("f")
+        )
+    );
+    let ExprKind::Match(_, arms) = expr("match v with | h ! t => 0 | k, v ! r => 1 endmatch").node
+    else {
+        panic!("not a match");
+    };
+    let cons_pattern = |h: Pattern, t: Pattern| {
+        at(PatternKind::Ctor(
+            "Cons".into(),
+            Box::new(at(PatternKind::Tuple(vec![h, t]))),
+        ))
+    };
+    let bind = |n: &str| at(PatternKind::Name(n.into()));
+    assert_eq!(arms[0].patterns[0], cons_pattern(bind("h"), bind("t")));
+    assert_eq!(
+        arms[1].patterns[0],
+        cons_pattern(
+            at(PatternKind::Tuple(vec![bind("k"), bind("v")])),
+            bind("r")
+        )
+    );
+}
+
+#[test]
 fn type_precedence() {
     assert_eq!(
         type_of("int ^ 2 ^ 3"),
