@@ -21,6 +21,7 @@ mod data;
 mod functions;
 mod io;
 mod operators;
+mod varray;
 
 /// What an entry is, for the library reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,11 +233,13 @@ pub static PRIMS: &[PrimDef] = &concat::<COUNT>(&[
     functions::FUNCTIONS,
     io::IO_FUNCTIONS,
     data::DATA,
+    varray::VARRAY,
     operators::OPERATORS,
 ]);
 const COUNT: usize = functions::FUNCTIONS.len()
     + io::IO_FUNCTIONS.len()
     + data::DATA.len()
+    + varray::VARRAY.len()
     + operators::OPERATORS.len();
 
 const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
@@ -260,7 +263,8 @@ const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
 /// checker.
 pub fn function_index(name: &str) -> Option<usize> {
     PRIMS.iter().position(|p| {
-        p.section == Section::Function
+        (p.section == Section::Function
+            || (p.section == Section::Internal && matches!(p.typing, Typing::Scheme(_))))
             && matches!(p.typing, Typing::Scheme(_) | Typing::Rule(_))
             && p.names().any(|n| n == name)
     })
