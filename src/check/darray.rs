@@ -3,7 +3,7 @@
 //! of `apply_name`, over the kernels of `Prim::Varray`. Three forms need the checker: `v += x`
 //! (Felix's `+=` on a varray or darray variable appends), `v.i` (an element) and `for x in c`
 //! over a container that is not an array (the prelude's cursor functions, `_in_start`,
-//! `_in_more`, `_in_elem`, `_in_next`, for lists, varrays and darrays).
+//! `_in_more`, `_in_elem`, `_in_next`, for lists, options, varrays and darrays).
 
 use crate::check::build::{mk, read_place, Arg};
 use crate::check::env::{Binding, VarLoc};
@@ -14,7 +14,7 @@ use crate::syntax::span::{Span, Spanned};
 use crate::types::ty::{NominalDef, Type};
 
 /// The prelude's types that `for v in c` walks with their cursor functions.
-const ITERABLE: &[&str] = &["list", "varray", "darray"];
+const ITERABLE: &[&str] = &["list", "opt", "varray", "darray"];
 
 /// Whether `t` is the prelude's `varray[T]` or `darray[T]`.
 pub(crate) fn is_dynamic_array(t: &Type) -> bool {
@@ -112,7 +112,7 @@ impl Checker {
             let t = self.zonk(&c_ty);
             self.type_error(
                 span,
-                format!("`for v in c` needs an array, a string, a list, a varray or a darray, found `{t}`"),
+                format!("`for v in a` needs an array, a string, a list, an option, a varray or a darray, found `{t}`"),
             );
             return;
         }

@@ -445,7 +445,9 @@ impl Checker {
                         if t != error_type() {
                             self.type_error(
                                 arr.span,
-                                format!("`for v in a` needs an array, found `{t}`"),
+                                format!(
+                                    "`for v in a` needs an array, a string, a list, an option, a varray or a darray, found `{t}`"
+                                ),
                             );
                         }
                         return;

@@ -40,7 +40,7 @@ pub(super) const VARRAY: &[PrimDef] = &[
         doc: "the elements of the varray or darray v, in order, as an array of a run-time size \
               (its length when it runs); `:>>` reshapes it to a shape of the program's, checked \
               when it runs",
-        example: "var v = varray[int] 4uz;\npush_back (v, 3); push_back (v, 5);\nval [n] a = array v;\nprintln$ a, n, a :>> int ^ 2;",
+        example: "var v = varray[int] 4uz;\npush_back (v, 3); push_back (v, 5);\nval [n] a = array v;\nprintln$ a, n, (a :>> int ^ 2);",
         typing: Typing::Scheme(|_, _| Some(Prim::Varray(VarrayOp::ToArray))),
         kernels: |p| (*p == Prim::Varray(VarrayOp::ToArray)).then_some(1),
         ..FUNCTION
