@@ -19,9 +19,14 @@ const ITERABLE: &[&str] = &["list", "opt", "varray", "darray"];
 /// Whether `t` is the prelude's `varray[T]` or `darray[T]`.
 pub(crate) fn is_dynamic_array(t: &Type) -> bool {
     match t {
-        Type::Nominal(n) => library_name(n).is_some_and(|n| n == "varray" || n == "darray"),
+        Type::Nominal(n) => is_dynamic_declaration(n),
         _ => false,
     }
+}
+
+/// Whether `n` is an instance of the prelude's `varray` or `darray`.
+pub(crate) fn is_dynamic_declaration(n: &NominalDef) -> bool {
+    library_name(n).is_some_and(|n| n == "varray" || n == "darray")
 }
 
 /// The name of the declaration of a prelude nominal type's instance.
