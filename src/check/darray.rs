@@ -141,7 +141,10 @@ impl Checker {
         let (place, body_ir, label) = self.loop_with_local(label, var, elem_ty, body);
         out.push(ir::Stmt::Assign(held, container));
         out.push(ir::Stmt::Assign(cursor, start));
-        let mut loop_body = vec![ir::Stmt::Assign(place, elem), ir::Stmt::Assign(cursor, next)];
+        let mut loop_body = vec![
+            ir::Stmt::Assign(place, elem),
+            ir::Stmt::Assign(cursor, next),
+        ];
         loop_body.extend(body_ir);
         out.push(ir::Stmt::While {
             label,

@@ -746,7 +746,9 @@ fn has_zero_shared(
 /// is a pointer. Any other `set (v, i, x)` is an application (a varray's `set`).
 fn stores_through_pointer(arg: &ast::Expr) -> bool {
     match &arg.node {
-        ExprKind::Tuple(items) => matches!(items.first().map(|e| &e.node), Some(ExprKind::Addr(..))),
+        ExprKind::Tuple(items) => {
+            matches!(items.first().map(|e| &e.node), Some(ExprKind::Addr(..)))
+        }
         _ => true,
     }
 }

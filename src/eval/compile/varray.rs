@@ -94,7 +94,11 @@ impl Compiler<'_> {
                 Box::new(move |frame| {
                     let v = v(frame)?;
                     let d = lock(elements(&v).ok_or_else(not_varray)?);
-                    let n = if op == VarrayOp::Len { d.items.len() } else { d.bound };
+                    let n = if op == VarrayOp::Len {
+                        d.items.len()
+                    } else {
+                        d.bound
+                    };
                     Ok(Value::Int(n as i64))
                 })
             }
@@ -143,7 +147,9 @@ impl Compiler<'_> {
                     let v = v(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
                     if d.items.pop().is_none() {
-                        return Err(Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span));
+                        return Err(
+                            Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span)
+                        );
                     }
                     Ok(Value::Unit)
                 })
@@ -156,7 +162,8 @@ impl Compiler<'_> {
                 let v = codes.pop().expect("one operand");
                 Box::new(move |frame| {
                     let v = v(frame)?;
-                    let items: Vec<Value> = lock(elements(&v).ok_or_else(not_varray)?).items.clone();
+                    let items: Vec<Value> =
+                        lock(elements(&v).ok_or_else(not_varray)?).items.clone();
                     let mut out = super::super::array::LeafBuilder::new(shape.repr);
                     let leaves = items.len().saturating_mul(shape.elem_leaves.max(1));
                     out.reserve(leaves, &ty, &frame.rt.limits)
