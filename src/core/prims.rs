@@ -258,9 +258,10 @@ const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
     all
 }
 
-/// The index of the function applied by `name` (or one of its aliases). Operators are applied
-/// by the operator rules, and an internal entry such as `subarray[F, L]` by a rule of the
-/// checker.
+/// The index of the function applied by `name` (or one of its aliases), or of an internal
+/// kernel typed by its schemes that the prelude applies by name (`_vget`). Operators are
+/// applied by the operator rules, and an internal entry such as `subarray[F, L]` by a rule of
+/// the checker.
 pub fn function_index(name: &str) -> Option<usize> {
     PRIMS.iter().position(|p| {
         (p.section == Section::Function
