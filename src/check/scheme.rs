@@ -261,6 +261,11 @@ fn same_node(a: &Type, b: &Type) -> bool {
         | (Type::Fun(..), Type::Fun(..)) => true,
         (Type::Ptr(p, _), Type::Ptr(q, _)) => p == q,
         (Type::CPtr(p, ..), Type::CPtr(q, ..)) => p == q,
+        // Two instances of one parametric nominal type (the prelude's `varray[T]`).
+        (Type::Nominal(x), Type::Nominal(y)) => match (&x.instance, &y.instance) {
+            (Some((d, _)), Some((e, _))) => std::sync::Arc::ptr_eq(d, e),
+            _ => false,
+        },
         _ => false,
     }
 }

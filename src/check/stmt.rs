@@ -361,7 +361,7 @@ impl Checker {
         // `set (&a, i, v);`
         if let ExprKind::Apply { func, arg, .. } = &e.node {
             if let ExprKind::Name(n) = &func.node {
-                if n == "set" && self.lookup_value(n).is_none() && !self.sets_dynamic_array(arg) {
+                if n == "set" && self.lookup_value(n).is_none() && stores_through_pointer(arg) {
                     return self.set_stmt(arg, e.span);
                 }
             }
@@ -440,11 +440,14 @@ impl Checker {
                 let elem = match self.zonk(&a.ty) {
                     Type::Array(e, _) => (*e).clone(),
                     Type::String => return self.for_chars(label, var, a, body, out),
+                    Type::Nominal(_) => return self.for_cursor(label, var, a, body, out),
                     t => {
                         if t != error_type() {
                             self.type_error(
                                 arr.span,
-                                format!("`for v in a` needs an array, found `{t}`"),
+                                format!(
+                                    "`for v in a` needs an array, a string, a list, an option, a varray or a darray, found `{t}`"
+                                ),
                             );
                         }
                         return;
@@ -640,7 +643,7 @@ impl Checker {
         vb
     }
 
-    fn loop_with_local(
+    pub(crate) fn loop_with_local(
         &mut self,
         label: Option<&ast::SName>,
         var: &ast::SName,
@@ -737,4 +740,15 @@ fn has_zero_shared(
         memo.insert(key, answer);
     }
     answer
+}
+
+/// Whether `set (…)` is the store into an array variable, `set (&a, i, v)`: its first argument
+/// is a pointer. Any other `set (v, i, x)` is an application (a varray's `set`).
+fn stores_through_pointer(arg: &ast::Expr) -> bool {
+    match &arg.node {
+        ExprKind::Tuple(items) => {
+            matches!(items.first().map(|e| &e.node), Some(ExprKind::Addr(..)))
+        }
+        _ => true,
+    }
 }

@@ -432,6 +432,12 @@ enum NominalAnswer {
 }
 
 fn nominal_components(def: &NominalDef, b: Behaviour) -> NominalAnswer {
+    // A varray or darray is a pointer to its elements, which Felix neither compares nor orders.
+    if matches!(b, Behaviour::Equality | Behaviour::Ordered)
+        && crate::check::darray::is_dynamic_declaration(def)
+    {
+        return NominalAnswer::Lacks(Reason::Pointer);
+    }
     match def.body.get() {
         Some(NominalBody::Struct(fields)) => NominalAnswer::Components(
             fields

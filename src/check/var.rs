@@ -200,6 +200,9 @@ impl Checker {
         span: Span,
     ) -> Option<ir::Stmt> {
         let (vb, t) = self.assignable_var(target)?;
+        if op == AssignOp::Add && crate::check::darray::is_dynamic_array(&self.zonk(&t)) {
+            return self.append_stmt(target, value, span);
+        }
         let place = self.place_of(&vb);
         self.note_assignment(place);
         let rhs = match op {

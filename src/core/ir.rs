@@ -220,6 +220,29 @@ impl ChunkedFn {
     }
 }
 
+/// The kernels of `varray[T]` (`eval::compile::varray`): the elements are one shared buffer,
+/// read and written in place, appended in amortised O(1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarrayOp {
+    /// args (the bound, a `size`): an empty varray.
+    New,
+    /// args (the varray): its length, a `size`.
+    Len,
+    /// args (the varray): its bound, a `size`.
+    MaxLen,
+    /// args (the varray, the position, of any integer type): the element; a position
+    /// outside `0 ..< len v` is R0001.
+    Get,
+    /// args (the varray, the position, the value): the element replaced (R0001 as `Get`).
+    Set,
+    /// args (the varray, the value): appended; past the bound R0009.
+    Push,
+    /// args (the varray): its last element removed; of an empty varray R0009.
+    Pop,
+    /// args (the varray): its elements as an array of the result type (of a run-time size).
+    ToArray,
+}
+
 /// A primitive operation with its kernel resolved by the checker. Operand types are the
 /// `ty` of the argument expressions; the result type is the `ty` of the `Prim` expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -436,6 +459,8 @@ pub enum Prim {
     /// of type `T ^ N * size ^ K`, outermost first, as the file gave them. The checker reads
     /// the sizes from `dims` (`check::sizes`).
     Shaped,
+    /// An operation on a varray (`VarrayOp`); a darray's operations are those of its varray.
+    Varray(VarrayOp),
     /// A binary operator whose operand types were both still being inferred (results of
     /// recursive calls). Only exists inside the checker: its final pass replaces it by
     /// the kernel the solved types select, so the evaluator never sees it.

@@ -21,6 +21,7 @@ mod data;
 mod functions;
 mod io;
 mod operators;
+mod varray;
 
 /// What an entry is, for the library reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,11 +233,13 @@ pub static PRIMS: &[PrimDef] = &concat::<COUNT>(&[
     functions::FUNCTIONS,
     io::IO_FUNCTIONS,
     data::DATA,
+    varray::VARRAY,
     operators::OPERATORS,
 ]);
 const COUNT: usize = functions::FUNCTIONS.len()
     + io::IO_FUNCTIONS.len()
     + data::DATA.len()
+    + varray::VARRAY.len()
     + operators::OPERATORS.len();
 
 const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
@@ -255,12 +258,14 @@ const fn concat<const N: usize>(parts: &[&[PrimDef]]) -> [PrimDef; N] {
     all
 }
 
-/// The index of the function applied by `name` (or one of its aliases). Operators are applied
-/// by the operator rules, and an internal entry such as `subarray[F, L]` by a rule of the
-/// checker.
+/// The index of the function applied by `name` (or one of its aliases), or of an internal
+/// kernel typed by its schemes that the prelude applies by name (`_vget`). Operators are
+/// applied by the operator rules, and an internal entry such as `subarray[F, L]` by a rule of
+/// the checker.
 pub fn function_index(name: &str) -> Option<usize> {
     PRIMS.iter().position(|p| {
-        p.section == Section::Function
+        (p.section == Section::Function
+            || (p.section == Section::Internal && matches!(p.typing, Typing::Scheme(_))))
             && matches!(p.typing, Typing::Scheme(_) | Typing::Rule(_))
             && p.names().any(|n| n == name)
     })

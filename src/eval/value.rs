@@ -19,7 +19,10 @@
 //! - functions: `Value::Fun`;
 //! - `Value::Cell` only appears in frame slots of variables captured by inner functions or
 //!   addressed by a pointer;
-//! - pointers: `Value::Ptr`.
+//! - pointers: `Value::Ptr`;
+//! - `varray[T]` (and the varray inside a `darray[T]`): `Value::Varray`, a handle to one
+//!   shared, growable buffer of elements, as Felix's varray is a pointer: copies of the value
+//!   share the elements, and `push_back`, `pop`, `set` change them in place.
 
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
@@ -42,6 +45,17 @@ pub enum Value {
     Cell(Arc<Mutex<Value>>),
     /// A pointer.
     Ptr(Arc<crate::eval::pointer::Pointer>),
+    /// A varray: a handle to its shared elements.
+    Varray(Arc<Mutex<DynArray>>),
+}
+
+/// The elements of a varray: at most `bound` of them. A darray's varray has the bound
+/// `usize::MAX`. The buffer grows as `Vec` does (amortised O(1) appends), each growth admitted
+/// by the memory budget first.
+#[derive(Debug, Default)]
+pub struct DynArray {
+    pub bound: usize,
+    pub items: Vec<Value>,
 }
 
 /// The bytes of a string value: shared, copy-on-write, with spare capacity for appends.

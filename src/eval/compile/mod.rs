@@ -36,6 +36,7 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
+mod varray;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};

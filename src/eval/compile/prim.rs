@@ -290,6 +290,7 @@ impl Compiler<'_> {
             Prim::Map => self.map(codes, &arg_tys[1], result_ty, span),
             Prim::Dist(_) | Prim::Collect => self.distributed(prim, args, codes, result_ty, span),
             Prim::Filter => self.filter(codes, &arg_tys[1], span),
+            Prim::Varray(op) => self.varray(*op, codes, &arg_tys, result_ty, span),
             Prim::Append => {
                 let (Some(first), Some(second)) = (
                     Shape::of_array_or_unit(&arg_tys[0]),

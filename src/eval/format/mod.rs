@@ -281,49 +281,24 @@ fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) 
     out.push(b')');
 }
 
-/// `str` of a `varray` (`_Varray (bound, length, elements in reverse order as a list)`):
-/// `varray(` its elements in order with `repr`, joined by `, ` `)`, as Felix prints it.
+/// `str` of a `varray` (a handle to its elements, `Value::Varray`; the constructor's argument
+/// type is the element type): `varray(` its elements in order with `repr`, joined by `, `
+/// `)`, as Felix prints it.
 fn write_varray(out: &mut Vec<u8>, v: &Value, constructors: &[(Arc<str>, Option<Type>)]) {
-    let fields = match v {
-        Value::Sum(pair) => match &pair.1 {
-            Value::Tuple(fields) if fields.len() == 3 => fields.clone(),
-            _ => return out.extend_from_slice(MISMATCH),
-        },
-        _ => return out.extend_from_slice(MISMATCH),
-    };
-    let Some((_, Some(Type::Tuple(parts)))) = constructors.first() else {
+    let (Value::Varray(elements), Some((_, Some(element)))) = (v, constructors.first()) else {
         return out.extend_from_slice(MISMATCH);
     };
-    let Some(Type::Nominal(list)) = parts.get(2) else {
-        return out.extend_from_slice(MISMATCH);
-    };
-    let Some(NominalBody::Variant(cells)) = list.body.get() else {
-        return out.extend_from_slice(MISMATCH);
-    };
-    let Some((_, Some(Type::Tuple(cell)))) = cells.get(1) else {
-        return out.extend_from_slice(MISMATCH);
-    };
-    let mut elements = Vec::new();
-    let mut current = fields[2].clone();
-    loop {
-        match current {
-            Value::Sum(pair) if pair.0 == 1 => match &pair.1 {
-                Value::Tuple(c) if c.len() == 2 => {
-                    elements.push(c[0].clone());
-                    current = c[1].clone();
-                }
-                _ => return out.extend_from_slice(MISMATCH),
-            },
-            Value::Sum(_) => break,
-            _ => return out.extend_from_slice(MISMATCH),
-        }
-    }
+    let items: Vec<Value> = elements
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .items
+        .clone();
     out.extend_from_slice(b"varray(");
-    for (k, element) in elements.iter().rev().enumerate() {
+    for (k, item) in items.iter().enumerate() {
         if k > 0 {
             out.extend_from_slice(b", ");
         }
-        write_repr(out, element, &cell[0]);
+        write_repr(out, item, element);
     }
     out.push(b')');
 }

@@ -1,0 +1,187 @@
+//! The kernels of `varray[T]` (`Prim::Varray`): a varray is a handle (`Value::Varray`) to one
+//! shared buffer of elements, so every kernel reads or changes the elements in place. A
+//! darray is a variant holding its varray; `array d` unwraps it.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::core::ir::VarrayOp;
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::array::Shape;
+use super::super::code::ExprCode;
+use super::super::error::{Fault, ASSERTION_FAILURE, INDEX_OUT_OF_RANGE, TOO_LARGE};
+use super::super::prims::int_value;
+use super::super::value::{DynArray, Value};
+use super::super::Ctrl;
+use super::{int_ty_of, internal, Compiler};
+
+/// The elements behind a varray value (or a darray's, `Sum(0, varray)`).
+fn elements(v: &Value) -> Option<&Arc<Mutex<DynArray>>> {
+    match v {
+        Value::Varray(d) => Some(d),
+        Value::Sum(pair) => elements(&pair.1),
+        _ => None,
+    }
+}
+
+fn lock(d: &Mutex<DynArray>) -> MutexGuard<'_, DynArray> {
+    d.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The position `i` of a varray of `len` elements, or R0001.
+fn position(i: i128, len: usize, span: Span) -> Result<usize, Ctrl> {
+    if i < 0 || i >= len as i128 {
+        return Err(Fault::new(
+            INDEX_OUT_OF_RANGE,
+            format!("varray index {i} out of range for a varray of length {len}"),
+        )
+        .at(span));
+    }
+    Ok(i as usize)
+}
+
+/// Room for one more element: past the bound R0009; a growth of the buffer admitted by the
+/// memory budget first (R0007).
+fn make_room(d: &mut DynArray, limits: &crate::limits::Limits, span: Span) -> Result<(), Ctrl> {
+    if d.items.len() >= d.bound {
+        return Err(Fault::new(
+            ASSERTION_FAILURE,
+            format!("push_back past the bound {} of a varray", d.bound),
+        )
+        .at(span));
+    }
+    if d.items.len() == d.items.capacity() {
+        let grown = (d.items.capacity() * 2).clamp(4, d.bound.max(4));
+        let bytes = grown as u128 * std::mem::size_of::<Value>() as u128;
+        let refused = |why: String| {
+            Fault::new(TOO_LARGE, format!("varray too large to grow: {why}")).at(span)
+        };
+        limits
+            .check_allocation(bytes)
+            .map_err(|refusal| refused(refusal.describe(bytes)))?;
+        d.items
+            .try_reserve_exact(grown - d.items.len())
+            .map_err(|_| refused("the system refused the memory".into()))?;
+    }
+    Ok(())
+}
+
+impl Compiler<'_> {
+    pub(super) fn varray(
+        &mut self,
+        op: VarrayOp,
+        mut codes: Vec<ExprCode>,
+        arg_tys: &[Type],
+        result_ty: &Type,
+        span: Span,
+    ) -> ExprCode {
+        let not_varray = move || internal_fault(span);
+        match op {
+            VarrayOp::New => {
+                let bound = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let bound = bound(frame)?.as_int_lossy() as u64;
+                    let bound = usize::try_from(bound).unwrap_or(usize::MAX);
+                    Ok(Value::Varray(Arc::new(Mutex::new(DynArray {
+                        bound,
+                        items: Vec::new(),
+                    }))))
+                })
+            }
+            VarrayOp::Len | VarrayOp::MaxLen => {
+                let v = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let d = lock(elements(&v).ok_or_else(not_varray)?);
+                    let n = if op == VarrayOp::Len {
+                        d.items.len()
+                    } else {
+                        d.bound
+                    };
+                    Ok(Value::Int(n as i64))
+                })
+            }
+            VarrayOp::Get => {
+                let ity = int_ty_of(&arg_tys[1]);
+                let i = codes.pop().expect("two operands");
+                let v = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let i = int_value(i(frame)?.as_int_lossy(), ity);
+                    let d = lock(elements(&v).ok_or_else(not_varray)?);
+                    let k = position(i, d.items.len(), span)?;
+                    Ok(d.items[k].clone())
+                })
+            }
+            VarrayOp::Set => {
+                let ity = int_ty_of(&arg_tys[1]);
+                let x = codes.pop().expect("three operands");
+                let i = codes.pop().expect("three operands");
+                let v = codes.pop().expect("three operands");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let i = int_value(i(frame)?.as_int_lossy(), ity);
+                    let x = x(frame)?;
+                    let mut d = lock(elements(&v).ok_or_else(not_varray)?);
+                    let k = position(i, d.items.len(), span)?;
+                    d.items[k] = x;
+                    Ok(Value::Unit)
+                })
+            }
+            VarrayOp::Push => {
+                let x = codes.pop().expect("two operands");
+                let v = codes.pop().expect("two operands");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let x = x(frame)?;
+                    let mut d = lock(elements(&v).ok_or_else(not_varray)?);
+                    make_room(&mut d, &frame.rt.limits, span)?;
+                    d.items.push(x);
+                    Ok(Value::Unit)
+                })
+            }
+            VarrayOp::Pop => {
+                let v = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let mut d = lock(elements(&v).ok_or_else(not_varray)?);
+                    if d.items.pop().is_none() {
+                        return Err(
+                            Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span)
+                        );
+                    }
+                    Ok(Value::Unit)
+                })
+            }
+            VarrayOp::ToArray => {
+                let Some(shape) = Shape::of_array_or_unit(result_ty) else {
+                    return internal(format!("array v of type {result_ty}"), span);
+                };
+                let ty = result_ty.clone();
+                let v = codes.pop().expect("one operand");
+                Box::new(move |frame| {
+                    let v = v(frame)?;
+                    let items: Vec<Value> =
+                        lock(elements(&v).ok_or_else(not_varray)?).items.clone();
+                    let mut out = super::super::array::LeafBuilder::new(shape.repr);
+                    let leaves = items.len().saturating_mul(shape.elem_leaves.max(1));
+                    out.reserve(leaves, &ty, &frame.rt.limits)
+                        .map_err(|f| f.at(span))?;
+                    for item in items {
+                        out.push_element(item);
+                    }
+                    Ok(Value::Array(out.finish()))
+                })
+            }
+        }
+    }
+}
+
+fn internal_fault(span: Span) -> Ctrl {
+    Fault::new(
+        super::super::error::INTERNAL,
+        "a varray operation on a value that is not a varray",
+    )
+    .at(span)
+}
