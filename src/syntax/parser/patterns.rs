@@ -1,8 +1,10 @@
-//! Patterns: names, literals, ranges, constructors, `case` patterns, tuples and records.
+//! Patterns: names, literals, ranges, constructors, `case` patterns, tuples and records;
+//! alternatives `p | q` and `p as x` (in parentheses, and at the top of a `match` arm or a
+//! `let`).
 
 use chumsky::prelude::*;
 
-use super::{chain_or_single, int_literal, keyword, record_fields, token, BoxedParser};
+use super::{chain_or_single, int_literal, keyword, name, record_fields, token, BoxedParser};
 use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
 use crate::syntax::token::{Keyword, Token};
@@ -11,7 +13,7 @@ use crate::syntax::token::{Keyword, Token};
 pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     recursive(|pattern| {
         let atom = choice((
-            select! { Token::Ident(name) => name_pattern(name) },
+            select! { Token::Ident(name) if name != "as" => name_pattern(name) },
             // `#A`: a constant constructor.
             token(Token::Hash)
                 .ignore_then(select! { Token::Ident(name) => PatternKind::Constant(name) }),
@@ -33,13 +35,14 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             record_fields(pattern.clone()).map(PatternKind::Record),
         ))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-        .or(pattern
-            .separated_by(token(Token::Comma))
-            .at_least(1)
-            .collect::<Vec<_>>()
+        .or(alternatives(pattern.clone().boxed())
             .delimited_by(token(Token::LParen), token(Token::RParen))
-            .map_with(|patterns, extra| {
-                chain_or_single(patterns, extra.span(), PatternKind::Tuple)
+            .map_with(|p, extra| match p.node {
+                // The parentheses belong to the tuple or the alternatives they enclose.
+                PatternKind::Tuple(_) | PatternKind::Alt(_) | PatternKind::As(..) => {
+                    Spanned::new(p.node, extra.span())
+                }
+                _ => p,
             }))
         .boxed();
 
@@ -67,6 +70,43 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             .labelled("pattern")
     })
     .boxed()
+}
+
+/// A tuple of patterns without parentheses (`a, b`), or one pattern, optionally named as a
+/// whole: `a, b as t`.
+pub(super) fn named_tuple<'t>(pattern: BoxedParser<'t, Pattern>) -> BoxedParser<'t, Pattern> {
+    pattern
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|patterns, extra| chain_or_single(patterns, extra.span(), PatternKind::Tuple))
+        .then(as_word().ignore_then(name()).or_not())
+        .map_with(|(p, name), extra| match name {
+            Some(name) => Spanned::new(PatternKind::As(Box::new(p), name), extra.span()),
+            None => p,
+        })
+        .boxed()
+}
+
+/// `p | q | …` over `named_tuple`s: one pattern when there is no `|`.
+pub(super) fn alternatives<'t>(pattern: BoxedParser<'t, Pattern>) -> BoxedParser<'t, Pattern> {
+    named_tuple(pattern)
+        .separated_by(token(Token::Bar))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|mut patterns, extra| {
+            if patterns.len() == 1 {
+                patterns.remove(0)
+            } else {
+                Spanned::new(PatternKind::Alt(patterns), extra.span())
+            }
+        })
+        .boxed()
+}
+
+/// `as`, which names a whole pattern; not reserved, so a contextual word.
+fn as_word<'t>() -> BoxedParser<'t, ()> {
+    select! { Token::Ident(word) if word == "as" => () }.boxed()
 }
 
 /// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter,
