@@ -126,7 +126,7 @@ impl Checker {
                             error: Box::new(CheckError::Type {
                                 span,
                                 message: format!(
-                                    "`{n}` is a `{ty}` here but a `{first_ty}` in the first alternative of the arm"
+                                    "`{n}` has type `{ty}` here but type `{first_ty}` in the first alternative of the arm"
                                 ),
                                 help: Some(
                                     "every alternative of an arm must bind its names at the same types"
@@ -134,7 +134,7 @@ impl Checker {
                                 ),
                             }),
                             at: vb.span,
-                            label: format!("`{n}` bound here as a `{first_ty}`"),
+                            label: format!("`{n}` bound here with type `{first_ty}`"),
                         });
                     }
                     return self.place_of(&vb);

@@ -603,7 +603,8 @@ pub(crate) fn push_arms<B: Clone>(
     let mut body = Some(body);
     for (k, (patterns, guard)) in heads.into_iter().enumerate() {
         let body = if k == last {
-            body.take().expect("the body is moved once, into the last arm")
+            body.take()
+                .expect("the body is moved once, into the last arm")
         } else {
             body.clone().expect("the body is there until the last arm")
         };

@@ -7,8 +7,8 @@ use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::patterns;
 use super::{
-    coded_error, name, int_literal, keyword, pointer_mode, record_fields, to_word,
-    token, BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, name, pointer_mode, record_fields, to_word, token,
+    BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;

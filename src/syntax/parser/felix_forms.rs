@@ -208,38 +208,40 @@ pub(super) fn matching_function<'t>(
     .then_ignore(token(Token::Assign))
     .then(arm.repeated().at_least(1).collect::<Vec<_>>())
     .then_ignore(token(Token::Semicolon))
-    .validate(|((((kind, name), type_params), ty), arms), extra, emitter| {
-        let span: Span = extra.span();
-        let TypeExprKind::Fun(domain, result) = ty.node else {
-            emitter.emit(coded_error(
-                ty.span,
-                "E0100",
-                "a function defined by matching needs a function type `A -> B`",
-                Some("write `fun f : int -> string = | 0 => \"zero\" | _ => \"other\";`"),
-            ));
-            return StmtKind::Error;
-        };
-        // A value no arm matches is reported at the head: `f : A -> B`.
-        let head = name.span.to(ty.span);
-        let parameter = Spanned::new("_a".to_string(), domain.span);
-        let scrutinee = Spanned::new(ExprKind::Name("_a".to_string()), head);
-        let body = Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), span);
-        StmtKind::Fun(FunDef {
-            kind,
-            name: Some(name),
-            type_params: type_params.unwrap_or_default(),
-            params: vec![ParamGroup {
-                span: domain.span,
-                params: vec![Param {
-                    name: parameter,
-                    ty: *domain,
+    .validate(
+        |((((kind, name), type_params), ty), arms), extra, emitter| {
+            let span: Span = extra.span();
+            let TypeExprKind::Fun(domain, result) = ty.node else {
+                emitter.emit(coded_error(
+                    ty.span,
+                    "E0100",
+                    "a function defined by matching needs a function type `A -> B`",
+                    Some("write `fun f : int -> string = | 0 => \"zero\" | _ => \"other\";`"),
+                ));
+                return StmtKind::Error;
+            };
+            // A value no arm matches is reported at the head: `f : A -> B`.
+            let head = name.span.to(ty.span);
+            let parameter = Spanned::new("_a".to_string(), domain.span);
+            let scrutinee = Spanned::new(ExprKind::Name("_a".to_string()), head);
+            let body = Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), span);
+            StmtKind::Fun(FunDef {
+                kind,
+                name: Some(name),
+                type_params: type_params.unwrap_or_default(),
+                params: vec![ParamGroup {
+                    span: domain.span,
+                    params: vec![Param {
+                        name: parameter,
+                        ty: *domain,
+                    }],
                 }],
-            }],
-            ret: Some(*result),
-            body: FunBody::Expr(body),
-            span,
-        })
-    })
+                ret: Some(*result),
+                body: FunBody::Expr(body),
+                span,
+            })
+        },
+    )
     .map_with(|kind, extra| Spanned::new(kind, extra.span()))
     .boxed()
 }

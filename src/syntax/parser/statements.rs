@@ -440,7 +440,13 @@ pub(super) fn define_statements<'t>(
         name()
             .then_ignore(token(Token::Colon))
             .or_not()
-            .then(choice((c_for, for_loop, while_loop, until_loop, repeat_loop)))
+            .then(choice((
+                c_for,
+                for_loop,
+                while_loop,
+                until_loop,
+                repeat_loop,
+            )))
             .map_with(|(label, mut kind), extra| {
                 if super::felix_forms::label_c_for(&mut kind, label.clone()) {
                     return Spanned::new(kind, extra.span());
