@@ -72,11 +72,11 @@ fn mark_let_in(tokens: &mut [(Token, Span)]) {
                     pending.pop();
                 }
             }
-            Token::Keyword(Keyword::In) => {
-                if pending.last().is_some_and(|&(d, eq)| d == depth && eq) {
-                    pending.pop();
-                    tokens[k].0 = Token::LetIn;
-                }
+            Token::Keyword(Keyword::In)
+                if pending.last().is_some_and(|&(d, eq)| d == depth && eq) =>
+            {
+                pending.pop();
+                tokens[k].0 = Token::LetIn;
             }
             _ => {}
         }
