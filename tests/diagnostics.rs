@@ -55,6 +55,12 @@ diagnostic_cases! {
     goto_duplicate_label: "E0202", "proc p () {\n  again:>\n  println 1;\n  again:>\n}\np;\n";
     goto_out_of_a_used_closure: "E0301", "proc p () {\n  val k = { goto fin; };\n  k;\n  fin:>\n}\np;\n";
     goto_out_of_a_passed_closure: "E0301", "proc run (f: 1 -> void) { f (); }\nproc p () {\n  run { goto fin; };\n  fin:>\n}\np;\n";
+    alternative_missing_name: "E0301", "fun f (t: int * int) => match t with | (x, 0) | (0, y) => x | _ => 0 endmatch;\nprintln$ f (1, 0);\n";
+    alternative_extra_name: "E0301", "println$ match (1, 2) with | (1, _) | (x, _) => 0 | _ => 1 endmatch;\n";
+    alternative_name_types_differ: "E0301", "println$ match (1, \"a\") with | (x, \"b\") | (_, x) => 1 | _ => 0 endmatch;\n";
+    nested_alternative_missing_name: "E0301", "println$ match (1, 2) with | ((1 | k), _) => k endmatch;\n";
+    matching_function_needs_arrow_type: "E0100", "fun f : int = | 0 => 1 | _ => 2;\nprintln$ f;\n";
+    let_in_as_operand: "E0100", "println$ let x = 1 in x + 1;\n";
     e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
     e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
     e0304_missing_return: "E0304", "fun sign (x:int) : string = {\n  if x > 0 return \"positive\";\n}\nprintln$ sign 1;\n";

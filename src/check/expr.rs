@@ -460,49 +460,9 @@ impl Checker {
                 }
                 acc
             }
-            ExprKind::Match(scrutinee, arms) => {
-                let scr = self.expr(scrutinee, None);
-                let scr_ty = self.zonk(&scr.ty);
-                // Choosing an arm by a secret reveals it; one arm without a guard
-                // only takes the value apart.
-                if (arms.len() > 1 || arms.iter().any(|a| a.guard.is_some()))
-                    && !self.require_public(
-                        &scr,
-                        crate::check::error::SecretUse::Branch,
-                        "which arm of a `match` runs",
-                    )
-                {
-                    return error_expr(span);
-                }
-                let mut secret = false;
-                let mut result_ty: Option<Type> = expected.cloned();
-                let mut ir_arms = Vec::new();
-                for arm in arms {
-                    let saved = self.scope;
-                    self.scope = self.new_scope(Some(saved));
-                    let patterns = arm
-                        .patterns
-                        .iter()
-                        .map(|p| self.pattern(p, &scr_ty))
-                        .collect();
-                    let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
-                    let body = self.expr(&arm.body, result_ty.as_ref());
-                    let body = match &result_ty {
-                        Some(t) => self.coerce_branch(body, t, "this match arm", &mut secret),
-                        None => {
-                            result_ty = Some(self.zonk(&body.ty));
-                            body
-                        }
-                    };
-                    self.scope = saved;
-                    ir_arms.push(ir::Arm {
-                        patterns,
-                        guard,
-                        body,
-                    });
-                }
-                let t = result_ty.map_or_else(error_type, |t| self.zonk(&t).narrow(secret));
-                mk(ir::ExprKind::Match(Box::new(scr), ir_arms), t, span)
+            ExprKind::Match(scrutinee, arms) => self.match_expr(scrutinee, arms, expected, span),
+            ExprKind::Let(value, arm) => {
+                self.match_expr(value, std::slice::from_ref(&**arm), expected, span)
             }
             ExprKind::Error => error_expr(span),
         }
@@ -573,5 +533,85 @@ impl Checker {
         }
         let id = sig.id;
         mk(ir::ExprKind::MakeFun { fun: id, type_args }, ty, def.span)
+    }
+}
+
+impl Checker {
+    /// `match scrutinee with arms` (and `let p = e in body`, one arm).
+    fn match_expr(
+        &mut self,
+        scrutinee: &ast::Expr,
+        arms: &[ast::MatchArm<ast::Expr>],
+        expected: Option<&Type>,
+        span: Span,
+    ) -> ir::Expr {
+        let scr = self.expr(scrutinee, None);
+        let scr_ty = self.zonk(&scr.ty);
+        // Choosing an arm by a secret reveals it; one arm without a guard
+        // only takes the value apart.
+        let guarded = |a: &ast::MatchArm<ast::Expr>| {
+            a.guard.is_some() || a.patterns.len() > 1 || a.patterns.iter().any(refutable_head)
+        };
+        if (arms.len() > 1 || arms.iter().any(guarded))
+            && !self.require_public(
+                &scr,
+                crate::check::error::SecretUse::Branch,
+                "which arm of a `match` runs",
+            )
+        {
+            return error_expr(span);
+        }
+        let mut secret = false;
+        let mut result_ty: Option<Type> = expected.cloned();
+        let mut ir_arms = Vec::new();
+        for arm in arms {
+            let saved = self.scope;
+            self.scope = self.new_scope(Some(saved));
+            let heads = self.arm_heads(arm, &scr_ty);
+            let body = self.expr(&arm.body, result_ty.as_ref());
+            let body = match &result_ty {
+                Some(t) => self.coerce_branch(body, t, "this match arm", &mut secret),
+                None => {
+                    result_ty = Some(self.zonk(&body.ty));
+                    body
+                }
+            };
+            self.scope = saved;
+            push_arms(&mut ir_arms, heads, body);
+        }
+        let t = result_ty.map_or_else(error_type, |t| self.zonk(&t).narrow(secret));
+        mk(ir::ExprKind::Match(Box::new(scr), ir_arms), t, span)
+    }
+}
+
+/// An alternative with a guard or `with` bindings of its own, or nested alternatives: the
+/// arm chooses by the value.
+fn refutable_head(p: &ast::Pattern) -> bool {
+    matches!(
+        p.node,
+        ast::PatternKind::Guarded { .. } | ast::PatternKind::Alt(_)
+    )
+}
+
+/// The arms of the IR for one arm of the source: one per group of its head, each with the body.
+pub(crate) fn push_arms<B: Clone>(
+    out: &mut Vec<ir::Arm<B>>,
+    heads: crate::check::alternatives::ArmHeads,
+    body: B,
+) {
+    let last = heads.len().saturating_sub(1);
+    let mut body = Some(body);
+    for (k, (patterns, guard)) in heads.into_iter().enumerate() {
+        let body = if k == last {
+            body.take()
+                .expect("the body is moved once, into the last arm")
+        } else {
+            body.clone().expect("the body is there until the last arm")
+        };
+        out.push(ir::Arm {
+            patterns,
+            guard,
+            body,
+        });
     }
 }

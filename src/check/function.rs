@@ -423,15 +423,30 @@ impl NameCollector<'_> {
             StmtKind::Match(e, arms) => {
                 self.expr(e);
                 for a in arms {
-                    if let Some(g) = &a.guard {
-                        self.expr(g)
-                    }
+                    self.arm(a);
                     for s in &a.body {
                         self.stmt(s)
                     }
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The guards of an arm and the `with` bindings and guards of its alternatives.
+    fn arm<B>(&mut self, a: &ast::MatchArm<B>) {
+        if let Some(g) = &a.guard {
+            self.expr(g)
+        }
+        for p in &a.patterns {
+            if let ast::PatternKind::Guarded { with, guard, .. } = &p.node {
+                for (_, e) in with {
+                    self.expr(e)
+                }
+                if let Some(g) = guard {
+                    self.expr(g)
+                }
+            }
         }
     }
 
@@ -521,11 +536,14 @@ impl NameCollector<'_> {
             ExprKind::Match(s, arms) => {
                 self.expr(s);
                 for a in arms {
-                    if let Some(g) = &a.guard {
-                        self.expr(g)
-                    }
+                    self.arm(a);
                     self.expr(&a.body)
                 }
+            }
+            ExprKind::Let(s, a) => {
+                self.expr(s);
+                self.arm(a);
+                self.expr(&a.body)
             }
             _ => {}
         }

@@ -4,6 +4,7 @@
 //! polymorphism, hoisting) lives here; the IR it produces has resolved kernels, resolved
 //! slots and explicit conversions. The checker does no IO.
 
+mod alternatives;
 mod apply;
 mod arity;
 pub mod browse;
@@ -114,6 +115,8 @@ pub struct Checker {
 #[derive(Clone, Default)]
 pub(crate) struct UnitContext {
     pub(crate) errors: Vec<CheckError>,
+    /// The names bound by the alternatives of the arm being checked (`alternatives.rs`).
+    pub(crate) alt_names: Option<alternatives::AltNames>,
     /// The current nesting depth of expressions being checked.
     pub(crate) depth: u32,
     /// Functions produced by the unit being checked.

@@ -1,6 +1,5 @@
 //! Patterns, checked against the type of the value they match.
 
-use crate::check::env::{Binding, VarBinding, VarLoc, VarType};
 use crate::check::error::CheckError;
 use crate::check::expr::suffix_type;
 use crate::check::{error_type, Checker};
@@ -30,27 +29,7 @@ impl Checker {
                         }
                     }
                 }
-                let frame = self.frame;
-                let global = self.frames[frame].global;
-                let cell = !global && self.frames[frame].captured_names.contains(n);
-                let slot = self.frames[frame].alloc();
-                if cell {
-                    self.frames[frame].cell_slots.push(slot);
-                }
-                let scope = self.scope;
-                self.note_def(n, super::index::DefKind::Val, span, Some(ty.clone()));
-                let vb = VarBinding {
-                    loc: VarLoc { frame, slot, cell },
-                    ty: VarType::Known(ty.clone()),
-                    mutable: false,
-                    span,
-                    decl: None,
-                    scope,
-                };
-                self.scopes[scope]
-                    .values
-                    .insert(n.clone(), Binding::Var(vb.clone()));
-                let place = self.place_of(&vb);
+                let place = self.bind_pattern_name(n, span, &ty);
                 pat(PatternKind::Bind(place), ty)
             }
             ast::PatternKind::Int { negative, lit } => {
@@ -146,6 +125,20 @@ impl Checker {
                 }
             }
             ast::PatternKind::Constant(name) => self.constant_pattern(p, name, &ty),
+            ast::PatternKind::As(inner, name) => {
+                let inner = self.pattern(inner, &ty);
+                let place = self.bind_pattern_name(&name.node, name.span, &ty);
+                pat(PatternKind::As(Box::new(inner), place), ty)
+            }
+            // Alternatives, `with` bindings and guards are taken apart by `arm_heads` where
+            // they may stand; anywhere else (a parameter, `val`) they are refused.
+            ast::PatternKind::Alt(_) | ast::PatternKind::Guarded { .. } => {
+                self.type_error(
+                    span,
+                    "alternatives, `with` bindings and guards may stand only in a `match` arm or a `let … in`",
+                );
+                pat(PatternKind::Wildcard, ty)
+            }
             ast::PatternKind::Range(lo, hi) => self.range_pattern(p, lo, hi, &ty),
             ast::PatternKind::Ctor(name, arg) => {
                 if let Type::Nominal(nd) = &ty {

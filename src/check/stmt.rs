@@ -219,19 +219,10 @@ impl Checker {
                 for arm in arms {
                     let saved = self.scope;
                     self.scope = self.new_scope(Some(saved));
-                    let patterns = arm
-                        .patterns
-                        .iter()
-                        .map(|p| self.pattern(p, &scr.ty))
-                        .collect();
-                    let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
+                    let heads = self.arm_heads(arm, &scr.ty);
                     let body = self.stmts(&arm.body);
                     self.scope = saved;
-                    ir_arms.push(ir::Arm {
-                        patterns,
-                        guard,
-                        body,
-                    });
+                    crate::check::expr::push_arms(&mut ir_arms, heads, body);
                 }
                 out.push(ir::Stmt::Match(scr, ir_arms));
             }

@@ -690,6 +690,8 @@ pub enum PatternKind {
         tag: u32,
         arg: Option<Box<Pattern>>,
     },
+    /// `p as x`: the value matches the pattern and is also bound to the place.
+    As(Box<Pattern>, Place),
 }
 
 #[derive(Clone, Debug)]

@@ -308,6 +308,11 @@ impl Printer {
         match &p.kind {
             PatternKind::Wildcard => self.out.push('_'),
             PatternKind::Bind(place) => self.place(*place),
+            PatternKind::As(inner, place) => {
+                self.pattern(inner);
+                self.out.push_str(" as ");
+                self.place(*place);
+            }
             PatternKind::Const(c) => self.constant(c),
             PatternKind::Range(lo, hi) => {
                 self.constant(lo);

@@ -249,6 +249,10 @@ macro_rules! walkers {
             v.$visit_type($($b)* p.ty);
             match $($b)* p.kind {
                 PatternKind::Bind(p) => v.$visit_place({ let $p = p; $place }),
+                PatternKind::As(q, p) => {
+                    v.$visit_pattern(q);
+                    v.$visit_place({ let $p = p; $place })
+                }
                 PatternKind::Tuple(ps) => {
                     for q in ps {
                         v.$visit_pattern(q);
@@ -631,6 +635,9 @@ pub fn walk_pattern_fold<F: Fold + ?Sized>(f: &mut F, p: &Pattern) -> Result<Pat
     let ty = f.fold_type(&p.ty)?;
     let kind = match &p.kind {
         PatternKind::Bind(place) => PatternKind::Bind(f.fold_place(*place)?),
+        PatternKind::As(q, place) => {
+            PatternKind::As(Box::new(f.fold_pattern(q)?), f.fold_place(*place)?)
+        }
         PatternKind::Tuple(ps) => PatternKind::Tuple(
             ps.iter()
                 .map(|q| f.fold_pattern(q))

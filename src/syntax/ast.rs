@@ -192,6 +192,9 @@ pub enum ExprKind {
     If(Vec<(Expr, Expr)>, Box<Expr>),
     /// `match e with | p => e … endmatch`.
     Match(Box<Expr>, Vec<MatchArm<Expr>>),
+    /// `let p = e in body`: the value and its one arm (`| p => body`), matched as `match`
+    /// matches.
+    Let(Box<Expr>, Box<MatchArm<Expr>>),
     /// `f of (T)`: the overload of `f`, or the constructor, taking a `T`.
     OfType(Box<Expr>, TypeExpr),
     /// Component `index` of `tuple`, which must have exactly `count` components: made by the
@@ -312,13 +315,27 @@ pub enum PatternKind {
     Constant(Name),
     /// `lo .. hi`: two literal patterns of one type.
     Range(Box<Pattern>, Box<Pattern>),
+    /// `p | q`: the value matches one of the alternatives, tried in order; each binds the same
+    /// names with the same types.
+    Alt(Vec<Pattern>),
+    /// `p as x`: matches `p` and binds the whole value to `x`.
+    As(Box<Pattern>, SName),
+    /// An alternative of a `match` arm with its own `with` bindings (`p with y = e`, names
+    /// bound to values computed from `p`'s names) and `when` guard: only directly in
+    /// `MatchArm::patterns`.
+    Guarded {
+        pattern: Box<Pattern>,
+        with: Vec<(SName, Expr)>,
+        guard: Option<Box<Expr>>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchArm<B> {
     /// One or more alternatives `| 1 | 2 => …`.
     pub patterns: Vec<Pattern>,
-    /// `when cond`.
+    /// `when cond` after the only alternative (a guard among several alternatives belongs
+    /// to its alternative: `PatternKind::Guarded`).
     pub guard: Option<Expr>,
     pub body: B,
     pub span: Span,

@@ -22,7 +22,65 @@ const UNSUPPORTED_INT_SUFFIXES: &[&str] = &["z", "j", "p", "d", "uj", "up", "ud"
 pub fn lex(src: &str) -> (Vec<(Token, Span)>, Vec<SyntaxError>) {
     let mut lexer = Lexer::new(src);
     lexer.run();
+    mark_let_in(&mut lexer.tokens);
     (lexer.tokens, lexer.errors)
+}
+
+/// `in` is also the membership operator, so the `in` that ends the value of `let p = e in
+/// body` is told apart here: the first `in` after the `let`'s `=` at the same depth of
+/// brackets becomes `Token::LetIn`. A `;` or a closing bracket at that depth ends the search
+/// (the `let` was a name, or the `in` is missing, which the parser reports).
+fn mark_let_in(tokens: &mut [(Token, Span)]) {
+    // Each pending `let`: its depth, and whether its `=` was seen.
+    let mut pending: Vec<(u32, bool)> = Vec::new();
+    let mut depth = 0u32;
+    for k in 0..tokens.len() {
+        match &tokens[k].0 {
+            Token::Ident(word) if word == "let" => {
+                let starts_pattern = matches!(
+                    tokens.get(k + 1).map(|t| &t.0),
+                    Some(
+                        Token::Ident(_)
+                            | Token::LParen
+                            | Token::Int(_)
+                            | Token::Str(_)
+                            | Token::Hash
+                            | Token::Backtick
+                            | Token::Keyword(Keyword::Case | Keyword::True | Keyword::False)
+                    )
+                );
+                if starts_pattern {
+                    pending.push((depth, false));
+                }
+            }
+            Token::Assign => {
+                if let Some(last) = pending.last_mut() {
+                    if last.0 == depth {
+                        last.1 = true;
+                    }
+                }
+            }
+            Token::LParen | Token::LBracket | Token::LBrace => depth += 1,
+            Token::RParen | Token::RBracket | Token::RBrace => {
+                depth = depth.saturating_sub(1);
+                while pending.last().is_some_and(|p| p.0 > depth) {
+                    pending.pop();
+                }
+            }
+            Token::Semicolon => {
+                while pending.last().is_some_and(|p| p.0 >= depth) {
+                    pending.pop();
+                }
+            }
+            Token::Keyword(Keyword::In)
+                if pending.last().is_some_and(|&(d, eq)| d == depth && eq) =>
+            {
+                pending.pop();
+                tokens[k].0 = Token::LetIn;
+            }
+            _ => {}
+        }
+    }
 }
 
 struct Lexer {

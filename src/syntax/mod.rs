@@ -217,6 +217,7 @@ fn open_match_at_end(e: &ast::Expr) -> bool {
         ExprKind::Match(_, arms) => arms
             .last()
             .is_some_and(|arm| arm.body.span.end == e.span.end),
+        ExprKind::Let(_, arm) => open_match_at_end(&arm.body),
         ExprKind::Apply { arg: last, .. }
         | ExprKind::Binary(_, _, last)
         | ExprKind::Unary(_, last)

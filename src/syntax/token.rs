@@ -187,6 +187,8 @@ pub enum Token {
     DotDotLess,
     Dollar,
     PipeRight,
+    /// The `in` that ends the value of a `let p = e in body` (`lexer::mark_let_in`).
+    LetIn,
     Bar,
     Hash,
     Ampersand,
@@ -287,6 +289,7 @@ impl Token {
             Token::DotDotLess => "..<",
             Token::Dollar => "$",
             Token::PipeRight => "|>",
+            Token::LetIn => "in",
             Token::Bar => "|",
             Token::Hash => "#",
             Token::Ampersand => "&",

@@ -39,6 +39,19 @@ impl Compiler<'_> {
                     Ok(true)
                 })
             }
+            PatternKind::As(inner, place) => {
+                let place = *place;
+                self.note_place(place);
+                let inner = self.pattern(inner);
+                Box::new(move |frame, value| {
+                    if inner(frame, value.clone())? {
+                        assign(frame, place, value);
+                        Ok(true)
+                    } else {
+                        Ok(false)
+                    }
+                })
+            }
             PatternKind::Const(c) => {
                 let expected = const_value(c, &pattern.ty);
                 let compare = prims::comparator(&pattern.ty);

@@ -5,9 +5,10 @@ use chumsky::prelude::*;
 
 use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
+use super::patterns;
 use super::{
-    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
-    Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, name, pointer_mode, record_fields, to_word, token,
+    BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;
@@ -219,18 +220,32 @@ pub(super) fn define_expressions<'t>(
         .ignore_then(expr.clone())
         .or_not()
         .boxed();
-    // An arm's pattern may be a tuple without parentheses, `| X, _ =>`, or a list cons
-    // `| h ! t =>`.
-    let arm_pattern = super::patterns::cons_pattern(pattern.clone());
+    // An arm's alternatives, each `p [as x] [with y = e, …] [when g]`, whose tuple or list
+    // cons needs no parentheses: `| X, _ =>`, `| h ! t =>`.
+    let with_bindings = keyword(Keyword::With)
+        .ignore_then(
+            name()
+                .then_ignore(token(Token::Assign))
+                .then(field_value.clone())
+                .separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .or_not()
+        .map(Option::unwrap_or_default);
+    let alternative = patterns::named_tuple(pattern.clone())
+        .then(with_bindings)
+        .then(guard)
+        .map_with(|((pattern, with), guard), extra| (pattern, with, guard, extra.span()));
     let arm_patterns = token(Token::Bar)
         .ignore_then(
-            arm_pattern
+            alternative
                 .separated_by(token(Token::Bar))
                 .at_least(1)
                 .collect::<Vec<_>>(),
         )
-        .then(guard)
         .then_ignore(token(Token::FatArrow))
+        .map(arm_alternatives)
         .boxed();
     let match_head = keyword(Keyword::Match)
         .ignore_then(expr.clone())
@@ -260,8 +275,27 @@ pub(super) fn define_expressions<'t>(
             Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
         });
 
+    // `let p = e in body`: like a `match` without `endmatch`, the body extends as far as it can.
+    let let_expr = select! { Token::Ident(word) if word == "let" => () }
+        .ignore_then(patterns::alternatives(pattern.clone()))
+        .then_ignore(token(Token::Assign))
+        .then(expr.clone())
+        .then_ignore(token(Token::LetIn))
+        .then(expr.clone())
+        .map_with(|((pattern, value), body), extra| {
+            let arm = MatchArm {
+                span: pattern.span.to(body.span),
+                patterns: vec![pattern],
+                guard: None,
+                body,
+            };
+            Spanned::new(ExprKind::Let(Box::new(value), Box::new(arm)), extra.span())
+        })
+        .boxed();
+
     atom.define(
         choice((
+            let_expr,
             literal.map_with(|kind, extra| Spanned::new(kind, extra.span())),
             path,
             token(Token::LParen)
@@ -521,13 +555,23 @@ pub(super) fn define_expressions<'t>(
     expr.define(
         level2
             .validate(|e, _, emitter| {
-                if let Some(span) = open_operand(&e) {
-                    emitter.emit(coded_error(
-                        span,
-                        "E0100",
-                        "an `if` or `match` without `endif`/`endmatch` cannot be an operand",
-                        Some("close it with `endif`/`endmatch`, or put it in parentheses"),
-                    ));
+                if let Some(open) = open_operand(&e) {
+                    let error = if matches!(open.node, ExprKind::Let(..)) {
+                        coded_error(
+                            open.span,
+                            "E0100",
+                            "a `let … in` cannot be an operand: its body extends to the end of the expression",
+                            Some("put it in parentheses"),
+                        )
+                    } else {
+                        coded_error(
+                            open.span,
+                            "E0100",
+                            "an `if` or `match` without `endif`/`endmatch` cannot be an operand",
+                            Some("close it with `endif`/`endmatch`, or put it in parentheses"),
+                        )
+                    };
+                    emitter.emit(error);
                 }
                 e
             })
@@ -542,9 +586,10 @@ pub(super) fn define_expressions<'t>(
 }
 
 /// Is `e` an `if` or `match` written without `endif`/`endmatch` (its last branch ends where it
-/// does)?
+/// does), or a `let … in`?
 fn is_open_conditional(e: &Expr) -> bool {
     match &e.node {
+        ExprKind::Let(_, arm) => arm.body.span.end == e.span.end,
         ExprKind::If(_, otherwise) => otherwise.span.end == e.span.end,
         ExprKind::Match(_, arms) => arms
             .last()
@@ -556,7 +601,7 @@ fn is_open_conditional(e: &Expr) -> bool {
 /// An open `if` or `match` extends to the end of the enclosing expression, so when it is not
 /// the whole expression it is its last operand (`println$ if c then 1 else 2`), which the
 /// language forbids. Branches and lambda bodies are whole expressions, checked where they are parsed.
-fn open_operand(e: &Expr) -> Option<Span> {
+fn open_operand(e: &Expr) -> Option<&Expr> {
     let mut node = e;
     loop {
         let last = match &node.node {
@@ -574,10 +619,39 @@ fn open_operand(e: &Expr) -> Option<Span> {
             return None;
         }
         if is_open_conditional(last) {
-            return Some(last.span);
+            return Some(last);
         }
         node = last;
     }
+}
+
+/// An arm's alternatives as parsed (pattern, `with` bindings, guard, span) as `MatchArm`
+/// holds them: one alternative keeps its guard on the arm; among several, an alternative with
+/// bindings or a guard is `PatternKind::Guarded`, since its guard is its own.
+#[allow(clippy::type_complexity)]
+fn arm_alternatives(
+    mut alternatives: Vec<(Pattern, Vec<(SName, Expr)>, Option<Expr>, Span)>,
+) -> (Vec<Pattern>, Option<Expr>) {
+    if alternatives.len() == 1 && alternatives[0].1.is_empty() {
+        let (pattern, _, guard, _) = alternatives.remove(0);
+        return (vec![pattern], guard);
+    }
+    let patterns = alternatives
+        .into_iter()
+        .map(|(pattern, with, guard, span)| {
+            if with.is_empty() && guard.is_none() {
+                pattern
+            } else {
+                let kind = PatternKind::Guarded {
+                    pattern: Box::new(pattern),
+                    with,
+                    guard: guard.map(Box::new),
+                };
+                Spanned::new(kind, span)
+            }
+        })
+        .collect();
+    (patterns, None)
 }
 
 /// A postfix operation of level 17.

@@ -1,9 +1,12 @@
-//! Patterns: names, literals, ranges, constructors, `case` patterns, tuples and records.
+//! Patterns: names, literals, ranges, constructors, `case` patterns, tuples and records;
+//! alternatives `p | q` and `p as x` (in parentheses, and at the top of a `match` arm or a
+//! `let`).
 
 use chumsky::prelude::*;
 
 use super::{
-    chain_or_single, int_literal, keyword, record_fields, token, BoxedParser, Extra, TokenInput,
+    chain_or_single, int_literal, keyword, name, record_fields, token, BoxedParser, Extra,
+    TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
@@ -13,7 +16,7 @@ use crate::syntax::token::{Keyword, Token};
 pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
     recursive(|pattern| {
         let atom = choice((
-            select! { Token::Ident(name) => name_pattern(name) },
+            select! { Token::Ident(name) if name != "as" => name_pattern(name) },
             // `#A`: a constant constructor.
             token(Token::Hash)
                 .ignore_then(select! { Token::Ident(name) => PatternKind::Constant(name) }),
@@ -35,8 +38,15 @@ pub(super) fn pattern_parser<'t>() -> BoxedParser<'t, Pattern> {
             record_fields(pattern.clone()).map(PatternKind::Record),
         ))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-        .or(cons_pattern(pattern.clone().boxed())
-            .delimited_by(token(Token::LParen), token(Token::RParen)))
+        .or(alternatives(pattern.clone().boxed())
+            .delimited_by(token(Token::LParen), token(Token::RParen))
+            .map_with(|p, extra| match p.node {
+                // The parentheses belong to the tuple or the alternatives they enclose.
+                PatternKind::Tuple(_) | PatternKind::Alt(_) | PatternKind::As(..) => {
+                    Spanned::new(p.node, extra.span())
+                }
+                _ => p,
+            }))
         .boxed();
 
         let case = keyword(Keyword::Case)
@@ -95,6 +105,39 @@ pub(super) fn cons_pattern<'t>(single: BoxedParser<'t, Pattern>) -> BoxedParser<
         },
     )
     .boxed()
+}
+
+/// A tuple or list cons of patterns without parentheses (`a, b`, `h ! t`), or one pattern,
+/// optionally named as a whole: `a, b as t` (`as` is looser than `!`, as in Felix).
+pub(super) fn named_tuple<'t>(pattern: BoxedParser<'t, Pattern>) -> BoxedParser<'t, Pattern> {
+    cons_pattern(pattern)
+        .then(as_word().ignore_then(name()).or_not())
+        .map_with(|(p, name), extra| match name {
+            Some(name) => Spanned::new(PatternKind::As(Box::new(p), name), extra.span()),
+            None => p,
+        })
+        .boxed()
+}
+
+/// `p | q | …` over `named_tuple`s: one pattern when there is no `|`.
+pub(super) fn alternatives<'t>(pattern: BoxedParser<'t, Pattern>) -> BoxedParser<'t, Pattern> {
+    named_tuple(pattern)
+        .separated_by(token(Token::Bar))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|mut patterns, extra| {
+            if patterns.len() == 1 {
+                patterns.remove(0)
+            } else {
+                Spanned::new(PatternKind::Alt(patterns), extra.span())
+            }
+        })
+        .boxed()
+}
+
+/// `as`, which names a whole pattern; not reserved, so a contextual word.
+fn as_word<'t>() -> BoxedParser<'t, ()> {
+    select! { Token::Ident(word) if word == "as" => () }.boxed()
 }
 
 /// A bare name in a pattern: `_`, a constant constructor if it starts with an upper-case letter,

@@ -153,6 +153,8 @@ pub(super) fn define_statements<'t>(
         .map_with(|(target, init), extra| desugar::destructure(target, init, extra.span()));
 
     let c_binding = functions::c_binding(rules);
+    let matching_function =
+        super::felix_forms::matching_function(rules, type_params.clone(), arm_patterns.clone());
     let fun_stmt = functions::definition(rules, heads);
 
     let typedef_stmt = keyword(Keyword::Typedef)
@@ -319,6 +321,22 @@ pub(super) fn define_statements<'t>(
             StmtKind::IfThenStatement(condition)
         });
 
+    // Assignment operators: `=`, `+=`, ….
+    let assign_operator = choice((
+        token(Token::Assign).to(AssignOp::Set),
+        token(Token::PlusAssign).to(AssignOp::Add),
+        token(Token::MinusAssign).to(AssignOp::Sub),
+        token(Token::StarAssign).to(AssignOp::Mul),
+        token(Token::SlashAssign).to(AssignOp::Div),
+        token(Token::PercentAssign).to(AssignOp::Mod),
+        token(Token::AmpAssign).to(AssignOp::BitAnd),
+        token(Token::BarAssign).to(AssignOp::BitOr),
+        token(Token::CaretAssign).to(AssignOp::BitXor),
+        token(Token::ShiftLeftAssign).to(AssignOp::Shl),
+        token(Token::ShiftRightAssign).to(AssignOp::Shr),
+    ))
+    .boxed();
+
     // Loops.
     let loop_stmt = recursive(|loop_stmt| {
         let body = choice((
@@ -410,14 +428,29 @@ pub(super) fn define_statements<'t>(
                 cond,
                 body,
             });
+        let c_for = super::felix_forms::c_for(
+            rules,
+            postfix.clone(),
+            assign_operator.clone(),
+            body.clone(),
+        );
         let repeat_loop = keyword(Keyword::Repeat)
             .ignore_then(body)
             .map(|body| StmtKind::Repeat { label: None, body });
         name()
             .then_ignore(token(Token::Colon))
             .or_not()
-            .then(choice((for_loop, while_loop, until_loop, repeat_loop)))
+            .then(choice((
+                c_for,
+                for_loop,
+                while_loop,
+                until_loop,
+                repeat_loop,
+            )))
             .map_with(|(label, mut kind), extra| {
+                if super::felix_forms::label_c_for(&mut kind, label.clone()) {
+                    return Spanned::new(kind, extra.span());
+                }
                 match &mut kind {
                     StmtKind::For { label: slot, .. }
                     | StmtKind::While { label: slot, .. }
@@ -463,19 +496,6 @@ pub(super) fn define_statements<'t>(
         .then(postfix.clone())
         .then_ignore(semicolon.clone())
         .map(|(up, target)| StmtKind::Incr { target, up });
-    let assign_operator = choice((
-        token(Token::Assign).to(AssignOp::Set),
-        token(Token::PlusAssign).to(AssignOp::Add),
-        token(Token::MinusAssign).to(AssignOp::Sub),
-        token(Token::StarAssign).to(AssignOp::Mul),
-        token(Token::SlashAssign).to(AssignOp::Div),
-        token(Token::PercentAssign).to(AssignOp::Mod),
-        token(Token::AmpAssign).to(AssignOp::BitAnd),
-        token(Token::BarAssign).to(AssignOp::BitOr),
-        token(Token::CaretAssign).to(AssignOp::BitXor),
-        token(Token::ShiftLeftAssign).to(AssignOp::Shl),
-        token(Token::ShiftRightAssign).to(AssignOp::Shr),
-    ));
     // `None` for `:=`.
     let assignment = assign_operator
         .map(Some)
@@ -633,6 +653,7 @@ pub(super) fn define_statements<'t>(
         empty_stmt,
         module_stmt,
         c_binding,
+        matching_function,
         fun_stmt,
         super::felix_forms::goto_forms(),
         loop_stmt,
