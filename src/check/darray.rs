@@ -6,7 +6,7 @@
 //! `_in_more`, `_in_elem`, `_in_next`, for lists, options, varrays and darrays).
 
 use crate::check::build::{mk, read_place, Arg};
-use crate::check::env::{Binding, VarLoc};
+use crate::check::env::Binding;
 use crate::check::Checker;
 use crate::core::ir::{self, Place};
 use crate::syntax::ast::{self, ExprKind, Stmt};
@@ -97,16 +97,7 @@ impl Checker {
         out: &mut Vec<ir::Stmt>,
     ) {
         let span = container.span;
-        let frame = self.frame;
-        let hidden = |c: &mut Self| {
-            let slot = c.frames[frame].alloc();
-            c.place_at(VarLoc {
-                frame,
-                slot,
-                cell: false,
-            })
-        };
-        let (held, cursor) = (hidden(self), hidden(self));
+        let (held, cursor) = (self.hidden_place(), self.hidden_place());
         let c_ty = container.ty.clone();
         let read = |place: Place, ty: &Type| mk(read_place(place), ty.clone(), span);
         let iterable = match self.zonk(&c_ty) {

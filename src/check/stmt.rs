@@ -538,6 +538,18 @@ impl Checker {
         }
     }
 
+    /// A fresh variable of the current frame the program cannot name (a loop's container or
+    /// cursor).
+    pub(crate) fn hidden_place(&mut self) -> Place {
+        let frame = self.frame;
+        let slot = self.frames[frame].alloc();
+        self.place_at(VarLoc {
+            frame,
+            slot,
+            cell: false,
+        })
+    }
+
     /// A loop whose variable is bound in the body only (`..[T]`, `for v in a`): a child scope
     /// holding just the variable; declarations in the body were hoisted to the enclosing scope.
     /// `for c in s` over a string: its characters (bytes) in order, as
@@ -551,16 +563,7 @@ impl Checker {
         out: &mut Vec<ir::Stmt>,
     ) {
         let span = text.span;
-        let frame = self.frame;
-        let hidden = |c: &mut Self| {
-            let slot = c.frames[frame].alloc();
-            c.place_at(VarLoc {
-                frame,
-                slot,
-                cell: false,
-            })
-        };
-        let (string, index) = (hidden(self), hidden(self));
+        let (string, index) = (self.hidden_place(), self.hidden_place());
         let read = |place: Place, ty: Type| mk(crate::check::build::read_place(place), ty, span);
         let (place, body_ir, label) = self.loop_with_local(label, var, Type::Char, body);
         out.push(ir::Stmt::Assign(string, text));

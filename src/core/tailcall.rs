@@ -8,8 +8,9 @@
 //! (a parameter captured by reference, code over run-time sizes) is left as it is.
 
 use crate::core::ir::{Arm, Expr, ExprKind, FunId, Function, Pattern, PatternKind, Place, Stmt};
-use crate::core::visit::{walk_stmt, Visit};
+use crate::core::visit::{infallible, walk_stmt, walk_stmt_fold, Fold, Visit};
 use crate::types::ty::Type;
+use std::convert::Infallible;
 
 /// `f` (function `id`) with its self tail calls made jumps to its start, or `None` when it has
 /// none it can rewrite.
@@ -27,7 +28,7 @@ pub fn loop_self_tail_calls(id: FunId, f: &Function) -> Option<Function> {
         params: &f.params,
         found: false,
     };
-    let mut body = rewrite.stmts(f.body.clone());
+    let mut body = infallible(rewrite.fold_stmts(&f.body));
     if !rewrite.found {
         return None;
     }
@@ -87,89 +88,29 @@ struct Rewrite<'f> {
     found: bool,
 }
 
-impl Rewrite<'_> {
-    fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(stmts.len());
-        for s in stmts {
-            self.stmt(s, &mut out);
-        }
-        out
+impl Fold for Rewrite<'_> {
+    type Error = Infallible;
+
+    /// Before inlining, no statement of the function is inside an expression.
+    fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Infallible> {
+        Ok(e.clone())
     }
 
-    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, Infallible> {
         match s {
-            Stmt::Return(Some(e)) => self.tail(e, out),
-            Stmt::If(c, t, f) => out.push(Stmt::If(c, self.stmts(t), self.stmts(f))),
-            Stmt::While {
-                label,
-                cond,
-                until,
-                body,
-            } => out.push(Stmt::While {
-                label,
-                cond,
-                until,
-                body: self.stmts(body),
-            }),
-            Stmt::Loop { label, body } => out.push(Stmt::Loop {
-                label,
-                body: self.stmts(body),
-            }),
-            Stmt::ForRange {
-                label,
-                var,
-                var_ty,
-                from,
-                to,
-                kind,
-                body,
-            } => out.push(Stmt::ForRange {
-                label,
-                var,
-                var_ty,
-                from,
-                to,
-                kind,
-                body: self.stmts(body),
-            }),
-            Stmt::ForCodes {
-                label,
-                var,
-                ty,
-                body,
-            } => out.push(Stmt::ForCodes {
-                label,
-                var,
-                ty,
-                body: self.stmts(body),
-            }),
-            Stmt::ForArray {
-                label,
-                var,
-                array,
-                body,
-            } => out.push(Stmt::ForArray {
-                label,
-                var,
-                array,
-                body: self.stmts(body),
-            }),
-            Stmt::Match(scrutinee, arms) => {
-                let arms = arms
-                    .into_iter()
-                    .map(|arm| Arm {
-                        body: self.stmts(arm.body),
-                        ..arm
-                    })
-                    .collect();
-                out.push(Stmt::Match(scrutinee, arms));
+            Stmt::Return(Some(e)) if self.has_tail_call(e) => {
+                let mut out = Vec::new();
+                self.tail(e.clone(), &mut out);
+                Ok(Stmt::Block(out))
             }
-            Stmt::Block(body) => out.push(Stmt::Block(self.stmts(body))),
             // Code over run-time sizes runs compiled apart: its returns stay calls.
-            other => out.push(other),
+            Stmt::Specialise { .. } => Ok(s.clone()),
+            _ => walk_stmt_fold(self, s),
         }
     }
+}
 
+impl Rewrite<'_> {
     /// `return e`: the branches of an `if` or `match` returned one by one when a self tail
     /// call is among them, and a self tail call made a jump.
     fn tail(&mut self, e: Expr, out: &mut Vec<Stmt>) {
