@@ -2,7 +2,8 @@
 //! of itself with all its parameters (`return f (n - 1, acc + n)`, or such a call in a branch
 //! of the `if` or `match` a function returns) runs that path as new values for its parameters
 //! and a jump back to its start. Accumulator recursion then runs in constant stack, on native
-//! code and closures alike, and the call-depth limit (R0008) counts only calls that nest.
+//! code and closures alike, and the call-depth limit (R0008) counts only calls that nest. A
+//! procedure's call of itself that is the last thing it does is such a jump too.
 //!
 //! Architecture invariant: a pure rewrite of one function's IR; a function it cannot rewrite
 //! (a parameter captured by reference, code over run-time sizes) is left as it is.
@@ -29,6 +30,9 @@ pub fn loop_self_tail_calls(id: FunId, f: &Function) -> Option<Function> {
         found: false,
     };
     let mut body = infallible(rewrite.fold_stmts(&f.body));
+    if f.ret.is_unit() || f.ret.is_void() {
+        rewrite.last_calls(&mut body, true);
+    }
     if !rewrite.found {
         return None;
     }
@@ -111,6 +115,45 @@ impl Fold for Rewrite<'_> {
 }
 
 impl Rewrite<'_> {
+    /// A procedure's calls of itself that are the last thing it does: one followed by
+    /// `return;`, anywhere, or the last statement of its body (`at_end`) or of a branch of an
+    /// `if` or `match` that is.
+    fn last_calls(&mut self, stmts: &mut [Stmt], at_end: bool) {
+        for i in 0..stmts.len() {
+            let last = match stmts.get(i + 1) {
+                None => at_end,
+                Some(next) => matches!(next, Stmt::Return(None)),
+            };
+            match &mut stmts[i] {
+                Stmt::Expr(call)
+                    if last
+                        && matches!(call.kind, ExprKind::Call { .. })
+                        && self.has_tail_call(call) =>
+                {
+                    let mut out = Vec::new();
+                    self.tail(call.clone(), &mut out);
+                    stmts[i] = Stmt::Block(out);
+                }
+                Stmt::If(_, then_branch, else_branch) => {
+                    self.last_calls(then_branch, last);
+                    self.last_calls(else_branch, last);
+                }
+                Stmt::Match(_, arms) => {
+                    for arm in arms {
+                        self.last_calls(&mut arm.body, last);
+                    }
+                }
+                Stmt::Block(body) => self.last_calls(body, last),
+                Stmt::While { body, .. }
+                | Stmt::Loop { body, .. }
+                | Stmt::ForRange { body, .. }
+                | Stmt::ForCodes { body, .. }
+                | Stmt::ForArray { body, .. } => self.last_calls(body, false),
+                _ => {}
+            }
+        }
+    }
+
     /// `return e`: the branches of an `if` or `match` returned one by one when a self tail
     /// call is among them, and a self tail call made a jump.
     fn tail(&mut self, e: Expr, out: &mut Vec<Stmt>) {
