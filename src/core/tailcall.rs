@@ -9,14 +9,14 @@
 //! (a parameter captured by reference, code over run-time sizes) is left as it is.
 
 use crate::core::ir::{Arm, Expr, ExprKind, FunId, Function, Pattern, PatternKind, Place, Stmt};
-use crate::core::visit::{infallible, walk_stmt, walk_stmt_fold, Fold, Visit};
+use crate::core::visit::{infallible, walk_expr, walk_stmt, walk_stmt_fold, Fold, Visit};
 use crate::types::ty::Type;
 use std::convert::Infallible;
 
 /// `f` (function `id`) with its self tail calls made jumps to its start, or `None` when it has
 /// none it can rewrite.
 pub fn loop_self_tail_calls(id: FunId, f: &Function) -> Option<Function> {
-    if f.params.is_empty() || !f.params.iter().all(|p| rebindable(p, f)) {
+    if f.params.is_empty() || !f.params.iter().all(|p| rebindable(p, f)) || !names(id, &f.body) {
         return None;
     }
     let own_args: Vec<Type> = f.type_params.iter().cloned().map(Type::Var).collect();
@@ -43,6 +43,25 @@ pub fn loop_self_tail_calls(id: FunId, f: &Function) -> Option<Function> {
         n_slots: f.n_slots + f.params.len() as u32,
         ..f.clone()
     })
+}
+
+/// Whether `body` names function `id` at all: most functions do not, and are not rebuilt.
+fn names(id: FunId, body: &[Stmt]) -> bool {
+    struct Finds(FunId, bool);
+    impl<'ir> Visit<'ir> for Finds {
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            match &e.kind {
+                ExprKind::MakeFun { fun, .. } if *fun == self.0 => self.1 = true,
+                _ if !self.1 => walk_expr(self, e),
+                _ => {}
+            }
+        }
+    }
+    let mut finds = Finds(id, false);
+    for s in body {
+        finds.visit_stmt(s);
+    }
+    finds.1
 }
 
 /// A parameter pattern whose variables can be assigned again: plain slots, not cells a closure
