@@ -402,7 +402,7 @@ impl Checker {
             Some(Binding::Opaque { make, types }) => {
                 self.apply_opaque(make, &types, args, name_span, span)
             }
-            None => self.apply_builtin(n, name_span, args, span),
+            None => self.apply_builtin(n, name_span, args, span, expected),
         }
     }
 
@@ -413,6 +413,7 @@ impl Checker {
         name_span: Span,
         mut args: Vec<Arg>,
         span: Span,
+        expected: Option<&Type>,
     ) -> ir::Expr {
         if let Some(t) = self.lookup_type(n) {
             if !matches!(&t, Type::Nominal(nd) if matches!(nd.body.get(), Some(NominalBody::Struct(_))))
@@ -427,8 +428,23 @@ impl Checker {
             let r = self.convert(t, first, span);
             return self.call_rest(r, args, span);
         }
-        if crate::core::prims::is_prim(n) {
-            return crate::check::prims::apply_prim(self, n, args, span);
+        if let Some(i) = crate::core::prims::function_index(n) {
+            let r = crate::check::prims::apply_prim(self, n, args, span);
+            let wants_array = expected.is_some_and(|t| matches!(self.zonk(t), Type::Array(..)));
+            if crate::core::prims::PRIMS[i].list_unless_array
+                && !wants_array
+                && r.ty != error_type()
+            {
+                return self.call_named(
+                    "list",
+                    name_span,
+                    None,
+                    vec![Arg::Checked(r)],
+                    span,
+                    expected,
+                );
+            }
+            return r;
         }
         self.error(CheckError::UndefinedName {
             name: n.to_string(),
@@ -745,7 +761,7 @@ impl Checker {
             if continues_outward {
                 let mut all_args = vec![Arg::Checked(first_ir)];
                 all_args.extend(args);
-                return self.apply_builtin(n, name_span, all_args, span);
+                return self.apply_builtin(n, name_span, all_args, span, expected);
             }
             // No function of this name at all: the name is undefined.
             if all.is_empty() && at != error_type() {

@@ -1,7 +1,8 @@
 //! What the checker knows of the prelude's dynamic arrays, `varray[T]` and `darray[T]`: their
 //! functions are the prelude's `_varray_…` and `_darray_…` definitions, found by the fallback
 //! of `apply_name`, over the kernels of `Prim::Varray`. Three forms need the checker: `v += x`
-//! (Felix's `+=` on a varray or darray variable appends), `v.i` (an element) and `for x in c`
+//! (Felix's `+=` on a varray or darray variable appends), `v.i` (an element, of a list too)
+//! and `for x in c`
 //! over a container that is not an array (the prelude's cursor functions, `_in_start`,
 //! `_in_more`, `_in_elem`, `_in_next`, for lists, options, varrays and darrays).
 
@@ -20,6 +21,15 @@ const ITERABLE: &[&str] = &["list", "opt", "varray", "darray"];
 pub(crate) fn is_dynamic_array(t: &Type) -> bool {
     match t {
         Type::Nominal(n) => is_dynamic_declaration(n),
+        _ => false,
+    }
+}
+
+/// Whether `t` is the prelude's `list[T]`, whose `l.i` is its element `i` too (Felix's lists
+/// are an `ArrayValue`: the walk to the position, R0001 past the end).
+pub(crate) fn is_list(t: &Type) -> bool {
+    match t {
+        Type::Nominal(n) => library_name(n) == Some("list"),
         _ => false,
     }
 }
@@ -69,20 +79,23 @@ impl Checker {
         }
     }
 
-    /// `v.i` on a dynamic array: the element at the position `i`, of any integer type.
+    /// `v.i` on a dynamic array or a list: the element at the position `i`, of any integer
+    /// type.
     pub(crate) fn dynamic_element(
         &mut self,
         base: ir::Expr,
         index: &ast::Expr,
         span: Span,
     ) -> ir::Expr {
+        let list = is_list(&self.zonk(&base.ty));
         let i = self.expr(index, None);
         let pair = mk(
             ir::ExprKind::Tuple(vec![base.clone(), i.clone()]),
             Type::tuple(vec![base.ty.clone(), i.ty.clone()]),
             span,
         );
-        self.apply_name("_vget", span, vec![Arg::Checked(pair)], span, None)
+        let get = if list { "_list_get" } else { "_vget" };
+        self.apply_name(get, span, vec![Arg::Checked(pair)], span, None)
     }
 
     /// `for x in c do … done` over a container that is not an array: the container is held

@@ -638,10 +638,25 @@ impl Checker {
         if out.len() <= start {
             return;
         }
-        if out[start..]
-            .iter()
-            .any(|s| matches!(s, ir::Stmt::While { .. } | ir::Stmt::ForRange { .. }))
-        {
+        // Only an array made inside a loop's condition or bounds cannot be hoisted before the
+        // statement; one the statement computes before its loop (a `for x in c` holds `c`
+        // first) can.
+        let makes_pending = |s: &ir::Stmt| {
+            let mut found = false;
+            crate::core::visit::each_in_stmts(
+                std::slice::from_ref(s),
+                &mut |e| {
+                    found |= factors(&self.zonk(&e.ty).erase_secret())
+                        .iter()
+                        .any(|f| matches!(f, Type::Var(v) if pending.iter().any(|p| p.id == v.id)));
+                },
+                &mut |_| {},
+            );
+            found
+        };
+        if out[start..].iter().any(|s| {
+            matches!(s, ir::Stmt::While { .. } | ir::Stmt::ForRange { .. }) && makes_pending(s)
+        }) {
             self.error(CheckError::Type {
                 span,
                 message: "an array whose size is known only when it runs cannot be made in a \

@@ -154,6 +154,10 @@ pub struct PrimDef {
     /// The unitsum variables of its schemes that only its result mentions are sizes known
     /// when it runs (`filter`): each application gives them a fresh run-time size.
     pub fresh_sizes: bool,
+    /// Felix's function of this name gives a list: an application is the array where an
+    /// array is expected (`val [n] p : string ^ n = split (s, ',')`) and the list of its
+    /// elements anywhere else.
+    pub list_unless_array: bool,
     /// How an application is written (`len a`, `x + y`); empty for an entry no program
     /// writes.
     pub form: &'static str,
@@ -202,6 +206,7 @@ const FUNCTION: PrimDef = PrimDef {
     calls: false,
     measures_shape: false,
     fresh_sizes: false,
+    list_unless_array: false,
     form: "",
     doc: "",
     example: "",

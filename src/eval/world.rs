@@ -747,7 +747,7 @@ pub fn compile_pieces(
         let pieces = match &separator {
             None => lines(&text),
             Some(separator) => match separator(frame)? {
-                Value::Str(sep) => split(&text, &sep),
+                Value::Str(separators) => split(&text, &separators),
                 Value::Int(c) => split(&text, &[c as u8]),
                 _ => vec![&text[..]],
             },
@@ -776,25 +776,10 @@ fn lines(text: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-/// The pieces of `text` between occurrences of `separator` (the whole text for an empty one).
-fn split<'a>(text: &'a [u8], separator: &[u8]) -> Vec<&'a [u8]> {
-    if separator.is_empty() {
-        return vec![text];
-    }
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i + separator.len() <= text.len() {
-        if &text[i..i + separator.len()] == separator {
-            out.push(&text[start..i]);
-            i += separator.len();
-            start = i;
-        } else {
-            i += 1;
-        }
-    }
-    out.push(&text[start..]);
-    out
+/// The pieces of `text` between the separator bytes (any byte of `separators`, as Felix's
+/// `split` takes a string as a set of separators; the whole text when there are none).
+fn split<'a>(text: &'a [u8], separators: &[u8]) -> Vec<&'a [u8]> {
+    text.split(|b| separators.contains(b)).collect()
 }
 
 /// The compiled code of `_random_uniform seed` and (`normal`) `_random_normal seed`: the array

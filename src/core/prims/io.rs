@@ -289,11 +289,12 @@ pub(super) const IO_FUNCTIONS: &[PrimDef] = &[
         ],
         tupled: true,
         fresh_sizes: true,
+        list_unless_array: true,
         form: "split (s, c)",
-        doc: "the pieces of s between the separators c (a char, or a non-empty string), \
-            empty pieces included: n separators make n + 1 pieces; an array whose size is \
-            known only when it runs",
-        example: "println$ split (\"x,,y\", \",\");",
+        doc: "the pieces of s between the separators: the char c, or any char of the string c; \
+            empty pieces included, so n separators make n + 1 pieces; a list, as in Felix, \
+            or an array of a size known only when it runs where an array is expected",
+        example: "println$ split (\"x,,y\", \",\");\nval [n] p : string ^ n = split (\"a b;c\", \" ;\");\nprintln$ p, len p;",
         typing: Typing::Scheme(|_, _| Some(Prim::Split)),
         kernels: |p| (*p == Prim::Split).then_some(2),
         ..FUNCTION

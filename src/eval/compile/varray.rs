@@ -29,12 +29,12 @@ fn lock(d: &Mutex<DynArray>) -> MutexGuard<'_, DynArray> {
     d.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The position `i` of a varray of `len` elements, or R0001.
+/// The position `i` of a varray of `len` elements (or of a list through its varray), or R0001.
 fn position(i: i128, len: usize, span: Span) -> Result<usize, Ctrl> {
     if i < 0 || i >= len as i128 {
         return Err(Fault::new(
             INDEX_OUT_OF_RANGE,
-            format!("varray index {i} out of range for a varray of length {len}"),
+            format!("index {i} out of range for {len} elements"),
         )
         .at(span));
     }
