@@ -322,9 +322,52 @@ impl Checker {
         at
     }
 
-    /// Start checking `for var in ..[index]`: the next scope (the loop's own variables are
-    /// bound in it and the scopes after it).
-    pub(crate) fn enter_owned_loop(&mut self, var: &str, index: &Type) -> usize {
+    /// The variables declared by the statements `written` (hoisted into the enclosing scope).
+    fn declared_in(
+        &self,
+        written: &[crate::syntax::ast::Stmt],
+    ) -> Vec<crate::check::env::VarBinding> {
+        let mut declared = Vec::new();
+        crate::check::hoist::collect_hoisted(written, &mut declared);
+        declared
+            .into_iter()
+            .filter_map(|s| self.hoisted_var(s))
+            .collect()
+    }
+
+    /// E0810 for a read of `vb`, declared in the body of a loop over owned positions, after
+    /// that loop.
+    pub(crate) fn check_owned_loop_read(
+        &mut self,
+        name: &str,
+        vb: &crate::check::env::VarBinding,
+        span: Span,
+    ) {
+        if self.secret.owned_loop_vars.contains(&vb.loc) {
+            self.error(CheckError::OwnedLoop {
+                span,
+                problem: format!(
+                    "declares `{name}`, which is read here, after the loop: each process holds \
+                     the value of its own last position"
+                ),
+            });
+        }
+    }
+
+    /// Start checking `for var in ..[index]` (body `written`): the next scope (the loop's own
+    /// variables are bound in it and the scopes after it).
+    pub(crate) fn enter_owned_loop(
+        &mut self,
+        var: &str,
+        index: &Type,
+        written: &[crate::syntax::ast::Stmt],
+    ) -> usize {
+        // A body checked again (a generic function's instance) reads its own variables.
+        let own: Vec<crate::check::env::VarLoc> =
+            self.declared_in(written).iter().map(|vb| vb.loc).collect();
+        self.secret
+            .owned_loop_vars
+            .retain(|loc| !own.contains(loc));
         self.secret.owned_loops.push(OwnedLoop {
             var: var.to_string(),
             index: index.clone(),
@@ -333,12 +376,14 @@ impl Checker {
         self.scopes.len()
     }
 
-    /// The loop `for var in ..[index]` checked (`var` at `place`, body `body`): unchanged
-    /// when its body reads no distributed element at its position; otherwise, when the body
-    /// has no other effect, a loop over the owned positions (E0810 when it has one).
+    /// The loop `for var in ..[index]` checked (`var` at `place`, body `body`, written
+    /// `written`): unchanged when its body reads no distributed element at its position;
+    /// otherwise, when the body has no other effect, a loop over the owned positions (E0810
+    /// when it has one).
     pub(crate) fn leave_owned_loop(
         &mut self,
         first_scope: usize,
+        written: &[crate::syntax::ast::Stmt],
         loop_: ir::Stmt,
         span: Span,
     ) -> ir::Stmt {
@@ -363,12 +408,18 @@ impl Checker {
         }
         let n = crate::types::size::size_of(&ty).and_then(|n| num_traits::ToPrimitive::to_i64(&n));
         let global = self.frames[frame].global;
+        // The loop's own variables: those of the scopes it opened (its variable), and those
+        // its body declares, which Felix hoists into the enclosing scope (a loop opens none).
+        let hoisted = self.declared_in(written);
         let own_slots: std::collections::HashSet<ir::Slot> = (first_scope..self.scopes.len())
             .flat_map(|id| self.scopes[id].values.values())
             .filter_map(|b| match b {
-                crate::check::env::Binding::Var(vb) if vb.loc.frame == frame => Some(vb.loc.slot),
+                crate::check::env::Binding::Var(vb) => Some(vb),
                 _ => None,
             })
+            .chain(&hoisted)
+            .filter(|vb| vb.loc.frame == frame)
+            .map(|vb| vb.loc.slot)
             .collect();
         let own = |p: &ir::Place| match p {
             ir::Place::Local(s) | ir::Place::LocalCell(s) => !global && own_slots.contains(s),
@@ -397,6 +448,9 @@ impl Checker {
                 body,
             };
         }
+        self.secret
+            .owned_loop_vars
+            .extend(hoisted.iter().map(|vb| vb.loc));
         let n = n.expect("checked above");
         let bound = |end: bool| ir::Expr {
             kind: ir::ExprKind::Prim(

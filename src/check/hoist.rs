@@ -453,7 +453,7 @@ impl Checker {
 
 /// The statements whose declarations belong to this scope: the statements themselves and
 /// those inside bodies that do not open a scope (if, loops, match arms).
-fn collect_hoisted<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+pub(crate) fn collect_hoisted<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
     for s in stmts {
         out.push(s);
         match &s.node {

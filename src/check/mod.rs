@@ -174,6 +174,10 @@ pub(crate) struct SecretState {
     /// The `for i in ..[I]` loops being checked, innermost last, where distributed arrays
     /// indexed by `I` may be read and stored at `i` (`distributed.rs`).
     pub(crate) owned_loops: Vec<distributed::OwnedLoop>,
+    /// The variables declared in the bodies of loops over owned positions, which Felix hoists
+    /// out of the loop: after it each process holds its own last value, so a read there
+    /// is E0810.
+    pub(crate) owned_loop_vars: Vec<env::VarLoc>,
     /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
     /// the name, and the declaration when it is in this unit (`secret.rs` names them).
     pub(crate) reads: Vec<secret::SecretRead>,

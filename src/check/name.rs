@@ -108,6 +108,9 @@ impl Checker {
     pub(crate) fn var_expr(&mut self, name: &str, vb: &VarBinding, span: Span) -> ir::Expr {
         self.note_var_use(span, name, vb);
         self.check_jumping_use(vb.loc, name, span);
+        if !self.secret.owned_loop_vars.is_empty() {
+            self.check_owned_loop_read(name, vb, span);
+        }
         let t = self.var_type(name, vb, span);
         if t.has_secret() {
             self.secret.written = true;

@@ -413,7 +413,7 @@ impl Checker {
                 let owned = self
                     .secret
                     .distributed
-                    .then(|| self.enter_owned_loop(&var.node, &ty));
+                    .then(|| self.enter_owned_loop(&var.node, &ty, body));
                 let (place, body_ir, label) = self.loop_with_local(label, var, ty.clone(), body);
                 let mut stmt = ir::Stmt::ForCodes {
                     label,
@@ -422,7 +422,7 @@ impl Checker {
                     body: body_ir,
                 };
                 if let Some(first_scope) = owned {
-                    stmt = self.leave_owned_loop(first_scope, stmt, var.span);
+                    stmt = self.leave_owned_loop(first_scope, body, stmt, var.span);
                 }
                 out.push(stmt);
             }
