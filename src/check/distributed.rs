@@ -343,13 +343,16 @@ impl Checker {
         vb: &crate::check::env::VarBinding,
         span: Span,
     ) {
-        if self.secret.owned_loop_vars.contains(&vb.loc) {
-            self.error(CheckError::OwnedLoop {
+        if let Some(&(_, loop_span)) = self
+            .secret
+            .owned_loop_vars
+            .iter()
+            .find(|(loc, _)| *loc == vb.loc)
+        {
+            self.error(CheckError::OwnedLoopVar {
                 span,
-                problem: format!(
-                    "declares `{name}`, which is read here, after the loop: each process holds \
-                     the value of its own last position"
-                ),
+                name: name.to_string(),
+                loop_span,
             });
         }
     }
@@ -367,7 +370,7 @@ impl Checker {
             self.declared_in(written).iter().map(|vb| vb.loc).collect();
         self.secret
             .owned_loop_vars
-            .retain(|loc| !own.contains(loc));
+            .retain(|(loc, _)| !own.contains(loc));
         self.secret.owned_loops.push(OwnedLoop {
             var: var.to_string(),
             index: index.clone(),
@@ -450,7 +453,7 @@ impl Checker {
         }
         self.secret
             .owned_loop_vars
-            .extend(hoisted.iter().map(|vb| vb.loc));
+            .extend(hoisted.iter().map(|vb| (vb.loc, span)));
         let n = n.expect("checked above");
         let bound = |end: bool| ir::Expr {
             kind: ir::ExprKind::Prim(

@@ -169,6 +169,12 @@ pub enum CheckError {
     /// E0810: a loop reading distributed arrays at its position (so run by each process over
     /// its own positions) whose body has another effect.
     OwnedLoop { span: Span, problem: String },
+    /// E0810: a variable declared in the body of such a loop, read after it.
+    OwnedLoopVar {
+        span: Span,
+        name: String,
+        loop_span: Span,
+    },
     /// E0811: `distributed` written on a type that is not an array.
     NotDistributable { span: Span, ty: String },
 }
@@ -189,7 +195,9 @@ impl CheckError {
             CheckError::OpaqueUse { .. } | CheckError::OpaqueDecl { .. } => "E0303",
             CheckError::MissingReturn { .. } => "E0304",
             CheckError::Secret { use_, .. } => use_.code(),
-            CheckError::NeedsWhole { .. } | CheckError::OwnedLoop { .. } => "E0810",
+            CheckError::NeedsWhole { .. }
+            | CheckError::OwnedLoop { .. }
+            | CheckError::OwnedLoopVar { .. } => "E0810",
             CheckError::NotDistributable { .. } => "E0811",
             CheckError::NotCompact { .. } | CheckError::KindMismatch { .. } => "E0401",
             CheckError::UnitsumRange { .. } => "E0402",
@@ -239,6 +247,7 @@ impl CheckError {
             | CheckError::Secret { span, .. }
             | CheckError::NeedsWhole { span, .. }
             | CheckError::OwnedLoop { span, .. }
+            | CheckError::OwnedLoopVar { span, .. }
             | CheckError::NotDistributable { span, .. } => *span,
         }
     }
@@ -407,6 +416,10 @@ impl CheckError {
             CheckError::OwnedLoop { problem, .. } => d(format!("this loop reads or stores distributed arrays at its position, so each process runs it over its own positions only; but it {problem}"))
                 .with_label("an effect beyond the loop's own positions")
                 .with_help("keep the loop's body to stores into distributed arrays at the loop's position and to variables it declares itself; move the rest out of the loop, or `collect` the arrays first"),
+            CheckError::OwnedLoopVar { name, loop_span, .. } => d(format!("`{name}` is declared in a loop that each process runs over its own positions only, so after the loop each process holds the value of its own last position"))
+                .with_label("read after the loop")
+                .with_secondary(*loop_span, "the loop reads or stores distributed arrays at its position")
+                .with_help("use the value inside the loop, or store it into a distributed array at the loop's position and read that"),
             CheckError::NotDistributable { ty, .. } => d(format!("`distributed` qualifies an array, not `{ty}`"))
                 .with_label("nothing to split")
                 .with_help("write it before an array type: `distributed double ^ 1000`"),

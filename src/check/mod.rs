@@ -176,8 +176,8 @@ pub(crate) struct SecretState {
     pub(crate) owned_loops: Vec<distributed::OwnedLoop>,
     /// The variables declared in the bodies of loops over owned positions, which Felix hoists
     /// out of the loop: after it each process holds its own last value, so a read there
-    /// is E0810.
-    pub(crate) owned_loop_vars: Vec<env::VarLoc>,
+    /// is E0810 (with the loop's span).
+    pub(crate) owned_loop_vars: Vec<(env::VarLoc, Span)>,
     /// Reads of variables whose type mentions `secret` in the unit being checked: the read,
     /// the name, and the declaration when it is in this unit (`secret.rs` names them).
     pub(crate) reads: Vec<secret::SecretRead>,
