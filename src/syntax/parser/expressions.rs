@@ -31,7 +31,6 @@ pub(super) fn define_expressions<'t>(
     heads: &FunctionHeads<'t>,
     type_atom: BoxedParser<'t, TypeExpr>,
     type_list: BoxedParser<'t, Vec<TypeExpr>>,
-    pattern: BoxedParser<'t, Pattern>,
 ) -> Expressions<'t> {
     let Rules {
         type_expr,
@@ -48,6 +47,7 @@ pub(super) fn define_expressions<'t>(
     let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
     // A record field's value: an expression without a top-level `,`.
     let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
+    let pattern = patterns::pattern_parser(expr.clone(), field_value.clone());
 
     // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f`.
     let pointer_dot = choice((
@@ -273,11 +273,40 @@ pub(super) fn define_expressions<'t>(
         .then_ignore(keyword(Keyword::Endmatch).or_not())
         .map_with(|(scrutinee, arms), extra| {
             Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
-        });
+        })
+        .boxed();
 
+    // `let fun f (x: int) => e in body` and `let fun f : A -> B = | p => e in body`: the
+    // function is defined for `body` only (Felix's block expression).
+    let let_word = select! { Token::Ident(word) if word == "let" => () };
+    let let_fun = let_word
+        .clone()
+        .ignore_then(choice((
+            super::felix_forms::matching_definition(
+                rules,
+                heads.type_params.clone(),
+                arm_patterns.clone(),
+            ),
+            functions::arrow_definition(rules, heads).map(Some),
+        )))
+        .then_ignore(token(Token::LetIn))
+        .then(expr.clone())
+        .map_with(|(def, body), extra| {
+            let span: Span = extra.span();
+            match def {
+                Some(def) => Spanned::new(ExprKind::LetFun(Box::new(def), Box::new(body)), span),
+                None => Spanned::new(ExprKind::Error, span),
+            }
+        })
+        .boxed();
+    // `let match e with | p => e …`: Felix's match without `endmatch`.
+    let let_match = let_word.clone().ignore_then(match_expr.clone()).boxed();
     // `let p = e in body`: like a `match` without `endmatch`, the body extends as far as it can.
-    let let_expr = select! { Token::Ident(word) if word == "let" => () }
-        .ignore_then(patterns::alternatives(pattern.clone()))
+    let let_expr = let_word
+        .ignore_then(patterns::guarded_alternatives(
+            pattern.clone(),
+            field_value.clone(),
+        ))
         .then_ignore(token(Token::Assign))
         .then(expr.clone())
         .then_ignore(token(Token::LetIn))
@@ -293,9 +322,61 @@ pub(super) fn define_expressions<'t>(
         })
         .boxed();
 
+    // `extend a, b with c end`: the bases are expressions without a top-level `,`, the
+    // extension a whole expression.
+    let extend_expr = select! { Token::Ident(word) if word == "extend" => () }
+        .ignore_then(
+            field_value
+                .clone()
+                .separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::With))
+        .then(expr.clone())
+        .then_ignore(keyword(Keyword::End))
+        .map_with(|(bases, extension), extra| {
+            Spanned::new(
+                ExprKind::Extend(bases, Box::new(extension)),
+                extra.span(),
+            )
+        })
+        .boxed();
+    // `([a, b, c])`: Felix's list literal, `list (a, b, c)`.
+    let list_literal = field_value
+        .clone()
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LBracket), token(Token::RBracket))
+        .delimited_by(token(Token::LParen), token(Token::RParen))
+        .map_with(|mut items, extra| {
+            let span: Span = extra.span();
+            let arg = if items.len() == 1 {
+                items.remove(0)
+            } else {
+                let inner = Span::new(span.start + 1, span.end - 1);
+                Spanned::new(ExprKind::Tuple(items), inner)
+            };
+            let func = Spanned::new(ExprKind::Name("list".into()), span);
+            Spanned::new(
+                ExprKind::Apply {
+                    func: Box::new(func),
+                    arg: Box::new(arg),
+                    how: ApplyForm::Juxtapose,
+                },
+                span,
+            )
+        })
+        .boxed();
+
     atom.define(
         choice((
+            let_fun,
+            let_match,
             let_expr,
+            extend_expr,
+            list_literal,
             literal.map_with(|kind, extra| Spanned::new(kind, extra.span())),
             path,
             token(Token::LParen)
@@ -556,7 +637,7 @@ pub(super) fn define_expressions<'t>(
         level2
             .validate(|e, _, emitter| {
                 if let Some(open) = open_operand(&e) {
-                    let error = if matches!(open.node, ExprKind::Let(..)) {
+                    let error = if matches!(open.node, ExprKind::Let(..) | ExprKind::LetFun(..)) {
                         coded_error(
                             open.span,
                             "E0100",
@@ -590,6 +671,7 @@ pub(super) fn define_expressions<'t>(
 fn is_open_conditional(e: &Expr) -> bool {
     match &e.node {
         ExprKind::Let(_, arm) => arm.body.span.end == e.span.end,
+        ExprKind::LetFun(_, body) => body.span.end == e.span.end,
         ExprKind::If(_, otherwise) => otherwise.span.end == e.span.end,
         ExprKind::Match(_, arms) => arms
             .last()
