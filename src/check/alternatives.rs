@@ -257,9 +257,8 @@ fn fold_steps(steps: Vec<Checked>, span: Span) -> Option<ir::Expr> {
                 ),
             },
             Checked::Bind(place, value) => {
-                let rest = acc.unwrap_or_else(|| {
-                    mk(ir::ExprKind::Const(Const::Int(1)), Type::BOOL, span)
-                });
+                let rest =
+                    acc.unwrap_or_else(|| mk(ir::ExprKind::Const(Const::Int(1)), Type::BOOL, span));
                 let bind = ir::Pattern {
                     kind: ir::PatternKind::Bind(place),
                     ty: value.ty.clone(),

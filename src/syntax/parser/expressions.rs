@@ -336,10 +336,7 @@ pub(super) fn define_expressions<'t>(
         .then(expr.clone())
         .then_ignore(keyword(Keyword::End))
         .map_with(|(bases, extension), extra| {
-            Spanned::new(
-                ExprKind::Extend(bases, Box::new(extension)),
-                extra.span(),
-            )
+            Spanned::new(ExprKind::Extend(bases, Box::new(extension)), extra.span())
         })
         .boxed();
     // `([a, b, c])`: Felix's list literal, `list (a, b, c)`.

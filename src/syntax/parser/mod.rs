@@ -206,8 +206,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     };
 
     let heads = functions::FunctionHeads::new(&rules.type_expr);
-    let expressions =
-        expressions::define_expressions(&rules, &heads, type_atom, type_list.clone());
+    let expressions = expressions::define_expressions(&rules, &heads, type_atom, type_list.clone());
     statements::define_statements(&rules, &heads, expressions);
     let program = statements::program(&rules);
 

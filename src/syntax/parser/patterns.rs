@@ -59,17 +59,19 @@ pub(super) fn pattern_parser<'t>(
             record_fields(pattern.clone()).map(PatternKind::Record),
         ))
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-        .or(guarded_alternatives(pattern.clone().boxed(), field_value.clone())
-            .delimited_by(token(Token::LParen), token(Token::RParen))
-            .map_with(|p, extra| match p.node {
-                // The parentheses belong to the tuple, the alternatives or the guard they
-                // enclose.
-                PatternKind::Tuple(_)
-                | PatternKind::Alt(_)
-                | PatternKind::As(..)
-                | PatternKind::Guarded { .. } => Spanned::new(p.node, extra.span()),
-                _ => p,
-            }))
+        .or(
+            guarded_alternatives(pattern.clone().boxed(), field_value.clone())
+                .delimited_by(token(Token::LParen), token(Token::RParen))
+                .map_with(|p, extra| match p.node {
+                    // The parentheses belong to the tuple, the alternatives or the guard they
+                    // enclose.
+                    PatternKind::Tuple(_)
+                    | PatternKind::Alt(_)
+                    | PatternKind::As(..)
+                    | PatternKind::Guarded { .. } => Spanned::new(p.node, extra.span()),
+                    _ => p,
+                }),
+        )
         .boxed();
 
         let case = keyword(Keyword::Case)
