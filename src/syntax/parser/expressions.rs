@@ -7,8 +7,8 @@ use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::patterns;
 use super::{
-    coded_error, int_literal, keyword, name, pointer_mode, record_fields, to_word, token,
-    BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
+    Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;
@@ -214,29 +214,9 @@ pub(super) fn define_expressions<'t>(
     } else {
         parenthesised.boxed()
     };
-    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
-    // as an operand: `println$ match … endmatch`).
-    let guard = keyword(Keyword::When)
-        .ignore_then(expr.clone())
-        .or_not()
-        .boxed();
     // An arm's alternatives, each `p [as x] [with y = e, …] [when g]`, whose tuple or list
     // cons needs no parentheses: `| X, _ =>`, `| h ! t =>`.
-    let with_bindings = keyword(Keyword::With)
-        .ignore_then(
-            name()
-                .then_ignore(token(Token::Assign))
-                .then(field_value.clone())
-                .separated_by(token(Token::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
-        .or_not()
-        .map(Option::unwrap_or_default);
-    let alternative = patterns::named_tuple(pattern.clone())
-        .then(with_bindings)
-        .then(guard)
-        .map_with(|((pattern, with), guard), extra| (pattern, with, guard, extra.span()));
+    let alternative = patterns::guarded(pattern.clone(), field_value.clone(), expr.clone());
     let arm_patterns = token(Token::Bar)
         .ignore_then(
             alternative
@@ -247,6 +227,8 @@ pub(super) fn define_expressions<'t>(
         .then_ignore(token(Token::FatArrow))
         .map(arm_alternatives)
         .boxed();
+    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
+    // as an operand: `println$ match … endmatch`).
     let match_head = keyword(Keyword::Match)
         .ignore_then(expr.clone())
         .then_ignore(keyword(Keyword::With))

@@ -182,11 +182,13 @@ pub(super) fn named_tuple<'t>(pattern: BoxedParser<'t, Pattern>) -> BoxedParser<
 }
 
 /// One alternative with its own `with` bindings and `when` guard, as Felix's `spattern` has
-/// them: `p with y = e, z = f when g`. The values and the guard are expressions without a
-/// top-level `,`.
+/// them: `p with y = e, z = f when g`. The values are expressions without a top-level `,`;
+/// the guard is a `guard` (the same in parentheses, a whole expression at the end of an arm).
+#[allow(clippy::type_complexity)]
 pub(super) fn guarded<'t>(
     pattern: BoxedParser<'t, Pattern>,
     field_value: RecursiveParser<'t, Expr>,
+    guard: RecursiveParser<'t, Expr>,
 ) -> BoxedParser<'t, (Pattern, Vec<(SName, Expr)>, Option<Expr>, Span)> {
     let with_bindings = keyword(Keyword::With)
         .ignore_then(
@@ -201,7 +203,7 @@ pub(super) fn guarded<'t>(
         .map(Option::unwrap_or_default);
     named_tuple(pattern)
         .then(with_bindings)
-        .then(keyword(Keyword::When).ignore_then(field_value).or_not())
+        .then(keyword(Keyword::When).ignore_then(guard).or_not())
         .map_with(|((pattern, with), guard), extra| (pattern, with, guard, extra.span()))
         .boxed()
 }
@@ -212,7 +214,7 @@ pub(super) fn guarded_alternatives<'t>(
     pattern: BoxedParser<'t, Pattern>,
     field_value: RecursiveParser<'t, Expr>,
 ) -> BoxedParser<'t, Pattern> {
-    guarded(pattern, field_value)
+    guarded(pattern, field_value.clone(), field_value)
         .map(|(pattern, with, guard, span)| {
             if with.is_empty() && guard.is_none() {
                 pattern
