@@ -262,7 +262,6 @@ pub(super) fn define_expressions<'t>(
     // function is defined for `body` only (Felix's block expression).
     let let_word = select! { Token::Ident(word) if word == "let" => () };
     let let_fun = let_word
-        .clone()
         .ignore_then(choice((
             super::felix_forms::matching_definition(
                 rules,
@@ -282,7 +281,7 @@ pub(super) fn define_expressions<'t>(
         })
         .boxed();
     // `let match e with | p => e …`: Felix's match without `endmatch`.
-    let let_match = let_word.clone().ignore_then(match_expr.clone()).boxed();
+    let let_match = let_word.ignore_then(match_expr.clone()).boxed();
     // `let p = e in body`: like a `match` without `endmatch`, the body extends as far as it can.
     let let_expr = let_word
         .ignore_then(patterns::guarded_alternatives(
