@@ -61,6 +61,14 @@ diagnostic_cases! {
     nested_alternative_missing_name: "E0301", "println$ match (1, 2) with | ((1 | k), _) => k endmatch;\n";
     matching_function_needs_arrow_type: "E0100", "fun f : int = | 0 => 1 | _ => 2;\nprintln$ f;\n";
     let_in_as_operand: "E0100", "println$ let x = 1 in x + 1;\n";
+    let_fun_as_operand: "E0100", "println$ let fun f (x: int) => x + 1 in f 2;\n";
+    let_fun_argument_type: "E0301", "println (let fun f (x: int) => x in f \"a\");\n";
+    extend_record_needs_record_bases: "E0301", "val r = (a = 1);\nprintln$ extend r, 2 with (b = 3) end;\n";
+    extend_type_record_needs_record_bases: "E0301", "typedef t = extend int with (a:int) end;\n";
+    pattern_equal_without_equality: "E0301", "fun f (x: int) => x;\nprintln$ match f with | $(f) => 1 | _ => 2 endmatch;\n";
+    pattern_equal_type_mismatch: "E0301", "println$ match 1 with | $(\"a\") => 1 | _ => 2 endmatch;\n";
+    guard_in_parentheses_not_bool: "E0301", "println$ match (1, 2) with | (x when x + 1), _ => x | _ => 0 endmatch;\n";
+    list_pattern_of_a_non_list: "E0301", "println$ match 1 with | [_] => 1 | _ => 0 endmatch;\n";
     e0301_type_mismatch: "E0301", "var ok = 1;\nvar x : int = \"s\";\n";
     e0302_cannot_infer: "E0302", "fun cnt[N:COMPACTLINEAR] () => Typing::memcount[N];\nprintln$ cnt ();\n";
     e0304_missing_return: "E0304", "fun sign (x:int) : string = {\n  if x > 0 return \"positive\";\n}\nprintln$ sign 1;\n";

@@ -1,14 +1,14 @@
 //! The head of a `match` arm (and of `let p = e in body`): its alternatives (`| p | q`, also
-//! nested `(p | q)`), each with its `with` bindings and guard. Every alternative binds the
-//! same names, at the same types and in the same places, so the body reads them whichever
-//! alternative matched.
+//! nested `(p | q)`), each with its `with` bindings and guards (at its end or in parentheses
+//! inside it) and its `$(e)` tests. Every alternative binds the same names, at the same types
+//! and in the same places, so the body reads them whichever alternative matched.
 
-use crate::check::build::mk;
+use crate::check::build::{mk, read_place};
 use crate::check::env::{Binding, VarBinding, VarLoc, VarType};
 use crate::check::error::CheckError;
 use crate::check::Checker;
 use crate::core::ir::{self, Const, Place};
-use crate::syntax::ast::{Expr, MatchArm, Name, Pattern, PatternKind, SName};
+use crate::syntax::ast::{BinOp, Expr, MatchArm, Name, Pattern, PatternKind, SName};
 use crate::syntax::span::{Span, Spanned};
 use crate::types::ty::Type;
 
@@ -23,9 +23,30 @@ pub(crate) enum AltNames {
     },
 }
 
+/// What an alternative does once its pattern matched, in the order of the source (inner
+/// before outer, left to right): bind `with` names, test a `when` guard, or test that the
+/// value a `$(e)` pattern stands for equals `e`.
+#[derive(Clone)]
+pub(crate) enum Step {
+    With(Vec<(SName, Expr)>),
+    Guard(Expr),
+    Equal {
+        place: Place,
+        ty: Type,
+        value: Expr,
+        span: Span,
+    },
+}
+
+/// A step as checked.
+enum Checked {
+    Bind(Place, ir::Expr),
+    Test(ir::Expr),
+}
+
 /// An arm's head as checked: groups of alternatives with the guard they share. There are
-/// several groups only when alternatives have `with` bindings or guards of their own; each
-/// group becomes an arm of the IR with the same body.
+/// several groups only when alternatives have `with` bindings, guards or `$(e)` tests of
+/// their own; each group becomes an arm of the IR with the same body.
 pub(crate) type ArmHeads = Vec<(Vec<ir::Pattern>, Option<ir::Expr>)>;
 
 /// One alternative of an arm, its nested alternatives chosen.
@@ -59,8 +80,9 @@ impl Checker {
         }
         let plain = alternatives
             .iter()
-            .all(|a| a.with.is_empty() && a.guard.is_none());
+            .all(|a| a.with.is_empty() && a.guard.is_none() && !has_steps(&a.pattern));
         let outer = self.unit.alt_names.take();
+        let outer_steps = std::mem::take(&mut self.unit.pattern_steps);
         let mut first: Option<Vec<(Name, VarBinding, Type)>> = None;
         let mut heads = Vec::new();
         for alt in &alternatives {
@@ -72,15 +94,19 @@ impl Checker {
                 },
             });
             let pattern = self.pattern(&alt.pattern, ty);
-            let mut withs = Vec::new();
-            for (name, e) in alt.with {
-                let names = self.unit.alt_names.take();
-                let value = self.expr(e, None);
-                self.unit.alt_names = names;
-                let value_ty = self.zonk(&value.ty);
-                let place = self.bind_pattern_name(&name.node, name.span, &value_ty);
-                withs.push((place, value));
+            let mut steps = std::mem::take(&mut self.unit.pattern_steps);
+            if !alt.with.is_empty() {
+                steps.push(Step::With(alt.with.to_vec()));
             }
+            if let Some(g) = alt.guard {
+                steps.push(Step::Guard(g.clone()));
+            }
+            if !plain {
+                if let Some(g) = &arm.guard {
+                    steps.push(Step::Guard(g.clone()));
+                }
+            }
+            let checked = self.check_steps(steps);
             match self.unit.alt_names.take() {
                 Some(AltNames::Recording(names)) => first = Some(names),
                 Some(AltNames::Checking { expected, seen }) => {
@@ -98,16 +124,56 @@ impl Checker {
                 }
                 None => {}
             }
-            let guard = alt.guard.map(|g| self.bool_expr(g));
-            heads.push((pattern, with_bindings(withs, guard, alt.pattern.span)));
+            heads.push((pattern, fold_steps(checked, alt.pattern.span)));
         }
         self.unit.alt_names = outer;
+        self.unit.pattern_steps = outer_steps;
         if plain {
             let guard = arm.guard.as_ref().map(|g| self.bool_expr(g));
             vec![(heads.into_iter().map(|(p, _)| p).collect(), guard)]
         } else {
             heads.into_iter().map(|(p, g)| (vec![p], g)).collect()
         }
+    }
+
+    /// Checks an alternative's steps after its pattern: `with` names are bound like the
+    /// pattern's (the same places in every alternative); the expressions are checked as
+    /// ordinary expressions, whatever patterns they hold.
+    fn check_steps(&mut self, steps: Vec<Step>) -> Vec<Checked> {
+        let mut out = Vec::new();
+        for step in steps {
+            match step {
+                Step::With(bindings) => {
+                    for (name, e) in &bindings {
+                        let names = self.unit.alt_names.take();
+                        let value = self.expr(e, None);
+                        self.unit.alt_names = names;
+                        let value_ty = self.zonk(&value.ty);
+                        let place = self.bind_pattern_name(&name.node, name.span, &value_ty);
+                        out.push(Checked::Bind(place, value));
+                    }
+                }
+                Step::Guard(g) => {
+                    let names = self.unit.alt_names.take();
+                    out.push(Checked::Test(self.bool_expr(&g)));
+                    self.unit.alt_names = names;
+                }
+                Step::Equal {
+                    place,
+                    ty,
+                    value,
+                    span,
+                } => {
+                    let names = self.unit.alt_names.take();
+                    let value = self.expr(&value, Some(&ty));
+                    let value = self.coerce_to(value, &ty, "the expression of a `$(e)` pattern");
+                    let read = mk(read_place(place), ty, span);
+                    out.push(Checked::Test(self.binary_ir(BinOp::Eq, read, value, span)));
+                    self.unit.alt_names = names;
+                }
+            }
+        }
+        out
     }
 
     /// Binds the name `n` of a pattern (or a `with` binding) to a value of type `ty`: a new
@@ -175,35 +241,57 @@ impl Checker {
     }
 }
 
-/// The guard of an alternative with `with` bindings: each value bound in turn (a one-arm
-/// match), then the guard (`true` without one), so the guard and the body see them.
-fn with_bindings(
-    withs: Vec<(Place, ir::Expr)>,
-    guard: Option<ir::Expr>,
-    span: Span,
-) -> Option<ir::Expr> {
-    if withs.is_empty() {
-        return guard;
+/// The guard of an alternative with steps: each `with` value bound in turn (a one-arm match
+/// around what follows), each test joined by `and` to what follows, so later steps and the
+/// body see the names bound before them. `None` without steps.
+fn fold_steps(steps: Vec<Checked>, span: Span) -> Option<ir::Expr> {
+    let mut acc: Option<ir::Expr> = None;
+    for step in steps.into_iter().rev() {
+        acc = Some(match step {
+            Checked::Test(test) => match acc {
+                None => test,
+                Some(rest) => mk(
+                    ir::ExprKind::And(Box::new(test), Box::new(rest)),
+                    Type::BOOL,
+                    span,
+                ),
+            },
+            Checked::Bind(place, value) => {
+                let rest =
+                    acc.unwrap_or_else(|| mk(ir::ExprKind::Const(Const::Int(1)), Type::BOOL, span));
+                let bind = ir::Pattern {
+                    kind: ir::PatternKind::Bind(place),
+                    ty: value.ty.clone(),
+                    span: value.span,
+                };
+                let arm = ir::Arm {
+                    patterns: vec![bind],
+                    guard: None,
+                    body: rest,
+                };
+                mk(
+                    ir::ExprKind::Match(Box::new(value), vec![arm]),
+                    Type::BOOL,
+                    span,
+                )
+            }
+        });
     }
-    let mut acc = guard.unwrap_or_else(|| mk(ir::ExprKind::Const(Const::Int(1)), Type::BOOL, span));
-    for (place, value) in withs.into_iter().rev() {
-        let bind = ir::Pattern {
-            kind: ir::PatternKind::Bind(place),
-            ty: value.ty.clone(),
-            span: value.span,
-        };
-        let arm = ir::Arm {
-            patterns: vec![bind],
-            guard: None,
-            body: acc,
-        };
-        acc = mk(
-            ir::ExprKind::Match(Box::new(value), vec![arm]),
-            Type::BOOL,
-            span,
-        );
+    acc
+}
+
+/// Does the pattern hold steps (`with` bindings or guards in parentheses, `$(e)`)?
+pub(crate) fn has_steps(p: &Pattern) -> bool {
+    match &p.node {
+        PatternKind::Guarded { .. } | PatternKind::Expr(_) => true,
+        PatternKind::Tuple(ps) | PatternKind::Alt(ps) => ps.iter().any(has_steps),
+        PatternKind::Record(fields) => fields.iter().any(|(_, q)| has_steps(q)),
+        PatternKind::Case(_, Some(q)) | PatternKind::Ctor(_, q) | PatternKind::As(q, _) => {
+            has_steps(q)
+        }
+        PatternKind::Range(a, b) => has_steps(a) || has_steps(b),
+        _ => false,
     }
-    Some(acc)
 }
 
 /// The alternatives of a pattern, its nested `p | q` distributed over the patterns around
@@ -234,6 +322,20 @@ fn expand(p: &Pattern) -> Vec<Pattern> {
         PatternKind::As(inner, name) => expand(inner)
             .into_iter()
             .map(|q| at(PatternKind::As(Box::new(q), name.clone())))
+            .collect(),
+        PatternKind::Guarded {
+            pattern,
+            with,
+            guard,
+        } => expand(pattern)
+            .into_iter()
+            .map(|q| {
+                at(PatternKind::Guarded {
+                    pattern: Box::new(q),
+                    with: with.clone(),
+                    guard: guard.clone(),
+                })
+            })
             .collect(),
         _ => vec![p.clone()],
     }

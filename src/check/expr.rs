@@ -464,6 +464,12 @@ impl Checker {
             ExprKind::Let(value, arm) => {
                 self.match_expr(value, std::slice::from_ref(&**arm), expected, span)
             }
+            ExprKind::Extend(bases, extension) => self.extend_expr(bases, extension, span),
+            ExprKind::LetFun(def, body) => {
+                let stmt = ast::Stmt::new(ast::StmtKind::Fun((**def).clone()), def.span);
+                let block = crate::syntax::desugar::block_value(vec![stmt], (**body).clone(), span);
+                self.expr(&block, expected)
+            }
             ExprKind::Error => error_expr(span),
         }
     }
@@ -587,10 +593,7 @@ impl Checker {
 /// An alternative with a guard or `with` bindings of its own, or nested alternatives: the
 /// arm chooses by the value.
 fn refutable_head(p: &ast::Pattern) -> bool {
-    matches!(
-        p.node,
-        ast::PatternKind::Guarded { .. } | ast::PatternKind::Alt(_)
-    )
+    matches!(p.node, ast::PatternKind::Alt(_)) || crate::check::alternatives::has_steps(p)
 }
 
 /// The arms of the IR for one arm of the source: one per group of its head, each with the body.

@@ -439,7 +439,20 @@ impl NameCollector<'_> {
             self.expr(g)
         }
         for p in &a.patterns {
-            if let ast::PatternKind::Guarded { with, guard, .. } = &p.node {
+            self.pattern(p)
+        }
+    }
+
+    /// The expressions inside a pattern: `with` values, guards and `$(e)`.
+    fn pattern(&mut self, p: &ast::Pattern) {
+        use ast::PatternKind as P;
+        match &p.node {
+            P::Guarded {
+                pattern,
+                with,
+                guard,
+            } => {
+                self.pattern(pattern);
                 for (_, e) in with {
                     self.expr(e)
                 }
@@ -447,6 +460,15 @@ impl NameCollector<'_> {
                     self.expr(g)
                 }
             }
+            P::Expr(e) => self.expr(e),
+            P::Tuple(ps) | P::Alt(ps) => ps.iter().for_each(|q| self.pattern(q)),
+            P::Record(fields) => fields.iter().for_each(|(_, q)| self.pattern(q)),
+            P::Case(_, Some(q)) | P::Ctor(_, q) | P::As(q, _) => self.pattern(q),
+            P::Range(a, b) => {
+                self.pattern(a);
+                self.pattern(b)
+            }
+            _ => {}
         }
     }
 
@@ -494,6 +516,19 @@ impl NameCollector<'_> {
                 for x in xs {
                     self.expr(x)
                 }
+            }
+            // The body is in the function of `()` the `let` stands for.
+            ExprKind::LetFun(f, body) => {
+                self.inside += 1;
+                self.fundef(f);
+                self.expr(body);
+                self.inside -= 1;
+            }
+            ExprKind::Extend(bases, extension) => {
+                for x in bases {
+                    self.expr(x)
+                }
+                self.expr(extension)
             }
             ExprKind::Record(fields) => {
                 for (_, x) in fields {

@@ -17,6 +17,7 @@ pub mod distributed;
 mod env;
 pub mod error;
 mod expr;
+mod extend;
 mod flow;
 mod function;
 mod functor;
@@ -117,6 +118,9 @@ pub(crate) struct UnitContext {
     pub(crate) errors: Vec<CheckError>,
     /// The names bound by the alternatives of the arm being checked (`alternatives.rs`).
     pub(crate) alt_names: Option<alternatives::AltNames>,
+    /// What the pattern being checked leaves to do once it matched: the `with` bindings and
+    /// guards inside it and its `$(e)` tests (`alternatives.rs`).
+    pub(crate) pattern_steps: Vec<alternatives::Step>,
     /// The current nesting depth of expressions being checked.
     pub(crate) depth: u32,
     /// Functions produced by the unit being checked.

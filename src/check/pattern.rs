@@ -1,5 +1,6 @@
 //! Patterns, checked against the type of the value they match.
 
+use crate::check::alternatives::Step;
 use crate::check::error::CheckError;
 use crate::check::expr::suffix_type;
 use crate::check::{error_type, Checker};
@@ -130,14 +131,41 @@ impl Checker {
                 let place = self.bind_pattern_name(&name.node, name.span, &ty);
                 pat(PatternKind::As(Box::new(inner), place), ty)
             }
-            // Alternatives, `with` bindings and guards are taken apart by `arm_heads` where
-            // they may stand; anywhere else (a parameter, `val`) they are refused.
-            ast::PatternKind::Alt(_) | ast::PatternKind::Guarded { .. } => {
+            // Alternatives are distributed by `arm_heads` before their patterns are checked.
+            ast::PatternKind::Alt(_) => {
                 self.type_error(
                     span,
-                    "alternatives, `with` bindings and guards may stand only in a `match` arm or a `let … in`",
+                    "alternatives may stand only in a `match` arm or a `let … in`",
                 );
                 pat(PatternKind::Wildcard, ty)
+            }
+            // `with` bindings and a guard inside the pattern: done by `arm_heads` once the
+            // whole alternative matched.
+            ast::PatternKind::Guarded {
+                pattern,
+                with,
+                guard,
+            } => {
+                let inner = self.pattern(pattern, &ty);
+                if !with.is_empty() {
+                    self.unit.pattern_steps.push(Step::With(with.clone()));
+                }
+                if let Some(g) = guard {
+                    self.unit.pattern_steps.push(Step::Guard((**g).clone()));
+                }
+                inner
+            }
+            // `$(e)`: the value is bound to a variable the program cannot name, which
+            // `arm_heads` compares with `e`.
+            ast::PatternKind::Expr(value) => {
+                let place = self.hidden_place();
+                self.unit.pattern_steps.push(Step::Equal {
+                    place,
+                    ty: ty.clone(),
+                    value: (**value).clone(),
+                    span,
+                });
+                pat(PatternKind::Bind(place), ty)
             }
             ast::PatternKind::Range(lo, hi) => self.range_pattern(p, lo, hi, &ty),
             ast::PatternKind::Ctor(name, arg) => {

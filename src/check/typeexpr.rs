@@ -146,6 +146,7 @@ impl Checker {
             }
             TypeExprKind::Visibility(secret, t) => self.visibility_type(*secret, t, te.span),
             TypeExprKind::Distributed(t) => self.distributed_type(t, te.span),
+            TypeExprKind::Extend(bases, extension) => self.extend_type(bases, extension),
             TypeExprKind::CPtr(mode, d, c) => {
                 let d = self.compact_operand(d, "the whole of `_pclt<D, C>`");
                 let c = self.compact_operand(c, "the component of `_pclt<D, C>`");
@@ -587,6 +588,10 @@ fn walk_type_names(te: &TypeExpr, f: &mut dyn FnMut(&str)) {
             walk_type_names(a, f)
         }
         TypeExprKind::Record(fields) => fields.iter().for_each(|(_, t)| walk_type_names(t, f)),
+        TypeExprKind::Extend(bases, extension) => {
+            bases.iter().for_each(|b| walk_type_names(b, f));
+            walk_type_names(extension, f);
+        }
         TypeExprKind::Unitsum(_) | TypeExprKind::Unit => {}
     }
 }
@@ -696,6 +701,18 @@ fn write_type_expr(te: &TypeExpr, min_level: u8, out: &mut String) {
         TypeExprKind::Distributed(t) => {
             out.push_str("distributed ");
             write_type_expr(t, 6, out);
+        }
+        TypeExprKind::Extend(bases, extension) => {
+            out.push_str("extend ");
+            for (i, b) in bases.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type_expr(b, 0, out);
+            }
+            out.push_str(" with ");
+            write_type_expr(extension, 0, out);
+            out.push_str(" end");
         }
         TypeExprKind::CPtr(mode, d, c) => {
             out.push_str(match mode {

@@ -97,6 +97,8 @@ pub enum TypeExprKind {
     /// `distributed T ^ I`: the distribution qualifier, over a whole power (`distributed
     /// double ^ 4 ^ 5` qualifies the array of arrays).
     Distributed(Box<TypeExpr>),
+    /// `extend A, B with C end`: the type of `extend a, b with c end`.
+    Extend(Vec<TypeExpr>, Box<TypeExpr>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,8 +197,14 @@ pub enum ExprKind {
     /// `let p = e in body`: the value and its one arm (`| p => body`), matched as `match`
     /// matches.
     Let(Box<Expr>, Box<MatchArm<Expr>>),
+    /// `let fun f (x: int) => e in body` (or a function defined by matching): the function is
+    /// defined for `body` only, as in Felix's block expression (`desugar::block_value`).
+    LetFun(Box<FunDef>, Box<Expr>),
     /// `f of (T)`: the overload of `f`, or the constructor, taking a `T`.
     OfType(Box<Expr>, TypeExpr),
+    /// `extend a, b with c end`: Felix's extension of records (the fields of all, a later
+    /// one replacing an earlier one of the same name) or of tuples (the components of all).
+    Extend(Vec<Expr>, Box<Expr>),
     /// Component `index` of `tuple`, which must have exactly `count` components: made by the
     /// parser for the destructuring forms `a, (b, c) := e;`, `val a, b = e;`, tuple assignment,
     /// `def` and nested tuple parameters.
@@ -320,9 +328,12 @@ pub enum PatternKind {
     Alt(Vec<Pattern>),
     /// `p as x`: matches `p` and binds the whole value to `x`.
     As(Box<Pattern>, SName),
-    /// An alternative of a `match` arm with its own `with` bindings (`p with y = e`, names
-    /// bound to values computed from `p`'s names) and `when` guard: only directly in
-    /// `MatchArm::patterns`.
+    /// `$(e)`: matches a value equal to `e` (Felix's `?v when v == e`).
+    Expr(Box<Expr>),
+    /// A pattern with its own `with` bindings (`p with y = e`, names bound to values computed
+    /// from the alternative's names) and `when` guard: an alternative of a `match` arm, or
+    /// in parentheses anywhere in one (`| (x when x > 0), y =>`); the bindings and the guard
+    /// belong to the alternative that contains it.
     Guarded {
         pattern: Box<Pattern>,
         with: Vec<(SName, Expr)>,

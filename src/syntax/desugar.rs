@@ -264,6 +264,37 @@ pub fn closure(body: Vec<Stmt>, span: Span) -> Expr {
     )
 }
 
+/// Felix's block expression: the statements `stmts` (definitions), then the value of
+/// `value`, as a function of `()` applied at once (`#{ stmts; return value; }`). `let fun f …
+/// in e` is one.
+pub fn block_value(stmts: Vec<Stmt>, value: Expr, span: Span) -> Expr {
+    let mut body = stmts;
+    body.push(Spanned::new(StmtKind::Return(Some(value)), span));
+    let func = Spanned::new(
+        ExprKind::Lambda(Box::new(FunDef {
+            kind: FunKind::Fun,
+            name: None,
+            type_params: Vec::new(),
+            params: vec![ParamGroup {
+                params: Vec::new(),
+                span,
+            }],
+            ret: None,
+            body: FunBody::Block(body),
+            span,
+        })),
+        span,
+    );
+    Spanned::new(
+        ExprKind::Apply {
+            func: Box::new(func),
+            arg: Box::new(Spanned::new(ExprKind::Unit, span)),
+            how: ApplyForm::Juxtapose,
+        },
+        span,
+    )
+}
+
 /// Does a `return e;` of this body (not of a nested function) return a value?
 fn returns_value(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.node {

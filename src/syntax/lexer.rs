@@ -27,7 +27,8 @@ pub fn lex(src: &str) -> (Vec<(Token, Span)>, Vec<SyntaxError>) {
 }
 
 /// `in` is also the membership operator, so the `in` that ends the value of `let p = e in
-/// body` is told apart here: the first `in` after the `let`'s `=` at the same depth of
+/// body` (or of `let fun … => e in body`) is told apart here: the first `in` after the
+/// `let`'s `=` (or `=>`) at the same depth of
 /// brackets becomes `Token::LetIn`. A `;` or a closing bracket at that depth ends the search
 /// (the `let` was a name, or the `in` is missing, which the parser reports).
 fn mark_let_in(tokens: &mut [(Token, Span)]) {
@@ -46,14 +47,24 @@ fn mark_let_in(tokens: &mut [(Token, Span)]) {
                             | Token::Str(_)
                             | Token::Hash
                             | Token::Backtick
-                            | Token::Keyword(Keyword::Case | Keyword::True | Keyword::False)
+                            | Token::Question
+                            | Token::Dollar
+                            | Token::LBracket
+                            | Token::Keyword(
+                                Keyword::Case
+                                    | Keyword::True
+                                    | Keyword::False
+                                    | Keyword::Val
+                                    | Keyword::Fun
+                            )
                     )
                 );
                 if starts_pattern {
                     pending.push((depth, false));
                 }
             }
-            Token::Assign => {
+            // `let fun f (x: int) => e in body` has no `=`: its `=>` takes that place.
+            Token::Assign | Token::FatArrow => {
                 if let Some(last) = pending.last_mut() {
                     if last.0 == depth {
                         last.1 = true;
@@ -546,6 +557,7 @@ impl Lexer {
             ("=", Token::Assign),
             ("!=", Token::NotEq),
             ("!", Token::Bang),
+            ("?", Token::Question),
             (">>=", Token::ShiftRightAssign),
             (">=", Token::GreaterEq),
             (">", Token::Greater),
@@ -907,7 +919,7 @@ mod tests {
 
     #[test]
     fn bad_characters_do_not_stop_lexing() {
-        let (tokens, errors) = lex("a ? b");
+        let (tokens, errors) = lex("a @ b");
         assert_eq!(errors.len(), 1);
         assert_eq!(tokens.len(), 2);
         assert_eq!(errors[0].span, Span::new(2, 3));

@@ -218,6 +218,7 @@ fn open_match_at_end(e: &ast::Expr) -> bool {
             .last()
             .is_some_and(|arm| arm.body.span.end == e.span.end),
         ExprKind::Let(_, arm) => open_match_at_end(&arm.body),
+        ExprKind::LetFun(_, body) => open_match_at_end(body),
         ExprKind::Apply { arg: last, .. }
         | ExprKind::Binary(_, _, last)
         | ExprKind::Unary(_, last)

@@ -201,6 +201,8 @@ pub enum Token {
     NotEq,
     /// `!`: Felix's list cons, `h ! t`.
     Bang,
+    /// `?`: `?x` in a pattern binds `x`.
+    Question,
     Less,
     LessEq,
     Greater,
@@ -301,6 +303,7 @@ impl Token {
             Token::EqEq => "==",
             Token::NotEq => "!=",
             Token::Bang => "!",
+            Token::Question => "?",
             Token::Less => "<",
             Token::LessEq => "<=",
             Token::Greater => ">",

@@ -7,8 +7,8 @@ use super::functions::{self, FunctionHeads};
 use super::levels::{operator_level, Grouping};
 use super::patterns;
 use super::{
-    coded_error, int_literal, keyword, name, pointer_mode, record_fields, to_word, token,
-    BoxedParser, Extra, RecursiveParser, Rules, TokenInput,
+    coded_error, int_literal, keyword, pointer_mode, record_fields, to_word, token, BoxedParser,
+    Extra, RecursiveParser, Rules, TokenInput,
 };
 use crate::syntax::ast::*;
 use crate::syntax::desugar;
@@ -31,7 +31,6 @@ pub(super) fn define_expressions<'t>(
     heads: &FunctionHeads<'t>,
     type_atom: BoxedParser<'t, TypeExpr>,
     type_list: BoxedParser<'t, Vec<TypeExpr>>,
-    pattern: BoxedParser<'t, Pattern>,
 ) -> Expressions<'t> {
     let Rules {
         type_expr,
@@ -48,6 +47,7 @@ pub(super) fn define_expressions<'t>(
     let mut atom: RecursiveParser<'t, Expr> = Recursive::declare();
     // A record field's value: an expression without a top-level `,`.
     let mut field_value: RecursiveParser<'t, Expr> = Recursive::declare();
+    let pattern = patterns::pattern_parser(expr.clone(), field_value.clone());
 
     // `p*.f` and `p->f` are `(*p).f`; `x&.f` is `(&x).f`.
     let pointer_dot = choice((
@@ -214,29 +214,9 @@ pub(super) fn define_expressions<'t>(
     } else {
         parenthesised.boxed()
     };
-    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
-    // as an operand: `println$ match … endmatch`).
-    let guard = keyword(Keyword::When)
-        .ignore_then(expr.clone())
-        .or_not()
-        .boxed();
     // An arm's alternatives, each `p [as x] [with y = e, …] [when g]`, whose tuple or list
     // cons needs no parentheses: `| X, _ =>`, `| h ! t =>`.
-    let with_bindings = keyword(Keyword::With)
-        .ignore_then(
-            name()
-                .then_ignore(token(Token::Assign))
-                .then(field_value.clone())
-                .separated_by(token(Token::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
-        .or_not()
-        .map(Option::unwrap_or_default);
-    let alternative = patterns::named_tuple(pattern.clone())
-        .then(with_bindings)
-        .then(guard)
-        .map_with(|((pattern, with), guard), extra| (pattern, with, guard, extra.span()));
+    let alternative = patterns::guarded(pattern.clone(), field_value.clone(), expr.clone());
     let arm_patterns = token(Token::Bar)
         .ignore_then(
             alternative
@@ -247,6 +227,8 @@ pub(super) fn define_expressions<'t>(
         .then_ignore(token(Token::FatArrow))
         .map(arm_alternatives)
         .boxed();
+    // `match … endmatch` (the loosest level, but closed by `endmatch`, so Felix also accepts it
+    // as an operand: `println$ match … endmatch`).
     let match_head = keyword(Keyword::Match)
         .ignore_then(expr.clone())
         .then_ignore(keyword(Keyword::With))
@@ -273,11 +255,39 @@ pub(super) fn define_expressions<'t>(
         .then_ignore(keyword(Keyword::Endmatch).or_not())
         .map_with(|(scrutinee, arms), extra| {
             Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), extra.span())
-        });
+        })
+        .boxed();
 
+    // `let fun f (x: int) => e in body` and `let fun f : A -> B = | p => e in body`: the
+    // function is defined for `body` only (Felix's block expression).
+    let let_word = select! { Token::Ident(word) if word == "let" => () };
+    let let_fun = let_word
+        .ignore_then(choice((
+            super::felix_forms::matching_definition(
+                rules,
+                heads.type_params.clone(),
+                arm_patterns.clone(),
+            ),
+            functions::arrow_definition(rules, heads).map(Some),
+        )))
+        .then_ignore(token(Token::LetIn))
+        .then(expr.clone())
+        .map_with(|(def, body), extra| {
+            let span: Span = extra.span();
+            match def {
+                Some(def) => Spanned::new(ExprKind::LetFun(Box::new(def), Box::new(body)), span),
+                None => Spanned::new(ExprKind::Error, span),
+            }
+        })
+        .boxed();
+    // `let match e with | p => e …`: Felix's match without `endmatch`.
+    let let_match = let_word.ignore_then(match_expr.clone()).boxed();
     // `let p = e in body`: like a `match` without `endmatch`, the body extends as far as it can.
-    let let_expr = select! { Token::Ident(word) if word == "let" => () }
-        .ignore_then(patterns::alternatives(pattern.clone()))
+    let let_expr = let_word
+        .ignore_then(patterns::guarded_alternatives(
+            pattern.clone(),
+            field_value.clone(),
+        ))
         .then_ignore(token(Token::Assign))
         .then(expr.clone())
         .then_ignore(token(Token::LetIn))
@@ -293,9 +303,58 @@ pub(super) fn define_expressions<'t>(
         })
         .boxed();
 
+    // `extend a, b with c end`: the bases are expressions without a top-level `,`, the
+    // extension a whole expression.
+    let extend_expr = select! { Token::Ident(word) if word == "extend" => () }
+        .ignore_then(
+            field_value
+                .clone()
+                .separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(keyword(Keyword::With))
+        .then(expr.clone())
+        .then_ignore(keyword(Keyword::End))
+        .map_with(|(bases, extension), extra| {
+            Spanned::new(ExprKind::Extend(bases, Box::new(extension)), extra.span())
+        })
+        .boxed();
+    // `([a, b, c])`: Felix's list literal, `list (a, b, c)`.
+    let list_literal = field_value
+        .clone()
+        .separated_by(token(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(token(Token::LBracket), token(Token::RBracket))
+        .delimited_by(token(Token::LParen), token(Token::RParen))
+        .map_with(|mut items, extra| {
+            let span: Span = extra.span();
+            let arg = if items.len() == 1 {
+                items.remove(0)
+            } else {
+                let inner = Span::new(span.start + 1, span.end - 1);
+                Spanned::new(ExprKind::Tuple(items), inner)
+            };
+            let func = Spanned::new(ExprKind::Name("list".into()), span);
+            Spanned::new(
+                ExprKind::Apply {
+                    func: Box::new(func),
+                    arg: Box::new(arg),
+                    how: ApplyForm::Juxtapose,
+                },
+                span,
+            )
+        })
+        .boxed();
+
     atom.define(
         choice((
+            let_fun,
+            let_match,
             let_expr,
+            extend_expr,
+            list_literal,
             literal.map_with(|kind, extra| Spanned::new(kind, extra.span())),
             path,
             token(Token::LParen)
@@ -556,7 +615,7 @@ pub(super) fn define_expressions<'t>(
         level2
             .validate(|e, _, emitter| {
                 if let Some(open) = open_operand(&e) {
-                    let error = if matches!(open.node, ExprKind::Let(..)) {
+                    let error = if matches!(open.node, ExprKind::Let(..) | ExprKind::LetFun(..)) {
                         coded_error(
                             open.span,
                             "E0100",
@@ -590,6 +649,7 @@ pub(super) fn define_expressions<'t>(
 fn is_open_conditional(e: &Expr) -> bool {
     match &e.node {
         ExprKind::Let(_, arm) => arm.body.span.end == e.span.end,
+        ExprKind::LetFun(_, body) => body.span.end == e.span.end,
         ExprKind::If(_, otherwise) => otherwise.span.end == e.span.end,
         ExprKind::Match(_, arms) => arms
             .last()

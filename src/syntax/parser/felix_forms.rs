@@ -188,6 +188,28 @@ pub(super) fn matching_function<'t>(
     type_params: BoxedParser<'t, Vec<TypeParam>>,
     arm_patterns: BoxedParser<'t, (Vec<Pattern>, Option<Expr>)>,
 ) -> BoxedParser<'t, Stmt> {
+    matching_definition(rules, type_params, arm_patterns)
+        .then_ignore(token(Token::Semicolon))
+        .map_with(|def, extra| {
+            let kind = match def {
+                Some(def) => StmtKind::Fun(FunDef {
+                    span: extra.span(),
+                    ..def
+                }),
+                None => StmtKind::Error,
+            };
+            Spanned::new(kind, extra.span())
+        })
+        .boxed()
+}
+
+/// The definition of `matching_function` without its `;` (also the function of `let fun f
+/// : A -> B = | p => e in body`); `None` after the error of a type that is not `A -> B`.
+pub(super) fn matching_definition<'t>(
+    rules: &Rules<'t>,
+    type_params: BoxedParser<'t, Vec<TypeParam>>,
+    arm_patterns: BoxedParser<'t, (Vec<Pattern>, Option<Expr>)>,
+) -> BoxedParser<'t, Option<FunDef>> {
     let arm = arm_patterns
         .then(rules.expr.clone())
         .map_with(|((patterns, guard), body), extra| MatchArm {
@@ -207,7 +229,6 @@ pub(super) fn matching_function<'t>(
     .then(rules.type_expr.clone())
     .then_ignore(token(Token::Assign))
     .then(arm.repeated().at_least(1).collect::<Vec<_>>())
-    .then_ignore(token(Token::Semicolon))
     .validate(
         |((((kind, name), type_params), ty), arms), extra, emitter| {
             let span: Span = extra.span();
@@ -218,14 +239,14 @@ pub(super) fn matching_function<'t>(
                     "a function defined by matching needs a function type `A -> B`",
                     Some("write `fun f : int -> string = | 0 => \"zero\" | _ => \"other\";`"),
                 ));
-                return StmtKind::Error;
+                return None;
             };
             // A value no arm matches is reported at the head: `f : A -> B`.
             let head = name.span.to(ty.span);
             let parameter = Spanned::new("_a".to_string(), domain.span);
             let scrutinee = Spanned::new(ExprKind::Name("_a".to_string()), head);
             let body = Spanned::new(ExprKind::Match(Box::new(scrutinee), arms), span);
-            StmtKind::Fun(FunDef {
+            Some(FunDef {
                 kind,
                 name: Some(name),
                 type_params: type_params.unwrap_or_default(),
@@ -242,6 +263,5 @@ pub(super) fn matching_function<'t>(
             })
         },
     )
-    .map_with(|kind, extra| Spanned::new(kind, extra.span()))
     .boxed()
 }

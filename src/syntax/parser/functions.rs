@@ -333,6 +333,37 @@ pub(super) fn definition<'t>(
         .boxed()
 }
 
+/// `fun f[T] (x:T) : T => e` without a `;`: the function of `let fun f (x:T) => e in body`.
+pub(super) fn arrow_definition<'t>(
+    rules: &Rules<'t>,
+    heads: &FunctionHeads<'t>,
+) -> BoxedParser<'t, FunDef> {
+    let FunctionHeads {
+        param_groups,
+        type_params,
+        return_type,
+    } = heads;
+    keyword(Keyword::Fun)
+        .ignore_then(name())
+        .then(type_params.clone().or_not())
+        .then(param_groups.clone())
+        .then(return_type.clone())
+        .then_ignore(token(Token::FatArrow))
+        .then(rules.expr.clone())
+        .map_with(
+            |((((name, type_params), (params, prelude)), ret), body), extra| FunDef {
+                kind: FunKind::Fun,
+                name: Some(name),
+                type_params: type_params.unwrap_or_default(),
+                params,
+                ret,
+                body: desugar::with_prelude(prelude, FunBody::Expr(body)),
+                span: extra.span(),
+            },
+        )
+        .boxed()
+}
+
 /// A name, or an operator defined like a name (`fun + (a:V, b:V) …`).
 fn name_or_operator<'t>() -> impl Parser<'t, TokenInput<'t>, SName, Extra<'t>> + Clone {
     let operator = select! {

@@ -189,8 +189,6 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
         .at_least(1)
         .collect::<Vec<_>>()
         .boxed();
-    let pattern = patterns::pattern_parser();
-
     let expr: RecursiveParser<'t, Expr> = Recursive::declare();
     let stmt: RecursiveParser<'t, Stmt> = Recursive::declare();
     let stmts = statement_list(stmt.clone()).boxed();
@@ -208,8 +206,7 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
     };
 
     let heads = functions::FunctionHeads::new(&rules.type_expr);
-    let expressions =
-        expressions::define_expressions(&rules, &heads, type_atom, type_list.clone(), pattern);
+    let expressions = expressions::define_expressions(&rules, &heads, type_atom, type_list.clone());
     statements::define_statements(&rules, &heads, expressions);
     let program = statements::program(&rules);
 

@@ -598,6 +598,94 @@ fn list_cons_is_right_associative_between_comparison_and_sum() {
 }
 
 #[test]
+fn felix_patterns_bindings_equalities_lists_and_inner_guards() {
+    let ExprKind::Match(_, arms) = expr(
+        "match v with | ?X => 0 | val y => 1 | $(k + 1) => 2 | [a, b] => 3 | [h,, t] => 4 | [] => 5 | (x when x > 0), _ => 6 endmatch",
+    )
+    .node
+    else {
+        panic!("not a match");
+    };
+    let first: Vec<Pattern> = arms.iter().map(|arm| arm.patterns[0].clone()).collect();
+    let named = |n: &str| {
+        at(PatternKind::As(
+            Box::new(at(PatternKind::Wildcard)),
+            at(n.to_string()),
+        ))
+    };
+    // `?X` binds even an upper-case name; `val y` is the same.
+    assert_eq!(first[0], named("X"));
+    assert_eq!(first[1], named("y"));
+    assert_eq!(
+        first[2],
+        at(PatternKind::Expr(Box::new(binary(
+            BinOp::Add,
+            name("k"),
+            int(1)
+        ))))
+    );
+    let cons = |h: Pattern, t: Pattern| {
+        at(PatternKind::Ctor(
+            "Cons".into(),
+            Box::new(at(PatternKind::Tuple(vec![h, t]))),
+        ))
+    };
+    let bind = |n: &str| at(PatternKind::Name(n.into()));
+    let empty = || at(PatternKind::Constant("Empty".into()));
+    assert_eq!(first[3], cons(bind("a"), cons(bind("b"), empty())));
+    assert_eq!(first[4], cons(bind("h"), bind("t")));
+    assert_eq!(first[5], empty());
+    let PatternKind::Tuple(parts) = &first[6].node else {
+        panic!("not a tuple");
+    };
+    assert_eq!(
+        parts[0],
+        at(PatternKind::Guarded {
+            pattern: Box::new(bind("x")),
+            with: Vec::new(),
+            guard: Some(Box::new(binary(BinOp::Gt, name("x"), int(0)))),
+        })
+    );
+}
+
+#[test]
+fn felix_extend_list_literal_and_let_fun() {
+    assert_eq!(
+        expr("extend a, (b, c) with d, e end"),
+        at(ExprKind::Extend(
+            vec![name("a"), tuple(vec![name("b"), name("c")])],
+            Box::new(tuple(vec![name("d"), name("e")]))
+        ))
+    );
+    assert_eq!(
+        type_of("extend int, A with B end"),
+        at(TypeExprKind::Extend(
+            vec![ty_name("int"), ty_name("A")],
+            Box::new(ty_name("B"))
+        ))
+    );
+    assert_eq!(
+        expr("([1, 2])"),
+        juxtapose(name("list"), tuple(vec![int(1), int(2)]))
+    );
+    assert_eq!(expr("([x])"), juxtapose(name("list"), name("x")));
+    let ExprKind::LetFun(def, body) = expr("let fun f (x: int) => x in f 1").node else {
+        panic!("not a let fun");
+    };
+    assert_eq!(def.name.map(|n| n.node), Some("f".to_string()));
+    assert_eq!(*body, juxtapose(name("f"), int(1)));
+    let ExprKind::LetFun(def, _) = expr("let fun g : int -> int = | 0 => 1 | n => n in g 2").node
+    else {
+        panic!("not a let fun by matching");
+    };
+    assert!(matches!(def.body, FunBody::Expr(ref e) if matches!(e.node, ExprKind::Match(..))));
+    assert!(matches!(
+        expr("let match v with | x => x").node,
+        ExprKind::Match(..)
+    ));
+}
+
+#[test]
 fn type_precedence() {
     assert_eq!(
         type_of("int ^ 2 ^ 3"),

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::syntax::ast::*;
 use crate::syntax::span::Spanned;
-use crate::syntax::token::Token;
+use crate::syntax::token::{Keyword, Token};
 
 /// Type expressions: returns the full type parser and the atomic type parser.
 pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, TypeExpr>) {
@@ -43,8 +43,22 @@ pub(super) fn type_parsers<'t>() -> (BoxedParser<'t, TypeExpr>, BoxedParser<'t, 
     }
     .then(atom.clone())
     .map(|(secret, target)| TypeExprKind::Visibility(secret, Box::new(target)));
+    // `extend A, B with C end`: the type of Felix's extension of records and tuples.
+    let extend = select! { Token::Ident(name) if name == "extend" => () }
+        .ignore_then(
+            type_expr
+                .clone()
+                .separated_by(token(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(just(Token::Keyword(Keyword::With)))
+        .then(type_expr.clone())
+        .then_ignore(just(Token::Keyword(Keyword::End)))
+        .map(|(bases, extension)| TypeExprKind::Extend(bases, Box::new(extension)));
     atom.define(
         choice((
+            extend,
             pointer,
             visibility,
             compact_pointer,
