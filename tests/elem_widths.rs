@@ -95,7 +95,7 @@ const CASES: &[Case] = &[
     int_case(
         "uint",
         ["4294967295u", "0u", "1u", "2147483648u", "7u", "70000u"],
-        "uint (i * 21000)",
+        "uint i * 21000u",
         "x.long",
     ),
     int_case(
@@ -107,7 +107,7 @@ const CASES: &[Case] = &[
     int_case(
         "uint32",
         ["4294967295u32", "0u32", "1u32", "2147483648u32", "7u32", "70000u32"],
-        "uint32 (i * 21000)",
+        "uint32 i * 21000u32",
         "x.long",
     ),
     int_case(
