@@ -512,7 +512,7 @@ impl Scalars {
             // pattern of them is a valid `u8`.
             unsafe {
                 std::slice::from_raw_parts(
-                    leaves.as_ptr() as *const u8,
+                    leaves.as_ptr().cast::<u8>(),
                     std::mem::size_of_val(leaves),
                 )
             }
@@ -526,7 +526,7 @@ impl Scalars {
             // SAFETY: as in `bytes`; and every byte pattern is a valid leaf of these types.
             unsafe {
                 std::slice::from_raw_parts_mut(
-                    leaves.as_mut_ptr() as *mut u8,
+                    leaves.as_mut_ptr().cast::<u8>(),
                     std::mem::size_of_val(leaves),
                 )
             }
