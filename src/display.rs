@@ -465,11 +465,13 @@ pub fn colour_value(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::value::{ArrayVal, Buffer};
+    use crate::eval::value::{ArrayVal, Buffer, Scalars};
     use crate::types::ty::IntTy;
 
     fn ints(count: usize) -> Value {
-        Value::Array(ArrayVal::new(Buffer::I64((0..count as i64).collect())))
+        Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::I32(
+            (0..count as i32).collect(),
+        ))))
     }
 
     fn int_array(count: u64) -> Type {
@@ -502,7 +504,9 @@ mod tests {
             Type::array(Type::Int(IntTy::Int), columns.clone()),
             rows.clone(),
         );
-        let value = Value::Array(ArrayVal::new(Buffer::I64(vec![1, 20, 3, 4, 5, 600])));
+        let value = Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::I32(vec![
+            1, 20, 3, 4, 5, 600,
+        ]))));
         let grid = Display {
             grid: true,
             ..Display::EXACT
@@ -584,7 +588,10 @@ mod tests {
     #[test]
     fn precision_applies_to_doubles_in_the_display_only() {
         let ty = Type::array(Type::Double, Type::Unitsum(2));
-        let value = Value::Array(ArrayVal::new(Buffer::F64(vec![0.1, 2.0 / 3.0])));
+        let value = Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::F64(vec![
+            0.1,
+            2.0 / 3.0,
+        ]))));
         let display = Display {
             precision: Some(3),
             ..Display::EXACT

@@ -484,9 +484,10 @@ fn the_text_of_a_value_with_shared_leaves_is_bounded() {
 
 #[test]
 fn kernels_past_the_memory_budget_are_r0007() {
-    // The tests run under `ulimit -v` 1 GiB, so the budget is 128 MiB: the array (80 MB)
-    // fits, a second one as large does not, and each kernel says so before it allocates.
-    let decl = "var a : int ^ 10000000;\n&a.0 <- 1;\n";
+    // The tests run under `ulimit -v` 1 GiB, so the budget is 128 MiB: the array (80 MB, an
+    // `int` takes 4 bytes) fits, a second one as large does not, and each kernel says so
+    // before it allocates.
+    let decl = "var a : int ^ 20000000;\n&a.0 <- 1;\n";
     for kernel in [
         "map (fun (x:int) => x + 1) a",
         "rev a",

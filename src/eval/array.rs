@@ -11,7 +11,10 @@ use crate::types::Type;
 
 use super::compact::{value_from_u64, CodeRepr};
 use super::error::{Fault, TOO_LARGE};
-use super::value::{leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Value};
+use super::scalars;
+use super::value::{
+    leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Scalars, Value,
+};
 
 /// Arrays with more leaves than this are R0007 before any allocation is tried.
 pub const MAX_LEAVES: usize = 1 << 40;
@@ -91,10 +94,20 @@ pub fn check_allocation(leaves: Option<usize>, ty: &Type, limits: &Limits) -> Re
     }
 }
 
-/// R0007 unless `n` leaves of 8 bytes fit in `--max-alloc` and the memory budget, and the
-/// system grants them (`Limits::check_allocation`).
+/// The bytes one leaf of an array of type `ty` takes (8 for a boxed leaf, as the budget has
+/// always counted it).
+fn leaf_bytes(ty: &Type) -> u128 {
+    match leaf_repr(leaf_type(ty)) {
+        LeafRepr::Scalar(kind) => kind.bytes() as u128,
+        LeafRepr::Columns(layout) => layout.kinds.iter().map(|k| k.bytes() as u128).sum(),
+        LeafRepr::Boxed => 8,
+    }
+}
+
+/// R0007 unless `n` leaves of an array of type `ty` fit in `--max-alloc` and the memory
+/// budget, and the system grants them (`Limits::check_allocation`).
 fn within_limit(n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
-    let bytes = n as u128 * 8;
+    let bytes = n as u128 * leaf_bytes(ty);
     let limit = u128::from(limits.max_alloc_bytes);
     let refusal = if n > MAX_LEAVES {
         Err(crate::limits::Refusal::OverLimit(limit as u64))
@@ -117,9 +130,9 @@ fn within_limit(n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
 /// checked before the kernel allocates it infallibly.
 pub fn admit_copy(array: &ArrayVal, limits: &Limits) -> Result<(), Fault> {
     let leaf_bytes = match &*array.buf {
-        Buffer::I64(_) | Buffer::F64(_) => 8,
+        Buffer::Scalars(v) => v.kind().bytes(),
         Buffer::Boxed(_) => std::mem::size_of::<Value>(),
-        Buffer::Columns(columns) => 8 * columns.columns.len(),
+        Buffer::Columns(columns) => columns.layout.kinds.iter().map(|k| k.bytes()).sum(),
     };
     let bytes = array.len as u128 * leaf_bytes as u128;
     limits.check_allocation(bytes).map_err(|refusal| {
@@ -194,24 +207,9 @@ pub fn filled_buffer(
 ) -> Result<Buffer, Fault> {
     within_limit(n, ty, limits)?;
     match repr {
-        LeafRepr::I64 => {
-            let mut probe: Vec<i64> = Vec::new();
-            probe.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
-            drop(probe);
-            let x = leaf.as_int_lossy();
-            Ok(Buffer::I64(if x == 0 { zeroed(n) } else { vec![x; n] }))
-        }
-        LeafRepr::F64 => {
-            let mut probe: Vec<f64> = Vec::new();
-            probe.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
-            drop(probe);
-            let x = leaf.as_float_lossy();
-            Ok(Buffer::F64(if x.to_bits() == 0 {
-                zeroed(n)
-            } else {
-                vec![x; n]
-            }))
-        }
+        LeafRepr::Scalar(kind) => Scalars::try_filled(kind, leaf, n)
+            .map(Buffer::Scalars)
+            .ok_or_else(|| too_large(ty, n)),
         LeafRepr::Boxed => {
             let mut values: Vec<Value> = Vec::new();
             values.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
@@ -219,16 +217,13 @@ pub fn filled_buffer(
             Ok(Buffer::Boxed(values))
         }
         LeafRepr::Columns(layout) => {
-            let mut columns: Vec<Buffer> = Vec::with_capacity(layout.kinds.len());
-            for _ in &layout.kinds {
-                columns.push(Buffer::I64(Vec::new()));
-            }
+            let mut columns: Vec<Scalars> = layout.kinds.iter().map(|&k| Scalars::new(k)).collect();
             let mut result = Ok(());
             layout.scatter(leaf, &mut |c, part| {
                 if result.is_ok() {
-                    match filled_buffer(layout.kinds[c].repr(), part, n, ty, limits) {
-                        Ok(column) => columns[c] = column,
-                        Err(fault) => result = Err(fault),
+                    match Scalars::try_filled(layout.kinds[c], part, n) {
+                        Some(column) => columns[c] = column,
+                        None => result = Err(too_large(ty, n)),
                     }
                 }
             });
@@ -315,26 +310,20 @@ fn zero_value_of(
 
 /// Accumulates the leaves of a new buffer.
 pub enum LeafBuilder {
-    I64(Vec<i64>),
-    F64(Vec<f64>),
+    Scalars(Scalars),
     Boxed(Vec<Value>),
-    /// One builder (`I64` or `F64`) per column.
-    Columns(&'static super::value::ColumnLayout, Vec<LeafBuilder>),
+    /// One buffer per column.
+    Columns(&'static super::value::ColumnLayout, Vec<Scalars>),
 }
 
 impl LeafBuilder {
     pub fn new(repr: LeafRepr) -> LeafBuilder {
         match repr {
-            LeafRepr::I64 => LeafBuilder::I64(Vec::new()),
-            LeafRepr::F64 => LeafBuilder::F64(Vec::new()),
+            LeafRepr::Scalar(kind) => LeafBuilder::Scalars(Scalars::new(kind)),
             LeafRepr::Boxed => LeafBuilder::Boxed(Vec::new()),
             LeafRepr::Columns(layout) => LeafBuilder::Columns(
                 layout,
-                layout
-                    .kinds
-                    .iter()
-                    .map(|&k| LeafBuilder::new(k.repr()))
-                    .collect(),
+                layout.kinds.iter().map(|&k| Scalars::new(k)).collect(),
             ),
         }
     }
@@ -343,14 +332,11 @@ impl LeafBuilder {
     pub fn reserve(&mut self, n: usize, ty: &Type, limits: &Limits) -> Result<(), Fault> {
         within_limit(n, ty, limits)?;
         let ok = match self {
-            LeafBuilder::I64(v) => v.try_reserve_exact(n).is_ok(),
-            LeafBuilder::F64(v) => v.try_reserve_exact(n).is_ok(),
+            LeafBuilder::Scalars(v) => scalars::each!(v, v => v.try_reserve_exact(n).is_ok()),
             LeafBuilder::Boxed(v) => v.try_reserve_exact(n).is_ok(),
-            LeafBuilder::Columns(_, columns) => {
-                return columns
-                    .iter_mut()
-                    .try_for_each(|c| c.reserve(n, ty, limits));
-            }
+            LeafBuilder::Columns(_, columns) => columns
+                .iter_mut()
+                .all(|c| scalars::each!(c, v => v.try_reserve_exact(n).is_ok())),
         };
         if ok {
             Ok(())
@@ -363,10 +349,11 @@ impl LeafBuilder {
     /// already (so within the limits); a refusal only leaves the buffer to grow as it fills.
     fn presize(&mut self, n: usize) {
         match self {
-            LeafBuilder::I64(v) => drop(v.try_reserve_exact(n)),
-            LeafBuilder::F64(v) => drop(v.try_reserve_exact(n)),
+            LeafBuilder::Scalars(v) => scalars::each!(v, v => drop(v.try_reserve_exact(n))),
             LeafBuilder::Boxed(v) => drop(v.try_reserve_exact(n)),
-            LeafBuilder::Columns(_, columns) => columns.iter_mut().for_each(|c| c.presize(n)),
+            LeafBuilder::Columns(_, columns) => columns
+                .iter_mut()
+                .for_each(|c| scalars::each!(c, v => drop(v.try_reserve_exact(n)))),
         }
     }
 
@@ -374,11 +361,10 @@ impl LeafBuilder {
     #[inline]
     pub fn push_leaf(&mut self, leaf: Value) {
         match self {
-            LeafBuilder::I64(v) => v.push(leaf.as_int_lossy()),
-            LeafBuilder::F64(v) => v.push(leaf.as_float_lossy()),
+            LeafBuilder::Scalars(v) => v.push(&leaf),
             LeafBuilder::Boxed(v) => v.push(leaf),
             LeafBuilder::Columns(layout, columns) => {
-                layout.scatter(&leaf, &mut |c, part| columns[c].push_leaf(part.clone()))
+                layout.scatter(&leaf, &mut |c, part| columns[c].push(part))
             }
         }
     }
@@ -392,14 +378,13 @@ impl LeafBuilder {
     /// builder's kind, leaf by leaf otherwise).
     fn push_range(&mut self, buf: &Buffer, range: std::ops::Range<usize>) {
         match (self, buf) {
-            (LeafBuilder::I64(v), Buffer::I64(src)) => v.extend_from_slice(&src[range]),
-            (LeafBuilder::F64(v), Buffer::F64(src)) => v.extend_from_slice(&src[range]),
+            (LeafBuilder::Scalars(v), Buffer::Scalars(src)) => v.extend_range(src, range),
             (LeafBuilder::Boxed(v), Buffer::Boxed(src)) => v.extend_from_slice(&src[range]),
             (LeafBuilder::Columns(layout, columns), Buffer::Columns(src))
                 if std::ptr::eq(*layout, src.layout) =>
             {
                 for (column, source) in columns.iter_mut().zip(&src.columns) {
-                    column.push_range(source, range.clone());
+                    column.extend_range(source, range.clone());
                 }
             }
             (builder, _) => {
@@ -425,13 +410,9 @@ impl LeafBuilder {
 
     fn into_buffer(self) -> Buffer {
         match self {
-            LeafBuilder::I64(v) => Buffer::I64(v),
-            LeafBuilder::F64(v) => Buffer::F64(v),
+            LeafBuilder::Scalars(v) => Buffer::Scalars(v),
             LeafBuilder::Boxed(v) => Buffer::Boxed(v),
-            LeafBuilder::Columns(layout, columns) => Buffer::Columns(Columns {
-                layout,
-                columns: columns.into_iter().map(LeafBuilder::into_buffer).collect(),
-            }),
+            LeafBuilder::Columns(layout, columns) => Buffer::Columns(Columns { layout, columns }),
         }
     }
 }
@@ -443,8 +424,7 @@ pub fn make_unique(array: &mut ArrayVal) -> &mut Buffer {
     if !owns_everything || Arc::get_mut(&mut array.buf).is_none() {
         let range = array.start..array.start + array.len;
         let copy = match &*array.buf {
-            Buffer::I64(v) => Buffer::I64(v[range].to_vec()),
-            Buffer::F64(v) => Buffer::F64(v[range].to_vec()),
+            Buffer::Scalars(v) => Buffer::Scalars(v.copy_range(range)),
             Buffer::Boxed(v) => Buffer::Boxed(v[range].to_vec()),
             Buffer::Columns(c) => Buffer::Columns(c.copy_range(range)),
         };
@@ -457,8 +437,7 @@ pub fn make_unique(array: &mut ArrayVal) -> &mut Buffer {
 #[inline]
 pub fn set_leaf(buffer: &mut Buffer, position: usize, leaf: Value) {
     match buffer {
-        Buffer::I64(v) => v[position] = leaf.as_int_lossy(),
-        Buffer::F64(v) => v[position] = leaf.as_float_lossy(),
+        Buffer::Scalars(v) => v.set(position, &leaf),
         Buffer::Boxed(v) => v[position] = leaf,
         Buffer::Columns(c) => c.set(position, &leaf),
     }
@@ -551,14 +530,11 @@ pub fn transpose(
 ) -> ArrayVal {
     if block == 1 && array.len == rows * cols {
         let range = array.start..array.start + array.len;
-        match &*array.buf {
-            Buffer::I64(values) => {
-                return ArrayVal::new(Buffer::I64(transpose_tiled(&values[range], rows, cols)))
-            }
-            Buffer::F64(values) => {
-                return ArrayVal::new(Buffer::F64(transpose_tiled(&values[range], rows, cols)))
-            }
-            Buffer::Boxed(_) | Buffer::Columns(_) => {}
+        if let Buffer::Scalars(values) = &*array.buf {
+            return ArrayVal::new(Buffer::Scalars(scalars::each_same!(
+                values,
+                v => transpose_tiled(&v[range], rows, cols)
+            )));
         }
     }
     let mut builder = LeafBuilder::new(repr);

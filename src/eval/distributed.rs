@@ -357,31 +357,24 @@ fn mpi_gather(world: &mpi::topology::SimpleCommunicator, mine: &[f64]) -> Vec<Ve
 }
 
 /// The whole array on every process, from each process's owned positions of `values`
-/// (`i64` or `f64` leaves, `leaves` per element).
-pub fn collect_f64(values: &mut [f64], leaves: usize) {
+/// (`leaves` per element; each leaf sent as the 64 bits of a register, `Elem::to_bits`).
+pub fn collect<T: super::scalars::Elem>(values: &mut [T], leaves: usize) {
     let (rank, size) = world();
     if size == 1 {
         return;
     }
     let n = values.len() / leaves.max(1);
     let (lo, hi) = chunk(n, rank, size);
-    let all = gather_f64(&values[lo * leaves..hi * leaves]);
+    let mine: Vec<f64> = values[lo * leaves..hi * leaves]
+        .iter()
+        .map(|v| f64::from_bits(v.to_bits()))
+        .collect();
     let mut at = 0;
-    for part in all {
-        values[at..at + part.len()].copy_from_slice(&part);
+    for part in gather_f64(&mine) {
+        for (v, word) in values[at..at + part.len()].iter_mut().zip(&part) {
+            *v = T::from_bits(word.to_bits());
+        }
         at += part.len();
-    }
-}
-
-/// `collect_f64` for integer leaves (sent as their bits).
-pub fn collect_i64(values: &mut [i64], leaves: usize) {
-    if world().1 == 1 {
-        return;
-    }
-    let mut bits: Vec<f64> = values.iter().map(|&v| f64::from_bits(v as u64)).collect();
-    collect_f64(&mut bits, leaves);
-    for (v, b) in values.iter_mut().zip(bits) {
-        *v = b.to_bits() as i64;
     }
 }
 

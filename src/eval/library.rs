@@ -18,6 +18,7 @@ use super::compact::SumLayout;
 use super::error::{interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE};
 use super::parallel::{thread_count, PARALLEL_THRESHOLD};
 use super::prims::{self, int_bit, int_compl, int_value};
+use super::scalars::{self, Elem, Scalars};
 use super::value::{ArrayVal, Buffer, Value};
 use super::Ctrl;
 
@@ -588,19 +589,22 @@ const SORT_BLOCK: usize = 1 << 20;
 /// and every `POLL_INTERVAL` merged codes (R0012). Codes with equal keys are equal here (the
 /// key is the code's order: signed, unsigned or as a `char`), so the result is the one of any
 /// sort, whatever the thread count.
-fn sort_codes<K: Ord>(items: &mut Vec<i64>, key: impl Fn(i64) -> K + Sync) -> Result<(), Fault> {
+fn sort_codes<T: Elem, K: Ord>(
+    items: &mut Vec<T>,
+    key: impl Fn(T) -> K + Sync,
+) -> Result<(), Fault> {
     sort_codes_in_blocks(items, SORT_BLOCK, key)
 }
 
 /// `sort_codes` with blocks of `block` codes.
-fn sort_codes_in_blocks<K: Ord>(
-    items: &mut Vec<i64>,
+fn sort_codes_in_blocks<T: Elem, K: Ord>(
+    items: &mut Vec<T>,
     block: usize,
-    key: impl Fn(i64) -> K + Sync,
+    key: impl Fn(T) -> K + Sync,
 ) -> Result<(), Fault> {
     let n = items.len();
     let parallel = n >= PARALLEL_THRESHOLD && thread_count() > 1;
-    let sort_block = |codes: &mut [i64]| -> Result<(), Fault> {
+    let sort_block = |codes: &mut [T]| -> Result<(), Fault> {
         poll_interrupt()?;
         codes.sort_unstable_by_key(|&x| key(x));
         Ok(())
@@ -613,10 +617,10 @@ fn sort_codes_in_blocks<K: Ord>(
     if n <= block {
         return Ok(());
     }
-    let mut buffer = super::array::zeroed::<i64>(n);
+    let mut buffer = super::array::zeroed::<T>(n);
     let mut width = block;
     while width < n {
-        let merge_pair = |(pair, out): (&[i64], &mut [i64])| -> Result<(), Fault> {
+        let merge_pair = |(pair, out): (&[T], &mut [T])| -> Result<(), Fault> {
             let (left, right) = pair.split_at(width.min(pair.len()));
             merge_codes(left, right, out, &key)
         };
@@ -639,11 +643,11 @@ fn sort_codes_in_blocks<K: Ord>(
 
 /// Merge two runs sorted by `key` into `out` (their total length), the left one first among
 /// equal keys, polling Ctrl-C every `POLL_INTERVAL` codes.
-fn merge_codes<K: Ord>(
-    left: &[i64],
-    right: &[i64],
-    out: &mut [i64],
-    key: &impl Fn(i64) -> K,
+fn merge_codes<T: Elem, K: Ord>(
+    left: &[T],
+    right: &[T],
+    out: &mut [T],
+    key: &impl Fn(T) -> K,
 ) -> Result<(), Fault> {
     let (mut i, mut j) = (0, 0);
     for block in out.chunks_mut(POLL_INTERVAL) {
@@ -684,36 +688,31 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
     let f = codes.pop();
     if !by {
         match &elem {
-            Type::Int(ity) => {
-                let unsigned64 = prims::is_unsigned_64(*ity);
+            Type::Int(_) | Type::Char => {
+                let unsigned64 = matches!(elem, Type::Int(ity) if prims::is_unsigned_64(ity));
+                // `char` is signed.
+                let char = elem == Type::Char;
                 return Box::new(move |frame| {
                     let Value::Array(view) = a(frame)? else {
                         return Ok(Value::Unit);
                     };
-                    let Buffer::I64(v) = &*view.buf else {
+                    let Buffer::Scalars(v) = &*view.buf else {
                         return Ok(Value::Array(view));
                     };
-                    let mut items = v[view.start..view.start + view.len].to_vec();
-                    if unsigned64 {
-                        sort_codes(&mut items, |x| x as u64)
-                    } else {
-                        sort_codes(&mut items, |x| x)
-                    }
-                    .map_err(|f| f.at(span))?;
-                    Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
-                });
-            }
-            Type::Char => {
-                return Box::new(move |frame| {
-                    let Value::Array(view) = a(frame)? else {
-                        return Ok(Value::Unit);
-                    };
-                    let Buffer::I64(v) = &*view.buf else {
-                        return Ok(Value::Array(view));
-                    };
-                    let mut items = v[view.start..view.start + view.len].to_vec();
-                    sort_codes(&mut items, |x| x as u8 as i8).map_err(|f| f.at(span))?;
-                    Ok(Value::Array(ArrayVal::new(Buffer::I64(items))))
+                    let range = view.start..view.start + view.len;
+                    let sorted: Result<Scalars, Fault> = scalars::each!(v, v => {
+                        let mut items = v[range].to_vec();
+                        if unsigned64 {
+                            sort_codes(&mut items, |x| x.to_i64() as u64)
+                        } else if char {
+                            sort_codes(&mut items, |x| x.to_i64() as u8 as i8)
+                        } else {
+                            sort_codes(&mut items, |x| x.to_i64())
+                        }
+                        .map(|()| items.into())
+                    });
+                    let sorted = sorted.map_err(|f| f.at(span))?;
+                    Ok(Value::Array(ArrayVal::new(Buffer::Scalars(sorted))))
                 });
             }
             Type::Double | Type::Float => {
@@ -721,13 +720,18 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                     let Value::Array(view) = a(frame)? else {
                         return Ok(Value::Unit);
                     };
-                    let Buffer::F64(v) = &*view.buf else {
+                    let Buffer::Scalars(v) = &*view.buf else {
                         return Ok(Value::Array(view));
                     };
-                    let mut items = v[view.start..view.start + view.len].to_vec();
-                    let mut less = |x: &f64, y: &f64| -> Result<bool, Ctrl> { Ok(x < y) };
-                    merge_sort(&mut items, &mut less, &|| interrupted(span))?;
-                    Ok(Value::Array(ArrayVal::new(Buffer::F64(items))))
+                    let range = view.start..view.start + view.len;
+                    let sorted: Result<Scalars, Ctrl> = scalars::each!(v, v => {
+                        let mut items = v[range].to_vec();
+                        let mut less =
+                            |x: &_, y: &_| -> Result<bool, Ctrl> { Ok(Elem::to_f64(*x) < Elem::to_f64(*y)) };
+                        merge_sort(&mut items, &mut less, &|| interrupted(span))
+                            .map(|()| items.into())
+                    });
+                    Ok(Value::Array(ArrayVal::new(Buffer::Scalars(sorted?))))
                 });
             }
             _ => {}

@@ -25,6 +25,7 @@ pub mod parallel;
 pub mod pointer;
 pub mod prims;
 pub mod printf;
+pub mod scalars;
 pub mod upcast;
 pub mod value;
 pub mod vector;

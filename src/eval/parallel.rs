@@ -24,8 +24,9 @@ use crate::types::ty::IntTy;
 
 use super::error::{interrupted, poll_interrupt, Fault};
 use super::prims::{int_arith, int_from_i128};
+use super::scalars::{each, Elem, ScalarKind, Scalars};
 use super::value::Value;
-use super::vector::{Chunk, ChunkFault, Input, Kernel, KernelFn, CHUNK};
+use super::vector::{Chunk, ChunkFault, ChunkInput, Kernel, KernelFn, CHUNK};
 use crate::syntax::span::Span;
 
 /// Arrays with fewer elements than this are processed on the calling thread.
@@ -64,13 +65,13 @@ impl BlockSum {
     }
 }
 
-fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
+fn block_sum<T: Elem>(values: &[T], ity: IntTy) -> BlockSum {
     let mut total: i128 = 0;
     let mut min_prefix = i128::MAX;
     let mut max_prefix = i128::MIN;
     if crate::eval::prims::is_unsigned_64(ity) {
         for &x in values {
-            total += x as u64 as i128;
+            total += x.to_i64() as u64 as i128;
             max_prefix = max_prefix.max(total);
             min_prefix = min_prefix.min(total);
         }
@@ -82,7 +83,7 @@ fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
         let mut high = i64::MIN;
         let mut exact = true;
         for &x in values {
-            match running.checked_add(x) {
+            match running.checked_add(x.to_i64()) {
                 Some(r) => running = r,
                 None => {
                     exact = false;
@@ -100,7 +101,7 @@ fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
             };
         }
         for &x in values {
-            total += x as i128;
+            total += x.to_i64() as i128;
             max_prefix = max_prefix.max(total);
             min_prefix = min_prefix.min(total);
         }
@@ -115,8 +116,8 @@ fn block_sum(values: &[i64], ity: IntTy) -> BlockSum {
 /// `\sum` of integer leaves of type `ity`: the left fold of checked `+` from zero, with the
 /// fault that fold raises (R0003 at the first overflowing prefix). Each block polls Ctrl-C
 /// first (R0012).
-pub fn sum_int(values: &[i64], ity: IntTy) -> Result<i64, Fault> {
-    let block = |block: &[i64]| poll_interrupt().map(|()| block_sum(block, ity));
+pub fn sum_int<T: Elem>(values: &[T], ity: IntTy) -> Result<i64, Fault> {
+    let block = |block: &[T]| poll_interrupt().map(|()| block_sum(block, ity));
     let blocks: Vec<BlockSum> = if values.len() >= PARALLEL_THRESHOLD && thread_count() > 1 {
         values
             .par_chunks(SUM_BLOCK)
@@ -136,7 +137,7 @@ pub fn sum_int(values: &[i64], ity: IntTy) -> Result<i64, Fault> {
             let end = (start + SUM_BLOCK).min(values.len());
             let mut running = int_from_i128(acc, ity).unwrap_or(0);
             for &x in &values[start..end] {
-                running = int_arith(ArithOp::Add, ity, running, x)?;
+                running = int_arith(ArithOp::Add, ity, running, x.to_i64())?;
             }
         }
         acc += block.total;
@@ -156,15 +157,15 @@ pub fn fill_blocks<T: Send>(dest: &mut [T], fill: impl Fn(usize, &mut [T]) + Syn
         .for_each(|(b, block)| fill(b * FILL_BLOCK, block));
 }
 
-/// Run a kernel over every element of `input` (`n` elements, or a counter `0..n`), writing
-/// the results to `out` (length `n`). The fault of the lowest position is returned; a task
-/// that finds Ctrl-C pressed before it starts faults with R0012 at `span`.
-fn run_chunks<T: Copy + Send>(
+/// Run a kernel over the `n` leaves of `input` from `offset`, writing the results (narrowed
+/// to the output's kind) to `out` (length `n`). The fault of the lowest position is returned;
+/// a task that finds Ctrl-C pressed before it starts faults with R0012 at `span`.
+fn run_chunks<K: Elem, T: Elem>(
     n: usize,
-    input: Input<'_>,
+    (input, offset): (&Scalars, usize),
     env: &[Value],
     out: &mut [T],
-    kernel: &KernelFn<T>,
+    kernel: &KernelFn<K>,
     span: Span,
 ) -> Result<(), ChunkFault> {
     let task = |(task_index, task_out): (usize, &mut [T])| -> Result<(), ChunkFault> {
@@ -172,18 +173,21 @@ fn run_chunks<T: Copy + Send>(
         if crate::interrupt::kernel_poll() {
             return Err((task_start, interrupted(span)));
         }
+        let mut widened = ChunkInput::default();
+        let mut results = [K::default(); CHUNK];
         for (chunk_index, chunk_out) in task_out.chunks_mut(CHUNK).enumerate() {
             let start = task_start + chunk_index * CHUNK;
             let end = start + chunk_out.len();
             let chunk = Chunk {
-                input: match input {
-                    Input::I64(values) => Input::I64(&values[start..end]),
-                    Input::F64(values) => Input::F64(&values[start..end]),
-                },
+                input: widened.of(input, offset + start..offset + end),
                 env,
                 lets: &[],
             };
-            kernel(&chunk, chunk_out).map_err(|(k, e)| (start + k, e))?;
+            let results = &mut results[..chunk_out.len()];
+            kernel(&chunk, results).map_err(|(k, e)| (start + k, e))?;
+            for (o, r) in chunk_out.iter_mut().zip(results.iter()) {
+                *o = T::from_bits(r.to_bits());
+            }
         }
         Ok(())
     };
@@ -203,44 +207,38 @@ fn run_chunks<T: Copy + Send>(
     }
 }
 
-/// The output of a map kernel: one buffer of `n` results.
-pub enum Mapped {
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-}
-
-/// Apply a compiled pure element function to `n` elements. On a fault, the fault of the
-/// lowest position (with that position). Ctrl-C is noticed between tasks of `TASK` elements
-/// and reported at `span` (the `map`).
+/// Apply a compiled pure element function to the `n` leaves of `input` from `offset`, the
+/// results stored as `out` leaves. On a fault, the fault of the lowest position (with that
+/// position). Ctrl-C is noticed between tasks of `TASK` elements and reported at `span` (the
+/// `map`).
 pub fn map_kernel(
     kernel: &Kernel,
     n: usize,
-    input: Input<'_>,
+    input: (&Scalars, usize),
     env: &[Value],
+    out: ScalarKind,
     span: Span,
-) -> Result<Mapped, ChunkFault> {
+) -> Result<Scalars, ChunkFault> {
+    let mut results = Scalars::zeros(out, n);
     match kernel {
         Kernel::Int(k) => {
-            let mut out = super::array::zeroed::<i64>(n);
-            run_chunks(n, input, env, &mut out, &**k, span)?;
-            Ok(Mapped::I64(out))
+            each!(&mut results, o => run_chunks(n, input, env, &mut o[..], &**k, span))?
         }
         Kernel::Float(k) => {
-            let mut out = super::array::zeroed::<f64>(n);
-            run_chunks(n, input, env, &mut out, &**k, span)?;
-            Ok(Mapped::F64(out))
+            each!(&mut results, o => run_chunks(n, input, env, &mut o[..], &**k, span))?
         }
     }
+    Ok(results)
 }
 
 /// The left fold of checked `op` (`\prod`, or `\sum` where it is not `sum_int`) over integer
 /// leaves of type `ity` from `init`, polling Ctrl-C every `POLL_INTERVAL` elements.
-pub fn fold_int(values: &[i64], op: ArithOp, ity: IntTy, init: i64) -> Result<i64, Fault> {
+pub fn fold_int<T: Elem>(values: &[T], op: ArithOp, ity: IntTy, init: i64) -> Result<i64, Fault> {
     let mut acc = init;
     for block in values.chunks(crate::interrupt::POLL_INTERVAL) {
         poll_interrupt()?;
         for &x in block {
-            acc = int_arith(op, ity, acc, x)?;
+            acc = int_arith(op, ity, acc, x.to_i64())?;
         }
     }
     Ok(acc)
@@ -249,12 +247,17 @@ pub fn fold_int(values: &[i64], op: ArithOp, ity: IntTy, init: i64) -> Result<i6
 /// The left fold of `op` over floating leaves from `init`, each step rounded to `float` when
 /// `single` (`\sum`, `\prod` of doubles and floats), polling Ctrl-C every `POLL_INTERVAL`
 /// elements.
-pub fn fold_float(values: &[f64], op: ArithOp, single: bool, init: f64) -> Result<f64, Fault> {
+pub fn fold_float<T: Elem>(
+    values: &[T],
+    op: ArithOp,
+    single: bool,
+    init: f64,
+) -> Result<f64, Fault> {
     let mut acc = init;
     for block in values.chunks(crate::interrupt::POLL_INTERVAL) {
         poll_interrupt()?;
         for &x in block {
-            acc = super::prims::round_float(super::prims::float_arith(op, acc, x), single);
+            acc = super::prims::round_float(super::prims::float_arith(op, acc, x.to_f64()), single);
         }
     }
     Ok(acc)

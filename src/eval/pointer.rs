@@ -305,11 +305,11 @@ fn store_region<S: Step>(
             Buffer::Boxed(values) => {
                 store_into(&mut values[offset], &kinds[1..], &positions[1..], new)
             }
-            Buffer::I64(values) => {
+            Buffer::Scalars(values) => {
                 // A compact element held unboxed: update its code.
-                let mut code = Value::Int(values[offset]);
+                let mut code = values.get(offset);
                 store_into(&mut code, &kinds[1..], &positions[1..], new);
-                values[offset] = code.as_int_lossy();
+                values.set(offset, &code);
             }
             Buffer::Columns(columns) => {
                 // A tuple element held in columns: gathered, updated, scattered back.
@@ -317,7 +317,6 @@ fn store_region<S: Step>(
                 store_into(&mut element, &kinds[1..], &positions[1..], new);
                 columns.set(offset, &element);
             }
-            Buffer::F64(_) => {}
         }
     }
 }

@@ -24,6 +24,7 @@
 //!   shared, growable buffer of elements, as Felix's varray is a pointer: copies of the value
 //!   share the elements, and `push_back`, `pop`, `set` change them in place.
 
+pub use super::scalars::{ScalarKind, Scalars};
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
 
@@ -64,10 +65,9 @@ pub type Text = Arc<Vec<u8>>;
 /// The storage of an array: one flat buffer of leaves.
 #[derive(Clone, Debug)]
 pub enum Buffer {
-    /// Integers of every width, chars, and 64-bit compact codes.
-    I64(Vec<i64>),
-    /// Doubles and floats.
-    F64(Vec<f64>),
+    /// Integers, chars, floating numbers and compact codes, each at its own width
+    /// (`ScalarKind::of`).
+    Scalars(Scalars),
     /// Everything else, one `Value` per leaf.
     Boxed(Vec<Value>),
     /// Tuples, records and structs of scalar fields: one unboxed buffer per scalar field
@@ -81,13 +81,13 @@ pub enum Buffer {
 #[derive(Clone, Debug)]
 pub struct Columns {
     pub layout: &'static ColumnLayout,
-    /// `Buffer::I64` or `Buffer::F64`, as `layout.kinds` says.
-    pub columns: Vec<Buffer>,
+    /// One buffer per scalar field, of the kind `layout.kinds` says.
+    pub columns: Vec<Scalars>,
 }
 
 impl Columns {
     pub fn len(&self) -> usize {
-        self.columns.first().map_or(0, Buffer::len)
+        self.columns.first().map_or(0, Scalars::len)
     }
 
     /// The tuple value of leaf `i` (gathered from the columns).
@@ -99,11 +99,7 @@ impl Columns {
     pub fn set(&mut self, i: usize, value: &Value) {
         let columns = &mut self.columns;
         self.layout
-            .scatter(value, &mut |c, leaf| match &mut columns[c] {
-                Buffer::I64(v) => v[i] = leaf.as_int_lossy(),
-                Buffer::F64(v) => v[i] = leaf.as_float_lossy(),
-                _ => {}
-            });
+            .scatter(value, &mut |c, leaf| columns[c].set(i, leaf));
     }
 
     /// The leaves `range` as columns of their own.
@@ -113,28 +109,8 @@ impl Columns {
             columns: self
                 .columns
                 .iter()
-                .map(|column| match column {
-                    Buffer::I64(v) => Buffer::I64(v[range.clone()].to_vec()),
-                    Buffer::F64(v) => Buffer::F64(v[range.clone()].to_vec()),
-                    other => other.clone(),
-                })
+                .map(|column| column.copy_range(range.clone()))
                 .collect(),
-        }
-    }
-}
-
-/// The representation of one column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    I64,
-    F64,
-}
-
-impl Scalar {
-    pub fn repr(self) -> LeafRepr {
-        match self {
-            Scalar::I64 => LeafRepr::I64,
-            Scalar::F64 => LeafRepr::F64,
         }
     }
 }
@@ -153,7 +129,7 @@ pub enum ColumnField {
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ColumnLayout {
     pub fields: Vec<ColumnField>,
-    pub kinds: Vec<Scalar>,
+    pub kinds: Vec<ScalarKind>,
 }
 
 /// Nested tuples deeper than this are stored boxed.
@@ -222,7 +198,7 @@ impl ColumnLayout {
 
 fn column_field(
     ty: &crate::types::Type,
-    kinds: &mut Vec<Scalar>,
+    kinds: &mut Vec<ScalarKind>,
     depth: usize,
 ) -> Option<ColumnField> {
     use crate::types::ty::NominalBody;
@@ -231,10 +207,8 @@ fn column_field(
         t if crate::types::kind::is_compact(t)
             || !matches!(t, Type::Tuple(_) | Type::Record(..) | Type::Nominal(_)) =>
         {
-            let scalar = match leaf_repr(t) {
-                LeafRepr::I64 => Scalar::I64,
-                LeafRepr::F64 => Scalar::F64,
-                _ => return None,
+            let LeafRepr::Scalar(scalar) = leaf_repr(t) else {
+                return None;
             };
             kinds.push(scalar);
             return Some(ColumnField::Column(kinds.len() - 1));
@@ -275,8 +249,7 @@ fn intern(layout: ColumnLayout) -> &'static ColumnLayout {
 impl Buffer {
     pub fn len(&self) -> usize {
         match self {
-            Buffer::I64(v) => v.len(),
-            Buffer::F64(v) => v.len(),
+            Buffer::Scalars(v) => v.len(),
             Buffer::Boxed(v) => v.len(),
             Buffer::Columns(c) => c.len(),
         }
@@ -285,8 +258,7 @@ impl Buffer {
     /// The leaf at position `i` as a value.
     pub fn get(&self, i: usize) -> Value {
         match self {
-            Buffer::I64(v) => Value::Int(v[i]),
-            Buffer::F64(v) => Value::Float(v[i]),
+            Buffer::Scalars(v) => v.get(i),
             Buffer::Boxed(v) => v[i].clone(),
             Buffer::Columns(c) => c.get(i),
         }
@@ -350,8 +322,8 @@ impl Value {
 /// Which buffer variant stores leaves of a given (non-array) type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LeafRepr {
-    I64,
-    F64,
+    /// Scalars of one kind, at its width.
+    Scalar(ScalarKind),
     Boxed,
     Columns(&'static ColumnLayout),
 }
@@ -369,16 +341,10 @@ pub fn leaf_type(ty: &crate::types::Type) -> &crate::types::Type {
 /// layout**.
 pub fn leaf_repr(ty: &crate::types::Type) -> LeafRepr {
     use crate::types::Type;
+    if let Some(kind) = ScalarKind::of(ty) {
+        return LeafRepr::Scalar(kind);
+    }
     match ty {
-        Type::Int(_) | Type::Char => LeafRepr::I64,
-        Type::Double | Type::Float => LeafRepr::F64,
-        t if crate::types::kind::is_compact(t) && crate::types::size::codes_fit_u64(t) => {
-            if t.is_unit() {
-                LeafRepr::Boxed
-            } else {
-                LeafRepr::I64
-            }
-        }
         Type::Tuple(_) | Type::Record(..) | Type::Nominal(_) => match ColumnLayout::of(ty) {
             Some(layout) => LeafRepr::Columns(layout),
             None => LeafRepr::Boxed,
@@ -436,7 +402,7 @@ mod tests {
         let LeafRepr::Columns(layout) = leaf_repr(&long_double()) else {
             panic!("long * double is not in columns");
         };
-        assert_eq!(layout.kinds, vec![Scalar::I64, Scalar::F64]);
+        assert_eq!(layout.kinds, vec![ScalarKind::I64, ScalarKind::F64]);
         assert_eq!(
             layout.fields,
             vec![ColumnField::Column(0), ColumnField::Column(1)]
@@ -446,7 +412,12 @@ mod tests {
         };
         assert_eq!(
             layout.kinds,
-            vec![Scalar::I64, Scalar::F64, Scalar::I64, Scalar::I64]
+            vec![
+                ScalarKind::I32,
+                ScalarKind::F64,
+                ScalarKind::U8,
+                ScalarKind::U8
+            ]
         );
         assert_eq!(
             layout.field(&[1, 0]),
@@ -463,9 +434,9 @@ mod tests {
 
     #[test]
     fn other_element_types_keep_their_layout() {
-        assert_eq!(leaf_repr(&Type::INT), LeafRepr::I64);
-        assert_eq!(leaf_repr(&Type::Double), LeafRepr::F64);
-        assert_eq!(leaf_repr(&Type::BOOL), LeafRepr::I64);
+        assert_eq!(leaf_repr(&Type::INT), LeafRepr::Scalar(ScalarKind::I32));
+        assert_eq!(leaf_repr(&Type::Double), LeafRepr::Scalar(ScalarKind::F64));
+        assert_eq!(leaf_repr(&Type::BOOL), LeafRepr::Scalar(ScalarKind::U8));
         assert_eq!(leaf_repr(&Type::String), LeafRepr::Boxed);
         // A tuple with a string, a unit-free array or a natural component stays boxed.
         assert_eq!(
@@ -521,8 +492,8 @@ mod tests {
             panic!("not in columns");
         };
         assert!(std::ptr::eq(columns.layout, layout));
-        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.0, 0.25, 0.5]));
-        assert!(matches!(&columns.columns[2], Buffer::I64(v) if v == &[0, 1, 0]));
+        assert!(matches!(&columns.columns[1], Scalars::F64(v) if v == &[0.0, 0.25, 0.5]));
+        assert!(matches!(&columns.columns[2], Scalars::U8(v) if v == &[0, 1, 0]));
         // Views, builders and reversal keep the layout and the values.
         let middle = view.slice(1, 2);
         assert!(same(&middle.leaf(0), &element(1)));
@@ -558,8 +529,8 @@ mod tests {
         .expect("a fill") else {
             panic!("not in columns");
         };
-        assert!(matches!(&columns.columns[0], Buffer::I64(v) if v == &[3; 4]));
-        assert!(matches!(&columns.columns[1], Buffer::F64(v) if v == &[0.5; 4]));
+        assert!(matches!(&columns.columns[0], Scalars::I64(v) if v == &[3; 4]));
+        assert!(matches!(&columns.columns[1], Scalars::F64(v) if v == &[0.5; 4]));
         assert!(same(&columns.get(3), &fill));
     }
 }

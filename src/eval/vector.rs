@@ -28,7 +28,7 @@ use super::error::{runtime_error, Fault, CONVERSION_OUT_OF_RANGE};
 use super::prims::{
     float_arith, float_holds, holds, int_arith, int_from_i128, int_value, round_float,
 };
-use super::value::{Buffer, Value};
+use super::value::{Buffer, Scalars, Value};
 use super::Ctrl;
 
 /// Elements per chunk: large enough to amortise dispatch, small enough to stay in L1/L2.
@@ -55,6 +55,34 @@ pub enum Input<'a> {
     I64(&'a [i64]),
     /// The elements of a double array.
     F64(&'a [f64]),
+}
+
+/// Room to widen one chunk of narrow leaves into an `Input` (a chunk of 64-bit leaves is
+/// borrowed as it is).
+#[derive(Default)]
+pub struct ChunkInput {
+    ints: Vec<i64>,
+    floats: Vec<f64>,
+}
+
+impl ChunkInput {
+    /// The leaves `range` of `src` as a chunk's input.
+    pub fn of<'a>(&'a mut self, src: &'a Scalars, range: std::ops::Range<usize>) -> Input<'a> {
+        match src {
+            Scalars::I64(v) => Input::I64(&v[range]),
+            Scalars::F64(v) => Input::F64(&v[range]),
+            s if s.kind().is_float() => {
+                self.floats.resize(range.len(), 0.0);
+                s.read_floats(range.start, &mut self.floats);
+                Input::F64(&self.floats)
+            }
+            s => {
+                self.ints.resize(range.len(), 0);
+                s.read_ints(range.start, &mut self.ints);
+                Input::I64(&self.ints)
+            }
+        }
+    }
 }
 
 /// A kernel producing values of type `T` for one chunk.
@@ -472,13 +500,12 @@ fn int_kernel(e: &Expr, scope: &mut VecScope) -> Option<IntKernel> {
                 let Value::Array(view) = &chunk.env[slot] else {
                     return Err((0, internal(span)));
                 };
-                let Buffer::I64(values) = &*view.buf else {
+                let Buffer::Scalars(values) = &*view.buf else {
                     return Err((0, internal(span)));
                 };
-                let leaves = &values[view.start..view.start + view.len];
                 let gathered = gather(
                     &mut out[..valid],
-                    leaves,
+                    (view.len, |p| values.int(view.start + p)),
                     mode,
                     index_ity,
                     &array_ty,
@@ -502,13 +529,12 @@ fn internal(span: Span) -> Ctrl {
 /// Replace each position in `out` by the leaf it designates, checking linear positions.
 fn gather(
     out: &mut [i64],
-    leaves: &[i64],
+    (n, leaf): (usize, impl Fn(usize) -> i64),
     mode: IndexMode,
     index_ity: Option<IntTy>,
     array_ty: &Type,
     index_span: Span,
 ) -> Result<(), ChunkFault> {
-    let n = leaves.len();
     for (k, slot) in out.iter_mut().enumerate() {
         let position = match (mode, index_ity) {
             (IndexMode::Linear, Some(ity)) => int_value(*slot, ity),
@@ -517,7 +543,7 @@ fn gather(
         if position < 0 || position >= n as i128 {
             return Err((k, index_fault(position, array_ty, n, index_span)));
         }
-        *slot = leaves[position as usize];
+        *slot = leaf(position as usize);
     }
     Ok(())
 }
@@ -634,11 +660,10 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
                 let Value::Array(view) = &chunk.env[slot] else {
                     return Err((0, internal(span)));
                 };
-                let Buffer::F64(values) = &*view.buf else {
+                let Buffer::Scalars(values) = &*view.buf else {
                     return Err((0, internal(span)));
                 };
-                let leaves = &values[view.start..view.start + view.len];
-                let n = leaves.len();
+                let n = view.len;
                 for k in 0..valid {
                     let position = match (mode, index_ity) {
                         (IndexMode::Linear, Some(ity)) => int_value(positions[k], ity),
@@ -647,7 +672,7 @@ fn float_kernel(e: &Expr, scope: &mut VecScope) -> Option<FloatKernel> {
                     if position < 0 || position >= n as i128 {
                         return Err((k, index_fault(position, &array_ty, n, index_span)));
                     }
-                    out[k] = leaves[position as usize];
+                    out[k] = values.float(view.start + position as usize);
                 }
                 result
             }))

@@ -815,7 +815,7 @@ pub fn compile_random_fill(
             fill(0, &mut values);
         }
         Ok(Value::Array(super::value::ArrayVal::new(
-            super::value::Buffer::F64(values),
+            super::value::Buffer::Scalars(super::value::Scalars::F64(values)),
         )))
     })
 }

@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 
 use super::super::array::{make_unique, set_leaf, LeafBuilder, Shape};
 use super::super::prims::int_value;
-use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalar, Value};
+use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalars, Value};
 use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::int::is_call_free;
@@ -29,17 +29,14 @@ use super::{assign, int_ty_of, Compiler, ExprCode, StmtCode};
 
 /// A value read out of a column: an unboxed integer, an unboxed float, or a boxed value.
 pub(super) trait ColumnValue: Sized + 'static {
-    fn from_column(column: &Buffer, i: usize) -> Self;
+    fn from_column(column: &Scalars, i: usize) -> Self;
     fn from_value(value: Value) -> Self;
 }
 
 impl ColumnValue for i64 {
     #[inline(always)]
-    fn from_column(column: &Buffer, i: usize) -> i64 {
-        match column {
-            Buffer::I64(values) => values[i],
-            other => other.get(i).as_int_lossy(),
-        }
+    fn from_column(column: &Scalars, i: usize) -> i64 {
+        column.int(i)
     }
     fn from_value(value: Value) -> i64 {
         value.as_int_lossy()
@@ -48,11 +45,8 @@ impl ColumnValue for i64 {
 
 impl ColumnValue for f64 {
     #[inline(always)]
-    fn from_column(column: &Buffer, i: usize) -> f64 {
-        match column {
-            Buffer::F64(values) => values[i],
-            other => other.get(i).as_float_lossy(),
-        }
+    fn from_column(column: &Scalars, i: usize) -> f64 {
+        column.float(i)
     }
     fn from_value(value: Value) -> f64 {
         value.as_float_lossy()
@@ -60,7 +54,7 @@ impl ColumnValue for f64 {
 }
 
 impl ColumnValue for Value {
-    fn from_column(column: &Buffer, i: usize) -> Value {
+    fn from_column(column: &Scalars, i: usize) -> Value {
         column.get(i)
     }
     fn from_value(value: Value) -> Value {
@@ -399,10 +393,10 @@ impl Compiler<'_> {
         let mut parts: Vec<Part> = Vec::with_capacity(scalars.len());
         for (k, (part, column)) in scalars.into_iter().enumerate() {
             let code = match layout.kinds[column] {
-                Scalar::I64 if column == k && is_int_like(&part.ty) => {
+                kind if !kind.is_float() && column == k && is_int_like(&part.ty) => {
                     Part::Int(self.int_code(part))
                 }
-                Scalar::F64 if column == k && super::float::is_float(&part.ty) => {
+                kind if kind.is_float() && column == k && super::float::is_float(&part.ty) => {
                     Part::Float(self.float_code(part))
                 }
                 _ => return None,
@@ -436,18 +430,14 @@ impl Compiler<'_> {
                 match make_unique(view) {
                     Buffer::Columns(columns) if std::ptr::eq(columns.layout, layout) => {
                         for (column, x) in columns.columns.iter_mut().zip(&bits) {
-                            match column {
-                                Buffer::I64(values) => values[i] = *x as i64,
-                                Buffer::F64(values) => values[i] = f64::from_bits(*x),
-                                _ => {}
-                            }
+                            column.set_bits(i, *x);
                         }
                     }
                     // Not in columns (built elsewhere): the element as a value.
                     buffer => {
-                        let element = layout.gather(&mut |c| match layout.kinds[c] {
-                            Scalar::I64 => Value::Int(bits[c] as i64),
-                            Scalar::F64 => Value::Float(f64::from_bits(bits[c])),
+                        let element = layout.gather(&mut |c| match layout.kinds[c].is_float() {
+                            false => Value::Int(bits[c] as i64),
+                            true => Value::Float(f64::from_bits(bits[c])),
                         });
                         set_leaf(buffer, i, element);
                     }

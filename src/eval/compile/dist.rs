@@ -14,6 +14,7 @@ use super::super::data::{chunk, text, Layout};
 use super::super::distributed::{self as dist, owned};
 use super::super::error::{Fault, OVERFLOW};
 use super::super::prims::int_arith;
+use super::super::scalars::{each, Elem, Scalars};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::Ctrl;
 use super::{internal, Compiler};
@@ -150,25 +151,17 @@ pub(super) fn dist_map(
         };
         // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
         // memory) with the chunk written in.
-        if matches!(elem, Type::Double | Type::Float) {
-            let mut out = array::zeroed::<f64>(n);
-            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
+        if let (Type::Int(_) | Type::Double | Type::Float, LeafRepr::Scalar(kind)) =
+            (&elem, output.repr)
+        {
+            let mut out = Scalars::zeros(kind, n);
+            for i in lo..hi {
                 match at(frame, i)? {
-                    Value::Float(x) => *slot = x,
+                    leaf @ (Value::Int(_) | Value::Float(_)) => out.set(i, &leaf),
                     _ => return Err(internal_fault(span)),
                 }
             }
-            return Ok(Value::Array(ArrayVal::new(Buffer::F64(out))));
-        }
-        if matches!(elem, Type::Int(_)) && output.repr == LeafRepr::I64 {
-            let mut out = array::zeroed::<i64>(n);
-            for (i, slot) in (lo..hi).zip(&mut out[lo..hi]) {
-                match at(frame, i)? {
-                    Value::Int(x) => *slot = x,
-                    _ => return Err(internal_fault(span)),
-                }
-            }
-            return Ok(Value::Array(ArrayVal::new(Buffer::I64(out))));
+            return Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))));
         }
         let zero = array::zero_value(&elem, &frame.rt.limits).map_err(|f| f.at(span))?;
         let mut out = LeafBuilder::new(output.repr);
@@ -222,27 +215,21 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
         };
         let n = view.len;
         let (lo, hi) = owned(n);
+        let range = view.start + lo..view.start + hi;
         match (&*view.buf, ity) {
-            (Buffer::F64(values), _) => {
-                let values = &values[view.start + lo..view.start + hi];
-                Ok(Value::Float(dist::reduce_float(values, lo, n, op, single)))
-            }
-            (Buffer::I64(values), Some(ity)) => {
-                let values = &values[view.start + lo..view.start + hi];
-                let partial = values
-                    .iter()
-                    .try_fold(if sum { 0i128 } else { 1 }, |acc, &x| {
-                        if sum {
-                            acc.checked_add(x as i128)
-                        } else {
-                            acc.checked_mul(x as i128)
-                        }
-                    });
-                let partial = if !sum && values.contains(&0) {
-                    Some(0)
-                } else {
-                    partial
+            (Buffer::Scalars(values), None) if values.kind().is_float() => {
+                let wide: std::borrow::Cow<'_, [f64]> = match values {
+                    Scalars::F64(v) => std::borrow::Cow::Borrowed(&v[range]),
+                    narrow => {
+                        let mut wide = vec![0.0; range.len()];
+                        narrow.read_floats(range.start, &mut wide);
+                        std::borrow::Cow::Owned(wide)
+                    }
                 };
+                Ok(Value::Float(dist::reduce_float(&wide, lo, n, op, single)))
+            }
+            (Buffer::Scalars(values), Some(ity)) => {
+                let partial = each!(values, v => int_partial(&v[range], sum));
                 let total = dist::reduce_int(partial, sum)
                     .and_then(|t| i64::try_from(t).ok())
                     .ok_or_else(|| overflow(sum, span))?;
@@ -254,6 +241,23 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
             _ => whole(frame),
         }
     })
+}
+
+/// This process's exact integer `\sum` (or `\prod`) of its leaves; `None` when it
+/// overflows 128 bits (a product with a zero is zero).
+fn int_partial<T: Elem>(values: &[T], sum: bool) -> Option<i128> {
+    if !sum && values.iter().any(|x| x.to_i64() == 0) {
+        return Some(0);
+    }
+    values
+        .iter()
+        .try_fold(if sum { 0i128 } else { 1 }, |acc, &x| {
+            if sum {
+                acc.checked_add(x.to_i64() as i128)
+            } else {
+                acc.checked_mul(x.to_i64() as i128)
+            }
+        })
 }
 
 pub(super) fn internal_fault(span: Span) -> Ctrl {
@@ -283,8 +287,7 @@ fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
     }
     let leaves = shape.elem_leaves.max(1);
     match array::make_unique(&mut view) {
-        Buffer::F64(values) => dist::collect_f64(values, leaves),
-        Buffer::I64(values) => dist::collect_i64(values, leaves),
+        Buffer::Scalars(values) => each!(values, v => dist::collect(v, leaves)),
         _ => {
             return Err(Fault::new(
                 super::super::error::DATA_FORMAT,

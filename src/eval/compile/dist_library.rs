@@ -4,6 +4,8 @@
 //! function itself, run for an empty array (so its own error or value is the answer) and, on
 //! one process, for element types the kernel does not chunk.
 
+use std::borrow::Cow;
+
 use crate::core::ir::{ArithOp, ChunkedFn};
 use crate::syntax::span::Span;
 use crate::types::Type;
@@ -12,7 +14,7 @@ use super::super::code::ExprCode;
 use super::super::distributed::{self as dist, owned};
 use super::super::error::{Fault, DATA_FORMAT};
 use super::super::prims::int_arith;
-use super::super::value::{Buffer, Value};
+use super::super::value::{Buffer, Scalars, Value};
 use super::super::Ctrl;
 use super::dist::{dist_map, overflow};
 
@@ -48,7 +50,7 @@ pub(super) fn compile(
         let done = match f {
             ChunkedFn::Extreme(max) => extreme(max, &elem, &x),
             ChunkedFn::Mean => owned_f64(&x).map(|(values, lo)| {
-                let sum = dist::reduce_float(values, lo, n, ArithOp::Add, false);
+                let sum = dist::reduce_float(&values, lo, n, ArithOp::Add, false);
                 Ok(Value::Float(sum / n as f64))
             }),
             ChunkedFn::Dot => dot(&elem, &x, y.as_ref().expect("two operands"), span),
@@ -68,24 +70,43 @@ pub(super) fn compile(
     })
 }
 
-/// This process's positions of a floating array, with the first one's index.
-fn owned_f64(v: &Value) -> Option<(&[f64], usize)> {
+/// This process's positions of a floating array (widened to `f64`), with the first one's
+/// index.
+fn owned_f64(v: &Value) -> Option<(Cow<'_, [f64]>, usize)> {
     let Value::Array(view) = v else { return None };
-    let Buffer::F64(values) = &*view.buf else {
+    let Buffer::Scalars(values) = &*view.buf else {
         return None;
     };
     let (lo, hi) = owned(view.len);
-    Some((&values[view.start + lo..view.start + hi], lo))
+    let (from, to) = (view.start + lo, view.start + hi);
+    match values {
+        Scalars::F64(v) => Some((Cow::Borrowed(&v[from..to]), lo)),
+        narrow if narrow.kind().is_float() => {
+            let mut wide = vec![0.0; to - from];
+            narrow.read_floats(from, &mut wide);
+            Some((Cow::Owned(wide), lo))
+        }
+        _ => None,
+    }
 }
 
-/// This process's positions of an integer array.
-fn owned_i64(v: &Value) -> Option<&[i64]> {
+/// This process's positions of an integer array (widened to `i64`).
+fn owned_i64(v: &Value) -> Option<Cow<'_, [i64]>> {
     let Value::Array(view) = v else { return None };
-    let Buffer::I64(values) = &*view.buf else {
+    let Buffer::Scalars(values) = &*view.buf else {
         return None;
     };
     let (lo, hi) = owned(view.len);
-    Some(&values[view.start + lo..view.start + hi])
+    let (from, to) = (view.start + lo, view.start + hi);
+    match values {
+        Scalars::I64(v) => Some(Cow::Borrowed(&v[from..to])),
+        narrow if !narrow.kind().is_float() => {
+            let mut wide = vec![0; to - from];
+            narrow.read_ints(from, &mut wide);
+            Some(Cow::Owned(wide))
+        }
+        _ => None,
+    }
 }
 
 /// `dot a b`: floating products summed by the tile tree, integer products summed exactly
@@ -96,7 +117,7 @@ fn dot(elem: &Type, x: &Value, y: &Value, span: Span) -> Option<Result<Value, Ct
         _ => 0,
     };
     if let (Some((x, lo)), Some((y, _))) = (owned_f64(x), owned_f64(y)) {
-        let products: Vec<f64> = x.iter().zip(y).map(|(p, q)| p * q).collect();
+        let products: Vec<f64> = x.iter().zip(y.iter()).map(|(p, q)| p * q).collect();
         let sum = dist::reduce_float(&products, lo, n, ArithOp::Add, false);
         return Some(Ok(Value::Float(sum)));
     }
@@ -106,7 +127,7 @@ fn dot(elem: &Type, x: &Value, y: &Value, span: Span) -> Option<Result<Value, Ct
     let ity = *ity;
     Some((|| {
         let mut partial: Option<i128> = Some(0);
-        for (&p, &q) in x.iter().zip(y) {
+        for (&p, &q) in x.iter().zip(y.iter()) {
             let product = int_arith(ArithOp::Mul, ity, p, q).map_err(|f| f.at(span))?;
             partial = partial.and_then(|s| s.checked_add(product as i128));
         }
@@ -128,7 +149,7 @@ fn extreme(max: bool, elem: &Type, x: &Value) -> Option<Result<Value, Ctrl>> {
         return None;
     }
     let Value::Array(view) = x else { return None };
-    if !matches!(&*view.buf, Buffer::F64(_) | Buffer::I64(_)) {
+    if !matches!(&*view.buf, Buffer::Scalars(_)) {
         return None;
     }
     let less = super::super::library::less_than(elem);

@@ -9,9 +9,9 @@ use crate::types::Type;
 use super::super::array::{LeafBuilder, Shape};
 use super::super::code::ScalarCode;
 use super::super::error::{note_frame, runtime_error, INTERNAL};
-use super::super::parallel::{map_kernel, Mapped};
+use super::super::parallel::map_kernel;
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
-use super::super::vector::{self, is_int_like, Input, Kernel, VecScope};
+use super::super::vector::{self, is_int_like, Kernel, VecScope};
 use super::super::{Ctrl, Frame};
 use super::{internal, read_place, Compiler, ExprCode, IntCode};
 
@@ -68,8 +68,8 @@ fn map_chunk_kernel(
         return None;
     };
     let input_fits = match input.repr {
-        LeafRepr::I64 => is_int_like(elem),
-        LeafRepr::F64 => matches!(**elem, Type::Double | Type::Float),
+        LeafRepr::Scalar(kind) if kind.is_float() => matches!(**elem, Type::Double | Type::Float),
+        LeafRepr::Scalar(_) => is_int_like(elem),
         LeafRepr::Boxed | LeafRepr::Columns(_) => false,
     };
     if !input_fits {
@@ -77,10 +77,11 @@ fn map_chunk_kernel(
     }
     let mut scope = VecScope::new(Place::Local(var), None, true);
     let kernel = vector::kernel(body, &mut scope)?;
-    let output_fits = matches!(
-        (&kernel, output.repr),
-        (Kernel::Int(_), LeafRepr::I64) | (Kernel::Float(_), LeafRepr::F64)
-    );
+    let output_fits = match (&kernel, output.repr) {
+        (Kernel::Int(_), LeafRepr::Scalar(kind)) => !kind.is_float(),
+        (Kernel::Float(_), LeafRepr::Scalar(kind)) => kind.is_float(),
+        _ => false,
+    };
     output_fits.then_some((kernel, scope))
 }
 
@@ -190,6 +191,7 @@ impl Compiler<'_> {
             self.note_place(*p);
         }
         let env_places = scope.env;
+        let out_repr = output.repr;
         let array = super::admitting_copy(self.expr(array), span);
         let var = var as usize;
         Some(Box::new(move |frame| {
@@ -197,21 +199,15 @@ impl Compiler<'_> {
                 return Ok(Value::Unit);
             };
             let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
-            let range = view.start..view.start + view.len;
-            let elements = match &*view.buf {
-                Buffer::I64(values) => Input::I64(&values[range]),
-                Buffer::F64(values) => Input::F64(&values[range]),
-                Buffer::Boxed(_) | Buffer::Columns(_) => {
-                    return Err(runtime_error(
-                        INTERNAL,
-                        "map kernel over boxed leaves",
-                        span,
-                    ))
-                }
+            let (Buffer::Scalars(elements), LeafRepr::Scalar(out)) = (&*view.buf, out_repr) else {
+                return Err(runtime_error(
+                    INTERNAL,
+                    "map kernel over boxed leaves",
+                    span,
+                ));
             };
-            match map_kernel(&kernel, view.len, elements, &env, span) {
-                Ok(Mapped::I64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::I64(values)))),
-                Ok(Mapped::F64(values)) => Ok(Value::Array(ArrayVal::new(Buffer::F64(values)))),
+            match map_kernel(&kernel, view.len, (elements, view.start), &env, out, span) {
+                Ok(values) => Ok(Value::Array(ArrayVal::new(Buffer::Scalars(values)))),
                 Err((k, fault)) => {
                     // The element variable holds the faulting element, as after a loop.
                     frame.slots[var] = view.leaf(k);

@@ -312,7 +312,7 @@ impl Compiler<'_> {
         }
         let shape = Shape::of(&array.ty)?;
         if shape.elem_is_array
-            || shape.repr != super::super::value::LeafRepr::I64
+            || !matches!(shape.repr, super::super::value::LeafRepr::Scalar(k) if !k.is_float())
             || !is_call_free(index)
         {
             return None;
@@ -339,7 +339,7 @@ impl Compiler<'_> {
             let position = unboxed_position(raw, linear, index_ity, view.len, &array_ty)
                 .map_err(|f| f.at(index_span))?;
             match &*view.buf {
-                Buffer::I64(values) => Ok(values[view.start + position]),
+                Buffer::Scalars(values) => Ok(values.int(view.start + position)),
                 _ => Ok(0),
             }
         };

@@ -21,6 +21,7 @@ use super::super::format as show;
 use super::super::prims::{
     self, float_arith, float_holds, holds, int_arith, int_value, is_unsigned_64, round_float,
 };
+use super::super::scalars::{self, each, Elem, Scalars};
 use super::super::value::{leaf_repr, leaf_type, Buffer, Value};
 use super::super::{Ctrl, Frame};
 use super::{inlined, int_ty_of, internal, Compiler};
@@ -473,38 +474,32 @@ fn filter_scalars(
     span: Span,
 ) -> Option<Result<Value, Ctrl>> {
     use crate::eval::native::Repr;
-    fn run<T: Copy>(
+    fn run<T: Elem>(
         leaves: &[T],
-        bits: impl Fn(T) -> u64,
-        mut keep: impl FnMut(T),
         test: &mut dyn FnMut(u64) -> Result<bool, Ctrl>,
         span: Span,
-    ) -> Result<(), Ctrl> {
+    ) -> Result<Vec<T>, Ctrl> {
+        let mut kept = Vec::new();
         for (i, &leaf) in leaves.iter().enumerate() {
             if i % crate::interrupt::POLL_INTERVAL == 0 {
                 crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
             }
-            if test(bits(leaf))? {
-                keep(leaf);
+            if test(leaf.to_bits())? {
+                kept.push(leaf);
             }
         }
-        Ok(())
+        Ok(kept)
     }
     if call.ret != Repr::I64 {
         return None;
     }
     let mut test = |bits: u64| call.call(rt, bits, span).map(|r| r != 0);
     let range = view.start..view.start + view.len;
-    let kept = match (&*view.buf, call.param) {
-        (Buffer::I64(v), Repr::I64) => {
-            let mut kept = Vec::new();
-            let done = run(&v[range], |x| x as u64, |x| kept.push(x), &mut test, span);
-            done.map(|()| array::LeafBuilder::I64(kept))
-        }
-        (Buffer::F64(v), Repr::F64) => {
-            let mut kept = Vec::new();
-            let done = run(&v[range], f64::to_bits, |x| kept.push(x), &mut test, span);
-            done.map(|()| array::LeafBuilder::F64(kept))
+    let kept = match &*view.buf {
+        Buffer::Scalars(v) if v.kind().is_float() == (call.param == Repr::F64) => {
+            let kept: Result<Scalars, Ctrl> =
+                scalars::each!(v, v => run(&v[range], &mut test, span).map(Into::into));
+            kept.map(array::LeafBuilder::Scalars)
         }
         _ => return None,
     };
@@ -632,15 +627,13 @@ pub(super) fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> Ex
                 let Value::Array(view) = a(frame)? else {
                     return Ok(Value::Int(0));
                 };
-                match &*view.buf {
-                    Buffer::I64(values) => super::super::parallel::sum_int(
-                        &values[view.start..view.start + view.len],
-                        ity,
-                    )
+                let Buffer::Scalars(values) = &*view.buf else {
+                    return Ok(Value::Int(0));
+                };
+                let range = view.start..view.start + view.len;
+                each!(values, v => super::super::parallel::sum_int(&v[range], ity))
                     .map(Value::Int)
-                    .map_err(|f| f.at(span)),
-                    _ => Ok(Value::Int(0)),
-                }
+                    .map_err(|f| f.at(span))
             })
         }
         Type::Int(ity) => {
@@ -650,11 +643,11 @@ pub(super) fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> Ex
                     return Ok(Value::Int(0));
                 };
                 let init: i64 = if sum { 0 } else { 1 };
-                let Buffer::I64(values) = &*view.buf else {
+                let Buffer::Scalars(values) = &*view.buf else {
                     return Ok(Value::Int(init));
                 };
-                let values = &values[view.start..view.start + view.len];
-                super::super::parallel::fold_int(values, op, ity, init)
+                let range = view.start..view.start + view.len;
+                each!(values, v => super::super::parallel::fold_int(&v[range], op, ity, init))
                     .map(Value::Int)
                     .map_err(|f| f.at(span))
             })
@@ -666,11 +659,11 @@ pub(super) fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> Ex
                     return Ok(Value::Float(0.0));
                 };
                 let init: f64 = if sum { 0.0 } else { 1.0 };
-                let Buffer::F64(values) = &*view.buf else {
+                let Buffer::Scalars(values) = &*view.buf else {
                     return Ok(Value::Float(init));
                 };
-                let values = &values[view.start..view.start + view.len];
-                super::super::parallel::fold_float(values, op, single, init)
+                let range = view.start..view.start + view.len;
+                each!(values, v => super::super::parallel::fold_float(&v[range], op, single, init))
                     .map(Value::Float)
                     .map_err(|f| f.at(span))
             })

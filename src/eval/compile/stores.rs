@@ -69,30 +69,30 @@ impl Compiler<'_> {
             unboxed_position(i, linear, ity, n, &array_ty).map_err(|f| f.at(span))
         };
         match shape.repr {
-            LeafRepr::I64 if is_int_like(&value.ty) => {
+            LeafRepr::Scalar(kind) if !kind.is_float() && is_int_like(&value.ty) => {
                 let value = self.int_code(value);
                 Some(Box::new(move |frame| {
                     let i = check(position(frame)?)?;
                     let x = value(frame)?;
                     with_place(frame, place, |root| {
                         if let Value::Array(view) = root {
-                            if let Buffer::I64(leaves) = make_unique(view) {
-                                leaves[i] = x;
+                            if let Buffer::Scalars(leaves) = make_unique(view) {
+                                leaves.set_int(i, x);
                             }
                         }
                     });
                     Ok(())
                 }))
             }
-            LeafRepr::F64 if is_float(&value.ty) => {
+            LeafRepr::Scalar(kind) if kind.is_float() && is_float(&value.ty) => {
                 let value = self.float_code(value);
                 Some(Box::new(move |frame| {
                     let i = check(position(frame)?)?;
                     let x = value(frame)?;
                     with_place(frame, place, |root| {
                         if let Value::Array(view) = root {
-                            if let Buffer::F64(leaves) = make_unique(view) {
-                                leaves[i] = x;
+                            if let Buffer::Scalars(leaves) = make_unique(view) {
+                                leaves.set_float(i, x);
                             }
                         }
                     });

@@ -10,9 +10,8 @@ use std::ops::Range;
 
 use crate::limits::Limits;
 
-use super::super::array::zeroed;
 use super::super::error::{file_error, Fault};
-use super::super::value::{ArrayVal, Buffer, Value};
+use super::super::value::{ArrayVal, Buffer, Scalars, Value};
 use super::{npy, Layout, NpyStream};
 
 /// `load_npy path` into a distributed array of `layout`: the positions `owned(n)` of its `n`.
@@ -61,15 +60,12 @@ pub fn load_owned(
         &io,
     )?;
     let buffer = match part {
-        Buffer::F64(part) => {
-            let mut all: Vec<f64> = zeroed(n);
-            all[range].copy_from_slice(&part);
-            Buffer::F64(all)
-        }
-        Buffer::I64(part) => {
-            let mut all: Vec<i64> = zeroed(n);
-            all[range].copy_from_slice(&part);
-            Buffer::I64(all)
+        Buffer::Scalars(part) => {
+            let mut all = Scalars::zeros(part.kind(), n);
+            let width = part.kind().bytes();
+            all.bytes_mut()[range.start * width..range.end * width]
+                .copy_from_slice(part.bytes(0..part.len()));
+            Buffer::Scalars(all)
         }
         other => other,
     };
@@ -140,7 +136,7 @@ mod tests {
     }
 
     fn array(values: Vec<f64>) -> Value {
-        Value::Array(ArrayVal::new(Buffer::F64(values)))
+        Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::F64(values))))
     }
 
     fn values(v: &Value) -> Vec<f64> {

@@ -15,7 +15,7 @@ use crate::types::Type;
 
 use super::super::array::{check_allocation, LeafBuilder};
 use super::super::error::{file_error, poll_interrupt, Fault, DATA_FORMAT};
-use super::super::value::{leaf_repr, leaf_type, Value};
+use super::super::value::{leaf_repr, leaf_type, Scalars, Value};
 use super::index_dims;
 
 /// How a file is written: the options record of the `_with` forms.
@@ -487,7 +487,7 @@ fn push_row(
 ) -> Result<(), Fault> {
     match (builder, field) {
         // The common case, without a `Value` per number.
-        (LeafBuilder::F64(v), Field::Double) => {
+        (LeafBuilder::Scalars(Scalars::F64(v)), Field::Double) => {
             for (i, raw) in record.iter().enumerate() {
                 let x = std::str::from_utf8(raw.trim_ascii())
                     .ok()

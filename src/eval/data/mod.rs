@@ -296,7 +296,9 @@ pub fn compile_shaped(prim: &Prim, codes: Vec<ExprCode>, ty: &Type, span: Span) 
     let load = load_code(prim, codes, ty, span);
     Box::new(move |frame| {
         let (array, dims) = load(frame)?;
-        let dims = Buffer::I64(dims.into_iter().map(|d| d as i64).collect());
+        let dims = Buffer::Scalars(super::value::Scalars::I64(
+            dims.into_iter().map(|d| d as i64).collect(),
+        ));
         Ok(Value::Tuple(
             vec![array, Value::Array(ArrayVal::new(dims))].into(),
         ))
@@ -613,7 +615,9 @@ mod tests {
         .expect("a layout");
         let path = scratch("unknown.npy");
         let data: Vec<f64> = (0..6).map(f64::from).collect();
-        let array = Value::Array(ArrayVal::new(Buffer::F64(data.clone())));
+        let array = Value::Array(ArrayVal::new(Buffer::Scalars(
+            crate::eval::value::Scalars::F64(data.clone()),
+        )));
         save_npy(&path, &known, &array).expect("saved");
         // Both sizes unknown: the file gives them.
         let both = Layout::of(&Type::array(

@@ -9,8 +9,8 @@ use crate::limits::Limits;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
-use super::super::array::zeroed;
 use super::super::error::{poll_interrupt, Fault, DATA_FORMAT, TOO_LARGE};
+use super::super::scalars::{each, Elem, ScalarKind, Scalars};
 use super::super::value::Buffer;
 use super::Element;
 
@@ -412,60 +412,57 @@ pub fn read_data(
     };
     let order = Order::new(&header.shape, header.fortran);
     let native = !header.dtype.big_endian || width == 1;
+    let kind = storage(element);
+    let mut out = Scalars::zeros(kind, count);
+    let own = Dtype::of(element);
+    if header.dtype.kind == own.kind && width == kind.bytes() && order.is_identity() && native {
+        // The file's bytes are the buffer's: read straight into it.
+        read_in_steps(reader, out.bytes_mut(), &read)?;
+        if element == Element::Bool {
+            if let Scalars::U8(v) = &mut out {
+                v.iter_mut().for_each(|b| *b = (*b != 0) as u8);
+            }
+        }
+        return Ok(Buffer::Scalars(out));
+    }
+    let (file_kind, floating) = (header.dtype.kind, kind.is_float());
+    // Each element of the file as the 64 bits of a register (`Elem::from_bits`).
+    let bits = |bytes: &[u8], dtype: &Dtype| -> u64 {
+        let raw = u64_of(bytes, dtype.big_endian);
+        if floating {
+            if dtype.width == 8 {
+                raw
+            } else {
+                (f32::from_bits(raw as u32) as f64).to_bits()
+            }
+        } else if file_kind == b'b' {
+            (raw != 0) as u64
+        } else if file_kind == b'i' {
+            let shift = 64 - 8 * dtype.width as u32;
+            (((raw << shift) as i64) >> shift) as u64
+        } else {
+            raw
+        }
+    };
+    each!(&mut out, v => convert(
+        reader,
+        header,
+        count,
+        &order,
+        &read,
+        |bytes, dtype| Elem::from_bits(bits(bytes, dtype)),
+        &mut v[..],
+    ))?;
+    Ok(Buffer::Scalars(out))
+}
+
+/// How leaves of `element` are stored.
+fn storage(element: Element) -> ScalarKind {
     match element {
-        Element::Double | Element::Float => {
-            let mut out: Vec<f64> = zeroed(count);
-            if width == 8 && order.is_identity() && native {
-                // The file's bytes are the buffer's: read straight into it.
-                read_in_steps(reader, as_bytes_mut(&mut out), &read)?;
-            } else {
-                convert(
-                    reader,
-                    header,
-                    count,
-                    &order,
-                    &read,
-                    |bytes, dtype| {
-                        if dtype.width == 8 {
-                            f64::from_bits(u64_of(bytes, dtype.big_endian))
-                        } else {
-                            f32::from_bits(u64_of(bytes, dtype.big_endian) as u32) as f64
-                        }
-                    },
-                    &mut out,
-                )?;
-            }
-            Ok(Buffer::F64(out))
-        }
-        Element::Int(_) | Element::Bool => {
-            let mut out: Vec<i64> = zeroed(count);
-            let signed = header.dtype.kind == b'i';
-            if width == 8 && order.is_identity() && native {
-                read_in_steps(reader, as_bytes_mut(&mut out), &read)?;
-            } else {
-                let bool_kind = header.dtype.kind == b'b';
-                convert(
-                    reader,
-                    header,
-                    count,
-                    &order,
-                    &read,
-                    |bytes, dtype| {
-                        let raw = u64_of(bytes, dtype.big_endian);
-                        if bool_kind {
-                            (raw != 0) as i64
-                        } else if signed {
-                            let shift = 64 - 8 * dtype.width as u32;
-                            ((raw << shift) as i64) >> shift
-                        } else {
-                            raw as i64
-                        }
-                    },
-                    &mut out,
-                )?;
-            }
-            Ok(Buffer::I64(out))
-        }
+        Element::Bool => ScalarKind::U8,
+        Element::Int(t) => ScalarKind::of(&Type::Int(t)).unwrap_or(ScalarKind::I64),
+        Element::Float => ScalarKind::F32,
+        Element::Double => ScalarKind::F64,
     }
 }
 
@@ -590,17 +587,6 @@ impl Positions<'_> {
     }
 }
 
-fn as_bytes_mut<T: Copy>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: `T` is `f64` or `i64` here, for which every byte pattern is a value; the slice
-    // covers exactly the vector's initialised elements.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
-fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: as for `as_bytes_mut`; read only.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
 /// The header bytes of a version 1.0 file of `element`s with `shape`, C order, padded so the
 /// data starts at a multiple of 64 bytes as numpy does.
 pub fn header_bytes(element: Element, shape: &[usize]) -> Vec<u8> {
@@ -631,33 +617,28 @@ pub fn write_data(
     range: std::ops::Range<usize>,
     element: Element,
 ) -> std::io::Result<()> {
-    match (buffer, element) {
-        (Buffer::F64(v), Element::Double) if cfg!(target_endian = "little") => {
-            out.write_all(as_bytes(&v[range]))
-        }
-        (Buffer::I64(v), Element::Int(t)) if t.bits() == 64 && cfg!(target_endian = "little") => {
-            out.write_all(as_bytes(&v[range]))
-        }
-        (Buffer::F64(v), _) => {
-            let single = element == Element::Float;
-            write_converted(out, &v[range], |x, bytes| {
-                if single {
-                    bytes.extend_from_slice(&(*x as f32).to_le_bytes())
-                } else {
-                    bytes.extend_from_slice(&x.to_le_bytes())
-                }
-            })
-        }
-        (Buffer::I64(v), _) => {
-            let width = Dtype::of(element).width;
-            write_converted(out, &v[range], |x, bytes| {
-                bytes.extend_from_slice(&x.to_le_bytes()[..width])
-            })
-        }
-        _ => Err(std::io::Error::other(
+    let Buffer::Scalars(leaves) = buffer else {
+        return Err(std::io::Error::other(
             "internal: an array of numbers is not stored unboxed",
-        )),
+        ));
+    };
+    let own = Dtype::of(element);
+    if cfg!(target_endian = "little") && leaves.kind() == storage(element) {
+        // The buffer's bytes are the file's.
+        return out.write_all(leaves.bytes(range));
     }
+    let single = element == Element::Float;
+    let floating = matches!(element, Element::Float | Element::Double);
+    each!(leaves, v => write_converted(out, &v[range], |x, bytes| {
+        let x = Elem::to_bits(*x);
+        if !floating {
+            bytes.extend_from_slice(&x.to_le_bytes()[..own.width])
+        } else if single {
+            bytes.extend_from_slice(&(f64::from_bits(x) as f32).to_le_bytes())
+        } else {
+            bytes.extend_from_slice(&x.to_le_bytes())
+        }
+    }))
 }
 
 fn write_converted<T>(

@@ -1,5 +1,5 @@
 use super::*;
-use crate::eval::value::Buffer;
+use crate::eval::value::{Buffer, Scalars};
 use crate::types::ty::NominalDef;
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
@@ -21,11 +21,15 @@ fn sum(tag: u32, argument: Value) -> Value {
 }
 
 fn ints(values: &[i64]) -> Value {
-    Value::Array(ArrayVal::new(Buffer::I64(values.to_vec())))
+    Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::I64(
+        values.to_vec(),
+    ))))
 }
 
 fn doubles(values: &[f64]) -> Value {
-    Value::Array(ArrayVal::new(Buffer::F64(values.to_vec())))
+    Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::F64(
+        values.to_vec(),
+    ))))
 }
 
 fn boxed(values: Vec<Value>) -> Value {

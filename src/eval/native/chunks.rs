@@ -32,8 +32,9 @@ pub struct ChunkLoop {
     /// The first `views` words are the addresses of the arrays' leaves: all must be non-null
     /// (a variable holding no array yet is left to the sequential loop).
     pub views: usize,
-    /// The columns stored into: the word of each one's address and the word of its count.
-    pub stored: Vec<(usize, usize)>,
+    /// The columns stored into: the word of each one's address, the word of its count, and
+    /// the bytes of one of its leaves.
+    pub stored: Vec<(usize, usize, usize)>,
 }
 
 /// The chunk function: the body for the loop variable from `lo` while below `hi`, on the
@@ -87,12 +88,20 @@ impl Words {
         unsafe { *self.0.add(k) }
     }
 
-    /// The leaves `lo .. hi` (clamped to the column) of the stored column `(data, len)`.
-    fn column(self, (data, len): (usize, usize), lo: i64, hi: i64) -> (*mut u64, usize, usize) {
+    /// The bytes of the leaves `lo .. hi` (clamped to the column) of the stored column
+    /// `(data, len, width)`: their address and count.
+    fn column(
+        self,
+        (data, len, width): (usize, usize, usize),
+        lo: i64,
+        hi: i64,
+    ) -> (*mut u8, usize) {
         let n = self.get(len).max(0) as usize;
         let lo = lo.clamp(0, n as i64) as usize;
         let hi = (hi.max(0) as usize).clamp(lo, n);
-        (self.get(data) as *mut u64, lo, hi)
+        // SAFETY: `lo` is within the column's leaves.
+        let at = unsafe { (self.get(data) as *mut u8).add(lo * width) };
+        (at, (hi - lo) * width)
     }
 }
 
@@ -102,7 +111,7 @@ impl Words {
 struct Progress {
     kept: usize,
     finished: BTreeSet<usize>,
-    saves: BTreeMap<usize, Vec<Vec<u64>>>,
+    saves: BTreeMap<usize, Vec<Vec<u8>>>,
     fault: Option<(usize, Fault)>,
 }
 
@@ -147,14 +156,14 @@ pub extern "C" fn chunk_loop(
                 break;
             }
             let (lo, hi) = range(j);
-            let save: Vec<Vec<u64>> = desc
+            let save: Vec<Vec<u8>> = desc
                 .stored
                 .iter()
                 .map(|c| {
-                    let (data, a, b) = words.column(*c, lo, hi);
-                    // SAFETY: `a .. b` is within the column's leaves, which no other chunk
+                    let (at, bytes) = words.column(*c, lo, hi);
+                    // SAFETY: the bytes are within the column's leaves, which no other chunk
                     // touches.
-                    unsafe { std::slice::from_raw_parts(data.add(a), b - a) }.to_vec()
+                    unsafe { std::slice::from_raw_parts(at, bytes) }.to_vec()
                 })
                 .collect();
             lock(&progress).saves.insert(j, save);
@@ -192,9 +201,9 @@ pub extern "C" fn chunk_loop(
         for (j, save) in p.saves.range(k + 1..) {
             let (lo, hi) = range(*j);
             for (c, old) in desc.stored.iter().zip(save) {
-                let (data, a, _) = words.column(*c, lo, hi);
+                let (at, _) = words.column(*c, lo, hi);
                 // SAFETY: the leaves saved from this column before the chunk ran.
-                unsafe { std::ptr::copy_nonoverlapping(old.as_ptr(), data.add(a), old.len()) };
+                unsafe { std::ptr::copy_nonoverlapping(old.as_ptr(), at, old.len()) };
             }
         }
         fail(rt, fault);

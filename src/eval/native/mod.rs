@@ -117,7 +117,8 @@ pub struct Agg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum AggKind {
     Tuple(&'static super::value::ColumnLayout),
-    Array,
+    /// A small array, of leaves of this kind.
+    Array(super::value::ScalarKind),
 }
 
 /// Aggregates of more leaves than this stay evaluator values.
@@ -127,10 +128,10 @@ impl Agg {
     /// The aggregate of a value of `ty`; `None` when `ty` is a scalar or holds anything but
     /// scalars.
     pub fn of(ty: &Type) -> Option<Agg> {
-        use super::value::{leaf_count, leaf_repr, leaf_type, ColumnLayout, LeafRepr, Scalar};
-        let of_scalar = |s: Scalar| match s {
-            Scalar::I64 => Repr::I64,
-            Scalar::F64 => Repr::F64,
+        use super::value::{leaf_count, leaf_repr, leaf_type, ColumnLayout, LeafRepr, ScalarKind};
+        let of_scalar = |s: ScalarKind| match s.is_float() {
+            false => Repr::I64,
+            true => Repr::F64,
         };
         let agg = match ty {
             Type::Tuple(_) | Type::Record(..) | Type::Nominal(_) => {
@@ -142,14 +143,12 @@ impl Agg {
             }
             Type::Array(..) => {
                 let n = leaf_count(ty).filter(|n| *n <= MAX_AGG_LEAVES)?;
-                let repr = match leaf_repr(leaf_type(ty)) {
-                    LeafRepr::I64 => Repr::I64,
-                    LeafRepr::F64 => Repr::F64,
-                    _ => return None,
+                let LeafRepr::Scalar(kind) = leaf_repr(leaf_type(ty)) else {
+                    return None;
                 };
                 Agg {
-                    kind: AggKind::Array,
-                    leaves: vec![repr; n],
+                    kind: AggKind::Array(kind),
+                    leaves: vec![of_scalar(kind); n],
                 }
             }
             _ => return None,
@@ -161,7 +160,7 @@ impl Agg {
     pub fn layout(&self) -> Option<&'static super::value::ColumnLayout> {
         match self.kind {
             AggKind::Tuple(layout) => Some(layout),
-            AggKind::Array => None,
+            AggKind::Array(_) => None,
         }
     }
 
@@ -169,12 +168,11 @@ impl Agg {
     pub fn boxed(&self, bits: &[u64]) -> Value {
         match self.kind {
             AggKind::Tuple(layout) => layout.gather(&mut |c| self.leaves[c].boxed(bits[c])),
-            AggKind::Array => Value::Array(super::value::ArrayVal::new(match self.leaves[0] {
-                Repr::F64 => {
-                    super::value::Buffer::F64(bits.iter().map(|b| f64::from_bits(*b)).collect())
-                }
-                _ => super::value::Buffer::I64(bits.iter().map(|b| *b as i64).collect()),
-            })),
+            AggKind::Array(kind) => {
+                Value::Array(super::value::ArrayVal::new(super::value::Buffer::Scalars(
+                    super::value::Scalars::from_bits(kind, bits.iter().copied()),
+                )))
+            }
         }
     }
 
@@ -184,7 +182,7 @@ impl Agg {
             (AggKind::Tuple(layout), _) => {
                 layout.scatter(value, &mut |c, leaf| bits[c] = self.leaves[c].unboxed(leaf))
             }
-            (AggKind::Array, Value::Array(view)) => {
+            (AggKind::Array(_), Value::Array(view)) => {
                 for (i, bit) in bits.iter_mut().enumerate().take(view.len) {
                     *bit = self.leaves[i].unboxed(&view.leaf(i));
                 }
@@ -268,7 +266,8 @@ pub struct NativeSig {
     pub boxed: Vec<bool>,
     /// Which groups of several variables are arrays (`int ^ 2`: a tuple of equal types is an
     /// array) rather than tuples.
-    pub arrays: Vec<bool>,
+    /// (`Some` of the kind of its leaves).
+    pub arrays: Vec<Option<super::value::ScalarKind>>,
     /// The result in a register (`Unit` when boxed).
     pub ret: Repr,
     /// Is the result boxed (written to the `out` parameter)?
@@ -441,7 +440,11 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
             }
             _ => bind(param).map(|r| vec![r]),
         };
-        arrays.push(array);
+        arrays.push(if array {
+            super::value::ScalarKind::of(super::value::leaf_type(&param.ty))
+        } else {
+            None
+        });
         match group {
             Some(group) if group.len() == 1 || !group.contains(&Repr::Unit) => {
                 groups.push(group.into_iter().filter(|r| *r != Repr::Unit).collect());

@@ -17,7 +17,7 @@ use super::super::code::{ExprCode, StmtCode};
 use super::super::error::{
     interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
 };
-use super::super::value::{ArrayVal, Buffer, Value};
+use super::super::value::{ArrayVal, Buffer, Scalars, Value};
 use super::super::{Ctrl, Frame, Runtime};
 use super::Repr;
 
@@ -337,11 +337,7 @@ fn columns_into(value: &mut Value, write: bool, offset: usize, out: *mut usize) 
         return;
     };
     for (c, column) in columns.columns.iter().enumerate() {
-        let data = match column {
-            Buffer::I64(v) => v[start + offset..].as_ptr() as usize,
-            Buffer::F64(v) => v[start + offset..].as_ptr() as usize,
-            _ => 0,
-        };
+        let data = column.addr(start + offset);
         // SAFETY: as above.
         unsafe { *out.add(1 + c) = data };
     }
@@ -352,20 +348,23 @@ fn columns_into(value: &mut Value, write: bool, offset: usize, out: *mut usize) 
 /// The view (leaves' address and count) of the array at `value` when it is an array of
 /// unboxed scalars, made unshared first when `write`.
 fn leaves_of(value: &mut Value, write: bool) -> Option<(usize, usize)> {
+    leaves_and_width(value, write).map(|(data, len, _)| (data, len))
+}
+
+/// `leaves_of`, with the bytes of one leaf.
+fn leaves_and_width(value: &mut Value, write: bool) -> Option<(usize, usize, usize)> {
     let Value::Array(array) = value else {
         return None;
     };
     if write {
         let len = array.len;
         return match super::super::array::make_unique(array) {
-            Buffer::I64(v) => Some((v.as_mut_ptr() as usize, len)),
-            Buffer::F64(v) => Some((v.as_mut_ptr() as usize, len)),
+            Buffer::Scalars(v) => Some((v.addr_mut(), len, v.kind().bytes())),
             _ => None,
         };
     }
     match &*array.buf {
-        Buffer::I64(v) => Some((v[array.start..].as_ptr() as usize, array.len)),
-        Buffer::F64(v) => Some((v[array.start..].as_ptr() as usize, array.len)),
+        Buffer::Scalars(v) => Some((v.addr(array.start), array.len, v.kind().bytes())),
         _ => None,
     }
 }
@@ -393,16 +392,16 @@ extern "C" fn pointer_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: &
         // SAFETY: the closure only updates the global's value in place.
         Base::Global(slot) => unsafe {
             rt.globals
-                .with_mut(*slot as usize, |value| leaves_of(value, write))
+                .with_mut(*slot as usize, |value| leaves_and_width(value, write))
         },
         Base::Cell(cell) => {
             let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            leaves_of(&mut value, write)
+            leaves_and_width(&mut value, write)
         }
         Base::Cast { .. } => None,
     };
-    if let Some((data, len)) = view.filter(|(_, len)| offset <= *len) {
-        *out = [data + offset * 8, len - offset];
+    if let Some((data, len, width)) = view.filter(|(_, len, _)| offset <= *len) {
+        *out = [data + offset * width, len - offset];
     }
 }
 
@@ -495,13 +494,12 @@ extern "C" fn call_evaluator(
                 continue;
             }
             let mut parts: Vec<Value> = group.iter().map(|repr| repr.boxed(word())).collect();
-            args.push(match parts.len() {
-                0 => Value::Unit,
-                1 => parts.pop().unwrap_or(Value::Unit),
-                _ if *array => Value::Array(ArrayVal::new(match group[0] {
-                    Repr::F64 => Buffer::F64(parts.iter().map(Value::as_float_lossy).collect()),
-                    _ => Buffer::I64(parts.iter().map(Value::as_int_lossy).collect()),
-                })),
+            args.push(match (parts.len(), array) {
+                (0, _) => Value::Unit,
+                (1, _) => parts.pop().unwrap_or(Value::Unit),
+                (_, Some(kind)) => Value::Array(ArrayVal::new(Buffer::Scalars(
+                    Scalars::from_values(*kind, &parts),
+                ))),
                 _ => Value::Tuple(parts.into()),
             });
         }
@@ -627,7 +625,8 @@ extern "C" fn map_start(
     out: &mut Value,
     start: &mut [usize; 2],
 ) -> u32 {
-    use super::super::array::LeafBuilder;
+    use super::super::array::filled_buffer;
+    use super::super::value::LeafRepr;
     guarded(rt, 1, || {
         *start = [0, 0];
         let Value::Array(view) = src else {
@@ -635,22 +634,21 @@ extern "C" fn map_start(
             return Ok(0);
         };
         let n = shapes.input.len_of(view);
-        let mut builder = LeafBuilder::new(shapes.output.repr);
-        builder
-            .reserve(n, &shapes.result_ty, &rt.limits)
+        let LeafRepr::Scalar(kind) = shapes.output.repr else {
+            return Err(runtime_error(
+                INTERNAL,
+                "map into boxed leaves",
+                shapes.span,
+            ));
+        };
+        let zero = if kind.is_float() {
+            Value::Float(0.0)
+        } else {
+            Value::Int(0)
+        };
+        let buffer = filled_buffer(shapes.output.repr, &zero, n, &shapes.result_ty, &rt.limits)
             .map_err(|f| f.at(shapes.span))?;
-        match &mut builder {
-            LeafBuilder::I64(v) => v.resize(n, 0),
-            LeafBuilder::F64(v) => v.resize(n, 0.0),
-            _ => {
-                return Err(runtime_error(
-                    INTERNAL,
-                    "map into boxed leaves",
-                    shapes.span,
-                ))
-            }
-        }
-        *out = Value::Array(builder.finish());
+        *out = Value::Array(ArrayVal::new(buffer));
         *start = [leaves_of(out, true).map_or(0, |(data, _)| data), n];
         Ok(0)
     })

@@ -350,12 +350,11 @@ impl Lower<'_, '_, '_> {
             });
         }
         self.check_position(path, pos, len);
-        let offset = self.b.ins().ishl_imm_s(pos, 3);
+        let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
         let mut vals = Vec::with_capacity(columns.len());
-        for (data, repr) in columns.iter().zip(&agg.leaves) {
-            let at = self.b.ins().iadd(*data, offset);
-            let ty = repr.clif().unwrap_or(types::I64);
-            vals.push(self.b.ins().load(ty, flags(), at, 0));
+        for (data, kind) in columns.iter().zip(kinds) {
+            let at = self.leaf_addr(*kind, *data, pos);
+            vals.push(self.load_leaf(*kind, at).int());
         }
         self.b.ins().jump(join, &args(&vals));
         self.b.seal_block(join);
@@ -399,11 +398,13 @@ impl Lower<'_, '_, '_> {
         let leaves = self.leaves(value);
         debug_assert_eq!(leaves.len(), count);
         let (len, columns) = self.columns_view(path, true, agg.leaves.len());
-        self.store_inside(s, path, columns[0], (pos, len), |l, offset| {
+        let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
+        self.store_inside(s, path, columns[0], (pos, len), |l| {
             for (k, leaf) in leaves.iter().enumerate() {
                 if let V::I(x) | V::F(x) = leaf {
-                    let at = l.b.ins().iadd(columns[first + k], offset);
-                    l.b.ins().store(flags(), *x, at, 0);
+                    let kind = kinds[first + k];
+                    let at = l.leaf_addr(kind, columns[first + k], pos);
+                    l.store_leaf(kind, *x, at);
                 }
             }
         });

@@ -16,6 +16,7 @@ use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
 use super::agg::constant_component;
+use super::leaves::scalar_kind;
 use super::{args, flags, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
@@ -63,6 +64,14 @@ pub(super) struct ElementPath<'e> {
     pub base: &'e Expr,
     pub pointer: bool,
     pub steps: Vec<(&'e Expr, IndexMode, Type)>,
+}
+
+/// The kind of the scalar leaves of an element path `element_path_ok` accepted.
+pub(super) fn path_kind(path: &ElementPath<'_>) -> crate::eval::value::ScalarKind {
+    path.steps
+        .first()
+        .and_then(|(_, _, t)| scalar_kind(t))
+        .expect("checked by element_path_ok: scalar leaves")
 }
 
 impl<'e> ElementPath<'e> {
@@ -766,12 +775,15 @@ impl Lower<'_, '_, '_> {
 
     /// Are the arrays of an element path of unboxed leaves of `repr`, with known sizes?
     pub(super) fn element_path_ok(&self, path: &ElementPath<'_>, repr: Repr) -> bool {
-        let leaves = match repr {
-            Repr::I64 => LeafRepr::I64,
-            Repr::F64 => LeafRepr::F64,
-            Repr::Unit | Repr::Ref => return false,
+        let Some(kind) = path.steps.first().and_then(|(_, _, t)| scalar_kind(t)) else {
+            return false;
         };
-        self.leaf_path_ok(path, leaves)
+        let fits = match repr {
+            Repr::I64 => !kind.is_float(),
+            Repr::F64 => kind.is_float(),
+            Repr::Unit | Repr::Ref => false,
+        };
+        fits && self.leaf_path_ok(path, LeafRepr::Scalar(kind))
     }
 
     /// Are the arrays of an element path stored as `leaves` (scalars, or the columns of
@@ -963,7 +975,7 @@ impl Lower<'_, '_, '_> {
         V::I(self.b.block_params(join)[0])
     }
 
-    /// Read an element of an array of unboxed leaves (`e`, whose path is `path`).
+    /// Read an element of an array of unboxed scalar leaves (`e`, whose path is `path`).
     fn element_read(&mut self, e: &Expr, path: &ElementPath<'_>, repr: Repr) -> V {
         self.check_base(path.base);
         let pos = self.leaf_position(path);
@@ -978,9 +990,9 @@ impl Lower<'_, '_, '_> {
             });
         }
         self.check_position(path, pos, len);
-        let offset = self.b.ins().ishl_imm_s(pos, 3);
-        let at = self.b.ins().iadd(data, offset);
-        let v = self.b.ins().load(ty, flags(), at, 0);
+        let kind = path_kind(path);
+        let at = self.leaf_addr(kind, data, pos);
+        let v = self.load_leaf(kind, at).int();
         self.b.ins().jump(join, &args(&[v]));
         self.b.seal_block(join);
         self.b.switch_to_block(join);

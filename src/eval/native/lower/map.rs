@@ -7,10 +7,11 @@ use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Expr, ExprKind, Place, Slot};
 use crate::eval::array::Shape;
-use crate::eval::value::LeafRepr;
+use crate::eval::value::{LeafRepr, ScalarKind};
 use crate::types::Type;
 
 use super::super::runtime::{Helper, MapShapes};
+use super::leaves::scalar_kind;
 use super::{flags, Lower, V};
 use crate::eval::native::Repr;
 
@@ -30,22 +31,18 @@ impl Lower<'_, '_, '_> {
         let Type::Array(out_elem, _) = &e.ty else {
             return false;
         };
+        let fits = |repr: Option<Repr>, leaves: LeafRepr| match (repr, leaves) {
+            (Some(Repr::I64), LeafRepr::Scalar(kind)) => !kind.is_float(),
+            (Some(Repr::F64), LeafRepr::Scalar(kind)) => kind.is_float(),
+            _ => false,
+        };
         let scalar_out = !output.elem_is_array
             && output.elem_leaves == 1
-            && matches!(
-                (Repr::of(out_elem), output.repr),
-                (Some(Repr::I64), LeafRepr::I64) | (Some(Repr::F64), LeafRepr::F64)
-            )
+            && fits(Repr::of(out_elem), output.repr)
             && Repr::of(&body.ty) == Repr::of(out_elem);
         // A register variable's leaves are loaded from the array's view.
         let element = match self.vars.get(var) {
-            Some((_, repr)) => {
-                !input.elem_is_array
-                    && matches!(
-                        (repr, input.repr),
-                        (Repr::I64, LeafRepr::I64) | (Repr::F64, LeafRepr::F64)
-                    )
-            }
+            Some((_, repr)) => !input.elem_is_array && fits(Some(*repr), input.repr),
             None => !self.avars.contains_key(var),
         };
         scalar_out && input.elem_leaves > 0 && element
@@ -61,6 +58,9 @@ impl Lower<'_, '_, '_> {
             unreachable!("checked by native_map")
         };
         let in_register = self.vars.contains_key(var);
+        // The input's kind matters only for an element in a register (a scalar leaf).
+        let in_kind = scalar_kind(&array.ty).unwrap_or(ScalarKind::I64);
+        let out_kind = scalar_kind(&e.ty).expect("checked by native_map: scalar results");
         let shapes = self.keep(MapShapes {
             input,
             output,
@@ -84,29 +84,25 @@ impl Lower<'_, '_, '_> {
             };
             let sequential = |l: &mut Self| {
                 l.counted_loop(MAP_LABEL, n, span, &[], |l, i| {
-                    let offset = l.b.ins().ishl_imm_s(i, 3);
                     match leaves {
                         Some(leaves) => {
-                            let at = l.b.ins().iadd(leaves, offset);
-                            let repr = l.vars[&var].1;
-                            let v = match repr {
-                                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-                            };
+                            let at = l.leaf_addr(in_kind, leaves, i);
+                            let v = l.load_leaf(in_kind, at);
                             l.write_var(Place::Local(var), v);
                         }
                         None => l.element_into_slot(shapes, src, i, var),
                     }
                     let v = l.expr(body);
-                    let at = l.b.ins().iadd(data, offset);
+                    let at = l.leaf_addr(out_kind, data, i);
                     let (V::I(x) | V::F(x)) = v else {
                         unreachable!("checked by native_map: a scalar body")
                     };
-                    l.b.ins().store(flags(), x, at, 0);
+                    l.store_leaf(out_kind, x, at);
                 })
             };
             // On rayon workers when the body is pure and reads no array (`parallel.rs`).
-            match leaves.and_then(|src| l.chunk_map(var, body, (src, data, n))) {
+            let kinds = (in_kind, out_kind);
+            match leaves.and_then(|src| l.chunk_map(var, body, (src, data, n), kinds)) {
                 Some(ran) => {
                     let (parallel, serial, done) =
                         (l.b.create_block(), l.b.create_block(), l.b.create_block());

@@ -13,6 +13,7 @@ mod call;
 mod expr;
 mod fallback;
 mod hoist;
+mod leaves;
 mod map;
 mod parallel;
 mod stmt;

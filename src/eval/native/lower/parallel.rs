@@ -23,10 +23,12 @@ use crate::core::ir::{Expr, ExprKind, PathStep, Place, RangeKind, Slot, Stmt};
 use crate::core::visit::{each_in_expr, walk_expr_mut, VisitMut};
 use crate::eval::native::chunks::ChunkLoop;
 use crate::eval::native::{lock, Held, Repr};
+use crate::eval::value::ScalarKind;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
 use super::expr::ElementPath;
+use super::leaves::leaf_kinds;
 use super::{context, define, entry_params, flags, Lower, V};
 
 /// The slot the chunk function holds the loop variable in when the loop's is a global.
@@ -47,7 +49,7 @@ struct Plan<'s> {
     var: Place,
     body: &'s [Stmt],
     bounds: Bounds<'s>,
-    arrays: Vec<(Place, bool)>,
+    arrays: Vec<(Place, bool, Vec<ScalarKind>)>,
     reads: Vec<(Slot, Repr)>,
     span: crate::syntax::span::Span,
 }
@@ -138,7 +140,7 @@ impl VisitMut for Localise {
 /// view, each view's count, and the register variables the body reads.
 struct Words<'p> {
     extra: usize,
-    arrays: &'p [(Place, bool)],
+    arrays: &'p [(Place, bool, Vec<ScalarKind>)],
     reads: &'p [(Slot, Repr)],
     /// Where Ctrl-C is reported, as the sequential loop reports it.
     span: crate::syntax::span::Span,
@@ -243,9 +245,12 @@ impl Lower<'_, '_, '_> {
         var: Slot,
         body: &Expr,
         (src, dest, n): (ClValue, ClValue, ClValue),
+        (in_kind, out_kind): (ScalarKind, ScalarKind),
     ) -> Option<ClValue> {
         let mut arrays = HashMap::new();
-        let repr = self.vars.get(&var)?.1;
+        if !self.vars.contains_key(&var) {
+            return None;
+        }
         // The inlined function's value (its frame is noted by the worker's runtime).
         let mut value = body;
         while let ExprKind::Inlined(inlined) = &value.kind {
@@ -275,18 +280,14 @@ impl Lower<'_, '_, '_> {
             span: body.span,
         };
         let id = self.chunk_function(&words, var, |l, i, extra| {
-            let offset = l.b.ins().ishl_imm_s(i, 3);
-            let at = l.b.ins().iadd(extra[0], offset);
-            let x = match repr {
-                Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-            };
+            let at = l.leaf_addr(in_kind, extra[0], i);
+            let x = l.load_leaf(in_kind, at);
             l.write_var(Place::Local(var), x);
             let (V::I(v) | V::F(v)) = l.expr(body) else {
                 unreachable!("checked by native_map: a scalar body")
             };
-            let at = l.b.ins().iadd(extra[1], offset);
-            l.b.ins().store(flags(), v, at, 0);
+            let at = l.leaf_addr(out_kind, extra[1], i);
+            l.store_leaf(out_kind, v, at);
         })?;
         let zero = self.iconst(0);
         Some(self.run_chunks(id, &words, &[src, dest], zero, n))
@@ -305,18 +306,18 @@ impl Lower<'_, '_, '_> {
         let mut words: Vec<ClValue> = extra.to_vec();
         let mut stored = Vec::new();
         let mut lens = Vec::new();
-        for (place, write) in layout.arrays {
+        for (place, write, kinds) in layout.arrays {
             let (data, len, _) = self.views[place].clone();
             let first = words.len();
             words.extend(data.iter().copied());
-            lens.push((len, first..words.len(), *write));
+            lens.push((len, first..words.len(), *write, kinds));
         }
         let views = words.len();
-        for (len, columns, write) in lens {
+        for (len, columns, write, kinds) in lens {
             let at = words.len();
             words.push(len);
             if write {
-                stored.extend(columns.map(|c| (c, at)));
+                stored.extend(columns.zip(kinds).map(|(c, k)| (c, at, k.bytes())));
             }
         }
         for (slot, repr) in layout.reads {
@@ -390,9 +391,12 @@ impl Lower<'_, '_, '_> {
         if !self.closed_stmt(s, &mut arrays) {
             return None;
         }
-        let mut arrays: Vec<(Place, bool)> = arrays.into_iter().map(|(p, (_, w))| (p, w)).collect();
-        arrays.sort_by_key(|(p, _)| format!("{p:?}"));
-        let hoisted = arrays.iter().all(|(place, write)| {
+        let mut arrays: Vec<(Place, bool, Vec<ScalarKind>)> = arrays
+            .into_iter()
+            .map(|(p, (base, w))| (p, w, leaf_kinds(&base)))
+            .collect();
+        arrays.sort_by_key(|(p, _, _)| format!("{p:?}"));
+        let hoisted = arrays.iter().all(|(place, write, _)| {
             self.views
                 .get(place)
                 .is_some_and(|(_, _, mutable)| *mutable || !write)
@@ -471,11 +475,11 @@ impl Lower<'_, '_, '_> {
                 .map(|_| word(&mut l, types::I64))
                 .collect();
             let mut columns = Vec::new();
-            for (place, _) in layout.arrays {
+            for (place, _, _) in layout.arrays {
                 let n = self.views[place].0.len();
                 columns.push((0..n).map(|_| word(&mut l, types::I64)).collect::<Vec<_>>());
             }
-            for ((place, write), data) in layout.arrays.iter().zip(columns) {
+            for ((place, write, _), data) in layout.arrays.iter().zip(columns) {
                 let len = word(&mut l, types::I64);
                 l.views.insert(*place, (data, len, *write));
             }

@@ -11,7 +11,8 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::agg::{field_leaves, split_fields};
-use super::expr::ElementPath;
+use super::expr::{path_kind, ElementPath};
+use super::leaves::{leaf_kinds, scalar_kind};
 use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
 use crate::eval::native::{Agg, Held, Repr};
@@ -354,11 +355,7 @@ impl Lower<'_, '_, '_> {
                     crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
                         !shape.elem_is_array
                             && shape.elem_leaves == 1
-                            && matches!(
-                                shape.repr,
-                                crate::eval::value::LeafRepr::I64
-                                    | crate::eval::value::LeafRepr::F64
-                            )
+                            && matches!(shape.repr, crate::eval::value::LeafRepr::Scalar(_))
                     });
                 let elem_repr = match &array.ty {
                     Type::Array(elem, _) if scalar_elements => Repr::of(elem),
@@ -388,7 +385,7 @@ impl Lower<'_, '_, '_> {
                     Some(repr)
                         if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
                     {
-                        self.for_array(*label, *var, array, repr, body)
+                        self.for_array(*label, *var, array, body)
                     }
                     _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
                 }
@@ -487,16 +484,13 @@ impl Lower<'_, '_, '_> {
     /// `for v in a` over an array of unboxed scalars: the array is evaluated once (a copy of
     /// its value, so stores into it in the body do not change what the loop sees), then its
     /// leaves are read in order.
-    fn for_array(&mut self, label: u32, var: Place, array: &Expr, repr: Repr, body: &[Stmt]) {
+    fn for_array(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
+        let kind = scalar_kind(&array.ty).expect("checked: an array of scalars");
         self.on_a_copy(array, |l, temp| {
             let (data, len) = l.view(temp, false, false);
             l.counted_loop(label, len, array.span, body, |l, i| {
-                let offset = l.b.ins().ishl_imm_s(i, 3);
-                let at = l.b.ins().iadd(data, offset);
-                let v = match repr {
-                    Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                    _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-                };
+                let at = l.leaf_addr(kind, data, i);
+                let v = l.load_leaf(kind, at);
                 l.write_var(var, v);
             });
         });
@@ -529,16 +523,12 @@ impl Lower<'_, '_, '_> {
         };
         self.on_a_copy(array, |l, temp| {
             let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
-            let leaves = agg.leaves.clone();
+            let kinds = leaf_kinds(array);
             l.counted_loop(label, len, array.span, body, |l, i| {
-                let offset = l.b.ins().ishl_imm_s(i, 3);
-                let mut vals = Vec::with_capacity(leaves.len());
-                for (data, repr) in columns.iter().zip(&leaves) {
-                    let at = l.b.ins().iadd(*data, offset);
-                    vals.push(match repr {
-                        Repr::F64 => V::F(l.b.ins().load(types::F64, flags(), at, 0)),
-                        _ => V::I(l.b.ins().load(types::I64, flags(), at, 0)),
-                    });
+                let mut vals = Vec::with_capacity(kinds.len());
+                for (data, kind) in columns.iter().zip(&kinds) {
+                    let at = l.leaf_addr(*kind, *data, i);
+                    vals.push(l.load_leaf(*kind, at));
                 }
                 let v = l.agg_value(vals);
                 l.write_agg_var(slot, v);
@@ -796,14 +786,15 @@ impl Lower<'_, '_, '_> {
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
         let (data, len) = self.access_view(path, true);
-        self.store_inside(s, path, data, (pos, len), |l, offset| {
-            let at = l.b.ins().iadd(data, offset);
-            l.b.ins().store(flags(), v, at, 0);
+        let kind = path_kind(path);
+        self.store_inside(s, path, data, (pos, len), |l| {
+            let at = l.leaf_addr(kind, data, pos);
+            l.store_leaf(kind, v, at);
         });
     }
 
     /// The store `s` at leaf `pos` of the array of `path`, whose view (writable) begins at
-    /// `data` and has `len` leaves: `write` with the leaf's byte offset. A variable that holds
+    /// `data` and has `len` leaves: `write`, when `pos` is inside. A variable that holds
     /// no array has no storage (the checks before reported a global's placeholder): nothing
     /// is stored. Through a pointer native code cannot see (a null view), the statement runs
     /// on the closure compiler.
@@ -813,7 +804,7 @@ impl Lower<'_, '_, '_> {
         path: &ElementPath<'_>,
         data: ClValue,
         (pos, len): (ClValue, ClValue),
-        write: impl FnOnce(&mut Self, ClValue),
+        write: impl FnOnce(&mut Self),
     ) {
         let after = self.b.create_block();
         if path.pointer {
@@ -829,8 +820,7 @@ impl Lower<'_, '_, '_> {
         self.b.ins().brif(inside, block, &[], after, &[]);
         self.b.seal_block(block);
         self.b.switch_to_block(block);
-        let offset = self.b.ins().ishl_imm_s(pos, 3);
-        write(self, offset);
+        write(self);
         self.b.ins().jump(after, &[]);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
