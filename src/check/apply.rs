@@ -102,6 +102,23 @@ impl Checker {
                 let r = self.pointer_cast(to, p, span);
                 self.call_rest(r, args, span)
             }
+            // `M::f[int] x`, `Show[int]::show x`: the function of the module instantiated.
+            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Qualified(_)) => {
+                let ExprKind::Qualified(path) = &inner.node else {
+                    unreachable!()
+                };
+                let segments = qualified_segments(path, inner.span, targs);
+                match self.qualified_instantiation(&segments, head.span) {
+                    Some(e) => self.apply_ast_head(&e, args, span, expected),
+                    None => error_expr(span),
+                }
+            }
+            ExprKind::QualifiedArgs(segments) => {
+                match self.qualified_instantiation(segments, head.span) {
+                    Some(e) => self.apply_ast_head(&e, args, span, expected),
+                    None => error_expr(span),
+                }
+            }
             // An integer literal applied to a tuple or array projects: `1 x` is `x.1`.
             ExprKind::Int(_) => {
                 let first = args.remove(0);
@@ -1156,10 +1173,8 @@ impl Checker {
         // A virtual function resolves to its instance's; a template to its specialisation.
         match self.class_dispatch(idx, &own_args, span) {
             crate::check::class::Dispatch::Plain => {}
-            crate::check::class::Dispatch::To(n, type_args) => {
-                self.note_call(n);
-                let fun = self.funs[n].id;
-                func.kind = ir::ExprKind::MakeFun { fun, type_args };
+            crate::check::class::Dispatch::To(n, targs) => {
+                func.kind = self.dispatched_value(n, targs, name_span);
             }
             crate::check::class::Dispatch::Failed => return error_expr(span),
         }
@@ -1192,4 +1207,21 @@ impl Checker {
             Err(rest) => self.call_rest(call, rest, span),
         }
     }
+}
+
+/// The segments of `M::N::f[targs]` (spanning `span` without the arguments), each with its
+/// type arguments: the last one's.
+pub(crate) fn qualified_segments(
+    path: &[String],
+    span: Span,
+    targs: &[ast::TypeExpr],
+) -> Vec<(ast::SName, Vec<ast::TypeExpr>)> {
+    let n = path.len();
+    path.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let args = if i + 1 == n { targs.to_vec() } else { Vec::new() };
+            (crate::syntax::span::Spanned::new(p.clone(), span), args)
+        })
+        .collect()
 }
