@@ -74,6 +74,8 @@ enum Found {
     /// An instance fits the arguments, but one that its `with` clause needs is missing:
     /// the instance, the constraint's class, and the arguments it lacks.
     Lacking(InstanceInfo, Unmet),
+    /// None in force here, but one fits in a function body this code is not in.
+    Elsewhere(InstanceInfo),
 }
 
 #[derive(Clone, Debug)]
@@ -372,10 +374,9 @@ impl Checker {
             .cloned()
             .collect();
         let mut lacking = None;
+        let mut elsewhere = None;
         for inst in instances {
-            if !self.frame_within(self.frame, inst.frame) {
-                continue;
-            }
+            let in_force = self.frame_within(self.frame, inst.frame);
             let saved = self.metas.clone();
             let fresh = self.instantiate_params(&inst.vars);
             let fits = inst
@@ -388,6 +389,10 @@ impl Checker {
             if !fits {
                 continue;
             }
+            if !in_force {
+                elsewhere.get_or_insert(inst);
+                continue;
+            }
             match self.unmet_constraint(&inst, &solved, depth) {
                 None => return Found::Instance(inst),
                 Some(unmet) => {
@@ -395,9 +400,10 @@ impl Checker {
                 }
             }
         }
-        match lacking {
-            Some((inst, unmet)) => Found::Lacking(inst, unmet),
-            None => Found::None,
+        match (lacking, elsewhere) {
+            (Some((inst, unmet)), _) => Found::Lacking(inst, unmet),
+            (None, Some(inst)) => Found::Elsewhere(inst),
+            (None, None) => Found::None,
         }
     }
 
@@ -504,6 +510,19 @@ impl Checker {
                     label: format!("the instance `{instance_shown}` is defined here"),
                 }
             }
+            Found::Elsewhere(inst) => CheckError::Noted {
+                error: Box::new(CheckError::NoOverload {
+                    span,
+                    message: format!("no instance `{instance}` here: {what}"),
+                    behaviour: "invocable",
+                    help: Some(
+                        "an instance declared in a function body is in force in that body only: declare it at the top level or in a module to use it everywhere"
+                            .into(),
+                    ),
+                }),
+                at: inst.span,
+                label: "the instance in a function body".to_string(),
+            },
             _ => CheckError::Noted {
                 error: Box::new(CheckError::NoOverload {
                     span,
@@ -624,7 +643,9 @@ impl Checker {
         let inst = match found {
             Found::Instance(inst) => inst,
             // An instance whose `with` clause is not met is not one (Felix): the default.
-            Found::None | Found::Lacking(..) if !v.bodiless => return self.default_of(idx, args),
+            Found::None | Found::Lacking(..) | Found::Elsewhere(_) if !v.bodiless => {
+                return self.default_of(idx, args)
+            }
             found => {
                 let what = format!(
                     "`{name}` is a virtual function of the class `{}`",
@@ -732,11 +753,14 @@ impl Checker {
         let n = self.new_function(&def, &sig.name);
         self.modules.classes.specialised.insert(key, n);
         if !self.frames[frame].global {
+            // A cell: the copy (or another made here) may call itself through it, from a
+            // closure made before the cell is filled.
             let slot = self.frames[frame].alloc();
+            self.frames[frame].cell_slots.push(slot);
             let loc = crate::check::env::VarLoc {
                 frame,
                 slot,
-                cell: false,
+                cell: true,
             };
             self.funs[n].holder = Some(loc);
             let fun_ty = self.fun_type_of(n);
@@ -753,7 +777,7 @@ impl Checker {
                 .entry(frame)
                 .or_default()
                 .push(ir::Stmt::Assign(
-                    ir::Place::Local(slot),
+                    ir::Place::LocalCell(slot),
                     ir::Expr {
                         kind: ir::ExprKind::MakeFun { fun: id, type_args },
                         ty: fun_ty,

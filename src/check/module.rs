@@ -402,28 +402,20 @@ impl Checker {
                     return;
                 }
                 let here = self.scope;
+                // Only a module's members are named from outside it (`M::f`, `open M;`):
+                // elsewhere (a function, the file's top level) `inherit` is `open`.
                 if inherit {
-                    let Some(info) = self
+                    let vars = self
                         .modules
                         .modules
                         .values()
                         .find(|i| i.scope == here)
-                        .cloned()
-                    else {
-                        self.type_error(
-                            module.span,
-                            "`inherit` stands in a module or a class; elsewhere, write `open`",
-                        );
-                        return;
-                    };
-                    if m.scope == here {
-                        self.type_error(module.span, "a module cannot inherit itself");
-                        return;
-                    }
+                        .map(|i| i.vars.clone())
+                        .unwrap_or_default();
                     self.modules.inherits.entry(here).or_default().push(Inherit {
                         scope: m.scope,
                         args: args.clone(),
-                        vars: info.vars,
+                        vars,
                     });
                 }
                 self.modules.opens.entry(here).or_default().push(Open {
