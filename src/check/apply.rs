@@ -1220,7 +1220,11 @@ pub(crate) fn qualified_segments(
     path.iter()
         .enumerate()
         .map(|(i, p)| {
-            let args = if i + 1 == n { targs.to_vec() } else { Vec::new() };
+            let args = if i + 1 == n {
+                targs.to_vec()
+            } else {
+                Vec::new()
+            };
             (crate::syntax::span::Spanned::new(p.clone(), span), args)
         })
         .collect()

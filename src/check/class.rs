@@ -681,7 +681,8 @@ impl Checker {
                 }
                 // A template, or a generic function nested in a function frame (its copy
                 // keeps its closure there), is called as its specialised copy.
-                let nested = !self.frames[self.frames[self.funs[c].frame].parent.unwrap_or(0)].global;
+                let nested =
+                    !self.frames[self.frames[self.funs[c].frame].parent.unwrap_or(0)].global;
                 if self.modules.classes.templates.contains(&c) || (nested && !targs.is_empty()) {
                     return match self.specialise(c, &targs) {
                         Some(n) => Dispatch::To(n, Vec::new()),
@@ -793,7 +794,12 @@ impl Checker {
     /// The value of function `n` (an instance's function or a specialised copy, which a
     /// call dispatches to) at its own type arguments `targs`, as seen from here: its closure
     /// when it has one in a function frame, else the function made here.
-    pub(crate) fn dispatched_value(&mut self, n: usize, targs: Vec<Type>, span: Span) -> ir::ExprKind {
+    pub(crate) fn dispatched_value(
+        &mut self,
+        n: usize,
+        targs: Vec<Type>,
+        span: Span,
+    ) -> ir::ExprKind {
         self.note_call(n);
         let ty = self.fun_type_of(n);
         if let Some(holder) = self.funs[n].holder {
@@ -821,4 +827,3 @@ impl Checker {
         }
     }
 }
-

@@ -98,6 +98,17 @@ impl Checker {
                 found = Some(m.clone());
                 break;
             }
+            // A module of a module opened here (or of one it inherits).
+            if let Some(opens) = self.modules.opens.get(&id) {
+                found = opens
+                    .iter()
+                    .flat_map(|o| self.member_scopes(o))
+                    .find_map(|o| self.modules.modules.get(&(o.scope, first.to_string())))
+                    .cloned();
+                if found.is_some() {
+                    break;
+                }
+            }
             s = self.scopes[id].parent;
         }
         let mut m = found?;
@@ -412,11 +423,15 @@ impl Checker {
                         .find(|i| i.scope == here)
                         .map(|i| i.vars.clone())
                         .unwrap_or_default();
-                    self.modules.inherits.entry(here).or_default().push(Inherit {
-                        scope: m.scope,
-                        args: args.clone(),
-                        vars,
-                    });
+                    self.modules
+                        .inherits
+                        .entry(here)
+                        .or_default()
+                        .push(Inherit {
+                            scope: m.scope,
+                            args: args.clone(),
+                            vars,
+                        });
                 }
                 self.modules.opens.entry(here).or_default().push(Open {
                     scope: m.scope,
@@ -574,7 +589,9 @@ impl Checker {
             let n_params = self.find_module(&module).map_or(0, |m| m.n_params);
             if args.len() != n_params {
                 let message = if n_params == 0 {
-                    format!("the module `{module}` has no type parameters: it takes no type arguments")
+                    format!(
+                        "the module `{module}` has no type parameters: it takes no type arguments"
+                    )
                 } else {
                     format!(
                         "the module `{module}` takes {n_params} type argument{}, but {} {} given",
@@ -599,8 +616,10 @@ impl Checker {
                 .unwrap_or(0);
             if all.len() > most {
                 let joined = path.join("::");
-                let parameterised = (1..path.len())
-                    .any(|i| self.find_module(&path[..i].join("::")).is_some_and(|m| m.n_params > 0));
+                let parameterised = (1..path.len()).any(|i| {
+                    self.find_module(&path[..i].join("::"))
+                        .is_some_and(|m| m.n_params > 0)
+                });
                 let modules = if of_modules > 0 {
                     format!(" ({of_modules} of them the module's)")
                 } else {
@@ -665,7 +684,10 @@ impl Checker {
                 // A name the module opens is no member of it; one it inherits is.
                 let opened = self.modules.opens.get(&m.scope).and_then(|opens| {
                     opens.iter().find_map(|o| {
-                        self.scopes[o.scope].values.contains_key(last.as_str()).then_some(o.scope)
+                        self.scopes[o.scope]
+                            .values
+                            .contains_key(last.as_str())
+                            .then_some(o.scope)
                     })
                 });
                 let opened = opened.and_then(|scope| {
