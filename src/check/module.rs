@@ -736,19 +736,29 @@ impl Checker {
 
     /// Check a module, class or instance statement: its statements, in its scope.
     pub(crate) fn module_stmt(&mut self, s: &Stmt, item: &ModuleItem, out: &mut Vec<ir::Stmt>) {
-        let body = match item {
-            ModuleItem::Module { body, .. } | ModuleItem::Instance { body, .. } => self
-                .modules
-                .classes
-                .rewritten
-                .get(&(self.scope, s.span))
-                .cloned()
-                .unwrap_or_else(|| body.clone()),
-            ModuleItem::Open { .. } | ModuleItem::Virtual { .. } => return,
-        };
-        let Some(&scope) = self.modules.bodies.get(&(self.scope, s.span)) else {
+        let (ModuleItem::Module { body, .. } | ModuleItem::Instance { body, .. }) = item else {
             return;
         };
+        // The scope the statement was hoisted in: this one, or one enclosing it.
+        let mut at = Some(self.scope);
+        let mut hoisted = None;
+        while let Some(id) = at {
+            if let Some(&scope) = self.modules.bodies.get(&(id, s.span)) {
+                hoisted = Some((id, scope));
+                break;
+            }
+            at = self.scopes[id].parent;
+        }
+        let Some((outer, scope)) = hoisted else {
+            return;
+        };
+        let body = self
+            .modules
+            .classes
+            .rewritten
+            .get(&(outer, s.span))
+            .cloned()
+            .unwrap_or_else(|| body.clone());
         let saved = self.scope;
         self.scope = scope;
         let stmts = self.stmts(&body);
