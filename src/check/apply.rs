@@ -102,19 +102,9 @@ impl Checker {
                 let r = self.pointer_cast(to, p, span);
                 self.call_rest(r, args, span)
             }
-            // `M::f[int] x`, `Show[int]::show x`: the function of the module instantiated.
-            ExprKind::TypeApply(inner, targs) if matches!(&inner.node, ExprKind::Qualified(_)) => {
-                let ExprKind::Qualified(path) = &inner.node else {
-                    unreachable!()
-                };
-                let segments = qualified_segments(path, inner.span, targs);
-                match self.qualified_instantiation(&segments, head.span) {
-                    Some(e) => self.apply_ast_head(&e, args, span, expected),
-                    None => error_expr(span),
-                }
-            }
-            ExprKind::QualifiedArgs(segments) => {
-                match self.qualified_instantiation(segments, head.span) {
+            // `M::f[int] x`, `Show[int]::show x`: the module's function instantiated.
+            _ if super::module::qualified_with_args(head).is_some() => {
+                match self.instantiate_qualified(head) {
                     Some(e) => self.apply_ast_head(&e, args, span, expected),
                     None => error_expr(span),
                 }
@@ -1207,25 +1197,4 @@ impl Checker {
             Err(rest) => self.call_rest(call, rest, span),
         }
     }
-}
-
-/// The segments of `M::N::f[targs]` (spanning `span` without the arguments), each with its
-/// type arguments: the last one's.
-pub(crate) fn qualified_segments(
-    path: &[String],
-    span: Span,
-    targs: &[ast::TypeExpr],
-) -> Vec<(ast::SName, Vec<ast::TypeExpr>)> {
-    let n = path.len();
-    path.iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let args = if i + 1 == n {
-                targs.to_vec()
-            } else {
-                Vec::new()
-            };
-            (crate::syntax::span::Spanned::new(p.clone(), span), args)
-        })
-        .collect()
 }

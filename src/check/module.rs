@@ -561,6 +561,13 @@ impl Checker {
             .then(|| last.clone())
     }
 
+    /// The instantiation `qualified_instantiation` gives the qualified name with type
+    /// arguments `head`.
+    pub(crate) fn instantiate_qualified(&mut self, head: &ast::Expr) -> Option<ast::Expr> {
+        let segments = qualified_with_args(head)?;
+        self.qualified_instantiation(&segments, head.span)
+    }
+
     /// `M::f[int]`, `Show[int]::show`, `X[long]::f[int]`: the explicit instantiation a
     /// qualified name with type arguments denotes, as the name its definition is entered
     /// under (`X::f`) applied to all of them, those of the modules first (a definition of a
@@ -774,5 +781,36 @@ fn binding_span(c: &Checker, b: &Binding) -> Span {
         Binding::Ctor { span, .. } => *span,
         Binding::Opaque { types, .. } => types[0].1,
         Binding::Funs(l) => c.funs[l[0]].span,
+    }
+}
+
+/// The segments of a qualified name given type arguments (`M::N::f[int]`, `Show[int]::show`),
+/// each with its own (none: empty); `None` for any other expression.
+pub(crate) fn qualified_with_args(e: &ast::Expr) -> Option<Vec<(ast::SName, Vec<ast::TypeExpr>)>> {
+    match &e.node {
+        ast::ExprKind::QualifiedArgs(segments) => Some(segments.clone()),
+        ast::ExprKind::TypeApply(inner, targs) => {
+            let ast::ExprKind::Qualified(path) = &inner.node else {
+                return None;
+            };
+            let n = path.len();
+            Some(
+                path.iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let args = if i + 1 == n {
+                            targs.clone()
+                        } else {
+                            Vec::new()
+                        };
+                        (
+                            crate::syntax::span::Spanned::new(p.clone(), inner.span),
+                            args,
+                        )
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
     }
 }

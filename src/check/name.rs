@@ -692,9 +692,12 @@ impl Checker {
                 mk(ir::ExprKind::TypeSize(t), ty, span)
             }
             // `M::f[int]`: the function of the module instantiated, as a value.
-            ExprKind::Qualified(path) => {
-                let segments = crate::check::apply::qualified_segments(path, head.span, targs);
-                match self.qualified_instantiation(&segments, span) {
+            ExprKind::Qualified(_) => {
+                let whole = ast::Expr::new(
+                    ExprKind::TypeApply(Box::new(head.clone()), targs.to_vec()),
+                    span,
+                );
+                match self.instantiate_qualified(&whole) {
                     Some(e) => self.expr(&e, expected),
                     None => error_expr(span),
                 }
