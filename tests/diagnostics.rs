@@ -282,6 +282,13 @@ diagnostic_cases! {
     module_unknown_member: "E0201", "module Geometry { fun dist (x:int) => x; }\nprintln$ Geometry::dits 1;\n";
     module_unknown_variable: "E0201", "module Counter { var count = 0; }\nprintln$ Counter::cont;\n";
     module_open_unknown: "E0201", "module Geometry { fun dist (x:int) => x; }\nopen Geometry2;\n";
+    class_instance_with_clause_unmet: "E0301", "class Show[T] { virtual fun show: T -> string; }\ninstance Show[int] { fun show (i:int) => str i; }\ninstance[U with Show[U]] Show[list[U]] {\n  fun show (l: list[U]) : string => match l with | Empty => \"\" | Cons (h, t) => show h + show t endmatch;\n}\nprintln$ Show::show (list (1.5, 2.5));\n";
+    class_instance_with_clause_unmet_through_a_constraint: "E0301", "class Show[T] { virtual fun show: T -> string; }\ninstance[U with Show[U]] Show[U * U] { fun show (p: U * U) => show p.0 + show p.1; }\nfun twice[T with Show[T]] (x: T) => show x + show x;\nprintln$ twice (\"a\", \"b\");\n";
+    qualified_call_too_many_type_arguments: "E0301", "module M { fun id[T] (x:T) => x; }\nprintln$ M::id[int, int] 3;\n";
+    qualified_call_module_type_arguments: "E0301", "module Pairs[t] { fun swap (p: t * t) => p.1, p.0; }\nprintln$ Pairs[int, int]::swap (1, 2);\n";
+    qualified_call_too_many_through_the_module: "E0301", "module X[t] { fun conv[u] (x: t, y: u) => (y, x); }\nprintln$ X[long]::conv[int, int] (1L, 2);\n";
+    module_name_opened_not_inherited: "E0201", "module A { fun f (x:int) => x + 1; }\nmodule B { open A; }\nprintln$ B::f 1;\n";
+    module_inherited_name_clashes: "E0202", "module A { val a = 1; }\nmodule B { inherit A; val a = 2; }\nprintln$ B::a;\n";
     // Felix's list and string library.
     list_cons_not_a_list: "E0301", "val l = 1 ! 2;\nprintln$ l;\n";
     list_cons_pattern_on_an_int: "E0301", "match 3 with\n| h ! t => println h;\n| _ => println 0;\nendmatch;\n";

@@ -102,6 +102,13 @@ impl Checker {
                 let r = self.pointer_cast(to, p, span);
                 self.call_rest(r, args, span)
             }
+            // `M::f[int] x`, `Show[int]::show x`: the module's function instantiated.
+            _ if super::module::qualified_with_args(head).is_some() => {
+                match self.instantiate_qualified(head) {
+                    Some(e) => self.apply_ast_head(&e, args, span, expected),
+                    None => error_expr(span),
+                }
+            }
             // An integer literal applied to a tuple or array projects: `1 x` is `x.1`.
             ExprKind::Int(_) => {
                 let first = args.remove(0);
@@ -1172,10 +1179,8 @@ impl Checker {
         // A virtual function resolves to its instance's; a template to its specialisation.
         match self.class_dispatch(idx, &own_args, span) {
             crate::check::class::Dispatch::Plain => {}
-            crate::check::class::Dispatch::To(n, type_args) => {
-                self.note_call(n);
-                let fun = self.funs[n].id;
-                func.kind = ir::ExprKind::MakeFun { fun, type_args };
+            crate::check::class::Dispatch::To(n, targs) => {
+                func.kind = self.dispatched_value(n, targs, name_span);
             }
             crate::check::class::Dispatch::Failed => return error_expr(span),
         }

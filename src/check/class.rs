@@ -27,7 +27,7 @@ use crate::types::ty::{TyVar, Type};
 pub(crate) struct ClassState {
     /// Module, class and instance bodies as hoisted (with the parameters given to their
     /// definitions), by statement span.
-    pub(crate) rewritten: HashMap<Span, Vec<Stmt>>,
+    pub(crate) rewritten: HashMap<(ScopeId, Span), Vec<Stmt>>,
     pub(crate) instances: Vec<InstanceInfo>,
     /// The functions with constraints (by index into `Checker::funs`).
     pub(crate) templates: HashSet<usize>,
@@ -36,6 +36,9 @@ pub(crate) struct ClassState {
     pub(crate) specialised: HashMap<(usize, Vec<Type>), usize>,
     /// Inside the generic check of a template.
     pub(crate) template_depth: u32,
+    /// The statements that make the closures of specialised copies nested in a function
+    /// frame, by frame: run when the frame is entered, before its body.
+    pub(crate) late_holders: HashMap<usize, Vec<ir::Stmt>>,
 }
 
 #[derive(Clone, Debug)]
@@ -47,6 +50,32 @@ pub(crate) struct InstanceInfo {
     pub(crate) vars: Vec<TyVar>,
     pub(crate) args: Vec<Type>,
     pub(crate) span: Span,
+    /// The `with` constraints of the instance's own parameters
+    /// (`instance[U with Show[U]] Show[list[U]]`), resolved in its scope.
+    pub(crate) constraints: Vec<ast::Constraint>,
+    /// The frame the instance is declared in: one declared in a function body is in force
+    /// there only (its functions are nested in the function).
+    pub(crate) frame: usize,
+}
+
+/// A constraint of an instance's `with` clause that its arguments do not meet: its class,
+/// the constraint as written (`Show[U]`) and its arguments here.
+struct Unmet {
+    class: String,
+    written: String,
+    args: Vec<Type>,
+}
+
+/// What the search for an instance found.
+enum Found {
+    Instance(InstanceInfo),
+    /// None fits.
+    None,
+    /// An instance fits the arguments, but one that its `with` clause needs is missing:
+    /// the instance, the constraint's class, and the arguments it lacks.
+    Lacking(InstanceInfo, Unmet),
+    /// None in force here, but one fits in a function body this code is not in.
+    Elsewhere(InstanceInfo),
 }
 
 #[derive(Clone, Debug)]
@@ -115,17 +144,26 @@ impl Checker {
                 ),
             );
         }
-        let body = self.parameterise(body, params, None);
+        // The instance's functions take its parameters first, with their `with` constraints:
+        // they are templates, specialised where they are called.
+        let body = self.parameterise(body, params, None, true);
         self.hoist(&body, prelude);
         self.scope = outer;
-        self.modules.classes.rewritten.insert(s.span, body);
-        self.modules.bodies.insert(s.span, scope);
+        self.modules.classes.rewritten.insert((outer, s.span), body);
+        self.modules.bodies.insert((outer, s.span), scope);
+        let constraints = params
+            .iter()
+            .flat_map(|p| p.constraints.iter().cloned())
+            .collect();
+        let frame = self.frame;
         self.modules.classes.instances.push(InstanceInfo {
             class: info.scope,
             scope,
             vars,
             args,
             span: class.span,
+            constraints,
+            frame,
         });
     }
 
@@ -193,14 +231,6 @@ impl Checker {
             .flat_map(|p| p.constraints.iter().cloned())
             .collect();
         if constraints.is_empty() {
-            return;
-        }
-        let frame = self.funs[idx].frame;
-        if self.frames[frame].parent != Some(0) {
-            self.type_error(
-                self.funs[idx].span,
-                "a function with `with` constraints is defined at the top level, in a module or in a class",
-            );
             return;
         }
         self.modules.classes.templates.insert(idx);
@@ -327,8 +357,14 @@ impl Checker {
         }
     }
 
-    /// The instance of the class whose scope is `class` at the concrete `args`.
-    fn find_instance(&mut self, class: ScopeId, args: &[Type]) -> Option<InstanceInfo> {
+    /// The instance of the class whose scope is `class` at the concrete `args`: one in force
+    /// here that fits them and whose `with` clause is met (its classes have instances at the
+    /// arguments it gets, in turn).
+    fn find_instance(&mut self, class: ScopeId, args: &[Type]) -> Found {
+        self.find_instance_at(class, args, 0)
+    }
+
+    fn find_instance_at(&mut self, class: ScopeId, args: &[Type], depth: u32) -> Found {
         let instances: Vec<InstanceInfo> = self
             .modules
             .classes
@@ -337,7 +373,10 @@ impl Checker {
             .filter(|i| i.class == class && i.args.len() == args.len())
             .cloned()
             .collect();
+        let mut lacking = None;
+        let mut elsewhere = None;
         for inst in instances {
+            let in_force = self.frame_within(self.frame, inst.frame);
             let saved = self.metas.clone();
             let fresh = self.instantiate_params(&inst.vars);
             let fits = inst
@@ -345,12 +384,157 @@ impl Checker {
                 .iter()
                 .zip(args)
                 .all(|(a, c)| self.unify(&a.subst_vars(&inst.vars, &fresh), c));
+            let solved: Vec<Type> = fresh.iter().map(|t| self.zonk(t)).collect();
             self.metas = saved;
-            if fits {
-                return Some(inst);
+            if !fits {
+                continue;
+            }
+            if !in_force {
+                elsewhere.get_or_insert(inst);
+                continue;
+            }
+            match self.unmet_constraint(&inst, &solved, depth) {
+                None => return Found::Instance(inst),
+                Some(unmet) => {
+                    lacking.get_or_insert((inst, unmet));
+                }
             }
         }
-        None
+        match (lacking, elsewhere) {
+            (Some((inst, unmet)), _) => Found::Lacking(inst, unmet),
+            (None, Some(inst)) => Found::Elsewhere(inst),
+            (None, None) => Found::None,
+        }
+    }
+
+    /// The first constraint of the `with` clause of `inst` that its parameters at `solved`
+    /// do not meet: its class's name and arguments.
+    fn unmet_constraint(
+        &mut self,
+        inst: &InstanceInfo,
+        solved: &[Type],
+        depth: u32,
+    ) -> Option<Unmet> {
+        if inst.constraints.is_empty() {
+            return None;
+        }
+        let saved = self.scope;
+        self.scope = inst.scope;
+        let mut unmet = None;
+        for c in &inst.constraints {
+            let written: Vec<Type> = c.args.iter().map(|t| self.type_expr(t)).collect();
+            let cargs: Vec<Type> = written
+                .iter()
+                .map(|t| t.subst_vars(&inst.vars, solved))
+                .collect();
+            let met = match self.find_module(&c.class.node) {
+                // Instances needing instances: a chain longer than any program's types is a
+                // loop, met by none.
+                Some(m) if m.class => {
+                    depth < 64
+                        && matches!(
+                            self.find_instance_at(m.scope, &cargs, depth + 1),
+                            Found::Instance(_)
+                        )
+                }
+                _ => match builtin_class(&c.class.node) {
+                    Some(behaviours) => cargs
+                        .iter()
+                        .all(|t| behaviours.iter().all(|b| self.require(t, *b).is_ok())),
+                    None => true,
+                },
+            };
+            if !met {
+                let shown: Vec<String> = written.iter().map(|t| t.to_string()).collect();
+                unmet = Some(Unmet {
+                    class: c.class.node.clone(),
+                    written: format!("{}[{}]", c.class.node, shown.join(", ")),
+                    args: cargs,
+                });
+                break;
+            }
+        }
+        self.scope = saved;
+        unmet
+    }
+
+    /// Is frame `inner` the frame `outer` or nested in it (every frame is in the global one)?
+    fn frame_within(&self, inner: usize, outer: usize) -> bool {
+        if self.frames[outer].global {
+            return true;
+        }
+        let mut f = Some(inner);
+        while let Some(at) = f {
+            if at == outer {
+                return true;
+            }
+            f = self.frames[at].parent;
+        }
+        false
+    }
+
+    /// Report that no instance of the class `class_name` (defined at `class_span`) fits
+    /// `instance` (`C[T]`), at `span`, with what `found` says of the nearest one; `what` is
+    /// the message's beginning.
+    #[allow(clippy::too_many_arguments)]
+    fn no_instance(
+        &mut self,
+        found: Found,
+        span: Span,
+        instance: &str,
+        what: String,
+        class_name: &str,
+        class_span: Span,
+    ) {
+        let shown = |ts: &[Type]| {
+            ts.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let error = match found {
+            Found::Lacking(inst, unmet) => {
+                let inner = format!("{}[{}]", unmet.class, shown(&unmet.args));
+                let instance_shown = format!("{}[{}]", class_name, shown(&inst.args));
+                CheckError::Noted {
+                    error: Box::new(CheckError::NoOverload {
+                        span,
+                        message: format!(
+                            "no instance `{inner}`: the instance `{instance_shown}` that `{instance}` would use needs `{}`",
+                            unmet.written
+                        ),
+                        behaviour: "invocable",
+                        help: Some(format!("define `instance {inner} {{ … }}`")),
+                    }),
+                    at: inst.span,
+                    label: format!("the instance `{instance_shown}` is defined here"),
+                }
+            }
+            Found::Elsewhere(inst) => CheckError::Noted {
+                error: Box::new(CheckError::NoOverload {
+                    span,
+                    message: format!("no instance `{instance}` here: {what}"),
+                    behaviour: "invocable",
+                    help: Some(
+                        "an instance declared in a function body is in force in that body only: declare it at the top level or in a module to use it everywhere"
+                            .into(),
+                    ),
+                }),
+                at: inst.span,
+                label: "the instance in a function body".to_string(),
+            },
+            _ => CheckError::Noted {
+                error: Box::new(CheckError::NoOverload {
+                    span,
+                    message: format!("no instance `{instance}`: {what}"),
+                    behaviour: "invocable",
+                    help: Some(format!("define `instance {instance} {{ … }}`")),
+                }),
+                at: class_span,
+                label: format!("the class `{class_name}` is defined here"),
+            },
+        };
+        self.error(error);
     }
 
     /// Has each class that template `idx` names in its constraints an instance at the
@@ -375,7 +559,8 @@ impl Checker {
                 .iter()
                 .map(|t| t.subst_vars(&sig.own_params, args))
                 .collect();
-            if self.find_instance(m.scope, &cargs).is_none() {
+            let found = self.find_instance(m.scope, &cargs);
+            if !matches!(found, Found::Instance(_)) {
                 let shown = |ts: &[Type]| {
                     ts.iter()
                         .map(|t| t.to_string())
@@ -383,21 +568,13 @@ impl Checker {
                         .join(", ")
                 };
                 let instance = format!("{}[{}]", c.class.node, shown(&cargs));
-                self.error(CheckError::Noted {
-                    error: Box::new(CheckError::NoOverload {
-                        span,
-                        message: format!(
-                            "no instance `{instance}`: `{}` needs `{}[{}]`",
-                            sig.name,
-                            c.class.node,
-                            shown(&written)
-                        ),
-                        behaviour: "invocable",
-                        help: Some(format!("define `instance {instance} {{ … }}`")),
-                    }),
-                    at: m.span,
-                    label: format!("the class `{}` is defined here", c.class.node),
-                });
+                let what = format!(
+                    "`{}` needs `{}[{}]`",
+                    sig.name,
+                    c.class.node,
+                    shown(&written)
+                );
+                self.no_instance(found, span, &instance, what, &c.class.node, m.span);
                 ok = false;
                 break;
             }
@@ -463,24 +640,27 @@ impl Checker {
         let name = self.funs[idx].name.clone();
         let shown: Vec<String> = class_args.iter().map(|t| t.to_string()).collect();
         let instance_name = format!("{}[{}]", v.class_name, shown.join(", "));
-        let Some(inst) = found else {
-            if !v.bodiless {
-                return self.default_of(idx, args);
+        let inst = match found {
+            Found::Instance(inst) => inst,
+            // An instance whose `with` clause is not met is not one (Felix): the default.
+            Found::None | Found::Lacking(..) | Found::Elsewhere(_) if !v.bodiless => {
+                return self.default_of(idx, args)
             }
-            self.error(CheckError::Noted {
-                error: Box::new(CheckError::NoOverload {
+            found => {
+                let what = format!(
+                    "`{name}` is a virtual function of the class `{}`",
+                    v.class_name
+                );
+                self.no_instance(
+                    found,
                     span,
-                    message: format!(
-                        "no instance `{instance_name}`: `{name}` is a virtual function of the class `{}`",
-                        v.class_name
-                    ),
-                    behaviour: "invocable",
-                    help: Some(format!("define `instance {instance_name} {{ … }}`")),
-                }),
-                at: v.class_span,
-                label: format!("the class `{}` is defined here", v.class_name),
-            });
-            return Dispatch::Failed;
+                    &instance_name,
+                    what,
+                    &v.class_name,
+                    v.class_span,
+                );
+                return Dispatch::Failed;
+            }
         };
         let own = self.funs[idx].own_params.clone();
         let wanted = self.fun_type_of(idx).subst_vars(&own, args);
@@ -499,7 +679,11 @@ impl Checker {
                 if targs.iter().any(|t| t.has_meta()) {
                     continue;
                 }
-                if self.modules.classes.templates.contains(&c) {
+                // A template, or a generic function nested in a function frame (its copy
+                // keeps its closure there), is called as its specialised copy.
+                let nested =
+                    !self.frames[self.frames[self.funs[c].frame].parent.unwrap_or(0)].global;
+                if self.modules.classes.templates.contains(&c) || (nested && !targs.is_empty()) {
                     return match self.specialise(c, &targs) {
                         Some(n) => Dispatch::To(n, Vec::new()),
                         None => Dispatch::Failed,
@@ -562,12 +746,84 @@ impl Checker {
         self.open_constraints(scope, &constraints, false);
         let mut def = (*sig.def).clone();
         def.type_params.clear();
+        // The copy is nested where the template is: in a function's frame, it keeps its
+        // closure in a slot of that frame, made when the frame is entered.
+        let frame = self.frames[sig.frame].parent.unwrap_or(0);
         self.scope = scope;
-        self.frame = 0;
+        self.frame = frame;
         let n = self.new_function(&def, &sig.name);
+        self.modules.classes.specialised.insert(key, n);
+        if !self.frames[frame].global {
+            // A cell: the copy (or another made here) may call itself through it, from a
+            // closure made before the cell is filled.
+            let slot = self.frames[frame].alloc();
+            self.frames[frame].cell_slots.push(slot);
+            let loc = crate::check::env::VarLoc {
+                frame,
+                slot,
+                cell: true,
+            };
+            self.funs[n].holder = Some(loc);
+            let fun_ty = self.fun_type_of(n);
+            let id = self.funs[n].id;
+            let type_args = self.funs[n]
+                .outer_params
+                .iter()
+                .cloned()
+                .map(Type::Var)
+                .collect();
+            self.modules
+                .classes
+                .late_holders
+                .entry(frame)
+                .or_default()
+                .push(ir::Stmt::Assign(
+                    ir::Place::LocalCell(slot),
+                    ir::Expr {
+                        kind: ir::ExprKind::MakeFun { fun: id, type_args },
+                        ty: fun_ty,
+                        span: sig.span,
+                    },
+                ));
+        }
         self.scope = saved.0;
         self.frame = saved.1;
-        self.modules.classes.specialised.insert(key, n);
         Some(n)
+    }
+
+    /// The value of function `n` (an instance's function or a specialised copy, which a
+    /// call dispatches to) at its own type arguments `targs`, as seen from here: its closure
+    /// when it has one in a function frame, else the function made here.
+    pub(crate) fn dispatched_value(
+        &mut self,
+        n: usize,
+        targs: Vec<Type>,
+        span: Span,
+    ) -> ir::ExprKind {
+        self.note_call(n);
+        let ty = self.fun_type_of(n);
+        if let Some(holder) = self.funs[n].holder {
+            let vb = crate::check::env::VarBinding {
+                loc: holder,
+                ty: crate::check::env::VarType::Known(ty),
+                mutable: false,
+                span,
+                decl: None,
+                scope: self.funs[n].scope,
+            };
+            return self.var_access(&vb);
+        }
+        let mut type_args: Vec<Type> = self.funs[n]
+            .outer_params
+            .iter()
+            .cloned()
+            .map(Type::Var)
+            .collect();
+        type_args.extend(targs);
+        type_args.extend(self.borrowed_size_args(self.funs[n].frame));
+        ir::ExprKind::MakeFun {
+            fun: self.funs[n].id,
+            type_args,
+        }
     }
 }

@@ -104,6 +104,12 @@ impl Checker {
             // `TypeApply`).
             ExprKind::Qualified(path) => self.qualified_expr(path, span, expected),
             ExprKind::TypeApply(head, targs) => self.type_apply_value(head, targs, span, expected),
+            // `Show[int]::show`: the function of the module instantiated, as a value.
+            ExprKind::QualifiedArgs(segments) => match self.qualified_instantiation(segments, span)
+            {
+                Some(e) => self.expr(&e, expected),
+                None => crate::check::build::error_expr(span),
+            },
             ExprKind::Tuple(items) => {
                 let comps: Vec<Option<Type>> = match expected.map(|t| self.zonk(t)) {
                     Some(t) => match t.tuple_components() {

@@ -259,6 +259,11 @@ impl Checker {
         for j in nested {
             self.check_function(j);
         }
+        // The closures of the specialised copies of templates nested here come first.
+        if let Some(mut holders) = self.modules.classes.late_holders.remove(&sig.frame) {
+            holders.append(&mut body);
+            body = holders;
+        }
         let frame = &self.frames[sig.frame];
         let mut type_params = frame.type_params.clone();
         type_params.extend(frame.borrowed_sizes.iter().cloned());
@@ -429,6 +434,16 @@ impl NameCollector<'_> {
                     }
                 }
             }
+            // The functions of a module, class or instance in this body are nested in it.
+            StmtKind::Module(item) => match item.as_ref() {
+                ast::ModuleItem::Module { body, .. } | ast::ModuleItem::Instance { body, .. } => {
+                    for s in body {
+                        self.stmt(s)
+                    }
+                }
+                ast::ModuleItem::Virtual { def, .. } => self.fundef(def),
+                ast::ModuleItem::Open { .. } => {}
+            },
             _ => {}
         }
     }

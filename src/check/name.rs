@@ -307,15 +307,25 @@ impl Checker {
             return error_expr(span);
         }
         // A template or a virtual function as a value: its specialisation or instance.
-        let (id, type_args) = match self.class_dispatch(idx, &type_args[outer..], span) {
-            crate::check::class::Dispatch::Plain => (sig.id, type_args),
-            crate::check::class::Dispatch::To(n, targs) => (self.funs[n].id, targs),
+        let ty = self.zonk(&ty);
+        match self.class_dispatch(idx, &type_args[outer..], span) {
+            crate::check::class::Dispatch::Plain => {}
+            crate::check::class::Dispatch::To(n, targs) => {
+                let kind = self.dispatched_value(n, targs, span);
+                return mk(kind, ty, span);
+            }
             crate::check::class::Dispatch::Failed => return error_expr(span),
-        };
+        }
         let mut type_args = type_args;
         type_args.extend(self.borrowed_size_args(sig.frame));
-        let ty = self.zonk(&ty);
-        mk(ir::ExprKind::MakeFun { fun: id, type_args }, ty, span)
+        mk(
+            ir::ExprKind::MakeFun {
+                fun: sig.id,
+                type_args,
+            },
+            ty,
+            span,
+        )
     }
 
     /// Record the effects of calling function `idx` (for purity, which allows parallel
@@ -683,6 +693,17 @@ impl Checker {
                 };
                 let ty = if fits { Type::SIZE } else { Type::Natural };
                 mk(ir::ExprKind::TypeSize(t), ty, span)
+            }
+            // `M::f[int]`: the function of the module instantiated, as a value.
+            ExprKind::Qualified(_) => {
+                let whole = ast::Expr::new(
+                    ExprKind::TypeApply(Box::new(head.clone()), targs.to_vec()),
+                    span,
+                );
+                match self.instantiate_qualified(&whole) {
+                    Some(e) => self.expr(&e, expected),
+                    None => error_expr(span),
+                }
             }
             ExprKind::Name(n) => {
                 let types: Vec<Type> = targs.iter().map(|t| self.type_expr(t)).collect();

@@ -132,8 +132,12 @@ pub enum ExprKind {
     Name(Name),
     /// A qualified name `Typing::memcount`: the path segments.
     Qualified(Vec<Name>),
-    /// Explicit instantiation `f[int, 3 \* 2]`.
+    /// Explicit instantiation `f[int, 3 \* 2]`, `M::f[int]`.
     TypeApply(Box<Expr>, Vec<TypeExpr>),
+    /// A qualified name whose modules are given type arguments, as Felix allows on every
+    /// segment: `Show[int]::show`, `X[long]::f[int]`. Each segment with its type arguments
+    /// (none: empty).
+    QualifiedArgs(Vec<(SName, Vec<TypeExpr>)>),
     /// `a, b, c` (at least 2).
     Tuple(Vec<Expr>),
     /// `a \, b \, c` (at least 2).

@@ -142,35 +142,47 @@ pub(super) fn define_expressions<'t>(
         Token::Keyword(Keyword::True) => ExprKind::Bool(true),
         Token::Keyword(Keyword::False) => ExprKind::Bool(false),
     };
-    let path = select! { Token::Ident(name) => name }
+    // A name, possibly qualified, each segment with type arguments or none: `f`, `f[int]`,
+    // `M::f`, `M::f[int]`, `Show[int]::show`.
+    let type_arguments = type_list
+        .clone()
+        .delimited_by(token(Token::LBracket), token(Token::RBracket));
+    let segment = select! { Token::Ident(name) = extra => Spanned::new(name, extra.span()) }
+        .then(type_arguments.or_not());
+    let path = segment
+        .clone()
         .then(
             token(Token::ColonColon)
-                .ignore_then(select! { Token::Ident(name) => name })
+                .ignore_then(segment)
                 .repeated()
                 .collect::<Vec<_>>(),
         )
-        .map(|(first, rest)| {
-            if rest.is_empty() {
-                ExprKind::Name(first)
-            } else {
-                let mut segments = vec![first];
-                segments.extend(rest);
-                ExprKind::Qualified(segments)
+        .map_with(|(first, rest), extra| {
+            let span = extra.span();
+            let mut segments = vec![first];
+            segments.extend(rest);
+            let (last_name, last_args) = segments.pop().expect("a path has a segment");
+            if segments.iter().any(|(_, args)| args.is_some()) {
+                let mut all: Vec<(SName, Vec<TypeExpr>)> = segments
+                    .into_iter()
+                    .map(|(n, a)| (n, a.unwrap_or_default()))
+                    .collect();
+                all.push((last_name, last_args.unwrap_or_default()));
+                return Spanned::new(ExprKind::QualifiedArgs(all), span);
             }
-        })
-        .map_with(|kind, extra| Spanned::new(kind, extra.span()))
-        .then(
-            type_list
-                .clone()
-                .delimited_by(token(Token::LBracket), token(Token::RBracket))
-                .or_not(),
-        )
-        .map_with(|(head, type_arguments), extra| match type_arguments {
-            Some(type_arguments) => Spanned::new(
-                ExprKind::TypeApply(Box::new(head), type_arguments),
-                extra.span(),
-            ),
-            None => head,
+            let head_span = Span::new(span.start, last_name.span.end);
+            let head = if segments.is_empty() {
+                ExprKind::Name(last_name.node)
+            } else {
+                let mut names: Vec<Name> = segments.into_iter().map(|(n, _)| n.node).collect();
+                names.push(last_name.node);
+                ExprKind::Qualified(names)
+            };
+            let head = Spanned::new(head, head_span);
+            match last_args {
+                Some(args) => Spanned::new(ExprKind::TypeApply(Box::new(head), args), span),
+                None => head,
+            }
         });
     let if_expr = keyword(Keyword::If)
         .ignore_then(expr.clone())

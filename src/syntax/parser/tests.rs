@@ -444,6 +444,32 @@ fn injections_projections_and_instantiation() {
             vec![at(TypeExprKind::CProduct(vec![unitsum(3), unitsum(4)]))]
         ))
     );
+    // Type arguments on a module's segment: every segment with its own.
+    assert_eq!(
+        expr("X[long]::f[int]"),
+        at(ExprKind::QualifiedArgs(vec![
+            (at("X".to_string()), vec![ty_name("long")]),
+            (at("f".to_string()), vec![ty_name("int")]),
+        ]))
+    );
+    assert_eq!(
+        expr("Show[int]::show"),
+        at(ExprKind::QualifiedArgs(vec![
+            (at("Show".to_string()), vec![ty_name("int")]),
+            (at("show".to_string()), Vec::new()),
+        ]))
+    );
+    assert_eq!(
+        expr("M::N::f[int]"),
+        at(ExprKind::TypeApply(
+            Box::new(at(ExprKind::Qualified(vec![
+                "M".into(),
+                "N".into(),
+                "f".into()
+            ]))),
+            vec![ty_name("int")]
+        ))
+    );
     assert_eq!(
         expr("f[int, 3 \\* 2] ()"),
         juxtapose(
