@@ -5,6 +5,7 @@
 use crate::check::build::{error_expr, mk, Arg};
 use crate::check::env::Binding;
 use crate::check::error::CheckError;
+use crate::check::prims::{apply_prim, apply_prim_expecting};
 use crate::check::{contains_error, error_type, Checker};
 use crate::core::ir::{self, IndexMode, Prim};
 use crate::syntax::ast::{self, ExprKind};
@@ -97,8 +98,7 @@ impl Checker {
                     return error_expr(span);
                 }
                 let to = self.type_expr(&targs[0]);
-                let first = args.remove(0);
-                let p = self.arg_expr(first, None);
+                let p = self.arg_expr(args.remove(0), None);
                 let r = self.pointer_cast(to, p, span);
                 self.call_rest(r, args, span)
             }
@@ -111,8 +111,7 @@ impl Checker {
             }
             // An integer literal applied to a tuple or array projects: `1 x` is `x.1`.
             ExprKind::Int(_) => {
-                let first = args.remove(0);
-                let v = self.arg_expr(first, None);
+                let v = self.arg_expr(args.remove(0), None);
                 let r = self.project(v, head, span);
                 self.call_rest(r, args, span)
             }
@@ -426,32 +425,16 @@ impl Checker {
             if !matches!(&t, Type::Nominal(nd) if matches!(nd.body.get(), Some(NominalBody::Struct(_))))
                 && crate::core::prims::is_prim(n)
             {
-                return crate::check::prims::apply_prim(self, n, args, span);
+                return apply_prim(self, n, args, span);
             }
             return self.apply_type(t, args, span);
         }
         if let Some(t) = crate::check::typeexpr::builtin_type(n) {
-            let first = args.remove(0);
-            let r = self.convert(t, first, span);
+            let r = self.convert(t, args.remove(0), span);
             return self.call_rest(r, args, span);
         }
-        if let Some(i) = crate::core::prims::function_index(n) {
-            let r = crate::check::prims::apply_prim(self, n, args, span);
-            let wants_array = expected.is_some_and(|t| matches!(self.zonk(t), Type::Array(..)));
-            if crate::core::prims::PRIMS[i].list_unless_array
-                && !wants_array
-                && r.ty != error_type()
-            {
-                return self.call_named(
-                    "list",
-                    name_span,
-                    None,
-                    vec![Arg::Checked(r)],
-                    span,
-                    expected,
-                );
-            }
-            return r;
+        if crate::core::prims::is_prim(n) {
+            return apply_prim_expecting(self, n, name_span, args, span, expected);
         }
         self.error(CheckError::UndefinedName {
             name: n.to_string(),

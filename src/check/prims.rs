@@ -972,3 +972,30 @@ mod tests {
         }
     }
 }
+
+/// `apply_prim` where the application's expected type is known: an entry whose Felix form
+/// gives a list (`list_unless_array`) gives the array only where an array is expected, and
+/// the list of its elements (the prelude's `list a`) anywhere else.
+pub(crate) fn apply_prim_expecting(
+    c: &mut Checker,
+    n: &str,
+    name_span: Span,
+    args: Vec<Arg>,
+    span: Span,
+    expected: Option<&Type>,
+) -> ir::Expr {
+    let r = apply_prim(c, n, args, span);
+    let wants_array = expected.is_some_and(|t| matches!(c.zonk(t), Type::Array(..)));
+    let gives_list = prims::function_index(n).is_some_and(|i| PRIMS[i].list_unless_array);
+    if !gives_list || wants_array || r.ty == error_type() {
+        return r;
+    }
+    c.call_named(
+        "list",
+        name_span,
+        None,
+        vec![Arg::Checked(r)],
+        span,
+        expected,
+    )
+}
