@@ -125,6 +125,17 @@ pub(crate) fn check_kernel(
         // An internal kernel with a side condition (a record permutation of any number of
         // operands) is decided by it.
         let decided_by_side = matches!(def.typing, Typing::Internal) && def.side.is_some();
+        // Felix's list form of an entry giving an array (`list_unless_array`): the list of
+        // the elements of an array its schemes give.
+        let as_array = match result {
+            Type::Nominal(n) if def.list_unless_array && crate::check::darray::is_list(result) => n
+                .instance
+                .as_ref()
+                .and_then(|(_, a)| a.first())
+                .map(|element| Type::array(element.clone(), Type::Unitsum(2))),
+            _ => None,
+        };
+        let result = as_array.as_ref().unwrap_or(result);
         let fits = decided_by_side || schemes.iter().any(|s| scheme_fits(s, args, result));
         if !(fits && side) {
             continue;
@@ -950,6 +961,37 @@ fn get_rule(c: &mut Checker, name: &str, args: &mut [Arg], span: Span) -> ir::Ex
     )
 }
 
+/// `apply_prim` where the application's expected type is known: an entry whose Felix form
+/// gives a list (`list_unless_array`) gives the array only where an array is expected, and
+/// the prelude's `list[T]` of its elements anywhere else, which its kernel builds when its
+/// result type is not an array.
+pub(crate) fn apply_prim_expecting(
+    c: &mut Checker,
+    n: &str,
+    name_span: Span,
+    args: Vec<Arg>,
+    span: Span,
+    expected: Option<&Type>,
+) -> ir::Expr {
+    let mut r = apply_prim(c, n, args, span);
+    let wants_array = expected.is_some_and(|t| matches!(c.zonk(t), Type::Array(..)));
+    let gives_list = prims::function_index(n).is_some_and(|i| PRIMS[i].list_unless_array);
+    let Type::Array(element, _) = c.zonk(&r.ty) else {
+        return r;
+    };
+    if !gives_list || wants_array {
+        return r;
+    }
+    use crate::syntax::{ast::TypeExprKind, span::Spanned};
+    let element = Spanned::new(TypeExprKind::Name(element.to_string()), name_span);
+    let list = Spanned::new(
+        TypeExprKind::Apply(Spanned::new("list".into(), name_span), vec![element]),
+        name_span,
+    );
+    r.ty = c.type_expr(&list);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -971,31 +1013,4 @@ mod tests {
             assert_eq!(def.calls, takes_function, "`{}`", def.name);
         }
     }
-}
-
-/// `apply_prim` where the application's expected type is known: an entry whose Felix form
-/// gives a list (`list_unless_array`) gives the array only where an array is expected, and
-/// the list of its elements (the prelude's `list a`) anywhere else.
-pub(crate) fn apply_prim_expecting(
-    c: &mut Checker,
-    n: &str,
-    name_span: Span,
-    args: Vec<Arg>,
-    span: Span,
-    expected: Option<&Type>,
-) -> ir::Expr {
-    let r = apply_prim(c, n, args, span);
-    let wants_array = expected.is_some_and(|t| matches!(c.zonk(t), Type::Array(..)));
-    let gives_list = prims::function_index(n).is_some_and(|i| PRIMS[i].list_unless_array);
-    if !gives_list || wants_array || r.ty == error_type() {
-        return r;
-    }
-    c.call_named(
-        "list",
-        name_span,
-        None,
-        vec![Arg::Checked(r)],
-        span,
-        expected,
-    )
 }

@@ -752,12 +752,18 @@ pub fn compile_pieces(
                 _ => vec![&text[..]],
             },
         };
+        let piece = |p: &[u8]| Value::Str(std::sync::Arc::new(p.to_vec()));
+        // Felix's form: the prelude's `list[string]`, `Empty` (tag 0) or `Cons (h, t)` (1).
+        if !matches!(ty, crate::types::Type::Array(..)) {
+            let empty = Value::Sum(std::sync::Arc::new((0, Value::Unit)));
+            return Ok(pieces.into_iter().rev().fold(empty, |t, h| {
+                let cell: std::sync::Arc<[Value]> = std::sync::Arc::new([piece(h), t]);
+                Value::Sum(std::sync::Arc::new((1, Value::Tuple(cell))))
+            }));
+        }
         super::array::check_allocation(Some(pieces.len()), &ty, &frame.rt.limits)
             .map_err(|f| f.at(span))?;
-        let values: Vec<Value> = pieces
-            .into_iter()
-            .map(|p| Value::Str(std::sync::Arc::new(p.to_vec())))
-            .collect();
+        let values: Vec<Value> = pieces.into_iter().map(piece).collect();
         Ok(Value::Array(super::value::ArrayVal::new(
             super::value::Buffer::Boxed(values),
         )))
