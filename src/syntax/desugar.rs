@@ -270,21 +270,8 @@ pub fn closure(body: Vec<Stmt>, span: Span) -> Expr {
 pub fn block_value(stmts: Vec<Stmt>, value: Expr, span: Span) -> Expr {
     let mut body = stmts;
     body.push(Spanned::new(StmtKind::Return(Some(value)), span));
-    let func = Spanned::new(
-        ExprKind::Lambda(Box::new(FunDef {
-            kind: FunKind::Fun,
-            name: None,
-            type_params: Vec::new(),
-            params: vec![ParamGroup {
-                params: Vec::new(),
-                span,
-            }],
-            ret: None,
-            body: FunBody::Block(body),
-            span,
-        })),
-        span,
-    );
+    // It returns a value, so it is a function.
+    let func = closure(body, span);
     Spanned::new(
         ExprKind::Apply {
             func: Box::new(func),

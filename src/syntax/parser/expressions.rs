@@ -710,18 +710,7 @@ fn arm_alternatives(
     }
     let patterns = alternatives
         .into_iter()
-        .map(|(pattern, with, guard, span)| {
-            if with.is_empty() && guard.is_none() {
-                pattern
-            } else {
-                let kind = PatternKind::Guarded {
-                    pattern: Box::new(pattern),
-                    with,
-                    guard: guard.map(Box::new),
-                };
-                Spanned::new(kind, span)
-            }
-        })
+        .map(|(pattern, with, guard, span)| patterns::guarded_pattern(pattern, with, guard, span))
         .collect();
     (patterns, None)
 }

@@ -215,18 +215,7 @@ pub(super) fn guarded_alternatives<'t>(
     field_value: RecursiveParser<'t, Expr>,
 ) -> BoxedParser<'t, Pattern> {
     guarded(pattern, field_value.clone(), field_value)
-        .map(|(pattern, with, guard, span)| {
-            if with.is_empty() && guard.is_none() {
-                pattern
-            } else {
-                let kind = PatternKind::Guarded {
-                    pattern: Box::new(pattern),
-                    with,
-                    guard: guard.map(Box::new),
-                };
-                Spanned::new(kind, span)
-            }
-        })
+        .map(|(pattern, with, guard, span)| guarded_pattern(pattern, with, guard, span))
         .separated_by(token(Token::Bar))
         .at_least(1)
         .collect::<Vec<_>>()
@@ -255,4 +244,22 @@ fn name_pattern(name: Name) -> PatternKind {
     } else {
         PatternKind::Name(name)
     }
+}
+
+/// `pattern` with its `with` bindings and guard: itself when it has neither.
+pub(super) fn guarded_pattern(
+    pattern: Pattern,
+    with: Vec<(SName, Expr)>,
+    guard: Option<Expr>,
+    span: Span,
+) -> Pattern {
+    if with.is_empty() && guard.is_none() {
+        return pattern;
+    }
+    let kind = PatternKind::Guarded {
+        pattern: Box::new(pattern),
+        with,
+        guard: guard.map(Box::new),
+    };
+    Spanned::new(kind, span)
 }
