@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use crate::core::ir::{CoerceKind, Expr, ExprKind, Function, PathStep, Pattern, Prim, Stmt};
+use crate::core::ir::{
+    CoerceKind, Expr, ExprKind, FunId, Function, PathStep, Pattern, Prim, Stmt,
+};
 use crate::core::visit::{infallible, walk_expr_fold, walk_stmt_fold, Fold};
 use crate::types::size::symbolic_count;
 use crate::types::ty::{TyVar, Type, TypeRef};
@@ -46,10 +48,62 @@ pub fn instantiate(f: &Function, args: &[Type]) -> Function {
 
 /// `stmts` with the sizes `args[i]` substituted for the size variables `params[i]` in every
 /// type they mention (`Type::subst_sizes`: arrays over 0 or 1 stay arrays).
-pub fn substitute_sizes(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<Stmt> {
+///
+/// A generic function called here is instantiated at the sizes as at any type, so where its
+/// own parameter `N` becomes 1 its `T ^ N` is `T`, while the array the caller holds stays an
+/// array of one: a full call of such an instance (`function` finds the callee) passes each
+/// argument reshaped to the parameter's type and reshapes the result back.
+pub fn substitute_sizes(
+    stmts: &[Stmt],
+    params: &[TyVar],
+    args: &[Type],
+    function: &dyn Fn(FunId) -> Option<Arc<Function>>,
+) -> Vec<Stmt> {
     struct Sizes<'a> {
         params: &'a [TyVar],
         args: &'a [Type],
+        function: &'a dyn Fn(FunId) -> Option<Arc<Function>>,
+    }
+    impl Sizes<'_> {
+        /// The call `folded` with its arguments and result reshaped to and from the types its
+        /// callee's instance has, where they differ.
+        fn call_of_instance(&self, mut folded: Expr) -> Expr {
+            let ExprKind::Call { func, args } = &mut folded.kind else {
+                return folded;
+            };
+            let (ExprKind::MakeFun { fun, type_args } | ExprKind::Closure { fun, type_args, .. }) =
+                &func.kind
+            else {
+                return folded;
+            };
+            if type_args.is_empty() {
+                return folded;
+            }
+            let Some(callee) = (self.function)(*fun) else {
+                return folded;
+            };
+            if callee.params.len() != args.len() || callee.type_params.len() != type_args.len() {
+                return folded;
+            }
+            let substitution = Substitution {
+                params: &callee.type_params,
+                args: type_args,
+                sizes_from: callee.type_params.len().saturating_sub(callee.size_params),
+            };
+            for (param, arg) in callee.params.iter().zip(args.iter_mut()) {
+                let expected = substitution.ty(&param.ty);
+                if expected != arg.ty && !expected.has_var() {
+                    let taken = std::mem::replace(arg, placeholder(arg.span));
+                    *arg = reshaped(taken, expected);
+                }
+            }
+            let ret = substitution.ty(&callee.ret);
+            if ret == folded.ty || ret.has_var() {
+                return folded;
+            }
+            let kept = std::mem::replace(&mut folded.ty, ret);
+            reshaped(folded, kept)
+        }
     }
     impl Fold for Sizes<'_> {
         type Error = std::convert::Infallible;
@@ -57,10 +111,18 @@ pub fn substitute_sizes(stmts: &[Stmt], params: &[TyVar], args: &[Type]) -> Vec<
             Ok(ty.subst_sizes(self.params, self.args))
         }
         fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Self::Error> {
-            Ok(checked_reshape(walk_expr_fold(self, e)?))
+            let folded = checked_reshape(walk_expr_fold(self, e)?);
+            Ok(self.call_of_instance(folded))
         }
     }
-    infallible(Sizes { params, args }.fold_stmts(stmts))
+    infallible(
+        Sizes {
+            params,
+            args,
+            function,
+        }
+        .fold_stmts(stmts),
+    )
 }
 
 /// The pairing of type parameters with their arguments, applied to every type of a tree.

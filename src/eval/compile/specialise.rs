@@ -171,7 +171,6 @@ fn compile_for(
     span: Span,
 ) -> Result<Specialised, Ctrl> {
     let args: Vec<Type> = sizes.iter().map(|n| Type::Unitsum(*n)).collect();
-    let body = substitute_sizes(&context.body, &context.vars, &args);
     let mut program = frame.rt.program.borrow_mut();
     let Some(program) = program.as_deref_mut() else {
         return Err(runtime_error(
@@ -180,6 +179,10 @@ fn compile_for(
             span,
         ));
     };
+    let functions = &program.inlined_functions;
+    let body = substitute_sizes(&context.body, &context.vars, &args, &|fun| {
+        functions.get(fun as usize).cloned().flatten()
+    });
     let backend = program.native.clone();
     let mut compiler = Compiler::new(program, context.slots);
     compiler.defined = context.defined.clone();
