@@ -1125,6 +1125,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Prim(p, a) if !native => {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }
+            ExprKind::MapLoop { .. } => self.native_map(e),
             _ => native,
         }
     }

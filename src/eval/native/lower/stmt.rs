@@ -501,7 +501,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
-        self.eval_into(array, temp, "");
+        self.value_into(array, temp, "");
         self.notes.truncate(notes);
         let outer_unwind = self.unwind;
         let unwind = self.side_block(|l| {
