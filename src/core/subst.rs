@@ -6,9 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::core::ir::{
-    CoerceKind, Expr, ExprKind, FunId, Function, PathStep, Pattern, Prim, Stmt,
-};
+use crate::core::ir::{CoerceKind, Expr, ExprKind, FunId, Function, PathStep, Pattern, Prim, Stmt};
 use crate::core::visit::{infallible, walk_expr_fold, walk_stmt_fold, Fold};
 use crate::types::size::symbolic_count;
 use crate::types::ty::{TyVar, Type, TypeRef};

@@ -128,24 +128,8 @@ impl Lower<'_, '_, '_> {
                 let outer = self.enter_inlined(inlined);
                 self.stmts(&inlined.stmts);
                 self.ensure_open();
-                let assign = Stmt::Assign(*place, result);
-                let why = format!(
-                    "an assignment of a value of type {} (not in registers)",
-                    e.ty
-                );
-                self.fallback_stmt(&assign, &why, e.span);
+                self.assign_value(*place, &result);
                 self.leave_inlined(inlined, outer);
-            }
-            Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), e) if self.native_map(e) => {
-                let addr = match *place {
-                    Place::Local(slot) => {
-                        self.frame_used = true;
-                        self.slot_addr(slot)
-                    }
-                    Place::Global(g) => self.global_addr(g),
-                    _ => unreachable!("matched"),
-                };
-                self.map_into(e, addr);
             }
             Stmt::Assign(place, e) => match Repr::of(&e.ty) {
                 Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
@@ -159,13 +143,7 @@ impl Lower<'_, '_, '_> {
                     let v = self.expr(e);
                     self.write_var(*place, v);
                 }
-                _ => {
-                    let why = format!(
-                        "an assignment of a value of type {} (not in registers)",
-                        e.ty
-                    );
-                    self.fallback_stmt(s, &why, e.span)
-                }
+                _ => self.assign_value(*place, e),
             },
             Stmt::Store {
                 place,
@@ -498,6 +476,28 @@ impl Lower<'_, '_, '_> {
 
     /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
     /// temporary, dropped after it, also when an error unwinds from inside.
+    /// `place = e` for a value not in registers: computed into the variable's value (natively
+    /// as far as `value_into` can, which leaves the variable as it was when `e` faults); a
+    /// captured variable's assignment is a fallback piece.
+    fn assign_value(&mut self, place: Place, e: &Expr) {
+        let why = format!(
+            "an assignment of a value of type {} (not in registers)",
+            e.ty
+        );
+        let addr = match place {
+            Place::Local(slot) => {
+                self.frame_used = true;
+                self.slot_addr(slot)
+            }
+            Place::Global(g) => self.global_addr(g),
+            Place::LocalCell(_) | Place::CaptureCell(_) => {
+                let assign = Stmt::Assign(place, e.clone());
+                return self.fallback_stmt(&assign, &why, e.span);
+            }
+        };
+        self.value_into(e, addr, &why);
+    }
+
     pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
