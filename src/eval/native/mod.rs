@@ -414,13 +414,10 @@ impl Backend {
 /// The native signature of `function`: groups that are `()`, a variable or a tuple of
 /// variables in registers (a variable of a type not in registers by reference; not in an
 /// array group, whose value the evaluator rebuilds from native leaves), any other group boxed; the result in a register
-/// when its type is native, boxed otherwise. A function that captures variables has none
-/// (the reason).
+/// when its type is native, boxed otherwise. Captures are not parameters: every native
+/// function is passed the address of its closure's captured values.
 pub fn signature(function: &Function) -> Result<NativeSig, String> {
     use crate::core::ir::{PatternKind, Place};
-    if !function.captures.is_empty() {
-        return Err("it captures variables of an enclosing function".into());
-    }
     let (mut groups, mut boxed, mut arrays) = (Vec::new(), Vec::new(), Vec::new());
     for param in &function.params {
         let array = matches!(param.ty, Type::Array(..));
