@@ -166,7 +166,8 @@ impl Lower<'_, '_, '_> {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
             ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
-            ExprKind::MakeFun { .. } | ExprKind::Closure { .. } if self.make_closure_into(e, out) => {}
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+                if self.make_closure_into(e, out) => {}
             _ => self.eval_into(e, out, why),
         }
     }

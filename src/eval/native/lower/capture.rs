@@ -209,10 +209,7 @@ impl Lower<'_, '_, '_> {
                 Capture::Outer(k) => self.capture_addr(k),
             };
             for w in 0..VALUE_SIZE / 8 {
-                let word = self
-                    .b
-                    .ins()
-                    .load(types::I64, flags(), from, (w * 8) as i32);
+                let word = self.b.ins().load(types::I64, flags(), from, (w * 8) as i32);
                 self.b.ins().store(flags(), word, at, (w * 8) as i32);
             }
         }

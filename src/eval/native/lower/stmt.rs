@@ -148,7 +148,11 @@ impl Lower<'_, '_, '_> {
                 self.frame_used = true;
                 let addr = self.slot_addr(*slot);
                 if !self.make_closure_into(e, addr) {
-                    self.fallback_stmt(s, "a function value capturing values of enclosing code", e.span);
+                    self.fallback_stmt(
+                        s,
+                        "a function value capturing values of enclosing code",
+                        e.span,
+                    );
                 }
             }
             Stmt::Assign(place @ (Place::LocalCell(_) | Place::CaptureCell(_)), e)
@@ -156,7 +160,11 @@ impl Lower<'_, '_, '_> {
                     && self.cell_place(*place) =>
             {
                 if !self.make_closure_in_cell(e, *place) {
-                    self.fallback_stmt(s, "a function value capturing values of enclosing code", e.span);
+                    self.fallback_stmt(
+                        s,
+                        "a function value capturing values of enclosing code",
+                        e.span,
+                    );
                 }
             }
             Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), e) if self.native_map(e) => {
