@@ -201,6 +201,8 @@ struct Gen<'c> {
     structs: Option<Structs>,
     /// Inside a function returning this type (`return` statements allowed).
     ret: Option<Ty>,
+    /// Inside a function (whose nested functions capture its parameters and variables).
+    nested: bool,
 }
 
 impl<'c> Gen<'c> {
@@ -214,6 +216,7 @@ impl<'c> Gen<'c> {
             funcs: Vec::new(),
             structs: None,
             ret: None,
+            nested: false,
         }
     }
 
@@ -596,7 +599,8 @@ impl<'c> Gen<'c> {
         text
     }
 
-    /// A function over what is in scope (the globals and the functions before it).
+    /// A function over what is in scope (the globals and the functions before it), in a
+    /// function sometimes nested, capturing the enclosing one's parameters and variables.
     fn function(&mut self) -> String {
         let recursive = self.chance(35);
         let name = self.fresh(if recursive { "r" } else { "f" });
@@ -634,12 +638,34 @@ impl<'c> Gen<'c> {
             });
             param_names.push(p);
         }
+        // A nested function over a variable and an array of this one, which its body may
+        // assign and call it: captures by value (the parameters) and of variables (cells).
+        let funcs = self.funcs.len();
+        let mut inner = String::new();
+        if !self.nested && self.chance(40) {
+            let ty = self.ty();
+            let c = self.fresh("c");
+            let init = self.literal(ty);
+            inner += &format!("  var {c} : {} = {init};\n", ty.name());
+            self.vars.push(Var {
+                name: c,
+                ty,
+                assignable: true,
+            });
+            if self.chance(50) {
+                inner += &self.array("  ");
+            }
+            self.nested = true;
+            inner += &self.function();
+            self.nested = false;
+        }
         self.ret = Some(ret).filter(|_| second.is_none());
         let ret_name = match second {
             Some(t) => format!("{} * {}", ret.name(), t.name()),
             None => ret.name().to_string(),
         };
         let mut out = format!("fun {name} ({}) : {ret_name} = {{\n", header.join(", "));
+        out += &inner;
         if let Some(second) = second {
             // A pair: built, kept in a variable, projected, returned.
             if recursive {
@@ -674,6 +700,7 @@ impl<'c> Gen<'c> {
             self.ret = None;
             self.vars.truncate(vars);
             self.arrs.truncate(arrs);
+            self.funcs.truncate(funcs);
             self.funcs.push(func);
             return out;
         }
@@ -697,6 +724,7 @@ impl<'c> Gen<'c> {
         self.ret = None;
         self.vars.truncate(vars);
         self.arrs.truncate(arrs);
+        self.funcs.truncate(funcs);
         self.funcs.push(func);
         out
     }
@@ -833,7 +861,7 @@ proptest! {
 /// programs that pass the checker, and some run to the end.
 #[test]
 fn generated_programs_check() {
-    let (mut ran, mut pairs, mut structs) = (0, 0, 0);
+    let (mut ran, mut pairs, mut structs, mut nested) = (0, 0, 0, 0);
     for seed in 0..40u32 {
         let choices: Vec<u32> = (0..600u32)
             .map(|i| {
@@ -849,6 +877,7 @@ fn generated_programs_check() {
         ran += usize::from(status == 0);
         pairs += usize::from(src.contains(" * ") && src.contains("return t"));
         structs += usize::from(src.contains("struct S") && src.contains("sa.("));
+        nested += usize::from(src.lines().any(|l| l.starts_with("  var c")));
     }
     assert!(ran > 0, "no generated program ran to the end");
     assert!(
@@ -856,4 +885,5 @@ fn generated_programs_check() {
         "no generated program has a function returning a pair"
     );
     assert!(structs > 0, "no generated program uses an array of structs");
+    assert!(nested > 0, "no generated program has a nested function");
 }

@@ -1146,14 +1146,7 @@ impl Checker {
                         .subst_vars(&own, &type_args[sig.outer_params.len()..]),
                 );
                 self.note_call(idx);
-                mk(
-                    ir::ExprKind::MakeFun {
-                        fun: sig.id,
-                        type_args,
-                    },
-                    fty,
-                    name_span,
-                )
+                mk(self.fun_value_kind(idx, type_args), fty, name_span)
             }
         };
         if !self.check_requirements(&sig.name, &own, &own_args, span) {

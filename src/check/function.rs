@@ -259,6 +259,7 @@ impl Checker {
         for j in nested {
             self.check_function(j);
         }
+        self.resolve_closures(sig.frame);
         // The closures of the specialised copies of templates nested here come first.
         if let Some(mut holders) = self.modules.classes.late_holders.remove(&sig.frame) {
             holders.append(&mut body);

@@ -125,6 +125,10 @@ pub(crate) struct UnitContext {
     pub(crate) depth: u32,
     /// Functions produced by the unit being checked.
     pub(crate) out_funs: Vec<(FunId, Arc<ir::Function>)>,
+    /// Function values made away from the frame their function captures from (the frame
+    /// making it, the function's index): `Closure`s whose captures are filled in when that
+    /// frame's function is complete (`var::resolve_closures`).
+    pub(crate) pending_closures: Vec<(env::FrameId, usize)>,
     /// Set when a recursive call got an inference variable as its result type: the
     /// unit's IR is zonked once more at the end.
     pub(crate) recursion_metas: bool,

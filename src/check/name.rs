@@ -318,14 +318,7 @@ impl Checker {
         }
         let mut type_args = type_args;
         type_args.extend(self.borrowed_size_args(sig.frame));
-        mk(
-            ir::ExprKind::MakeFun {
-                fun: sig.id,
-                type_args,
-            },
-            ty,
-            span,
-        )
+        mk(self.fun_value_kind(idx, type_args), ty, span)
     }
 
     /// Record the effects of calling function `idx` (for purity, which allows parallel

@@ -121,6 +121,80 @@ impl Checker {
         idx
     }
 
+    /// The value of function `idx` (one without a holder: generic, or not nested in a
+    /// function) at `type_args`, made in the current frame. A `MakeFun` takes the function's
+    /// captures from the frame making it, which is right in the frame the function is
+    /// defined in; anywhere below it (a sibling calling a generic nested function, the
+    /// function calling itself) it is a `Closure` whose captures reach the same variables
+    /// from here, filled in once the defining frame's function is complete
+    /// (`resolve_closures`), when the function's captures are all known.
+    pub(crate) fn fun_value_kind(&mut self, idx: usize, type_args: Vec<Type>) -> ir::ExprKind {
+        let fun = self.funs[idx].id;
+        match self.frames[self.funs[idx].frame].parent {
+            Some(p) if !self.frames[p].global && p != self.frame => {
+                self.unit.pending_closures.push((self.frame, idx));
+                ir::ExprKind::Closure {
+                    fun,
+                    type_args,
+                    captures: std::sync::Arc::from([]),
+                }
+            }
+            _ => ir::ExprKind::MakeFun { fun, type_args },
+        }
+    }
+
+    /// Fill in the captures of the `Closure`s of functions defined in `frame` made below it
+    /// (`fun_value_kind`): each of the function's captured variables reached from the frame
+    /// making the closure, through captures added along the way. The functions already built
+    /// that change are rebuilt with their longer capture lists.
+    pub(crate) fn resolve_closures(&mut self, frame: super::env::FrameId) {
+        let pending = std::mem::take(&mut self.unit.pending_closures);
+        let (here, rest): (Vec<_>, Vec<_>) = pending
+            .into_iter()
+            .partition(|(_, g)| self.frames[self.funs[*g].frame].parent == Some(frame));
+        self.unit.pending_closures = rest;
+        if here.is_empty() {
+            return;
+        }
+        let saved = self.frame;
+        let mut touched = std::collections::HashSet::new();
+        let mut fills = Vec::new();
+        for (at, g) in here {
+            let locs: Vec<VarLoc> = (self.frames[self.funs[g].frame].captures.iter())
+                .map(|(loc, _)| *loc)
+                .collect();
+            self.frame = at;
+            let captures: Vec<Capture> = locs
+                .into_iter()
+                .map(|loc| Capture::Outer(self.capture_chain(loc)))
+                .collect();
+            let mut f = at;
+            while f != frame {
+                touched.insert(f);
+                match self.frames[f].parent {
+                    Some(p) => f = p,
+                    None => break,
+                }
+            }
+            fills.push((at, self.funs[g].id, captures));
+        }
+        self.frame = saved;
+        for i in 0..self.unit.out_funs.len() {
+            let id = self.unit.out_funs[i].0;
+            let Some(f) = self.funs.iter().find(|s| s.id == id).map(|s| s.frame) else {
+                continue;
+            };
+            if !touched.contains(&f) {
+                continue;
+            }
+            let captures = self.frames[f].captures.iter().map(|(_, c)| *c).collect();
+            let function = std::sync::Arc::make_mut(&mut self.unit.out_funs[i].1);
+            function.captures = captures;
+            let mut fill = FillClosures(fills.iter().filter(|(at, ..)| *at == f).collect());
+            crate::core::visit::walk_stmts_mut(&mut fill, &mut function.body);
+        }
+    }
+
     pub(crate) fn place_of(&mut self, vb: &VarBinding) -> Place {
         match self.var_access(vb) {
             ir::ExprKind::Global(s) => Place::Global(s),
@@ -440,5 +514,32 @@ fn rhs_text(e: &ast::Expr) -> String {
     match &e.node {
         ExprKind::Name(n) => n.to_string(),
         _ => "this function".into(),
+    }
+}
+
+/// Sets the captures of the placeholder `Closure`s of a function's body (`resolve_closures`):
+/// the frame making them, the function they are of, its captures from there.
+struct FillClosures<'a>(Vec<&'a (super::env::FrameId, ir::FunId, Vec<Capture>)>);
+
+impl crate::core::visit::VisitMut for FillClosures<'_> {
+    fn visit_expr_mut(&mut self, e: &mut ir::Expr) {
+        if let ir::ExprKind::Closure {
+            fun,
+            type_args,
+            captures,
+        } = &mut e.kind
+        {
+            if let Some((.., filled)) = self.0.iter().find(|(_, g, _)| g == fun) {
+                if captures.is_empty() && filled.is_empty() {
+                    e.kind = ir::ExprKind::MakeFun {
+                        fun: *fun,
+                        type_args: std::mem::take(type_args),
+                    };
+                } else if captures.is_empty() {
+                    *captures = filled.as_slice().into();
+                }
+            }
+        }
+        crate::core::visit::walk_expr_mut(self, e)
     }
 }

@@ -414,13 +414,10 @@ impl Backend {
 /// The native signature of `function`: groups that are `()`, a variable or a tuple of
 /// variables in registers (a variable of a type not in registers by reference; not in an
 /// array group, whose value the evaluator rebuilds from native leaves), any other group boxed; the result in a register
-/// when its type is native, boxed otherwise. A function that captures variables has none
-/// (the reason).
-pub fn signature(function: &Function) -> Result<NativeSig, String> {
+/// when its type is native, boxed otherwise. Captures are not parameters: every native
+/// function is passed the address of its closure's captured values.
+pub fn signature(function: &Function) -> NativeSig {
     use crate::core::ir::{PatternKind, Place};
-    if !function.captures.is_empty() {
-        return Err("it captures variables of an enclosing function".into());
-    }
     let (mut groups, mut boxed, mut arrays) = (Vec::new(), Vec::new(), Vec::new());
     for param in &function.params {
         let array = matches!(param.ty, Type::Array(..));
@@ -461,35 +458,25 @@ pub fn signature(function: &Function) -> Result<NativeSig, String> {
         Some(repr) => (repr, false),
         None => (Repr::Unit, ret_agg.is_none()),
     };
-    Ok(NativeSig {
+    NativeSig {
         groups,
         boxed,
         arrays,
         ret,
         ret_boxed,
         ret_agg,
-    })
+    }
 }
 
 /// Compile `instance` (of `function`, already compiled to closures by `compiler`) to native
-/// code, when its signature allows; its entry is set once the outermost compilation ends.
+/// code; its entry is set once the outermost compilation ends.
 pub fn compile_instance(
     compiler: &mut Compiler<'_>,
     backend: &SharedBackend,
     instance: &Arc<Instance>,
     function: &Function,
 ) {
-    let sig = match signature(function) {
-        Ok(sig) => sig,
-        Err(reason) => {
-            lock(backend).reports.push(Report {
-                name: function.name.clone(),
-                native: false,
-                notes: vec![reason],
-            });
-            return;
-        }
-    };
+    let sig = signature(function);
     let key = Arc::as_ptr(instance) as usize;
     let id = {
         let mut b = lock(backend);

@@ -149,30 +149,53 @@ extern "C" fn note_call(rt: &Runtime<'_>, site: &Site) {
     }
 }
 
-/// The frame slots `frame .. frame + n` as the evaluator's frame.
+/// The frame slots `frame .. frame + n` as the evaluator's frame, with the captures `caps ..
+/// caps + ncaps` of the function running.
 ///
 /// # Safety
-/// `frame` points at `n` initialised values owned by the native caller.
-unsafe fn frame_of<'a, 'o>(rt: &'a Runtime<'o>, frame: *mut Value, n: usize) -> Frame<'a, 'o> {
+/// `frame` points at `n` initialised values owned by the native caller, `caps` at `ncaps`
+/// (or is null when `ncaps` is 0).
+unsafe fn frame_of<'a, 'o>(
+    rt: &'a Runtime<'o>,
+    frame: *mut Value,
+    n: usize,
+    caps: *const Value,
+    ncaps: usize,
+) -> Frame<'a, 'o> {
     Frame {
         slots: std::slice::from_raw_parts_mut(frame, n),
-        captures: &[],
+        captures: captures_of(caps, ncaps),
         rt,
     }
 }
 
-/// Evaluate a fallback expression in the native frame, its value into `out` (a slot of the
-/// frame). 0: done; 1: failed.
+/// The captures `caps .. caps + n` (none when `n` is 0).
+///
+/// # Safety
+/// `caps` points at `n` initialised values that outlive the use.
+unsafe fn captures_of<'a>(caps: *const Value, n: usize) -> &'a [Value] {
+    if n == 0 || caps.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(caps, n)
+    }
+}
+
+/// Evaluate a fallback expression in the native frame (with the function's `ncaps`
+/// captures), its value into `out` (a slot of the frame). 0: done; 1: failed.
 extern "C" fn eval_expr(
     rt: &Runtime<'_>,
     code: &ExprCode,
     frame: *mut Value,
     n: usize,
+    caps: *const Value,
+    ncaps: usize,
     out: *mut Value,
 ) -> u32 {
     guarded(rt, 1, || {
-        // SAFETY: the native caller passes its frame of `n` slots and `out` inside it.
-        let mut frame = unsafe { frame_of(rt, frame, n) };
+        // SAFETY: the native caller passes its frame of `n` slots, its captures, and `out`
+        // inside the frame.
+        let mut frame = unsafe { frame_of(rt, frame, n, caps, ncaps) };
         let value = code(&mut frame)?;
         unsafe { *out = value };
         Ok(0)
@@ -203,12 +226,20 @@ extern "C" fn eval_kernel(
     })
 }
 
-/// Run a fallback statement in the native frame. 0: done; 1: failed; 2: `break` and 3:
-/// `continue` of the loop labelled `native_label`; 4: `return` (the value in `returned`).
-extern "C" fn run_stmt(rt: &Runtime<'_>, code: &StmtCode, frame: *mut Value, n: usize) -> u32 {
+/// Run a fallback statement in the native frame (with the function's `ncaps` captures). 0:
+/// done; 1: failed; 2: `break` and 3: `continue` of the loop labelled `native_label`; 4:
+/// `return` (the value in `returned`).
+extern "C" fn run_stmt(
+    rt: &Runtime<'_>,
+    code: &StmtCode,
+    frame: *mut Value,
+    n: usize,
+    caps: *const Value,
+    ncaps: usize,
+) -> u32 {
     guarded(rt, 1, || {
-        // SAFETY: the native caller passes its frame of `n` slots.
-        let mut frame = unsafe { frame_of(rt, frame, n) };
+        // SAFETY: the native caller passes its frame of `n` slots and its captures.
+        let mut frame = unsafe { frame_of(rt, frame, n, caps, ncaps) };
         match code(&mut frame) {
             Ok(()) => Ok(0),
             Err(Ctrl::Break(label)) => {
@@ -431,6 +462,91 @@ extern "C" fn init_cells(frame: *mut Value, slots: *const u32, n: usize) {
     }
 }
 
+/// The bits (of the representation coded `repr`, `repr_code`) of the variable whose value
+/// is at `at`: a captured variable's cell (read under its lock), or a plain value.
+extern "C" fn cell_read(at: &Value, repr: u64) -> u64 {
+    let repr = repr_of(repr as u32);
+    match at {
+        Value::Cell(cell) => repr.unboxed(&cell.lock().unwrap_or_else(|p| p.into_inner())),
+        plain => repr.unboxed(plain),
+    }
+}
+
+/// A copy of the variable whose value is at `at` (a cell's content, or a plain value) into
+/// `out` (which holds a value, replaced).
+extern "C" fn cell_clone(at: &Value, out: *mut Value) {
+    let value = match at {
+        Value::Cell(cell) => cell.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        plain => plain.clone(),
+    };
+    // SAFETY: native code passes a live value.
+    unsafe { *out = value };
+}
+
+/// Apply the function value `func` to the `n` argument values at `args` (moved out, leaving
+/// `unit`s), a call at `span`: the result into `out` (which holds a value, replaced). 0:
+/// done; 1: failed.
+extern "C" fn call_value(
+    rt: &Runtime<'_>,
+    func: &Value,
+    args: *mut Value,
+    n: usize,
+    span: &Span,
+    out: *mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: native code passes `n` live values it owns.
+        let args = unsafe { std::slice::from_raw_parts_mut(args, n) };
+        let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+        for arg in args {
+            values.push(std::mem::replace(arg, Value::Unit));
+        }
+        let value = super::super::closure::apply(rt, func.clone(), values, *span)?;
+        unsafe { *out = value };
+        Ok(0)
+    })
+}
+
+/// Assign the variable whose cell is at `at` the value of `bits` (of the representation coded
+/// `repr`). A slot of the frame that holds no cell yet gets one (`local` 1), as the
+/// evaluator's assignment does; a capture that is no cell is left (`local` 0).
+extern "C" fn cell_write(at: *mut Value, repr: u64, bits: u64, local: u64) {
+    cell_assign(at, repr_of(repr as u32).boxed(bits), local)
+}
+
+/// Assign the variable whose cell is at `at` the value at `value` (moved out, leaving
+/// `unit`), as `cell_write` does.
+extern "C" fn cell_put(at: *mut Value, value: *mut Value, local: u64) {
+    // SAFETY: native code passes a live value it owns.
+    let value = std::mem::replace(unsafe { &mut *value }, Value::Unit);
+    cell_assign(at, value, local)
+}
+
+fn cell_assign(at: *mut Value, value: Value, local: u64) {
+    // SAFETY: native code passes the address of a live frame slot or capture.
+    match unsafe { &*at } {
+        Value::Cell(cell) => *cell.lock().unwrap_or_else(|p| p.into_inner()) = value,
+        _ if local == 1 => unsafe {
+            *at = Value::Cell(Arc::new(std::sync::Mutex::new(value)));
+        },
+        _ => {}
+    }
+}
+
+/// A function value of `instance` into `out` (which holds a value, replaced), capturing
+/// copies of the `instance.captures.len()` values at `caps` (the creating frame's values,
+/// gathered by native code as `Capture` says).
+extern "C" fn make_closure(instance: &Arc<Instance>, caps: *const Value, out: *mut Value) {
+    // SAFETY: native code passes one live value per capture of the instance, and `out`.
+    let captures = unsafe { captures_of(caps, instance.captures.len()) };
+    let closure = super::super::closure::Closure {
+        instance: instance.clone(),
+        captures: captures.iter().cloned().collect(),
+        args: Vec::new(),
+    };
+    unsafe { *out = Value::Fun(Arc::new(closure)) };
+}
+
 /// A unary math function of the evaluator (`library::math`).
 extern "C" fn math(f: u32, x: f64) -> f64 {
     const FNS: [MathFn; 17] = [
@@ -468,12 +584,14 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
     x.powf(y)
 }
 
-/// Call an instance that has no native body through the evaluator (a trampoline's body):
-/// the arguments as bits per its signature (a boxed group as its value's address); the
-/// result as bits, or into `out` when boxed.
+/// Call an instance that has no native body through the evaluator (a trampoline's body),
+/// with the captures at `caps` (one per capture of the instance): the arguments as bits per
+/// its signature (a boxed group as its value's address); the result as bits, or into `out`
+/// when boxed.
 extern "C" fn call_evaluator(
     rt: &Runtime<'_>,
     target: &Trampoline,
+    caps: *const Value,
     bits: *const u64,
     out: *mut Value,
 ) -> u64 {
@@ -503,7 +621,9 @@ extern "C" fn call_evaluator(
                 _ => Value::Tuple(parts.into()),
             });
         }
-        let value = super::super::closure::run_instance(rt, &target.instance, &[], args)?;
+        // SAFETY: the caller passes the instance's captures.
+        let captures = unsafe { captures_of(caps, target.instance.captures.len()) };
+        let value = super::super::closure::run_instance(rt, &target.instance, captures, args)?;
         if target.sig.has_out() {
             // SAFETY: the caller's `out` holds a value (`Unit`), replaced here.
             unsafe { *out = value };
@@ -528,7 +648,7 @@ extern "C" fn bind_group(
             return Ok(0);
         };
         // SAFETY: the native function passes its own frame of `n` slots.
-        let mut frame = unsafe { frame_of(rt, frame, n) };
+        let mut frame = unsafe { frame_of(rt, frame, n, std::ptr::null(), 0) };
         match (code.param_slots[group], &code.params[group]) {
             (Some(slot), _) => frame.slots[slot] = value.clone(),
             (None, binder) => {
@@ -554,13 +674,14 @@ pub struct Trampoline {
     pub span: Span,
 }
 
-/// Call `target` on a fresh stack segment (the current one is nearly exhausted): through
-/// its boxed entry once it has one, otherwise through the evaluator; R0008 when the stack
-/// would grow past `--max-stack`. Scalar results come back as bits, aggregate results in
-/// `leaves` (a buffer of one word per leaf).
+/// Call `target` with the captures at `caps` on a fresh stack segment (the current one is
+/// nearly exhausted): through its boxed entry once it has one, otherwise through the
+/// evaluator; R0008 when the stack would grow past `--max-stack`. Scalar results come back as
+/// bits, aggregate results in `leaves` (a buffer of one word per leaf).
 extern "C" fn grow_call(
     rt: &Runtime<'_>,
     target: &Trampoline,
+    caps: *const Value,
     bits: *const u64,
     leaves: *mut u64,
 ) -> u64 {
@@ -574,11 +695,11 @@ extern "C" fn grow_call(
                 // SAFETY: `boxed` is a boxed entry (`lower::boxed_entry`) of this signature.
                 let f: Entry = unsafe { std::mem::transmute(entry.boxed) };
                 grow(rt, &target.instance, target.span, || {
-                    f(rt, std::ptr::null(), bits, &mut out)
+                    f(rt, caps, bits, &mut out)
                 })
             }
             None => grow(rt, &target.instance, target.span, || {
-                call_evaluator(rt, target, bits, &mut out)
+                call_evaluator(rt, target, caps, bits, &mut out)
             }),
         };
         if let Some(agg) = &target.sig.ret_agg {
@@ -674,6 +795,12 @@ pub fn address(helper: Helper) -> usize {
         Helper::ArrayView => array_view as *const () as usize,
         Helper::DropFrame => drop_frame as *const () as usize,
         Helper::InitCells => init_cells as *const () as usize,
+        Helper::CellRead => cell_read as *const () as usize,
+        Helper::CellWrite => cell_write as *const () as usize,
+        Helper::CellPut => cell_put as *const () as usize,
+        Helper::CellClone => cell_clone as *const () as usize,
+        Helper::CallValue => call_value as *const () as usize,
+        Helper::MakeClosure => make_closure as *const () as usize,
         Helper::Math => math as *const () as usize,
         Helper::Atan2 => atan2 as *const () as usize,
         Helper::Pow => pow as *const () as usize,
@@ -707,6 +834,12 @@ pub enum Helper {
     ArrayView,
     DropFrame,
     InitCells,
+    CellRead,
+    CellWrite,
+    CellPut,
+    CellClone,
+    CallValue,
+    MakeClosure,
     Math,
     Atan2,
     Pow,

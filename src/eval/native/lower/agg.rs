@@ -44,6 +44,7 @@ impl Lower<'_, '_, '_> {
                 self.agg_value(leaves)
             }
             ExprKind::Local(s) if self.avars.contains_key(s) => self.read_agg_var(*s),
+            ExprKind::Capture(i) => self.capture_agg(e, *i, agg),
             ExprKind::Local(s) => {
                 self.frame_used = true;
                 let addr = self.slot_addr(*s);
@@ -165,6 +166,8 @@ impl Lower<'_, '_, '_> {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
             ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+                if self.make_closure_into(e, out) => {}
             _ => self.eval_into(e, out, why),
         }
     }

@@ -5,7 +5,7 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value as ClValue};
 use cranelift_module::Module;
 
-use crate::core::ir::{Expr, ExprKind, Inlined};
+use crate::core::ir::{Expr, ExprKind, Inlined, Place};
 
 use super::super::runtime::{Helper, Site};
 use super::{args, flags, Lower, ReturnTarget, V};
@@ -13,14 +13,22 @@ use crate::eval::native::{lock, Repr};
 
 impl Lower<'_, '_, '_> {
     /// A call: direct to a native instance when the callee is known and its signature is in
-    /// registers; otherwise a fallback piece.
+    /// registers (a function that captures is passed the values its captures name here);
+    /// otherwise a fallback piece.
     pub(super) fn call(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
-        let ExprKind::MakeFun { fun, type_args } = &func.kind else {
-            return self.fallback_expr(e, "a call of a function value");
+        let (fun, type_args, own_captures) = match &func.kind {
+            ExprKind::MakeFun { fun, type_args } => (fun, type_args, None),
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => (fun, type_args, Some(captures.clone())),
+            _ => return self.call_value(e, func, call_args, repr),
         };
         let Some(instance) = self.c.instance(*fun, type_args) else {
             return self.fallback_expr(e, "a call of an unknown function");
         };
+        let captures = own_captures.map_or_else(|| instance.captures.clone(), |c| c.to_vec());
         let key = std::sync::Arc::as_ptr(&instance) as usize;
         let declared = lock(&self.backend).declared.get(&key).cloned();
         let Some((id, sig)) = declared else {
@@ -53,6 +61,9 @@ impl Lower<'_, '_, '_> {
         if !shapes_ok {
             return self.fallback_expr(e, "a call whose arguments are not in registers");
         }
+        if !self.captures_reachable(&captures) {
+            return self.fallback_expr(e, "a call capturing values of enclosing code");
+        }
         let mut values = vec![self.rt, self.iconst(0)];
         // Boxed arguments, and those passed by reference that are not frame slots, are
         // evaluated into values on the stack, dropped after the call.
@@ -81,6 +92,13 @@ impl Lower<'_, '_, '_> {
                 values.extend(v.scalars());
             }
         }
+        // The captures, gathered once the arguments are computed: the buffer borrows the
+        // frame's values, which nothing changes until the call returns.
+        let caps = match captures.is_empty() {
+            true => values[1],
+            false => self.captures_buffer(&captures).expect("reachable"),
+        };
+        values[1] = caps;
         let span = e.span;
         // The call's bookkeeping, as `call_instance` does it: depth, Ctrl-C, stack.
         let depth = self.b.ins().uload32(
@@ -178,9 +196,9 @@ impl Lower<'_, '_, '_> {
         let r = self
             .call_helper(
                 Helper::GrowCall,
-                &[types::I64; 4],
+                &[types::I64; 5],
                 &[types::I64],
-                &[rt, target, bits, buf],
+                &[rt, target, caps, bits, buf],
             )
             .expect("grow_call returns bits");
         let r: Vec<ClValue> = match repr {
@@ -229,6 +247,65 @@ impl Lower<'_, '_, '_> {
                 self.agg_value(leaves)
             }
             _ => self.join_value(join, repr),
+        }
+    }
+
+    /// A call through a function value (a closure in a variable, a captured function, a
+    /// function's result): the value taken first, then the arguments computed here in order,
+    /// and the evaluator's `apply` (which runs the instance's native code when it has some).
+    fn call_value(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
+        let f = self.temp_value();
+        let from = match func.kind {
+            ExprKind::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                self.frame_used = true;
+                Some(self.slot_addr(s))
+            }
+            ExprKind::Capture(i) if (i as usize) < self.n_captures => Some(self.capture_addr(i)),
+            _ => None,
+        };
+        match (from, &func.kind) {
+            (Some(from), _) => {
+                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, f]);
+            }
+            (None, ExprKind::LocalCell(s)) => self.cell_value_into(Place::LocalCell(*s), f),
+            (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {
+                self.cell_value_into(Place::CaptureCell(*i), f)
+            }
+            _ => self.value_into(func, f, "a function value"),
+        }
+        let outer_unwind = self.unwind;
+        self.unwind = self.side_block(|l| {
+            l.drop_value(f);
+            l.b.ins().jump(outer_unwind, &[]);
+        });
+        let operands: Vec<&Expr> = call_args.iter().collect();
+        let (values, owned, args_unwind) = self.operands_into(&operands);
+        let site = self.keep(e.span);
+        let site = self.ptr_const(site);
+        let n = self.iconst(operands.len() as i64);
+        let (rt, out) = (self.rt, self.out);
+        let status = self
+            .call_helper(
+                Helper::CallValue,
+                &[types::I64; 6],
+                &[types::I32],
+                &[rt, f, values, n, site, out],
+            )
+            .expect("call_value returns a status");
+        self.branch_unwind_if(status);
+        if owned {
+            let unwind = self.unwind;
+            self.b.seal_block(unwind);
+            self.unwind = args_unwind;
+            self.drop_values(values, operands.len());
+        }
+        let unwind = self.unwind;
+        self.b.seal_block(unwind);
+        self.unwind = outer_unwind;
+        self.drop_value(f);
+        match crate::eval::native::Agg::of(&e.ty) {
+            Some(agg) => self.unbox_from(out, &agg),
+            None => self.load_value(out, repr),
         }
     }
 

@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{
 };
 
 use crate::core::ir::{
-    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, MathFn, PathStep, Prim,
+    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, MathFn, PathStep, Place, Prim,
 };
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
@@ -76,7 +76,8 @@ pub(super) fn path_kind(path: &ElementPath<'_>) -> crate::eval::value::ScalarKin
 
 impl<'e> ElementPath<'e> {
     /// The path of an `Index` chain ending in a scalar of an array of unboxed leaves, read
-    /// from a variable or through a pointer variable (`*p.i.j`, `(*p).i`).
+    /// from a variable (a captured one too) or through a pointer variable (`*p.i.j`,
+    /// `(*p).i`).
     pub fn of(e: &'e Expr) -> Option<ElementPath<'e>> {
         let mut steps = Vec::new();
         let mut at = e;
@@ -90,7 +91,11 @@ impl<'e> ElementPath<'e> {
             path.steps.extend(steps);
             return (!path.steps.is_empty()).then_some(path);
         }
-        if steps.is_empty() || !matches!(at.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
+        let variable = matches!(
+            at.kind,
+            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Capture(_)
+        );
+        if steps.is_empty() || !variable {
             return None;
         }
         Some(ElementPath {
@@ -162,6 +167,11 @@ impl Lower<'_, '_, '_> {
                 None => self.fallback_expr(e, "a variable kept in the frame"),
             },
             ExprKind::Global(s) => self.global_read(*s, &e.ty, e.span, repr),
+            ExprKind::Capture(i) => self.capture_read(e, *i, repr),
+            ExprKind::LocalCell(s) => self.cell_read(Place::LocalCell(*s), repr),
+            ExprKind::CaptureCell(i) if self.cell_place(Place::CaptureCell(*i)) => {
+                self.cell_read(Place::CaptureCell(*i), repr)
+            }
             ExprKind::Prim(p, a) => self.prim(p, a, e, repr),
             ExprKind::If(c, t, f) => {
                 let c = self.expr(c).int();
@@ -331,6 +341,7 @@ impl Lower<'_, '_, '_> {
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
             ExprKind::Local(s) => self.vars.contains_key(s),
+            ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
             ExprKind::Prim(p, a) => {
                 matches!(
@@ -789,10 +800,12 @@ impl Lower<'_, '_, '_> {
     /// Are the arrays of an element path stored as `leaves` (scalars, or the columns of
     /// tuples of scalars), with known sizes?
     pub(super) fn leaf_path_ok(&self, path: &ElementPath<'_>, leaves: LeafRepr) -> bool {
-        if let ExprKind::Local(s) = path.base.kind {
-            if self.vars.contains_key(&s) || self.avars.contains_key(&s) {
+        match path.base.kind {
+            ExprKind::Local(s) if self.vars.contains_key(&s) || self.avars.contains_key(&s) => {
                 return false;
             }
+            ExprKind::Capture(i) if i as usize >= self.n_captures => return false,
+            _ => {}
         }
         // An access through a pointer may run again on the closure compiler (a target native
         // code cannot view): its indices must have no effect.
@@ -814,6 +827,7 @@ impl Lower<'_, '_, '_> {
                 self.slot_addr(s)
             }
             ExprKind::Global(s) => self.global_addr(s),
+            ExprKind::Capture(i) => self.capture_addr(i),
             _ => unreachable!("an element path starts at a variable"),
         }
     }
@@ -1078,7 +1092,7 @@ impl Lower<'_, '_, '_> {
     /// does, its unwind block drops them, and the third result is the one to restore):
     /// native operands in registers, aggregates boxed, an operation of the evaluator's on such
     /// operands by `kernel_into`, anything else by a fallback piece for that operand alone.
-    fn operands_into(&mut self, operands: &[&Expr]) -> (ClValue, bool, Block) {
+    pub(super) fn operands_into(&mut self, operands: &[&Expr]) -> (ClValue, bool, Block) {
         let size = crate::eval::native::layout::VALUE_SIZE;
         let buffer = self
             .b
@@ -1131,7 +1145,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Drop the `n` evaluator values at `at`.
-    fn drop_values(&mut self, at: ClValue, n: usize) {
+    pub(super) fn drop_values(&mut self, at: ClValue, n: usize) {
         let n = self.iconst(n as i64);
         self.call_helper(Helper::DropFrame, &[types::I64, types::I64], &[], &[at, n]);
     }

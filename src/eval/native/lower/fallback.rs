@@ -49,7 +49,8 @@ impl Lower<'_, '_, '_> {
         self.frame_used = true;
         let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
         let code = self.iconst(code as i64);
-        let mut values = vec![rt, code, frame, n];
+        let ncaps = self.iconst(self.n_captures as i64);
+        let mut values = vec![rt, code, frame, n, self.captures, ncaps];
         values.extend(out);
         let params = vec![types::I64; values.len()];
         self.call_helper(helper, &params, &[types::I32], &values)

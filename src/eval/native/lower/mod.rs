@@ -10,6 +10,7 @@
 
 mod agg;
 mod call;
+mod capture;
 mod expr;
 mod fallback;
 mod hoist;
@@ -120,6 +121,13 @@ pub(super) struct Lower<'a, 'c, 'p> {
     views: HashMap<Place, Views>,
     /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
     foreign: bool,
+    /// The captures of the function being lowered (`*const Value`) and their number (0 for a
+    /// unit's top level and a chunk function, whose captures pointer is not read).
+    captures: ClValue,
+    n_captures: usize,
+    /// The captured scalars the body reads, loaded once at its entry (`capture.rs`), by
+    /// capture position.
+    capture_values: HashMap<u32, V>,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -284,6 +292,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         frame: ClValue,
         n_slots: ClValue,
         reprs: &HashMap<Slot, Held>,
+        (captures, n_captures): (ClValue, usize),
     ) -> Self {
         let out_slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -343,6 +352,9 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             notes: Vec::new(),
             views: HashMap::new(),
             foreign: false,
+            captures,
+            n_captures,
+            capture_values: HashMap::new(),
         }
     }
 
@@ -714,7 +726,9 @@ pub(super) fn function(
 
         let reprs = slot_reprs(&function.params, &function.body);
         b.switch_to_block(body);
-        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
+        let captures = (params[1], function.captures.len());
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, captures);
+        l.load_captures(&function.body);
         // Bind the parameters: register groups directly, boxed groups by their pattern.
         let mut k = if sig.has_out() { 3 } else { 2 };
         let ret_out = sig.ret_boxed.then(|| params[2]);
@@ -927,7 +941,8 @@ pub(super) fn unit(
                 &mut |_| {},
             );
         }
-        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs);
+        let captures = (params[1], 0);
+        let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, captures);
         l.frame_used = true;
         // A top level compiled in pieces continues from the frame the previous piece left.
         // (scalars and aggregates alike).
@@ -1034,7 +1049,7 @@ pub(super) fn trampoline(
             &mut b,
             cc,
             Helper::CallEvaluator,
-            &[params[0], target, bits, out],
+            &[params[0], target, params[1], bits, out],
             true,
         )
         .expect("call_evaluator returns the result's bits");

@@ -465,6 +465,7 @@ impl Lower<'_, '_, '_> {
                 zero,
                 zero,
                 &reprs,
+                (zero, 0),
             );
             let mut k: i32 = 0;
             let mut word = |l: &mut Lower<'_, '_, '_>, ty| {

@@ -61,7 +61,7 @@ impl Lower<'_, '_, '_> {
                 let addr = self.global_addr(s);
                 self.load_value(addr, repr)
             }
-            _ => unreachable!("only registers and globals are native variables"),
+            Place::LocalCell(_) | Place::CaptureCell(_) => self.cell_read(place, repr),
         }
     }
 
@@ -77,7 +77,7 @@ impl Lower<'_, '_, '_> {
                 let addr = self.global_addr(s);
                 self.store_value(addr, v);
             }
-            _ => unreachable!("only registers and globals are native variables"),
+            Place::LocalCell(_) | Place::CaptureCell(_) => self.cell_write(place, v),
         }
     }
 
@@ -85,8 +85,10 @@ impl Lower<'_, '_, '_> {
     fn native_var(&self, place: Place, ty: &Type) -> bool {
         match place {
             Place::Local(s) => self.vars.contains_key(&s),
-            Place::Global(_) => Repr::of(ty).is_some_and(|r| r != Repr::Unit),
-            _ => false,
+            Place::Global(_) | Place::LocalCell(_) | Place::CaptureCell(_) => {
+                (self.cell_place(place) || matches!(place, Place::Global(_)))
+                    && Repr::of(ty).is_some_and(|r| r != Repr::Unit)
+            }
         }
     }
 
@@ -130,6 +132,35 @@ impl Lower<'_, '_, '_> {
                 self.ensure_open();
                 self.assign_value(*place, &result);
                 self.leave_inlined(inlined, outer);
+            }
+            // A function value into a frame slot (a nested function's closure, made when the
+            // enclosing function starts).
+            Stmt::Assign(Place::Local(slot), e)
+                if matches!(e.kind, ExprKind::MakeFun { .. } | ExprKind::Closure { .. })
+                    && !self.vars.contains_key(slot)
+                    && !self.avars.contains_key(slot) =>
+            {
+                self.frame_used = true;
+                let addr = self.slot_addr(*slot);
+                if !self.make_closure_into(e, addr) {
+                    self.fallback_stmt(
+                        s,
+                        "a function value capturing values of enclosing code",
+                        e.span,
+                    );
+                }
+            }
+            Stmt::Assign(place @ (Place::LocalCell(_) | Place::CaptureCell(_)), e)
+                if matches!(e.kind, ExprKind::MakeFun { .. } | ExprKind::Closure { .. })
+                    && self.cell_place(*place) =>
+            {
+                if !self.make_closure_in_cell(e, *place) {
+                    self.fallback_stmt(
+                        s,
+                        "a function value capturing values of enclosing code",
+                        e.span,
+                    );
+                }
             }
             Stmt::Assign(place, e) => match Repr::of(&e.ty) {
                 Some(Repr::Unit) if matches!(place, Place::Local(_) | Place::Global(_)) => {
