@@ -185,7 +185,11 @@ pub(crate) fn apply_distributed(
     }
     if let Some(elem) = fold_elem {
         if !accumulates_elements(c, &r.ty, elem.as_ref()) {
-            c.needs_whole(at_span, format!("`{name}` with an accumulator type other than the element type"), &ty);
+            c.needs_whole(
+                at_span,
+                format!("`{name}` with an accumulator type other than the element type"),
+                &ty,
+            );
             return Some(error_expr(span));
         }
     }

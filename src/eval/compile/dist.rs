@@ -168,8 +168,7 @@ pub(super) fn owned_array(
     let (lo, hi) = owned(n);
     // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
     // memory) with the chunk written in.
-    if let (Type::Int(_) | Type::Double | Type::Float, LeafRepr::Scalar(kind)) =
-        (elem, output.repr)
+    if let (Type::Int(_) | Type::Double | Type::Float, LeafRepr::Scalar(kind)) = (elem, output.repr)
     {
         let mut out = Scalars::zeros(kind, n);
         for i in lo..hi {

@@ -100,7 +100,9 @@ pub(super) fn library(
         let (folded, mine) = folded_tiles(chunk, &values, true, &mut f, span)?;
         let mut scanned = chunk.scan(init, &folded, mine, &mut f)?.into_iter();
         owned_array(&elem, &output, &result_ty, n, rt, span, |_| {
-            scanned.next().ok_or_else(|| super::dist::internal_fault(span))
+            scanned
+                .next()
+                .ok_or_else(|| super::dist::internal_fault(span))
         })
     })
 }

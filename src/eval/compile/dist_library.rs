@@ -61,7 +61,10 @@ pub(super) fn compile(
                 Ok(Value::Float(sum / n as f64))
             }),
             ChunkedFn::Dot => dot(&elem, &x, y.as_ref().expect("two operands"), span),
-            ChunkedFn::Map2 | ChunkedFn::Reduce | ChunkedFn::ScanLeft | ChunkedFn::Cumulative(_) => {
+            ChunkedFn::Map2
+            | ChunkedFn::Reduce
+            | ChunkedFn::ScanLeft
+            | ChunkedFn::Cumulative(_) => {
                 unreachable!("compiled above")
             }
         };

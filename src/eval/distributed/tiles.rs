@@ -117,10 +117,9 @@ impl Chunk {
             }
             for (at, x) in (start + 1..).zip(elements) {
                 acc = f(acc, x)?;
-                if scan && at < own_end {
-                    mine.push(acc.clone());
-                } else if scan {
-                    rest.push(acc.clone());
+                if scan {
+                    let into = if at < own_end { &mut mine } else { &mut rest };
+                    into.push(acc.clone());
                 }
             }
             folded.push(Folded {
@@ -359,7 +358,9 @@ mod tests {
     #[test]
     fn an_associative_scan_is_the_sequential_one() {
         // Integer addition and a non-commutative associative function (string concatenation).
-        let ints: Vec<i64> = (0..2 * TILE as i64 + 77).map(|i| i * 31 % 1009 - 500).collect();
+        let ints: Vec<i64> = (0..2 * TILE as i64 + 77)
+            .map(|i| i * 31 % 1009 - 500)
+            .collect();
         let sequential: Vec<i64> = ints
             .iter()
             .scan(7, |s, x| {
@@ -379,22 +380,26 @@ mod tests {
 
     #[test]
     fn the_fault_met_first_is_the_one_at_the_lowest_position() {
-        // `f` fails on an element over a bound: the first failure of each process, the lowest
-        // rank's first, is the single process's.
+        // `f` fails on a negative element (in-tile values, totals and prefixes are not
+        // negative): the first failure of each process, the lowest rank's first, is the
+        // single process's.
         let values: Vec<i64> = (0..3 * TILE as i64).map(|i| i % 13).collect();
         let mut bad = values.clone();
-        bad[TILE + 5] = 100;
-        bad[2 * TILE + 1] = 200;
+        bad[TILE + 5] = -1;
+        bad[2 * TILE + 1] = -2;
         let mut f = |a: i64, b: i64| {
-            if b >= 100 {
+            if b < 0 {
                 Err(format!("{b}"))
             } else {
                 Ok(a + b)
             }
         };
         for p in 1..=4 {
-            assert_eq!(on_processes(&bad, p, Some(0), &mut f), Err("100".to_string()));
-            assert_eq!(on_processes(&bad, p, None, &mut f), Err("100".to_string()));
+            assert_eq!(
+                on_processes(&bad, p, Some(0), &mut f),
+                Err("-1".to_string())
+            );
+            assert_eq!(on_processes(&bad, p, None, &mut f), Err("-1".to_string()));
         }
         assert!(on_processes(&values, 3, None, &mut f).is_ok());
     }
