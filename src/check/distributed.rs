@@ -12,7 +12,10 @@
 //! `len` (the shape), `save_npy`, `collect` (the whole array), a reshape `:>>` (the linear
 //! index does not change, so no data moves), `load_npy` into a distributed type, and the
 //! library functions written in Tessera that have a chunked kernel (`ir::ChunkedFn`:
-//! `minimum`, `maximum`, `mean`, `dot`, `map2`), chosen by `call_library`. A plain
+//! `minimum`, `maximum`, `mean`, `dot`, `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`),
+//! chosen by `call_library`. `fold_left f init a` and `scan_left f init a` run on chunks when
+//! the accumulator is an element (`f : T -> T -> T`): they are tiled folds and scans
+//! (`eval::distributed::tiles`). A plain
 //! array goes where a distributed one is wanted (each process keeps its chunk); the other
 //! way needs `collect`.
 
@@ -108,6 +111,20 @@ fn strip(e: &mut ir::Expr) {
     }
 }
 
+/// The element type of an array type (`None` for another type).
+fn element_type(c: &mut Checker, ty: &Type) -> Option<Type> {
+    match c.zonk(ty) {
+        Type::Array(elem, _) => Some((*elem).clone()),
+        _ => None,
+    }
+}
+
+/// Is `acc`, the accumulator type of a fold or scan, the element type `elem`? A chunked fold
+/// or scan combines the results of tiles with the folded function, so it needs both alike.
+fn accumulates_elements(c: &mut Checker, acc: &Type, elem: Option<&Type>) -> bool {
+    elem.is_some_and(|elem| c.zonk(acc) == *elem)
+}
+
 /// Is this argument written as a lambda (checked only against the parameter type it meets)?
 fn is_lambda(a: &Arg) -> bool {
     matches!(a, Arg::Ast(e) if matches!(e.node, crate::syntax::ast::ExprKind::Lambda(_)))
@@ -127,7 +144,7 @@ pub(crate) fn apply_distributed(
     let mut distributed = None;
     for i in 0..args.len() {
         // A function argument is checked against the parameter type it meets.
-        if is_lambda(&args[i]) || (name == "map" && i == 0) {
+        if is_lambda(&args[i]) || (i == 0 && matches!(name, "map" | "fold_left" | "fold")) {
             continue;
         }
         let e = crate::check::prims::take(c, args, i, None);
@@ -142,6 +159,7 @@ pub(crate) fn apply_distributed(
         "\\sum" => (Some((Prim::Sum, Prim::Dist(DistOp::Reduce(true)))), false),
         "\\prod" => (Some((Prim::Prod, Prim::Dist(DistOp::Reduce(false)))), false),
         "save_npy" => (Some((Prim::SaveNpy, Prim::Dist(DistOp::SaveNpy))), false),
+        "fold_left" | "fold" => (Some((Prim::FoldLeft, Prim::Dist(DistOp::Fold))), false),
         "len" | "collect" => (None, false),
         _ => {
             c.needs_whole(at_span, format!("`{name}`"), &ty);
@@ -153,12 +171,27 @@ pub(crate) fn apply_distributed(
             strip(e);
         }
     }
+    // A chunked fold combines tile results with `f`, so its accumulator is an element.
+    let fold_elem = match (name, args.get(2)) {
+        ("fold_left" | "fold", Some(Arg::Checked(a))) => Some(element_type(c, &a.ty)),
+        _ => None,
+    };
     // Typed on the data types, with no second look at distribution.
     let written = std::mem::replace(&mut c.secret.distributed, false);
     let mut r = apply(c, args);
     c.secret.distributed = written || c.secret.distributed;
     if r.ty == error_type() {
         return Some(r);
+    }
+    if let Some(elem) = fold_elem {
+        if !accumulates_elements(c, &r.ty, elem.as_ref()) {
+            c.needs_whole(
+                at_span,
+                format!("`{name}` with an accumulator type other than the element type"),
+                &ty,
+            );
+            return Some(error_expr(span));
+        }
     }
     if let Some((from, to)) = kernel {
         retarget(&mut r, &from, to);
@@ -188,7 +221,7 @@ pub(crate) fn call_library(
     if !candidates.iter().any(|&i| c.is_library_fun(i)) {
         return None;
     }
-    let function_at = usize::from(f == ir::ChunkedFn::Map2);
+    let function_at = usize::from(f.takes_function());
     let mut distributed = None;
     for i in 0..args.len().min(f.operands()) {
         if i < function_at || is_lambda(&args[i]) {
@@ -238,8 +271,20 @@ pub(crate) fn call_library(
         return Some(error_expr(span));
     }
     let mut operands = operands.clone();
+    if f == ir::ChunkedFn::ScanLeft {
+        let elem = element_type(c, &operands[2].ty);
+        if !accumulates_elements(c, &operands[1].ty, elem.as_ref()) {
+            let (ty, at) = distributed.expect("checked above");
+            c.needs_whole(
+                at,
+                format!("`{name}` with an accumulator type other than the element type"),
+                &ty,
+            );
+            return Some(error_expr(span));
+        }
+    }
     let ty = c.zonk(&r.ty);
-    let ty = if f == ir::ChunkedFn::Map2 {
+    let ty = if f.keeps_distribution() {
         Type::distributed(ty)
     } else {
         ty

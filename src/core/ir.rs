@@ -177,6 +177,9 @@ pub enum DistOp {
     /// number of positions given as the operand: the bounds of a loop over a distributed
     /// array's index that reads and stores it at the loop's position only.
     Owned(bool),
+    /// `fold_left f init a` (and `fold`) with `f : T -> T -> T`: the tiled fold of `a` by `f`
+    /// (`eval::distributed::tiles`), then `f init` of it; the same on any number of processes.
+    Fold,
     /// A library function with a chunked kernel, on its operands followed by the call of the
     /// library function itself (run on one process for element types the kernel does not
     /// chunk, and for empty arrays).
@@ -195,6 +198,14 @@ pub enum ChunkedFn {
     Dot,
     /// `map2 f a b`: `f` applied at the owned positions.
     Map2,
+    /// `reduce f a`: the tiled fold of `a` by `f`.
+    Reduce,
+    /// `scan_left f init a` with `f : T -> T -> T`: the tiled scan of `a` by `f`, each running
+    /// value combined with `f` onto `init` and the tiles before; the result is distributed.
+    ScanLeft,
+    /// `cumsum a` (`true`) and `cumprod a` (`false`): the tiled scan by `+` from zero (by `*`
+    /// from one); the result is distributed.
+    Cumulative(bool),
 }
 
 impl ChunkedFn {
@@ -206,6 +217,10 @@ impl ChunkedFn {
             "mean" => ChunkedFn::Mean,
             "dot" => ChunkedFn::Dot,
             "map2" | "zip_with" => ChunkedFn::Map2,
+            "reduce" => ChunkedFn::Reduce,
+            "scan_left" => ChunkedFn::ScanLeft,
+            "cumsum" => ChunkedFn::Cumulative(true),
+            "cumprod" => ChunkedFn::Cumulative(false),
             _ => return None,
         })
     }
@@ -213,10 +228,26 @@ impl ChunkedFn {
     /// The number of operands (the call of the library function not counted).
     pub fn operands(self) -> usize {
         match self {
-            ChunkedFn::Extreme(_) | ChunkedFn::Mean => 1,
-            ChunkedFn::Dot => 2,
-            ChunkedFn::Map2 => 3,
+            ChunkedFn::Extreme(_) | ChunkedFn::Mean | ChunkedFn::Cumulative(_) => 1,
+            ChunkedFn::Dot | ChunkedFn::Reduce => 2,
+            ChunkedFn::Map2 | ChunkedFn::ScanLeft => 3,
         }
+    }
+
+    /// Is the first operand the function applied to the elements?
+    pub fn takes_function(self) -> bool {
+        matches!(
+            self,
+            ChunkedFn::Map2 | ChunkedFn::Reduce | ChunkedFn::ScanLeft
+        )
+    }
+
+    /// Is the result an array distributed as the operands are?
+    pub fn keeps_distribution(self) -> bool {
+        matches!(
+            self,
+            ChunkedFn::Map2 | ChunkedFn::ScanLeft | ChunkedFn::Cumulative(_)
+        )
     }
 }
 

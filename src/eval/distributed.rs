@@ -13,6 +13,8 @@
 
 use crate::core::ir::ArithOp;
 
+pub mod tiles;
+
 /// The positions of one tile of a floating reduction.
 pub const TILE: usize = 4096;
 

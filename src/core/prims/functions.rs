@@ -171,7 +171,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
             example: "println$ fold (fun (s:int) (x:int) => s + x) 0 (1, 2, 3);",
         }],
         typing: Typing::Scheme(|_, _| Some(Prim::FoldLeft)),
-        kernels: |p| (*p == Prim::FoldLeft).then_some(3),
+        kernels: |p| matches!(p, Prim::FoldLeft | Prim::Dist(DistOp::Fold)).then_some(3),
         ..FUNCTION
     },
     PrimDef {
@@ -246,9 +246,12 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
             "[T, N:COMPACTLINEAR] T ^ N -> T -> T",
             "[T, N:COMPACTLINEAR] T ^ N -> T ^ N -> T -> T",
             "[T, U, V, N:COMPACTLINEAR] (T -> U -> V) -> T ^ N -> U ^ N -> V ^ N -> V ^ N",
+            "[T, N:COMPACTLINEAR] (T -> T -> T) -> T ^ N -> T -> T",
+            "[T, N:COMPACTLINEAR] (T -> T -> T) -> T -> T ^ N -> T ^ N -> T ^ N",
+            "[T, N:COMPACTLINEAR] T ^ N -> T ^ N -> T ^ N",
         ],
         doc: "a library function written in Tessera (`minimum`, `maximum`, `mean`, `dot`, \
-            `map2`) applied to a distributed array: its chunked kernel, on the operands and the \
+            `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`) applied to a distributed array: its chunked kernel, on the operands and the \
             call of the library function itself (for what the kernel does not chunk)",
         typing: Typing::Internal,
         calls: true,

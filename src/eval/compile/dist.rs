@@ -41,6 +41,7 @@ impl Compiler<'_> {
                     Ok(Value::Int(if end { hi } else { lo } as i64))
                 })
             }
+            Prim::Dist(DistOp::Fold) => super::dist_fold::fold(codes, &arg_tys, span),
             Prim::Dist(DistOp::Library(f)) => {
                 super::dist_library::compile(*f, &arg_tys, codes, result_ty, span)
             }
@@ -139,47 +140,57 @@ pub(super) fn dist_map(
             views.push(view);
         }
         let n = inputs[0].len_of(&views[0]);
-        let (lo, hi) = owned(n);
-        let at = |frame: &mut super::super::Frame<'_, '_>, i: usize| {
+        let rt = frame.rt;
+        owned_array(&elem, &output, &result_ty, n, rt, span, |i| {
             let args = inputs.iter().zip(&views).map(|(s, v)| s.element(v, i));
             if views.len() == 1 {
                 let arg = args.into_iter().next().expect("one array");
-                apply_one(frame.rt, &function, arg, span)
+                apply_one(rt, &function, arg, span)
             } else {
-                apply(frame.rt, function.clone(), args, span)
+                apply(rt, function.clone(), args, span)
             }
-        };
-        // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
-        // memory) with the chunk written in.
-        if let (Type::Int(_) | Type::Double | Type::Float, LeafRepr::Scalar(kind)) =
-            (&elem, output.repr)
-        {
-            let mut out = Scalars::zeros(kind, n);
-            for i in lo..hi {
-                match at(frame, i)? {
-                    leaf @ (Value::Int(_) | Value::Float(_)) => out.set(i, &leaf),
-                    _ => return Err(internal_fault(span)),
-                }
-            }
-            return Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))));
-        }
-        let zero = array::zero_value(&elem, &frame.rt.limits).map_err(|f| f.at(span))?;
-        let mut out = LeafBuilder::new(output.repr);
-        out.reserve(
-            n.saturating_mul(output.elem_leaves),
-            &result_ty,
-            &frame.rt.limits,
-        )
-        .map_err(|f| f.at(span))?;
-        for i in 0..n {
-            if (lo..hi).contains(&i) {
-                out.push_element(at(frame, i)?);
-            } else {
-                out.push_element(zero.clone());
-            }
-        }
-        Ok(Value::Array(out.finish()))
+        })
     })
+}
+
+/// A distributed array of `n` elements of type `elem` (of type `result_ty`, shaped `output`):
+/// `at(i)` at each position `i` this process owns, in order, and the element type's zero at
+/// the others.
+pub(super) fn owned_array(
+    elem: &Type,
+    output: &Shape,
+    result_ty: &Type,
+    n: usize,
+    rt: &super::super::Runtime<'_>,
+    span: Span,
+    mut at: impl FnMut(usize) -> Result<Value, Ctrl>,
+) -> Result<Value, Ctrl> {
+    let (lo, hi) = owned(n);
+    // Scalar results: a zeroed buffer (its pages untouched outside the chunk cost no
+    // memory) with the chunk written in.
+    if let (Type::Int(_) | Type::Double | Type::Float, LeafRepr::Scalar(kind)) = (elem, output.repr)
+    {
+        let mut out = Scalars::zeros(kind, n);
+        for i in lo..hi {
+            match at(i)? {
+                leaf @ (Value::Int(_) | Value::Float(_)) => out.set(i, &leaf),
+                _ => return Err(internal_fault(span)),
+            }
+        }
+        return Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))));
+    }
+    let zero = array::zero_value(elem, &rt.limits).map_err(|f| f.at(span))?;
+    let mut out = LeafBuilder::new(output.repr);
+    out.reserve(n.saturating_mul(output.elem_leaves), result_ty, &rt.limits)
+        .map_err(|f| f.at(span))?;
+    for i in 0..n {
+        if (lo..hi).contains(&i) {
+            out.push_element(at(i)?);
+        } else {
+            out.push_element(zero.clone());
+        }
+    }
+    Ok(Value::Array(out.finish()))
 }
 
 /// `\sum` and `\prod` of a distributed array: floating values by the tile tree, integers

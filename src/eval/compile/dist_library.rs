@@ -1,5 +1,6 @@
 //! The chunked kernels of library functions written in Tessera (`ChunkedFn`): `minimum`,
-//! `maximum`, `mean`, `dot` and `map2` of distributed arrays. Each computes this process's
+//! `maximum`, `mean`, `dot` and `map2` of distributed arrays (the folds and scans are in
+//! `dist_fold.rs`). Each computes this process's
 //! positions and combines across processes; its last operand is the call of the library
 //! function itself, run for an empty array (so its own error or value is the answer) and, on
 //! one process, for element types the kernel does not chunk.
@@ -26,6 +27,12 @@ pub(super) fn compile(
     result_ty: &Type,
     span: Span,
 ) -> ExprCode {
+    if matches!(
+        f,
+        ChunkedFn::Reduce | ChunkedFn::ScanLeft | ChunkedFn::Cumulative(_)
+    ) {
+        return super::dist_fold::library(f, arg_tys, codes, result_ty, span);
+    }
     let whole = codes.pop().expect("the library call");
     if f == ChunkedFn::Map2 {
         return dist_map(codes, &arg_tys[1..3], result_ty, span);
@@ -54,7 +61,12 @@ pub(super) fn compile(
                 Ok(Value::Float(sum / n as f64))
             }),
             ChunkedFn::Dot => dot(&elem, &x, y.as_ref().expect("two operands"), span),
-            ChunkedFn::Map2 => unreachable!("compiled as a map"),
+            ChunkedFn::Map2
+            | ChunkedFn::Reduce
+            | ChunkedFn::ScanLeft
+            | ChunkedFn::Cumulative(_) => {
+                unreachable!("compiled above")
+            }
         };
         match done {
             Some(result) => result,

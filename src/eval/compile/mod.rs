@@ -24,6 +24,7 @@ use super::{Ctrl, Frame, Program};
 
 mod columns;
 mod dist;
+mod dist_fold;
 mod dist_library;
 mod expr;
 pub(crate) mod float;

@@ -1,0 +1,417 @@
+//! Folds and scans of a distributed array by a function `f : T -> T -> T` taken to be
+//! associative, defined on the tiles of `TILE` positions of the linear index so that the result
+//! does not depend on the number of processes:
+//!
+//! - the *in-tile* values: each tile folded left from its first element (`x0`, `f x0 x1`,
+//!   `f (f x0 x1) x2`, …); the last is the tile's *total*;
+//! - a fold is the fixed pairwise tree over the totals (the left half's with the right half's,
+//!   as `\sum` of floating values), then `f init` of it when there is an `init`;
+//! - a scan's *prefix* of tile `t` is `init` for the first tile and `f p total` (`p` the
+//!   previous tile's prefix, `total` its total) for the next ones, from left to right; the
+//!   scan at a position is `f prefix v`, `v` its in-tile value.
+//!
+//! The work runs in three steps, with an exchange between them: (1) each process sends the
+//! elements of the tile it holds only a tail of (its *head*: a tile whose first position a
+//! lower rank holds); (2) the process holding a tile's first position folds the tile, from its
+//! own elements and the heads of the next ranks, and sends its total (and for a scan the
+//! in-tile values at the positions the next ranks hold); (3) every process computes the tree
+//! (or the prefixes) of all totals, then a scan its own positions. One process runs the same
+//! steps with itself as the world. A fault in `f` stops a process in the step it meets it in:
+//! in step (2) and (3) a process meets its positions in order and the ranks hold the positions
+//! in order, so the lowest rank that meets a fault has the lowest position of it, as the
+//! single process reports it; the tree and the prefixes every process computes alike.
+
+use std::ops::Range;
+
+use super::TILE;
+use crate::eval::value::Value;
+
+/// The positions `lo..hi` one process holds of an array of `n`.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk {
+    /// The positions of the array.
+    pub n: usize,
+    /// The first position this process holds.
+    pub lo: usize,
+    /// The end of the positions this process holds.
+    pub hi: usize,
+}
+
+/// Values (elements, or in-tile values) of tile `tile` at the positions from `from` on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece<V> {
+    /// The tile.
+    pub tile: usize,
+    /// The position of the first value.
+    pub from: usize,
+    /// The values, at consecutive positions.
+    pub values: Vec<V>,
+}
+
+/// A tile folded by the process that holds its first position: its total, and (for a scan)
+/// its in-tile values at the positions the next ranks hold (`rest.from` on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Folded<V> {
+    /// The tile's fold from its first element.
+    pub total: V,
+    /// The in-tile values at the positions the next ranks hold (none for a fold).
+    pub rest: Piece<V>,
+}
+
+impl Chunk {
+    fn tile_end(&self, tile: usize) -> usize {
+        ((tile + 1) * TILE).min(self.n)
+    }
+
+    /// The tiles whose first position this process holds.
+    pub fn starts(&self) -> Range<usize> {
+        self.lo.div_ceil(TILE)..self.hi.div_ceil(TILE)
+    }
+
+    /// Where the positions of the tiles this process starts begin (`hi` when it starts none).
+    fn first_start(&self) -> usize {
+        (self.starts().start * TILE).clamp(self.lo, self.hi)
+    }
+
+    /// Step (1): this process's elements (`values`, positions `lo..hi`) of a tile a lower rank
+    /// starts.
+    pub fn head<V: Clone>(&self, values: &[V]) -> Vec<Piece<V>> {
+        let end = self.first_start();
+        if self.lo == end {
+            return Vec::new();
+        }
+        vec![Piece {
+            tile: self.lo / TILE,
+            from: self.lo,
+            values: values[..end - self.lo].to_vec(),
+        }]
+    }
+
+    /// Step (2): the tiles this process starts, folded from its `values` and the `heads` of
+    /// every process (in rank order); with `scan`, also this process's in-tile values of them
+    /// (its positions from the first tile it starts).
+    pub fn fold_tiles<V: Clone, E>(
+        &self,
+        values: &[V],
+        heads: &[Piece<V>],
+        scan: bool,
+        f: &mut impl FnMut(V, V) -> Result<V, E>,
+    ) -> Result<(Vec<Folded<V>>, Vec<V>), E> {
+        let mut folded = Vec::new();
+        let mut mine = Vec::new();
+        for tile in self.starts() {
+            let (start, end) = (tile * TILE, self.tile_end(tile));
+            let own_end = end.min(self.hi);
+            let others = heads
+                .iter()
+                .filter(|p| p.tile == tile)
+                .flat_map(|p| p.values.iter());
+            let mut elements = values[start - self.lo..own_end - self.lo]
+                .iter()
+                .chain(others)
+                .cloned();
+            let mut acc = elements.next().expect("a tile is never empty");
+            let mut rest = Vec::new();
+            if scan {
+                mine.push(acc.clone());
+            }
+            for (at, x) in (start + 1..).zip(elements) {
+                acc = f(acc, x)?;
+                if scan {
+                    let into = if at < own_end { &mut mine } else { &mut rest };
+                    into.push(acc.clone());
+                }
+            }
+            folded.push(Folded {
+                total: acc,
+                rest: Piece {
+                    tile,
+                    from: own_end,
+                    values: rest,
+                },
+            });
+        }
+        Ok((folded, mine))
+    }
+
+    /// Step (3) of a scan: this process's values, from every tile's `folded` (in tile order),
+    /// its in-tile values `mine` of the tiles it starts, and `init`.
+    pub fn scan<V: Clone, E>(
+        &self,
+        init: V,
+        folded: &[Folded<V>],
+        mine: Vec<V>,
+        f: &mut impl FnMut(V, V) -> Result<V, E>,
+    ) -> Result<Vec<V>, E> {
+        if self.lo == self.hi {
+            return Ok(Vec::new());
+        }
+        let mut prefixes = Vec::with_capacity(folded.len());
+        let mut prefix = init;
+        for (tile, t) in folded.iter().enumerate() {
+            prefixes.push(prefix.clone());
+            // Every process computes every prefix, so that they all meet a fault in one.
+            if tile + 1 < folded.len() {
+                prefix = f(prefix, t.total.clone())?;
+            }
+        }
+        let head_end = self.first_start();
+        let head = (self.lo < head_end).then(|| {
+            let rest = &folded[self.lo / TILE].rest;
+            rest.values[self.lo - rest.from..head_end - rest.from].to_vec()
+        });
+        let mut out = Vec::with_capacity(self.hi - self.lo);
+        let in_tile = head.into_iter().flatten().chain(mine);
+        for (at, v) in (self.lo..).zip(in_tile) {
+            out.push(f(prefixes[at / TILE].clone(), v)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Step (3) of a fold: the totals combined pairwise, the left half's with the right half's,
+/// down to one value (`None` for no tiles).
+pub fn tree<V: Clone, E>(
+    totals: &[V],
+    f: &mut impl FnMut(V, V) -> Result<V, E>,
+) -> Result<Option<V>, E> {
+    match totals.len() {
+        0 => Ok(None),
+        1 => Ok(Some(totals[0].clone())),
+        k => {
+            let (l, r) = totals.split_at(k / 2);
+            let l = tree(l, f)?.expect("not empty");
+            let r = tree(r, f)?.expect("not empty");
+            f(l, r).map(Some)
+        }
+    }
+}
+
+/// Every process's pieces, in rank order, on every process; `None` when one holds a value
+/// that does not travel between processes (only numbers do: each as the 64 bits of its
+/// register). One process keeps its own, whatever they hold.
+pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Option<Vec<Piece<Value>>> {
+    if super::world().1 == 1 {
+        return Some(mine);
+    }
+    let mut words = Vec::new();
+    for p in &mine {
+        words.extend([p.tile as f64, p.from as f64]);
+        encode(&p.values, &mut words)?;
+    }
+    let all = super::gather_f64(&words);
+    let mut out = Vec::new();
+    for words in all {
+        let mut at = 0;
+        while at < words.len() {
+            let (tile, from) = (words[at] as usize, words[at + 1] as usize);
+            let (values, next) = decode(&words, at + 2);
+            out.push(Piece { tile, from, values });
+            at = next;
+        }
+    }
+    Some(out)
+}
+
+/// Every process's folded tiles, in rank order (so in tile order), on every process; `None`
+/// as for `gather_pieces`.
+pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
+    if super::world().1 == 1 {
+        return Some(mine);
+    }
+    let pieces = mine
+        .into_iter()
+        .map(|f| {
+            let mut values = vec![f.total];
+            values.extend(f.rest.values);
+            Piece {
+                tile: f.rest.tile,
+                from: f.rest.from,
+                values,
+            }
+        })
+        .collect();
+    let all = gather_pieces(pieces)?;
+    Some(
+        all.into_iter()
+            .map(|mut p| {
+                let total = p.values.remove(0);
+                Folded { total, rest: p }
+            })
+            .collect(),
+    )
+}
+
+/// `values` as words: their number, whether they are floating, then their bits.
+fn encode(values: &[Value], words: &mut Vec<f64>) -> Option<()> {
+    let floating = matches!(values.first(), Some(Value::Float(_)));
+    words.extend([values.len() as f64, f64::from(u8::from(floating))]);
+    for v in values {
+        words.push(match v {
+            Value::Float(x) if floating => *x,
+            Value::Int(i) if !floating => f64::from_bits(*i as u64),
+            _ => return None,
+        });
+    }
+    Some(())
+}
+
+/// The values `encode` wrote at `at`, and where the next words begin.
+fn decode(words: &[f64], at: usize) -> (Vec<Value>, usize) {
+    let (k, floating) = (words[at] as usize, words[at + 1] == 1.0);
+    let values = words[at + 2..at + 2 + k]
+        .iter()
+        .map(|&w| {
+            if floating {
+                Value::Float(w)
+            } else {
+                Value::Int(w.to_bits() as i64)
+            }
+        })
+        .collect();
+    (values, at + 2 + k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::chunk;
+    use super::*;
+
+    /// A fold or scan of `values` by `f` on `p` simulated processes: each process's steps,
+    /// with every exchange handing all processes' messages to each. `init` makes it a scan
+    /// (the concatenated values of the processes) or a fold (the tree, one value).
+    fn on_processes<V: Clone>(
+        values: &[V],
+        p: usize,
+        init: Option<V>,
+        f: &mut impl FnMut(V, V) -> Result<V, String>,
+    ) -> Result<Vec<V>, String> {
+        let n = values.len();
+        let chunks: Vec<Chunk> = (0..p)
+            .map(|r| {
+                let (lo, hi) = chunk(n, r, p);
+                Chunk { n, lo, hi }
+            })
+            .collect();
+        let own = |c: &Chunk| &values[c.lo..c.hi];
+        let heads: Vec<Piece<V>> = chunks.iter().flat_map(|c| c.head(own(c))).collect();
+        let mut folded = Vec::new();
+        let mut mine = Vec::new();
+        for c in &chunks {
+            let (f_, m) = c.fold_tiles(own(c), &heads, init.is_some(), f)?;
+            folded.extend(f_);
+            mine.push(m);
+        }
+        let Some(init) = init else {
+            let totals: Vec<V> = folded.into_iter().map(|t| t.total).collect();
+            return Ok(tree(&totals, f)?.into_iter().collect());
+        };
+        let mut out = Vec::new();
+        for (c, m) in chunks.iter().zip(mine) {
+            out.extend(c.scan(init.clone(), &folded, m, f)?);
+        }
+        Ok(out)
+    }
+
+    /// Values whose sums depend on the order of the additions.
+    fn awkward(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 7919) % 1000) as f64 * 1e-3 + if i % 97 == 0 { 1e12 } else { 0.0 })
+            .collect()
+    }
+
+    fn add(a: f64, b: f64) -> Result<f64, String> {
+        Ok(a + b)
+    }
+
+    #[test]
+    fn a_floating_fold_and_scan_have_the_same_bits_on_any_number_of_processes() {
+        for n in [0, 1, 5, TILE - 1, TILE, TILE + 1, 3 * TILE + 123] {
+            let values = awkward(n);
+            let fold = on_processes(&values, 1, None, &mut add).unwrap();
+            let scan = on_processes(&values, 1, Some(0.25), &mut add).unwrap();
+            assert_eq!(scan.len(), n);
+            for p in 2..=9 {
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let many = on_processes(&values, p, None, &mut add).unwrap();
+                assert_eq!(bits(&many), bits(&fold), "fold of {n} on {p}");
+                let many = on_processes(&values, p, Some(0.25), &mut add).unwrap();
+                assert_eq!(bits(&many), bits(&scan), "scan of {n} on {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_floating_fold_by_addition_is_the_tiled_sum() {
+        let values = awkward(3 * TILE + 123);
+        let fold = on_processes(&values, 4, None, &mut add).unwrap();
+        let sum = super::super::reduce_float(
+            &values,
+            0,
+            values.len(),
+            crate::core::ir::ArithOp::Add,
+            false,
+        );
+        assert_eq!(fold[0].to_bits(), sum.to_bits());
+    }
+
+    #[test]
+    fn an_associative_scan_is_the_sequential_one() {
+        // Integer addition and a non-commutative associative function (string concatenation).
+        let ints: Vec<i64> = (0..2 * TILE as i64 + 77)
+            .map(|i| i * 31 % 1009 - 500)
+            .collect();
+        let sequential: Vec<i64> = ints
+            .iter()
+            .scan(7, |s, x| {
+                *s += x;
+                Some(*s)
+            })
+            .collect();
+        let words: Vec<String> = (0..TILE + 9).map(|i| (i % 10).to_string()).collect();
+        let mut concat = |a: String, b: String| Ok::<_, String>(a + &b);
+        for p in 1..=5 {
+            let many = on_processes(&ints, p, Some(7), &mut |a, b| Ok(a + b)).unwrap();
+            assert_eq!(many, sequential, "{p} processes");
+            let total = on_processes(&words, p, None, &mut concat).unwrap();
+            assert_eq!(total, vec![words.concat()], "{p} processes");
+        }
+    }
+
+    #[test]
+    fn the_fault_met_first_is_the_one_at_the_lowest_position() {
+        // `f` fails on a negative element (in-tile values, totals and prefixes are not
+        // negative): the first failure of each process, the lowest rank's first, is the
+        // single process's.
+        let values: Vec<i64> = (0..3 * TILE as i64).map(|i| i % 13).collect();
+        let mut bad = values.clone();
+        bad[TILE + 5] = -1;
+        bad[2 * TILE + 1] = -2;
+        let mut f = |a: i64, b: i64| {
+            if b < 0 {
+                Err(format!("{b}"))
+            } else {
+                Ok(a + b)
+            }
+        };
+        for p in 1..=4 {
+            assert_eq!(
+                on_processes(&bad, p, Some(0), &mut f),
+                Err("-1".to_string())
+            );
+            assert_eq!(on_processes(&bad, p, None, &mut f), Err("-1".to_string()));
+        }
+        assert!(on_processes(&values, 3, None, &mut f).is_ok());
+    }
+
+    #[test]
+    fn numbers_travel_as_their_bits() {
+        let mut words = Vec::new();
+        let values = vec![Value::Int(-3), Value::Int(i64::MAX)];
+        encode(&values, &mut words).unwrap();
+        let (back, next) = decode(&words, 0);
+        assert_eq!(next, words.len());
+        assert!(matches!(back[..], [Value::Int(-3), Value::Int(i64::MAX)]));
+        assert!(encode(&[Value::Unit], &mut Vec::new()).is_none());
+    }
+}
