@@ -41,6 +41,11 @@ impl Compiler<'_> {
                     Ok(Value::Int(if end { hi } else { lo } as i64))
                 })
             }
+            Prim::Dist(DistOp::Filter) => super::dist_move::filter(codes, &arg_tys[1], span),
+            Prim::Dist(DistOp::Transpose) => {
+                super::dist_move::transpose(codes, &arg_tys[0], result_ty, span)
+            }
+            Prim::Dist(DistOp::Halo) => super::dist_move::with_halo(codes, &arg_tys[0], span),
             Prim::Dist(DistOp::Library(f)) => {
                 super::dist_library::compile(*f, &arg_tys, codes, result_ty, span)
             }

@@ -25,6 +25,7 @@ use super::{Ctrl, Frame, Program};
 mod columns;
 mod dist;
 mod dist_library;
+mod dist_move;
 mod expr;
 pub(crate) mod float;
 mod inlined;
