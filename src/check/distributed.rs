@@ -477,13 +477,14 @@ impl Checker {
                     span,
                 }],
             ),
-            ty: Type::Int(crate::types::ty::IntTy::Size),
+            // Signed, so native code runs the loop (a position is below 2^63).
+            ty: Type::Int(crate::types::ty::IntTy::Long),
             span,
         };
         let range = ir::Stmt::ForRange {
             label,
             var,
-            var_ty: crate::types::ty::IntTy::Size,
+            var_ty: crate::types::ty::IntTy::Long,
             from: bound(false),
             to: bound(true),
             kind: ir::RangeKind::Exclusive,

@@ -289,17 +289,18 @@ mod tests {
                 let mut placed = vec![usize::MAX; rows * columns];
                 for to in 0..size {
                     let received = p.receives(to, size);
-                    for from in 0..size {
-                        assert_eq!(sent[from][to].len(), received[from].len());
-                        for (&u, &t) in sent[from][to].iter().zip(&received[from]) {
+                    for (from_sent, from_received) in sent.iter().zip(&received) {
+                        let blocks = &from_sent[to];
+                        assert_eq!(blocks.len(), from_received.len());
+                        for (&u, &t) in blocks.iter().zip(from_received) {
                             assert_eq!((p.target_of)(u), t);
                             placed[t] = u;
                         }
                     }
                 }
                 // Target (j, i) holds source (i, j).
-                for t in 0..rows * columns {
-                    assert_eq!(placed[t], (t % rows) * columns + t / rows);
+                for (t, &u) in placed.iter().enumerate() {
+                    assert_eq!(u, (t % rows) * columns + t / rows);
                 }
             }
         }

@@ -231,7 +231,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
     PrimDef {
         name: "_owned",
         section: Section::Internal,
-        schemes: &["size -> size"],
+        schemes: &["size -> long"],
         doc: "the first or the end of the positions this process owns of a distributed array \
             of n positions: the bounds of a loop that reads and stores distributed arrays at \
             its own position only",

@@ -22,7 +22,7 @@ use super::super::Ctrl;
 use super::internal;
 
 /// The leaves of a distributed array moved between processes: only numbers travel.
-fn numbers<'a>(view: &'a ArrayVal, span: Span) -> Result<&'a Scalars, Ctrl> {
+fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
     match &*view.buf {
         Buffer::Scalars(values) => Ok(values),
         _ => Err(not_numbers(span)),
