@@ -188,6 +188,8 @@ diagnostic_cases! {
     e0810_owned_loop_assigns_outside: "E0810", "val a : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nvar s = 0.0;\nfor i in ..[4] do s = s + a.i; done\n";
     e0810_owned_loop_variable_read_after: "E0810", "val a : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nvar b : distributed double ^ 4 = a;\nfor i in ..[4] do val t = a.i; &b.i <- t; done\nprintln$ t;\n";
     e0810_fold_accumulator_of_another_type: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval s = fold_left (fun (acc: string) (x: int) => acc + x.str) \"\" d;\n";
+    e0810_stencil_reads_what_it_stores: "E0810", "var a : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nfor i in ..[4] do if (i :>> int) > 0 do &a.i <- a.((i :>> int) - 1); done done\n";
+    e0810_stencil_offset_not_constant: "E0810", "val a : distributed int ^ 4 = (1, 2, 3, 4);\nvar b : distributed int ^ 4 = a;\nfor i in ..[4] do &b.i <- a.(((i :>> int) + 1) % 4); done\n";
     e0810_distributed_to_plain: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval p : int ^ 3 = d;\n";
     e0810_reshape_to_plain: "E0810", "val d : distributed int ^ 6 = (1, 2, 3, 4, 5, 6);\nval p = d :>> int ^ (2 \\* 3);\n";
     e0811_distributed_scalar: "E0811", "val s : distributed int = 3;\n";

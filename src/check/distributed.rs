@@ -144,7 +144,9 @@ pub(crate) fn apply_distributed(
     let mut distributed = None;
     for i in 0..args.len() {
         // A function argument is checked against the parameter type it meets.
-        if is_lambda(&args[i]) || (i == 0 && matches!(name, "map" | "fold_left" | "fold")) {
+        if is_lambda(&args[i])
+            || (i == 0 && matches!(name, "map" | "fold_left" | "fold" | "filter"))
+        {
             continue;
         }
         let e = crate::check::prims::take(c, args, i, None);
@@ -160,6 +162,8 @@ pub(crate) fn apply_distributed(
         "\\prod" => (Some((Prim::Prod, Prim::Dist(DistOp::Reduce(false)))), false),
         "save_npy" => (Some((Prim::SaveNpy, Prim::Dist(DistOp::SaveNpy))), false),
         "fold_left" | "fold" => (Some((Prim::FoldLeft, Prim::Dist(DistOp::Fold))), false),
+        "filter" => (Some((Prim::Filter, Prim::Dist(DistOp::Filter))), true),
+        "transpose" => (Some((Prim::Transpose, Prim::Dist(DistOp::Transpose))), true),
         "len" | "collect" => (None, false),
         _ => {
             c.needs_whole(at_span, format!("`{name}`"), &ty);
@@ -312,9 +316,9 @@ impl Checker {
 /// declares itself, calls no procedure, prints nothing and does not leave the loop early.
 #[derive(Clone, Debug)]
 pub(crate) struct OwnedLoop {
-    var: String,
-    index: Type,
-    used: bool,
+    pub(crate) var: String,
+    pub(crate) index: Type,
+    pub(crate) used: bool,
 }
 
 impl Checker {
@@ -484,6 +488,17 @@ impl Checker {
         } else {
             body_problem(&body, &var, label, &own)
         };
+        // The arrays read at offsets from the loop's position get their halos first.
+        let (problem, halos) = match problem {
+            Some(p) => (Some(p), Vec::new()),
+            None => {
+                let at_var = |e: &ir::Expr| reads_place(e, &var);
+                match crate::check::dist_halo::halo_statements(&body, &at_var, span) {
+                    Ok(halos) => (None, halos),
+                    Err(p) => (Some(p), Vec::new()),
+                }
+            }
+        };
         if let Some((problem, at)) = problem {
             self.error(CheckError::OwnedLoop {
                 span: at.unwrap_or(span),
@@ -509,18 +524,35 @@ impl Checker {
                     span,
                 }],
             ),
-            ty: Type::Int(crate::types::ty::IntTy::Size),
+            // Signed, so native code runs the loop (a position is below 2^63).
+            ty: Type::Int(crate::types::ty::IntTy::Long),
             span,
         };
-        ir::Stmt::ForRange {
+        let range = ir::Stmt::ForRange {
             label,
             var,
-            var_ty: crate::types::ty::IntTy::Size,
+            var_ty: crate::types::ty::IntTy::Long,
             from: bound(false),
             to: bound(true),
             kind: ir::RangeKind::Exclusive,
             body,
+        };
+        if halos.is_empty() {
+            return range;
         }
+        let mut block = halos;
+        block.push(range);
+        ir::Stmt::Block(block)
+    }
+}
+
+/// Does `e` read the variable `var`?
+fn reads_place(e: &ir::Expr, var: &ir::Place) -> bool {
+    match (&e.kind, var) {
+        (ir::ExprKind::Local(a), ir::Place::Local(b))
+        | (ir::ExprKind::LocalCell(a), ir::Place::LocalCell(b))
+        | (ir::ExprKind::Global(a), ir::Place::Global(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -533,12 +565,7 @@ fn body_problem(
     own: &dyn Fn(&ir::Place) -> bool,
 ) -> Option<(String, Option<Span>)> {
     use ir::Stmt as S;
-    let at_var = |e: &ir::Expr| match (&e.kind, var) {
-        (ir::ExprKind::Local(a), ir::Place::Local(b))
-        | (ir::ExprKind::LocalCell(a), ir::Place::LocalCell(b))
-        | (ir::ExprKind::Global(a), ir::Place::Global(b)) => a == b,
-        _ => false,
-    };
+    let at_var = |e: &ir::Expr| reads_place(e, var);
     for stmt in body {
         let found = match stmt {
             S::Assign(p, e) if !own(p) => {

@@ -13,6 +13,7 @@ mod class;
 mod coerce;
 mod cow;
 mod darray;
+mod dist_halo;
 pub mod distributed;
 mod env;
 pub mod error;

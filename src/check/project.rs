@@ -144,6 +144,11 @@ impl Checker {
                 return self.projection(&inner, rhs, None);
             }
             let p = self.projection(&inner, rhs, None)?;
+            if let Projection::Index(index, ir::IndexMode::Linear, _) = &p {
+                if self.at_owned_offset(&inner, index) {
+                    return Some(p);
+                }
+            }
             self.needs_whole(rhs.span, "reading one element", ty);
             drop(p);
             return None;

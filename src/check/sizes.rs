@@ -597,7 +597,12 @@ impl Checker {
     /// `t` is an array over a fresh run-time size, that size becomes the variable's length,
     /// named after it (`len(ys)`).
     pub(crate) fn size_of_variable(&mut self, vb: &VarBinding, name: &str, t: Type) -> Type {
-        let Type::Array(elem, index) = &t else {
+        // A distributed array (a filter's result) has its length on every process too.
+        let data = match &t {
+            Type::Distributed(inner) => &**inner,
+            t => t,
+        };
+        let Type::Array(elem, index) = data else {
             return t;
         };
         let Type::Var(v) = &**index else {
@@ -612,16 +617,21 @@ impl Checker {
             name: format!("len({name})").into(),
             kind: Kind::Unitsum,
         };
-        let t = Type::array((**elem).clone(), Type::Var(var.clone()));
+        let array = Type::array((**elem).clone(), Type::Var(var.clone()));
+        let distributed = matches!(t, Type::Distributed(_));
         self.sizes.push(RunTimeSize {
             var,
             loc: vb.loc,
             ity: IntTy::Size,
-            array: Some(t.clone()),
+            array: Some(array.clone()),
             span: vb.span,
             defined_by: None,
         });
-        t
+        if distributed {
+            Type::distributed(array)
+        } else {
+            array
+        }
     }
 
     /// The fresh run-time sizes from `fresh` on, made by the statement `out[start..]` and not
@@ -986,7 +996,10 @@ pub(crate) fn factors(ty: &Type) -> Vec<Type> {
         }
     }
     let mut out = Vec::new();
-    let mut t = ty;
+    let mut t = match ty {
+        Type::Distributed(inner) => &**inner,
+        ty => ty,
+    };
     while let Type::Array(element, index) = t {
         index_factors(index, &mut out);
         t = element;
@@ -1024,9 +1037,14 @@ fn size_of_factor(holder: ir::Expr, var: &TyVar) -> ir::Expr {
             );
         }
     }
-    // The product of the other factors; a checker that names several unknown factors of one
-    // array binds them through `Prim::Shaped`, so these are static.
-    let others: u64 = factors(&holder.ty)
+    // The product of the other factors of the outermost index (`Len` counts its elements); a
+    // checker that names several unknown factors of one array binds them through
+    // `Prim::Shaped`, so these are static.
+    let outer = match holder.ty.erase_distributed() {
+        Type::Array(_, index) => Type::array(Type::Double, (*index).clone()),
+        other => other,
+    };
+    let others: u64 = factors(&outer)
         .iter()
         .filter(|t| !is_var(t))
         .filter_map(|t| {
@@ -1076,7 +1094,19 @@ mod tests {
 
     #[test]
     fn a_size_alone_is_the_length() {
-        let a = Type::array(Type::Double, Type::Var(var(1)));
+        // double ^ n and (double ^ 5) ^ n: n = len, the number of outer elements.
+        for a in [
+            Type::array(Type::Double, Type::Var(var(1))),
+            Type::array(
+                Type::array(Type::Double, Type::Unitsum(5)),
+                Type::Var(var(1)),
+            ),
+        ] {
+            check_alone(a);
+        }
+    }
+
+    fn check_alone(a: Type) {
         let read = size_of_factor(holder(a), &var(1));
         assert!(
             matches!(read.kind, ir::ExprKind::Prim(ir::Prim::Len, _)),
@@ -1088,16 +1118,17 @@ mod tests {
 
     #[test]
     fn one_unknown_factor_is_the_length_over_the_others() {
-        // double ^ (n \* 3 \* 4): n = len / 12; double ^ 5 ^ n: n = len / 5.
+        // double ^ (n \* 3 \* 4): n = len / 12; (double ^ 5) ^ (n \* 2): n = len / 2, as
+        // `len` counts the outer elements (rows of 5).
         let a = Type::array(
             Type::Double,
             Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(3), Type::Unitsum(4)]),
         );
         let b = Type::array(
             Type::array(Type::Double, Type::Unitsum(5)),
-            Type::Var(var(1)),
+            Type::cproduct(vec![Type::Var(var(1)), Type::Unitsum(2)]),
         );
-        for (ty, others) in [(a, 12), (b, 5)] {
+        for (ty, others) in [(a, 12), (b, 2)] {
             let read = size_of_factor(holder(ty), &var(1));
             let ir::ExprKind::Prim(ir::Prim::IntArith(ir::ArithOp::Div, IntTy::Size), operands) =
                 &read.kind

@@ -184,6 +184,17 @@ pub enum DistOp {
     /// library function itself (run on one process for element types the kernel does not
     /// chunk, and for empty arrays).
     Library(ChunkedFn),
+    /// `filter p a`: each process filters its chunk; the kept elements move to the owners of
+    /// their positions in the result (an all-to-all exchange), in order.
+    Filter,
+    /// `transpose a`: each owned element moves to the owner of its position in the
+    /// transpose (an all-to-all exchange).
+    Transpose,
+    /// The array operand with, on each process, the positions up to the second operand
+    /// before its chunk and up to the third after it filled in from their owners: assigned
+    /// to an array variable before a loop over its positions that reads it at constant
+    /// offsets from the loop's position (a stencil's halo).
+    Halo,
 }
 
 /// The library functions (written in Tessera, in the prelude) that run on chunks.

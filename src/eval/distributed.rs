@@ -36,7 +36,7 @@ pub fn world() -> (usize, usize) {
 }
 
 #[cfg(feature = "mpi")]
-fn mpi_world() -> Option<mpi::topology::SimpleCommunicator> {
+pub(crate) fn mpi_world() -> Option<mpi::topology::SimpleCommunicator> {
     (mpi::environment::is_initialized() && !mpi::environment::is_finalized())
         .then(mpi::topology::SimpleCommunicator::world)
 }

@@ -18,6 +18,7 @@ pub mod compile;
 pub mod data;
 pub mod distributed;
 pub mod error;
+pub mod exchange;
 pub mod format;
 pub mod library;
 pub mod native;

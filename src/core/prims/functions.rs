@@ -129,7 +129,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
               only when it runs (a run-time size)",
         example: "println$ filter (fun (x:int) => x % 2 == 0) (1, 2, 3, 4);",
         typing: Typing::Scheme(|_, _| Some(Prim::Filter)),
-        kernels: |p| (*p == Prim::Filter).then_some(2),
+        kernels: |p| matches!(p, Prim::Filter | Prim::Dist(DistOp::Filter)).then_some(2),
         ..FUNCTION
     },
     PrimDef {
@@ -231,12 +231,25 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
     PrimDef {
         name: "_owned",
         section: Section::Internal,
-        schemes: &["size -> size"],
+        schemes: &["size -> long"],
         doc: "the first or the end of the positions this process owns of a distributed array \
             of n positions: the bounds of a loop that reads and stores distributed arrays at \
             its own position only",
         typing: Typing::Internal,
         kernels: |p| matches!(p, Prim::Dist(DistOp::Owned(_))).then_some(1),
+        ..FUNCTION
+    },
+    PrimDef {
+        name: "_halo",
+        section: Section::Internal,
+        arity: 3,
+        schemes: &["[T, N:COMPACTLINEAR] T ^ N -> size -> size -> T ^ N"],
+        doc: "a distributed array with, on each process, the positions up to the second \
+            operand before its chunk and up to the third after it filled in from the \
+            processes that own them: the halo of a loop that reads the array at constant \
+            offsets from its own position",
+        typing: Typing::Internal,
+        kernels: |p| matches!(p, Prim::Dist(DistOp::Halo)).then_some(3),
         ..FUNCTION
     },
     PrimDef {
@@ -272,7 +285,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         doc: "T ^ M ^ N to T ^ N ^ M, or T ^ (A \\* B) to T ^ (B \\* A), a copy",
         example: "println$ transpose ((1, 2, 3), (4, 5, 6));",
         typing: Typing::Scheme(|_, _| Some(Prim::Transpose)),
-        kernels: |p| (*p == Prim::Transpose).then_some(1),
+        kernels: |p| matches!(p, Prim::Transpose | Prim::Dist(DistOp::Transpose)).then_some(1),
         side: Some(Side::Transpose),
         ..FUNCTION
     },

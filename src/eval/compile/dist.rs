@@ -42,6 +42,11 @@ impl Compiler<'_> {
                 })
             }
             Prim::Dist(DistOp::Fold) => super::dist_fold::fold(codes, &arg_tys, span),
+            Prim::Dist(DistOp::Filter) => super::dist_move::filter(codes, &arg_tys[1], span),
+            Prim::Dist(DistOp::Transpose) => {
+                super::dist_move::transpose(codes, &arg_tys[0], result_ty, span)
+            }
+            Prim::Dist(DistOp::Halo) => super::dist_move::with_halo(codes, &arg_tys[0], span),
             Prim::Dist(DistOp::Library(f)) => {
                 super::dist_library::compile(*f, &arg_tys, codes, result_ty, span)
             }

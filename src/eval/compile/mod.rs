@@ -26,6 +26,7 @@ mod columns;
 mod dist;
 mod dist_fold;
 mod dist_library;
+mod dist_move;
 mod expr;
 pub(crate) mod float;
 mod inlined;

@@ -442,26 +442,37 @@ impl Compiler<'_> {
             let Value::Array(view) = a(frame)? else {
                 return Ok(Value::Unit);
             };
-            if let Some(call) = ScalarCall::of(&predicate) {
-                if !input.elem_is_array && input.elem_leaves == 1 {
-                    if let Some(kept) = filter_scalars(frame.rt, &call, &view, span) {
-                        return kept;
-                    }
-                }
-            }
-            let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
-            for i in 0..input.len_of(&view) {
-                if i % crate::interrupt::POLL_INTERVAL == 0 {
-                    crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
-                }
-                let element = input.element(&view, i);
-                if apply_one(frame.rt, &predicate, element.clone(), span)?.as_int_lossy() != 0 {
-                    kept.push_element(element);
-                }
-            }
-            Ok(Value::Array(kept.finish()))
+            filter_view(frame, &input, &predicate, &view, span).map(Value::Array)
         })
     }
+}
+
+/// The elements of `view` (of shape `input`) for which `predicate` holds, in order.
+pub(super) fn filter_view(
+    frame: &mut Frame<'_, '_>,
+    input: &Shape,
+    predicate: &Value,
+    view: &super::super::value::ArrayVal,
+    span: Span,
+) -> Result<super::super::value::ArrayVal, Ctrl> {
+    if let Some(call) = ScalarCall::of(predicate) {
+        if !input.elem_is_array && input.elem_leaves == 1 {
+            if let Some(kept) = filter_scalars(frame.rt, &call, view, span) {
+                return kept;
+            }
+        }
+    }
+    let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
+    for i in 0..input.len_of(view) {
+        if i % crate::interrupt::POLL_INTERVAL == 0 {
+            crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+        }
+        let element = input.element(view, i);
+        if apply_one(frame.rt, predicate, element.clone(), span)?.as_int_lossy() != 0 {
+            kept.push_element(element);
+        }
+    }
+    Ok(kept.finish())
 }
 
 /// `filter` of a native predicate over unboxed scalars: each leaf passed as bits (the same
@@ -472,7 +483,7 @@ fn filter_scalars(
     call: &ScalarCall<'_>,
     view: &super::super::value::ArrayVal,
     span: Span,
-) -> Option<Result<Value, Ctrl>> {
+) -> Option<Result<super::super::value::ArrayVal, Ctrl>> {
     use crate::eval::native::Repr;
     fn run<T: Elem>(
         leaves: &[T],
@@ -503,7 +514,7 @@ fn filter_scalars(
         }
         _ => return None,
     };
-    Some(kept.map(|kept| Value::Array(kept.finish())))
+    Some(kept.map(|kept| kept.finish()))
 }
 
 fn slow_fault(op: ArithOp, ity: IntTy, x: i64, y: i64) -> Fault {
@@ -687,7 +698,9 @@ pub(super) fn reduce_code(sum: bool, elem: &Type, a: ExprCode, span: Span) -> Ex
 
 /// Rows, columns, leaves per block and leaf kind of a transposable array type: an array of
 /// arrays `T ^ M ^ N` (N rows of M) or a matrix `T ^ (A \* B)` (|A| rows of |B|).
-fn transpose_geometry(ty: &Type) -> Option<(usize, usize, usize, super::super::value::LeafRepr)> {
+pub(super) fn transpose_geometry(
+    ty: &Type,
+) -> Option<(usize, usize, usize, super::super::value::LeafRepr)> {
     // The isomorphism engine derives the permutation of the copy: the source is `rows`
     // by `columns` elements, and target position p reads source (p % rows) * columns + p / rows.
     let permutation = crate::types::iso::transpose_permutation(ty).ok()?;

@@ -1,0 +1,235 @@
+//! The kernels of the distributed operations that move elements between processes: `filter`,
+//! `transpose` and the halo of a stencil loop. Each process works out from its chunk what it
+//! sends to which process, one all-to-all exchange (`eval::exchange`) moves the bytes of the
+//! elements at their storage width, and each process places what it received in its chunk of
+//! the result. One process (no MPI) runs the same kernels, and sends everything to itself.
+
+use std::sync::Arc;
+
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::array::{self, Shape};
+use super::super::code::ExprCode;
+use super::super::distributed::{chunk, world};
+use super::super::error::{Fault, DATA_FORMAT};
+use super::super::exchange::{
+    all_to_all, filter_destinations, gather_counts, halo, halo_from, BlockPermutation,
+};
+use super::super::scalars::Scalars;
+use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
+use super::super::Ctrl;
+use super::internal;
+
+/// The leaves of a distributed array moved between processes: only numbers travel.
+fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
+    match &*view.buf {
+        Buffer::Scalars(values) => Ok(values),
+        _ => Err(not_numbers(span)),
+    }
+}
+
+fn not_numbers(span: Span) -> Ctrl {
+    Fault::new(
+        DATA_FORMAT,
+        "only arrays of numbers are moved between processes".to_string(),
+    )
+    .at(span)
+}
+
+/// The exchange, its failure a fault at `span`.
+fn exchange(sends: Vec<Vec<u8>>, span: Span) -> Result<Vec<Vec<u8>>, Ctrl> {
+    all_to_all(sends).map_err(|message| Fault::new(DATA_FORMAT, message).at(span))
+}
+
+/// `filter p a` of a distributed array: each process filters its chunk, the counts of all
+/// (gathered) give each kept element its position in the result, and the exchange moves the
+/// kept elements to the owners of those positions, in order.
+pub(super) fn filter(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -> ExprCode {
+    let Some(input) = Shape::of_array_or_unit(array_ty) else {
+        return internal("filter over a value that is not an array", span);
+    };
+    let result_ty = array_ty.clone();
+    let a = codes.pop().expect("two operands");
+    let p = codes.pop().expect("two operands");
+    Box::new(move |frame| {
+        let predicate = p(frame)?;
+        let Value::Array(view) = a(frame)? else {
+            return Ok(Value::Unit);
+        };
+        let leaves = input.elem_leaves;
+        let n = input.len_of(&view);
+        let (rank, size) = world();
+        let (lo, hi) = chunk(n, rank, size);
+        let mine = view.slice(lo * leaves, (hi - lo) * leaves);
+        let kept = super::prim::filter_view(frame, &input, &predicate, &mine, span)?;
+        if size == 1 {
+            return Ok(Value::Array(kept));
+        }
+        let (LeafRepr::Scalar(kind), true) = (input.repr, leaves > 0) else {
+            return Err(not_numbers(span));
+        };
+        let values = numbers(&kept, span)?;
+        let counts = gather_counts(kept.len / leaves);
+        let (m, ranges) = filter_destinations(&counts, rank);
+        let at = |k: usize| kept.start + k * leaves;
+        let sends = ranges
+            .iter()
+            .map(|r| values.bytes(at(r.start)..at(r.end)).to_vec())
+            .collect();
+        let received = exchange(sends, span)?;
+        array::check_allocation(m.checked_mul(leaves), &result_ty, &frame.rt.limits)
+            .map_err(|f| f.at(span))?;
+        let mut out = Scalars::zeros(kind, m * leaves);
+        let width = leaves * kind.bytes();
+        let bytes = out.bytes_mut();
+        let mut at = chunk(m, rank, size).0 * width;
+        for part in received {
+            bytes[at..at + part.len()].copy_from_slice(&part);
+            at += part.len();
+        }
+        Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
+    })
+}
+
+fn internal_fault(span: Span) -> Ctrl {
+    Fault::new(
+        super::super::error::INTERNAL,
+        "a distributed array of an unexpected kind".to_string(),
+    )
+    .at(span)
+}
+
+/// `transpose a` of a distributed matrix: each process sends each block of its chunk (an
+/// element, or for an array of arrays an element of a row) to the owner of its position in
+/// the transpose; each receiver knows which positions the blocks from each process fill.
+pub(super) fn transpose(
+    mut codes: Vec<ExprCode>,
+    array_ty: &Type,
+    result_ty: &Type,
+    span: Span,
+) -> ExprCode {
+    let (Some((rows, columns, block, repr)), Some(input), Some(output)) = (
+        super::prim::transpose_geometry(array_ty),
+        Shape::of_array_or_unit(array_ty),
+        Shape::of_array_or_unit(result_ty),
+    ) else {
+        return internal(format!("transpose of {array_ty}"), span);
+    };
+    let a = super::admitting_copy(codes.pop().expect("one operand"), span);
+    Box::new(move |frame| {
+        let Value::Array(view) = a(frame)? else {
+            return Ok(Value::Unit);
+        };
+        let (rank, size) = world();
+        if size == 1 || block == 0 || rows * columns == 0 {
+            return Ok(Value::Array(array::transpose(
+                &view, rows, columns, block, repr,
+            )));
+        }
+        let values = numbers(&view, span)?;
+        let kind = values.kind();
+        let permutation = BlockPermutation::transpose(
+            rows,
+            columns,
+            input.elem_leaves / block,
+            output.elem_leaves / block,
+        );
+        let width = block * kind.bytes();
+        let sends = permutation
+            .sends(rank, size)
+            .into_iter()
+            .map(|blocks| {
+                let mut bytes = Vec::with_capacity(blocks.len() * width);
+                for u in blocks {
+                    let at = view.start + u * block;
+                    bytes.extend_from_slice(values.bytes(at..at + block));
+                }
+                bytes
+            })
+            .collect();
+        let received = exchange(sends, span)?;
+        let mut out = Scalars::zeros(kind, rows * columns * block);
+        let bytes = out.bytes_mut();
+        for (part, targets) in received.iter().zip(permutation.receives(rank, size)) {
+            for (k, t) in targets.into_iter().enumerate() {
+                bytes[t * width..(t + 1) * width]
+                    .copy_from_slice(&part[k * width..(k + 1) * width]);
+            }
+        }
+        Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
+    })
+}
+
+/// The halo of a loop over a distributed array's positions that reads it up to `before`
+/// positions before the loop's and `after` after: the array with, on each process, the
+/// positions around its chunk that the loop reads filled in from the processes that own
+/// them (its own chunk unchanged). One process has everything already.
+pub(super) fn with_halo(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -> ExprCode {
+    let Some(input) = Shape::of_array_or_unit(array_ty) else {
+        return internal("a halo of a value that is not an array", span);
+    };
+    let after = codes.pop().expect("three operands");
+    let before = codes.pop().expect("three operands");
+    let a = codes.pop().expect("three operands");
+    Box::new(move |frame| {
+        let value = a(frame)?;
+        let before = before(frame)?.as_int_lossy().max(0) as usize;
+        let after = after(frame)?.as_int_lossy().max(0) as usize;
+        let (rank, size) = world();
+        let Value::Array(mut view) = value else {
+            return Ok(value);
+        };
+        if size == 1 {
+            return Ok(Value::Array(view));
+        }
+        let leaves = input.elem_leaves;
+        let n = input.len_of(&view);
+        let values = numbers(&view, span)?;
+        let kind = values.kind();
+        let width = leaves * kind.bytes();
+        let sends = (0..size)
+            .map(|to| {
+                let mut bytes = Vec::new();
+                for r in halo_from(n, before, after, rank, to, size) {
+                    let at = |p: usize| view.start + p * leaves;
+                    bytes.extend_from_slice(values.bytes(at(r.start)..at(r.end)));
+                }
+                bytes
+            })
+            .collect();
+        let received = exchange(sends, span)?;
+        if halo(n, before, after, rank, size)
+            .iter()
+            .all(|r| r.is_empty())
+        {
+            return Ok(Value::Array(view));
+        }
+        // Written in place when the array's buffer is its own; otherwise into a copy of its
+        // chunk (the positions it does not own are never read).
+        let own = view.start == 0
+            && view.len == view.buf.len()
+            && Arc::strong_count(&view.buf) == 1
+            && Arc::weak_count(&view.buf) == 0;
+        if !own {
+            let (lo, hi) = chunk(n, rank, size);
+            let mut copy = Scalars::zeros(kind, view.len);
+            let from = values.bytes(view.start + lo * leaves..view.start + hi * leaves);
+            copy.bytes_mut()[lo * width..hi * width].copy_from_slice(from);
+            view = ArrayVal::new(Buffer::Scalars(copy));
+        }
+        let Some(Buffer::Scalars(out)) = Arc::get_mut(&mut view.buf) else {
+            return Err(internal_fault(span));
+        };
+        let bytes = out.bytes_mut();
+        for (from, part) in received.iter().enumerate() {
+            let mut at = 0;
+            for r in halo_from(n, before, after, from, rank, size) {
+                let len = (r.end - r.start) * width;
+                bytes[r.start * width..r.start * width + len].copy_from_slice(&part[at..at + len]);
+                at += len;
+            }
+        }
+        Ok(Value::Array(view))
+    })
+}
