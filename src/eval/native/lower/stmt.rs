@@ -507,21 +507,25 @@ impl Lower<'_, '_, '_> {
 
     /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
     /// temporary, dropped after it, also when an error unwinds from inside.
-    /// `place = e` for a value not in registers: computed into the variable's value (natively
-    /// as far as `value_into` can, which leaves the variable as it was when `e` faults); a
-    /// captured variable's assignment is a fallback piece.
+    /// `place = e` for a value not in registers: an array native code computes goes straight
+    /// into the variable's value (`value_into`, which leaves the variable as it was when `e`
+    /// faults); anything else, and a captured variable's assignment, is a fallback piece.
     fn assign_value(&mut self, place: Place, e: &Expr) {
         let why = format!(
             "an assignment of a value of type {} (not in registers)",
             e.ty
         );
+        // Only an array that native code computes (a map, a kernel over native operands) is
+        // worth it: any other value is the closure compiler's assignment, which updates a
+        // string in place (`s = s + t`) rather than copying it.
+        let native_array = matches!(e.ty, Type::Array(..)) && self.worth_native(e);
         let addr = match place {
-            Place::Local(slot) => {
+            Place::Local(slot) if native_array => {
                 self.frame_used = true;
                 self.slot_addr(slot)
             }
-            Place::Global(g) => self.global_addr(g),
-            Place::LocalCell(_) | Place::CaptureCell(_) => {
+            Place::Global(g) if native_array => self.global_addr(g),
+            _ => {
                 let assign = Stmt::Assign(place, e.clone());
                 return self.fallback_stmt(&assign, &why, e.span);
             }
