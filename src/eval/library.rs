@@ -15,6 +15,7 @@ use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
 use super::code::ExprCode;
 use super::compact::SumLayout;
+use super::distributed::sample_sort::float_key;
 use super::error::{interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE};
 use super::parallel::{thread_count, PARALLEL_THRESHOLD};
 use super::prims::{self, int_bit, int_compl, int_value};
@@ -675,8 +676,14 @@ fn merge_codes<T: Elem, K: Ord>(
 }
 
 /// `sort a` and `sort cmp a`: the elements in a new buffer of the same type. Integer and
-/// floating elements are sorted unboxed.
-fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span) -> ExprCode {
+/// floating elements are sorted unboxed; floating ones by their order key (`<`, with every
+/// NaN after every number, `sample_sort::float_key`), stably.
+pub(crate) fn sort_code(
+    prim: &Prim,
+    mut codes: Vec<ExprCode>,
+    arg_tys: &[Type],
+    span: Span,
+) -> ExprCode {
     let by = *prim == Prim::SortBy;
     let array_ty = arg_tys[if by { 1 } else { 0 }].clone();
     let shape = Shape::of(&array_ty);
@@ -726,8 +733,9 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                     let range = view.start..view.start + view.len;
                     let sorted: Result<Scalars, Ctrl> = scalars::each!(v, v => {
                         let mut items = v[range].to_vec();
-                        let mut less =
-                            |x: &_, y: &_| -> Result<bool, Ctrl> { Ok(Elem::to_f64(*x) < Elem::to_f64(*y)) };
+                        let mut less = |x: &_, y: &_| -> Result<bool, Ctrl> {
+                            Ok(float_key(Elem::to_f64(*x)) < float_key(Elem::to_f64(*y)))
+                        };
                         merge_sort(&mut items, &mut less, &|| interrupted(span))
                             .map(|()| items.into())
                     });
