@@ -183,7 +183,8 @@ diagnostic_cases! {
     // `collect a` suggested.
     e0810_print_distributed: "E0810", "val d : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nprintln d;\n";
     e0810_element_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nprintln$ d.1;\n";
-    e0810_library_function_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval r = rev d;\n";
+    e0810_library_function_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval r = join d d;\n";
+    e0810_sort_by_of_distributed: "E0810", "val d : distributed int ^ 3 = (1, 2, 3);\nval r = sort (fun (x: int, y: int) => x > y) d;\n";
     e0810_user_overload_of_chunked_library: "E0810", "fun mean (a: int ^ 3) : int => a.0;\nval d : distributed int ^ 3 = (1, 2, 3);\nval m = mean d;\n";
     e0810_owned_loop_assigns_outside: "E0810", "val a : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nvar s = 0.0;\nfor i in ..[4] do s = s + a.i; done\n";
     e0810_owned_loop_variable_read_after: "E0810", "val a : distributed double ^ 4 = (1.0, 2.0, 3.0, 4.0);\nvar b : distributed double ^ 4 = a;\nfor i in ..[4] do val t = a.i; &b.i <- t; done\nprintln$ t;\n";

@@ -73,14 +73,16 @@ fn session_with_arrays_jit(jit: bool) -> Session {
             .with_stdout(std::io::sink())
             .with_jit(jit),
     );
+    // A sort of numbers polls between blocks of 2^20 of them: the arrays sorted here have
+    // three blocks.
     done(
         &mut session,
         "var a : int ^ 3000000;\n\
          for i in ..[3000000] do &a.i <- ((i :>> int) * 37) % 100003; done\n\
          var ones : int ^ 1000000;\n\
          for i in ..[1000000] do &ones.i <- 1; done\n\
-         var d : double ^ 1000000;\n\
-         for i in ..[1000000] do &d.i <- (((i :>> int) * 37) % 100003).double; done\n\
+         var d : double ^ 3000000;\n\
+         for i in ..[3000000] do &d.i <- (((i :>> int) * 37) % 100003).double; done\n\
          var pairs : (int * int) ^ 300000;\n\
          for i in ..[300000] do &pairs.i <- ((i :>> int) % 1000, 1); done\n\
          fun inc (x:int) : int => x + 1;\n",

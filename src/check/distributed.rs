@@ -12,10 +12,11 @@
 //! `len` (the shape), `save_npy`, `collect` (the whole array), a reshape `:>>` (the linear
 //! index does not change, so no data moves), `load_npy` into a distributed type, and the
 //! library functions written in Tessera that have a chunked kernel (`ir::ChunkedFn`:
-//! `minimum`, `maximum`, `mean`, `dot`, `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`),
-//! chosen by `call_library`. `fold_left f init a` and `scan_left f init a` run on chunks when
+//! `minimum`, `maximum`, `mean`, `dot`, `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`,
+//! `fold_right`, `scan_right`, `rev_map`), chosen by `call_library`. `fold_left f init a`,
+//! `scan_left f init a`, `fold_right f a init` and `scan_right f a init` run on chunks when
 //! the accumulator is an element (`f : T -> T -> T`): they are tiled folds and scans
-//! (`eval::distributed::tiles`). A plain
+//! (`eval::distributed::tiles`). `rev` and `transpose` move elements in one exchange. A plain
 //! array goes where a distributed one is wanted (each process keeps its chunk); the other
 //! way needs `collect`.
 
@@ -164,6 +165,12 @@ pub(crate) fn apply_distributed(
         "fold_left" | "fold" => (Some((Prim::FoldLeft, Prim::Dist(DistOp::Fold))), false),
         "filter" => (Some((Prim::Filter, Prim::Dist(DistOp::Filter))), true),
         "transpose" => (Some((Prim::Transpose, Prim::Dist(DistOp::Transpose))), true),
+        "rev" => (Some((Prim::Rev, Prim::Dist(DistOp::Rev))), true),
+        "sort" if args.len() == 1 => (Some((Prim::Sort, Prim::Dist(DistOp::Sort))), true),
+        "sort" => {
+            c.needs_whole(at_span, "`sort` by a comparison function", &ty);
+            return Some(error_expr(span));
+        }
         "len" | "collect" => (None, false),
         _ => {
             c.needs_whole(at_span, format!("`{name}`"), &ty);
@@ -275,9 +282,9 @@ pub(crate) fn call_library(
         return Some(error_expr(span));
     }
     let mut operands = operands.clone();
-    if f == ir::ChunkedFn::ScanLeft {
-        let elem = element_type(c, &operands[2].ty);
-        if !accumulates_elements(c, &operands[1].ty, elem.as_ref()) {
+    if let Some((init, array)) = f.accumulator() {
+        let elem = element_type(c, &operands[array].ty);
+        if !accumulates_elements(c, &operands[init].ty, elem.as_ref()) {
             let (ty, at) = distributed.expect("checked above");
             c.needs_whole(
                 at,

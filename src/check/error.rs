@@ -412,7 +412,7 @@ impl CheckError {
             }
             CheckError::NeedsWhole { operation, ty, .. } => d(format!("{operation} needs the whole array, but this is the distributed `{ty}`"))
                 .with_label("held in chunks, one per process")
-                .with_help("gather it to every process with `collect a` first (a copy of the whole array on each), or keep to the operations that run on chunks: `map`, `map2`, `\\sum`, `\\prod`, `minimum`, `maximum`, `mean`, `dot`, `fold_left`, `reduce`, `scan_left`, `cumsum`, `cumprod`, `len`, `filter`, `transpose`, `save_npy`, `load_npy`, a reshape `:>>`, a loop `for i in ..[I]` reading it at `i` or at `(i :>> int)` plus or minus a constant"),
+                .with_help("gather it to every process with `collect a` first (a copy of the whole array on each), or keep to the operations that run on chunks: `map`, `map2`, `\\sum`, `\\prod`, `minimum`, `maximum`, `mean`, `dot`, `fold_left`, `reduce`, `scan_left`, `cumsum`, `cumprod`, `fold_right`, `scan_right`, `len`, `filter`, `transpose`, `rev`, `rev_map`, `sort`, `save_npy`, `load_npy`, a reshape `:>>`, a loop `for i in ..[I]` reading it at `i` or at `(i :>> int)` plus or minus a constant"),
             CheckError::OwnedLoop { problem, .. } => d(format!("this loop reads or stores distributed arrays at its position, so each process runs it over its own positions only; but it {problem}"))
                 .with_label("an effect beyond the loop's own positions")
                 .with_help("keep the loop's body to stores into distributed arrays at the loop's position and to variables it declares itself; move the rest out of the loop, or `collect` the arrays first"),

@@ -190,6 +190,13 @@ pub enum DistOp {
     /// `transpose a`: each owned element moves to the owner of its position in the
     /// transpose (an all-to-all exchange).
     Transpose,
+    /// `rev a`: each owned element moves to the owner of its mirror position (an all-to-all
+    /// exchange).
+    Rev,
+    /// `sort a` of numbers: a sample sort (gathered samples choose splitters, one exchange
+    /// to the owners of the key ranges, local sorts, a second exchange to the owners of the
+    /// sorted positions); the single process's stable sort on any number of processes.
+    Sort,
     /// The array operand with, on each process, the positions up to the second operand
     /// before its chunk and up to the third after it filled in from their owners: assigned
     /// to an array variable before a loop over its positions that reads it at constant
@@ -217,6 +224,16 @@ pub enum ChunkedFn {
     /// `cumsum a` (`true`) and `cumprod a` (`false`): the tiled scan by `+` from zero (by `*`
     /// from one); the result is distributed.
     Cumulative(bool),
+    /// `fold_right f a init` with `f : T -> T -> T`: the tiled fold of `a` by `f`, the tiles
+    /// folded from their last elements and combined right to left, then `f` of it and `init`.
+    FoldRight,
+    /// `scan_right f a init` with `f : T -> T -> T`: the tiled scan of `a` by `f` from the last
+    /// element, each running value combined with `f` onto the tiles after and `init`; the
+    /// result is distributed.
+    ScanRight,
+    /// `rev_map f a`: `f` applied at the owned positions, then the reversal's exchange; the
+    /// result is distributed.
+    RevMap,
 }
 
 impl ChunkedFn {
@@ -232,6 +249,9 @@ impl ChunkedFn {
             "scan_left" => ChunkedFn::ScanLeft,
             "cumsum" => ChunkedFn::Cumulative(true),
             "cumprod" => ChunkedFn::Cumulative(false),
+            "fold_right" => ChunkedFn::FoldRight,
+            "scan_right" => ChunkedFn::ScanRight,
+            "rev_map" => ChunkedFn::RevMap,
             _ => return None,
         })
     }
@@ -240,8 +260,21 @@ impl ChunkedFn {
     pub fn operands(self) -> usize {
         match self {
             ChunkedFn::Extreme(_) | ChunkedFn::Mean | ChunkedFn::Cumulative(_) => 1,
-            ChunkedFn::Dot | ChunkedFn::Reduce => 2,
-            ChunkedFn::Map2 | ChunkedFn::ScanLeft => 3,
+            ChunkedFn::Dot | ChunkedFn::Reduce | ChunkedFn::RevMap => 2,
+            ChunkedFn::Map2 | ChunkedFn::ScanLeft | ChunkedFn::FoldRight | ChunkedFn::ScanRight => {
+                3
+            }
+        }
+    }
+
+    /// For a fold or scan by a function and an initial value, the positions of the initial
+    /// value's operand and of the array's: the initial value is an element, as the results of
+    /// tiles are combined with it.
+    pub fn accumulator(self) -> Option<(usize, usize)> {
+        match self {
+            ChunkedFn::ScanLeft => Some((1, 2)),
+            ChunkedFn::FoldRight | ChunkedFn::ScanRight => Some((2, 1)),
+            _ => None,
         }
     }
 
@@ -249,7 +282,12 @@ impl ChunkedFn {
     pub fn takes_function(self) -> bool {
         matches!(
             self,
-            ChunkedFn::Map2 | ChunkedFn::Reduce | ChunkedFn::ScanLeft
+            ChunkedFn::Map2
+                | ChunkedFn::Reduce
+                | ChunkedFn::ScanLeft
+                | ChunkedFn::FoldRight
+                | ChunkedFn::ScanRight
+                | ChunkedFn::RevMap
         )
     }
 
@@ -257,7 +295,11 @@ impl ChunkedFn {
     pub fn keeps_distribution(self) -> bool {
         matches!(
             self,
-            ChunkedFn::Map2 | ChunkedFn::ScanLeft | ChunkedFn::Cumulative(_)
+            ChunkedFn::Map2
+                | ChunkedFn::ScanLeft
+                | ChunkedFn::Cumulative(_)
+                | ChunkedFn::ScanRight
+                | ChunkedFn::RevMap
         )
     }
 }

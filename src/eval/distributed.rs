@@ -13,6 +13,7 @@
 
 use crate::core::ir::ArithOp;
 
+pub mod sample_sort;
 pub mod tiles;
 
 /// The positions of one tile of a floating reduction.
@@ -331,7 +332,10 @@ pub fn gather_f64(mine: &[f64]) -> Vec<Vec<f64>> {
 }
 
 #[cfg(feature = "mpi")]
-fn mpi_gather(world: &mpi::topology::SimpleCommunicator, mine: &[f64]) -> Vec<Vec<f64>> {
+fn mpi_gather<T: mpi::traits::Equivalence + Copy + Default>(
+    world: &mpi::topology::SimpleCommunicator,
+    mine: &[T],
+) -> Vec<Vec<T>> {
     use mpi::datatype::PartitionMut;
     use mpi::traits::*;
     let size = world.size() as usize;
@@ -346,7 +350,7 @@ fn mpi_gather(world: &mpi::topology::SimpleCommunicator, mine: &[f64]) -> Vec<Ve
         })
         .collect();
     let total: i32 = counts.iter().sum();
-    let mut all = vec![0f64; total as usize];
+    let mut all = vec![T::default(); total as usize];
     {
         let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
         world.all_gather_varcount_into(mine, &mut partition);
@@ -359,25 +363,32 @@ fn mpi_gather(world: &mpi::topology::SimpleCommunicator, mine: &[f64]) -> Vec<Ve
 }
 
 /// The whole array on every process, from each process's owned positions of `values`
-/// (`leaves` per element; each leaf sent as the 64 bits of a register, `Elem::to_bits`).
-pub fn collect<T: super::scalars::Elem>(values: &mut [T], leaves: usize) {
+/// (`leaves` per element), sent at their storage width.
+pub fn collect(values: &mut super::scalars::Scalars, leaves: usize) {
     let (rank, size) = world();
     if size == 1 {
         return;
     }
     let n = values.len() / leaves.max(1);
     let (lo, hi) = chunk(n, rank, size);
-    let mine: Vec<f64> = values[lo * leaves..hi * leaves]
-        .iter()
-        .map(|v| f64::from_bits(v.to_bits()))
-        .collect();
+    let mine = values.bytes(lo * leaves..hi * leaves).to_vec();
+    let bytes = values.bytes_mut();
     let mut at = 0;
-    for part in gather_f64(&mine) {
-        for (v, word) in values[at..at + part.len()].iter_mut().zip(&part) {
-            *v = T::from_bits(word.to_bits());
-        }
+    for part in gather_bytes(&mine) {
+        bytes[at..at + part.len()].copy_from_slice(&part);
         at += part.len();
     }
+}
+
+/// Each process's bytes, in rank order, on every process.
+pub fn gather_bytes(mine: &[u8]) -> Vec<Vec<u8>> {
+    #[cfg(feature = "mpi")]
+    {
+        if let Some(world) = mpi_world() {
+            return mpi_gather(&world, mine);
+        }
+    }
+    vec![mine.to_vec()]
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! byte messages (MPI's `Alltoallv` under the `mpi` feature; one process keeps its own
 //! message), and the position arithmetic of the operations that move data: who owns a
 //! position, where a filter's kept elements go, which positions a process reads around its
-//! chunk (a stencil's halo), and where the blocks of a permutation (a transpose) go.
+//! chunk (a stencil's halo), and where the blocks of a permutation (a transpose, a reversal)
+//! go.
 //!
 //! Every position here is one of the linear index of `n` positions split as
 //! `distributed::chunk` splits it: process `r` of `p` owns `[r·n/p, (r+1)·n/p)`.
@@ -143,7 +144,8 @@ pub fn halo_from(
 /// A permutation of the blocks of a distributed array into another distributed array: block
 /// `u` of the source becomes block `target_of(u)` of the target. A position of the source holds
 /// `source_blocks` blocks, one of the target `target_blocks` (a transpose of `T ^ M ^ N` moves
-/// single elements of rows of `M`; one of `T ^ (A \* B)` moves elements).
+/// single elements of rows of `M`; one of `T ^ (A \* B)` moves elements; a reversal moves
+/// whole elements).
 pub struct BlockPermutation {
     pub blocks: usize,
     pub source_blocks: usize,
@@ -167,6 +169,17 @@ impl BlockPermutation {
             target_blocks,
             target_of: Box::new(move |u| (u % columns) * rows + u / columns),
             source_of: Box::new(move |t| (t % rows) * columns + t / rows),
+        }
+    }
+
+    /// The reversal of `n` positions of one block each: block `u` moves to `n - 1 - u`.
+    pub fn reverse(n: usize) -> BlockPermutation {
+        BlockPermutation {
+            blocks: n,
+            source_blocks: 1,
+            target_blocks: 1,
+            target_of: Box::new(move |u| n - 1 - u),
+            source_of: Box::new(move |t| n - 1 - t),
         }
     }
 
@@ -279,28 +292,47 @@ mod tests {
         }
     }
 
+    /// Every block of `p` exchanged on `size` simulated processes: for each target block,
+    /// the source block that lands there (each checked to be sent and received in one order).
+    fn exchanged(p: &BlockPermutation, size: usize) -> Vec<usize> {
+        let sent: Vec<Vec<Vec<usize>>> = (0..size).map(|r| p.sends(r, size)).collect();
+        let mut placed = vec![usize::MAX; p.blocks];
+        for to in 0..size {
+            let received = p.receives(to, size);
+            for (from_sent, from_received) in sent.iter().zip(&received) {
+                let blocks = &from_sent[to];
+                assert_eq!(blocks.len(), from_received.len());
+                for (&u, &t) in blocks.iter().zip(from_received) {
+                    assert_eq!((p.target_of)(u), t);
+                    assert_eq!(placed[t], usize::MAX, "block {t} received twice");
+                    placed[t] = u;
+                }
+            }
+        }
+        placed
+    }
+
     #[test]
     fn a_transpose_sends_and_receives_the_same_blocks_in_the_same_order() {
         // A 3 x 5 matrix of elements, and 4 rows of 3 blocks as an array of arrays.
         for (rows, columns, source_blocks, target_blocks) in [(3, 5, 1, 1), (4, 3, 3, 4)] {
             for size in 1..7 {
                 let p = BlockPermutation::transpose(rows, columns, source_blocks, target_blocks);
-                let sent: Vec<Vec<Vec<usize>>> = (0..size).map(|r| p.sends(r, size)).collect();
-                let mut placed = vec![usize::MAX; rows * columns];
-                for to in 0..size {
-                    let received = p.receives(to, size);
-                    for (from_sent, from_received) in sent.iter().zip(&received) {
-                        let blocks = &from_sent[to];
-                        assert_eq!(blocks.len(), from_received.len());
-                        for (&u, &t) in blocks.iter().zip(from_received) {
-                            assert_eq!((p.target_of)(u), t);
-                            placed[t] = u;
-                        }
-                    }
-                }
                 // Target (j, i) holds source (i, j).
-                for (t, &u) in placed.iter().enumerate() {
+                for (t, &u) in exchanged(&p, size).iter().enumerate() {
                     assert_eq!(u, (t % rows) * columns + t / rows);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_reversal_places_every_position_at_its_mirror_image() {
+        for n in [1, 2, 3, 7, 10, 33] {
+            for size in 1..=9 {
+                let p = BlockPermutation::reverse(n);
+                for (t, &u) in exchanged(&p, size).iter().enumerate() {
+                    assert_eq!(u, n - 1 - t, "{n} positions on {size} processes");
                 }
             }
         }

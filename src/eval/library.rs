@@ -15,6 +15,7 @@ use super::array::{LeafBuilder, Shape};
 use super::closure::{apply, apply_one};
 use super::code::ExprCode;
 use super::compact::SumLayout;
+use super::distributed::sample_sort::float_key;
 use super::error::{interrupted, poll_interrupt, runtime_error, Fault, ASSERTION_FAILURE};
 use super::parallel::{thread_count, PARALLEL_THRESHOLD};
 use super::prims::{self, int_bit, int_compl, int_value};
@@ -580,15 +581,15 @@ pub fn merge_sort<T: Clone, E>(
     Ok(())
 }
 
-/// Integer codes per block `sort_codes` sorts with one call of the standard sort (a few
+/// Numbers per block `sort_codes` sorts with one call of the standard sort (a few
 /// tens of milliseconds: the longest stretch between two polls of Ctrl-C).
 const SORT_BLOCK: usize = 1 << 20;
 
-/// Sort integer codes by `key`: blocks of `SORT_BLOCK` codes sorted in place (on rayon for
+/// Sort numbers by `key`, stably: blocks of `SORT_BLOCK` numbers sorted in place (on rayon for
 /// large arrays), then merged pairwise, wider and wider. Ctrl-C is polled before each block
-/// and every `POLL_INTERVAL` merged codes (R0012). Codes with equal keys are equal here (the
-/// key is the code's order: signed, unsigned or as a `char`), so the result is the one of any
-/// sort, whatever the thread count.
+/// and every `POLL_INTERVAL` merged numbers (R0012). The key is an integer code's order
+/// (signed, unsigned or as a `char`) or a floating value's order key, so the result is the
+/// stable sort by it, whatever the thread count.
 fn sort_codes<T: Elem, K: Ord>(
     items: &mut Vec<T>,
     key: impl Fn(T) -> K + Sync,
@@ -606,7 +607,7 @@ fn sort_codes_in_blocks<T: Elem, K: Ord>(
     let parallel = n >= PARALLEL_THRESHOLD && thread_count() > 1;
     let sort_block = |codes: &mut [T]| -> Result<(), Fault> {
         poll_interrupt()?;
-        codes.sort_unstable_by_key(|&x| key(x));
+        codes.sort_by_key(|&x| key(x));
         Ok(())
     };
     if parallel {
@@ -675,8 +676,14 @@ fn merge_codes<T: Elem, K: Ord>(
 }
 
 /// `sort a` and `sort cmp a`: the elements in a new buffer of the same type. Integer and
-/// floating elements are sorted unboxed.
-fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span) -> ExprCode {
+/// floating elements are sorted unboxed; floating ones by their order key (`<`, with every
+/// NaN after every number, `sample_sort::float_key`), stably.
+pub(crate) fn sort_code(
+    prim: &Prim,
+    mut codes: Vec<ExprCode>,
+    arg_tys: &[Type],
+    span: Span,
+) -> ExprCode {
     let by = *prim == Prim::SortBy;
     let array_ty = arg_tys[if by { 1 } else { 0 }].clone();
     let shape = Shape::of(&array_ty);
@@ -724,14 +731,12 @@ fn sort_code(prim: &Prim, mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span
                         return Ok(Value::Array(view));
                     };
                     let range = view.start..view.start + view.len;
-                    let sorted: Result<Scalars, Ctrl> = scalars::each!(v, v => {
+                    let sorted: Result<Scalars, Fault> = scalars::each!(v, v => {
                         let mut items = v[range].to_vec();
-                        let mut less =
-                            |x: &_, y: &_| -> Result<bool, Ctrl> { Ok(Elem::to_f64(*x) < Elem::to_f64(*y)) };
-                        merge_sort(&mut items, &mut less, &|| interrupted(span))
-                            .map(|()| items.into())
+                        sort_codes(&mut items, |x| float_key(x.to_f64())).map(|()| items.into())
                     });
-                    Ok(Value::Array(ArrayVal::new(Buffer::Scalars(sorted?))))
+                    let sorted = sorted.map_err(|f| f.at(span))?;
+                    Ok(Value::Array(ArrayVal::new(Buffer::Scalars(sorted))))
                 });
             }
             _ => {}

@@ -181,7 +181,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         doc: "the elements in reverse code order",
         example: "println$ rev (1, 2, 3);",
         typing: Typing::Scheme(|_, _| Some(Prim::Rev)),
-        kernels: |p| (*p == Prim::Rev).then_some(1),
+        kernels: |p| matches!(p, Prim::Rev | Prim::Dist(DistOp::Rev)).then_some(1),
         ..FUNCTION
     },
     PrimDef {
@@ -262,9 +262,13 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
             "[T, N:COMPACTLINEAR] (T -> T -> T) -> T ^ N -> T -> T",
             "[T, N:COMPACTLINEAR] (T -> T -> T) -> T -> T ^ N -> T ^ N -> T ^ N",
             "[T, N:COMPACTLINEAR] T ^ N -> T ^ N -> T ^ N",
+            "[T, N:COMPACTLINEAR] (T -> T -> T) -> T ^ N -> T -> T -> T",
+            "[T, N:COMPACTLINEAR] (T -> T -> T) -> T ^ N -> T -> T ^ N -> T ^ N",
+            "[T, U, N:COMPACTLINEAR] (T -> U) -> T ^ N -> U ^ N -> U ^ N",
         ],
         doc: "a library function written in Tessera (`minimum`, `maximum`, `mean`, `dot`, \
-            `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`) applied to a distributed array: its chunked kernel, on the operands and the \
+            `map2`, `reduce`, `scan_left`, `cumsum`, `cumprod`, `fold_right`, `scan_right`, \
+            `rev_map`) applied to a distributed array: its chunked kernel, on the operands and the \
             call of the library function itself (for what the kernel does not chunk)",
         typing: Typing::Internal,
         calls: true,
@@ -350,7 +354,7 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
             })
         }),
         kernels: |p| match p {
-            Prim::Sort => Some(1),
+            Prim::Sort | Prim::Dist(DistOp::Sort) => Some(1),
             Prim::SortBy => Some(2),
             _ => None,
         },

@@ -46,6 +46,12 @@ impl Compiler<'_> {
             Prim::Dist(DistOp::Transpose) => {
                 super::dist_move::transpose(codes, &arg_tys[0], result_ty, span)
             }
+            Prim::Dist(DistOp::Rev) => {
+                super::dist_move::rev(codes.pop().expect("one operand"), &arg_tys[0], span)
+            }
+            Prim::Dist(DistOp::Sort) => {
+                super::dist_sort::sort(codes.pop().expect("one operand"), &arg_tys[0], span)
+            }
             Prim::Dist(DistOp::Halo) => super::dist_move::with_halo(codes, &arg_tys[0], span),
             Prim::Dist(DistOp::Library(f)) => {
                 super::dist_library::compile(*f, &arg_tys, codes, result_ty, span)
@@ -113,7 +119,7 @@ fn refused(message: String, span: Span) -> ExprCode {
 }
 
 /// A code that runs a shared one (so two kernels can evaluate the same operand code).
-fn share(code: &Arc<ExprCode>) -> ExprCode {
+pub(super) fn share(code: &Arc<ExprCode>) -> ExprCode {
     let code = code.clone();
     Box::new(move |frame| code(frame))
 }
@@ -303,7 +309,7 @@ fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
     }
     let leaves = shape.elem_leaves.max(1);
     match array::make_unique(&mut view) {
-        Buffer::Scalars(values) => each!(values, v => dist::collect(v, leaves)),
+        Buffer::Scalars(values) => dist::collect(values, leaves),
         _ => {
             return Err(Fault::new(
                 super::super::error::DATA_FORMAT,

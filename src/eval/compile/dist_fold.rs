@@ -1,7 +1,9 @@
 //! The kernels of folds and scans of distributed arrays: `fold_left f init a` (`DistOp::Fold`),
-//! and the library's `reduce f a`, `scan_left f init a`, `cumsum a` and `cumprod a`
-//! (`ChunkedFn`). Each is the tiled fold or scan of `eval::distributed::tiles`, by the user's
-//! function (or `+` for `cumsum`, `*` for `cumprod`), on this process's positions, exchanging tile pieces and totals with the others.
+//! and the library's `reduce f a`, `scan_left f init a`, `cumsum a`, `cumprod a`,
+//! `fold_right f a init` and `scan_right f a init` (`ChunkedFn`). Each is the tiled fold or
+//! scan of `eval::distributed::tiles`, by the user's function (or `+` for `cumsum`, `*` for
+//! `cumprod`), on this process's positions, exchanging tile pieces and totals with the others;
+//! a right fold or scan is the left one of the mirror image, by `f` with its operands swapped.
 
 use crate::core::ir::{ArithOp, ChunkedFn};
 use crate::syntax::span::Span;
@@ -36,15 +38,40 @@ pub(super) fn fold(mut codes: Vec<ExprCode>, arg_tys: &[Type], span: Span) -> Ex
         };
         let rt = frame.rt;
         let mut f = |x: Value, y: Value| apply(rt, function.clone(), [x, y], span);
-        match tiled_fold(&view, &shape, &mut f, span)? {
+        match tiled_fold(&view, &shape, false, &mut f, span)? {
             Some(total) => f(init, total),
             None => Ok(init),
         }
     })
 }
 
-/// The chunked kernels of `reduce`, `scan_left`, `cumsum` and `cumprod` on their compiled operands (the
-/// library call last, run for an empty array by `reduce`, whose answer is the library's).
+/// `fold_right f a init` of a distributed `a` (operands `f`, `a`, `init`): `f` of the tiled
+/// right fold of `a` by `f` and `init`, or `init` when `a` is empty.
+fn fold_right(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -> ExprCode {
+    let Some(shape) = Shape::of_array_or_unit(array_ty) else {
+        return internal("fold over a value that is not an array", span);
+    };
+    let init = codes.pop().expect("three operands");
+    let a = codes.pop().expect("three operands");
+    let f = codes.pop().expect("three operands");
+    Box::new(move |frame| {
+        let function = f(frame)?;
+        let (array, init) = (a(frame)?, init(frame)?);
+        let Value::Array(view) = array else {
+            return Ok(init);
+        };
+        let rt = frame.rt;
+        let mut f = |x: Value, y: Value| apply(rt, function.clone(), [x, y], span);
+        match tiled_fold(&view, &shape, true, &mut f, span)? {
+            Some(total) => f(total, init),
+            None => Ok(init),
+        }
+    })
+}
+
+/// The chunked kernels of `reduce`, `scan_left`, `cumsum`, `cumprod`, `fold_right` and
+/// `scan_right` on their compiled operands (the library call last, run for an empty array by
+/// `reduce`, whose answer is the library's).
 pub(super) fn library(
     f: ChunkedFn,
     arg_tys: &[Type],
@@ -54,13 +81,17 @@ pub(super) fn library(
 ) -> ExprCode {
     let whole = codes.pop().expect("the library call");
     let array_ty = match f {
-        ChunkedFn::Reduce => &arg_tys[1],
+        ChunkedFn::Reduce | ChunkedFn::FoldRight | ChunkedFn::ScanRight => &arg_tys[1],
         ChunkedFn::ScanLeft => &arg_tys[2],
         _ => &arg_tys[0],
     };
     if f == ChunkedFn::Reduce {
         return reduce(codes, array_ty, whole, span);
     }
+    if f == ChunkedFn::FoldRight {
+        return fold_right(codes, array_ty, span);
+    }
+    let right = f == ChunkedFn::ScanRight;
     let (Some(shape), Some(output), Type::Array(elem, _)) = (
         Shape::of_array_or_unit(array_ty),
         Shape::of_array_or_unit(result_ty),
@@ -69,15 +100,22 @@ pub(super) fn library(
         return internal("a scan of a value that is not an array", span);
     };
     let (elem, result_ty) = ((**elem).clone(), result_ty.clone());
-    let a = codes.pop().expect("the array operand");
-    let by = match f {
+    let (a, by) = match f {
         ChunkedFn::Cumulative(sum) => match arithmetic(sum, &elem, span) {
-            Some((unit, op)) => By::Arithmetic(unit, op),
+            Some((unit, op)) => (codes.pop().expect("one operand"), By::Arithmetic(unit, op)),
             None => return internal("a running sum of an array that is not of numbers", span),
         },
-        _ => {
+        // `scan_right f a init`
+        _ if right => {
             let init = codes.pop().expect("three operands");
-            By::Function(codes.pop().expect("three operands"), init)
+            let a = codes.pop().expect("three operands");
+            (a, By::Function(codes.pop().expect("three operands"), init))
+        }
+        // `scan_left f init a`
+        _ => {
+            let a = codes.pop().expect("three operands");
+            let init = codes.pop().expect("three operands");
+            (a, By::Function(codes.pop().expect("three operands"), init))
         }
     };
     Box::new(move |frame| {
@@ -91,14 +129,19 @@ pub(super) fn library(
         };
         let rt = frame.rt;
         let mut f = |x: Value, y: Value| match (&function, &by) {
+            (Some(function), _) if right => apply(rt, function.clone(), [y, x], span),
             (Some(function), _) => apply(rt, function.clone(), [x, y], span),
             (None, By::Arithmetic(_, op)) => op(x, y),
             (None, By::Function(..)) => Err(super::dist::internal_fault(span)),
         };
         let n = shape.len_of(&view);
-        let (chunk, values) = owned_values(&view, &shape);
+        let (chunk, values) = owned_values(&view, &shape, right);
         let (folded, mine) = folded_tiles(chunk, &values, true, &mut f, span)?;
-        let mut scanned = chunk.scan(init, &folded, mine, &mut f)?.into_iter();
+        let mut scanned = chunk.scan(init, &folded, mine, &mut f)?;
+        if right {
+            scanned.reverse();
+        }
+        let mut scanned = scanned.into_iter();
         owned_array(&elem, &output, &result_ty, n, rt, span, |_| {
             scanned
                 .next()
@@ -129,7 +172,7 @@ fn reduce(mut codes: Vec<ExprCode>, array_ty: &Type, whole: ExprCode, span: Span
         };
         let rt = frame.rt;
         let mut f = |x: Value, y: Value| apply(rt, function.clone(), [x, y], span);
-        match tiled_fold(&view, &shape, &mut f, span)? {
+        match tiled_fold(&view, &shape, false, &mut f, span)? {
             Some(total) => Ok(total),
             None => whole(frame),
         }
@@ -171,12 +214,17 @@ fn arithmetic(sum: bool, elem: &Type, span: Span) -> Option<(Value, Box<Operatio
     }
 }
 
-/// This process's positions of an array, and its elements at them.
-fn owned_values(view: &ArrayVal, shape: &Shape) -> (Chunk, Vec<Value>) {
+/// This process's positions of an array, and its elements at them; with `right`, of the
+/// array's mirror image (its elements last to first).
+fn owned_values(view: &ArrayVal, shape: &Shape, right: bool) -> (Chunk, Vec<Value>) {
     let n = shape.len_of(view);
     let (lo, hi) = owned(n);
+    if right {
+        let values = (lo..hi).rev().map(|i| shape.element(view, i)).collect();
+        return (Chunk::mirrored(n, lo, hi), values);
+    }
     let values = (lo..hi).map(|i| shape.element(view, i)).collect();
-    (Chunk { n, lo, hi }, values)
+    (Chunk::new(n, lo, hi), values)
 }
 
 /// Steps (1) and (2) of a tiled fold or scan, with their exchanges: every tile's total (and
@@ -195,14 +243,18 @@ fn folded_tiles(
     Ok((folded, mine))
 }
 
-/// The tiled fold of an array by `f` (`None` when it is empty).
+/// The tiled fold of an array by `f` (`None` when it is empty); with `right`, the right fold
+/// (`f x acc`), the left fold of the mirror image by `f` with its operands swapped.
 fn tiled_fold(
     view: &ArrayVal,
     shape: &Shape,
+    right: bool,
     f: &mut impl FnMut(Value, Value) -> Result<Value, Ctrl>,
     span: Span,
 ) -> Result<Option<Value>, Ctrl> {
-    let (chunk, values) = owned_values(view, shape);
+    let (chunk, values) = owned_values(view, shape, right);
+    let mut f = |x: Value, y: Value| if right { f(y, x) } else { f(x, y) };
+    let f = &mut f;
     let (folded, _) = folded_tiles(chunk, &values, false, f, span)?;
     let totals: Vec<Value> = folded.into_iter().map(|t| t.total).collect();
     tiles::tree(&totals, f)

@@ -1,6 +1,6 @@
 //! The chunked kernels of library functions written in Tessera (`ChunkedFn`): `minimum`,
-//! `maximum`, `mean`, `dot` and `map2` of distributed arrays (the folds and scans are in
-//! `dist_fold.rs`). Each computes this process's
+//! `maximum`, `mean`, `dot`, `map2` and `rev_map` of distributed arrays (the folds and scans
+//! are in `dist_fold.rs`). Each computes this process's
 //! positions and combines across processes; its last operand is the call of the library
 //! function itself, run for an empty array (so its own error or value is the answer) and, on
 //! one process, for element types the kernel does not chunk.
@@ -29,13 +29,21 @@ pub(super) fn compile(
 ) -> ExprCode {
     if matches!(
         f,
-        ChunkedFn::Reduce | ChunkedFn::ScanLeft | ChunkedFn::Cumulative(_)
+        ChunkedFn::Reduce
+            | ChunkedFn::ScanLeft
+            | ChunkedFn::Cumulative(_)
+            | ChunkedFn::FoldRight
+            | ChunkedFn::ScanRight
     ) {
         return super::dist_fold::library(f, arg_tys, codes, result_ty, span);
     }
     let whole = codes.pop().expect("the library call");
     if f == ChunkedFn::Map2 {
         return dist_map(codes, &arg_tys[1..3], result_ty, span);
+    }
+    if f == ChunkedFn::RevMap {
+        let mapped = dist_map(codes, &arg_tys[1..2], result_ty, span);
+        return super::dist_move::rev(mapped, result_ty, span);
     }
     let b = (f == ChunkedFn::Dot).then(|| codes.pop().expect("two operands"));
     let a = codes.pop().expect("an operand");
@@ -64,7 +72,10 @@ pub(super) fn compile(
             ChunkedFn::Map2
             | ChunkedFn::Reduce
             | ChunkedFn::ScanLeft
-            | ChunkedFn::Cumulative(_) => {
+            | ChunkedFn::Cumulative(_)
+            | ChunkedFn::FoldRight
+            | ChunkedFn::ScanRight
+            | ChunkedFn::RevMap => {
                 unreachable!("compiled above")
             }
         };

@@ -1,5 +1,5 @@
 //! The kernels of the distributed operations that move elements between processes: `filter`,
-//! `transpose` and the halo of a stencil loop. Each process works out from its chunk what it
+//! the permutations `transpose` and `rev`, and the halo of a stencil loop. Each process works out from its chunk what it
 //! sends to which process, one all-to-all exchange (`eval::exchange`) moves the bytes of the
 //! elements at their storage width, and each process places what it received in its chunk of
 //! the result. One process (no MPI) runs the same kernels, and sends everything to itself.
@@ -16,13 +16,13 @@ use super::super::error::{Fault, DATA_FORMAT};
 use super::super::exchange::{
     all_to_all, filter_destinations, gather_counts, halo, halo_from, BlockPermutation,
 };
-use super::super::scalars::Scalars;
+use super::super::scalars::{ScalarKind, Scalars};
 use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
 use super::super::Ctrl;
 use super::internal;
 
 /// The leaves of a distributed array moved between processes: only numbers travel.
-fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
+pub(super) fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
     match &*view.buf {
         Buffer::Scalars(values) => Ok(values),
         _ => Err(not_numbers(span)),
@@ -38,7 +38,7 @@ fn not_numbers(span: Span) -> Ctrl {
 }
 
 /// The exchange, its failure a fault at `span`.
-fn exchange(sends: Vec<Vec<u8>>, span: Span) -> Result<Vec<Vec<u8>>, Ctrl> {
+pub(super) fn exchange(sends: Vec<Vec<u8>>, span: Span) -> Result<Vec<Vec<u8>>, Ctrl> {
     all_to_all(sends).map_err(|message| Fault::new(DATA_FORMAT, message).at(span))
 }
 
@@ -70,26 +70,42 @@ pub(super) fn filter(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -> E
             return Err(not_numbers(span));
         };
         let values = numbers(&kept, span)?;
-        let counts = gather_counts(kept.len / leaves);
-        let (m, ranges) = filter_destinations(&counts, rank);
-        let at = |k: usize| kept.start + k * leaves;
-        let sends = ranges
-            .iter()
-            .map(|r| values.bytes(at(r.start)..at(r.end)).to_vec())
-            .collect();
-        let received = exchange(sends, span)?;
-        array::check_allocation(m.checked_mul(leaves), &result_ty, &frame.rt.limits)
-            .map_err(|f| f.at(span))?;
-        let mut out = Scalars::zeros(kind, m * leaves);
-        let width = leaves * kind.bytes();
-        let bytes = out.bytes_mut();
-        let mut at = chunk(m, rank, size).0 * width;
-        for part in received {
-            bytes[at..at + part.len()].copy_from_slice(&part);
-            at += part.len();
-        }
+        let run = values.bytes(kept.start..kept.start + kept.len);
+        let out = in_order(run, kind, leaves, &result_ty, &frame.rt.limits, span)?;
         Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
     })
+}
+
+/// An array whose elements (of `leaves` leaves of `kind`) are the runs of all processes in
+/// rank order, this process's `run` (the bytes of its elements), distributed: the counts of
+/// all give each element its position, and one exchange moves the elements to the owners of
+/// their positions, in order.
+pub(super) fn in_order(
+    run: &[u8],
+    kind: ScalarKind,
+    leaves: usize,
+    result_ty: &Type,
+    limits: &crate::limits::Limits,
+    span: Span,
+) -> Result<Scalars, Ctrl> {
+    let (rank, size) = world();
+    let width = leaves * kind.bytes();
+    let counts = gather_counts(run.len() / width);
+    let (m, ranges) = filter_destinations(&counts, rank);
+    let sends = ranges
+        .iter()
+        .map(|r| run[r.start * width..r.end * width].to_vec())
+        .collect();
+    let received = exchange(sends, span)?;
+    array::check_allocation(m.checked_mul(leaves), result_ty, limits).map_err(|f| f.at(span))?;
+    let mut out = Scalars::zeros(kind, m * leaves);
+    let bytes = out.bytes_mut();
+    let mut at = chunk(m, rank, size).0 * width;
+    for part in received {
+        bytes[at..at + part.len()].copy_from_slice(&part);
+        at += part.len();
+    }
+    Ok(out)
 }
 
 fn internal_fault(span: Span) -> Ctrl {
@@ -121,44 +137,75 @@ pub(super) fn transpose(
         let Value::Array(view) = a(frame)? else {
             return Ok(Value::Unit);
         };
-        let (rank, size) = world();
-        if size == 1 || block == 0 || rows * columns == 0 {
+        if world().1 == 1 || block == 0 || rows * columns == 0 {
             return Ok(Value::Array(array::transpose(
                 &view, rows, columns, block, repr,
             )));
         }
-        let values = numbers(&view, span)?;
-        let kind = values.kind();
         let permutation = BlockPermutation::transpose(
             rows,
             columns,
             input.elem_leaves / block,
             output.elem_leaves / block,
         );
-        let width = block * kind.bytes();
-        let sends = permutation
-            .sends(rank, size)
-            .into_iter()
-            .map(|blocks| {
-                let mut bytes = Vec::with_capacity(blocks.len() * width);
-                for u in blocks {
-                    let at = view.start + u * block;
-                    bytes.extend_from_slice(values.bytes(at..at + block));
-                }
-                bytes
-            })
-            .collect();
-        let received = exchange(sends, span)?;
-        let mut out = Scalars::zeros(kind, rows * columns * block);
-        let bytes = out.bytes_mut();
-        for (part, targets) in received.iter().zip(permutation.receives(rank, size)) {
-            for (k, t) in targets.into_iter().enumerate() {
-                bytes[t * width..(t + 1) * width]
-                    .copy_from_slice(&part[k * width..(k + 1) * width]);
-            }
-        }
-        Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
+        permute(&view, &permutation, block, span).map(Value::Array)
     })
+}
+
+/// `rev a` of a distributed array (`a` computed by `code`): each process sends each element
+/// of its chunk to the owner of its mirror position.
+pub(super) fn rev(code: ExprCode, array_ty: &Type, span: Span) -> ExprCode {
+    let Some(shape) = Shape::of_array_or_unit(array_ty) else {
+        return internal("rev of a value that is not an array", span);
+    };
+    let a = super::admitting_copy(code, span);
+    Box::new(move |frame| {
+        let Value::Array(view) = a(frame)? else {
+            return Ok(Value::Unit);
+        };
+        let n = shape.len_of(&view);
+        if world().1 == 1 || shape.elem_leaves == 0 || n == 0 {
+            return Ok(Value::Array(array::reverse(&view, &shape)));
+        }
+        let permutation = BlockPermutation::reverse(n);
+        permute(&view, &permutation, shape.elem_leaves, span).map(Value::Array)
+    })
+}
+
+/// A distributed array whose blocks of `block` leaves `permutation` moves, by one exchange:
+/// each process sends the blocks of its chunk, at their storage width, to the owners of their
+/// targets and places the blocks it receives.
+fn permute(
+    view: &ArrayVal,
+    permutation: &BlockPermutation,
+    block: usize,
+    span: Span,
+) -> Result<ArrayVal, Ctrl> {
+    let (rank, size) = world();
+    let values = numbers(view, span)?;
+    let kind = values.kind();
+    let width = block * kind.bytes();
+    let sends = permutation
+        .sends(rank, size)
+        .into_iter()
+        .map(|blocks| {
+            let mut bytes = Vec::with_capacity(blocks.len() * width);
+            for u in blocks {
+                let at = view.start + u * block;
+                bytes.extend_from_slice(values.bytes(at..at + block));
+            }
+            bytes
+        })
+        .collect();
+    let received = exchange(sends, span)?;
+    let mut out = Scalars::zeros(kind, permutation.blocks * block);
+    let bytes = out.bytes_mut();
+    for (part, targets) in received.iter().zip(permutation.receives(rank, size)) {
+        for (k, t) in targets.into_iter().enumerate() {
+            bytes[t * width..(t + 1) * width].copy_from_slice(&part[k * width..(k + 1) * width]);
+        }
+    }
+    Ok(ArrayVal::new(Buffer::Scalars(out)))
 }
 
 /// The halo of a loop over a distributed array's positions that reads it up to `before`

@@ -27,6 +27,7 @@ mod dist;
 mod dist_fold;
 mod dist_library;
 mod dist_move;
+mod dist_sort;
 mod expr;
 pub(crate) mod float;
 mod inlined;

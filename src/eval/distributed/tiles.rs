@@ -8,7 +8,10 @@
 //!   as `\sum` of floating values), then `f init` of it when there is an `init`;
 //! - a scan's *prefix* of tile `t` is `init` for the first tile and `f p total` (`p` the
 //!   previous tile's prefix, `total` its total) for the next ones, from left to right; the
-//!   scan at a position is `f prefix v`, `v` its in-tile value.
+//!   scan at a position is `f prefix v`, `v` its in-tile value;
+//! - a right fold or scan (`fold_right`, `scan_right`) is the left one of the mirror image, on
+//!   the mirror images of the same tiles (`Chunk::mirrored`), by `f` with its operands swapped:
+//!   each tile folded from its last element, the tiles combined right to left.
 //!
 //! The work runs in three steps, with an exchange between them: (1) each process sends the
 //! elements of the tile it holds only a tail of (its *head*: a tile whose first position a
@@ -19,14 +22,20 @@
 //! steps with itself as the world. A fault in `f` stops a process in the step it meets it in:
 //! in step (2) and (3) a process meets its positions in order and the ranks hold the positions
 //! in order, so the lowest rank that meets a fault has the lowest position of it, as the
-//! single process reports it; the tree and the prefixes every process computes alike.
+//! single process reports it; the tree and the prefixes every process computes alike. (For a
+//! right fold the ranks hold the mirror image's positions in the opposite order: when `f`
+//! faults on several processes, the lowest rank reports its own, the last of them in the
+//! single process's order.)
 
 use std::ops::Range;
 
 use super::TILE;
 use crate::eval::value::Value;
 
-/// The positions `lo..hi` one process holds of an array of `n`.
+/// The positions `lo..hi` one process holds of an array of `n`, and where the array's tiles
+/// begin: at the positions `p` with `p + shift` a multiple of `TILE` (and at 0). A left fold
+/// has `shift` 0; a right fold runs as a left fold of the mirror image (position `p` at
+/// `n - 1 - p`), whose tiles are the mirror images of the left fold's (`Chunk::mirrored`).
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
     /// The positions of the array.
@@ -35,6 +44,8 @@ pub struct Chunk {
     pub lo: usize,
     /// The end of the positions this process holds.
     pub hi: usize,
+    /// How far before position 0 the first tile would begin (below `TILE`).
+    pub shift: usize,
 }
 
 /// Values (elements, or in-tile values) of tile `tile` at the positions from `from` on.
@@ -59,18 +70,60 @@ pub struct Folded<V> {
 }
 
 impl Chunk {
+    /// Positions `lo..hi` of `n`, tiled from position 0.
+    pub fn new(n: usize, lo: usize, hi: usize) -> Chunk {
+        Chunk {
+            n,
+            lo,
+            hi,
+            shift: 0,
+        }
+    }
+
+    /// The mirror image of positions `lo..hi` of `n` (`n - hi..n - lo`), tiled so that each
+    /// tile is the mirror image of a tile of `Chunk::new(n, …)`.
+    pub fn mirrored(n: usize, lo: usize, hi: usize) -> Chunk {
+        Chunk {
+            n,
+            lo: n - hi,
+            hi: n - lo,
+            shift: (TILE - n % TILE) % TILE,
+        }
+    }
+
+    /// The tile of position `pos`.
+    fn tile_of(&self, pos: usize) -> usize {
+        (pos + self.shift) / TILE
+    }
+
+    /// The first tile that begins at or after `pos`.
+    fn first_tile_from(&self, pos: usize) -> usize {
+        if pos == 0 {
+            0
+        } else {
+            (pos + self.shift).div_ceil(TILE)
+        }
+    }
+
+    fn tile_start(&self, tile: usize) -> usize {
+        (tile * TILE).saturating_sub(self.shift)
+    }
+
     fn tile_end(&self, tile: usize) -> usize {
-        ((tile + 1) * TILE).min(self.n)
+        ((tile + 1) * TILE - self.shift).min(self.n)
     }
 
     /// The tiles whose first position this process holds.
     pub fn starts(&self) -> Range<usize> {
-        self.lo.div_ceil(TILE)..self.hi.div_ceil(TILE)
+        if self.lo == self.hi {
+            return 0..0;
+        }
+        self.first_tile_from(self.lo)..self.first_tile_from(self.hi)
     }
 
     /// Where the positions of the tiles this process starts begin (`hi` when it starts none).
     fn first_start(&self) -> usize {
-        (self.starts().start * TILE).clamp(self.lo, self.hi)
+        self.tile_start(self.starts().start).clamp(self.lo, self.hi)
     }
 
     /// Step (1): this process's elements (`values`, positions `lo..hi`) of a tile a lower rank
@@ -81,14 +134,14 @@ impl Chunk {
             return Vec::new();
         }
         vec![Piece {
-            tile: self.lo / TILE,
+            tile: self.tile_of(self.lo),
             from: self.lo,
             values: values[..end - self.lo].to_vec(),
         }]
     }
 
     /// Step (2): the tiles this process starts, folded from its `values` and the `heads` of
-    /// every process (in rank order); with `scan`, also this process's in-tile values of them
+    /// every process; with `scan`, also this process's in-tile values of them
     /// (its positions from the first tile it starts).
     pub fn fold_tiles<V: Clone, E>(
         &self,
@@ -100,12 +153,13 @@ impl Chunk {
         let mut folded = Vec::new();
         let mut mine = Vec::new();
         for tile in self.starts() {
-            let (start, end) = (tile * TILE, self.tile_end(tile));
+            let (start, end) = (self.tile_start(tile), self.tile_end(tile));
             let own_end = end.min(self.hi);
-            let others = heads
-                .iter()
-                .filter(|p| p.tile == tile)
-                .flat_map(|p| p.values.iter());
+            // The pieces in the order of their positions (for a mirror image, the ranks hold
+            // them in the opposite order).
+            let mut others: Vec<&Piece<V>> = heads.iter().filter(|p| p.tile == tile).collect();
+            others.sort_by_key(|p| p.from);
+            let others = others.into_iter().flat_map(|p| p.values.iter());
             let mut elements = values[start - self.lo..own_end - self.lo]
                 .iter()
                 .chain(others)
@@ -157,13 +211,13 @@ impl Chunk {
         }
         let head_end = self.first_start();
         let head = (self.lo < head_end).then(|| {
-            let rest = &folded[self.lo / TILE].rest;
+            let rest = &folded[self.tile_of(self.lo)].rest;
             rest.values[self.lo - rest.from..head_end - rest.from].to_vec()
         });
         let mut out = Vec::with_capacity(self.hi - self.lo);
         let in_tile = head.into_iter().flatten().chain(mine);
         for (at, v) in (self.lo..).zip(in_tile) {
-            out.push(f(prefixes[at / TILE].clone(), v)?);
+            out.push(f(prefixes[self.tile_of(at)].clone(), v)?);
         }
         Ok(out)
     }
@@ -213,8 +267,8 @@ pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Option<Vec<Piece<Value>>> {
     Some(out)
 }
 
-/// Every process's folded tiles, in rank order (so in tile order), on every process; `None`
-/// as for `gather_pieces`.
+/// Every process's folded tiles, in tile order, on every process; `None` as for
+/// `gather_pieces`.
 pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
     if super::world().1 == 1 {
         return Some(mine);
@@ -232,14 +286,16 @@ pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
         })
         .collect();
     let all = gather_pieces(pieces)?;
-    Some(
-        all.into_iter()
-            .map(|mut p| {
-                let total = p.values.remove(0);
-                Folded { total, rest: p }
-            })
-            .collect(),
-    )
+    let mut folded: Vec<Folded<Value>> = all
+        .into_iter()
+        .map(|mut p| {
+            let total = p.values.remove(0);
+            Folded { total, rest: p }
+        })
+        .collect();
+    // The ranks hold a mirror image's tiles in the opposite order.
+    folded.sort_by_key(|f| f.rest.tile);
+    Some(folded)
 }
 
 /// `values` as words: their number, whether they are floating, then their bits.
@@ -286,29 +342,54 @@ mod tests {
         init: Option<V>,
         f: &mut impl FnMut(V, V) -> Result<V, String>,
     ) -> Result<Vec<V>, String> {
+        tiled(values, p, false, init, f)
+    }
+
+    /// `on_processes`, or with `right` the right fold or scan (`f x acc`) as the kernels run
+    /// it: a left one of the mirror image, by `f` with its operands swapped, its values
+    /// mirrored back.
+    fn tiled<V: Clone>(
+        values: &[V],
+        p: usize,
+        right: bool,
+        init: Option<V>,
+        f: &mut impl FnMut(V, V) -> Result<V, String>,
+    ) -> Result<Vec<V>, String> {
         let n = values.len();
+        let mut g = |acc: V, x: V| if right { f(x, acc) } else { f(acc, x) };
         let chunks: Vec<Chunk> = (0..p)
             .map(|r| {
                 let (lo, hi) = chunk(n, r, p);
-                Chunk { n, lo, hi }
+                if right {
+                    Chunk::mirrored(n, lo, hi)
+                } else {
+                    Chunk::new(n, lo, hi)
+                }
             })
             .collect();
+        let mirror: Vec<V> = values.iter().rev().cloned().collect();
+        let values = if right { &mirror[..] } else { values };
         let own = |c: &Chunk| &values[c.lo..c.hi];
         let heads: Vec<Piece<V>> = chunks.iter().flat_map(|c| c.head(own(c))).collect();
         let mut folded = Vec::new();
         let mut mine = Vec::new();
         for c in &chunks {
-            let (f_, m) = c.fold_tiles(own(c), &heads, init.is_some(), f)?;
+            let (f_, m) = c.fold_tiles(own(c), &heads, init.is_some(), &mut g)?;
             folded.extend(f_);
             mine.push(m);
         }
+        folded.sort_by_key(|t| t.rest.tile);
         let Some(init) = init else {
             let totals: Vec<V> = folded.into_iter().map(|t| t.total).collect();
-            return Ok(tree(&totals, f)?.into_iter().collect());
+            return Ok(tree(&totals, &mut g)?.into_iter().collect());
         };
         let mut out = Vec::new();
         for (c, m) in chunks.iter().zip(mine) {
-            out.extend(c.scan(init.clone(), &folded, m, f)?);
+            let mut scanned = c.scan(init.clone(), &folded, m, &mut g)?;
+            if right {
+                scanned.reverse();
+            }
+            out.extend(scanned);
         }
         Ok(out)
     }
@@ -375,6 +456,47 @@ mod tests {
             assert_eq!(many, sequential, "{p} processes");
             let total = on_processes(&words, p, None, &mut concat).unwrap();
             assert_eq!(total, vec![words.concat()], "{p} processes");
+        }
+    }
+
+    #[test]
+    fn right_folds_and_scans_run_on_the_mirrored_tiles() {
+        // The mirror image's tiles are the left fold's tiles, mirrored.
+        for n in [1, 5, TILE, TILE + 1, 3 * TILE + 123] {
+            let c = Chunk::mirrored(n, 0, n);
+            let mut bounds: Vec<(usize, usize)> = c
+                .starts()
+                .map(|t| (n - c.tile_end(t), n - c.tile_start(t)))
+                .collect();
+            bounds.reverse();
+            let left = Chunk::new(n, 0, n);
+            let want: Vec<(usize, usize)> = left
+                .starts()
+                .map(|t| (left.tile_start(t), left.tile_end(t)))
+                .collect();
+            assert_eq!(bounds, want, "{n} positions");
+        }
+        // The same bits on any number of processes, and with an associative function the
+        // sequential right fold and scan (a non-commutative one: string concatenation).
+        for n in [0, 1, 5, TILE - 1, TILE + 1, 2 * TILE + 77] {
+            let values = awkward(n);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let fold = tiled(&values, 1, true, None, &mut add).unwrap();
+            let scan = tiled(&values, 1, true, Some(0.25), &mut add).unwrap();
+            assert_eq!(scan.len(), n);
+            let words: Vec<String> = (0..n).map(|i| (i % 10).to_string()).collect();
+            let mut concat = |a: String, b: String| Ok::<_, String>(a + &b);
+            let suffixes: Vec<String> = (0..n).map(|i| words[i..].concat() + "!").collect();
+            for p in 1..=9 {
+                let many = tiled(&values, p, true, None, &mut add).unwrap();
+                assert_eq!(bits(&many), bits(&fold), "fold of {n} on {p}");
+                let many = tiled(&values, p, true, Some(0.25), &mut add).unwrap();
+                assert_eq!(bits(&many), bits(&scan), "scan of {n} on {p}");
+                let total = tiled(&words, p, true, None, &mut concat).unwrap();
+                assert_eq!(total.concat(), words.concat(), "{n} on {p}");
+                let scanned = tiled(&words, p, true, Some("!".to_string()), &mut concat);
+                assert_eq!(scanned.unwrap(), suffixes, "{n} on {p}");
+            }
         }
     }
 
