@@ -17,9 +17,9 @@ use crate::types::Type;
 use smallvec::SmallVec;
 
 use super::super::array::{make_unique, set_leaf, LeafBuilder, Shape};
+use super::super::compact::is_int_like;
 use super::super::prims::int_value;
 use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalars, Value};
-use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::int::is_call_free;
 use super::paths::{index_error, unboxed_position};

@@ -279,7 +279,7 @@ impl Compiler<'_> {
         path: &[PathStep],
         value: &Expr,
     ) -> StmtCode {
-        if let Some(code) = self.scalar_store(place, root_ty, path, value) {
+        if let Some(code) = self.column_store(place, root_ty, path, value) {
             return code;
         }
         self.note_place(place);

@@ -396,6 +396,11 @@ impl Lower<'_, '_, '_> {
                     {
                         self.for_array(*label, *var, array, body)
                     }
+                    _ if self.slot_var(*var)
+                        && crate::eval::array::Shape::of(&array.ty).is_some() =>
+                    {
+                        self.for_elements(*label, *var, array, body)
+                    }
                     _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
                 }
             }
@@ -505,8 +510,40 @@ impl Lower<'_, '_, '_> {
         });
     }
 
-    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
-    /// temporary, dropped after it, also when an error unwinds from inside.
+    /// Is `place` a variable held as a value in its slot: a global, or a local that is not
+    /// in registers?
+    fn slot_var(&self, place: Place) -> bool {
+        match place {
+            Place::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
+            Place::Global(_) => true,
+            Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        }
+    }
+
+    /// `for v in a` over elements of any other kind (rows, boxed tuples, strings), `v` held
+    /// in its slot (`slot_var`): on a copy of the array, as `for_array`, each element written
+    /// to the slot before the body runs.
+    fn for_elements(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
+        let shape = crate::eval::array::Shape::of(&array.ty).expect("checked: an array");
+        let shape = self.keep(shape);
+        self.on_a_copy(array, |l, temp| {
+            let n = l.element_count(shape, temp);
+            l.counted_loop(label, n, array.span, body, |l, i| {
+                let dest = match var {
+                    Place::Local(slot) => {
+                        l.frame_used = true;
+                        l.slot_addr(slot)
+                    }
+                    Place::Global(g) => l.global_addr(g),
+                    Place::LocalCell(_) | Place::CaptureCell(_) => {
+                        unreachable!("checked by slot_var")
+                    }
+                };
+                l.element_into(shape, temp, i, dest);
+            });
+        });
+    }
+
     /// `place = e` for a value not in registers: an array native code computes goes straight
     /// into the variable's value (`value_into`, which leaves the variable as it was when `e`
     /// faults); anything else, and a captured variable's assignment, is a fallback piece.
@@ -533,6 +570,8 @@ impl Lower<'_, '_, '_> {
         self.value_into(e, addr, &why);
     }
 
+    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
+    /// temporary, dropped after it, also when an error unwinds from inside.
     pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
