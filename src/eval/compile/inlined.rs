@@ -101,7 +101,7 @@ impl Compiler<'_> {
     }
 
     /// `map` with its function inlined: the body evaluated per element with the element in
-    /// slot `var` (by column for an array of tuples stored as columns, `columns.rs`).
+    /// slot `var`.
     pub(super) fn map_loop(
         &mut self,
         var: Slot,
@@ -117,9 +117,6 @@ impl Compiler<'_> {
         ) else {
             return internal("map over a value that is not an array", span);
         };
-        if let Some(code) = self.column_map(var, array, body, (&input, &output, ty), span) {
-            return code;
-        }
         let array = self.expr(array);
         let body = self.expr(body);
         let result_ty = ty.clone();
