@@ -27,6 +27,7 @@ pub fn framed<T: 'static>(code: ScalarCode<T>, inlined: &Inlined) -> ScalarCode<
 
 /// The array of `apply(element)` for each element of `view`, built boxed (`input`, `output`:
 /// the shapes of the array and the result, `result_ty` the result's type, for the size check).
+/// Ctrl-C is polled every `POLL_INTERVAL` elements and reported at `span`.
 pub(super) fn map_elements(
     frame: &mut Frame<'_, '_>,
     view: &ArrayVal,
@@ -44,6 +45,9 @@ pub(super) fn map_elements(
         )
         .map_err(|f| f.at(span))?;
     for i in 0..n {
+        if i % crate::interrupt::POLL_INTERVAL == 0 {
+            crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+        }
         builder.push_element(apply(frame, input.element(view, i))?);
     }
     Ok(Value::Array(builder.finish()))
