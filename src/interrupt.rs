@@ -1,7 +1,7 @@
 //! Ctrl-C (SIGINT) during evaluation: one process-wide flag, set by the signal handler and
-//! polled by the evaluator at loop back-edges, function entry, between chunk kernels and
-//! inside long built-in kernels (`sort`, `\sum`, `\prod`, `map` kernels, also on rayon
-//! workers) every `POLL_INTERVAL` elements or so, a few milliseconds of work (a relaxed
+//! polled by the evaluator at loop back-edges, function entry, between the chunks of parallel
+//! loops and inside long built-in kernels (`sort`, `\sum`, `\prod`, also on rayon workers)
+//! every `POLL_INTERVAL` elements or so, a few milliseconds of work (a relaxed
 //! load). A poll that finds it set stops evaluation with runtime error R0012 "Interrupted.";
 //! the REPL keeps its session, `tessera FILE` exits with status 130.
 

@@ -1,6 +1,6 @@
 //! Ctrl-C (R0012): the evaluator notices the interrupt flag at loop back-edges, function entry,
-//! between chunk kernels and inside long built-in kernels (`sort`, `\sum`, `\prod`, `map`
-//! kernels); the REPL keeps its session and the definitions made before the chunk. (Its own
+//! between the chunks of parallel loops and inside long built-in kernels (`sort`, `\sum`,
+//! `\prod`); the REPL keeps its session and the definitions made before the chunk. (Its own
 //! test binary: the flag is process-wide, so the tests here take turns.)
 
 use std::sync::Mutex;

@@ -13,8 +13,8 @@
 //!   argument is assigned to the parameter's relocated slot first, in order;
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
 //!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` a `MapLoop` over the
-//!   inlined body; the loop compiler then gives them the same chunk kernels and unboxed loops
-//!   as hand-written loops (`eval/compile/`).
+//!   inlined body; the back ends then compile them as the hand-written loops (native code,
+//!   `eval/native/lower/map.rs`, and on rayon workers where the body is pure).
 //!
 //! Callees are read as checked (`Callees::functions`, not already inlined), so what is inlined
 //! into a function does not depend on the order in which units or instances are compiled; a

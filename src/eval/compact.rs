@@ -38,6 +38,14 @@ impl CodeRepr {
     }
 }
 
+/// Is a value of this type a `Value::Int` (an integer, a char, or a 64-bit compact code)?
+pub fn is_int_like(ty: &Type) -> bool {
+    match ty {
+        Type::Int(_) | Type::Char => true,
+        t => crate::types::kind::is_compact(t) && CodeRepr::of(t) == CodeRepr::Small,
+    }
+}
+
 /// The code of a compact value as a `u64` (big codes saturate: they are never used where a
 /// small code is expected).
 pub fn code_u64(value: &Value) -> u64 {

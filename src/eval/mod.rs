@@ -29,7 +29,6 @@ pub mod printf;
 pub mod scalars;
 pub mod upcast;
 pub mod value;
-pub mod vector;
 pub mod world;
 
 #[cfg(test)]

@@ -1,39 +1,30 @@
-//! Parallel kernels: `map` of a pure function compiled to a chunk kernel, and integer
-//! `\sum`, split over rayon at fixed chunk boundaries.
+//! The library's whole-array kernels on rayon: integer `\sum` and block fills, split at fixed
+//! boundaries, and the sequential folds of `\prod` and floating-point sums.
 //!
-//! Results never depend on the thread count: chunks are fixed by position, not by worker, and
-//! partial results are combined in position order. Integer sums are exact: each chunk carries
+//! Results never depend on the thread count: blocks are fixed by position, not by worker, and
+//! partial results are combined in position order. Integer sums are exact: each block carries
 //! its sum and the minimum and maximum of its prefix sums, so the combination knows whether
-//! the sequential left fold would overflow inside a chunk, and only that chunk is re-run
-//! sequentially to raise the very fault the fold raises. A failing `map` reports the fault of
-//! the lowest position, which is the one sequential evaluation reports first (a pure function
-//! has no other effect to order). `\prod` and floating-point sums stay sequential; so do the
-//! accumulating loops of native code (`fold_left` of integer `+` is one); its filling
-//! loops and maps run on `native/chunks.rs`.
+//! the sequential left fold would overflow inside a block, and only that block is re-run
+//! sequentially to raise the very fault the fold raises. `\prod` and floating-point sums stay
+//! sequential; so do the accumulating loops of native code (`fold_left` of integer `+` is
+//! one); its filling loops and maps run on `native/chunks.rs`.
 //!
 //! Below `PARALLEL_THRESHOLD` elements everything runs on the calling thread.
 //!
-//! Ctrl-C: every block of a sum and every task of a map polls the interrupt flag before it
-//! starts, on whichever thread runs it, so a long kernel stops within one block's work (R0012);
-//! the interrupted block of the lowest position is the one reported.
+//! Ctrl-C: every block of a sum polls the interrupt flag before it starts, on whichever thread
+//! runs it, so a long kernel stops within one block's work (R0012).
 
 use rayon::prelude::*;
 
 use crate::core::ir::ArithOp;
 use crate::types::ty::IntTy;
 
-use super::error::{interrupted, poll_interrupt, Fault};
+use super::error::{poll_interrupt, Fault};
 use super::prims::{int_arith, int_from_i128};
-use super::scalars::{each, Elem, ScalarKind, Scalars};
-use super::value::Value;
-use super::vector::{Chunk, ChunkFault, ChunkInput, Kernel, KernelFn, CHUNK};
-use crate::syntax::span::Span;
+use super::scalars::Elem;
 
 /// Arrays with fewer elements than this are processed on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
-
-/// Elements per parallel task (a whole number of kernel chunks).
-const TASK: usize = 16 * CHUNK;
 
 /// Elements per partial sum.
 const SUM_BLOCK: usize = 1 << 15;
@@ -155,80 +146,6 @@ pub fn fill_blocks<T: Send>(dest: &mut [T], fill: impl Fn(usize, &mut [T]) + Syn
     dest.par_chunks_mut(FILL_BLOCK)
         .enumerate()
         .for_each(|(b, block)| fill(b * FILL_BLOCK, block));
-}
-
-/// Run a kernel over the `n` leaves of `input` from `offset`, writing the results (narrowed
-/// to the output's kind) to `out` (length `n`). The fault of the lowest position is returned;
-/// a task that finds Ctrl-C pressed before it starts faults with R0012 at `span`.
-fn run_chunks<K: Elem, T: Elem>(
-    n: usize,
-    (input, offset): (&Scalars, usize),
-    env: &[Value],
-    out: &mut [T],
-    kernel: &KernelFn<K>,
-    span: Span,
-) -> Result<(), ChunkFault> {
-    let task = |(task_index, task_out): (usize, &mut [T])| -> Result<(), ChunkFault> {
-        let task_start = task_index * TASK;
-        if crate::interrupt::kernel_poll() {
-            return Err((task_start, interrupted(span)));
-        }
-        let mut widened = ChunkInput::default();
-        let mut results = [K::default(); CHUNK];
-        for (chunk_index, chunk_out) in task_out.chunks_mut(CHUNK).enumerate() {
-            let start = task_start + chunk_index * CHUNK;
-            let end = start + chunk_out.len();
-            let chunk = Chunk {
-                input: widened.of(input, offset + start..offset + end),
-                env,
-                lets: &[],
-            };
-            let results = &mut results[..chunk_out.len()];
-            kernel(&chunk, results).map_err(|(k, e)| (start + k, e))?;
-            for (o, r) in chunk_out.iter_mut().zip(results.iter()) {
-                *o = T::from_bits(r.to_bits());
-            }
-        }
-        Ok(())
-    };
-    if n >= PARALLEL_THRESHOLD && thread_count() > 1 {
-        let faults: Vec<ChunkFault> = out
-            .par_chunks_mut(TASK)
-            .enumerate()
-            .filter_map(|job| task(job).err())
-            .collect();
-        // `collect` keeps position order, so the first fault is the lowest position.
-        match faults.into_iter().next() {
-            Some(fault) => Err(fault),
-            None => Ok(()),
-        }
-    } else {
-        out.chunks_mut(TASK).enumerate().try_for_each(task)
-    }
-}
-
-/// Apply a compiled pure element function to the `n` leaves of `input` from `offset`, the
-/// results stored as `out` leaves. On a fault, the fault of the lowest position (with that
-/// position). Ctrl-C is noticed between tasks of `TASK` elements and reported at `span` (the
-/// `map`).
-pub fn map_kernel(
-    kernel: &Kernel,
-    n: usize,
-    input: (&Scalars, usize),
-    env: &[Value],
-    out: ScalarKind,
-    span: Span,
-) -> Result<Scalars, ChunkFault> {
-    let mut results = Scalars::zeros(out, n);
-    match kernel {
-        Kernel::Int(k) => {
-            each!(&mut results, o => run_chunks(n, input, env, &mut o[..], &**k, span))?
-        }
-        Kernel::Float(k) => {
-            each!(&mut results, o => run_chunks(n, input, env, &mut o[..], &**k, span))?
-        }
-    }
-    Ok(results)
 }
 
 /// The left fold of checked `op` (`\prod`, or `\sum` where it is not `sum_int`) over integer

@@ -5,27 +5,22 @@
 //! - `for p in a` whose body uses `p` only through projections `p.k`: the loop variable
 //!   holds a *cursor* (a one-element view of the array, moved in place from element to
 //!   element), `p.k` reads a column at the cursor, and the variable receives the tuple of the
-//!   last element visited when the loop ends, as the loop as written leaves it;
-//! - `&a.i <- (e1, e2)`: the components computed unboxed and written into their columns.
+//!   last element visited when the loop ends, as the loop as written leaves it.
 //!
 //! Every other consumer reads and writes elements through `Columns::get` and `Columns::set`.
 
-use crate::core::ir::{Expr, ExprKind, IndexMode, LabelId, PathStep, Place, Stmt};
-use crate::syntax::span::Span;
+use crate::core::ir::{Expr, ExprKind, IndexMode, LabelId, Place, Stmt};
 use crate::types::Type;
 
-use smallvec::SmallVec;
-
-use super::super::array::{make_unique, set_leaf, LeafBuilder, Shape};
-use super::super::prims::int_value;
+use super::super::array::Shape;
+use super::super::compact::is_int_like;
 use super::super::value::{Buffer, ColumnField, ColumnLayout, LeafRepr, Scalars, Value};
-use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::int::is_call_free;
-use super::paths::{index_error, unboxed_position};
+use super::paths::unboxed_position;
 use super::stmt::{after_body, Flow};
 use super::stores::with_place;
-use super::{assign, int_ty_of, Compiler, ExprCode, StmtCode};
+use super::{assign, int_ty_of, Compiler, StmtCode};
 
 /// A value read out of a column: an unboxed integer, an unboxed float, or a boxed value.
 pub(super) trait ColumnValue: Sized + 'static {
@@ -296,185 +291,6 @@ impl Compiler<'_> {
             result
         }))
     }
-
-    /// `map` (with its function inlined, `MapLoop`) over an array stored in columns, when the
-    /// body uses the element only through projections: the body run with a cursor in the
-    /// element's slot, the results collected as any map's. `None` when it does not qualify.
-    pub(super) fn column_map(
-        &mut self,
-        var: u32,
-        array: &Expr,
-        body: &Expr,
-        (input, output, result_ty): (&Shape, &Shape, &Type),
-        span: Span,
-    ) -> Option<ExprCode> {
-        let LeafRepr::Columns(layout) = input.repr else {
-            return None;
-        };
-        let place = Place::Local(var);
-        if input.elem_is_array
-            || !only_projected_in(place, |expr, place| {
-                crate::core::visit::each_in_expr(body, expr, place)
-            })
-        {
-            return None;
-        }
-        self.note_slot(var);
-        let array = self.expr(array);
-        self.cursors.push((place, layout));
-        let body = self.expr(body);
-        self.cursors.pop();
-        let (output, result_ty) = (*output, result_ty.clone());
-        let var = var as usize;
-        Some(Box::new(move |frame| {
-            let Value::Array(view) = array(frame)? else {
-                return Ok(Value::Unit);
-            };
-            let mut builder = LeafBuilder::new(output.repr);
-            builder
-                .reserve(
-                    view.len.saturating_mul(output.elem_leaves),
-                    &result_ty,
-                    &frame.rt.limits,
-                )
-                .map_err(|f| f.at(span))?;
-            if view.len == 0 {
-                return Ok(Value::Array(builder.finish()));
-            }
-            frame.slots[var] = Value::Array(view.slice(0, 1));
-            let mut result = Ok(());
-            for i in 0..view.len {
-                if let Value::Array(cursor) = &mut frame.slots[var] {
-                    cursor.start = view.start + i;
-                }
-                match body(frame) {
-                    Ok(value) => builder.push_element(value),
-                    Err(ctrl) => {
-                        result = Err(ctrl);
-                        break;
-                    }
-                }
-            }
-            // The slot holds the last element the body saw, as after the loop as written.
-            if let Value::Array(cursor) = &frame.slots[var] {
-                frame.slots[var] = cursor.leaf(0);
-            }
-            result.map(|()| Value::Array(builder.finish()))
-        }))
-    }
-
-    /// `&a.i <- (e1, e2, …)` into a variable holding an array stored in columns, `e1, e2, …`
-    /// scalars (nested tuple literals flattened): the components computed unboxed, in order,
-    /// then written into their columns, copy-on-write as any store. `None` for other stores.
-    pub(super) fn column_store(
-        &mut self,
-        place: Place,
-        root_ty: &Type,
-        path: &[PathStep],
-        value: &Expr,
-    ) -> Option<StmtCode> {
-        let [PathStep::Index(index, mode)] = path else {
-            return None;
-        };
-        if !matches!(place, Place::Local(_) | Place::Global(_)) || !is_int_like(&index.ty) {
-            return None;
-        }
-        let shape = Shape::of(root_ty)?;
-        let LeafRepr::Columns(layout) = shape.repr else {
-            return None;
-        };
-        let n = shape.n_elements?;
-        if shape.elem_is_array {
-            return None;
-        }
-        let mut scalars = Vec::with_capacity(layout.kinds.len());
-        tuple_literal_scalars(value, &layout.fields, &mut scalars)?;
-        // The scalars of a literal come in column order (both depth first).
-        let mut parts: Vec<Part> = Vec::with_capacity(scalars.len());
-        for (k, (part, column)) in scalars.into_iter().enumerate() {
-            let code = match layout.kinds[column] {
-                kind if !kind.is_float() && column == k && is_int_like(&part.ty) => {
-                    Part::Int(self.int_code(part))
-                }
-                kind if kind.is_float() && column == k && super::float::is_float(&part.ty) => {
-                    Part::Float(self.float_code(part))
-                }
-                _ => return None,
-            };
-            parts.push(code);
-        }
-        self.note_place(place);
-        let (mode, ity, span) = (*mode, int_ty_of(&index.ty), index.span);
-        let array_ty = root_ty.clone();
-        let position = self.int_code(index);
-        Some(Box::new(move |frame| {
-            let raw = position(frame)?;
-            let i: i128 = match mode {
-                IndexMode::Linear => int_value(raw, ity),
-                IndexMode::Code => raw as u64 as i128,
-            };
-            if i < 0 || i >= n as i128 {
-                return Err(index_error(i, &array_ty, n).at(span));
-            }
-            let i = i as usize;
-            // All components first (one may fault), then the stores.
-            let mut bits: SmallVec<[u64; 8]> = SmallVec::with_capacity(parts.len());
-            for part in &parts {
-                bits.push(match part {
-                    Part::Int(code) => code(frame)? as u64,
-                    Part::Float(code) => code(frame)?.to_bits(),
-                });
-            }
-            with_place(frame, place, |root| {
-                let Value::Array(view) = root else { return };
-                match make_unique(view) {
-                    Buffer::Columns(columns) if std::ptr::eq(columns.layout, layout) => {
-                        for (column, x) in columns.columns.iter_mut().zip(&bits) {
-                            column.set_bits(i, *x);
-                        }
-                    }
-                    // Not in columns (built elsewhere): the element as a value.
-                    buffer => {
-                        let element = layout.gather(&mut |c| match layout.kinds[c].is_float() {
-                            false => Value::Int(bits[c] as i64),
-                            true => Value::Float(f64::from_bits(bits[c])),
-                        });
-                        set_leaf(buffer, i, element);
-                    }
-                }
-            });
-            Ok(())
-        }))
-    }
-}
-
-/// A component of a stored tuple literal, compiled unboxed.
-enum Part {
-    Int(super::IntCode),
-    Float(super::FloatCode),
-}
-
-/// The scalar parts of a tuple literal of the column layout `fields` (nested literals
-/// flattened), with their columns, in evaluation order; `None` if `value` is not such a
-/// literal.
-pub(super) fn tuple_literal_scalars<'e>(
-    value: &'e Expr,
-    fields: &[ColumnField],
-    out: &mut Vec<(&'e Expr, usize)>,
-) -> Option<()> {
-    let ExprKind::Tuple(parts) = &value.kind else {
-        return None;
-    };
-    if parts.len() != fields.len() {
-        return None;
-    }
-    for (part, field) in parts.iter().zip(fields) {
-        match field {
-            ColumnField::Column(c) => out.push((part, *c)),
-            ColumnField::Tuple(inner) => tuple_literal_scalars(part, inner, out)?,
-        }
-    }
-    Some(())
 }
 
 /// Does `body` use `var` only as the base of projections `var.k`, never assign, bind, capture

@@ -2,18 +2,16 @@
 //! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
 
 use crate::core::inline::has_return;
-use crate::core::ir::{Expr, Inlined, InlinedFrame, Place, Slot};
+use crate::core::ir::{Expr, Inlined, InlinedFrame, Slot};
 use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::array::{LeafBuilder, Shape};
 use super::super::code::ScalarCode;
-use super::super::error::{note_frame, runtime_error, INTERNAL};
-use super::super::parallel::map_kernel;
-use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
-use super::super::vector::{self, is_int_like, Kernel, VecScope};
+use super::super::error::note_frame;
+use super::super::value::{ArrayVal, Value};
 use super::super::{Ctrl, Frame};
-use super::{internal, read_place, Compiler, ExprCode, IntCode};
+use super::{internal, Compiler, ExprCode, IntCode};
 
 /// Code of an inlined body with the body's function noted in the call stack of a runtime
 /// error raised inside it (as a call of the function would).
@@ -29,6 +27,7 @@ pub fn framed<T: 'static>(code: ScalarCode<T>, inlined: &Inlined) -> ScalarCode<
 
 /// The array of `apply(element)` for each element of `view`, built boxed (`input`, `output`:
 /// the shapes of the array and the result, `result_ty` the result's type, for the size check).
+/// Ctrl-C is polled every `POLL_INTERVAL` elements and reported at `span`.
 pub(super) fn map_elements(
     frame: &mut Frame<'_, '_>,
     view: &ArrayVal,
@@ -46,43 +45,12 @@ pub(super) fn map_elements(
         )
         .map_err(|f| f.at(span))?;
     for i in 0..n {
+        if i % crate::interrupt::POLL_INTERVAL == 0 {
+            crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+        }
         builder.push_element(apply(frame, input.element(view, i))?);
     }
     Ok(Value::Array(builder.finish()))
-}
-
-/// The chunk kernel of `map` over an array of `input` into one of `output` (`var` the
-/// element, `body` the inlined function), with the places it reads: a straight-line scalar
-/// body over unboxed leaves; over `PARALLEL_THRESHOLD` elements it runs on rayon.
-fn map_chunk_kernel(
-    var: Slot,
-    array: &Expr,
-    body: &Expr,
-    input: &Shape,
-    output: &Shape,
-) -> Option<(Kernel, VecScope)> {
-    if input.elem_is_array || output.elem_is_array {
-        return None;
-    }
-    let Type::Array(elem, _) = &array.ty else {
-        return None;
-    };
-    let input_fits = match input.repr {
-        LeafRepr::Scalar(kind) if kind.is_float() => matches!(**elem, Type::Double | Type::Float),
-        LeafRepr::Scalar(_) => is_int_like(elem),
-        LeafRepr::Boxed | LeafRepr::Columns(_) => false,
-    };
-    if !input_fits {
-        return None;
-    }
-    let mut scope = VecScope::new(Place::Local(var), None, true);
-    let kernel = vector::kernel(body, &mut scope)?;
-    let output_fits = match (&kernel, output.repr) {
-        (Kernel::Int(_), LeafRepr::Scalar(kind)) => !kind.is_float(),
-        (Kernel::Float(_), LeafRepr::Scalar(kind)) => kind.is_float(),
-        _ => false,
-    };
-    output_fits.then_some((kernel, scope))
 }
 
 impl Compiler<'_> {
@@ -136,10 +104,8 @@ impl Compiler<'_> {
         Some(framed(code, inlined))
     }
 
-    /// `map` with its function inlined: one chunk kernel over the elements (in parallel for
-    /// long arrays) when the body is a straight-line scalar expression of the element
-    /// and loop-invariant variables; otherwise the body evaluated per element with the
-    /// element in slot `var`.
+    /// `map` with its function inlined: the body evaluated per element with the element in
+    /// slot `var`.
     pub(super) fn map_loop(
         &mut self,
         var: Slot,
@@ -155,12 +121,6 @@ impl Compiler<'_> {
         ) else {
             return internal("map over a value that is not an array", span);
         };
-        if let Some(code) = self.map_kernel_loop(var, array, body, &input, &output, span) {
-            return code;
-        }
-        if let Some(code) = self.column_map(var, array, body, (&input, &output, ty), span) {
-            return code;
-        }
         let array = self.expr(array);
         let body = self.expr(body);
         let result_ty = ty.clone();
@@ -175,45 +135,5 @@ impl Compiler<'_> {
                 body(frame)
             })
         })
-    }
-
-    fn map_kernel_loop(
-        &mut self,
-        var: Slot,
-        array: &Expr,
-        body: &Expr,
-        input: &Shape,
-        output: &Shape,
-        span: Span,
-    ) -> Option<ExprCode> {
-        let (kernel, scope) = map_chunk_kernel(var, array, body, input, output)?;
-        for p in &scope.env {
-            self.note_place(*p);
-        }
-        let env_places = scope.env;
-        let out_repr = output.repr;
-        let array = super::admitting_copy(self.expr(array), span);
-        let var = var as usize;
-        Some(Box::new(move |frame| {
-            let Value::Array(view) = array(frame)? else {
-                return Ok(Value::Unit);
-            };
-            let env: Vec<Value> = env_places.iter().map(|p| read_place(frame, *p)).collect();
-            let (Buffer::Scalars(elements), LeafRepr::Scalar(out)) = (&*view.buf, out_repr) else {
-                return Err(runtime_error(
-                    INTERNAL,
-                    "map kernel over boxed leaves",
-                    span,
-                ));
-            };
-            match map_kernel(&kernel, view.len, (elements, view.start), &env, out, span) {
-                Ok(values) => Ok(Value::Array(ArrayVal::new(Buffer::Scalars(values)))),
-                Err((k, fault)) => {
-                    // The element variable holds the faulting element, as after a loop.
-                    frame.slots[var] = view.leaf(k);
-                    Err(fault)
-                }
-            }
-        }))
     }
 }

@@ -10,11 +10,11 @@ use crate::types::Type;
 
 use super::super::array::Shape;
 use super::super::code::{CondCode, IntCode};
+use super::super::compact::is_int_like;
 use super::super::compact::{CArrayLayout, CodeRepr, ProductLayout};
 use super::super::error::{runtime_error, CONVERSION_OUT_OF_RANGE};
 use super::super::prims::{self, holds, int_arith, int_from_i128, is_unsigned_64};
 use super::super::value::{Buffer, Value};
-use super::super::vector::is_int_like;
 use super::super::Ctrl;
 use super::operands::{with_int_operands, Condition, IntOperand, IntRead, OffsetRead};
 use super::paths::unboxed_position;

@@ -15,11 +15,11 @@ use crate::types::ty::{IntTy, NominalBody};
 use crate::types::Type;
 
 use super::closure::{Instance, InstanceCode};
+use super::compact::is_int_like;
 use super::compact::{value_from_u64, CodeRepr};
 use super::error::{runtime_error, used_before_initialisation, CONVERSION_OUT_OF_RANGE, INTERNAL};
 use super::prims::int_from_i128;
 use super::value::Value;
-use super::vector::is_int_like;
 use super::{Ctrl, Frame, Program};
 
 mod columns;

@@ -279,9 +279,6 @@ impl Compiler<'_> {
         path: &[PathStep],
         value: &Expr,
     ) -> StmtCode {
-        if let Some(code) = self.scalar_store(place, root_ty, path, value) {
-            return code;
-        }
         self.note_place(place);
         let steps = match self.path_steps(root_ty, path) {
             Ok(steps) => steps,

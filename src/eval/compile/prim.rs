@@ -388,9 +388,7 @@ impl Compiler<'_> {
         }
     }
 
-    /// `map f a` where `f` is a pure function without captures whose body is a single
-    /// straight-line scalar expression of its parameter: one chunk kernel over the unboxed
-    /// elements, split over rayon for large arrays. `None` for any other shape.
+    /// `map f a` of a function value: `f` applied to each element in order.
     pub(super) fn map(
         &mut self,
         mut codes: Vec<ExprCode>,

@@ -12,11 +12,11 @@ use crate::types::Type;
 
 use super::super::array::Shape;
 use super::super::code::{IntCode, StmtCode};
+use super::super::compact::is_int_like;
 use super::super::compact::{size_big, value_from_big, value_from_u64, CodeRepr};
 use super::super::error::{interrupted, runtime_error, OVERFLOW};
 use super::super::prims::{int_arith, int_from_i128, int_value, is_unsigned_64};
 use super::super::value::Value;
-use super::super::vector::is_int_like;
 use super::super::{Ctrl, Frame};
 use super::operands::{with_int_operands, ConstRead, IntOperand, IntRead};
 use super::pattern::{no_match, select_arm, CompiledArm};

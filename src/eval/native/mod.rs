@@ -63,7 +63,7 @@ impl Repr {
             Some(Repr::Unit)
         } else if super::compile::float::is_float(ty) {
             Some(Repr::F64)
-        } else if super::vector::is_int_like(ty) {
+        } else if super::compact::is_int_like(ty) {
             Some(Repr::I64)
         } else {
             None

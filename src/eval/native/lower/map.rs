@@ -5,7 +5,7 @@
 
 use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Expr, ExprKind, Place, Slot};
+use crate::core::ir::{Expr, ExprKind, Place};
 use crate::eval::array::Shape;
 use crate::eval::value::{LeafRepr, ScalarKind};
 use crate::types::Type;
@@ -67,6 +67,7 @@ impl Lower<'_, '_, '_> {
             result_ty: e.ty.clone(),
             span: e.span,
         });
+        let input_shape = self.keep(input);
         let (var, span) = (*var, e.span);
         self.on_a_copy(array, |l, src| {
             let result = l.temp_value();
@@ -90,7 +91,11 @@ impl Lower<'_, '_, '_> {
                             let v = l.load_leaf(in_kind, at);
                             l.write_var(Place::Local(var), v);
                         }
-                        None => l.element_into_slot(shapes, src, i, var),
+                        None => {
+                            l.frame_used = true;
+                            let slot = l.slot_addr(var);
+                            l.element_into(input_shape, src, i, slot);
+                        }
                     }
                     let v = l.expr(body);
                     let at = l.leaf_addr(out_kind, data, i);
@@ -152,16 +157,32 @@ impl Lower<'_, '_, '_> {
         (data, n)
     }
 
-    /// Element `i` of the array at `src` into the frame slot of `var`.
-    fn element_into_slot(&mut self, shapes: *const MapShapes, src: ClValue, i: ClValue, var: Slot) {
-        self.frame_used = true;
-        let shapes = self.ptr_const(shapes);
-        let slot = self.slot_addr(var);
+    /// Element `i` of the array at `src` (of shape `shape`) into the value at `dest`.
+    pub(super) fn element_into(
+        &mut self,
+        shape: *const Shape,
+        src: ClValue,
+        i: ClValue,
+        dest: ClValue,
+    ) {
+        let shape = self.ptr_const(shape);
         self.call_helper(
-            Helper::MapElement,
+            Helper::Element,
             &[types::I64; 4],
             &[],
-            &[shapes, src, i, slot],
+            &[shape, src, i, dest],
         );
+    }
+
+    /// The number of elements of the array at `src` (of shape `shape`; 0 when it holds none).
+    pub(super) fn element_count(&mut self, shape: *const Shape, src: ClValue) -> ClValue {
+        let shape = self.ptr_const(shape);
+        self.call_helper(
+            Helper::ElementCount,
+            &[types::I64; 2],
+            &[types::I64],
+            &[shape, src],
+        )
+        .expect("element_count returns the count")
     }
 }

@@ -17,6 +17,17 @@ use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
 use crate::eval::native::{Agg, Held, Repr};
 
+/// Does `for_elements` lower `for v in a` over an array of type `ty` into `var`, a
+/// `slot_var`? Not for a global variable over tuples stored as columns: native code would box
+/// each element into the global's slot, while the closure compiler's loop moves a cursor
+/// over the columns (`compile/columns.rs`), several times faster.
+fn elements_in_slot(var: Place, ty: &Type) -> bool {
+    crate::eval::array::Shape::of(ty).is_some_and(|shape| {
+        !(matches!(var, Place::Global(_))
+            && matches!(shape.repr, crate::eval::value::LeafRepr::Columns(_)))
+    })
+}
+
 /// The inlined body of `e` when its statements can run natively before its value: it has a
 /// result expression and no `return` among its statements.
 fn peelable(e: &Expr) -> Option<&crate::core::ir::Inlined> {
@@ -386,15 +397,37 @@ impl Lower<'_, '_, '_> {
                     }
                     _ => None,
                 };
+                // Small arrays of scalars (rows), into an aggregate variable.
+                let rows = match (var, &array.ty) {
+                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
+                        crate::eval::array::Shape::of(&array.ty)
+                            .filter(|shape| {
+                                shape.elem_is_array
+                                    && matches!(shape.repr, crate::eval::value::LeafRepr::Scalar(_))
+                            })
+                            .and_then(|shape| Agg::of(elem).map(|agg| (shape, agg)))
+                            .filter(|(shape, agg)| {
+                                !agg.leaves.is_empty() && shape.elem_leaves == agg.leaves.len()
+                            })
+                    }
+                    _ => None,
+                };
                 match elem_repr {
                     _ if columns.is_some() => {
                         let agg = columns.expect("checked");
                         self.for_columns(*label, *var, array, &agg, body)
                     }
+                    _ if rows.is_some() => {
+                        let (_, agg) = rows.expect("checked");
+                        self.for_rows(*label, *var, array, agg.leaves.len(), body)
+                    }
                     Some(repr)
                         if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
                     {
                         self.for_array(*label, *var, array, body)
+                    }
+                    _ if self.slot_var(*var) && elements_in_slot(*var, &array.ty) => {
+                        self.for_elements(*label, *var, array, body)
                     }
                     _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
                 }
@@ -505,8 +538,40 @@ impl Lower<'_, '_, '_> {
         });
     }
 
-    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
-    /// temporary, dropped after it, also when an error unwinds from inside.
+    /// Is `place` a variable held as a value in its slot: a global, or a local that is not
+    /// in registers?
+    fn slot_var(&self, place: Place) -> bool {
+        match place {
+            Place::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
+            Place::Global(_) => true,
+            Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        }
+    }
+
+    /// `for v in a` over elements of any other kind (rows, boxed tuples, strings), `v` held
+    /// in its slot (`slot_var`): on a copy of the array, as `for_array`, each element written
+    /// to the slot before the body runs.
+    fn for_elements(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
+        let shape = crate::eval::array::Shape::of(&array.ty).expect("checked: an array");
+        let shape = self.keep(shape);
+        self.on_a_copy(array, |l, temp| {
+            let n = l.element_count(shape, temp);
+            l.counted_loop(label, n, array.span, body, |l, i| {
+                let dest = match var {
+                    Place::Local(slot) => {
+                        l.frame_used = true;
+                        l.slot_addr(slot)
+                    }
+                    Place::Global(g) => l.global_addr(g),
+                    Place::LocalCell(_) | Place::CaptureCell(_) => {
+                        unreachable!("checked by slot_var")
+                    }
+                };
+                l.element_into(shape, temp, i, dest);
+            });
+        });
+    }
+
     /// `place = e` for a value not in registers: an array native code computes goes straight
     /// into the variable's value (`value_into`, which leaves the variable as it was when `e`
     /// faults); anything else, and a captured variable's assignment, is a fallback piece.
@@ -533,6 +598,8 @@ impl Lower<'_, '_, '_> {
         self.value_into(e, addr, &why);
     }
 
+    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
+    /// temporary, dropped after it, also when an error unwinds from inside.
     pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
         let temp = self.temp_value();
         let notes = self.notes.len();
@@ -564,6 +631,31 @@ impl Lower<'_, '_, '_> {
                 for (data, kind) in columns.iter().zip(&kinds) {
                     let at = l.leaf_addr(*kind, *data, i);
                     vals.push(l.load_leaf(*kind, at));
+                }
+                let v = l.agg_value(vals);
+                l.write_agg_var(slot, v);
+            });
+        });
+    }
+
+    /// `for v in a` over an array of small arrays of scalars (rows of `k` leaves), `v` an
+    /// aggregate variable: on a copy of the array, as `for_array`, row `i` is leaves
+    /// `i k .. i k + k`.
+    fn for_rows(&mut self, label: u32, var: Place, array: &Expr, k: usize, body: &[Stmt]) {
+        let Place::Local(slot) = var else {
+            unreachable!("checked: an aggregate variable")
+        };
+        let kind = scalar_kind(&array.ty).expect("checked: rows of scalars");
+        self.on_a_copy(array, |l, temp| {
+            let (data, len) = l.view(temp, false, false);
+            let n = l.b.ins().udiv_imm_s(len, k as i64);
+            l.counted_loop(label, n, array.span, body, |l, i| {
+                let first = l.b.ins().imul_imm_s(i, k as i64);
+                let mut vals = Vec::with_capacity(k);
+                for j in 0..k {
+                    let pos = l.b.ins().iadd_imm_s(first, j as i64);
+                    let at = l.leaf_addr(kind, data, pos);
+                    vals.push(l.load_leaf(kind, at));
                 }
                 let v = l.agg_value(vals);
                 l.write_agg_var(slot, v);
