@@ -347,7 +347,9 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
             return 2;
         }
     };
-    let mut session = options.session(!check_only);
+    // The process ends when this returns: the session is not dropped, because freeing its
+    // memory piece by piece (the prelude's definitions, compiled code) only delays the exit.
+    let mut session = std::mem::ManuallyDrop::new(options.session(!check_only));
     let result = tessera::catch_internal_error(|| {
         if check_only {
             session.check_source(&src)

@@ -55,15 +55,17 @@ pub trait Callees {
 /// A unit after inlining.
 #[derive(Clone, Debug)]
 pub struct InlinedUnit {
-    /// The unit's functions, top level and result with their calls inlined.
+    /// The unit with the calls in its top level and result inlined; its functions as checked
+    /// (each is inlined by `inline_function` when it is first needed).
     pub unit: Unit,
     /// The frame size of the top level (its own slots, then those of the inlined bodies).
     pub top_level_slots: u32,
 }
 
-/// The inlining pass: `unit` with the calls of known functions inlined in its top level and
-/// in every function it defines (each function's frame grown to match), reading callees from
-/// `callees`. With `on` false every call is kept as written (results never depend on it).
+/// The inlining pass over a unit's top level: `unit` with the calls of known functions inlined
+/// in its body and result, reading callees from `callees` (the functions it defines are
+/// passed to `inline_function` one by one, when they are needed). With `on` false every call
+/// is kept as written (results never depend on it).
 pub fn inline_unit(callees: &dyn Callees, unit: &Unit, on: bool) -> InlinedUnit {
     let top_level_slots = top_level_slots(&unit.body, unit.result.as_ref());
     if !on {
@@ -72,11 +74,6 @@ pub fn inline_unit(callees: &dyn Callees, unit: &Unit, on: bool) -> InlinedUnit 
             top_level_slots,
         };
     }
-    let functions = unit
-        .functions
-        .iter()
-        .map(|(id, f)| (*id, Arc::new(inline_function(callees, f, *id))))
-        .collect();
     let mut inliner = Inliner::new(callees, top_level_slots);
     inliner.count_assignments(
         unit.body
@@ -87,7 +84,6 @@ pub fn inline_unit(callees: &dyn Callees, unit: &Unit, on: bool) -> InlinedUnit 
     let result = unit.result.as_ref().map(|e| inliner.expr(e));
     InlinedUnit {
         unit: Unit {
-            functions,
             body,
             result,
             ..unit.clone()

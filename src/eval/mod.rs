@@ -290,9 +290,12 @@ pub struct Program {
     pub fun_units: Vec<u32>,
     /// The session's limits (allocations, call depth).
     pub limits: crate::limits::Limits,
-    /// Each function after the inlining pass, what instances are compiled from
-    /// (`functions` keeps them as checked, what the pass inlines from).
-    pub inlined_functions: Vec<Option<Arc<crate::core::ir::Function>>>,
+    /// Each function after the inlining pass, what instances are compiled from (`functions`
+    /// keeps them as checked, what the pass inlines from): made on first use (`inlined`), so
+    /// a library function a program never calls is never inlined.
+    inlined_functions: Vec<std::sync::OnceLock<Arc<crate::core::ir::Function>>>,
+    /// Are calls of known functions inlined (see `core::inline`)? Results never depend on it.
+    inlining: bool,
     /// The native code backend, when native code is on (`Machine::set_native`).
     pub native: Option<native::SharedBackend>,
 }
@@ -305,6 +308,21 @@ impl Program {
             .get(fun as usize)
             .copied()
             .unwrap_or(self.units_run.saturating_sub(1))
+    }
+}
+
+impl Program {
+    /// Function `fun` after the inlining pass (as checked when inlining is off), made the
+    /// first time it is asked for. The pass reads only the functions as checked, which never
+    /// change once defined, so when it runs does not matter.
+    pub fn inlined(&self, fun: FunId) -> Option<Arc<crate::core::ir::Function>> {
+        let function = self.functions.get(fun as usize)?.as_ref()?;
+        let cell = self.inlined_functions.get(fun as usize)?;
+        let inlined = cell.get_or_init(|| match self.inlining {
+            true => Arc::new(crate::core::inline::inline_function(self, function, fun)),
+            false => function.clone(),
+        });
+        Some(inlined.clone())
     }
 }
 
@@ -322,8 +340,6 @@ impl crate::core::inline::Callees for Program {
 pub struct Machine {
     program: Program,
     globals: Vec<Value>,
-    /// Are calls of known functions inlined (see `core::inline`)? Results never depend on it.
-    inlining: bool,
     /// The program's world, kept from one unit to the next.
     world: world::World,
 }
@@ -350,7 +366,7 @@ impl Machine {
                 *entry = None;
             }
             if let Some(entry) = self.program.inlined_functions.get_mut(*id as usize) {
-                *entry = None;
+                *entry = std::sync::OnceLock::new();
             }
         }
         let forgotten: std::collections::HashSet<FunId> =
@@ -382,9 +398,11 @@ impl Machine {
 
     pub fn new() -> Machine {
         Machine {
-            program: Program::default(),
+            program: Program {
+                inlining: true,
+                ..Program::default()
+            },
             globals: Vec::new(),
-            inlining: true,
             world: world::World::default(),
         }
     }
@@ -450,27 +468,15 @@ impl Machine {
     /// Inline calls of known functions (the default), or make every call as written (for
     /// comparing speed and checking the inliner; results are the same).
     pub fn set_inlining(&mut self, on: bool) {
-        if on == self.inlining {
+        if on == self.program.inlining {
             return;
         }
-        self.inlining = on;
-        // The functions defined so far (the prelude's) are inlined again, or not, and their
-        // instances compiled anew.
-        let program = &self.program;
-        let again = (program.functions.iter().enumerate())
-            .map(|(id, f)| {
-                let f = f.as_ref()?;
-                Some(match on {
-                    true => Arc::new(crate::core::inline::inline_function(
-                        program,
-                        f,
-                        id as FunId,
-                    )),
-                    false => f.clone(),
-                })
-            })
-            .collect();
-        self.program.inlined_functions = again;
+        self.program.inlining = on;
+        // The functions defined so far (the prelude's) are inlined again, or not, on first
+        // use, and their instances compiled anew.
+        for cell in &mut self.program.inlined_functions {
+            *cell = std::sync::OnceLock::new();
+        }
         self.program.instances.clear();
     }
 
@@ -478,7 +484,13 @@ impl Machine {
     /// definitions made as a run makes them (nothing runs): for printing (`--dump-ir=inlined`).
     pub fn inlined_ir(&mut self, unit: &Unit) -> Unit {
         self.define(unit);
-        self.inline(unit).unit
+        let mut inlined = self.inline(unit).unit;
+        for (id, function) in &mut inlined.functions {
+            if let Some(made) = self.program.inlined(*id) {
+                *function = made;
+            }
+        }
+        inlined
     }
 
     /// Number the unit and enter its functions and globals in the program; the unit's number.
@@ -491,6 +503,12 @@ impl Machine {
                 self.program.functions.resize(index + 1, None);
             }
             self.program.functions[index] = Some(function.clone());
+            if self.program.inlined_functions.len() <= index {
+                self.program
+                    .inlined_functions
+                    .resize_with(index + 1, Default::default);
+            }
+            self.program.inlined_functions[index] = std::sync::OnceLock::new();
             if self.program.fun_units.len() <= index {
                 self.program.fun_units.resize(index + 1, unit_id);
             }
@@ -509,18 +527,10 @@ impl Machine {
         unit_id
     }
 
-    /// The inlining pass over a defined unit; its functions' inlined bodies kept for compiling
-    /// their instances.
+    /// The inlining pass over a defined unit's top level (its functions are inlined on first
+    /// use, `Program::inlined`).
     fn inline(&mut self, unit: &Unit) -> crate::core::inline::InlinedUnit {
-        let inlined = crate::core::inline::inline_unit(&self.program, unit, self.inlining);
-        for (id, function) in &inlined.unit.functions {
-            let index = *id as usize;
-            if self.program.inlined_functions.len() <= index {
-                self.program.inlined_functions.resize(index + 1, None);
-            }
-            self.program.inlined_functions[index] = Some(function.clone());
-        }
-        inlined
+        crate::core::inline::inline_unit(&self.program, unit, self.program.inlining)
     }
 
     /// Run one unit (a program, the prelude or a REPL chunk). Returns the value of

@@ -310,7 +310,7 @@ impl<'p> Compiler<'p> {
         if let Some(found) = self.program.instances.get(&key) {
             return Some(found.clone());
         }
-        let generic = self.program.inlined_functions.get(fun as usize)?.clone()?;
+        let generic = self.program.inlined(fun)?;
         let function = if generic.type_params.is_empty() {
             generic
         } else {

@@ -179,9 +179,8 @@ fn compile_for(
             span,
         ));
     };
-    let functions = &program.inlined_functions;
     let body = substitute_sizes(&context.body, &context.vars, &args, &|fun| {
-        functions.get(fun as usize).cloned().flatten()
+        program.inlined(fun)
     });
     let backend = program.native.clone();
     let mut compiler = Compiler::new(program, context.slots);

@@ -1,12 +1,140 @@
 //! Converting chumsky's errors to `SyntaxError`s: the expected alternatives are described,
 //! long lists shortened, and a reserved word where a name was expected explained.
 
-use chumsky::error::{RichPattern, RichReason};
+use std::cell::Cell;
 
-use super::ParseError;
+use chumsky::error::{Error, LabelError, Rich, RichPattern, RichReason};
+use chumsky::util::MaybeRef;
+
+use super::{CodedMessage, TokenInput};
 use crate::syntax::span::Span;
 use crate::syntax::token::Token;
 use crate::syntax::SyntaxError;
+
+thread_local! {
+    /// Whether the errors of this thread's parse are described (`described`) or only placed.
+    static DESCRIBED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `parse` with its errors described, for a parse known to fail (`run_parser`).
+pub(super) fn described<R>(parse: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DESCRIBED.with(|described| described.set(self.0));
+        }
+    }
+    let _restore = Restore(DESCRIBED.with(|described| described.replace(true)));
+    parse()
+}
+
+fn describing() -> bool {
+    DESCRIBED.with(Cell::get)
+}
+
+/// The parser's error: where a parse failed, and when its errors are described (`described`),
+/// chumsky's `Rich` error saying what was expected and found there.
+#[derive(Clone, Debug)]
+pub enum ParseError<'t> {
+    Placed(Span),
+    Described(Box<Rich<'t, Token, Span, CodedMessage>>),
+}
+
+impl<'t> ParseError<'t> {
+    /// An error with its own code and message, made only when errors are described.
+    pub(super) fn custom(span: Span, message: impl FnOnce() -> CodedMessage) -> Self {
+        if describing() {
+            ParseError::Described(Box::new(Rich::custom(span, message())))
+        } else {
+            ParseError::Placed(span)
+        }
+    }
+}
+
+impl<'t> Error<'t, TokenInput<'t>> for ParseError<'t> {
+    fn merge(self, other: Self) -> Self {
+        match (self, other) {
+            (ParseError::Described(mine), ParseError::Described(theirs)) => {
+                ParseError::Described(Box::new(<Rich<'t, Token, Span, CodedMessage> as Error<
+                    't,
+                    TokenInput<'t>,
+                >>::merge(*mine, *theirs)))
+            }
+            (mine, _) => mine,
+        }
+    }
+}
+
+impl<'t, L> LabelError<'t, TokenInput<'t>, L> for ParseError<'t>
+where
+    L: TryInto<RichPattern<'t, Token>>,
+{
+    fn expected_found<E: IntoIterator<Item = L>>(
+        expected: E,
+        found: Option<MaybeRef<'t, Token>>,
+        span: Span,
+    ) -> Self {
+        if describing() {
+            ParseError::Described(
+                Box::new(<Rich<'t, Token, Span, CodedMessage> as LabelError<
+                    't,
+                    TokenInput<'t>,
+                    L,
+                >>::expected_found(expected, found, span)),
+            )
+        } else {
+            ParseError::Placed(span)
+        }
+    }
+
+    fn merge_expected_found<E: IntoIterator<Item = L>>(
+        self,
+        expected: E,
+        found: Option<MaybeRef<'t, Token>>,
+        span: Span,
+    ) -> Self {
+        match self {
+            ParseError::Described(rich) => {
+                ParseError::Described(Box::new(
+                    LabelError::<'t, TokenInput<'t>, L>::merge_expected_found(
+                        *rich, expected, found, span,
+                    ),
+                ))
+            }
+            placed => placed,
+        }
+    }
+
+    fn replace_expected_found<E: IntoIterator<Item = L>>(
+        self,
+        expected: E,
+        found: Option<MaybeRef<'t, Token>>,
+        span: Span,
+    ) -> Self {
+        match self {
+            ParseError::Described(rich) => {
+                ParseError::Described(Box::new(
+                    LabelError::<'t, TokenInput<'t>, L>::replace_expected_found(
+                        *rich, expected, found, span,
+                    ),
+                ))
+            }
+            ParseError::Placed(_) => ParseError::Placed(span),
+        }
+    }
+
+    fn label_with(&mut self, label: L) {
+        if let ParseError::Described(rich) = self {
+            LabelError::<'t, TokenInput<'t>, L>::label_with(&mut **rich, label);
+        }
+    }
+
+    fn in_context(&mut self, label: L, span: Span) {
+        if let ParseError::Described(rich) = self {
+            LabelError::<'t, TokenInput<'t>, L>::in_context(&mut **rich, label, span);
+        }
+    }
+}
 
 /// Describes one expected pattern for a message.
 fn describe_pattern(pattern: &RichPattern<'_, Token>) -> Option<String> {
@@ -60,6 +188,19 @@ fn shorten_expectations(descriptions: Vec<String>) -> Vec<String> {
 
 /// Converts a chumsky error to a `SyntaxError`. `source_length` locates the end of input.
 pub fn convert_error(error: &ParseError<'_>, source_length: usize) -> SyntaxError {
+    let error = match error {
+        ParseError::Described(rich) => rich,
+        ParseError::Placed(span) => {
+            return SyntaxError {
+                span: *span,
+                code: "E0100",
+                message: "syntax error".to_string(),
+                label: "syntax error".to_string(),
+                help: None,
+                at_end: false,
+            }
+        }
+    };
     let span = *error.span();
     match error.reason() {
         RichReason::Custom(coded) => SyntaxError {

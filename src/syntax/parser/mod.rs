@@ -55,7 +55,7 @@ impl fmt::Display for CodedMessage {
     }
 }
 
-type ParseError<'t> = Rich<'t, Token, Span, CodedMessage>;
+use errors::ParseError;
 type Extra<'t> = extra::Err<ParseError<'t>>;
 pub type BoxedParser<'t, O> = Boxed<'t, 't, TokenInput<'t>, O, Extra<'t>>;
 type RecursiveParser<'t, O> = Recursive<Indirect<'t, 't, TokenInput<'t>, O, Extra<'t>>>;
@@ -75,14 +75,11 @@ fn coded_error<'t>(
     message: &str,
     help: Option<&str>,
 ) -> ParseError<'t> {
-    Rich::custom(
-        span,
-        CodedMessage {
-            code,
-            message: message.to_string(),
-            help: help.map(str::to_string),
-        },
-    )
+    ParseError::custom(span, || CodedMessage {
+        code,
+        message: message.to_string(),
+        help: help.map(str::to_string),
+    })
 }
 
 /// The mode after `&`: `<` read only, `>` write only, nothing read-write.
@@ -219,14 +216,27 @@ pub fn grammar<'t>(recovering: bool) -> Grammar<'t> {
 }
 
 /// Runs `parser` over `tokens` and returns its output (if any) and every error.
+///
+/// The first parse keeps only the spans of its errors: a parse that succeeds fails many
+/// alternatives on the way, and describing each (what was expected, what was found) costs
+/// more than the parse itself. Only a parse that did fail is run again with the errors
+/// described; the grammar is the same, so it fails in the same places.
 pub fn run_parser<'t, O>(
     parser: &BoxedParser<'t, O>,
     tokens: &'t [(Token, Span)],
     source_length: usize,
 ) -> (Option<O>, Vec<SyntaxError>) {
     let end_of_input = Span::new(source_length, source_length);
-    let input = tokens.split_token_span(end_of_input);
-    let (output, errors) = parser.parse(input).into_output_errors();
+    let parse = || {
+        parser
+            .parse(tokens.split_token_span(end_of_input))
+            .into_output_errors()
+    };
+    let (output, errors) = parse();
+    if errors.is_empty() {
+        return (output, Vec::new());
+    }
+    let (output, errors) = errors::described(parse);
     let errors = errors
         .iter()
         .map(|error| convert_error(error, source_length))
