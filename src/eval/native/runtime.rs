@@ -12,7 +12,6 @@ use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
-use super::super::array::Shape;
 use super::super::closure::Instance;
 use super::super::code::{ExprCode, StmtCode};
 use super::super::error::{
@@ -730,8 +729,8 @@ extern "C" fn box_leaves(agg: &super::Agg, bits: *const u64, out: *mut Value) {
 
 /// What native `map` needs of its array and its result (`lower/map.rs`).
 pub struct MapShapes {
-    pub input: Shape,
-    pub output: Shape,
+    pub input: super::super::array::Shape,
+    pub output: super::super::array::Shape,
     pub result_ty: Type,
     pub span: Span,
 }
@@ -776,20 +775,11 @@ extern "C" fn map_start(
     })
 }
 
-/// Element `i` of the array in `src` (of shape `shape`) into `slot` (replaced), a view of the
-/// array's storage when it is a row: the variable of a loop or a `map` over an array whose
-/// elements native code does not hold in registers.
-extern "C" fn array_element(shape: &Shape, src: &Value, i: usize, slot: &mut Value) {
+/// Element `i` of the array in `src` (of `shapes.input`) into `slot` (replaced): `map`'s
+/// variable when native code does not hold it in a register (a row).
+extern "C" fn map_element(shapes: &MapShapes, src: &Value, i: usize, slot: &mut Value) {
     if let Value::Array(view) = src {
-        *slot = shape.element(view, i);
-    }
-}
-
-/// The number of elements of the array in `src` (of shape `shape`); 0 when it holds no array.
-extern "C" fn array_len(shape: &Shape, src: &Value) -> usize {
-    match src {
-        Value::Array(view) => shape.len_of(view),
-        _ => 0,
+        *slot = shapes.input.element(view, i);
     }
 }
 
@@ -827,8 +817,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerColumnsView => pointer_columns_view as *const () as usize,
         Helper::UnboxLeaves => unbox_leaves as *const () as usize,
         Helper::MapStart => map_start as *const () as usize,
-        Helper::ArrayElement => array_element as *const () as usize,
-        Helper::ArrayLen => array_len as *const () as usize,
+        Helper::MapElement => map_element as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
     }
 }
@@ -867,8 +856,7 @@ pub enum Helper {
     ColumnsView,
     PointerColumnsView,
     MapStart,
-    ArrayElement,
-    ArrayLen,
+    MapElement,
     ChunkLoop,
 }
 

@@ -5,7 +5,7 @@
 
 use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Expr, ExprKind, Place};
+use crate::core::ir::{Expr, ExprKind, Place, Slot};
 use crate::eval::array::Shape;
 use crate::eval::value::{LeafRepr, ScalarKind};
 use crate::types::Type;
@@ -61,7 +61,6 @@ impl Lower<'_, '_, '_> {
         // The input's kind matters only for an element in a register (a scalar leaf).
         let in_kind = scalar_kind(&array.ty).unwrap_or(ScalarKind::I64);
         let out_kind = scalar_kind(&e.ty).expect("checked by native_map: scalar results");
-        let input_shape = self.keep(input);
         let shapes = self.keep(MapShapes {
             input,
             output,
@@ -91,11 +90,7 @@ impl Lower<'_, '_, '_> {
                             let v = l.load_leaf(in_kind, at);
                             l.write_var(Place::Local(var), v);
                         }
-                        None => {
-                            l.frame_used = true;
-                            let slot = l.slot_addr(var);
-                            l.element_into(input_shape, src, i, slot);
-                        }
+                        None => l.element_into_slot(shapes, src, i, var),
                     }
                     let v = l.expr(body);
                     let at = l.leaf_addr(out_kind, data, i);
@@ -157,21 +152,16 @@ impl Lower<'_, '_, '_> {
         (data, n)
     }
 
-    /// Element `i` of the array at `src` (of the shape at `shape`) into the evaluator's value
-    /// at `out` (replaced): a view of the array's storage when the element is a row.
-    pub(super) fn element_into(
-        &mut self,
-        shape: *const Shape,
-        src: ClValue,
-        i: ClValue,
-        out: ClValue,
-    ) {
-        let shape = self.ptr_const(shape);
+    /// Element `i` of the array at `src` into the frame slot of `var`.
+    fn element_into_slot(&mut self, shapes: *const MapShapes, src: ClValue, i: ClValue, var: Slot) {
+        self.frame_used = true;
+        let shapes = self.ptr_const(shapes);
+        let slot = self.slot_addr(var);
         self.call_helper(
-            Helper::ArrayElement,
+            Helper::MapElement,
             &[types::I64; 4],
             &[],
-            &[shape, src, i, out],
+            &[shapes, src, i, slot],
         );
     }
 }

@@ -14,9 +14,7 @@ use super::agg::{field_leaves, split_fields};
 use super::expr::{path_kind, ElementPath};
 use super::leaves::{leaf_kinds, scalar_kind};
 use super::{args, flags, LoopTarget, Lower, V};
-use crate::eval::array::Shape;
-use crate::eval::native::runtime::{Helper, Site};
-use crate::eval::value::LeafRepr;
+use crate::eval::native::runtime::Site;
 use crate::eval::native::{Agg, Held, Repr};
 
 /// The inlined body of `e` when its statements can run natively before its value: it has a
@@ -388,22 +386,7 @@ impl Lower<'_, '_, '_> {
                     }
                     _ => None,
                 };
-                // Small rows of scalars, into an aggregate variable.
-                let rows = match (var, &array.ty) {
-                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
-                        Shape::of(&array.ty).filter(|shape| {
-                            shape.elem_is_array
-                                && matches!(shape.repr, LeafRepr::Scalar(_))
-                                && Agg::of(elem).is_some_and(|a| a.leaves.len() == shape.elem_leaves)
-                        })
-                    }
-                    _ => None,
-                };
                 match elem_repr {
-                    _ if rows.is_some() => {
-                        let shape = rows.expect("checked");
-                        self.for_agg_rows(*label, *var, array, shape, body)
-                    }
                     _ if columns.is_some() => {
                         let agg = columns.expect("checked");
                         self.for_columns(*label, *var, array, &agg, body)
@@ -413,21 +396,7 @@ impl Lower<'_, '_, '_> {
                     {
                         self.for_array(*label, *var, array, body)
                     }
-                    _ => match Shape::of(&array.ty) {
-                        // The evaluator reads tuples stored as columns field by field.
-                        Some(shape)
-                            if self.element_in_slot(*var)
-                                && (shape.elem_is_array
-                                    || !matches!(shape.repr, LeafRepr::Columns(_))) =>
-                        {
-                            self.for_elements(*label, *var, array, shape, body)
-                        }
-                        _ => self.fallback_stmt(
-                            s,
-                            "a loop into a captured variable, or over tuples into a variable not in registers",
-                            array.span,
-                        ),
-                    },
+                    _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
                 }
             }
             Stmt::StoreAt { pointer, value } => self.store_at(s, pointer, value),
@@ -532,73 +501,6 @@ impl Lower<'_, '_, '_> {
                 let at = l.leaf_addr(kind, data, i);
                 let v = l.load_leaf(kind, at);
                 l.write_var(var, v);
-            });
-        });
-    }
-
-    /// Is the variable of `for v in a` written as the evaluator's value in its slot (a frame
-    /// slot not held in registers, or a global's)?
-    fn element_in_slot(&self, var: Place) -> bool {
-        match var {
-            Place::Local(slot) => !self.vars.contains_key(&slot) && !self.avars.contains_key(&slot),
-            Place::Global(_) => true,
-            Place::LocalCell(_) | Place::CaptureCell(_) => false,
-        }
-    }
-
-    /// `for v in a` over an array whose elements native code does not hold in registers (rows,
-    /// boxed values): on a copy of the array, as `for_array`, each element written to the
-    /// variable's slot (a row is a view of the array's storage, not a copy).
-    fn for_elements(
-        &mut self,
-        label: u32,
-        var: Place,
-        array: &Expr,
-        shape: Shape,
-        body: &[Stmt],
-    ) {
-        let shape = self.keep(shape);
-        self.on_a_copy(array, |l, temp| {
-            let shape_addr = l.ptr_const(shape);
-            let len = l
-                .call_helper(Helper::ArrayLen, &[types::I64; 2], &[types::I64], &[shape_addr, temp])
-                .expect("array_len returns the count");
-            l.counted_loop(label, len, array.span, body, |l, i| {
-                let out = match var {
-                    Place::Global(g) => l.global_addr(g),
-                    Place::Local(slot) => {
-                        l.frame_used = true;
-                        l.slot_addr(slot)
-                    }
-                    _ => unreachable!("checked by element_in_slot"),
-                };
-                l.element_into(shape, temp, i, out);
-            });
-        });
-    }
-
-    /// `for v in a` over an array of small arrays of scalars, `v` an aggregate variable: on a
-    /// copy of the array, as `for_array`, each row's leaves loaded into the variable's
-    /// registers.
-    fn for_agg_rows(&mut self, label: u32, var: Place, array: &Expr, shape: Shape, body: &[Stmt]) {
-        let (Place::Local(slot), LeafRepr::Scalar(kind)) = (var, shape.repr) else {
-            unreachable!("checked: an aggregate variable, rows of scalars")
-        };
-        let n = shape.elem_leaves as i64;
-        self.on_a_copy(array, |l, temp| {
-            let (data, len) = l.view(temp, false, false);
-            let count = l.b.ins().udiv_imm_u(len, n as u64);
-            l.counted_loop(label, count, array.span, body, |l, i| {
-                let first = l.b.ins().imul_imm_s(i, n);
-                let leaves = (0..n)
-                    .map(|k| {
-                        let pos = l.b.ins().iadd_imm_s(first, k);
-                        let at = l.leaf_addr(kind, data, pos);
-                        l.load_leaf(kind, at)
-                    })
-                    .collect();
-                let v = l.agg_value(leaves);
-                l.write_agg_var(slot, v);
             });
         });
     }
