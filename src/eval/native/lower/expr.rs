@@ -603,14 +603,8 @@ impl Lower<'_, '_, '_> {
                 V::I(self.signed_byte(v))
             }
             (Prim::CharCase(upper), [x]) => {
-                // An ASCII letter of the other case moves by 32; any other byte stays.
                 let v = self.expr(x).int();
-                let c = self.b.ins().band_imm_u(v, 0xff);
-                let (first, delta) = if *upper { (b'a', -32) } else { (b'A', 32) };
-                let off = self.b.ins().iadd_imm_s(c, -i64::from(first));
-                let letter = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, off, 26);
-                let moved = self.b.ins().iadd_imm_s(c, delta);
-                V::I(self.b.ins().select(letter, moved, c))
+                V::I(self.char_case(*upper, v))
             }
             (Prim::CharIs(class), [x]) => {
                 let v = self.expr(x).int();
@@ -618,26 +612,6 @@ impl Lower<'_, '_, '_> {
             }
             _ => self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args)),
         }
-    }
-
-    /// Whether the byte `v` (its low 8 bits) is in `class`: a bit of the class's 256-bit
-    /// set, computed from the evaluator's `char_is`, the word picked by the byte's top bits.
-    fn char_is(&mut self, class: crate::core::ir::CharClass, v: ClValue) -> ClValue {
-        let mut words = [0u64; 4];
-        for c in 0..=255u8 {
-            if crate::eval::library::char_is(class, c) {
-                words[usize::from(c >> 6)] |= 1 << (c & 63);
-            }
-        }
-        let c = self.b.ins().band_imm_u(v, 0xff);
-        let words = words.map(|w| self.iconst(w as i64));
-        let bit6 = self.b.ins().band_imm_u(c, 64);
-        let bit7 = self.b.ins().band_imm_u(c, 128);
-        let low = self.b.ins().select(bit6, words[1], words[0]);
-        let high = self.b.ins().select(bit6, words[3], words[2]);
-        let word = self.b.ins().select(bit7, high, low);
-        let shifted = self.b.ins().ushr(word, c);
-        self.b.ins().band_imm_u(shifted, 1)
     }
 
     /// The low byte of `v` as a signed value.
