@@ -538,12 +538,13 @@ pub fn pure_function(kind: FunKind, effects: bool) -> bool {
 }
 
 /// Is calling the function value `callee` pure? Only a function the checker has checked
-/// (a named function or a lambda: `MakeFun`) can be; any other value (a parameter, a variable
-/// or a component holding a function) may have effects. `pure_of` answers for a checked
-/// function ([`pure_function`] of its body).
+/// (a named function or a lambda: `MakeFun`, or the inliner's `Closure` of one, which takes
+/// its captures from another frame) can be; any other value (a parameter, a variable or a
+/// component holding a function) may have effects. `pure_of` answers for a checked function
+/// ([`pure_function`] of its body).
 pub fn pure_callee(callee: &ir::Expr, pure_of: impl Fn(ir::FunId) -> bool) -> bool {
     match &callee.kind {
-        ir::ExprKind::MakeFun { fun, .. } => pure_of(*fun),
+        ir::ExprKind::MakeFun { fun, .. } | ir::ExprKind::Closure { fun, .. } => pure_of(*fun),
         _ => false,
     }
 }
@@ -896,6 +897,17 @@ mod tests {
         };
         assert!(pure_callee(&make(3), |f| f == 3));
         assert!(!pure_callee(&make(4), |f| f == 3));
+        let closure = |fun| ir::Expr {
+            kind: ir::ExprKind::Closure {
+                fun,
+                type_args: vec![],
+                captures: std::sync::Arc::from(vec![ir::Capture::Slot(0)]),
+            },
+            ty: int_fun(),
+            span: Span::default(),
+        };
+        assert!(pure_callee(&closure(3), |f| f == 3));
+        assert!(!pure_callee(&closure(4), |f| f == 3));
         let local = ir::Expr {
             kind: ir::ExprKind::Local(0),
             ty: int_fun(),

@@ -502,7 +502,19 @@ extern "C" fn call_value(
         for arg in args {
             values.push(std::mem::replace(arg, Value::Unit));
         }
-        let value = super::super::closure::apply(rt, func.clone(), values, *span)?;
+        let value = match func {
+            // All of a closure's argument groups at once: its instance called directly (the
+            // closure held, as the call may replace the variable `func` was read from).
+            Value::Fun(closure)
+                if closure.args.is_empty() && closure.instance.n_groups.max(1) == n =>
+            {
+                let closure = closure.clone();
+                let (instance, captures) = (&closure.instance, &closure.captures);
+                super::super::closure::call_instance(rt, instance, captures, values, *span)?
+            }
+            _ => super::super::closure::apply(rt, func.clone(), values, *span)?,
+        };
+        // SAFETY: native code passes the address of a live value.
         unsafe { *out = value };
         Ok(0)
     })

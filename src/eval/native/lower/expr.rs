@@ -343,6 +343,11 @@ impl Lower<'_, '_, '_> {
             ExprKind::Local(s) => self.vars.contains_key(s),
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
+            // The length or a byte of the string in a variable, read in place.
+            ExprKind::Prim(Prim::StrLen | Prim::StrIndex, a) => {
+                matches!(a[0].kind, ExprKind::Local(_) | ExprKind::Global(_))
+                    && a[1..].iter().all(|x| self.pure(x))
+            }
             ExprKind::Prim(p, a) => {
                 matches!(
                     p,
@@ -352,6 +357,9 @@ impl Lower<'_, '_, '_> {
                         | Prim::Not
                         | Prim::Widen
                         | Prim::FloatNeg
+                        | Prim::Ord
+                        | Prim::CharCase(_)
+                        | Prim::CharIs(_)
                 ) && a.iter().all(|x| self.pure(x))
             }
             ExprKind::If(a, b, c) => self.pure(a) && self.pure(b) && self.pure(c),
@@ -590,6 +598,18 @@ impl Lower<'_, '_, '_> {
             }
             (Prim::Widen, [x]) => self.expr(x),
             (Prim::Convert, [x]) => self.convert(x, e, repr),
+            (Prim::Ord, [x]) => {
+                let v = self.expr(x).int();
+                V::I(self.signed_byte(v))
+            }
+            (Prim::CharCase(upper), [x]) => {
+                let v = self.expr(x).int();
+                V::I(self.char_case(*upper, v))
+            }
+            (Prim::CharIs(class), [x]) => {
+                let v = self.expr(x).int();
+                V::I(self.char_is(*class, v))
+            }
             _ => self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args)),
         }
     }

@@ -11,6 +11,7 @@
 mod agg;
 mod call;
 mod capture;
+mod chars;
 mod expr;
 mod fallback;
 mod hoist;
