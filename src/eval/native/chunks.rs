@@ -115,6 +115,36 @@ struct Progress {
     fault: Option<(usize, Fault)>,
 }
 
+/// Make the pages of the `bytes` bytes at `at` present and writable before a chunk saves and
+/// stores them. A page of a fresh array that was never touched would otherwise be read in by
+/// the save as the shared zero page and copied at the store, and with several workers in one
+/// address space each such copy interrupts the other CPUs to flush their TLBs (a parallel fill
+/// of a fresh array ran five times slower on two threads than on one). Populating leaves the
+/// bytes as they are, so the pages a chunk shares with its neighbours are safe; a kernel
+/// without it (before Linux 5.14) declines, and nothing changes.
+fn populate_for_writing(at: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        if bytes == 0 {
+            return;
+        }
+        let start = at as usize & !(PAGE - 1);
+        let end = (at as usize + bytes).next_multiple_of(PAGE);
+        // SAFETY: every page from `start` to `end` holds bytes of the column's leaves, which
+        // are mapped writable; `MADV_POPULATE_WRITE` changes no byte.
+        unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (at, bytes);
+}
+
 /// Run the loop variable from `first` for `count` positions on rayon workers; 0 when the loop
 /// is not run here (too short, one thread, an array not there yet), for the sequential loop.
 /// A fault is recorded on `rt` as native code's own.
@@ -161,6 +191,7 @@ pub extern "C" fn chunk_loop(
                 .iter()
                 .map(|c| {
                     let (at, bytes) = words.column(*c, lo, hi);
+                    populate_for_writing(at, bytes);
                     // SAFETY: the bytes are within the column's leaves, which no other chunk
                     // touches.
                     unsafe { std::slice::from_raw_parts(at, bytes) }.to_vec()
