@@ -111,10 +111,11 @@ fn main() -> ExitCode {
     };
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
-    // Under `mpirun`, one process per rank runs the program; only rank 0 prints.
+    // Under `mpirun`, one process per rank runs the program; only rank 0 prints, and one
+    // process reports the error that ends the run.
     #[cfg(feature = "mpi")]
     let _mpi = tessera::processes::start();
-    tessera::processes::silence_other_ranks();
+    tessera::processes::hold_output();
     // Deeply nested programs recurse deeply in the parser, the checker and the evaluator: the
     // session runs on a thread with a large stack (address space reserved, memory committed
     // only as it is used).
@@ -127,7 +128,7 @@ fn main() -> ExitCode {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
             INTERNAL_ERROR_STATUS
         });
-    tessera::processes::finish(status);
+    let status = tessera::processes::finish(status);
     ExitCode::from(u8::try_from(status).unwrap_or(1))
 }
 

@@ -544,11 +544,15 @@ impl Checker {
             kind: ir::RangeKind::Exclusive,
             body,
         };
-        if halos.is_empty() {
-            return range;
-        }
+        // A process that fails in the loop stops there; the others learn of it right after
+        // the loop, before any of them goes on.
+        let agree = ir::Stmt::Expr(ir::Expr {
+            kind: ir::ExprKind::Prim(Prim::Dist(DistOp::Agree), Vec::new()),
+            ty: Type::Unitsum(1),
+            span,
+        });
         let mut block = halos;
-        block.push(range);
+        block.extend([range, agree]);
         ir::Stmt::Block(block)
     }
 }

@@ -177,6 +177,9 @@ pub enum DistOp {
     /// number of positions given as the operand: the bounds of a loop over a distributed
     /// array's index that reads and stores it at the loop's position only.
     Owned(bool),
+    /// After a loop that each process runs over its own positions: all processes agree on
+    /// whether any failed in it, and stop if one did (`eval::distributed::agree`).
+    Agree,
     /// `fold_left f init a` (and `fold`) with `f : T -> T -> T`: the tiled fold of `a` by `f`
     /// (`eval::distributed::tiles`), then `f init` of it; the same on any number of processes.
     Fold,

@@ -13,6 +13,8 @@
 
 use crate::core::ir::ArithOp;
 
+use super::error::Fault;
+
 pub mod sample_sort;
 pub mod tiles;
 
@@ -56,14 +58,15 @@ pub fn start() -> Option<mpi::environment::Universe> {
     mpi::initialize_with_threading(mpi::Threading::Serialized).map(|(universe, _)| universe)
 }
 
-/// Where the standard error of a process other than rank 0 was going (its messages are held
-/// back until `finish`, so an error all processes meet is reported once).
+/// Where the standard error of this process was going: in a run of several processes every
+/// process holds its messages back until `finish`, which lets exactly one of them speak.
 static HELD_STDERR: std::sync::OnceLock<(i32, std::fs::File)> = std::sync::OnceLock::new();
 
-/// Send the standard output of every process but rank 0 to `/dev/null`, and hold its standard
-/// error back: the program prints once, whatever the number of processes.
-pub fn silence_other_ranks() {
-    if prints() {
+/// In a run of several processes: send the standard output of every process but rank 0 to
+/// `/dev/null`, and hold every process's standard error back until `finish`. The program
+/// prints once, and its error (if any) is reported once, whatever the number of processes.
+pub fn hold_output() {
+    if world().1 == 1 {
         return;
     }
     use std::os::fd::AsRawFd;
@@ -84,39 +87,100 @@ pub fn silence_other_ranks() {
     // atomically and the original standard error is kept open in `HELD_STDERR`.
     unsafe {
         let original = libc::dup(libc::STDERR_FILENO);
-        libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+        if !prints() {
+            libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+        }
         libc::dup2(file.as_raw_fd(), libc::STDERR_FILENO);
         let _ = HELD_STDERR.set((original, file));
     }
 }
 
-/// The end of a run with exit status `status`. In a run of several processes, a failure on
-/// any of them ends them all (MPI's abort, so none waits for it in a collective operation):
-/// rank 0 reports its own error at once; any other process waits its turn (by rank, so the
-/// error at the lowest position of the linear index comes first) and then reports what it
-/// held back, unless an earlier rank's abort ended it.
-pub fn finish(status: i32) {
+/// A failure that every process has learnt of: the process whose error is reported (the
+/// lowest rank that failed, so the lowest position of the linear index) and its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Failure {
+    reporter: usize,
+    status: i32,
+}
+
+/// The failure agreed on, once some process has failed.
+static AGREED: std::sync::OnceLock<Failure> = std::sync::OnceLock::new();
+
+/// One agreement of all processes on whether any has failed: `failed` is this process's exit
+/// status if it has. Every process takes part in the same sequence of agreements: each
+/// collective operation begins with one, every kernel that runs code on chunks ends with one,
+/// and a process that fails takes part in one more, in `finish`, when its error has ended its
+/// run. The process that failed is then at the end of its run, and each of the others at the
+/// first agreement after the failure, where it learns of it and stops (`agree`), so no process
+/// waits for another that has stopped, and no process goes on past the point of the failure.
+fn agreement(failed: Option<i32>) -> Option<Failure> {
     let (rank, size) = world();
-    if size == 1 || status == 0 {
-        return;
+    if size == 1 {
+        return None;
     }
-    if let Some((original, file)) = HELD_STDERR.get() {
+    if let Some(failure) = AGREED.get() {
+        return Some(*failure);
+    }
+    let mine = failed.map_or(u64::MAX, |status| {
+        ((rank as u64) << 8) | u64::from(status.clamp(1, 255) as u8)
+    });
+    #[allow(unused_mut)]
+    let mut least = mine;
+    #[cfg(feature = "mpi")]
+    if let Some(world) = mpi_world() {
+        use mpi::collective::{CommunicatorCollectives, SystemOperation};
+        world.all_reduce_into(&mine, &mut least, SystemOperation::min());
+    }
+    (least != u64::MAX).then(|| {
+        *AGREED.get_or_init(|| Failure {
+            reporter: (least >> 8) as usize,
+            status: (least & 0xff) as i32,
+        })
+    })
+}
+
+/// The agreement of a process that has not failed: `Err` when another has, which ends this
+/// process's run too (its error is not reported: the failed process reports its own).
+pub fn agree() -> Result<(), Fault> {
+    match agreement(None) {
+        None => Ok(()),
+        Some(_) => Err(Fault::new(
+            super::error::INTERNAL,
+            "stopped: another process failed",
+        )),
+    }
+}
+
+/// The end of a run with exit status `status`; returns the status the process exits with. In
+/// a run of several processes, a process that has not yet learnt of a failure takes part in
+/// a last agreement; then only the process whose failure is reported (or rank 0, when none
+/// failed) writes the standard error it held back, and all exit with that failure's status.
+pub fn finish(status: i32) -> i32 {
+    let (rank, size) = world();
+    if size == 1 {
+        return status;
+    }
+    let failure = agreement((status != 0).then_some(status));
+    let speaks = failure.map_or(rank == 0, |f| f.reporter == rank);
+    if let (true, Some((original, file))) = (speaks, HELD_STDERR.get()) {
         use std::io::{Read, Seek};
-        std::thread::sleep(std::time::Duration::from_millis(300 * rank as u64));
         let mut text = Vec::new();
         let mut file = file;
         if file.rewind().is_ok() && file.read_to_end(&mut text).is_ok() {
-            // SAFETY: writing a buffer to the descriptor kept open by `silence_other_ranks`.
+            // SAFETY: writing a buffer to the descriptor kept open by `hold_output`.
             unsafe {
                 libc::write(*original, text.as_ptr().cast(), text.len());
             }
         }
     }
+    // No process exits before the one that speaks has written (`mpirun` ends the others when
+    // the first exits with a failure).
     #[cfg(feature = "mpi")]
     if let Some(world) = mpi_world() {
-        use mpi::topology::Communicator;
-        world.abort(status);
+        use mpi::collective::CommunicatorCollectives;
+        world.barrier();
     }
+    failure.map_or(0, |f| f.status)
 }
 
 /// Standard output written through at once (in a run of several processes).
@@ -135,12 +199,14 @@ impl<W: std::io::Write> std::io::Write for Unbuffered<W> {
 }
 
 /// Wait until every process reaches this point (after a file is written, before it is read).
-pub fn barrier() {
+pub fn barrier() -> Result<(), Fault> {
+    agree()?;
     #[cfg(feature = "mpi")]
     if let Some(world) = mpi_world() {
         use mpi::collective::CommunicatorCollectives;
         world.barrier();
     }
+    Ok(())
 }
 
 /// Is this the process that prints (rank 0)?
@@ -212,12 +278,18 @@ fn tree(tiles: &[f64], op: ArithOp, single: bool) -> f64 {
 /// The reduction of a floating array of `n` positions by `op` (`+` or `*`), of which this
 /// process holds `values`, its owned positions from `lo`: the same value on every process
 /// and for every process count.
-pub fn reduce_float(values: &[f64], lo: usize, n: usize, op: ArithOp, single: bool) -> f64 {
+pub fn reduce_float(
+    values: &[f64],
+    lo: usize,
+    n: usize,
+    op: ArithOp,
+    single: bool,
+) -> Result<f64, Fault> {
     if n == 0 {
-        return if op == ArithOp::Mul { 1.0 } else { 0.0 };
+        return Ok(if op == ArithOp::Mul { 1.0 } else { 0.0 });
     }
     let mine = contribute(values, lo, n, op, single);
-    combine(gather_contributions(mine), n, op, single)
+    Ok(combine(gather_contributions(mine)?, n, op, single))
 }
 
 /// The reduction of `n` positions from every process's contribution, in process order:
@@ -248,22 +320,23 @@ fn combine(
 
 /// The exact sum or product of an integer array, from each process's exact partial
 /// (`None`: a partial that does not fit).
-pub fn reduce_int(partial: Option<i128>, sum: bool) -> Option<i128> {
-    let all = gather_i128(partial);
-    let mut acc: i128 = if sum { 0 } else { 1 };
+pub fn reduce_int(partial: Option<i128>, sum: bool) -> Result<Option<i128>, Fault> {
+    let all = gather_i128(partial)?;
     // A zero factor anywhere makes the product zero, whatever the others.
     if !sum && all.contains(&Some(0)) {
-        return Some(0);
+        return Ok(Some(0));
     }
-    for p in all {
-        let p = p?;
-        acc = if sum {
-            acc.checked_add(p)?
-        } else {
-            acc.checked_mul(p)?
-        };
-    }
-    Some(acc)
+    let total = all
+        .into_iter()
+        .try_fold(if sum { 0 } else { 1 }, |acc: i128, p| {
+            let p = p?;
+            if sum {
+                acc.checked_add(p)
+            } else {
+                acc.checked_mul(p)
+            }
+        });
+    Ok(total)
 }
 
 fn encode(c: &Contribution) -> Vec<f64> {
@@ -296,12 +369,12 @@ fn decode(words: &[f64]) -> Contribution {
 }
 
 /// Every process's contribution, in rank order.
-fn gather_contributions(mine: Contribution) -> Vec<Contribution> {
+fn gather_contributions(mine: Contribution) -> Result<Vec<Contribution>, Fault> {
     let words = encode(&mine);
-    gather_f64(&words).iter().map(|w| decode(w)).collect()
+    Ok(gather_f64(&words)?.iter().map(|w| decode(w)).collect())
 }
 
-fn gather_i128(partial: Option<i128>) -> Vec<Option<i128>> {
+fn gather_i128(partial: Option<i128>) -> Result<Vec<Option<i128>>, Fault> {
     // Three words, carried as their bits: present, high half, low half.
     let words = match partial {
         Some(v) => [
@@ -311,24 +384,25 @@ fn gather_i128(partial: Option<i128>) -> Vec<Option<i128>> {
         ],
         None => [0.0; 3],
     };
-    gather_f64(&words)
+    Ok(gather_f64(&words)?
         .into_iter()
         .map(|w| {
             (w[0] == 1.0)
                 .then(|| ((w[1].to_bits() as i64 as i128) << 64) | (w[2].to_bits() as i128))
         })
-        .collect()
+        .collect())
 }
 
 /// Each process's words, in rank order, on every process.
-pub fn gather_f64(mine: &[f64]) -> Vec<Vec<f64>> {
+pub fn gather_f64(mine: &[f64]) -> Result<Vec<Vec<f64>>, Fault> {
+    agree()?;
     #[cfg(feature = "mpi")]
     {
         if let Some(world) = mpi_world() {
-            return mpi_gather(&world, mine);
+            return Ok(mpi_gather(&world, mine));
         }
     }
-    vec![mine.to_vec()]
+    Ok(vec![mine.to_vec()])
 }
 
 #[cfg(feature = "mpi")]
@@ -364,31 +438,33 @@ fn mpi_gather<T: mpi::traits::Equivalence + Copy + Default>(
 
 /// The whole array on every process, from each process's owned positions of `values`
 /// (`leaves` per element), sent at their storage width.
-pub fn collect(values: &mut super::scalars::Scalars, leaves: usize) {
+pub fn collect(values: &mut super::scalars::Scalars, leaves: usize) -> Result<(), Fault> {
     let (rank, size) = world();
     if size == 1 {
-        return;
+        return Ok(());
     }
     let n = values.len() / leaves.max(1);
     let (lo, hi) = chunk(n, rank, size);
     let mine = values.bytes(lo * leaves..hi * leaves).to_vec();
     let bytes = values.bytes_mut();
     let mut at = 0;
-    for part in gather_bytes(&mine) {
+    for part in gather_bytes(&mine)? {
         bytes[at..at + part.len()].copy_from_slice(&part);
         at += part.len();
     }
+    Ok(())
 }
 
 /// Each process's bytes, in rank order, on every process.
-pub fn gather_bytes(mine: &[u8]) -> Vec<Vec<u8>> {
+pub fn gather_bytes(mine: &[u8]) -> Result<Vec<Vec<u8>>, Fault> {
+    agree()?;
     #[cfg(feature = "mpi")]
     {
         if let Some(world) = mpi_world() {
-            return mpi_gather(&world, mine);
+            return Ok(mpi_gather(&world, mine));
         }
     }
-    vec![mine.to_vec()]
+    Ok(vec![mine.to_vec()])
 }
 
 #[cfg(test)]
@@ -417,7 +493,7 @@ mod tests {
         let values: Vec<f64> = (0..3 * TILE + 123)
             .map(|i| ((i * 7919) % 1000) as f64 * 1e-3 + if i % 97 == 0 { 1e12 } else { 0.0 })
             .collect();
-        let one = reduce_float(&values, 0, values.len(), ArithOp::Add, false);
+        let one = reduce_float(&values, 0, values.len(), ArithOp::Add, false).unwrap();
         for p in 1..=7 {
             assert_eq!(
                 reduce_on(&values, p).to_bits(),
@@ -445,9 +521,9 @@ mod tests {
     #[test]
     fn integer_partials_combine_exactly() {
         let big = i64::MAX as i128;
-        assert_eq!(reduce_int(Some(big + 5), true), Some(big + 5));
-        assert_eq!(reduce_int(Some(-3), false), Some(-3));
-        assert_eq!(reduce_int(None, true), None);
-        assert_eq!(gather_i128(Some(-(big * 3))), vec![Some(-(big * 3))]);
+        assert_eq!(reduce_int(Some(big + 5), true), Ok(Some(big + 5)));
+        assert_eq!(reduce_int(Some(-3), false), Ok(Some(-3)));
+        assert_eq!(reduce_int(None, true), Ok(None));
+        assert_eq!(gather_i128(Some(-(big * 3))), Ok(vec![Some(-(big * 3))]));
     }
 }

@@ -10,7 +10,10 @@
 
 use std::ops::Range;
 
-use super::distributed::{chunk, gather_f64};
+use super::distributed::{agree, chunk, gather_f64};
+use super::error::Fault;
+#[cfg(feature = "mpi")]
+use super::error::TOO_LARGE;
 
 /// The process that owns position `pos` of `n` positions split over `size` processes: the
 /// largest `r` with `r·n/p <= pos` (the ranks before it that own nothing are skipped).
@@ -20,16 +23,18 @@ pub fn owner(pos: usize, n: usize, size: usize) -> usize {
 }
 
 /// Every process's count, in rank order, on every process.
-pub fn gather_counts(mine: usize) -> Vec<usize> {
-    gather_f64(&[f64::from_bits(mine as u64)])
+pub fn gather_counts(mine: usize) -> Result<Vec<usize>, Fault> {
+    Ok(gather_f64(&[f64::from_bits(mine as u64)])?
         .iter()
         .map(|w| w[0].to_bits() as usize)
-        .collect()
+        .collect())
 }
 
 /// The all-to-all exchange: `sends[d]` goes to process `d`; the result is what each process
-/// sent to this one, in rank order. An `Err` names a message too large for one transfer.
-pub fn all_to_all(sends: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+/// sent to this one, in rank order. When a process would send or receive over 2 GiB, the
+/// exchange is an `Err` (R0007) on every process.
+pub fn all_to_all(sends: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, Fault> {
+    agree()?;
     #[cfg(feature = "mpi")]
     if let Some(world) = super::distributed::mpi_world() {
         return mpi_all_to_all(&world, sends);
@@ -42,30 +47,35 @@ pub fn all_to_all(sends: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
 fn mpi_all_to_all(
     world: &mpi::topology::SimpleCommunicator,
     sends: Vec<Vec<u8>>,
-) -> Result<Vec<Vec<u8>>, String> {
+) -> Result<Vec<Vec<u8>>, Fault> {
     use mpi::datatype::{Partition, PartitionMut};
     use mpi::traits::*;
-    let too_large = || "a message between two processes is over 2 GiB".to_string();
-    let counts = sends
-        .iter()
-        .map(|s| i32::try_from(s.len()))
-        .collect::<Result<Vec<i32>, _>>()
-        .map_err(|_| too_large())?;
-    let displacements = |counts: &[i32]| -> Result<Vec<i32>, String> {
-        let mut at = 0i32;
+    let lengths: Vec<u64> = sends.iter().map(|s| s.len() as u64).collect();
+    let mut received = vec![0u64; sends.len()];
+    world.all_to_all_into(&lengths[..], &mut received[..]);
+    // MPI counts and displacements are 32-bit: every process learns whether any has more to
+    // send or receive, before the exchange.
+    let fits = |lengths: &[u64]| lengths.iter().sum::<u64>() < i32::MAX as u64;
+    let all_fit = gather_counts(usize::from(fits(&lengths) && fits(&received)))?;
+    if all_fit.contains(&0) {
+        return Err(Fault::new(
+            TOO_LARGE,
+            "a process would send or receive over 2 GiB in one exchange",
+        ));
+    }
+    let counts: Vec<i32> = lengths.iter().map(|&c| c as i32).collect();
+    let recv_counts: Vec<i32> = received.iter().map(|&c| c as i32).collect();
+    let displacements = |counts: &[i32]| -> Vec<i32> {
         counts
             .iter()
-            .map(|&c| {
-                let d = at;
-                at = at.checked_add(c).ok_or_else(too_large)?;
-                Ok(d)
+            .scan(0, |at, &c| {
+                let d = *at;
+                *at += c;
+                Some(d)
             })
             .collect()
     };
-    let send_displs = displacements(&counts)?;
-    let mut recv_counts = vec![0i32; sends.len()];
-    world.all_to_all_into(&counts[..], &mut recv_counts[..]);
-    let recv_displs = displacements(&recv_counts)?;
+    let (send_displs, recv_displs) = (displacements(&counts), displacements(&recv_counts));
     // One byte more than the messages in each buffer, so that neither is an empty vector
     // (whose dangling pointers are equal, which MPI refuses as a send buffer that is its
     // receive buffer).

@@ -240,6 +240,18 @@ pub(super) const FUNCTIONS: &[PrimDef] = &[
         ..FUNCTION
     },
     PrimDef {
+        name: "_agree",
+        section: Section::Internal,
+        arity: 0,
+        schemes: &["unit"],
+        effect: true,
+        doc: "after a loop that each process runs over its own positions: every process \
+            learns whether another failed in it, and stops if one did",
+        typing: Typing::Internal,
+        kernels: |p| matches!(p, Prim::Dist(DistOp::Agree)).then_some(0),
+        ..FUNCTION
+    },
+    PrimDef {
         name: "_halo",
         section: Section::Internal,
         arity: 3,

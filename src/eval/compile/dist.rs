@@ -30,7 +30,7 @@ impl Compiler<'_> {
         span: Span,
     ) -> ExprCode {
         let arg_tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
-        match prim {
+        let kernel: ExprCode = match prim {
             Prim::Dist(DistOp::Map) => dist_map(codes, &arg_tys[1..], result_ty, span),
             Prim::Dist(DistOp::Owned(end)) => {
                 let end = *end;
@@ -41,6 +41,10 @@ impl Compiler<'_> {
                     Ok(Value::Int(if end { hi } else { lo } as i64))
                 })
             }
+            Prim::Dist(DistOp::Agree) => Box::new(move |_| {
+                dist::agree().map_err(|f| f.at(span))?;
+                Ok(Value::Unit)
+            }),
             Prim::Dist(DistOp::Fold) => super::dist_fold::fold(codes, &arg_tys, span),
             Prim::Dist(DistOp::Filter) => super::dist_move::filter(codes, &arg_tys[1], span),
             Prim::Dist(DistOp::Transpose) => {
@@ -98,18 +102,27 @@ impl Compiler<'_> {
                         _ => 0,
                     };
                     let (lo, hi) = owned(n);
-                    let saved =
-                        chunk::save_owned(&path, &layout, &array, dist::prints(), lo..hi, &|| {
-                            dist::barrier()
-                        });
+                    chunk::save_owned(&path, &layout, &array, dist::prints(), lo..hi, &|| {
+                        dist::barrier()
+                    })
+                    .map_err(|f| f.at(span))?;
                     // The file is whole before any process goes on (and may read it).
-                    dist::barrier();
-                    saved.map_err(|f| f.at(span))?;
+                    dist::barrier().map_err(|f| f.at(span))?;
                     Ok(Value::Unit)
                 })
             }
             _ => internal(format!("{prim:?} is not a distributed kernel"), span),
+        };
+        if matches!(prim, Prim::Dist(DistOp::Owned(_) | DistOp::Agree)) {
+            return kernel;
         }
+        // A kernel ends with an agreement: a process that failed on its chunk stops at
+        // once, and the others stop here, before any goes on past the failure.
+        Box::new(move |frame| {
+            let value = kernel(frame)?;
+            dist::agree().map_err(|f| f.at(span))?;
+            Ok(value)
+        })
     }
 }
 
@@ -248,11 +261,14 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
                         std::borrow::Cow::Owned(wide)
                     }
                 };
-                Ok(Value::Float(dist::reduce_float(&wide, lo, n, op, single)))
+                dist::reduce_float(&wide, lo, n, op, single)
+                    .map(Value::Float)
+                    .map_err(|f| f.at(span))
             }
             (Buffer::Scalars(values), Some(ity)) => {
                 let partial = each!(values, v => int_partial(&v[range], sum));
                 let total = dist::reduce_int(partial, sum)
+                    .map_err(|f| f.at(span))?
                     .and_then(|t| i64::try_from(t).ok())
                     .ok_or_else(|| overflow(sum, span))?;
                 // Narrower integer types keep their own bounds.
@@ -309,7 +325,7 @@ fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
     }
     let leaves = shape.elem_leaves.max(1);
     match array::make_unique(&mut view) {
-        Buffer::Scalars(values) => dist::collect(values, leaves),
+        Buffer::Scalars(values) => dist::collect(values, leaves).map_err(|f| f.at(span))?,
         _ => {
             return Err(Fault::new(
                 super::super::error::DATA_FORMAT,

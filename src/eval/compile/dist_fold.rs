@@ -237,9 +237,13 @@ fn folded_tiles(
     f: &mut impl FnMut(Value, Value) -> Result<Value, Ctrl>,
     span: Span,
 ) -> Result<(Vec<tiles::Folded<Value>>, Vec<Value>), Ctrl> {
-    let heads = tiles::gather_pieces(chunk.head(values)).ok_or_else(|| one_process(span))?;
+    let heads = tiles::gather_pieces(chunk.head(values))
+        .map_err(|fault| fault.at(span))?
+        .ok_or_else(|| one_process(span))?;
     let (folded, mine) = chunk.fold_tiles(values, &heads, scan, f)?;
-    let folded = tiles::gather_folded(folded).ok_or_else(|| one_process(span))?;
+    let folded = tiles::gather_folded(folded)
+        .map_err(|fault| fault.at(span))?
+        .ok_or_else(|| one_process(span))?;
     Ok((folded, mine))
 }
 

@@ -63,10 +63,11 @@ pub(super) fn compile(
             return whole(frame);
         }
         let done = match f {
-            ChunkedFn::Extreme(max) => extreme(max, &elem, &x),
+            ChunkedFn::Extreme(max) => extreme(max, &elem, &x, span),
             ChunkedFn::Mean => owned_f64(&x).map(|(values, lo)| {
-                let sum = dist::reduce_float(&values, lo, n, ArithOp::Add, false);
-                Ok(Value::Float(sum / n as f64))
+                dist::reduce_float(&values, lo, n, ArithOp::Add, false)
+                    .map(|sum| Value::Float(sum / n as f64))
+                    .map_err(|f| f.at(span))
             }),
             ChunkedFn::Dot => dot(&elem, &x, y.as_ref().expect("two operands"), span),
             ChunkedFn::Map2
@@ -142,7 +143,7 @@ fn dot(elem: &Type, x: &Value, y: &Value, span: Span) -> Option<Result<Value, Ct
     if let (Some((x, lo)), Some((y, _))) = (owned_f64(x), owned_f64(y)) {
         let products: Vec<f64> = x.iter().zip(y.iter()).map(|(p, q)| p * q).collect();
         let sum = dist::reduce_float(&products, lo, n, ArithOp::Add, false);
-        return Some(Ok(Value::Float(sum)));
+        return Some(sum.map(Value::Float).map_err(|f| f.at(span)));
     }
     let (Type::Int(ity), Some(x), Some(y)) = (elem, owned_i64(x), owned_i64(y)) else {
         return None;
@@ -155,6 +156,7 @@ fn dot(elem: &Type, x: &Value, y: &Value, span: Span) -> Option<Result<Value, Ct
             partial = partial.and_then(|s| s.checked_add(product as i128));
         }
         let total = dist::reduce_int(partial, true)
+            .map_err(|f| f.at(span))?
             .and_then(|t| i64::try_from(t).ok())
             .ok_or_else(|| overflow(true, span))?;
         int_arith(ArithOp::Add, ity, 0, total)
@@ -166,7 +168,7 @@ fn dot(elem: &Type, x: &Value, y: &Value, span: Span) -> Option<Result<Value, Ct
 /// `minimum a` and `maximum a` of scalars: each process folds its positions left to right as
 /// the library does (`min (acc, x)` keeps `acc` when `acc < x`), then the processes' results
 /// are folded in process order.
-fn extreme(max: bool, elem: &Type, x: &Value) -> Option<Result<Value, Ctrl>> {
+fn extreme(max: bool, elem: &Type, x: &Value, span: Span) -> Option<Result<Value, Ctrl>> {
     let floating = matches!(elem, Type::Double | Type::Float);
     if !floating && !matches!(elem, Type::Int(_)) {
         return None;
@@ -194,8 +196,11 @@ fn extreme(max: bool, elem: &Type, x: &Value) -> Option<Result<Value, Ctrl>> {
             Value::Int(w.to_bits() as i64)
         }
     };
-    dist::gather_f64(&words)
-        .into_iter()
+    let all = match dist::gather_f64(&words) {
+        Ok(all) => all,
+        Err(fault) => return Some(Err(fault.at(span))),
+    };
+    all.into_iter()
         .filter(|w| w[0] == 1.0)
         .map(|w| value(w[1]))
         .reduce(&pick)

@@ -39,7 +39,7 @@ fn not_numbers(span: Span) -> Ctrl {
 
 /// The exchange, its failure a fault at `span`.
 pub(super) fn exchange(sends: Vec<Vec<u8>>, span: Span) -> Result<Vec<Vec<u8>>, Ctrl> {
-    all_to_all(sends).map_err(|message| Fault::new(DATA_FORMAT, message).at(span))
+    all_to_all(sends).map_err(|fault| fault.at(span))
 }
 
 /// `filter p a` of a distributed array: each process filters its chunk, the counts of all
@@ -90,7 +90,7 @@ pub(super) fn in_order(
 ) -> Result<Scalars, Ctrl> {
     let (rank, size) = world();
     let width = leaves * kind.bytes();
-    let counts = gather_counts(run.len() / width);
+    let counts = gather_counts(run.len() / width).map_err(|fault| fault.at(span))?;
     let (m, ranges) = filter_destinations(&counts, rank);
     let sends = ranges
         .iter()

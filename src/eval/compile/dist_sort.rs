@@ -61,6 +61,7 @@ pub(super) fn sort(code: ExprCode, array_ty: &Type, span: Span) -> ExprCode {
             .flat_map(|(k, p)| [f64::from_bits(k), f64::from_bits(p)])
             .collect();
         let all = gather_f64(&words)
+            .map_err(|f| f.at(span))?
             .iter()
             .flat_map(|w| {
                 w.chunks(2)

@@ -80,7 +80,7 @@ pub fn save_owned(
     array: &Value,
     first: bool,
     owned: Range<usize>,
-    barrier: &dyn Fn(),
+    barrier: &dyn Fn() -> Result<(), Fault>,
 ) -> Result<(), Fault> {
     let io = |e: std::io::Error| file_error("write", path, &e);
     let Value::Array(view) = array else {
@@ -103,9 +103,10 @@ pub fn save_owned(
     } else {
         Ok(())
     };
-    // The file exists and has its length before any process writes into it.
-    barrier();
+    // The file exists and has its length before any process writes into it (a process that
+    // failed stops at once: the others learn of it at the barrier).
     created?;
+    barrier()?;
     let file = OpenOptions::new().write(true).open(path).map_err(io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     out.seek(SeekFrom::Start(
@@ -164,7 +165,7 @@ mod tests {
                 &array(whole.clone()),
                 rank == 0,
                 lo..hi,
-                &|| {},
+                &|| Ok(()),
             )
             .expect("saved");
         }

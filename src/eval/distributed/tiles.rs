@@ -30,6 +30,7 @@
 use std::ops::Range;
 
 use super::TILE;
+use crate::eval::error::Fault;
 use crate::eval::value::Value;
 
 /// The positions `lo..hi` one process holds of an array of `n`, and where the array's tiles
@@ -244,16 +245,18 @@ pub fn tree<V: Clone, E>(
 /// Every process's pieces, in rank order, on every process; `None` when one holds a value
 /// that does not travel between processes (only numbers do: each as the 64 bits of its
 /// register). One process keeps its own, whatever they hold.
-pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Option<Vec<Piece<Value>>> {
+pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Result<Option<Vec<Piece<Value>>>, Fault> {
     if super::world().1 == 1 {
-        return Some(mine);
+        return Ok(Some(mine));
     }
     let mut words = Vec::new();
     for p in &mine {
         words.extend([p.tile as f64, p.from as f64]);
-        encode(&p.values, &mut words)?;
+        if encode(&p.values, &mut words).is_none() {
+            return Ok(None);
+        }
     }
-    let all = super::gather_f64(&words);
+    let all = super::gather_f64(&words)?;
     let mut out = Vec::new();
     for words in all {
         let mut at = 0;
@@ -264,14 +267,14 @@ pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Option<Vec<Piece<Value>>> {
             at = next;
         }
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// Every process's folded tiles, in tile order, on every process; `None` as for
 /// `gather_pieces`.
-pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
+pub fn gather_folded(mine: Vec<Folded<Value>>) -> Result<Option<Vec<Folded<Value>>>, Fault> {
     if super::world().1 == 1 {
-        return Some(mine);
+        return Ok(Some(mine));
     }
     let pieces = mine
         .into_iter()
@@ -285,7 +288,9 @@ pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
             }
         })
         .collect();
-    let all = gather_pieces(pieces)?;
+    let Some(all) = gather_pieces(pieces)? else {
+        return Ok(None);
+    };
     let mut folded: Vec<Folded<Value>> = all
         .into_iter()
         .map(|mut p| {
@@ -295,7 +300,7 @@ pub fn gather_folded(mine: Vec<Folded<Value>>) -> Option<Vec<Folded<Value>>> {
         .collect();
     // The ranks hold a mirror image's tiles in the opposite order.
     folded.sort_by_key(|f| f.rest.tile);
-    Some(folded)
+    Ok(Some(folded))
 }
 
 /// `values` as words: their number, whether they are floating, then their bits.
@@ -432,7 +437,8 @@ mod tests {
             values.len(),
             crate::core::ir::ArithOp::Add,
             false,
-        );
+        )
+        .unwrap();
         assert_eq!(fold[0].to_bits(), sum.to_bits());
     }
 
