@@ -17,6 +17,7 @@ use super::error::Fault;
 
 pub mod sample_sort;
 pub mod tiles;
+pub mod wire;
 
 /// The positions of one tile of a floating reduction.
 pub const TILE: usize = 4096;
@@ -424,6 +425,11 @@ fn mpi_gather<T: mpi::traits::Equivalence + Copy + Default>(
         })
         .collect();
     let total: i32 = counts.iter().sum();
+    if total == 0 {
+        // Nothing to gather (and two empty vectors' dangling pointers are equal, which MPI
+        // refuses as a send buffer that is the receive buffer).
+        return vec![Vec::new(); size];
+    }
     let mut all = vec![T::default(); total as usize];
     {
         let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
@@ -436,21 +442,21 @@ fn mpi_gather<T: mpi::traits::Equivalence + Copy + Default>(
         .collect()
 }
 
-/// The whole array on every process, from each process's owned positions of `values`
-/// (`leaves` per element), sent at their storage width.
-pub fn collect(values: &mut super::scalars::Scalars, leaves: usize) -> Result<(), Fault> {
+/// The whole array on every process, from each process's owned positions of `buf` (`leaves`
+/// per element), sent as `wire` sends leaves (scalars at their storage width).
+pub fn collect(buf: &mut super::value::Buffer, leaves: usize) -> Result<(), Fault> {
     let (rank, size) = world();
     if size == 1 {
         return Ok(());
     }
-    let n = values.len() / leaves.max(1);
+    let leaves = leaves.max(1);
+    let n = buf.len() / leaves;
     let (lo, hi) = chunk(n, rank, size);
-    let mine = values.bytes(lo * leaves..hi * leaves).to_vec();
-    let bytes = values.bytes_mut();
-    let mut at = 0;
-    for part in gather_bytes(&mine)? {
-        bytes[at..at + part.len()].copy_from_slice(&part);
-        at += part.len();
+    let mut mine = Vec::new();
+    wire::encode_leaves(buf, lo * leaves..hi * leaves, &mut mine)?;
+    for (r, part) in gather_bytes(&mine)?.into_iter().enumerate() {
+        let (lo, hi) = chunk(n, r, size);
+        wire::decode_leaves(buf, lo * leaves, (hi - lo) * leaves, &part)?;
     }
     Ok(())
 }

@@ -147,6 +147,12 @@ impl ColumnLayout {
         Some(intern(ColumnLayout { fields, kinds }))
     }
 
+    /// The one layout of these components and column kinds (as `of` gives it for a type of
+    /// that structure).
+    pub fn interned(fields: Vec<ColumnField>, kinds: Vec<ScalarKind>) -> &'static ColumnLayout {
+        intern(ColumnLayout { fields, kinds })
+    }
+
     /// The tuple value whose scalar in column `c` is `leaf(c)`.
     pub fn gather(&self, leaf: &mut dyn FnMut(usize) -> Value) -> Value {
         ColumnLayout::gather_fields(&self.fields, leaf)

@@ -63,7 +63,16 @@ impl Compiler<'_> {
             Prim::Dist(DistOp::Reduce(sum)) => {
                 let a: Arc<ExprCode> = Arc::new(codes.pop().expect("one operand"));
                 let whole = super::prim::reduce_code(*sum, result_ty, share(&a), span);
-                reduce(*sum, result_ty, share(&a), whole, span)
+                let gathered = match Shape::of_array_or_unit(&arg_tys[0]) {
+                    Some(shape) => {
+                        let operand = share(&a);
+                        let collected: ExprCode =
+                            Box::new(move |frame| collect(operand(frame)?, &shape, span));
+                        super::prim::reduce_code(*sum, result_ty, collected, span)
+                    }
+                    None => return internal("a reduction of a value that is not an array", span),
+                };
+                reduce(*sum, result_ty, share(&a), whole, gathered, span)
             }
             Prim::Collect => {
                 let Some(shape) = Shape::of_array_or_unit(result_ty) else {
@@ -218,8 +227,16 @@ pub(super) fn owned_array(
 }
 
 /// `\sum` and `\prod` of a distributed array: floating values by the tile tree, integers
-/// exactly; any other element type (`natural`) by `whole`, on one process.
-fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> ExprCode {
+/// exactly; any other element type (`natural`) by `whole` on one process, by `gathered` (the
+/// whole array gathered first) on several.
+fn reduce(
+    sum: bool,
+    elem: &Type,
+    a: ExprCode,
+    whole: ExprCode,
+    gathered: ExprCode,
+    span: Span,
+) -> ExprCode {
     let op = if sum { ArithOp::Add } else { ArithOp::Mul };
     let single = *elem == Type::Float;
     let ity = match elem {
@@ -228,14 +245,10 @@ fn reduce(sum: bool, elem: &Type, a: ExprCode, whole: ExprCode, span: Span) -> E
     };
     let floating = matches!(elem, Type::Double | Type::Float);
     if ity.is_none() && !floating {
+        // Naturals: the whole array gathered to every process, reduced as on one process.
         return Box::new(move |frame| {
             if dist::world().1 > 1 {
-                return Err(Fault::new(
-                    super::super::error::DATA_FORMAT,
-                    "a distributed reduction of this element type runs on one process only"
-                        .to_string(),
-                )
-                .at(span));
+                return gathered(frame);
             }
             whole(frame)
         });
@@ -316,23 +329,13 @@ pub(super) fn overflow(sum: bool, span: Span) -> Ctrl {
 }
 
 /// The whole array on every process, from each process's chunk.
-fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
+pub(super) fn collect(value: Value, shape: &Shape, span: Span) -> Result<Value, Ctrl> {
     let Value::Array(mut view) = value else {
         return Ok(value);
     };
     if dist::world().1 == 1 {
         return Ok(Value::Array(view));
     }
-    let leaves = shape.elem_leaves.max(1);
-    match array::make_unique(&mut view) {
-        Buffer::Scalars(values) => dist::collect(values, leaves).map_err(|f| f.at(span))?,
-        _ => {
-            return Err(Fault::new(
-                super::super::error::DATA_FORMAT,
-                "only arrays of numbers are gathered across processes".to_string(),
-            )
-            .at(span))
-        }
-    }
+    dist::collect(array::make_unique(&mut view), shape.elem_leaves).map_err(|f| f.at(span))?;
     Ok(Value::Array(view))
 }

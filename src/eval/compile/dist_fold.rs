@@ -267,8 +267,8 @@ fn tiled_fold(
 fn one_process(span: Span) -> Ctrl {
     Fault::new(
         DATA_FORMAT,
-        "a fold or scan of a distributed array of elements other than numbers runs on one \
-         process only"
+        "a fold or scan whose values hold functions, pointers or varrays runs on one process \
+         only (they cannot be sent to another process)"
             .to_string(),
     )
     .at(span)

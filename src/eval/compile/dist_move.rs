@@ -1,8 +1,8 @@
 //! The kernels of the distributed operations that move elements between processes: `filter`,
 //! the permutations `transpose` and `rev`, and the halo of a stencil loop. Each process works out from its chunk what it
-//! sends to which process, one all-to-all exchange (`eval::exchange`) moves the bytes of the
-//! elements at their storage width, and each process places what it received in its chunk of
-//! the result. One process (no MPI) runs the same kernels, and sends everything to itself.
+//! sends to which process, one all-to-all exchange (`eval::exchange`) moves the elements as
+//! `distributed::wire` encodes them (numbers at their storage width, columns, boxed values),
+//! and each process places what it received in its chunk of the result. One process (no MPI) runs the same kernels, and sends everything to itself.
 
 use std::sync::Arc;
 
@@ -11,17 +11,17 @@ use crate::types::Type;
 
 use super::super::array::{self, Shape};
 use super::super::code::ExprCode;
-use super::super::distributed::{chunk, world};
+use super::super::distributed::{chunk, wire, world};
 use super::super::error::{Fault, DATA_FORMAT};
 use super::super::exchange::{
     all_to_all, filter_destinations, gather_counts, halo, halo_from, BlockPermutation,
 };
-use super::super::scalars::{ScalarKind, Scalars};
-use super::super::value::{ArrayVal, Buffer, LeafRepr, Value};
+use super::super::scalars::Scalars;
+use super::super::value::{ArrayVal, Buffer, Value};
 use super::super::Ctrl;
 use super::internal;
 
-/// The leaves of a distributed array moved between processes: only numbers travel.
+/// The leaves of an array of numbers (a distributed sort's).
 pub(super) fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
     match &*view.buf {
         Buffer::Scalars(values) => Ok(values),
@@ -32,7 +32,7 @@ pub(super) fn numbers(view: &ArrayVal, span: Span) -> Result<&Scalars, Ctrl> {
 fn not_numbers(span: Span) -> Ctrl {
     Fault::new(
         DATA_FORMAT,
-        "only arrays of numbers are moved between processes".to_string(),
+        "only arrays of numbers are sorted by their order keys".to_string(),
     )
     .at(span)
 }
@@ -66,46 +66,49 @@ pub(super) fn filter(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -> E
         if size == 1 {
             return Ok(Value::Array(kept));
         }
-        let (LeafRepr::Scalar(kind), true) = (input.repr, leaves > 0) else {
-            return Err(not_numbers(span));
-        };
-        let values = numbers(&kept, span)?;
-        let run = values.bytes(kept.start..kept.start + kept.len);
-        let out = in_order(run, kind, leaves, &result_ty, &frame.rt.limits, span)?;
-        Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
+        if leaves == 0 {
+            return Ok(Value::Array(kept));
+        }
+        in_order(&kept, leaves, &result_ty, &frame.rt.limits, span).map(Value::Array)
     })
 }
 
-/// An array whose elements (of `leaves` leaves of `kind`) are the runs of all processes in
-/// rank order, this process's `run` (the bytes of its elements), distributed: the counts of
-/// all give each element its position, and one exchange moves the elements to the owners of
-/// their positions, in order.
+/// An array whose elements (of `leaves` leaves each) are the runs of all processes in rank
+/// order, this process's `run`, distributed: the counts of all give each element its
+/// position, and one exchange moves the elements to the owners of their positions, in order.
+/// The positions other processes own hold zeros (boxed leaves the unit: nothing reads them).
 pub(super) fn in_order(
-    run: &[u8],
-    kind: ScalarKind,
+    run: &ArrayVal,
     leaves: usize,
     result_ty: &Type,
     limits: &crate::limits::Limits,
     span: Span,
-) -> Result<Scalars, Ctrl> {
+) -> Result<ArrayVal, Ctrl> {
     let (rank, size) = world();
-    let width = leaves * kind.bytes();
-    let counts = gather_counts(run.len() / width).map_err(|fault| fault.at(span))?;
+    let at = |e: usize| run.start + e * leaves;
+    let counts = gather_counts(run.len / leaves).map_err(|fault| fault.at(span))?;
     let (m, ranges) = filter_destinations(&counts, rank);
-    let sends = ranges
-        .iter()
-        .map(|r| run[r.start * width..r.end * width].to_vec())
-        .collect();
+    let mut sends = Vec::with_capacity(ranges.len());
+    for r in &ranges {
+        // Each message: its number of elements, then their leaves.
+        let mut bytes = (r.end - r.start).to_le_bytes().to_vec();
+        wire::encode_leaves(&run.buf, at(r.start)..at(r.end), &mut bytes)
+            .map_err(|f| f.at(span))?;
+        sends.push(bytes);
+    }
     let received = exchange(sends, span)?;
     array::check_allocation(m.checked_mul(leaves), result_ty, limits).map_err(|f| f.at(span))?;
-    let mut out = Scalars::zeros(kind, m * leaves);
-    let bytes = out.bytes_mut();
-    let mut at = chunk(m, rank, size).0 * width;
+    let mut out = wire::blank_like(&run.buf, m * leaves, &Value::Unit);
+    let mut next = chunk(m, rank, size).0 * leaves;
     for part in received {
-        bytes[at..at + part.len()].copy_from_slice(&part);
-        at += part.len();
+        let count = part
+            .get(..8)
+            .map(|w| usize::from_le_bytes(w.try_into().expect("eight bytes")))
+            .ok_or_else(|| internal_fault(span))?;
+        wire::decode_leaves(&mut out, next, count * leaves, &part[8..]).map_err(|f| f.at(span))?;
+        next += count * leaves;
     }
-    Ok(out)
+    Ok(ArrayVal::new(out))
 }
 
 fn internal_fault(span: Span) -> Ctrl {
@@ -182,30 +185,25 @@ fn permute(
     span: Span,
 ) -> Result<ArrayVal, Ctrl> {
     let (rank, size) = world();
-    let values = numbers(view, span)?;
-    let kind = values.kind();
-    let width = block * kind.bytes();
-    let sends = permutation
-        .sends(rank, size)
-        .into_iter()
-        .map(|blocks| {
-            let mut bytes = Vec::with_capacity(blocks.len() * width);
-            for u in blocks {
-                let at = view.start + u * block;
-                bytes.extend_from_slice(values.bytes(at..at + block));
-            }
-            bytes
-        })
-        .collect();
+    let mut sends = Vec::with_capacity(size);
+    for blocks in permutation.sends(rank, size) {
+        let mut bytes = Vec::new();
+        for u in blocks {
+            let at = view.start + u * block;
+            wire::encode_leaves(&view.buf, at..at + block, &mut bytes).map_err(|f| f.at(span))?;
+        }
+        sends.push(bytes);
+    }
     let received = exchange(sends, span)?;
-    let mut out = Scalars::zeros(kind, permutation.blocks * block);
-    let bytes = out.bytes_mut();
+    let mut out = wire::blank_like(&view.buf, permutation.blocks * block, &Value::Unit);
     for (part, targets) in received.iter().zip(permutation.receives(rank, size)) {
-        for (k, t) in targets.into_iter().enumerate() {
-            bytes[t * width..(t + 1) * width].copy_from_slice(&part[k * width..(k + 1) * width]);
+        let mut read = 0;
+        for t in targets {
+            read += wire::decode_leaves(&mut out, t * block, block, &part[read..])
+                .map_err(|f| f.at(span))?;
         }
     }
-    Ok(ArrayVal::new(Buffer::Scalars(out)))
+    Ok(ArrayVal::new(out))
 }
 
 /// The halo of a loop over a distributed array's positions that reads it up to `before`
@@ -232,19 +230,16 @@ pub(super) fn with_halo(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -
         }
         let leaves = input.elem_leaves;
         let n = input.len_of(&view);
-        let values = numbers(&view, span)?;
-        let kind = values.kind();
-        let width = leaves * kind.bytes();
-        let sends = (0..size)
-            .map(|to| {
-                let mut bytes = Vec::new();
-                for r in halo_from(n, before, after, rank, to, size) {
-                    let at = |p: usize| view.start + p * leaves;
-                    bytes.extend_from_slice(values.bytes(at(r.start)..at(r.end)));
-                }
-                bytes
-            })
-            .collect();
+        let mut sends = Vec::with_capacity(size);
+        for to in 0..size {
+            let mut bytes = Vec::new();
+            for r in halo_from(n, before, after, rank, to, size) {
+                let at = |p: usize| view.start + p * leaves;
+                wire::encode_leaves(&view.buf, at(r.start)..at(r.end), &mut bytes)
+                    .map_err(|f| f.at(span))?;
+            }
+            sends.push(bytes);
+        }
         let received = exchange(sends, span)?;
         if halo(n, before, after, rank, size)
             .iter()
@@ -260,21 +255,20 @@ pub(super) fn with_halo(mut codes: Vec<ExprCode>, array_ty: &Type, span: Span) -
             && Arc::weak_count(&view.buf) == 0;
         if !own {
             let (lo, hi) = chunk(n, rank, size);
-            let mut copy = Scalars::zeros(kind, view.len);
-            let from = values.bytes(view.start + lo * leaves..view.start + hi * leaves);
-            copy.bytes_mut()[lo * width..hi * width].copy_from_slice(from);
-            view = ArrayVal::new(Buffer::Scalars(copy));
+            let mut copy = wire::blank_like(&view.buf, view.len, &Value::Unit);
+            let from = view.start + lo * leaves..view.start + hi * leaves;
+            wire::copy_leaves(&view.buf, from, &mut copy, lo * leaves);
+            view = ArrayVal::new(copy);
         }
-        let Some(Buffer::Scalars(out)) = Arc::get_mut(&mut view.buf) else {
+        let Some(out) = Arc::get_mut(&mut view.buf) else {
             return Err(internal_fault(span));
         };
-        let bytes = out.bytes_mut();
         for (from, part) in received.iter().enumerate() {
-            let mut at = 0;
+            let mut read = 0;
             for r in halo_from(n, before, after, from, rank, size) {
-                let len = (r.end - r.start) * width;
-                bytes[r.start * width..r.start * width + len].copy_from_slice(&part[at..at + len]);
-                at += len;
+                let count = (r.end - r.start) * leaves;
+                read += wire::decode_leaves(out, r.start * leaves, count, &part[read..])
+                    .map_err(|f| f.at(span))?;
             }
         }
         Ok(Value::Array(view))

@@ -4,7 +4,8 @@
 //! elements between two splitters (at their storage width), each sorts what it received, and
 //! a second exchange leaves process `r` the positions `[r·n/p, (r+1)·n/p)` of the sorted
 //! array. The result is the single process's stable sort, bit for bit, on any number of
-//! processes; one process runs the plain sort.
+//! processes; one process runs the plain sort. Elements that are not numbers (tuples,
+//! strings) are gathered to every process and sorted there by the plain sort.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::core::ir::Prim;
 use crate::syntax::span::Span;
 use crate::types::Type;
 
+use super::super::array::Shape;
 use super::super::code::ExprCode;
 use super::super::distributed::sample_sort::{buckets, float_key, samples, signed_key, splitters};
 use super::super::distributed::{chunk, gather_f64, world};
@@ -32,12 +34,26 @@ pub(super) fn sort(code: ExprCode, array_ty: &Type, span: Span) -> ExprCode {
     };
     let elem = (**elem).clone();
     let code = Arc::new(code);
-    let whole = super::super::library::sort_code(
-        &Prim::Sort,
-        vec![share(&code)],
-        std::slice::from_ref(array_ty),
-        span,
-    );
+    let plain = |operand: ExprCode| {
+        super::super::library::sort_code(
+            &Prim::Sort,
+            vec![operand],
+            std::slice::from_ref(array_ty),
+            span,
+        )
+    };
+    let whole = plain(share(&code));
+    if !matches!(elem, Type::Double | Type::Float | Type::Int(_) | Type::Char) {
+        // Elements without order keys (tuples, strings): gathered to every process, which
+        // sorts the whole array as one process does.
+        let Some(shape) = Shape::of_array_or_unit(array_ty) else {
+            return internal("sort of a value that is not an array", span);
+        };
+        let operand = share(&code);
+        return plain(Box::new(move |frame| {
+            super::dist::collect(operand(frame)?, &shape, span)
+        }));
+    }
     let a = super::admitting_copy(share(&code), span);
     let array_ty = array_ty.clone();
     Box::new(move |frame| {
@@ -90,12 +106,14 @@ pub(super) fn sort(code: ExprCode, array_ty: &Type, span: Span) -> ExprCode {
         let keys = order_keys(&run, 0..count, &elem).ok_or_else(|| not_sortable(span))?;
         let mut order: Vec<(u64, usize)> = keys.into_iter().zip(0..).collect();
         order.sort_unstable();
-        let mut sorted = Vec::with_capacity(received.len());
-        for (_, i) in order {
-            sorted.extend_from_slice(&received[i * width..(i + 1) * width]);
+        let mut sorted = Scalars::zeros(kind, count);
+        let bytes = sorted.bytes_mut();
+        for (k, (_, i)) in order.into_iter().enumerate() {
+            bytes[k * width..(k + 1) * width]
+                .copy_from_slice(&received[i * width..(i + 1) * width]);
         }
-        let out = in_order(&sorted, kind, 1, &array_ty, &frame.rt.limits, span)?;
-        Ok(Value::Array(ArrayVal::new(Buffer::Scalars(out))))
+        let sorted = ArrayVal::new(Buffer::Scalars(sorted));
+        in_order(&sorted, 1, &array_ty, &frame.rt.limits, span).map(Value::Array)
     })
 }
 

@@ -29,7 +29,7 @@
 
 use std::ops::Range;
 
-use super::TILE;
+use super::{wire, TILE};
 use crate::eval::error::Fault;
 use crate::eval::value::Value;
 
@@ -243,28 +243,45 @@ pub fn tree<V: Clone, E>(
 }
 
 /// Every process's pieces, in rank order, on every process; `None` when one holds a value
-/// that does not travel between processes (only numbers do: each as the 64 bits of its
-/// register). One process keeps its own, whatever they hold.
+/// that does not travel between processes (a function, a pointer: `wire`). One process keeps
+/// its own, whatever they hold.
 pub fn gather_pieces(mine: Vec<Piece<Value>>) -> Result<Option<Vec<Piece<Value>>>, Fault> {
     if super::world().1 == 1 {
         return Ok(Some(mine));
     }
-    let mut words = Vec::new();
+    // Each piece: its tile, its first position and its number of values, then the values.
+    let mut bytes = Vec::new();
+    let mut travels = true;
     for p in &mine {
-        words.extend([p.tile as f64, p.from as f64]);
-        if encode(&p.values, &mut words).is_none() {
-            return Ok(None);
+        for word in [p.tile, p.from, p.values.len()] {
+            bytes.extend_from_slice(&(word as u64).to_le_bytes());
+        }
+        for v in &p.values {
+            travels &= wire::encode_value(v, &mut bytes).is_ok();
         }
     }
-    let all = super::gather_f64(&words)?;
+    // Every process learns whether all pieces travel, so all give up together.
+    if super::super::exchange::gather_counts(usize::from(travels))?.contains(&0) {
+        return Ok(None);
+    }
+    let all = super::gather_bytes(&bytes)?;
+    let word = |b: &[u8], at: usize| -> Result<usize, Fault> {
+        b.get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("eight bytes")) as usize)
+            .ok_or_else(|| Fault::new(crate::eval::error::INTERNAL, "a piece ended early"))
+    };
     let mut out = Vec::new();
-    for words in all {
+    for bytes in all {
         let mut at = 0;
-        while at < words.len() {
-            let (tile, from) = (words[at] as usize, words[at + 1] as usize);
-            let (values, next) = decode(&words, at + 2);
+        while at < bytes.len() {
+            let (tile, from, count) = (
+                word(&bytes, at)?,
+                word(&bytes, at + 8)?,
+                word(&bytes, at + 16)?,
+            );
+            let (values, read) = wire::decode_values(&bytes[at + 24..], count)?;
             out.push(Piece { tile, from, values });
-            at = next;
+            at += 24 + read;
         }
     }
     Ok(Some(out))
@@ -301,36 +318,6 @@ pub fn gather_folded(mine: Vec<Folded<Value>>) -> Result<Option<Vec<Folded<Value
     // The ranks hold a mirror image's tiles in the opposite order.
     folded.sort_by_key(|f| f.rest.tile);
     Ok(Some(folded))
-}
-
-/// `values` as words: their number, whether they are floating, then their bits.
-fn encode(values: &[Value], words: &mut Vec<f64>) -> Option<()> {
-    let floating = matches!(values.first(), Some(Value::Float(_)));
-    words.extend([values.len() as f64, f64::from(u8::from(floating))]);
-    for v in values {
-        words.push(match v {
-            Value::Float(x) if floating => *x,
-            Value::Int(i) if !floating => f64::from_bits(*i as u64),
-            _ => return None,
-        });
-    }
-    Some(())
-}
-
-/// The values `encode` wrote at `at`, and where the next words begin.
-fn decode(words: &[f64], at: usize) -> (Vec<Value>, usize) {
-    let (k, floating) = (words[at] as usize, words[at + 1] == 1.0);
-    let values = words[at + 2..at + 2 + k]
-        .iter()
-        .map(|&w| {
-            if floating {
-                Value::Float(w)
-            } else {
-                Value::Int(w.to_bits() as i64)
-            }
-        })
-        .collect();
-    (values, at + 2 + k)
 }
 
 #[cfg(test)]
@@ -530,16 +517,5 @@ mod tests {
             assert_eq!(on_processes(&bad, p, None, &mut f), Err("-1".to_string()));
         }
         assert!(on_processes(&values, 3, None, &mut f).is_ok());
-    }
-
-    #[test]
-    fn numbers_travel_as_their_bits() {
-        let mut words = Vec::new();
-        let values = vec![Value::Int(-3), Value::Int(i64::MAX)];
-        encode(&values, &mut words).unwrap();
-        let (back, next) = decode(&words, 0);
-        assert_eq!(next, words.len());
-        assert!(matches!(back[..], [Value::Int(-3), Value::Int(i64::MAX)]));
-        assert!(encode(&[Value::Unit], &mut Vec::new()).is_none());
     }
 }
