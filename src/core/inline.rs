@@ -22,8 +22,9 @@
 //! substitution (`core::subst`).
 //!
 //! What is not inlined (it is called as before): recursive functions, generators, functions
-//! with cells (captured or addressed variables) or making closures that capture, bodies over
-//! `MAX_BODY` nodes, and calls nested deeper than `MAX_DEPTH`. Semantics are unchanged: the
+//! with cells (captured or addressed variables), taking the address of a variable, or making
+//! closures that capture, bodies over `MAX_BODY` nodes, and calls nested deeper than
+//! `MAX_DEPTH`. A body that only uses pointers it is given (`*p.i`, `p.i <- v`) is inlined. Semantics are unchanged: the
 //! arguments are evaluated once, in order, before the body; runtime errors are the same
 //! faults at the same spans.
 
@@ -37,8 +38,7 @@ use crate::core::ir::{
 };
 use crate::core::subst::instantiate;
 use crate::core::visit::{
-    each_in_expr, each_in_stmts, infallible, walk_expr_fold, walk_stmt, walk_stmt_fold, walk_stmts,
-    Fold, Visit,
+    each_in_expr, each_in_stmts, infallible, walk_expr_fold, walk_stmt, walk_stmts, Fold, Visit,
 };
 use crate::syntax::ast::FunKind;
 use crate::types::Type;
@@ -728,14 +728,6 @@ impl Fold for Relocation<'_> {
         self.place(place).ok_or(())
     }
 
-    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, ()> {
-        match s {
-            // A pointer names a place through a path the checker resolved: not relocated.
-            Stmt::StoreAt { .. } => Err(()),
-            _ => walk_stmt_fold(self, s),
-        }
-    }
-
     fn fold_expr(&mut self, e: &Expr) -> Result<Expr, ()> {
         let kind = match &e.kind {
             // The argument, with the span of the parameter's use (where a fault of the
@@ -785,11 +777,11 @@ impl Fold for Relocation<'_> {
                 type_args: type_args.clone(),
                 captures: self.captures_of(captures).ok_or(())?,
             },
-            // Pointers name places through paths the checker resolved: not relocated.
-            ExprKind::AddrOf { .. }
-            | ExprKind::PtrProject { .. }
-            | ExprKind::Deref(_)
-            | ExprKind::PtrCast(_) => return Err(()),
+            // A pointer taken in the body is refused with the body (`inlinable`). A pointer
+            // value (a parameter, `*p`, `p.i <- v`, a cast) is an ordinary value: the places it
+            // reaches are the caller's objects (a local that is addressed is a cell, never a
+            // slot the relocation moves), so its expressions are relocated as any others.
+            ExprKind::AddrOf { .. } => return Err(()),
             _ => return walk_expr_fold(self, e),
         };
         Ok(Expr {
@@ -939,6 +931,30 @@ fun f0 fact (l0 : int) : int slots 1 pure {
   return (if Compare(Le)(l0, 1) then 1 else IntArith(Mul, Int)(l0, f0(IntArith(Sub, Int)(l0, 1))))
 }
 Println(f0(5))",
+        );
+    }
+
+    #[test]
+    fn a_procedure_storing_through_its_pointer_parameter_is_inlined() {
+        check(
+            "var a : int ^ 3 = (1, 2, 3);
+proc swap (p: &(int ^ 3), i: int, j: int) { val t = *p.i; p.i <- *p.j; p.j <- t; }
+swap (&a, 0, 2);",
+            "
+proc f0 swap ((l0, l1, l2) : &(int ^ 3) * int * int) : void slots 4 {
+  l3 = *&(l0)[l1]
+  *&(l0)[l1] <- *&(l0)[l2]
+  *&(l0)[l2] <- l3
+}
+g0 = [1, 2, 3]
+loop {
+  l0 = &g0
+  inline swap {
+    l3 = *&(l0)[0]
+    *&(l0)[0] <- *&(l0)[2]
+    *&(l0)[2] <- l3
+  }
+}",
         );
     }
 

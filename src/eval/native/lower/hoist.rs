@@ -147,6 +147,20 @@ impl Lower<'_, '_, '_> {
             ss.iter().all(|s| this.closed_stmt(s, arrays))
         };
         match stmt {
+            // A procedure's body inlined as a statement (`swap (p, i, j)`): closed when its
+            // statements and result are.
+            Stmt::Expr(Expr {
+                kind: ExprKind::Inlined(inlined),
+                ty,
+                ..
+            }) => {
+                Repr::of(ty).is_some()
+                    && stmts(self, &inlined.stmts, arrays)
+                    && inlined
+                        .result
+                        .as_ref()
+                        .is_none_or(|r| self.closed_expr(r, arrays))
+            }
             Stmt::Expr(e) => {
                 (Repr::of(&e.ty).is_some() || crate::eval::native::Agg::of(&e.ty).is_some())
                     && self.closed_expr(e, arrays)
