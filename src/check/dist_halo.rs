@@ -13,23 +13,31 @@ use crate::syntax::span::Span;
 use crate::types::ty::{IntTy, Type};
 
 /// The constant offset from the loop's position that `index` reads at: the loop's variable
-/// converted to an integer (`i :>> int`), plus or minus integer constants. `is_var` tells the
-/// loop's variable.
-pub(crate) fn offset_from(index: &ir::Expr, is_var: &dyn Fn(&ir::Expr) -> bool) -> Option<i64> {
+/// converted to an integer (`i :>> int`), or a `val` of the loop's body bound to such an
+/// offset (`aliases`: `val k = i :>> int;`), plus or minus integer constants. `is_var` tells
+/// the loop's variable.
+pub(crate) fn offset_from(
+    index: &ir::Expr,
+    is_var: &dyn Fn(&ir::Expr) -> bool,
+    aliases: &[(ir::Place, i64)],
+) -> Option<i64> {
     use ir::ExprKind as K;
+    if let Some(place) = place_of(index) {
+        return aliases.iter().find(|(p, _)| *p == place).map(|(_, c)| *c);
+    }
     match &index.kind {
         K::Coerce(CoerceKind::EncodeInt, v) if is_var(v) => Some(0),
         K::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), _), args) if args.len() == 2 => {
             match (&args[0].kind, &args[1].kind) {
                 (_, K::Const(ir::Const::Int(c))) => {
-                    let base = offset_from(&args[0], is_var)?;
+                    let base = offset_from(&args[0], is_var, aliases)?;
                     match op {
                         ArithOp::Add => base.checked_add(*c),
                         _ => base.checked_sub(*c),
                     }
                 }
                 (K::Const(ir::Const::Int(c)), _) if *op == ArithOp::Add => {
-                    offset_from(&args[1], is_var)?.checked_add(*c)
+                    offset_from(&args[1], is_var, aliases)?.checked_add(*c)
                 }
                 _ => None,
             }
@@ -95,6 +103,7 @@ struct Reach {
 pub(crate) fn halo_statements(
     body: &[ir::Stmt],
     at_var: &dyn Fn(&ir::Expr) -> bool,
+    aliases: &[(ir::Place, i64)],
     span: Span,
 ) -> Result<Vec<ir::Stmt>, (String, Option<Span>)> {
     let mut reaches: Vec<(ir::Place, Reach)> = Vec::new();
@@ -115,7 +124,7 @@ pub(crate) fn halo_statements(
             if array.ty.distributed_array().is_none() || problem.is_some() {
                 return;
             }
-            let Some(offset) = offset_from(index, at_var) else {
+            let Some(offset) = offset_from(index, at_var, aliases) else {
                 return;
             };
             if offset == 0 {
@@ -182,6 +191,35 @@ pub(crate) fn halo_statements(
 }
 
 impl Checker {
+    /// After `val NAME = init;` (the assignment `stmt`) in the body of a loop over owned
+    /// positions: when `init` is the loop's position as an integer plus or minus a constant,
+    /// the `val` is noted as that offset, so `a.(k - 1)` reads as `a.((i :>> int) - 1)`.
+    pub(crate) fn note_offset_alias(&mut self, stmt: &ir::Stmt) {
+        let ir::Stmt::Assign(place, init) = stmt else {
+            return;
+        };
+        let Some(l) = self.secret.owned_loops.last() else {
+            return;
+        };
+        let Some(Binding::Var(vb)) = self.lookup_value(&l.var) else {
+            return;
+        };
+        let frame = self.frame;
+        let is_var = |e: &ir::Expr| {
+            vb.loc.frame == frame
+                && matches!(e.kind,
+                    ir::ExprKind::Local(s) | ir::ExprKind::LocalCell(s) | ir::ExprKind::Global(s)
+                        if s == vb.loc.slot)
+        };
+        let Some(offset) = offset_from(init, &is_var, &l.aliases) else {
+            return;
+        };
+        if let Some(l) = self.secret.owned_loops.last_mut() {
+            l.aliases.retain(|(p, _)| p != place);
+            l.aliases.push((*place, offset));
+        }
+    }
+
     /// Is `index`, the index of a read of a distributed array of type `distributed inner`,
     /// the position of the innermost loop over `inner`'s index plus or minus a constant?
     /// (Noted as a use of the loop, which then gives the array its halo.)
@@ -206,7 +244,7 @@ impl Checker {
                     ir::ExprKind::Local(s) | ir::ExprKind::LocalCell(s) | ir::ExprKind::Global(s)
                         if s == vb.loc.slot)
         };
-        if offset_from(index, &is_var).is_none() {
+        if offset_from(index, &is_var, &l.aliases).is_none() {
             return false;
         }
         if let Some(l) = self.secret.owned_loops.last_mut() {

@@ -326,6 +326,8 @@ pub(crate) struct OwnedLoop {
     pub(crate) var: String,
     pub(crate) index: Type,
     pub(crate) used: bool,
+    /// The `val`s of its body bound to its position plus a constant, with the constant.
+    pub(crate) aliases: Vec<(ir::Place, i64)>,
 }
 
 impl Checker {
@@ -431,6 +433,7 @@ impl Checker {
             var: var.to_string(),
             index: index.clone(),
             used: false,
+            aliases: Vec::new(),
         });
         self.scopes.len()
     }
@@ -500,7 +503,7 @@ impl Checker {
             Some(p) => (Some(p), Vec::new()),
             None => {
                 let at_var = |e: &ir::Expr| reads_place(e, &var);
-                match crate::check::dist_halo::halo_statements(&body, &at_var, span) {
+                match crate::check::dist_halo::halo_statements(&body, &at_var, &l.aliases, span) {
                     Ok(halos) => (None, halos),
                     Err(p) => (Some(p), Vec::new()),
                 }

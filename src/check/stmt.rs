@@ -48,7 +48,11 @@ impl Checker {
             }
             StmtKind::Val { name, init, .. } => {
                 let jumps = self.pending_jumps();
+                let before = out.len();
                 self.var_stmt(s, name, Some(init), out);
+                if out.len() == before + 1 {
+                    self.note_offset_alias(&out[before]);
+                }
                 self.claim_jumps(jumps, init, s);
             }
             StmtKind::Module(item) => self.module_stmt(s, item, out),
