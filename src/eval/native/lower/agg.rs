@@ -166,6 +166,14 @@ impl Lower<'_, '_, '_> {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
             ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
+            ExprKind::Inlined(inlined) if self.worth_native(e) => {
+                let result = inlined.result.as_ref().expect("worth_native: a result");
+                let outer_unwind = self.enter_inlined(inlined);
+                self.stmts(&inlined.stmts);
+                self.ensure_open();
+                self.value_into(result, out, why);
+                self.leave_inlined(inlined, outer_unwind);
+            }
             ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
                 if self.make_closure_into(e, out) => {}
             _ => self.eval_into(e, out, why),

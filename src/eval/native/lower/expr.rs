@@ -1160,6 +1160,12 @@ impl Lower<'_, '_, '_> {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }
             ExprKind::MapLoop { .. } => self.native_map(e),
+            // A function's body inlined for its array (`init`, a user's function ending in a
+            // `map`): worth it when its result is.
+            ExprKind::Inlined(inlined) if !native => inlined
+                .result
+                .as_ref()
+                .is_some_and(|r| self.worth_native(r)),
             _ => native,
         }
     }

@@ -343,6 +343,19 @@ impl Lower<'_, '_, '_> {
                         self.b.ins().jump(target.block, &args(&vals));
                         return;
                     }
+                    // An array native code computes (a map, an inlined body ending in one, a
+                    // kernel over native operands) goes straight to the caller's value.
+                    Some(e)
+                        if target.out.is_some()
+                            && matches!(e.ty, Type::Array(..))
+                            && self.worth_native(e) =>
+                    {
+                        let out = target.out.expect("checked");
+                        self.value_into(e, out, "a return of a value not in registers");
+                        self.ensure_open();
+                        self.b.ins().jump(target.block, &[]);
+                        return;
+                    }
                     Some(e) => {
                         return self.fallback_stmt(
                             s,
