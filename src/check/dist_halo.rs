@@ -191,6 +191,22 @@ pub(crate) fn halo_statements(
 }
 
 impl Checker {
+    /// Is an expression a read of the innermost loop over owned positions' variable? `None`
+    /// outside such a loop.
+    fn reads_owned_var(&self) -> Option<impl Fn(&ir::Expr) -> bool> {
+        let l = self.secret.owned_loops.last()?;
+        let Some(Binding::Var(vb)) = self.lookup_value(&l.var) else {
+            return None;
+        };
+        let (loc, frame) = (vb.loc, self.frame);
+        Some(move |e: &ir::Expr| {
+            loc.frame == frame
+                && matches!(e.kind,
+                    ir::ExprKind::Local(s) | ir::ExprKind::LocalCell(s) | ir::ExprKind::Global(s)
+                        if s == loc.slot)
+        })
+    }
+
     /// After `val NAME = init;` (the assignment `stmt`) in the body of a loop over owned
     /// positions: when `init` is the loop's position as an integer plus or minus a constant,
     /// the `val` is noted as that offset, so `a.(k - 1)` reads as `a.((i :>> int) - 1)`.
@@ -201,15 +217,8 @@ impl Checker {
         let Some(l) = self.secret.owned_loops.last() else {
             return;
         };
-        let Some(Binding::Var(vb)) = self.lookup_value(&l.var) else {
+        let Some(is_var) = self.reads_owned_var() else {
             return;
-        };
-        let frame = self.frame;
-        let is_var = |e: &ir::Expr| {
-            vb.loc.frame == frame
-                && matches!(e.kind,
-                    ir::ExprKind::Local(s) | ir::ExprKind::LocalCell(s) | ir::ExprKind::Global(s)
-                        if s == vb.loc.slot)
         };
         let Some(offset) = offset_from(init, &is_var, &l.aliases) else {
             return;
@@ -234,15 +243,8 @@ impl Checker {
         if l.index != array_index {
             return false;
         }
-        let Some(Binding::Var(vb)) = self.lookup_value(&l.var) else {
+        let Some(is_var) = self.reads_owned_var() else {
             return false;
-        };
-        let frame = self.frame;
-        let is_var = |e: &ir::Expr| {
-            vb.loc.frame == frame
-                && matches!(e.kind,
-                    ir::ExprKind::Local(s) | ir::ExprKind::LocalCell(s) | ir::ExprKind::Global(s)
-                        if s == vb.loc.slot)
         };
         if offset_from(index, &is_var, &l.aliases).is_none() {
             return false;
