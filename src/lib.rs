@@ -255,12 +255,15 @@ impl Session {
     }
 
     /// The prelude, parsed once per process (with the default nesting limit: it is the same
-    /// text every time) and checked and run in this session.
+    /// text every time; in two halves at once, as start-up time counts in every run) and
+    /// checked and run in this session.
     fn run_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
         static PARSED: std::sync::OnceLock<Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>>> =
             std::sync::OnceLock::new();
-        let parsed = PARSED
-            .get_or_init(|| parse_program_or_errors(PRELUDE, syntax::ParseOptions::default()));
+        let parsed = PARSED.get_or_init(|| {
+            let parse = syntax::parse_program_parallel(PRELUDE, Default::default(), 2);
+            parsed_or_errors(PRELUDE, parse)
+        });
         let stmts = parsed.as_ref().map_err(Clone::clone)?;
         self.run_parsed(stmts, PRELUDE, PRELUDE_NAME, SourceKind::Library)
     }
@@ -286,7 +289,8 @@ impl Session {
     /// Keep the source of a unit about to run when it defines functions or globals (see
     /// `sources`).
     fn remember_source(&mut self, unit: &core::ir::Unit, name: &str, src: &str, kind: SourceKind) {
-        if unit.functions.is_empty() && unit.globals.is_empty() {
+        // The library's functions may be checked (and defined) by later units.
+        if unit.functions.is_empty() && unit.globals.is_empty() && !unit.library {
             return;
         }
         let number = self.machine.next_unit() as usize;
@@ -768,7 +772,14 @@ pub(crate) fn parse_program_or_errors(
     src: &str,
     options: syntax::ParseOptions,
 ) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {
-    let (stmts, errors) = syntax::parse_program_with(src, options);
+    parsed_or_errors(src, syntax::parse_program_with(src, options))
+}
+
+/// A parse's statements, or its errors as diagnostics.
+fn parsed_or_errors(
+    src: &str,
+    (stmts, errors): (Vec<syntax::ast::Stmt>, Vec<syntax::SyntaxError>),
+) -> Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>> {
     if errors.is_empty() {
         Ok(stmts)
     } else {

@@ -93,11 +93,19 @@ pub struct FunSig {
     /// Body checking state.
     pub state: FunState,
     pub pure_: bool,
+    /// Declared by the library (the prelude): its body is checked when a later unit first
+    /// uses it, and its IR, whichever unit it lands in, has its spans in the library's source.
+    pub library: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FunState {
     Unchecked,
+    /// A top-level library function nobody has used yet: its body is checked on first use
+    /// (a call or a value), in the library's scope, and its IR joins the unit using it.
+    /// Most programs use a few of the prelude's functions, so loading the prelude checks
+    /// only signatures.
+    Deferred,
     InProgress,
     Done,
 }

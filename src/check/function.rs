@@ -89,6 +89,7 @@ impl Checker {
             params: patterns,
             state: FunState::Unchecked,
             pure_: def.kind == FunKind::Fun,
+            library: self.library_source,
         });
         self.funs.len() - 1
     }
@@ -175,6 +176,7 @@ impl Checker {
                 return;
             }
             FunState::Unchecked => {}
+            FunState::Deferred => return self.check_library_body(idx),
         }
         self.funs[idx].state = FunState::InProgress;
         let template = self.enter_template(idx);
@@ -293,15 +295,50 @@ impl Checker {
         self.frame = saved.1;
     }
 
-    /// Check every function of the unit that nobody called.
+    /// Check the body of a library function on its first use in a later unit: in the
+    /// library's scope (its signature's), as the library (`library_source`), recording
+    /// nothing for an editor (the spans are the library's). Its IR and that of the
+    /// functions nested in it join this unit as the library's.
+    fn check_library_body(&mut self, idx: usize) {
+        self.funs[idx].state = FunState::Unchecked;
+        let first = self.unit.out_funs.len();
+        let library = std::mem::replace(&mut self.library_source, true);
+        let index = self.unit.index.take();
+        self.check_function(idx);
+        self.unit.index = index;
+        self.library_source = library;
+        let made: Vec<ir::FunId> = self.unit.out_funs[first.min(self.unit.out_funs.len())..]
+            .iter()
+            .map(|(id, _)| *id)
+            .collect();
+        self.unit.out_library_funs.extend(made);
+    }
+
+    /// Check every function of the unit that nobody called. In the library, a top-level
+    /// function nobody called is left for its first use (`FunState::Deferred`).
     pub(crate) fn check_pending_functions(&mut self) {
         let mut i = 0;
         while i < self.funs.len() {
             if self.funs[i].state == FunState::Unchecked {
-                self.check_function(i);
+                if self.library_source && self.deferrable(i) {
+                    self.funs[i].state = FunState::Deferred;
+                } else {
+                    self.check_function(i);
+                }
             }
             i += 1;
         }
+    }
+
+    /// May the body of library function `idx` wait for its first use? A top-level function
+    /// that no class mechanism (templates, virtual functions) needs checked now.
+    fn deferrable(&self, idx: usize) -> bool {
+        let sig = &self.funs[idx];
+        sig.library
+            && sig.holder.is_none()
+            && self.frames[sig.frame].parent == Some(0)
+            && !self.modules.classes.templates.contains(&idx)
+            && !self.modules.classes.virtuals.contains_key(&idx)
     }
 }
 

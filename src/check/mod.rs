@@ -126,6 +126,8 @@ pub(crate) struct UnitContext {
     pub(crate) depth: u32,
     /// Functions produced by the unit being checked.
     pub(crate) out_funs: Vec<(FunId, Arc<ir::Function>)>,
+    /// The functions of `out_funs` whose bodies are the library's (`FunState::Deferred`).
+    pub(crate) out_library_funs: Vec<FunId>,
     /// Function values made away from the frame their function captures from (the frame
     /// making it, the function's index): `Closure`s whose captures are filled in when that
     /// frame's function is complete (`var::resolve_closures`).
@@ -467,6 +469,7 @@ impl Checker {
         self.frame = 0;
         self.unit.errors.clear();
         self.unit.out_funs.clear();
+        self.unit.out_library_funs.clear();
         self.unit.out_globals.clear();
         let mut body = self.block_in_scope(stmts);
         let result = result.map(|e| {
@@ -548,6 +551,8 @@ impl Checker {
             body,
             result,
             globals: std::mem::take(&mut self.unit.out_globals),
+            library: self.library_source,
+            library_functions: std::mem::take(&mut self.unit.out_library_funs),
         };
         if cfg!(debug_assertions) || self.validate {
             let problems = crate::core::validate::validate_unit(&unit, &mut TableOf(self));

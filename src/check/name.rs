@@ -324,7 +324,10 @@ impl Checker {
     /// Record the effects of calling function `idx` (for purity, which allows parallel
     /// evaluation).
     pub(crate) fn note_call(&mut self, idx: usize) {
-        if self.funs[idx].state == FunState::Unchecked {
+        if matches!(
+            self.funs[idx].state,
+            FunState::Unchecked | FunState::Deferred
+        ) {
             self.check_function(idx);
         }
         if !self.funs[idx].pure_ {

@@ -129,6 +129,9 @@ impl Checker {
     /// from here, filled in once the defining frame's function is complete
     /// (`resolve_closures`), when the function's captures are all known.
     pub(crate) fn fun_value_kind(&mut self, idx: usize, type_args: Vec<Type>) -> ir::ExprKind {
+        if self.funs[idx].state == super::env::FunState::Deferred {
+            self.check_function(idx);
+        }
         let fun = self.funs[idx].id;
         match self.frames[self.funs[idx].frame].parent {
             Some(p) if !self.frames[p].global && p != self.frame => {

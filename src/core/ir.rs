@@ -945,6 +945,11 @@ pub struct Unit {
     /// The global variables this unit declares, for the evaluator's use-before-initialisation
     /// error (R0011), which names the variable and its definition.
     pub globals: Vec<GlobalDef>,
+    /// This unit is the library (the prelude).
+    pub library: bool,
+    /// The functions of `functions` that are the library's: library functions first used by
+    /// this unit (and the functions nested in them). Their spans are in the library's source.
+    pub library_functions: Vec<FunId>,
 }
 
 /// A global variable declared by a unit: its slot, name and the span of its name.

@@ -286,8 +286,11 @@ pub struct Program {
     /// The number of units run so far (`Machine::run_with_stderr`): the unit of a run is
     /// numbered by the count before it, from 0.
     pub units_run: u32,
-    /// For each function, the unit that defined it (whose source holds its spans).
+    /// For each function, the unit that defined it (whose source holds its spans): for a
+    /// library function first used by a later unit, the library's.
     pub fun_units: Vec<u32>,
+    /// The library's unit (the prelude's), once run.
+    pub library_unit: Option<u32>,
     /// The session's limits (allocations, call depth).
     pub limits: crate::limits::Limits,
     /// Each function after the inlining pass, what instances are compiled from (`functions`
@@ -497,6 +500,10 @@ impl Machine {
     fn define(&mut self, unit: &Unit) -> u32 {
         let unit_id = self.next_unit();
         self.program.units_run += 1;
+        if unit.library {
+            self.program.library_unit = Some(unit_id);
+        }
+        let library_unit = self.program.library_unit.unwrap_or(unit_id);
         for (id, function) in &unit.functions {
             let index = *id as usize;
             if self.program.functions.len() <= index {
@@ -512,7 +519,11 @@ impl Machine {
             if self.program.fun_units.len() <= index {
                 self.program.fun_units.resize(index + 1, unit_id);
             }
-            self.program.fun_units[index] = unit_id;
+            self.program.fun_units[index] = if unit.library_functions.contains(id) {
+                library_unit
+            } else {
+                unit_id
+            };
         }
         if self.globals.len() < unit.n_globals as usize {
             self.globals.resize(unit.n_globals as usize, Value::Unit);

@@ -155,6 +155,8 @@ pub fn unit(
         body,
         result,
         globals: Vec::new(),
+        library: false,
+        library_functions: Vec::new(),
     }
 }
 
