@@ -15,6 +15,7 @@ use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
 use super::expr::ElementPath;
+use super::hoist::Outside;
 use super::{args, flags, Lower, V};
 use crate::eval::native::{Agg, Repr};
 
@@ -239,54 +240,10 @@ impl Lower<'_, '_, '_> {
             .then_some(agg)
     }
 
-    /// The columns of the array of a path: its element count and each column's first leaf,
-    /// made unshared first when `write`. Through a pointer whose target native code cannot
-    /// see, the first column's address is null.
-    fn columns_view(
-        &mut self,
-        path: &ElementPath<'_>,
-        write: bool,
-        n_columns: usize,
-    ) -> (ClValue, Vec<ClValue>) {
-        let hoisted = match path.base.kind {
-            ExprKind::Local(s) => self.views.get(&crate::core::ir::Place::Local(s)),
-            ExprKind::Global(s) => self.views.get(&crate::core::ir::Place::Global(s)),
-            _ => None,
-        };
-        let Some((columns, len, _)) = hoisted
-            .filter(|(columns, _, mutable)| (*mutable || !write) && columns.len() == n_columns)
-            .cloned()
-        else {
-            let addr = self.base_addr(path.base);
-            return self.columns_at(addr, write, path.pointer, n_columns);
-        };
-        // Fetched before the closed loop; fetched again here when given up (null).
-        let fetch = self.b.create_block();
-        let join = self.b.create_block();
-        for _ in 0..=n_columns {
-            self.b.append_block_param(join, types::I64);
-        }
-        self.b.set_cold_block(fetch);
-        let mut here = vec![len];
-        here.extend(&columns);
-        self.b
-            .ins()
-            .brif(columns[0], join, &args(&here), fetch, &[]);
-        self.b.seal_block(fetch);
-        self.b.switch_to_block(fetch);
-        let addr = self.base_addr(path.base);
-        let (l, c) = self.columns_at(addr, write, path.pointer, n_columns);
-        let mut fetched = vec![l];
-        fetched.extend(c);
-        self.b.ins().jump(join, &args(&fetched));
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
-        let params = self.b.block_params(join).to_vec();
-        (params[0], params[1..].to_vec())
-    }
-
     /// The columns of the array in the evaluator's value at `addr` (or, when `pointer`, of
-    /// the array the pointer there points at), as `columns_view` gives them.
+    /// the array the pointer there points at): its element count and each column's first leaf,
+    /// made unshared first when `write`; through a pointer whose target native code cannot
+    /// see, the first column's address is null.
     pub(super) fn columns_at(
         &mut self,
         addr: ClValue,
@@ -350,17 +307,15 @@ impl Lower<'_, '_, '_> {
     pub(super) fn columns_read(&mut self, e: &Expr, path: &ElementPath<'_>, agg: &Agg) -> V {
         self.check_base(path.base);
         let pos = self.leaf_position(path);
-        let (len, columns) = self.columns_view(path, false, agg.leaves.len());
         let join = self.b.create_block();
         self.value_params(join, Repr::Unit, Some(agg));
-        if path.pointer {
-            self.unviewable(columns[0], |l| {
-                let v = l.agg_fallback(e, agg, "");
-                let vals = l.jump_values(v);
-                l.b.ins().jump(join, &args(&vals));
-            });
-        }
-        self.check_position(path, pos, len);
+        let unviewable = |l: &mut Self| {
+            let v = l.agg_fallback(e, agg, "");
+            let vals = l.jump_values(v);
+            l.b.ins().jump(join, &args(&vals));
+        };
+        let n_columns = Some(agg.leaves.len());
+        let columns = self.checked_view(path, false, n_columns, pos, unviewable, Outside::Raise);
         let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
         let mut vals = Vec::with_capacity(columns.len());
         for (data, kind) in columns.iter().zip(kinds) {
@@ -408,9 +363,8 @@ impl Lower<'_, '_, '_> {
     ) {
         let leaves = self.leaves(value);
         debug_assert_eq!(leaves.len(), count);
-        let (len, columns) = self.columns_view(path, true, agg.leaves.len());
         let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
-        self.store_inside(s, path, columns[0], (pos, len), |l| {
+        self.store_inside(s, path, Some(kinds.len()), pos, |l, columns| {
             for (k, leaf) in leaves.iter().enumerate() {
                 if let V::I(x) | V::F(x) = leaf {
                     let kind = kinds[first + k];

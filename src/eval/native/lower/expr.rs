@@ -16,6 +16,7 @@ use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
 use super::agg::constant_component;
+use super::hoist::Outside;
 use super::leaves::scalar_kind;
 use super::{args, flags, Lower, V};
 use crate::eval::array::Shape;
@@ -1013,19 +1014,16 @@ impl Lower<'_, '_, '_> {
     fn element_read(&mut self, e: &Expr, path: &ElementPath<'_>, repr: Repr) -> V {
         self.check_base(path.base);
         let pos = self.leaf_position(path);
-        let (data, len) = self.access_view(path, false);
         let join = self.b.create_block();
         let ty = repr.clif().unwrap_or(types::I64);
         self.b.append_block_param(join, ty);
-        if path.pointer {
-            self.unviewable(data, |l| {
-                let v = l.fallback_expr(e, "");
-                l.b.ins().jump(join, &args(&[v.int()]));
-            });
-        }
-        self.check_position(path, pos, len);
+        let unviewable = |l: &mut Self| {
+            let v = l.fallback_expr(e, "");
+            l.b.ins().jump(join, &args(&[v.int()]));
+        };
+        let data = self.checked_view(path, false, None, pos, unviewable, Outside::Raise);
         let kind = path_kind(path);
-        let at = self.leaf_addr(kind, data, pos);
+        let at = self.leaf_addr(kind, data[0], pos);
         let v = self.load_leaf(kind, at).int();
         self.b.ins().jump(join, &args(&[v]));
         self.b.seal_block(join);

@@ -5,9 +5,13 @@
 //! nothing, and has no fallback piece (every expression is one lowering compiles natively).
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
-//! stores into it. The checks inside stay the same: an index is still checked against the
-//! view's count, which is 0 for a variable that holds no array yet. A pointer variable's view
-//! is the view of the array it points at.
+//! stores into it. A pointer variable's view is the view of the array it points at.
+//!
+//! A view kept for the loop has the count its array's type gives (a view with another count,
+//! as the empty one of a variable that holds no array yet, is given up: null). So inside the
+//! loop an access whose indices were checked against their index types (`leaf_position`;
+//! a compact index cannot be outside its type) is inside the view, and checks nothing more;
+//! an access through a given-up view fetches its own and checks the position against it.
 
 use std::collections::HashMap;
 
@@ -31,19 +35,26 @@ pub(super) fn columns_of(base: &Expr) -> Option<usize> {
     }
 }
 
-impl Lower<'_, '_, '_> {
-    /// The view of the array variable `base` fetched before the enclosing closed loop, when
-    /// there is one (and it was made unshared, for a store).
-    pub(super) fn hoisted_view(&self, base: &Expr, write: bool) -> Option<(ClValue, ClValue)> {
-        let place = match base.kind {
-            ExprKind::Local(s) => Place::Local(s),
-            ExprKind::Global(s) => Place::Global(s),
-            _ => return None,
-        };
-        let (data, len, mutable) = self.views.get(&place)?;
-        (*mutable || !write).then_some((data[0], *len))
-    }
+/// What an element access does at a position outside its array's view.
+#[derive(Clone, Copy)]
+pub(super) enum Outside {
+    /// A read: R0001.
+    Raise,
+    /// A store: nothing, going on at this block.
+    Skip(cranelift_codegen::ir::Block),
+}
 
+/// The number of leaves (columns: rows) of the array a variable of `base`'s type holds (or a
+/// pointer variable's points at), when its type fixes it.
+fn static_count(base: &Expr) -> Option<usize> {
+    let ty = base.ty.pointee().map_or(&base.ty, |(_, t)| t);
+    match ty {
+        crate::types::Type::Array(..) => crate::eval::value::leaf_count(ty),
+        _ => None,
+    }
+}
+
+impl Lower<'_, '_, '_> {
     /// Before lowering the loop `stmt`: when it is closed, fetch the views of the arrays it
     /// uses. Returns the views in force before, to restore after the loop.
     pub(super) fn hoist_views(&mut self, stmt: &Stmt) -> HashMap<Place, Views> {
@@ -85,12 +96,13 @@ impl Lower<'_, '_, '_> {
                     None => null,
                 });
             }
-            fetched.push((place, data, len, write));
+            let count = static_count(&base);
+            fetched.push((place, data, len, write, count));
         }
         // A pointer whose target native code cannot see (a cast pointer) runs its accesses on
         // the closure compiler, which may replace any array's storage: then no view is kept
         // and every access fetches its own (`access_view`).
-        for (place, data, len, write) in fetched {
+        for (place, data, len, write, count) in fetched {
             let data = match unviewable {
                 Some(any) => {
                     let zero = self.iconst(0);
@@ -100,40 +112,117 @@ impl Lower<'_, '_, '_> {
                 }
                 None => data,
             };
+            // Kept only with the count of its type (see the module's comment).
+            let data = match count {
+                Some(count) => {
+                    let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, len, count as i64);
+                    let zero = self.iconst(0);
+                    data.into_iter()
+                        .map(|d| self.b.ins().select(other, zero, d))
+                        .collect()
+                }
+                None => data,
+            };
             self.views.insert(place, (data, len, write));
         }
         saved
     }
 
-    /// The view of the array of an element path, for a read or a store: the one fetched
-    /// before the enclosing closed loop, or, when there is none (or it was given up, null),
-    /// fetched here.
-    pub(super) fn access_view(
+    /// The view (the address of the leaves, or of each of `n_columns` columns) of the array
+    /// of `path` for a read or a store at leaf position `pos` (whose indices
+    /// `leaf_position` checked), with the access's checks made. Through a pointer whose
+    /// target native code cannot see, `unviewable` runs instead (and ends its block); at a
+    /// position outside the view (of a variable holding no array) a read raises R0001 and a
+    /// store jumps to the block of `Outside::Skip`. Through a view kept for the enclosing
+    /// closed loop, nothing is checked (see the module's comment).
+    pub(super) fn checked_view(
         &mut self,
         path: &ElementPath<'_>,
         write: bool,
-    ) -> (ClValue, ClValue) {
-        let Some((data, len)) = self.hoisted_view(path.base, write) else {
-            let addr = self.base_addr(path.base);
-            return self.view(addr, write, path.pointer);
+        n_columns: Option<usize>,
+        pos: ClValue,
+        unviewable: impl FnOnce(&mut Self),
+        outside: Outside,
+    ) -> Vec<ClValue> {
+        let hoisted = match path.base.kind {
+            ExprKind::Local(s) => self.views.get(&Place::Local(s)),
+            ExprKind::Global(s) => self.views.get(&Place::Global(s)),
+            _ => None,
+        }
+        .filter(|(data, _, mutable)| (*mutable || !write) && data.len() == n_columns.unwrap_or(1))
+        .cloned();
+        let Some((data, len, _)) = hoisted else {
+            return self.fetched_view(path, write, n_columns, pos, unviewable, outside);
         };
+        let kept = self.b.create_block();
         let fetch = self.b.create_block();
         let join = self.b.create_block();
-        self.b.append_block_param(join, types::I64);
-        self.b.append_block_param(join, types::I64);
+        for _ in &data {
+            self.b.append_block_param(join, types::I64);
+        }
         self.b.set_cold_block(fetch);
-        self.b
-            .ins()
-            .brif(data, join, &args(&[data, len]), fetch, &[]);
+        self.b.ins().brif(data[0], kept, &[], fetch, &[]);
+        self.b.seal_block(kept);
         self.b.seal_block(fetch);
+        self.b.switch_to_block(kept);
+        if static_count(path.base).is_none() {
+            self.check_inside(path, pos, len, outside);
+        }
+        self.b.ins().jump(join, &args(&data));
         self.b.switch_to_block(fetch);
-        let addr = self.base_addr(path.base);
-        let (d, l) = self.view(addr, write, path.pointer);
-        self.b.ins().jump(join, &args(&[d, l]));
+        let fetched = self.fetched_view(path, write, n_columns, pos, unviewable, outside);
+        self.b.ins().jump(join, &args(&fetched));
         self.b.seal_block(join);
         self.b.switch_to_block(join);
-        let params = self.b.block_params(join);
-        (params[0], params[1])
+        self.b.block_params(join).to_vec()
+    }
+
+    /// `checked_view` through a view fetched here.
+    fn fetched_view(
+        &mut self,
+        path: &ElementPath<'_>,
+        write: bool,
+        n_columns: Option<usize>,
+        pos: ClValue,
+        unviewable: impl FnOnce(&mut Self),
+        outside: Outside,
+    ) -> Vec<ClValue> {
+        let addr = self.base_addr(path.base);
+        let (data, len) = match n_columns {
+            Some(n) => {
+                let (len, columns) = self.columns_at(addr, write, path.pointer, n);
+                (columns, len)
+            }
+            None => {
+                let (data, len) = self.view(addr, write, path.pointer);
+                (vec![data], len)
+            }
+        };
+        if path.pointer {
+            self.unviewable(data[0], unviewable);
+        }
+        self.check_inside(path, pos, len, outside);
+        data
+    }
+
+    /// What `outside` says when the leaf position `pos` is not below the view's count `len`.
+    fn check_inside(
+        &mut self,
+        path: &ElementPath<'_>,
+        pos: ClValue,
+        len: ClValue,
+        outside: Outside,
+    ) {
+        match outside {
+            Outside::Raise => self.check_position(path, pos, len),
+            Outside::Skip(after) => {
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
+                let next = self.b.create_block();
+                self.b.ins().brif(inside, next, &[], after, &[]);
+                self.b.seal_block(next);
+                self.b.switch_to_block(next);
+            }
+        }
     }
 
     /// Is `stmt` closed (see the module's comment)? Collects the array variables it uses,

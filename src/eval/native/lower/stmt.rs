@@ -12,6 +12,7 @@ use crate::types::Type;
 
 use super::agg::{field_leaves, split_fields};
 use super::expr::{path_kind, ElementPath};
+use super::hoist::Outside;
 use super::leaves::{leaf_kinds, scalar_kind};
 use super::{args, flags, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
@@ -925,42 +926,36 @@ impl Lower<'_, '_, '_> {
 
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
-        let (data, len) = self.access_view(path, true);
         let kind = path_kind(path);
-        self.store_inside(s, path, data, (pos, len), |l| {
-            let at = l.leaf_addr(kind, data, pos);
+        self.store_inside(s, path, None, pos, |l, data| {
+            let at = l.leaf_addr(kind, data[0], pos);
             l.store_leaf(kind, v, at);
         });
     }
 
-    /// The store `s` at leaf `pos` of the array of `path`, whose view (writable) begins at
-    /// `data` and has `len` leaves: `write`, when `pos` is inside. A variable that holds
-    /// no array has no storage (the checks before reported a global's placeholder): nothing
-    /// is stored. Through a pointer native code cannot see (a null view), the statement runs
-    /// on the closure compiler.
+    /// The store `s` at leaf `pos` of the array of `path` (of `n_columns` columns, or flat):
+    /// `write` with the view's addresses (writable), when `pos` is inside. A variable that
+    /// holds no array has no storage (the checks before reported a global's placeholder):
+    /// nothing is stored. Through a pointer native code cannot see (a null view), the
+    /// statement runs on the closure compiler.
     pub(super) fn store_inside(
         &mut self,
         s: &Stmt,
         path: &ElementPath<'_>,
-        data: ClValue,
-        (pos, len): (ClValue, ClValue),
-        write: impl FnOnce(&mut Self),
+        n_columns: Option<usize>,
+        pos: ClValue,
+        write: impl FnOnce(&mut Self, &[ClValue]),
     ) {
         let after = self.b.create_block();
-        if path.pointer {
-            self.unviewable(data, |l| {
-                l.fallback_stmt(s, "", path.base.span);
-                if !l.filled() {
-                    l.b.ins().jump(after, &[]);
-                }
-            });
-        }
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
-        let block = self.b.create_block();
-        self.b.ins().brif(inside, block, &[], after, &[]);
-        self.b.seal_block(block);
-        self.b.switch_to_block(block);
-        write(self);
+        let unviewable = |l: &mut Self| {
+            l.fallback_stmt(s, "", path.base.span);
+            if !l.filled() {
+                l.b.ins().jump(after, &[]);
+            }
+        };
+        let outside = Outside::Skip(after);
+        let data = self.checked_view(path, true, n_columns, pos, unviewable, outside);
+        write(self, &data);
         self.b.ins().jump(after, &[]);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
