@@ -908,11 +908,14 @@ fn init_frame(l: &mut Lower<'_, '_, '_>, n_slots: usize, cells: &[Slot]) {
 }
 
 /// Lower a unit's top level into the declared function `id`
-/// (`fn(rt, captures, frame, n_slots)`); the notes and the frame size it needs.
+/// (`fn(rt, captures, frame, n_slots)`); the notes and the frame size it needs. The register
+/// variables are written to the frame at the end when `after` (the statements run after
+/// these on the same frame) mentions them; with no `after`, all of them.
 pub(super) fn unit(
     compiler: &mut Compiler<'_>,
     backend: &SharedBackend,
     stmts: &[Stmt],
+    after: Option<&[Stmt]>,
     result: Option<&Expr>,
     returns_out: bool,
     id: FuncId,
@@ -974,13 +977,17 @@ pub(super) fn unit(
         }
         l.b.seal_block(done);
         l.b.switch_to_block(done);
-        let all: Vec<Slot> = l.held_slots();
-        l.spill(&all);
+        let read_after = match after {
+            Some(after) => l.mentioned_stmts(after),
+            None => l.held_slots(),
+        };
+        l.spill(&read_after);
         l.b.ins().return_(&[]);
+        // An error ends the unit, and nothing reads its frame's slots after: the unwind block
+        // spills nothing (so the many paths to it carry no register values).
         let unwind = l.unwind;
         l.b.seal_block(unwind);
         l.b.switch_to_block(unwind);
-        l.spill(&all);
         l.b.ins().return_(&[]);
         notes = std::mem::take(&mut l.notes);
         l.b.seal_all_blocks();
