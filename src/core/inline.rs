@@ -33,12 +33,13 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use crate::core::ir::{
-    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, InlinedFrame, LabelId, Pattern,
-    PatternKind, Place, Prim, Slot, Stmt, Unit,
+    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, InlinedFrame, LabelId, PathStep,
+    Pattern, PatternKind, Place, Prim, Slot, Stmt, Unit,
 };
 use crate::core::subst::instantiate;
 use crate::core::visit::{
-    each_in_expr, each_in_stmts, infallible, walk_expr_fold, walk_stmt, walk_stmts, Fold, Visit,
+    each_in_expr, each_in_stmts, infallible, walk_expr_fold, walk_stmt, walk_stmt_fold, walk_stmts,
+    Fold, Visit,
 };
 use crate::syntax::ast::FunKind;
 use crate::types::Type;
@@ -192,9 +193,14 @@ impl Fold for Inliner<'_> {
         let replaced = match &folded.kind {
             ExprKind::Call { func, args } => self.call(func, args, &e.ty, e.span),
             ExprKind::Prim(prim, args) => self.lower_prim(prim, args, &e.ty, e),
+            ExprKind::PtrProject { .. } | ExprKind::Deref(_) => return Ok(through_address(folded)),
             _ => None,
         };
         Ok(replaced.unwrap_or(folded))
+    }
+
+    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, Infallible> {
+        Ok(store_through_address(walk_stmt_fold(self, s)?))
     }
 }
 
@@ -635,6 +641,12 @@ fn stable(e: &Expr, pure_: bool) -> bool {
             true
         }
         ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => true,
+        // The address of a variable, or of a component of it at constant indices, is the
+        // same pointer every time (`&a`, `&m.1`).
+        ExprKind::AddrOf { path, .. } => path.iter().all(|step| match step {
+            PathStep::Field(_) => true,
+            PathStep::Index(index, _) => matches!(index.kind, ExprKind::Const(_)),
+        }),
         ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => pure_,
         ExprKind::Index {
             array,
@@ -782,6 +794,12 @@ impl Fold for Relocation<'_> {
             // reaches are the caller's objects (a local that is addressed is a cell, never a
             // slot the relocation moves), so its expressions are relocated as any others.
             ExprKind::AddrOf { .. } => return Err(()),
+            // A pointer parameter given an address (`advance (&bodies)`): what the body
+            // reaches through it is that variable's component, read or stored in place.
+            ExprKind::PtrProject { .. } | ExprKind::Deref(_) => {
+                let folded = walk_expr_fold(self, e)?;
+                return Ok(through_address(folded));
+            }
             _ => return walk_expr_fold(self, e),
         };
         Ok(Expr {
@@ -789,6 +807,143 @@ impl Fold for Relocation<'_> {
             ty: e.ty.clone(),
             span: e.span,
         })
+    }
+
+    fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, ()> {
+        Ok(store_through_address(walk_stmt_fold(self, s)?))
+    }
+}
+
+/// A store through an address (`&a.i <- v` as `p.i <- v` with `p = &a`) is a store into the
+/// variable's component, or an assignment of the variable (`p <- v` with `p = &n`).
+fn store_through_address(s: Stmt) -> Stmt {
+    let Stmt::StoreAt { pointer, value } = s else {
+        return s;
+    };
+    match pointer.kind {
+        ExprKind::AddrOf {
+            place,
+            root_ty,
+            path,
+        } => match path.is_empty() {
+            true => Stmt::Assign(place, value),
+            false => Stmt::Store {
+                place,
+                root_ty,
+                path,
+                value,
+            },
+        },
+        kind => Stmt::StoreAt {
+            pointer: Expr { kind, ..pointer },
+            value,
+        },
+    }
+}
+
+/// `e` (a projection or a dereference) when its pointer is an address: a projection of an
+/// address is the address of the component (`&a` projected to `i` is `&a.i`), and the
+/// dereference of an address through array indices and tuple, record and struct fields is
+/// the variable's component itself (`*&a.i` is `a.i`). Anything else stays as it is.
+fn through_address(e: Expr) -> Expr {
+    match e.kind {
+        ExprKind::PtrProject { pointer, path } => match pointer.kind {
+            ExprKind::AddrOf {
+                place,
+                root_ty,
+                path: mut first,
+            } => {
+                first.extend(path);
+                Expr {
+                    kind: ExprKind::AddrOf {
+                        place,
+                        root_ty,
+                        path: first,
+                    },
+                    ..e
+                }
+            }
+            kind => Expr {
+                kind: ExprKind::PtrProject {
+                    pointer: Box::new(Expr { kind, ..*pointer }),
+                    path,
+                },
+                ..e
+            },
+        },
+        ExprKind::Deref(pointer) => match &pointer.kind {
+            ExprKind::AddrOf {
+                place,
+                root_ty,
+                path,
+            } => component_read(*place, root_ty, path, pointer.span).unwrap_or(Expr {
+                kind: ExprKind::Deref(pointer),
+                ..e
+            }),
+            _ => Expr {
+                kind: ExprKind::Deref(pointer),
+                ..e
+            },
+        },
+        kind => Expr { kind, ..e },
+    }
+}
+
+/// The read of the component of variable `place` (of type `root_ty`) that `path` leads to,
+/// when every step is an array index or a field of a tuple, record or struct; `span` is the
+/// address's (where a read of a variable with no value yet points, as through the pointer).
+fn component_read(
+    place: Place,
+    root_ty: &Type,
+    path: &[PathStep],
+    span: crate::syntax::span::Span,
+) -> Option<Expr> {
+    let kind = match place {
+        Place::Local(s) => ExprKind::Local(s),
+        Place::Global(g) => ExprKind::Global(g),
+        Place::LocalCell(s) => ExprKind::LocalCell(s),
+        Place::CaptureCell(i) => ExprKind::CaptureCell(i),
+    };
+    let mut at = Expr {
+        kind,
+        ty: root_ty.clone(),
+        span,
+    };
+    for step in path {
+        at = match (step, &at.ty) {
+            (PathStep::Index(index, mode), Type::Array(elem, _)) => Expr {
+                ty: (**elem).clone(),
+                kind: ExprKind::Index {
+                    array: Box::new(at),
+                    index: Box::new(index.clone()),
+                    mode: *mode,
+                },
+                span,
+            },
+            (PathStep::Field(k), container) => {
+                let ty = field_type(container, *k as usize)?;
+                Expr {
+                    ty,
+                    kind: ExprKind::Field(Box::new(at), *k),
+                    span,
+                }
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// The type of field `k` of a tuple, record or struct type.
+fn field_type(ty: &Type, k: usize) -> Option<Type> {
+    use crate::types::ty::NominalBody;
+    match ty {
+        Type::Tuple(parts) | Type::Record(_, parts) => parts.get(k).cloned(),
+        Type::Nominal(def) if def.params.is_empty() => match def.body.get()? {
+            NominalBody::Struct(fields) => fields.get(k).map(|(_, t)| t.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -936,6 +1091,8 @@ Println(f0(5))",
 
     #[test]
     fn a_procedure_storing_through_its_pointer_parameter_is_inlined() {
+        // Given the address of `a`, what the body reaches through its pointer is `a`'s
+        // elements, read and stored in place.
         check(
             "var a : int ^ 3 = (1, 2, 3);
 proc swap (p: &(int ^ 3), i: int, j: int) { val t = *p.i; p.i <- *p.j; p.j <- t; }
@@ -947,13 +1104,10 @@ proc f0 swap ((l0, l1, l2) : &(int ^ 3) * int * int) : void slots 4 {
   *&(l0)[l2] <- l3
 }
 g0 = [1, 2, 3]
-loop {
-  l0 = &g0
-  inline swap {
-    l3 = *&(l0)[0]
-    *&(l0)[0] <- *&(l0)[2]
-    *&(l0)[2] <- l3
-  }
+inline swap {
+  l3 = g0[0]
+  g0[0] <- g0[2]
+  g0[2] <- l3
 }",
         );
     }
