@@ -406,6 +406,9 @@ impl Lower<'_, '_, '_> {
         if repr == Repr::Unit {
             return V::Unit;
         }
+        if let Some(v) = self.promoted_read(s, Some(span)) {
+            return v;
+        }
         let addr = self.global_addr(s);
         if let Some(def) = self.c.global_read_check(s, ty) {
             let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);

@@ -12,6 +12,16 @@
 //! loop an access whose indices were checked against their index types (`leaf_position`;
 //! a compact index cannot be outside its type) is inside the view, and checks nothing more;
 //! an access through a given-up view fetches its own and checks the position against it.
+//!
+//! The scalar globals a closed loop reads (a top-level loop's counters and accumulators) are
+//! held in registers while it runs: loaded before it, written back after it and on every
+//! error leaving it. Nothing else reads a global meanwhile (the loop calls nothing; a
+//! parallel loop inside it gets them written back first, `store_promoted`), so top-level
+//! code runs like code in a function. A global that may not hold a value yet (a loop's
+//! counter, a variable declared in the loop) has a flag in a register too: a read checks it
+//! (R0011, as the slot's tag would say), an assignment sets it, and a global whose flag is
+//! still clear is not written back. The globals of a loop left by a `return` or a jump past
+//! its end stay in memory.
 
 use std::collections::HashMap;
 
@@ -22,8 +32,10 @@ use crate::core::ir::{
 };
 use crate::eval::native::Repr;
 
+use super::super::runtime::Site;
 use super::expr::ElementPath;
-use super::{args, Lower, Views};
+use super::{args, flags, Lower, Views};
+use crate::syntax::span::Span;
 
 /// The number of columns of the array a variable holds (or a pointer variable points at)
 /// when it is an array of tuples of scalars stored as columns.
@@ -33,6 +45,65 @@ pub(super) fn columns_of(base: &Expr) -> Option<usize> {
         crate::eval::value::LeafRepr::Columns(layout) => Some(layout.kinds.len()),
         _ => None,
     }
+}
+
+/// A scalar global held in a register for a closed loop: its variable and representation,
+/// and when it may hold no value yet, the variable saying whether it does and its
+/// declaration (for R0011).
+#[derive(Clone)]
+pub(super) struct Promoted {
+    var: cranelift_frontend::Variable,
+    repr: Repr,
+    flag: Option<(
+        cranelift_frontend::Variable,
+        std::sync::Arc<crate::core::ir::GlobalDef>,
+    )>,
+}
+
+/// What `Lower::hoist` set up for a closed loop, undone after it by `Lower::unhoist`.
+pub(super) struct Hoisted {
+    /// The views in force before the loop.
+    views: HashMap<Place, Views>,
+    /// The globals held in registers for the loop.
+    promoted: Vec<u32>,
+    /// The unwind block in force before the loop.
+    unwind: cranelift_codegen::ir::Block,
+}
+
+/// Does control leave the loop `stmt` only at its end (or by an error)? No `return`, no
+/// `break` or `continue` of a loop around it. Inlined bodies (inside expressions) return
+/// within themselves.
+fn leaves_only_at_its_end(stmt: &Stmt) -> bool {
+    use crate::core::visit::{walk_stmt, Visit};
+    struct Exits {
+        inside: Vec<u32>,
+        jumps: Vec<u32>,
+        returns: bool,
+    }
+    impl<'ir> Visit<'ir> for Exits {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            match s {
+                Stmt::While { label, .. }
+                | Stmt::Loop { label, .. }
+                | Stmt::ForRange { label, .. }
+                | Stmt::ForCodes { label, .. }
+                | Stmt::ForArray { label, .. } => self.inside.push(*label),
+                Stmt::Break(label) | Stmt::Continue(label) => self.jumps.push(*label),
+                Stmt::Return(_) => self.returns = true,
+                _ => {}
+            }
+            walk_stmt(self, s)
+        }
+        fn visit_expr(&mut self, _: &'ir Expr) {}
+        fn visit_pattern(&mut self, _: &'ir Pattern) {}
+    }
+    let mut exits = Exits {
+        inside: Vec::new(),
+        jumps: Vec::new(),
+        returns: false,
+    };
+    exits.visit_stmt(stmt);
+    !exits.returns && exits.jumps.iter().all(|j| exits.inside.contains(j))
 }
 
 /// What an element access does at a position outside its array's view.
@@ -56,13 +127,154 @@ fn static_count(base: &Expr) -> Option<usize> {
 
 impl Lower<'_, '_, '_> {
     /// Before lowering the loop `stmt`: when it is closed, fetch the views of the arrays it
-    /// uses. Returns the views in force before, to restore after the loop.
-    pub(super) fn hoist_views(&mut self, stmt: &Stmt) -> HashMap<Place, Views> {
-        let saved = self.views.clone();
+    /// uses and hold the scalar globals it reads in registers. Returns what to undo after the
+    /// loop (`unhoist`).
+    pub(super) fn hoist(&mut self, stmt: &Stmt) -> Hoisted {
+        let hoisted = Hoisted {
+            views: self.views.clone(),
+            promoted: Vec::new(),
+            unwind: self.unwind,
+        };
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         if !self.closed_stmt(stmt, &mut arrays) {
-            return saved;
+            return hoisted;
         }
+        self.fetch_views(arrays);
+        let promoted = self.promote_globals(stmt);
+        Hoisted {
+            promoted,
+            ..hoisted
+        }
+    }
+
+    /// After the loop `hoist` prepared, in the block that follows it: the promoted globals
+    /// written back, the views and the unwind block in force before restored.
+    pub(super) fn unhoist(&mut self, hoisted: Hoisted) {
+        self.views = hoisted.views;
+        if hoisted.promoted.is_empty() {
+            return;
+        }
+        self.store_promoted(&hoisted.promoted);
+        let side = self.unwind;
+        self.b.seal_block(side);
+        self.unwind = hoisted.unwind;
+        for g in &hoisted.promoted {
+            self.promoted.remove(g);
+        }
+    }
+
+    /// Hold the scalar globals the closed loop `stmt` reads in registers (see the module's
+    /// comment); the globals promoted.
+    fn promote_globals(&mut self, stmt: &Stmt) -> Vec<u32> {
+        if !leaves_only_at_its_end(stmt) {
+            return Vec::new();
+        }
+        let mut read = std::collections::BTreeMap::new();
+        crate::core::visit::each_in_stmts(
+            std::slice::from_ref(stmt),
+            &mut |e| {
+                if let ExprKind::Global(g) = e.kind {
+                    read.entry(g).or_insert_with(|| e.ty.clone());
+                }
+            },
+            &mut |_| {},
+        );
+        let mut promoted = Vec::new();
+        for (g, ty) in read {
+            let repr = match Repr::of(&ty) {
+                Some(repr @ (Repr::I64 | Repr::F64)) => repr,
+                _ => continue,
+            };
+            if self.promoted.contains_key(&g) {
+                continue;
+            }
+            let addr = self.global_addr(g);
+            let value = self.load_value(addr, repr).int();
+            let var = self.b.declare_var(repr.clif().unwrap_or(types::I64));
+            self.b.def_var(var, value);
+            let flag = self.c.global_read_check(g, &ty).map(|def| {
+                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+                let set = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
+                let set = self.b.ins().uextend(types::I64, set);
+                let flag = self.b.declare_var(types::I64);
+                self.b.def_var(flag, set);
+                (flag, def)
+            });
+            self.promoted.insert(g, Promoted { var, repr, flag });
+            promoted.push(g);
+        }
+        if !promoted.is_empty() {
+            let outer = self.unwind;
+            let list = promoted.clone();
+            self.unwind = self.side_block(|l| {
+                l.store_promoted(&list);
+                l.b.ins().jump(outer, &[]);
+            });
+        }
+        promoted
+    }
+
+    /// Write the promoted globals `globals` to their slots (those whose flag says they hold a
+    /// value).
+    pub(super) fn store_promoted(&mut self, globals: &[u32]) {
+        for g in globals {
+            let promoted = self.promoted[g].clone();
+            let value = self.b.use_var(promoted.var);
+            let v = match promoted.repr {
+                Repr::F64 => super::V::F(value),
+                _ => super::V::I(value),
+            };
+            let Some((flag, _)) = promoted.flag else {
+                let addr = self.global_addr(*g);
+                self.store_value(addr, v);
+                continue;
+            };
+            let set = self.b.use_var(flag);
+            let store = self.b.create_block();
+            let after = self.b.create_block();
+            self.b.ins().brif(set, store, &[], after, &[]);
+            self.b.seal_block(store);
+            self.b.switch_to_block(store);
+            let addr = self.global_addr(*g);
+            self.store_value(addr, v);
+            self.b.ins().jump(after, &[]);
+            self.b.seal_block(after);
+            self.b.switch_to_block(after);
+        }
+    }
+
+    /// The value a promoted global holds in its register, when `g` is one; a `checked` read
+    /// is R0011 at its span when the global holds none yet.
+    pub(super) fn promoted_read(&mut self, g: u32, checked: Option<Span>) -> Option<super::V> {
+        let promoted = self.promoted.get(&g)?.clone();
+        if let (Some((flag, def)), Some(span)) = (promoted.flag, checked) {
+            let set = self.b.use_var(flag);
+            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, set, 0);
+            let zero = self.iconst(0);
+            self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
+        }
+        let value = self.b.use_var(promoted.var);
+        Some(match promoted.repr {
+            Repr::F64 => super::V::F(value),
+            _ => super::V::I(value),
+        })
+    }
+
+    /// Assign the promoted global `g`, when it is one: whether it was.
+    pub(super) fn promoted_write(&mut self, g: u32, x: ClValue) -> bool {
+        let Some(promoted) = self.promoted.get(&g).cloned() else {
+            return false;
+        };
+        self.b.def_var(promoted.var, x);
+        if let Some((flag, _)) = promoted.flag {
+            let one = self.iconst(1);
+            self.b.def_var(flag, one);
+        }
+        true
+    }
+
+    /// The views of the arrays of a closed loop (`closed_stmt` collected them), fetched.
+    fn fetch_views(&mut self, arrays: HashMap<Place, (Expr, bool)>) {
         // The views stored into first: a pointer may reach the storage of another variable
         // of the loop, whose view must be taken once that storage is unshared.
         let mut arrays: Vec<_> = arrays.into_iter().collect();
@@ -125,7 +337,6 @@ impl Lower<'_, '_, '_> {
             };
             self.views.insert(place, (data, len, write));
         }
-        saved
     }
 
     /// The view (the address of the leaves, or of each of `n_columns` columns) of the array

@@ -14,6 +14,7 @@ mod capture;
 mod chars;
 mod expr;
 mod fallback;
+mod frame;
 mod hoist;
 mod leaves;
 mod map;
@@ -120,6 +121,9 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// for stores.
     /// For an array of tuples stored as columns, each column's address.
     views: HashMap<Place, Views>,
+    /// The scalar globals held in registers while the closed loops being lowered run
+    /// (`hoist.rs`): each one's variable and representation.
+    promoted: HashMap<u32, hoist::Promoted>,
     /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
     foreign: bool,
     /// The captures of the function being lowered (`*const Value`) and their number (0 for a
@@ -352,6 +356,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             unwind,
             notes: Vec::new(),
             views: HashMap::new(),
+            promoted: HashMap::new(),
             foreign: false,
             captures,
             n_captures,
@@ -580,94 +585,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             let dead = self.b.create_block();
             self.b.seal_block(dead);
             self.b.switch_to_block(dead);
-        }
-    }
-
-    /// The local slots an expression mentions that are held in registers.
-    fn mentioned_expr(&self, e: &Expr) -> Vec<Slot> {
-        self.mentioned(|expr, place| each_in_expr(e, expr, place))
-    }
-
-    /// The local slots statements mention that are held in registers.
-    fn mentioned_stmts(&self, stmts: &[Stmt]) -> Vec<Slot> {
-        self.mentioned(|expr, place| each_in_stmts(stmts, expr, place))
-    }
-
-    /// The register slots a walk (`each_in_expr`, `each_in_stmts`) reads or assigns.
-    fn mentioned(
-        &self,
-        walk: impl FnOnce(&mut dyn FnMut(&Expr), &mut dyn FnMut(Place)),
-    ) -> Vec<Slot> {
-        let slots = std::cell::RefCell::new(Vec::new());
-        walk(
-            &mut |e| match e.kind {
-                ExprKind::Local(s) => slots.borrow_mut().push(s),
-                // A closure made here captures slots its function lists, not seen as reads:
-                // every register variable goes to the frame.
-                ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
-                    slots.borrow_mut().extend(self.vars.keys().copied());
-                    slots.borrow_mut().extend(self.avars.keys().copied())
-                }
-                _ => {}
-            },
-            &mut |p| {
-                if let Place::Local(s) = p {
-                    slots.borrow_mut().push(s)
-                }
-            },
-        );
-        self.registered(slots.into_inner())
-    }
-
-    fn registered(&self, mut slots: Vec<Slot>) -> Vec<Slot> {
-        slots.sort_unstable();
-        slots.dedup();
-        slots.retain(|s| self.vars.contains_key(s) || self.avars.contains_key(s));
-        slots
-    }
-
-    /// Every slot held in registers.
-    fn held_slots(&self) -> Vec<Slot> {
-        let mut all: Vec<Slot> = self.vars.keys().chain(self.avars.keys()).copied().collect();
-        all.sort_unstable();
-        all
-    }
-
-    /// Write the register variables `slots` to their frame slots.
-    fn spill(&mut self, slots: &[Slot]) {
-        for s in slots {
-            if let Some((_, agg)) = self.avars.get(s) {
-                let agg = agg.clone();
-                let v = self.read_agg_var(*s);
-                let addr = self.slot_addr(*s);
-                self.box_into(addr, &agg, v);
-                continue;
-            }
-            let (var, repr) = self.vars[s];
-            let value = self.b.use_var(var);
-            let v = match repr {
-                Repr::F64 => V::F(value),
-                _ => V::I(value),
-            };
-            let addr = self.slot_addr(*s);
-            self.store_value(addr, v);
-        }
-    }
-
-    /// Read the register variables `slots` back from their frame slots.
-    fn reload(&mut self, slots: &[Slot]) {
-        for s in slots {
-            if let Some((_, agg)) = self.avars.get(s) {
-                let agg = agg.clone();
-                let addr = self.slot_addr(*s);
-                let v = self.unbox_from(addr, &agg);
-                self.write_agg_var(*s, v);
-                continue;
-            }
-            let (var, repr) = self.vars[s];
-            let addr = self.slot_addr(*s);
-            let v = self.load_value(addr, repr).int();
-            self.b.def_var(var, v);
         }
     }
 }

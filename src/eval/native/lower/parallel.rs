@@ -303,6 +303,9 @@ impl Lower<'_, '_, '_> {
         first: ClValue,
         count: ClValue,
     ) -> ClValue {
+        // The chunks read globals from their slots.
+        let promoted: Vec<u32> = self.promoted.keys().copied().collect();
+        self.store_promoted(&promoted);
         let mut words: Vec<ClValue> = extra.to_vec();
         let mut stored = Vec::new();
         let mut lens = Vec::new();

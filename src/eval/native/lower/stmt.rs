@@ -69,10 +69,13 @@ impl Lower<'_, '_, '_> {
                     _ => V::I(v),
                 }
             }
-            Place::Global(s) => {
-                let addr = self.global_addr(s);
-                self.load_value(addr, repr)
-            }
+            Place::Global(s) => match self.promoted_read(s, None) {
+                Some(v) => v,
+                None => {
+                    let addr = self.global_addr(s);
+                    self.load_value(addr, repr)
+                }
+            },
             Place::LocalCell(_) | Place::CaptureCell(_) => self.cell_read(place, repr),
         }
     }
@@ -86,6 +89,11 @@ impl Lower<'_, '_, '_> {
                 }
             }
             Place::Global(s) => {
+                if let V::I(x) | V::F(x) = v {
+                    if self.promoted_write(s, x) {
+                        return;
+                    }
+                }
                 let addr = self.global_addr(s);
                 self.store_value(addr, v);
             }
@@ -219,7 +227,7 @@ impl Lower<'_, '_, '_> {
                 until,
                 body,
             } => {
-                let saved = self.hoist_views(s);
+                let hoisted = self.hoist(s);
                 let header = self.b.create_block();
                 let body_block = self.b.create_block();
                 let latch = self.b.create_block();
@@ -242,10 +250,10 @@ impl Lower<'_, '_, '_> {
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
-                self.views = saved;
+                self.unhoist(hoisted);
             }
             Stmt::Loop { label, body } => {
-                let saved = self.hoist_views(s);
+                let hoisted = self.hoist(s);
                 let header = self.b.create_block();
                 let latch = self.b.create_block();
                 let exit = self.b.create_block();
@@ -259,7 +267,7 @@ impl Lower<'_, '_, '_> {
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
-                self.views = saved;
+                self.unhoist(hoisted);
             }
             Stmt::ForRange {
                 label,
@@ -282,11 +290,11 @@ impl Lower<'_, '_, '_> {
                 {
                     return self.fallback_stmt(s, "a loop over 64-bit unsigned values", to.span);
                 }
-                let saved = self.hoist_views(s);
+                let hoisted = self.hoist(s);
                 if !self.chunk_loop(s) {
                     self.for_range(*label, *var, *var_ty, from, to, *kind, body);
                 }
-                self.views = saved;
+                self.unhoist(hoisted);
             }
             Stmt::ForCodes {
                 label,
@@ -301,11 +309,11 @@ impl Lower<'_, '_, '_> {
                             && self.native_var(*var, ty)
                             && n < i64::MAX as u64 =>
                     {
-                        let saved = self.hoist_views(s);
+                        let hoisted = self.hoist(s);
                         if !self.chunk_loop(s) {
                             self.for_codes(*label, *var, n, body);
                         }
-                        self.views = saved;
+                        self.unhoist(hoisted);
                     }
                     _ => self.fallback_stmt(
                         s,
