@@ -15,11 +15,14 @@ use crate::core::ir::{
     Place, RangeKind, Stmt, Unit,
 };
 
-/// The whole unit: its functions by number, then its top-level statements and its result.
+/// The whole unit: its functions by number (not the library's it checked on first use),
+/// then its top-level statements and its result.
 pub fn unit(unit: &Unit) -> String {
     let mut p = Printer::default();
     for (id, f) in &unit.functions {
-        p.function(*id, f);
+        if !unit.library_functions.contains(id) {
+            p.function(*id, f);
+        }
     }
     p.stmts(&unit.body);
     if let Some(result) = &unit.result {
