@@ -48,16 +48,23 @@ pub(super) fn columns_of(base: &Expr) -> Option<usize> {
 }
 
 /// A scalar global held in a register for a closed loop: its variable and representation,
-/// and when it may hold no value yet, the variable saying whether it does and its
-/// declaration (for R0011).
+/// and when it may hold no value yet, its flag.
 #[derive(Clone)]
 pub(super) struct Promoted {
     var: cranelift_frontend::Variable,
     repr: Repr,
-    flag: Option<(
-        cranelift_frontend::Variable,
-        std::sync::Arc<crate::core::ir::GlobalDef>,
-    )>,
+    flag: Option<Flag>,
+}
+
+/// Whether a promoted global holds a value: the variable, the constant 1 made before the
+/// loop that every assignment gives it (so a loop counter, assigned before the loop's first
+/// test, has a flag Cranelift knows is set, and its reads check nothing), and the global's
+/// declaration (for R0011).
+#[derive(Clone)]
+struct Flag {
+    var: cranelift_frontend::Variable,
+    set: ClValue,
+    def: std::sync::Arc<crate::core::ir::GlobalDef>,
 }
 
 /// What `Lower::hoist` set up for a closed loop, undone after it by `Lower::unhoist`.
@@ -194,11 +201,12 @@ impl Lower<'_, '_, '_> {
             self.b.def_var(var, value);
             let flag = self.c.global_read_check(g, &ty).map(|def| {
                 let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                let set = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
-                let set = self.b.ins().uextend(types::I64, set);
-                let flag = self.b.declare_var(types::I64);
-                self.b.def_var(flag, set);
-                (flag, def)
+                let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
+                let held = self.b.ins().uextend(types::I64, held);
+                let var = self.b.declare_var(types::I64);
+                self.b.def_var(var, held);
+                let set = self.iconst(1);
+                Flag { var, set, def }
             });
             self.promoted.insert(g, Promoted { var, repr, flag });
             promoted.push(g);
@@ -224,12 +232,12 @@ impl Lower<'_, '_, '_> {
                 Repr::F64 => super::V::F(value),
                 _ => super::V::I(value),
             };
-            let Some((flag, _)) = promoted.flag else {
+            let Some(flag) = promoted.flag else {
                 let addr = self.global_addr(*g);
                 self.store_value(addr, v);
                 continue;
             };
-            let set = self.b.use_var(flag);
+            let set = self.b.use_var(flag.var);
             let store = self.b.create_block();
             let after = self.b.create_block();
             self.b.ins().brif(set, store, &[], after, &[]);
@@ -247,8 +255,8 @@ impl Lower<'_, '_, '_> {
     /// is R0011 at its span when the global holds none yet.
     pub(super) fn promoted_read(&mut self, g: u32, checked: Option<Span>) -> Option<super::V> {
         let promoted = self.promoted.get(&g)?.clone();
-        if let (Some((flag, def)), Some(span)) = (promoted.flag, checked) {
-            let set = self.b.use_var(flag);
+        if let (Some(Flag { var, def, .. }), Some(span)) = (promoted.flag, checked) {
+            let set = self.b.use_var(var);
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, set, 0);
             let zero = self.iconst(0);
             self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
@@ -266,9 +274,8 @@ impl Lower<'_, '_, '_> {
             return false;
         };
         self.b.def_var(promoted.var, x);
-        if let Some((flag, _)) = promoted.flag {
-            let one = self.iconst(1);
-            self.b.def_var(flag, one);
+        if let Some(flag) = promoted.flag {
+            self.b.def_var(flag.var, flag.set);
         }
         true
     }
