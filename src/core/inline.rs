@@ -846,47 +846,34 @@ fn store_through_address(s: Stmt) -> Stmt {
 /// dereference of an address through array indices and tuple, record and struct fields is
 /// the variable's component itself (`*&a.i` is `a.i`). Anything else stays as it is.
 fn through_address(e: Expr) -> Expr {
-    match e.kind {
-        ExprKind::PtrProject { pointer, path } => match pointer.kind {
+    let folded = match &e.kind {
+        ExprKind::PtrProject { pointer, path } => match &pointer.kind {
             ExprKind::AddrOf {
                 place,
                 root_ty,
-                path: mut first,
-            } => {
-                first.extend(path);
-                Expr {
-                    kind: ExprKind::AddrOf {
-                        place,
-                        root_ty,
-                        path: first,
-                    },
-                    ..e
-                }
-            }
-            kind => Expr {
-                kind: ExprKind::PtrProject {
-                    pointer: Box::new(Expr { kind, ..*pointer }),
-                    path,
+                path: first,
+            } => Some(Expr {
+                kind: ExprKind::AddrOf {
+                    place: *place,
+                    root_ty: root_ty.clone(),
+                    path: first.iter().chain(path).cloned().collect(),
                 },
-                ..e
-            },
+                ty: e.ty.clone(),
+                span: e.span,
+            }),
+            _ => None,
         },
         ExprKind::Deref(pointer) => match &pointer.kind {
             ExprKind::AddrOf {
                 place,
                 root_ty,
                 path,
-            } => component_read(*place, root_ty, path, pointer.span).unwrap_or(Expr {
-                kind: ExprKind::Deref(pointer),
-                ..e
-            }),
-            _ => Expr {
-                kind: ExprKind::Deref(pointer),
-                ..e
-            },
+            } => component_read(*place, root_ty, path, pointer.span),
+            _ => None,
         },
-        kind => Expr { kind, ..e },
-    }
+        _ => None,
+    };
+    folded.unwrap_or(e)
 }
 
 /// The read of the component of variable `place` (of type `root_ty`) that `path` leads to,
@@ -921,7 +908,7 @@ fn component_read(
                 span,
             },
             (PathStep::Field(k), container) => {
-                let ty = field_type(container, *k as usize)?;
+                let ty = container.field_type(*k as usize)?;
                 Expr {
                     ty,
                     kind: ExprKind::Field(Box::new(at), *k),
@@ -932,19 +919,6 @@ fn component_read(
         };
     }
     Some(at)
-}
-
-/// The type of field `k` of a tuple, record or struct type.
-fn field_type(ty: &Type, k: usize) -> Option<Type> {
-    use crate::types::ty::NominalBody;
-    match ty {
-        Type::Tuple(parts) | Type::Record(_, parts) => parts.get(k).cloned(),
-        Type::Nominal(def) if def.params.is_empty() => match def.body.get()? {
-            NominalBody::Struct(fields) => fields.get(k).map(|(_, t)| t.clone()),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// Visits the statements of a list and those nested in them, not those inside expressions
@@ -975,13 +949,10 @@ pub fn has_return(stmts: &[Stmt]) -> bool {
 fn max_label(stmts: &[Stmt]) -> LabelId {
     let mut max = 0;
     walk_stmts(
-        &mut Statements(|s: &Stmt| match s {
-            Stmt::While { label, .. }
-            | Stmt::Loop { label, .. }
-            | Stmt::ForRange { label, .. }
-            | Stmt::ForCodes { label, .. }
-            | Stmt::ForArray { label, .. } => max = max.max(*label),
-            _ => {}
+        &mut Statements(|s: &Stmt| {
+            if let Some(label) = s.loop_label() {
+                max = max.max(label);
+            }
         }),
         stmts,
     );

@@ -890,6 +890,20 @@ pub enum Stmt {
     },
 }
 
+impl Stmt {
+    /// The label of a loop statement (`while`, `loop`, every `for`); `None` for any other.
+    pub fn loop_label(&self) -> Option<LabelId> {
+        match self {
+            Stmt::While { label, .. }
+            | Stmt::Loop { label, .. }
+            | Stmt::ForRange { label, .. }
+            | Stmt::ForCodes { label, .. }
+            | Stmt::ForArray { label, .. } => Some(*label),
+            _ => None,
+        }
+    }
+}
+
 /// How a closure's captured value `i` is taken from the frame creating it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Capture {

@@ -110,15 +110,12 @@ fn next_label(body: &[Stmt]) -> u32 {
     struct Labels(u32);
     impl<'ir> Visit<'ir> for Labels {
         fn visit_stmt(&mut self, s: &'ir Stmt) {
-            match s {
-                Stmt::While { label, .. }
-                | Stmt::Loop { label, .. }
-                | Stmt::ForRange { label, .. }
-                | Stmt::ForCodes { label, .. }
-                | Stmt::ForArray { label, .. }
-                | Stmt::Break(label)
-                | Stmt::Continue(label) => self.0 = self.0.max(label + 1),
-                _ => {}
+            let label = match s {
+                Stmt::Break(label) | Stmt::Continue(label) => Some(*label),
+                _ => s.loop_label(),
+            };
+            if let Some(label) = label {
+                self.0 = self.0.max(label + 1);
             }
             walk_stmt(self, s)
         }

@@ -298,6 +298,35 @@ impl<'ir> Visit<'ir> for Each<'_> {
     }
 }
 
+/// Does control leave `body` by a `break` or `continue` of a loop around it?
+pub fn jumps_out(body: &[Stmt]) -> bool {
+    struct Jumps {
+        labels: Vec<u32>,
+        found: bool,
+    }
+    impl<'ir> Visit<'ir> for Jumps {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            if let Stmt::Break(l) | Stmt::Continue(l) = s {
+                self.found |= !self.labels.contains(l);
+            }
+            let label = s.loop_label();
+            self.labels.extend(label);
+            walk_stmt(self, s);
+            if label.is_some() {
+                self.labels.pop();
+            }
+        }
+    }
+    let mut jumps = Jumps {
+        labels: Vec::new(),
+        found: false,
+    };
+    for s in body {
+        jumps.visit_stmt(s);
+    }
+    jumps.found
+}
+
 /// Call `expr` on every expression of `stmts` (pre-order) and `place` on every place they
 /// assign or bind.
 pub fn each_in_stmts(stmts: &[Stmt], expr: &mut dyn FnMut(&Expr), place: &mut dyn FnMut(Place)) {

@@ -14,6 +14,7 @@ pub mod shape;
 pub mod size;
 pub mod subtype;
 pub mod ty;
+pub mod visibility;
 
 #[cfg(test)]
 mod calculus_tests;

@@ -783,6 +783,18 @@ impl Type {
         )
     }
 
+    /// The type of field `k` of a tuple, record or struct type.
+    pub fn field_type(&self, k: usize) -> Option<Type> {
+        match self {
+            Type::Tuple(parts) | Type::Record(_, parts) => parts.get(k).cloned(),
+            Type::Nominal(def) => match def.body.get() {
+                Some(NominalBody::Struct(fields)) => fields.get(k).map(|(_, t)| t.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The fields of a record type in sorted order: name, type, position.
     pub fn record_fields(&self) -> Option<impl Iterator<Item = (&str, &Type)> + '_> {
         match self {
@@ -982,50 +994,6 @@ impl Type {
     /// Does this type mention a declared type parameter?
     pub fn has_var(&self) -> bool {
         self.facts().flags & FACT_VAR != 0
-    }
-
-    /// Does this type mention `secret`?
-    pub fn has_secret(&self) -> bool {
-        self.facts().flags & FACT_SECRET != 0
-    }
-
-    /// `secret t`, normalised: the qualifier distributes over tuples, records and
-    /// array elements (an array's index type is its shape, which is public), is idempotent,
-    /// and leaves `unit`, `void`, functions and pointers as they are (they carry no secret
-    /// data of their own; the checker refuses `secret` written on them).
-    pub fn secret(t: Type) -> Type {
-        match t {
-            Type::Secret(_) | Type::Fun(..) | Type::Ptr(..) | Type::CPtr(..) => t,
-            Type::Unitsum(0 | 1) => t,
-            Type::Tuple(cs) => Type::tuple(cs.iter().cloned().map(Type::secret).collect()),
-            Type::Array(e, i) => Type::array(Type::secret((*e).clone()), (*i).clone()),
-            Type::Record(names, cs) => Type::Record(
-                names,
-                TypeList::new(cs.iter().cloned().map(Type::secret).collect()),
-            ),
-            t => Type::Secret(TypeRef::new(t)),
-        }
-    }
-
-    /// The type with every `secret` removed: the public type of the same values, which is
-    /// what the IR and the evaluator see.
-    pub fn erase_secret(&self) -> Type {
-        if !self.has_secret() {
-            return self.clone();
-        }
-        self.map(&mut |t| match t {
-            Type::Secret(a) => Some(a.erase_secret()),
-            _ => None,
-        })
-    }
-
-    /// `narrow(v, t)` for a visibility `v` given as "is secret": `secret t` or `t`.
-    pub fn narrow(self, secret: bool) -> Type {
-        if secret {
-            Type::secret(self)
-        } else {
-            self
-        }
     }
 
     /// Does this type mention a function type (not through nominal bodies)?

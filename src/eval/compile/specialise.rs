@@ -54,44 +54,6 @@ struct Context {
     escapes: bool,
 }
 
-/// Does control leave `body` by a `break` or `continue` of a loop around it? (A `return` is
-/// fine: native code leaves with `Ctrl::Return`, as closures do.)
-fn escapes(body: &[Stmt]) -> bool {
-    struct Escapes {
-        labels: Vec<u32>,
-        found: bool,
-    }
-    impl<'ir> crate::core::visit::Visit<'ir> for Escapes {
-        fn visit_stmt(&mut self, s: &'ir Stmt) {
-            let label = match s {
-                Stmt::Break(l) | Stmt::Continue(l) if !self.labels.contains(l) => {
-                    self.found = true;
-                    None
-                }
-                Stmt::While { label, .. }
-                | Stmt::Loop { label, .. }
-                | Stmt::ForRange { label, .. }
-                | Stmt::ForCodes { label, .. }
-                | Stmt::ForArray { label, .. } => Some(*label),
-                _ => None,
-            };
-            self.labels.extend(label);
-            crate::core::visit::walk_stmt(self, s);
-            if label.is_some() {
-                self.labels.pop();
-            }
-        }
-    }
-    let mut finder = Escapes {
-        labels: Vec::new(),
-        found: false,
-    };
-    for s in body {
-        crate::core::visit::Visit::visit_stmt(&mut finder, s);
-    }
-    finder.found
-}
-
 impl Compiler<'_> {
     pub(super) fn specialise(
         &mut self,
@@ -115,7 +77,8 @@ impl Compiler<'_> {
             in_function: self.in_function > 0,
             slots: self.slots_used,
             defined: self.defined.clone(),
-            escapes: escapes(body),
+            // A `return` is fine: native code leaves with `Ctrl::Return`, as closures do.
+            escapes: crate::core::visit::jumps_out(body),
         });
         type Cache = Vec<(Vec<u64>, Arc<Specialised>)>;
         let cache: Mutex<Cache> = Mutex::new(Vec::new());

@@ -199,19 +199,6 @@ pub(super) fn split_fields(path: &[PathStep]) -> Option<(&[PathStep], Vec<u32>)>
     Some((&path[..n], fields))
 }
 
-/// The type of field `i` of a tuple, record or struct type.
-fn field_type(ty: &Type, i: usize) -> Option<Type> {
-    use crate::types::ty::NominalBody;
-    match ty {
-        Type::Tuple(parts) | Type::Record(_, parts) => parts.get(i).cloned(),
-        Type::Nominal(def) => match def.body.get() {
-            Some(NominalBody::Struct(fields)) => fields.get(i).map(|(_, t)| t.clone()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// The leaves (first, count) the fields `fields` select in a value of the aggregate type
 /// `ty`, and the selected value's type.
 pub(super) fn field_leaves(ty: &Type, fields: &[u32]) -> Option<((usize, usize), Type)> {
@@ -220,7 +207,7 @@ pub(super) fn field_leaves(ty: &Type, fields: &[u32]) -> Option<((usize, usize),
     for f in fields {
         let (start, n) = Agg::component(&ty, *f as usize)?;
         range = (range.0 + start, n);
-        ty = field_type(&ty, *f as usize)?;
+        ty = ty.field_type(*f as usize)?;
     }
     Some((range, ty))
 }

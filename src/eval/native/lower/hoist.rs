@@ -81,36 +81,8 @@ pub(super) struct Hoisted {
 /// `break` or `continue` of a loop around it. Inlined bodies (inside expressions) return
 /// within themselves.
 fn leaves_only_at_its_end(stmt: &Stmt) -> bool {
-    use crate::core::visit::{walk_stmt, Visit};
-    struct Exits {
-        inside: Vec<u32>,
-        jumps: Vec<u32>,
-        returns: bool,
-    }
-    impl<'ir> Visit<'ir> for Exits {
-        fn visit_stmt(&mut self, s: &'ir Stmt) {
-            match s {
-                Stmt::While { label, .. }
-                | Stmt::Loop { label, .. }
-                | Stmt::ForRange { label, .. }
-                | Stmt::ForCodes { label, .. }
-                | Stmt::ForArray { label, .. } => self.inside.push(*label),
-                Stmt::Break(label) | Stmt::Continue(label) => self.jumps.push(*label),
-                Stmt::Return(_) => self.returns = true,
-                _ => {}
-            }
-            walk_stmt(self, s)
-        }
-        fn visit_expr(&mut self, _: &'ir Expr) {}
-        fn visit_pattern(&mut self, _: &'ir Pattern) {}
-    }
-    let mut exits = Exits {
-        inside: Vec::new(),
-        jumps: Vec::new(),
-        returns: false,
-    };
-    exits.visit_stmt(stmt);
-    !exits.returns && exits.jumps.iter().all(|j| exits.inside.contains(j))
+    let body = std::slice::from_ref(stmt);
+    !crate::core::visit::jumps_out(body) && !crate::core::inline::has_return(body)
 }
 
 /// What an element access does at a position outside its array's view.
