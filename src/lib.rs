@@ -57,6 +57,9 @@ pub use settings::{Settings, SharedBuffer};
 /// The library written in Tessera itself, loaded at the start of every session.
 pub const PRELUDE: &str = include_str!("../stdlib/prelude.flx");
 
+/// The parse of `PRELUDE`, stored (`syntax::stored`): start-up reads it instead of parsing.
+const PRELUDE_TREE: &[u8] = include_bytes!("../stdlib/prelude.ast");
+
 /// The file name under which diagnostics in the prelude are rendered.
 pub const PRELUDE_NAME: &str = "prelude.flx";
 
@@ -254,15 +257,18 @@ impl Session {
         self.run_parsed(&stmts, src, name, kind)
     }
 
-    /// The prelude, parsed once per process (with the default nesting limit: it is the same
-    /// text every time; in two halves at once, as start-up time counts in every run) and
-    /// checked and run in this session.
+    /// The prelude, read once per process from its stored parse (parsed, with the default
+    /// nesting limit, when the text was edited since the parse was stored) and checked and run
+    /// in this session.
     fn run_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
         static PARSED: std::sync::OnceLock<Result<Vec<syntax::ast::Stmt>, Vec<Diagnostic>>> =
             std::sync::OnceLock::new();
-        let parsed = PARSED.get_or_init(|| {
-            let parse = syntax::parse_program_parallel(PRELUDE, Default::default(), 2);
-            parsed_or_errors(PRELUDE, parse)
+        let parsed = PARSED.get_or_init(|| match syntax::stored::decode(PRELUDE, PRELUDE_TREE) {
+            Some(stmts) => Ok(stmts),
+            None => parsed_or_errors(
+                PRELUDE,
+                syntax::parse_program_with(PRELUDE, Default::default()),
+            ),
         });
         let stmts = parsed.as_ref().map_err(Clone::clone)?;
         self.run_parsed(stmts, PRELUDE, PRELUDE_NAME, SourceKind::Library)

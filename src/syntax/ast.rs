@@ -5,11 +5,12 @@
 //! diagnostic carries a `Span`.
 
 use crate::syntax::span::{Span, Spanned};
+use serde::{Deserialize, Serialize};
 
 /// What a pointer allows, as written: `&` read-write, `&<` read-only, `&>` write-only. A
 /// read-write pointer is accepted where a read-only or a write-only one is expected, never the
 /// other way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PtrMode {
     ReadWrite,
     Read,
@@ -35,7 +36,7 @@ pub type Name = String;
 pub type SName = Spanned<Name>;
 
 /// An integer literal as written: its value (exact up to 2^128) and its suffix.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct IntLit {
     /// The value; `None` when it does not even fit in 128 bits (always out of range).
     pub value: Option<u128>,
@@ -44,7 +45,7 @@ pub struct IntLit {
 }
 
 /// A floating literal: `1.5`, `2.5E3`, `1.25f`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct FloatLit {
     pub value: f64,
     /// `true` for the `f`/`F` suffix (type `float`), `false` for `double`.
@@ -57,7 +58,7 @@ pub struct FloatLit {
 
 pub type TypeExpr = Spanned<TypeExprKind>;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum TypeExprKind {
     /// A name: `int`, `double`, `bool`, `unit`, `void`, a typedef, a struct or variant, a type
     /// parameter.
@@ -101,7 +102,7 @@ pub enum TypeExprKind {
     Extend(Vec<TypeExpr>, Box<TypeExpr>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnitsumOp {
     Add,
     Sub,
@@ -116,7 +117,7 @@ pub enum UnitsumOp {
 
 pub type Expr = Spanned<ExprKind>;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Int(IntLit),
     Float(FloatLit),
@@ -221,7 +222,7 @@ pub enum ExprKind {
     Error,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ApplyForm {
     /// `f x`
     Juxtapose,
@@ -231,7 +232,7 @@ pub enum ApplyForm {
     Pipe,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
     Sub,
@@ -284,7 +285,7 @@ impl BinOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     Neg,
     Plus,
@@ -299,7 +300,7 @@ pub enum UnOp {
 
 pub type Pattern = Spanned<PatternKind>;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum PatternKind {
     /// `_`
     Wildcard,
@@ -345,7 +346,7 @@ pub enum PatternKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct MatchArm<B> {
     /// One or more alternatives `| 1 | 2 => …`.
     pub patterns: Vec<Pattern>,
@@ -360,21 +361,21 @@ pub struct MatchArm<B> {
 // Functions
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FunKind {
     Fun,
     Proc,
     Gen,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KindExpr {
     Type,
     Unitsum,
     CompactLinear,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct TypeParam {
     pub name: SName,
     /// Defaults to `TYPE` when not written.
@@ -386,13 +387,13 @@ pub struct TypeParam {
 
 /// `C[T]` in a `with` clause: the type class `C` (a name, possibly qualified: `M::C`) at the
 /// types `T`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Constraint {
     pub class: SName,
     pub args: Vec<TypeExpr>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: SName,
     pub ty: TypeExpr,
@@ -400,13 +401,13 @@ pub struct Param {
 
 /// One parenthesised parameter group: `(x:int, y:int)` (a tuple parameter), `(p : int * int)`,
 /// or `()` (unit).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct ParamGroup {
     pub params: Vec<Param>,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum FunBody {
     /// `=> e`
     Expr(Expr),
@@ -414,7 +415,7 @@ pub enum FunBody {
     Block(Vec<Stmt>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct FunDef {
     pub kind: FunKind,
     /// `None` for a lambda.
@@ -434,7 +435,7 @@ pub struct FunDef {
 
 pub type Stmt = Spanned<StmtKind>;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AssignOp {
     Set,
     Add,
@@ -451,7 +452,7 @@ pub enum AssignOp {
 }
 
 /// The iteration forms of `for`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum ForKind {
     /// `for i in ..[T]`: `i` is bound in the body only.
     Type(TypeExpr),
@@ -467,7 +468,7 @@ pub enum ForKind {
     Downto { from: Expr, to: Expr, declare: bool },
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `var x : T = e;` (type and initialiser each optional, not both absent).
     Var {
@@ -587,7 +588,7 @@ pub enum StmtKind {
 }
 
 /// The statements of Felix's modules and type classes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum ModuleItem {
     /// `module M { … }` and `module X[t] { … }`; `class C[T] { … }` when `class` is set.
     Module {

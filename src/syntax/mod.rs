@@ -8,14 +8,13 @@ pub mod desugar;
 pub mod lexer;
 pub mod nesting;
 pub mod parser;
-mod pieces;
 pub mod span;
+pub mod stored;
 pub mod token;
 
 #[cfg(test)]
 mod conformance_tests;
 
-pub use pieces::parse_program_parallel;
 pub use span::Span;
 
 use chumsky::Parser as _;

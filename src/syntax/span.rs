@@ -3,11 +3,12 @@
 //! It implements both `chumsky::span::Span` (so the parser produces it directly) and
 //! `ariadne::Span` (so diagnostics render it directly); no conversion code exists anywhere.
 
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// A half-open byte range `start..end` into the source of the current unit
 /// (a file, a REPL chunk or the prelude).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -84,7 +85,7 @@ impl ariadne::Span for Span {
 }
 
 /// A value with the span it came from. Equality ignores the span, so tests compare shapes.
-#[derive(Clone, Debug)]
+#[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct Spanned<T> {
     pub node: T,
     pub span: Span,
