@@ -4,7 +4,7 @@
 # e.g. benches/memory.sh /work/main/target/release/tessera target/release/tessera
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-programs=("$here/narrow_tiny.flx" "$here/reshape_big.flx")
+programs=("$here/narrow_tiny.flx" "$here/narrow_varray.flx" "$here/reshape_big.flx")
 binaries=("$@")
 [ ${#binaries[@]} -eq 0 ] && binaries=(target/release/tessera)
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install -y time" >&2; exit 1; }

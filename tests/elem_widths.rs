@@ -1,7 +1,8 @@
 //! Arrays of every scalar type, stored at the type's own width, behave the same on every path:
 //! one program per scalar type (reads by every index form, stores, stores through a pointer,
 //! `for` over the elements, `sort`, `map`, a reshape, folds, `\sum`, printing, a `.npy` round
-//! trip, and a large array filled by a parallel loop, mapped, sorted and reduced) runs with
+//! trip, a large array filled by a parallel loop, mapped, sorted and reduced, and a varray of
+//! the elements, which stores them at their width too) runs with
 //! native code on and off, each on one and two threads, and the four runs must print the same
 //! thing. The program also prints what it saved and what it loaded back, which must agree.
 
@@ -260,7 +261,12 @@ fn program(case: &Case, file: &str) -> String {
          val m = map (fun (x: {ty}) => x) big;\n\
          println$ m.199999;\n\
          println$ (sort big).(100000);\n\
-         println$ \\sum (map (fun (x: {ty}) => {term}) big);\n",
+         println$ \\sum (map (fun (x: {ty}) => {term}) big);\n\
+         val v = varray a;\n\
+         println$ \"varray \" + str (array v :>> {ty} ^ 6);\n\
+         set (v, 0, v.5);\n\
+         pop v;\n\
+         println$ v, len v;\n",
         values = values.join(", "),
     )
 }
@@ -317,13 +323,22 @@ fn every_scalar_width_agrees_on_every_path() {
                 ));
             }
         }
+        let line = |label: &str| {
+            reference
+                .0
+                .lines()
+                .find_map(|l| l.strip_prefix(label).map(str::to_string))
+        };
+        // A varray stores its elements at their width too: they come back as they went in.
+        if line("varray ") != line("saved ") {
+            failures.push(format!(
+                "{}: the varray of {:?} holds {:?}",
+                case.ty,
+                line("saved "),
+                line("varray ")
+            ));
+        }
         if case.npy {
-            let line = |label: &str| {
-                reference
-                    .0
-                    .lines()
-                    .find_map(|l| l.strip_prefix(label).map(str::to_string))
-            };
             let (saved, loaded) = (line("saved "), line("loaded "));
             assert!(saved.is_some(), "{}: the saved array is printed", case.ty);
             if saved != loaded {

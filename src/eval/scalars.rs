@@ -429,6 +429,20 @@ impl Scalars {
         each!(self, v => v.reserve(n))
     }
 
+    /// Room for `n` more leaves, or the allocator's refusal.
+    pub fn try_reserve_exact(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        each!(self, v => v.try_reserve_exact(n))
+    }
+
+    pub fn capacity(&self) -> usize {
+        each!(self, v => v.capacity())
+    }
+
+    /// Drop the last leaf; `false` when there is none.
+    pub fn pop(&mut self) -> bool {
+        each!(self, v => v.pop().is_some())
+    }
+
     /// Append the leaves `range` of `src` (of any kind; the same kind copies the slice).
     pub fn extend_range(&mut self, src: &Scalars, range: std::ops::Range<usize>) {
         macro_rules! same {

@@ -53,10 +53,103 @@ pub enum Value {
 /// The elements of a varray: at most `bound` of them. A darray's varray has the bound
 /// `usize::MAX`. The buffer grows as `Vec` does (amortised O(1) appends), each growth admitted
 /// by the memory budget first.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DynArray {
     pub bound: usize,
-    pub items: Vec<Value>,
+    pub items: Items,
+}
+
+/// The elements of a varray: scalars at their kind's width (as an array's leaves are stored,
+/// so a `varray[tiny]` takes a byte an element), anything else one `Value` each.
+#[derive(Debug)]
+pub enum Items {
+    Scalars(Scalars),
+    Values(Vec<Value>),
+}
+
+impl Items {
+    /// No elements yet, stored as elements of type `element` are.
+    pub fn of(element: &crate::types::Type) -> Items {
+        match ScalarKind::of(element) {
+            Some(kind) => Items::Scalars(Scalars::new(kind)),
+            None => Items::Values(Vec::new()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Items::Scalars(s) => s.len(),
+            Items::Values(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many elements fit before the storage grows.
+    pub fn capacity(&self) -> usize {
+        match self {
+            Items::Scalars(s) => s.capacity(),
+            Items::Values(v) => v.capacity(),
+        }
+    }
+
+    /// The bytes one element takes.
+    pub fn element_bytes(&self) -> usize {
+        match self {
+            Items::Scalars(s) => s.kind().bytes(),
+            Items::Values(_) => std::mem::size_of::<Value>(),
+        }
+    }
+
+    pub fn get(&self, k: usize) -> Value {
+        match self {
+            Items::Scalars(s) => s.get(k),
+            Items::Values(v) => v[k].clone(),
+        }
+    }
+
+    pub fn set(&mut self, k: usize, x: Value) {
+        match self {
+            Items::Scalars(s) => s.set(k, &x),
+            Items::Values(v) => v[k] = x,
+        }
+    }
+
+    pub fn push(&mut self, x: Value) {
+        match self {
+            Items::Scalars(s) => s.push(&x),
+            Items::Values(v) => v.push(x),
+        }
+    }
+
+    /// Drop the last element; `false` when there is none.
+    pub fn pop(&mut self) -> bool {
+        match self {
+            Items::Scalars(s) => s.pop(),
+            Items::Values(v) => v.pop().is_some(),
+        }
+    }
+
+    /// Room for `more` elements past the present ones, or the allocator's refusal.
+    pub fn try_reserve_exact(
+        &mut self,
+        more: usize,
+    ) -> Result<(), std::collections::TryReserveError> {
+        match self {
+            Items::Scalars(s) => s.try_reserve_exact(more),
+            Items::Values(v) => v.try_reserve_exact(more),
+        }
+    }
+
+    /// The elements as values, in order.
+    pub fn values(&self) -> Vec<Value> {
+        match self {
+            Items::Scalars(s) => (0..s.len()).map(|k| s.get(k)).collect(),
+            Items::Values(v) => v.clone(),
+        }
+    }
 }
 
 /// The bytes of a string value: shared, copy-on-write, with spare capacity for appends.

@@ -8,11 +8,11 @@ use crate::core::ir::VarrayOp;
 use crate::syntax::span::Span;
 use crate::types::Type;
 
-use super::super::array::Shape;
+use super::super::array::{check_allocation, LeafBuilder, Shape};
 use super::super::code::ExprCode;
 use super::super::error::{Fault, ASSERTION_FAILURE, INDEX_OUT_OF_RANGE, TOO_LARGE};
 use super::super::prims::int_value;
-use super::super::value::{DynArray, Value};
+use super::super::value::{ArrayVal, Buffer, DynArray, Items, LeafRepr, Value};
 use super::super::Ctrl;
 use super::{int_ty_of, internal, Compiler};
 
@@ -53,7 +53,7 @@ fn make_room(d: &mut DynArray, limits: &crate::limits::Limits, span: Span) -> Re
     }
     if d.items.len() == d.items.capacity() {
         let grown = (d.items.capacity() * 2).clamp(4, d.bound.max(4));
-        let bytes = grown as u128 * std::mem::size_of::<Value>() as u128;
+        let bytes = grown as u128 * d.items.element_bytes() as u128;
         let refused = |why: String| {
             Fault::new(TOO_LARGE, format!("varray too large to grow: {why}")).at(span)
         };
@@ -79,13 +79,16 @@ impl Compiler<'_> {
         let not_varray = move || internal_fault(span);
         match op {
             VarrayOp::New => {
+                let Some(element) = element_type(result_ty) else {
+                    return internal(format!("a varray of type {result_ty}"), span);
+                };
                 let bound = codes.pop().expect("one operand");
                 Box::new(move |frame| {
                     let bound = bound(frame)?.as_int_lossy() as u64;
                     let bound = usize::try_from(bound).unwrap_or(usize::MAX);
                     Ok(Value::Varray(Arc::new(Mutex::new(DynArray {
                         bound,
-                        items: Vec::new(),
+                        items: Items::of(&element),
                     }))))
                 })
             }
@@ -111,7 +114,7 @@ impl Compiler<'_> {
                     let i = int_value(i(frame)?.as_int_lossy(), ity);
                     let d = lock(elements(&v).ok_or_else(not_varray)?);
                     let k = position(i, d.items.len(), span)?;
-                    Ok(d.items[k].clone())
+                    Ok(d.items.get(k))
                 })
             }
             VarrayOp::Set => {
@@ -125,7 +128,7 @@ impl Compiler<'_> {
                     let x = x(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
                     let k = position(i, d.items.len(), span)?;
-                    d.items[k] = x;
+                    d.items.set(k, x);
                     Ok(Value::Unit)
                 })
             }
@@ -146,7 +149,7 @@ impl Compiler<'_> {
                 Box::new(move |frame| {
                     let v = v(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
-                    if d.items.pop().is_none() {
+                    if !d.items.pop() {
                         return Err(
                             Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span)
                         );
@@ -162,19 +165,39 @@ impl Compiler<'_> {
                 let v = codes.pop().expect("one operand");
                 Box::new(move |frame| {
                     let v = v(frame)?;
-                    let items: Vec<Value> =
-                        lock(elements(&v).ok_or_else(not_varray)?).items.clone();
-                    let mut out = super::super::array::LeafBuilder::new(shape.repr);
-                    let leaves = items.len().saturating_mul(shape.elem_leaves.max(1));
-                    out.reserve(leaves, &ty, &frame.rt.limits)
-                        .map_err(|f| f.at(span))?;
-                    for item in items {
-                        out.push_element(item);
+                    let d = lock(elements(&v).ok_or_else(not_varray)?);
+                    let leaves = d.items.len().saturating_mul(shape.elem_leaves.max(1));
+                    match (&d.items, shape.repr) {
+                        // Scalars stored as the array stores them: one copy of the buffer.
+                        (Items::Scalars(s), LeafRepr::Scalar(kind)) if s.kind() == kind => {
+                            check_allocation(Some(leaves), &ty, &frame.rt.limits)
+                                .map_err(|f| f.at(span))?;
+                            Ok(Value::Array(ArrayVal::new(Buffer::Scalars(s.clone()))))
+                        }
+                        _ => {
+                            let mut out = LeafBuilder::new(shape.repr);
+                            out.reserve(leaves, &ty, &frame.rt.limits)
+                                .map_err(|f| f.at(span))?;
+                            for item in d.items.values() {
+                                out.push_element(item);
+                            }
+                            Ok(Value::Array(out.finish()))
+                        }
                     }
-                    Ok(Value::Array(out.finish()))
                 })
             }
         }
+    }
+}
+
+/// The element type `T` of `varray[T]`.
+fn element_type(varray: &Type) -> Option<Type> {
+    let Type::Nominal(def) = varray else {
+        return None;
+    };
+    match def.body.get()? {
+        crate::types::ty::NominalBody::Variant(constructors) => constructors.first()?.1.clone(),
+        _ => None,
     }
 }
 
