@@ -490,3 +490,42 @@ fn native_parallel_loops_fault_like_the_sequential_loop() {
         }
     }
 }
+
+/// A counting loop and a `map` inside closures that read scalars they captured (the chunk
+/// function is given their values), with a division by zero at a chunk boundary or none: the
+/// same output, diagnostics and status on 1 and 2 threads and on the closure compiler.
+#[test]
+fn parallel_loops_read_captured_scalars() {
+    for fault in [-1i64, 32768, 199999] {
+        let source = format!(
+            "typedef N = 200000;\n\
+             fun scaled (k: long, f: long) : long ^ N -> long ^ N = {{\n\
+             \x20 fun apply (c: long ^ N) : long ^ N = {{\n\
+             \x20   var a : long ^ N;\n\
+             \x20   for i in ..[N] do &a.i <- c.i * k + 1000000L / (c.i - f); done\n\
+             \x20   return a;\n\
+             \x20 }}\n\
+             \x20 return apply;\n\
+             }}\n\
+             fun mapped (k: double) : long ^ N -> double ^ N = {{\n\
+             \x20 fun apply (c: long ^ N) : double ^ N => map (fun (x: long) => x.double * k) c;\n\
+             \x20 return apply;\n\
+             }}\n\
+             var c : long ^ N;\n\
+             for i in ..[N] do &c.i <- (i :>> long); done\n\
+             println$ \\sum (mapped 0.5 c);\n\
+             println$ \\sum ((scaled (3L, {fault}L)) c);\n"
+        );
+        let out = same_on_one_and_two_threads("captures", &source);
+        let closures = run_with("captures", &source, 2, false, &["--no-jit"]);
+        assert_eq!(stdout(&out), stdout(&closures), "{source}");
+        assert_eq!(out.stderr, closures.stderr, "{source}");
+        assert_eq!(out.status.code(), closures.status.code());
+        assert_eq!(out.status.code(), Some(if fault >= 0 { 3 } else { 0 }));
+        assert!(
+            stdout(&out).starts_with("9.99995e+09\n"),
+            "{}",
+            stdout(&out)
+        );
+    }
+}

@@ -20,7 +20,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 
 use crate::core::ir::{Expr, ExprKind, PathStep, Place, RangeKind, Slot, Stmt};
-use crate::core::visit::{each_in_expr, walk_expr_mut, VisitMut};
+use crate::core::visit::{each_in_expr, each_in_stmts, walk_expr_mut, VisitMut};
 use crate::eval::native::chunks::ChunkLoop;
 use crate::eval::native::{lock, Held, Repr};
 use crate::eval::value::ScalarKind;
@@ -51,6 +51,7 @@ struct Plan<'s> {
     bounds: Bounds<'s>,
     arrays: Vec<(Place, bool, Vec<ScalarKind>)>,
     reads: Vec<(Slot, Repr)>,
+    captures: Vec<(u32, Repr)>,
     span: crate::syntax::span::Span,
 }
 
@@ -137,11 +138,13 @@ impl VisitMut for Localise {
 
 /// What a chunk function finds in its context words: `extra` words of its own first (they must
 /// be non-null: the leaves of a map's source and result), then the columns of each array's
-/// view, each view's count, and the register variables the body reads.
+/// view, each view's count, the register variables the body reads and the captured scalars it
+/// reads (`Capture(i)`, held in registers since the function's entry).
 struct Words<'p> {
     extra: usize,
     arrays: &'p [(Place, bool, Vec<ScalarKind>)],
     reads: &'p [(Slot, Repr)],
+    captures: &'p [(u32, Repr)],
     /// Where Ctrl-C is reported, as the sequential loop reports it.
     span: crate::syntax::span::Span,
 }
@@ -157,6 +160,7 @@ impl Lower<'_, '_, '_> {
             extra: 0,
             arrays: &plan.arrays,
             reads: &plan.reads,
+            captures: &plan.captures,
             span: plan.span,
         };
         let (loop_slot, body) = match plan.var {
@@ -273,10 +277,18 @@ impl Lower<'_, '_, '_> {
                 _ => return None,
             }
         }
+        let mut captures = Vec::new();
+        each_in_expr(
+            body,
+            &mut |e| self.note_capture(e, &mut captures),
+            &mut |_| {},
+        );
+        let captures = captures.into_iter().collect::<Option<Vec<_>>>()?;
         let words = Words {
             extra: 2,
             arrays: &[],
             reads: &reads,
+            captures: &captures,
             span: body.span,
         };
         let id = self.chunk_function(&words, var, |l, i, extra| {
@@ -326,6 +338,9 @@ impl Lower<'_, '_, '_> {
         for (slot, repr) in layout.reads {
             let v = self.read_var(Place::Local(*slot), *repr);
             words.extend(v.scalars());
+        }
+        for (i, _) in layout.captures {
+            words.extend(self.capture_values[i].scalars());
         }
         let frame = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -416,6 +431,13 @@ impl Lower<'_, '_, '_> {
                 _ => return None,
             }
         }
+        let mut captures = Vec::new();
+        each_in_stmts(
+            body,
+            &mut |e| self.note_capture(e, &mut captures),
+            &mut |_| {},
+        );
+        let captures = captures.into_iter().collect::<Option<Vec<_>>>()?;
         hoisted.then_some(Plan {
             stmt: s,
             var,
@@ -423,8 +445,25 @@ impl Lower<'_, '_, '_> {
             bounds,
             arrays,
             reads,
+            captures,
             span,
         })
+    }
+
+    /// Note the captured scalar `e` reads, if it is one (`None`: a capture not held in a
+    /// register, which a chunk function cannot be given).
+    fn note_capture(&self, e: &Expr, captures: &mut Vec<Option<(u32, Repr)>>) {
+        let ExprKind::Capture(i) = e.kind else {
+            return;
+        };
+        let held = match self.capture_values.get(&i) {
+            Some(V::I(_)) => Some((i, Repr::I64)),
+            Some(V::F(_)) => Some((i, Repr::F64)),
+            _ => None,
+        };
+        if !captures.contains(&held) {
+            captures.push(held);
+        }
     }
 
     /// A chunk function (`fn(rt, words, lo, hi)`) running `iteration` (given the position and
@@ -493,6 +532,13 @@ impl Lower<'_, '_, '_> {
                     _ => V::I(word(&mut l, types::I64)),
                 };
                 l.write_var(Place::Local(*slot), v);
+            }
+            for (i, repr) in layout.captures {
+                let v = match repr {
+                    Repr::F64 => V::F(word(&mut l, types::F64)),
+                    _ => V::I(word(&mut l, types::I64)),
+                };
+                l.capture_values.insert(*i, v);
             }
             // The loop over `lo .. hi`.
             let counter = l.b.declare_var(types::I64);
