@@ -186,7 +186,7 @@ impl Checker {
     }
 
     /// Declare a virtual function of the class whose scope is the current one.
-    pub(crate) fn declare_virtual(&mut self, def: &ast::FunDef, bodiless: bool) {
+    pub(crate) fn declare_virtual(&mut self, def: &std::sync::Arc<ast::FunDef>, bodiless: bool) {
         let Some(name) = def.name.clone() else {
             return;
         };
@@ -751,7 +751,7 @@ impl Checker {
         let frame = self.frames[sig.frame].parent.unwrap_or(0);
         self.scope = scope;
         self.frame = frame;
-        let n = self.new_function(&def, &sig.name);
+        let n = self.new_function(&std::sync::Arc::new(def), &sig.name);
         self.modules.classes.specialised.insert(key, n);
         if !self.frames[frame].global {
             // A cell: the copy (or another made here) may call itself through it, from a

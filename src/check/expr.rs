@@ -472,7 +472,7 @@ impl Checker {
             }
             ExprKind::Extend(bases, extension) => self.extend_expr(bases, extension, span),
             ExprKind::LetFun(def, body) => {
-                let stmt = ast::Stmt::new(ast::StmtKind::Fun((**def).clone()), def.span);
+                let stmt = ast::Stmt::new(ast::StmtKind::Fun(Arc::new((**def).clone())), def.span);
                 let block = crate::syntax::desugar::block_value(vec![stmt], (**body).clone(), span);
                 self.expr(&block, expected)
             }
@@ -526,7 +526,7 @@ impl Checker {
     }
 
     fn lambda(&mut self, def: &ast::FunDef, expected: Option<&Type>) -> ir::Expr {
-        let idx = self.new_function(def, "<lambda>");
+        let idx = self.new_function(&Arc::new(def.clone()), "<lambda>");
         if let Some(t) = expected {
             self.narrow_lambda_params(idx, t);
         }

@@ -18,7 +18,7 @@ use crate::types::ty::{Kind, TyVar, Type};
 impl Checker {
     /// Create the signature, frame and scope of a function or lambda. Returns its index in
     /// `self.funs`.
-    pub(crate) fn new_function(&mut self, def: &FunDef, name: &str) -> usize {
+    pub(crate) fn new_function(&mut self, def: &Arc<FunDef>, name: &str) -> usize {
         let id = self.next_fun;
         self.next_fun += 1;
         let parent_frame = self.frame;
@@ -83,7 +83,7 @@ impl Checker {
             ret_meta: None,
             span: def.name.as_ref().map(|n| n.span).unwrap_or(def.span),
             holder: None,
-            def: Arc::new(def.clone()),
+            def: def.clone(),
             scope,
             frame: frame_id,
             params: patterns,

@@ -374,7 +374,7 @@ impl Checker {
     }
 
     /// Declare a function: its frame, scope, type parameters, parameter bindings, signature.
-    fn declare_fun(&mut self, def: &FunDef, prelude: &mut Vec<ir::Stmt>) {
+    fn declare_fun(&mut self, def: &std::sync::Arc<FunDef>, prelude: &mut Vec<ir::Stmt>) {
         let name = def
             .name
             .clone()

@@ -251,13 +251,17 @@ impl Checker {
         for s in body {
             let mut s = s.clone();
             match &mut s.node {
-                StmtKind::Fun(def) => def.type_params = prepend(&def.type_params, true),
+                StmtKind::Fun(def) => {
+                    let def = std::sync::Arc::make_mut(def);
+                    def.type_params = prepend(&def.type_params, true)
+                }
                 StmtKind::Typedef { params: p, .. }
                 | StmtKind::Struct { params: p, .. }
                 | StmtKind::Variant { params: p, .. } => *p = prepend(p, false),
                 StmtKind::Module(item) => match item.as_mut() {
                     ModuleItem::Module { params: p, .. } => *p = prepend(p, false),
                     ModuleItem::Virtual { def, bodiless } => {
+                        let def = std::sync::Arc::make_mut(def);
                         def.type_params = prepend(&def.type_params, !*bodiless)
                     }
                     _ => {}

@@ -232,13 +232,12 @@ fn call_at(text: &str, offset: usize) -> Option<(String, u32)> {
 fn find_fun<'a>(stmts: &'a [Stmt], name: &str) -> Option<&'a FunDef> {
     for stmt in stmts {
         let found = match &stmt.node {
-            StmtKind::Fun(def) if def.name.as_ref().is_some_and(|n| n.node == name) => Some(def),
-            StmtKind::Fun(FunDef {
-                body: FunBody::Block(body),
-                ..
-            })
-            | StmtKind::Seq(body)
-            | StmtKind::Block(body) => find_fun(body, name),
+            StmtKind::Fun(def) if def.name.as_ref().is_some_and(|n| n.node == name) => Some(&**def),
+            StmtKind::Fun(def) => match &def.body {
+                FunBody::Block(body) => find_fun(body, name),
+                _ => None,
+            },
+            StmtKind::Seq(body) | StmtKind::Block(body) => find_fun(body, name),
             _ => None,
         };
         if found.is_some() {

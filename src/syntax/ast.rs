@@ -485,7 +485,8 @@ pub enum StmtKind {
         sizes: Vec<SName>,
     },
     /// A named `fun`, `proc` or `gen`.
-    Fun(FunDef),
+    /// Shared: the checker keeps a definition for its first use without copying it.
+    Fun(std::sync::Arc<FunDef>),
     /// `typedef name = T;`, `typedef pair[T] = T * T;`
     Typedef {
         name: SName,
@@ -612,7 +613,10 @@ pub enum ModuleItem {
     },
     /// `virtual fun f: T -> R;` (`def.body` is an empty block and `bodiless` is set) or
     /// `virtual fun f (x:T) => e;` (a default body).
-    Virtual { def: Box<FunDef>, bodiless: bool },
+    Virtual {
+        def: std::sync::Arc<FunDef>,
+        bodiless: bool,
+    },
 }
 
 /// A REPL chunk after parsing.

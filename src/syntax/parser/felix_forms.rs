@@ -192,10 +192,10 @@ pub(super) fn matching_function<'t>(
         .then_ignore(token(Token::Semicolon))
         .map_with(|def, extra| {
             let kind = match def {
-                Some(def) => StmtKind::Fun(FunDef {
+                Some(def) => StmtKind::Fun(std::sync::Arc::new(FunDef {
                     span: extra.span(),
                     ..def
-                }),
+                })),
                 None => StmtKind::Error,
             };
             Spanned::new(kind, extra.span())

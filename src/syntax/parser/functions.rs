@@ -232,7 +232,7 @@ pub(super) fn c_binding<'t>(rules: &Rules<'t>) -> BoxedParser<'t, Stmt> {
                 ty,
             };
             let operand = |n: &str| Box::new(Spanned::new(ExprKind::Name(n.to_string()), template_span));
-            StmtKind::Fun(FunDef {
+            StmtKind::Fun(std::sync::Arc::new(FunDef {
                 kind: FunKind::Fun,
                 name: Some(name),
                 type_params: Vec::new(),
@@ -246,7 +246,7 @@ pub(super) fn c_binding<'t>(rules: &Rules<'t>) -> BoxedParser<'t, Stmt> {
                     template_span,
                 )),
                 span,
-            })
+            }))
         })
         .map_with(|kind, extra| Spanned::new(kind, extra.span()))
         .boxed()
@@ -328,7 +328,7 @@ pub(super) fn definition<'t>(
                 body,
                 span,
             };
-            Spanned::new(StmtKind::Fun(definition), span)
+            Spanned::new(StmtKind::Fun(std::sync::Arc::new(definition)), span)
         })
         .boxed()
 }

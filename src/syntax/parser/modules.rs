@@ -149,7 +149,7 @@ pub(super) fn module_statements<'t>(
         .map_with(|(((kind, name), type_params), ty), extra| {
             let (params, ret) = signature_groups(kind, ty);
             ModuleItem::Virtual {
-                def: Box::new(FunDef {
+                def: std::sync::Arc::new(FunDef {
                     kind,
                     name: Some(name),
                     type_params: type_params.unwrap_or_default(),
@@ -167,7 +167,7 @@ pub(super) fn module_statements<'t>(
             .ignore_then(stmt.clone())
             .validate(|s: Stmt, extra, emitter| match s.node {
                 StmtKind::Fun(def) if def.name.is_some() => ModuleItem::Virtual {
-                    def: Box::new(def),
+                    def,
                     bodiless: false,
                 },
                 _ => {
@@ -178,7 +178,7 @@ pub(super) fn module_statements<'t>(
                     None,
                 ));
                     ModuleItem::Virtual {
-                        def: Box::new(FunDef {
+                        def: std::sync::Arc::new(FunDef {
                             kind: FunKind::Fun,
                             name: None,
                             type_params: Vec::new(),

@@ -881,14 +881,11 @@ fn definitions() {
     assert_eq!(statements.len(), 3);
     assert!(matches!(
         &statements[1].node,
-        StmtKind::Fun(FunDef {
-            kind: FunKind::Proc,
-            ..
-        })
+        StmtKind::Fun(def) if def.kind == FunKind::Proc
     ));
     assert!(matches!(
         &statements[2].node,
-        StmtKind::Fun(FunDef { kind: FunKind::Gen, params, .. }) if params[0].params.is_empty()
+        StmtKind::Fun(def) if def.kind == FunKind::Gen && def.params[0].params.is_empty()
     ));
     assert_eq!(
         single_statement("typedef five = 2 `+ 3;"),
