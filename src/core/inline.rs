@@ -8,7 +8,8 @@
 //!   by the function's body, relocated into the caller's frame (`ExprKind::Inlined`): its
 //!   slots move past the caller's, its labels past the caller's, its captures become reads of
 //!   the places the closure would have captured. A parameter whose argument is a stable value
-//!   (a constant, a plain local, a known function, ...) is substituted, so a function passed
+//!   (a constant, a plain local, a known function, a global or cell when neither the body nor
+//!   the arguments assign one, store through a pointer or call anything, ...) is substituted, so a function passed
 //!   to a function (`iter p a`) is known inside it and its calls inline in turn; any other
 //!   argument is assigned to the parameter's relocated slot first, in order;
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
@@ -407,16 +408,16 @@ impl<'a> Inliner<'a> {
         };
         let mut written = written_slots(&callee.body);
         written.extend(self.captured_slots(&callee.body));
+        // Globals and cells read as arguments keep their values through the body.
+        let kept = callee.pure_
+            || (keeps_variables(|e, p| each_in_stmts(&callee.body, e, p))
+                && !stores_through_pointers(&callee.body)
+                && args
+                    .iter()
+                    .all(|a| keeps_variables(|e, p| each_in_expr(a, e, p))));
         let mut pre: Vec<Stmt> = Vec::new();
         for (pattern, arg) in callee.params.iter().zip(args) {
-            bind(
-                &mut relocation,
-                pattern,
-                arg,
-                &written,
-                callee.pure_,
-                &mut pre,
-            )?;
+            bind(&mut relocation, pattern, arg, &written, kept, &mut pre)?;
         }
         // A body ending in its only `return e` is its statements, then `e`.
         let (stmts, result) = match callee.body.as_slice() {
@@ -661,6 +662,47 @@ fn stable(e: &Expr, pure_: bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// Does the code `walk` visits (with an expression and a place visitor) leave every global and
+/// cell as it is? It assigns none, stores through no pointer, calls no function (nor a kernel
+/// that calls one it is given) and gives no kernel a pointer.
+fn keeps_variables(walk: impl FnOnce(&mut dyn FnMut(&Expr), &mut dyn FnMut(Place))) -> bool {
+    let mut keeps = true;
+    let mut places = true;
+    walk(
+        &mut |e| match &e.kind {
+            ExprKind::Call { .. } => keeps = false,
+            ExprKind::Prim(p, args) => {
+                keeps &= !crate::core::prims::calls(p)
+                    && !args
+                        .iter()
+                        .any(|a| matches!(a.ty, Type::Ptr(..) | Type::CPtr(..)))
+            }
+            ExprKind::Inlined(inlined) => keeps &= !stores_through_pointers(&inlined.stmts),
+            _ => {}
+        },
+        &mut |p| places &= matches!(p, Place::Local(_)),
+    );
+    keeps && places
+}
+
+/// Does `body` store through a pointer (`p <- v`, `p.i <- v`) anywhere?
+fn stores_through_pointers(body: &[Stmt]) -> bool {
+    struct Finds(bool);
+    impl<'ir> Visit<'ir> for Finds {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            if matches!(s, Stmt::StoreAt { .. }) {
+                self.0 = true;
+            }
+            walk_stmt(self, s)
+        }
+    }
+    let mut finds = Finds(false);
+    for s in body {
+        finds.visit_stmt(s);
+    }
+    finds.0
 }
 
 /// The local slots a body assigns (parameters among them are not substituted).

@@ -324,6 +324,11 @@ pub fn has_effect(p: &Prim) -> bool {
     PRIMS.iter().any(|d| d.effect && (d.kernels)(p).is_some())
 }
 
+/// Does kernel `p` call a function it is given?
+pub fn calls(p: &Prim) -> bool {
+    PRIMS.iter().any(|d| d.calls && (d.kernels)(p).is_some())
+}
+
 /// Does kernel `p` write output or call a function it is given (so an expression using it is
 /// not a straight-line computation)?
 pub fn calls_or_writes(p: &Prim) -> bool {

@@ -39,7 +39,7 @@ mod prim;
 mod specialise;
 mod stmt;
 mod stores;
-mod varray;
+pub(crate) mod varray;
 pub(crate) use paths::index_error;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};

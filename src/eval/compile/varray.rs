@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::core::ir::VarrayOp;
 use crate::syntax::span::Span;
+use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::array::{check_allocation, LeafBuilder, Shape};
@@ -67,6 +68,84 @@ fn make_room(d: &mut DynArray, limits: &crate::limits::Limits, span: Span) -> Re
     Ok(())
 }
 
+/// Element `i` (a position of the index type's value) of a varray's elements, or R0001.
+fn get(d: &DynArray, i: i128, span: Span) -> Result<Value, Ctrl> {
+    Ok(d.items.get(position(i, d.items.len(), span)?))
+}
+
+/// Element `i` of a varray's elements set to `x`, or R0001.
+fn set(d: &mut DynArray, i: i128, x: Value, span: Span) -> Result<(), Ctrl> {
+    let k = position(i, d.items.len(), span)?;
+    d.items.set(k, x);
+    Ok(())
+}
+
+/// `x` appended (R0009 past the bound, R0007 past the memory budget).
+fn push(
+    d: &mut DynArray,
+    x: Value,
+    limits: &crate::limits::Limits,
+    span: Span,
+) -> Result<(), Ctrl> {
+    make_room(d, limits, span)?;
+    d.items.push(x);
+    Ok(())
+}
+
+/// The last element dropped, or R0009 when there is none.
+fn pop(d: &mut DynArray, span: Span) -> Result<(), Ctrl> {
+    if !d.items.pop() {
+        return Err(Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span));
+    }
+    Ok(())
+}
+
+/// A varray operation of native code (`native/lower/expr.rs`) whose element type is held in
+/// registers: what it is, the index's type (`Get`, `Set`), whether the elements are floating,
+/// and where it is.
+#[derive(Debug)]
+pub struct NativeVarrayOp {
+    pub op: VarrayOp,
+    pub index: Option<IntTy>,
+    pub float: bool,
+    pub span: Span,
+}
+
+impl NativeVarrayOp {
+    /// Run it on the varray (or darray) `v` with the index bits `i` and the element bits `x`
+    /// as registers hold them: the length or bound, the element read, or 0; the faults are
+    /// the kernels' own.
+    pub fn run(
+        &self,
+        v: &Value,
+        i: i64,
+        x: u64,
+        limits: &crate::limits::Limits,
+    ) -> Result<u64, Ctrl> {
+        let span = self.span;
+        let d = elements(v).ok_or_else(|| internal_fault(span))?;
+        let mut d = lock(d);
+        let element = || match self.float {
+            true => Value::Float(f64::from_bits(x)),
+            false => Value::Int(x as i64),
+        };
+        let index = || int_value(i, self.index.unwrap_or(IntTy::Long));
+        match self.op {
+            VarrayOp::Len => Ok(d.items.len() as u64),
+            VarrayOp::MaxLen => Ok(d.bound as u64),
+            VarrayOp::Get => Ok(match get(&d, index(), span)? {
+                Value::Float(f) => f.to_bits(),
+                Value::Int(n) => n as u64,
+                _ => 0,
+            }),
+            VarrayOp::Set => set(&mut d, index(), element(), span).map(|()| 0),
+            VarrayOp::Push => push(&mut d, element(), limits, span).map(|()| 0),
+            VarrayOp::Pop => pop(&mut d, span).map(|()| 0),
+            VarrayOp::New | VarrayOp::ToArray => Err(internal_fault(span)),
+        }
+    }
+}
+
 impl Compiler<'_> {
     pub(super) fn varray(
         &mut self,
@@ -113,8 +192,7 @@ impl Compiler<'_> {
                     let v = v(frame)?;
                     let i = int_value(i(frame)?.as_int_lossy(), ity);
                     let d = lock(elements(&v).ok_or_else(not_varray)?);
-                    let k = position(i, d.items.len(), span)?;
-                    Ok(d.items.get(k))
+                    get(&d, i, span)
                 })
             }
             VarrayOp::Set => {
@@ -127,8 +205,7 @@ impl Compiler<'_> {
                     let i = int_value(i(frame)?.as_int_lossy(), ity);
                     let x = x(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
-                    let k = position(i, d.items.len(), span)?;
-                    d.items.set(k, x);
+                    set(&mut d, i, x, span)?;
                     Ok(Value::Unit)
                 })
             }
@@ -139,8 +216,7 @@ impl Compiler<'_> {
                     let v = v(frame)?;
                     let x = x(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
-                    make_room(&mut d, &frame.rt.limits, span)?;
-                    d.items.push(x);
+                    push(&mut d, x, &frame.rt.limits, span)?;
                     Ok(Value::Unit)
                 })
             }
@@ -149,11 +225,7 @@ impl Compiler<'_> {
                 Box::new(move |frame| {
                     let v = v(frame)?;
                     let mut d = lock(elements(&v).ok_or_else(not_varray)?);
-                    if !d.items.pop() {
-                        return Err(
-                            Fault::new(ASSERTION_FAILURE, "pop of an empty varray").at(span)
-                        );
-                    }
+                    pop(&mut d, span)?;
                     Ok(Value::Unit)
                 })
             }

@@ -15,6 +15,7 @@ use crate::types::Type;
 use super::super::array::Shape;
 use super::super::closure::Instance;
 use super::super::code::{ExprCode, StmtCode};
+use super::super::compile::varray::NativeVarrayOp;
 use super::super::error::{
     interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
 };
@@ -88,6 +89,9 @@ pub enum Site {
     Interrupted(Span),
     /// `s.[i]` outside the string (`a` the index, `b` the length).
     StrIndex(Span),
+    /// A conversion of the integer `a` between the two integer types, out of the second's
+    /// range.
+    Convert(Type, Type, Span),
     /// An error leaving a call of `name` (defined in unit `unit`) made at the span.
     Frame(String, u32, Span),
 }
@@ -130,6 +134,13 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
             *span,
         )),
         Site::Interrupted(span) => Err(interrupted(*span)),
+        Site::Convert(from, to, span) => {
+            match super::super::prims::convert(&Value::Int(a), from, to) {
+                Ok(Value::Int(n)) => Ok(n),
+                Ok(_) => Ok(0),
+                Err(fault) => Err(fault.at(*span)),
+            }
+        }
         Site::StrIndex(span) => {
             Err(super::super::prims::str_index_error(a as i128, b as i128).at(*span))
         }
@@ -805,6 +816,12 @@ extern "C" fn element_count(shape: &Shape, src: &Value) -> usize {
     }
 }
 
+/// The varray operation `op` on the varray (or darray) at `v`, with the bits of an index `i`
+/// and of an element `x`: its result's bits (see `NativeVarrayOp::run`), 0 after a fault.
+extern "C" fn varray_op(rt: &Runtime<'_>, op: &NativeVarrayOp, v: &Value, i: i64, x: u64) -> u64 {
+    guarded(rt, 0, || op.run(v, i, x, &rt.limits))
+}
+
 /// The address of each helper lowering calls, by name.
 pub fn address(helper: Helper) -> usize {
     match helper {
@@ -842,6 +859,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::Element => element as *const () as usize,
         Helper::ElementCount => element_count as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
+        Helper::VarrayOp => varray_op as *const () as usize,
     }
 }
 
@@ -882,6 +900,7 @@ pub enum Helper {
     Element,
     ElementCount,
     ChunkLoop,
+    VarrayOp,
 }
 
 impl Helper {

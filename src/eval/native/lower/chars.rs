@@ -1,13 +1,61 @@
-//! Characters in registers: `toupper`/`tolower` and the character classes (`isdigit` …) of
-//! a byte, as the evaluator's kernels compute them (`eval::library`).
+//! Characters and strings in registers: the bytes and length of a string variable, read in
+//! place, and `toupper`/`tolower` and the character classes (`isdigit` …) of a byte, as the
+//! evaluator's kernels compute them (`eval::library`).
 
-use cranelift_codegen::ir::{condcodes::IntCC, InstBuilder, Value as ClValue};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::CharClass;
+use crate::core::ir::{CharClass, Expr};
+use crate::syntax::span::Span;
 
-use super::Lower;
+use super::super::runtime::{Helper, Site};
+use super::{args, flags, Lower, V};
 
 impl Lower<'_, '_, '_> {
+    /// `len s` (no `index`) or `s.[i]` of the string in a variable: its bytes read in place.
+    /// The string is read before the index (R0011 first), whose evaluation has no effect; a
+    /// negative index counts from the end; a variable holding no string gives 0, as the
+    /// evaluator's kernels do.
+    pub(super) fn string_read(&mut self, text: &Expr, index: Option<&Expr>, span: Span) -> V {
+        self.check_base(text);
+        let i = index.map(|x| self.expr(x).int());
+        let addr = self.base_addr(text);
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        self.call_helper(Helper::StringView, &[types::I64; 2], &[], &[addr, out]);
+        let data = self.b.ins().load(types::I64, flags(), out, 0);
+        let len = self.b.ins().load(types::I64, flags(), out, 8);
+        let Some(i) = i else {
+            return V::I(len);
+        };
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        let zero = self.iconst(0);
+        let read = self.b.create_block();
+        self.b.ins().brif(data, read, &[], join, &args(&[zero]));
+        self.b.seal_block(read);
+        self.b.switch_to_block(read);
+        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+        let from_end = self.b.ins().iadd(i, len);
+        let pos = self.b.ins().select(negative, from_end, i);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
+        self.raise_if(bad, Site::StrIndex(span), i, len);
+        let at = self.b.ins().iadd(data, pos);
+        let byte = self.b.ins().uload8(types::I64, flags(), at, 0);
+        self.b.ins().jump(join, &args(&[byte]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        V::I(self.b.block_params(join)[0])
+    }
+
     /// `toupper` (`upper`) or `tolower` of the byte `v` (its low 8 bits): an ASCII letter of
     /// the other case moves by 32; any other byte stays.
     pub(super) fn char_case(&mut self, upper: bool, v: ClValue) -> ClValue {

@@ -1,6 +1,7 @@
 //! Expressions of native types: constants, variables, operators, conditions, compact codes,
-//! array elements (of array variables and through pointer variables), bytes and lengths of
-//! string variables, direct calls and inlined bodies. Anything else is a fallback piece.
+//! array elements (of array variables and through pointer variables), direct calls and
+//! inlined bodies (strings' bytes are `chars.rs`'s, varrays' elements `varray.rs`'s). Anything
+//! else is a fallback piece.
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
@@ -349,6 +350,11 @@ impl Lower<'_, '_, '_> {
                 matches!(a[0].kind, ExprKind::Local(_) | ExprKind::Global(_))
                     && a[1..].iter().all(|x| self.pure(x))
             }
+            // A conversion between types in registers (`tiny (i % 100)`, `x.int`).
+            ExprKind::Prim(Prim::Convert, a) => {
+                Repr::of(&e.ty).is_some()
+                    && a.iter().all(|x| Repr::of(&x.ty).is_some() && self.pure(x))
+            }
             ExprKind::Prim(p, a) => {
                 matches!(
                     p,
@@ -453,6 +459,11 @@ impl Lower<'_, '_, '_> {
             });
             if variable && index_ok && repr == Repr::I64 {
                 return self.string_read(text, index.first(), e.span);
+            }
+        }
+        if let Prim::Varray(op) = p {
+            if let Some(v) = self.varray_op(e, *op, a) {
+                return v;
             }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
@@ -650,7 +661,7 @@ impl Lower<'_, '_, '_> {
                 let v = self.expr(x).int();
                 V::F(self.round(v, e.ty == Type::Float))
             }
-            (Type::Int(from), Type::Int(to)) if self.pure(x) => {
+            (Type::Int(from), Type::Int(to)) => {
                 let v = self.expr(x).int();
                 let (from, to) = (*from, *to);
                 if from.min() >= IntTy::min(to) && from.max() <= IntTy::max(to) {
@@ -676,7 +687,13 @@ impl Lower<'_, '_, '_> {
                             .icmp_imm_s(IntCC::SignedGreaterThan, v, IntTy::max(to) as i64);
                     self.b.ins().bor(lo, hi)
                 };
-                self.slow_path_if(bad, e, "a conversion out of range");
+                let zero = self.iconst(0);
+                self.raise_if(
+                    bad,
+                    Site::Convert(x.ty.clone(), e.ty.clone(), e.span),
+                    v,
+                    zero,
+                );
                 V::I(v)
             }
             (Type::Double | Type::Float, Type::Int(to))
@@ -966,51 +983,6 @@ impl Lower<'_, '_, '_> {
                 self.raise_if(unset, Site::Uninitialised(def, base.span), zero, zero);
             }
         }
-    }
-
-    /// `len s` (no `index`) or `s.[i]` of the string in a variable: its bytes read in place.
-    /// The string is read before the index (R0011 first), whose evaluation has no effect; a
-    /// negative index counts from the end; a variable holding no string gives 0, as the
-    /// evaluator's kernels do.
-    fn string_read(&mut self, text: &Expr, index: Option<&Expr>, span: Span) -> V {
-        self.check_base(text);
-        let i = index.map(|x| self.expr(x).int());
-        let addr = self.base_addr(text);
-        let slot = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                16,
-                3,
-            ));
-        let out = self.b.ins().stack_addr(types::I64, slot, 0);
-        self.call_helper(Helper::StringView, &[types::I64; 2], &[], &[addr, out]);
-        let data = self.b.ins().load(types::I64, flags(), out, 0);
-        let len = self.b.ins().load(types::I64, flags(), out, 8);
-        let Some(i) = i else {
-            return V::I(len);
-        };
-        let join = self.b.create_block();
-        self.b.append_block_param(join, types::I64);
-        let zero = self.iconst(0);
-        let read = self.b.create_block();
-        self.b.ins().brif(data, read, &[], join, &args(&[zero]));
-        self.b.seal_block(read);
-        self.b.switch_to_block(read);
-        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
-        let from_end = self.b.ins().iadd(i, len);
-        let pos = self.b.ins().select(negative, from_end, i);
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
-        self.raise_if(bad, Site::StrIndex(span), i, len);
-        let at = self.b.ins().iadd(data, pos);
-        let byte = self.b.ins().uload8(types::I64, flags(), at, 0);
-        self.b.ins().jump(join, &args(&[byte]));
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
-        V::I(self.b.block_params(join)[0])
     }
 
     /// Read an element of an array of unboxed scalar leaves (`e`, whose path is `path`).

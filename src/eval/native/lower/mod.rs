@@ -20,6 +20,7 @@ mod leaves;
 mod map;
 mod parallel;
 mod stmt;
+mod varray;
 
 use std::collections::HashMap;
 use std::sync::Arc;

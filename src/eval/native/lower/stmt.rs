@@ -282,9 +282,9 @@ impl Lower<'_, '_, '_> {
                     Type::Int(ity) => ity,
                     _ => IntTy::Long,
                 };
+                // The variable and its limit compare as signed or both as unsigned 64-bit.
                 let wide_unsigned = |ity: IntTy| !ity.signed() && ity.bits() == 64;
-                if wide_unsigned(*var_ty)
-                    || wide_unsigned(limit_ity)
+                if wide_unsigned(*var_ty) != wide_unsigned(limit_ity)
                     || !self.native_var(*var, &Type::Int(*var_ty))
                     || Repr::of(&to.ty) != Some(Repr::I64)
                 {
@@ -496,10 +496,15 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(header);
         let limit = self.expr(to).int();
         let i = self.read_var(var, Repr::I64).int();
-        let cc = match kind {
-            RangeKind::Exclusive => IntCC::SignedLessThan,
-            RangeKind::Inclusive => IntCC::SignedLessThanOrEqual,
-            RangeKind::Downto => IntCC::SignedGreaterThanOrEqual,
+        // `size`, `uint64` and `ulong` values are their registers' bits read as unsigned.
+        let unsigned = !var_ty.signed() && var_ty.bits() == 64;
+        let cc = match (kind, unsigned) {
+            (RangeKind::Exclusive, false) => IntCC::SignedLessThan,
+            (RangeKind::Inclusive, false) => IntCC::SignedLessThanOrEqual,
+            (RangeKind::Downto, false) => IntCC::SignedGreaterThanOrEqual,
+            (RangeKind::Exclusive, true) => IntCC::UnsignedLessThan,
+            (RangeKind::Inclusive, true) => IntCC::UnsignedLessThanOrEqual,
+            (RangeKind::Downto, true) => IntCC::UnsignedGreaterThanOrEqual,
         };
         let enter = self.b.ins().icmp(cc, i, limit);
         self.b.ins().brif(enter, body_block, &[], exit, &[]);
@@ -511,10 +516,11 @@ impl Lower<'_, '_, '_> {
         let i = self.read_var(var, Repr::I64).int();
         if kind != RangeKind::Exclusive {
             let limit = self.expr(to).int();
-            let cc = if kind == RangeKind::Inclusive {
-                IntCC::SignedGreaterThanOrEqual
-            } else {
-                IntCC::SignedLessThanOrEqual
+            let cc = match (kind == RangeKind::Inclusive, unsigned) {
+                (true, false) => IntCC::SignedGreaterThanOrEqual,
+                (false, false) => IntCC::SignedLessThanOrEqual,
+                (true, true) => IntCC::UnsignedGreaterThanOrEqual,
+                (false, true) => IntCC::UnsignedLessThanOrEqual,
             };
             let done = self.b.ins().icmp(cc, i, limit);
             let step = self.b.create_block();
@@ -523,15 +529,18 @@ impl Lower<'_, '_, '_> {
             self.b.switch_to_block(step);
         }
         let up = kind != RangeKind::Downto;
-        let (edge, delta) = if up {
-            (var_ty.max().min(i64::MAX as i128) as i64, 1)
-        } else {
-            (var_ty.min().max(i64::MIN as i128) as i64, -1)
+        let (edge, delta) = match (up, unsigned) {
+            (true, false) => (var_ty.max().min(i64::MAX as i128) as i64, 1),
+            (false, false) => (var_ty.min().max(i64::MIN as i128) as i64, -1),
+            // The largest unsigned value's bits, and 0.
+            (true, true) => (-1, 1),
+            (false, true) => (0, -1),
         };
-        let cc = if up {
-            IntCC::SignedGreaterThanOrEqual
-        } else {
-            IntCC::SignedLessThanOrEqual
+        let cc = match (up, unsigned) {
+            (true, false) => IntCC::SignedGreaterThanOrEqual,
+            (false, false) => IntCC::SignedLessThanOrEqual,
+            (true, true) => IntCC::UnsignedGreaterThanOrEqual,
+            (false, true) => IntCC::UnsignedLessThanOrEqual,
         };
         let bad = self.b.ins().icmp_imm_s(cc, i, edge);
         let zero = self.iconst(0);
