@@ -55,7 +55,7 @@ pub(super) const VARRAY: &[PrimDef] = &[
     ),
     kernel(
         "_vlen",
-        &["[T] varray[T] -> size"],
+        &["[T] varray[T] -> size", "[T] darray[T] -> size"],
         false,
         |_, _| Some(Prim::Varray(VarrayOp::Len)),
         |p| (*p == Prim::Varray(VarrayOp::Len)).then_some(1),
@@ -79,7 +79,10 @@ pub(super) const VARRAY: &[PrimDef] = &[
     ),
     kernel(
         "_vset",
-        &["[T, I:integer] varray[T] * I * T -> void"],
+        &[
+            "[T, I:integer] varray[T] * I * T -> void",
+            "[T, I:integer] darray[T] * I * T -> void",
+        ],
         true,
         |_, _| Some(Prim::Varray(VarrayOp::Set)),
         |p| (*p == Prim::Varray(VarrayOp::Set)).then_some(3),
@@ -87,7 +90,7 @@ pub(super) const VARRAY: &[PrimDef] = &[
     ),
     kernel(
         "_vpush",
-        &["[T] varray[T] * T -> void"],
+        &["[T] varray[T] * T -> void", "[T] darray[T] * T -> void"],
         true,
         |_, _| Some(Prim::Varray(VarrayOp::Push)),
         |p| (*p == Prim::Varray(VarrayOp::Push)).then_some(2),
@@ -95,7 +98,7 @@ pub(super) const VARRAY: &[PrimDef] = &[
     ),
     kernel(
         "_vpop",
-        &["[T] varray[T] -> void"],
+        &["[T] varray[T] -> void", "[T] darray[T] -> void"],
         false,
         |_, _| Some(Prim::Varray(VarrayOp::Pop)),
         |p| (*p == Prim::Varray(VarrayOp::Pop)).then_some(1),
