@@ -277,13 +277,7 @@ impl Lower<'_, '_, '_> {
                 _ => return None,
             }
         }
-        let mut captures = Vec::new();
-        each_in_expr(
-            body,
-            &mut |e| self.note_capture(e, &mut captures),
-            &mut |_| {},
-        );
-        let captures = captures.into_iter().collect::<Option<Vec<_>>>()?;
+        let captures = self.captures_read(|e, p| each_in_expr(body, e, p))?;
         let words = Words {
             extra: 2,
             arrays: &[],
@@ -431,13 +425,7 @@ impl Lower<'_, '_, '_> {
                 _ => return None,
             }
         }
-        let mut captures = Vec::new();
-        each_in_stmts(
-            body,
-            &mut |e| self.note_capture(e, &mut captures),
-            &mut |_| {},
-        );
-        let captures = captures.into_iter().collect::<Option<Vec<_>>>()?;
+        let captures = self.captures_read(|e, p| each_in_stmts(body, e, p))?;
         hoisted.then_some(Plan {
             stmt: s,
             var,
@@ -450,20 +438,30 @@ impl Lower<'_, '_, '_> {
         })
     }
 
-    /// Note the captured scalar `e` reads, if it is one (`None`: a capture not held in a
-    /// register, which a chunk function cannot be given).
-    fn note_capture(&self, e: &Expr, captures: &mut Vec<Option<(u32, Repr)>>) {
-        let ExprKind::Capture(i) = e.kind else {
-            return;
-        };
-        let held = match self.capture_values.get(&i) {
-            Some(V::I(_)) => Some((i, Repr::I64)),
-            Some(V::F(_)) => Some((i, Repr::F64)),
-            _ => None,
-        };
-        if !captures.contains(&held) {
-            captures.push(held);
-        }
+    /// The captured scalars the code `walk` visits reads (`Capture(i)`, held in registers);
+    /// `None` when it reads a capture that is not, which a chunk function cannot be given.
+    fn captures_read(
+        &self,
+        walk: impl FnOnce(&mut dyn FnMut(&Expr), &mut dyn FnMut(Place)),
+    ) -> Option<Vec<(u32, Repr)>> {
+        let mut captures = Vec::new();
+        walk(
+            &mut |e| {
+                let ExprKind::Capture(i) = e.kind else {
+                    return;
+                };
+                let held = match self.capture_values.get(&i) {
+                    Some(V::I(_)) => Some((i, Repr::I64)),
+                    Some(V::F(_)) => Some((i, Repr::F64)),
+                    _ => None,
+                };
+                if !captures.contains(&held) {
+                    captures.push(held);
+                }
+            },
+            &mut |_| {},
+        );
+        captures.into_iter().collect()
     }
 
     /// A chunk function (`fn(rt, words, lo, hi)`) running `iteration` (given the position and
@@ -526,18 +524,16 @@ impl Lower<'_, '_, '_> {
                 let len = word(&mut l, types::I64);
                 l.views.insert(*place, (data, len, *write));
             }
+            let mut scalar = |l: &mut Lower<'_, '_, '_>, repr: &Repr| match repr {
+                Repr::F64 => V::F(word(l, types::F64)),
+                _ => V::I(word(l, types::I64)),
+            };
             for (slot, repr) in layout.reads {
-                let v = match repr {
-                    Repr::F64 => V::F(word(&mut l, types::F64)),
-                    _ => V::I(word(&mut l, types::I64)),
-                };
+                let v = scalar(&mut l, repr);
                 l.write_var(Place::Local(*slot), v);
             }
             for (i, repr) in layout.captures {
-                let v = match repr {
-                    Repr::F64 => V::F(word(&mut l, types::F64)),
-                    _ => V::I(word(&mut l, types::I64)),
-                };
+                let v = scalar(&mut l, repr);
                 l.capture_values.insert(*i, v);
             }
             // The loop over `lo .. hi`.
