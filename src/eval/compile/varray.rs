@@ -100,47 +100,38 @@ fn pop(d: &mut DynArray, span: Span) -> Result<(), Ctrl> {
     Ok(())
 }
 
-/// A varray operation of native code (`native/lower/expr.rs`) whose element type is held in
-/// registers: what it is, the index's type (`Get`, `Set`), whether the elements are floating,
+/// A varray operation of native code (`native/lower/varray.rs`) whose element type is held
+/// in registers: what it is, the index's type (`Get`, `Set`), how registers hold an element,
 /// and where it is.
 #[derive(Debug)]
 pub struct NativeVarrayOp {
     pub op: VarrayOp,
     pub index: Option<IntTy>,
-    pub float: bool,
+    pub element: crate::eval::native::Repr,
     pub span: Span,
 }
 
 impl NativeVarrayOp {
-    /// Run it on the varray (or darray) `v` with the index bits `i` and the element bits `x`
-    /// as registers hold them: the length or bound, the element read, or 0; the faults are
-    /// the kernels' own.
+    /// Run it on the varray (or darray) `v` with the index bits `i` and the element `x`: the
+    /// length or bound, the element read, or `unit`; the faults are the kernels' own.
     pub fn run(
         &self,
         v: &Value,
         i: i64,
-        x: u64,
+        x: Value,
         limits: &crate::limits::Limits,
-    ) -> Result<u64, Ctrl> {
+    ) -> Result<Value, Ctrl> {
         let span = self.span;
         let d = elements(v).ok_or_else(|| internal_fault(span))?;
         let mut d = lock(d);
-        let element = || match self.float {
-            true => Value::Float(f64::from_bits(x)),
-            false => Value::Int(x as i64),
-        };
         let index = || int_value(i, self.index.unwrap_or(IntTy::Long));
         match self.op {
-            VarrayOp::Len => Ok(d.items.len() as u64),
-            VarrayOp::MaxLen => Ok(d.bound as u64),
-            VarrayOp::Get => Ok(match get(&d, index(), span)? {
-                Value::Float(f) => f.to_bits(),
-                Value::Int(n) => n as u64,
-                _ => 0,
-            }),
-            VarrayOp::Set => set(&mut d, index(), element(), span).map(|()| 0),
-            VarrayOp::Push => push(&mut d, element(), limits, span).map(|()| 0),
-            VarrayOp::Pop => pop(&mut d, span).map(|()| 0),
+            VarrayOp::Len => Ok(Value::Int(d.items.len() as i64)),
+            VarrayOp::MaxLen => Ok(Value::Int(d.bound as i64)),
+            VarrayOp::Get => get(&d, index(), span),
+            VarrayOp::Set => set(&mut d, index(), x, span).map(|()| Value::Unit),
+            VarrayOp::Push => push(&mut d, x, limits, span).map(|()| Value::Unit),
+            VarrayOp::Pop => pop(&mut d, span).map(|()| Value::Unit),
             VarrayOp::New | VarrayOp::ToArray => Err(internal_fault(span)),
         }
     }

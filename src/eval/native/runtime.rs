@@ -7,7 +7,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::core::ir::{ArithOp, GlobalDef, MathFn};
+use crate::core::ir::{ArithOp, GlobalDef, MathFn, VarrayOp};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -819,7 +819,14 @@ extern "C" fn element_count(shape: &Shape, src: &Value) -> usize {
 /// The varray operation `op` on the varray (or darray) at `v`, with the bits of an index `i`
 /// and of an element `x`: its result's bits (see `NativeVarrayOp::run`), 0 after a fault.
 extern "C" fn varray_op(rt: &Runtime<'_>, op: &NativeVarrayOp, v: &Value, i: i64, x: u64) -> u64 {
-    guarded(rt, 0, || op.run(v, i, x, &rt.limits))
+    guarded(rt, 0, || {
+        let result = op.run(v, i, op.element.boxed(x), &rt.limits)?;
+        Ok(match result {
+            Value::Unit => 0,
+            element if op.op == VarrayOp::Get => op.element.unboxed(&element),
+            count => count.as_int_lossy() as u64,
+        })
+    })
 }
 
 /// The address of each helper lowering calls, by name.

@@ -33,10 +33,9 @@ impl Lower<'_, '_, '_> {
             (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => Some(&x.ty),
             _ => return None,
         };
-        let float = match element.map(Repr::of) {
-            None => false,
-            Some(Some(Repr::I64)) => false,
-            Some(Some(Repr::F64)) => true,
+        let element = match element.map(Repr::of) {
+            None => Repr::I64,
+            Some(Some(r @ (Repr::I64 | Repr::F64))) => r,
             Some(_) => return None,
         };
         let index = match (op, rest.first().map(|i| &i.ty)) {
@@ -67,7 +66,7 @@ impl Lower<'_, '_, '_> {
         let site = self.keep(NativeVarrayOp {
             op,
             index,
-            float,
+            element,
             span: e.span,
         });
         let site = self.ptr_const(site);
@@ -82,7 +81,7 @@ impl Lower<'_, '_, '_> {
             .expect("varray_op returns bits");
         self.check_failed();
         Some(match op {
-            VarrayOp::Get if float => {
+            VarrayOp::Get if element == Repr::F64 => {
                 V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), r))
             }
             VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen => V::I(r),
