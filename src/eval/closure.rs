@@ -336,7 +336,7 @@ fn run_code(
             match slot {
                 Some(slot) => frame.slots[*slot] = arg,
                 None => {
-                    bound = binder(&mut frame, arg);
+                    bound = binder(&mut frame, &arg);
                     if bound.is_err() {
                         break;
                     }

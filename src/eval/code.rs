@@ -17,6 +17,6 @@ pub type FloatCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<f64, Ctrl> + Send 
 /// Compiled condition.
 pub type CondCode = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<bool, Ctrl> + Send + Sync>;
 /// Compiled pattern: tests a value, binding variables as it goes.
-pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, Value) -> Result<bool, Ctrl> + Send + Sync>;
+pub type BindCode = Box<dyn Fn(&mut Frame<'_, '_>, &Value) -> Result<bool, Ctrl> + Send + Sync>;
 /// Compiled code returning an unboxed scalar (`IntCode` and `FloatCode` are two of them).
 pub type ScalarCode<T> = Box<dyn Fn(&mut Frame<'_, '_>) -> Result<T, Ctrl> + Send + Sync>;

@@ -41,6 +41,7 @@ mod stmt;
 mod stores;
 pub(crate) mod varray;
 pub(crate) use paths::index_error;
+pub(crate) use pattern::no_match;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
 

@@ -35,7 +35,7 @@ impl Compiler<'_> {
                 let place = *place;
                 self.note_place(place);
                 Box::new(move |frame, value| {
-                    assign(frame, place, value);
+                    assign(frame, place, value.clone());
                     Ok(true)
                 })
             }
@@ -44,8 +44,8 @@ impl Compiler<'_> {
                 self.note_place(place);
                 let inner = self.pattern(inner);
                 Box::new(move |frame, value| {
-                    if inner(frame, value.clone())? {
-                        assign(frame, place, value);
+                    if inner(frame, value)? {
+                        assign(frame, place, value.clone());
                         Ok(true)
                     } else {
                         Ok(false)
@@ -55,13 +55,13 @@ impl Compiler<'_> {
             PatternKind::Const(c) => {
                 let expected = const_value(c, &pattern.ty);
                 let compare = prims::comparator(&pattern.ty);
-                Box::new(move |_, value| Ok(compare(&value, &expected).is_eq()))
+                Box::new(move |_, value| Ok(compare(value, &expected).is_eq()))
             }
             PatternKind::Range(lo, hi) => {
                 let (lo, hi) = (const_value(lo, &pattern.ty), const_value(hi, &pattern.ty));
                 let compare = prims::comparator(&pattern.ty);
                 Box::new(move |_, value| {
-                    Ok(compare(&value, &lo).is_ge() && compare(&value, &hi).is_le())
+                    Ok(compare(value, &lo).is_ge() && compare(value, &hi).is_le())
                 })
             }
             PatternKind::Tuple(parts) => {
@@ -69,14 +69,16 @@ impl Compiler<'_> {
                 let shape = Shape::of(&pattern.ty);
                 Box::new(move |frame, value| {
                     for (i, code) in codes.iter().enumerate() {
-                        let part = match (&value, &shape) {
+                        let matched = match (value, &shape) {
                             (Value::Tuple(items), _) => {
-                                items.get(i).cloned().unwrap_or(Value::Unit)
+                                code(frame, items.get(i).unwrap_or(&Value::Unit))?
                             }
-                            (Value::Array(view), Some(shape)) => shape.element(view, i),
-                            _ => Value::Unit,
+                            (Value::Array(view), Some(shape)) => {
+                                code(frame, &shape.element(view, i))?
+                            }
+                            _ => code(frame, &Value::Unit)?,
                         };
-                        if !code(frame, part)? {
+                        if !matched {
                             return Ok(false);
                         }
                     }
@@ -88,8 +90,8 @@ impl Compiler<'_> {
                 let arg = arg.as_ref().map(|a| self.pattern(a));
                 Box::new(move |frame, value| {
                     let (actual, payload) = match value {
-                        Value::Sum(sum) => (sum.0, sum.1.clone()),
-                        Value::Int(code) => (code as u32, Value::Unit),
+                        Value::Sum(sum) => (sum.0, &sum.1),
+                        Value::Int(code) => (*code as u32, &Value::Unit),
                         _ => return Ok(false),
                     };
                     if actual != tag {
@@ -106,15 +108,15 @@ impl Compiler<'_> {
                 let arg = arg.as_ref().map(|a| self.pattern(a));
                 let Some(layout) = SumLayout::of(&pattern.ty) else {
                     // A unitsum matched by case number: the code is the tag.
-                    return Box::new(move |_, value| Ok(code_u64(&value) == tag as u64));
+                    return Box::new(move |_, value| Ok(code_u64(value) == tag as u64));
                 };
                 Box::new(move |frame, value| {
-                    let (actual, payload) = layout.split(&value);
+                    let (actual, payload) = layout.split(value);
                     if actual != tag {
                         return Ok(false);
                     }
                     match &arg {
-                        Some(code) => code(frame, payload),
+                        Some(code) => code(frame, &payload),
                         None => Ok(true),
                     }
                 })
@@ -139,7 +141,7 @@ pub(super) fn select_arm<'b, B>(
     for arm in arms {
         let mut matched = false;
         for pattern in &arm.patterns {
-            if pattern(frame, value.clone())? {
+            if pattern(frame, value)? {
                 matched = true;
                 break;
             }
@@ -158,7 +160,7 @@ pub(super) fn select_arm<'b, B>(
     Ok(None)
 }
 
-pub(super) fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
+pub(crate) fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
     runtime_error(
         NO_MATCH,
         format!(

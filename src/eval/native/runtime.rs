@@ -14,7 +14,7 @@ use crate::types::Type;
 
 use super::super::array::Shape;
 use super::super::closure::Instance;
-use super::super::code::{ExprCode, StmtCode};
+use super::super::code::{BindCode, ExprCode, StmtCode};
 use super::super::compile::varray::NativeVarrayOp;
 use super::super::error::{
     interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
@@ -92,6 +92,8 @@ pub enum Site {
     /// A conversion of the integer `a` between the two integer types, out of the second's
     /// range.
     Convert(Type, Type, Span),
+    /// No arm of a `match` on a value of this type took it (`a` the address of the value).
+    NoMatch(Type, Span),
     /// An error leaving a call of `name` (defined in unit `unit`) made at the span.
     Frame(String, u32, Span),
 }
@@ -140,6 +142,11 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
                 Ok(_) => Ok(0),
                 Err(fault) => Err(fault.at(*span)),
             }
+        }
+        Site::NoMatch(ty, span) => {
+            // SAFETY: native code passes the address of the scrutinee's live value.
+            let value = unsafe { &*(a as *const Value) };
+            Err(super::super::compile::no_match(value, ty, *span))
         }
         Site::StrIndex(span) => {
             Err(super::super::prims::str_index_error(a as i128, b as i128).at(*span))
@@ -676,10 +683,43 @@ extern "C" fn bind_group(
         match (code.param_slots[group], &code.params[group]) {
             (Some(slot), _) => frame.slots[slot] = value.clone(),
             (None, binder) => {
-                binder(&mut frame, value.clone())?;
+                binder(&mut frame, value)?;
             }
         }
         Ok(0)
+    })
+}
+
+/// The case of a sum or variant value (`u64::MAX` for any other value).
+extern "C" fn sum_tag(value: &Value) -> u64 {
+    match value {
+        Value::Sum(sum) => sum.0 as u64,
+        // A sum whose cases take no argument is its case number.
+        Value::Int(code) => *code as u64,
+        _ => u64::MAX,
+    }
+}
+
+/// Test the value at `value` against a pattern compiled by the closure compiler (`code`),
+/// binding its variables in the native frame (with the function's `ncaps` captures). 1: it
+/// matched; 0: it did not; 2: failed.
+extern "C" fn match_pattern(
+    rt: &Runtime<'_>,
+    code: &BindCode,
+    frame: *mut Value,
+    n: usize,
+    caps: *const Value,
+    ncaps: usize,
+    value: *const Value,
+) -> u32 {
+    guarded(rt, 2, || {
+        // SAFETY: `value` is a live value: a stack temporary, or a frame slot the pattern
+        // does not bind (so it outlives the call untouched). It is read as a shallow copy
+        // that is never dropped, so the frame, borrowed mutably below, is not aliased.
+        let value = std::mem::ManuallyDrop::new(unsafe { std::ptr::read(value) });
+        // SAFETY: the native caller passes its frame of `n` slots and its captures.
+        let mut frame = unsafe { frame_of(rt, frame, n, caps, ncaps) };
+        Ok(code(&mut frame, &value)? as u32)
     })
 }
 
@@ -857,6 +897,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::ReturnedInto => returned_into as *const () as usize,
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
+        Helper::MatchPattern => match_pattern as *const () as usize,
+        Helper::SumTag => sum_tag as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -908,6 +950,8 @@ pub enum Helper {
     ElementCount,
     ChunkLoop,
     VarrayOp,
+    MatchPattern,
+    SumTag,
 }
 
 impl Helper {

@@ -111,6 +111,17 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
             ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
+            ExprKind::Match(scrutinee, arms) => {
+                let join = self.b.create_block();
+                self.value_params(join, Repr::Unit, Some(agg));
+                self.lower_match(scrutinee, arms, join, |l, body| {
+                    let v = l.expr(body);
+                    Some(l.jump_values(v))
+                });
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                self.join_values(join, Repr::Unit, Some(agg))
+            }
             _ => self.agg_fallback(e, agg, "an aggregate expression form not lowered yet"),
         }
     }

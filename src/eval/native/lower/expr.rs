@@ -324,6 +324,18 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Call { func, args } => self.call(e, func, args, repr),
             ExprKind::Inlined(inlined) => self.inlined(inlined, repr, e),
+            ExprKind::Match(scrutinee, arms) => {
+                let join = self.b.create_block();
+                if let Some(ty) = repr.clif() {
+                    self.b.append_block_param(join, ty);
+                }
+                self.lower_match(scrutinee, arms, join, |l, body| {
+                    Some(l.expr(body).scalars())
+                });
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                self.join_value(join, repr)
+            }
             _ => self.fallback_expr(e, "an expression form not lowered yet"),
         }
     }

@@ -18,6 +18,7 @@ mod frame;
 mod hoist;
 mod leaves;
 mod map;
+mod matching;
 mod parallel;
 mod stmt;
 mod varray;

@@ -4,9 +4,7 @@
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{
-    Arm, Const, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, RangeKind, Stmt,
-};
+use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, RangeKind, Stmt};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
@@ -102,7 +100,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Is `place` a variable native code holds (a register, or a global of a native type)?
-    fn native_var(&self, place: Place, ty: &Type) -> bool {
+    pub(super) fn native_var(&self, place: Place, ty: &Type) -> bool {
         match place {
             Place::Local(s) => self.vars.contains_key(&s),
             Place::Global(_) | Place::LocalCell(_) | Place::CaptureCell(_) => {
@@ -382,7 +380,7 @@ impl Lower<'_, '_, '_> {
                 };
                 self.b.ins().jump(target.block, &args(&vals));
             }
-            Stmt::Match(scrutinee, arms) => self.match_stmt(s, scrutinee, arms),
+            Stmt::Match(scrutinee, arms) => self.match_stmt(scrutinee, arms),
             Stmt::Block(stmts) => self.stmts(stmts),
             Stmt::Specialise { span, .. } => {
                 self.fallback_stmt(s, "code specialised to run-time sizes", *span)
@@ -978,106 +976,13 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(after);
     }
 
-    /// Is a pattern one native code tests directly?
-    fn simple_pattern(&self, p: &Pattern) -> bool {
-        match &p.kind {
-            PatternKind::Wildcard => true,
-            PatternKind::Bind(place) => self.native_var(*place, &p.ty),
-            PatternKind::Const(Const::Int(_)) => true,
-            PatternKind::Range(Const::Int(_), Const::Int(_)) => true,
-            _ => false,
-        }
-    }
-
-    fn match_stmt(&mut self, s: &Stmt, scrutinee: &Expr, arms: &[Arm<Vec<Stmt>>]) {
-        let simple = Repr::of(&scrutinee.ty) == Some(Repr::I64)
-            && self.pure(scrutinee)
-            && arms.iter().all(|arm| {
-                arm.patterns.iter().all(|p| self.simple_pattern(p))
-                    && arm
-                        .guard
-                        .as_ref()
-                        .is_none_or(|g| Repr::of(&g.ty) == Some(Repr::I64))
-            });
-        if !simple {
-            return self.fallback_stmt(s, "a match on a value not in registers", scrutinee.span);
-        }
-        let uns = !matches!(scrutinee.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
-            && !matches!(scrutinee.ty, Type::Char | Type::Int(_));
-        let v = self.expr(scrutinee).int();
+    fn match_stmt(&mut self, scrutinee: &Expr, arms: &[Arm<Vec<Stmt>>]) {
         let join = self.b.create_block();
-        for arm in arms {
-            let body = self.b.create_block();
-            let next_arm = self.b.create_block();
-            for p in &arm.patterns {
-                let matched = self.pattern_test(p, v, uns);
-                let bound = self.b.create_block();
-                let next_alt = self.b.create_block();
-                self.b.ins().brif(matched, bound, &[], next_alt, &[]);
-                self.b.seal_block(bound);
-                self.b.switch_to_block(bound);
-                if let PatternKind::Bind(place) = p.kind {
-                    self.write_var(place, V::I(v));
-                }
-                match &arm.guard {
-                    Some(g) => {
-                        let ok = self.expr(g).int();
-                        self.b.ins().brif(ok, body, &[], next_alt, &[]);
-                    }
-                    None => {
-                        self.b.ins().jump(body, &[]);
-                    }
-                }
-                self.b.seal_block(next_alt);
-                self.b.switch_to_block(next_alt);
-            }
-            self.b.ins().jump(next_arm, &[]);
-            self.b.seal_block(body);
-            self.b.switch_to_block(body);
-            self.stmts(&arm.body);
-            if !self.filled() {
-                self.b.ins().jump(join, &[]);
-            }
-            self.b.seal_block(next_arm);
-            self.b.switch_to_block(next_arm);
-        }
-        // No arm matched: the closure compiler runs the match again and reports R0006 (the
-        // scrutinee is pure and no guard matched before).
-        let notes = self.notes.len();
-        self.fallback_stmt(s, "", scrutinee.span);
-        self.notes.truncate(notes);
-        if !self.filled() {
-            self.b.ins().jump(join, &[]);
-        }
+        self.lower_match(scrutinee, arms, join, |l, body| {
+            l.stmts(body);
+            (!l.filled()).then(Vec::new)
+        });
         self.b.seal_block(join);
         self.b.switch_to_block(join);
-    }
-
-    /// Does the code `v` match the simple pattern `p`?
-    fn pattern_test(&mut self, p: &Pattern, v: ClValue, uns: bool) -> ClValue {
-        match &p.kind {
-            PatternKind::Const(Const::Int(c)) => {
-                let t = self.b.ins().icmp_imm_s(IntCC::Equal, v, *c);
-                self.b.ins().uextend(types::I64, t)
-            }
-            PatternKind::Range(Const::Int(lo), Const::Int(hi)) => {
-                let (ge, le) = if uns {
-                    (
-                        IntCC::UnsignedGreaterThanOrEqual,
-                        IntCC::UnsignedLessThanOrEqual,
-                    )
-                } else {
-                    (
-                        IntCC::SignedGreaterThanOrEqual,
-                        IntCC::SignedLessThanOrEqual,
-                    )
-                };
-                let a = self.b.ins().icmp_imm_s(ge, v, *lo);
-                let b = self.b.ins().icmp_imm_s(le, v, *hi);
-                let t = self.b.ins().band(a, b);
-                self.b.ins().uextend(types::I64, t)
-            }
-            _ => self.iconst(1),
-        }
     }
 }
