@@ -274,10 +274,7 @@ impl Compiler<'_> {
         let ty = ty.clone();
         let codes = self.exprs(parts);
         Box::new(move |frame| {
-            let mut builder = LeafBuilder::new(shape.repr);
-            let leaves = codes.len().saturating_mul(shape.elem_leaves);
-            builder
-                .reserve(leaves, &ty, &frame.rt.limits)
+            let mut builder = literal_builder(&shape, codes.len(), &ty, &frame.rt.limits)
                 .map_err(|f| f.at(span))?;
             for code in &codes {
                 builder.push_element(code(frame)?);
@@ -543,4 +540,17 @@ impl Compiler<'_> {
             }),
         }
     }
+}
+
+/// The builder of an array literal of `n` elements of `shape` (type `ty`), its room reserved:
+/// R0007 when there is none.
+pub(crate) fn literal_builder(
+    shape: &Shape,
+    n: usize,
+    ty: &Type,
+    limits: &crate::limits::Limits,
+) -> Result<LeafBuilder, super::super::error::Fault> {
+    let mut builder = LeafBuilder::new(shape.repr);
+    builder.reserve(n.saturating_mul(shape.elem_leaves), ty, limits)?;
+    Ok(builder)
 }

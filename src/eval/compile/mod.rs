@@ -40,6 +40,7 @@ mod specialise;
 mod stmt;
 mod stores;
 pub(crate) mod varray;
+pub(crate) use expr::literal_builder;
 pub(crate) use paths::index_error;
 pub(crate) use pattern::no_match;
 

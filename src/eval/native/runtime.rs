@@ -690,6 +690,49 @@ extern "C" fn bind_group(
     })
 }
 
+/// Put the variant of case `tag` with the argument moved out of `arg` into `out` (which
+/// holds a value, replaced), as the closure compiler builds it.
+extern "C" fn make_sum(tag: u64, arg: &mut Value, out: &mut Value) {
+    let arg = std::mem::replace(arg, Value::Unit);
+    *out = Value::Sum(Arc::new((tag as u32, arg)));
+}
+
+/// A tuple or array literal native code builds from parts it computed.
+pub struct Parts {
+    /// The array's shape, or `None` for a tuple or struct.
+    pub shape: Option<Shape>,
+    pub ty: Type,
+    pub span: Span,
+}
+
+/// Put the value of the literal `parts` describes, its `n` parts moved out of `values`, into
+/// `out` (which holds a value, replaced), as the closure compiler builds it. 0: done; 1:
+/// failed (no room for the array).
+extern "C" fn make_parts(
+    rt: &Runtime<'_>,
+    parts: &Parts,
+    values: *mut Value,
+    n: usize,
+    out: &mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: the native caller passes `n` initialised values of its own, left `Unit`.
+        let values = unsafe { std::slice::from_raw_parts_mut(values, n) };
+        let mut taken = values.iter_mut().map(|v| std::mem::replace(v, Value::Unit));
+        *out = match &parts.shape {
+            None => Value::Tuple(taken.collect()),
+            Some(shape) => {
+                let mut builder =
+                    super::super::compile::literal_builder(shape, n, &parts.ty, &rt.limits)
+                        .map_err(|f| f.at(parts.span))?;
+                taken.by_ref().for_each(|v| builder.push_element(v));
+                Value::Array(builder.finish())
+            }
+        };
+        Ok(0)
+    })
+}
+
 /// The case of a sum or variant value (`u64::MAX` for any other value).
 extern "C" fn sum_tag(value: &Value) -> u64 {
     match value {
@@ -741,7 +784,8 @@ pub struct Trampoline {
 /// Call `target` with the captures at `caps` on a fresh stack segment (the current one is
 /// nearly exhausted): through its boxed entry once it has one, otherwise through the
 /// evaluator; R0008 when the stack would grow past `--max-stack`. Scalar results come back as
-/// bits, aggregate results in `leaves` (a buffer of one word per leaf).
+/// bits, aggregate results in `leaves` (a buffer of one word per leaf), a boxed result in the
+/// value `leaves` then points at.
 extern "C" fn grow_call(
     rt: &Runtime<'_>,
     target: &Trampoline,
@@ -768,6 +812,9 @@ extern "C" fn grow_call(
         };
         if let Some(agg) = &target.sig.ret_agg {
             box_unbox(agg, &out, leaves);
+        } else if target.sig.ret_boxed && rt.native_failed.get() == 0 {
+            // SAFETY: for a boxed result, `leaves` is the caller's value, replaced.
+            unsafe { *(leaves as *mut Value) = std::mem::replace(&mut out, Value::Unit) };
         }
         result
     })
@@ -899,6 +946,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::SumTag => sum_tag as *const () as usize,
+        Helper::MakeSum => make_sum as *const () as usize,
+        Helper::MakeParts => make_parts as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -952,6 +1001,8 @@ pub enum Helper {
     VarrayOp,
     MatchPattern,
     SumTag,
+    MakeSum,
+    MakeParts,
 }
 
 impl Helper {

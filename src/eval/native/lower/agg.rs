@@ -160,37 +160,6 @@ impl Lower<'_, '_, '_> {
         self.drop_value(temp);
         v
     }
-
-    /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
-    /// natively and boxed when it is an aggregate, a kernel of the evaluator's whose operands
-    /// are worth computing natively by `kernel_into`, otherwise as a fallback piece.
-    pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
-        if let Some(agg) = Agg::of(&e.ty) {
-            let v = self.expr(e);
-            self.box_into(out, &agg, v);
-            return;
-        }
-        match &e.kind {
-            ExprKind::Prim(p, a)
-                if super::expr::evaluates_operands_first(p)
-                    && a.iter().any(|o| self.worth_native(o)) =>
-            {
-                self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
-            }
-            ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
-            ExprKind::Inlined(inlined) if self.worth_native(e) => {
-                let result = inlined.result.as_ref().expect("worth_native: a result");
-                let outer_unwind = self.enter_inlined(inlined);
-                self.stmts(&inlined.stmts);
-                self.ensure_open();
-                self.value_into(result, out, why);
-                self.leave_inlined(inlined, outer_unwind);
-            }
-            ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
-                if self.make_closure_into(e, out) => {}
-            _ => self.eval_into(e, out, why),
-        }
-    }
 }
 
 /// A path's index steps and the field numbers that follow them (`p.(i).x.y`); `None` when

@@ -16,6 +16,31 @@ impl Lower<'_, '_, '_> {
     /// registers (a function that captures is passed the values its captures name here);
     /// otherwise a fallback piece.
     pub(super) fn call(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
+        self.call_to(e, func, call_args, repr, None)
+    }
+
+    /// A call whose result is not in registers, written to the value at `out` (replaced once
+    /// the callee returns; left as it was when it fails): direct when the callee is a native
+    /// instance, otherwise a fallback piece.
+    pub(super) fn call_into(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], out: ClValue) {
+        self.call_to(e, func, call_args, Repr::Unit, Some(out));
+    }
+
+    fn call_to(
+        &mut self,
+        e: &Expr,
+        func: &Expr,
+        call_args: &[Expr],
+        repr: Repr,
+        out: Option<ClValue>,
+    ) -> V {
+        let fallback = |l: &mut Self, why: &str| match out {
+            Some(out) => {
+                l.eval_into(e, out, why);
+                V::Unit
+            }
+            None => l.fallback_expr(e, why),
+        };
         let (fun, type_args, own_captures) = match &func.kind {
             ExprKind::MakeFun { fun, type_args } => (fun, type_args, None),
             ExprKind::Closure {
@@ -23,20 +48,25 @@ impl Lower<'_, '_, '_> {
                 type_args,
                 captures,
             } => (fun, type_args, Some(captures.clone())),
+            _ if out.is_some() => return fallback(self, "a call of a function value"),
             _ => return self.call_value(e, func, call_args, repr),
         };
         let Some(instance) = self.c.instance(*fun, type_args) else {
-            return self.fallback_expr(e, "a call of an unknown function");
+            return fallback(self, "a call of an unknown function");
         };
         let captures = own_captures.map_or_else(|| instance.captures.clone(), |c| c.to_vec());
         let key = std::sync::Arc::as_ptr(&instance) as usize;
         let declared = lock(&self.backend).declared.get(&key).cloned();
         let Some((id, sig)) = declared else {
-            return self.fallback_expr(e, "a call of a function that is not native");
+            return fallback(self, "a call of a function that is not native");
         };
         let agg = crate::eval::native::Agg::of(&e.ty);
-        if sig.groups.len() != call_args.len() || sig.ret != repr || sig.ret_agg != agg {
-            return self.fallback_expr(e, "a partial or curried call");
+        if sig.groups.len() != call_args.len()
+            || sig.ret != repr
+            || sig.ret_agg != agg
+            || sig.ret_boxed != out.is_some()
+        {
+            return fallback(self, "a partial or curried call");
         }
         // The arguments, flattened as the signature's parameters.
         let fits = |repr: Repr, arg: &Expr| match repr {
@@ -59,10 +89,10 @@ impl Lower<'_, '_, '_> {
             }
         }
         if !shapes_ok {
-            return self.fallback_expr(e, "a call whose arguments are not in registers");
+            return fallback(self, "a call whose arguments are not in registers");
         }
         if !self.captures_reachable(&captures) {
-            return self.fallback_expr(e, "a call capturing values of enclosing code");
+            return fallback(self, "a call capturing values of enclosing code");
         }
         let mut values = vec![self.rt, self.iconst(0)];
         // Boxed arguments, and those passed by reference that are not frame slots, are
@@ -146,8 +176,11 @@ impl Lower<'_, '_, '_> {
         if let Some(ty) = repr.clif() {
             self.b.append_block_param(join, ty);
         }
-        // An aggregate result comes back in a buffer of its leaves.
-        let leaves = agg.as_ref().map(|a| self.leaf_buffer(a.leaves.len()));
+        // An aggregate result comes back in a buffer of its leaves, a boxed one in `out`.
+        let leaves = match out {
+            Some(out) => Some(out),
+            None => agg.as_ref().map(|a| self.leaf_buffer(a.leaves.len())),
+        };
         self.b.set_cold_block(grow);
         self.b.ins().brif(low, grow, &[], direct, &[]);
         self.b.seal_block(direct);

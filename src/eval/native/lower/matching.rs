@@ -117,7 +117,7 @@ impl Lower<'_, '_, '_> {
                 let v = self.expr(scrutinee);
                 self.box_into(addr, &agg, v);
             }
-            _ => self.eval_into(scrutinee, addr, "a scrutinee not in registers"),
+            _ => self.value_into(scrutinee, addr, "a scrutinee not in registers"),
         }
         Scrutinee::Boxed { addr, temp: true }
     }

@@ -9,6 +9,7 @@
 //! returns.
 
 mod agg;
+mod boxed;
 mod call;
 mod capture;
 mod chars;

@@ -354,8 +354,8 @@ impl Lower<'_, '_, '_> {
                     // kernel over native operands) goes straight to the caller's value.
                     Some(e)
                         if target.out.is_some()
-                            && matches!(e.ty, Type::Array(..))
-                            && self.worth_native(e) =>
+                            && (matches!(e.ty, Type::Array(..)) && self.worth_native(e)
+                                || self.builds_natively(e)) =>
                     {
                         let out = target.out.expect("checked");
                         self.value_into(e, out, "a return of a value not in registers");
@@ -601,7 +601,8 @@ impl Lower<'_, '_, '_> {
         });
     }
 
-    /// `place = e` for a value not in registers: an array native code computes goes straight
+    /// `place = e` for a value not in registers: an array native code computes, or a value it
+    /// builds (a call's result, a variant, a conditional or match choosing one), goes straight
     /// into the variable's value (`value_into`, which leaves the variable as it was when `e`
     /// faults); anything else, and a captured variable's assignment, is a fallback piece.
     fn assign_value(&mut self, place: Place, e: &Expr) {
@@ -609,16 +610,16 @@ impl Lower<'_, '_, '_> {
             "an assignment of a value of type {} (not in registers)",
             e.ty
         );
-        // Only an array that native code computes (a map, a kernel over native operands) is
-        // worth it: any other value is the closure compiler's assignment, which updates a
-        // string in place (`s = s + t`) rather than copying it.
-        let native_array = matches!(e.ty, Type::Array(..)) && self.worth_native(e);
+        // Not a string's concatenation and the like: the closure compiler's assignment updates
+        // a string in place (`s = s + t`) rather than copying it.
+        let native =
+            matches!(e.ty, Type::Array(..)) && self.worth_native(e) || self.builds_natively(e);
         let addr = match place {
-            Place::Local(slot) if native_array => {
+            Place::Local(slot) if native => {
                 self.frame_used = true;
                 self.slot_addr(slot)
             }
-            Place::Global(g) if native_array => self.global_addr(g),
+            Place::Global(g) if native => self.global_addr(g),
             _ => {
                 let assign = Stmt::Assign(place, e.clone());
                 return self.fallback_stmt(&assign, &why, e.span);

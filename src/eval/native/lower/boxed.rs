@@ -1,0 +1,185 @@
+//! Values not in registers that native code computes into the evaluator's value at an
+//! address (`value_into`): aggregates (boxed from their leaves), kernels over native
+//! operands, maps, closures, and the forms that build a value from native parts: a call of a
+//! native instance returning a boxed value (written by the callee), a variant or option
+//! (`Some x`, `Node (l, r)`), a conditional or a match choosing one, a copy of a variable, a
+//! constant. Anything else is a fallback piece. The value at the address is replaced only once
+//! the new one is complete, so a fault leaves it as it was.
+
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
+
+use crate::core::ir::{Expr, ExprKind};
+
+use super::super::layout::VALUE_SIZE;
+use super::super::runtime::{Helper, Parts};
+use super::Lower;
+use crate::eval::array::Shape;
+use crate::eval::native::{Agg, Repr};
+
+impl Lower<'_, '_, '_> {
+    /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
+    /// natively when this module builds its form, otherwise as a fallback piece (`why` goes to
+    /// the report).
+    pub(super) fn value_into(&mut self, e: &Expr, out: ClValue, why: &str) {
+        if let Some(agg) = Agg::of(&e.ty) {
+            let v = self.expr(e);
+            self.box_into(out, &agg, v);
+            return;
+        }
+        match &e.kind {
+            ExprKind::Prim(p, a)
+                if super::expr::evaluates_operands_first(p)
+                    && a.iter().any(|o| self.worth_native(o)) =>
+            {
+                self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
+            }
+            ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
+            ExprKind::Inlined(inlined) if self.worth_native(e) || self.builds_natively(e) => {
+                let result = inlined.result.as_ref().expect("a result");
+                let outer_unwind = self.enter_inlined(inlined);
+                self.stmts(&inlined.stmts);
+                self.ensure_open();
+                self.value_into(result, out, why);
+                self.leave_inlined(inlined, outer_unwind);
+            }
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+                if self.make_closure_into(e, out) => {}
+            ExprKind::Call { func, args } => self.call_into(e, func, args, out),
+            ExprKind::Inject { tag, arg } => {
+                let temp = self.temp_value();
+                self.part_into(arg, temp, why);
+                let tag = self.iconst(*tag as i64);
+                self.call_helper(Helper::MakeSum, &[types::I64; 3], &[], &[tag, temp, out]);
+            }
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) if !parts.is_empty() => {
+                let shape = match e.ty {
+                    crate::types::Type::Array(..) => match Shape::of(&e.ty) {
+                        Some(shape) => Some(shape),
+                        None => return self.eval_into(e, out, why),
+                    },
+                    _ => None,
+                };
+                let values = self.temp_values(parts.len());
+                for (i, part) in parts.iter().enumerate() {
+                    let at = self.b.ins().iadd_imm_s(values, (i * VALUE_SIZE) as i64);
+                    self.part_into(part, at, why);
+                }
+                let desc = self.keep(Parts {
+                    shape,
+                    ty: e.ty.clone(),
+                    span: e.span,
+                });
+                let desc = self.ptr_const(desc);
+                let n = self.iconst(parts.len() as i64);
+                let rt = self.rt;
+                let status = self
+                    .call_helper(
+                        Helper::MakeParts,
+                        &[types::I64; 5],
+                        &[types::I32],
+                        &[rt, desc, values, n, out],
+                    )
+                    .expect("make_parts returns a status");
+                self.branch_unwind_if(status);
+            }
+            ExprKind::If(c, t, f) => {
+                let c = self.expr(c).int();
+                let (then_b, else_b, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                for (block, arm) in [(then_b, t), (else_b, f)] {
+                    self.b.seal_block(block);
+                    self.b.switch_to_block(block);
+                    self.value_into(arm, out, why);
+                    self.b.ins().jump(join, &[]);
+                }
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+            }
+            ExprKind::Match(scrutinee, arms) => {
+                let join = self.b.create_block();
+                self.lower_match(scrutinee, arms, join, |l, body| {
+                    l.value_into(body, out, why);
+                    Some(vec![])
+                });
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+            }
+            ExprKind::Local(s) if !self.vars.contains_key(s) && !self.avars.contains_key(s) => {
+                self.frame_used = true;
+                let from = self.slot_addr(*s);
+                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+            }
+            ExprKind::Const(c) => {
+                let value = crate::eval::compile::const_value(c, &e.ty);
+                let kept = self.keep(value);
+                let from = self.ptr_const(kept);
+                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+            }
+            _ => self.eval_into(e, out, why),
+        }
+    }
+
+    /// Evaluate the part `e` of a value being built into the fresh temporary `at` (which
+    /// holds `Unit`).
+    fn part_into(&mut self, e: &Expr, at: ClValue, why: &str) {
+        match Repr::of(&e.ty) {
+            Some(Repr::I64 | Repr::F64) => {
+                let v = self.expr(e);
+                self.store_value(at, v);
+            }
+            Some(Repr::Unit) => {
+                self.expr(e);
+            }
+            _ => self.value_into(e, at, why),
+        }
+    }
+
+    /// `n` values on the stack, each holding `Unit`.
+    fn temp_values(&mut self, n: usize) -> ClValue {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (n * VALUE_SIZE) as u32,
+            3,
+        ));
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let unit = self.b.ins().iconst(types::I8, 0);
+        for i in 0..n {
+            self.b
+                .ins()
+                .store(super::flags(), unit, at, (i * VALUE_SIZE) as i32);
+        }
+        at
+    }
+
+    /// Does `value_into` build the boxed value `e` natively, rather than run it as one
+    /// fallback piece? A call, a variant, a tuple with parts in registers or built so, a
+    /// conditional or match, a copy of a variable or constant, or a body inlined for one.
+    pub(super) fn builds_natively(&self, e: &Expr) -> bool {
+        if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
+            return false;
+        }
+        match &e.kind {
+            ExprKind::Call { func, .. } => {
+                matches!(
+                    func.kind,
+                    ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
+                )
+            }
+            ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
+            ExprKind::Const(_) => true,
+            ExprKind::Local(s) => !self.vars.contains_key(s) && !self.avars.contains_key(s),
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) => parts
+                .iter()
+                .any(|p| Repr::of(&p.ty).is_some() || self.builds_natively(p)),
+            ExprKind::Inlined(inlined) => inlined
+                .result
+                .as_ref()
+                .is_some_and(|r| self.builds_natively(r)),
+            _ => false,
+        }
+    }
+}
