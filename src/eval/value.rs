@@ -390,6 +390,14 @@ impl ArrayVal {
         self.buf.get(self.start + i)
     }
 
+    /// Leaf `i` itself when the buffer holds values (no copy), `None` for unboxed leaves.
+    pub fn boxed_leaf(&self, i: usize) -> Option<&Value> {
+        match &*self.buf {
+            Buffer::Boxed(v) => v.get(self.start + i),
+            Buffer::Scalars(_) | Buffer::Columns(_) => None,
+        }
+    }
+
     /// The sub-view of `n` leaves starting at leaf `i` of this view.
     pub fn slice(&self, i: usize, n: usize) -> ArrayVal {
         ArrayVal {

@@ -74,7 +74,10 @@ impl Compiler<'_> {
                                 code(frame, items.get(i).unwrap_or(&Value::Unit))?
                             }
                             (Value::Array(view), Some(shape)) => {
-                                code(frame, &shape.element(view, i))?
+                                match view.boxed_leaf(i).filter(|_| !shape.elem_is_array) {
+                                    Some(leaf) => code(frame, leaf)?,
+                                    None => code(frame, &shape.element(view, i))?,
+                                }
                             }
                             _ => code(frame, &Value::Unit)?,
                         };
