@@ -90,37 +90,22 @@ impl Lower<'_, '_, '_> {
                 inner,
             ) if Agg::of(&inner.ty).is_some_and(|a| a.leaves == agg.leaves) => self.expr(inner),
             ExprKind::If(c, t, f) => {
-                let c = self.expr(c).int();
-                let (then_b, else_b, join) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.value_params(join, Repr::Unit, Some(agg));
-                self.b.ins().brif(c, then_b, &[], else_b, &[]);
-                for (block, arm) in [(then_b, t), (else_b, f)] {
-                    self.b.seal_block(block);
-                    self.b.switch_to_block(block);
-                    let v = self.expr(arm);
-                    let vals = self.jump_values(v);
-                    self.b.ins().jump(join, &args(&vals));
-                }
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
-                self.join_values(join, Repr::Unit, Some(agg))
+                let join = self.join_block(Repr::Unit, Some(agg));
+                self.lower_if((c, t, f), join, |l, arm| {
+                    let v = l.expr(arm);
+                    l.jump_values(v)
+                });
+                self.joined(join, Repr::Unit, Some(agg))
             }
             ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
             ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
             ExprKind::Match(scrutinee, arms) => {
-                let join = self.b.create_block();
-                self.value_params(join, Repr::Unit, Some(agg));
+                let join = self.join_block(Repr::Unit, Some(agg));
                 self.lower_match(scrutinee, arms, join, |l, body| {
                     let v = l.expr(body);
                     Some(l.jump_values(v))
                 });
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
-                self.join_values(join, Repr::Unit, Some(agg))
+                self.joined(join, Repr::Unit, Some(agg))
             }
             _ => self.agg_fallback(e, agg, "an aggregate expression form not lowered yet"),
         }

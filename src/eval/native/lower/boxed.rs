@@ -83,30 +83,20 @@ impl Lower<'_, '_, '_> {
                 self.branch_unwind_if(status);
             }
             ExprKind::If(c, t, f) => {
-                let c = self.expr(c).int();
-                let (then_b, else_b, join) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.b.ins().brif(c, then_b, &[], else_b, &[]);
-                for (block, arm) in [(then_b, t), (else_b, f)] {
-                    self.b.seal_block(block);
-                    self.b.switch_to_block(block);
-                    self.value_into(arm, out, why);
-                    self.b.ins().jump(join, &[]);
-                }
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
+                let join = self.join_block(Repr::Unit, None);
+                self.lower_if((c, t, f), join, |l, arm| {
+                    l.value_into(arm, out, why);
+                    vec![]
+                });
+                self.joined(join, Repr::Unit, None);
             }
             ExprKind::Match(scrutinee, arms) => {
-                let join = self.b.create_block();
+                let join = self.join_block(Repr::Unit, None);
                 self.lower_match(scrutinee, arms, join, |l, body| {
                     l.value_into(body, out, why);
                     Some(vec![])
                 });
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
+                self.joined(join, Repr::Unit, None);
             }
             ExprKind::Local(s) if !self.vars.contains_key(s) && !self.avars.contains_key(s) => {
                 self.frame_used = true;

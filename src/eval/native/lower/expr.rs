@@ -176,26 +176,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Prim(p, a) => self.prim(p, a, e, repr),
             ExprKind::If(c, t, f) => {
-                let c = self.expr(c).int();
-                let (then_b, else_b, join) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                if let Some(ty) = repr.clif() {
-                    self.b.append_block_param(join, ty);
-                }
-                self.b.ins().brif(c, then_b, &[], else_b, &[]);
-                for (block, arm) in [(then_b, t), (else_b, f)] {
-                    self.b.seal_block(block);
-                    self.b.switch_to_block(block);
-                    let v = self.expr(arm);
-                    let vals: Vec<ClValue> = v.scalars();
-                    self.b.ins().jump(join, &args(&vals));
-                }
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
-                self.join_value(join, repr)
+                let join = self.join_block(repr, None);
+                self.lower_if((c, t, f), join, |l, arm| l.expr(arm).scalars());
+                self.joined(join, repr, None)
             }
             ExprKind::And(x, y) | ExprKind::Or(x, y) => {
                 let is_and = matches!(e.kind, ExprKind::And(..));
@@ -325,16 +308,11 @@ impl Lower<'_, '_, '_> {
             ExprKind::Call { func, args } => self.call(e, func, args, repr),
             ExprKind::Inlined(inlined) => self.inlined(inlined, repr, e),
             ExprKind::Match(scrutinee, arms) => {
-                let join = self.b.create_block();
-                if let Some(ty) = repr.clif() {
-                    self.b.append_block_param(join, ty);
-                }
+                let join = self.join_block(repr, None);
                 self.lower_match(scrutinee, arms, join, |l, body| {
                     Some(l.expr(body).scalars())
                 });
-                self.b.seal_block(join);
-                self.b.switch_to_block(join);
-                self.join_value(join, repr)
+                self.joined(join, repr, None)
             }
             _ => self.fallback_expr(e, "an expression form not lowered yet"),
         }

@@ -581,6 +581,48 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             .is_some_and(|inst| self.b.func.dfg.insts[inst].opcode().is_terminator())
     }
 
+    /// A block where the arms of a choice (`if`, `match`) meet, with parameters for a value
+    /// of `repr` or the leaves of the aggregate `agg`.
+    pub(super) fn join_block(
+        &mut self,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) -> cranelift_codegen::ir::Block {
+        let join = self.b.create_block();
+        self.value_params(join, repr, agg);
+        join
+    }
+
+    /// Go on at `join`: the value arriving there.
+    pub(super) fn joined(
+        &mut self,
+        join: cranelift_codegen::ir::Block,
+        repr: Repr,
+        agg: Option<&Agg>,
+    ) -> V {
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_values(join, repr, agg)
+    }
+
+    /// `if c then t else f`: each arm lowered by `arm` to the values it passes to `join`.
+    pub(super) fn lower_if(
+        &mut self,
+        (c, t, f): (&Expr, &Expr, &Expr),
+        join: cranelift_codegen::ir::Block,
+        mut arm: impl FnMut(&mut Self, &Expr) -> Vec<ClValue>,
+    ) {
+        let c = self.expr(c).int();
+        let (then_b, else_b) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(c, then_b, &[], else_b, &[]);
+        for (block, e) in [(then_b, t), (else_b, f)] {
+            self.b.seal_block(block);
+            self.b.switch_to_block(block);
+            let values = arm(self, e);
+            self.b.ins().jump(join, &args(&values));
+        }
+    }
+
     /// Is the current block already ended (after a jump)? Then a fresh unreachable block is
     /// started so that lowering can go on.
     fn ensure_open(&mut self) {

@@ -978,12 +978,11 @@ impl Lower<'_, '_, '_> {
     }
 
     fn match_stmt(&mut self, scrutinee: &Expr, arms: &[Arm<Vec<Stmt>>]) {
-        let join = self.b.create_block();
+        let join = self.join_block(Repr::Unit, None);
         self.lower_match(scrutinee, arms, join, |l, body| {
             l.stmts(body);
             (!l.filled()).then(Vec::new)
         });
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
+        self.joined(join, Repr::Unit, None);
     }
 }
