@@ -733,6 +733,16 @@ extern "C" fn make_parts(
     })
 }
 
+/// The bits (of representation `repr`) of field `i` of a tuple, record or struct value, as
+/// the closure compiler reads it (a value that is not a tuple is its own only field).
+extern "C" fn field_bits(value: &Value, i: u64, repr: u64) -> u64 {
+    let part = match value {
+        Value::Tuple(parts) => parts.get(i as usize).unwrap_or(&Value::Unit),
+        other => other,
+    };
+    repr_of(repr as u32).unboxed(part)
+}
+
 /// The case of a sum or variant value (`u64::MAX` for any other value).
 extern "C" fn sum_tag(value: &Value) -> u64 {
     match value {
@@ -948,6 +958,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::SumTag => sum_tag as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
+        Helper::FieldBits => field_bits as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -1003,6 +1014,7 @@ pub enum Helper {
     SumTag,
     MakeSum,
     MakeParts,
+    FieldBits,
 }
 
 impl Helper {

@@ -6,12 +6,14 @@
 //! constant. Anything else is a fallback piece. The value at the address is replaced only once
 //! the new one is complete, so a fault leaves it as it was.
 
-use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+};
 
 use crate::core::ir::{Expr, ExprKind};
 
 use super::super::layout::VALUE_SIZE;
-use super::super::runtime::{Helper, Parts};
+use super::super::runtime::{Helper, Parts, Site};
 use super::Lower;
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
@@ -103,6 +105,16 @@ impl Lower<'_, '_, '_> {
                 let from = self.slot_addr(*s);
                 self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
             }
+            ExprKind::Global(g) => {
+                let from = self.global_addr(*g);
+                if let Some(def) = self.c.global_read_check(*g, &e.ty) {
+                    let tag = self.b.ins().uload8(types::I64, super::flags(), from, 0);
+                    let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+                    let zero = self.iconst(0);
+                    self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
+                }
+                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+            }
             ExprKind::Const(c) => {
                 let value = crate::eval::compile::const_value(c, &e.ty);
                 let kept = self.keep(value);
@@ -113,9 +125,26 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Evaluate the part `e` of a value being built into the fresh temporary `at` (which
-    /// holds `Unit`).
-    fn part_into(&mut self, e: &Expr, at: ClValue, why: &str) {
+    /// The address of the evaluator's value of `e`: a local variable's own frame slot, else a
+    /// stack temporary it is computed into (`true`: drop it after use). `why` goes to the
+    /// report if computing it is a fallback piece.
+    pub(super) fn boxed_operand(&mut self, e: &Expr, why: &str) -> (ClValue, bool) {
+        match e.kind {
+            ExprKind::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                self.frame_used = true;
+                (self.slot_addr(s), false)
+            }
+            _ => {
+                let temp = self.temp_value();
+                self.part_into(e, temp, why);
+                (temp, true)
+            }
+        }
+    }
+
+    /// Evaluate `e` into the fresh temporary `at` (which holds `Unit`): a scalar stored, a
+    /// unit only evaluated, anything else by `value_into`.
+    pub(super) fn part_into(&mut self, e: &Expr, at: ClValue, why: &str) {
         match Repr::of(&e.ty) {
             Some(Repr::I64 | Repr::F64) => {
                 let v = self.expr(e);
@@ -147,7 +176,8 @@ impl Lower<'_, '_, '_> {
 
     /// Does `value_into` build the boxed value `e` natively, rather than run it as one
     /// fallback piece? A call, a variant, a tuple with parts in registers or built so, a
-    /// conditional or match, a copy of a variable or constant, or a body inlined for one.
+    /// conditional or match, a copy of a variable (a global checked for a value first) or
+    /// constant, or a body inlined for one.
     pub(super) fn builds_natively(&self, e: &Expr) -> bool {
         if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
             return false;
@@ -160,7 +190,7 @@ impl Lower<'_, '_, '_> {
                 )
             }
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
-            ExprKind::Const(_) => true,
+            ExprKind::Const(_) | ExprKind::Global(_) => true,
             ExprKind::Local(s) => !self.vars.contains_key(s) && !self.avars.contains_key(s),
             ExprKind::Tuple(parts) | ExprKind::Array(parts) => parts
                 .iter()

@@ -123,10 +123,7 @@ impl Lower<'_, '_, '_> {
                 &[at, code],
             )
             .expect("cell_read returns bits");
-        match repr {
-            Repr::F64 => V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)),
-            _ => V::I(bits),
-        }
+        self.bits_value(bits, repr)
     }
 
     /// A copy of the value of the variable in the cell of `place` into the value at `out`

@@ -289,6 +289,44 @@ impl Lower<'_, '_, '_> {
                 let range = Agg::component(&inner.ty, *i as usize).expect("checked");
                 self.project(inner, range)
             }
+            // A scalar field of a tuple, record or struct not in registers (one holding a
+            // string): read from its value in place.
+            ExprKind::Field(inner, i)
+                if repr != Repr::Unit
+                    && Agg::of(&inner.ty).is_none()
+                    && crate::eval::array::Shape::of(&inner.ty).is_none() =>
+            {
+                let (addr, temp) = self.boxed_operand(inner, "a tuple not in registers");
+                let i = self.iconst(*i as i64);
+                let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
+                let bits = self
+                    .call_helper(
+                        Helper::FieldBits,
+                        &[types::I64; 3],
+                        &[types::I64],
+                        &[addr, i, code],
+                    )
+                    .expect("field_bits returns bits");
+                if temp {
+                    self.drop_value(addr);
+                }
+                self.bits_value(bits, repr)
+            }
+            ExprKind::CInject { tag, arg }
+                if repr == Repr::I64
+                    && matches!(Repr::of(&arg.ty), Some(Repr::I64 | Repr::Unit)) =>
+            {
+                match crate::eval::compact::SumLayout::of(&e.ty).and_then(|l| l.small_offsets) {
+                    Some(offsets) => {
+                        let offset = offsets[*tag as usize] as i64;
+                        match self.expr(arg) {
+                            V::I(code) => V::I(self.b.ins().iadd_imm_s(code, offset)),
+                            _ => V::I(self.iconst(offset)),
+                        }
+                    }
+                    None => self.fallback_expr(e, "an injection into a large compact sum"),
+                }
+            }
             ExprKind::Index { array, index, .. }
                 if repr != Repr::Unit
                     && !self.element_base(array)

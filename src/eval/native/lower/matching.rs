@@ -13,7 +13,8 @@ use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
 use super::{args, Lower, V};
-use crate::eval::native::{Agg, Repr};
+use crate::eval::compact::SumLayout;
+use crate::eval::native::Repr;
 
 /// Where the scrutinee is: a native code, or the address of its boxed value (a stack
 /// temporary to drop once an arm is taken, or a frame slot).
@@ -94,31 +95,23 @@ impl Lower<'_, '_, '_> {
             let v = self.expr(scrutinee).int();
             return Scrutinee::Code(v, unsigned);
         }
-        self.frame_used = true;
-        if let ExprKind::Local(s) = scrutinee.kind {
-            // A variable kept in the frame is matched in place, unless a pattern rebinds its
-            // slot or a guard could assign it.
-            let rebound = arms.iter().any(|arm| {
+        // A variable kept in the frame is matched in place, unless a pattern rebinds its slot
+        // or a guard could assign it.
+        let in_place = match scrutinee.kind {
+            ExprKind::Local(s) => !arms.iter().any(|arm| {
                 arm.patterns.iter().any(|p| bound_slots(p).contains(&s))
                     || arm.guard.as_ref().is_some_and(|g| !self.pure(g))
-            });
-            if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) && !rebound {
-                let addr = self.slot_addr(s);
-                return Scrutinee::Boxed { addr, temp: false };
-            }
+            }),
+            _ => true,
+        };
+        self.frame_used = true;
+        let why = "a scrutinee not in registers";
+        if in_place {
+            let (addr, temp) = self.boxed_operand(scrutinee, why);
+            return Scrutinee::Boxed { addr, temp };
         }
         let addr = self.temp_value();
-        match (repr, Agg::of(&scrutinee.ty)) {
-            (Some(Repr::I64 | Repr::F64), _) => {
-                let v = self.expr(scrutinee);
-                self.store_value(addr, v);
-            }
-            (_, Some(agg)) => {
-                let v = self.expr(scrutinee);
-                self.box_into(addr, &agg, v);
-            }
-            _ => self.value_into(scrutinee, addr, "a scrutinee not in registers"),
-        }
+        self.part_into(scrutinee, addr, why);
         Scrutinee::Boxed { addr, temp: true }
     }
 
@@ -129,7 +122,29 @@ impl Lower<'_, '_, '_> {
             PatternKind::Bind(place) => self.native_var(*place, &p.ty),
             PatternKind::Const(Const::Int(_)) => true,
             PatternKind::Range(Const::Int(_), Const::Int(_)) => true,
+            // A compact sum's case: its code range, the argument's code bound by subtraction.
+            PatternKind::CInject { arg, .. } => {
+                SumLayout::of(&p.ty).is_none_or(|l| l.small_offsets.is_some())
+                    && arg.as_deref().is_none_or(|a| match a.kind {
+                        PatternKind::Wildcard => true,
+                        PatternKind::Bind(place) => self.native_var(place, &a.ty),
+                        _ => false,
+                    })
+            }
             _ => false,
+        }
+    }
+
+    /// The codes of case `tag` of the compact sum `ty`: from the first to the next case's first
+    /// (`None`: to the end), as the evaluator's `SumLayout::split` divides them; a unitsum's
+    /// case is its one code.
+    fn case_codes(ty: &Type, tag: u32) -> (u64, Option<u64>) {
+        match SumLayout::of(ty).and_then(|l| l.small_offsets) {
+            Some(offsets) => {
+                let t = tag as usize;
+                (offsets[t], offsets.get(t + 1).copied())
+            }
+            None => (tag as u64, Some(tag as u64 + 1)),
         }
     }
 
@@ -161,14 +176,41 @@ impl Lower<'_, '_, '_> {
                 let t = self.b.ins().band(a, b);
                 self.b.ins().uextend(types::I64, t)
             }
+            PatternKind::CInject { tag, .. } => {
+                let (first, end) = Self::case_codes(&p.ty, *tag);
+                let from =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, first as i64);
+                let t = match end {
+                    Some(end) => {
+                        let below = self
+                            .b
+                            .ins()
+                            .icmp_imm_s(IntCC::UnsignedLessThan, v, end as i64);
+                        self.b.ins().band(from, below)
+                    }
+                    None => from,
+                };
+                self.b.ins().uextend(types::I64, t)
+            }
             _ => self.iconst(1),
         }
     }
 
-    /// Bind a natively tested pattern's variable to the code.
+    /// Bind a natively tested pattern's variable to the code (a compact sum's argument to the
+    /// code less its case's first).
     fn bind_code(&mut self, p: &Pattern, v: ClValue) {
-        if let PatternKind::Bind(place) = p.kind {
-            self.write_var(place, V::I(v));
+        match &p.kind {
+            PatternKind::Bind(place) => self.write_var(*place, V::I(v)),
+            PatternKind::CInject { tag, arg: Some(a) } => {
+                if let PatternKind::Bind(place) = a.kind {
+                    let (first, _) = Self::case_codes(&p.ty, *tag);
+                    let code = self.b.ins().iadd_imm_s(v, (first as i64).wrapping_neg());
+                    self.write_var(place, V::I(code));
+                }
+            }
+            _ => {}
         }
     }
 

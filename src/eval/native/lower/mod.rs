@@ -507,6 +507,15 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         }
     }
 
+    /// The native value of `repr` whose bits a helper returned.
+    pub(super) fn bits_value(&mut self, bits: ClValue, repr: Repr) -> V {
+        match repr {
+            Repr::F64 => V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)),
+            Repr::Unit => V::Unit,
+            Repr::I64 | Repr::Ref => V::I(bits),
+        }
+    }
+
     /// The Cranelift values of the zero of `repr`, or of each leaf of `agg`.
     pub(super) fn zero_values(&mut self, repr: Repr, agg: Option<&Agg>) -> Vec<ClValue> {
         match agg {

@@ -81,10 +81,8 @@ impl Lower<'_, '_, '_> {
             .expect("varray_op returns bits");
         self.check_failed();
         Some(match op {
-            VarrayOp::Get if element == Repr::F64 => {
-                V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), r))
-            }
-            VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen => V::I(r),
+            VarrayOp::Get => self.bits_value(r, element),
+            VarrayOp::Len | VarrayOp::MaxLen => V::I(r),
             _ => V::Unit,
         })
     }
