@@ -95,15 +95,14 @@ impl Lower<'_, '_, '_> {
             return fallback(self, "a call capturing values of enclosing code");
         }
         let mut values = vec![self.rt, self.iconst(0)];
-        // Boxed arguments, and those passed by reference that are not frame slots, are
-        // evaluated into values on the stack, dropped after the call.
+        // Boxed arguments and those passed by reference are the addresses of their values
+        // (the callee copies what it keeps): a frame slot, or a value on the stack the
+        // argument is evaluated into, dropped after the call.
         let mut temps = Vec::new();
         for ((arg, boxed), group) in call_args.iter().zip(&sig.boxed).zip(&sig.groups) {
             if *boxed {
-                let temp = self.temp_value();
-                self.value_into(arg, temp, "an argument that is not in registers");
-                values.push(temp);
-                temps.push(temp);
+                let addr = self.by_reference(arg, &mut temps);
+                values.push(addr);
                 continue;
             }
             let parts = match &arg.kind {
