@@ -17,6 +17,7 @@ use super::super::runtime::{Helper, Parts, Site};
 use super::Lower;
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
+use crate::eval::value::Value;
 
 impl Lower<'_, '_, '_> {
     /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
@@ -47,6 +48,14 @@ impl Lower<'_, '_, '_> {
             ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
                 if self.make_closure_into(e, out) => {}
             ExprKind::Call { func, args } => self.call_into(e, func, args, out),
+            // A case without an argument (`None`, `Empty`) is one shared value, copied.
+            ExprKind::Inject { tag, arg } if Repr::of(&arg.ty) == Some(Repr::Unit) => {
+                self.expr(arg);
+                let value = Value::Sum(std::sync::Arc::new((*tag, Value::Unit)));
+                let kept = self.keep(value);
+                let from = self.ptr_const(kept);
+                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+            }
             ExprKind::Inject { tag, arg } => {
                 let temp = self.temp_value();
                 self.part_into(arg, temp, why);
