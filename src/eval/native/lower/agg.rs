@@ -97,6 +97,10 @@ impl Lower<'_, '_, '_> {
                 });
                 self.joined(join, Repr::Unit, Some(agg))
             }
+            ExprKind::MapLoop { .. } => match self.map_in_registers(e, agg) {
+                Some(v) => v,
+                None => self.agg_fallback(e, agg, "a map into a small array not of scalars"),
+            },
             ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
             ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
             ExprKind::Match(scrutinee, arms) => {

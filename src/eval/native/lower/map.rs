@@ -13,7 +13,7 @@ use crate::types::Type;
 use super::super::runtime::{Helper, MapShapes};
 use super::leaves::scalar_kind;
 use super::{flags, Lower, V};
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 
 /// A label no loop of the IR has: the element loop of a `map` has no `break` or `continue`.
 const MAP_LABEL: u32 = u32::MAX;
@@ -46,6 +46,36 @@ impl Lower<'_, '_, '_> {
             None => !self.avars.contains_key(var),
         };
         scalar_out && input.elem_leaves > 0 && element
+    }
+
+    /// `e`, a `MapLoop` over a small array of scalars in registers into another (`agg`): the
+    /// body lowered once per element, in order, the element in the variable's register, so
+    /// nothing is built in memory. `None` when the arrays are not such.
+    pub(super) fn map_in_registers(&mut self, e: &Expr, agg: &Agg) -> Option<V> {
+        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+            return None;
+        };
+        let scalar_elements = |ty: &Type| {
+            matches!(ty, Type::Array(elem, _)
+                if matches!(Repr::of(elem), Some(Repr::I64 | Repr::F64)))
+        };
+        let source = Agg::of(&array.ty)?;
+        let (_, repr) = *self.vars.get(var)?;
+        let fits = scalar_elements(&array.ty)
+            && scalar_elements(&e.ty)
+            && source.leaves.len() == agg.leaves.len()
+            && source.leaves.iter().all(|r| *r == repr)
+            && agg.leaves.iter().all(|r| Some(*r) == Repr::of(&body.ty));
+        if !fits {
+            return None;
+        }
+        let elements = self.expr(array);
+        let mut results = Vec::with_capacity(agg.leaves.len());
+        for element in self.leaves(elements) {
+            self.write_var(Place::Local(*var), element);
+            results.push(self.expr(body));
+        }
+        Some(self.agg_value(results))
     }
 
     /// `e`, a `MapLoop` `native_map` accepts, into the evaluator's value at `out` (which holds
