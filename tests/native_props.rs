@@ -264,7 +264,7 @@ impl<'c> Gen<'c> {
 
     /// An expression of type `ty`, at most `depth` levels deep.
     fn expr(&mut self, ty: Ty, depth: usize) -> String {
-        let options = if depth == 0 { 2 } else { 12 };
+        let options = if depth == 0 { 2 } else { 13 };
         match self.pick(options) {
             0 => self.literal(ty),
             10 => self.component(ty, depth - 1),
@@ -284,7 +284,27 @@ impl<'c> Gen<'c> {
                 .element(ty, depth - 1)
                 .unwrap_or_else(|| self.literal(ty)),
             7 | 8 => self.call(ty, depth - 1).unwrap_or_else(|| self.literal(ty)),
+            12 => self.boxed(ty, depth - 1),
             _ => self.variable(ty).unwrap_or_else(|| self.literal(ty)),
+        }
+    }
+
+    /// A value of type `ty` taken out of a value not in registers: an option built by a
+    /// conditional and matched, or a field of a tuple holding a string.
+    fn boxed(&mut self, ty: Ty, depth: usize) -> String {
+        let a = self.expr(ty, depth);
+        let b = self.expr(ty, depth);
+        let t = ty.name();
+        if self.chance(50) {
+            let c = self.expr(Bool, depth);
+            let v = self.fresh("m");
+            format!(
+                "(match (if {c} then Some ({a}) else None[{t}] endif) with \
+                 | Some {v} => {v} | None => {b} endmatch)"
+            )
+        } else {
+            let k = if self.chance(50) { 0 } else { 2 };
+            format!("((({a}), \"s\", ({b})).{k})")
         }
     }
 
@@ -897,7 +917,7 @@ proptest! {
 /// programs that pass the checker, and some run to the end.
 #[test]
 fn generated_programs_check() {
-    let (mut ran, mut pairs, mut structs, mut nested) = (0, 0, 0, 0);
+    let (mut ran, mut pairs, mut structs, mut nested, mut boxed) = (0, 0, 0, 0, 0);
     for seed in 0..40u32 {
         let choices: Vec<u32> = (0..600u32)
             .map(|i| {
@@ -914,6 +934,7 @@ fn generated_programs_check() {
         pairs += usize::from(src.contains(" * ") && src.contains("return t"));
         structs += usize::from(src.contains("struct S") && src.contains("sa.("));
         nested += usize::from(src.lines().any(|l| l.starts_with("  var c")));
+        boxed += usize::from(src.contains("endmatch") || src.contains("\"s\""));
     }
     assert!(ran > 0, "no generated program ran to the end");
     assert!(
@@ -922,4 +943,8 @@ fn generated_programs_check() {
     );
     assert!(structs > 0, "no generated program uses an array of structs");
     assert!(nested > 0, "no generated program has a nested function");
+    assert!(
+        boxed > 0,
+        "no generated program matches an option or reads a tuple holding a string"
+    );
 }

@@ -99,7 +99,11 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::MapLoop { .. } => match self.map_in_registers(e, agg) {
                 Some(v) => v,
-                None => self.agg_fallback(e, agg, "a map into a small array not of scalars"),
+                None => self.agg_fallback(
+                    e,
+                    agg,
+                    "a map whose source or elements are not scalars in registers",
+                ),
             },
             ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
             ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
