@@ -743,16 +743,6 @@ extern "C" fn field_bits(value: &Value, i: u64, repr: u64) -> u64 {
     repr_of(repr as u32).unboxed(part)
 }
 
-/// The case of a sum or variant value (`u64::MAX` for any other value).
-extern "C" fn sum_tag(value: &Value) -> u64 {
-    match value {
-        Value::Sum(sum) => sum.0 as u64,
-        // A sum whose cases take no argument is its case number.
-        Value::Int(code) => *code as u64,
-        _ => u64::MAX,
-    }
-}
-
 /// Test the value at `value` against a pattern compiled by the closure compiler (`code`),
 /// binding its variables in the native frame (with the function's `ncaps` captures). 1: it
 /// matched; 0: it did not; 2: failed.
@@ -955,7 +945,6 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
-        Helper::SumTag => sum_tag as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
         Helper::FieldBits => field_bits as *const () as usize,
@@ -1011,7 +1000,6 @@ pub enum Helper {
     ChunkLoop,
     VarrayOp,
     MatchPattern,
-    SumTag,
     MakeSum,
     MakeParts,
     FieldBits,

@@ -51,10 +51,7 @@ impl Lower<'_, '_, '_> {
             // A case without an argument (`None`, `Empty`) is one shared value, copied.
             ExprKind::Inject { tag, arg } if Repr::of(&arg.ty) == Some(Repr::Unit) => {
                 self.expr(arg);
-                let value = Value::Sum(std::sync::Arc::new((*tag, Value::Unit)));
-                let kept = self.keep(value);
-                let from = self.ptr_const(kept);
-                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+                self.copy_kept(Value::Sum(std::sync::Arc::new((*tag, Value::Unit))), out);
             }
             ExprKind::Inject { tag, arg } => {
                 let temp = self.temp_value();
@@ -112,7 +109,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Local(s) if !self.vars.contains_key(s) && !self.avars.contains_key(s) => {
                 self.frame_used = true;
                 let from = self.slot_addr(*s);
-                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+                self.copy_value(from, out);
             }
             ExprKind::Global(g) => {
                 let from = self.global_addr(*g);
@@ -122,16 +119,25 @@ impl Lower<'_, '_, '_> {
                     let zero = self.iconst(0);
                     self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
                 }
-                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+                self.copy_value(from, out);
             }
             ExprKind::Const(c) => {
-                let value = crate::eval::compile::const_value(c, &e.ty);
-                let kept = self.keep(value);
-                let from = self.ptr_const(kept);
-                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+                self.copy_kept(crate::eval::compile::const_value(c, &e.ty), out);
             }
             _ => self.eval_into(e, out, why),
         }
+    }
+
+    /// Copy the evaluator's value at `from` into the value at `out` (replaced).
+    pub(super) fn copy_value(&mut self, from: ClValue, out: ClValue) {
+        self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+    }
+
+    /// Copy `value`, kept as long as the code, into the value at `out` (replaced).
+    fn copy_kept(&mut self, value: Value, out: ClValue) {
+        let kept = self.keep(value);
+        let from = self.ptr_const(kept);
+        self.copy_value(from, out);
     }
 
     /// The address of the evaluator's value of `e`: a local variable's own frame slot, else a

@@ -297,7 +297,7 @@ impl Lower<'_, '_, '_> {
         };
         match (from, &func.kind) {
             (Some(from), _) => {
-                self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, f]);
+                self.copy_value(from, f);
             }
             (None, ExprKind::LocalCell(s)) => self.cell_value_into(Place::LocalCell(*s), f),
             (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {

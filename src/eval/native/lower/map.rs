@@ -155,7 +155,7 @@ impl Lower<'_, '_, '_> {
                 }
                 None => sequential(l),
             }
-            l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[result, out]);
+            l.copy_value(result, out);
             l.drop_value(result);
             l.b.seal_block(unwind);
             l.unwind = outer_unwind;

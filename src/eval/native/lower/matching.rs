@@ -1,6 +1,6 @@
 //! `match`, as a statement or an expression. A scrutinee in a register matched by constants,
-//! ranges, bindings and wildcards is tested by native compares. Any other scrutinee (a variant,
-//! an option, a list, a string, a tuple, a compact sum matched by case) is boxed, its value in
+//! ranges, bindings, wildcards and compact sums' cases is tested by native compares. Any other
+//! scrutinee (a variant, an option, a list, a string, a tuple) is boxed, its value in
 //! the frame or in a stack temporary, and each alternative is tested by the closure compiler's
 //! pattern binder (`runtime::match_pattern`), which binds the pattern's variables in the frame;
 //! the register variables it bound are read back. Guards and arm bodies are native either way,
@@ -214,39 +214,9 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Test the boxed value at `addr` against `p`: 1 when it matched (its variables bound in
-    /// the frame), else 0. A variant's tag is compared first, so the binder runs only for an
-    /// argument pattern of the right case.
+    /// Test the boxed value at `addr` against `p` with the closure compiler's binder: 1 when
+    /// it matched (its variables bound in the frame), else 0.
     fn match_boxed(&mut self, p: &Pattern, addr: ClValue) -> ClValue {
-        let PatternKind::Inject { tag, arg } = &p.kind else {
-            return self.bind_boxed(p, addr);
-        };
-        let actual = self
-            .call_helper(Helper::SumTag, &[types::I64], &[types::I64], &[addr])
-            .expect("sum_tag returns the tag");
-        let same = self.b.ins().icmp_imm_s(IntCC::Equal, actual, *tag as i64);
-        let same = self.b.ins().uextend(types::I64, same);
-        if arg
-            .as_ref()
-            .is_none_or(|a| matches!(a.kind, PatternKind::Wildcard))
-        {
-            return same;
-        }
-        let bind = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(done, types::I64);
-        self.b.ins().brif(same, bind, &[], done, &args(&[same]));
-        self.b.seal_block(bind);
-        self.b.switch_to_block(bind);
-        let matched = self.bind_boxed(p, addr);
-        self.b.ins().jump(done, &args(&[matched]));
-        self.b.seal_block(done);
-        self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
-    }
-
-    /// Test the boxed value at `addr` against `p` with the closure compiler's binder.
-    fn bind_boxed(&mut self, p: &Pattern, addr: ClValue) -> ClValue {
         let code = self.c.pattern(p);
         let code = self.keep(code) as usize;
         let (rt, frame, n) = (self.rt, self.frame, self.n_slots);

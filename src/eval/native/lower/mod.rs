@@ -756,7 +756,7 @@ pub(super) fn function(
                     k += 1;
                     let to = l.slot_addr(*s);
                     l.frame_used = true;
-                    l.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, to]);
+                    l.copy_value(from, to);
                     let held = l.registered(vec![*s]);
                     l.reload(&held);
                     continue;
