@@ -468,6 +468,16 @@ extern "C" fn clone_value(from: &Value, to: &mut Value) {
     *to = from.clone();
 }
 
+/// The order of the values at `a` and `b` by `compare`, the evaluator's comparator of their
+/// type: -1, 0 or 1.
+extern "C" fn compare_values(
+    compare: &crate::eval::prims::Comparator,
+    a: &Value,
+    b: &Value,
+) -> i64 {
+    compare(a, b) as i64
+}
+
 /// Put a fresh cell into each of the `n` slots listed at `slots`.
 extern "C" fn init_cells(frame: *mut Value, slots: *const u32, n: usize) {
     for i in 0..n {
@@ -944,6 +954,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::ReturnedInto => returned_into as *const () as usize,
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
+        Helper::CompareValues => compare_values as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
@@ -989,6 +1000,7 @@ pub enum Helper {
     EvalKernel,
     PointerView,
     CloneValue,
+    CompareValues,
     StringView,
     BoxLeaves,
     UnboxLeaves,

@@ -10,7 +10,7 @@ use cranelift_codegen::ir::{
     condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{Expr, ExprKind};
+use crate::core::ir::{CmpOp, Expr, ExprKind};
 
 use super::super::layout::VALUE_SIZE;
 use super::super::runtime::{Helper, Parts, Site};
@@ -37,6 +37,26 @@ impl Lower<'_, '_, '_> {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
             ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
+            // A body whose value is what a `return` among its statements gives: each return
+            // writes it to `out`, as a native function's returns write the caller's value.
+            ExprKind::Inlined(inlined) if inlined.result.is_none() => {
+                let outer_unwind = self.enter_inlined(inlined);
+                let done = self.b.create_block();
+                self.returns.push(super::ReturnTarget {
+                    block: done,
+                    repr: Repr::Unit,
+                    out: Some(out),
+                    agg: None,
+                });
+                self.stmts(&inlined.stmts);
+                self.returns.pop();
+                if !self.filled() {
+                    self.b.ins().jump(done, &[]);
+                }
+                self.b.seal_block(done);
+                self.b.switch_to_block(done);
+                self.leave_inlined(inlined, outer_unwind);
+            }
             ExprKind::Inlined(inlined) if self.worth_native(e) || self.builds_natively(e) => {
                 let result = inlined.result.as_ref().expect("a result");
                 let outer_unwind = self.enter_inlined(inlined);
@@ -113,12 +133,7 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Global(g) => {
                 let from = self.global_addr(*g);
-                if let Some(def) = self.c.global_read_check(*g, &e.ty) {
-                    let tag = self.b.ins().uload8(types::I64, super::flags(), from, 0);
-                    let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-                    let zero = self.iconst(0);
-                    self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
-                }
+                self.check_global_set(*g, from, e);
                 self.copy_value(from, out);
             }
             ExprKind::Const(c) => {
@@ -157,6 +172,74 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// The address of the evaluator's value of `e` for a helper that only reads it: a
+    /// constant's kept value, a global's slot (checked for a value first), a local's slot,
+    /// else a stack temporary it is computed into (`true`: drop it after use).
+    pub(super) fn read_operand(&mut self, e: &Expr, why: &str) -> (ClValue, bool) {
+        match &e.kind {
+            ExprKind::Const(c) => {
+                let kept = self.keep(crate::eval::compile::const_value(c, &e.ty));
+                (self.ptr_const(kept), false)
+            }
+            ExprKind::Global(g) => {
+                let at = self.global_addr(*g);
+                self.check_global_set(*g, at, e);
+                (at, false)
+            }
+            _ => self.boxed_operand(e, why),
+        }
+    }
+
+    /// R0011 when the global `g` at `at` is read (as `e`) before its initialiser ran.
+    fn check_global_set(&mut self, g: u32, at: ClValue, e: &Expr) {
+        if let Some(def) = self.c.global_read_check(g, &e.ty) {
+            let tag = self.b.ins().uload8(types::I64, super::flags(), at, 0);
+            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+            let zero = self.iconst(0);
+            self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
+        }
+    }
+
+    /// `x op y` on values not in registers (strings, tuples, variants, lists), compared in
+    /// place by the evaluator's comparator of their type: no copy of either.
+    pub(super) fn compare_boxed(&mut self, op: CmpOp, x: &Expr, y: &Expr) -> ClValue {
+        let why = "an operand of a comparison not in registers";
+        let (xa, x_temp) = self.read_operand(x, why);
+        let outer_unwind = self.unwind;
+        if x_temp {
+            self.unwind = self.side_block(|l| {
+                l.drop_value(xa);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+        }
+        let (ya, y_temp) = self.read_operand(y, why);
+        if x_temp {
+            let unwind = self.unwind;
+            self.b.seal_block(unwind);
+            self.unwind = outer_unwind;
+        }
+        let compare = self.keep(crate::eval::prims::comparator(&x.ty));
+        let compare = self.ptr_const(compare);
+        let order = self
+            .call_helper(
+                Helper::CompareValues,
+                &[types::I64; 3],
+                &[types::I64],
+                &[compare, xa, ya],
+            )
+            .expect("compare_values returns the order");
+        for (at, temp) in [(xa, x_temp), (ya, y_temp)] {
+            if temp {
+                self.drop_value(at);
+            }
+        }
+        let holds = self
+            .b
+            .ins()
+            .icmp_imm_s(super::expr::int_cc(op, false), order, 0);
+        self.b.ins().uextend(types::I64, holds)
+    }
+
     /// Evaluate `e` into the fresh temporary `at` (which holds `Unit`): a scalar stored, a
     /// unit only evaluated, anything else by `value_into`.
     pub(super) fn part_into(&mut self, e: &Expr, at: ClValue, why: &str) {
@@ -192,7 +275,7 @@ impl Lower<'_, '_, '_> {
     /// Does `value_into` build the boxed value `e` natively, rather than run it as one
     /// fallback piece? A call, a variant, a tuple with parts in registers or built so, a
     /// conditional or match, a copy of a variable (a global checked for a value first) or
-    /// constant, or a body inlined for one.
+    /// constant, or a body inlined for one or ending in returns.
     pub(super) fn builds_natively(&self, e: &Expr) -> bool {
         if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
             return false;
@@ -213,8 +296,15 @@ impl Lower<'_, '_, '_> {
             ExprKind::Inlined(inlined) => inlined
                 .result
                 .as_ref()
-                .is_some_and(|r| self.builds_natively(r)),
+                .is_none_or(|r| self.builds_natively(r)),
             _ => false,
         }
     }
+}
+
+/// Is a comparison of values of type `ty` made in place (`compare_boxed`)? Values not in
+/// registers and not aggregates; compact values (big codes) stay with the closure compiler,
+/// which compares compact sums by case.
+pub(super) fn compared_in_place(ty: &crate::types::Type) -> bool {
+    Repr::of(ty).is_none() && Agg::of(ty).is_none() && !crate::types::kind::is_compact(ty)
 }

@@ -33,7 +33,7 @@ fn unsigned(ty: &Type) -> bool {
     }
 }
 
-fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
+pub(super) fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
     match (op, unsigned) {
         (CmpOp::Eq, _) => IntCC::Equal,
         (CmpOp::Ne, _) => IntCC::NotEqual,
@@ -492,6 +492,11 @@ impl Lower<'_, '_, '_> {
         if let Prim::Varray(op) = p {
             if let Some(v) = self.varray_op(e, *op, a) {
                 return v;
+            }
+        }
+        if let (Prim::Compare(op), [x, y]) = (p, a) {
+            if super::boxed::compared_in_place(&x.ty) {
+                return V::I(self.compare_boxed(*op, x, y));
             }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
@@ -1161,12 +1166,12 @@ impl Lower<'_, '_, '_> {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }
             ExprKind::MapLoop { .. } => self.native_map(e),
-            // A function's body inlined for its array (`init`, a user's function ending in a
-            // `map`): worth it when its result is.
-            ExprKind::Inlined(inlined) if !native => inlined
-                .result
-                .as_ref()
-                .is_some_and(|r| self.worth_native(r)),
+            // A function's body inlined for its value (`init`, a user's function ending in a
+            // `map`): worth it when its result is, or when it ends in returns (its statements
+            // are the work).
+            ExprKind::Inlined(inlined) if !native => {
+                inlined.result.as_ref().is_none_or(|r| self.worth_native(r))
+            }
             _ => native,
         }
     }
