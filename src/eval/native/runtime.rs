@@ -309,10 +309,21 @@ pub fn repr_code(repr: Repr) -> u32 {
 /// storage made unshared first when `write` is 1 (copy-on-write); null and 0 when it holds no
 /// array of unboxed scalars (not assigned yet).
 extern "C" fn array_view(value: &mut Value, write: u32, out: &mut [usize; 2]) {
-    *out = match leaves_of(value, write == 1) {
+    *out = in_cell(value, |value| match leaves_of(value, write == 1) {
         Some((data, len)) => [data, len],
         None => [0, 0],
-    };
+    });
+}
+
+/// `view` of the value in `value`, or, when it is a captured variable's cell, of the value in
+/// the cell, under its lock. A view stays valid after the lock is released, as a frame slot's
+/// does: until the variable is assigned or its storage is shared, and native code keeps it
+/// only for a loop that does neither (`hoist`).
+fn in_cell<R>(value: &mut Value, view: impl FnOnce(&mut Value) -> R) -> R {
+    match value {
+        Value::Cell(cell) => view(&mut cell.lock().unwrap_or_else(|p| p.into_inner())),
+        plain => view(plain),
+    }
 }
 
 /// The bytes of the string in `value` (a slot): their address and count, into `out`; null and
@@ -328,7 +339,7 @@ extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
 /// the element count into `out[0]`, then the address of each column's first leaf, the
 /// storage made unshared first when `write` is 1; a count of 0 when it holds no such array.
 extern "C" fn columns_view(value: &mut Value, write: u32, out: *mut usize) {
-    columns_into(value, write == 1, 0, out);
+    in_cell(value, |value| columns_into(value, write == 1, 0, out));
 }
 
 /// The columns of the array of tuples a pointer points at (the pointer is the value at

@@ -123,7 +123,9 @@ impl Lower<'_, '_, '_> {
     /// a local kept in the frame), rather than an aggregate in registers?
     pub(super) fn element_base(&self, array: &Expr) -> bool {
         match &array.kind {
-            ExprKind::Global(_) => matches!(array.ty, Type::Array(..)),
+            ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => {
+                matches!(array.ty, Type::Array(..))
+            }
             ExprKind::Local(s) => {
                 matches!(array.ty, Type::Array(..)) && !self.avars.contains_key(s)
             }
@@ -238,13 +240,7 @@ impl Lower<'_, '_, '_> {
         indices: &'e [PathStep],
         span: crate::syntax::span::Span,
     ) -> Option<(Expr, Vec<(&'e Expr, IndexMode, Type)>, Type)> {
-        let kind = match place {
-            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
-                ExprKind::Local(s)
-            }
-            Place::Global(s) => ExprKind::Global(s),
-            _ => return None,
-        };
+        let kind = self.place_base(place)?;
         let base = Expr {
             kind,
             ty: root_ty.clone(),

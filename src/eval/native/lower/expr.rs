@@ -95,7 +95,11 @@ impl<'e> ElementPath<'e> {
         }
         let variable = matches!(
             at.kind,
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Capture(_)
+            ExprKind::Local(_)
+                | ExprKind::Global(_)
+                | ExprKind::Capture(_)
+                | ExprKind::LocalCell(_)
+                | ExprKind::CaptureCell(_)
         );
         if steps.is_empty() || !variable {
             return None;
@@ -878,7 +882,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Local(s) if self.vars.contains_key(&s) || self.avars.contains_key(&s) => {
                 return false;
             }
-            ExprKind::Capture(i) if i as usize >= self.n_captures => return false,
+            ExprKind::Capture(i) | ExprKind::CaptureCell(i) if i as usize >= self.n_captures => {
+                return false
+            }
             _ => {}
         }
         // An access through a pointer may run again on the closure compiler (a target native
@@ -901,7 +907,12 @@ impl Lower<'_, '_, '_> {
                 self.slot_addr(s)
             }
             ExprKind::Global(s) => self.global_addr(s),
-            ExprKind::Capture(i) => self.capture_addr(i),
+            // A captured variable: the cell, which the view helpers see through.
+            ExprKind::LocalCell(s) => {
+                self.frame_used = true;
+                self.slot_addr(s)
+            }
+            ExprKind::Capture(i) | ExprKind::CaptureCell(i) => self.capture_addr(i),
             _ => unreachable!("an element path starts at a variable"),
         }
     }

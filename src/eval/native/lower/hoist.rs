@@ -47,6 +47,18 @@ pub(super) fn columns_of(base: &Expr) -> Option<usize> {
     }
 }
 
+/// The variable an element path starts at (for a path through a pointer, the pointer's), as a
+/// place: `None` for a captured value, which no code can replace.
+pub(super) fn base_place(base: &Expr) -> Option<Place> {
+    match base.kind {
+        ExprKind::Local(s) => Some(Place::Local(s)),
+        ExprKind::Global(s) => Some(Place::Global(s)),
+        ExprKind::LocalCell(s) => Some(Place::LocalCell(s)),
+        ExprKind::CaptureCell(i) => Some(Place::CaptureCell(i)),
+        _ => None,
+    }
+}
+
 /// A scalar global held in a register for a closed loop: its variable and representation,
 /// and when it may hold no value yet, its flag.
 #[derive(Clone)]
@@ -260,7 +272,8 @@ impl Lower<'_, '_, '_> {
         arrays.sort_by_key(|(place, (_, write))| match place {
             Place::Local(s) => (!write, 0, *s),
             Place::Global(s) => (!write, 1, *s),
-            _ => (!write, 2, 0),
+            Place::LocalCell(s) => (!write, 2, *s),
+            Place::CaptureCell(i) => (!write, 3, *i),
         });
         let mut fetched = Vec::new();
         let mut unviewable = None;
@@ -334,13 +347,12 @@ impl Lower<'_, '_, '_> {
         unviewable: impl FnOnce(&mut Self),
         outside: Outside,
     ) -> Vec<ClValue> {
-        let hoisted = match path.base.kind {
-            ExprKind::Local(s) => self.views.get(&Place::Local(s)),
-            ExprKind::Global(s) => self.views.get(&Place::Global(s)),
-            _ => None,
-        }
-        .filter(|(data, _, mutable)| (*mutable || !write) && data.len() == n_columns.unwrap_or(1))
-        .cloned();
+        let hoisted = base_place(path.base)
+            .and_then(|place| self.views.get(&place))
+            .filter(|(data, _, mutable)| {
+                (*mutable || !write) && data.len() == n_columns.unwrap_or(1)
+            })
+            .cloned();
         let Some((data, len, _)) = hoisted else {
             return self.fetched_view(path, write, n_columns, pos, unviewable, outside);
         };
@@ -461,10 +473,8 @@ impl Lower<'_, '_, '_> {
                 if let Some(ok) = self.closed_columns_store(*place, root_ty, path, value, arrays) {
                     return ok;
                 }
-                let base = match place {
-                    Place::Local(s) if !self.vars.contains_key(s) => ExprKind::Local(*s),
-                    Place::Global(s) => ExprKind::Global(*s),
-                    _ => return false,
+                let Some(base) = self.place_base(*place) else {
+                    return false;
                 };
                 let mut ok = Repr::of(&value.ty).is_some_and(|r| r != Repr::Unit)
                     && self.closed_expr(value, arrays);
@@ -565,10 +575,8 @@ impl Lower<'_, '_, '_> {
                 let ok = leaf == Some(repr)
                     && self.element_path_ok(&path, repr)
                     && self.closed_expr(value, arrays);
-                let place = match path.base.kind {
-                    ExprKind::Local(s) => Place::Local(s),
-                    ExprKind::Global(s) => Place::Global(s),
-                    _ => return false,
+                let Some(place) = base_place(path.base) else {
+                    return false;
                 };
                 if ok {
                     arrays.insert(place, (path.base.clone(), true));
@@ -645,10 +653,8 @@ impl Lower<'_, '_, '_> {
                 {
                     return false;
                 }
-                let place = match path.base.kind {
-                    ExprKind::Local(s) => Place::Local(s),
-                    ExprKind::Global(s) => Place::Global(s),
-                    _ => return false,
+                let Some(place) = base_place(path.base) else {
+                    return false;
                 };
                 arrays.entry(place).or_insert((path.base.clone(), false));
                 true
@@ -715,10 +721,8 @@ impl Lower<'_, '_, '_> {
             .iter()
             .all(|(i, _, _)| self.closed_expr(i, arrays))
             && self.closed_expr(value, arrays);
-        let place = match element.base.kind {
-            ExprKind::Local(s) => Place::Local(s),
-            ExprKind::Global(s) => Place::Global(s),
-            _ => return Some(false),
+        let Some(place) = base_place(element.base) else {
+            return Some(false);
         };
         if ok {
             arrays.insert(place, (element.base.clone(), true));

@@ -99,6 +99,21 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// The array variable `place` as the base of an element path: a local kept in the frame,
+    /// a global, or a captured variable's cell native code reaches; `None` for a variable in
+    /// registers.
+    pub(super) fn place_base(&self, place: Place) -> Option<ExprKind> {
+        match place {
+            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                Some(ExprKind::Local(s))
+            }
+            Place::Global(s) => Some(ExprKind::Global(s)),
+            Place::LocalCell(s) => Some(ExprKind::LocalCell(s)),
+            Place::CaptureCell(i) if self.cell_place(place) => Some(ExprKind::CaptureCell(i)),
+            _ => None,
+        }
+    }
+
     /// Is `place` a variable native code holds (a register, or a global of a native type)?
     pub(super) fn native_var(&self, place: Place, ty: &Type) -> bool {
         match place {
@@ -758,10 +773,8 @@ impl Lower<'_, '_, '_> {
         if self.store_columns(s, place, root_ty, path, value) {
             return;
         }
-        let base_kind = match place {
-            Place::Local(slot) if !self.vars.contains_key(&slot) => ExprKind::Local(slot),
-            Place::Global(g) => ExprKind::Global(g),
-            _ => return self.fallback_stmt(s, "a store into a variable not an array", value.span),
+        let Some(base_kind) = self.place_base(place) else {
+            return self.fallback_stmt(s, "a store into a variable not an array", value.span);
         };
         // Rebuild the path as an element read to reuse its checks.
         let base = Expr {
