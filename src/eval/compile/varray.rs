@@ -26,6 +26,18 @@ fn elements(v: &Value) -> Option<&Arc<Mutex<DynArray>>> {
     }
 }
 
+/// The elements of the varray (or darray) `v`: the address of the first when they are scalars
+/// (else 0) and their count, read under the lock. Both stay valid until an element is pushed
+/// or popped (which may move them), so native code keeps them only for a loop that does
+/// neither.
+pub fn view(v: &Value) -> Option<(usize, usize)> {
+    let d = lock(elements(v)?);
+    Some(match &d.items {
+        Items::Scalars(s) => (s.addr(0), s.len()),
+        Items::Values(values) => (0, values.len()),
+    })
+}
+
 fn lock(d: &Mutex<DynArray>) -> MutexGuard<'_, DynArray> {
     d.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

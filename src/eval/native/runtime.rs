@@ -326,6 +326,16 @@ fn in_cell<R>(value: &mut Value, view: impl FnOnce(&mut Value) -> R) -> R {
     }
 }
 
+/// The elements of the varray (or darray) in `value` (a slot): the address of the first when
+/// they are scalars (else null) and their count, into `out`; null and 0 when it holds no
+/// varray.
+extern "C" fn varray_view(value: &Value, out: &mut [usize; 2]) {
+    *out = match crate::eval::compile::varray::view(value) {
+        Some((data, len)) => [data, len],
+        None => [0, 0],
+    };
+}
+
 /// The bytes of the string in `value` (a slot): their address and count, into `out`; null and
 /// 0 when it holds no string (the address of an empty string's bytes is not null).
 extern "C" fn string_view(value: &Value, out: &mut [usize; 2]) {
@@ -966,6 +976,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::CompareValues => compare_values as *const () as usize,
+        Helper::VarrayView => varray_view as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
@@ -1012,6 +1023,7 @@ pub enum Helper {
     PointerView,
     CloneValue,
     CompareValues,
+    VarrayView,
     StringView,
     BoxLeaves,
     UnboxLeaves,

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{
-    CoerceKind, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, Prim, Stmt,
+    CoerceKind, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, Prim, Stmt, VarrayOp,
 };
 use crate::eval::native::Repr;
 
@@ -57,6 +57,12 @@ pub(super) fn base_place(base: &Expr) -> Option<Place> {
         ExprKind::CaptureCell(i) => Some(Place::CaptureCell(i)),
         _ => None,
     }
+}
+
+/// Is `base`, a variable a closed loop uses (`closed_expr`), a varray's rather than an array's
+/// or a pointer's?
+pub(super) fn varray_base(base: &Expr) -> bool {
+    base.ty.pointee().is_none() && !matches!(base.ty, crate::types::Type::Array(..))
 }
 
 /// A scalar global held in a register for a closed loop: its variable and representation,
@@ -283,6 +289,11 @@ impl Lower<'_, '_, '_> {
             }
             let addr = self.base_addr(&base);
             let pointer = base.ty.pointee().is_some();
+            if varray_base(&base) {
+                let (data, len) = self.varray_view(addr);
+                self.views.insert(place, (vec![data], len, false));
+                continue;
+            }
             let (data, len) = match columns_of(&base) {
                 Some(n) => {
                     let (len, columns) = self.columns_at(addr, write, pointer, n);
@@ -615,6 +626,37 @@ impl Lower<'_, '_, '_> {
                 parts.iter().all(|p| self.closed_expr(p, arrays))
             }
             ExprKind::Global(_) => !agg,
+            // A body inlined at its call (a library function's, as `len d`) whose statements
+            // and value are closed.
+            ExprKind::Inlined(inlined) => {
+                inlined
+                    .result
+                    .as_ref()
+                    .is_some_and(|r| self.closed_expr(r, arrays))
+                    && inlined.stmts.iter().all(|s| self.closed_stmt(s, arrays))
+            }
+            // An element or the length of a varray variable: its view is kept for the loop.
+            // Nothing in a closed loop pushes or pops (no other varray operation is closed:
+            // its varray operand is not in registers).
+            ExprKind::Prim(Prim::Varray(VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen), a) => {
+                let Some((varray, rest)) = a.split_first() else {
+                    return false;
+                };
+                let place = match varray.kind {
+                    ExprKind::Local(s)
+                        if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) =>
+                    {
+                        Place::Local(s)
+                    }
+                    ExprKind::Global(s) => Place::Global(s),
+                    _ => return false,
+                };
+                if !rest.iter().all(|x| self.closed_expr(x, arrays)) {
+                    return false;
+                }
+                arrays.entry(place).or_insert((varray.clone(), false));
+                true
+            }
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.
             ExprKind::Prim(Prim::Len, _) => false,

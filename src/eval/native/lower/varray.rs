@@ -2,7 +2,7 @@
 //! registers, each one call of the runtime's `varray_op`, which runs the kernels' own code
 //! (`compile/varray.rs`) under the varray's lock, so values and faults are theirs.
 
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value as ClValue};
 
 use crate::core::ir::{Expr, ExprKind, VarrayOp};
 use crate::eval::compile::varray::NativeVarrayOp;
@@ -62,6 +62,34 @@ impl Lower<'_, '_, '_> {
             },
             _ => zero,
         };
+        let hoisted = super::hoist::base_place(varray)
+            .and_then(|place| self.views.get(&place))
+            .map(|(data, len, _)| (data[0], *len));
+        match (op, hoisted) {
+            (VarrayOp::Get, Some((data, len))) => {
+                return Some(self.varray_read(e, data, len, i, element, |l| {
+                    l.varray_call(e, op, index, element, varray, i, x)
+                }));
+            }
+            // The count, which nothing in the loop changes.
+            (VarrayOp::Len, Some((_, len))) => return Some(V::I(len)),
+            _ => {}
+        }
+        Some(self.varray_call(e, op, index, element, varray, i, x))
+    }
+
+    /// `varray_op`'s runtime call.
+    #[allow(clippy::too_many_arguments)]
+    fn varray_call(
+        &mut self,
+        e: &Expr,
+        op: VarrayOp,
+        index: Option<crate::types::IntTy>,
+        element: Repr,
+        varray: &Expr,
+        i: ClValue,
+        x: ClValue,
+    ) -> V {
         let addr = self.base_addr(varray);
         let site = self.keep(NativeVarrayOp {
             op,
@@ -80,10 +108,57 @@ impl Lower<'_, '_, '_> {
             )
             .expect("varray_op returns bits");
         self.check_failed();
-        Some(match op {
+        match op {
             VarrayOp::Get => self.bits_value(r, element),
             VarrayOp::Len | VarrayOp::MaxLen => V::I(r),
             _ => V::Unit,
-        })
+        }
+    }
+
+    /// Element `i` of a varray through the view `data`, `len` kept for the enclosing closed
+    /// loop; outside it (or with no view: no varray), `slow`, the runtime call, which raises
+    /// the kernel's own error.
+    fn varray_read(
+        &mut self,
+        e: &Expr,
+        data: ClValue,
+        len: ClValue,
+        i: ClValue,
+        element: Repr,
+        slow: impl FnOnce(&mut Self) -> V,
+    ) -> V {
+        let kind = crate::eval::value::ScalarKind::of(&e.ty).expect("checked: a scalar element");
+        let join = self.b.create_block();
+        self.b
+            .append_block_param(join, element.clif().unwrap_or(types::I64));
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        let viewed = self.b.ins().icmp_imm_s(IntCC::NotEqual, data, 0);
+        let inside = self.b.ins().band(below, viewed);
+        let fast = self.b.create_block();
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(inside, fast, &[], cold, &[]);
+        self.b.seal_block(fast);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
+        let v = slow(self).int();
+        self.b.ins().jump(join, &super::args(&[v]));
+        self.b.switch_to_block(fast);
+        let at = self.leaf_addr(kind, data, i);
+        let v = self.load_leaf(kind, at).int();
+        self.b.ins().jump(join, &super::args(&[v]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_value(join, element)
+    }
+
+    /// The elements of the varray in the value at `addr`: the address of the first when they
+    /// are scalars (else null) and their count (0 when it holds no varray).
+    pub(super) fn varray_view(&mut self, addr: ClValue) -> (ClValue, ClValue) {
+        let out = self.leaf_buffer(2);
+        self.call_helper(Helper::VarrayView, &[types::I64; 2], &[], &[addr, out]);
+        let data = self.b.ins().load(types::I64, super::flags(), out, 0);
+        let len = self.b.ins().load(types::I64, super::flags(), out, 8);
+        (data, len)
     }
 }
