@@ -14,7 +14,7 @@ use crate::eval::value::LeafRepr;
 use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
-use super::expr::ElementPath;
+use super::element::ElementPath;
 use super::hoist::Outside;
 use super::{args, flags, Lower, V};
 use crate::eval::native::{Agg, Repr};
@@ -52,13 +52,11 @@ impl Lower<'_, '_, '_> {
                 self.unbox_from(addr, agg)
             }
             ExprKind::Global(s) => {
-                let addr = self.global_addr(*s);
-                if let Some(def) = self.c.global_read_check(*s, &e.ty) {
-                    let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                    let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-                    let zero = self.iconst(0);
-                    self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
+                if let Some(v) = self.promoted_read(*s, Some(e.span)) {
+                    return v;
                 }
+                let addr = self.global_addr(*s);
+                self.check_global_set(*s, &e.ty, addr, e.span);
                 self.unbox_from(addr, agg)
             }
             ExprKind::Zero => {

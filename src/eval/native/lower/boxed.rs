@@ -6,14 +6,12 @@
 //! constant. Anything else is a fallback piece. The value at the address is replaced only once
 //! the new one is complete, so a fault leaves it as it was.
 
-use cranelift_codegen::ir::{
-    condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
-};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
 
 use crate::core::ir::{CmpOp, Expr, ExprKind};
 
 use super::super::layout::VALUE_SIZE;
-use super::super::runtime::{Helper, Parts, Site};
+use super::super::runtime::{Helper, Parts};
 use super::Lower;
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
@@ -133,7 +131,7 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Global(g) => {
                 let from = self.global_addr(*g);
-                self.check_global_set(*g, from, e);
+                self.check_global_set(*g, &e.ty, from, e.span);
                 self.copy_value(from, out);
             }
             ExprKind::Const(c) => {
@@ -183,20 +181,10 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Global(g) => {
                 let at = self.global_addr(*g);
-                self.check_global_set(*g, at, e);
+                self.check_global_set(*g, &e.ty, at, e.span);
                 (at, false)
             }
             _ => self.boxed_operand(e, why),
-        }
-    }
-
-    /// R0011 when the global `g` at `at` is read (as `e`) before its initialiser ran.
-    fn check_global_set(&mut self, g: u32, at: ClValue, e: &Expr) {
-        if let Some(def) = self.c.global_read_check(g, &e.ty) {
-            let tag = self.b.ins().uload8(types::I64, super::flags(), at, 0);
-            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-            let zero = self.iconst(0);
-            self.raise_if(unset, Site::Uninitialised(def, e.span), zero, zero);
         }
     }
 

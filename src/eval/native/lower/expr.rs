@@ -1,28 +1,23 @@
 //! Expressions of native types: constants, variables, operators, conditions, compact codes,
-//! array elements (of array variables and through pointer variables), direct calls and
-//! inlined bodies (strings' bytes are `chars.rs`'s, varrays' elements `varray.rs`'s). Anything
-//! else is a fallback piece.
+//! array elements (by `element.rs`'s paths), direct calls and inlined bodies (strings' bytes
+//! are `chars.rs`'s, varrays' elements `varray.rs`'s). Anything else is a fallback piece.
 
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, Block, InstBuilder, Value as ClValue,
 };
 
-use crate::core::ir::{
-    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, IndexMode, MathFn, PathStep, Place, Prim,
-};
+use crate::core::ir::{ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, MathFn, Place, Prim};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::super::runtime::{Helper, Site};
 use super::agg::constant_component;
-use super::hoist::Outside;
-use super::leaves::scalar_kind;
+use super::element::ElementPath;
 use super::{args, flags, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
-use crate::eval::value::LeafRepr;
 
 /// Is a value of `ty` compared unsigned (`uint64`-like integers and compact codes)?
 fn unsigned(ty: &Type) -> bool {
@@ -56,89 +51,6 @@ fn float_cc(op: CmpOp) -> FloatCC {
         CmpOp::Le => FloatCC::LessThanOrEqual,
         CmpOp::Gt => FloatCC::GreaterThan,
         CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-    }
-}
-
-/// The steps of an element access `base.(i).(j)...`: the base variable and, outermost array
-/// first, each index with its array type. The base variable holds the array, or, when
-/// `pointer`, a pointer to it (`*p.i`, `(*p).i`, `p.i <- v`).
-pub(super) struct ElementPath<'e> {
-    pub base: &'e Expr,
-    pub pointer: bool,
-    pub steps: Vec<(&'e Expr, IndexMode, Type)>,
-}
-
-/// The kind of the scalar leaves of an element path `element_path_ok` accepted.
-pub(super) fn path_kind(path: &ElementPath<'_>) -> crate::eval::value::ScalarKind {
-    path.steps
-        .first()
-        .and_then(|(_, _, t)| scalar_kind(t))
-        .expect("checked by element_path_ok: scalar leaves")
-}
-
-impl<'e> ElementPath<'e> {
-    /// The path of an `Index` chain ending in a scalar of an array of unboxed leaves, read
-    /// from a variable (a captured one too) or through a pointer variable (`*p.i.j`,
-    /// `(*p).i`).
-    pub fn of(e: &'e Expr) -> Option<ElementPath<'e>> {
-        let mut steps = Vec::new();
-        let mut at = e;
-        while let ExprKind::Index { array, index, mode } = &at.kind {
-            steps.push((&**index, *mode, array.ty.clone()));
-            at = array;
-        }
-        steps.reverse();
-        if let ExprKind::Deref(pointer) = &at.kind {
-            let mut path = ElementPath::through(pointer)?;
-            path.steps.extend(steps);
-            return (!path.steps.is_empty()).then_some(path);
-        }
-        let variable = matches!(
-            at.kind,
-            ExprKind::Local(_)
-                | ExprKind::Global(_)
-                | ExprKind::Capture(_)
-                | ExprKind::LocalCell(_)
-                | ExprKind::CaptureCell(_)
-        );
-        if steps.is_empty() || !variable {
-            return None;
-        }
-        Some(ElementPath {
-            base: at,
-            pointer: false,
-            steps,
-        })
-    }
-
-    /// The path a pointer expression designates: a pointer variable, or its projection
-    /// `p.(i).(j)` by indices.
-    pub fn through(pointer: &'e Expr) -> Option<ElementPath<'e>> {
-        match &pointer.kind {
-            ExprKind::PtrProject { pointer, path } => ElementPath::through_steps(pointer, path),
-            _ => ElementPath::through_steps(pointer, &[]),
-        }
-    }
-
-    /// The path of a pointer variable `base` projected by indices `path`.
-    pub fn through_steps(base: &'e Expr, path: &'e [PathStep]) -> Option<ElementPath<'e>> {
-        if !matches!(base.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
-            return None;
-        }
-        let (_, mut container) = base.ty.pointee()?;
-        let mut steps = Vec::new();
-        for step in path {
-            let (PathStep::Index(index, mode), Type::Array(elem, _)) = (step, container) else {
-                return None;
-            };
-            steps.push((index, *mode, container.clone()));
-            container = elem;
-        }
-        Some(ElementPath {
-            base,
-            pointer: true,
-            steps,
-        })
     }
 }
 
@@ -448,12 +360,7 @@ impl Lower<'_, '_, '_> {
             return v;
         }
         let addr = self.global_addr(s);
-        if let Some(def) = self.c.global_read_check(s, ty) {
-            let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-            let zero = self.iconst(0);
-            self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
-        }
+        self.check_global_set(s, ty, addr, span);
         self.load_value(addr, repr)
     }
 
@@ -504,7 +411,12 @@ impl Lower<'_, '_, '_> {
             }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
-            if evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o)) {
+            // Operands native code computes (aggregates boxed for the kernel), so a global
+            // held in registers by a closed loop is read there.
+            let native = a.iter().any(|o| self.worth_native(o))
+                || a.iter()
+                    .all(|o| Repr::of(&o.ty).is_some() || Agg::of(&o.ty).is_some());
+            if evaluates_operands_first(p) && native {
                 return self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args));
             }
             let why = format!("{p:?} of a value of type {} (not in registers)", x.ty);
@@ -860,194 +772,6 @@ impl Lower<'_, '_, '_> {
                 .ins()
                 .icmp_imm_s(IntCC::UnsignedGreaterThan, r, IntTy::max(ity) as i64)
         }
-    }
-
-    /// Are the arrays of an element path of unboxed leaves of `repr`, with known sizes?
-    pub(super) fn element_path_ok(&self, path: &ElementPath<'_>, repr: Repr) -> bool {
-        let Some(kind) = path.steps.first().and_then(|(_, _, t)| scalar_kind(t)) else {
-            return false;
-        };
-        let fits = match repr {
-            Repr::I64 => !kind.is_float(),
-            Repr::F64 => kind.is_float(),
-            Repr::Unit | Repr::Ref => false,
-        };
-        fits && self.leaf_path_ok(path, LeafRepr::Scalar(kind))
-    }
-
-    /// Are the arrays of an element path stored as `leaves` (scalars, or the columns of
-    /// tuples of scalars), with known sizes?
-    pub(super) fn leaf_path_ok(&self, path: &ElementPath<'_>, leaves: LeafRepr) -> bool {
-        match path.base.kind {
-            ExprKind::Local(s) if self.vars.contains_key(&s) || self.avars.contains_key(&s) => {
-                return false;
-            }
-            ExprKind::Capture(i) | ExprKind::CaptureCell(i) if i as usize >= self.n_captures => {
-                return false
-            }
-            _ => {}
-        }
-        // An access through a pointer may run again on the closure compiler (a target native
-        // code cannot view): its indices must have no effect.
-        let mut scratch = std::collections::HashMap::new();
-        path.steps.iter().all(|(index, _, array_ty)| {
-            Repr::of(&index.ty) == Some(Repr::I64)
-                && (!path.pointer || self.closed_expr(index, &mut scratch))
-                && Shape::of(array_ty).is_some_and(|s| {
-                    s.repr == leaves && s.n_elements.is_some() && s.elem_leaves != usize::MAX
-                })
-        })
-    }
-
-    /// The address of the `Value` holding the base array of a path.
-    pub(super) fn base_addr(&mut self, base: &Expr) -> ClValue {
-        match base.kind {
-            ExprKind::Local(s) => {
-                self.frame_used = true;
-                self.slot_addr(s)
-            }
-            ExprKind::Global(s) => self.global_addr(s),
-            // A captured variable: the cell, which the view helpers see through.
-            ExprKind::LocalCell(s) => {
-                self.frame_used = true;
-                self.slot_addr(s)
-            }
-            ExprKind::Capture(i) | ExprKind::CaptureCell(i) => self.capture_addr(i),
-            _ => unreachable!("an element path starts at a variable"),
-        }
-    }
-
-    /// The leaf position of an element path, each linear index checked (R0001 at the
-    /// index); compact indices are codes of the index type, so below its size: no check.
-    pub(super) fn leaf_position(&mut self, path: &ElementPath<'_>) -> ClValue {
-        let mut pos = self.iconst(0);
-        for (index, mode, array_ty) in &path.steps {
-            let shape = Shape::of(array_ty).expect("checked by element_path_ok");
-            let n = shape.n_elements.unwrap_or(0);
-            let i = self.expr(index).int();
-            if *mode == IndexMode::Linear {
-                let bad = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
-                let ity = match index.ty {
-                    Type::Int(ity) => Some(ity),
-                    _ => Some(IntTy::Long),
-                };
-                let zero = self.iconst(0);
-                self.raise_if(
-                    bad,
-                    Site::Index {
-                        array_ty: array_ty.clone(),
-                        n,
-                        linear: ity,
-                        span: index.span,
-                    },
-                    i,
-                    zero,
-                );
-            }
-            let scaled = if shape.elem_leaves == 1 {
-                i
-            } else {
-                self.b.ins().imul_imm_s(i, shape.elem_leaves as i64)
-            };
-            pos = self.b.ins().iadd(pos, scaled);
-        }
-        pos
-    }
-
-    /// The view of the array in the `Value` at `addr` (or, when `pointer`, of the array the
-    /// pointer there points at): its leaves' address and count, made unshared first when
-    /// `write`. A pointer's view is null when native code cannot see its target.
-    pub(super) fn view(&mut self, addr: ClValue, write: bool, pointer: bool) -> (ClValue, ClValue) {
-        let out = self.leaf_buffer(2);
-        let helpers = (Helper::ArrayView, Helper::PointerView);
-        self.call_view(helpers, addr, write, pointer, out);
-        let data = self.b.ins().load(types::I64, flags(), out, 0);
-        let len = self.b.ins().load(types::I64, flags(), out, 8);
-        (data, len)
-    }
-
-    /// Call the view helper `helpers.0` (`(value, write, out)`) of the array in the value at
-    /// `addr` or, when `pointer`, `helpers.1` (`(rt, pointer, write, out)`) of the array the
-    /// pointer there points at; the helper writes the view's words to `out`.
-    pub(super) fn call_view(
-        &mut self,
-        (plain, through): (Helper, Helper),
-        addr: ClValue,
-        write: bool,
-        pointer: bool,
-        out: ClValue,
-    ) {
-        let write = self.b.ins().iconst(types::I32, write as i64);
-        if pointer {
-            let rt = self.rt;
-            self.call_helper(
-                through,
-                &[types::I64, types::I64, types::I32, types::I64],
-                &[],
-                &[rt, addr, write, out],
-            );
-        } else {
-            self.call_helper(
-                plain,
-                &[types::I64, types::I32, types::I64],
-                &[],
-                &[addr, write, out],
-            );
-        }
-    }
-
-    /// When the view `data` of a pointer path is null (a target native code cannot see),
-    /// run `fallback` in a cold block, which ends it; lowering goes on in the other branch.
-    pub(super) fn unviewable(&mut self, data: ClValue, fallback: impl FnOnce(&mut Self)) {
-        let cold = self.b.create_block();
-        let next = self.b.create_block();
-        self.b.set_cold_block(cold);
-        self.b.ins().brif(data, next, &[], cold, &[]);
-        self.b.seal_block(cold);
-        self.b.switch_to_block(cold);
-        let notes = self.notes.len();
-        fallback(self);
-        self.notes.truncate(notes);
-        self.b.seal_block(next);
-        self.b.switch_to_block(next);
-    }
-
-    /// The variable an element path starts at is read before its indices: a global whose
-    /// declaration has not run is R0011 first.
-    pub(super) fn check_base(&mut self, base: &Expr) {
-        if let ExprKind::Global(s) = base.kind {
-            if let Some(def) = self.c.global_read_check(s, &base.ty) {
-                let addr = self.global_addr(s);
-                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-                let zero = self.iconst(0);
-                self.raise_if(unset, Site::Uninitialised(def, base.span), zero, zero);
-            }
-        }
-    }
-
-    /// Read an element of an array of unboxed scalar leaves (`e`, whose path is `path`).
-    fn element_read(&mut self, e: &Expr, path: &ElementPath<'_>, repr: Repr) -> V {
-        self.check_base(path.base);
-        let pos = self.leaf_position(path);
-        let join = self.b.create_block();
-        let ty = repr.clif().unwrap_or(types::I64);
-        self.b.append_block_param(join, ty);
-        let unviewable = |l: &mut Self| {
-            let v = l.fallback_expr(e, "");
-            l.b.ins().jump(join, &args(&[v.int()]));
-        };
-        let data = self.checked_view(path, false, None, pos, unviewable, Outside::Raise);
-        let kind = path_kind(path);
-        let at = self.leaf_addr(kind, data[0], pos);
-        let v = self.load_leaf(kind, at).int();
-        self.b.ins().jump(join, &args(&[v]));
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
-        self.join_value(join, repr)
     }
 
     /// An operation whose kernel is the evaluator's: its operands computed here in order

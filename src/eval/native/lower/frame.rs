@@ -1,6 +1,7 @@
 //! The register variables of the code being lowered and their frame slots: which slots a
 //! piece of code mentions, writing them to the frame (before code that reads the frame, and
-//! at the end of a top-level piece) and reading them back.
+//! at the end of a top-level piece) and reading them back; the check that a global's slot
+//! holds a value.
 
 use crate::core::ir::{Expr, ExprKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts};
@@ -9,6 +10,29 @@ use crate::eval::native::Repr;
 use super::{Lower, V};
 
 impl Lower<'_, '_, '_> {
+    /// R0011 at `span` when the global `g` (of type `ty`), whose slot is at `at`, may be read
+    /// before its declaration runs (`global_read_check`) and holds no value.
+    pub(super) fn check_global_set(
+        &mut self,
+        g: u32,
+        ty: &crate::types::Type,
+        at: cranelift_codegen::ir::Value,
+        span: crate::syntax::span::Span,
+    ) {
+        use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+        if let Some(def) = self.c.global_read_check(g, ty) {
+            let tag = self.b.ins().uload8(types::I64, super::flags(), at, 0);
+            let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+            let zero = self.iconst(0);
+            self.raise_if(
+                unset,
+                super::super::runtime::Site::Uninitialised(def, span),
+                zero,
+                zero,
+            );
+        }
+    }
+
     /// The local slots an expression mentions that are held in registers.
     pub(super) fn mentioned_expr(&self, e: &Expr) -> Vec<Slot> {
         self.mentioned(|expr, place| each_in_expr(e, expr, place))

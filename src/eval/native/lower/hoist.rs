@@ -33,7 +33,7 @@ use crate::core::ir::{
 use crate::eval::native::Repr;
 
 use super::super::runtime::Site;
-use super::expr::ElementPath;
+use super::element::ElementPath;
 use super::{args, flags, Lower, Views};
 use crate::syntax::span::Span;
 
@@ -65,13 +65,27 @@ pub(super) fn varray_base(base: &Expr) -> bool {
     base.ty.pointee().is_none() && !matches!(base.ty, crate::types::Type::Array(..))
 }
 
-/// A scalar global held in a register for a closed loop: its variable and representation,
-/// and when it may hold no value yet, its flag.
+/// A global held in registers for a closed loop: a scalar (one leaf) or a tuple, record or
+/// struct of scalars (its leaves, `agg`), each leaf's variable and representation, and when
+/// it may hold no value yet, its flag.
 #[derive(Clone)]
 pub(super) struct Promoted {
-    var: cranelift_frontend::Variable,
-    repr: Repr,
+    leaves: Vec<(cranelift_frontend::Variable, Repr)>,
+    agg: Option<crate::eval::native::Agg>,
     flag: Option<Flag>,
+}
+
+/// Is a global of type `ty` held in registers by a closed loop that uses it: a scalar, or a
+/// tuple, record or struct of scalars? (A small array is not: element reads address its
+/// storage.)
+pub(super) fn promotable(ty: &crate::types::Type) -> bool {
+    match Repr::of(ty) {
+        Some(r) => r == Repr::I64 || r == Repr::F64,
+        None => {
+            crate::eval::native::Agg::of(ty).is_some()
+                && !matches!(ty, crate::types::Type::Array(..))
+        }
+    }
 }
 
 /// Whether a promoted global holds a value: the variable, the constant 1 made before the
@@ -160,8 +174,8 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Hold the scalar globals the closed loop `stmt` reads in registers (see the module's
-    /// comment); the globals promoted.
+    /// Hold the globals the closed loop `stmt` reads (`promotable`) in registers (see the
+    /// module's comment); the globals promoted.
     fn promote_globals(&mut self, stmt: &Stmt) -> Vec<u32> {
         if !leaves_only_at_its_end(stmt) {
             return Vec::new();
@@ -178,17 +192,25 @@ impl Lower<'_, '_, '_> {
         );
         let mut promoted = Vec::new();
         for (g, ty) in read {
-            let repr = match Repr::of(&ty) {
-                Some(repr @ (Repr::I64 | Repr::F64)) => repr,
-                _ => continue,
-            };
-            if self.promoted.contains_key(&g) {
+            let agg = crate::eval::native::Agg::of(&ty);
+            if !promotable(&ty) || self.promoted.contains_key(&g) {
                 continue;
             }
             let addr = self.global_addr(g);
-            let value = self.load_value(addr, repr).int();
-            let var = self.b.declare_var(repr.clif().unwrap_or(types::I64));
-            self.b.def_var(var, value);
+            let value = match &agg {
+                Some(agg) => self.unbox_from(addr, agg),
+                None => self.load_value(addr, Repr::of(&ty).expect("promotable")),
+            };
+            let mut leaves = Vec::new();
+            for leaf in self.leaves(value) {
+                let (x, repr) = match leaf {
+                    super::V::F(x) => (x, Repr::F64),
+                    other => (other.int(), Repr::I64),
+                };
+                let var = self.b.declare_var(repr.clif().unwrap_or(types::I64));
+                self.b.def_var(var, x);
+                leaves.push((var, repr));
+            }
             let flag = self.c.global_read_check(g, &ty).map(|def| {
                 let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
                 let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
@@ -198,7 +220,7 @@ impl Lower<'_, '_, '_> {
                 let set = self.iconst(1);
                 Flag { var, set, def }
             });
-            self.promoted.insert(g, Promoted { var, repr, flag });
+            self.promoted.insert(g, Promoted { leaves, agg, flag });
             promoted.push(g);
         }
         if !promoted.is_empty() {
@@ -217,24 +239,25 @@ impl Lower<'_, '_, '_> {
     pub(super) fn store_promoted(&mut self, globals: &[u32]) {
         for g in globals {
             let promoted = self.promoted[g].clone();
-            let value = self.b.use_var(promoted.var);
-            let v = match promoted.repr {
-                Repr::F64 => super::V::F(value),
-                _ => super::V::I(value),
+            let v = self.promoted_value(&promoted);
+            let store = |l: &mut Self| {
+                let addr = l.global_addr(*g);
+                match &promoted.agg {
+                    Some(agg) => l.box_into(addr, agg, v),
+                    None => l.store_value(addr, v),
+                }
             };
-            let Some(flag) = promoted.flag else {
-                let addr = self.global_addr(*g);
-                self.store_value(addr, v);
+            let Some(flag) = promoted.flag.clone() else {
+                store(self);
                 continue;
             };
             let set = self.b.use_var(flag.var);
-            let store = self.b.create_block();
+            let store_block = self.b.create_block();
             let after = self.b.create_block();
-            self.b.ins().brif(set, store, &[], after, &[]);
-            self.b.seal_block(store);
-            self.b.switch_to_block(store);
-            let addr = self.global_addr(*g);
-            self.store_value(addr, v);
+            self.b.ins().brif(set, store_block, &[], after, &[]);
+            self.b.seal_block(store_block);
+            self.b.switch_to_block(store_block);
+            store(self);
             self.b.ins().jump(after, &[]);
             self.b.seal_block(after);
             self.b.switch_to_block(after);
@@ -245,25 +268,44 @@ impl Lower<'_, '_, '_> {
     /// is R0011 at its span when the global holds none yet.
     pub(super) fn promoted_read(&mut self, g: u32, checked: Option<Span>) -> Option<super::V> {
         let promoted = self.promoted.get(&g)?.clone();
-        if let (Some(Flag { var, def, .. }), Some(span)) = (promoted.flag, checked) {
+        if let (Some(Flag { var, def, .. }), Some(span)) = (promoted.flag.clone(), checked) {
             let set = self.b.use_var(var);
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, set, 0);
             let zero = self.iconst(0);
             self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
         }
-        let value = self.b.use_var(promoted.var);
-        Some(match promoted.repr {
-            Repr::F64 => super::V::F(value),
-            _ => super::V::I(value),
-        })
+        Some(self.promoted_value(&promoted))
     }
 
-    /// Assign the promoted global `g`, when it is one: whether it was.
-    pub(super) fn promoted_write(&mut self, g: u32, x: ClValue) -> bool {
+    /// The value of a promoted global, from its registers.
+    fn promoted_value(&mut self, promoted: &Promoted) -> super::V {
+        let leaves: Vec<super::V> = promoted
+            .leaves
+            .iter()
+            .map(|(var, repr)| {
+                let x = self.b.use_var(*var);
+                match repr {
+                    Repr::F64 => super::V::F(x),
+                    _ => super::V::I(x),
+                }
+            })
+            .collect();
+        match promoted.agg {
+            Some(_) => self.agg_value(leaves),
+            None => leaves[0],
+        }
+    }
+
+    /// Assign the promoted global `g` the value `v`, when it is one: whether it was.
+    pub(super) fn promoted_write(&mut self, g: u32, v: super::V) -> bool {
         let Some(promoted) = self.promoted.get(&g).cloned() else {
             return false;
         };
-        self.b.def_var(promoted.var, x);
+        for ((var, _), leaf) in promoted.leaves.iter().zip(self.leaves(v)) {
+            if let super::V::I(x) | super::V::F(x) = leaf {
+                self.b.def_var(*var, x);
+            }
+        }
         if let Some(flag) = promoted.flag {
             self.b.def_var(flag.var, flag.set);
         }
@@ -470,7 +512,7 @@ impl Lower<'_, '_, '_> {
             Stmt::Assign(place, e) => {
                 let target = match place {
                     Place::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
-                    Place::Global(_) => Repr::of(&e.ty).is_some_and(|r| r != Repr::Unit),
+                    Place::Global(_) => promotable(&e.ty),
                     _ => false,
                 };
                 target && self.closed_expr(e, arrays)
@@ -617,15 +659,19 @@ impl Lower<'_, '_, '_> {
             ExprKind::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
-            // A field of an aggregate in registers.
+            // A field of an aggregate in registers (a global one held there for the loop).
             ExprKind::Field(inner, i) => {
                 crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
-                    && matches!(&inner.kind, ExprKind::Local(s) if self.avars.contains_key(s))
+                    && match &inner.kind {
+                        ExprKind::Local(s) => self.avars.contains_key(s),
+                        ExprKind::Global(_) => promotable(&inner.ty),
+                        _ => false,
+                    }
             }
             ExprKind::Tuple(parts) | ExprKind::Array(parts) if agg => {
                 parts.iter().all(|p| self.closed_expr(p, arrays))
             }
-            ExprKind::Global(_) => !agg,
+            ExprKind::Global(_) => promotable(&e.ty),
             // A body inlined at its call (a library function's, as `len d`) whose statements
             // and value are closed.
             ExprKind::Inlined(inlined) => {
@@ -635,13 +681,23 @@ impl Lower<'_, '_, '_> {
                     .is_some_and(|r| self.closed_expr(r, arrays))
                     && inlined.stmts.iter().all(|s| self.closed_stmt(s, arrays))
             }
-            // An element or the length of a varray variable: its view is kept for the loop.
-            // Nothing in a closed loop pushes or pops (no other varray operation is closed:
-            // its varray operand is not in registers).
-            ExprKind::Prim(Prim::Varray(VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen), a) => {
+            // An element (a scalar, by an integer) or the length of a varray variable, as
+            // `varray_op` lowers them: its view is kept for the loop. Nothing in a closed loop
+            // pushes or pops (no other varray operation is closed: its varray operand is not
+            // in registers).
+            ExprKind::Prim(
+                Prim::Varray(op @ (VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen)),
+                a,
+            ) => {
                 let Some((varray, rest)) = a.split_first() else {
                     return false;
                 };
+                let by_int = rest
+                    .first()
+                    .is_some_and(|i| matches!(i.ty, crate::types::Type::Int(_)));
+                if *op == VarrayOp::Get && !(by_int && Repr::of(&e.ty) != Some(Repr::Unit)) {
+                    return false;
+                }
                 let place = match varray.kind {
                     ExprKind::Local(s)
                         if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) =>
@@ -660,7 +716,11 @@ impl Lower<'_, '_, '_> {
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.
             ExprKind::Prim(Prim::Len, _) => false,
-            ExprKind::Prim(_, a) => a.iter().all(|x| self.closed_expr(x, arrays)),
+            ExprKind::Prim(p, a) => {
+                (super::expr::evaluates_operands_first(p)
+                    || a.iter().all(|x| Repr::of(&x.ty).is_some()))
+                    && a.iter().all(|x| self.closed_expr(x, arrays))
+            }
             ExprKind::If(a, b, c) => {
                 self.closed_expr(a, arrays)
                     && self.closed_expr(b, arrays)

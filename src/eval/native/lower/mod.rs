@@ -13,6 +13,7 @@ mod boxed;
 mod call;
 mod capture;
 mod chars;
+mod element;
 mod expr;
 mod fallback;
 mod frame;

@@ -27,7 +27,7 @@ use crate::eval::value::ScalarKind;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
-use super::expr::ElementPath;
+use super::element::ElementPath;
 use super::leaves::leaf_kinds;
 use super::{context, define, entry_params, flags, Lower, V};
 

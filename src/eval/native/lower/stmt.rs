@@ -9,10 +9,10 @@ use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::agg::{field_leaves, split_fields};
-use super::expr::{path_kind, ElementPath};
+use super::element::{path_kind, ElementPath};
 use super::hoist::Outside;
 use super::leaves::{leaf_kinds, scalar_kind};
-use super::{args, flags, LoopTarget, Lower, V};
+use super::{args, LoopTarget, Lower, V};
 use crate::eval::native::runtime::Site;
 use crate::eval::native::{Agg, Held, Repr};
 
@@ -87,10 +87,8 @@ impl Lower<'_, '_, '_> {
                 }
             }
             Place::Global(s) => {
-                if let V::I(x) | V::F(x) = v {
-                    if self.promoted_write(s, x) {
-                        return;
-                    }
+                if matches!(v, V::I(_) | V::F(_)) && self.promoted_write(s, v) {
+                    return;
                 }
                 let addr = self.global_addr(s);
                 self.store_value(addr, v);
@@ -150,8 +148,10 @@ impl Lower<'_, '_, '_> {
                 Place::Global(g) => {
                     let agg = Agg::of(&e.ty).expect("checked");
                     let v = self.expr(e);
-                    let addr = self.global_addr(*g);
-                    self.box_into(addr, &agg, v);
+                    if !self.promoted_write(*g, v) {
+                        let addr = self.global_addr(*g);
+                        self.box_into(addr, &agg, v);
+                    }
                 }
                 _ => self.fallback_stmt(s, "an assignment of a captured variable", e.span),
             },
@@ -938,18 +938,13 @@ impl Lower<'_, '_, '_> {
         value: &Expr,
     ) {
         if let Place::Global(g) = place {
-            if let Some(def) = self.c.global_read_check(g, root_ty) {
-                let start = match path.first() {
-                    Some(PathStep::Index(index, _)) => index.span.start.min(value.span.start),
-                    _ => value.span.start,
-                };
-                let span = crate::syntax::span::Span::new(start, value.span.end);
-                let addr = self.global_addr(g);
-                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
-                let zero = self.iconst(0);
-                self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
-            }
+            let start = match path.first() {
+                Some(PathStep::Index(index, _)) => index.span.start.min(value.span.start),
+                _ => value.span.start,
+            };
+            let span = crate::syntax::span::Span::new(start, value.span.end);
+            let addr = self.global_addr(g);
+            self.check_global_set(g, root_ty, addr, span);
         }
     }
 
