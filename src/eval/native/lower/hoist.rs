@@ -512,7 +512,9 @@ impl Lower<'_, '_, '_> {
             Stmt::Assign(place, e) => {
                 let target = match place {
                     Place::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
-                    Place::Global(_) => promotable(&e.ty),
+                    Place::Global(_) => {
+                        Repr::of(&e.ty).is_some_and(|r| r != Repr::Unit) || promotable(&e.ty)
+                    }
                     _ => false,
                 };
                 target && self.closed_expr(e, arrays)
@@ -671,7 +673,8 @@ impl Lower<'_, '_, '_> {
             ExprKind::Tuple(parts) | ExprKind::Array(parts) if agg => {
                 parts.iter().all(|p| self.closed_expr(p, arrays))
             }
-            ExprKind::Global(_) => promotable(&e.ty),
+            // A scalar or pointer global, or an aggregate one held in registers.
+            ExprKind::Global(_) => !agg || promotable(&e.ty),
             // A body inlined at its call (a library function's, as `len d`) whose statements
             // and value are closed.
             ExprKind::Inlined(inlined) => {
