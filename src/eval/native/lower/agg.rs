@@ -8,7 +8,9 @@ use cranelift_codegen::ir::{
     condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CoerceKind, Const, Expr, ExprKind, IndexMode, PathStep, Place, Slot, Stmt};
+use crate::core::ir::{
+    CoerceKind, Const, Expr, ExprKind, IndexMode, PathStep, Place, Prim, Slot, Stmt,
+};
 use crate::eval::array::Shape;
 use crate::eval::value::LeafRepr;
 use crate::types::Type;
@@ -41,6 +43,20 @@ impl Lower<'_, '_, '_> {
                 }
                 if leaves.len() != agg.leaves.len() {
                     return self.agg_fallback(e, agg, "a tuple of unexpected leaves");
+                }
+                self.agg_value(leaves)
+            }
+            // A record literal out of field order: the fields computed in source order, each
+            // placed at its position.
+            ExprKind::Prim(Prim::Permute(order), parts) => {
+                let mut fields = vec![Vec::new(); parts.len()];
+                for (part, &position) in parts.iter().zip(order.iter()) {
+                    let v = self.expr(part);
+                    fields[position as usize] = self.leaves(v);
+                }
+                let leaves: Vec<V> = fields.into_iter().flatten().collect();
+                if leaves.len() != agg.leaves.len() {
+                    return self.agg_fallback(e, agg, "a record of unexpected leaves");
                 }
                 self.agg_value(leaves)
             }

@@ -698,7 +698,8 @@ impl Lower<'_, '_, '_> {
                 let by_int = rest
                     .first()
                     .is_some_and(|i| matches!(i.ty, crate::types::Type::Int(_)));
-                if *op == VarrayOp::Get && !(by_int && Repr::of(&e.ty) != Some(Repr::Unit)) {
+                let scalar = matches!(Repr::of(&e.ty), Some(Repr::I64 | Repr::F64));
+                if *op == VarrayOp::Get && !(by_int && scalar) {
                     return false;
                 }
                 let place = match varray.kind {
@@ -719,9 +720,11 @@ impl Lower<'_, '_, '_> {
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.
             ExprKind::Prim(Prim::Len, _) => false,
+            // An aggregate result is lowered natively only for a record literal (`Permute`).
             ExprKind::Prim(p, a) => {
-                (super::expr::evaluates_operands_first(p)
-                    || a.iter().all(|x| Repr::of(&x.ty).is_some()))
+                (!agg || matches!(p, Prim::Permute(_)))
+                    && (super::expr::evaluates_operands_first(p)
+                        || a.iter().all(|x| Repr::of(&x.ty).is_some()))
                     && a.iter().all(|x| self.closed_expr(x, arrays))
             }
             ExprKind::If(a, b, c) => {
@@ -734,13 +737,17 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::CField(a, _) => self.closed_expr(a, arrays),
             ExprKind::CTuple(parts) => parts.iter().all(|p| self.closed_expr(p, arrays)),
+            // An aggregate kept leaf for leaf (`agg_expr`'s reinterpretation).
             ExprKind::Coerce(
                 CoerceKind::Reinterpret
                 | CoerceKind::Opaque
                 | CoerceKind::DecodeInt
                 | CoerceKind::EncodeInt,
                 a,
-            ) => self.closed_expr(a, arrays),
+            ) => {
+                let leaves = |t| crate::eval::native::Agg::of(t).map(|x| x.leaves);
+                (!agg || leaves(&a.ty) == leaves(&e.ty)) && self.closed_expr(a, arrays)
+            }
             ExprKind::Index { .. } | ExprKind::Deref(_) => {
                 let Some(path) = ElementPath::of(e) else {
                     return false;
