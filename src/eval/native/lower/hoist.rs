@@ -684,32 +684,17 @@ impl Lower<'_, '_, '_> {
                     .is_some_and(|r| self.closed_expr(r, arrays))
                     && inlined.stmts.iter().all(|s| self.closed_stmt(s, arrays))
             }
-            // An element (a scalar, by an integer) or the length of a varray variable, as
-            // `varray_op` lowers them: its view is kept for the loop. Nothing in a closed loop
-            // pushes or pops (no other varray operation is closed: its varray operand is not
-            // in registers).
+            // An element or the length of a varray variable in the frame or a global, as
+            // `varray_op` lowers them (`varray_form`): its view is kept for the loop. Nothing in
+            // a closed loop pushes or pops (no other varray operation is closed: its varray
+            // operand is not in registers).
             ExprKind::Prim(
                 Prim::Varray(op @ (VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen)),
                 a,
-            ) => {
-                let Some((varray, rest)) = a.split_first() else {
+            ) if self.varray_form(e, *op, a).is_some() => {
+                let (varray, rest) = a.split_first().expect("checked by varray_form");
+                let Some(place @ (Place::Local(_) | Place::Global(_))) = base_place(varray) else {
                     return false;
-                };
-                let by_int = rest
-                    .first()
-                    .is_some_and(|i| matches!(i.ty, crate::types::Type::Int(_)));
-                let scalar = matches!(Repr::of(&e.ty), Some(Repr::I64 | Repr::F64));
-                if *op == VarrayOp::Get && !(by_int && scalar) {
-                    return false;
-                }
-                let place = match varray.kind {
-                    ExprKind::Local(s)
-                        if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) =>
-                    {
-                        Place::Local(s)
-                    }
-                    ExprKind::Global(s) => Place::Global(s),
-                    _ => return false,
                 };
                 if !rest.iter().all(|x| self.closed_expr(x, arrays)) {
                     return false;

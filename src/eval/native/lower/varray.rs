@@ -20,33 +20,12 @@ impl Lower<'_, '_, '_> {
     /// operation runs, after the index and element, which are closed (no call, no effect), so
     /// the order cannot show.
     pub(super) fn varray_op(&mut self, e: &Expr, op: VarrayOp, a: &[Expr]) -> Option<V> {
+        let (element, index) = self.varray_form(e, op, a)?;
         let (varray, rest) = a.split_first()?;
-        let variable = match varray.kind {
-            ExprKind::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
-            ExprKind::Global(_) => true,
-            ExprKind::Capture(i) => (i as usize) < self.n_captures,
-            _ => false,
-        };
-        let element = match (op, rest) {
-            (VarrayOp::Len | VarrayOp::MaxLen | VarrayOp::Pop, []) => None,
-            (VarrayOp::Get, [_]) => Some(&e.ty),
-            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => Some(&x.ty),
-            _ => return None,
-        };
-        let element = match element.map(Repr::of) {
-            None => Repr::I64,
-            Some(Some(r @ (Repr::I64 | Repr::F64))) => r,
-            Some(_) => return None,
-        };
-        let index = match (op, rest.first().map(|i| &i.ty)) {
-            (VarrayOp::Get | VarrayOp::Set, Some(Type::Int(ity))) => Some(*ity),
-            (VarrayOp::Get | VarrayOp::Set, _) => return None,
-            _ => None,
-        };
         let closed = rest
             .iter()
             .all(|x| self.closed_expr(x, &mut std::collections::HashMap::new()));
-        if !variable || !closed {
+        if !closed {
             return None;
         }
         self.check_base(varray);
@@ -76,6 +55,41 @@ impl Lower<'_, '_, '_> {
             _ => {}
         }
         Some(self.varray_call(e, op, index, element, varray, i, x))
+    }
+
+    /// The element's representation and the index type of a varray operation `varray_op`
+    /// lowers (its operands aside): on a varray variable (a local kept in the frame, a global,
+    /// a captured value), of scalar elements, by an integer index. `None` for any other.
+    pub(super) fn varray_form(
+        &self,
+        e: &Expr,
+        op: VarrayOp,
+        a: &[Expr],
+    ) -> Option<(Repr, Option<crate::types::IntTy>)> {
+        let (varray, rest) = a.split_first()?;
+        let variable = match varray.kind {
+            ExprKind::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
+            ExprKind::Global(_) => true,
+            ExprKind::Capture(i) => (i as usize) < self.n_captures,
+            _ => false,
+        };
+        let element = match (op, rest) {
+            (VarrayOp::Len | VarrayOp::MaxLen | VarrayOp::Pop, []) => None,
+            (VarrayOp::Get, [_]) => Some(&e.ty),
+            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => Some(&x.ty),
+            _ => return None,
+        };
+        let element = match element.map(Repr::of) {
+            None => Repr::I64,
+            Some(Some(r @ (Repr::I64 | Repr::F64))) => r,
+            Some(_) => return None,
+        };
+        let index = match (op, rest.first().map(|i| &i.ty)) {
+            (VarrayOp::Get | VarrayOp::Set, Some(Type::Int(ity))) => Some(*ity),
+            (VarrayOp::Get | VarrayOp::Set, _) => return None,
+            _ => None,
+        };
+        variable.then_some((element, index))
     }
 
     /// `varray_op`'s runtime call.
