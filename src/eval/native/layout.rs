@@ -15,6 +15,73 @@ pub const TAG_INT: u8 = 1;
 pub const TAG_FLOAT: u8 = 2;
 /// The offset of the payload of `Value::Int` and `Value::Float`.
 pub const PAYLOAD: i32 = 8;
+/// The tags of `Value::Tuple` and `Value::Sum`, whose parts native code reaches in place.
+pub const TAG_TUPLE: u8 = 5;
+pub const TAG_SUM: u8 = 6;
+
+/// Where a `Value::Sum`'s case and argument are: the word at `PAYLOAD` points at the shared
+/// allocation, the case (`u32`) is `tag` bytes past it and the argument (a `Value`) `arg`
+/// bytes past it.
+#[derive(Clone, Copy, Debug)]
+pub struct SumParts {
+    pub tag: i32,
+    pub arg: i32,
+}
+
+/// Where a `Value::Tuple`'s parts are: the word at `word` points at the shared allocation,
+/// whose first part is `parts` bytes past it (the parts are consecutive `Value`s).
+#[derive(Clone, Copy, Debug)]
+pub struct TupleParts {
+    pub word: i32,
+    pub parts: i32,
+}
+
+/// Read the word at byte `at` of `value`.
+fn word_at(value: &Value, at: usize) -> usize {
+    // SAFETY: `at` is 8 or 16, inside the value (checked against its size), and the payload
+    // words of `Sum` and `Tuple` are initialised pointers or lengths.
+    assert!(at + 8 <= VALUE_SIZE);
+    unsafe {
+        std::ptr::read_unaligned((value as *const Value as *const u8).add(at) as *const usize)
+    }
+}
+
+/// The layout of a sum's allocation, measured on a probe value once (what `Arc` puts before
+/// the data is not promised by the standard library, so it is observed, never assumed).
+pub fn sum_parts() -> SumParts {
+    static PARTS: std::sync::OnceLock<SumParts> = std::sync::OnceLock::new();
+    *PARTS.get_or_init(|| {
+        let arc = std::sync::Arc::new((7u32, Value::Unit));
+        let value = Value::Sum(arc.clone());
+        let data = std::sync::Arc::as_ptr(&arc) as usize - word_at(&value, PAYLOAD as usize);
+        SumParts {
+            tag: (data + offset_of!((u32, Value), 0)) as i32,
+            arg: (data + offset_of!((u32, Value), 1)) as i32,
+        }
+    })
+}
+
+/// The layout of a tuple's allocation, measured on a probe value once: `None` if the slice
+/// pointer's words are not (address, length) in some order.
+pub fn tuple_parts() -> Option<TupleParts> {
+    static PARTS: std::sync::OnceLock<Option<TupleParts>> = std::sync::OnceLock::new();
+    *PARTS.get_or_init(|| {
+        let arc: std::sync::Arc<[Value]> = vec![Value::Unit, Value::Unit, Value::Unit].into();
+        let value = Value::Tuple(arc.clone());
+        let first = std::sync::Arc::as_ptr(&arc) as *const Value as usize;
+        let (a, b) = (word_at(&value, 8), word_at(&value, 16));
+        let (word, pointer) = match (a, b) {
+            (p, 3) => (8, p),
+            (3, p) => (16, p),
+            _ => return None,
+        };
+        let parts = first.checked_sub(pointer)?;
+        (parts < 64).then_some(TupleParts {
+            word,
+            parts: parts as i32,
+        })
+    })
+}
 
 /// The offset in `Runtime` of the current call depth (`Cell<u32>`).
 pub fn depth() -> i32 {
@@ -70,5 +137,36 @@ mod tests {
         assert_eq!(f64::from_ne_bytes(float[8..16].try_into().unwrap()), 2.5);
         assert_eq!(bytes(&Value::Unit)[0], TAG_UNIT);
         assert_eq!(VALUE_SIZE % 8, 0);
+    }
+
+    fn tag_of(value: &Value) -> u8 {
+        // SAFETY: the tag byte of a `repr(u8)` enum is at offset 0, always initialised.
+        unsafe { *(value as *const Value as *const u8) }
+    }
+
+    #[test]
+    fn sums_and_tuples_are_read_where_the_probes_say() {
+        let sum = Value::Sum(std::sync::Arc::new((9u32, Value::Int(-4))));
+        let at = word_at(&sum, PAYLOAD as usize);
+        let parts = sum_parts();
+        assert_eq!(tag_of(&sum), TAG_SUM);
+        // SAFETY: the probed offsets point into the live sum's allocation.
+        unsafe {
+            assert_eq!(*((at + parts.tag as usize) as *const u32), 9);
+            assert!(matches!(
+                *((at + parts.arg as usize) as *const Value),
+                Value::Int(-4)
+            ));
+        }
+        let tuple = Value::Tuple(vec![Value::Int(1), Value::Float(2.5)].into());
+        let parts = tuple_parts().expect("a slice pointer is an address and a length");
+        assert_eq!(tag_of(&tuple), TAG_TUPLE);
+        let first = word_at(&tuple, parts.word as usize) + parts.parts as usize;
+        // SAFETY: as above, for the tuple's parts.
+        unsafe {
+            assert!(matches!(*(first as *const Value), Value::Int(1)));
+            let second = &*((first + VALUE_SIZE) as *const Value);
+            assert!(matches!(second, Value::Float(x) if *x == 2.5));
+        }
     }
 }

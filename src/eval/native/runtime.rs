@@ -489,6 +489,16 @@ extern "C" fn clone_value(from: &Value, to: &mut Value) {
     *to = from.clone();
 }
 
+/// Make the borrowed value in the slot at `at` an owned one: a clone written over its bitwise
+/// copy (nothing dropped).
+extern "C" fn own_value(at: *mut Value) {
+    // SAFETY: native code passes a frame slot holding a borrowed value, whose owner is alive.
+    unsafe {
+        let owned = (*at).clone();
+        std::ptr::write(at, owned);
+    }
+}
+
 /// The order of the values at `a` and `b` by `compare`, the evaluator's comparator of their
 /// type: -1, 0 or 1.
 extern "C" fn compare_values(
@@ -774,6 +784,22 @@ extern "C" fn field_bits(value: &Value, i: u64, repr: u64) -> u64 {
     repr_of(repr as u32).unboxed(part)
 }
 
+/// The address of the first of the consecutive part values of a tuple, or of an array whose
+/// elements are each one boxed leaf; null for any other value (the caller then tests it by
+/// the closure compiler's binder). The parts live as long as `value`.
+extern "C" fn boxed_parts(value: &Value) -> *const Value {
+    match value {
+        Value::Tuple(items) => items.as_ptr(),
+        Value::Array(view) => match &*view.buf {
+            Buffer::Boxed(leaves) if view.start + view.len <= leaves.len() => {
+                leaves[view.start..].as_ptr()
+            }
+            _ => std::ptr::null(),
+        },
+        _ => std::ptr::null(),
+    }
+}
+
 /// Test the value at `value` against a pattern compiled by the closure compiler (`code`),
 /// binding its variables in the native frame (with the function's `ncaps` captures). 1: it
 /// matched; 0: it did not; 2: failed.
@@ -981,6 +1007,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
         Helper::FieldBits => field_bits as *const () as usize,
+        Helper::BoxedParts => boxed_parts as *const () as usize,
+        Helper::OwnValue => own_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -1038,6 +1066,8 @@ pub enum Helper {
     MakeSum,
     MakeParts,
     FieldBits,
+    BoxedParts,
+    OwnValue,
 }
 
 impl Helper {

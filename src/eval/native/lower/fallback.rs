@@ -27,6 +27,7 @@ impl Lower<'_, '_, '_> {
     /// replaced); `why` goes to the report.
     pub(super) fn eval_into(&mut self, e: &Expr, out: ClValue, why: &str) {
         self.note(why, e.span);
+        self.own_for_piece(&[], Some(e));
         let code = self.c.expr(e);
         let code = self.keep(code) as usize;
         let slots = self.mentioned_expr(e);
@@ -60,6 +61,7 @@ impl Lower<'_, '_, '_> {
     /// Run the statement `s` on the closure compiler; `why` goes to the report.
     pub(super) fn fallback_stmt(&mut self, s: &Stmt, why: &str, span: crate::syntax::span::Span) {
         self.note(why, span);
+        self.own_for_piece(std::slice::from_ref(s), None);
         let code = self.c.stmt(s);
         let code = self.keep(code) as usize;
         let stmts = std::slice::from_ref(s);

@@ -1,18 +1,25 @@
 //! `match`, as a statement or an expression. A scrutinee in a register matched by constants,
 //! ranges, bindings, wildcards and compact sums' cases is tested by native compares. Any other
-//! scrutinee (a variant, an option, a list, a string, a tuple) is boxed, its value in
-//! the frame or in a stack temporary, and each alternative is tested by the closure compiler's
-//! pattern binder (`runtime::match_pattern`), which binds the pattern's variables in the frame;
-//! the register variables it bound are read back. Guards and arm bodies are native either way,
-//! and a value no arm takes raises R0006 with the value shown.
+//! scrutinee (a variant, an option, a list, a string, a tuple) is boxed, its value in the frame
+//! or in a stack temporary, and is tested in place: a variant's case is read from its
+//! allocation and a tuple's parts are addressed where they are (`layout::sum_parts`,
+//! `layout::tuple_parts`), scalars compared and bound from their slots, boxed parts bound by a
+//! copy. What the native test does not cover (a constant string, a compact sum inside a boxed
+//! value, a binding in a captured cell, a value of another shape than its type's usual one)
+//! goes to the closure compiler's pattern binder (`runtime::match_pattern`), which binds the
+//! pattern's variables in the frame; the register variables it bound are read back. Guards
+//! and arm bodies are native either way, and a value no arm takes raises R0006 with the value
+//! shown.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Arm, Const, Expr, ExprKind, Pattern, PatternKind, Place, Slot};
 use crate::types::Type;
 
+use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Site};
 use super::{args, Lower, V};
+use crate::eval::array::Shape;
 use crate::eval::compact::SumLayout;
 use crate::eval::native::Repr;
 
@@ -36,20 +43,26 @@ impl Lower<'_, '_, '_> {
         mut body: impl FnMut(&mut Self, &B) -> Option<Vec<ClValue>>,
     ) {
         let on = self.scrutinee(scrutinee, arms);
+        // A borrowed parameter matched in place: the parts bound may be borrowed too.
+        let borrowing = matches!(on, Scrutinee::Boxed { temp: false, .. })
+            && matches!(scrutinee.kind, ExprKind::Local(s) if self.borrowed_params.contains(&s));
         for arm in arms {
             let body_block = self.b.create_block();
             for p in &arm.patterns {
-                let matched = self.test_pattern(p, on);
-                let bound = self.b.create_block();
                 let next_alt = self.b.create_block();
-                self.b.ins().brif(matched, bound, &[], next_alt, &[]);
-                self.b.seal_block(bound);
-                self.b.switch_to_block(bound);
                 match on {
-                    Scrutinee::Code(v, _) => self.bind_code(p, v),
-                    Scrutinee::Boxed { .. } => {
-                        let bound = self.registered(bound_slots(p));
-                        self.reload(&bound);
+                    Scrutinee::Code(v, unsigned) => {
+                        let matched = self.test_code(p, v, unsigned);
+                        let bound = self.b.create_block();
+                        self.b.ins().brif(matched, bound, &[], next_alt, &[]);
+                        self.b.seal_block(bound);
+                        self.b.switch_to_block(bound);
+                        self.bind_code(p, v);
+                    }
+                    Scrutinee::Boxed { addr, .. } => {
+                        self.borrowing = borrowing;
+                        self.test_boxed(p, addr, next_alt);
+                        self.borrowing = false;
                     }
                 }
                 match &arm.guard {
@@ -90,10 +103,8 @@ impl Lower<'_, '_, '_> {
                 .iter()
                 .all(|arm| arm.patterns.iter().all(|p| self.native_pattern(p)));
         if native {
-            let unsigned = !matches!(scrutinee.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
-                && !matches!(scrutinee.ty, Type::Char | Type::Int(_));
             let v = self.expr(scrutinee).int();
-            return Scrutinee::Code(v, unsigned);
+            return Scrutinee::Code(v, unsigned_codes(&scrutinee.ty));
         }
         // A variable kept in the frame is matched in place, unless a pattern rebinds its slot
         // or a guard could assign it.
@@ -148,12 +159,8 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Does the scrutinee match `p`? A boxed one is bound in the frame as it is tested.
-    fn test_pattern(&mut self, p: &Pattern, on: Scrutinee) -> ClValue {
-        let (v, unsigned) = match on {
-            Scrutinee::Code(v, unsigned) => (v, unsigned),
-            Scrutinee::Boxed { addr, .. } => return self.match_boxed(p, addr),
-        };
+    /// Does the native code `v` match `p`?
+    fn test_code(&mut self, p: &Pattern, v: ClValue, unsigned: bool) -> ClValue {
         match &p.kind {
             PatternKind::Const(Const::Int(c)) => {
                 let t = self.b.ins().icmp_imm_s(IntCC::Equal, v, *c);
@@ -214,6 +221,209 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Test the boxed value at `addr` against `p`, binding its variables as the test goes:
+    /// lowering goes on in the current block when it matched; `fail` is taken when not.
+    fn test_boxed(&mut self, p: &Pattern, addr: ClValue, fail: Block) {
+        if !self.binds_natively(p) {
+            return self.escape(p, addr, fail);
+        }
+        match &p.kind {
+            PatternKind::Wildcard => {}
+            PatternKind::Bind(place) => self.bind_boxed(*place, &p.ty, addr),
+            PatternKind::As(inner, place) => {
+                self.test_boxed(inner, addr, fail);
+                self.bind_boxed(*place, &p.ty, addr);
+            }
+            PatternKind::Const(c) => match (Repr::of(&p.ty), c) {
+                (Some(Repr::I64), Const::Int(k)) => {
+                    let v = self.load_value(addr, Repr::I64).int();
+                    let same = self.b.ins().icmp_imm_s(IntCC::Equal, v, *k);
+                    self.continue_if(same, fail);
+                }
+                _ => self.escape(p, addr, fail),
+            },
+            PatternKind::Range(Const::Int(_), Const::Int(_))
+                if Repr::of(&p.ty) == Some(Repr::I64) =>
+            {
+                let v = self.load_value(addr, Repr::I64).int();
+                let inside = self.test_code(p, v, unsigned_codes(&p.ty));
+                self.continue_if(inside, fail);
+            }
+            PatternKind::Inject { tag, arg } => {
+                let parts = layout::sum_parts();
+                let is_sum = self.has_tag(addr, layout::TAG_SUM);
+                self.in_shape(p, addr, is_sum, fail, |l| {
+                    let at = l.load_value(addr, Repr::I64).int();
+                    let case = l.b.ins().uload32(super::flags(), at, parts.tag);
+                    let same = l.b.ins().icmp_imm_s(IntCC::Equal, case, *tag as i64);
+                    l.continue_if(same, fail);
+                    if let Some(arg) = arg {
+                        let arg_at = l.b.ins().iadd_imm_s(at, parts.arg as i64);
+                        l.test_boxed(arg, arg_at, fail);
+                    }
+                });
+            }
+            PatternKind::Tuple(parts) => match (Shape::of(&p.ty), layout::tuple_parts()) {
+                // A tuple: its parts where the tuple's allocation holds them.
+                (None, Some(layout)) => {
+                    let is_tuple = self.has_tag(addr, layout::TAG_TUPLE);
+                    self.in_shape(p, addr, is_tuple, fail, |l| {
+                        let at =
+                            l.b.ins()
+                                .load(types::I64, super::flags(), addr, layout.word);
+                        let first = l.b.ins().iadd_imm_s(at, layout.parts as i64);
+                        l.test_parts(parts, first, fail);
+                    });
+                }
+                // An array (a tuple of equal types is one) whose elements are boxed leaves:
+                // its elements where its buffer holds them.
+                (Some(shape), _) if shape.elem_leaves == 1 && !shape.elem_is_array => {
+                    let first = self
+                        .call_helper(Helper::BoxedParts, &[types::I64], &[types::I64], &[addr])
+                        .expect("boxed_parts returns an address");
+                    let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, first, 0);
+                    self.in_shape(p, addr, held, fail, |l| l.test_parts(parts, first, fail));
+                }
+                _ => self.escape(p, addr, fail),
+            },
+            _ => self.escape(p, addr, fail),
+        }
+    }
+
+    /// Can every variable `p` binds be bound from a boxed value natively: a local (in
+    /// registers or in the frame), or a global of a scalar or boxed type?
+    fn binds_natively(&self, p: &Pattern) -> bool {
+        let mut ok = true;
+        let mut patterns = vec![p];
+        while let Some(p) = patterns.pop() {
+            let place = match &p.kind {
+                PatternKind::Bind(place) => Some(place),
+                PatternKind::As(inner, place) => {
+                    patterns.push(inner);
+                    Some(place)
+                }
+                PatternKind::Tuple(parts) => {
+                    patterns.extend(parts.iter());
+                    None
+                }
+                PatternKind::Inject { arg: Some(a), .. }
+                | PatternKind::CInject { arg: Some(a), .. } => {
+                    patterns.push(a);
+                    None
+                }
+                _ => None,
+            };
+            ok &= match place {
+                None | Some(Place::Local(_)) => true,
+                Some(Place::Global(_)) => {
+                    Repr::of(&p.ty).is_some() || crate::eval::native::Agg::of(&p.ty).is_none()
+                }
+                Some(Place::LocalCell(_) | Place::CaptureCell(_)) => false,
+            };
+        }
+        ok
+    }
+
+    /// Bind `place` to the value at `addr` (of type `ty`): a scalar read from its slot, an
+    /// aggregate held in registers unboxed, anything else copied.
+    fn bind_boxed(&mut self, place: Place, ty: &Type, addr: ClValue) {
+        match place {
+            Place::Local(s) => {
+                if let Some(&(var, repr)) = self.vars.get(&s) {
+                    let v = self.load_value(addr, repr).int();
+                    self.b.def_var(var, v);
+                } else if let Some((_, agg)) = self.avars.get(&s) {
+                    let agg = agg.clone();
+                    let v = self.unbox_from(addr, &agg);
+                    self.write_agg_var(s, v);
+                } else if let Some(flag) = self.borrow_flag(s) {
+                    self.bind_borrowed(s, flag, addr);
+                } else {
+                    self.frame_used = true;
+                    let to = self.slot_addr(s);
+                    self.copy_value(addr, to);
+                }
+            }
+            Place::Global(g) => match Repr::of(ty) {
+                Some(Repr::Unit) => {}
+                Some(repr) => {
+                    let v = self.load_value(addr, repr);
+                    self.write_var(place, v);
+                }
+                None => {
+                    let to = self.global_addr(g);
+                    self.copy_value(addr, to);
+                }
+            },
+            Place::LocalCell(_) | Place::CaptureCell(_) => {
+                unreachable!("binds_natively admits no captured cell")
+            }
+        }
+    }
+
+    /// Go on in a fresh block when `cond` holds, else to `fail`.
+    fn continue_if(&mut self, cond: ClValue, fail: Block) {
+        let next = self.b.create_block();
+        self.b.ins().brif(cond, next, &[], fail, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
+    /// Test the parts of a tuple pattern against the consecutive values from `first`.
+    fn test_parts(&mut self, parts: &[Pattern], first: ClValue, fail: Block) {
+        for (i, part) in parts.iter().enumerate() {
+            let at = self.b.ins().iadd_imm_s(first, (i * VALUE_SIZE) as i64);
+            self.test_boxed(part, at, fail);
+        }
+    }
+
+    /// Is the value at `addr` of the variant of `Value` whose tag is `tag`?
+    fn has_tag(&mut self, addr: ClValue, tag: u8) -> ClValue {
+        let actual = self.b.ins().uload8(types::I64, super::flags(), addr, 0);
+        self.b.ins().icmp_imm_s(IntCC::Equal, actual, tag as i64)
+    }
+
+    /// Test the value at `addr` with `test` when `shaped` holds (it has the representation
+    /// `p`'s type usually has); a value of another representation goes to the closure
+    /// compiler's binder (a cold path). Lowering goes on where both meet.
+    fn in_shape(
+        &mut self,
+        p: &Pattern,
+        addr: ClValue,
+        shaped_cond: ClValue,
+        fail: Block,
+        test: impl FnOnce(&mut Self),
+    ) {
+        let shaped = self.b.create_block();
+        let other = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.set_cold_block(other);
+        self.b.ins().brif(shaped_cond, shaped, &[], other, &[]);
+        self.b.seal_block(shaped);
+        self.b.seal_block(other);
+        self.b.switch_to_block(other);
+        self.escape(p, addr, fail);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(shaped);
+        test(self);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+    }
+
+    /// Test the value at `addr` against `p` with the closure compiler's binder, then read
+    /// back the register variables it bound: lowering goes on when it matched.
+    fn escape(&mut self, p: &Pattern, addr: ClValue, fail: Block) {
+        self.make_owned(&bound_slots(p));
+        let matched = self.match_boxed(p, addr);
+        let bound = self.registered(bound_slots(p));
+        let next = self.b.create_block();
+        self.b.ins().brif(matched, next, &[], fail, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.reload(&bound);
+    }
+
     /// Test the boxed value at `addr` against `p` with the closure compiler's binder: 1 when
     /// it matched (its variables bound in the frame), else 0.
     fn match_boxed(&mut self, p: &Pattern, addr: ClValue) -> ClValue {
@@ -250,6 +460,12 @@ impl Lower<'_, '_, '_> {
         let zero = self.iconst(0);
         self.raise(site, addr, zero);
     }
+}
+
+/// Are the codes of `ty` compared unsigned? Compact codes are; integers and chars compare
+/// signed (their bits are sign- or zero-extended to 64).
+fn unsigned_codes(ty: &Type) -> bool {
+    !matches!(ty, Type::Char | Type::Int(_))
 }
 
 /// The local slots a pattern binds.

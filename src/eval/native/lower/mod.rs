@@ -9,6 +9,7 @@
 //! returns.
 
 mod agg;
+mod borrow;
 mod boxed;
 mod call;
 mod capture;
@@ -137,6 +138,13 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The captured scalars the body reads, loaded once at its entry (`capture.rs`), by
     /// capture position.
     capture_values: HashMap<u32, V>,
+    /// The parameters whose slots hold borrowed values, and the variables that may, each
+    /// with its ownership flag (`borrow.rs`).
+    borrowed_params: Vec<Slot>,
+    borrowed_vars: HashMap<Slot, Variable>,
+    /// Are the patterns being tested matched against a borrowed parameter, so that the parts
+    /// they bind may be borrowed too?
+    borrowing: bool,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -365,6 +373,9 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             captures,
             n_captures,
             capture_values: HashMap::new(),
+            borrowed_params: Vec::new(),
+            borrowed_vars: HashMap::new(),
+            borrowing: false,
         }
     }
 
@@ -703,6 +714,8 @@ pub(super) fn function(
         let mut l = Lower::new(b, compiler, backend.clone(), rt, frame, n, &reprs, captures);
         l.load_captures(&function.body);
         // Bind the parameters: register groups directly, boxed groups by their pattern.
+        let borrows = borrow::Borrows::of(function);
+        let mut borrowed = Vec::new();
         let mut k = if sig.has_out() { 3 } else { 2 };
         let ret_out = sig.ret_boxed.then(|| params[2]);
         for (group, param) in function.params.iter().enumerate() {
@@ -752,12 +765,20 @@ pub(super) fn function(
             };
             for p in binds {
                 if let (PatternKind::Bind(Place::Local(s)), None) = (&p.kind, Repr::of(&p.ty)) {
-                    // Passed by reference: copied into its slot.
+                    // Passed by reference: copied into its slot, or borrowed when the body
+                    // never assigns it.
                     let from = params[k];
                     k += 1;
                     let to = l.slot_addr(*s);
                     l.frame_used = true;
-                    l.copy_value(from, to);
+                    // (Not one held in registers: spilling it writes its slot.)
+                    let held = l.vars.contains_key(s) || l.avars.contains_key(s);
+                    if borrows.params.contains(s) && !held {
+                        l.borrow_value(from, to);
+                        borrowed.push(*s);
+                    } else {
+                        l.copy_value(from, to);
+                    }
                     let held = l.registered(vec![*s]);
                     l.reload(&held);
                     continue;
@@ -785,6 +806,8 @@ pub(super) fn function(
                 }
             }
         }
+        l.borrowed_params = borrowed.clone();
+        l.declare_borrowed(&borrows.vars);
         let ret_block = l.b.create_block();
         l.value_params(ret_block, sig.ret, sig.ret_agg.as_ref());
         let ret_agg = sig.ret_agg.as_ref().map(|agg| l.agg_ptr(agg));
@@ -813,6 +836,7 @@ pub(super) fn function(
             results.clear();
         }
         if frame_used {
+            l.release_borrowed(&borrowed);
             l.call_helper(
                 Helper::DropFrame,
                 &[types::I64, types::I64],
@@ -826,6 +850,7 @@ pub(super) fn function(
         l.b.seal_block(unwind);
         l.b.switch_to_block(unwind);
         if frame_used {
+            l.release_borrowed(&borrowed);
             l.call_helper(
                 Helper::DropFrame,
                 &[types::I64, types::I64],
