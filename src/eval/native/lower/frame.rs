@@ -1,13 +1,17 @@
 //! The register variables of the code being lowered and their frame slots: which slots a
 //! piece of code mentions, writing them to the frame (before code that reads the frame, and
-//! at the end of a top-level piece) and reading them back; the check that a global's slot
-//! holds a value.
+//! at the end of a top-level piece) and reading them back; the frame's initialisation and its
+//! drop; the check that a global's slot holds a value.
 
 use crate::core::ir::{Expr, ExprKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts};
 use crate::eval::native::Repr;
 
-use super::{Lower, V};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+
+use super::super::layout;
+use super::super::runtime::Helper;
+use super::{flags, Lower, V};
 
 impl Lower<'_, '_, '_> {
     /// R0011 at `span` when the global `g` (of type `ty`), whose slot is at `at`, may be read
@@ -19,7 +23,6 @@ impl Lower<'_, '_, '_> {
         at: cranelift_codegen::ir::Value,
         span: crate::syntax::span::Span,
     ) {
-        use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
         if let Some(def) = self.c.global_read_check(g, ty) {
             let tag = self.b.ins().uload8(types::I64, super::flags(), at, 0);
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
@@ -118,6 +121,64 @@ impl Lower<'_, '_, '_> {
             let addr = self.slot_addr(*s);
             let v = self.load_value(addr, repr).int();
             self.b.def_var(var, v);
+        }
+    }
+
+    /// Tag every slot of the frame `Unit`, and put fresh cells into the cell slots.
+    pub(super) fn init_frame(&mut self, n_slots: usize, cells: &[Slot]) {
+        let zero = self.b.ins().iconst(types::I8, 0);
+        for s in 0..n_slots {
+            let addr = self.slot_addr(s as u32);
+            self.b.ins().store(flags(), zero, addr, 0);
+        }
+        if !cells.is_empty() {
+            let list = self.keep(cells.to_vec());
+            // SAFETY: the vector is kept alive by the backend; its buffer does not move.
+            let data = unsafe { (*list).as_ptr() };
+            let data = self.ptr_const(data);
+            let count = self.iconst(cells.len() as i64);
+            let frame = self.frame;
+            self.call_helper(
+                Helper::InitCells,
+                &[types::I64; 3],
+                &[],
+                &[frame, data, count],
+            );
+        }
+    }
+
+    /// Drop the values of the frame's `n_slots` slots as the function returns. A small frame
+    /// is tested slot by slot, so that a frame of scalars, units and let-go borrowed values
+    /// (the usual case) costs no call.
+    pub(super) fn drop_frame(&mut self, n_slots: usize) {
+        const TESTED: usize = 8;
+        if n_slots > TESTED {
+            let (frame, n) = (self.frame, self.n_slots);
+            self.call_helper(
+                Helper::DropFrame,
+                &[types::I64, types::I64],
+                &[],
+                &[frame, n],
+            );
+            return;
+        }
+        for s in 0..n_slots {
+            let at = self.slot_addr(s as u32);
+            let tag = self.b.ins().uload8(types::I64, flags(), at, 0);
+            let owns = self.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThan,
+                tag,
+                layout::TAG_FLOAT as i64,
+            );
+            let drop = self.b.create_block();
+            let next = self.b.create_block();
+            self.b.ins().brif(owns, drop, &[], next, &[]);
+            self.b.seal_block(drop);
+            self.b.switch_to_block(drop);
+            self.drop_value(at);
+            self.b.ins().jump(next, &[]);
+            self.b.seal_block(next);
+            self.b.switch_to_block(next);
         }
     }
 }

@@ -837,12 +837,7 @@ pub(super) fn function(
         }
         if frame_used {
             l.release_borrowed(&borrowed);
-            l.call_helper(
-                Helper::DropFrame,
-                &[types::I64, types::I64],
-                &[],
-                &[frame, n],
-            );
+            l.drop_frame(n_slots);
         }
         l.b.ins().return_(&results);
         // The unwind block.
@@ -851,12 +846,7 @@ pub(super) fn function(
         l.b.switch_to_block(unwind);
         if frame_used {
             l.release_borrowed(&borrowed);
-            l.call_helper(
-                Helper::DropFrame,
-                &[types::I64, types::I64],
-                &[],
-                &[frame, n],
-            );
+            l.drop_frame(n_slots);
         }
         let z = l.zero(sig.ret).scalars();
         l.b.ins().return_(&z);
@@ -864,7 +854,7 @@ pub(super) fn function(
         l.b.seal_block(init_point);
         l.b.switch_to_block(init_point);
         if frame_used {
-            init_frame(&mut l, n_slots, &cells);
+            l.init_frame(n_slots, &cells);
         }
         l.b.ins().jump(body, &[]);
         l.b.seal_block(body);
@@ -879,29 +869,6 @@ pub(super) fn function(
     let _ = instance;
     define(backend, id, &mut ctx)?;
     Ok(notes)
-}
-
-/// Tag every slot of the frame `Unit`, and put fresh cells into the cell slots.
-fn init_frame(l: &mut Lower<'_, '_, '_>, n_slots: usize, cells: &[Slot]) {
-    let zero = l.b.ins().iconst(types::I8, 0);
-    for s in 0..n_slots {
-        let addr = l.slot_addr(s as u32);
-        l.b.ins().store(flags(), zero, addr, 0);
-    }
-    if !cells.is_empty() {
-        let list = l.keep(cells.to_vec());
-        // SAFETY: the vector is kept alive by the backend; its buffer does not move.
-        let data = unsafe { (*list).as_ptr() };
-        let data = l.ptr_const(data);
-        let count = l.iconst(cells.len() as i64);
-        let frame = l.frame;
-        l.call_helper(
-            Helper::InitCells,
-            &[types::I64; 3],
-            &[],
-            &[frame, data, count],
-        );
-    }
 }
 
 /// Lower a unit's top level into the declared function `id`
