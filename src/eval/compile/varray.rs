@@ -2,7 +2,7 @@
 //! shared buffer of elements, so every kernel reads or changes the elements in place. A
 //! darray is a variant holding its varray; `array d` unwraps it.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use crate::core::ir::VarrayOp;
 use crate::syntax::span::Span;
@@ -13,12 +13,12 @@ use super::super::array::{check_allocation, LeafBuilder, Shape};
 use super::super::code::ExprCode;
 use super::super::error::{Fault, ASSERTION_FAILURE, INDEX_OUT_OF_RANGE, TOO_LARGE};
 use super::super::prims::int_value;
-use super::super::value::{ArrayVal, Buffer, DynArray, Items, LeafRepr, Value};
+use super::super::value::{ArrayVal, Buffer, DynArray, Elements, Items, LeafRepr, Value};
 use super::super::Ctrl;
 use super::{int_ty_of, internal, Compiler};
 
 /// The elements behind a varray value (or a darray's, `Sum(0, varray)`).
-fn elements(v: &Value) -> Option<&Arc<Mutex<DynArray>>> {
+fn elements(v: &Value) -> Option<&Arc<Elements>> {
     match v {
         Value::Varray(d) => Some(d),
         Value::Sum(pair) => elements(&pair.1),
@@ -38,8 +38,8 @@ pub fn view(v: &Value) -> Option<(usize, usize)> {
     })
 }
 
-fn lock(d: &Mutex<DynArray>) -> MutexGuard<'_, DynArray> {
-    d.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(d: &Elements) -> spin::mutex::SpinMutexGuard<'_, DynArray> {
+    d.lock()
 }
 
 /// The position `i` of a varray of `len` elements (or of a list through its varray), or R0001.
@@ -168,7 +168,7 @@ impl Compiler<'_> {
                 Box::new(move |frame| {
                     let bound = bound(frame)?.as_int_lossy() as u64;
                     let bound = usize::try_from(bound).unwrap_or(usize::MAX);
-                    Ok(Value::Varray(Arc::new(Mutex::new(DynArray {
+                    Ok(Value::Varray(Arc::new(Elements::new(DynArray {
                         bound,
                         items: Items::of(&element),
                     }))))

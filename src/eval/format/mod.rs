@@ -288,11 +288,7 @@ fn write_varray(out: &mut Vec<u8>, v: &Value, constructors: &[(Arc<str>, Option<
     let (Value::Varray(elements), Some((_, Some(element)))) = (v, constructors.first()) else {
         return out.extend_from_slice(MISMATCH);
     };
-    let items = elements
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .items
-        .values();
+    let items = elements.lock().items.values();
     out.extend_from_slice(b"varray(");
     for (k, item) in items.iter().enumerate() {
         if k > 0 {

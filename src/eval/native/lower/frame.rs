@@ -165,11 +165,10 @@ impl Lower<'_, '_, '_> {
         for s in 0..n_slots {
             let at = self.slot_addr(s as u32);
             let tag = self.b.ins().uload8(types::I64, flags(), at, 0);
-            let owns = self.b.ins().icmp_imm_s(
-                IntCC::UnsignedGreaterThan,
-                tag,
-                layout::TAG_FLOAT as i64,
-            );
+            let owns =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
             let drop = self.b.create_block();
             let next = self.b.create_block();
             self.b.ins().brif(owns, drop, &[], next, &[]);
