@@ -598,12 +598,31 @@ pub fn str_repeat(s: &[u8], n: i128, limits: &crate::limits::Limits) -> Result<V
 
 /// `a + b` on strings. R0007 when the result is too big.
 pub fn str_concat(a: &[u8], b: &[u8], limits: &crate::limits::Limits) -> Result<Value, Fault> {
-    let total = a.len() as u128 + b.len() as u128;
+    str_concat_all(&[a, b], limits)
+}
+
+/// `parts[0] + parts[1] + …`, the result allocated once at its size (a chain of `+` on
+/// strings, however nested, is one concatenation of its operands: `string_parts`); R0007 when
+/// it is too big.
+pub fn str_concat_all(parts: &[&[u8]], limits: &crate::limits::Limits) -> Result<Value, Fault> {
+    let total = parts.iter().map(|p| p.len() as u128).sum();
     let text = new_string(total, limits, |out| {
-        out.extend_from_slice(a);
-        out.extend_from_slice(b);
+        for part in parts {
+            out.extend_from_slice(part);
+        }
     })?;
     Ok(Value::Str(text))
+}
+
+/// The operands of a chain of string concatenations (`a + b + c`, however nested), in
+/// evaluation order; a single operand when `e` is not a concatenation.
+pub fn string_parts(e: &crate::core::ir::Expr) -> Vec<&crate::core::ir::Expr> {
+    match &e.kind {
+        crate::core::ir::ExprKind::Prim(crate::core::ir::Prim::StrConcat, operands) => {
+            operands.iter().flat_map(string_parts).collect()
+        }
+        _ => vec![e],
+    }
 }
 
 /// A fresh string of `bytes` bytes appended by `fill` to an empty buffer of that capacity,

@@ -56,6 +56,30 @@ impl Compiler<'_> {
                 return Box::new(move |_| Ok(n.clone()));
             }
         }
+        // A chain of concatenations: its operands in order, then one string of their total
+        // size.
+        if let Prim::StrConcat = prim {
+            let parts: Vec<Expr> = args
+                .iter()
+                .flat_map(|a| prims::string_parts(a))
+                .cloned()
+                .collect();
+            let codes = self.exprs(&parts);
+            return Box::new(move |frame| {
+                let mut values = smallvec::SmallVec::<[Value; 4]>::new();
+                for code in &codes {
+                    values.push(code(frame)?);
+                }
+                let texts: smallvec::SmallVec<[&[u8]; 4]> = values
+                    .iter()
+                    .map(|v| match v {
+                        Value::Str(s) => s.as_slice(),
+                        _ => b"".as_slice(),
+                    })
+                    .collect();
+                prims::str_concat_all(&texts, &frame.rt.limits).map_err(|f| f.at(span))
+            });
+        }
         let mut codes = self.exprs(args);
         if crate::core::prims::operand_count(prim).is_some_and(|n| n != codes.len()) {
             return internal(
@@ -113,17 +137,7 @@ impl Compiler<'_> {
                 let a = codes.pop().expect("one operand");
                 Box::new(move |frame| Ok(Value::bool(!a(frame)?.truthy())))
             }
-            Prim::StrConcat => {
-                let b = codes.pop().expect("two operands");
-                let a = codes.pop().expect("two operands");
-                Box::new(move |frame| {
-                    let (x, y) = (a(frame)?, b(frame)?);
-                    let (Value::Str(x), Value::Str(y)) = (x, y) else {
-                        return Ok(Value::str(b""));
-                    };
-                    prims::str_concat(&x, &y, &frame.rt.limits).map_err(|f| f.at(span))
-                })
-            }
+            Prim::StrConcat => unreachable!("a concatenation is compiled above"),
             Prim::StrRepeat => {
                 let ity = int_ty_of(&arg_tys[1]);
                 let b = codes.pop().expect("two operands");
