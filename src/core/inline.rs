@@ -112,7 +112,7 @@ fn top_level_slots(stmts: &[Stmt], result: Option<&Expr>) -> u32 {
     let max = std::cell::Cell::new(0u32);
     let note = |s: Slot| max.set(max.get().max(s + 1));
     let mut expr = |e: &Expr| {
-        if let ExprKind::Local(s) | ExprKind::LocalCell(s) = e.kind {
+        if let ExprKind::Local(s) | ExprKind::Take(s) | ExprKind::LocalCell(s) = e.kind {
             note(s);
         }
     };
@@ -794,6 +794,17 @@ impl Fold for Relocation<'_> {
                     })
                 }
                 None => ExprKind::Local(s + self.base),
+            },
+            // A parameter replaced by its argument is read, never moved: the argument's
+            // variable is the caller's.
+            ExprKind::Take(s) => match self.params.get(s) {
+                Some(arg) => {
+                    return Ok(Expr {
+                        span: e.span,
+                        ..arg.clone()
+                    })
+                }
+                None => ExprKind::Take(s + self.base),
             },
             ExprKind::LocalCell(_) => return Err(()),
             ExprKind::Capture(i) => match self.captures.get(*i as usize).ok_or(())? {

@@ -624,6 +624,10 @@ pub enum ExprKind {
     Zero,
     /// A local slot holding the value directly.
     Local(Slot),
+    /// The value of a local slot that nothing reads again before it is assigned (made by
+    /// passes that know it, such as `core::tailcall`): moved out, the slot left holding
+    /// `unit`, so a boxed value changes hands without a copy.
+    Take(Slot),
     /// A local slot holding a `Value::Cell` (the variable is captured by an inner function).
     LocalCell(Slot),
     /// A global slot (top-level variables, REPL definitions).

@@ -369,6 +369,10 @@ impl Printer {
                 let _ = write!(self.out, "zero[{}]", e.ty);
             }
             ExprKind::Local(s) => self.place(Place::Local(*s)),
+            ExprKind::Take(s) => {
+                let _ = write!(self.out, "take ");
+                self.place(Place::Local(*s))
+            }
             ExprKind::LocalCell(s) => self.place(Place::LocalCell(*s)),
             ExprKind::Global(s) => self.place(Place::Global(*s)),
             ExprKind::Capture(i) => {

@@ -8,7 +8,9 @@
 //! Architecture invariant: a pure rewrite of one function's IR; a function it cannot rewrite
 //! (a parameter captured by reference, code over run-time sizes) is left as it is.
 
-use crate::core::ir::{Arm, Expr, ExprKind, FunId, Function, Pattern, PatternKind, Place, Stmt};
+use crate::core::ir::{
+    Arm, Expr, ExprKind, FunId, Function, Pattern, PatternKind, Place, Slot, Stmt,
+};
 use crate::core::visit::{infallible, walk_expr, walk_stmt, walk_stmt_fold, Fold, Visit};
 use crate::types::ty::Type;
 use std::convert::Infallible;
@@ -73,6 +75,30 @@ fn match_parts<'p>(p: &'p Pattern, arg: Expr, out: &mut Vec<(&'p Pattern, Expr)>
             },
         )),
     }
+}
+
+/// The local slots `e` reads.
+fn reads(e: &Expr) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    crate::core::visit::each_in_expr(
+        e,
+        &mut |x| {
+            if let ExprKind::Local(s) | ExprKind::Take(s) = x.kind {
+                slots.push(s)
+            }
+        },
+        &mut |_| {},
+    );
+    slots
+}
+
+/// Does a value of `ty` live in storage of its own (a string, a variant, a tuple, an array, a
+/// function), so that moving it saves a copy, rather than being a number or a code?
+fn held_by_reference(ty: &Type) -> bool {
+    !matches!(
+        ty,
+        Type::Int(_) | Type::Float | Type::Double | Type::Char | Type::Unitsum(_)
+    ) && !crate::types::kind::is_compact(ty)
 }
 
 /// Whether `body` names function `id` at all: most functions do not, and are not rebuilt.
@@ -237,19 +263,53 @@ impl Rewrite<'_> {
                     match_parts(p, arg, &mut parts);
                 }
                 // A parameter given its own value keeps it.
-                parts.retain(|(p, arg)| {
-                    !matches!((&p.kind, &arg.kind),
+                let kept = |(p, arg): &(&Pattern, Expr)| {
+                    matches!((&p.kind, &arg.kind),
                         (PatternKind::Bind(Place::Local(s)), ExprKind::Local(t)) if s == t)
-                });
-                // Every argument is computed before any parameter changes.
+                };
+                let kept_params: Vec<Slot> = parts
+                    .iter()
+                    .filter(|part| kept(part))
+                    .flat_map(|(_, arg)| reads(arg))
+                    .collect();
+                parts.retain(|part| !kept(part));
+                // Every argument is computed before any parameter changes. An argument that is
+                // a variable no later argument reads (and no parameter that keeps its value)
+                // is moved (`take`): after the jump, the body binds it again before reading
+                // it. So is each computed value, into its parameter.
                 let mut params = Vec::new();
+                let later_reads: Vec<Vec<Slot>> = (0..parts.len())
+                    .map(|k| {
+                        parts[k + 1..]
+                            .iter()
+                            .flat_map(|(_, a)| reads(a))
+                            .chain(kept_params.iter().copied())
+                            .collect()
+                    })
+                    .collect();
                 for (k, (p, arg)) in parts.into_iter().enumerate() {
+                    let arg = match arg.kind {
+                        ExprKind::Local(s)
+                            if held_by_reference(&arg.ty) && !later_reads[k].contains(&s) =>
+                        {
+                            Expr {
+                                kind: ExprKind::Take(s),
+                                ..arg
+                            }
+                        }
+                        _ => arg,
+                    };
                     out.push(Stmt::Assign(Place::Local(self.temps + k as u32), arg));
                     params.push(p);
                 }
                 for (k, p) in params.into_iter().enumerate() {
+                    let temp = self.temps + k as u32;
                     let value = Expr {
-                        kind: ExprKind::Local(self.temps + k as u32),
+                        kind: if held_by_reference(&p.ty) {
+                            ExprKind::Take(temp)
+                        } else {
+                            ExprKind::Local(temp)
+                        },
                         ty: p.ty.clone(),
                         span: p.span,
                     };

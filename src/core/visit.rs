@@ -96,6 +96,7 @@ macro_rules! walkers {
                 ExprKind::Const(_)
                 | ExprKind::Zero
                 | ExprKind::Local(_)
+                | ExprKind::Take(_)
                 | ExprKind::LocalCell(_)
                 | ExprKind::Global(_)
                 | ExprKind::Capture(_)
@@ -470,6 +471,7 @@ pub fn walk_expr_fold<F: Fold + ?Sized>(f: &mut F, e: &Expr) -> Result<Expr, F::
         ExprKind::Const(_)
         | ExprKind::Zero
         | ExprKind::Local(_)
+        | ExprKind::Take(_)
         | ExprKind::LocalCell(_)
         | ExprKind::Global(_)
         | ExprKind::Capture(_)

@@ -66,6 +66,11 @@ impl Compiler<'_> {
                 let s = *s as usize;
                 Box::new(move |frame| Ok(frame.slots[s].clone()))
             }
+            ExprKind::Take(s) => {
+                self.note_slot(*s);
+                let s = *s as usize;
+                Box::new(move |frame| Ok(std::mem::replace(&mut frame.slots[s], Value::Unit)))
+            }
             ExprKind::LocalCell(s) => {
                 self.note_slot(*s);
                 let place = Place::LocalCell(*s);

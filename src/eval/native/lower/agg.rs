@@ -60,9 +60,11 @@ impl Lower<'_, '_, '_> {
                 }
                 self.agg_value(leaves)
             }
-            ExprKind::Local(s) if self.avars.contains_key(s) => self.read_agg_var(*s),
+            ExprKind::Local(s) | ExprKind::Take(s) if self.avars.contains_key(s) => {
+                self.read_agg_var(*s)
+            }
             ExprKind::Capture(i) => self.capture_agg(e, *i, agg),
-            ExprKind::Local(s) => {
+            ExprKind::Local(s) | ExprKind::Take(s) => {
                 self.frame_used = true;
                 let addr = self.slot_addr(*s);
                 self.unbox_from(addr, agg)

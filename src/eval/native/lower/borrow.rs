@@ -51,12 +51,21 @@ impl Borrows {
                 }
             }
         }
+        // A `take` moves the value out: a write too.
         let written = RefCell::new(Vec::new());
-        each_in_stmts(&function.body, &mut |_| {}, &mut |place| {
-            if let Place::Local(s) | Place::LocalCell(s) = place {
-                written.borrow_mut().push(s)
-            }
-        });
+        each_in_stmts(
+            &function.body,
+            &mut |e| {
+                if let ExprKind::Take(s) = e.kind {
+                    written.borrow_mut().push(s)
+                }
+            },
+            &mut |place| {
+                if let Place::Local(s) | Place::LocalCell(s) = place {
+                    written.borrow_mut().push(s)
+                }
+            },
+        );
         let written = written.into_inner();
         let cells = &function.cell_slots;
         params.retain(|s| !written.contains(s) && !cells.contains(s));
@@ -146,6 +155,9 @@ impl<'ir> Visit<'ir> for Binds<'_> {
     fn visit_expr(&mut self, e: &'ir Expr) {
         if let ExprKind::Match(x, arms) = &e.kind {
             self.arms(&x.kind, arms.iter().flat_map(|a| a.patterns.iter()));
+        }
+        if let ExprKind::Take(s) = e.kind {
+            self.visit_place(Place::Local(s));
         }
         walk_expr(self, e)
     }

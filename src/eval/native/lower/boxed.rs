@@ -129,6 +129,12 @@ impl Lower<'_, '_, '_> {
                 let from = self.slot_addr(*s);
                 self.copy_value(from, out);
             }
+            // Moved out of its slot, which is left holding `unit`: no copy.
+            ExprKind::Take(s) if !self.vars.contains_key(s) && !self.avars.contains_key(s) => {
+                self.frame_used = true;
+                let from = self.slot_addr(*s);
+                self.call_helper(Helper::TakeValue, &[types::I64; 2], &[], &[from, out]);
+            }
             ExprKind::Global(g) => {
                 let from = self.global_addr(*g);
                 self.check_global_set(*g, &e.ty, from, e.span);
@@ -277,7 +283,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
             ExprKind::Const(_) | ExprKind::Global(_) => true,
-            ExprKind::Local(s) => !self.vars.contains_key(s) && !self.avars.contains_key(s),
+            ExprKind::Local(s) | ExprKind::Take(s) => {
+                !self.vars.contains_key(s) && !self.avars.contains_key(s)
+            }
             ExprKind::Tuple(parts) | ExprKind::Array(parts) => parts
                 .iter()
                 .any(|p| Repr::of(&p.ty).is_some() || self.builds_natively(p)),

@@ -73,6 +73,14 @@ impl Lower<'_, '_, '_> {
                 _ => self.fallback_expr(e, "a constant"),
             },
             ExprKind::Zero => self.zero(repr),
+            // Moving a value out of a register is reading it.
+            ExprKind::Take(s) => {
+                let read = Expr {
+                    kind: ExprKind::Local(*s),
+                    ..e.clone()
+                };
+                self.expr(&read)
+            }
             ExprKind::Local(s) => match self.vars.get(s) {
                 Some((var, r)) => {
                     let v = self.b.use_var(*var);
@@ -286,7 +294,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn pure(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) => self.vars.contains_key(s),
+            ExprKind::Local(s) | ExprKind::Take(s) => self.vars.contains_key(s),
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
             // The length or a byte of the string in a variable, read in place.
@@ -896,7 +904,9 @@ impl Lower<'_, '_, '_> {
     pub(super) fn worth_native(&self, e: &Expr) -> bool {
         let native = Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some();
         match &e.kind {
-            ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Global(_) => false,
+            ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Take(_) | ExprKind::Global(_) => {
+                false
+            }
             ExprKind::Prim(p, a) if !native => {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }

@@ -54,7 +54,7 @@ impl Lower<'_, '_, '_> {
         let slots = std::cell::RefCell::new(Vec::new());
         walk(
             &mut |e| match e.kind {
-                ExprKind::Local(s) => slots.borrow_mut().push(s),
+                ExprKind::Local(s) | ExprKind::Take(s) => slots.borrow_mut().push(s),
                 // A closure made here captures slots its function lists, not seen as reads:
                 // every register variable goes to the frame.
                 ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {

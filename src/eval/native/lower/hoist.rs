@@ -658,7 +658,9 @@ impl Lower<'_, '_, '_> {
         }
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
+            ExprKind::Local(s) | ExprKind::Take(s) => {
+                self.vars.contains_key(s) || self.avars.contains_key(s)
+            }
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             // A field of an aggregate in registers (a global one held there for the loop).

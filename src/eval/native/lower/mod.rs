@@ -185,7 +185,7 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
     each_in_stmts(
         body,
         &mut |e| match &e.kind {
-            ExprKind::Local(s) => note(*s, &e.ty),
+            ExprKind::Local(s) | ExprKind::Take(s) => note(*s, &e.ty),
             ExprKind::LocalCell(s) => cells.push(*s),
             ExprKind::Index { array, index, .. } => {
                 if let ExprKind::Local(s) = array.kind {
