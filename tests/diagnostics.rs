@@ -239,6 +239,7 @@ diagnostic_cases! {
     e0201_self_reference_var: "E0201", "var x = x + 1;\n";
     e0201_self_reference_missing_semicolon: "E0201", "var x = 1\nx;\n";
     e0201_self_reference_in_function: "E0201", "fun f () = { val n = n * 2; return n; }\nprintln$ f ();\n";
+    e0301_type_needs_the_declaration_using_it: "E0301", "var x = m + 1;\nvar m = x;\nprintln$ m;\n";
     arity_curried_too_many: "E0301", "fun add (a:int) (b:int) => a + b;\nprintln$ add 1 2 3;\n";
     arity_tuple_too_few: "E0301", "fun add3 (a:int, b:int, c:int) => a + b + c;\nprintln$ add3 (1, 2);\n";
     arity_tuple_given_one_by_one: "E0301", "fun add3 (a:int, b:int, c:int) => a + b + c;\nprintln$ add3 1 2 3;\n";

@@ -168,6 +168,9 @@ pub(crate) struct UnitContext {
     /// Assignments of hidden variables that the statement being checked needs first (sizes
     /// given by arguments, `sizes.rs`).
     pub(crate) pre_stmts: Vec<ir::Stmt>,
+    /// Uses of a variable whose early look at its initialiser failed (`var.rs`), with the
+    /// variable's name: reported by the end of the unit unless another error explains them.
+    pub(crate) early_failures: Vec<(Span, String)>,
     /// The type of the last unit's result expression before erasure (`:type`).
     pub(crate) result_type: Option<Type>,
     /// Where uses and types are recorded for an editor, when asked (`index.rs`).
@@ -501,6 +504,9 @@ impl Checker {
         }
         self.report_open_instances();
         self.report_expected_results();
+        if self.unit.errors.is_empty() {
+            self.report_early_failures();
+        }
         if self.unit.errors.is_empty() {
             self.report_unknown_types(&body, result.as_ref());
         }

@@ -38,6 +38,9 @@ impl Checker {
                 let saved = (self.scope, self.frame);
                 self.scope = vb.scope;
                 self.frame = vb.loc.frame;
+                // The variables whose own initialisers are being checked are hidden from
+                // those initialisers only, not from this one's.
+                let hidden = std::mem::take(&mut self.unit.hidden);
                 let n_errors = self.unit.errors.len();
                 let (n_fresh, n_pre) = (self.unit.fresh_sizes.len(), self.unit.pre_stmts.len());
                 let t = match &decl.node {
@@ -54,10 +57,25 @@ impl Checker {
                     } => self.expr(a, None).ty,
                     _ => error_type(),
                 };
-                // Errors are reported when the declaration itself is checked.
-                self.unit.errors.truncate(n_errors);
                 self.scope = saved.0;
                 self.frame = saved.1;
+                self.unit.hidden = hidden;
+                // The initialiser could not be checked from here (it needs the declaration
+                // this use is in: `var x : int = m + 1; var m = x;`), though checking the
+                // declaration itself may well succeed: the use is the error, unless another
+                // explains it.
+                if self.unit.errors.len() > n_errors && crate::check::contains_error(&t) {
+                    if let Some(Binding::Var(v)) = self.scopes[vb.scope].values.get_mut(name) {
+                        v.ty = VarType::Pending;
+                    }
+                    self.unit.early_failures.push((span, name.to_string()));
+                    self.unit.errors.truncate(n_errors);
+                    self.unit.fresh_sizes.truncate(n_fresh);
+                    self.unit.pre_stmts.truncate(n_pre);
+                    return error_type();
+                }
+                // Errors are reported when the declaration itself is checked.
+                self.unit.errors.truncate(n_errors);
                 let t = self.zonk(&t);
                 if self.unit.fresh_sizes.len() > n_fresh {
                     // A size known only when the initialiser runs (`filter`'s) is made when
@@ -73,6 +91,23 @@ impl Checker {
                 self.set_var_type(vb, name, t.clone());
                 t
             }
+        }
+    }
+
+    /// The uses of variables whose type could not be known where they are (`var_type`), now
+    /// that no other error explains them.
+    pub(crate) fn report_early_failures(&mut self) {
+        for (span, name) in std::mem::take(&mut self.unit.early_failures) {
+            self.error(CheckError::Type {
+                span,
+                message: format!(
+                    "the type of `{name}` cannot be known here: its initialiser needs the \
+                     declaration this use is in"
+                ),
+                help: Some(format!(
+                    "give `{name}` a type (`var {name} : T = ...`), or define it before this use"
+                )),
+            });
         }
     }
 
