@@ -759,6 +759,29 @@ pub struct Pattern {
     pub span: Span,
 }
 
+impl Pattern {
+    /// The places the pattern binds, each with the (sub)pattern binding it, whose type is
+    /// the place's.
+    pub fn bindings(&self) -> Vec<(Place, &Pattern)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(p) = stack.pop() {
+            match &p.kind {
+                PatternKind::Bind(place) => out.push((*place, p)),
+                PatternKind::As(inner, place) => {
+                    out.push((*place, p));
+                    stack.push(inner);
+                }
+                PatternKind::Tuple(parts) => stack.extend(parts.iter()),
+                PatternKind::Inject { arg: Some(a), .. }
+                | PatternKind::CInject { arg: Some(a), .. } => stack.push(a),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum PatternKind {
     Wildcard,

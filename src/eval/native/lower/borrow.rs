@@ -112,32 +112,14 @@ impl Binds<'_> {
     fn arms<'a>(&mut self, scrutinee: &ExprKind, patterns: impl Iterator<Item = &'a Pattern>) {
         let on_param = matches!(scrutinee, ExprKind::Local(s) if self.params.contains(s));
         for p in patterns {
-            let mut stack = vec![p];
-            while let Some(p) = stack.pop() {
-                let place = match &p.kind {
-                    PatternKind::Bind(place) => Some(place),
-                    PatternKind::As(inner, place) => {
-                        stack.push(inner);
-                        Some(place)
-                    }
-                    PatternKind::Tuple(parts) => {
-                        stack.extend(parts.iter());
-                        None
-                    }
-                    PatternKind::Inject { arg: Some(a), .. }
-                    | PatternKind::CInject { arg: Some(a), .. } => {
-                        stack.push(a);
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(Place::Local(s)) = place {
-                    *self.bound.entry(*s).or_default() += 1;
+            for (place, p) in p.bindings() {
+                if let Place::Local(s) = place {
+                    *self.bound.entry(s).or_default() += 1;
                     if Repr::of(&p.ty).is_some() || Agg::of(&p.ty).is_some() {
-                        self.not_boxed.push(*s);
+                        self.not_boxed.push(s);
                     }
                     if on_param {
-                        self.from_params.push(*s);
+                        self.from_params.push(s);
                     }
                 }
             }

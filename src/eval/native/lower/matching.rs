@@ -293,35 +293,13 @@ impl Lower<'_, '_, '_> {
     /// Can every variable `p` binds be bound from a boxed value natively: a local (in
     /// registers or in the frame), or a global of a scalar or boxed type?
     fn binds_natively(&self, p: &Pattern) -> bool {
-        let mut ok = true;
-        let mut patterns = vec![p];
-        while let Some(p) = patterns.pop() {
-            let place = match &p.kind {
-                PatternKind::Bind(place) => Some(place),
-                PatternKind::As(inner, place) => {
-                    patterns.push(inner);
-                    Some(place)
-                }
-                PatternKind::Tuple(parts) => {
-                    patterns.extend(parts.iter());
-                    None
-                }
-                PatternKind::Inject { arg: Some(a), .. }
-                | PatternKind::CInject { arg: Some(a), .. } => {
-                    patterns.push(a);
-                    None
-                }
-                _ => None,
-            };
-            ok &= match place {
-                None | Some(Place::Local(_)) => true,
-                Some(Place::Global(_)) => {
-                    Repr::of(&p.ty).is_some() || crate::eval::native::Agg::of(&p.ty).is_none()
-                }
-                Some(Place::LocalCell(_) | Place::CaptureCell(_)) => false,
-            };
-        }
-        ok
+        p.bindings().iter().all(|(place, p)| match place {
+            Place::Local(_) => true,
+            Place::Global(_) => {
+                Repr::of(&p.ty).is_some() || crate::eval::native::Agg::of(&p.ty).is_none()
+            }
+            Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        })
     }
 
     /// Bind `place` to the value at `addr` (of type `ty`): a scalar read from its slot, an
@@ -470,22 +448,11 @@ fn unsigned_codes(ty: &Type) -> bool {
 
 /// The local slots a pattern binds.
 pub(super) fn bound_slots(p: &Pattern) -> Vec<Slot> {
-    let mut slots = Vec::new();
-    let mut patterns = vec![p];
-    while let Some(p) = patterns.pop() {
-        match &p.kind {
-            PatternKind::Bind(Place::Local(s)) => slots.push(*s),
-            PatternKind::As(inner, place) => {
-                if let Place::Local(s) = place {
-                    slots.push(*s);
-                }
-                patterns.push(inner);
-            }
-            PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
-            PatternKind::Inject { arg: Some(a), .. }
-            | PatternKind::CInject { arg: Some(a), .. } => patterns.push(a),
-            _ => {}
-        }
-    }
-    slots
+    p.bindings()
+        .into_iter()
+        .filter_map(|(place, _)| match place {
+            Place::Local(s) => Some(s),
+            _ => None,
+        })
+        .collect()
 }

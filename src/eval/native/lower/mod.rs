@@ -168,14 +168,9 @@ fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slo
             *entry = None;
         }
     };
-    let mut patterns: Vec<&crate::core::ir::Pattern> = params.iter().collect();
-    while let Some(p) = patterns.pop() {
-        match &p.kind {
-            PatternKind::Bind(Place::Local(s)) => note(*s, &p.ty),
-            PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
-            PatternKind::Inject { arg: Some(a), .. }
-            | PatternKind::CInject { arg: Some(a), .. } => patterns.push(a),
-            _ => {}
+    for (place, p) in params.iter().flat_map(|p| p.bindings()) {
+        if let Place::Local(s) = place {
+            note(s, &p.ty);
         }
     }
     let mut cells: Vec<Slot> = Vec::new();
@@ -737,18 +732,7 @@ pub(super) fn function(
                     )
                     .expect("bind_group returns a status");
                 l.branch_unwind_if(status);
-                let mut bound = Vec::new();
-                let mut patterns = vec![param];
-                while let Some(p) = patterns.pop() {
-                    match &p.kind {
-                        PatternKind::Bind(Place::Local(s)) => bound.push(*s),
-                        PatternKind::Tuple(parts) => patterns.extend(parts.iter()),
-                        PatternKind::Inject { arg: Some(a), .. }
-                        | PatternKind::CInject { arg: Some(a), .. } => patterns.push(a),
-                        _ => {}
-                    }
-                }
-                let bound = l.registered(bound);
+                let bound = l.registered(matching::bound_slots(param));
                 l.reload(&bound);
                 continue;
             }
