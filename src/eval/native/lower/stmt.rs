@@ -555,9 +555,24 @@ impl Lower<'_, '_, '_> {
             (true, true) => IntCC::UnsignedGreaterThanOrEqual,
             (false, true) => IntCC::UnsignedLessThanOrEqual,
         };
-        let bad = self.b.ins().icmp_imm_s(cc, i, edge);
-        let zero = self.iconst(0);
-        self.raise_if(bad, Site::Step(var_ty, up, to.span), i, zero);
+        // In `a ..< b` over a local the body leaves alone, the variable is below `b`, a value
+        // of its type, so the step cannot pass the type's largest value. So over a global
+        // held in a register for a closed loop (no call in it); any other global or captured
+        // variable may be assigned by a call.
+        let own = match var {
+            Place::Local(_) => true,
+            Place::Global(g) => self.promoted.contains_key(&g),
+            Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        };
+        let assigned = std::cell::Cell::new(!own);
+        crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| {
+            assigned.set(assigned.get() || p == var)
+        });
+        if kind != RangeKind::Exclusive || assigned.get() {
+            let bad = self.b.ins().icmp_imm_s(cc, i, edge);
+            let zero = self.iconst(0);
+            self.raise_if(bad, Site::Step(var_ty, up, to.span), i, zero);
+        }
         let next = self.b.ins().iadd_imm_s(i, delta);
         self.write_var(var, V::I(next));
         self.b.ins().jump(header, &[]);
