@@ -361,9 +361,9 @@ impl Lower<'_, '_, '_> {
         self.b.ins().icmp_imm_s(IntCC::Equal, actual, tag as i64)
     }
 
-    /// Test the value at `addr` with `test` when `shaped` holds (it has the representation
-    /// `p`'s type usually has); a value of another representation goes to the closure
-    /// compiler's binder (a cold path). Lowering goes on where both meet.
+    /// Test the value at `addr` with `test` when `shaped_cond` holds (the value has the
+    /// representation `p`'s type usually has); a value of another representation goes to the
+    /// closure compiler's binder (a cold path). Lowering goes on where both meet.
     fn in_shape(
         &mut self,
         p: &Pattern,
