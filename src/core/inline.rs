@@ -785,26 +785,17 @@ impl Fold for Relocation<'_> {
     fn fold_expr(&mut self, e: &Expr) -> Result<Expr, ()> {
         let kind = match &e.kind {
             // The argument, with the span of the parameter's use (where a fault of the
-            // expression the use is in points).
-            ExprKind::Local(s) => match self.params.get(s) {
+            // expression the use is in points). A parameter replaced by its argument is read,
+            // never moved (`take`): the argument's variable is the caller's.
+            ExprKind::Local(s) | ExprKind::Take(s) => match self.params.get(s) {
                 Some(arg) => {
                     return Ok(Expr {
                         span: e.span,
                         ..arg.clone()
                     })
                 }
+                None if matches!(e.kind, ExprKind::Take(_)) => ExprKind::Take(s + self.base),
                 None => ExprKind::Local(s + self.base),
-            },
-            // A parameter replaced by its argument is read, never moved: the argument's
-            // variable is the caller's.
-            ExprKind::Take(s) => match self.params.get(s) {
-                Some(arg) => {
-                    return Ok(Expr {
-                        span: e.span,
-                        ..arg.clone()
-                    })
-                }
-                None => ExprKind::Take(s + self.base),
             },
             ExprKind::LocalCell(_) => return Err(()),
             ExprKind::Capture(i) => match self.captures.get(*i as usize).ok_or(())? {
