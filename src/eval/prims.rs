@@ -596,11 +596,6 @@ pub fn str_repeat(s: &[u8], n: i128, limits: &crate::limits::Limits) -> Result<V
     Ok(Value::Str(text))
 }
 
-/// `a + b` on strings. R0007 when the result is too big.
-pub fn str_concat(a: &[u8], b: &[u8], limits: &crate::limits::Limits) -> Result<Value, Fault> {
-    str_concat_all(&[a, b], limits)
-}
-
 /// `parts[0] + parts[1] + …`, the result allocated once at its size (a chain of `+` on
 /// strings, however nested, is one concatenation of its operands: `string_parts`); R0007 when
 /// it is too big.
@@ -612,6 +607,15 @@ pub fn str_concat_all(parts: &[&[u8]], limits: &crate::limits::Limits) -> Result
         }
     })?;
     Ok(Value::Str(text))
+}
+
+/// The bytes of a string value (none for anything else, which the checker rules out where
+/// a string is expected).
+pub fn str_bytes(value: &Value) -> &[u8] {
+    match value {
+        Value::Str(text) => text.as_slice(),
+        _ => b"",
+    }
 }
 
 /// The operands of a chain of string concatenations (`a + b + c`, however nested), in
@@ -652,14 +656,16 @@ pub fn new_string(
     Ok(Arc::new(text))
 }
 
-/// `text + tail`, in place when `text` is not shared (the string grows geometrically, so a
-/// loop of appends is linear); R0007 when the result is too big.
+/// `text + tails[0] + tails[1] + …`, in place when `text` is not shared (the string grows
+/// geometrically, so a loop of appends is linear); R0007 when the result is too big, `text`
+/// then unchanged.
 pub fn str_append(
     text: &mut super::value::Text,
-    tail: &[u8],
+    tails: &[&[u8]],
     limits: &crate::limits::Limits,
 ) -> Result<(), Fault> {
-    let total = text.len() as u128 + tail.len() as u128;
+    let added: usize = tails.iter().map(|t| t.len()).sum();
+    let total = text.len() as u128 + added as u128;
     match Arc::get_mut(text) {
         Some(bytes) => {
             limits.check_allocation(total).map_err(|refusal| {
@@ -668,17 +674,22 @@ pub fn str_append(
                     format!("string too large: {}", refusal.describe(total)),
                 )
             })?;
-            if bytes.try_reserve(tail.len()).is_err() {
+            if bytes.try_reserve(added).is_err() {
                 return Err(Fault::new(
                     super::error::TOO_LARGE,
                     format!("string too large: {total} bytes cannot be allocated"),
                 ));
             }
-            bytes.extend_from_slice(tail);
+            for tail in tails {
+                bytes.extend_from_slice(tail);
+            }
             Ok(())
         }
         None => {
-            let Value::Str(joined) = str_concat(text, tail, limits)? else {
+            let mut parts = Vec::with_capacity(tails.len() + 1);
+            parts.push(text.as_slice());
+            parts.extend_from_slice(tails);
+            let Value::Str(joined) = str_concat_all(&parts, limits)? else {
                 return Ok(());
             };
             *text = joined;

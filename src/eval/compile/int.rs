@@ -402,7 +402,7 @@ fn unsigned_codes(ty: &Type) -> bool {
 }
 
 /// Does evaluating the expression involve no call (so no effect on variables)?
-pub(super) fn is_call_free(e: &Expr) -> bool {
+pub(crate) fn is_call_free(e: &Expr) -> bool {
     use crate::core::visit::{walk_expr, Visit};
     struct CallFree(bool);
     impl Visit<'_> for CallFree {

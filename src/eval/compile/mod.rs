@@ -41,8 +41,10 @@ mod stmt;
 mod stores;
 pub(crate) mod varray;
 pub(crate) use expr::literal_builder;
+pub(crate) use int::is_call_free;
 pub(crate) use paths::index_error;
 pub(crate) use pattern::no_match;
+pub(crate) use stores::string_append_tails;
 
 use super::code::{BindCode, CondCode, ExprCode, FloatCode, IntCode, StmtCode};
 

@@ -70,13 +70,8 @@ impl Compiler<'_> {
                 for code in &codes {
                     values.push(code(frame)?);
                 }
-                let texts: smallvec::SmallVec<[&[u8]; 4]> = values
-                    .iter()
-                    .map(|v| match v {
-                        Value::Str(s) => s.as_slice(),
-                        _ => b"".as_slice(),
-                    })
-                    .collect();
+                let texts: smallvec::SmallVec<[&[u8]; 4]> =
+                    values.iter().map(prims::str_bytes).collect();
                 prims::str_concat_all(&texts, &frame.rt.limits).map_err(|f| f.at(span))
             });
         }
@@ -214,7 +209,7 @@ impl Compiler<'_> {
                     let value = a(frame)?;
                     show::check_text_size(min_bytes, &ty, &frame.rt.limits)
                         .map_err(|f| f.at(span))?;
-                    Ok(Value::str(&render(&value, &ty)))
+                    Ok(Value::Str(Arc::new(render(&value, &ty))))
                 })
             }
             Prim::Print | Prim::Println => {

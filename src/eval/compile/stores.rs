@@ -30,39 +30,50 @@ fn place_slot(place: Place) -> usize {
     }
 }
 
+/// The tails of `place = place + t1 + … + tn` on a string variable (`s += e`, however the
+/// chain nests): the tails when the chain starts with the variable itself and no tail can
+/// assign it (none holds a call), so they may be computed before the variable is read and
+/// appended in place.
+pub(crate) fn string_append_tails(place: Place, value: &Expr) -> Option<Vec<&Expr>> {
+    let crate::core::ir::ExprKind::Prim(crate::core::ir::Prim::StrConcat, _) = &value.kind else {
+        return None;
+    };
+    let parts = super::super::prims::string_parts(value);
+    let (text, tails) = parts.split_first()?;
+    let reads_place = match (&text.kind, place) {
+        (crate::core::ir::ExprKind::Local(s), Place::Local(t))
+        | (crate::core::ir::ExprKind::Global(s), Place::Global(t)) => *s == t,
+        _ => false,
+    };
+    (reads_place && tails.iter().all(|t| super::int::is_call_free(t))).then(|| tails.to_vec())
+}
+
 impl Compiler<'_> {
-    /// `s = s + e` on a string variable (`s += e`): `e` appended in place when the string is
-    /// not shared (amortised O(1) per append instead of a copy of `s`). `e` is evaluated
-    /// first, which is only unobservable when it cannot assign `s`: it must be call-free.
+    /// `s = s + t1 + … + tn` on a string variable (`s += e`): the tails appended in place when
+    /// the string is not shared (amortised O(1) per append instead of a copy of `s`). They
+    /// are computed first (`string_append_tails`); a global must be known to be set, so that
+    /// reading it last cannot fail.
     pub(super) fn string_append(&mut self, place: Place, value: &Expr) -> Option<StmtCode> {
-        let crate::core::ir::ExprKind::Prim(crate::core::ir::Prim::StrConcat, args) = &value.kind
-        else {
-            return None;
-        };
-        let [text, tail] = args.as_slice() else {
-            return None;
-        };
-        let reads_place = match (text.kind.clone(), place) {
-            (crate::core::ir::ExprKind::Local(s), Place::Local(t)) => s == t,
-            (crate::core::ir::ExprKind::Global(s), Place::Global(t)) => {
-                s == t && self.uninitialised_check(s, &text.ty).is_none()
+        let tails = string_append_tails(place, value)?;
+        if let Place::Global(g) = place {
+            if self.uninitialised_check(g, &value.ty).is_some() {
+                return None;
             }
-            _ => false,
-        };
-        if !reads_place || !super::int::is_call_free(tail) {
-            return None;
         }
         self.note_place(place);
-        let tail = self.expr(tail);
+        let tails: Vec<Expr> = tails.into_iter().cloned().collect();
+        let codes = self.exprs(&tails);
         let span = value.span;
         Some(Box::new(move |frame| {
-            let tail = tail(frame)?;
-            let Value::Str(tail) = tail else {
-                return Ok(());
-            };
+            let mut values = smallvec::SmallVec::<[Value; 4]>::new();
+            for code in &codes {
+                values.push(code(frame)?);
+            }
+            let texts: smallvec::SmallVec<[&[u8]; 4]> =
+                values.iter().map(super::super::prims::str_bytes).collect();
             let rt = frame.rt;
             with_place(frame, place, |text| match text {
-                Value::Str(bytes) => super::super::prims::str_append(bytes, &tail, &rt.limits),
+                Value::Str(bytes) => super::super::prims::str_append(bytes, &texts, &rt.limits),
                 _ => Ok(()),
             })
             .map_err(|fault| fault.at(span))

@@ -21,6 +21,7 @@ mod chunks;
 mod layout;
 mod lower;
 mod runtime;
+mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

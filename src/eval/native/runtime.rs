@@ -53,7 +53,7 @@ pub fn take_failure(rt: &Runtime<'_>) -> Result<(), Ctrl> {
 }
 
 /// Run `f`, turning its error or panic into a recorded failure (and `default`).
-fn guarded<R>(rt: &Runtime<'_>, default: R, f: impl FnOnce() -> Result<R, Ctrl>) -> R {
+pub(super) fn guarded<R>(rt: &Runtime<'_>, default: R, f: impl FnOnce() -> Result<R, Ctrl>) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => value,
         Ok(Err(ctrl)) => {
@@ -1026,6 +1026,10 @@ pub fn address(helper: Helper) -> usize {
         Helper::ElementCount => element_count as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
         Helper::VarrayOp => varray_op as *const () as usize,
+        Helper::ConcatStrings => super::text::concat_strings as *const () as usize,
+        Helper::AppendStrings => super::text::append_strings as *const () as usize,
+        Helper::ShowValue => super::text::show_value as *const () as usize,
+        Helper::PrintValue => super::text::print_value as *const () as usize,
     }
 }
 
@@ -1076,6 +1080,10 @@ pub enum Helper {
     BoxedParts,
     OwnValue,
     TakeValue,
+    ConcatStrings,
+    AppendStrings,
+    ShowValue,
+    PrintValue,
 }
 
 impl Helper {

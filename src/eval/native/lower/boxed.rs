@@ -2,13 +2,15 @@
 //! address (`value_into`): aggregates (boxed from their leaves), kernels over native
 //! operands, maps, closures, and the forms that build a value from native parts: a call of a
 //! native instance returning a boxed value (written by the callee), a variant or option
-//! (`Some x`, `Node (l, r)`), a conditional or a match choosing one, a copy of a variable, a
-//! constant. Anything else is a fallback piece. The value at the address is replaced only once
-//! the new one is complete, so a fault leaves it as it was.
+//! (`Some x`, `Node (l, r)`), a string (`text.rs`), a conditional or a match choosing one, a
+//! copy of a variable, a constant. Anything else is a fallback piece. The value at the
+//! address is replaced only once the new one is complete, so a fault leaves it as it was.
 
-use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
+use cranelift_codegen::ir::{
+    types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+};
 
-use crate::core::ir::{CmpOp, Expr, ExprKind};
+use crate::core::ir::{CmpOp, Expr, ExprKind, Prim};
 
 use super::super::layout::VALUE_SIZE;
 use super::super::runtime::{Helper, Parts};
@@ -16,6 +18,16 @@ use super::Lower;
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
 use crate::eval::value::Value;
+
+/// Operands read for a helper (`read_operands`): the address of each, whether it is a
+/// temporary this code dropped (a computed string or boxed aggregate), and the unwind blocks
+/// that drop them if a later step fails.
+pub(super) struct Operands {
+    pub(super) addrs: Vec<ClValue>,
+    temps: Vec<ClValue>,
+    blocks: Vec<Block>,
+    outer_unwind: Block,
+}
 
 impl Lower<'_, '_, '_> {
     /// Evaluate `e` into the evaluator's value at `out` (which holds a value, replaced):
@@ -28,6 +40,10 @@ impl Lower<'_, '_, '_> {
             return;
         }
         match &e.kind {
+            ExprKind::Prim(Prim::StrConcat, _) => self.concat_into(e, out),
+            ExprKind::Prim(p @ (Prim::Str | Prim::Repr | Prim::Strr), x) if x.len() == 1 => {
+                self.show_into(p, &x[0], e.span, out)
+            }
             ExprKind::Prim(p, a)
                 if super::expr::evaluates_operands_first(p)
                     && a.iter().any(|o| self.worth_native(o)) =>
@@ -194,26 +210,66 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Read `operands` in order where each lives (`read_operand`: a constant, a variable's
+    /// slot), computing the others (and every scalar or aggregate) into temporaries. A variable is read in place only when no
+    /// later operand holds a call (which could assign it); otherwise it is copied first, as
+    /// the evaluator reads it. Until `release_operands`, a failure drops the temporaries made.
+    pub(super) fn read_operands(&mut self, operands: &[&Expr], why: &str) -> Operands {
+        let mut read = Operands {
+            addrs: Vec::with_capacity(operands.len()),
+            temps: Vec::new(),
+            blocks: Vec::new(),
+            outer_unwind: self.unwind,
+        };
+        for (i, e) in operands.iter().enumerate() {
+            let later_calls = !operands[i + 1..]
+                .iter()
+                .all(|o| crate::eval::compile::is_call_free(o));
+            // A scalar or aggregate is computed: a global may be held in registers by a
+            // closed loop.
+            let native = Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some();
+            let (at, temp) = if later_calls || native {
+                let temp = self.temp_value();
+                self.part_into(e, temp, why);
+                (temp, true)
+            } else {
+                self.read_operand(e, why)
+            };
+            read.addrs.push(at);
+            // A scalar's value owns nothing: its temporary needs no drop.
+            if temp && Repr::of(&e.ty).is_none() {
+                read.temps.push(at);
+                let outer = self.unwind;
+                let unwind = self.side_block(|l| {
+                    l.drop_value(at);
+                    l.b.ins().jump(outer, &[]);
+                });
+                read.blocks.push(unwind);
+                self.unwind = unwind;
+            }
+        }
+        read
+    }
+
+    /// After the helper that read `read`: its temporaries dropped, the unwind block restored.
+    pub(super) fn release_operands(&mut self, read: Operands) {
+        for block in read.blocks {
+            self.b.seal_block(block);
+        }
+        self.unwind = read.outer_unwind;
+        for at in read.temps {
+            self.drop_value(at);
+        }
+    }
+
     /// `x op y` on values not in registers (strings, tuples, variants, lists), compared in
-    /// place by the evaluator's comparator of their type: no copy of either.
+    /// place by the evaluator's comparator of their type (`read_operands`: a variable is
+    /// copied only when the other operand holds a call).
     pub(super) fn compare_boxed(&mut self, op: CmpOp, x: &Expr, y: &Expr) -> ClValue {
-        let why = "an operand of a comparison not in registers";
-        let (xa, x_temp) = self.read_operand(x, why);
-        let outer_unwind = self.unwind;
-        if x_temp {
-            self.unwind = self.side_block(|l| {
-                l.drop_value(xa);
-                l.b.ins().jump(outer_unwind, &[]);
-            });
-        }
-        let (ya, y_temp) = self.read_operand(y, why);
-        if x_temp {
-            let unwind = self.unwind;
-            self.b.seal_block(unwind);
-            self.unwind = outer_unwind;
-        }
+        let read = self.read_operands(&[x, y], "an operand of a comparison not in registers");
         let compare = self.keep(crate::eval::prims::comparator(&x.ty));
         let compare = self.ptr_const(compare);
+        let (xa, ya) = (read.addrs[0], read.addrs[1]);
         let order = self
             .call_helper(
                 Helper::CompareValues,
@@ -222,11 +278,7 @@ impl Lower<'_, '_, '_> {
                 &[compare, xa, ya],
             )
             .expect("compare_values returns the order");
-        for (at, temp) in [(xa, x_temp), (ya, y_temp)] {
-            if temp {
-                self.drop_value(at);
-            }
-        }
+        self.release_operands(read);
         let holds = self
             .b
             .ins()
@@ -282,6 +334,7 @@ impl Lower<'_, '_, '_> {
                 )
             }
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
+            ExprKind::Prim(p, _) => text_prim(p),
             ExprKind::Const(_) | ExprKind::Global(_) => true,
             ExprKind::Local(s) | ExprKind::Take(s) => {
                 !self.vars.contains_key(s) && !self.avars.contains_key(s)
@@ -303,4 +356,10 @@ impl Lower<'_, '_, '_> {
 /// which compares compact sums by case.
 pub(super) fn compared_in_place(ty: &crate::types::Type) -> bool {
     Repr::of(ty).is_none() && Agg::of(ty).is_none() && !crate::types::kind::is_compact(ty)
+}
+
+/// Is `p` one of the text operations native code computes itself (`text.rs`): a string
+/// concatenation, or `str`, `repr` or `_strr` of a value?
+pub(super) fn text_prim(p: &Prim) -> bool {
+    matches!(p, Prim::StrConcat | Prim::Str | Prim::Repr | Prim::Strr)
 }

@@ -374,6 +374,10 @@ impl Lower<'_, '_, '_> {
 
     /// A primitive with native operands.
     fn prim(&mut self, p: &Prim, a: &[Expr], e: &Expr, repr: Repr) -> V {
+        if let (Prim::Print | Prim::Println, [x]) = (p, a) {
+            self.print(x, *p == Prim::Println, e.span);
+            return V::Unit;
+        }
         if let (Prim::Len, [array]) = (p, a) {
             if let (Some(shape), ExprKind::Local(_) | ExprKind::Global(_)) =
                 (Shape::of(&array.ty), &array.kind)
@@ -907,6 +911,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Take(_) | ExprKind::Global(_) => {
                 false
             }
+            ExprKind::Prim(p, _) if super::boxed::text_prim(p) => true,
             ExprKind::Prim(p, a) if !native => {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }

@@ -24,6 +24,7 @@ mod map;
 mod matching;
 mod parallel;
 mod stmt;
+mod text;
 mod varray;
 
 use std::collections::HashMap;

@@ -631,17 +631,21 @@ impl Lower<'_, '_, '_> {
         });
     }
 
-    /// `place = e` for a value not in registers: an array native code computes, or a value it
-    /// builds (a call's result, a variant, a conditional or match choosing one), goes straight
-    /// into the variable's value (`value_into`, which leaves the variable as it was when `e`
+    /// `place = e` for a value not in registers: `s = s + t …` on a string is appended in
+    /// place (`append_into`); an array native code computes, or a value it builds (a call's
+    /// result, a variant, a string, a conditional or match choosing one), goes straight into
+    /// the variable's value (`value_into`, which leaves the variable as it was when `e`
     /// faults); anything else, and a captured variable's assignment, is a fallback piece.
     fn assign_value(&mut self, place: Place, e: &Expr) {
+        if let Some(tails) = crate::eval::compile::string_append_tails(place, e) {
+            if self.slot_var(place) {
+                return self.append_into(place, e, &tails);
+            }
+        }
         let why = format!(
             "an assignment of a value of type {} (not in registers)",
             e.ty
         );
-        // Not a string's concatenation and the like: the closure compiler's assignment updates
-        // a string in place (`s = s + t`) rather than copying it.
         let native =
             matches!(e.ty, Type::Array(..)) && self.worth_native(e) || self.builds_natively(e);
         let addr = match place {

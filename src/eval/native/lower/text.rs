@@ -1,0 +1,122 @@
+//! Text natively: a chain of string concatenations computed into one new string, or appended
+//! in place to the variable it starts with (`s += t`); `str`, `repr` and `_strr` of a value;
+//! printing. The operands are read where they live (`read_operands`) and the runtime's text
+//! helpers (`native::text`) do the work: only an operand native code does not compute is a
+//! fallback piece.
+
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
+
+use crate::core::ir::{Expr, Place, Prim};
+use crate::syntax::span::Span;
+
+use super::super::runtime::Helper;
+use super::super::text::Shown;
+use super::{flags, Lower};
+
+impl Lower<'_, '_, '_> {
+    /// The addresses `addrs` stored in a stack array, its address returned.
+    fn address_list(&mut self, addrs: &[ClValue]) -> ClValue {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (addrs.len().max(1) * 8) as u32,
+            3,
+        ));
+        let list = self.b.ins().stack_addr(types::I64, slot, 0);
+        for (i, at) in addrs.iter().enumerate() {
+            self.b.ins().store(flags(), *at, list, (i * 8) as i32);
+        }
+        list
+    }
+
+    /// Call the text helper `helper` (rt, span, parts, n, target) on the string values at
+    /// `addrs`, unwinding when it fails.
+    fn strings_helper(&mut self, helper: Helper, span: Span, addrs: &[ClValue], target: ClValue) {
+        let list = self.address_list(addrs);
+        let span = self.keep(span);
+        let span = self.ptr_const(span);
+        let n = self.iconst(addrs.len() as i64);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                helper,
+                &[types::I64; 5],
+                &[types::I32],
+                &[rt, span, list, n, target],
+            )
+            .expect("a text helper returns a status");
+        self.branch_unwind_if(status);
+    }
+
+    /// A chain of string concatenations `a + b + …` (however nested) into the value at `out`:
+    /// its operands in order, then one string of their total size. `out` is replaced only
+    /// then, so it may be one of the operands.
+    pub(super) fn concat_into(&mut self, e: &Expr, out: ClValue) {
+        let parts = crate::eval::prims::string_parts(e);
+        let read = self.read_operands(&parts, "an operand of a string concatenation");
+        let addrs = read.addrs.clone();
+        self.strings_helper(Helper::ConcatStrings, e.span, &addrs, out);
+        self.release_operands(read);
+    }
+
+    /// `place = place + t1 + … + tn` (`string_append_tails`) on a string variable held in its
+    /// slot (a local) or a global: the variable is checked for a value first, as the
+    /// evaluator reads it first, then the tails are computed and appended in place.
+    pub(super) fn append_into(&mut self, place: Place, value: &Expr, tails: &[&Expr]) {
+        let addr = match place {
+            Place::Local(slot) => {
+                self.frame_used = true;
+                self.slot_addr(slot)
+            }
+            Place::Global(g) => {
+                let at = self.global_addr(g);
+                let first = crate::eval::prims::string_parts(value)[0];
+                self.check_global_set(g, &value.ty, at, first.span);
+                at
+            }
+            Place::LocalCell(_) | Place::CaptureCell(_) => {
+                unreachable!("the caller passes a variable held in its slot")
+            }
+        };
+        let read = self.read_operands(tails, "an operand of a string concatenation");
+        let addrs = read.addrs.clone();
+        self.strings_helper(Helper::AppendStrings, value.span, &addrs, addr);
+        self.release_operands(read);
+    }
+
+    /// `str x`, `repr x` or `_strr x` into the value at `out`.
+    pub(super) fn show_into(&mut self, p: &Prim, x: &Expr, span: Span, out: ClValue) {
+        let mut shown = Shown::new(&x.ty, span);
+        shown.render = match p {
+            Prim::Repr => crate::eval::format::repr_value_bytes,
+            Prim::Strr => crate::eval::format::strr_value_bytes,
+            _ => crate::eval::format::str_value_bytes,
+        };
+        self.shown_helper(Helper::ShowValue, shown, x, Some(out));
+    }
+
+    /// `print x` or `println x` of a value of any type.
+    pub(super) fn print(&mut self, x: &Expr, newline: bool, span: Span) {
+        let mut shown = Shown::new(&x.ty, span);
+        shown.newline = newline;
+        self.shown_helper(Helper::PrintValue, shown, x, None);
+    }
+
+    /// Call `helper` (rt, shown, the value of `x`, then `out` if any), unwinding when it fails.
+    fn shown_helper(&mut self, helper: Helper, shown: Shown, x: &Expr, out: Option<ClValue>) {
+        let read = self.read_operands(&[x], "the operand of a conversion to text or a print");
+        let shown = self.keep(shown);
+        let shown = self.ptr_const(shown);
+        let mut values = vec![self.rt, shown, read.addrs[0]];
+        values.extend(out);
+        let status = self
+            .call_helper(
+                helper,
+                &vec![types::I64; values.len()],
+                &[types::I32],
+                &values,
+            )
+            .expect("a text helper returns a status");
+        self.branch_unwind_if(status);
+        self.release_operands(read);
+    }
+}

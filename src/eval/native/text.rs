@@ -1,0 +1,126 @@
+//! The runtime's text helpers: what native code calls to concatenate strings (into a new
+//! string, or appended in place to a variable's), to render a value as text (`str`, `repr`,
+//! `_strr`) and to print one. Each takes its operands where native code keeps them (a frame
+//! slot, a global, a kept constant or a stack temporary) and copies none of them; the
+//! kernels, limits and messages are the evaluator's own.
+
+use crate::syntax::span::Span;
+use crate::types::Type;
+
+use super::super::format as show;
+use super::super::prims;
+use super::super::value::Value;
+use super::super::Runtime;
+use super::runtime::guarded;
+
+/// The `n` values whose addresses are at `parts`, as byte strings.
+///
+/// SAFETY: the caller passes `n` addresses of live string values.
+unsafe fn texts<'a>(parts: *const *const Value, n: usize) -> smallvec::SmallVec<[&'a [u8]; 8]> {
+    let parts = unsafe { std::slice::from_raw_parts(parts, n) };
+    parts
+        .iter()
+        .map(|&p| prims::str_bytes(unsafe { &*p }))
+        .collect()
+}
+
+/// `parts[0] + … + parts[n - 1]`, allocated once at its size, into `out` (which holds a
+/// value, replaced only when the result is complete: `out` may be one of the parts). 0: done;
+/// 1: failed (R0007, too large).
+pub(super) extern "C" fn concat_strings(
+    rt: &Runtime<'_>,
+    span: &Span,
+    parts: *const *const Value,
+    n: usize,
+    out: *mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: native code passes `n` addresses of string values it keeps alive.
+        let joined = prims::str_concat_all(&unsafe { texts(parts, n) }, &rt.limits)
+            .map_err(|f| f.at(*span))?;
+        // SAFETY: `out` is a value native code owns; no part is borrowed past this point.
+        unsafe { *out = joined };
+        Ok(0)
+    })
+}
+
+/// `*place = *place + parts[0] + … + parts[n - 1]`: appended in place when the variable's
+/// string is not shared (so a loop of appends is linear), else copied once. No part is the
+/// variable's own value. 0: done; 1: failed (R0007, too large; the variable unchanged).
+pub(super) extern "C" fn append_strings(
+    rt: &Runtime<'_>,
+    span: &Span,
+    parts: *const *const Value,
+    n: usize,
+    place: &mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: as `concat_strings`; the parts are values other than `place`.
+        let tails = unsafe { texts(parts, n) };
+        if let Value::Str(text) = place {
+            prims::str_append(text, &tails, &rt.limits).map_err(|f| f.at(*span))?;
+        }
+        Ok(0)
+    })
+}
+
+/// How a value is rendered or printed: its type, the least size of its text (checked against
+/// the allocation limit first, as the evaluator does), and where in the source.
+pub struct Shown {
+    pub ty: Type,
+    pub min_bytes: u128,
+    pub span: Span,
+    /// `str`, `repr` or `_strr`.
+    pub render: fn(&Value, &Type) -> Vec<u8>,
+    /// For printing: end with a newline (`println`).
+    pub newline: bool,
+}
+
+impl Shown {
+    pub fn new(ty: &Type, span: Span) -> Shown {
+        Shown {
+            ty: ty.clone(),
+            min_bytes: show::min_text_bytes(ty),
+            span,
+            render: show::str_value_bytes,
+            newline: false,
+        }
+    }
+
+    fn text(&self, rt: &Runtime<'_>, value: &Value) -> Result<Vec<u8>, super::super::Ctrl> {
+        show::check_text_size(self.min_bytes, &self.ty, &rt.limits).map_err(|f| f.at(self.span))?;
+        Ok((self.render)(value, &self.ty))
+    }
+}
+
+/// The text of the value at `value` into `out` (which holds a value, replaced). 0: done; 1:
+/// failed (R0007).
+pub(super) extern "C" fn show_value(
+    rt: &Runtime<'_>,
+    shown: &Shown,
+    value: &Value,
+    out: &mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        *out = Value::Str(std::sync::Arc::new(shown.text(rt, value)?));
+        Ok(0)
+    })
+}
+
+/// Print the value at `value` as `str` renders it (a string's own bytes, written as they are),
+/// then a newline for `println`. 0: done; 1: failed (R0007).
+pub(super) extern "C" fn print_value(rt: &Runtime<'_>, shown: &Shown, value: &Value) -> u32 {
+    guarded(rt, 1, || {
+        match (value, &shown.ty) {
+            (Value::Str(text), Type::String) if !shown.newline => rt.write(text),
+            _ => {
+                let mut text = shown.text(rt, value)?;
+                if shown.newline {
+                    text.push(b'\n');
+                }
+                rt.write(&text);
+            }
+        }
+        Ok(0)
+    })
+}
