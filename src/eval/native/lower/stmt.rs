@@ -638,7 +638,15 @@ impl Lower<'_, '_, '_> {
     /// faults); anything else, and a captured variable's assignment, is a fallback piece.
     fn assign_value(&mut self, place: Place, e: &Expr) {
         if let Some(tails) = crate::eval::compile::string_append_tails(place, e) {
-            if self.slot_var(place) {
+            // A tail that is the variable itself (`s = s + s`) is read where it lives, so it
+            // cannot be appended to in place: the concatenation makes a new string.
+            let reads_place = |t: &&Expr| match (&t.kind, place) {
+                (ExprKind::Local(s), Place::Local(p)) | (ExprKind::Global(s), Place::Global(p)) => {
+                    *s == p
+                }
+                _ => false,
+            };
+            if self.slot_var(place) && !tails.iter().any(reads_place) {
                 return self.append_into(place, e, &tails);
             }
         }
