@@ -542,7 +542,9 @@ impl Checker {
         self.top = scope;
         self.scope = scope;
         self.prelude_scope.get_or_insert(scope);
-        let functions = std::mem::take(&mut self.unit.out_funs)
+        let mut functions = std::mem::take(&mut self.unit.out_funs);
+        crate::core::selfcall::direct_self_calls(&mut functions);
+        let functions = functions
             .into_iter()
             .map(
                 |(id, f)| match crate::core::tailcall::loop_self_tail_calls(id, &f) {

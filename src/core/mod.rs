@@ -5,6 +5,7 @@ pub mod ir;
 pub mod prims;
 pub mod print;
 pub mod printf;
+pub mod selfcall;
 pub mod subst;
 pub mod tailcall;
 pub mod validate;

@@ -107,7 +107,9 @@ fn names(id: FunId, body: &[Stmt]) -> bool {
     impl<'ir> Visit<'ir> for Finds {
         fn visit_expr(&mut self, e: &'ir Expr) {
             match &e.kind {
-                ExprKind::MakeFun { fun, .. } if *fun == self.0 => self.1 = true,
+                ExprKind::MakeFun { fun, .. } | ExprKind::Closure { fun, .. } if *fun == self.0 => {
+                    self.1 = true
+                }
                 _ if !self.1 => walk_expr(self, e),
                 _ => {}
             }
@@ -340,11 +342,7 @@ impl Rewrite<'_> {
             ExprKind::Match(_, arms) => arms.iter().any(|arm| self.has_tail_call(&arm.body)),
             ExprKind::Call { func, args } => {
                 args.len() == self.groups
-                    && matches!(
-                        &func.kind,
-                        ExprKind::MakeFun { fun, type_args }
-                            if *fun == self.id && *type_args == self.own_args
-                    )
+                    && crate::core::selfcall::is_self(func, self.id, &self.own_args)
             }
             _ => false,
         }

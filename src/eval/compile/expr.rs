@@ -344,22 +344,43 @@ impl Compiler<'_> {
 
     pub(super) fn call(&mut self, func: &Expr, args: &[Expr], span: Span) -> ExprCode {
         let mut arg_codes = self.exprs(args);
-        if let ExprKind::MakeFun { fun, type_args } = &func.kind {
+        let known = match &func.kind {
+            ExprKind::MakeFun { fun, type_args } => Some((fun, type_args, None)),
+            ExprKind::Closure {
+                fun,
+                type_args,
+                captures,
+            } => Some((fun, type_args, Some(captures.to_vec()))),
+            _ => None,
+        };
+        if let Some((fun, type_args, own)) = known {
             let Some(instance) = self.instance(*fun, type_args) else {
                 return internal(format!("unknown function {fun}"), span);
             };
-            self.note_captures(&instance.captures);
+            let captures = own.unwrap_or_else(|| instance.captures.clone());
+            self.note_captures(&captures);
             let n_groups = instance.n_groups;
             // Direct call: no closure value is built.
-            if instance.captures.is_empty() && n_groups == 1 && arg_codes.len() == 1 {
+            if captures.is_empty() && n_groups == 1 && arg_codes.len() == 1 {
                 let arg = arg_codes.pop().expect("one argument");
                 return Box::new(move |frame| {
                     let value = arg(frame)?;
                     call_instance(frame.rt, &instance, &[], [value], span)
                 });
             }
+            // The running closure calling itself (`core::selfcall`) passes its captures on.
+            let own = captures
+                .iter()
+                .enumerate()
+                .all(|(i, c)| *c == crate::core::ir::Capture::Outer(i as u32));
             return Box::new(move |frame| {
-                let captures = gather_captures(frame, &instance.captures);
+                let gathered;
+                let captures = if own && frame.captures.len() == captures.len() {
+                    frame.captures
+                } else {
+                    gathered = gather_captures(frame, &captures);
+                    &gathered[..]
+                };
                 let mut values = Vec::with_capacity(arg_codes.len());
                 for code in &arg_codes {
                     values.push(code(frame)?);
@@ -367,12 +388,12 @@ impl Compiler<'_> {
                 if values.len() < n_groups {
                     return Ok(Value::Fun(Arc::new(Closure {
                         instance: instance.clone(),
-                        captures: captures.into(),
+                        captures: captures.to_vec().into(),
                         args: values,
                     })));
                 }
                 let rest = values.split_off(n_groups);
-                let result = call_instance(frame.rt, &instance, &captures, values, span)?;
+                let result = call_instance(frame.rt, &instance, captures, values, span)?;
                 if rest.is_empty() {
                     Ok(result)
                 } else {

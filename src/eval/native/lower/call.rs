@@ -123,8 +123,15 @@ impl Lower<'_, '_, '_> {
         }
         // The captures, gathered once the arguments are computed: the buffer borrows the
         // frame's values, which nothing changes until the call returns.
+        let own = captures.len() == self.n_captures
+            && captures
+                .iter()
+                .enumerate()
+                .all(|(i, c)| *c == crate::core::ir::Capture::Outer(i as u32));
         let caps = match captures.is_empty() {
             true => values[1],
+            // The running closure calling itself (`core::selfcall`) passes its captures on.
+            false if own => self.captures,
             false => self.captures_buffer(&captures).expect("reachable"),
         };
         values[1] = caps;
