@@ -203,6 +203,8 @@ struct Gen<'c> {
     ret: Option<Ty>,
     /// Inside a function (whose nested functions capture its parameters and variables).
     nested: bool,
+    /// The string variables in scope (a global, and some functions' own).
+    texts: Vec<String>,
 }
 
 impl<'c> Gen<'c> {
@@ -217,6 +219,7 @@ impl<'c> Gen<'c> {
             structs: None,
             ret: None,
             nested: false,
+            texts: Vec::new(),
         }
     }
 
@@ -498,6 +501,7 @@ impl<'c> Gen<'c> {
         let pad = "  ".repeat(indent);
         let options = if depth == 0 { 6 } else { 10 };
         match self.pick(options) {
+            0 | 1 if !self.texts.is_empty() && self.chance(35) => self.text(&pad),
             0 | 1 => {
                 let ty = self.ty();
                 let e = self.expr(ty, 3);
@@ -602,6 +606,24 @@ impl<'c> Gen<'c> {
         }
     }
 
+    /// A statement building text in a string variable: appended to (in place, or by a
+    /// chain starting elsewhere), doubled while short, printed.
+    fn text(&mut self, pad: &str) -> String {
+        let n = self.texts.len();
+        let (i, j) = (self.pick(n), self.pick(n));
+        let (t, u) = (self.texts[i].clone(), self.texts[j].clone());
+        let ty = self.ty();
+        let e = self.expr(ty, 2);
+        match self.pick(6) {
+            0 => format!("{pad}{t} += str ({e}) + \",\";\n"),
+            1 => format!("{pad}{t} = \"<\" + {t} + str ({e});\n"),
+            2 => format!("{pad}if {t}.len.int < 40 do {t} = {t} + {t}; done\n"),
+            3 => format!("{pad}println$ {t} + \" \" + str ({e});\n"),
+            4 => format!("{pad}print {t}; print \"|\"; println$ {e};\n"),
+            _ => format!("{pad}if {u}.len.int < 40 do {t} = {u} + str ({e}) + {u}; done\n"),
+        }
+    }
+
     /// An array declaration, zero-filled or initialised.
     fn array(&mut self, pad: &str) -> String {
         let elem = if self.pick(2) == 0 { Int } else { Double };
@@ -635,7 +657,7 @@ impl<'c> Gen<'c> {
             second,
             recursive,
         };
-        let (vars, arrs) = (self.vars.len(), self.arrs.len());
+        let (vars, arrs, texts) = (self.vars.len(), self.arrs.len(), self.texts.len());
         let mut header = Vec::new();
         let mut param_names = Vec::new();
         if recursive {
@@ -662,6 +684,11 @@ impl<'c> Gen<'c> {
         // assign and call it: captures by value (the parameters) and of variables (cells).
         let funcs = self.funcs.len();
         let mut inner = String::new();
+        if self.chance(30) {
+            let t = self.fresh("t");
+            inner += &format!("  var {t} = \"\";\n");
+            self.texts.push(t);
+        }
         if !self.nested && self.chance(40) {
             let ty = self.ty();
             let c = self.fresh("c");
@@ -720,6 +747,7 @@ impl<'c> Gen<'c> {
             self.ret = None;
             self.vars.truncate(vars);
             self.arrs.truncate(arrs);
+            self.texts.truncate(texts);
             self.funcs.truncate(funcs);
             self.funcs.push(func);
             return out;
@@ -744,6 +772,7 @@ impl<'c> Gen<'c> {
         self.ret = None;
         self.vars.truncate(vars);
         self.arrs.truncate(arrs);
+        self.texts.truncate(texts);
         self.funcs.truncate(funcs);
         self.funcs.push(func);
         out
@@ -751,7 +780,8 @@ impl<'c> Gen<'c> {
 
     /// A whole program: globals, functions, statements, and the globals printed at the end.
     fn program(&mut self) -> String {
-        let mut out = String::new();
+        let mut out = String::from("var gt = \"\";\n");
+        self.texts.push("gt".to_string());
         for _ in 0..1 + self.pick(5) {
             let ty = self.ty();
             let name = self.fresh("g");
@@ -789,6 +819,7 @@ impl<'c> Gen<'c> {
             .map(|v| v.name.clone())
             .chain(self.arrs.iter().map(|a| a.name.clone()))
             .chain(self.structs.iter().map(|_| "sa".to_string()))
+            .chain(std::iter::once("gt".to_string()))
             .collect();
         for g in globals {
             out += &format!("println$ {g};\n");
@@ -917,7 +948,7 @@ proptest! {
 /// programs that pass the checker, and some run to the end.
 #[test]
 fn generated_programs_check() {
-    let (mut ran, mut pairs, mut structs, mut nested, mut boxed) = (0, 0, 0, 0, 0);
+    let (mut ran, mut pairs, mut structs, mut nested, mut boxed, mut text) = (0, 0, 0, 0, 0, 0);
     for seed in 0..40u32 {
         let choices: Vec<u32> = (0..600u32)
             .map(|i| {
@@ -935,6 +966,7 @@ fn generated_programs_check() {
         structs += usize::from(src.contains("struct S") && src.contains("sa.("));
         nested += usize::from(src.lines().any(|l| l.starts_with("  var c")));
         boxed += usize::from(src.contains("endmatch") || src.contains("\"s\""));
+        text += usize::from(src.contains(" += str ("));
     }
     assert!(ran > 0, "no generated program ran to the end");
     assert!(
@@ -947,4 +979,5 @@ fn generated_programs_check() {
         boxed > 0,
         "no generated program matches an option or reads a tuple holding a string"
     );
+    assert!(text > 0, "no generated program appends to a string");
 }
