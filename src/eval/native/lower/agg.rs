@@ -516,3 +516,83 @@ impl Lower<'_, '_, '_> {
         }
     }
 }
+
+impl Lower<'_, '_, '_> {
+    /// Can native code assign the aggregate variable `place` (a local, in registers or its
+    /// frame slot, or a global)? A captured variable's cell cannot.
+    pub(super) fn aggregate_var(&self, place: Place) -> bool {
+        matches!(place, Place::Local(_) | Place::Global(_))
+    }
+
+    /// `place = v` for the aggregate `v` of type `ty` (`aggregate_var`): into its registers,
+    /// or boxed into its frame or global slot.
+    pub(super) fn write_aggregate(&mut self, place: Place, ty: &Type, v: V) {
+        let agg = Agg::of(ty).expect("an aggregate");
+        match place {
+            Place::Local(slot) if self.avars.contains_key(&slot) => self.write_agg_var(slot, v),
+            Place::Local(slot) => {
+                self.frame_used = true;
+                let addr = self.slot_addr(slot);
+                self.box_into(addr, &agg, v);
+            }
+            Place::Global(g) => {
+                if !self.promoted_write(g, v) {
+                    let addr = self.global_addr(g);
+                    self.box_into(addr, &agg, v);
+                }
+            }
+            Place::LocalCell(_) | Place::CaptureCell(_) => {
+                unreachable!("checked by aggregate_var")
+            }
+        }
+    }
+
+    /// `&x.f.g <- v` into a field of an aggregate variable (a struct, tuple or record of
+    /// scalars): the value, then the variable read, its leaves of that field replaced and
+    /// written back. False, having done nothing, when the store is not of that form.
+    pub(super) fn store_field(
+        &mut self,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+    ) -> bool {
+        let read = match place {
+            Place::Local(s) => ExprKind::Local(s),
+            Place::Global(g) => ExprKind::Global(g),
+            Place::LocalCell(_) | Place::CaptureCell(_) => return false,
+        };
+        if crate::eval::native::Held::of(&value.ty).is_none() {
+            return false;
+        }
+        let mut ty = root_ty.clone();
+        let mut start = 0;
+        for step in path {
+            let PathStep::Field(i) = step else {
+                return false;
+            };
+            let Some((first, _)) = Agg::component(&ty, *i as usize) else {
+                return false;
+            };
+            let Some(field) = ty.field_type(*i as usize) else {
+                return false;
+            };
+            start += first;
+            ty = field;
+        }
+        self.check_store_target(place, root_ty, path, value);
+        let v = self.expr(value);
+        let new = self.leaves(v);
+        let current = Expr {
+            kind: read,
+            ty: root_ty.clone(),
+            span: value.span,
+        };
+        let whole = self.expr(&current);
+        let mut leaves = self.leaves(whole);
+        leaves.splice(start..start + new.len(), new);
+        let updated = self.agg_value(leaves);
+        self.write_aggregate(place, root_ty, updated);
+        true
+    }
+}

@@ -133,28 +133,13 @@ impl Lower<'_, '_, '_> {
                 }
             }
             // An aggregate: into its registers, or boxed into its frame or global slot.
-            Stmt::Assign(place, e) if Agg::of(&e.ty).is_some() => match place {
-                Place::Local(slot) if self.avars.contains_key(slot) => {
-                    let v = self.expr(e);
-                    self.write_agg_var(*slot, v);
+            Stmt::Assign(place, e) if Agg::of(&e.ty).is_some() => {
+                if !self.aggregate_var(*place) {
+                    return self.fallback_stmt(s, "an assignment of a captured variable", e.span);
                 }
-                Place::Local(slot) => {
-                    let agg = Agg::of(&e.ty).expect("checked");
-                    let v = self.expr(e);
-                    self.frame_used = true;
-                    let addr = self.slot_addr(*slot);
-                    self.box_into(addr, &agg, v);
-                }
-                Place::Global(g) => {
-                    let agg = Agg::of(&e.ty).expect("checked");
-                    let v = self.expr(e);
-                    if !self.promoted_write(*g, v) {
-                        let addr = self.global_addr(*g);
-                        self.box_into(addr, &agg, v);
-                    }
-                }
-                _ => self.fallback_stmt(s, "an assignment of a captured variable", e.span),
-            },
+                let v = self.expr(e);
+                self.write_aggregate(*place, &e.ty, v);
+            }
             // A body inlined into a value that is not in registers (a function returning a
             // tuple): its statements are native code, only its final value is a fallback piece.
             Stmt::Assign(place, e) if Repr::of(&e.ty).is_none() && peelable(e).is_some() => {
@@ -797,7 +782,9 @@ impl Lower<'_, '_, '_> {
             self.write_var(place, v);
             return;
         }
-        if self.store_columns(s, place, root_ty, path, value) {
+        if self.store_field(place, root_ty, path, value)
+            || self.store_columns(s, place, root_ty, path, value)
+        {
             return;
         }
         let Some(base_kind) = self.place_base(place) else {
@@ -957,7 +944,7 @@ impl Lower<'_, '_, '_> {
 
     /// A store into a global whose declaration may not have run yet is R0011, from the first
     /// index to the value (as a read would be).
-    fn check_store_target(
+    pub(super) fn check_store_target(
         &mut self,
         place: Place,
         root_ty: &Type,
