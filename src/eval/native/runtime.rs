@@ -780,14 +780,44 @@ extern "C" fn make_parts(
     })
 }
 
-/// The bits (of representation `repr`) of field `i` of a tuple, record or struct value, as
-/// the closure compiler reads it (a value that is not a tuple is its own only field).
-extern "C" fn field_bits(value: &Value, i: u64, repr: u64) -> u64 {
-    let part = match value {
+/// The part of `value` that the fields `path` lead to (field `i` of a tuple, record or struct
+/// value, then of that part, …), as the closure compiler reads it: a value that is not a tuple
+/// is its own only field.
+fn leaf_at<'v>(value: &'v Value, path: &[u32]) -> &'v Value {
+    path.iter().fold(value, |part, &i| match part {
         Value::Tuple(parts) => parts.get(i as usize).unwrap_or(&Value::Unit),
         other => other,
-    };
-    repr_of(repr as u32).unboxed(part)
+    })
+}
+
+/// The bits (of representation `repr`) of the scalar that the `n` fields at `path` lead to
+/// in `value` (`leaf_at`).
+extern "C" fn leaf_bits(value: &Value, path: *const u32, n: usize, repr: u64) -> u64 {
+    // SAFETY: native code passes a path it keeps, of `n` field indices.
+    let path = unsafe { std::slice::from_raw_parts(path, n) };
+    repr_of(repr as u32).unboxed(leaf_at(value, path))
+}
+
+/// Replace the scalar that the `n` fields at `path` lead to in `value` (`leaf_at`) by the
+/// bits `bits` of representation `repr`, each tuple on the way made unshared first (as the
+/// closure compiler's store does); nothing when the value has no such part (a global not
+/// assigned yet, whose error native code raised first).
+extern "C" fn set_leaf(value: &mut Value, path: *const u32, n: usize, repr: u64, bits: u64) {
+    // SAFETY: as `leaf_bits`.
+    let path = unsafe { std::slice::from_raw_parts(path, n) };
+    let mut part = value;
+    for &i in path {
+        part = match part {
+            Value::Tuple(parts) => match Arc::make_mut(parts).get_mut(i as usize) {
+                Some(field) => field,
+                None => return,
+            },
+            other => other,
+        };
+    }
+    if !matches!(part, Value::Unit) {
+        *part = repr_of(repr as u32).boxed(bits);
+    }
 }
 
 /// The address of the first of the consecutive part values of a tuple, or of an array whose
@@ -1012,7 +1042,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
-        Helper::FieldBits => field_bits as *const () as usize,
+        Helper::LeafBits => leaf_bits as *const () as usize,
+        Helper::SetLeaf => set_leaf as *const () as usize,
         Helper::BoxedParts => boxed_parts as *const () as usize,
         Helper::OwnValue => own_value as *const () as usize,
         Helper::TakeValue => take_value as *const () as usize,
@@ -1076,7 +1107,8 @@ pub enum Helper {
     MatchPattern,
     MakeSum,
     MakeParts,
-    FieldBits,
+    LeafBits,
+    SetLeaf,
     BoxedParts,
     OwnValue,
     TakeValue,

@@ -547,9 +547,11 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// `&x.f.g <- v` into a field of an aggregate variable (a struct, tuple or record of
-    /// scalars): the value, then the variable read, its leaves of that field replaced and
-    /// written back. False, having done nothing, when the store is not of that form.
+    /// `&x.f.g <- v` into a field of a variable (a struct, tuple or record): a scalar into a
+    /// variable held as a value replaced there (the other fields untouched, the value made
+    /// unshared first); otherwise, for an aggregate variable, the value computed, the variable
+    /// read, its leaves of that field replaced and written back. False, having done nothing,
+    /// when the store is not of either form.
     pub(super) fn store_field(
         &mut self,
         place: Place,
@@ -562,23 +564,42 @@ impl Lower<'_, '_, '_> {
             Place::Global(g) => ExprKind::Global(g),
             Place::LocalCell(_) | Place::CaptureCell(_) => return false,
         };
-        if crate::eval::native::Held::of(&value.ty).is_none() {
+        let Some(held) = crate::eval::native::Held::of(&value.ty) else {
             return false;
-        }
+        };
+        let mut fields = Vec::with_capacity(path.len());
         let mut ty = root_ty.clone();
-        let mut start = 0;
         for step in path {
             let PathStep::Field(i) = step else {
-                return false;
-            };
-            let Some((first, _)) = Agg::component(&ty, *i as usize) else {
                 return false;
             };
             let Some(field) = ty.field_type(*i as usize) else {
                 return false;
             };
-            start += first;
+            fields.push(*i);
             ty = field;
+        }
+        let scalar = matches!(
+            held,
+            crate::eval::native::Held::Scalar(Repr::I64 | Repr::F64)
+        );
+        if scalar {
+            if let Some(at) = self.boxed_var_addr(place) {
+                self.check_store_target(place, root_ty, path, value);
+                let v = self.expr(value);
+                self.set_leaf(at, fields, v);
+                return true;
+            }
+        }
+        // The field's leaves among the aggregate's.
+        let mut start = 0;
+        let mut ty = root_ty.clone();
+        for &i in &fields {
+            let Some((first, _)) = Agg::component(&ty, i as usize) else {
+                return false;
+            };
+            start += first;
+            ty = ty.field_type(i as usize).expect("a field");
         }
         self.check_store_target(place, root_ty, path, value);
         let v = self.expr(value);
@@ -594,5 +615,82 @@ impl Lower<'_, '_, '_> {
         let updated = self.agg_value(leaves);
         self.write_aggregate(place, root_ty, updated);
         true
+    }
+
+    /// The address of the value of a variable held as a value, not in registers: a global
+    /// not promoted by a closed loop, a local in its frame slot; `None` for any other.
+    pub(super) fn boxed_var_addr(&mut self, place: Place) -> Option<ClValue> {
+        match place {
+            Place::Global(g) if !self.promoted.contains_key(&g) => Some(self.global_addr(g)),
+            Place::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                self.frame_used = true;
+                Some(self.slot_addr(s))
+            }
+            _ => None,
+        }
+    }
+
+    /// The fields that the projection `e` takes from a variable held as a value
+    /// (`boxed_var_addr`), with the variable (its read and place): `g.a.x` gives `g` and
+    /// `[a, x]`.
+    pub(super) fn boxed_fields<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, Place, Vec<u32>)> {
+        let mut fields = Vec::new();
+        let mut at = e;
+        while let ExprKind::Field(inner, i) = &at.kind {
+            // A field of a tuple, record or struct (an array's is an element).
+            inner.ty.field_type(*i as usize)?;
+            fields.push(*i);
+            at = inner;
+        }
+        fields.reverse();
+        let place = match at.kind {
+            ExprKind::Global(g) if !self.promoted.contains_key(&g) => Place::Global(g),
+            ExprKind::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
+                Place::Local(s)
+            }
+            _ => return None,
+        };
+        (!fields.is_empty()).then_some((at, place, fields))
+    }
+
+    /// The scalar (of `repr`) that `fields` lead to in the value at `at`, read in place.
+    pub(super) fn leaf_bits(&mut self, at: ClValue, fields: Vec<u32>, repr: Repr) -> V {
+        let n = self.iconst(fields.len() as i64);
+        let fields = self.keep(fields);
+        let path = self.ptr_const(unsafe { (*fields).as_ptr() });
+        let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
+        let bits = self
+            .call_helper(
+                Helper::LeafBits,
+                &[types::I64; 4],
+                &[types::I64],
+                &[at, path, n, code],
+            )
+            .expect("leaf_bits returns bits");
+        self.bits_value(bits, repr)
+    }
+
+    /// Replace the scalar that `fields` lead to in the value at `at` by `v`.
+    fn set_leaf(&mut self, at: ClValue, fields: Vec<u32>, v: V) {
+        let (bits, repr) = match v {
+            V::I(x) => (x, Repr::I64),
+            V::F(x) => (
+                self.b
+                    .ins()
+                    .bitcast(types::I64, cranelift_codegen::ir::MemFlagsData::new(), x),
+                Repr::F64,
+            ),
+            V::Unit | V::Agg(_) => return,
+        };
+        let n = self.iconst(fields.len() as i64);
+        let fields = self.keep(fields);
+        let path = self.ptr_const(unsafe { (*fields).as_ptr() });
+        let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
+        self.call_helper(
+            Helper::SetLeaf,
+            &[types::I64; 5],
+            &[],
+            &[at, path, n, code, bits],
+        );
     }
 }

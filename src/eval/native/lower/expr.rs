@@ -207,6 +207,19 @@ impl Lower<'_, '_, '_> {
                     None => self.fallback_expr(e, "the size of a large type"),
                 }
             }
+            // A scalar field of a variable held as a value: read in place, not unboxed whole.
+            ExprKind::Field(..)
+                if matches!(repr, Repr::I64 | Repr::F64) && self.boxed_fields(e).is_some() =>
+            {
+                let (root, place, fields) = self.boxed_fields(e).expect("checked");
+                let at = self
+                    .boxed_var_addr(place)
+                    .expect("a variable held as a value");
+                if let Place::Global(g) = place {
+                    self.check_global_set(g, &root.ty, at, root.span);
+                }
+                self.leaf_bits(at, fields, repr)
+            }
             ExprKind::Field(inner, i)
                 if repr != Repr::Unit && Agg::component(&inner.ty, *i as usize).is_some() =>
             {
@@ -221,20 +234,11 @@ impl Lower<'_, '_, '_> {
                     && crate::eval::array::Shape::of(&inner.ty).is_none() =>
             {
                 let (addr, temp) = self.boxed_operand(inner, "a tuple not in registers");
-                let i = self.iconst(*i as i64);
-                let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
-                let bits = self
-                    .call_helper(
-                        Helper::FieldBits,
-                        &[types::I64; 3],
-                        &[types::I64],
-                        &[addr, i, code],
-                    )
-                    .expect("field_bits returns bits");
+                let v = self.leaf_bits(addr, vec![*i], repr);
                 if temp {
                     self.drop_value(addr);
                 }
-                self.bits_value(bits, repr)
+                v
             }
             ExprKind::CInject { tag, arg }
                 if repr == Repr::I64
