@@ -6,11 +6,13 @@
 //!   pointers, and the bytes of strings are read and written in place; loops, conditions,
 //!   matches and direct calls become branches and calls.
 //! - `runtime.rs`: what compiled code calls (errors with their spans, array views, the
-//!   evaluator for the parts lowering does not represent).
+//!   evaluator for the parts lowering does not represent); `text.rs`: its helpers that build,
+//!   render and print text.
 //! - `layout.rs`: the evaluator's data as native code sees it.
 //!
-//! What lowering does not represent yet (building strings, tuples, structs and arrays of them,
-//! sums, closures, pointers to scalars and fields, library kernels over arrays, ...) runs on the closure compiler *inside* native code: such an
+//! What lowering does not represent yet (library kernels over arrays and strings, calls of
+//! unknown function values with results not in registers, pointers to scalars and fields,
+//! cast pointers, ...) runs on the closure compiler *inside* native code: such an
 //! expression or statement is compiled by `compile::Compiler` and called with the native
 //! frame, whose slots hold the evaluator's `Value`s (the native scalars it reads are written to
 //! their slots before the call, those it assigns read back after). So one function is native
