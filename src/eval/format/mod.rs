@@ -176,8 +176,8 @@ fn with_cell_contents(v: &Value, out: &mut Vec<u8>, print: &dyn Fn(&mut Vec<u8>,
     }
 }
 
-/// `str`: display form.
-fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
+/// `str`: display form, appended to `out`.
+pub fn write_str(out: &mut Vec<u8>, v: &Value, ty: &Type) {
     if let Value::Cell(_) = v {
         return with_cell_contents(v, out, &|out, inner| write_str(out, inner, ty));
     }

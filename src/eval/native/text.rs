@@ -13,15 +13,52 @@ use super::super::value::Value;
 use super::super::Runtime;
 use super::runtime::guarded;
 
-/// The `n` values whose addresses are at `parts`, as byte strings.
+/// A concatenation native code computes: where it is in the source, and for each operand
+/// whether it is a string or a scalar rendered as `str` renders it (`str i` in the chain, of
+/// that type), written straight into the result.
+pub struct Concat {
+    pub span: Span,
+    pub rendered: Vec<Option<Type>>,
+}
+
+thread_local! {
+    /// The text of the rendered operands of one concatenation, reused.
+    static RENDERED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` on the bytes of the `n` operands at `parts` (`Concat::rendered` says which are
+/// scalars to render).
 ///
-/// SAFETY: the caller passes `n` addresses of live string values.
-unsafe fn texts<'a>(parts: *const *const Value, n: usize) -> smallvec::SmallVec<[&'a [u8]; 8]> {
+/// SAFETY: the caller passes `n` addresses of live values, strings where `rendered` has
+/// `None`, scalars of the type it names elsewhere.
+unsafe fn with_texts<R>(
+    concat: &Concat,
+    parts: *const *const Value,
+    n: usize,
+    f: impl FnOnce(&[&[u8]]) -> R,
+) -> R {
     let parts = unsafe { std::slice::from_raw_parts(parts, n) };
-    parts
-        .iter()
-        .map(|&p| prims::str_bytes(unsafe { &*p }))
-        .collect()
+    RENDERED.with(|rendered| {
+        let mut scratch = rendered.borrow_mut();
+        scratch.clear();
+        let mut ends = smallvec::SmallVec::<[usize; 8]>::new();
+        for (&part, ty) in parts.iter().zip(&concat.rendered) {
+            if let Some(ty) = ty {
+                show::write_str(&mut scratch, unsafe { &*part }, ty);
+            }
+            ends.push(scratch.len());
+        }
+        let mut start = 0;
+        let mut texts = smallvec::SmallVec::<[&[u8]; 8]>::new();
+        for ((&part, ty), &end) in parts.iter().zip(&concat.rendered).zip(&ends) {
+            texts.push(match ty {
+                Some(_) => &scratch[start..end],
+                None => prims::str_bytes(unsafe { &*part }),
+            });
+            start = end;
+        }
+        f(&texts)
+    })
 }
 
 /// `parts[0] + … + parts[n - 1]`, allocated once at its size, into `out` (which holds a
@@ -29,15 +66,19 @@ unsafe fn texts<'a>(parts: *const *const Value, n: usize) -> smallvec::SmallVec<
 /// 1: failed (R0007, too large).
 pub(super) extern "C" fn concat_strings(
     rt: &Runtime<'_>,
-    span: &Span,
+    concat: &Concat,
     parts: *const *const Value,
     n: usize,
     out: *mut Value,
 ) -> u32 {
     guarded(rt, 1, || {
-        // SAFETY: native code passes `n` addresses of string values it keeps alive.
-        let joined = prims::str_concat_all(&unsafe { texts(parts, n) }, &rt.limits)
-            .map_err(|f| f.at(*span))?;
+        // SAFETY: native code passes `n` operands as `concat` describes, alive.
+        let joined = unsafe {
+            with_texts(concat, parts, n, |texts| {
+                prims::str_concat_all(texts, &rt.limits)
+            })
+        }
+        .map_err(|f| f.at(concat.span))?;
         // SAFETY: `out` is a value native code owns; no part is borrowed past this point.
         unsafe { *out = joined };
         Ok(0)
@@ -49,16 +90,20 @@ pub(super) extern "C" fn concat_strings(
 /// variable's own value. 0: done; 1: failed (R0007, too large; the variable unchanged).
 pub(super) extern "C" fn append_strings(
     rt: &Runtime<'_>,
-    span: &Span,
+    concat: &Concat,
     parts: *const *const Value,
     n: usize,
     place: &mut Value,
 ) -> u32 {
     guarded(rt, 1, || {
-        // SAFETY: as `concat_strings`; the parts are values other than `place`.
-        let tails = unsafe { texts(parts, n) };
         if let Value::Str(text) = place {
-            prims::str_append(text, &tails, &rt.limits).map_err(|f| f.at(*span))?;
+            // SAFETY: as `concat_strings`; the parts are values other than `place`.
+            unsafe {
+                with_texts(concat, parts, n, |tails| {
+                    prims::str_append(text, tails, &rt.limits)
+                })
+            }
+            .map_err(|f| f.at(concat.span))?;
         }
         Ok(0)
     })

@@ -211,9 +211,10 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Read `operands` in order where each lives (`read_operand`: a constant, a variable's
-    /// slot), computing the others (and every scalar or aggregate) into temporaries. A variable is read in place only when no
-    /// later operand holds a call (which could assign it); otherwise it is copied first, as
-    /// the evaluator reads it. Until `release_operands`, a failure drops the temporaries made.
+    /// slot), computing the others (and every scalar or aggregate) into temporaries. A
+    /// variable is read in place only when no later operand holds a call (which could assign
+    /// it); otherwise it is copied first, as the evaluator reads it. Until
+    /// `release_operands`, a failure drops the temporaries made.
     pub(super) fn read_operands(&mut self, operands: &[&Expr], why: &str) -> Operands {
         let mut read = Operands {
             addrs: Vec::with_capacity(operands.len()),

@@ -6,12 +6,13 @@
 
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
 
-use crate::core::ir::{Expr, Place, Prim};
+use crate::core::ir::{Expr, ExprKind, Place, Prim};
 use crate::syntax::span::Span;
 
 use super::super::runtime::Helper;
-use super::super::text::Shown;
+use super::super::text::{Concat, Shown};
 use super::{flags, Lower};
+use crate::eval::native::Repr;
 
 impl Lower<'_, '_, '_> {
     /// The addresses `addrs` stored in a stack array, its address returned.
@@ -28,23 +29,44 @@ impl Lower<'_, '_, '_> {
         list
     }
 
-    /// Call the text helper `helper` (rt, span, parts, n, target) on the string values at
-    /// `addrs`, unwinding when it fails.
-    fn strings_helper(&mut self, helper: Helper, span: Span, addrs: &[ClValue], target: ClValue) {
-        let list = self.address_list(addrs);
-        let span = self.keep(span);
-        let span = self.ptr_const(span);
-        let n = self.iconst(addrs.len() as i64);
+    /// Call the text helper `helper` (rt, concat, parts, n, target) on the operands `parts`
+    /// of a chain of concatenations (`string_parts`) at `span`: each read where it lives, a
+    /// scalar's `str x` as `x` rendered by the helper into the result; unwinding when it
+    /// fails.
+    fn strings_helper(&mut self, helper: Helper, span: Span, parts: &[&Expr], target: ClValue) {
+        let mut operands = Vec::with_capacity(parts.len());
+        let mut rendered = Vec::with_capacity(parts.len());
+        for part in parts {
+            match &part.kind {
+                ExprKind::Prim(Prim::Str, x)
+                    if x.len() == 1
+                        && matches!(Repr::of(&x[0].ty), Some(Repr::I64 | Repr::F64)) =>
+                {
+                    operands.push(&x[0]);
+                    rendered.push(Some(x[0].ty.clone()));
+                }
+                _ => {
+                    operands.push(*part);
+                    rendered.push(None);
+                }
+            }
+        }
+        let read = self.read_operands(&operands, "an operand of a string concatenation");
+        let list = self.address_list(&read.addrs);
+        let concat = self.keep(Concat { span, rendered });
+        let concat = self.ptr_const(concat);
+        let n = self.iconst(parts.len() as i64);
         let rt = self.rt;
         let status = self
             .call_helper(
                 helper,
                 &[types::I64; 5],
                 &[types::I32],
-                &[rt, span, list, n, target],
+                &[rt, concat, list, n, target],
             )
             .expect("a text helper returns a status");
         self.branch_unwind_if(status);
+        self.release_operands(read);
     }
 
     /// A chain of string concatenations `a + b + …` (however nested) into the value at `out`:
@@ -52,10 +74,7 @@ impl Lower<'_, '_, '_> {
     /// then, so it may be one of the operands.
     pub(super) fn concat_into(&mut self, e: &Expr, out: ClValue) {
         let parts = crate::eval::prims::string_parts(e);
-        let read = self.read_operands(&parts, "an operand of a string concatenation");
-        let addrs = read.addrs.clone();
-        self.strings_helper(Helper::ConcatStrings, e.span, &addrs, out);
-        self.release_operands(read);
+        self.strings_helper(Helper::ConcatStrings, e.span, &parts, out);
     }
 
     /// `place = place + t1 + … + tn` (`string_append_tails`) on a string variable held in its
@@ -77,10 +96,7 @@ impl Lower<'_, '_, '_> {
                 unreachable!("the caller passes a variable held in its slot")
             }
         };
-        let read = self.read_operands(tails, "an operand of a string concatenation");
-        let addrs = read.addrs.clone();
-        self.strings_helper(Helper::AppendStrings, value.span, &addrs, addr);
-        self.release_operands(read);
+        self.strings_helper(Helper::AppendStrings, value.span, tails, addr);
     }
 
     /// `str x`, `repr x` or `_strr x` into the value at `out`.
