@@ -247,18 +247,7 @@ impl VisitMut for Rewrite {
 
 #[cfg(test)]
 mod tests {
-    use crate::check::Checker;
-    use crate::core::print;
-
-    /// The IR of `src`'s functions (checked without the prelude), as `core::print` writes it.
-    fn checked(src: &str) -> String {
-        let stmts =
-            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
-        let unit = Checker::new()
-            .check_program(&stmts)
-            .expect("the program checks");
-        print::unit(&unit)
-    }
+    use crate::core::checked_ir as checked;
 
     #[test]
     fn a_nested_function_calls_itself_directly_and_a_tail_call_is_a_jump() {

@@ -351,18 +351,7 @@ impl Rewrite<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::check::Checker;
-    use crate::core::print;
-
-    /// The IR of `src`'s functions (checked without the prelude), as `core::print` writes it.
-    fn checked(src: &str) -> String {
-        let stmts =
-            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
-        let unit = Checker::new()
-            .check_program(&stmts)
-            .expect("the program checks");
-        print::unit(&unit)
-    }
+    use crate::core::checked_ir as checked;
 
     #[test]
     fn a_jump_assigns_the_parts_of_a_tuple_argument_and_keeps_a_parameter_given_itself() {
