@@ -11,14 +11,16 @@ pub mod tailcall;
 pub mod validate;
 pub mod visit;
 
-/// The IR of `src`'s functions (checked without the prelude), as `print` writes it: what the
-/// passes' tests look at.
 #[cfg(test)]
-pub(crate) fn checked_ir(src: &str) -> String {
-    let stmts =
-        crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
-    let unit = crate::check::Checker::new()
-        .check_program(&stmts)
-        .expect("the program checks");
-    print::unit(&unit)
+mod tests {
+    /// The IR of `src`'s functions (checked without the prelude), as `print` writes it: what
+    /// the passes' tests look at.
+    pub(crate) fn checked_ir(src: &str) -> String {
+        let stmts =
+            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
+        let unit = crate::check::Checker::new()
+            .check_program(&stmts)
+            .expect("the program checks");
+        super::print::unit(&unit)
+    }
 }

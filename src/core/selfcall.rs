@@ -247,7 +247,7 @@ impl VisitMut for Rewrite {
 
 #[cfg(test)]
 mod tests {
-    use crate::core::checked_ir as checked;
+    use crate::core::tests::checked_ir as checked;
 
     #[test]
     fn a_nested_function_calls_itself_directly_and_a_tail_call_is_a_jump() {

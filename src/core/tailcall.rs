@@ -351,7 +351,7 @@ impl Rewrite<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::core::checked_ir as checked;
+    use crate::core::tests::checked_ir as checked;
 
     #[test]
     fn a_jump_assigns_the_parts_of_a_tuple_argument_and_keeps_a_parameter_given_itself() {
