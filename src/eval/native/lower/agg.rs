@@ -655,9 +655,7 @@ impl Lower<'_, '_, '_> {
 
     /// The scalar (of `repr`) that `fields` lead to in the value at `at`, read in place.
     pub(super) fn leaf_bits(&mut self, at: ClValue, fields: Vec<u32>, repr: Repr) -> V {
-        let n = self.iconst(fields.len() as i64);
-        let fields = self.keep(fields);
-        let path = self.ptr_const(unsafe { (*fields).as_ptr() });
+        let (path, n) = self.field_path(fields);
         let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
         let bits = self
             .call_helper(
@@ -682,9 +680,7 @@ impl Lower<'_, '_, '_> {
             ),
             V::Unit | V::Agg(_) => return,
         };
-        let n = self.iconst(fields.len() as i64);
-        let fields = self.keep(fields);
-        let path = self.ptr_const(unsafe { (*fields).as_ptr() });
+        let (path, n) = self.field_path(fields);
         let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
         self.call_helper(
             Helper::SetLeaf,
@@ -692,5 +688,14 @@ impl Lower<'_, '_, '_> {
             &[],
             &[at, path, n, code, bits],
         );
+    }
+
+    /// The field path `fields`, kept as long as the code: its address and length.
+    fn field_path(&mut self, fields: Vec<u32>) -> (ClValue, ClValue) {
+        let n = self.iconst(fields.len() as i64);
+        let kept = self.keep(fields);
+        // SAFETY: `keep` holds the vector (and so its buffer) as long as the module.
+        let path = self.ptr_const(unsafe { (*kept).as_ptr() });
+        (path, n)
     }
 }
