@@ -22,6 +22,7 @@
 mod chunks;
 mod layout;
 mod lower;
+mod pointee;
 mod runtime;
 mod text;
 

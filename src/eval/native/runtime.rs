@@ -288,7 +288,7 @@ extern "C" fn return_out(rt: &Runtime<'_>) {
     fail(rt, Fault::Error(Ctrl::Return));
 }
 
-fn repr_of(code: u32) -> Repr {
+pub(super) fn repr_of(code: u32) -> Repr {
     match code {
         0 => Repr::I64,
         1 => Repr::F64,
@@ -1044,6 +1044,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::MakeParts => make_parts as *const () as usize,
         Helper::LeafBits => leaf_bits as *const () as usize,
         Helper::SetLeaf => set_leaf as *const () as usize,
+        Helper::PointerLeafBits => super::pointee::pointer_leaf_bits as *const () as usize,
+        Helper::PointerSetLeaf => super::pointee::pointer_set_leaf as *const () as usize,
         Helper::BoxedParts => boxed_parts as *const () as usize,
         Helper::OwnValue => own_value as *const () as usize,
         Helper::TakeValue => take_value as *const () as usize,
@@ -1109,6 +1111,8 @@ pub enum Helper {
     MakeParts,
     LeafBits,
     SetLeaf,
+    PointerLeafBits,
+    PointerSetLeaf,
     BoxedParts,
     OwnValue,
     TakeValue,

@@ -670,18 +670,9 @@ impl Lower<'_, '_, '_> {
 
     /// Replace the scalar that `fields` lead to in the value at `at` by `v`.
     fn set_leaf(&mut self, at: ClValue, fields: Vec<u32>, v: V) {
-        let (bits, repr) = match v {
-            V::I(x) => (x, Repr::I64),
-            V::F(x) => (
-                self.b
-                    .ins()
-                    .bitcast(types::I64, cranelift_codegen::ir::MemFlagsData::new(), x),
-                Repr::F64,
-            ),
-            V::Unit | V::Agg(_) => return,
+        let Some([path, n, code, bits]) = self.leaf_store_args(fields, v) else {
+            return;
         };
-        let (path, n) = self.field_path(fields);
-        let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
         self.call_helper(
             Helper::SetLeaf,
             &[types::I64; 5],
@@ -690,8 +681,27 @@ impl Lower<'_, '_, '_> {
         );
     }
 
+    /// What the helpers replacing a scalar field take: the field path `fields` (address and
+    /// length), the representation's code and the bits of `v`; `None` when `v` is not a
+    /// scalar.
+    pub(super) fn leaf_store_args(&mut self, fields: Vec<u32>, v: V) -> Option<[ClValue; 4]> {
+        let (bits, repr) = match v {
+            V::I(x) => (x, Repr::I64),
+            V::F(x) => (
+                self.b
+                    .ins()
+                    .bitcast(types::I64, cranelift_codegen::ir::MemFlagsData::new(), x),
+                Repr::F64,
+            ),
+            V::Unit | V::Agg(_) => return None,
+        };
+        let (path, n) = self.field_path(fields);
+        let code = self.iconst(super::super::runtime::repr_code(repr) as i64);
+        Some([path, n, code, bits])
+    }
+
     /// The field path `fields`, kept as long as the code: its address and length.
-    fn field_path(&mut self, fields: Vec<u32>) -> (ClValue, ClValue) {
+    pub(super) fn field_path(&mut self, fields: Vec<u32>) -> (ClValue, ClValue) {
         let n = self.iconst(fields.len() as i64);
         let kept = self.keep(fields);
         // SAFETY: `keep` holds the vector (and so its buffer) as long as the module.

@@ -207,6 +207,13 @@ impl Lower<'_, '_, '_> {
                     None => self.fallback_expr(e, "the size of a large type"),
                 }
             }
+            // A scalar field of the object a pointer variable points at, read where it lives.
+            ExprKind::Field(..) | ExprKind::Deref(_)
+                if super::pointee::read_through(e).is_some() =>
+            {
+                let (base, fields) = super::pointee::read_through(e).expect("checked");
+                self.read_pointee(e, base, fields, repr)
+            }
             // A scalar field of a variable held as a value: read in place, not unboxed whole.
             ExprKind::Field(..)
                 if matches!(repr, Repr::I64 | Repr::F64) && self.boxed_fields(e).is_some() =>
@@ -298,7 +305,9 @@ impl Lower<'_, '_, '_> {
     pub(super) fn pure(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) | ExprKind::Take(s) => self.vars.contains_key(s),
+            ExprKind::Local(s) | ExprKind::Take(s) => {
+                self.vars.contains_key(s) || self.avars.contains_key(s)
+            }
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
             // The length or a byte of the string in a variable, read in place.
@@ -330,6 +339,10 @@ impl Lower<'_, '_, '_> {
             ExprKind::CField(a, _) => self.pure(a),
             ExprKind::CTuple(parts) => parts.iter().all(|p| self.pure(p)),
             ExprKind::Coerce(_, a) => self.pure(a),
+            // A field of a value read without effect (an aggregate in registers, what a pointer
+            // variable points at).
+            ExprKind::Field(a, _) => self.pure(a),
+            ExprKind::Deref(p) => matches!(p.kind, ExprKind::Local(_) | ExprKind::Global(_)),
             ExprKind::Index { array, index, .. } => {
                 matches!(
                     array.kind,

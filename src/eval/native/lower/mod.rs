@@ -23,6 +23,7 @@ mod leaves;
 mod map;
 mod matching;
 mod parallel;
+mod pointee;
 mod stmt;
 mod text;
 mod varray;

@@ -836,7 +836,7 @@ impl Lower<'_, '_, '_> {
     /// value must have no effect: the store runs again on the closure compiler when native code
     /// cannot see the pointer's target.
     fn store_at(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) {
-        if self.store_at_columns(s, pointer, value) {
+        if self.store_at_columns(s, pointer, value) || self.store_pointee(s, pointer, value) {
             return;
         }
         let repr = Repr::of(&value.ty).filter(|r| *r != Repr::Unit);
