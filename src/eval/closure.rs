@@ -1,7 +1,7 @@
 //! Function values: compiled function instances, closures (an instance with its captured
 //! values and the argument groups collected so far), and calling them.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use crate::core::ir::{Capture, Slot};
 use crate::syntax::span::Span;
@@ -328,7 +328,7 @@ fn run_code(
         };
         for slot in &instance.cell_slots {
             if let Some(place) = frame.slots.get_mut(*slot as usize) {
-                *place = Value::Cell(Arc::new(Mutex::new(Value::Unit)));
+                *place = Value::Cell(super::value::new_cell(Value::Unit));
             }
         }
         let mut bound = Ok(true);

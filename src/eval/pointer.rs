@@ -7,7 +7,7 @@
 //! value stays one digit of the outermost code, however deep it goes. A cast pointer
 //! (`C_hack::cast`) sees its operand's object through a layout-identical reshape.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
@@ -62,7 +62,7 @@ impl Step for &StepKind {
 #[derive(Clone, Debug)]
 pub enum Base {
     Global(u32),
-    Cell(Arc<Mutex<Value>>),
+    Cell(Arc<super::value::CellLock>),
     /// The object of `inner` seen through a reshape from `from` to `to` (a pointer cast).
     Cast {
         inner: Arc<Pointer>,
@@ -187,8 +187,8 @@ impl Pointer {
     }
 }
 
-fn lock(cell: &Mutex<Value>) -> std::sync::MutexGuard<'_, Value> {
-    cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(cell: &super::value::CellLock) -> spin::mutex::SpinMutexGuard<'_, Value> {
+    cell.lock()
 }
 
 /// A layout-identical reshape of a value (a checked reshape): zero copy between arrays with the same

@@ -43,7 +43,7 @@ pub enum Value {
     Sum(Arc<(u32, Value)>),
     Array(ArrayVal),
     Fun(Arc<crate::eval::closure::Closure>),
-    Cell(Arc<Mutex<Value>>),
+    Cell(Arc<CellLock>),
     /// A pointer.
     Ptr(Arc<crate::eval::pointer::Pointer>),
     /// A varray: a handle to its shared elements.
@@ -55,6 +55,16 @@ pub enum Value {
 /// spin lock (yielding when held), whose release is one plain store where a `Mutex`'s is an
 /// atomic exchange: a `push_back` in a loop pays one atomic operation, not two.
 pub type Elements = spin::mutex::SpinMutex<DynArray, spin::relax::Yield>;
+
+/// The cell of a captured or addressed variable, which the closures and pointers that see the
+/// variable share. As a varray's `Elements`, it is held for a few instructions at a time, so
+/// it is a spin lock: native code reading a captured variable pays one atomic operation.
+pub type CellLock = spin::mutex::SpinMutex<Value, spin::relax::Yield>;
+
+/// A new cell holding `value`.
+pub fn new_cell(value: Value) -> Arc<CellLock> {
+    Arc::new(CellLock::new(value))
+}
 
 /// The elements of a varray: at most `bound` of them. A darray's varray has the bound
 /// `usize::MAX`. The buffer grows as `Vec` does (amortised O(1) appends), each growth admitted

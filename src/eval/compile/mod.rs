@@ -4,7 +4,7 @@
 //! `Prim` and the operand types, and layouts (radices, weights, offsets, array shapes) are
 //! computed once. At run time the closures only unwrap values.
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use num_bigint::BigUint;
 
@@ -85,8 +85,8 @@ fn internal_stmt(message: impl Into<String>, span: Span) -> StmtCode {
     Box::new(move |_| Err(runtime_error(INTERNAL, message.clone(), span)))
 }
 
-fn lock(cell: &Mutex<Value>) -> MutexGuard<'_, Value> {
-    cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(cell: &crate::eval::value::CellLock) -> spin::mutex::SpinMutexGuard<'_, Value> {
+    cell.lock()
 }
 
 /// Read a variable.
@@ -114,7 +114,7 @@ pub fn assign(frame: &mut Frame<'_, '_>, place: Place, value: Value) {
         Place::Local(s) => frame.slots[s as usize] = value,
         Place::LocalCell(s) => match &frame.slots[s as usize] {
             Value::Cell(cell) => *lock(cell) = value,
-            _ => frame.slots[s as usize] = Value::Cell(Arc::new(Mutex::new(value))),
+            _ => frame.slots[s as usize] = Value::Cell(crate::eval::value::new_cell(value)),
         },
         Place::Global(s) => frame.rt.globals.set(s as usize, value),
         Place::CaptureCell(i) => {

@@ -2,7 +2,7 @@
 //! stores through a path, and the pointer operations (address-of, projection, dereference,
 //! cast, store through a pointer).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
@@ -319,7 +319,7 @@ impl Compiler<'_> {
                 Place::LocalCell(s) => match &frame.slots[s as usize] {
                     Value::Cell(cell) => Base::Cell(cell.clone()),
                     plain => {
-                        let cell = Arc::new(Mutex::new(plain.clone()));
+                        let cell = crate::eval::value::new_cell(plain.clone());
                         frame.slots[s as usize] = Value::Cell(cell.clone());
                         Base::Cell(cell)
                     }

@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn what_has_no_meaning_elsewhere_does_not_travel_and_short_input_is_an_error() {
-        let cell = Value::Cell(Arc::new(std::sync::Mutex::new(Value::Unit)));
+        let cell = Value::Cell(crate::eval::value::new_cell(Value::Unit));
         assert!(encode_value(&cell, &mut Vec::new()).is_err());
         let mut bytes = Vec::new();
         encode_value(&Value::Str(Arc::new(b"hello".to_vec())), &mut bytes).expect("encodes");

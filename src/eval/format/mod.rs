@@ -165,13 +165,10 @@ fn bytes_to_string(bytes: Vec<u8>) -> String {
 /// Look through a captured-variable cell to the value inside it.
 fn with_cell_contents(v: &Value, out: &mut Vec<u8>, print: &dyn Fn(&mut Vec<u8>, &Value)) {
     match v {
-        Value::Cell(cell) => match cell.lock() {
-            Ok(inner) => {
-                let inner = inner.clone();
-                print(out, &inner)
-            }
-            Err(_) => out.extend_from_slice(MISMATCH),
-        },
+        Value::Cell(cell) => {
+            let inner = cell.lock().clone();
+            print(out, &inner)
+        }
         other => print(out, other),
     }
 }

@@ -510,7 +510,7 @@ fn empty_arrays_views_and_cells() {
         strr_value(&rows, &array(array(Type::INT, 2), 2)),
         "((3,4),(5,6))"
     );
-    let cell = Value::Cell(Arc::new(Mutex::new(int(3))));
+    let cell = Value::Cell(crate::eval::value::new_cell(int(3)));
     check(&cell, &Type::SIZE, "3", "3uz", "3uz");
     // Arrays of tuples keep one boxed leaf per element.
     let pairs = boxed(vec![

@@ -34,7 +34,7 @@ fn with_target<R>(
         // SAFETY: the closure only reads or updates the global's value in place.
         Base::Global(slot) => unsafe { rt.globals.with_mut(*slot as usize, |v| f(v, &prefix)) },
         Base::Cell(cell) => {
-            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut value = cell.lock();
             f(&mut value, &prefix)
         }
         Base::Cast { .. } => None,

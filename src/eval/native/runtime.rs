@@ -321,7 +321,7 @@ extern "C" fn array_view(value: &mut Value, write: u32, out: &mut [usize; 2]) {
 /// only for a loop that does neither (`hoist`).
 fn in_cell<R>(value: &mut Value, view: impl FnOnce(&mut Value) -> R) -> R {
     match value {
-        Value::Cell(cell) => view(&mut cell.lock().unwrap_or_else(|p| p.into_inner())),
+        Value::Cell(cell) => view(&mut cell.lock()),
         plain => view(plain),
     }
 }
@@ -378,7 +378,7 @@ extern "C" fn pointer_columns_view(rt: &Runtime<'_>, pointer: &Value, write: u32
             })
         },
         Base::Cell(cell) => {
-            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut value = cell.lock();
             columns_into(&mut value, write, offset, out)
         }
         Base::Cast { .. } => {}
@@ -466,7 +466,7 @@ extern "C" fn pointer_view(rt: &Runtime<'_>, pointer: &Value, write: u32, out: &
                 .with_mut(*slot as usize, |value| leaves_and_width(value, write))
         },
         Base::Cell(cell) => {
-            let mut value = cell.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut value = cell.lock();
             leaves_and_width(&mut value, write)
         }
         Base::Cast { .. } => None,
@@ -523,7 +523,7 @@ extern "C" fn init_cells(frame: *mut Value, slots: *const u32, n: usize) {
             let slot = *slots.add(i) as usize;
             frame
                 .add(slot)
-                .write(Value::Cell(Arc::new(std::sync::Mutex::new(Value::Unit))));
+                .write(Value::Cell(crate::eval::value::new_cell(Value::Unit)));
         }
     }
 }
@@ -533,7 +533,7 @@ extern "C" fn init_cells(frame: *mut Value, slots: *const u32, n: usize) {
 extern "C" fn cell_read(at: &Value, repr: u64) -> u64 {
     let repr = repr_of(repr as u32);
     match at {
-        Value::Cell(cell) => repr.unboxed(&cell.lock().unwrap_or_else(|p| p.into_inner())),
+        Value::Cell(cell) => repr.unboxed(&cell.lock()),
         plain => repr.unboxed(plain),
     }
 }
@@ -542,7 +542,7 @@ extern "C" fn cell_read(at: &Value, repr: u64) -> u64 {
 /// `out` (which holds a value, replaced).
 extern "C" fn cell_clone(at: &Value, out: *mut Value) {
     let value = match at {
-        Value::Cell(cell) => cell.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        Value::Cell(cell) => cell.lock().clone(),
         plain => plain.clone(),
     };
     // SAFETY: native code passes a live value.
@@ -603,9 +603,9 @@ extern "C" fn cell_put(at: *mut Value, value: *mut Value, local: u64) {
 fn cell_assign(at: *mut Value, value: Value, local: u64) {
     // SAFETY: native code passes the address of a live frame slot or capture.
     match unsafe { &*at } {
-        Value::Cell(cell) => *cell.lock().unwrap_or_else(|p| p.into_inner()) = value,
+        Value::Cell(cell) => *cell.lock() = value,
         _ if local == 1 => unsafe {
-            *at = Value::Cell(Arc::new(std::sync::Mutex::new(value)));
+            *at = Value::Cell(crate::eval::value::new_cell(value));
         },
         _ => {}
     }
