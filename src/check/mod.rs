@@ -544,6 +544,10 @@ impl Checker {
         self.prelude_scope.get_or_insert(scope);
         let mut functions = std::mem::take(&mut self.unit.out_funs);
         crate::core::selfcall::direct_self_calls(&mut functions);
+        crate::core::moves::move_into_reassignments(&mut body);
+        for (_, f) in functions.iter_mut() {
+            crate::core::moves::move_into_reassignments(&mut Arc::make_mut(f).body);
+        }
         let functions = functions
             .into_iter()
             .map(

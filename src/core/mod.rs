@@ -2,6 +2,7 @@
 pub mod doc;
 pub mod inline;
 pub mod ir;
+pub mod moves;
 pub mod prims;
 pub mod print;
 pub mod printf;

@@ -489,12 +489,6 @@ extern "C" fn clone_value(from: &Value, to: &mut Value) {
     *to = from.clone();
 }
 
-/// Move the value at `from` into the value at `to` (which holds a value, replaced), leaving
-/// `unit` at `from`.
-extern "C" fn take_value(from: &mut Value, to: &mut Value) {
-    *to = std::mem::replace(from, Value::Unit);
-}
-
 /// Make the borrowed value in the slot at `at` an owned one: a clone written over its bitwise
 /// copy (nothing dropped).
 extern "C" fn own_value(at: *mut Value) {
@@ -1048,7 +1042,6 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerSetLeaf => super::pointee::pointer_set_leaf as *const () as usize,
         Helper::BoxedParts => boxed_parts as *const () as usize,
         Helper::OwnValue => own_value as *const () as usize,
-        Helper::TakeValue => take_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -1115,7 +1108,6 @@ pub enum Helper {
     PointerSetLeaf,
     BoxedParts,
     OwnValue,
-    TakeValue,
     ConcatStrings,
     AppendStrings,
     ShowValue,

@@ -7,14 +7,14 @@
 //! address is replaced only once the new one is complete, so a fault leaves it as it was.
 
 use cranelift_codegen::ir::{
-    types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+    condcodes::IntCC, types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
 use crate::core::ir::{CmpOp, Expr, ExprKind, Prim};
 
-use super::super::layout::VALUE_SIZE;
+use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Parts};
-use super::Lower;
+use super::{flags, Lower};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
 use crate::eval::value::Value;
@@ -149,7 +149,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Take(s) if !self.vars.contains_key(s) && !self.avars.contains_key(s) => {
                 self.frame_used = true;
                 let from = self.slot_addr(*s);
-                self.call_helper(Helper::TakeValue, &[types::I64; 2], &[], &[from, out]);
+                self.take_value(from, out);
             }
             ExprKind::Global(g) => {
                 let from = self.global_addr(*g);
@@ -165,7 +165,39 @@ impl Lower<'_, '_, '_> {
 
     /// Copy the evaluator's value at `from` into the value at `out` (replaced).
     pub(super) fn copy_value(&mut self, from: ClValue, out: ClValue) {
+        // A unit, an integer or a float is copied by its words; anything else by the helper
+        // (which counts the new reference).
+        let tag = self.b.ins().uload8(types::I64, flags(), from, 0);
+        let owns =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
+        let helper = self.b.create_block();
+        let words = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(owns, helper, &[], words, &[]);
+        self.b.seal_block(helper);
+        self.b.seal_block(words);
+        self.b.switch_to_block(helper);
         self.call_helper(Helper::CloneValue, &[types::I64; 2], &[], &[from, out]);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(words);
+        let copied = self.value_words(from);
+        self.drop_value(out);
+        self.store_value_words(&copied, out);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+    }
+
+    /// Move the value at `from` into the value at `out` (replaced, and dropped after), leaving
+    /// `unit` at `from` (which may be `out`).
+    pub(super) fn take_value(&mut self, from: ClValue, out: ClValue) {
+        let moved = self.value_words(from);
+        let unit = self.b.ins().iconst(types::I8, layout::TAG_UNIT as i64);
+        self.b.ins().store(flags(), unit, from, 0);
+        self.drop_value(out);
+        self.store_value_words(&moved, out);
     }
 
     /// Copy `value`, kept as long as the code, into the value at `out` (replaced).

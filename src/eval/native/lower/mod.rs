@@ -578,6 +578,17 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// Drop the value at `addr` (a stack temporary).
     pub(super) fn drop_value(&mut self, addr: ClValue) {
+        // A unit, an integer or a float owns nothing: only other values go to the helper.
+        let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+        let owns =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
+        let drop = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(owns, drop, &[], done, &[]);
+        self.b.seal_block(drop);
+        self.b.switch_to_block(drop);
         let one = self.iconst(1);
         self.call_helper(
             Helper::DropFrame,
@@ -585,6 +596,24 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             &[],
             &[addr, one],
         );
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+    }
+
+    /// The words of the value at `addr`, as they are (a bitwise copy: whoever stores them
+    /// owns what they own).
+    pub(super) fn value_words(&mut self, addr: ClValue) -> Vec<ClValue> {
+        (0..layout::VALUE_SIZE / 8)
+            .map(|i| self.b.ins().load(types::I64, flags(), addr, (i * 8) as i32))
+            .collect()
+    }
+
+    /// Store the words of a value (`value_words`) at `addr`.
+    pub(super) fn store_value_words(&mut self, words: &[ClValue], addr: ClValue) {
+        for (i, w) in words.iter().enumerate() {
+            self.b.ins().store(flags(), *w, addr, (i * 8) as i32);
+        }
     }
 
     /// Has the current block ended (with a jump, a branch or a return)?
