@@ -1,8 +1,9 @@
-//! Scalar fields of the struct, tuple or record a pointer variable points at: `(*p).x`
-//! (`p*.x`) read and `p.x <- v` stored where the field lives, through the runtime's pointee
-//! helpers, with no copy of the object. When a helper cannot see the target (a pointer into
-//! an array or a compact value, a cast pointer, a variable not assigned yet) the access runs
-//! on the closure compiler in a cold block, which reads or stores it or raises its error.
+//! Scalars a pointer variable points at, and scalar fields of the struct, tuple or record it
+//! points at: `*p` and `(*p).x` (`p*.x`) read, `p <- v` and `p.x <- v` stored where they
+//! live, through the runtime's pointee helpers, with no copy of the object. When a helper
+//! cannot see the target (a pointer into an array or a compact value, a cast pointer, a
+//! variable not assigned yet) the access runs on the closure compiler in a cold block, which
+//! reads or stores it or raises its error.
 
 use cranelift_codegen::ir::{types, InstBuilder};
 
@@ -13,7 +14,7 @@ use super::super::runtime::{repr_code, Helper};
 use super::{args, flags, Lower, V};
 use crate::eval::native::Repr;
 
-/// The pointer variable and the fields of a scalar field read through it: `(*p).f.g`, or
+/// The pointer variable and the fields of a scalar read through it: `*p`, `(*p).f.g`, or
 /// `*(p.f.g)` (the projection `&(p).f.g` dereferenced); `None` for any other read.
 pub(super) fn read_through(e: &Expr) -> Option<(&Expr, Vec<u32>)> {
     let mut fields = Vec::new();
@@ -28,7 +29,7 @@ pub(super) fn read_through(e: &Expr) -> Option<(&Expr, Vec<u32>)> {
     };
     let (base, mut path) = projected_fields(pointer)?;
     path.extend(fields);
-    fields_held(&base.ty, &path, Repr::of(&e.ty)?).then_some((base, path))
+    held(&base.ty, &path, Repr::of(&e.ty)?).then_some((base, path))
 }
 
 /// A pointer variable and the fields its projection takes: `p` (none) or `&(p).f.g`.
@@ -50,10 +51,10 @@ fn projected_fields(pointer: &Expr) -> Option<(&Expr, Vec<u32>)> {
     Some((base, fields))
 }
 
-/// Do the (at least one) `fields` lead from the target of the pointer type `pointer_ty`
-/// through tuples, records or structs held as values (not compact codes, not arrays) to a
-/// scalar of `repr`?
-fn fields_held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
+/// Do `fields` lead from the target of the pointer type `pointer_ty` through tuples,
+/// records or structs held as values (not compact codes, not arrays) to a scalar of `repr`
+/// (the target itself, when there are none)?
+fn held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
     let Some((_, mut ty)) = pointer_ty.pointee() else {
         return false;
     };
@@ -68,7 +69,7 @@ fn fields_held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
         owned = field;
         ty = &owned;
     }
-    !fields.is_empty() && matches!(repr, Repr::I64 | Repr::F64) && Repr::of(ty) == Some(repr)
+    matches!(repr, Repr::I64 | Repr::F64) && Repr::of(ty) == Some(repr)
 }
 
 impl Lower<'_, '_, '_> {
@@ -110,8 +111,9 @@ impl Lower<'_, '_, '_> {
         self.join_value(join, repr)
     }
 
-    /// The store `s`, `pointer <- value`, when `pointer` projects a pointer variable to a
-    /// scalar field of the object it points at (`p.f.g <- v`) and `value` can run twice:
+    /// The store `s`, `pointer <- value`, when `pointer` is a pointer variable to a scalar or
+    /// projects one to a scalar field of the object it points at (`p <- v`, `p.f.g <- v`)
+    /// and `value` can run twice:
     /// `value` is computed, then the field replaced where it lives. False, having done
     /// nothing, for any other store.
     pub(super) fn store_pointee(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) -> bool {
@@ -119,7 +121,7 @@ impl Lower<'_, '_, '_> {
             return false;
         };
         let repr = Repr::of(&value.ty);
-        if !repr.is_some_and(|r| fields_held(&base.ty, &fields, r)) || !self.pure(value) {
+        if !repr.is_some_and(|r| held(&base.ty, &fields, r)) || !self.pure(value) {
             return false;
         }
         self.check_base(base);
