@@ -13,7 +13,8 @@
 //! Some functions return a pair of scalars (built, kept in a tuple variable, projected and
 //! returned), tuples are built and projected in expressions, and a program may declare a
 //! struct of two scalar fields and an array of it, whose fields are read and stored at indices
-//! that may be out of range.
+//! that may be out of range, and a global of it and a global scalar that recursive procedures
+//! update through pointer parameters (`p.a <- e`, `p <- e`, reading `(*p).a` and `*p`).
 //!
 //! Every program terminates by construction: a `while` loop counts in a variable of its own
 //! that nothing else assigns and stops after a few rounds, a `for` loop's bounds are literals
@@ -198,6 +199,8 @@ struct Gen<'c> {
     vars: Vec<Var>,
     arrs: Vec<Arr>,
     funcs: Vec<Func>,
+    /// Globals updated through pointers (`pointer_procs`), printed at the end.
+    pointees: Vec<String>,
     structs: Option<Structs>,
     /// Inside a function returning this type (`return` statements allowed).
     ret: Option<Ty>,
@@ -216,6 +219,7 @@ impl<'c> Gen<'c> {
             vars: Vec::new(),
             arrs: Vec::new(),
             funcs: Vec::new(),
+            pointees: Vec::new(),
             structs: None,
             ret: None,
             nested: false,
@@ -779,6 +783,49 @@ impl<'c> Gen<'c> {
     }
 
     /// A whole program: globals, functions, statements, and the globals printed at the end.
+    /// A global struct `gs` and a global scalar, updated by recursive procedures (never
+    /// inlined) through pointer parameters: `p.a <- e` and `p <- e`, `e` reading the old
+    /// values through the pointer (`(*p).a`, `*p`).
+    fn pointer_procs(&mut self, fields: [Ty; 2]) -> String {
+        let (a, b) = (self.literal(fields[0]), self.literal(fields[1]));
+        let mut out = format!("var gs = S ({a}, {b});\n");
+        let before = self.vars.len();
+        for (name, ty) in [("((*p).a)", fields[0]), ("((*p).b)", fields[1])] {
+            self.vars.push(Var {
+                name: name.to_string(),
+                ty,
+                assignable: false,
+            });
+        }
+        let (ea, eb) = (self.expr(fields[0], 2), self.expr(fields[1], 2));
+        self.vars.truncate(before);
+        let rounds = 1 + self.pick(4);
+        out += &format!(
+            "proc upd (p: &S, k: int) {{\n  if k > 0 do\n    p.a <- {ea};\n    p.b <- {eb};\n    \
+             upd (p, k - 1);\n  done\n}}\nupd (&gs, {rounds});\n"
+        );
+        self.pointees.push("gs".to_string());
+        let ty = self.ty();
+        let init = self.literal(ty);
+        let name = self.fresh("gp");
+        self.vars.push(Var {
+            name: "(*p)".to_string(),
+            ty,
+            assignable: false,
+        });
+        let e = self.expr(ty, 2);
+        self.vars.truncate(before);
+        let rounds = 1 + self.pick(4);
+        out += &format!(
+            "var {name} : {} = {init};\nproc set_{name} (p: &{}, k: int) {{\n  if k > 0 do\n    \
+             p <- {e};\n    set_{name} (p, k - 1);\n  done\n}}\nset_{name} (&{name}, {rounds});\n",
+            ty.name(),
+            ty.name()
+        );
+        self.pointees.push(name);
+        out
+    }
+
     fn program(&mut self) -> String {
         let mut out = String::from("var gt = \"\";\n");
         self.texts.push("gt".to_string());
@@ -805,6 +852,9 @@ impl<'c> Gen<'c> {
                 fields[1].name()
             );
             self.structs = Some(Structs { fields, len });
+            if self.chance(60) {
+                out += &self.pointer_procs(fields);
+            }
         }
         for _ in 0..self.pick(5) {
             out += &self.function();
@@ -819,6 +869,7 @@ impl<'c> Gen<'c> {
             .map(|v| v.name.clone())
             .chain(self.arrs.iter().map(|a| a.name.clone()))
             .chain(self.structs.iter().map(|_| "sa".to_string()))
+            .chain(self.pointees.iter().cloned())
             .chain(std::iter::once("gt".to_string()))
             .collect();
         for g in globals {
@@ -949,6 +1000,7 @@ proptest! {
 #[test]
 fn generated_programs_check() {
     let (mut ran, mut pairs, mut structs, mut nested, mut boxed, mut text) = (0, 0, 0, 0, 0, 0);
+    let mut pointers = 0;
     for seed in 0..40u32 {
         let choices: Vec<u32> = (0..600u32)
             .map(|i| {
@@ -967,6 +1019,7 @@ fn generated_programs_check() {
         nested += usize::from(src.lines().any(|l| l.starts_with("  var c")));
         boxed += usize::from(src.contains("endmatch") || src.contains("\"s\""));
         text += usize::from(src.contains(" += str ("));
+        pointers += usize::from(src.contains("upd (&gs,") && src.contains("p <- "));
     }
     assert!(ran > 0, "no generated program ran to the end");
     assert!(
@@ -980,4 +1033,8 @@ fn generated_programs_check() {
         "no generated program matches an option or reads a tuple holding a string"
     );
     assert!(text > 0, "no generated program appends to a string");
+    assert!(
+        pointers > 0,
+        "no generated program updates globals through pointer parameters"
+    );
 }
