@@ -2,7 +2,7 @@ use super::*;
 use crate::eval::value::{Buffer, Scalars};
 use crate::types::ty::NominalDef;
 use num_bigint::BigUint;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 fn int(i: i64) -> Value {
     Value::Int(i)

@@ -43,7 +43,7 @@ fn with_target<R>(
 
 /// The part of `value` that `positions` lead to, each step into a tuple value; `None` on the
 /// way through any other value.
-fn part_at<'v>(value: &'v Value, positions: impl IntoIterator<Item = usize>) -> Option<&'v Value> {
+fn part_at(value: &Value, positions: impl IntoIterator<Item = usize>) -> Option<&Value> {
     positions.into_iter().try_fold(value, |part, i| match part {
         Value::Tuple(parts) => parts.get(i),
         _ => None,
