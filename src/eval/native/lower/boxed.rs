@@ -7,7 +7,7 @@
 //! address is replaced only once the new one is complete, so a fault leaves it as it was.
 
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
+    types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
 use crate::core::ir::{CmpOp, Expr, ExprKind, Prim};
@@ -167,11 +167,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn copy_value(&mut self, from: ClValue, out: ClValue) {
         // A unit, an integer or a float is copied by its words; anything else by the helper
         // (which counts the new reference).
-        let tag = self.b.ins().uload8(types::I64, flags(), from, 0);
-        let owns =
-            self.b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
+        let owns = self.owns(from);
         let helper = self.b.create_block();
         let words = self.b.create_block();
         let done = self.b.create_block();

@@ -9,7 +9,6 @@ use crate::eval::native::Repr;
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
 
-use super::super::layout;
 use super::super::runtime::Helper;
 use super::{flags, Lower, V};
 
@@ -164,20 +163,7 @@ impl Lower<'_, '_, '_> {
         }
         for s in 0..n_slots {
             let at = self.slot_addr(s as u32);
-            let tag = self.b.ins().uload8(types::I64, flags(), at, 0);
-            let owns =
-                self.b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
-            let drop = self.b.create_block();
-            let next = self.b.create_block();
-            self.b.ins().brif(owns, drop, &[], next, &[]);
-            self.b.seal_block(drop);
-            self.b.switch_to_block(drop);
             self.drop_value(at);
-            self.b.ins().jump(next, &[]);
-            self.b.seal_block(next);
-            self.b.switch_to_block(next);
         }
     }
 }

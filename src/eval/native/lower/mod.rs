@@ -578,12 +578,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// Drop the value at `addr` (a stack temporary).
     pub(super) fn drop_value(&mut self, addr: ClValue) {
-        // A unit, an integer or a float owns nothing: only other values go to the helper.
-        let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-        let owns =
-            self.b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64);
+        let owns = self.owns(addr);
         let drop = self.b.create_block();
         let done = self.b.create_block();
         self.b.ins().brif(owns, drop, &[], done, &[]);
@@ -599,6 +594,15 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         self.b.ins().jump(done, &[]);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
+    }
+
+    /// 1 when the value at `addr` may own something, else 0: a unit, an integer or a float
+    /// owns nothing, and native code drops and copies those alone.
+    pub(super) fn owns(&mut self, addr: ClValue) -> ClValue {
+        let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, tag, layout::TAG_FLOAT as i64)
     }
 
     /// The words of the value at `addr`, as they are (a bitwise copy: whoever stores them
