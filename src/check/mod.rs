@@ -546,7 +546,7 @@ impl Checker {
         crate::core::selfcall::direct_self_calls(&mut functions);
         crate::core::moves::move_into_reassignments(&mut body);
         for (_, f) in functions.iter_mut() {
-            crate::core::moves::move_into_reassignments(&mut Arc::make_mut(f).body);
+            crate::core::moves::move_into_reassignments_of(f);
         }
         let functions = functions
             .into_iter()

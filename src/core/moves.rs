@@ -16,7 +16,7 @@
 //! the tail-call pass.
 
 use crate::core::ir::{Expr, ExprKind, Place, Slot, Stmt};
-use crate::core::visit::{walk_stmt_mut, VisitMut};
+use crate::core::visit::{walk_stmt, walk_stmt_mut, Visit, VisitMut};
 
 /// Make the one read of the old value in each reassignment of a local a move, where that
 /// read becomes part of the new value.
@@ -26,16 +26,44 @@ pub fn move_into_reassignments(stmts: &mut [Stmt]) {
     }
 }
 
+/// `move_into_reassignments` on the body of `f`, copied first only when shared and changed.
+pub fn move_into_reassignments_of(f: &mut std::sync::Arc<crate::core::ir::Function>) {
+    let mut found = Found(false);
+    for s in &f.body {
+        found.visit_stmt(s);
+    }
+    if found.0 {
+        move_into_reassignments(&mut std::sync::Arc::make_mut(f).body);
+    }
+}
+
+/// The read of `x` that `e` moves when it is assigned to `x`, if any.
+fn movable(e: &Expr, x: Slot) -> bool {
+    !matches!(e.kind, ExprKind::Local(_)) && reads(e, x) == 1 && read_in_result(e, x)
+}
+
 struct Moves;
 
 impl VisitMut for Moves {
     fn visit_stmt_mut(&mut self, s: &mut Stmt) {
         if let Stmt::Assign(Place::Local(x), e) = s {
-            if !matches!(e.kind, ExprKind::Local(_)) && reads(e, *x) == 1 {
+            if movable(e, *x) {
                 take_in_result(e, *x);
             }
         }
         walk_stmt_mut(self, s);
+    }
+}
+
+/// Has a reassignment a read to move?
+struct Found(bool);
+
+impl<'ir> Visit<'ir> for Found {
+    fn visit_stmt(&mut self, s: &'ir Stmt) {
+        if let Stmt::Assign(Place::Local(x), e) = s {
+            self.0 |= movable(e, *x);
+        }
+        walk_stmt(self, s);
     }
 }
 
@@ -70,6 +98,20 @@ fn all_reads(e: &Expr, x: Slot) -> usize {
         &mut |_| {},
     );
     n
+}
+
+/// Does `e` read `x` where the value read becomes part of the value of `e`?
+fn read_in_result(e: &Expr, x: Slot) -> bool {
+    match &e.kind {
+        ExprKind::Local(s) => *s == x,
+        ExprKind::Tuple(parts) | ExprKind::Array(parts) => {
+            parts.iter().any(|p| read_in_result(p, x))
+        }
+        ExprKind::Inject { arg, .. } => read_in_result(arg, x),
+        ExprKind::If(_, t, f) => read_in_result(t, x) || read_in_result(f, x),
+        ExprKind::Match(_, arms) => arms.iter().any(|arm| read_in_result(&arm.body, x)),
+        _ => false,
+    }
 }
 
 /// Replace a read of `x` that becomes part of the value of `e` by a move.
