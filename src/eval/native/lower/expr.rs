@@ -342,7 +342,10 @@ impl Lower<'_, '_, '_> {
             // A field of a value read without effect (an aggregate in registers, what a pointer
             // variable points at).
             ExprKind::Field(a, _) => self.pure(a),
-            ExprKind::Deref(p) => matches!(p.kind, ExprKind::Local(_) | ExprKind::Global(_)),
+            ExprKind::Deref(p) => matches!(
+                p.kind,
+                ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Capture(_)
+            ),
             ExprKind::Index { array, index, .. } => {
                 matches!(
                     array.kind,

@@ -32,13 +32,17 @@ pub(super) fn read_through(e: &Expr) -> Option<(&Expr, Vec<u32>)> {
     held(&base.ty, &path, Repr::of(&e.ty)?).then_some((base, path))
 }
 
-/// A pointer variable and the fields its projection takes: `p` (none) or `&(p).f.g`.
+/// A pointer variable (a local, a global or a captured one) and the fields its projection
+/// takes: `p` (none) or `&(p).f.g`.
 fn projected_fields(pointer: &Expr) -> Option<(&Expr, Vec<u32>)> {
     let (base, steps) = match &pointer.kind {
         ExprKind::PtrProject { pointer, path } => (&**pointer, &path[..]),
         _ => (pointer, &[][..]),
     };
-    if !matches!(base.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
+    if !matches!(
+        base.kind,
+        ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Capture(_)
+    ) {
         return None;
     }
     let fields = steps
