@@ -70,8 +70,10 @@ pub(super) fn guarded<R>(rt: &Runtime<'_>, default: R, f: impl FnOnce() -> Resul
 /// What a failing check in native code reports: the error is built here, from the operands
 /// native code passes, by the evaluator's own kernels.
 pub enum Site {
-    /// Checked integer arithmetic (the fast path could not decide).
+    /// Checked integer division or remainder (the fast path could not decide).
     IntArith(ArithOp, IntTy, Span),
+    /// `+ - *` whose result native code found outside the type: always an error.
+    Overflow(ArithOp, IntTy, Span),
     /// A counting loop's variable stepped past its type (up or down from `a`).
     Step(IntTy, bool, Span),
     /// A global read before its initialiser ran.
@@ -105,6 +107,14 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
         Site::IntArith(op, ity, span) => {
             super::super::prims::int_arith(*op, *ity, a, b).map_err(|fault| fault.at(*span))
         }
+        Site::Overflow(op, ity, span) => match super::super::prims::int_arith(*op, *ity, a, b) {
+            Err(fault) => Err(fault.at(*span)),
+            Ok(_) => Err(runtime_error(
+                INTERNAL,
+                format!("native code found {a} {op:?} {b} outside {}", ity.name()),
+                *span,
+            )),
+        },
         Site::Step(ity, up, span) => Err(runtime_error(
             OVERFLOW,
             format!(

@@ -712,61 +712,42 @@ impl Lower<'_, '_, '_> {
         y: ClValue,
         span: Span,
     ) -> ClValue {
-        let wide = ity.bits() == 64;
         let signed = ity.signed();
+        if let ArithOp::Add | ArithOp::Sub | ArithOp::Mul = op {
+            // Exact: the flag is set exactly when the result is outside `ity`, so the cold
+            // block only raises and never rejoins (nothing stays live across its call).
+            let (r, bad) = self.overflowing(op, ity, x, y);
+            self.raise_if(bad, Site::Overflow(op, ity, span), x, y);
+            return r;
+        }
         let join = self.b.create_block();
         self.b.append_block_param(join, types::I64);
         let cold = self.b.create_block();
         self.b.set_cold_block(cold);
-        match op {
-            ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
-                let (r, bad) = if wide {
-                    let ins = self.b.ins();
-                    match (op, signed) {
-                        (ArithOp::Add, true) => ins.sadd_overflow(x, y),
-                        (ArithOp::Sub, true) => ins.ssub_overflow(x, y),
-                        (ArithOp::Mul, true) => ins.smul_overflow(x, y),
-                        (ArithOp::Add, false) => ins.uadd_overflow(x, y),
-                        (ArithOp::Sub, false) => ins.usub_overflow(x, y),
-                        _ => ins.umul_overflow(x, y),
-                    }
-                } else {
-                    let r = match op {
-                        ArithOp::Add => self.b.ins().iadd(x, y),
-                        ArithOp::Sub => self.b.ins().isub(x, y),
-                        _ => self.b.ins().imul(x, y),
-                    };
-                    let bad = self.out_of_range(r, ity);
-                    (r, bad)
-                };
-                self.b.ins().brif(bad, cold, &[], join, &args(&[r]));
-            }
-            ArithOp::Div | ArithOp::Mod => {
-                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
-                let bad = if signed {
-                    let min = self
-                        .b
-                        .ins()
-                        .icmp_imm_s(IntCC::Equal, x, IntTy::min(ity) as i64);
-                    let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                    let both = self.b.ins().band(min, minus_one);
-                    self.b.ins().bor(zero, both)
-                } else {
-                    zero
-                };
-                let hot = self.b.create_block();
-                self.b.ins().brif(bad, cold, &[], hot, &[]);
-                self.b.seal_block(hot);
-                self.b.switch_to_block(hot);
-                let r = match (op, signed) {
-                    (ArithOp::Div, true) => self.b.ins().sdiv(x, y),
-                    (ArithOp::Div, false) => self.b.ins().udiv(x, y),
-                    (_, true) => self.b.ins().srem(x, y),
-                    (_, false) => self.b.ins().urem(x, y),
-                };
-                self.b.ins().jump(join, &args(&[r]));
-            }
-        }
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        let bad = if signed {
+            let min = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, x, IntTy::min(ity) as i64);
+            let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+            let both = self.b.ins().band(min, minus_one);
+            self.b.ins().bor(zero, both)
+        } else {
+            zero
+        };
+        let hot = self.b.create_block();
+        self.b.ins().brif(bad, cold, &[], hot, &[]);
+        self.b.seal_block(hot);
+        self.b.switch_to_block(hot);
+        let r = match (op, signed) {
+            (ArithOp::Div, true) => self.b.ins().sdiv(x, y),
+            (ArithOp::Div, false) => self.b.ins().udiv(x, y),
+            (_, true) => self.b.ins().srem(x, y),
+            (_, false) => self.b.ins().urem(x, y),
+        };
+        self.b.ins().jump(join, &args(&[r]));
+        // The kernel decides the cold cases: division by zero fails, `MIN % -1` does not.
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
         let site = self.keep(Site::IntArith(op, ity, span));
@@ -785,6 +766,53 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(join);
         self.b.switch_to_block(join);
         self.b.block_params(join)[0]
+    }
+
+    /// `x op y` for `op` one of `+ - *` on `ity` (operands in range, held in 64 bits), and
+    /// whether the exact result is outside `ity`.
+    fn overflowing(
+        &mut self,
+        op: ArithOp,
+        ity: IntTy,
+        x: ClValue,
+        y: ClValue,
+    ) -> (ClValue, ClValue) {
+        let signed = ity.signed();
+        let machine = |b: &mut cranelift_frontend::FunctionBuilder<'_>, x: ClValue, y: ClValue| {
+            let ins = b.ins();
+            match (op, signed) {
+                (ArithOp::Add, true) => ins.sadd_overflow(x, y),
+                (ArithOp::Sub, true) => ins.ssub_overflow(x, y),
+                (ArithOp::Mul, true) => ins.smul_overflow(x, y),
+                (ArithOp::Add, false) => ins.uadd_overflow(x, y),
+                (ArithOp::Sub, false) => ins.usub_overflow(x, y),
+                _ => ins.umul_overflow(x, y),
+            }
+        };
+        match ity.bits() {
+            64 => machine(&mut self.b, x, y),
+            32 => {
+                // The 32-bit operation's own flag: no range comparisons.
+                let x32 = self.b.ins().ireduce(types::I32, x);
+                let y32 = self.b.ins().ireduce(types::I32, y);
+                let (r, bad) = machine(&mut self.b, x32, y32);
+                let r = if signed {
+                    self.b.ins().sextend(types::I64, r)
+                } else {
+                    self.b.ins().uextend(types::I64, r)
+                };
+                (r, bad)
+            }
+            _ => {
+                let r = match op {
+                    ArithOp::Add => self.b.ins().iadd(x, y),
+                    ArithOp::Sub => self.b.ins().isub(x, y),
+                    _ => self.b.ins().imul(x, y),
+                };
+                let bad = self.out_of_range(r, ity);
+                (r, bad)
+            }
+        }
     }
 
     /// Is `r` (computed exactly in 64 bits) outside the range of the narrow type `ity`?
