@@ -112,14 +112,14 @@ fn pop(d: &mut DynArray, span: Span) -> Result<(), Ctrl> {
     Ok(())
 }
 
-/// A varray operation of native code (`native/lower/varray.rs`) whose element type is held
-/// in registers: what it is, the index's type (`Get`, `Set`), how registers hold an element,
-/// and where it is.
+/// A varray operation of native code (`native/lower/varray.rs`): what it is, the index's
+/// type (`Get`, `Set`), how registers hold an element (`None`: elements pass as values, by
+/// address), and where it is.
 #[derive(Debug)]
 pub struct NativeVarrayOp {
     pub op: VarrayOp,
     pub index: Option<IntTy>,
-    pub element: crate::eval::native::Repr,
+    pub element: Option<crate::eval::native::Repr>,
     pub span: Span,
 }
 

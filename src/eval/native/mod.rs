@@ -25,6 +25,7 @@ mod lower;
 mod pointee;
 mod runtime;
 mod text;
+mod varrays;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

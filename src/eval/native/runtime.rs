@@ -7,7 +7,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::core::ir::{ArithOp, GlobalDef, MathFn, VarrayOp};
+use crate::core::ir::{ArithOp, GlobalDef, MathFn};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -15,7 +15,6 @@ use crate::types::Type;
 use super::super::array::Shape;
 use super::super::closure::Instance;
 use super::super::code::{BindCode, ExprCode, StmtCode};
-use super::super::compile::varray::NativeVarrayOp;
 use super::super::error::{
     interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
 };
@@ -334,16 +333,6 @@ fn in_cell<R>(value: &mut Value, view: impl FnOnce(&mut Value) -> R) -> R {
         Value::Cell(cell) => view(&mut cell.lock()),
         plain => view(plain),
     }
-}
-
-/// The elements of the varray (or darray) in `value` (a slot): the address of the first when
-/// they are scalars (else null) and their count, into `out`; null and 0 when it holds no
-/// varray.
-extern "C" fn varray_view(value: &Value, out: &mut [usize; 2]) {
-    *out = match crate::eval::compile::varray::view(value) {
-        Some((data, len)) => [data, len],
-        None => [0, 0],
-    };
 }
 
 /// The bytes of the string in `value` (a slot): their address and count, into `out`; null and
@@ -1000,19 +989,6 @@ extern "C" fn element_count(shape: &Shape, src: &Value) -> usize {
     }
 }
 
-/// The varray operation `op` on the varray (or darray) at `v`, with the bits of an index `i`
-/// and of an element `x`: its result's bits (see `NativeVarrayOp::run`), 0 after a fault.
-extern "C" fn varray_op(rt: &Runtime<'_>, op: &NativeVarrayOp, v: &Value, i: i64, x: u64) -> u64 {
-    guarded(rt, 0, || {
-        let result = op.run(v, i, op.element.boxed(x), &rt.limits)?;
-        Ok(match result {
-            Value::Unit => 0,
-            element if op.op == VarrayOp::Get => op.element.unboxed(&element),
-            count => count.as_int_lossy() as u64,
-        })
-    })
-}
-
 /// The address of each helper lowering calls, by name.
 pub fn address(helper: Helper) -> usize {
     match helper {
@@ -1042,7 +1018,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerView => pointer_view as *const () as usize,
         Helper::CloneValue => clone_value as *const () as usize,
         Helper::CompareValues => compare_values as *const () as usize,
-        Helper::VarrayView => varray_view as *const () as usize,
+        Helper::VarrayView => super::varrays::varray_view as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
@@ -1061,7 +1037,8 @@ pub fn address(helper: Helper) -> usize {
         Helper::Element => element as *const () as usize,
         Helper::ElementCount => element_count as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
-        Helper::VarrayOp => varray_op as *const () as usize,
+        Helper::VarrayOp => super::varrays::varray_op as *const () as usize,
+        Helper::VarrayValuesOp => super::varrays::varray_values_op as *const () as usize,
         Helper::ConcatStrings => super::text::concat_strings as *const () as usize,
         Helper::AppendStrings => super::text::append_strings as *const () as usize,
         Helper::ShowValue => super::text::show_value as *const () as usize,
@@ -1109,6 +1086,7 @@ pub enum Helper {
     ElementCount,
     ChunkLoop,
     VarrayOp,
+    VarrayValuesOp,
     MatchPattern,
     MakeSum,
     MakeParts,

@@ -10,7 +10,7 @@ use cranelift_codegen::ir::{
     types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CmpOp, Expr, ExprKind, Prim};
+use crate::core::ir::{CmpOp, Expr, ExprKind, Prim, VarrayOp};
 
 use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Parts};
@@ -41,6 +41,12 @@ impl Lower<'_, '_, '_> {
         }
         match &e.kind {
             ExprKind::Prim(Prim::StrConcat, _) => self.concat_into(e, out),
+            ExprKind::Prim(Prim::Varray(op @ VarrayOp::Get), a)
+                if self.values_form(e, *op, a).is_some() =>
+            {
+                let index = self.values_form(e, *op, a).flatten();
+                self.values_call(e, *op, index, a, Some(out));
+            }
             ExprKind::Prim(p @ (Prim::Str | Prim::Repr | Prim::Strr), x) if x.len() == 1 => {
                 self.show_into(p, &x[0], e.span, out)
             }

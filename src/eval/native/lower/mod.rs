@@ -694,13 +694,22 @@ fn context(backend: &SharedBackend, sig: Signature) -> Context {
 }
 
 fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), String> {
+    // For those working on the backend: the Cranelift IR of each function, and the machine
+    // code Cranelift made of it (before branch simplification), on stderr.
     if std::env::var_os("TESSERA_DUMP_CLIF").is_some() {
         eprintln!("{}", ctx.func.display());
     }
+    let machine_code = std::env::var_os("TESSERA_DUMP_ASM").is_some();
+    ctx.set_disasm(machine_code);
     let mut b = lock(backend);
-    b.module
+    let defined = b
+        .module
         .define_function(id, ctx)
-        .map_err(|e| format!("Cranelift rejected the code: {e:?}"))
+        .map_err(|e| format!("Cranelift rejected the code: {e:?}"));
+    if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+        eprintln!("{text}");
+    }
+    defined
 }
 
 /// Lower a function instance's body into the declared function `id`; the notes on its

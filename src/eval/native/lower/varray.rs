@@ -4,7 +4,8 @@
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value as ClValue};
 
-use crate::core::ir::{Expr, ExprKind, VarrayOp};
+use crate::core::ir::{Expr, ExprKind, Place, Prim, VarrayOp};
+use crate::core::visit::each_in_expr;
 use crate::eval::compile::varray::NativeVarrayOp;
 use crate::eval::native::Repr;
 use crate::types::Type;
@@ -20,6 +21,10 @@ impl Lower<'_, '_, '_> {
     /// operation runs, after the index and element, which are closed (no call, no effect), so
     /// the order cannot show.
     pub(super) fn varray_op(&mut self, e: &Expr, op: VarrayOp, a: &[Expr]) -> Option<V> {
+        if let (VarrayOp::Push | VarrayOp::Set, Some(index)) = (op, self.values_form(e, op, a)) {
+            self.values_call(e, op, index, a, None);
+            return Some(V::Unit);
+        }
         let (element, index) = self.varray_form(e, op, a)?;
         let (varray, rest) = a.split_first()?;
         let closed = rest
@@ -92,6 +97,94 @@ impl Lower<'_, '_, '_> {
         variable.then_some((element, index))
     }
 
+    /// The index type of a varray operation whose element is not in registers (a string, a
+    /// variant, a tuple holding one) that `values_call` lowers: on a varray variable (captured
+    /// ones too), by a
+    /// closed integer index, with an element that leaves the variable alone (so computing it
+    /// before the variable is read cannot show). `Some(None)` for `Push`; `None` for any other
+    /// form.
+    pub(super) fn values_form(
+        &self,
+        e: &Expr,
+        op: VarrayOp,
+        a: &[Expr],
+    ) -> Option<Option<crate::types::IntTy>> {
+        let (varray, rest) = a.split_first()?;
+        let variable = match varray.kind {
+            ExprKind::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
+            ExprKind::Global(_) | ExprKind::LocalCell(_) => true,
+            ExprKind::Capture(i) | ExprKind::CaptureCell(i) => (i as usize) < self.n_captures,
+            _ => false,
+        };
+        let (element, index, x) = match (op, rest) {
+            (VarrayOp::Get, [i]) => (&e.ty, Some(i), None),
+            (VarrayOp::Set, [i, x]) => (&x.ty, Some(i), Some(x)),
+            (VarrayOp::Push, [x]) => (&x.ty, None, Some(x)),
+            _ => return None,
+        };
+        if !variable
+            || Repr::of(element).is_some()
+            || crate::eval::native::Agg::of(element).is_some()
+        {
+            return None;
+        }
+        let index = match index {
+            Some(i) => match &i.ty {
+                Type::Int(ity) if self.closed_expr(i, &mut std::collections::HashMap::new()) => {
+                    Some(*ity)
+                }
+                _ => return None,
+            },
+            None => None,
+        };
+        let alone = x.is_none_or(|x| leaves_alone(x, varray));
+        alone.then_some(index)
+    }
+
+    /// A varray operation of `values_form`: the index, then the element into a temporary the
+    /// runtime moves into the varray (`Push`, `Set`), or the element read into `out` (`Get`).
+    pub(super) fn values_call(
+        &mut self,
+        e: &Expr,
+        op: VarrayOp,
+        index: Option<crate::types::IntTy>,
+        a: &[Expr],
+        out: Option<ClValue>,
+    ) {
+        let (varray, rest) = a.split_first().expect("values_form: a varray operand");
+        self.check_base(varray);
+        let i = match index {
+            Some(_) => self.expr(&rest[0]).int(),
+            None => self.iconst(0),
+        };
+        let null = self.iconst(0);
+        let x = match (op, rest) {
+            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => {
+                let temp = self.temp_value();
+                self.value_into(x, temp, "an element of a varray");
+                temp
+            }
+            _ => null,
+        };
+        let addr = self.base_addr(varray);
+        let site = self.keep(NativeVarrayOp {
+            op,
+            index,
+            element: None,
+            span: e.span,
+        });
+        let site = self.ptr_const(site);
+        let rt = self.rt;
+        let out = out.unwrap_or(null);
+        self.call_helper(
+            Helper::VarrayValuesOp,
+            &[types::I64; 6],
+            &[],
+            &[rt, site, addr, i, x, out],
+        );
+        self.check_failed();
+    }
+
     /// `varray_op`'s runtime call.
     #[allow(clippy::too_many_arguments)]
     fn varray_call(
@@ -108,7 +201,7 @@ impl Lower<'_, '_, '_> {
         let site = self.keep(NativeVarrayOp {
             op,
             index,
-            element,
+            element: Some(element),
             span: e.span,
         });
         let site = self.ptr_const(site);
@@ -174,5 +267,56 @@ impl Lower<'_, '_, '_> {
         let data = self.b.ins().load(types::I64, super::flags(), out, 0);
         let len = self.b.ins().load(types::I64, super::flags(), out, 8);
         (data, len)
+    }
+}
+
+/// Does computing `x` leave the varray variable `varray` as it is: no assignment or move of
+/// it, and, for a global or captured one (which a function may assign), no call?
+fn leaves_alone(x: &Expr, varray: &Expr) -> bool {
+    let local = match varray.kind {
+        ExprKind::Local(s) => Some(s),
+        _ => None,
+    };
+    let place = match varray.kind {
+        ExprKind::Local(s) => Some(Place::Local(s)),
+        ExprKind::LocalCell(s) => Some(Place::LocalCell(s)),
+        ExprKind::Global(s) => Some(Place::Global(s)),
+        _ => None,
+    };
+    let alone = std::cell::Cell::new(true);
+    each_in_expr(
+        x,
+        &mut |e| match &e.kind {
+            ExprKind::Take(s) if Some(*s) == local => alone.set(false),
+            ExprKind::Call { .. }
+            | ExprKind::MakeFun { .. }
+            | ExprKind::Closure { .. }
+            | ExprKind::MapLoop { .. }
+            | ExprKind::Inlined(_)
+            | ExprKind::Prim(_, _)
+                if local.is_none() && calls_code(e) =>
+            {
+                alone.set(false)
+            }
+            _ => {}
+        },
+        &mut |written| {
+            if Some(written) == place {
+                alone.set(false);
+            }
+        },
+    );
+    alone.get()
+}
+
+/// May evaluating `e` itself (its operands aside) run code of the program: a call, a closure,
+/// a map, an inlined body, or a kernel applying a function value?
+fn calls_code(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Prim(p, _) => matches!(
+            p,
+            Prim::Map | Prim::Filter | Prim::FoldLeft | Prim::SortBy | Prim::Mem | Prim::MemRel
+        ),
+        _ => true,
     }
 }
