@@ -7,7 +7,7 @@ use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, 
 use crate::core::ir::{Expr, ExprKind, Place, Prim, VarrayOp};
 use crate::core::visit::each_in_expr;
 use crate::eval::compile::varray::NativeVarrayOp;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 use crate::types::Type;
 
 use super::super::runtime::Helper;
@@ -15,15 +15,27 @@ use super::{Lower, V};
 
 impl Lower<'_, '_, '_> {
     /// A varray operation (`Prim::Varray`: its length or bound, an element read, set, pushed,
-    /// popped) on a varray variable whose elements are held in registers, by the runtime's
-    /// `varray_op` (the kernels' own code, under the varray's lock); `None` for any other,
-    /// left to a kernel call or a fallback piece. The variable's varray is taken when the
-    /// operation runs, after the index and element, which are closed (no call, no effect), so
-    /// the order cannot show.
+    /// popped) on a varray variable, by the runtime's `varray_op` (the kernels' own code,
+    /// under the varray's lock) when its elements are held in registers, by `values_call`
+    /// when they are not scalars; `None` for any other, left to a kernel call or a fallback
+    /// piece. The variable's varray is taken when the operation runs, after the index and
+    /// element, which are closed (no call, no effect), so the order cannot show.
     pub(super) fn varray_op(&mut self, e: &Expr, op: VarrayOp, a: &[Expr]) -> Option<V> {
-        if let (VarrayOp::Push | VarrayOp::Set, Some(index)) = (op, self.values_form(e, op, a)) {
-            self.values_call(e, op, index, a, None);
-            return Some(V::Unit);
+        if let Some(index) = self.values_form(e, op, a) {
+            return Some(match Agg::of(&e.ty) {
+                // An aggregate element read: cloned into a temporary, then unboxed.
+                Some(agg) => {
+                    let temp = self.temp_value();
+                    self.values_call(e, op, index, a, Some(temp));
+                    let v = self.unbox_from(temp, &agg);
+                    self.drop_value(temp);
+                    v
+                }
+                None => {
+                    self.values_call(e, op, index, a, None);
+                    V::Unit
+                }
+            });
         }
         let (element, index) = self.varray_form(e, op, a)?;
         let (varray, rest) = a.split_first()?;
@@ -97,8 +109,8 @@ impl Lower<'_, '_, '_> {
         variable.then_some((element, index))
     }
 
-    /// The index type of a varray operation whose element is not in registers (a string, a
-    /// variant, a tuple holding one) that `values_call` lowers: on a varray variable (captured
+    /// The index type of a varray operation whose element is not a scalar (a string, a
+    /// variant, a tuple or struct) that `values_call` lowers: on a varray variable (captured
     /// ones too), by a
     /// closed integer index, with an element that leaves the variable alone (so computing it
     /// before the variable is read cannot show). `Some(None)` for `Push`; `None` for any other
@@ -122,10 +134,7 @@ impl Lower<'_, '_, '_> {
             (VarrayOp::Push, [x]) => (&x.ty, None, Some(x)),
             _ => return None,
         };
-        if !variable
-            || Repr::of(element).is_some()
-            || crate::eval::native::Agg::of(element).is_some()
-        {
+        if !variable || Repr::of(element).is_some() {
             return None;
         }
         let index = match index {
