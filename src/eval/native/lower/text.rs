@@ -8,6 +8,7 @@ use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Va
 
 use crate::core::ir::{Expr, ExprKind, Place, Prim};
 use crate::syntax::span::Span;
+use crate::types::Type;
 
 use super::super::runtime::Helper;
 use super::super::text::{Concat, Shown};
@@ -31,8 +32,8 @@ impl Lower<'_, '_, '_> {
 
     /// Call the text helper `helper` (rt, concat, parts, n, target) on the operands `parts`
     /// of a chain of concatenations (`string_parts`) at `span`: each read where it lives, a
-    /// scalar's `str x` as `x` rendered by the helper into the result; unwinding when it
-    /// fails.
+    /// scalar's `str x` (and a char's one-byte string) as `x` rendered by the helper into the
+    /// result; unwinding when it fails.
     fn strings_helper(&mut self, helper: Helper, span: Span, parts: &[&Expr], target: ClValue) {
         let mut operands = Vec::with_capacity(parts.len());
         let mut rendered = Vec::with_capacity(parts.len());
@@ -44,6 +45,11 @@ impl Lower<'_, '_, '_> {
                 {
                     operands.push(&x[0]);
                     rendered.push(Some(x[0].ty.clone()));
+                }
+                // A char as a one-byte string (`s + c`) is its `str`.
+                ExprKind::Prim(Prim::CharToStr, x) if x.len() == 1 && x[0].ty == Type::Char => {
+                    operands.push(&x[0]);
+                    rendered.push(Some(Type::Char));
                 }
                 _ => {
                     operands.push(*part);
