@@ -1,24 +1,44 @@
-//! Characters and strings in registers: the bytes and length of a string variable, read in
-//! place, and `toupper`/`tolower` and the character classes (`isdigit` …) of a byte, as the
+//! Characters and strings in registers: the bytes and length of a string (a variable's read
+//! in place), and `toupper`/`tolower` and the character classes (`isdigit` …) of a byte, as the
 //! evaluator's kernels compute them (`eval::library`).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{CharClass, Expr};
+use crate::core::ir::{CharClass, Const, Expr, ExprKind};
 use crate::syntax::span::Span;
 
 use super::super::runtime::{Helper, Site};
 use super::{args, flags, Lower, V};
 
 impl Lower<'_, '_, '_> {
-    /// `len s` (no `index`) or `s.[i]` of the string in a variable: its bytes read in place.
-    /// The string is read before the index (R0011 first), whose evaluation has no effect; a
-    /// negative index counts from the end; a variable holding no string gives 0, as the
-    /// evaluator's kernels do.
+    /// `len s` (no `index`) or `s.[i]`: a variable's bytes read in place, any other string
+    /// computed into a temporary first (a constant's length is a constant). The string is read
+    /// before the index (R0011 first), whose evaluation has no effect; a negative index counts
+    /// from the end; a variable holding no string gives 0, as the evaluator's kernels do.
     pub(super) fn string_read(&mut self, text: &Expr, index: Option<&Expr>, span: Span) -> V {
-        self.check_base(text);
-        let i = index.map(|x| self.expr(x).int());
-        let addr = self.base_addr(text);
+        if let (ExprKind::Const(Const::Str(bytes)), None) = (&text.kind, index) {
+            return V::I(self.iconst(bytes.len() as i64));
+        }
+        let variable = matches!(text.kind, ExprKind::Local(_) | ExprKind::Global(_));
+        let (i, addr, read) = if variable {
+            self.check_base(text);
+            let i = index.map(|x| self.expr(x).int());
+            (i, self.base_addr(text), None)
+        } else {
+            // Any other string: computed first (as the evaluator does), dropped after.
+            let read = self.read_operands(&[text], "a string whose bytes are read");
+            let i = index.map(|x| self.expr(x).int());
+            (i, read.addrs[0], Some(read))
+        };
+        let v = self.string_bytes(addr, i, span);
+        if let Some(read) = read {
+            self.release_operands(read);
+        }
+        v
+    }
+
+    /// `string_read` of the string at `addr`: its length, or its byte `i`.
+    fn string_bytes(&mut self, addr: ClValue, i: Option<ClValue>, span: Span) -> V {
         let slot = self
             .b
             .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(

@@ -428,7 +428,8 @@ impl Lower<'_, '_, '_> {
                 matches!(i.ty, Type::Int(ity) if ity.signed() || ity.bits() < 64)
                     && self.closed_expr(i, &mut std::collections::HashMap::new())
             });
-            if variable && index_ok && repr == Repr::I64 {
+            let computed = !variable && text.ty == Type::String;
+            if (variable || computed) && index_ok && repr == Repr::I64 {
                 return self.string_read(text, index.first(), e.span);
             }
         }
