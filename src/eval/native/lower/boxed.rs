@@ -18,6 +18,7 @@ use super::{flags, Lower};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
 use crate::eval::value::Value;
+use crate::types::Type;
 
 /// Operands read for a helper (`read_operands`): the address of each, whether it is a
 /// temporary this code dropped (a computed string or boxed aggregate), and the unwind blocks
@@ -165,7 +166,84 @@ impl Lower<'_, '_, '_> {
             ExprKind::Const(c) => {
                 self.copy_kept(crate::eval::compile::const_value(c, &e.ty), out);
             }
+            ExprKind::Field(..) if self.boxed_field_path(e).is_some() => self.field_into(e, out),
             _ => self.eval_into(e, out, why),
+        }
+    }
+
+    /// Is `e` a variable whose value is the evaluator's in its slot (a local in the frame, a
+    /// global, a value captured by copy) and not a scalar or aggregate in registers?
+    fn boxed_variable(&self, e: &Expr) -> bool {
+        let slot = match e.kind {
+            ExprKind::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
+            ExprKind::Global(_) => true,
+            ExprKind::Capture(i) => (i as usize) < self.n_captures,
+            _ => false,
+        };
+        slot && Repr::of(&e.ty).is_none() && Agg::of(&e.ty).is_none()
+    }
+
+    /// The variable and the fields (each with the type of the value it is taken from) of a
+    /// field read `v.a.b` from a variable holding its value in its slot.
+    fn boxed_field_path<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, Vec<(&'e Type, u32)>)> {
+        let mut steps = Vec::new();
+        let mut at = e;
+        while let ExprKind::Field(inner, i) = &at.kind {
+            if Repr::of(&inner.ty).is_some() || Agg::of(&inner.ty).is_some() {
+                return None;
+            }
+            steps.push((&inner.ty, *i));
+            at = inner;
+        }
+        steps.reverse();
+        (!steps.is_empty() && self.boxed_variable(at)).then_some((at, steps))
+    }
+
+    /// A field read `v.a.b` (`boxed_field_path`) copied into `out` from where the tuples on the way
+    /// hold it; a value of another representation goes to the closure compiler (a cold path:
+    /// reading a variable has no effect, so it may run there).
+    fn field_into(&mut self, e: &Expr, out: ClValue) {
+        let (variable, steps) = self.boxed_field_path(e).expect("checked by the caller");
+        self.check_base(variable);
+        let mut addr = self.base_addr(variable);
+        let other = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.set_cold_block(other);
+        for (ty, i) in steps {
+            let first = self.parts_address(addr, ty);
+            let held = self.b.create_block();
+            self.b.ins().brif(first, held, &[], other, &[]);
+            self.b.seal_block(held);
+            self.b.switch_to_block(held);
+            addr = self
+                .b
+                .ins()
+                .iadd_imm_s(first, i64::from(i) * VALUE_SIZE as i64);
+        }
+        self.copy_value(addr, out);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(other);
+        self.b.switch_to_block(other);
+        self.eval_into(e, out, "");
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+    }
+
+    /// The address of the first part of the tuple (or array of boxed leaves) of type `ty` at
+    /// `addr`, or null when the value there is not held so.
+    fn parts_address(&mut self, addr: ClValue, ty: &Type) -> ClValue {
+        match (Shape::of(ty), layout::tuple_parts()) {
+            (None, Some(parts)) => {
+                let is_tuple = self.has_tag(addr, layout::TAG_TUPLE);
+                let at = self.b.ins().load(types::I64, flags(), addr, parts.word);
+                let first = self.b.ins().iadd_imm_s(at, parts.parts as i64);
+                let null = self.iconst(0);
+                self.b.ins().select(is_tuple, first, null)
+            }
+            _ => self
+                .call_helper(Helper::BoxedParts, &[types::I64], &[types::I64], &[addr])
+                .expect("boxed_parts returns an address"),
         }
     }
 

@@ -170,9 +170,12 @@ impl Lower<'_, '_, '_> {
         self.reload(&slots);
     }
 
-    /// Note a fallback piece for the report.
+    /// Note a fallback piece for the report. A piece without a reason is the cold path of a
+    /// native form, taken only by a value of an unusual representation: not listed.
     pub(super) fn note(&mut self, why: &str, span: crate::syntax::span::Span) {
-        self.notes
-            .push(format!("{why} (at bytes {}..{})", span.start, span.end));
+        if !why.is_empty() {
+            self.notes
+                .push(format!("{why} (at bytes {}..{})", span.start, span.end));
+        }
     }
 }

@@ -356,7 +356,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Is the value at `addr` of the variant of `Value` whose tag is `tag`?
-    fn has_tag(&mut self, addr: ClValue, tag: u8) -> ClValue {
+    pub(super) fn has_tag(&mut self, addr: ClValue, tag: u8) -> ClValue {
         let actual = self.b.ins().uload8(types::I64, super::flags(), addr, 0);
         self.b.ins().icmp_imm_s(IntCC::Equal, actual, tag as i64)
     }
