@@ -778,56 +778,36 @@ impl Lower<'_, '_, '_> {
         x: ClValue,
         y: ClValue,
     ) -> (ClValue, ClValue) {
-        let signed = ity.signed();
-        let machine = |b: &mut cranelift_frontend::FunctionBuilder<'_>, x: ClValue, y: ClValue| {
-            let ins = b.ins();
-            match (op, signed) {
+        if ity.bits() == 64 {
+            let ins = self.b.ins();
+            return match (op, ity.signed()) {
                 (ArithOp::Add, true) => ins.sadd_overflow(x, y),
                 (ArithOp::Sub, true) => ins.ssub_overflow(x, y),
                 (ArithOp::Mul, true) => ins.smul_overflow(x, y),
                 (ArithOp::Add, false) => ins.uadd_overflow(x, y),
                 (ArithOp::Sub, false) => ins.usub_overflow(x, y),
                 _ => ins.umul_overflow(x, y),
-            }
-        };
-        match ity.bits() {
-            64 => machine(&mut self.b, x, y),
-            32 => {
-                // The 32-bit operation's own flag: no range comparisons.
-                let x32 = self.b.ins().ireduce(types::I32, x);
-                let y32 = self.b.ins().ireduce(types::I32, y);
-                let (r, bad) = machine(&mut self.b, x32, y32);
-                let r = if signed {
-                    self.b.ins().sextend(types::I64, r)
-                } else {
-                    self.b.ins().uextend(types::I64, r)
-                };
-                (r, bad)
-            }
-            _ => {
-                let r = match op {
-                    ArithOp::Add => self.b.ins().iadd(x, y),
-                    ArithOp::Sub => self.b.ins().isub(x, y),
-                    _ => self.b.ins().imul(x, y),
-                };
-                let bad = self.out_of_range(r, ity);
-                (r, bad)
-            }
+            };
         }
+        // Exact in 64 bits, whose result is the value (no extension after).
+        let r = match op {
+            ArithOp::Add => self.b.ins().iadd(x, y),
+            ArithOp::Sub => self.b.ins().isub(x, y),
+            _ => self.b.ins().imul(x, y),
+        };
+        let bad = self.out_of_range(r, ity);
+        (r, bad)
     }
 
     /// Is `r` (computed exactly in 64 bits) outside the range of the narrow type `ity`?
     fn out_of_range(&mut self, r: ClValue, ity: IntTy) -> ClValue {
         if ity.signed() {
-            let lo = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedLessThan, r, IntTy::min(ity) as i64);
-            let hi = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedGreaterThan, r, IntTy::max(ity) as i64);
-            self.b.ins().bor(lo, hi)
+            // Outside exactly when its low bits sign-extended differ from it: one extension
+            // and one comparison, off the path of the result itself.
+            let narrow = types::Type::int(ity.bits() as u16).expect("8, 16 or 32 bits");
+            let low = self.b.ins().ireduce(narrow, r);
+            let back = self.b.ins().sextend(types::I64, low);
+            self.b.ins().icmp(IntCC::NotEqual, back, r)
         } else {
             self.b
                 .ins()
