@@ -659,15 +659,8 @@ impl Lower<'_, '_, '_> {
                 } else if !to.signed() && to.bits() == 64 {
                     self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0)
                 } else {
-                    let lo =
-                        self.b
-                            .ins()
-                            .icmp_imm_s(IntCC::SignedLessThan, v, IntTy::min(to) as i64);
-                    let hi =
-                        self.b
-                            .ins()
-                            .icmp_imm_s(IntCC::SignedGreaterThan, v, IntTy::max(to) as i64);
-                    self.b.ins().bor(lo, hi)
+                    // A narrow type, `v` exact in 64 bits.
+                    self.out_of_range(v, to)
                 };
                 let zero = self.iconst(0);
                 self.raise_if(
