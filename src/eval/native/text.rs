@@ -169,3 +169,21 @@ pub(super) extern "C" fn print_value(rt: &Runtime<'_>, shown: &Shown, value: &Va
         Ok(0)
     })
 }
+
+/// A number read from text (`int s`, `double s`, any integer or floating type): the type read
+/// and where in the source.
+pub struct Parse {
+    pub to: Type,
+    pub repr: super::Repr,
+    pub span: Span,
+}
+
+/// The number `parse` reads from the string at `text`, as the evaluator's conversion reads it:
+/// its bits; 0 after a fault.
+pub(super) extern "C" fn parse_text(rt: &Runtime<'_>, parse: &Parse, text: &Value) -> u64 {
+    guarded(rt, 0, || {
+        let number =
+            prims::convert(text, &Type::String, &parse.to).map_err(|f| f.at(parse.span))?;
+        Ok(parse.repr.unboxed(&number))
+    })
+}

@@ -10,7 +10,7 @@ use cranelift_codegen::ir::{
     types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CmpOp, Expr, ExprKind, Prim, VarrayOp};
+use crate::core::ir::{CmpOp, Expr, ExprKind, IndexMode, Prim, VarrayOp};
 
 use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Parts};
@@ -166,7 +166,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Const(c) => {
                 self.copy_kept(crate::eval::compile::const_value(c, &e.ty), out);
             }
-            ExprKind::Field(..) if self.boxed_field_path(e).is_some() => self.field_into(e, out),
+            ExprKind::Field(..) | ExprKind::Index { .. } if self.part_path(e).is_some() => {
+                self.part_read_into(e, out)
+            }
             _ => self.eval_into(e, out, why),
         }
     }
@@ -183,42 +185,67 @@ impl Lower<'_, '_, '_> {
         slot && Repr::of(&e.ty).is_none() && Agg::of(&e.ty).is_none()
     }
 
-    /// The variable and the fields (each with the type of the value it is taken from) of a
-    /// field read `v.a.b` from a variable holding its value in its slot.
-    fn boxed_field_path<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, Vec<(&'e Type, u32)>)> {
+    /// The variable and the steps (each with the type of the value it is taken from) of a read
+    /// of a part of a variable holding its value in its slot: fields of tuples, records and
+    /// structs (`v.a.b`), elements of arrays of boxed values (`v.(i)`) by a closed index.
+    fn part_path<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, Vec<(&'e Type, Step<'e>)>)> {
         let mut steps = Vec::new();
         let mut at = e;
-        while let ExprKind::Field(inner, i) = &at.kind {
+        loop {
+            let (inner, step) = match &at.kind {
+                ExprKind::Field(inner, i) => (inner, Step::Field(*i)),
+                ExprKind::Index { array, index, mode } => {
+                    let shape = Shape::of(&array.ty)?;
+                    let boxed = shape.elem_leaves == 1 && !shape.elem_is_array;
+                    let n = shape.n_elements?;
+                    let closed = Repr::of(&index.ty) == Some(Repr::I64)
+                        && self.closed_expr(index, &mut std::collections::HashMap::new());
+                    if !boxed || !closed {
+                        return None;
+                    }
+                    (array, Step::Index(index, *mode, n))
+                }
+                _ => break,
+            };
             if Repr::of(&inner.ty).is_some() || Agg::of(&inner.ty).is_some() {
                 return None;
             }
-            steps.push((&inner.ty, *i));
+            steps.push((&inner.ty, step));
             at = inner;
         }
         steps.reverse();
         (!steps.is_empty() && self.boxed_variable(at)).then_some((at, steps))
     }
 
-    /// A field read `v.a.b` (`boxed_field_path`) copied into `out` from where the tuples on the way
-    /// hold it; a value of another representation goes to the closure compiler (a cold path:
-    /// reading a variable has no effect, so it may run there).
-    fn field_into(&mut self, e: &Expr, out: ClValue) {
-        let (variable, steps) = self.boxed_field_path(e).expect("checked by the caller");
+    /// A read of a part of a variable (`part_path`) copied into `out` from where the tuples
+    /// and arrays on the way hold it, each linear index checked (R0001); a value of another
+    /// representation goes to the closure compiler (a cold path: reading a variable and
+    /// computing closed indices have no effect, so they may run there).
+    fn part_read_into(&mut self, e: &Expr, out: ClValue) {
+        let (variable, steps) = self.part_path(e).expect("checked by the caller");
         self.check_base(variable);
         let mut addr = self.base_addr(variable);
         let other = self.b.create_block();
         let done = self.b.create_block();
         self.b.set_cold_block(other);
-        for (ty, i) in steps {
+        for (ty, step) in steps {
             let first = self.parts_address(addr, ty);
             let held = self.b.create_block();
             self.b.ins().brif(first, held, &[], other, &[]);
             self.b.seal_block(held);
             self.b.switch_to_block(held);
-            addr = self
-                .b
-                .ins()
-                .iadd_imm_s(first, i64::from(i) * VALUE_SIZE as i64);
+            let position = match step {
+                Step::Field(i) => self.iconst(i64::from(i)),
+                Step::Index(index, mode, n) => {
+                    let i = self.expr(index).int();
+                    if mode == IndexMode::Linear {
+                        self.check_linear(i, index, ty, n);
+                    }
+                    i
+                }
+            };
+            let offset = self.b.ins().imul_imm_s(position, VALUE_SIZE as i64);
+            addr = self.b.ins().iadd(first, offset);
         }
         self.copy_value(addr, out);
         self.b.ins().jump(done, &[]);
@@ -475,4 +502,12 @@ pub(super) fn compared_in_place(ty: &crate::types::Type) -> bool {
 /// concatenation, or `str`, `repr` or `_strr` of a value?
 pub(super) fn text_prim(p: &Prim) -> bool {
     matches!(p, Prim::StrConcat | Prim::Str | Prim::Repr | Prim::Strr)
+}
+
+/// One step of a `part_path`: a field, or an element by an index (its mode, the array's
+/// element count).
+#[derive(Clone, Copy)]
+enum Step<'e> {
+    Field(u32),
+    Index(&'e Expr, IndexMode, usize),
 }

@@ -164,26 +164,7 @@ impl Lower<'_, '_, '_> {
             let n = shape.n_elements.unwrap_or(0);
             let i = self.expr(index).int();
             if *mode == IndexMode::Linear {
-                let bad = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
-                let ity = match index.ty {
-                    Type::Int(ity) => Some(ity),
-                    _ => Some(IntTy::Long),
-                };
-                let zero = self.iconst(0);
-                self.raise_if(
-                    bad,
-                    Site::Index {
-                        array_ty: array_ty.clone(),
-                        n,
-                        linear: ity,
-                        span: index.span,
-                    },
-                    i,
-                    zero,
-                );
+                self.check_linear(i, index, array_ty, n);
             }
             let scaled = if shape.elem_leaves == 1 {
                 i
@@ -193,6 +174,31 @@ impl Lower<'_, '_, '_> {
             pos = self.b.ins().iadd(pos, scaled);
         }
         pos
+    }
+
+    /// Raise R0001 at `index` unless the linear position `i` (its value) is below `n`, the
+    /// element count of an array of type `array_ty`.
+    pub(super) fn check_linear(&mut self, i: ClValue, index: &Expr, array_ty: &Type, n: usize) {
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+        let ity = match index.ty {
+            Type::Int(ity) => Some(ity),
+            _ => Some(IntTy::Long),
+        };
+        let zero = self.iconst(0);
+        self.raise_if(
+            bad,
+            Site::Index {
+                array_ty: array_ty.clone(),
+                n,
+                linear: ity,
+                span: index.span,
+            },
+            i,
+            zero,
+        );
     }
 
     /// The view of the array in the `Value` at `addr` (or, when `pointer`, of the array the

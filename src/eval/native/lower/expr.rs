@@ -443,6 +443,12 @@ impl Lower<'_, '_, '_> {
                 return V::I(self.compare_boxed(*op, x, y));
             }
         }
+        if let (Prim::Convert, [x]) = (p, a) {
+            let number = matches!(e.ty, Type::Int(_) | Type::Double | Type::Float);
+            if x.ty == Type::String && number {
+                return self.parse_text(x, e, repr);
+            }
+        }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
             // Operands native code computes (aggregates boxed for the kernel), so a global
             // held in registers by a closed loop is read there.

@@ -11,8 +11,8 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
-use super::super::text::{Concat, Shown};
-use super::{flags, Lower};
+use super::super::text::{Concat, Parse, Shown};
+use super::{flags, Lower, V};
 use crate::eval::native::Repr;
 
 impl Lower<'_, '_, '_> {
@@ -103,6 +103,30 @@ impl Lower<'_, '_, '_> {
             }
         };
         self.strings_helper(Helper::AppendStrings, value.span, tails, addr);
+    }
+
+    /// A number read from the string `x` (`int s`, `double s`): the string read where it lives
+    /// (or computed first), the evaluator's conversion run on it by the runtime.
+    pub(super) fn parse_text(&mut self, x: &Expr, e: &Expr, repr: Repr) -> V {
+        let read = self.read_operands(&[x], "the text of a conversion to a number");
+        let parse = self.keep(Parse {
+            to: e.ty.clone(),
+            repr,
+            span: e.span,
+        });
+        let parse = self.ptr_const(parse);
+        let rt = self.rt;
+        let bits = self
+            .call_helper(
+                Helper::ParseText,
+                &[types::I64; 3],
+                &[types::I64],
+                &[rt, parse, read.addrs[0]],
+            )
+            .expect("parse_text returns bits");
+        self.check_failed();
+        self.release_operands(read);
+        self.bits_value(bits, repr)
     }
 
     /// `str x`, `repr x` or `_strr x` into the value at `out`.
