@@ -111,10 +111,9 @@ impl Lower<'_, '_, '_> {
 
     /// The index type of a varray operation whose element is not a scalar (a string, a
     /// variant, a tuple or struct) that `values_call` lowers: on a varray variable (captured
-    /// ones too), by a
-    /// closed integer index, with an element that leaves the variable alone (so computing it
-    /// before the variable is read cannot show). `Some(None)` for `Push`; `None` for any other
-    /// form.
+    /// ones too), by a closed integer index, with an element that leaves the variable alone
+    /// (so computing it before the variable is read cannot show). `Some(None)` for `Push`;
+    /// `None` for any other form.
     pub(super) fn values_form(
         &self,
         e: &Expr,
@@ -290,6 +289,7 @@ fn leaves_alone(x: &Expr, varray: &Expr) -> bool {
         ExprKind::Local(s) => Some(Place::Local(s)),
         ExprKind::LocalCell(s) => Some(Place::LocalCell(s)),
         ExprKind::Global(s) => Some(Place::Global(s)),
+        ExprKind::CaptureCell(i) => Some(Place::CaptureCell(i)),
         _ => None,
     };
     let alone = std::cell::Cell::new(true);
