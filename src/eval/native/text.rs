@@ -187,3 +187,39 @@ pub(super) extern "C" fn parse_text(rt: &Runtime<'_>, parse: &Parse, text: &Valu
         Ok(parse.repr.unboxed(&number))
     })
 }
+
+/// A substring (`s.[a to b]`, `s.[a to]`, `s.[to b]`): which bounds it has and their types.
+pub struct Slice {
+    pub from: bool,
+    pub to: bool,
+    pub bound_tys: Vec<crate::types::IntTy>,
+}
+
+/// The substring `slice` takes of the string `parts[0]`, its bounds the integers after it, as
+/// the evaluator's kernel takes it, into `out` (which holds a value, replaced). 0: done.
+pub(super) extern "C" fn slice_text(
+    rt: &Runtime<'_>,
+    slice: &Slice,
+    parts: *const *const Value,
+    out: *mut Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: native code passes the string and one integer value per bound, alive.
+        let parts = unsafe { std::slice::from_raw_parts(parts, 1 + slice.bound_tys.len()) };
+        let substring = match unsafe { &*parts[0] } {
+            Value::Str(text) => {
+                let mut bounds = parts[1..]
+                    .iter()
+                    .zip(&slice.bound_tys)
+                    .map(|(&v, &ity)| prims::int_value(unsafe { &*v }.as_int_lossy(), ity));
+                let from = if slice.from { bounds.next() } else { None };
+                let to = if slice.to { bounds.next() } else { None };
+                prims::str_slice(text, from, to)
+            }
+            _ => Value::str(b""),
+        };
+        // SAFETY: `out` is a value native code owns, none of the parts.
+        unsafe { *out = substring };
+        Ok(0)
+    })
+}

@@ -166,6 +166,12 @@ impl Lower<'_, '_, '_> {
             ExprKind::Const(c) => {
                 self.copy_kept(crate::eval::compile::const_value(c, &e.ty), out);
             }
+            ExprKind::Prim(Prim::StrSlice { from, to }, a)
+                if a[0].ty == Type::String
+                    && a[1..].iter().all(|b| matches!(b.ty, Type::Int(_))) =>
+            {
+                self.slice_into(*from, *to, a, out)
+            }
             ExprKind::Field(..) | ExprKind::Index { .. } if self.part_path(e).is_some() => {
                 self.part_read_into(e, out)
             }

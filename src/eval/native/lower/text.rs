@@ -11,7 +11,7 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
-use super::super::text::{Concat, Parse, Shown};
+use super::super::text::{Concat, Parse, Shown, Slice};
 use super::{flags, Lower, V};
 use crate::eval::native::Repr;
 
@@ -127,6 +127,38 @@ impl Lower<'_, '_, '_> {
         self.check_failed();
         self.release_operands(read);
         self.bits_value(bits, repr)
+    }
+
+    /// A substring `s.[a to b]` (either bound may be absent) into the value at `out`: the
+    /// string and its bounds read or computed in order, the evaluator's kernel run on them.
+    pub(super) fn slice_into(&mut self, from: bool, to: bool, operands: &[Expr], out: ClValue) {
+        let all: Vec<&Expr> = operands.iter().collect();
+        let read = self.read_operands(&all, "an operand of a substring");
+        let list = self.address_list(&read.addrs);
+        let bound_tys = operands[1..]
+            .iter()
+            .map(|b| match b.ty {
+                Type::Int(ity) => ity,
+                _ => unreachable!("checked by the caller: integer bounds"),
+            })
+            .collect();
+        let slice = self.keep(Slice {
+            from,
+            to,
+            bound_tys,
+        });
+        let slice = self.ptr_const(slice);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                Helper::SliceText,
+                &[types::I64; 4],
+                &[types::I32],
+                &[rt, slice, list, out],
+            )
+            .expect("slice_text returns a status");
+        self.branch_unwind_if(status);
+        self.release_operands(read);
     }
 
     /// `str x`, `repr x` or `_strr x` into the value at `out`.
