@@ -166,10 +166,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Const(c) => {
                 self.copy_kept(crate::eval::compile::const_value(c, &e.ty), out);
             }
-            ExprKind::Prim(Prim::StrSlice { from, to }, a)
-                if a[0].ty == Type::String
-                    && a[1..].iter().all(|b| matches!(b.ty, Type::Int(_))) =>
-            {
+            ExprKind::Prim(Prim::StrSlice { from, to }, a) if sliced_natively(e) => {
                 self.slice_into(*from, *to, a, out)
             }
             ExprKind::Field(..) | ExprKind::Index { .. } if self.part_path(e).is_some() => {
@@ -467,7 +464,8 @@ impl Lower<'_, '_, '_> {
     /// Does `value_into` build the boxed value `e` natively, rather than run it as one
     /// fallback piece? A call, a variant, a tuple with parts in registers or built so, a
     /// conditional or match, a copy of a variable (a global checked for a value first) or
-    /// constant, or a body inlined for one or ending in returns.
+    /// constant, a part of a variable, a substring, a varray's element, or a body inlined for
+    /// one or ending in returns.
     pub(super) fn builds_natively(&self, e: &Expr) -> bool {
         if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
             return false;
@@ -480,7 +478,10 @@ impl Lower<'_, '_, '_> {
                 )
             }
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
+            ExprKind::Prim(Prim::StrSlice { .. }, _) => sliced_natively(e),
+            ExprKind::Prim(Prim::Varray(op), a) => self.values_form(e, *op, a).is_some(),
             ExprKind::Prim(p, _) => text_prim(p),
+            ExprKind::Field(..) | ExprKind::Index { .. } => self.part_path(e).is_some(),
             ExprKind::Const(_) | ExprKind::Global(_) => true,
             ExprKind::Local(s) | ExprKind::Take(s) => {
                 !self.vars.contains_key(s) && !self.avars.contains_key(s)
@@ -502,6 +503,16 @@ impl Lower<'_, '_, '_> {
 /// which compares compact sums by case.
 pub(super) fn compared_in_place(ty: &crate::types::Type) -> bool {
     Repr::of(ty).is_none() && Agg::of(ty).is_none() && !crate::types::kind::is_compact(ty)
+}
+
+/// Is `e` a substring native code takes (`slice_into`): of a string, by integer bounds?
+fn sliced_natively(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Prim(Prim::StrSlice { .. }, a) => {
+            a[0].ty == Type::String && a[1..].iter().all(|b| matches!(b.ty, Type::Int(_)))
+        }
+        _ => false,
+    }
 }
 
 /// Is `p` one of the text operations native code computes itself (`text.rs`): a string
