@@ -341,6 +341,8 @@ pub struct Backend {
     /// The native function of each instance compiled (by the instance's address; instances
     /// live as long as the program).
     declared: HashMap<usize, (FuncId, NativeSig)>,
+    /// The cold stub of each helper and signature (`lower::cold_stub`).
+    cold_stubs: HashMap<ColdStubKey, FuncId>,
     /// Instances defined but not yet finalised, with their boxed entries.
     pending: Vec<(Arc<Instance>, FuncId, NativeSig)>,
     /// How many compilations are in progress (nested: a function reaches its callees).
@@ -355,6 +357,9 @@ pub struct Backend {
 // SAFETY: the module is only used under the backend's mutex; the code it holds is immutable
 // once finalised and is called from the thread that runs the session.
 unsafe impl Send for Backend {}
+
+/// A helper's address, parameter types and result types.
+type ColdStubKey = (usize, Vec<types::Type>, Vec<types::Type>);
 
 /// A session's backend, shared by the compiler (which runs on one thread at a time).
 pub type SharedBackend = Arc<Mutex<Backend>>;
@@ -392,6 +397,7 @@ impl Backend {
             module: JITModule::new(builder),
             call_conv,
             declared: HashMap::new(),
+            cold_stubs: HashMap::new(),
             pending: Vec::new(),
             depth: 0,
             keep: Vec::new(),

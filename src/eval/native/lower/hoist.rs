@@ -361,27 +361,38 @@ impl Lower<'_, '_, '_> {
         // and every access fetches its own (`access_view`).
         for (place, data, len, write, count) in fetched {
             let data = match unviewable {
-                Some(any) => {
-                    let zero = self.iconst(0);
-                    data.into_iter()
-                        .map(|d| self.b.ins().select(any, zero, d))
-                        .collect()
-                }
+                Some(any) => self.null_if(any, data),
                 None => data,
             };
             // Kept only with the count of its type (see the module's comment).
             let data = match count {
                 Some(count) => {
                     let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, len, count as i64);
-                    let zero = self.iconst(0);
-                    data.into_iter()
-                        .map(|d| self.b.ins().select(other, zero, d))
-                        .collect()
+                    self.null_if(other, data)
                 }
                 None => data,
             };
             self.views.insert(place, (data, len, write));
         }
+    }
+
+    /// `values`, or nulls when `cond` is non-zero: block parameters defined here, before the
+    /// loop. (A `select` with a null constant would be placed by Cranelift in the loop, at
+    /// every use, since the constant is rematerialised there.)
+    fn null_if(&mut self, cond: ClValue, values: Vec<ClValue>) -> Vec<ClValue> {
+        let nulls = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in &values {
+            self.b.append_block_param(join, types::I64);
+        }
+        self.b.ins().brif(cond, nulls, &[], join, &args(&values));
+        self.b.seal_block(nulls);
+        self.b.switch_to_block(nulls);
+        let zero = self.iconst(0);
+        self.b.ins().jump(join, &args(&vec![zero; values.len()]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.b.block_params(join).to_vec()
     }
 
     /// The view (the address of the leaves, or of each of `n_columns` columns) of the array

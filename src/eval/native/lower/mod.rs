@@ -386,7 +386,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         self.b.ins().iconst(types::I64, p as usize as i64)
     }
 
-    /// Call a runtime helper with the given parameter and result types.
+    /// Call a runtime helper with the given parameter and result types. From a cold block
+    /// the call goes through the helper's cold stub (`cold_stub`), which keeps every register.
     fn call_helper(
         &mut self,
         helper: Helper,
@@ -395,6 +396,27 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         values: &[ClValue],
     ) -> Option<ClValue> {
         self.foreign |= !helper.on_workers();
+        let cold = self
+            .b
+            .current_block()
+            .is_some_and(|block| self.b.func.layout.is_cold(block));
+        if cold && returns.len() <= 1 {
+            let stub = {
+                let mut backend = lock(&self.backend);
+                cold_stub(&mut backend, helper, params, returns)
+                    .map(|id| backend.module.declare_func_in_func(id, self.b.func))
+            };
+            if let Ok(stub) = stub {
+                let out = returns.first().map(|_| self.leaf_buffer(1));
+                let mut args = values.to_vec();
+                args.extend(out);
+                self.b.ins().call(stub, &args);
+                return returns
+                    .first()
+                    .zip(out)
+                    .map(|(ty, out)| self.b.ins().load(*ty, flags(), out, 0));
+            }
+        }
         let mut sig = Signature::new(self.b.func.signature.call_conv);
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
         sig.returns
@@ -1180,6 +1202,61 @@ fn entry_call(
     let callee = b.ins().iconst(types::I64, runtime::address(helper) as i64);
     let call = b.ins().call_indirect(s, callee, values);
     b.inst_results(call).first().copied()
+}
+
+/// The cold stub of `helper` called with `params` and giving `returns` (at most one): a
+/// function of the `preserve_all` convention, which calls the helper and stores its result at
+/// the address passed after the parameters. Every register the helper may change is saved
+/// and restored by the stub, so a call from a cold block (an error raised, a view fetched
+/// again, a fallback piece) leaves the values of the hot path in their registers: without it
+/// a value live across such a call (a float accumulator: no float register survives a C
+/// call) is kept on the stack through the whole loop around it.
+fn cold_stub(
+    backend: &mut Backend,
+    helper: Helper,
+    params: &[types::Type],
+    returns: &[types::Type],
+) -> Result<FuncId, String> {
+    let key = (runtime::address(helper), params.to_vec(), returns.to_vec());
+    if let Some(id) = backend.cold_stubs.get(&key) {
+        return Ok(*id);
+    }
+    let mut stub_sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    stub_sig
+        .params
+        .extend(params.iter().map(|t| AbiParam::new(*t)));
+    if !returns.is_empty() {
+        stub_sig.params.push(AbiParam::new(types::I64));
+    }
+    let id = backend
+        .module
+        .declare_anonymous_function(&stub_sig)
+        .map_err(|e| format!("{e:?}"))?;
+    let mut ctx = backend.module.make_context();
+    ctx.func.signature = stub_sig;
+    let mut fbc = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let args = entry_params(&mut b);
+        let mut sig = Signature::new(backend.call_conv);
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        sig.returns
+            .extend(returns.iter().map(|t| AbiParam::new(*t)));
+        let sig = b.import_signature(sig);
+        let callee = b.ins().iconst(types::I64, key.0 as i64);
+        let call = b.ins().call_indirect(sig, callee, &args[..params.len()]);
+        if let Some(result) = b.inst_results(call).first().copied() {
+            b.ins().store(flags(), result, args[params.len()], 0);
+        }
+        b.ins().return_(&[]);
+        b.finalize(backend.module.target_config());
+    }
+    backend
+        .module
+        .define_function(id, &mut ctx)
+        .map_err(|e| format!("{e:?}"))?;
+    backend.cold_stubs.insert(key, id);
+    Ok(id)
 }
 
 /// A copy of `agg` kept as long as the module: what the leaf helpers read.
