@@ -73,8 +73,8 @@ impl Lower<'_, '_, '_> {
                 if let Some(v) = self.promoted_read(*s, Some(e.span)) {
                     return v;
                 }
+                self.check_global_set(*s, &e.ty, e.span);
                 let addr = self.global_addr(*s);
-                self.check_global_set(*s, &e.ty, addr, e.span);
                 self.unbox_from(addr, agg)
             }
             ExprKind::Zero => {

@@ -159,8 +159,8 @@ impl Lower<'_, '_, '_> {
                 self.take_value(from, out);
             }
             ExprKind::Global(g) => {
+                self.check_global_set(*g, &e.ty, e.span);
                 let from = self.global_addr(*g);
-                self.check_global_set(*g, &e.ty, from, e.span);
                 self.copy_value(from, out);
             }
             ExprKind::Const(c) => {
@@ -344,8 +344,8 @@ impl Lower<'_, '_, '_> {
                 (self.ptr_const(kept), false)
             }
             ExprKind::Global(g) => {
+                self.check_global_set(*g, &e.ty, e.span);
                 let at = self.global_addr(*g);
-                self.check_global_set(*g, &e.ty, at, e.span);
                 (at, false)
             }
             _ => self.boxed_operand(e, why),

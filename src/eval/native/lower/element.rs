@@ -263,8 +263,7 @@ impl Lower<'_, '_, '_> {
     /// declaration has not run is R0011 first.
     pub(super) fn check_base(&mut self, base: &Expr) {
         if let ExprKind::Global(s) = base.kind {
-            let addr = self.global_addr(s);
-            self.check_global_set(s, &base.ty, addr, base.span);
+            self.check_global_set(s, &base.ty, base.span);
         }
     }
 

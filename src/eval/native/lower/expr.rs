@@ -223,7 +223,7 @@ impl Lower<'_, '_, '_> {
                     .boxed_var_addr(place)
                     .expect("a variable held as a value");
                 if let Place::Global(g) = place {
-                    self.check_global_set(g, &root.ty, at, root.span);
+                    self.check_global_set(g, &root.ty, root.span);
                 }
                 self.leaf_bits(at, fields, repr)
             }
@@ -387,8 +387,8 @@ impl Lower<'_, '_, '_> {
         if let Some(v) = self.promoted_read(s, Some(span)) {
             return v;
         }
+        self.check_global_set(s, ty, span);
         let addr = self.global_addr(s);
-        self.check_global_set(s, ty, addr, span);
         self.load_value(addr, repr)
     }
 

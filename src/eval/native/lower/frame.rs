@@ -13,16 +13,17 @@ use super::super::runtime::Helper;
 use super::{flags, Lower, V};
 
 impl Lower<'_, '_, '_> {
-    /// R0011 at `span` when the global `g` (of type `ty`), whose slot is at `at`, may be read
-    /// before its declaration runs (`global_read_check`) and holds no value.
+    /// R0011 at `span` when the global `g` (of type `ty`) may be read before its declaration
+    /// runs (`global_read_check`) and its slot holds no value. Nothing is emitted when it
+    /// cannot be.
     pub(super) fn check_global_set(
         &mut self,
         g: u32,
         ty: &crate::types::Type,
-        at: cranelift_codegen::ir::Value,
         span: crate::syntax::span::Span,
     ) {
         if let Some(def) = self.c.global_read_check(g, ty) {
+            let at = self.global_addr(g);
             let tag = self.b.ins().uload8(types::I64, super::flags(), at, 0);
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
             let zero = self.iconst(0);

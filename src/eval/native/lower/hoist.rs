@@ -181,6 +181,24 @@ impl Lower<'_, '_, '_> {
             return Vec::new();
         }
         let mut read = std::collections::BTreeMap::new();
+        // The loop's own variable, which the loop reads and steps even when its body does not.
+        match stmt {
+            Stmt::ForRange {
+                var: Place::Global(g),
+                var_ty,
+                ..
+            } => {
+                read.insert(*g, crate::types::Type::Int(*var_ty));
+            }
+            Stmt::ForCodes {
+                var: Place::Global(g),
+                ty,
+                ..
+            } => {
+                read.insert(*g, ty.clone());
+            }
+            _ => {}
+        }
         crate::core::visit::each_in_stmts(
             std::slice::from_ref(stmt),
             &mut |e| {

@@ -957,8 +957,7 @@ impl Lower<'_, '_, '_> {
                 _ => value.span.start,
             };
             let span = crate::syntax::span::Span::new(start, value.span.end);
-            let addr = self.global_addr(g);
-            self.check_global_set(g, root_ty, addr, span);
+            self.check_global_set(g, root_ty, span);
         }
     }
 

@@ -93,10 +93,9 @@ impl Lower<'_, '_, '_> {
                 self.slot_addr(slot)
             }
             Place::Global(g) => {
-                let at = self.global_addr(g);
                 let first = crate::eval::prims::string_parts(value)[0];
-                self.check_global_set(g, &value.ty, at, first.span);
-                at
+                self.check_global_set(g, &value.ty, first.span);
+                self.global_addr(g)
             }
             Place::LocalCell(_) | Place::CaptureCell(_) => {
                 unreachable!("the caller passes a variable held in its slot")
