@@ -421,6 +421,12 @@ impl Scalars {
         each!(self, v => v[i] = Elem::from_bits(x))
     }
 
+    /// Append the leaf whose register bits are `x`.
+    #[inline]
+    pub fn push_bits(&mut self, x: u64) {
+        each!(self, v => v.push(Elem::from_bits(x)))
+    }
+
     pub fn push(&mut self, leaf: &Value) {
         each!(self, v => v.push(Elem::from_value(leaf)))
     }

@@ -124,6 +124,39 @@ pub struct NativeVarrayOp {
 }
 
 impl NativeVarrayOp {
+    /// Run it directly on the register bits of a scalar element (index bits `i`, element
+    /// bits `x`) when nothing can go wrong: the varray holds scalars, the index is inside it,
+    /// and a pushed element fits the buffer as it is. `None` otherwise, for `run` (which
+    /// raises the faults, or grows the buffer under the memory budget).
+    #[inline]
+    pub fn run_bits(&self, v: &Value, i: i64, x: u64) -> Option<u64> {
+        self.element?;
+        let mut d = lock(elements(v)?);
+        let bound = d.bound;
+        let Items::Scalars(s) = &mut d.items else {
+            return None;
+        };
+        let len = s.len();
+        let inside = || {
+            let k = int_value(i, self.index.unwrap_or(IntTy::Long));
+            (0..len as i128).contains(&k).then_some(k as usize)
+        };
+        match self.op {
+            VarrayOp::Len => Some(len as u64),
+            VarrayOp::MaxLen => Some(bound as u64),
+            VarrayOp::Get => Some(s.bits(inside()?)),
+            VarrayOp::Set => {
+                s.set_bits(inside()?, x);
+                Some(0)
+            }
+            VarrayOp::Push if len < bound && len < s.capacity() => {
+                s.push_bits(x);
+                Some(0)
+            }
+            _ => None,
+        }
+    }
+
     /// Run it on the varray (or darray) `v` with the index bits `i` and the element `x`: the
     /// length or bound, the element read, or `unit`; the faults are the kernels' own.
     pub fn run(

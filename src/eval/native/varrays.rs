@@ -28,6 +28,9 @@ pub(super) extern "C" fn varray_op(
     i: i64,
     x: u64,
 ) -> u64 {
+    if let Some(bits) = op.run_bits(v, i, x) {
+        return bits;
+    }
     guarded(rt, 0, || {
         let element = op.element.expect("a scalar element");
         let result = op.run(v, i, element.boxed(x), &rt.limits)?;
