@@ -335,6 +335,14 @@ impl Lower<'_, '_, '_> {
     ) {
         let leaves = self.leaves(value);
         debug_assert_eq!(leaves.len(), count);
+        let bits: Vec<ClValue> = leaves
+            .iter()
+            .filter_map(|leaf| match leaf {
+                V::I(x) | V::F(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        self.pin(&bits);
         let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
         self.store_inside(s, path, Some(kinds.len()), pos, |l, columns| {
             for (k, leaf) in leaves.iter().enumerate() {
