@@ -709,9 +709,13 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// do: a parameter with one incoming value is replaced by that value first.)
     fn pin(&mut self, values: &[ClValue]) {
         for v in values {
-            let bits = match self.b.func.dfg.value_type(*v) {
-                types::F64 => self.b.ins().bitcast(types::I64, MemFlagsData::new(), *v),
-                _ => *v,
+            let ty = self.b.func.dfg.value_type(*v);
+            let bits = match ty.is_float() {
+                true => {
+                    let int = ty.as_int();
+                    self.b.ins().bitcast(int, MemFlagsData::new(), *v)
+                }
+                false => *v,
             };
             let next = self.b.create_block();
             self.b.ins().brif(bits, next, &[], next, &[]);
