@@ -20,6 +20,15 @@ impl Lower<'_, '_, '_> {
             return V::I(self.iconst(bytes.len() as i64));
         }
         let variable = matches!(text.kind, ExprKind::Local(_) | ExprKind::Global(_));
+        let hoisted = super::hoist::base_place(text)
+            .filter(|_| variable)
+            .and_then(|place| self.views.get(&place))
+            .map(|(data, len, _)| (data[0], *len));
+        if let Some((data, len)) = hoisted {
+            self.check_base(text);
+            let i = index.map(|x| self.expr(x).int());
+            return self.string_byte(data, len, i, span);
+        }
         let (i, addr, read) = if variable {
             self.check_base(text);
             let i = index.map(|x| self.expr(x).int());
@@ -30,15 +39,17 @@ impl Lower<'_, '_, '_> {
             let i = index.map(|x| self.expr(x).int());
             (i, read.addrs[0], Some(read))
         };
-        let v = self.string_bytes(addr, i, span);
+        let (data, len) = self.string_view(addr);
+        let v = self.string_byte(data, len, i, span);
         if let Some(read) = read {
             self.release_operands(read);
         }
         v
     }
 
-    /// `string_read` of the string at `addr`: its length, or its byte `i`.
-    fn string_bytes(&mut self, addr: ClValue, i: Option<ClValue>, span: Span) -> V {
+    /// The bytes of the string at `addr` (a slot): their address (null when it holds no
+    /// string) and count.
+    pub(super) fn string_view(&mut self, addr: ClValue) -> (ClValue, ClValue) {
         let slot = self
             .b
             .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
@@ -50,6 +61,12 @@ impl Lower<'_, '_, '_> {
         self.call_helper(Helper::StringView, &[types::I64; 2], &[], &[addr, out]);
         let data = self.b.ins().load(types::I64, flags(), out, 0);
         let len = self.b.ins().load(types::I64, flags(), out, 8);
+        (data, len)
+    }
+
+    /// The count `len` of the bytes at `data` when `i` is `None`, else byte `i` (from the end
+    /// when negative), R0001 outside them; 0 when `data` is null (no string).
+    fn string_byte(&mut self, data: ClValue, len: ClValue, i: Option<ClValue>, span: Span) -> V {
         let Some(i) = i else {
             return V::I(len);
         };

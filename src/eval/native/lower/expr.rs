@@ -407,16 +407,8 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
-        if let (Prim::Convert, [x], Repr::I64) = (p, a, repr) {
-            // A conversion of a string constant (`char "a"`) is a constant when it succeeds.
-            if let ExprKind::Const(Const::Str(bytes)) = &x.kind {
-                let value = crate::eval::value::Value::str(bytes);
-                if let Ok(crate::eval::value::Value::Int(c)) =
-                    crate::eval::prims::convert(&value, &x.ty, &e.ty)
-                {
-                    return V::I(self.iconst(c));
-                }
-            }
+        if let Some(c) = constant_conversion(e) {
+            return V::I(self.iconst(c));
         }
         if let (Prim::StrLen | Prim::StrIndex, [text, index @ ..]) = (p, a) {
             let variable = match text.kind {
@@ -965,4 +957,23 @@ impl Lower<'_, '_, '_> {
 /// else (so they may be computed first by native code)?
 pub(super) fn evaluates_operands_first(p: &Prim) -> bool {
     !matches!(p, Prim::Shaped)
+}
+
+/// The value of `e` when it is a conversion of a string constant to a scalar in an integer
+/// register that succeeds (`char "a"`): a constant.
+pub(super) fn constant_conversion(e: &Expr) -> Option<i64> {
+    let ExprKind::Prim(Prim::Convert, a) = &e.kind else {
+        return None;
+    };
+    let ([x], Some(Repr::I64)) = (a.as_slice(), Repr::of(&e.ty)) else {
+        return None;
+    };
+    let ExprKind::Const(Const::Str(bytes)) = &x.kind else {
+        return None;
+    };
+    let value = crate::eval::value::Value::str(bytes);
+    match crate::eval::prims::convert(&value, &x.ty, &e.ty) {
+        Ok(crate::eval::value::Value::Int(c)) => Some(c),
+        _ => None,
+    }
 }

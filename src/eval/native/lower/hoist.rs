@@ -59,10 +59,14 @@ pub(super) fn base_place(base: &Expr) -> Option<Place> {
     }
 }
 
-/// Is `base`, a variable a closed loop uses (`closed_expr`), a varray's rather than an array's
-/// or a pointer's?
+/// Is `base`, a variable a closed loop uses (`closed_expr`), a varray's rather than an array's,
+/// a pointer's or a string's?
 pub(super) fn varray_base(base: &Expr) -> bool {
-    base.ty.pointee().is_none() && !matches!(base.ty, crate::types::Type::Array(..))
+    base.ty.pointee().is_none()
+        && !matches!(
+            base.ty,
+            crate::types::Type::Array(..) | crate::types::Type::String
+        )
 }
 
 /// A global held in registers for a closed loop: a scalar (one leaf) or a tuple, record or
@@ -349,9 +353,16 @@ impl Lower<'_, '_, '_> {
             }
             let addr = self.base_addr(&base);
             let pointer = base.ty.pointee().is_some();
+            if base.ty == crate::types::Type::String {
+                let (data, len) = self.string_view(addr);
+                self.views.insert(place, (vec![data], len, false));
+                continue;
+            }
             if varray_base(&base) {
                 let (data, len) = self.varray_view(addr);
-                self.views.insert(place, (vec![data], len, false));
+                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data, 0);
+                let readable = self.null_if(null, vec![len])[0];
+                self.views.insert(place, (vec![data, readable], len, false));
                 continue;
             }
             let (data, len) = match columns_of(&base) {
@@ -671,6 +682,17 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Is `text` a variable holding a string in its slot (a global, or a local not in
+    /// registers)?
+    fn string_variable(&self, text: &Expr) -> bool {
+        text.ty == crate::types::Type::String
+            && match text.kind {
+                ExprKind::Local(s) => !self.vars.contains_key(&s),
+                ExprKind::Global(_) => true,
+                _ => false,
+            }
+    }
+
     fn closed_pattern(&self, p: &Pattern) -> bool {
         match &p.kind {
             PatternKind::Wildcard | PatternKind::Const(_) | PatternKind::Range(..) => true,
@@ -687,6 +709,10 @@ impl Lower<'_, '_, '_> {
         }
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
+            // A constant made by a conversion (`char "a"`).
+            ExprKind::Prim(Prim::Convert, _) if super::expr::constant_conversion(e).is_some() => {
+                true
+            }
             ExprKind::Local(s) | ExprKind::Take(s) => {
                 self.vars.contains_key(s) || self.avars.contains_key(s)
             }
@@ -732,6 +758,21 @@ impl Lower<'_, '_, '_> {
                 }
                 arrays.entry(place).or_insert((varray.clone(), false));
                 true
+            }
+            // The length or a byte of the string a variable holds, as `string_read` lowers
+            // them: its view is kept for the loop (a closed loop assigns no string).
+            ExprKind::Prim(Prim::StrLen | Prim::StrIndex, a) if self.string_variable(&a[0]) => {
+                let index_ok = a[1..].iter().all(|i| {
+                    matches!(i.ty, crate::types::Type::Int(ity) if ity.signed() || ity.bits() < 64)
+                        && self.closed_expr(i, arrays)
+                });
+                let Some(place) = base_place(&a[0]) else {
+                    return false;
+                };
+                if index_ok && Repr::of(&e.ty) == Some(Repr::I64) {
+                    arrays.entry(place).or_insert((a[0].clone(), false));
+                }
+                index_ok && Repr::of(&e.ty) == Some(Repr::I64)
             }
             // A primitive on native operands is lowered natively or runs the evaluator's
             // kernel on scalar values only (`kernel`): neither can touch an array's storage.

@@ -80,7 +80,9 @@ impl V {
 }
 
 /// The views of an array fetched before a closed loop: the address of each column's leaves
-/// (one column for an array of scalars), the count, and whether it was made unshared.
+/// (one column for an array of scalars), the count, and whether it was made unshared. A
+/// varray's has two words: the address of its first element and the count of elements read
+/// there, which is 0 when the address is null (elements that are not scalars, or no varray).
 type Views = (Vec<ClValue>, ClValue, bool);
 
 /// A loop being lowered: where `break` and `continue` of its label go.
@@ -689,14 +691,43 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         join: cranelift_codegen::ir::Block,
         mut arm: impl FnMut(&mut Self, &Expr) -> Vec<ClValue>,
     ) {
-        let c = self.expr(c).int();
         let (then_b, else_b) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(c, then_b, &[], else_b, &[]);
+        self.branch(c, then_b, else_b);
         for (block, e) in [(then_b, t), (else_b, f)] {
             self.b.seal_block(block);
             self.b.switch_to_block(block);
             let values = arm(self, e);
             self.b.ins().jump(join, &args(&values));
+        }
+    }
+
+    /// Branch to `then` when the boolean `c` is true, else to `otherwise` (both sealed by the
+    /// caller): `and`, `or` and `not` as jumps between their operands' tests, so no boolean
+    /// is made in between, the operands evaluated in the same order.
+    pub(super) fn branch(
+        &mut self,
+        c: &Expr,
+        then: cranelift_codegen::ir::Block,
+        otherwise: cranelift_codegen::ir::Block,
+    ) {
+        match &c.kind {
+            ExprKind::And(x, y) | ExprKind::Or(x, y) => {
+                let rhs = self.b.create_block();
+                match c.kind {
+                    ExprKind::And(..) => self.branch(x, rhs, otherwise),
+                    _ => self.branch(x, then, rhs),
+                }
+                self.b.seal_block(rhs);
+                self.b.switch_to_block(rhs);
+                self.branch(y, then, otherwise);
+            }
+            ExprKind::Prim(crate::core::ir::Prim::Not, a) if a.len() == 1 => {
+                self.branch(&a[0], otherwise, then)
+            }
+            _ => {
+                let v = self.expr(c).int();
+                self.b.ins().brif(v, then, &[], otherwise, &[]);
+            }
         }
     }
 

@@ -201,13 +201,12 @@ impl Lower<'_, '_, '_> {
                 value,
             } => self.store(s, *place, root_ty, path, value),
             Stmt::If(c, then_branch, else_branch) => {
-                let c = self.expr(c).int();
                 let (t, f, join) = (
                     self.b.create_block(),
                     self.b.create_block(),
                     self.b.create_block(),
                 );
-                self.b.ins().brif(c, t, &[], f, &[]);
+                self.branch(c, t, f);
                 for (block, branch) in [(t, then_branch), (f, else_branch)] {
                     self.b.seal_block(block);
                     self.b.switch_to_block(block);
@@ -232,11 +231,10 @@ impl Lower<'_, '_, '_> {
                 let exit = self.b.create_block();
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
-                let c = self.expr(cond).int();
                 if *until {
-                    self.b.ins().brif(c, exit, &[], body_block, &[]);
+                    self.branch(cond, exit, body_block);
                 } else {
-                    self.b.ins().brif(c, body_block, &[], exit, &[]);
+                    self.branch(cond, body_block, exit);
                 }
                 self.b.seal_block(body_block);
                 self.b.switch_to_block(body_block);
@@ -486,13 +484,20 @@ impl Lower<'_, '_, '_> {
     ) {
         let start = self.expr(from);
         self.write_var(var, start);
+        // A limit the same at every test is computed once, before the first: its faults
+        // are those of the first test, which comes next.
+        let invariant = self.invariant_limit(var, to, body);
+        let mut limit = invariant.then(|| self.expr(to).int());
         let header = self.b.create_block();
         let body_block = self.b.create_block();
         let latch = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
-        let limit = self.expr(to).int();
+        let first_limit = match limit {
+            Some(limit) => limit,
+            None => self.expr(to).int(),
+        };
         let i = self.read_var(var, Repr::I64).int();
         // `size`, `uint64` and `ulong` values are their registers' bits read as unsigned.
         let unsigned = !var_ty.signed() && var_ty.bits() == 64;
@@ -504,7 +509,7 @@ impl Lower<'_, '_, '_> {
             (RangeKind::Inclusive, true) => IntCC::UnsignedLessThanOrEqual,
             (RangeKind::Downto, true) => IntCC::UnsignedGreaterThanOrEqual,
         };
-        let enter = self.b.ins().icmp(cc, i, limit);
+        let enter = self.b.ins().icmp(cc, i, first_limit);
         self.b.ins().brif(enter, body_block, &[], exit, &[]);
         self.b.seal_block(body_block);
         self.b.switch_to_block(body_block);
@@ -513,7 +518,10 @@ impl Lower<'_, '_, '_> {
         self.poll_interrupt(to.span);
         let i = self.read_var(var, Repr::I64).int();
         if kind != RangeKind::Exclusive {
-            let limit = self.expr(to).int();
+            let limit = match limit.take() {
+                Some(limit) => limit,
+                None => self.expr(to).int(),
+            };
             let cc = match (kind == RangeKind::Inclusive, unsigned) {
                 (true, false) => IntCC::SignedGreaterThanOrEqual,
                 (false, false) => IntCC::SignedLessThanOrEqual,
@@ -565,6 +573,80 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
+    }
+
+    /// Is the limit `to` of the counting loop over `var` with body `body` the same value at
+    /// every test? It is when it is computed by pure operations from constants, from
+    /// variables held in registers (locals, and globals held there for the closed loop)
+    /// that neither the body nor the loop assigns, and from the lengths of varrays and
+    /// strings whose views are kept for the loop (which nothing in it can change).
+    fn invariant_limit(&self, var: Place, to: &Expr, body: &[Stmt]) -> bool {
+        let assigned = std::cell::RefCell::new(std::collections::HashSet::from([var]));
+        crate::core::visit::each_in_stmts(
+            body,
+            &mut |e| {
+                if let ExprKind::Take(s) = e.kind {
+                    assigned.borrow_mut().insert(Place::Local(s));
+                }
+            },
+            &mut |p| {
+                assigned.borrow_mut().insert(p);
+            },
+        );
+        self.invariant_expr(to, &assigned.into_inner())
+    }
+
+    fn invariant_expr(&self, e: &Expr, assigned: &std::collections::HashSet<Place>) -> bool {
+        use crate::core::ir::{Prim, VarrayOp};
+        let all = |a: &[Expr]| a.iter().all(|x| self.invariant_expr(x, assigned));
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
+            ExprKind::Local(s) => {
+                self.vars.contains_key(s) && !assigned.contains(&Place::Local(*s))
+            }
+            ExprKind::Global(g) => {
+                self.promoted.contains_key(g) && !assigned.contains(&Place::Global(*g))
+            }
+            ExprKind::Capture(i) => self.capture_values.contains_key(i),
+            ExprKind::Inlined(inlined) => {
+                inlined.stmts.is_empty()
+                    && inlined
+                        .result
+                        .as_ref()
+                        .is_some_and(|r| self.invariant_expr(r, assigned))
+            }
+            ExprKind::Prim(Prim::Varray(VarrayOp::Len | VarrayOp::MaxLen) | Prim::StrLen, a) => {
+                a.len() == 1
+                    && super::hoist::base_place(&a[0]).is_some_and(|p| self.views.contains_key(&p))
+            }
+            ExprKind::Prim(
+                Prim::IntArith(..)
+                | Prim::FloatArith(..)
+                | Prim::IntNeg(_)
+                | Prim::FloatNeg
+                | Prim::Compare(_)
+                | Prim::Not
+                | Prim::Convert
+                | Prim::Widen
+                | Prim::IntBit(..)
+                | Prim::IntCompl(_)
+                | Prim::IntAbs(_)
+                | Prim::IntSgn(_)
+                | Prim::Min
+                | Prim::Max
+                | Prim::Ord,
+                a,
+            ) => Repr::of(&e.ty).is_some() && all(a),
+            ExprKind::If(a, b, c) => {
+                all(std::slice::from_ref(a))
+                    && self.invariant_expr(b, assigned)
+                    && self.invariant_expr(c, assigned)
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.invariant_expr(a, assigned) && self.invariant_expr(b, assigned)
+            }
+            _ => false,
+        }
     }
 
     /// `for v in a` over an array of unboxed scalars: the array is evaluated once (a copy of

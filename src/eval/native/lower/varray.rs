@@ -60,15 +60,15 @@ impl Lower<'_, '_, '_> {
         };
         let hoisted = super::hoist::base_place(varray)
             .and_then(|place| self.views.get(&place))
-            .map(|(data, len, _)| (data[0], *len));
+            .map(|(data, len, _)| (data[0], data[1], *len));
         match (op, hoisted) {
-            (VarrayOp::Get, Some((data, len))) => {
-                return Some(self.varray_read(e, data, len, i, element, |l| {
+            (VarrayOp::Get, Some((data, readable, _))) => {
+                return Some(self.varray_read(e, data, readable, i, element, |l| {
                     l.varray_call(e, op, index, element, varray, i, x)
                 }));
             }
             // The count, which nothing in the loop changes.
-            (VarrayOp::Len, Some((_, len))) => return Some(V::I(len)),
+            (VarrayOp::Len, Some((_, _, len))) => return Some(V::I(len)),
             _ => {}
         }
         Some(self.varray_call(e, op, index, element, varray, i, x))
@@ -230,14 +230,14 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Element `i` of a varray through the view `data`, `len` kept for the enclosing closed
-    /// loop; outside it (or with no view: no varray), `slow`, the runtime call, which raises
-    /// the kernel's own error.
+    /// Element `i` of a varray through the view kept for the enclosing closed loop: `data`,
+    /// where `readable` elements are (none when `data` is null). Outside them, `slow`, the
+    /// runtime call, which raises the kernel's own error.
     fn varray_read(
         &mut self,
         e: &Expr,
         data: ClValue,
-        len: ClValue,
+        readable: ClValue,
         i: ClValue,
         element: Repr,
         slow: impl FnOnce(&mut Self) -> V,
@@ -246,9 +246,7 @@ impl Lower<'_, '_, '_> {
         let join = self.b.create_block();
         self.b
             .append_block_param(join, element.clif().unwrap_or(types::I64));
-        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        let viewed = self.b.ins().icmp_imm_s(IntCC::NotEqual, data, 0);
-        let inside = self.b.ins().band(below, viewed);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, readable);
         let fast = self.b.create_block();
         let cold = self.b.create_block();
         self.b.set_cold_block(cold);
