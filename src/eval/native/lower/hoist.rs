@@ -152,10 +152,12 @@ impl Lower<'_, '_, '_> {
         };
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         if !self.closed_stmt(stmt, &mut arrays) {
+            self.pin_invariants(stmt);
             return hoisted;
         }
         self.fetch_views(arrays);
         let promoted = self.promote_globals(stmt);
+        self.pin_invariants(stmt);
         Hoisted {
             promoted,
             ..hoisted
@@ -254,6 +256,66 @@ impl Lower<'_, '_, '_> {
             });
         }
         promoted
+    }
+
+    /// Compute before the loop `stmt` the values of the variables held in registers (locals,
+    /// and globals held there for a closed loop) that it reads and does not assign (`pin`).
+    /// Cranelift would otherwise compute such a value where the loop first uses it, at every
+    /// iteration: a mean divided out before the loop that subtracts it from each element.
+    /// Constants are left where they are used.
+    fn pin_invariants(&mut self, stmt: &Stmt) {
+        // In the order first read, so the code does not depend on a hash.
+        let read = std::cell::RefCell::new(Vec::new());
+        let assigned = std::cell::RefCell::new(std::collections::HashSet::new());
+        crate::core::visit::each_in_stmts(
+            std::slice::from_ref(stmt),
+            &mut |e| match e.kind {
+                ExprKind::Local(s) => read.borrow_mut().push(Place::Local(s)),
+                ExprKind::Global(g) => read.borrow_mut().push(Place::Global(g)),
+                ExprKind::Take(s) => {
+                    assigned.borrow_mut().insert(Place::Local(s));
+                }
+                _ => {}
+            },
+            &mut |p| {
+                assigned.borrow_mut().insert(p);
+            },
+        );
+        let assigned = assigned.into_inner();
+        let mut vars = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for place in read.into_inner() {
+            if assigned.contains(&place) || !seen.insert(place) {
+                continue;
+            }
+            match place {
+                Place::Local(s) => vars.extend(self.vars.get(&s).map(|(var, _)| *var)),
+                Place::Global(g) => {
+                    if let Some(promoted) = self.promoted.get(&g) {
+                        vars.extend(promoted.leaves.iter().map(|(var, _)| *var));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut values = Vec::new();
+        for var in vars {
+            let v = self.b.use_var(var);
+            let constant = match self.b.func.dfg.value_def(v) {
+                cranelift_codegen::ir::ValueDef::Result(inst, _) => {
+                    use cranelift_codegen::ir::Opcode;
+                    matches!(
+                        self.b.func.dfg.insts[inst].opcode(),
+                        Opcode::Iconst | Opcode::F64const | Opcode::F32const
+                    )
+                }
+                _ => true,
+            };
+            if !constant {
+                values.push(v);
+            }
+        }
+        self.pin(&values);
     }
 
     /// Write the promoted globals `globals` to their slots (those whose flag says they hold a

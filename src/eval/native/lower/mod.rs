@@ -738,7 +738,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// each of six stores). A branch on each value, to the next block either way, uses it
     /// here, so it is computed once, before. (Passing it to a block as a parameter would not
     /// do: a parameter with one incoming value is replaced by that value first.)
-    fn pin(&mut self, values: &[ClValue]) {
+    pub(super) fn pin(&mut self, values: &[ClValue]) {
         for v in values {
             let ty = self.b.func.dfg.value_type(*v);
             let bits = match ty.is_float() {
