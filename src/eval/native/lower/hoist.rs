@@ -105,8 +105,11 @@ struct Flag {
 
 /// What `Lower::hoist` set up for a closed loop, undone after it by `Lower::unhoist`.
 pub(super) struct Hoisted {
-    /// The views in force before the loop.
+    /// The views in force before the loop, and the places known to have one.
     views: HashMap<Place, Views>,
+    viewed: std::collections::HashSet<Place>,
+    /// Where the loop's two versions meet (`version`).
+    after: Option<cranelift_codegen::ir::Block>,
     /// The globals held in registers for the loop.
     promoted: Vec<u32>,
     /// The unwind block in force before the loop.
@@ -147,6 +150,8 @@ impl Lower<'_, '_, '_> {
     pub(super) fn hoist(&mut self, stmt: &Stmt) -> Hoisted {
         let hoisted = Hoisted {
             views: self.views.clone(),
+            viewed: self.viewed.clone(),
+            after: None,
             promoted: Vec::new(),
             unwind: self.unwind,
         };
@@ -155,28 +160,80 @@ impl Lower<'_, '_, '_> {
             self.pin_invariants(stmt);
             return hoisted;
         }
-        self.fetch_views(arrays);
+        let nullable = self.fetch_views(arrays);
+        let after = self.version(stmt, &nullable);
         let promoted = self.promote_globals(stmt);
         self.pin_invariants(stmt);
         Hoisted {
             promoted,
+            after,
             ..hoisted
         }
     }
 
+    /// Run the closed loop `stmt`, whose views of the arrays at `nullable` may be null (a
+    /// variable holding no array yet, a pointer whose target native code cannot see), in
+    /// two versions: when one of them is, the whole loop on the closure compiler (a cold
+    /// path), else the loop lowered next, whose accesses through these views test nothing.
+    /// The block where both continue, for `unhoist`; `None` when there is one version.
+    fn version(&mut self, stmt: &Stmt, nullable: &[Place]) -> Option<cranelift_codegen::ir::Block> {
+        // A global held in registers by an enclosing loop would be stale in its slot, and a
+        // piece of the closure compiler cannot jump to a native loop around it.
+        if nullable.is_empty() || !self.promoted.is_empty() || !leaves_only_at_its_end(stmt) {
+            return None;
+        }
+        let mut any_null = None;
+        for place in nullable {
+            let data = self.views[place].0[0];
+            let null = self.b.ins().icmp_imm_s(IntCC::Equal, data, 0);
+            any_null = Some(match any_null {
+                Some(any) => self.b.ins().bor(any, null),
+                None => null,
+            });
+        }
+        let (slow, fast, after) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.set_cold_block(slow);
+        let any_null = any_null.expect("a nullable view");
+        self.b.ins().brif(any_null, slow, &[], fast, &[]);
+        self.b.seal_block(slow);
+        self.b.seal_block(fast);
+        self.b.switch_to_block(slow);
+        let views = std::mem::take(&mut self.views);
+        self.fallback_stmt(stmt, "", crate::syntax::span::Span::default());
+        self.views = views;
+        if !self.filled() {
+            self.b.ins().jump(after, &[]);
+        }
+        self.b.switch_to_block(fast);
+        self.viewed.extend(nullable.iter().copied());
+        Some(after)
+    }
+
     /// After the loop `hoist` prepared, in the block that follows it: the promoted globals
-    /// written back, the views and the unwind block in force before restored.
+    /// written back, the views and the unwind block in force before restored, the loop's
+    /// versions joined.
     pub(super) fn unhoist(&mut self, hoisted: Hoisted) {
         self.views = hoisted.views;
-        if hoisted.promoted.is_empty() {
-            return;
+        self.viewed = hoisted.viewed;
+        if !hoisted.promoted.is_empty() {
+            self.store_promoted(&hoisted.promoted);
+            let side = self.unwind;
+            self.b.seal_block(side);
+            self.unwind = hoisted.unwind;
+            for g in &hoisted.promoted {
+                self.promoted.remove(g);
+            }
         }
-        self.store_promoted(&hoisted.promoted);
-        let side = self.unwind;
-        self.b.seal_block(side);
-        self.unwind = hoisted.unwind;
-        for g in &hoisted.promoted {
-            self.promoted.remove(g);
+        if let Some(after) = hoisted.after {
+            if !self.filled() {
+                self.b.ins().jump(after, &[]);
+            }
+            self.b.seal_block(after);
+            self.b.switch_to_block(after);
         }
     }
 
@@ -396,8 +453,10 @@ impl Lower<'_, '_, '_> {
         true
     }
 
-    /// The views of the arrays of a closed loop (`closed_stmt` collected them), fetched.
-    fn fetch_views(&mut self, arrays: HashMap<Place, (Expr, bool)>) {
+    /// The views of the arrays of a closed loop (`closed_stmt` collected them), fetched: the
+    /// places whose view may be null though their array's count is known (a static count,
+    /// a pointer's target).
+    fn fetch_views(&mut self, arrays: HashMap<Place, (Expr, bool)>) -> Vec<Place> {
         // The views stored into first: a pointer may reach the storage of another variable
         // of the loop, whose view must be taken once that storage is unshared.
         let mut arrays: Vec<_> = arrays.into_iter().collect();
@@ -450,7 +509,11 @@ impl Lower<'_, '_, '_> {
         // A pointer whose target native code cannot see (a cast pointer) runs its accesses on
         // the closure compiler, which may replace any array's storage: then no view is kept
         // and every access fetches its own (`access_view`).
+        let mut nullable = Vec::new();
         for (place, data, len, write, count) in fetched {
+            if count.is_some() || unviewable.is_some() {
+                nullable.push(place);
+            }
             let data = match unviewable {
                 Some(any) => self.null_if(any, data),
                 None => data,
@@ -465,6 +528,7 @@ impl Lower<'_, '_, '_> {
             };
             self.views.insert(place, (data, len, write));
         }
+        nullable
     }
 
     /// `values`, or nulls when `cond` is non-zero: block parameters defined here, before the
@@ -511,6 +575,12 @@ impl Lower<'_, '_, '_> {
         let Some((data, len, _)) = hoisted else {
             return self.fetched_view(path, write, n_columns, pos, unviewable, outside);
         };
+        if base_place(path.base).is_some_and(|place| self.viewed.contains(&place)) {
+            if static_count(path.base).is_none() {
+                self.check_inside(path, pos, len, outside);
+            }
+            return data;
+        }
         let kept = self.b.create_block();
         let fetch = self.b.create_block();
         let join = self.b.create_block();

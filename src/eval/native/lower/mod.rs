@@ -134,6 +134,9 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// for stores.
     /// For an array of tuples stored as columns, each column's address.
     views: HashMap<Place, Views>,
+    /// The variables whose views the code being lowered runs only with, not null
+    /// (`hoist.rs`, `version`).
+    viewed: std::collections::HashSet<Place>,
     /// The scalar globals held in registers while the closed loops being lowered run
     /// (`hoist.rs`): each one's variable and representation.
     promoted: HashMap<u32, hoist::Promoted>,
@@ -371,6 +374,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             unwind,
             notes: Vec::new(),
             views: HashMap::new(),
+            viewed: std::collections::HashSet::new(),
             promoted: HashMap::new(),
             foreign: false,
             captures,
