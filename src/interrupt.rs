@@ -1,8 +1,9 @@
 //! Ctrl-C (SIGINT) during evaluation: one process-wide flag, set by the signal handler and
-//! polled by the evaluator at loop back-edges, function entry, between the chunks of parallel
-//! loops and inside long built-in kernels (`sort`, `\sum`, `\prod`, also on rayon workers)
-//! every `POLL_INTERVAL` elements or so, a few milliseconds of work (a relaxed
-//! load). A poll that finds it set stops evaluation with runtime error R0012 "Interrupted.";
+//! polled by the evaluator at loop back-edges (native code skips those of a counting loop of
+//! a few thousand iterations over a body with no loop and no call), function entry, between
+//! the chunks of parallel loops and inside long built-in kernels (`sort`, `\sum`, `\prod`,
+//! also on rayon workers) every `POLL_INTERVAL` elements or so, a few milliseconds of work (a
+//! relaxed load). A poll that finds it set stops evaluation with runtime error R0012 "Interrupted.";
 //! the REPL keeps its session, `tessera FILE` exits with status 130.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

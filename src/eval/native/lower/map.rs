@@ -114,7 +114,7 @@ impl Lower<'_, '_, '_> {
                 None
             };
             let sequential = |l: &mut Self| {
-                l.counted_loop(MAP_LABEL, n, span, &[], |l, i| {
+                l.counted_loop(MAP_LABEL, n, Some(span), &[], |l, i| {
                     match leaves {
                         Some(leaves) => {
                             let at = l.leaf_addr(in_kind, leaves, i);

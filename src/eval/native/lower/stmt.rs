@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, RangeKind, Stmt};
+use crate::core::ir::{Arm, Const, Expr, ExprKind, PathStep, Place, RangeKind, Stmt};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
@@ -515,7 +515,17 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(body_block);
         self.loop_body(label, exit, latch, body);
         self.b.switch_to_block(latch);
-        self.poll_interrupt(to.span);
+        // Constant limits (64-bit unsigned ones are bit patterns: not counted).
+        let trips = match (&from.kind, &to.kind) {
+            (ExprKind::Const(Const::Int(a)), ExprKind::Const(Const::Int(b))) if !unsigned => b
+                .checked_sub(*a)
+                .and_then(i64::checked_abs)
+                .and_then(|d| u64::try_from(d).ok()?.checked_add(1)),
+            _ => None,
+        };
+        if !trips.is_some_and(|n| self.short_loop(n, body)) {
+            self.poll_interrupt(to.span);
+        }
         let i = self.read_var(var, Repr::I64).int();
         if kind != RangeKind::Exclusive {
             let limit = match limit.take() {
@@ -649,6 +659,35 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Does a counting loop of at most `n` iterations of `body` end soon enough to leave
+    /// Ctrl-C to the next poll after it (of the loop around it, a call, the next loop): a
+    /// few thousand iterations of a closed body with no loop in it (no call either), a few
+    /// microseconds?
+    fn short_loop(&self, n: u64, body: &[Stmt]) -> bool {
+        struct Loops(bool);
+        impl<'ir> crate::core::visit::Visit<'ir> for Loops {
+            fn visit_stmt(&mut self, s: &'ir Stmt) {
+                match s {
+                    Stmt::While { .. }
+                    | Stmt::Loop { .. }
+                    | Stmt::ForRange { .. }
+                    | Stmt::ForCodes { .. }
+                    | Stmt::ForArray { .. } => self.0 = true,
+                    _ => crate::core::visit::walk_stmt(self, s),
+                }
+            }
+        }
+        let mut loops = Loops(false);
+        for s in body {
+            crate::core::visit::Visit::visit_stmt(&mut loops, s);
+        }
+        n <= 4096
+            && !loops.0
+            && body
+                .iter()
+                .all(|s| self.closed_stmt(s, &mut std::collections::HashMap::new()))
+    }
+
     /// `for v in a` over an array of unboxed scalars: the array is evaluated once (a copy of
     /// its value, so stores into it in the body do not change what the loop sees), then its
     /// leaves are read in order.
@@ -656,7 +695,7 @@ impl Lower<'_, '_, '_> {
         let kind = scalar_kind(&array.ty).expect("checked: an array of scalars");
         self.on_a_copy(array, |l, temp| {
             let (data, len) = l.view(temp, false, false);
-            l.counted_loop(label, len, array.span, body, |l, i| {
+            l.counted_loop(label, len, Some(array.span), body, |l, i| {
                 let at = l.leaf_addr(kind, data, i);
                 let v = l.load_leaf(kind, at);
                 l.write_var(var, v);
@@ -682,7 +721,7 @@ impl Lower<'_, '_, '_> {
         let shape = self.keep(shape);
         self.on_a_copy(array, |l, temp| {
             let n = l.element_count(shape, temp);
-            l.counted_loop(label, n, array.span, body, |l, i| {
+            l.counted_loop(label, n, Some(array.span), body, |l, i| {
                 let dest = match var {
                     Place::Local(slot) => {
                         l.frame_used = true;
@@ -765,7 +804,7 @@ impl Lower<'_, '_, '_> {
         self.on_a_copy(array, |l, temp| {
             let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
             let kinds = leaf_kinds(array);
-            l.counted_loop(label, len, array.span, body, |l, i| {
+            l.counted_loop(label, len, Some(array.span), body, |l, i| {
                 let mut vals = Vec::with_capacity(kinds.len());
                 for (data, kind) in columns.iter().zip(&kinds) {
                     let at = l.leaf_addr(*kind, *data, i);
@@ -788,7 +827,7 @@ impl Lower<'_, '_, '_> {
         self.on_a_copy(array, |l, temp| {
             let (data, len) = l.view(temp, false, false);
             let n = l.b.ins().udiv_imm_s(len, k as i64);
-            l.counted_loop(label, n, array.span, body, |l, i| {
+            l.counted_loop(label, n, Some(array.span), body, |l, i| {
                 let first = l.b.ins().imul_imm_s(i, k as i64);
                 let mut vals = Vec::with_capacity(k);
                 for j in 0..k {
@@ -804,20 +843,20 @@ impl Lower<'_, '_, '_> {
 
     pub(super) fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
         let limit = self.iconst(n as i64);
-        let span = crate::syntax::span::Span::default();
-        self.counted_loop(label, limit, span, body, |l, code| {
+        let poll = (!self.short_loop(n, body)).then(crate::syntax::span::Span::default);
+        self.counted_loop(label, limit, poll, body, |l, code| {
             l.write_var(var, V::I(code));
         });
     }
 
     /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
-    /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `span`) before the
-    /// next one.
+    /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `poll`, when given)
+    /// before the next one.
     pub(super) fn counted_loop(
         &mut self,
         label: u32,
         limit: ClValue,
-        span: crate::syntax::span::Span,
+        poll: Option<crate::syntax::span::Span>,
         body: &[Stmt],
         enter: impl FnOnce(&mut Self, ClValue),
     ) {
@@ -839,7 +878,9 @@ impl Lower<'_, '_, '_> {
         enter(self, i);
         self.loop_body(label, exit, latch, body);
         self.b.switch_to_block(latch);
-        self.poll_interrupt(span);
+        if let Some(span) = poll {
+            self.poll_interrupt(span);
+        }
         let i = self.b.use_var(counter);
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
