@@ -70,21 +70,25 @@ impl Lower<'_, '_, '_> {
         let Some(i) = i else {
             return V::I(len);
         };
+        // Null bytes come with a count of 0: one unsigned compare admits the read, and the
+        // cold path tells no string (0) from a position outside it (R0001).
         let join = self.b.create_block();
         self.b.append_block_param(join, types::I64);
-        let zero = self.iconst(0);
-        let read = self.b.create_block();
-        self.b.ins().brif(data, read, &[], join, &args(&[zero]));
-        self.b.seal_block(read);
-        self.b.switch_to_block(read);
         let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
         let from_end = self.b.ins().iadd(i, len);
         let pos = self.b.ins().select(negative, from_end, i);
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, pos, len);
-        self.raise_if(bad, Site::StrIndex(span), i, len);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
+        let (read, outside) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(outside);
+        self.b.ins().brif(inside, read, &[], outside, &[]);
+        self.b.seal_block(read);
+        self.b.seal_block(outside);
+        self.b.switch_to_block(outside);
+        let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, data, 0);
+        self.raise_if(held, Site::StrIndex(span), i, len);
+        let zero = self.iconst(0);
+        self.b.ins().jump(join, &args(&[zero]));
+        self.b.switch_to_block(read);
         let at = self.b.ins().iadd(data, pos);
         let byte = self.b.ins().uload8(types::I64, flags(), at, 0);
         self.b.ins().jump(join, &args(&[byte]));
