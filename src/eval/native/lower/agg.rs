@@ -342,8 +342,10 @@ impl Lower<'_, '_, '_> {
                 _ => None,
             })
             .collect();
-        self.pin(&bits);
         let kinds = &agg.layout().expect("an aggregate stored as columns").kinds;
+        if !self.unchecked_view(path, true, Some(kinds.len())) {
+            self.pin(&bits);
+        }
         self.store_inside(s, path, Some(kinds.len()), pos, |l, columns| {
             for (k, leaf) in leaves.iter().enumerate() {
                 if let V::I(x) | V::F(x) = leaf {

@@ -604,6 +604,23 @@ impl Lower<'_, '_, '_> {
         self.b.block_params(join).to_vec()
     }
 
+    /// Does an access to the array of `path` (`write`: a store; `n_columns` as for
+    /// `checked_view`) go through a view kept for the loop that it checks nothing against
+    /// (no branch around it)?
+    pub(super) fn unchecked_view(
+        &self,
+        path: &ElementPath<'_>,
+        write: bool,
+        n_columns: Option<usize>,
+    ) -> bool {
+        base_place(path.base).is_some_and(|place| {
+            self.viewed.contains(&place)
+                && self.views.get(&place).is_some_and(|(data, _, mutable)| {
+                    (*mutable || !write) && data.len() == n_columns.unwrap_or(1)
+                })
+        }) && static_count(path.base).is_some()
+    }
+
     /// `checked_view` through a view fetched here.
     fn fetched_view(
         &mut self,

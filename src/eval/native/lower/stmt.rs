@@ -1087,7 +1087,9 @@ impl Lower<'_, '_, '_> {
     /// Store `v` at leaf `pos` of the array of `path` (the store `s`).
     fn store_element(&mut self, s: &Stmt, path: &ElementPath<'_>, pos: ClValue, v: ClValue) {
         let kind = path_kind(path);
-        self.pin(&[v]);
+        if !self.unchecked_view(path, true, None) {
+            self.pin(&[v]);
+        }
         self.store_inside(s, path, None, pos, |l, data| {
             let at = l.leaf_addr(kind, data[0], pos);
             l.store_leaf(kind, v, at);
