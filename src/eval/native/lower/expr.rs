@@ -7,7 +7,9 @@ use cranelift_codegen::ir::{
     types, Block, InstBuilder, Value as ClValue,
 };
 
-use crate::core::ir::{ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, MathFn, Place, Prim};
+use crate::core::ir::{
+    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, MathFn, Place, Prim, VarrayOp,
+};
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
 use crate::types::Type;
@@ -310,10 +312,18 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::Global(_) => Repr::of(&e.ty).is_some(),
-            // The length or a byte of the string in a variable, read in place.
+            // The length or a byte of the string in a variable, read in place, and the
+            // length or bound of a varray variable.
             ExprKind::Prim(Prim::StrLen | Prim::StrIndex, a) => {
                 matches!(a[0].kind, ExprKind::Local(_) | ExprKind::Global(_))
                     && a[1..].iter().all(|x| self.pure(x))
+            }
+            ExprKind::Prim(Prim::Varray(VarrayOp::Len | VarrayOp::MaxLen), a) => {
+                matches!(a[..], [ref v] if matches!(v.kind, ExprKind::Local(_) | ExprKind::Global(_)))
+            }
+            // A body inlined with nothing to run but its value (`len d`).
+            ExprKind::Inlined(inlined) => {
+                inlined.stmts.is_empty() && inlined.result.as_ref().is_some_and(|r| self.pure(r))
             }
             // A conversion between types in registers (`tiny (i % 100)`, `x.int`).
             ExprKind::Prim(Prim::Convert, a) => {
@@ -329,6 +339,13 @@ impl Lower<'_, '_, '_> {
                         | Prim::Not
                         | Prim::Widen
                         | Prim::FloatNeg
+                        | Prim::IntNeg(_)
+                        | Prim::IntBit(..)
+                        | Prim::IntCompl(_)
+                        | Prim::IntAbs(_)
+                        | Prim::IntSgn(_)
+                        | Prim::Min
+                        | Prim::Max
                         | Prim::Ord
                         | Prim::CharCase(_)
                         | Prim::CharIs(_)

@@ -69,6 +69,23 @@ pub(super) fn varray_base(base: &Expr) -> bool {
         )
 }
 
+/// The places `stmts` assign, bind or move out of (`take`).
+pub(super) fn assigned_places(stmts: &[Stmt]) -> std::collections::HashSet<Place> {
+    let assigned = std::cell::RefCell::new(std::collections::HashSet::new());
+    crate::core::visit::each_in_stmts(
+        stmts,
+        &mut |e| {
+            if let ExprKind::Take(s) = e.kind {
+                assigned.borrow_mut().insert(Place::Local(s));
+            }
+        },
+        &mut |p| {
+            assigned.borrow_mut().insert(p);
+        },
+    );
+    assigned.into_inner()
+}
+
 /// A global held in registers for a closed loop: a scalar (one leaf) or a tuple, record or
 /// struct of scalars (its leaves, `agg`), each leaf's variable and representation, and when
 /// it may hold no value yet, its flag.
@@ -322,26 +339,20 @@ impl Lower<'_, '_, '_> {
     /// Constants are left where they are used.
     fn pin_invariants(&mut self, stmt: &Stmt) {
         // In the order first read, so the code does not depend on a hash.
-        let read = std::cell::RefCell::new(Vec::new());
-        let assigned = std::cell::RefCell::new(std::collections::HashSet::new());
+        let mut read = Vec::new();
         crate::core::visit::each_in_stmts(
             std::slice::from_ref(stmt),
             &mut |e| match e.kind {
-                ExprKind::Local(s) => read.borrow_mut().push(Place::Local(s)),
-                ExprKind::Global(g) => read.borrow_mut().push(Place::Global(g)),
-                ExprKind::Take(s) => {
-                    assigned.borrow_mut().insert(Place::Local(s));
-                }
+                ExprKind::Local(s) => read.push(Place::Local(s)),
+                ExprKind::Global(g) => read.push(Place::Global(g)),
                 _ => {}
             },
-            &mut |p| {
-                assigned.borrow_mut().insert(p);
-            },
+            &mut |_| {},
         );
-        let assigned = assigned.into_inner();
+        let assigned = assigned_places(std::slice::from_ref(stmt));
         let mut vars = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        for place in read.into_inner() {
+        for place in read {
             if assigned.contains(&place) || !seen.insert(place) {
                 continue;
             }

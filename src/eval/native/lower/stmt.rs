@@ -591,72 +591,37 @@ impl Lower<'_, '_, '_> {
     /// that neither the body nor the loop assigns, and from the lengths of varrays and
     /// strings whose views are kept for the loop (which nothing in it can change).
     fn invariant_limit(&self, var: Place, to: &Expr, body: &[Stmt]) -> bool {
-        let assigned = std::cell::RefCell::new(std::collections::HashSet::from([var]));
-        crate::core::visit::each_in_stmts(
-            body,
-            &mut |e| {
-                if let ExprKind::Take(s) = e.kind {
-                    assigned.borrow_mut().insert(Place::Local(s));
-                }
-            },
-            &mut |p| {
-                assigned.borrow_mut().insert(p);
-            },
-        );
-        self.invariant_expr(to, &assigned.into_inner())
-    }
-
-    fn invariant_expr(&self, e: &Expr, assigned: &std::collections::HashSet<Place>) -> bool {
-        use crate::core::ir::{Prim, VarrayOp};
-        let all = |a: &[Expr]| a.iter().all(|x| self.invariant_expr(x, assigned));
-        match &e.kind {
-            ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            ExprKind::Local(s) => {
-                self.vars.contains_key(s) && !assigned.contains(&Place::Local(*s))
-            }
-            ExprKind::Global(g) => {
-                self.promoted.contains_key(g) && !assigned.contains(&Place::Global(*g))
-            }
-            ExprKind::Capture(i) => self.capture_values.contains_key(i),
-            ExprKind::Inlined(inlined) => {
-                inlined.stmts.is_empty()
-                    && inlined
-                        .result
-                        .as_ref()
-                        .is_some_and(|r| self.invariant_expr(r, assigned))
-            }
-            ExprKind::Prim(Prim::Varray(VarrayOp::Len | VarrayOp::MaxLen) | Prim::StrLen, a) => {
-                a.len() == 1
-                    && super::hoist::base_place(&a[0]).is_some_and(|p| self.views.contains_key(&p))
-            }
-            ExprKind::Prim(
-                Prim::IntArith(..)
-                | Prim::FloatArith(..)
-                | Prim::IntNeg(_)
-                | Prim::FloatNeg
-                | Prim::Compare(_)
-                | Prim::Not
-                | Prim::Convert
-                | Prim::Widen
-                | Prim::IntBit(..)
-                | Prim::IntCompl(_)
-                | Prim::IntAbs(_)
-                | Prim::IntSgn(_)
-                | Prim::Min
-                | Prim::Max
-                | Prim::Ord,
-                a,
-            ) => Repr::of(&e.ty).is_some() && all(a),
-            ExprKind::If(a, b, c) => {
-                all(std::slice::from_ref(a))
-                    && self.invariant_expr(b, assigned)
-                    && self.invariant_expr(c, assigned)
-            }
-            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                self.invariant_expr(a, assigned) && self.invariant_expr(b, assigned)
-            }
-            _ => false,
+        let mut assigned = super::hoist::assigned_places(body);
+        assigned.insert(var);
+        if !self.pure(to) {
+            return false;
         }
+        let fixed = std::cell::Cell::new(true);
+        crate::core::visit::each_in_expr(
+            to,
+            &mut |x| {
+                let held =
+                    |place: Place| !assigned.contains(&place) && self.views.contains_key(&place);
+                let ok = match x.kind {
+                    ExprKind::Local(s) => {
+                        held(Place::Local(s))
+                            || !assigned.contains(&Place::Local(s))
+                                && (self.vars.contains_key(&s) || self.avars.contains_key(&s))
+                    }
+                    ExprKind::Global(g) => {
+                        held(Place::Global(g))
+                            || !assigned.contains(&Place::Global(g))
+                                && self.promoted.contains_key(&g)
+                    }
+                    // Storage the loop may store into.
+                    ExprKind::Take(_) | ExprKind::Index { .. } | ExprKind::Deref(_) => false,
+                    _ => true,
+                };
+                fixed.set(fixed.get() && ok);
+            },
+            &mut |_| {},
+        );
+        fixed.get()
     }
 
     /// Does a counting loop of at most `n` iterations of `body` end soon enough to leave
