@@ -1,4 +1,5 @@
-//! Array views fetched once before a loop instead of at every element access.
+//! Array views fetched once before a loop, or a run of statements, instead of at every
+//! element access.
 //!
 //! A loop is *closed* when nothing in it can replace, share or reallocate an array's storage:
 //! it assigns only register variables and scalar globals, stores only into elements, calls
@@ -6,6 +7,12 @@
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
 //! stores into it. A pointer variable's view is the view of the array it points at.
+//!
+//! Straight-line code is treated the same way: a run of closed statements outside any
+//! closed loop (the ifs, stores and loops of a function body between two calls) is a
+//! *region*, whose views are fetched once before its first statement (`region`). A quicksort
+//! step through a pointer parameter fetches its array's view once, not at each of its reads
+//! and stores and again before each of its loops.
 //!
 //! A view kept for the loop has the count its array's type gives (a view with another count,
 //! as the empty one of a variable that holds no array yet, is given up: null). So inside the
@@ -125,6 +132,7 @@ pub(super) struct Hoisted {
     /// The views in force before the loop, and the places known to have one.
     views: HashMap<Place, Views>,
     viewed: std::collections::HashSet<Place>,
+    closed: bool,
     /// Where the loop's two versions meet (`version`).
     after: Option<cranelift_codegen::ir::Block>,
     /// The globals held in registers for the loop.
@@ -168,6 +176,7 @@ impl Lower<'_, '_, '_> {
         let hoisted = Hoisted {
             views: self.views.clone(),
             viewed: self.viewed.clone(),
+            closed: self.closed,
             after: None,
             promoted: Vec::new(),
             unwind: self.unwind,
@@ -179,6 +188,7 @@ impl Lower<'_, '_, '_> {
         }
         let nullable = self.fetch_views(arrays);
         let after = self.version(stmt, &nullable);
+        self.closed = true;
         let promoted = self.promote_globals(stmt);
         self.pin_invariants(stmt);
         Hoisted {
@@ -186,6 +196,58 @@ impl Lower<'_, '_, '_> {
             after,
             ..hoisted
         }
+    }
+
+    /// Lower the statements at the start of `stmts` that are closed (as a loop's body is) as
+    /// one region, when they use arrays whose views are not kept yet: the views are fetched
+    /// once before the first of them (and the region runs in two versions, as a loop does),
+    /// instead of at every access, or before every loop. Returns how many statements it
+    /// lowered: 0 when there is no such region (or it is one loop, which does this itself).
+    pub(super) fn region(&mut self, stmts: &[Stmt]) -> usize {
+        if self.closed {
+            return 0;
+        }
+        let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
+        let mut n = 0;
+        for s in stmts {
+            let mut used = HashMap::new();
+            if !self.closed_stmt(s, &mut used) {
+                break;
+            }
+            for (place, (base, write)) in used {
+                arrays
+                    .entry(place)
+                    .and_modify(|(_, w)| *w |= write)
+                    .or_insert((base, write));
+            }
+            n += 1;
+        }
+        let fetched = |(place, (_, write)): (&Place, &(Expr, bool))| {
+            self.views
+                .get(place)
+                .is_some_and(|(_, _, mutable)| *mutable || !write)
+        };
+        if n == 0 || (n == 1 && stmts[0].loop_label().is_some()) || arrays.iter().all(fetched) {
+            return 0;
+        }
+        let hoisted = Hoisted {
+            views: self.views.clone(),
+            viewed: self.viewed.clone(),
+            closed: false,
+            after: None,
+            promoted: Vec::new(),
+            unwind: self.unwind,
+        };
+        let nullable = self.fetch_views(arrays);
+        let run = Stmt::Block(stmts[..n].to_vec());
+        let after = self.version(&run, &nullable);
+        self.closed = true;
+        for s in &stmts[..n] {
+            self.ensure_open();
+            self.stmt(s);
+        }
+        self.unhoist(Hoisted { after, ..hoisted });
+        n
     }
 
     /// Run the closed loop `stmt`, whose views of the arrays at `nullable` may be null (a
@@ -236,6 +298,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn unhoist(&mut self, hoisted: Hoisted) {
         self.views = hoisted.views;
         self.viewed = hoisted.viewed;
+        self.closed = hoisted.closed;
         if !hoisted.promoted.is_empty() {
             self.store_promoted(&hoisted.promoted);
             let side = self.unwind;

@@ -137,6 +137,9 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The variables whose views the code being lowered runs only with, not null
     /// (`hoist.rs`, `version`).
     viewed: std::collections::HashSet<Place>,
+    /// Is the code being lowered inside a closed loop or region (`hoist.rs`), whose views
+    /// are all fetched already?
+    closed: bool,
     /// The scalar globals held in registers while the closed loops being lowered run
     /// (`hoist.rs`): each one's variable and representation.
     promoted: HashMap<u32, hoist::Promoted>,
@@ -375,6 +378,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             notes: Vec::new(),
             views: HashMap::new(),
             viewed: std::collections::HashSet::new(),
+            closed: false,
             promoted: HashMap::new(),
             foreign: false,
             captures,

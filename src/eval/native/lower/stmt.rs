@@ -50,9 +50,16 @@ fn elem_of(ty: &Type) -> Type {
 
 impl Lower<'_, '_, '_> {
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
+        let mut next = 0;
+        while next < stmts.len() {
             self.ensure_open();
-            self.stmt(s);
+            match self.region(&stmts[next..]) {
+                0 => {
+                    self.stmt(&stmts[next]);
+                    next += 1;
+                }
+                n => next += n,
+            }
         }
     }
 
