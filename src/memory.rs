@@ -175,8 +175,8 @@ pub fn default_budget() -> u64 {
 
 /// Serve every thread from the process's main malloc arena. Without it the session thread
 /// gets an arena of its own, which glibc grows one page (one `mprotect`) at a time: loading
-/// the library alone made several hundred such calls, about a seventh of a start-up. The
-/// main arena grows by `brk` with room to spare. Threads of a parallel loop share it too;
+/// the library alone made several hundred such calls. The main arena grows by `brk` with
+/// room to spare. Threads of a parallel loop share it too;
 /// each keeps a cache of small freed blocks, so they rarely wait on its lock.
 pub fn use_one_arena() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
