@@ -173,14 +173,7 @@ impl Lower<'_, '_, '_> {
     /// uses and hold the scalar globals it reads in registers. Returns what to undo after the
     /// loop (`unhoist`).
     pub(super) fn hoist(&mut self, stmt: &Stmt) -> Hoisted {
-        let hoisted = Hoisted {
-            views: self.views.clone(),
-            viewed: self.viewed.clone(),
-            closed: self.closed,
-            after: None,
-            promoted: Vec::new(),
-            unwind: self.unwind,
-        };
+        let hoisted = self.saved();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         if !self.closed_stmt(stmt, &mut arrays) {
             self.pin_invariants(stmt);
@@ -195,6 +188,18 @@ impl Lower<'_, '_, '_> {
             promoted,
             after,
             ..hoisted
+        }
+    }
+
+    /// The views, flags and unwind block in force now, for `unhoist` to restore.
+    fn saved(&self) -> Hoisted {
+        Hoisted {
+            views: self.views.clone(),
+            viewed: self.viewed.clone(),
+            closed: self.closed,
+            after: None,
+            promoted: Vec::new(),
+            unwind: self.unwind,
         }
     }
 
@@ -230,14 +235,7 @@ impl Lower<'_, '_, '_> {
         if n == 0 || (n == 1 && stmts[0].loop_label().is_some()) || arrays.iter().all(fetched) {
             return 0;
         }
-        let hoisted = Hoisted {
-            views: self.views.clone(),
-            viewed: self.viewed.clone(),
-            closed: false,
-            after: None,
-            promoted: Vec::new(),
-            unwind: self.unwind,
-        };
+        let hoisted = self.saved();
         let nullable = self.fetch_views(arrays);
         let run = Stmt::Block(stmts[..n].to_vec());
         let after = self.version(&run, &nullable);
