@@ -239,13 +239,8 @@ impl Lower<'_, '_, '_> {
             self.b.switch_to_block(held);
             let position = match step {
                 Step::Field(i) => self.iconst(i64::from(i)),
-                Step::Index(index, mode, n) => {
-                    let i = self.expr(index).int();
-                    if mode == IndexMode::Linear {
-                        self.check_linear(i, index, ty, n);
-                    }
-                    i
-                }
+                Step::Index(index, IndexMode::Linear, n) => self.linear_index(index, ty, n),
+                Step::Index(index, _, _) => self.expr(index).int(),
             };
             let offset = self.b.ins().imul_imm_s(position, VALUE_SIZE as i64);
             addr = self.b.ins().iadd(first, offset);

@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Expr, ExprKind, IndexMode, PathStep};
+use crate::core::ir::{ArithOp, Expr, ExprKind, IndexMode, PathStep, Prim};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
@@ -162,10 +162,11 @@ impl Lower<'_, '_, '_> {
         for (index, mode, array_ty) in &path.steps {
             let shape = Shape::of(array_ty).expect("checked by element_path_ok");
             let n = shape.n_elements.unwrap_or(0);
-            let i = self.expr(index).int();
-            if *mode == IndexMode::Linear {
-                self.check_linear(i, index, array_ty, n);
-            }
+            let i = if *mode == IndexMode::Linear {
+                self.linear_index(index, array_ty, n)
+            } else {
+                self.expr(index).int()
+            };
             let scaled = if shape.elem_leaves == 1 {
                 i
             } else {
@@ -176,29 +177,66 @@ impl Lower<'_, '_, '_> {
         pos
     }
 
-    /// Raise R0001 at `index` unless the linear position `i` (its value) is below `n`, the
-    /// element count of an array of type `array_ty`.
-    pub(super) fn check_linear(&mut self, i: ClValue, index: &Expr, array_ty: &Type, n: usize) {
+    /// The value of the linear index `index` into an array of type `array_ty` of `n`
+    /// elements, R0001 at the index unless it is below `n`.
+    ///
+    /// An index computed by `+`, `-` or `*` on an integer type narrower than 64 bits, whose
+    /// every position below `n` is in range (`a.(k - 1)`, `a.(i * n + j)`), has its overflow
+    /// check folded into the bounds check: the operation is exact in 64 bits, and a result
+    /// below `n` is in range, so one test decides both on the hot path. The cold path tells
+    /// them apart, overflow (R0003) first, as the operation raised it before the access; no
+    /// code runs between the operation and the test, so the faults are the same.
+    pub(super) fn linear_index(&mut self, index: &Expr, array_ty: &Type, n: usize) -> ClValue {
+        let site = |index: &Expr| Site::Index {
+            array_ty: array_ty.clone(),
+            n,
+            linear: Some(match index.ty {
+                Type::Int(ity) => ity,
+                _ => IntTy::Long,
+            }),
+            span: index.span,
+        };
+        if let ExprKind::Prim(Prim::IntArith(op, ity), operands) = &index.kind {
+            let exact = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+                && ity.bits() < 64
+                && (n as i128) <= IntTy::max(*ity) + 1;
+            if let ([x, y], true) = (&operands[..], exact) {
+                if Repr::of(&x.ty) == Some(Repr::I64) && Repr::of(&y.ty) == Some(Repr::I64) {
+                    let x = self.expr(x).int();
+                    let y = self.expr(y).int();
+                    let r = match op {
+                        ArithOp::Add => self.b.ins().iadd(x, y),
+                        ArithOp::Sub => self.b.ins().isub(x, y),
+                        _ => self.b.ins().imul(x, y),
+                    };
+                    let bad =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, r, n as i64);
+                    let cold = self.b.create_block();
+                    let next = self.b.create_block();
+                    self.b.set_cold_block(cold);
+                    self.b.ins().brif(bad, cold, &[], next, &[]);
+                    self.b.seal_block(cold);
+                    self.b.switch_to_block(cold);
+                    let overflow = self.out_of_range(r, *ity);
+                    self.raise_if(overflow, Site::Overflow(*op, *ity, index.span), x, y);
+                    let zero = self.iconst(0);
+                    self.raise(site(index), r, zero);
+                    self.b.seal_block(next);
+                    self.b.switch_to_block(next);
+                    return r;
+                }
+            }
+        }
+        let i = self.expr(index).int();
         let bad = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
-        let ity = match index.ty {
-            Type::Int(ity) => Some(ity),
-            _ => Some(IntTy::Long),
-        };
         let zero = self.iconst(0);
-        self.raise_if(
-            bad,
-            Site::Index {
-                array_ty: array_ty.clone(),
-                n,
-                linear: ity,
-                span: index.span,
-            },
-            i,
-            zero,
-        );
+        self.raise_if(bad, site(index), i, zero);
+        i
     }
 
     /// The view of the array in the `Value` at `addr` (or, when `pointer`, of the array the

@@ -808,7 +808,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Is `r` (computed exactly in 64 bits) outside the range of the narrow type `ity`?
-    fn out_of_range(&mut self, r: ClValue, ity: IntTy) -> ClValue {
+    pub(super) fn out_of_range(&mut self, r: ClValue, ity: IntTy) -> ClValue {
         if ity.signed() {
             // Outside exactly when its low bits sign-extended differ from it: one extension
             // and one comparison, off the path of the result itself.
