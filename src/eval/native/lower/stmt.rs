@@ -518,7 +518,12 @@ impl Lower<'_, '_, '_> {
         };
         let enter = self.b.ins().icmp(cc, i, first_limit);
         self.b.ins().brif(enter, body_block, &[], exit, &[]);
-        self.b.seal_block(body_block);
+        // A loop whose latch tests its own limit, computed once, goes on from there into the
+        // body: the header's test would repeat it.
+        let rotated = kind != RangeKind::Exclusive && limit.is_some();
+        if !rotated {
+            self.b.seal_block(body_block);
+        }
         self.b.switch_to_block(body_block);
         self.loop_body(label, exit, latch, body);
         self.b.switch_to_block(latch);
@@ -578,14 +583,21 @@ impl Lower<'_, '_, '_> {
         crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| {
             assigned.set(assigned.get() || p == var)
         });
-        if kind != RangeKind::Exclusive || assigned.get() {
+        // After the latch's test of an inclusive range (`upto`, `..`, `downto`), the
+        // variable is short of the limit, a value of its type: the step stays in range.
+        if kind == RangeKind::Exclusive && assigned.get() {
             let bad = self.b.ins().icmp_imm_s(cc, i, edge);
             let zero = self.iconst(0);
             self.raise_if(bad, Site::Step(var_ty, up, to.span), i, zero);
         }
         let next = self.b.ins().iadd_imm_s(i, delta);
         self.write_var(var, V::I(next));
-        self.b.ins().jump(header, &[]);
+        if rotated {
+            self.b.ins().jump(body_block, &[]);
+            self.b.seal_block(body_block);
+        } else {
+            self.b.ins().jump(header, &[]);
+        }
         self.b.seal_block(latch);
         self.b.seal_block(header);
         self.b.seal_block(exit);
