@@ -159,6 +159,10 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// Are the patterns being tested matched against a borrowed parameter, so that the parts
     /// they bind may be borrowed too?
     borrowing: bool,
+    /// Per block errors unwind to, the one block that raises them (its parameters: the site,
+    /// the operands), which every failed check jumps to: one helper call per function and
+    /// unwind target, not one per check.
+    raisers: HashMap<cranelift_codegen::ir::Block, cranelift_codegen::ir::Block>,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -387,6 +391,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             borrowed_params: Vec::new(),
             borrowed_vars: HashMap::new(),
             borrowing: false,
+            raisers: HashMap::new(),
         }
     }
 
@@ -472,15 +477,31 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     fn raise(&mut self, site: Site, a: ClValue, b: ClValue) {
         let site = self.keep(site);
         let site = self.ptr_const(site);
-        let rt = self.rt;
-        self.call_helper(
-            Helper::Fault,
-            &[types::I64; 4],
-            &[types::I64],
-            &[rt, site, a, b],
-        );
         let unwind = self.unwind;
-        self.b.ins().jump(unwind, &[]);
+        let raiser = match self.raisers.get(&unwind) {
+            Some(raiser) => *raiser,
+            None => {
+                let here = self.b.current_block().expect("raising from a block");
+                let raiser = self.b.create_block();
+                self.b.set_cold_block(raiser);
+                let params: Vec<ClValue> = (0..3)
+                    .map(|_| self.b.append_block_param(raiser, types::I64))
+                    .collect();
+                self.b.switch_to_block(raiser);
+                let rt = self.rt;
+                self.call_helper(
+                    Helper::Fault,
+                    &[types::I64; 4],
+                    &[types::I64],
+                    &[rt, params[0], params[1], params[2]],
+                );
+                self.b.ins().jump(unwind, &[]);
+                self.b.switch_to_block(here);
+                self.raisers.insert(unwind, raiser);
+                raiser
+            }
+        };
+        self.b.ins().jump(raiser, &args(&[site, a, b]));
     }
 
     /// When `cond` is non-zero, raise the error of `site` in a cold block.
