@@ -25,6 +25,14 @@ pub(super) struct ElementPath<'e> {
     pub steps: Vec<(&'e Expr, IndexMode, Type)>,
 }
 
+/// The operation of an index whose range check `linear_index` folds into its bounds check:
+/// an arithmetic operation and its operands, or a conversion between integer types (and the
+/// operand's type).
+enum Folded {
+    Arith(ArithOp, IntTy, ClValue, ClValue),
+    Convert(IntTy, IntTy, Type),
+}
+
 /// The kind of the scalar leaves of an element path `element_path_ok` accepted.
 pub(super) fn path_kind(path: &ElementPath<'_>) -> crate::eval::value::ScalarKind {
     path.steps
@@ -180,14 +188,15 @@ impl Lower<'_, '_, '_> {
     /// The value of the linear index `index` into an array of type `array_ty` of `n`
     /// elements, R0001 at the index unless it is below `n`.
     ///
-    /// An index computed by `+`, `-` or `*` on an integer type narrower than 64 bits, whose
-    /// every position below `n` is in range (`a.(k - 1)`, `a.(i * n + j)`), has its overflow
-    /// check folded into the bounds check: the operation is exact in 64 bits, and a result
-    /// below `n` is in range, so one test decides both on the hot path. The cold path tells
-    /// them apart, overflow (R0003) first, as the operation raised it before the access; no
-    /// code runs between the operation and the test, so the faults are the same.
+    /// An index whose last operation has a range check of its own, into a type whose every
+    /// value below `n` is in range, has that check folded into the bounds check: `+`, `-` or
+    /// `*` on an integer type narrower than 64 bits (`a.(k - 1)`, `a.(i * n + j)`), exact in
+    /// 64 bits, and a conversion between integer types (`a.(j.int)`). A result below `n` is
+    /// in range, so one test decides both on the hot path. The cold path tells them apart,
+    /// the operation's fault first, as it came before the access; no code runs between the
+    /// operation and the test, so the faults are the same.
     pub(super) fn linear_index(&mut self, index: &Expr, array_ty: &Type, n: usize) -> ClValue {
-        let site = |index: &Expr| Site::Index {
+        let site = Site::Index {
             array_ty: array_ty.clone(),
             n,
             linear: Some(match index.ty {
@@ -196,49 +205,92 @@ impl Lower<'_, '_, '_> {
             }),
             span: index.span,
         };
-        if let ExprKind::Prim(Prim::IntArith(op, ity), operands) = &index.kind {
-            let exact = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
-                && ity.bits() < 64
-                && (n as i128) <= IntTy::max(*ity) + 1;
-            if let ([x, y], true) = (&operands[..], exact) {
-                if Repr::of(&x.ty) == Some(Repr::I64) && Repr::of(&y.ty) == Some(Repr::I64) {
-                    let x = self.expr(x).int();
-                    let y = self.expr(y).int();
-                    let r = match op {
-                        ArithOp::Add => self.b.ins().iadd(x, y),
-                        ArithOp::Sub => self.b.ins().isub(x, y),
-                        _ => self.b.ins().imul(x, y),
-                    };
-                    let bad =
-                        self.b
-                            .ins()
-                            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, r, n as i64);
-                    let cold = self.b.create_block();
-                    let next = self.b.create_block();
-                    self.b.set_cold_block(cold);
-                    self.b.ins().brif(bad, cold, &[], next, &[]);
-                    self.b.seal_block(cold);
-                    self.b.switch_to_block(cold);
-                    let overflow = self.out_of_range(r, *ity);
-                    self.raise_if(overflow, Site::Overflow(*op, *ity, index.span), x, y);
-                    let zero = self.iconst(0);
-                    self.raise(site(index), r, zero);
-                    self.b.seal_block(next);
-                    self.b.switch_to_block(next);
-                    return r;
-                }
-            }
-        }
-        let i = self.expr(index).int();
+        let Some((i, folded)) = self.foldable_index(index, n) else {
+            let i = self.expr(index).int();
+            let bad = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+            let zero = self.iconst(0);
+            self.raise_if(bad, site, i, zero);
+            return i;
+        };
         let bad = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+        let cold = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(bad, cold, &[], next, &[]);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(cold);
         let zero = self.iconst(0);
-        self.raise_if(bad, site(index), i, zero);
+        match folded {
+            Folded::Arith(op, ity, x, y) => {
+                let overflow = self.out_of_range(i, ity);
+                self.raise_if(overflow, Site::Overflow(op, ity, index.span), x, y);
+            }
+            // A widening conversion has no check.
+            Folded::Convert(from, to, _) if from.min() >= to.min() && from.max() <= to.max() => {}
+            Folded::Convert(from, to, converted) => {
+                let out = self.int_convert_fails(i, from, to);
+                self.raise_if(
+                    out,
+                    Site::Convert(converted, index.ty.clone(), index.span),
+                    i,
+                    zero,
+                );
+            }
+        }
+        self.raise(site, i, zero);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
         i
     }
 
+    /// The value of `index`, computed without the range check of its last operation, when
+    /// the bounds check of an array of `n` elements can decide it (`linear_index`).
+    fn foldable_index(&mut self, index: &Expr, n: usize) -> Option<(ClValue, Folded)> {
+        let Type::Int(ity) = index.ty else {
+            return None;
+        };
+        if n as i128 > IntTy::max(ity) + 1 {
+            return None;
+        }
+        let int = |x: &Expr| matches!(x.ty, Type::Int(_));
+        match &index.kind {
+            ExprKind::Prim(Prim::IntArith(op, ity), operands) => {
+                let exact =
+                    matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul) && ity.bits() < 64;
+                let [x, y] = &operands[..] else {
+                    return None;
+                };
+                if !exact || !int(x) || !int(y) {
+                    return None;
+                }
+                let x = self.expr(x).int();
+                let y = self.expr(y).int();
+                let r = match op {
+                    ArithOp::Add => self.b.ins().iadd(x, y),
+                    ArithOp::Sub => self.b.ins().isub(x, y),
+                    _ => self.b.ins().imul(x, y),
+                };
+                Some((r, Folded::Arith(*op, *ity, x, y)))
+            }
+            ExprKind::Prim(Prim::Convert, operands) => {
+                let [x] = &operands[..] else {
+                    return None;
+                };
+                let Type::Int(from) = x.ty else {
+                    return None;
+                };
+                let v = self.expr(x).int();
+                Some((v, Folded::Convert(from, ity, x.ty.clone())))
+            }
+            _ => None,
+        }
+    }
     /// The view of the array in the `Value` at `addr` (or, when `pointer`, of the array the
     /// pointer there points at): its leaves' address and count, made unshared first when
     /// `write`. A pointer's view is null when native code cannot see its target.

@@ -664,19 +664,7 @@ impl Lower<'_, '_, '_> {
                 if from.min() >= IntTy::min(to) && from.max() <= IntTy::max(to) {
                     return V::I(v);
                 }
-                let from_u64 = !from.signed() && from.bits() == 64;
-                let bad = if from_u64 {
-                    // Non-negative as unsigned: only the upper bound can fail.
-                    let max = IntTy::max(to).min(u64::MAX as i128) as u64;
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::UnsignedGreaterThan, v, max as i64)
-                } else if !to.signed() && to.bits() == 64 {
-                    self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0)
-                } else {
-                    // A narrow type, `v` exact in 64 bits.
-                    self.out_of_range(v, to)
-                };
+                let bad = self.int_convert_fails(v, from, to);
                 let zero = self.iconst(0);
                 self.raise_if(
                     bad,
@@ -708,6 +696,22 @@ impl Lower<'_, '_, '_> {
                     ExprKind::Prim(Prim::Convert, args)
                 })
             }
+        }
+    }
+
+    /// Is the integer `v` of type `from` outside the range of `to`?
+    pub(super) fn int_convert_fails(&mut self, v: ClValue, from: IntTy, to: IntTy) -> ClValue {
+        if !from.signed() && from.bits() == 64 {
+            // Non-negative as unsigned: only the upper bound can fail.
+            let max = IntTy::max(to).min(u64::MAX as i128) as u64;
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThan, v, max as i64)
+        } else if !to.signed() && to.bits() == 64 {
+            self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0)
+        } else {
+            // A narrow type, `v` exact in 64 bits.
+            self.out_of_range(v, to)
         }
     }
 
