@@ -478,30 +478,27 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let site = self.keep(site);
         let site = self.ptr_const(site);
         let unwind = self.unwind;
-        let raiser = match self.raisers.get(&unwind) {
-            Some(raiser) => *raiser,
-            None => {
-                let here = self.b.current_block().expect("raising from a block");
-                let raiser = self.b.create_block();
-                self.b.set_cold_block(raiser);
-                let params: Vec<ClValue> = (0..3)
-                    .map(|_| self.b.append_block_param(raiser, types::I64))
-                    .collect();
-                self.b.switch_to_block(raiser);
-                let rt = self.rt;
-                self.call_helper(
-                    Helper::Fault,
-                    &[types::I64; 4],
-                    &[types::I64],
-                    &[rt, params[0], params[1], params[2]],
-                );
-                self.b.ins().jump(unwind, &[]);
-                self.b.switch_to_block(here);
-                self.raisers.insert(unwind, raiser);
-                raiser
-            }
-        };
+        if let Some(raiser) = self.raisers.get(&unwind) {
+            self.b.ins().jump(*raiser, &args(&[site, a, b]));
+            return;
+        }
+        let raiser = self.b.create_block();
+        self.b.set_cold_block(raiser);
+        let params: Vec<ClValue> = (0..3)
+            .map(|_| self.b.append_block_param(raiser, types::I64))
+            .collect();
+        self.raisers.insert(unwind, raiser);
         self.b.ins().jump(raiser, &args(&[site, a, b]));
+        // Filled now, while its unwind target takes predecessors; sealed with the others.
+        self.b.switch_to_block(raiser);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::Fault,
+            &[types::I64; 4],
+            &[types::I64],
+            &[rt, params[0], params[1], params[2]],
+        );
+        self.b.ins().jump(unwind, &[]);
     }
 
     /// When `cond` is non-zero, raise the error of `site` in a cold block.
