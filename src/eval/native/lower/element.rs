@@ -205,42 +205,29 @@ impl Lower<'_, '_, '_> {
             }),
             span: index.span,
         };
-        let Some((i, folded)) = self.foldable_index(index, n) else {
-            let i = self.expr(index).int();
-            let bad = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
-            let zero = self.iconst(0);
-            self.raise_if(bad, site, i, zero);
-            return i;
+        let (i, folded) = match self.foldable_index(index, n) {
+            Some((i, folded)) => (i, Some(folded)),
+            None => (self.expr(index).int(), None),
         };
         let bad = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
-        let cold = self.b.create_block();
-        let next = self.b.create_block();
-        self.b.set_cold_block(cold);
-        self.b.ins().brif(bad, cold, &[], next, &[]);
-        self.b.seal_block(cold);
-        self.b.switch_to_block(cold);
+        let next = self.cold_if(bad);
         let zero = self.iconst(0);
         match folded {
-            Folded::Arith(op, ity, x, y) => {
+            None => {}
+            Some(Folded::Arith(op, ity, x, y)) => {
                 let overflow = self.out_of_range(i, ity);
                 self.raise_if(overflow, Site::Overflow(op, ity, index.span), x, y);
             }
             // A widening conversion has no check.
-            Folded::Convert(from, to, _) if from.min() >= to.min() && from.max() <= to.max() => {}
-            Folded::Convert(from, to, converted) => {
+            Some(Folded::Convert(from, to, _))
+                if from.min() >= to.min() && from.max() <= to.max() => {}
+            Some(Folded::Convert(from, to, converted)) => {
                 let out = self.int_convert_fails(i, from, to);
-                self.raise_if(
-                    out,
-                    Site::Convert(converted, index.ty.clone(), index.span),
-                    i,
-                    zero,
-                );
+                let site = Site::Convert(converted, index.ty.clone(), index.span);
+                self.raise_if(out, site, i, zero);
             }
         }
         self.raise(site, i, zero);

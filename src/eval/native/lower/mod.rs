@@ -503,15 +503,23 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// When `cond` is non-zero, raise the error of `site` in a cold block.
     fn raise_if(&mut self, cond: ClValue, site: Site, a: ClValue, b: ClValue) {
+        let next = self.cold_if(cond);
+        self.raise(site, a, b);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
+    /// Branch to a fresh cold block when `cond` is non-zero and go on lowering there; the
+    /// block returned is where the other branch goes (the cold code ends its block, then
+    /// lowering switches to it).
+    fn cold_if(&mut self, cond: ClValue) -> cranelift_codegen::ir::Block {
         let cold = self.b.create_block();
         let next = self.b.create_block();
         self.b.set_cold_block(cold);
         self.b.ins().brif(cond, cold, &[], next, &[]);
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
-        self.raise(site, a, b);
-        self.b.seal_block(next);
-        self.b.switch_to_block(next);
+        next
     }
 
     /// Poll Ctrl-C (a loop back-edge, a call).
