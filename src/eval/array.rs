@@ -316,6 +316,14 @@ pub enum LeafBuilder {
     Columns(&'static super::value::ColumnLayout, Vec<Scalars>),
 }
 
+/// The array of type `ty` whose elements, each one boxed leaf, are `leaves` in order (a
+/// literal of strings, variants, lists): one buffer made of them, no builder. R0007 past the
+/// limits, as `LeafBuilder::reserve` checks them.
+pub fn boxed_leaves(leaves: Vec<Value>, ty: &Type, limits: &Limits) -> Result<ArrayVal, Fault> {
+    within_limit(leaves.len(), ty, limits)?;
+    Ok(ArrayVal::new(Buffer::Boxed(leaves)))
+}
+
 impl LeafBuilder {
     pub fn new(repr: LeafRepr) -> LeafBuilder {
         match repr {

@@ -761,6 +761,14 @@ extern "C" fn make_parts(
         let mut taken = values.iter_mut().map(|v| std::mem::replace(v, Value::Unit));
         *out = match &parts.shape {
             None => Value::Tuple(taken.collect()),
+            Some(shape)
+                if shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array =>
+            {
+                Value::Array(
+                    crate::eval::array::boxed_leaves(taken.collect(), &parts.ty, &rt.limits)
+                        .map_err(|f| f.at(parts.span))?,
+                )
+            }
             Some(shape) => {
                 let mut builder =
                     super::super::compile::literal_builder(shape, n, &parts.ty, &rt.limits)
