@@ -147,12 +147,13 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Drop the values of the frame's `n_slots` slots as the function returns. A small frame
-    /// is tested slot by slot, so that a frame of scalars, units and let-go borrowed values
-    /// (the usual case) costs no call.
-    pub(super) fn drop_frame(&mut self, n_slots: usize) {
+    /// Drop the values of the frame's slots as the function returns; only the slots
+    /// `droppable` can hold a value that owns something (the others only ever hold scalars).
+    /// A few such slots are tested one by one, so that a frame of scalars, units and let-go
+    /// borrowed values (the usual case) costs no call.
+    pub(super) fn drop_frame(&mut self, droppable: &[Slot]) {
         const TESTED: usize = 8;
-        if n_slots > TESTED {
+        if droppable.len() > TESTED {
             let (frame, n) = (self.frame, self.n_slots);
             self.call_helper(
                 Helper::DropFrame,
@@ -162,8 +163,8 @@ impl Lower<'_, '_, '_> {
             );
             return;
         }
-        for s in 0..n_slots {
-            let at = self.slot_addr(s as u32);
+        for s in droppable {
+            let at = self.slot_addr(*s);
             self.drop_value(at);
         }
     }

@@ -173,6 +173,43 @@ fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// The frame slots of `function` that may hold a value owning something when it returns:
+/// its cells and the slots its parameters and body mention, except those every use of which
+/// is a scalar held in a register (a slot nothing mentions, a parameter of a body inlined
+/// away, stays `Unit`).
+fn droppable_slots(function: &crate::core::ir::Function, reprs: &HashMap<Slot, Held>) -> Vec<Slot> {
+    let mut mentioned: std::collections::BTreeSet<Slot> =
+        function.cell_slots.iter().copied().collect();
+    let cells = mentioned.clone();
+    for (place, _) in function.params.iter().flat_map(|p| p.bindings()) {
+        if let Place::Local(s) | Place::LocalCell(s) = place {
+            mentioned.insert(s);
+        }
+    }
+    let mentioned = std::cell::RefCell::new(mentioned);
+    each_in_stmts(
+        &function.body,
+        &mut |e| {
+            if let ExprKind::Local(s) | ExprKind::Take(s) | ExprKind::LocalCell(s) = e.kind {
+                mentioned.borrow_mut().insert(s);
+            }
+        },
+        &mut |place| {
+            if let Place::Local(s) | Place::LocalCell(s) = place {
+                mentioned.borrow_mut().insert(s);
+            }
+        },
+    );
+    let scalar = |s: &Slot| {
+        !cells.contains(s) && matches!(reprs.get(s), Some(Held::Scalar(Repr::I64 | Repr::F64)))
+    };
+    mentioned
+        .into_inner()
+        .into_iter()
+        .filter(|s| !scalar(s))
+        .collect()
+}
+
 /// The slot types of a body: each local slot with the one native representation all its
 /// uses agree on (slots used at two representations, or at a type that is not native, stay
 /// in the frame). An aggregate is held in registers only when native code never needs its
@@ -1018,9 +1055,10 @@ pub(super) fn function(
             l.store_leaves(params[2], &leaves);
             results.clear();
         }
+        let droppable = droppable_slots(function, &reprs);
         if frame_used {
             l.release_borrowed(&borrowed);
-            l.drop_frame(n_slots);
+            l.drop_frame(&droppable);
         }
         l.b.ins().return_(&results);
         // The unwind block.
@@ -1029,7 +1067,7 @@ pub(super) fn function(
         l.b.switch_to_block(unwind);
         if frame_used {
             l.release_borrowed(&borrowed);
-            l.drop_frame(n_slots);
+            l.drop_frame(&droppable);
         }
         let z = l.zero(sig.ret).scalars();
         l.b.ins().return_(&z);
