@@ -217,7 +217,7 @@ fn a_square_matrix_is_a_grid_and_an_interrupt_is_one_line_keeping_the_chunk_s_va
     enter(&mut session, "var wave : double ^ 63;", None);
     enter(
         &mut session,
-        "for i in ..[63] do &wave.i <- sin (double (i :>> int) / 10.0); done",
+        "for i in ..[63] do &wave.i <- sin (double (i :>>int) / 10.0); done",
         None,
     );
     enter(&mut session, ":plot wave", Some(": double ^ 63"));
