@@ -1055,7 +1055,10 @@ pub(super) fn function(
             l.store_leaves(params[2], &leaves);
             results.clear();
         }
-        let droppable = droppable_slots(function, &reprs);
+        let droppable = match frame_used {
+            true => droppable_slots(function, &reprs),
+            false => Vec::new(),
+        };
         if frame_used {
             l.release_borrowed(&borrowed);
             l.drop_frame(&droppable);
