@@ -229,6 +229,17 @@ impl Refusal {
 }
 
 impl Limits {
+    /// Is an allocation of `bytes` bytes within `max_alloc_bytes` and the memory budget
+    /// (`memory::admit`)? For a caller that then allocates fallibly (`try_reserve`), which
+    /// asks the system itself: `check_allocation` without the probe.
+    pub(crate) fn admit(&self, bytes: u128) -> Result<(), Refusal> {
+        let limit = self.max_alloc_bytes;
+        if bytes > u128::from(limit) {
+            return Err(Refusal::OverLimit(limit));
+        }
+        crate::memory::admit(bytes).map_err(Refusal::OverBudget)
+    }
+
     /// Is an allocation of `bytes` bytes possible: within `max_alloc_bytes` and the memory
     /// budget (`memory::admit`), and granted by
     /// the system when tried (the probe is released at once; large allocations are mapped
@@ -236,11 +247,7 @@ impl Limits {
     /// or array, so that running out of memory is runtime error R0007, never an allocator
     /// abort.
     pub(crate) fn check_allocation(&self, bytes: u128) -> Result<(), Refusal> {
-        let limit = self.max_alloc_bytes;
-        if bytes > u128::from(limit) {
-            return Err(Refusal::OverLimit(limit));
-        }
-        crate::memory::admit(bytes).map_err(Refusal::OverBudget)?;
+        self.admit(bytes)?;
         // Small allocations are not worth a probe.
         if bytes >= 1 << 20 {
             let mut probe: Vec<u8> = Vec::new();

@@ -630,8 +630,8 @@ pub fn string_parts(e: &crate::core::ir::Expr) -> Vec<&crate::core::ir::Expr> {
 }
 
 /// A fresh string of `bytes` bytes appended by `fill` to an empty buffer of that capacity,
-/// allocated once (no intermediate copy, no zeroing), after `Limits::check_allocation` (R0007
-/// when it is refused).
+/// allocated once (no intermediate copy, no zeroing), after `Limits::admit` (R0007 when it
+/// is refused, or when the system refuses the reservation).
 pub fn new_string(
     bytes: u128,
     limits: &crate::limits::Limits,
@@ -643,7 +643,7 @@ pub fn new_string(
             format!("string too large: {}", refusal.describe(bytes)),
         )
     };
-    limits.check_allocation(bytes).map_err(too_large)?;
+    limits.admit(bytes).map_err(too_large)?;
     let mut text: Vec<u8> = Vec::new();
     if text.try_reserve_exact(bytes as usize).is_err() {
         return Err(Fault::new(
@@ -668,7 +668,7 @@ pub fn str_append(
     let total = text.len() as u128 + added as u128;
     match Arc::get_mut(text) {
         Some(bytes) => {
-            limits.check_allocation(total).map_err(|refusal| {
+            limits.admit(total).map_err(|refusal| {
                 Fault::new(
                     super::error::TOO_LARGE,
                     format!("string too large: {}", refusal.describe(total)),

@@ -71,7 +71,7 @@ fn make_room(d: &mut DynArray, limits: &crate::limits::Limits, span: Span) -> Re
             Fault::new(TOO_LARGE, format!("varray too large to grow: {why}")).at(span)
         };
         limits
-            .check_allocation(bytes)
+            .admit(bytes)
             .map_err(|refusal| refused(refusal.describe(bytes)))?;
         d.items
             .try_reserve_exact(grown - d.items.len())
