@@ -61,6 +61,21 @@ pub type Elements = spin::mutex::SpinMutex<DynArray, spin::relax::Yield>;
 /// it is a spin lock: native code reading a captured variable pays one atomic operation.
 pub type CellLock = spin::mutex::SpinMutex<Value, spin::relax::Yield>;
 
+/// The tuple of `parts`, moved out of the slice (each left `Unit`). A tuple of up to four
+/// parts (pairs, triples: list cells, tree nodes) is made as a fixed-size array, which is one
+/// allocation and a copy; longer ones go through the slice iterator.
+pub fn tuple_taking(parts: &mut [Value]) -> Value {
+    let n = parts.len();
+    let mut take = |i: usize| std::mem::replace(&mut parts[i], Value::Unit);
+    let items: Arc<[Value]> = match n {
+        2 => Arc::new([take(0), take(1)]),
+        3 => Arc::new([take(0), take(1), take(2)]),
+        4 => Arc::new([take(0), take(1), take(2), take(3)]),
+        _ => (0..n).map(take).collect(),
+    };
+    Value::Tuple(items)
+}
+
 /// A new cell holding `value`.
 pub fn new_cell(value: Value) -> Arc<CellLock> {
     Arc::new(CellLock::new(value))

@@ -758,22 +758,28 @@ extern "C" fn make_parts(
     guarded(rt, 1, || {
         // SAFETY: the native caller passes `n` initialised values of its own, left `Unit`.
         let values = unsafe { std::slice::from_raw_parts_mut(values, n) };
-        let mut taken = values.iter_mut().map(|v| std::mem::replace(v, Value::Unit));
+        let take = |v: &mut Value| std::mem::replace(v, Value::Unit);
         *out = match &parts.shape {
-            None => Value::Tuple(taken.collect()),
+            None => crate::eval::value::tuple_taking(values),
             Some(shape)
                 if shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array =>
             {
                 Value::Array(
-                    crate::eval::array::boxed_leaves(taken.collect(), &parts.ty, &rt.limits)
-                        .map_err(|f| f.at(parts.span))?,
+                    crate::eval::array::boxed_leaves(
+                        values.iter_mut().map(take).collect(),
+                        &parts.ty,
+                        &rt.limits,
+                    )
+                    .map_err(|f| f.at(parts.span))?,
                 )
             }
             Some(shape) => {
                 let mut builder =
                     super::super::compile::literal_builder(shape, n, &parts.ty, &rt.limits)
                         .map_err(|f| f.at(parts.span))?;
-                taken.by_ref().for_each(|v| builder.push_element(v));
+                values
+                    .iter_mut()
+                    .for_each(|v| builder.push_element(take(v)));
                 Value::Array(builder.finish())
             }
         };
