@@ -743,11 +743,14 @@ pub struct Parts {
     pub shape: Option<Shape>,
     pub ty: Type,
     pub span: Span,
+    /// The case whose argument the literal is (`Node (l, k, r)`): the value made is that
+    /// case's.
+    pub sum: Option<u32>,
 }
 
-/// Put the value of the literal `parts` describes, its `n` parts moved out of `values`, into
-/// `out` (which holds a value, replaced), as the closure compiler builds it. 0: done; 1:
-/// failed (no room for the array).
+/// Put the value of the literal `parts` describes (or of its case, `Parts::sum`), its `n`
+/// parts moved out of `values`, into `out` (which holds a value, replaced), as the closure
+/// compiler builds it. 0: done; 1: failed (no room for the array).
 extern "C" fn make_parts(
     rt: &Runtime<'_>,
     parts: &Parts,
@@ -759,7 +762,7 @@ extern "C" fn make_parts(
         // SAFETY: the native caller passes `n` initialised values of its own, left `Unit`.
         let values = unsafe { std::slice::from_raw_parts_mut(values, n) };
         let take = |v: &mut Value| std::mem::replace(v, Value::Unit);
-        *out = match &parts.shape {
+        let value = match &parts.shape {
             None => crate::eval::value::tuple_taking(values),
             Some(shape)
                 if shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array =>
@@ -782,6 +785,10 @@ extern "C" fn make_parts(
                     .for_each(|v| builder.push_element(take(v)));
                 Value::Array(builder.finish())
             }
+        };
+        *out = match parts.sum {
+            Some(tag) => Value::Sum(Arc::new((tag, value))),
+            None => value,
         };
         Ok(0)
     })

@@ -94,43 +94,17 @@ impl Lower<'_, '_, '_> {
                 self.expr(arg);
                 self.copy_kept(Value::Sum(std::sync::Arc::new((*tag, Value::Unit))), out);
             }
+            // A case whose argument is a literal tuple or array (`Node (l, k, r)`, `h ! t`):
+            // the argument and the case made by one helper call.
+            ExprKind::Inject { tag, arg } if self.parts_into(arg, out, why, Some(*tag)) => {}
             ExprKind::Inject { tag, arg } => {
                 let temp = self.temp_value();
                 self.part_into(arg, temp, why);
                 let tag = self.iconst(*tag as i64);
                 self.call_helper(Helper::MakeSum, &[types::I64; 3], &[], &[tag, temp, out]);
             }
-            ExprKind::Tuple(parts) | ExprKind::Array(parts) if !parts.is_empty() => {
-                let shape = match e.ty {
-                    crate::types::Type::Array(..) => match Shape::of(&e.ty) {
-                        Some(shape) => Some(shape),
-                        None => return self.eval_into(e, out, why),
-                    },
-                    _ => None,
-                };
-                let values = self.temp_values(parts.len());
-                for (i, part) in parts.iter().enumerate() {
-                    let at = self.b.ins().iadd_imm_s(values, (i * VALUE_SIZE) as i64);
-                    self.part_into(part, at, why);
-                }
-                let desc = self.keep(Parts {
-                    shape,
-                    ty: e.ty.clone(),
-                    span: e.span,
-                });
-                let desc = self.ptr_const(desc);
-                let n = self.iconst(parts.len() as i64);
-                let rt = self.rt;
-                let status = self
-                    .call_helper(
-                        Helper::MakeParts,
-                        &[types::I64; 5],
-                        &[types::I32],
-                        &[rt, desc, values, n, out],
-                    )
-                    .expect("make_parts returns a status");
-                self.branch_unwind_if(status);
-            }
+            ExprKind::Tuple(parts) | ExprKind::Array(parts)
+                if !parts.is_empty() && self.parts_into(e, out, why, None) => {}
             ExprKind::If(c, t, f) => {
                 let join = self.join_block(Repr::Unit, None);
                 self.lower_if((c, t, f), join, |l, arm| {
@@ -174,6 +148,52 @@ impl Lower<'_, '_, '_> {
             }
             _ => self.eval_into(e, out, why),
         }
+    }
+
+    /// Write the value of the literal tuple or array `e` to `out`, its parts computed first and
+    /// the value made by one helper call; as the argument of the case `sum` when given (the
+    /// case's value then written). False, with nothing lowered, when `e` is not such a literal
+    /// or its array has no shape the helper builds.
+    fn parts_into(&mut self, e: &Expr, out: ClValue, why: &str, sum: Option<u32>) -> bool {
+        let parts = match &e.kind {
+            ExprKind::Tuple(parts) | ExprKind::Array(parts) if !parts.is_empty() => parts,
+            _ => return false,
+        };
+        let shape = match e.ty {
+            crate::types::Type::Array(..) => match Shape::of(&e.ty) {
+                Some(shape) => Some(shape),
+                None if sum.is_some() => return false,
+                None => {
+                    self.eval_into(e, out, why);
+                    return true;
+                }
+            },
+            _ => None,
+        };
+        let values = self.temp_values(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            let at = self.b.ins().iadd_imm_s(values, (i * VALUE_SIZE) as i64);
+            self.part_into(part, at, why);
+        }
+        let desc = self.keep(Parts {
+            shape,
+            ty: e.ty.clone(),
+            span: e.span,
+            sum,
+        });
+        let desc = self.ptr_const(desc);
+        let n = self.iconst(parts.len() as i64);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                Helper::MakeParts,
+                &[types::I64; 5],
+                &[types::I32],
+                &[rt, desc, values, n, out],
+            )
+            .expect("make_parts returns a status");
+        self.branch_unwind_if(status);
+        true
     }
 
     /// Is `e` a variable whose value is the evaluator's in its slot (a local in the frame, a
