@@ -30,7 +30,6 @@ mod sums;
 #[cfg(test)]
 mod tests;
 
-use std::io::Write;
 use std::sync::Arc;
 
 use num_traits::ToPrimitive;
@@ -441,12 +440,15 @@ fn write_integer(out: &mut Vec<u8>, v: &Value, int_ty: IntTy, suffix: bool) {
         out.extend_from_slice(MISMATCH);
         return;
     };
-    // Writing into a `Vec<u8>` cannot fail.
-    let _ = if int_ty.signed() {
-        write!(out, "{bits}")
-    } else {
-        write!(out, "{}", *bits as u64)
-    };
+    let mut digits = itoa::Buffer::new();
+    out.extend_from_slice(
+        if int_ty.signed() {
+            digits.format(*bits)
+        } else {
+            digits.format(*bits as u64)
+        }
+        .as_bytes(),
+    );
     if suffix {
         out.extend_from_slice(int_ty.suffix().as_bytes());
     }
@@ -462,7 +464,9 @@ fn write_floating(out: &mut Vec<u8>, v: &Value) {
 fn write_natural(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Big(n) => out.extend_from_slice(n.to_string().as_bytes()),
-        Value::Int(n) if *n >= 0 => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int(n) if *n >= 0 => {
+            out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes())
+        }
         _ => out.extend_from_slice(MISMATCH),
     }
 }
