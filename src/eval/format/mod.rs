@@ -38,9 +38,11 @@ use crate::eval::value::{leaf_count, ArrayVal, Value};
 use crate::types::size::size_of;
 use crate::types::ty::{IntTy, NominalBody, NominalDef, Type};
 
+#[cfg(test)]
 pub use float::format_double;
 #[cfg(test)]
 pub use float::format_float;
+use float::write_double;
 use sums::{compact_code, write_compact, write_plain_sum, write_struct, write_variant};
 
 /// What is printed in place of a value that does not match its type (or of a type that has
@@ -456,7 +458,7 @@ fn write_integer(out: &mut Vec<u8>, v: &Value, int_ty: IntTy, suffix: bool) {
 
 fn write_floating(out: &mut Vec<u8>, v: &Value) {
     match v {
-        Value::Float(x) => out.extend_from_slice(format_double(*x).as_bytes()),
+        Value::Float(x) => write_double(out, *x),
         _ => out.extend_from_slice(MISMATCH),
     }
 }

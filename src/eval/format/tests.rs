@@ -929,3 +929,34 @@ fn mismatches_print_a_marker_instead_of_panicking() {
     let pair = tuple_ty(vec![Type::INT, Type::String]);
     assert_eq!(str_value(&tuple(vec![int(1), int(2)]), &pair), "(1, <?>)");
 }
+
+/// `%g` of `x` by the C library's `snprintf`, whose digits the C++ streams Felix prints with
+/// are.
+fn printf_g(x: f64) -> String {
+    let mut buf = [0u8; 64];
+    // SAFETY: the buffer's size is passed; the format takes one double.
+    let n = unsafe {
+        libc::snprintf(
+            buf.as_mut_ptr() as *mut libc::c_char,
+            buf.len(),
+            c"%g".as_ptr(),
+            x,
+        )
+    };
+    String::from_utf8_lossy(&buf[..n as usize]).into_owned()
+}
+
+proptest::proptest! {
+    #[test]
+    fn doubles_print_as_printf_g(bits in proptest::prelude::any::<u64>()) {
+        let x = f64::from_bits(bits);
+        proptest::prop_assume!(x.is_finite());
+        proptest::prop_assert_eq!(format_double(x), printf_g(x));
+    }
+
+    #[test]
+    fn decimals_print_as_printf_g(n in -10_000_000i64..10_000_000, scale in 0i32..12) {
+        let x = n as f64 / 10f64.powi(scale);
+        proptest::prop_assert_eq!(format_double(x), printf_g(x));
+    }
+}
