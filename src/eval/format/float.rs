@@ -21,103 +21,188 @@ pub fn format_float(x: f32) -> String {
 /// The significant digits of `%g`, and at most that many.
 const PRECISION: i32 = 6;
 
-/// Append `x` as `format_double` prints it to `out`, with no allocation of its own.
+/// Append `x` as `format_double` prints it to `out`, with no allocation of its own: the text
+/// is made on the stack and copied once.
 pub fn write_double(out: &mut Vec<u8>, x: f64) {
+    let mut text = Scratch::default();
     if x.is_nan() {
-        out.extend_from_slice(b"nan");
-        return;
+        text.put(b"nan");
+    } else if x.is_infinite() {
+        text.put(if x > 0.0 { b"+inf" } else { b"-inf" });
+    } else {
+        if x.is_sign_negative() {
+            text.put(b"-");
+        }
+        if x == 0.0 {
+            text.put(b"0");
+        } else {
+            let shortest = if x.is_normal() {
+                rounded_shortest(x.abs())
+            } else {
+                None
+            };
+            let (digits, exponent) = shortest.unwrap_or_else(|| rounded_exact(x.abs()));
+            // Trailing zeros are never printed; the first digit is not zero.
+            let significant = digits
+                .iter()
+                .rposition(|&d| d != b'0')
+                .map_or(1, |last| last + 1);
+            let digits = &digits[..significant];
+            if (-4..PRECISION).contains(&exponent) {
+                fixed_notation(&mut text, digits, exponent);
+            } else {
+                exponent_notation(&mut text, digits, exponent);
+            }
+        }
     }
-    if x.is_infinite() {
-        out.extend_from_slice(if x > 0.0 { b"+inf" } else { b"-inf" });
-        return;
+    out.extend_from_slice(text.text());
+}
+
+/// The six significant digits of `x` (positive and normal) rounded as `%g` rounds them, and
+/// the decimal exponent X of the first (`x ≈ d0.d1… × 10^X`), from the shortest digits that
+/// read back as `x` (`ryu`), when they decide it:
+/// - with at most six digits, they are the rounding: they are within 2^-53 of `x` (relative),
+///   far closer than any other number of six digits (a subnormal's precision is too coarse
+///   for this, so it takes `rounded_exact`);
+/// - with more, rounding them rounds `x` the same way, unless they are a tie (a seventh digit
+///   `5` and nothing after it), where `x` itself may lie on either side: `None`.
+fn rounded_shortest(x: f64) -> Option<([u8; PRECISION as usize], i32)> {
+    let mut shortest = ryu::Buffer::new();
+    let text = shortest.format_finite(x).as_bytes();
+    let (mantissa, scale) = match text.iter().position(|&b| b == b'e') {
+        Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
+        None => (text, 0),
+    };
+    // One pass: the digits before the point, the zeros before the first significant digit,
+    // the significant digits.
+    let (mut integer_digits, mut leading) = (0i32, 0i32);
+    let mut significant = [b'0'; 17];
+    let mut count = 0;
+    let mut after_point = false;
+    for &b in mantissa {
+        if b == b'.' {
+            after_point = true;
+            continue;
+        }
+        if !after_point {
+            integer_digits += 1;
+        }
+        if count == 0 && b == b'0' {
+            leading += 1;
+        } else {
+            *significant.get_mut(count)? = b;
+            count += 1;
+        }
     }
-    if x.is_sign_negative() {
-        out.push(b'-');
+    while count > 1 && significant[count - 1] == b'0' {
+        count -= 1;
     }
-    if x == 0.0 {
-        out.push(b'0');
-        return;
+    let mut exponent = integer_digits - 1 - leading + scale;
+    let mut digits = [b'0'; PRECISION as usize];
+    let kept = count.min(digits.len());
+    digits[..kept].copy_from_slice(&significant[..kept]);
+    let tail = &significant[kept..count];
+    if tail == b"5" {
+        return None;
     }
-    // Rust's exponent formatting rounds the exact binary value to the requested number of
-    // digits with ties to even, as glibc's printf does; it yields the rounded significant
-    // digits and the exponent X that `%g` bases its choice on: `d.ddddde-X`.
+    if tail.first().is_some_and(|&d| d >= b'5') && round_up(&mut digits) {
+        exponent += 1;
+    }
+    Some((digits, exponent))
+}
+
+/// Add one to the last of `digits`, carrying; true when it carried out of the first, which
+/// leaves `1` and zeros (the exponent then grows by one).
+fn round_up(digits: &mut [u8]) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return false;
+        }
+    }
+    digits[0] = b'1';
+    true
+}
+
+/// `rounded_shortest` by Rust's exponent formatting, which rounds the exact binary value to
+/// six digits with ties to even, as glibc's printf does.
+fn rounded_exact(x: f64) -> ([u8; PRECISION as usize], i32) {
+    let mut digits = [b'0'; PRECISION as usize];
     let mut scientific = Scratch::default();
-    if write!(scientific, "{:.*e}", (PRECISION - 1) as usize, x.abs()).is_err() {
-        return;
+    if write!(scientific, "{:.*e}", (PRECISION - 1) as usize, x).is_err() {
+        return (digits, 0);
     }
     let text = scientific.text();
-    let Some(e) = text.iter().position(|&b| b == b'e') else {
-        out.extend_from_slice(text);
-        return;
-    };
-    let (negative, magnitude) = match &text[e + 1..] {
+    let e = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
+    let mantissa = text[..e].iter().filter(|b| b.is_ascii_digit());
+    for (slot, &d) in digits.iter_mut().zip(mantissa) {
+        *slot = d;
+    }
+    (
+        digits,
+        parse_exponent(text.get(e + 1..).unwrap_or_default()),
+    )
+}
+
+/// The exponent after an `e`: an optional `-` and decimal digits.
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (negative, magnitude) = match text {
         [b'-', rest @ ..] => (true, rest),
         rest => (false, rest),
     };
     let magnitude = magnitude
         .iter()
         .fold(0i32, |n, &d| n * 10 + i32::from(d.wrapping_sub(b'0')));
-    let exponent = if negative { -magnitude } else { magnitude };
-    let mut digits = [b'0'; PRECISION as usize];
-    let mut count = 0;
-    for &b in text[..e].iter().filter(|b| b.is_ascii_digit()) {
-        if let Some(slot) = digits.get_mut(count) {
-            *slot = b;
-            count += 1;
-        }
-    }
-    // Trailing zeros are never printed; the first digit is not zero.
-    let significant = digits[..count]
-        .iter()
-        .rposition(|&d| d != b'0')
-        .map_or(1, |last| last + 1);
-    let digits = &digits[..significant];
-    if (-4..PRECISION).contains(&exponent) {
-        fixed_notation(out, digits, exponent);
+    if negative {
+        -magnitude
     } else {
-        exponent_notation(out, digits, exponent);
+        magnitude
     }
 }
 
 /// `%g` fixed notation from the significant digits `d0 d1 …` (value `d0.d1… × 10^X`, no
 /// trailing zeros) and the exponent X.
-fn fixed_notation(out: &mut Vec<u8>, digits: &[u8], exponent: i32) {
+fn fixed_notation(out: &mut Scratch, digits: &[u8], exponent: i32) {
+    const ZEROS: &[u8] = b"000000";
     if exponent >= 0 {
         let integer_digits = exponent as usize + 1;
         let (integer, fraction) = digits.split_at(integer_digits.min(digits.len()));
-        out.extend_from_slice(integer);
-        out.extend(std::iter::repeat_n(b'0', integer_digits - integer.len()));
+        out.put(integer);
+        out.put(&ZEROS[..integer_digits - integer.len()]);
         if !fraction.is_empty() {
-            out.push(b'.');
-            out.extend_from_slice(fraction);
+            out.put(b".");
+            out.put(fraction);
         }
     } else {
-        out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat_n(b'0', (-exponent - 1) as usize));
-        out.extend_from_slice(digits);
+        out.put(b"0.");
+        out.put(&ZEROS[..(-exponent - 1) as usize]);
+        out.put(digits);
     }
 }
 
 /// `%g` exponent notation: `d.ddd` (no trailing zeros), `e`, the sign, and at least two
 /// exponent digits.
-fn exponent_notation(out: &mut Vec<u8>, digits: &[u8], exponent: i32) {
-    out.push(digits[0]);
+fn exponent_notation(out: &mut Scratch, digits: &[u8], exponent: i32) {
+    out.put(&digits[..1]);
     if digits.len() > 1 {
-        out.push(b'.');
-        out.extend_from_slice(&digits[1..]);
+        out.put(b".");
+        out.put(&digits[1..]);
     }
-    out.extend_from_slice(if exponent < 0 { b"e-" } else { b"e+" });
+    out.put(if exponent < 0 { b"e-" } else { b"e+" });
     if exponent.unsigned_abs() < 10 {
-        out.push(b'0');
+        out.put(b"0");
     }
-    out.extend_from_slice(
+    out.put(
         itoa::Buffer::new()
             .format(exponent.unsigned_abs())
             .as_bytes(),
     );
 }
 
-/// The text of one `{:e}` formatting, on the stack.
+/// A short text on the stack: one `{:e}` formatting, or a double as printed (at most 13
+/// bytes: a sign, `0.000` and six digits, or six digits, a point and `e-308`).
 #[derive(Default)]
 struct Scratch {
     bytes: [u8; 32],
@@ -127,6 +212,13 @@ struct Scratch {
 impl Scratch {
     fn text(&self) -> &[u8] {
         &self.bytes[..self.len]
+    }
+
+    /// Append `bytes` (never past the buffer, whose size bounds every text put here).
+    fn put(&mut self, bytes: &[u8]) {
+        let end = (self.len + bytes.len()).min(self.bytes.len());
+        self.bytes[self.len..end].copy_from_slice(&bytes[..end - self.len]);
+        self.len = end;
     }
 }
 
