@@ -126,8 +126,9 @@ fn round_up(digits: &mut [u8]) -> bool {
     true
 }
 
-/// `rounded_shortest` by Rust's exponent formatting, which rounds the exact binary value to
-/// six digits with ties to even, as glibc's printf does.
+/// The digits and exponent `rounded_shortest` gives, for any finite `x`, from Rust's exponent
+/// formatting, which rounds the exact binary value to six digits with ties to even, as
+/// glibc's printf does.
 fn rounded_exact(x: f64) -> ([u8; PRECISION as usize], i32) {
     let mut digits = [b'0'; PRECISION as usize];
     let mut scientific = Scratch::default();
