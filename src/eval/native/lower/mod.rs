@@ -886,8 +886,9 @@ fn context(backend: &SharedBackend, sig: Signature) -> Context {
 
 fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), String> {
     remove_dead_loads(&mut ctx.func);
-    // For those working on the backend: the Cranelift IR of each function, and the machine
-    // code Cranelift made of it (before branch simplification), on stderr.
+    // For those working on the backend: the Cranelift IR of each function as lowered, the
+    // machine code Cranelift made of it (before branch simplification) and the IR after
+    // Cranelift's optimisation, on stderr.
     if std::env::var_os("TESSERA_DUMP_CLIF").is_some() {
         eprintln!("{}", ctx.func.display());
     }
@@ -900,6 +901,9 @@ fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), 
         .map_err(|e| format!("Cranelift rejected the code: {e:?}"));
     if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
         eprintln!("{text}");
+    }
+    if std::env::var_os("TESSERA_DUMP_OPT").is_some() {
+        eprintln!("{}", ctx.func.display());
     }
     defined
 }

@@ -249,7 +249,6 @@ impl Lower<'_, '_, '_> {
                 self.b.switch_to_block(latch);
                 self.poll_interrupt(cond.span);
                 self.b.ins().jump(header, &[]);
-                self.b.seal_block(latch);
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
@@ -266,7 +265,6 @@ impl Lower<'_, '_, '_> {
                 self.b.switch_to_block(latch);
                 self.poll_interrupt(crate::syntax::span::Span::default());
                 self.b.ins().jump(header, &[]);
-                self.b.seal_block(latch);
                 self.b.seal_block(header);
                 self.b.seal_block(exit);
                 self.b.switch_to_block(exit);
@@ -476,6 +474,10 @@ impl Lower<'_, '_, '_> {
         if !self.filled() {
             self.b.ins().jump(next, &[]);
         }
+        // Every edge into the latch is in now. Sealed before its code reads variables, the
+        // latch finds their definitions rather than making block parameters of its own, and
+        // a variable the body leaves alone does not become a parameter of the loop's header.
+        self.b.seal_block(next);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -598,7 +600,6 @@ impl Lower<'_, '_, '_> {
         } else {
             self.b.ins().jump(header, &[]);
         }
-        self.b.seal_block(latch);
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
@@ -869,7 +870,6 @@ impl Lower<'_, '_, '_> {
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
         self.b.ins().jump(header, &[]);
-        self.b.seal_block(latch);
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
