@@ -315,7 +315,7 @@ impl Checker {
         ty: Option<&ast::TypeExpr>,
         mutable: bool,
     ) {
-        let loc = self.new_variable_slot(name);
+        let loc = self.new_variable_slot(name, mutable);
         let vty = match ty {
             Some(t) => VarType::Known(self.type_expr(t)),
             None => VarType::Pending,
@@ -337,7 +337,7 @@ impl Checker {
 
     /// A slot of the current frame for the variable `name` (a cell when a closure captures
     /// it; a global at the top level).
-    fn new_variable_slot(&mut self, name: &ast::SName) -> VarLoc {
+    fn new_variable_slot(&mut self, name: &ast::SName, mutable: bool) -> VarLoc {
         let frame = self.frame;
         let global = self.frames[frame].global;
         let cell = !global && self.frames[frame].captured_names.contains(&name.node);
@@ -351,6 +351,7 @@ impl Checker {
                 name: name.node.clone(),
                 span: name.span,
                 unit: 0,
+                mutable,
             });
         }
         VarLoc { frame, slot, cell }
@@ -358,7 +359,7 @@ impl Checker {
 
     /// Declare the name `m` of `val [m] x = e;`: an integer `val`, assigned the size after `x`.
     fn declare_size_name(&mut self, name: &ast::SName) {
-        let loc = self.new_variable_slot(name);
+        let loc = self.new_variable_slot(name, false);
         let scope = self.scope;
         self.declare_value(
             name,

@@ -1002,4 +1002,6 @@ pub struct GlobalDef {
     /// The evaluator's number of the unit that defines it (whose source holds `span`): set
     /// when the machine defines the unit, 0 before.
     pub unit: u32,
+    /// Declared by `var` (assignable); a `val` is written only by its declaration.
+    pub mutable: bool,
 }

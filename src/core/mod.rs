@@ -1,4 +1,5 @@
 //! The typed IR between the checker and the evaluator.
+pub mod constants;
 pub mod doc;
 pub mod inline;
 pub mod ir;

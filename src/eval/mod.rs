@@ -283,6 +283,8 @@ pub struct Program {
     pub global_defs: HashMap<u32, Arc<crate::core::ir::GlobalDef>>,
     /// Globals that hold their value since an earlier unit: reads of them need no check.
     pub initialised: std::collections::HashSet<u32>,
+    /// The `val` globals declared with a constant, and the constant (`core::constants`).
+    pub global_constants: HashMap<u32, crate::core::ir::Const>,
     /// The number of units run so far (`Machine::run_with_stderr`): the unit of a run is
     /// numbered by the count before it, from 0.
     pub units_run: u32,
@@ -362,6 +364,7 @@ impl Machine {
             self.globals[slot] = Value::Unit;
             self.program.initialised.remove(&(slot as u32));
             self.program.global_defs.remove(&(slot as u32));
+            self.program.global_constants.remove(&(slot as u32));
         }
         self.globals.truncate(n_globals_before as usize);
         for (id, _) in &unit.functions {
@@ -384,6 +387,7 @@ impl Machine {
         for slot in n as usize..self.globals.len() {
             self.program.initialised.remove(&(slot as u32));
             self.program.global_defs.remove(&(slot as u32));
+            self.program.global_constants.remove(&(slot as u32));
         }
         self.globals.truncate(n as usize);
     }
@@ -535,6 +539,7 @@ impl Machine {
             };
             self.program.global_defs.insert(def.slot, Arc::new(def));
         }
+        (self.program.global_constants).extend(crate::core::constants::constant_globals(unit));
         unit_id
     }
 

@@ -274,6 +274,16 @@ impl<'p> Compiler<'p> {
         self.uninitialised_check(s, ty)
     }
 
+    /// The constant every value of global `s` is, when it is a `val` declared with one.
+    pub(crate) fn global_constant(&self, s: u32) -> Option<&crate::core::ir::Const> {
+        self.program.global_constants.get(&s)
+    }
+
+    /// Is global `s` a `val`, assigned only by its declaration?
+    pub(crate) fn global_is_val(&self, s: u32) -> bool {
+        self.program.global_defs.get(&s).is_some_and(|def| !def.mutable)
+    }
+
     /// Note that a top-level statement compiled from now on runs after global `s` was
     /// assigned (native code compiles the top level itself, in order).
     pub(crate) fn note_defined(&mut self, s: u32) {

@@ -186,7 +186,8 @@ impl Lower<'_, '_, '_> {
     }
 
     /// The value of the linear index `index` into an array of type `array_ty` of `n`
-    /// elements, R0001 at the index unless it is below `n`.
+    /// elements, R0001 at the index unless it is below `n`. No check when what is known of
+    /// the index (`ranges.rs`) puts it below `n`.
     ///
     /// An index whose last operation has a range check of its own, into a type whose every
     /// value below `n` is in range, has that check folded into the bounds check: `+`, `-` or
@@ -196,6 +197,9 @@ impl Lower<'_, '_, '_> {
     /// the operation's fault first, as it came before the access; no code runs between the
     /// operation and the test, so the faults are the same.
     pub(super) fn linear_index(&mut self, index: &Expr, array_ty: &Type, n: usize) -> ClValue {
+        if self.index_in_range(index, n) {
+            return self.expr(index).int();
+        }
         let site = Site::Index {
             array_ty: array_ty.clone(),
             n,

@@ -405,8 +405,27 @@ impl Lower<'_, '_, '_> {
             return v;
         }
         self.check_global_set(s, ty, span);
+        if let Some(v) = self.constant_global(s, repr) {
+            return v;
+        }
         let addr = self.global_addr(s);
         self.load_value(addr, repr)
+    }
+
+    /// The value of global `s` when it is a `val` of a constant (`core::constants`), as
+    /// `repr`: every value it holds is that constant.
+    pub(super) fn constant_global(&mut self, s: u32, repr: Repr) -> Option<V> {
+        match (self.c.global_constant(s)?, repr) {
+            (Const::Int(k), Repr::I64) => {
+                let k = *k;
+                Some(V::I(self.iconst(k)))
+            }
+            (Const::Float(x), Repr::F64) => {
+                let x = *x;
+                Some(V::F(self.b.ins().f64const(x)))
+            }
+            _ => None,
+        }
     }
 
     /// A primitive with native operands.
@@ -472,9 +491,16 @@ impl Lower<'_, '_, '_> {
         }
         match (p, a) {
             (Prim::IntArith(op, ity), [x, y]) => {
+                let exact = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+                    && self.arith_in_range(*op, *ity, x, y);
                 let x = self.expr(x).int();
                 let y = self.expr(y).int();
-                V::I(self.int_arith(*op, *ity, x, y, e.span))
+                V::I(match (exact, op) {
+                    (true, ArithOp::Add) => self.b.ins().iadd(x, y),
+                    (true, ArithOp::Sub) => self.b.ins().isub(x, y),
+                    (true, _) => self.b.ins().imul(x, y),
+                    (false, _) => self.int_arith(*op, *ity, x, y, e.span),
+                })
             }
             (Prim::FloatArith(op, single), [x, y]) if *op != ArithOp::Mod => {
                 let x = self.expr(x).int();

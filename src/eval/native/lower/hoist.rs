@@ -487,6 +487,11 @@ impl Lower<'_, '_, '_> {
             let zero = self.iconst(0);
             self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
         }
+        if let (None, [(_, repr)]) = (&promoted.agg, &promoted.leaves[..]) {
+            if let Some(v) = self.constant_global(g, *repr) {
+                return Some(v);
+            }
+        }
         Some(self.promoted_value(&promoted))
     }
 

@@ -28,6 +28,7 @@ mod map;
 mod matching;
 mod parallel;
 mod pointee;
+mod ranges;
 mod stmt;
 mod text;
 mod varray;
@@ -163,6 +164,9 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// the operands), which every failed check jumps to: one helper call per function and
     /// unwind target, not one per check.
     raisers: HashMap<cranelift_codegen::ir::Block, cranelift_codegen::ir::Block>,
+    /// What is known of the values of integer variables where the code being lowered is
+    /// (`ranges.rs`).
+    ranges: ranges::Ranges,
 }
 
 fn args(values: &[ClValue]) -> Vec<BlockArg> {
@@ -417,6 +421,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             returns: Vec::new(),
             unwind,
             notes: Vec::new(),
+            ranges: ranges::Ranges::default(),
             views: HashMap::new(),
             viewed: std::collections::HashSet::new(),
             closed: false,
@@ -1041,6 +1046,7 @@ pub(super) fn function(
             out: ret_out,
             agg: ret_agg,
         });
+        l.know_ranges(&function.body);
         l.stmts(&function.body);
         // Falling off the end: a procedure returns; a function's body always returns.
         if !l.filled() {
@@ -1158,6 +1164,7 @@ pub(super) fn unit(
                 agg: None,
             });
         }
+        l.know_ranges(stmts);
         for stmt in stmts {
             l.stmt(stmt);
             if let Stmt::Assign(Place::Global(s), _) = stmt {

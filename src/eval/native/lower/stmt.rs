@@ -50,6 +50,7 @@ fn elem_of(ty: &Type) -> Type {
 
 impl Lower<'_, '_, '_> {
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
+        let mark = self.ranges_mark();
         let mut next = 0;
         while next < stmts.len() {
             self.ensure_open();
@@ -61,6 +62,7 @@ impl Lower<'_, '_, '_> {
                 n => next += n,
             }
         }
+        self.forget_since(mark);
     }
 
     /// The current value of a native variable.
@@ -131,6 +133,13 @@ impl Lower<'_, '_, '_> {
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
+        self.lower_stmt(s);
+        if let Stmt::Assign(place, e) = s {
+            self.learn_assigned(*place, e);
+        }
+    }
+
+    fn lower_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Expr(e) => {
                 if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
@@ -527,7 +536,26 @@ impl Lower<'_, '_, '_> {
             self.b.seal_block(body_block);
         }
         self.b.switch_to_block(body_block);
+        // In `a ..< b` over a local the body leaves alone, the variable is below `b`, a value
+        // of its type. So over a global held in a register for a closed loop (no call in it);
+        // any other global or captured variable may be assigned by a call.
+        let own = match var {
+            Place::Local(_) => true,
+            Place::Global(g) => self.promoted.contains_key(&g),
+            Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        };
+        let assigned = std::cell::Cell::new(!own);
+        crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| {
+            assigned.set(assigned.get() || p == var)
+        });
+        // The values it takes hold in the body when no pointer can reach it either.
+        let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
+        let mark = self.ranges_mark();
+        if !assigned.get() && held && !unsigned {
+            self.learn_loop_variable(var, from, to, kind);
+        }
         self.loop_body(label, exit, latch, body);
+        self.forget_since(mark);
         self.b.switch_to_block(latch);
         // Constant limits (64-bit unsigned ones are bit patterns: not counted).
         let trips = match (&from.kind, &to.kind) {
@@ -572,19 +600,7 @@ impl Lower<'_, '_, '_> {
             (true, true) => IntCC::UnsignedGreaterThanOrEqual,
             (false, true) => IntCC::UnsignedLessThanOrEqual,
         };
-        // In `a ..< b` over a local the body leaves alone, the variable is below `b`, a value
-        // of its type, so the step cannot pass the type's largest value. So over a global
-        // held in a register for a closed loop (no call in it); any other global or captured
-        // variable may be assigned by a call.
-        let own = match var {
-            Place::Local(_) => true,
-            Place::Global(g) => self.promoted.contains_key(&g),
-            Place::LocalCell(_) | Place::CaptureCell(_) => false,
-        };
-        let assigned = std::cell::Cell::new(!own);
-        crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| {
-            assigned.set(assigned.get() || p == var)
-        });
+        // So the step cannot pass the type's largest value.
         // After the latch's test of an inclusive range (`upto`, `..`, `downto`), the
         // variable is short of the limit, a value of its type: the step stays in range.
         if kind == RangeKind::Exclusive && assigned.get() {
@@ -632,6 +648,7 @@ impl Lower<'_, '_, '_> {
                         held(Place::Global(g))
                             || !assigned.contains(&Place::Global(g))
                                 && self.promoted.contains_key(&g)
+                            || self.c.global_constant(g).is_some()
                     }
                     // Storage the loop may store into.
                     ExprKind::Take(_) | ExprKind::Index { .. } | ExprKind::Deref(_) => false,
