@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Arm, Const, Expr, ExprKind, PathStep, Place, RangeKind, Stmt};
+use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, RangeKind, Stmt};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
@@ -544,10 +544,12 @@ impl Lower<'_, '_, '_> {
             Place::Global(g) => self.promoted.contains_key(&g),
             Place::LocalCell(_) | Place::CaptureCell(_) => false,
         };
-        let assigned = std::cell::Cell::new(!own);
+        let assigned_in_body = std::cell::Cell::new(false);
         crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| {
-            assigned.set(assigned.get() || p == var)
+            assigned_in_body.set(assigned_in_body.get() || p == var)
         });
+        let assigned_in_body = assigned_in_body.get();
+        let assigned = std::cell::Cell::new(!own || assigned_in_body);
         // The values it takes hold in the body when no pointer can reach it either.
         let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
         let mark = self.ranges_mark();
@@ -557,12 +559,16 @@ impl Lower<'_, '_, '_> {
         self.loop_body(label, exit, latch, body);
         self.forget_since(mark);
         self.b.switch_to_block(latch);
-        // Constant limits (64-bit unsigned ones are bit patterns: not counted).
-        let trips = match (&from.kind, &to.kind) {
-            (ExprKind::Const(Const::Int(a)), ExprKind::Const(Const::Int(b))) if !unsigned => b
-                .checked_sub(*a)
-                .and_then(i64::checked_abs)
-                .and_then(|d| u64::try_from(d).ok()?.checked_add(1)),
+        // At most this many iterations, when the limits' values are known and the body
+        // leaves the variable alone (64-bit unsigned ones are bit patterns: not counted).
+        let trips = match (self.int_range(from), self.int_range(to)) {
+            (Some((a_lo, a_hi)), Some((b_lo, b_hi))) if !unsigned && !assigned_in_body => {
+                let span = match kind {
+                    RangeKind::Downto => a_hi - b_lo,
+                    _ => b_hi - a_lo,
+                };
+                u64::try_from(span.max(0) + 1).ok()
+            }
             _ => None,
         };
         if !trips.is_some_and(|n| self.short_loop(n, body)) {
