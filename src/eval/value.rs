@@ -362,12 +362,12 @@ fn column_field(
 
 /// The one shared copy of a layout (layouts are few: one per element type a program uses).
 fn intern(layout: ColumnLayout) -> &'static ColumnLayout {
-    use std::collections::HashSet;
-    static LAYOUTS: Mutex<Option<HashSet<&'static ColumnLayout>>> = Mutex::new(None);
+    static LAYOUTS: Mutex<Option<rustc_hash::FxHashSet<&'static ColumnLayout>>> =
+        Mutex::new(None);
     let mut table = LAYOUTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let table = table.get_or_insert_with(HashSet::new);
+    let table = table.get_or_insert_with(Default::default);
     if let Some(known) = table.get(&layout) {
         return known;
     }
