@@ -64,6 +64,7 @@ pub type CellLock = spin::mutex::SpinMutex<Value, spin::relax::Yield>;
 /// The tuple of `parts`, moved out of the slice (each left `Unit`). A tuple of up to four
 /// parts (pairs, triples: list cells, tree nodes) is made as a fixed-size array, which is one
 /// allocation and a copy; longer ones go through the slice iterator.
+#[inline]
 pub fn tuple_taking(parts: &mut [Value]) -> Value {
     let n = parts.len();
     let mut take = |i: usize| std::mem::replace(&mut parts[i], Value::Unit);
