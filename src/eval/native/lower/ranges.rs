@@ -108,6 +108,13 @@ impl Lower<'_, '_, '_> {
                 _ => None,
             },
             ExprKind::Coerce(CoerceKind::EncodeInt, x) => compact_codes(&x.ty),
+            // The length of an array of a static size.
+            ExprKind::Prim(Prim::Len, operands) => match &operands[..] {
+                [array] => crate::eval::array::Shape::of(&array.ty)
+                    .and_then(|shape| shape.n_elements)
+                    .map(|n| (n as i128, n as i128)),
+                _ => None,
+            },
             _ => None,
         };
         // A value the operation produced is of its type (it fails otherwise).

@@ -553,7 +553,7 @@ impl Lower<'_, '_, '_> {
         // The values it takes hold in the body when no pointer can reach it either.
         let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
         let mark = self.ranges_mark();
-        if !assigned.get() && held && !unsigned {
+        if !assigned.get() && held {
             self.learn_loop_variable(var, from, to, kind);
         }
         self.loop_body(label, exit, latch, body);
