@@ -410,10 +410,22 @@ impl<'c> Gen<'c> {
 
     /// An index: mostly in range, sometimes computed, sometimes out of range.
     fn index(&mut self, len: usize, depth: usize) -> String {
-        match self.pick(4) {
+        let fixed: Vec<String> = (self.vars.iter())
+            .filter(|v| v.ty == Int && !v.assignable)
+            .map(|v| v.name.clone())
+            .collect();
+        match self.pick(5) {
             0 | 1 => self.pick(len).to_string(),
             // A literal out of range is a static error: this one is computed.
             2 => format!("({} + {})", len - 1, 1 + self.pick(3)),
+            // From a loop variable or a `val`, whose range native code may know: in range
+            // or not, by a little.
+            3 if !fixed.is_empty() => {
+                let v = &fixed[self.pick(fixed.len())];
+                let scale = 1 + self.pick(2);
+                let offset = self.pick(5) as i64 - 2;
+                format!("({v} * {scale} + ({offset}))")
+            }
             // Computed, so never a literal out of range.
             _ => format!("(0 + {})", self.expr(Int, depth)),
         }
