@@ -93,7 +93,11 @@ mod tests {
             .check_program(&stmts)
             .expect("the program checks");
         let name = |slot: Slot| {
-            let def = unit.globals.iter().find(|d| d.slot == slot).expect("a global");
+            let def = unit
+                .globals
+                .iter()
+                .find(|d| d.slot == slot)
+                .expect("a global");
             def.name.clone()
         };
         constant_globals(&unit)

@@ -363,8 +363,7 @@ fn column_field(
 
 /// The one shared copy of a layout (layouts are few: one per element type a program uses).
 fn intern(layout: ColumnLayout) -> &'static ColumnLayout {
-    static LAYOUTS: Mutex<Option<rustc_hash::FxHashSet<&'static ColumnLayout>>> =
-        Mutex::new(None);
+    static LAYOUTS: Mutex<Option<rustc_hash::FxHashSet<&'static ColumnLayout>>> = Mutex::new(None);
     let mut table = LAYOUTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

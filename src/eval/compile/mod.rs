@@ -281,7 +281,10 @@ impl<'p> Compiler<'p> {
 
     /// Is global `s` a `val`, assigned only by its declaration?
     pub(crate) fn global_is_val(&self, s: u32) -> bool {
-        self.program.global_defs.get(&s).is_some_and(|def| !def.mutable)
+        self.program
+            .global_defs
+            .get(&s)
+            .is_some_and(|def| !def.mutable)
     }
 
     /// Note that a top-level statement compiled from now on runs after global `s` was

@@ -172,7 +172,13 @@ impl Lower<'_, '_, '_> {
 
     /// In the body of a counting loop over `var` from `from` to `to`, which neither the body
     /// nor anything else assigns: the values the variable takes there.
-    pub(super) fn learn_loop_variable(&mut self, var: Place, from: &Expr, to: &Expr, kind: RangeKind) {
+    pub(super) fn learn_loop_variable(
+        &mut self,
+        var: Place,
+        from: &Expr,
+        to: &Expr,
+        kind: RangeKind,
+    ) {
         let (Some((a_lo, a_hi)), Some((b_lo, b_hi))) = (self.int_range(from), self.int_range(to))
         else {
             return;
@@ -200,7 +206,7 @@ fn constant(k: i64, ity: IntTy) -> Interval {
 /// The codes of a compact type: 0 to its size less one.
 fn compact_codes(ty: &Type) -> Option<Interval> {
     let n = crate::types::size::size_of(ty)?;
-    let n = i128::try_from(u64::try_from(n).ok()?).ok()?;
+    let n = i128::from(u64::try_from(n).ok()?);
     (n > 0).then_some((0, n - 1))
 }
 
@@ -238,7 +244,6 @@ mod tests {
             ArithOp::Mul => Some(x * y),
             ArithOp::Div => (y != 0).then(|| x / y),
             ArithOp::Mod => (y != 0).then(|| x % y),
-            _ => None,
         }
     }
 
@@ -269,12 +274,18 @@ mod tests {
         assert_eq!(arith(ArithOp::Div, (1, 5), (-1, 1)), None);
         assert_eq!(arith(ArithOp::Mod, (1, 5), (0, 3)), None);
         assert_eq!(arith(ArithOp::Mod, (-7, 20), (16, 16)), Some((-7, 15)));
-        assert_eq!(arith(ArithOp::Mul, (1, 198), (200, 200)), Some((200, 39600)));
+        assert_eq!(
+            arith(ArithOp::Mul, (1, 198), (200, 200)),
+            Some((200, 39600))
+        );
     }
 
     #[test]
     fn unsigned_constants_are_their_bits() {
-        assert_eq!(constant(-1, IntTy::ULong), (u64::MAX as i128, u64::MAX as i128));
+        assert_eq!(
+            constant(-1, IntTy::ULong),
+            (u64::MAX as i128, u64::MAX as i128)
+        );
         assert_eq!(constant(-1, IntTy::Long), (-1, -1));
     }
 }
