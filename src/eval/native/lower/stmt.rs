@@ -606,7 +606,8 @@ impl Lower<'_, '_, '_> {
             (true, true) => IntCC::UnsignedGreaterThanOrEqual,
             (false, true) => IntCC::UnsignedLessThanOrEqual,
         };
-        // So the step cannot pass the type's largest value.
+        // Over a variable the body leaves alone (`own`, above), the step of `a ..< b` cannot
+        // pass the type's largest value: the variable is below `b`.
         // After the latch's test of an inclusive range (`upto`, `..`, `downto`), the
         // variable is short of the limit, a value of its type: the step stays in range.
         if kind == RangeKind::Exclusive && assigned.get() {
