@@ -7,7 +7,9 @@
 //! bound in an enclosing function's frame is captured (copied for parameters, shared through a
 //! cell for variables).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use crate::core::ir::{Capture, FunId, LabelId, Slot};
@@ -160,9 +162,9 @@ impl Scope {
     pub fn new(parent: Option<ScopeId>) -> Scope {
         Scope {
             parent,
-            values: HashMap::new(),
-            types: HashMap::new(),
-            decls: HashMap::new(),
+            values: HashMap::default(),
+            types: HashMap::default(),
+            decls: HashMap::default(),
         }
     }
 }
