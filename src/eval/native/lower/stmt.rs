@@ -527,11 +527,13 @@ impl Lower<'_, '_, '_> {
             (RangeKind::Inclusive, true) => IntCC::UnsignedLessThanOrEqual,
             (RangeKind::Downto, true) => IntCC::UnsignedGreaterThanOrEqual,
         };
+        let enter_cc = cc;
         let enter = self.b.ins().icmp(cc, i, first_limit);
         self.b.ins().brif(enter, body_block, &[], exit, &[]);
-        // A loop whose latch tests its own limit, computed once, goes on from there into the
-        // body: the header's test would repeat it.
-        let rotated = kind != RangeKind::Exclusive && limit.is_some();
+        // A loop whose limit is computed once tests it at its latch and goes on from there
+        // into the body: the header's test would repeat it. (Cranelift hoists what the body
+        // computes from values it does not change only out of a loop of this shape.)
+        let rotated = limit.is_some();
         if !rotated {
             self.b.seal_block(body_block);
         }
@@ -618,7 +620,16 @@ impl Lower<'_, '_, '_> {
         let next = self.b.ins().iadd_imm_s(i, delta);
         self.write_var(var, V::I(next));
         if rotated {
-            self.b.ins().jump(body_block, &[]);
+            match (kind, limit) {
+                // `a ..< b` tests the stepped value, as the header would.
+                (RangeKind::Exclusive, Some(limit)) => {
+                    let more = self.b.ins().icmp(enter_cc, next, limit);
+                    self.b.ins().brif(more, body_block, &[], exit, &[]);
+                }
+                _ => {
+                    self.b.ins().jump(body_block, &[]);
+                }
+            }
             self.b.seal_block(body_block);
         } else {
             self.b.ins().jump(header, &[]);
@@ -881,7 +892,6 @@ impl Lower<'_, '_, '_> {
         let i = self.b.use_var(counter);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, limit);
         self.b.ins().brif(more, body_block, &[], exit, &[]);
-        self.b.seal_block(body_block);
         self.b.switch_to_block(body_block);
         let i = self.b.use_var(counter);
         enter(self, i);
@@ -893,7 +903,11 @@ impl Lower<'_, '_, '_> {
         let i = self.b.use_var(counter);
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
-        self.b.ins().jump(header, &[]);
+        // The latch tests the count and goes on into the body (the shape of loop Cranelift
+        // hoists invariant values out of), as `for_range` does.
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, limit);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        self.b.seal_block(body_block);
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
