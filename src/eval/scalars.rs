@@ -421,10 +421,18 @@ impl Scalars {
         each!(self, v => v[i] = Elem::from_bits(x))
     }
 
-    /// Append the leaf whose register bits are `x`.
+    /// Push the leaf of bits `x` when there are fewer than `bound` leaves and the buffer has
+    /// room for one more without moving: whether it did. One dispatch on the kind, for a
+    /// varray's push from native code.
     #[inline]
-    pub fn push_bits(&mut self, x: u64) {
-        each!(self, v => v.push(Elem::from_bits(x)))
+    pub fn push_bits_within(&mut self, x: u64, bound: usize) -> bool {
+        each!(self, v => {
+            let room = v.len() < bound && v.len() < v.capacity();
+            if room {
+                v.push(Elem::from_bits(x));
+            }
+            room
+        })
     }
 
     pub fn push(&mut self, leaf: &Value) {

@@ -136,6 +136,9 @@ impl NativeVarrayOp {
         let Items::Scalars(s) = &mut d.items else {
             return None;
         };
+        if self.op == VarrayOp::Push {
+            return s.push_bits_within(x, bound).then_some(0);
+        }
         let len = s.len();
         let inside = || {
             let k = int_value(i, self.index.unwrap_or(IntTy::Long));
@@ -147,10 +150,6 @@ impl NativeVarrayOp {
             VarrayOp::Get => Some(s.bits(inside()?)),
             VarrayOp::Set => {
                 s.set_bits(inside()?, x);
-                Some(0)
-            }
-            VarrayOp::Push if len < bound && len < s.capacity() => {
-                s.push_bits(x);
                 Some(0)
             }
             _ => None,

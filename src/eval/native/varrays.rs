@@ -28,9 +28,17 @@ pub(super) extern "C" fn varray_op(
     i: i64,
     x: u64,
 ) -> u64 {
-    if let Some(bits) = op.run_bits(v, i, x) {
-        return bits;
+    match op.run_bits(v, i, x) {
+        Some(bits) => bits,
+        None => varray_op_slow(rt, op, v, i, x),
     }
+}
+
+/// `varray_op` when the operation may fail or must grow the buffer: apart, so that the
+/// common case saves no registers for it.
+#[cold]
+#[inline(never)]
+fn varray_op_slow(rt: &Runtime<'_>, op: &NativeVarrayOp, v: &Value, i: i64, x: u64) -> u64 {
     guarded(rt, 0, || {
         let element = op.element.expect("a scalar element");
         let result = op.run(v, i, element.boxed(x), &rt.limits)?;
