@@ -1,6 +1,7 @@
 //! The pieces of a native function that run on the closure compiler: an expression or a
 //! statement compiled by `compile::Compiler` and called with the native frame. The register
-//! variables a piece mentions are written to their slots before the call and read back after.
+//! variables a piece mentions are written to their slots before the call and read back after,
+//! and so are the globals held in registers for a loop.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
@@ -47,6 +48,8 @@ impl Lower<'_, '_, '_> {
         out: Option<ClValue>,
     ) -> ClValue {
         self.spill(slots);
+        // The piece reads and assigns globals in their slots.
+        let promoted = self.promoted_in_slots(None);
         self.frame_used = true;
         let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
         let code = self.iconst(code as i64);
@@ -54,8 +57,11 @@ impl Lower<'_, '_, '_> {
         let mut values = vec![rt, code, frame, n, self.captures, ncaps];
         values.extend(out);
         let params = vec![types::I64; values.len()];
-        self.call_helper(helper, &params, &[types::I32], &values)
-            .expect("a piece's helper returns a status")
+        let status = self
+            .call_helper(helper, &params, &[types::I32], &values)
+            .expect("a piece's helper returns a status");
+        self.promoted_in_slots(Some(promoted));
+        status
     }
 
     /// Run the statement `s` on the closure compiler; `why` goes to the report.

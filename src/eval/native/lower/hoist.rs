@@ -477,6 +477,39 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Around a call that reads or assigns globals in their slots (a piece run on the closure
+    /// compiler, as the cold path of a check that may fail): before it (`before`), the
+    /// promoted globals written back; after it, read again, so that what it assigned is
+    /// what the registers hold. The globals promoted, for the call after.
+    pub(super) fn promoted_in_slots(&mut self, before: Option<Vec<u32>>) -> Vec<u32> {
+        let Some(globals) = before else {
+            let mut globals: Vec<u32> = self.promoted.keys().copied().collect();
+            globals.sort_unstable();
+            self.store_promoted(&globals);
+            return globals;
+        };
+        for g in &globals {
+            let promoted = self.promoted[g].clone();
+            let addr = self.global_addr(*g);
+            let value = match &promoted.agg {
+                Some(agg) => self.unbox_from(addr, agg),
+                None => self.load_value(addr, promoted.leaves[0].1),
+            };
+            for ((var, _), leaf) in promoted.leaves.iter().zip(self.leaves(value)) {
+                if let super::V::I(x) | super::V::F(x) = leaf {
+                    self.b.def_var(*var, x);
+                }
+            }
+            if let Some(flag) = promoted.flag {
+                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+                let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
+                let held = self.b.ins().uextend(types::I64, held);
+                self.b.def_var(flag.var, held);
+            }
+        }
+        globals
+    }
+
     /// The value a promoted global holds in its register, when `g` is one; a `checked` read
     /// is R0011 at its span when the global holds none yet.
     pub(super) fn promoted_read(&mut self, g: u32, checked: Option<Span>) -> Option<super::V> {
