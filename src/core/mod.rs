@@ -7,6 +7,7 @@ pub mod moves;
 pub mod prims;
 pub mod print;
 pub mod printf;
+pub mod ranges;
 pub mod selfcall;
 pub mod subst;
 pub mod tailcall;

@@ -285,6 +285,9 @@ pub struct Program {
     pub initialised: std::collections::HashSet<u32>,
     /// The `val` globals declared with a constant, and the constant (`core::constants`).
     pub global_constants: HashMap<u32, crate::core::ir::Const>,
+    /// The inductive ranges of the integer globals the last unit defined declares, which hold
+    /// while its top level runs (`core::ranges::global_ranges`).
+    pub global_ranges: Vec<(u32, crate::core::ranges::Interval)>,
     /// The number of units run so far (`Machine::run_with_stderr`): the unit of a run is
     /// numbered by the count before it, from 0.
     pub units_run: u32,
@@ -366,6 +369,7 @@ impl Machine {
             self.program.global_defs.remove(&(slot as u32));
             self.program.global_constants.remove(&(slot as u32));
         }
+        self.program.global_ranges.clear();
         self.globals.truncate(n_globals_before as usize);
         for (id, _) in &unit.functions {
             if let Some(entry) = self.program.functions.get_mut(*id as usize) {
@@ -389,6 +393,7 @@ impl Machine {
             self.program.global_defs.remove(&(slot as u32));
             self.program.global_constants.remove(&(slot as u32));
         }
+        self.program.global_ranges.clear();
         self.globals.truncate(n as usize);
     }
 
@@ -540,6 +545,12 @@ impl Machine {
             self.program.global_defs.insert(def.slot, Arc::new(def));
         }
         (self.program.global_constants).extend(crate::core::constants::constant_globals(unit));
+        let constants = &self.program.global_constants;
+        self.program.global_ranges =
+            crate::core::ranges::global_ranges(unit, &|g| match constants.get(&g) {
+                Some(crate::core::ir::Const::Int(k)) => Some(*k),
+                _ => None,
+            });
         unit_id
     }
 

@@ -279,6 +279,11 @@ impl<'p> Compiler<'p> {
         self.program.global_constants.get(&s)
     }
 
+    /// The inductive ranges of the globals of the unit being run, for its top level.
+    pub(crate) fn unit_global_ranges(&self) -> &[(u32, crate::core::ranges::Interval)] {
+        &self.program.global_ranges
+    }
+
     /// Is global `s` a `val`, assigned only by its declaration?
     pub(crate) fn global_is_val(&self, s: u32) -> bool {
         self.program

@@ -741,10 +741,10 @@ fn compile_top_level(
     let mut n_slots = 0;
     let mut consumed = 0;
     for piece in top_level_pieces(stmts) {
-        consumed += piece.len();
         // What reads the frame after the piece: the pieces after it (the result expression's
         // slots are never in registers), or for a block, the rest of its function.
-        let after = (!returns_out).then(|| &stmts[consumed..]);
+        let piece = consumed..consumed + piece.len();
+        consumed = piece.end;
         let id = {
             let mut b = lock(backend);
             b.unit_counter += 1;
@@ -763,7 +763,7 @@ fn compile_top_level(
                 break;
             }
         };
-        match lower::unit(compiler, backend, piece, after, result, returns_out, id) {
+        match lower::unit(compiler, backend, stmts, piece, result, returns_out, id) {
             Ok((piece_notes, slots)) => {
                 notes.extend(piece_notes);
                 n_slots = slots;

@@ -491,14 +491,22 @@ impl Lower<'_, '_, '_> {
         }
         match (p, a) {
             (Prim::IntArith(op, ity), [x, y]) => {
-                let exact = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
-                    && self.arith_in_range(*op, *ity, x, y);
+                let exact = match op {
+                    ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+                        self.arith_in_range(*op, *ity, x, y)
+                    }
+                    ArithOp::Div | ArithOp::Mod => self.natural_division(x, y),
+                };
                 let x = self.expr(x).int();
                 let y = self.expr(y).int();
                 V::I(match (exact, op) {
                     (true, ArithOp::Add) => self.b.ins().iadd(x, y),
                     (true, ArithOp::Sub) => self.b.ins().isub(x, y),
-                    (true, _) => self.b.ins().imul(x, y),
+                    (true, ArithOp::Mul) => self.b.ins().imul(x, y),
+                    // Both operands non-negative: unsigned division is the same, and cheaper
+                    // (a power of two is a shift or a mask).
+                    (true, ArithOp::Div) => self.b.ins().udiv(x, y),
+                    (true, ArithOp::Mod) => self.b.ins().urem(x, y),
                     (false, _) => self.int_arith(*op, *ity, x, y, e.span),
                 })
             }

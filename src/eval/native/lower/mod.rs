@@ -1046,7 +1046,7 @@ pub(super) fn function(
             out: ret_out,
             agg: ret_agg,
         });
-        l.know_ranges(&function.body);
+        l.know_ranges(&function.body, ranges::Body::Function(&function.params));
         l.stmts(&function.body);
         // Falling off the end: a procedure returns; a function's body always returns.
         if !l.filled() {
@@ -1105,19 +1105,20 @@ pub(super) fn function(
     Ok(notes)
 }
 
-/// Lower a unit's top level into the declared function `id`
-/// (`fn(rt, captures, frame, n_slots)`); the notes and the frame size it needs. The register
-/// variables are written to the frame at the end when `after` (the statements run after
-/// these on the same frame) mentions them; with no `after`, all of them.
+/// Lower the statements `piece` of a unit's top level `whole` into the declared function
+/// `id` (`fn(rt, captures, frame, n_slots)`); the notes and the frame size it needs. The
+/// register variables are written to the frame at the end when the statements after the
+/// piece mention them; for a block returning out of a function, all of them.
 pub(super) fn unit(
     compiler: &mut Compiler<'_>,
     backend: &SharedBackend,
-    stmts: &[Stmt],
-    after: Option<&[Stmt]>,
+    whole: &[Stmt],
+    piece: std::ops::Range<usize>,
     result: Option<&Expr>,
     returns_out: bool,
     id: FuncId,
 ) -> Result<(Vec<String>, usize), String> {
+    let (stmts, after) = (&whole[piece.clone()], &whole[piece.end..]);
     let call_conv = lock(backend).call_conv;
     let mut sig = Signature::new(call_conv);
     for _ in 0..4 {
@@ -1164,7 +1165,8 @@ pub(super) fn unit(
                 agg: None,
             });
         }
-        l.know_ranges(stmts);
+        let (body, all) = (ranges::Body::of_top_level(returns_out), &whole[..piece.end]);
+        l.know_ranges(if returns_out { stmts } else { all }, body);
         for stmt in stmts {
             l.stmt(stmt);
             if let Stmt::Assign(Place::Global(s), _) = stmt {
@@ -1176,7 +1178,7 @@ pub(super) fn unit(
         }
         l.b.seal_block(done);
         l.b.switch_to_block(done);
-        let read_after = match after {
+        let read_after = match (!returns_out).then_some(after) {
             Some(after) => l.mentioned_stmts(after),
             None => l.held_slots(),
         };

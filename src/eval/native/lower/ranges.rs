@@ -8,19 +8,38 @@
 //! variables: a counting loop's variable within its loop when nothing else assigns it, and
 //! a variable assigned once in the code being lowered, after that assignment, for the rest of
 //! the statement list holding it (where the assignment has run on every path). What is
-//! learnt inside a statement list is forgotten at its end.
+//! learnt inside a statement list is forgotten at its end. A variable that only assignments
+//! change has its inductive range everywhere (`core::ranges::inductive`): a function's
+//! register locals, and in a unit's top level, the unit's globals (`core::ranges::
+//! global_ranges`).
 
 use std::collections::{HashMap, HashSet};
 
-use crate::core::ir::{ArithOp, CoerceKind, Const, Expr, ExprKind, Place, Prim, RangeKind, Stmt};
+use crate::core::ir::{ArithOp, Const, Expr, Pattern, Place, RangeKind, Slot, Stmt};
+use crate::core::ranges::{arith, constant, range_in, Interval};
 use crate::types::ty::IntTy;
-use crate::types::Type;
 
 use super::Lower;
 
-/// The least and greatest value, as exact integers (a 64-bit unsigned value is its bits
-/// read as unsigned).
-pub(super) type Interval = (i128, i128);
+/// The code whose statements are being lowered, for what its variables' ranges may assume.
+pub(super) enum Body<'a> {
+    /// A function's body, with its parameters (which hold what the caller passes).
+    Function(&'a [Pattern]),
+    /// A unit's whole top level (its pieces share their locals), while the unit runs.
+    TopLevel,
+    /// A block run inside a function, whose locals the function assigns too.
+    Block,
+}
+
+impl Body<'_> {
+    /// A unit's top level, or a block that returns out of a function (`returns_out`).
+    pub fn of_top_level(returns_out: bool) -> Self {
+        match returns_out {
+            true => Body::Block,
+            false => Body::TopLevel,
+        }
+    }
+}
 
 #[derive(Default)]
 pub(super) struct Ranges {
@@ -29,22 +48,30 @@ pub(super) struct Ranges {
     undo: Vec<(Place, Option<Interval>)>,
     /// The variables the code being lowered writes exactly once, by an assignment.
     single: HashSet<Place>,
+    /// The inductive ranges of the variables only assignments change.
+    carried: HashMap<Place, Interval>,
 }
 
 impl Ranges {
     /// The facts for code whose statements are `stmts`, in which `writable` says which
-    /// places an assignment may be trusted for (not written behind the code's back).
-    pub fn of(stmts: &[Stmt], writable: impl Fn(Place) -> bool) -> Ranges {
+    /// places an assignment may be trusted for (not written behind the code's back), and
+    /// `inductive` which of those start at 0 and change only by the assignments in `stmts`.
+    pub fn of(
+        stmts: &[Stmt],
+        writable: impl Fn(Place) -> bool,
+        inductive: impl Fn(Place) -> bool,
+        var: &dyn Fn(Place, IntTy) -> Option<Interval>,
+    ) -> Ranges {
         let mut writes: HashMap<Place, usize> = HashMap::new();
-        let mut assigns: HashMap<Place, usize> = HashMap::new();
-        struct Count<'a> {
+        let mut assigned: HashMap<Place, Vec<&Expr>> = HashMap::new();
+        struct Count<'a, 'ir> {
             writes: &'a mut HashMap<Place, usize>,
-            assigns: &'a mut HashMap<Place, usize>,
+            assigned: &'a mut HashMap<Place, Vec<&'ir Expr>>,
         }
-        impl<'ir> crate::core::visit::Visit<'ir> for Count<'_> {
+        impl<'ir> crate::core::visit::Visit<'ir> for Count<'_, 'ir> {
             fn visit_stmt(&mut self, s: &'ir Stmt) {
-                if let Stmt::Assign(place, _) = s {
-                    *self.assigns.entry(*place).or_insert(0) += 1;
+                if let Stmt::Assign(place, e) = s {
+                    self.assigned.entry(*place).or_default().push(e);
                 }
                 crate::core::visit::walk_stmt(self, s)
             }
@@ -54,73 +81,100 @@ impl Ranges {
         }
         let mut count = Count {
             writes: &mut writes,
-            assigns: &mut assigns,
+            assigned: &mut assigned,
         };
         for s in stmts {
             crate::core::visit::Visit::visit_stmt(&mut count, s);
         }
-        let single = writes
-            .into_iter()
-            .filter(|(place, n)| *n == 1 && assigns.get(place) == Some(&1) && writable(*place))
-            .map(|(place, _)| place)
+        let only_assigned = |place: &Place| {
+            let n = assigned.get(place).map_or(0, Vec::len);
+            n > 0 && writes.get(place) == Some(&n) && writable(*place)
+        };
+        let single = (writes.keys())
+            .filter(|place| only_assigned(place) && assigned[*place].len() == 1)
+            .copied()
             .collect();
+        let candidates: HashMap<Place, Vec<&Expr>> = (assigned.iter())
+            .filter(|(place, rhs)| {
+                only_assigned(place)
+                    && inductive(**place)
+                    && rhs
+                        .iter()
+                        .all(|e| matches!(e.ty, crate::types::Type::Int(_)))
+            })
+            .map(|(place, rhs)| (*place, rhs.clone()))
+            .collect();
+        let carried = crate::core::ranges::inductive(&candidates, Some((0, 0)), var);
         Ranges {
             single,
+            carried,
             ..Ranges::default()
         }
     }
 }
 
 impl Lower<'_, '_, '_> {
-    /// Start lowering `stmts` (a function's body or a unit's top level): which variables
-    /// they assign once. A local counts when it is held in registers (nothing can write it
-    /// through a pointer), a global when it is a `val` (nothing else assigns it).
-    pub(super) fn know_ranges(&mut self, stmts: &[Stmt]) {
+    /// Start lowering `stmts`, the statements of `body`: which variables they assign once,
+    /// and the inductive ranges of the variables only assignments change. A local counts
+    /// when it is held in registers (nothing can write it through a pointer) and only
+    /// `stmts` assign it; a global is assigned once when it is a `val`, and has its inductive
+    /// range in the top level of the unit declaring it (`Program::global_ranges`).
+    pub(super) fn know_ranges(&mut self, stmts: &[Stmt], body: Body<'_>) {
+        let params: Vec<Slot> = match body {
+            Body::Function(params) => (params.iter())
+                .flat_map(super::matching::bound_slots)
+                .collect(),
+            _ => Vec::new(),
+        };
         let vars = &self.vars;
         let c = &self.c;
-        self.ranges = Ranges::of(stmts, |place| match place {
-            Place::Local(s) => vars.contains_key(&s),
-            Place::Global(g) => c.global_is_val(g),
-            Place::LocalCell(_) | Place::CaptureCell(_) => false,
-        });
+        let var = |place: Place, ity: IntTy| match place {
+            Place::Global(g) => match c.global_constant(g) {
+                Some(Const::Int(k)) => Some(constant(*k, ity)),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.ranges = Ranges::of(
+            stmts,
+            |place| match place {
+                Place::Local(s) => vars.contains_key(&s),
+                Place::Global(g) => c.global_is_val(g),
+                Place::LocalCell(_) | Place::CaptureCell(_) => false,
+            },
+            |place| match (place, &body) {
+                (Place::Local(s), Body::Function(_)) => !params.contains(&s),
+                (Place::Local(_), Body::TopLevel) => true,
+                _ => false,
+            },
+            &var,
+        );
+        if let Body::TopLevel = body {
+            let globals = c.unit_global_ranges();
+            let globals = globals.iter().map(|(g, r)| (Place::Global(*g), *r));
+            self.ranges.carried.extend(globals);
+        }
+    }
+
+    /// What is known of the variable `place` (of type `ity`) here.
+    fn place_range(&self, place: Place, ity: IntTy) -> Option<Interval> {
+        if let Place::Global(g) = place {
+            if let Some(Const::Int(k)) = self.c.global_constant(g) {
+                return Some(constant(*k, ity));
+            }
+        }
+        let known = self.ranges.known.get(&place);
+        let carried = self.ranges.carried.get(&place);
+        match (known, carried) {
+            (Some(&(a, b)), Some(&(c, d))) => Some((a.max(c), b.min(d))),
+            (r, s) => r.or(s).copied(),
+        }
     }
 
     /// An interval holding every value of the integer expression `e` here, when one is
     /// known (always, for a type narrower than 64 bits).
     pub(super) fn int_range(&self, e: &Expr) -> Option<Interval> {
-        let Type::Int(ity) = e.ty else {
-            return None;
-        };
-        let of_type = (ity.min(), ity.max());
-        let found = match &e.kind {
-            ExprKind::Const(Const::Int(k)) => Some(constant(*k, ity)),
-            ExprKind::Global(g) => match self.c.global_constant(*g) {
-                Some(Const::Int(k)) => Some(constant(*k, ity)),
-                _ => self.ranges.known.get(&Place::Global(*g)).copied(),
-            },
-            ExprKind::Local(s) => self.ranges.known.get(&Place::Local(*s)).copied(),
-            ExprKind::Prim(Prim::IntArith(op, _), operands) => match &operands[..] {
-                [x, y] => arith(*op, self.int_range(x)?, self.int_range(y)?),
-                _ => None,
-            },
-            ExprKind::Prim(Prim::Convert, operands) => match &operands[..] {
-                [x] => self.int_range(x),
-                _ => None,
-            },
-            ExprKind::Coerce(CoerceKind::EncodeInt, x) => compact_codes(&x.ty),
-            // The length of an array of a static size.
-            ExprKind::Prim(Prim::Len, operands) => match &operands[..] {
-                [array] => crate::eval::array::Shape::of(&array.ty)
-                    .and_then(|shape| shape.n_elements)
-                    .map(|n| (n as i128, n as i128)),
-                _ => None,
-            },
-            _ => None,
-        };
-        // A value the operation produced is of its type (it fails otherwise).
-        let (lo, hi) = found.unwrap_or(of_type);
-        let (lo, hi) = (lo.max(of_type.0), hi.min(of_type.1));
-        (lo <= hi).then_some((lo, hi))
+        range_in(e, &|place, ity| self.place_range(place, ity))
     }
 
     /// Does `x op y` (`+ - *` on `ity`) certainly stay within `ity`, by what is known of the
@@ -130,6 +184,15 @@ impl Lower<'_, '_, '_> {
             return false;
         };
         arith(op, rx, ry).is_some_and(|(lo, hi)| lo >= ity.min() && hi <= ity.max())
+    }
+
+    /// Is `x / y` (or `x % y`) certainly a division of a non-negative value by a positive
+    /// one, which cannot fail?
+    pub(super) fn natural_division(&self, x: &Expr, y: &Expr) -> bool {
+        let (Some((x_lo, _)), Some((y_lo, _))) = (self.int_range(x), self.int_range(y)) else {
+            return false;
+        };
+        x_lo >= 0 && y_lo > 0
     }
 
     /// Is the index `index` certainly below `n` (and not negative)?
@@ -191,101 +254,5 @@ impl Lower<'_, '_, '_> {
         if r.0 <= r.1 {
             self.learn(var, r);
         }
-    }
-}
-
-/// The value of the constant `k` of type `ity` (the bits of a 64-bit unsigned one).
-fn constant(k: i64, ity: IntTy) -> Interval {
-    let v = match (ity.signed(), ity.bits()) {
-        (false, 64) => i128::from(k as u64),
-        _ => i128::from(k),
-    };
-    (v, v)
-}
-
-/// The codes of a compact type: 0 to its size less one.
-fn compact_codes(ty: &Type) -> Option<Interval> {
-    let n = crate::types::size::size_of(ty)?;
-    let n = i128::from(u64::try_from(n).ok()?);
-    (n > 0).then_some((0, n - 1))
-}
-
-/// The exact results of `x op y` for `x` in `rx` and `y` in `ry`, when they are decided:
-/// `+ - *`, and division and remainder by a positive divisor (truncated, as C's).
-fn arith(op: ArithOp, (a, b): Interval, (c, d): Interval) -> Option<Interval> {
-    let corners = |f: fn(i128, i128) -> Option<i128>| -> Option<Interval> {
-        let v = [f(a, c)?, f(a, d)?, f(b, c)?, f(b, d)?];
-        Some((*v.iter().min()?, *v.iter().max()?))
-    };
-    match op {
-        ArithOp::Add => Some((a.checked_add(c)?, b.checked_add(d)?)),
-        ArithOp::Sub => Some((a.checked_sub(d)?, b.checked_sub(c)?)),
-        ArithOp::Mul => corners(i128::checked_mul),
-        ArithOp::Div if c > 0 => corners(i128::checked_div),
-        // The remainder has the dividend's sign and is smaller than the divisor.
-        ArithOp::Mod if c > 0 => {
-            let lo = if a >= 0 { 0 } else { a.max(1 - d) };
-            let hi = if b <= 0 { 0 } else { b.min(d - 1) };
-            Some((lo, hi))
-        }
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn exact(op: ArithOp, x: i128, y: i128) -> Option<i128> {
-        match op {
-            ArithOp::Add => Some(x + y),
-            ArithOp::Sub => Some(x - y),
-            ArithOp::Mul => Some(x * y),
-            ArithOp::Div => (y != 0).then(|| x / y),
-            ArithOp::Mod => (y != 0).then(|| x % y),
-        }
-    }
-
-    proptest! {
-        /// Every result of operands drawn from two intervals is in the interval `arith`
-        /// gives.
-        #[test]
-        fn arith_holds_every_result(
-            op in prop::sample::select(vec![
-                ArithOp::Add, ArithOp::Sub, ArithOp::Mul, ArithOp::Div, ArithOp::Mod,
-            ]),
-            a in -1000i128..1000, da in 0i128..500,
-            c in -1000i128..1000, dc in 0i128..500,
-            px in 0.0f64..=1.0, py in 0.0f64..=1.0,
-        ) {
-            let (b, d) = (a + da, c + dc);
-            let x = a + (da as f64 * px) as i128;
-            let y = c + (dc as f64 * py) as i128;
-            if let Some((lo, hi)) = arith(op, (a, b), (c, d)) {
-                let r = exact(op, x, y).expect("decided only for nonzero divisors");
-                prop_assert!(lo <= r && r <= hi, "{op:?} {x} {y} = {r} outside {lo}..{hi}");
-            }
-        }
-    }
-
-    #[test]
-    fn division_by_a_range_with_zero_is_not_decided() {
-        assert_eq!(arith(ArithOp::Div, (1, 5), (-1, 1)), None);
-        assert_eq!(arith(ArithOp::Mod, (1, 5), (0, 3)), None);
-        assert_eq!(arith(ArithOp::Mod, (-7, 20), (16, 16)), Some((-7, 15)));
-        assert_eq!(
-            arith(ArithOp::Mul, (1, 198), (200, 200)),
-            Some((200, 39600))
-        );
-    }
-
-    #[test]
-    fn unsigned_constants_are_their_bits() {
-        assert_eq!(
-            constant(-1, IntTy::ULong),
-            (u64::MAX as i128, u64::MAX as i128)
-        );
-        assert_eq!(constant(-1, IntTy::Long), (-1, -1));
     }
 }
