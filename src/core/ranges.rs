@@ -104,8 +104,8 @@ fn hull((a, b): Interval, (c, d): Interval) -> Interval {
     (a.min(c), b.max(d))
 }
 
-/// How many times the intervals are widened before a variable whose interval still grows
-/// is given up (a counter, which no interval short of its type's holds).
+/// How many times the intervals grow before one that still grows is widened to its type's
+/// bound on the side it grows (a counter, which no interval short of its type's holds).
 const ROUNDS: usize = 8;
 
 /// The inductive ranges of the integer variables `assigned` gives the assigned expressions
@@ -114,8 +114,8 @@ const ROUNDS: usize = 8;
 /// at `start` (0 for a local, the value it holds before any assignment) and its assignments
 /// of expressions that read none of them. Then each interval grows to hold the assignments'
 /// values for variables within the intervals, until none grows: every assignment then keeps
-/// its variable inside its interval. A variable whose interval still grows after `ROUNDS`
-/// is left out, and the others computed again without it.
+/// its variable inside its interval. An interval that still grows after `ROUNDS` is widened
+/// to its type's bound on the side it grows (so a counter from 0 is known not negative).
 pub fn inductive(
     assigned: &HashMap<Place, Vec<&Expr>>,
     start: Option<Interval>,
@@ -168,7 +168,7 @@ pub fn inductive(
             continue 'restart;
         }
         let mut grown = Vec::new();
-        for _ in 0..ROUNDS {
+        for round in 0..3 * ROUNDS {
             let known = |p: Place, ity| ranges.get(&p).copied().or_else(|| var(p, ity));
             grown.clear();
             let mut next = ranges.clone();
@@ -192,6 +192,19 @@ pub fn inductive(
             }
             if grown.is_empty() {
                 return ranges;
+            }
+            // Still growing: the side that grows goes to its type's bound (a counter from 0
+            // is at least 0), where it can grow no more.
+            if round >= ROUNDS {
+                for place in &grown {
+                    let Type::Int(ity) = assigned[place][0].ty else {
+                        continue;
+                    };
+                    let ((lo, hi), (old_lo, old_hi)) = (next[place], ranges[place]);
+                    let lo = if lo < old_lo { ity.min() } else { lo };
+                    let hi = if hi > old_hi { ity.max() } else { hi };
+                    next.insert(*place, (lo, hi));
+                }
             }
             ranges = next;
         }
@@ -394,11 +407,17 @@ mod tests {
              while i < 10 do x = (x * 1103515245L + 12345L) % 2147483648L; i = i + 1; done\n\
              println$ x;",
         );
-        assert_eq!(found, [("x".to_string(), (0, 2147483647))]);
+        assert_eq!(
+            found,
+            [
+                ("x".to_string(), (0, 2147483647)),
+                ("i".to_string(), (0, 2147483647))
+            ]
+        );
     }
 
     #[test]
-    fn a_negative_start_or_a_counter_gives_nothing_tight() {
+    fn a_negative_start_a_counter_and_a_remainder() {
         let found = globals(
             "var x = -5L; var n = 0L; var k = 3;\n\
              while n < 10L do x = (x * 7L + 1L) % 100L; n = n + 1L; done\n\
@@ -406,7 +425,11 @@ mod tests {
         );
         assert_eq!(
             found,
-            [("x".to_string(), (-99, 99)), ("k".to_string(), (0, 3))]
+            [
+                ("x".to_string(), (-99, 99)),
+                ("n".to_string(), (0, i64::MAX as i128)),
+                ("k".to_string(), (0, 3))
+            ]
         );
     }
 

@@ -11,11 +11,15 @@
 //! learnt inside a statement list is forgotten at its end. A variable that only assignments
 //! change has its inductive range everywhere (`core::ranges::inductive`): a function's
 //! register locals, and in a unit's top level, the unit's globals (`core::ranges::
-//! global_ranges`).
+//! global_ranges`); one only counting loops write lies between their bounds. The condition
+//! of a `while` or an `if` bounds the register locals it compares in the body or branch
+//! where it holds (or not), until a statement assigns them.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::core::ir::{ArithOp, Const, Expr, Pattern, Place, RangeKind, Slot, Stmt};
+use crate::core::ir::{
+    ArithOp, CmpOp, Const, Expr, ExprKind, Pattern, Place, Prim, RangeKind, Slot, Stmt,
+};
 use crate::core::ranges::{arith, constant, range_in, Interval};
 use crate::types::ty::IntTy;
 
@@ -44,8 +48,12 @@ impl Body<'_> {
 #[derive(Default)]
 pub(super) struct Ranges {
     known: HashMap<Place, Interval>,
-    /// What to restore when statement lists end: each change's place and what it replaced.
-    undo: Vec<(Place, Option<Interval>)>,
+    /// What the conditions of the `if`s and `while`s around the code being lowered say of
+    /// variables, until a statement assigns them.
+    conditions: HashMap<Place, Interval>,
+    /// What to restore when statement lists end: each change's place, whether it was to
+    /// `conditions`, and what it replaced.
+    undo: Vec<(Place, bool, Option<Interval>)>,
     /// The variables the code being lowered writes exactly once, by an assignment.
     single: HashSet<Place>,
     /// The inductive ranges of the variables only assignments change.
@@ -64,14 +72,25 @@ impl Ranges {
     ) -> Ranges {
         let mut writes: HashMap<Place, usize> = HashMap::new();
         let mut assigned: HashMap<Place, Vec<&Expr>> = HashMap::new();
+        let mut loops: HashMap<Place, Vec<(&Expr, &Expr, RangeKind)>> = HashMap::new();
+        type Loops<'ir> = HashMap<Place, Vec<(&'ir Expr, &'ir Expr, RangeKind)>>;
         struct Count<'a, 'ir> {
             writes: &'a mut HashMap<Place, usize>,
             assigned: &'a mut HashMap<Place, Vec<&'ir Expr>>,
+            loops: &'a mut Loops<'ir>,
         }
         impl<'ir> crate::core::visit::Visit<'ir> for Count<'_, 'ir> {
             fn visit_stmt(&mut self, s: &'ir Stmt) {
-                if let Stmt::Assign(place, e) = s {
-                    self.assigned.entry(*place).or_default().push(e);
+                match s {
+                    Stmt::Assign(place, e) => self.assigned.entry(*place).or_default().push(e),
+                    Stmt::ForRange {
+                        var,
+                        from,
+                        to,
+                        kind,
+                        ..
+                    } => self.loops.entry(*var).or_default().push((from, to, *kind)),
+                    _ => {}
                 }
                 crate::core::visit::walk_stmt(self, s)
             }
@@ -82,6 +101,7 @@ impl Ranges {
         let mut count = Count {
             writes: &mut writes,
             assigned: &mut assigned,
+            loops: &mut loops,
         };
         for s in stmts {
             crate::core::visit::Visit::visit_stmt(&mut count, s);
@@ -104,7 +124,26 @@ impl Ranges {
             })
             .map(|(place, rhs)| (*place, rhs.clone()))
             .collect();
-        let carried = crate::core::ranges::inductive(&candidates, Some((0, 0)), var);
+        // A variable only counting loops write lies between their bounds (one step past,
+        // after a loop; 0 before any).
+        let mut counters: HashMap<Place, Interval> = HashMap::new();
+        for (place, ranges) in &loops {
+            if writes.get(place) != Some(&ranges.len()) || !inductive(*place) {
+                continue;
+            }
+            let mut r = Some((0, 0));
+            for (from, to, _) in ranges {
+                let (Some((a, b)), Some((c, d))) = (range_in(from, var), range_in(to, var)) else {
+                    r = None;
+                    break;
+                };
+                r = r.map(|(lo, hi)| (lo.min(a).min(c) - 1, hi.max(b).max(d) + 1));
+            }
+            counters.extend(r.map(|r| (*place, r)));
+        }
+        let known = |place: Place, ity: IntTy| counters.get(&place).copied().or(var(place, ity));
+        let mut carried = crate::core::ranges::inductive(&candidates, Some((0, 0)), &known);
+        carried.extend(counters);
         Ranges {
             single,
             carried,
@@ -163,12 +202,12 @@ impl Lower<'_, '_, '_> {
                 return Some(constant(*k, ity));
             }
         }
-        let known = self.ranges.known.get(&place);
-        let carried = self.ranges.carried.get(&place);
-        match (known, carried) {
-            (Some(&(a, b)), Some(&(c, d))) => Some((a.max(c), b.min(d))),
-            (r, s) => r.or(s).copied(),
-        }
+        let facts = [
+            self.ranges.known.get(&place),
+            self.ranges.carried.get(&place),
+            self.ranges.conditions.get(&place),
+        ];
+        (facts.into_iter().flatten().copied()).reduce(|(a, b), (c, d)| (a.max(c), b.min(d)))
     }
 
     /// An interval holding every value of the integer expression `e` here, when one is
@@ -209,17 +248,115 @@ impl Lower<'_, '_, '_> {
     /// Forget what was learnt since `mark`.
     pub(super) fn forget_since(&mut self, mark: usize) {
         while self.ranges.undo.len() > mark {
-            let (place, old) = self.ranges.undo.pop().expect("longer than the mark");
+            let (place, condition, old) = self.ranges.undo.pop().expect("longer than the mark");
+            let facts = match condition {
+                true => &mut self.ranges.conditions,
+                false => &mut self.ranges.known,
+            };
             match old {
-                Some(r) => self.ranges.known.insert(place, r),
-                None => self.ranges.known.remove(&place),
+                Some(r) => facts.insert(place, r),
+                None => facts.remove(&place),
             };
         }
     }
 
     fn learn(&mut self, place: Place, r: Interval) {
         let old = self.ranges.known.insert(place, r);
-        self.ranges.undo.push((place, old));
+        self.ranges.undo.push((place, false, old));
+    }
+
+    /// Where the condition `cond` is known to hold (`holds`) or not, at the start of a
+    /// branch or of a loop's body: what it says of the integer variables it compares with
+    /// values in known ranges (`i < n`: `i` is below `n`'s greatest value), until a
+    /// statement assigns them (`before_stmt`). Only of register locals, which nothing but
+    /// the statements in view can assign (a call may assign a global), and only when the
+    /// condition itself assigns nothing (an inlined body in it may).
+    pub(super) fn learn_condition(&mut self, cond: &Expr, holds: bool) {
+        let mut assigns = false;
+        crate::core::visit::each_in_expr(cond, &mut |_| {}, &mut |_| assigns = true);
+        if assigns {
+            return;
+        }
+        for (place, r) in self.condition_facts(cond, holds) {
+            let old = self.ranges.conditions.insert(place, r);
+            self.ranges.undo.push((place, true, old));
+        }
+    }
+
+    fn condition_facts(&self, cond: &Expr, holds: bool) -> Vec<(Place, Interval)> {
+        match (&cond.kind, holds) {
+            (ExprKind::And(a, b), true) | (ExprKind::Or(a, b), false) => {
+                let mut facts = self.condition_facts(a, holds);
+                facts.extend(self.condition_facts(b, holds));
+                facts
+            }
+            (ExprKind::Prim(Prim::Compare(op), operands), _) => {
+                let [x, y] = &operands[..] else {
+                    return Vec::new();
+                };
+                let op = if holds { *op } else { negated(*op) };
+                let mut facts = Vec::new();
+                for (v, other, op) in [(x, y, op), (y, x, flipped(op))] {
+                    let place = match v.kind {
+                        ExprKind::Local(s) if self.vars.contains_key(&s) => Place::Local(s),
+                        _ => continue,
+                    };
+                    let (Some((lo, hi)), Some((o_lo, o_hi))) =
+                        (self.int_range(v), self.int_range(other))
+                    else {
+                        continue;
+                    };
+                    let (lo, hi) = match op {
+                        CmpOp::Lt => (lo, hi.min(o_hi - 1)),
+                        CmpOp::Le => (lo, hi.min(o_hi)),
+                        CmpOp::Gt => (lo.max(o_lo + 1), hi),
+                        CmpOp::Ge => (lo.max(o_lo), hi),
+                        CmpOp::Eq => (lo.max(o_lo), hi.min(o_hi)),
+                        CmpOp::Ne => continue,
+                    };
+                    if lo <= hi {
+                        facts.push((place, (lo, hi)));
+                    }
+                }
+                facts
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Before lowering the statement `s`: what the conditions around it say of a variable
+    /// `s` assigns no longer holds (for an assignment of the variable itself, only after
+    /// it: its value is computed first, while the condition holds).
+    pub(super) fn before_stmt(&mut self, s: &Stmt) {
+        if self.ranges.conditions.is_empty() {
+            return;
+        }
+        let direct = match s {
+            Stmt::Assign(place, _) => Some(*place),
+            _ => None,
+        };
+        let assigned = super::hoist::assigned_places(std::slice::from_ref(s));
+        let stale: Vec<Place> = (self.ranges.conditions.keys())
+            .filter(|p| assigned.contains(*p) && Some(**p) != direct)
+            .copied()
+            .collect();
+        for place in stale {
+            self.forget_condition(place);
+        }
+    }
+
+    /// After lowering the statement `s`: an assigned variable's condition no longer holds.
+    pub(super) fn after_stmt(&mut self, s: &Stmt) {
+        if let Stmt::Assign(place, _) = s {
+            if self.ranges.conditions.contains_key(place) {
+                self.forget_condition(*place);
+            }
+        }
+    }
+
+    fn forget_condition(&mut self, place: Place) {
+        let old = self.ranges.conditions.remove(&place);
+        self.ranges.undo.push((place, true, old));
     }
 
     /// After `place = e` has run: what is known of `e` holds for `place` while it is not
@@ -254,5 +391,28 @@ impl Lower<'_, '_, '_> {
         if r.0 <= r.1 {
             self.learn(var, r);
         }
+    }
+}
+
+/// The comparison that holds when `op` does not.
+fn negated(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Le => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Ge => CmpOp::Lt,
+    }
+}
+
+/// `op` with its operands swapped: `x < y` is `y > x`.
+fn flipped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
     }
 }

@@ -133,7 +133,9 @@ impl Lower<'_, '_, '_> {
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
+        self.before_stmt(s);
         self.lower_stmt(s);
+        self.after_stmt(s);
         if let Stmt::Assign(place, e) = s {
             self.learn_assigned(*place, e);
         }
@@ -223,10 +225,13 @@ impl Lower<'_, '_, '_> {
                     self.b.create_block(),
                 );
                 self.branch(c, t, f);
-                for (block, branch) in [(t, then_branch), (f, else_branch)] {
+                for (block, branch, holds) in [(t, then_branch, true), (f, else_branch, false)] {
                     self.b.seal_block(block);
                     self.b.switch_to_block(block);
+                    let mark = self.ranges_mark();
+                    self.learn_condition(c, holds);
                     self.stmts(branch);
+                    self.forget_since(mark);
                     if !self.filled() {
                         self.b.ins().jump(join, &[]);
                     }
@@ -254,7 +259,10 @@ impl Lower<'_, '_, '_> {
                 }
                 self.b.seal_block(body_block);
                 self.b.switch_to_block(body_block);
+                let mark = self.ranges_mark();
+                self.learn_condition(cond, !*until);
                 self.loop_body(*label, exit, latch, body);
+                self.forget_since(mark);
                 self.b.switch_to_block(latch);
                 self.poll_interrupt(cond.span);
                 self.b.ins().jump(header, &[]);
