@@ -332,7 +332,12 @@ impl Lower<'_, '_, '_> {
             return;
         }
         let direct = match s {
-            Stmt::Assign(place, _) => Some(*place),
+            // Unless the value's own code assigns the variable (an inlined body).
+            Stmt::Assign(place, e) => {
+                let mut inner = false;
+                crate::core::visit::each_in_expr(e, &mut |_| {}, &mut |p| inner |= p == *place);
+                (!inner).then_some(*place)
+            }
             _ => None,
         };
         let assigned = super::hoist::assigned_places(std::slice::from_ref(s));
