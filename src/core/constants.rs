@@ -87,19 +87,8 @@ mod tests {
     use super::*;
 
     fn constants(src: &str) -> Vec<(String, String)> {
-        let stmts =
-            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
-        let unit = crate::check::Checker::new()
-            .check_program(&stmts)
-            .expect("the program checks");
-        let name = |slot: Slot| {
-            let def = unit
-                .globals
-                .iter()
-                .find(|d| d.slot == slot)
-                .expect("a global");
-            def.name.clone()
-        };
+        let unit = crate::core::tests::checked_unit(src);
+        let name = |slot: Slot| crate::core::tests::global_name(&unit, slot);
         constant_globals(&unit)
             .into_iter()
             .map(|(slot, c)| (name(slot), format!("{c:?}")))

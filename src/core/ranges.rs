@@ -351,15 +351,8 @@ mod tests {
 
     /// The inductive ranges of the globals of `src` (checked without the prelude), by name.
     fn globals(src: &str) -> Vec<(String, Interval)> {
-        let stmts =
-            crate::parse_program_or_errors(src, Default::default()).expect("the program parses");
-        let unit = crate::check::Checker::new()
-            .check_program(&stmts)
-            .expect("the program checks");
-        let name = |slot: Slot| {
-            let def = unit.globals.iter().find(|d| d.slot == slot);
-            def.expect("a global").name.clone()
-        };
+        let unit = crate::core::tests::checked_unit(src);
+        let name = |slot: Slot| crate::core::tests::global_name(&unit, slot);
         global_ranges(&unit, &|_| None)
             .into_iter()
             .map(|(slot, r)| (name(slot), r))
