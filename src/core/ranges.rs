@@ -129,13 +129,14 @@ pub fn inductive(
         Place::CaptureCell(s) => (3, *s),
     });
     'restart: loop {
+        let members: std::collections::HashSet<Place> = candidates.iter().copied().collect();
         let reads_candidate = |e: &Expr| {
             let mut found = false;
             crate::core::visit::each_in_expr(
                 e,
                 &mut |x| match x.kind {
-                    ExprKind::Local(s) => found |= candidates.contains(&Place::Local(s)),
-                    ExprKind::Global(s) => found |= candidates.contains(&Place::Global(s)),
+                    ExprKind::Local(s) => found |= members.contains(&Place::Local(s)),
+                    ExprKind::Global(s) => found |= members.contains(&Place::Global(s)),
                     _ => {}
                 },
                 &mut |_| {},
