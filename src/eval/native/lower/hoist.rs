@@ -371,9 +371,7 @@ impl Lower<'_, '_, '_> {
                 leaves.push((var, repr));
             }
             let flag = self.c.global_read_check(g, &ty).map(|def| {
-                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
-                let held = self.b.ins().uextend(types::I64, held);
+                let held = self.slot_holds_value(addr);
                 let var = self.b.declare_var(types::I64);
                 self.b.def_var(var, held);
                 let set = self.iconst(1);
@@ -501,13 +499,18 @@ impl Lower<'_, '_, '_> {
                 }
             }
             if let Some(flag) = promoted.flag {
-                let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
-                let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
-                let held = self.b.ins().uextend(types::I64, held);
+                let held = self.slot_holds_value(addr);
                 self.b.def_var(flag.var, held);
             }
         }
         globals
+    }
+
+    /// 1 when the global slot at `addr` holds a value (its tag is not `Unit`'s), else 0.
+    fn slot_holds_value(&mut self, addr: ClValue) -> ClValue {
+        let tag = self.b.ins().uload8(types::I64, flags(), addr, 0);
+        let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
+        self.b.ins().uextend(types::I64, held)
     }
 
     /// The value a promoted global holds in its register, when `g` is one; a `checked` read
