@@ -25,10 +25,6 @@ impl Checker {
         let mut frame = Frame::new(Some(parent_frame), false);
         frame.kind = def.kind;
         let outer_params = self.frames[parent_frame].type_params.clone();
-        frame.captured_names = match &def.body {
-            FunBody::Expr(e) => names_in_nested_functions_expr(e),
-            FunBody::Block(b) => names_in_nested_functions(b),
-        };
         self.frames.push(frame);
         let frame_id = self.frames.len() - 1;
         let scope = self.new_scope(Some(self.scope));
@@ -185,10 +181,16 @@ impl Checker {
         self.scope = sig.scope;
         self.frame = sig.frame;
         self.frames[sig.frame].ret = sig.ret.clone();
+        // What the body's nested functions mention is read here, not with the signature: a
+        // library function's body is not decoded until it is first used.
+        self.frames[sig.frame].captured_names = match &*sig.def.body {
+            FunBody::Expr(e) => names_in_nested_functions_expr(e),
+            FunBody::Block(b) => names_in_nested_functions(b),
+        };
         // Sizes pending in the statement that asked for this body are not the body's.
         let caller_fresh = std::mem::take(&mut self.unit.fresh_sizes);
         let caller_pre = std::mem::take(&mut self.unit.pre_stmts);
-        let body = match &sig.def.body {
+        let body = match &*sig.def.body {
             FunBody::Expr(e) => {
                 let expected = sig.ret.clone();
                 let ir = self.expr(e, expected.as_ref());
@@ -386,7 +388,7 @@ impl NameCollector<'_> {
 
     fn fundef(&mut self, f: &FunDef) {
         self.inside += 1;
-        match &f.body {
+        match &*f.body {
             FunBody::Expr(e) => self.expr(e),
             FunBody::Block(b) => {
                 for s in b {

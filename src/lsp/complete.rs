@@ -123,7 +123,7 @@ fn function_spans(stmts: &[Stmt], out: &mut Vec<(Span, Span)>) {
                 if let Some(name) = &def.name {
                     out.push((def.span, name.span));
                 }
-                if let FunBody::Block(body) = &def.body {
+                if let FunBody::Block(body) = &*def.body {
                     function_spans(body, out);
                 }
             }
@@ -233,7 +233,7 @@ fn find_fun<'a>(stmts: &'a [Stmt], name: &str) -> Option<&'a FunDef> {
     for stmt in stmts {
         let found = match &stmt.node {
             StmtKind::Fun(def) if def.name.as_ref().is_some_and(|n| n.node == name) => Some(&**def),
-            StmtKind::Fun(def) => match &def.body {
+            StmtKind::Fun(def) => match &*def.body {
                 FunBody::Block(body) => find_fun(body, name),
                 _ => None,
             },

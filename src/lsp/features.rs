@@ -269,7 +269,7 @@ fn symbols_of(analysis: &Analysis, stmt: &Stmt, top: bool, out: &mut Vec<Documen
         StmtKind::Fun(def) => {
             let Some(name) = &def.name else { return };
             let mut children = Vec::new();
-            if let FunBody::Block(body) = &def.body {
+            if let FunBody::Block(body) = &*def.body {
                 for s in body {
                     symbols_of(analysis, s, false, &mut children);
                 }

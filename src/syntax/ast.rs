@@ -415,6 +415,81 @@ pub enum FunBody {
     Block(Vec<Stmt>),
 }
 
+/// A function's body, which the library's stored tree (`syntax::stored`) decodes on first
+/// use: a program calls few of the library's functions, and decoding every body was most of
+/// a start-up. A parsed body is held decoded; the tree is read through `Deref`.
+#[derive(Clone)]
+pub struct LazyBody {
+    body: std::sync::OnceLock<FunBody>,
+    /// The body's own stored encoding (empty once held decoded from the start).
+    stored: Box<[u8]>,
+}
+
+impl LazyBody {
+    fn get(&self) -> &FunBody {
+        self.body.get_or_init(|| {
+            // The whole stored tree was checked against the library's text before any of it
+            // was read (`stored::decode`), and the tests check that it is the parse.
+            postcard::from_bytes(&self.stored).expect("a stored function body decodes")
+        })
+    }
+}
+
+impl From<FunBody> for LazyBody {
+    fn from(body: FunBody) -> Self {
+        LazyBody {
+            body: std::sync::OnceLock::from(body),
+            stored: Box::default(),
+        }
+    }
+}
+
+impl std::ops::Deref for LazyBody {
+    type Target = FunBody;
+    fn deref(&self) -> &FunBody {
+        self.get()
+    }
+}
+
+impl PartialEq for LazyBody {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for LazyBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// Stored as the bytes of the body's own encoding, which reading the tree copies undecoded.
+impl Serialize for LazyBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let bytes = postcard::to_allocvec(self.get()).map_err(serde::ser::Error::custom)?;
+        serializer.serialize_bytes(&bytes)
+    }
+}
+
+impl<'de> Deserialize<'de> for LazyBody {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Box<[u8]>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the encoding of a function body")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+                Ok(bytes.into())
+            }
+        }
+        Ok(LazyBody {
+            body: std::sync::OnceLock::new(),
+            stored: deserializer.deserialize_bytes(Bytes)?,
+        })
+    }
+}
+
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct FunDef {
     pub kind: FunKind,
@@ -425,7 +500,7 @@ pub struct FunDef {
     pub params: Vec<ParamGroup>,
     /// The declared result type (`: T`), if any.
     pub ret: Option<TypeExpr>,
-    pub body: FunBody,
+    pub body: LazyBody,
     pub span: Span,
 }
 

@@ -257,7 +257,7 @@ pub fn closure(body: Vec<Stmt>, span: Span) -> Expr {
                 span,
             }],
             ret: None,
-            body: FunBody::Block(body),
+            body: FunBody::Block(body).into(),
             span,
         })),
         span,

@@ -258,7 +258,7 @@ pub(super) fn matching_definition<'t>(
                     }],
                 }],
                 ret: Some(*result),
-                body: FunBody::Expr(body),
+                body: FunBody::Expr(body).into(),
                 span,
             })
         },

@@ -188,7 +188,7 @@ fn lambda(
             type_params: Vec::new(),
             params,
             ret,
-            body,
+            body: body.into(),
             span,
         })),
         span,
@@ -244,7 +244,8 @@ pub(super) fn c_binding<'t>(rules: &Rules<'t>) -> BoxedParser<'t, Stmt> {
                 body: FunBody::Expr(Spanned::new(
                     ExprKind::BuiltinBinary(op, operand("$1"), operand("$2")),
                     template_span,
-                )),
+                ))
+                .into(),
                 span,
             }))
         })
@@ -325,7 +326,7 @@ pub(super) fn definition<'t>(
                 type_params: type_params.unwrap_or_default(),
                 params,
                 ret,
-                body,
+                body: body.into(),
                 span,
             };
             Spanned::new(StmtKind::Fun(std::sync::Arc::new(definition)), span)
@@ -357,7 +358,7 @@ pub(super) fn arrow_definition<'t>(
                 type_params: type_params.unwrap_or_default(),
                 params,
                 ret,
-                body: desugar::with_prelude(prelude, FunBody::Expr(body)),
+                body: desugar::with_prelude(prelude, FunBody::Expr(body)).into(),
                 span: extra.span(),
             },
         )

@@ -508,14 +508,14 @@ fn atoms_hash_address_if_and_lambdas() {
     assert_eq!(definition.params.len(), 2);
     assert_eq!(definition.ret, Some(ty_name("int")));
     assert_eq!(
-        definition.body,
+        *definition.body,
         FunBody::Expr(binary(BinOp::Add, name("x"), name("y")))
     );
     let ExprKind::Lambda(definition) = expr("proc (x:int) { println x; }").node else {
         panic!("not a lambda");
     };
     assert_eq!(definition.kind, FunKind::Proc);
-    assert!(matches!(definition.body, FunBody::Block(ref body) if body.len() == 1));
+    assert!(matches!(*definition.body, FunBody::Block(ref body) if body.len() == 1));
     assert!(matches!(
         expr("(g, (fun (n:int) => n * n))").node,
         ExprKind::Tuple(ref items) if matches!(items[1].node, ExprKind::Lambda(_))
@@ -704,7 +704,7 @@ fn felix_extend_list_literal_and_let_fun() {
     else {
         panic!("not a let fun by matching");
     };
-    assert!(matches!(def.body, FunBody::Expr(ref e) if matches!(e.node, ExprKind::Match(..))));
+    assert!(matches!(*def.body, FunBody::Expr(ref e) if matches!(e.node, ExprKind::Match(..))));
     assert!(matches!(
         expr("let match v with | x => x").node,
         ExprKind::Match(..)
