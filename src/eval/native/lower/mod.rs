@@ -19,6 +19,7 @@ mod entries;
 
 pub(super) use entries::{boxed_entry, trampoline};
 use entries::{cold_stub, entry_params};
+use frame::{droppable_slots, slot_reprs};
 mod expr;
 mod fallback;
 mod frame;
@@ -44,8 +45,8 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{FuncId, Module};
 
-use crate::core::ir::{Const, Expr, ExprKind, Function, LabelId, PatternKind, Place, Slot, Stmt};
-use crate::core::visit::{each_in_expr, each_in_stmts};
+use crate::core::ir::{Expr, ExprKind, Function, LabelId, PatternKind, Place, Slot, Stmt};
+use crate::core::visit::each_in_expr;
 
 use super::super::closure::Instance;
 use super::super::compile::Compiler;
@@ -175,182 +176,6 @@ fn args(values: &[ClValue]) -> Vec<BlockArg> {
 
 fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
-}
-
-/// The frame slots of `function` that may hold a value owning something when it returns:
-/// its cells and the slots its parameters and body mention, except those every use of which
-/// is a scalar held in a register (a slot nothing mentions, a parameter of a body inlined
-/// away, stays `Unit`).
-fn droppable_slots(function: &crate::core::ir::Function, reprs: &HashMap<Slot, Held>) -> Vec<Slot> {
-    let mut mentioned: std::collections::BTreeSet<Slot> =
-        function.cell_slots.iter().copied().collect();
-    let cells = mentioned.clone();
-    for (place, _) in function.params.iter().flat_map(|p| p.bindings()) {
-        if let Place::Local(s) | Place::LocalCell(s) = place {
-            mentioned.insert(s);
-        }
-    }
-    let mentioned = std::cell::RefCell::new(mentioned);
-    each_in_stmts(
-        &function.body,
-        &mut |e| {
-            if let ExprKind::Local(s) | ExprKind::Take(s) | ExprKind::LocalCell(s) = e.kind {
-                mentioned.borrow_mut().insert(s);
-            }
-        },
-        &mut |place| {
-            if let Place::Local(s) | Place::LocalCell(s) = place {
-                mentioned.borrow_mut().insert(s);
-            }
-        },
-    );
-    let scalar = |s: &Slot| {
-        !cells.contains(s) && matches!(reprs.get(s), Some(Held::Scalar(Repr::I64 | Repr::F64)))
-    };
-    mentioned
-        .into_inner()
-        .into_iter()
-        .filter(|s| !scalar(s))
-        .collect()
-}
-
-/// The slot types of a body: each local slot with the one native representation all its
-/// uses agree on (slots used at two representations, or at a type that is not native, stay
-/// in the frame). An aggregate is held in registers only when native code never needs its
-/// frame slot: it is only assigned whole, read whole, or projected at constant positions.
-fn slot_reprs(params: &[crate::core::ir::Pattern], body: &[Stmt]) -> HashMap<Slot, Held> {
-    let mut seen: HashMap<Slot, Option<Held>> = HashMap::new();
-    let mut note = |slot: Slot, ty: &crate::types::Type| {
-        let repr = Held::of(ty).filter(|r| *r != Held::Scalar(Repr::Unit));
-        let entry = seen.entry(slot).or_insert(repr.clone());
-        if *entry != repr {
-            *entry = None;
-        }
-    };
-    for (place, p) in params.iter().flat_map(|p| p.bindings()) {
-        if let Place::Local(s) = place {
-            note(s, &p.ty);
-        }
-    }
-    let mut cells: Vec<Slot> = Vec::new();
-    // Slots whose frame slot native code addresses (element paths, stores, pointers, loops
-    // over them): not held as aggregates.
-    let mut addressed: Vec<Slot> = Vec::new();
-    each_in_stmts(
-        body,
-        &mut |e| match &e.kind {
-            ExprKind::Local(s) | ExprKind::Take(s) => note(*s, &e.ty),
-            ExprKind::LocalCell(s) => cells.push(*s),
-            ExprKind::Index { array, index, .. } => {
-                if let ExprKind::Local(s) = array.kind {
-                    let at = match index.kind {
-                        ExprKind::Const(Const::Int(k)) => usize::try_from(k).ok(),
-                        _ => None,
-                    };
-                    if at.and_then(|k| Agg::component(&array.ty, k)).is_none() {
-                        addressed.push(s);
-                    }
-                }
-            }
-            ExprKind::MapLoop { array, .. } => {
-                if let ExprKind::Local(s) = array.kind {
-                    addressed.push(s);
-                }
-            }
-            ExprKind::AddrOf {
-                place: Place::Local(s),
-                ..
-            } => addressed.push(*s),
-            _ => {}
-        },
-        &mut |_| {},
-    );
-    struct Addressed<'n>(&'n mut Vec<Slot>);
-    impl<'ir> crate::core::visit::Visit<'ir> for Addressed<'_> {
-        fn visit_stmt(&mut self, s: &'ir Stmt) {
-            match s {
-                Stmt::Store {
-                    place: Place::Local(slot),
-                    ..
-                } => self.0.push(*slot),
-                Stmt::ForArray { array, .. } => {
-                    if let ExprKind::Local(slot) = array.kind {
-                        self.0.push(slot)
-                    }
-                }
-                _ => {}
-            }
-            crate::core::visit::walk_stmt(self, s)
-        }
-    }
-    crate::core::visit::walk_stmts(&mut Addressed(&mut addressed), body);
-    // Assignments, loop variables and pattern binds carry the variable's type in their value
-    // or pattern; walk them with their types.
-    struct Binds<'n, F: FnMut(Slot, &crate::types::Type)>(&'n mut F, &'n mut Vec<Slot>);
-    impl<'ir, F: FnMut(Slot, &crate::types::Type)> crate::core::visit::Visit<'ir> for Binds<'_, F> {
-        fn visit_stmt(&mut self, s: &'ir Stmt) {
-            match s {
-                Stmt::Assign(Place::Local(slot), e) => (self.0)(*slot, &e.ty),
-                Stmt::ForRange {
-                    var: Place::Local(slot),
-                    var_ty,
-                    ..
-                } => (self.0)(*slot, &crate::types::Type::Int(*var_ty)),
-                Stmt::ForCodes {
-                    var: Place::Local(slot),
-                    ty,
-                    ..
-                } => (self.0)(*slot, ty),
-                Stmt::ForArray {
-                    var: Place::Local(slot),
-                    array,
-                    ..
-                } => match &array.ty {
-                    crate::types::Type::Array(elem, _) => (self.0)(*slot, elem),
-                    _ => (self.0)(*slot, &crate::types::Type::String),
-                },
-                _ => {}
-            }
-            crate::core::visit::walk_stmt(self, s)
-        }
-        fn visit_expr(&mut self, e: &'ir Expr) {
-            if let ExprKind::MapLoop { var, array, .. } = &e.kind {
-                match &array.ty {
-                    crate::types::Type::Array(elem, _) => (self.0)(*var, elem),
-                    _ => (self.0)(*var, &crate::types::Type::String),
-                }
-            }
-            crate::core::visit::walk_expr(self, e)
-        }
-        fn visit_pattern(&mut self, p: &'ir crate::core::ir::Pattern) {
-            if let PatternKind::Bind(Place::Local(s)) = p.kind {
-                (self.0)(s, &p.ty)
-            }
-            if let PatternKind::Bind(Place::LocalCell(s)) = p.kind {
-                self.1.push(s)
-            }
-            crate::core::visit::walk_pattern(self, p)
-        }
-        fn visit_place(&mut self, place: Place) {
-            if let Place::LocalCell(s) = place {
-                self.1.push(s)
-            }
-        }
-    }
-    crate::core::visit::walk_stmts(&mut Binds(&mut note, &mut cells), body);
-    let mut reprs: HashMap<Slot, Held> = seen
-        .into_iter()
-        .filter_map(|(s, r)| Some((s, r?)))
-        .collect();
-    for s in cells {
-        reprs.remove(&s);
-    }
-    for s in addressed {
-        if matches!(reprs.get(&s), Some(Held::Agg(_))) {
-            reprs.remove(&s);
-        }
-    }
-    reprs
 }
 
 impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
@@ -760,7 +585,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         self.join_values(join, repr, agg)
     }
 
-    /// `if c then t else f`: each arm lowered by `arm` to the values it passes to `join`.
+    /// `if c then t else f`: each arm lowered by `arm` to the values it passes to `join`, knowing
+    /// what `c` (or its negation) says of the variables it compares.
     pub(super) fn lower_if(
         &mut self,
         (c, t, f): (&Expr, &Expr, &Expr),
@@ -769,10 +595,13 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     ) {
         let (then_b, else_b) = (self.b.create_block(), self.b.create_block());
         self.branch(c, then_b, else_b);
-        for (block, e) in [(then_b, t), (else_b, f)] {
+        for (block, e, holds) in [(then_b, t, true), (else_b, f, false)] {
             self.b.seal_block(block);
             self.b.switch_to_block(block);
+            let mark = self.ranges_mark();
+            self.learn_condition(c, holds);
             let values = arm(self, e);
+            self.forget_since(mark);
             self.b.ins().jump(join, &args(&values));
         }
     }
