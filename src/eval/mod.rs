@@ -91,6 +91,10 @@ pub struct Runtime<'o> {
     pub native_fault: RefCell<Option<native::Fault>>,
     /// The label of a `break` or `continue` that left fallback code run by native code.
     pub native_label: Cell<u32>,
+    /// The result of a runtime helper called from a cold block of native code: its stub
+    /// writes it here and the block reads it back right after the call (each thread running
+    /// native code has its own runtime).
+    pub native_result: Cell<u64>,
     /// The session's program, for code compiled while the unit runs (blocks over run-time
     /// sizes, `compile::specialise`); borrowed only while compiling.
     pub program: RefCell<Option<&'o mut Program>>,
@@ -609,6 +613,7 @@ impl Machine {
             native_failed: Cell::new(0),
             native_fault: RefCell::new(None),
             native_label: Cell::new(0),
+            native_result: Cell::new(0),
             world: RefCell::new(std::mem::take(&mut self.world)),
             program: RefCell::new(Some(&mut self.program)),
         };

@@ -70,6 +70,7 @@ fn worker_runtime<'o>(
         native_failed: Cell::new(0),
         native_fault: RefCell::new(None),
         native_label: Cell::new(0),
+        native_result: Cell::new(0),
         program: RefCell::new(None),
         world: RefCell::new(Default::default()),
     }

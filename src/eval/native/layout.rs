@@ -109,6 +109,13 @@ pub fn label() -> i32 {
     offset_of!(Runtime<'static>, native_label) as i32
 }
 
+/// The offset in `Runtime` of the result a cold helper's stub leaves (`Cell<u64>`): an
+/// offset from the runtime pointer, which native code holds anyway, where a stack buffer's
+/// address would be a value Cranelift hoists out of the loop and keeps in a register.
+pub fn native_result() -> i32 {
+    offset_of!(Runtime<'static>, native_result) as i32
+}
+
 /// The offset in `Runtime` of the address of global slot 0 (`Cell<*mut Value>`).
 pub fn globals_base() -> i32 {
     (offset_of!(Runtime<'static>, globals) + offset_of!(Globals, base)) as i32

@@ -209,8 +209,8 @@ pub(super) fn entry_call(
 }
 
 /// The cold stub of `helper` called with `params` and giving `returns` (at most one): a
-/// function of the `preserve_all` convention, which calls the helper and stores its result at
-/// the address passed after the parameters. Every register the helper may change is saved
+/// function of the `preserve_all` convention, which calls the helper and stores its result in
+/// the runtime passed after the parameters (`Runtime::native_result`). Every register the helper may change is saved
 /// and restored by the stub, so a call from a cold block (an error raised, a view fetched
 /// again, a fallback piece) leaves the values of the hot path in their registers: without it
 /// a value live across such a call (a float accumulator: no float register survives a C
@@ -250,7 +250,9 @@ pub(super) fn cold_stub(
         let callee = b.ins().iconst(types::I64, key.0 as i64);
         let call = b.ins().call_indirect(sig, callee, &args[..params.len()]);
         if let Some(result) = b.inst_results(call).first().copied() {
-            b.ins().store(flags(), result, args[params.len()], 0);
+            let rt = args[params.len()];
+            b.ins()
+                .store(flags(), result, rt, super::super::layout::native_result());
         }
         b.ins().return_(&[]);
         b.finalize(backend.module.target_config());

@@ -293,14 +293,14 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
                     .map(|id| backend.module.declare_func_in_func(id, self.b.func))
             };
             if let Ok(stub) = stub {
-                let out = returns.first().map(|_| self.leaf_buffer(1));
                 let mut args = values.to_vec();
-                args.extend(out);
+                args.extend(returns.first().map(|_| self.rt));
                 self.b.ins().call(stub, &args);
-                return returns
-                    .first()
-                    .zip(out)
-                    .map(|(ty, out)| self.b.ins().load(*ty, flags(), out, 0));
+                return returns.first().map(|ty| {
+                    self.b
+                        .ins()
+                        .load(*ty, flags(), self.rt, layout::native_result())
+                });
             }
         }
         let mut sig = Signature::new(self.b.func.signature.call_conv);
