@@ -19,6 +19,8 @@ impl Lower<'_, '_, '_> {
         if let (ExprKind::Const(Const::Str(bytes)), None) = (&text.kind, index) {
             return V::I(self.iconst(bytes.len() as i64));
         }
+        // An index known not to be negative (a counter from 0) needs no count from the end.
+        let from_start = index.is_some_and(|x| self.int_range(x).is_some_and(|(lo, _)| lo >= 0));
         let variable = matches!(text.kind, ExprKind::Local(_) | ExprKind::Global(_));
         let hoisted = super::hoist::base_place(text)
             .filter(|_| variable)
@@ -27,7 +29,7 @@ impl Lower<'_, '_, '_> {
         if let Some((data, len)) = hoisted {
             self.check_base(text);
             let i = index.map(|x| self.expr(x).int());
-            return self.string_byte(data, len, i, span);
+            return self.string_byte(data, len, i, from_start, span);
         }
         let (i, addr, read) = if variable {
             self.check_base(text);
@@ -40,7 +42,7 @@ impl Lower<'_, '_, '_> {
             (i, read.addrs[0], Some(read))
         };
         let (data, len) = self.string_view(addr);
-        let v = self.string_byte(data, len, i, span);
+        let v = self.string_byte(data, len, i, from_start, span);
         if let Some(read) = read {
             self.release_operands(read);
         }
@@ -65,8 +67,16 @@ impl Lower<'_, '_, '_> {
     }
 
     /// The count `len` of the bytes at `data` when `i` is `None`, else byte `i` (from the end
-    /// when negative), R0001 outside them; 0 when `data` is null (no string).
-    fn string_byte(&mut self, data: ClValue, len: ClValue, i: Option<ClValue>, span: Span) -> V {
+    /// when negative, unless `from_start` says it is not), R0001 outside them; 0 when `data`
+    /// is null (no string).
+    fn string_byte(
+        &mut self,
+        data: ClValue,
+        len: ClValue,
+        i: Option<ClValue>,
+        from_start: bool,
+        span: Span,
+    ) -> V {
         let Some(i) = i else {
             return V::I(len);
         };
@@ -74,9 +84,13 @@ impl Lower<'_, '_, '_> {
         // cold path tells no string (0) from a position outside it (R0001).
         let join = self.b.create_block();
         self.b.append_block_param(join, types::I64);
-        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
-        let from_end = self.b.ins().iadd(i, len);
-        let pos = self.b.ins().select(negative, from_end, i);
+        let pos = if from_start {
+            i
+        } else {
+            let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+            let from_end = self.b.ins().iadd(i, len);
+            self.b.ins().select(negative, from_end, i)
+        };
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
         let (read, outside) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(outside);
