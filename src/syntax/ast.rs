@@ -421,7 +421,7 @@ pub enum FunBody {
 #[derive(Clone)]
 pub struct LazyBody {
     body: std::sync::OnceLock<FunBody>,
-    /// The body's own stored encoding (empty once held decoded from the start).
+    /// The body's own stored encoding; empty for a body the parser made.
     stored: Box<[u8]>,
 }
 

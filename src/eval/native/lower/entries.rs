@@ -210,11 +210,11 @@ pub(super) fn entry_call(
 
 /// The cold stub of `helper` called with `params` and giving `returns` (at most one): a
 /// function of the `preserve_all` convention, which calls the helper and stores its result in
-/// the runtime passed after the parameters (`Runtime::native_result`). Every register the helper may change is saved
-/// and restored by the stub, so a call from a cold block (an error raised, a view fetched
-/// again, a fallback piece) leaves the values of the hot path in their registers: without it
-/// a value live across such a call (a float accumulator: no float register survives a C
-/// call) is kept on the stack through the whole loop around it.
+/// the runtime passed after the parameters (`Runtime::native_result`). Every register the
+/// helper may change is saved and restored by the stub, so a call from a cold block (an error
+/// raised, a view fetched again, a fallback piece) leaves the values of the hot path in their
+/// registers: without it a value live across such a call (a float accumulator: no float
+/// register survives a C call) is kept on the stack through the whole loop around it.
 pub(super) fn cold_stub(
     backend: &mut Backend,
     helper: Helper,
