@@ -7,6 +7,7 @@ use cranelift_module::Module;
 
 use crate::core::ir::{Expr, ExprKind, Inlined, Place};
 
+use super::super::layout;
 use super::super::runtime::{Helper, Site};
 use super::{args, flags, Lower, ReturnTarget, V};
 use crate::eval::native::{lock, Repr};
@@ -396,17 +397,54 @@ impl Lower<'_, '_, '_> {
         outer_unwind
     }
 
-    /// The end of an inlined body's region (see `enter_inlined`).
+    /// The end of an inlined body's region (see `enter_inlined`), once its value is where it
+    /// goes: the frame slots of the body's own variables let go of their values
+    /// (`release_inlined_slots`).
     pub(super) fn leave_inlined(
         &mut self,
         inlined: &Inlined,
         outer_unwind: cranelift_codegen::ir::Block,
     ) {
+        self.release_inlined_slots(inlined);
         if inlined.frame.is_some() {
             let note = self.unwind;
             self.b.seal_block(note);
         }
         self.unwind = outer_unwind;
+    }
+
+    /// Drop the values of the frame slots an inlined body assigns, leaving them `unit`. The
+    /// inliner relocates the body's variables to slots of their own, past the caller's, and
+    /// nothing but the body reads them; its value was copied or moved out before this. Held
+    /// until the body runs again, a parameter bound to a view of an array (a reshaped
+    /// global) kept its storage shared, and the next store into that array copied all of
+    /// it. Borrowed slots (`borrow.rs`) own nothing and are left alone.
+    fn release_inlined_slots(&mut self, inlined: &Inlined) {
+        if self.filled() {
+            return;
+        }
+        let mut slots: Vec<_> = super::hoist::assigned_places(&inlined.stmts)
+            .into_iter()
+            .filter_map(|place| match place {
+                Place::Local(s)
+                    if !self.vars.contains_key(&s)
+                        && !self.avars.contains_key(&s)
+                        && !self.borrowed_params.contains(&s)
+                        && !self.borrowed_vars.contains_key(&s) =>
+                {
+                    Some(s)
+                }
+                _ => None,
+            })
+            .collect();
+        slots.sort_unstable();
+        for slot in slots {
+            self.frame_used = true;
+            let addr = self.slot_addr(slot);
+            self.drop_value(addr);
+            let unit = self.b.ins().iconst(types::I8, i64::from(layout::TAG_UNIT));
+            self.b.ins().store(flags(), unit, addr, 0);
+        }
     }
 
     /// A body inlined at its call: its statements in this frame, then its value.
