@@ -418,12 +418,13 @@ impl Lower<'_, '_, '_> {
     /// nothing but the body reads them; its value was copied or moved out before this. Held
     /// until the body runs again, a parameter bound to a view of an array (a reshaped
     /// global) kept its storage shared, and the next store into that array copied all of
-    /// it. Borrowed slots (`borrow.rs`) own nothing and are left alone.
+    /// it. Borrowed slots (`borrow.rs`) own nothing and are left alone, and so are the slots
+    /// of bodies inlined in this one, which release their own.
     fn release_inlined_slots(&mut self, inlined: &Inlined) {
         if self.filled() {
             return;
         }
-        let mut slots: Vec<_> = super::hoist::assigned_places(&inlined.stmts)
+        let mut slots: Vec<_> = own_places(&inlined.stmts)
             .into_iter()
             .filter_map(|place| match place {
                 Place::Local(s)
@@ -481,4 +482,27 @@ impl Lower<'_, '_, '_> {
         self.leave_inlined(inlined, outer_unwind);
         value
     }
+}
+
+/// The places `stmts` assign (or move out of, `take`), outside the bodies inlined in them.
+fn own_places(stmts: &[crate::core::ir::Stmt]) -> std::collections::HashSet<Place> {
+    use crate::core::visit::{walk_expr, walk_stmts, Visit};
+    struct Own(std::collections::HashSet<Place>);
+    impl<'ir> Visit<'ir> for Own {
+        fn visit_expr(&mut self, e: &'ir Expr) {
+            match e.kind {
+                ExprKind::Inlined(_) => {}
+                ExprKind::Take(s) => {
+                    self.0.insert(Place::Local(s));
+                }
+                _ => walk_expr(self, e),
+            }
+        }
+        fn visit_place(&mut self, place: Place) {
+            self.0.insert(place);
+        }
+    }
+    let mut own = Own(std::collections::HashSet::new());
+    walk_stmts(&mut own, stmts);
+    own.0
 }

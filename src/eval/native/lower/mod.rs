@@ -598,10 +598,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         for (block, e, holds) in [(then_b, t, true), (else_b, f, false)] {
             self.b.seal_block(block);
             self.b.switch_to_block(block);
-            let mark = self.ranges_mark();
-            self.learn_condition(c, holds);
-            let values = arm(self, e);
-            self.forget_since(mark);
+            let values = self.knowing(c, holds, |l| arm(l, e));
             self.b.ins().jump(join, &args(&values));
         }
     }

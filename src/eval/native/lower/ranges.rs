@@ -271,7 +271,7 @@ impl Lower<'_, '_, '_> {
     /// statement assigns them (`before_stmt`). Only of register locals, which nothing but
     /// the statements in view can assign (a call may assign a global), and only when the
     /// condition itself assigns nothing (an inlined body in it may).
-    pub(super) fn learn_condition(&mut self, cond: &Expr, holds: bool) {
+    fn learn_condition(&mut self, cond: &Expr, holds: bool) {
         let mut assigns = false;
         crate::core::visit::each_in_expr(cond, &mut |_| {}, &mut |_| assigns = true);
         if assigns {
@@ -281,6 +281,21 @@ impl Lower<'_, '_, '_> {
             let old = self.ranges.conditions.insert(place, r);
             self.ranges.undo.push((place, true, old));
         }
+    }
+
+    /// Lower code by `lower` where `cond` is known to hold (`holds`) or not, forgetting after
+    /// it what was learnt there: a branch, an arm or a loop's body.
+    pub(super) fn knowing<R>(
+        &mut self,
+        cond: &Expr,
+        holds: bool,
+        lower: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let mark = self.ranges_mark();
+        self.learn_condition(cond, holds);
+        let result = lower(self);
+        self.forget_since(mark);
+        result
     }
 
     fn condition_facts(&self, cond: &Expr, holds: bool) -> Vec<(Place, Interval)> {

@@ -228,10 +228,7 @@ impl Lower<'_, '_, '_> {
                 for (block, branch, holds) in [(t, then_branch, true), (f, else_branch, false)] {
                     self.b.seal_block(block);
                     self.b.switch_to_block(block);
-                    let mark = self.ranges_mark();
-                    self.learn_condition(c, holds);
-                    self.stmts(branch);
-                    self.forget_since(mark);
+                    self.knowing(c, holds, |l| l.stmts(branch));
                     if !self.filled() {
                         self.b.ins().jump(join, &[]);
                     }
@@ -259,10 +256,7 @@ impl Lower<'_, '_, '_> {
                 }
                 self.b.seal_block(body_block);
                 self.b.switch_to_block(body_block);
-                let mark = self.ranges_mark();
-                self.learn_condition(cond, !*until);
-                self.loop_body(*label, exit, latch, body);
-                self.forget_since(mark);
+                self.knowing(cond, !*until, |l| l.loop_body(*label, exit, latch, body));
                 self.b.switch_to_block(latch);
                 self.poll_interrupt(cond.span);
                 self.b.ins().jump(header, &[]);
