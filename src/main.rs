@@ -123,7 +123,10 @@ fn main() -> ExitCode {
     let status = std::thread::Builder::new()
         .name("tessera".into())
         .stack_size(SESSION_STACK_BYTES)
-        .spawn(move || run_command(invocation, keep_going))
+        .spawn(move || {
+            tessera::cache_small_blocks();
+            run_command(invocation, keep_going)
+        })
         .map(|handle| handle.join().unwrap_or(INTERNAL_ERROR_STATUS))
         .unwrap_or_else(|error| {
             eprintln!("tessera: cannot start the interpreter thread: {error}");
