@@ -150,13 +150,22 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Drop the values of the frame's slots as the function returns; only the slots
-    /// `droppable` can hold a value that owns something (the others only ever hold scalars).
-    /// A few such slots are tested one by one, so that a frame of scalars, units and let-go
-    /// borrowed values (the usual case) costs no call.
-    pub(super) fn drop_frame(&mut self, droppable: &[Slot]) {
+    /// Let go of the frame's values as the function returns. Only the slots `droppable` can
+    /// hold a value that owns something (the others only ever hold scalars). A borrowed
+    /// parameter's slot (`borrowed`) is left as it is: it owns nothing. A variable that may
+    /// hold a borrowed value is dropped only when its flag says it owns it. A few slots are
+    /// tested one by one, so that a frame of scalars, units and borrowed values (the usual
+    /// case) costs no call and writes nothing; a larger frame has its borrowed values set to
+    /// `Unit` and is dropped whole by the runtime.
+    pub(super) fn leave_frame(&mut self, borrowed: &[Slot], droppable: &[Slot]) {
         const TESTED: usize = 8;
-        if droppable.len() > TESTED {
+        let tested: Vec<Slot> = droppable
+            .iter()
+            .copied()
+            .filter(|s| !borrowed.contains(s))
+            .collect();
+        if tested.len() > TESTED {
+            self.release_borrowed(borrowed);
             let (frame, n) = (self.frame, self.n_slots);
             self.call_helper(
                 Helper::DropFrame,
@@ -166,9 +175,22 @@ impl Lower<'_, '_, '_> {
             );
             return;
         }
-        for s in droppable {
-            let at = self.slot_addr(*s);
+        for s in tested {
+            let at = self.slot_addr(s);
+            let Some(flag) = self.borrow_flag(s) else {
+                self.drop_value(at);
+                continue;
+            };
+            let owned = self.b.use_var(flag);
+            let drop = self.b.create_block();
+            let next = self.b.create_block();
+            self.b.ins().brif(owned, drop, &[], next, &[]);
+            self.b.seal_block(drop);
+            self.b.switch_to_block(drop);
             self.drop_value(at);
+            self.b.ins().jump(next, &[]);
+            self.b.seal_block(next);
+            self.b.switch_to_block(next);
         }
     }
 }

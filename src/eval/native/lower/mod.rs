@@ -896,8 +896,7 @@ pub(super) fn function(
             false => Vec::new(),
         };
         if frame_used {
-            l.release_borrowed(&borrowed);
-            l.drop_frame(&droppable);
+            l.leave_frame(&borrowed, &droppable);
         }
         l.b.ins().return_(&results);
         // The unwind block.
@@ -905,8 +904,7 @@ pub(super) fn function(
         l.b.seal_block(unwind);
         l.b.switch_to_block(unwind);
         if frame_used {
-            l.release_borrowed(&borrowed);
-            l.drop_frame(&droppable);
+            l.leave_frame(&borrowed, &droppable);
         }
         let z = l.zero(sig.ret).scalars();
         l.b.ins().return_(&z);
