@@ -14,6 +14,11 @@
 //! global_ranges`); one only counting loops write lies between their bounds. The condition
 //! of a `while` or an `if` bounds the register locals it compares in the body or branch
 //! where it holds (or not), until a statement assigns them.
+//!
+//! One relation between variables is known besides: in a counting loop up to a variable `n`
+//! (or `n + k`) held in a register, which the body leaves alone, the loop variable is at most `n` (less one for
+//! `..<`). So `n - i`, `n - 1 - i` and `i - n` are known to stay within their type when `i`
+//! starts at 0, where the intervals of `n` and `i` alone would allow an overflow.
 
 use std::collections::{HashMap, HashSet};
 
@@ -51,13 +56,22 @@ pub(super) struct Ranges {
     /// What the conditions of the `if`s and `while`s around the code being lowered say of
     /// variables, until a statement assigns them.
     conditions: HashMap<Place, Interval>,
-    /// What to restore when statement lists end: each change's place, whether it was to
-    /// `conditions`, and what it replaced.
-    undo: Vec<(Place, bool, Option<Interval>)>,
+    /// Loop variables known to be at most another variable plus a constant (`i <= n - 1`),
+    /// while neither is assigned.
+    at_most: HashMap<Place, (Place, i128)>,
+    /// What to restore when statement lists end: each change and what it replaced.
+    undo: Vec<Undo>,
     /// The variables the code being lowered writes exactly once, by an assignment.
     single: HashSet<Place>,
     /// The inductive ranges of the variables only assignments change.
     carried: HashMap<Place, Interval>,
+}
+
+/// A change to the facts, with what it replaced.
+enum Undo {
+    Known(Place, Option<Interval>),
+    Condition(Place, Option<Interval>),
+    AtMost(Place, Option<(Place, i128)>),
 }
 
 impl Ranges {
@@ -213,7 +227,55 @@ impl Lower<'_, '_, '_> {
     /// An interval holding every value of the integer expression `e` here, when one is
     /// known (always, for a type narrower than 64 bits).
     pub(super) fn int_range(&self, e: &Expr) -> Option<Interval> {
-        range_in(e, &|place, ity| self.place_range(place, ity))
+        let r = range_in(e, &|place, ity| self.place_range(place, ity))?;
+        match &e.kind {
+            ExprKind::Prim(Prim::IntArith(ArithOp::Sub, _), operands) => match &operands[..] {
+                [x, y] => Some(self.difference_range(x, y, r)),
+                _ => Some(r),
+            },
+            _ => Some(r),
+        }
+    }
+
+    /// The interval `r` of `x - y` narrowed by what is known of a loop variable against its
+    /// bound: `n + a - (i + b)` is at least `a - b - k` when `i <= n + k`, and
+    /// `i + b - (n + a)` at most `k + b - a`.
+    fn difference_range(&self, x: &Expr, y: &Expr, r: Interval) -> Interval {
+        let (Some((x, a)), Some((y, b))) = (self.offset_place(x), self.offset_place(y)) else {
+            return r;
+        };
+        let (mut lo, mut hi) = r;
+        if let Some(&(n, k)) = self.ranges.at_most.get(&y) {
+            if n == x {
+                lo = lo.max(a - b - k);
+            }
+        }
+        if let Some(&(n, k)) = self.ranges.at_most.get(&x) {
+            if n == y {
+                hi = hi.min(k + a - b);
+            }
+        }
+        (lo, hi.max(lo))
+    }
+
+    /// `e` as a variable plus a constant (`n`, `n - 1`, `i + 2`), when it is one.
+    fn offset_place(&self, e: &Expr) -> Option<(Place, i128)> {
+        match &e.kind {
+            ExprKind::Local(s) => Some((Place::Local(*s), 0)),
+            ExprKind::Global(g) => Some((Place::Global(*g), 0)),
+            ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), operands) => {
+                let [x, y] = &operands[..] else {
+                    return None;
+                };
+                let ExprKind::Const(Const::Int(k)) = y.kind else {
+                    return None;
+                };
+                let (place, c) = self.offset_place(x)?;
+                let k = constant(k, *ity).0;
+                Some((place, if *op == ArithOp::Add { c + k } else { c - k }))
+            }
+            _ => None,
+        }
     }
 
     /// Does `x op y` (`+ - *` on `ity`) certainly stay within `ity`, by what is known of the
@@ -222,7 +284,11 @@ impl Lower<'_, '_, '_> {
         let (Some(rx), Some(ry)) = (self.int_range(x), self.int_range(y)) else {
             return false;
         };
-        arith(op, rx, ry).is_some_and(|(lo, hi)| lo >= ity.min() && hi <= ity.max())
+        let r = match (op, arith(op, rx, ry)) {
+            (ArithOp::Sub, Some(r)) => Some(self.difference_range(x, y, r)),
+            (_, r) => r,
+        };
+        r.is_some_and(|(lo, hi)| lo >= ity.min() && hi <= ity.max())
     }
 
     /// Is `x / y` (or `x % y`) certainly a division of a non-negative value by a positive
@@ -248,10 +314,17 @@ impl Lower<'_, '_, '_> {
     /// Forget what was learnt since `mark`.
     pub(super) fn forget_since(&mut self, mark: usize) {
         while self.ranges.undo.len() > mark {
-            let (place, condition, old) = self.ranges.undo.pop().expect("longer than the mark");
-            let facts = match condition {
-                true => &mut self.ranges.conditions,
-                false => &mut self.ranges.known,
+            let undo = self.ranges.undo.pop().expect("longer than the mark");
+            let (facts, place, old) = match undo {
+                Undo::Known(place, old) => (&mut self.ranges.known, place, old),
+                Undo::Condition(place, old) => (&mut self.ranges.conditions, place, old),
+                Undo::AtMost(place, old) => {
+                    match old {
+                        Some(r) => self.ranges.at_most.insert(place, r),
+                        None => self.ranges.at_most.remove(&place),
+                    };
+                    continue;
+                }
             };
             match old {
                 Some(r) => facts.insert(place, r),
@@ -262,7 +335,7 @@ impl Lower<'_, '_, '_> {
 
     fn learn(&mut self, place: Place, r: Interval) {
         let old = self.ranges.known.insert(place, r);
-        self.ranges.undo.push((place, false, old));
+        self.ranges.undo.push(Undo::Known(place, old));
     }
 
     /// Where the condition `cond` is known to hold (`holds`) or not, at the start of a
@@ -279,7 +352,7 @@ impl Lower<'_, '_, '_> {
         }
         for (place, r) in self.condition_facts(cond, holds) {
             let old = self.ranges.conditions.insert(place, r);
-            self.ranges.undo.push((place, true, old));
+            self.ranges.undo.push(Undo::Condition(place, old));
         }
     }
 
@@ -376,7 +449,7 @@ impl Lower<'_, '_, '_> {
 
     fn forget_condition(&mut self, place: Place) {
         let old = self.ranges.conditions.remove(&place);
-        self.ranges.undo.push((place, true, old));
+        self.ranges.undo.push(Undo::Condition(place, old));
     }
 
     /// After `place = e` has run: what is known of `e` holds for `place` while it is not
@@ -390,15 +463,36 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// In the body of a counting loop over `var` from `from` to `to`, which neither the body
-    /// nor anything else assigns: the values the variable takes there.
+    /// In the body `body` of a counting loop over `var` from `from` to `to`, which neither
+    /// the body nor anything else assigns: the values the variable takes there, and when the
+    /// upper bound is a variable held in a register (plus a constant), which the body leaves
+    /// alone, that the variable is at most it.
     pub(super) fn learn_loop_variable(
         &mut self,
         var: Place,
         from: &Expr,
         to: &Expr,
         kind: RangeKind,
+        body: &[Stmt],
     ) {
+        let (bound, below) = match kind {
+            RangeKind::Exclusive => (to, 1),
+            RangeKind::Inclusive => (to, 0),
+            RangeKind::Downto => (from, 0),
+        };
+        if let Some((n, k)) = self.offset_place(bound) {
+            let register = match n {
+                Place::Local(s) => self.vars.contains_key(&s),
+                Place::Global(g) => self.promoted.contains_key(&g),
+                Place::LocalCell(_) | Place::CaptureCell(_) => false,
+            };
+            let mut assigned = false;
+            crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| assigned |= p == n);
+            if register && !assigned && n != var {
+                let old = self.ranges.at_most.insert(var, (n, k - below));
+                self.ranges.undo.push(Undo::AtMost(var, old));
+            }
+        }
         let (Some((a_lo, a_hi)), Some((b_lo, b_hi))) = (self.int_range(from), self.int_range(to))
         else {
             return;

@@ -558,7 +558,7 @@ impl Lower<'_, '_, '_> {
         let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
         let mark = self.ranges_mark();
         if !assigned.get() && held {
-            self.learn_loop_variable(var, from, to, kind);
+            self.learn_loop_variable(var, from, to, kind, body);
         }
         self.loop_body(label, exit, latch, body);
         self.forget_since(mark);
