@@ -16,9 +16,10 @@
 //! where it holds (or not), until a statement assigns them.
 //!
 //! One relation between variables is known besides: in a counting loop up to a variable `n`
-//! (or `n + k`) held in a register, which the body leaves alone, the loop variable is at most `n` (less one for
-//! `..<`). So `n - i`, `n - 1 - i` and `i - n` are known to stay within their type when `i`
-//! starts at 0, where the intervals of `n` and `i` alone would allow an overflow.
+//! (or `n + k`) held in a register, which the body leaves alone, the loop variable is at most
+//! `n` (less one for `..<`). So `n - i`, `n - 1 - i` and `i - n` are known to stay within
+//! their type when `i` starts at 0, where the intervals of `n` and `i` alone would allow an
+//! overflow.
 
 use std::collections::{HashMap, HashSet};
 
@@ -255,7 +256,12 @@ impl Lower<'_, '_, '_> {
                 hi = hi.min(k + a - b);
             }
         }
-        (lo, hi.max(lo))
+        // Bounds that cross belong to code that cannot run (a loop that makes no trip).
+        if lo <= hi {
+            (lo, hi)
+        } else {
+            r
+        }
     }
 
     /// `e` as a variable plus a constant (`n`, `n - 1`, `i + 2`), when it is one.
