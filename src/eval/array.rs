@@ -13,7 +13,7 @@ use super::compact::{value_from_u64, CodeRepr};
 use super::error::{Fault, TOO_LARGE};
 use super::scalars;
 use super::value::{
-    leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Scalars, Value,
+    leaf_count, leaf_repr, leaf_type, ArrayVal, Buffer, Columns, LeafRepr, Leaves, Scalars, Value,
 };
 
 /// Arrays with more leaves than this are R0007 before any allocation is tried.
@@ -211,7 +211,7 @@ pub fn filled_buffer(
             .map(Buffer::Scalars)
             .ok_or_else(|| too_large(ty, n)),
         LeafRepr::Boxed => {
-            let mut values: Vec<Value> = Vec::new();
+            let mut values = Leaves::new();
             values.try_reserve_exact(n).map_err(|_| too_large(ty, n))?;
             values.resize(n, leaf.clone());
             Ok(Buffer::Boxed(values))
@@ -311,7 +311,7 @@ fn zero_value_of(
 /// Accumulates the leaves of a new buffer.
 pub enum LeafBuilder {
     Scalars(Scalars),
-    Boxed(Vec<Value>),
+    Boxed(Leaves),
     /// One buffer per column.
     Columns(&'static super::value::ColumnLayout, Vec<Scalars>),
 }
@@ -319,7 +319,7 @@ pub enum LeafBuilder {
 /// The array of type `ty` whose elements, each one boxed leaf, are `leaves` in order (a
 /// literal of strings, variants, lists): one buffer made of them, no builder. R0007 past the
 /// limits, as `LeafBuilder::reserve` checks them.
-pub fn boxed_leaves(leaves: Vec<Value>, ty: &Type, limits: &Limits) -> Result<ArrayVal, Fault> {
+pub fn boxed_leaves(leaves: Leaves, ty: &Type, limits: &Limits) -> Result<ArrayVal, Fault> {
     within_limit(leaves.len(), ty, limits)?;
     Ok(ArrayVal::new(Buffer::Boxed(leaves)))
 }
@@ -328,7 +328,7 @@ impl LeafBuilder {
     pub fn new(repr: LeafRepr) -> LeafBuilder {
         match repr {
             LeafRepr::Scalar(kind) => LeafBuilder::Scalars(Scalars::new(kind)),
-            LeafRepr::Boxed => LeafBuilder::Boxed(Vec::new()),
+            LeafRepr::Boxed => LeafBuilder::Boxed(Leaves::new()),
             LeafRepr::Columns(layout) => LeafBuilder::Columns(
                 layout,
                 layout.kinds.iter().map(|&k| Scalars::new(k)).collect(),
@@ -387,7 +387,7 @@ impl LeafBuilder {
     fn push_range(&mut self, buf: &Buffer, range: std::ops::Range<usize>) {
         match (self, buf) {
             (LeafBuilder::Scalars(v), Buffer::Scalars(src)) => v.extend_range(src, range),
-            (LeafBuilder::Boxed(v), Buffer::Boxed(src)) => v.extend_from_slice(&src[range]),
+            (LeafBuilder::Boxed(v), Buffer::Boxed(src)) => v.extend(src[range].iter().cloned()),
             (LeafBuilder::Columns(layout, columns), Buffer::Columns(src))
                 if std::ptr::eq(*layout, src.layout) =>
             {
@@ -433,7 +433,7 @@ pub fn make_unique(array: &mut ArrayVal) -> &mut Buffer {
         let range = array.start..array.start + array.len;
         let copy = match &*array.buf {
             Buffer::Scalars(v) => Buffer::Scalars(v.copy_range(range)),
-            Buffer::Boxed(v) => Buffer::Boxed(v[range].to_vec()),
+            Buffer::Boxed(v) => Buffer::Boxed(Leaves::from(&v[range])),
             Buffer::Columns(c) => Buffer::Columns(c.copy_range(range)),
         };
         *array = ArrayVal::new(copy);

@@ -187,14 +187,18 @@ impl Items {
 /// The bytes of a string value: shared, copy-on-write, with spare capacity for appends.
 pub type Text = Arc<Vec<u8>>;
 
+/// The leaves of a buffer of boxed values.
+pub type Leaves = smallvec::SmallVec<[Value; 2]>;
+
 /// The storage of an array: one flat buffer of leaves.
 #[derive(Clone, Debug)]
 pub enum Buffer {
     /// Integers, chars, floating numbers and compact codes, each at its own width
     /// (`ScalarKind::of`).
     Scalars(Scalars),
-    /// Everything else, one `Value` per leaf.
-    Boxed(Vec<Value>),
+    /// Everything else, one `Value` per leaf; up to two of them (the parts of a pair of
+    /// equal types, as a variant node holds its subtrees) inside the buffer itself.
+    Boxed(Leaves),
     /// Tuples, records and structs of scalar fields: one unboxed buffer per scalar field
     /// (a structure of arrays), the layout of the type (`leaf_repr`) saying which.
     Columns(Columns),

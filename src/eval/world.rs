@@ -763,7 +763,7 @@ pub fn compile_pieces(
         }
         super::array::check_allocation(Some(pieces.len()), &ty, &frame.rt.limits)
             .map_err(|f| f.at(span))?;
-        let values: Vec<Value> = pieces.into_iter().map(piece).collect();
+        let values: super::value::Leaves = pieces.into_iter().map(piece).collect();
         Ok(Value::Array(super::value::ArrayVal::new(
             super::value::Buffer::Boxed(values),
         )))

@@ -20,7 +20,7 @@ use num_bigint::BigUint;
 
 use crate::eval::error::{Fault, DATA_FORMAT};
 use crate::eval::scalars::{ScalarKind, Scalars};
-use crate::eval::value::{ArrayVal, Buffer, ColumnField, ColumnLayout, Columns, Value};
+use crate::eval::value::{ArrayVal, Buffer, ColumnField, ColumnLayout, Columns, Leaves, Value};
 
 /// The error of a value that cannot be sent to another process.
 fn stays(what: &str) -> Fault {
@@ -108,7 +108,7 @@ pub fn blank_like(like: &Buffer, len: usize, zero: &Value) -> Buffer {
                 .map(|c| Scalars::zeros(c.kind(), len))
                 .collect(),
         }),
-        Buffer::Boxed(_) => Buffer::Boxed(vec![zero.clone(); len]),
+        Buffer::Boxed(_) => Buffer::Boxed(Leaves::from_elem(zero.clone(), len)),
     }
 }
 
@@ -326,7 +326,7 @@ impl Reader<'_> {
             }
             BOXED => {
                 let n = self.len()?;
-                let mut buf = Buffer::Boxed(vec![Value::Unit; n]);
+                let mut buf = Buffer::Boxed(Leaves::from_elem(Value::Unit, n));
                 self.array(&mut buf, n, 0)?
             }
             _ => return Err(truncated()),
@@ -347,7 +347,7 @@ impl Reader<'_> {
         self.at += read;
         Ok(Value::Array(ArrayVal::new(std::mem::replace(
             buf,
-            Buffer::Boxed(Vec::new()),
+            Buffer::Boxed(Leaves::new()),
         ))))
     }
 
