@@ -419,10 +419,10 @@ mod tests {
                 [1, 2, -3],
             )))),
             Value::Array(ArrayVal::new(Buffer::Columns(columns))),
-            Value::Array(ArrayVal::new(Buffer::Boxed(vec![
+            Value::Array(ArrayVal::new(Buffer::Boxed(Leaves::from_vec(vec![
                 Value::Str(Arc::new(b"p".to_vec())),
                 Value::Unit,
-            ]))),
+            ])))),
         ];
         for v in &values {
             assert!(same(v, &round_trip(v)), "{v:?}");
@@ -432,11 +432,11 @@ mod tests {
     #[test]
     fn runs_of_leaves_travel_in_every_representation() {
         let scalars = Buffer::Scalars(Scalars::from_floats(ScalarKind::F32, [1.0, 2.0, 3.0]));
-        let boxed = Buffer::Boxed(vec![
+        let boxed = Buffer::Boxed(Leaves::from_vec(vec![
             Value::Str(Arc::new(b"one".to_vec())),
             Value::Str(Arc::new(b"two".to_vec())),
             Value::Str(Arc::new(b"three".to_vec())),
-        ]);
+        ]));
         for buf in [scalars, boxed] {
             let mut bytes = Vec::new();
             encode_leaves(&buf, 1..3, &mut bytes).expect("encodes");

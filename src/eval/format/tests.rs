@@ -33,7 +33,7 @@ fn doubles(values: &[f64]) -> Value {
 }
 
 fn boxed(values: Vec<Value>) -> Value {
-    Value::Array(ArrayVal::new(Buffer::Boxed(values)))
+    Value::Array(ArrayVal::new(Buffer::Boxed(values.into())))
 }
 
 fn strings(texts: &[&str]) -> Value {
