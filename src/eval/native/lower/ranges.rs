@@ -492,9 +492,7 @@ impl Lower<'_, '_, '_> {
                 Place::Global(g) => self.promoted.contains_key(&g),
                 Place::LocalCell(_) | Place::CaptureCell(_) => false,
             };
-            let mut assigned = false;
-            crate::core::visit::each_in_stmts(body, &mut |_| {}, &mut |p| assigned |= p == n);
-            if register && !assigned && n != var {
+            if register && n != var && !super::hoist::assigned_places(body).contains(&n) {
                 let old = self.ranges.at_most.insert(var, (n, k - below));
                 self.ranges.undo.push(Undo::AtMost(var, old));
             }
