@@ -28,7 +28,15 @@ impl Lower<'_, '_, '_> {
             .map(|(data, len, _)| (data[0], *len));
         if let Some((data, len)) = hoisted {
             self.check_base(text);
+            let inside = index.is_some_and(|x| {
+                super::hoist::base_place(text).is_some_and(|place| self.below_count(x, place))
+            });
             let i = index.map(|x| self.expr(x).int());
+            if let (true, Some(i)) = (inside, i) {
+                // Inside the count, so the string is held and `data` its bytes.
+                let at = self.b.ins().iadd(data, i);
+                return V::I(self.b.ins().uload8(types::I64, flags(), at, 0));
+            }
             return self.string_byte(data, len, i, from_start, span);
         }
         let (i, addr, read) = if variable {

@@ -19,15 +19,19 @@
 //! (or `n + k`) held in a register, which the body leaves alone, the loop variable is at most
 //! `n` (less one for `..<`). So `n - i`, `n - 1 - i` and `i - n` are known to stay within
 //! their type when `i` starts at 0, where the intervals of `n` and `i` alone would allow an
-//! overflow.
+//! overflow. The bound may also be the count of the elements of a string or varray whose
+//! view the loop keeps (`for i in 0 ..< (len d).int`): no element is pushed or popped while
+//! a view is kept (`hoist.rs`), so the count is the view's, and `d.i`, `d.(i - 1)` and `s.[i]`
+//! for `i` from 0 (or 1) are inside it without a test.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::core::ir::{
-    ArithOp, CmpOp, Const, Expr, ExprKind, Pattern, Place, Prim, RangeKind, Slot, Stmt,
+    ArithOp, CmpOp, Const, Expr, ExprKind, Pattern, Place, Prim, RangeKind, Slot, Stmt, VarrayOp,
 };
 use crate::core::ranges::{arith, constant, range_in, Interval};
 use crate::types::ty::IntTy;
+use crate::types::Type;
 
 use super::Lower;
 
@@ -57,9 +61,9 @@ pub(super) struct Ranges {
     /// What the conditions of the `if`s and `while`s around the code being lowered say of
     /// variables, until a statement assigns them.
     conditions: HashMap<Place, Interval>,
-    /// Loop variables known to be at most another variable plus a constant (`i <= n - 1`),
-    /// while neither is assigned.
-    at_most: HashMap<Place, (Place, i128)>,
+    /// Loop variables known to be at most another variable, or a count, plus a constant
+    /// (`i <= n - 1`), while neither changes.
+    at_most: HashMap<Place, (Bound, i128)>,
     /// What to restore when statement lists end: each change and what it replaced.
     undo: Vec<Undo>,
     /// The variables the code being lowered writes exactly once, by an assignment.
@@ -72,7 +76,15 @@ pub(super) struct Ranges {
 enum Undo {
     Known(Place, Option<Interval>),
     Condition(Place, Option<Interval>),
-    AtMost(Place, Option<(Place, i128)>),
+    AtMost(Place, Option<(Bound, i128)>),
+}
+
+/// What a loop variable is at most (plus a constant): a variable, or the count of the
+/// elements of the string or varray a variable holds, whose view the loop keeps.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Bound {
+    Var(Place),
+    Count(Place),
 }
 
 impl Ranges {
@@ -242,18 +254,22 @@ impl Lower<'_, '_, '_> {
     /// bound: `n + a - (i + b)` is at least `a - b - k` when `i <= n + k`, and
     /// `i + b - (n + a)` at most `k + b - a`.
     fn difference_range(&self, x: &Expr, y: &Expr, r: Interval) -> Interval {
-        let (Some((x, a)), Some((y, b))) = (self.offset_place(x), self.offset_place(y)) else {
+        let (Some((x, a)), Some((y, b))) = (self.offset_bound(x), self.offset_bound(y)) else {
             return r;
         };
         let (mut lo, mut hi) = r;
-        if let Some(&(n, k)) = self.ranges.at_most.get(&y) {
-            if n == x {
-                lo = lo.max(a - b - k);
+        if let Bound::Var(y) = y {
+            if let Some(&(n, k)) = self.ranges.at_most.get(&y) {
+                if n == x {
+                    lo = lo.max(a - b - k);
+                }
             }
         }
-        if let Some(&(n, k)) = self.ranges.at_most.get(&x) {
-            if n == y {
-                hi = hi.min(k + a - b);
+        if let Bound::Var(x) = x {
+            if let Some(&(n, k)) = self.ranges.at_most.get(&x) {
+                if n == y {
+                    hi = hi.min(k + a - b);
+                }
             }
         }
         // Bounds that cross belong to code that cannot run (a loop that makes no trip).
@@ -264,11 +280,12 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// `e` as a variable plus a constant (`n`, `n - 1`, `i + 2`), when it is one.
-    fn offset_place(&self, e: &Expr) -> Option<(Place, i128)> {
+    /// `e` as a variable or a kept count plus a constant (`n`, `n - 1`, `i + 2`, `(len d).int`),
+    /// when it is one. An integer conversion keeps the value (it fails when it cannot).
+    fn offset_bound(&self, e: &Expr) -> Option<(Bound, i128)> {
         match &e.kind {
-            ExprKind::Local(s) => Some((Place::Local(*s), 0)),
-            ExprKind::Global(g) => Some((Place::Global(*g), 0)),
+            ExprKind::Local(s) => Some((Bound::Var(Place::Local(*s)), 0)),
+            ExprKind::Global(g) => Some((Bound::Var(Place::Global(*g)), 0)),
             ExprKind::Prim(Prim::IntArith(op @ (ArithOp::Add | ArithOp::Sub), ity), operands) => {
                 let [x, y] = &operands[..] else {
                     return None;
@@ -276,12 +293,46 @@ impl Lower<'_, '_, '_> {
                 let ExprKind::Const(Const::Int(k)) = y.kind else {
                     return None;
                 };
-                let (place, c) = self.offset_place(x)?;
+                let (bound, c) = self.offset_bound(x)?;
                 let k = constant(k, *ity).0;
-                Some((place, if *op == ArithOp::Add { c + k } else { c - k }))
+                Some((bound, if *op == ArithOp::Add { c + k } else { c - k }))
+            }
+            ExprKind::Prim(Prim::Convert, operands) => match &operands[..] {
+                [x] if matches!((&x.ty, &e.ty), (Type::Int(_), Type::Int(_))) => {
+                    self.offset_bound(x)
+                }
+                _ => None,
+            },
+            ExprKind::Inlined(inlined) if inlined.stmts.is_empty() => {
+                self.offset_bound(inlined.result.as_ref()?)
+            }
+            ExprKind::Prim(Prim::Varray(VarrayOp::Len) | Prim::StrLen, operands) => {
+                let [base] = &operands[..] else {
+                    return None;
+                };
+                let place = match base.kind {
+                    ExprKind::Local(s) => Place::Local(s),
+                    ExprKind::Global(g) => Place::Global(g),
+                    _ => return None,
+                };
+                self.views
+                    .contains_key(&place)
+                    .then_some((Bound::Count(place), 0))
             }
             _ => None,
         }
+    }
+
+    /// Is the index `index` of the string or varray held in `place`, whose view is kept,
+    /// certainly inside its count: not negative, and at most a loop variable bounded by that
+    /// count, less one?
+    pub(super) fn below_count(&self, index: &Expr, place: Place) -> bool {
+        let Some((Bound::Var(i), b)) = self.offset_bound(index) else {
+            return false;
+        };
+        let within = (self.ranges.at_most.get(&i))
+            .is_some_and(|&(n, k)| n == Bound::Count(place) && k + b < 0);
+        within && self.int_range(index).is_some_and(|(lo, _)| lo >= 0)
     }
 
     /// Does `x op y` (`+ - *` on `ity`) certainly stay within `ity`, by what is known of the
@@ -471,8 +522,9 @@ impl Lower<'_, '_, '_> {
 
     /// In the body `body` of a counting loop over `var` from `from` to `to`, which neither
     /// the body nor anything else assigns: the values the variable takes there, and when the
-    /// upper bound is a variable held in a register (plus a constant), which the body leaves
-    /// alone, that the variable is at most it.
+    /// upper bound is a variable held in a register, or the count of a string or varray whose
+    /// view is kept (plus a constant), which the body leaves alone, that the variable is at
+    /// most it.
     pub(super) fn learn_loop_variable(
         &mut self,
         var: Place,
@@ -486,13 +538,15 @@ impl Lower<'_, '_, '_> {
             RangeKind::Inclusive => (to, 0),
             RangeKind::Downto => (from, 0),
         };
-        if let Some((n, k)) = self.offset_place(bound) {
-            let register = match n {
-                Place::Local(s) => self.vars.contains_key(&s),
-                Place::Global(g) => self.promoted.contains_key(&g),
-                Place::LocalCell(_) | Place::CaptureCell(_) => false,
+        if let Some((n, k)) = self.offset_bound(bound) {
+            let kept = match n {
+                Bound::Var(Place::Local(s)) => self.vars.contains_key(&s),
+                Bound::Var(Place::Global(g)) => self.promoted.contains_key(&g),
+                Bound::Var(Place::LocalCell(_) | Place::CaptureCell(_)) => false,
+                Bound::Count(_) => true,
             };
-            if register && n != var && !super::hoist::assigned_places(body).contains(&n) {
+            let (Bound::Var(place) | Bound::Count(place)) = n;
+            if kept && place != var && !super::hoist::assigned_places(body).contains(&place) {
                 let old = self.ranges.at_most.insert(var, (n, k - below));
                 self.ranges.undo.push(Undo::AtMost(var, old));
             }

@@ -58,10 +58,20 @@ impl Lower<'_, '_, '_> {
             },
             _ => zero,
         };
-        let hoisted = super::hoist::base_place(varray)
-            .and_then(|place| self.views.get(&place))
+        let place = super::hoist::base_place(varray);
+        let hoisted = (place.as_ref())
+            .and_then(|place| self.views.get(place))
             .map(|(data, len, _)| (data[0], data[1], *len));
         match (op, hoisted) {
+            // Inside the count, which a varray of scalar elements holds at `data` (they are
+            // stored as scalars, `Items::of`): read without a test.
+            (VarrayOp::Get, Some((data, _, _)))
+                if place.is_some_and(|place| self.below_count(&rest[0], place)) =>
+            {
+                let kind = crate::eval::value::ScalarKind::of(&e.ty).expect("a scalar element");
+                let at = self.leaf_addr(kind, data, i);
+                return Some(self.load_leaf(kind, at));
+            }
             (VarrayOp::Get, Some((data, readable, _))) => {
                 return Some(self.varray_read(e, data, readable, i, element, |l| {
                     l.varray_call(e, op, index, element, varray, i, x)
