@@ -29,6 +29,7 @@ mod map;
 mod matching;
 mod parallel;
 mod pointee;
+mod polls;
 mod ranges;
 mod stmt;
 mod text;
@@ -387,14 +388,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
         next
-    }
-
-    /// Poll Ctrl-C (a loop back-edge, a call).
-    fn poll_interrupt(&mut self, span: crate::syntax::span::Span) {
-        let flag = self.ptr_const(crate::interrupt::flag_address());
-        let set = self.b.ins().uload8(types::I64, flags(), flag, 0);
-        let zero = self.iconst(0);
-        self.raise_if(set, Site::Interrupted(span), zero, zero);
     }
 
     /// The address of frame slot `s`.

@@ -530,16 +530,6 @@ impl Lower<'_, '_, '_> {
             (RangeKind::Downto, true) => IntCC::UnsignedGreaterThanOrEqual,
         };
         let enter_cc = cc;
-        let enter = self.b.ins().icmp(cc, i, first_limit);
-        self.b.ins().brif(enter, body_block, &[], exit, &[]);
-        // A loop whose limit is computed once tests it at its latch and goes on from there
-        // into the body: the header's test would repeat it. (Cranelift hoists what the body
-        // computes from values it does not change only out of a loop of this shape.)
-        let rotated = limit.is_some();
-        if !rotated {
-            self.b.seal_block(body_block);
-        }
-        self.b.switch_to_block(body_block);
         // In `a ..< b` over a local the body leaves alone, the variable is below `b`, a value
         // of its type. So over a global held in a register for a closed loop (no call in it);
         // any other global or captured variable may be assigned by a call.
@@ -554,15 +544,6 @@ impl Lower<'_, '_, '_> {
         });
         let assigned_in_body = assigned_in_body.get();
         let assigned = std::cell::Cell::new(!own || assigned_in_body);
-        // The values it takes hold in the body when no pointer can reach it either.
-        let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
-        let mark = self.ranges_mark();
-        if !assigned.get() && held {
-            self.learn_loop_variable(var, from, to, kind, body);
-        }
-        self.loop_body(label, exit, latch, body);
-        self.forget_since(mark);
-        self.b.switch_to_block(latch);
         // At most this many iterations, when the limits' values are known and the body
         // leaves the variable alone (64-bit unsigned ones are bit patterns: not counted).
         let trips = match (self.int_range(from), self.int_range(to)) {
@@ -575,7 +556,45 @@ impl Lower<'_, '_, '_> {
             }
             _ => None,
         };
-        if !trips.is_some_and(|n| self.short_loop(n, body)) {
+        let poll = !trips.is_some_and(|n| self.short_loop(n, body));
+        // No more iterations than a chunk's: Ctrl-C polled once, before the first.
+        let once = poll && trips.is_some_and(super::polls::within_chunk);
+        if once {
+            self.poll_interrupt(to.span);
+        }
+        let poll = poll && !once;
+        // A loop whose limit is computed once tests it at its latch and goes on from there
+        // into the body: the header's test would repeat it. (Cranelift hoists what the body
+        // computes from values it does not change only out of a loop of this shape.)
+        let rotated = limit.is_some();
+        // Up to a limit computed once, over a variable only the step changes: Ctrl-C polled
+        // once per chunk of iterations (`polls.rs`).
+        let chunked = poll && rotated && kind == RangeKind::Exclusive && !assigned.get();
+        let enter = self.b.ins().icmp(cc, i, first_limit);
+        let chunks = match chunked {
+            true => {
+                let read = |l: &mut Self| l.read_var(var, Repr::I64).int();
+                Some(self.enter_chunks(to.span, enter, exit, read, first_limit, body_block))
+            }
+            false => {
+                self.b.ins().brif(enter, body_block, &[], exit, &[]);
+                None
+            }
+        };
+        if !rotated {
+            self.b.seal_block(body_block);
+        }
+        self.b.switch_to_block(body_block);
+        // The values it takes hold in the body when no pointer can reach it either.
+        let held = !matches!(var, Place::Local(s) if !self.vars.contains_key(&s));
+        let mark = self.ranges_mark();
+        if !assigned.get() && held {
+            self.learn_loop_variable(var, from, to, kind, body);
+        }
+        self.loop_body(label, exit, latch, body);
+        self.forget_since(mark);
+        self.b.switch_to_block(latch);
+        if poll && chunks.is_none() {
             self.poll_interrupt(to.span);
         }
         let i = self.read_var(var, Repr::I64).int();
@@ -623,6 +642,10 @@ impl Lower<'_, '_, '_> {
         self.write_var(var, V::I(next));
         if rotated {
             match (kind, limit) {
+                (RangeKind::Exclusive, Some(limit)) if chunks.is_some() => {
+                    let chunks = chunks.expect("chunked");
+                    self.chunk_latch(chunks, next, enter_cc, limit, body_block, exit);
+                }
                 // `a ..< b` tests the stepped value, as the header would.
                 (RangeKind::Exclusive, Some(limit)) => {
                     let more = self.b.ins().icmp(enter_cc, next, limit);
@@ -865,7 +888,16 @@ impl Lower<'_, '_, '_> {
 
     pub(super) fn for_codes(&mut self, label: u32, var: Place, n: u64, body: &[Stmt]) {
         let limit = self.iconst(n as i64);
-        let poll = (!self.short_loop(n, body)).then(crate::syntax::span::Span::default);
+        let span = crate::syntax::span::Span::default();
+        let poll = (!self.short_loop(n, body)).then_some(span);
+        // No more iterations than a chunk's: Ctrl-C polled once, before the first.
+        let poll = match poll {
+            Some(span) if super::polls::within_chunk(n) => {
+                self.poll_interrupt(span);
+                None
+            }
+            poll => poll,
+        };
         self.counted_loop(label, limit, poll, body, |l, code| {
             l.write_var(var, V::I(code));
         });
@@ -873,7 +905,7 @@ impl Lower<'_, '_, '_> {
 
     /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
     /// runs `enter` with the counter, then `body`; Ctrl-C is polled (at `poll`, when given)
-    /// before the next one.
+    /// once per chunk of iterations (`polls.rs`).
     pub(super) fn counted_loop(
         &mut self,
         label: u32,
@@ -893,22 +925,34 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(header);
         let i = self.b.use_var(counter);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, limit);
-        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        let chunks = match poll {
+            Some(span) => {
+                let read = |l: &mut Self| l.b.use_var(counter);
+                Some(self.enter_chunks(span, more, exit, read, limit, body_block))
+            }
+            None => {
+                self.b.ins().brif(more, body_block, &[], exit, &[]);
+                None
+            }
+        };
         self.b.switch_to_block(body_block);
         let i = self.b.use_var(counter);
         enter(self, i);
         self.loop_body(label, exit, latch, body);
         self.b.switch_to_block(latch);
-        if let Some(span) = poll {
-            self.poll_interrupt(span);
-        }
         let i = self.b.use_var(counter);
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
         // The latch tests the count and goes on into the body (the shape of loop Cranelift
         // hoists invariant values out of), as `for_range` does.
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, limit);
-        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        let less = IntCC::UnsignedLessThan;
+        match chunks {
+            Some(chunks) => self.chunk_latch(chunks, next, less, limit, body_block, exit),
+            None => {
+                let more = self.b.ins().icmp(less, next, limit);
+                self.b.ins().brif(more, body_block, &[], exit, &[]);
+            }
+        }
         self.b.seal_block(body_block);
         self.b.seal_block(header);
         self.b.seal_block(exit);
