@@ -58,6 +58,30 @@ fn an_interrupt_stops_loops_and_calls_and_the_session_goes_on() {
     raiser.join().unwrap();
     interrupted(result);
     done(&mut session, "f k\n");
+
+    // Counting loops up to a variable, which poll once per chunk of iterations, are stopped
+    // too, and so is one over a darray's elements up to its count.
+    done(
+        &mut session,
+        "var n = 2000000000;\nvar d = darray[int] ();\n",
+    );
+    done(
+        &mut session,
+        "for i in 0 ..< 10000 do push_back (d, i); done\n",
+    );
+    for chunk in [
+        "var m = 0L;\nfor r in 0 ..< n do for i in 0 ..< n do m += 1L; done done\n",
+        "var t = 0L;\nfor r in 0 ..< n do for i in 0 ..< (len d).int do t += d.i.long; done done\n",
+    ] {
+        let raiser = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            tessera::interrupt::request();
+        });
+        let result = session.eval_chunk(chunk);
+        raiser.join().unwrap();
+        interrupted(result);
+    }
+    done(&mut session, "n\n");
 }
 
 /// A session with arrays of millions of elements: `a` (ints, sorted in three blocks), `ones`,
