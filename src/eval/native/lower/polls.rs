@@ -45,8 +45,10 @@ impl Lower<'_, '_, '_> {
 
     /// The first test of a counting loop polling Ctrl-C at `span` once per chunk: while
     /// `enter` holds, into the first chunk, else to `exit`. A chunk's head polls Ctrl-C,
-    /// reads the loop variable (`i`), which is below `limit` (in the loop's order, signed or
-    /// not), and sets the chunk's end, at most `POLL_EVERY` past it, then goes on into `body`.
+    /// reads the loop variable (`i`), which has not passed `limit` (in the loop's direction,
+    /// `up` or down, signed or not), and sets the chunk's end, at most `POLL_EVERY` past it,
+    /// then goes on into `body`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn enter_chunks(
         &mut self,
         span: Span,
@@ -54,6 +56,7 @@ impl Lower<'_, '_, '_> {
         exit: Block,
         i: impl FnOnce(&mut Self) -> ClValue,
         limit: ClValue,
+        up: bool,
         body: Block,
     ) -> Chunks {
         let chunks = Chunks {
@@ -68,42 +71,68 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(chunks.head);
         self.poll_interrupt(span);
         let i = i(self);
-        // `limit - i` is positive, and exact as an unsigned difference; `i + POLL_EVERY`
-        // cannot overflow when it is below `limit`.
-        let left = self.b.ins().isub(limit, i);
+        // The distance to the limit is exact as an unsigned difference, and a step of
+        // `POLL_EVERY` short of the limit cannot overflow.
+        let (left, step) = match up {
+            true => (self.b.ins().isub(limit, i), POLL_EVERY),
+            false => (self.b.ins().isub(i, limit), -POLL_EVERY),
+        };
         let many = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThan, left, POLL_EVERY);
-        let near = self.b.ins().iadd_imm_s(i, POLL_EVERY);
+        let near = self.b.ins().iadd_imm_s(i, step);
         let end = self.b.ins().select(many, near, limit);
+        // Kept in a stack slot: as a value, Cranelift would compute it again at every test.
         let at = self.b.ins().stack_addr(types::I64, chunks.end, 0);
         self.b.ins().store(flags(), end, at, 0);
         self.b.ins().jump(body, &[]);
         chunks
     }
 
-    /// The latch's test of a chunked loop, with the stepped variable at `next`: on into
-    /// `body` while below the chunk's end (`less`: the loop's comparison), else to the next
-    /// chunk while below `limit`, else to `exit`.
+    /// The latch's test of a chunked loop, of the loop variable's value `x` (stepped already
+    /// in `a ..< b`; not yet in `a .. b` and `downto`, whose `step` sets the variable to its
+    /// next value, or back to `x`, when given `false`): on into `body`
+    /// while short of the chunk's end (`short`: the loop's strict comparison), else on into
+    /// the next chunk while short of `limit`, else to `exit`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn chunk_latch(
         &mut self,
         chunks: Chunks,
-        next: ClValue,
-        less: IntCC,
+        x: ClValue,
+        short: IntCC,
         limit: ClValue,
         body: Block,
         exit: Block,
+        mut step: Option<impl FnMut(&mut Self, bool)>,
     ) {
         let at = self.b.ins().stack_addr(types::I64, chunks.end, 0);
         let end = self.b.ins().load(types::I64, flags(), at, 0);
-        let more = self.b.ins().icmp(less, next, end);
+        let more = self.b.ins().icmp(short, x, end);
         let done = self.b.create_block();
+        // Stepped on the way into the body (an edge of its own would cost moves there), and
+        // set back on the way out.
+        if let Some(step) = step.as_mut() {
+            step(self, true);
+        }
         self.b.ins().brif(more, body, &[], done, &[]);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
-        let more = self.b.ins().icmp(less, next, limit);
-        self.b.ins().brif(more, chunks.head, &[], exit, &[]);
+        let more = self.b.ins().icmp(short, x, limit);
+        match step.as_mut() {
+            Some(step) => {
+                step(self, false);
+                let next_chunk = self.b.create_block();
+                self.b.ins().brif(more, next_chunk, &[], exit, &[]);
+                self.b.seal_block(next_chunk);
+                self.b.switch_to_block(next_chunk);
+                step(self, true);
+                self.b.ins().jump(chunks.head, &[]);
+            }
+            None => {
+                self.b.ins().brif(more, chunks.head, &[], exit, &[]);
+            }
+        }
         self.b.seal_block(chunks.head);
     }
 }

@@ -569,12 +569,14 @@ impl Lower<'_, '_, '_> {
         let rotated = limit.is_some();
         // Up to a limit computed once, over a variable only the step changes: Ctrl-C polled
         // once per chunk of iterations (`polls.rs`).
-        let chunked = poll && rotated && kind == RangeKind::Exclusive && !assigned.get();
+        let chunked = poll && rotated && !assigned.get();
         let enter = self.b.ins().icmp(cc, i, first_limit);
-        let chunks = match chunked {
+        let up = kind != RangeKind::Downto;
+        let mut chunks = match chunked {
             true => {
                 let read = |l: &mut Self| l.read_var(var, Repr::I64).int();
-                Some(self.enter_chunks(to.span, enter, exit, read, first_limit, body_block))
+                let limit = first_limit;
+                Some(self.enter_chunks(to.span, enter, exit, read, limit, up, body_block))
             }
             false => {
                 self.b.ins().brif(enter, body_block, &[], exit, &[]);
@@ -603,6 +605,28 @@ impl Lower<'_, '_, '_> {
                 Some(limit) => limit,
                 None => self.expr(to).int(),
             };
+            if let Some(chunks) = chunks.take() {
+                // Short of the chunk's end, or of the limit, the step stays in range.
+                let short = match (up, unsigned) {
+                    (true, false) => IntCC::SignedLessThan,
+                    (false, false) => IntCC::SignedGreaterThan,
+                    (true, true) => IntCC::UnsignedLessThan,
+                    (false, true) => IntCC::UnsignedGreaterThan,
+                };
+                let step = |l: &mut Self, on: bool| {
+                    let next = match on {
+                        true => l.b.ins().iadd_imm_s(i, if up { 1 } else { -1 }),
+                        false => i,
+                    };
+                    l.write_var(var, V::I(next));
+                };
+                self.chunk_latch(chunks, i, short, limit, body_block, exit, Some(step));
+                self.b.seal_block(body_block);
+                self.b.seal_block(header);
+                self.b.seal_block(exit);
+                self.b.switch_to_block(exit);
+                return;
+            }
             let cc = match (kind == RangeKind::Inclusive, unsigned) {
                 (true, false) => IntCC::SignedGreaterThanOrEqual,
                 (false, false) => IntCC::SignedLessThanOrEqual,
@@ -615,7 +639,6 @@ impl Lower<'_, '_, '_> {
             self.b.seal_block(step);
             self.b.switch_to_block(step);
         }
-        let up = kind != RangeKind::Downto;
         let (edge, delta) = match (up, unsigned) {
             (true, false) => (var_ty.max().min(i64::MAX as i128) as i64, 1),
             (false, false) => (var_ty.min().max(i64::MIN as i128) as i64, -1),
@@ -644,7 +667,15 @@ impl Lower<'_, '_, '_> {
             match (kind, limit) {
                 (RangeKind::Exclusive, Some(limit)) if chunks.is_some() => {
                     let chunks = chunks.expect("chunked");
-                    self.chunk_latch(chunks, next, enter_cc, limit, body_block, exit);
+                    self.chunk_latch(
+                        chunks,
+                        next,
+                        enter_cc,
+                        limit,
+                        body_block,
+                        exit,
+                        None::<fn(&mut Self, bool)>,
+                    );
                 }
                 // `a ..< b` tests the stepped value, as the header would.
                 (RangeKind::Exclusive, Some(limit)) => {
@@ -928,7 +959,7 @@ impl Lower<'_, '_, '_> {
         let chunks = match poll {
             Some(span) => {
                 let read = |l: &mut Self| l.b.use_var(counter);
-                Some(self.enter_chunks(span, more, exit, read, limit, body_block))
+                Some(self.enter_chunks(span, more, exit, read, limit, true, body_block))
             }
             None => {
                 self.b.ins().brif(more, body_block, &[], exit, &[]);
@@ -947,7 +978,10 @@ impl Lower<'_, '_, '_> {
         // hoists invariant values out of), as `for_range` does.
         let less = IntCC::UnsignedLessThan;
         match chunks {
-            Some(chunks) => self.chunk_latch(chunks, next, less, limit, body_block, exit),
+            Some(chunks) => {
+                let no_step = None::<fn(&mut Self, bool)>;
+                self.chunk_latch(chunks, next, less, limit, body_block, exit, no_step)
+            }
             None => {
                 let more = self.b.ins().icmp(less, next, limit);
                 self.b.ins().brif(more, body_block, &[], exit, &[]);
