@@ -1003,12 +1003,14 @@ impl Lower<'_, '_, '_> {
                     .is_some_and(|r| self.closed_expr(r, arrays))
                     && inlined.stmts.iter().all(|s| self.closed_stmt(s, arrays))
             }
-            // An element or the length of a varray variable in the frame or a global, as
-            // `varray_op` lowers them (`varray_form`): its view is kept for the loop. Nothing in
-            // a closed loop pushes or pops (no other varray operation is closed: its varray
-            // operand is not in registers).
+            // An element (read or set) or the length of a varray variable in the frame or a
+            // global, as `varray_op` lowers them (`varray_form`): its view is kept for the
+            // loop. Nothing in a closed loop pushes or pops (no other varray operation is
+            // closed: its varray operand is not in registers).
             ExprKind::Prim(
-                Prim::Varray(op @ (VarrayOp::Get | VarrayOp::Len | VarrayOp::MaxLen)),
+                Prim::Varray(
+                    op @ (VarrayOp::Get | VarrayOp::Set | VarrayOp::Len | VarrayOp::MaxLen),
+                ),
                 a,
             ) if self.varray_form(e, *op, a).is_some() => {
                 let (varray, rest) = a.split_first().expect("checked by varray_form");

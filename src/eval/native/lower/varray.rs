@@ -51,17 +51,23 @@ impl Lower<'_, '_, '_> {
             Some(_) => self.expr(&rest[0]).int(),
             None => zero,
         };
-        let x = match (op, rest) {
-            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => match self.expr(x) {
-                V::F(f) => self.b.ins().bitcast(types::I64, MemFlagsData::new(), f),
-                v => v.int(),
-            },
-            _ => zero,
+        let value = match (op, rest) {
+            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => Some(self.expr(x)),
+            _ => None,
+        };
+        let x = match value {
+            Some(V::F(f)) => self.b.ins().bitcast(types::I64, MemFlagsData::new(), f),
+            Some(v) => v.int(),
+            None => zero,
         };
         let place = super::hoist::base_place(varray);
         let hoisted = (place.as_ref())
             .and_then(|place| self.views.get(place))
             .map(|(data, len, _)| (data[0], data[1], *len));
+        let stored = match (op, rest) {
+            (VarrayOp::Set, [_, x]) => crate::eval::value::ScalarKind::of(&x.ty),
+            _ => None,
+        };
         match (op, hoisted) {
             // Inside the count, which a varray of scalar elements holds at `data` (they are
             // stored as scalars, `Items::of`): read without a test.
@@ -76,6 +82,39 @@ impl Lower<'_, '_, '_> {
                 return Some(self.varray_read(e, data, readable, i, element, |l| {
                     l.varray_call(e, op, index, element, varray, i, x)
                 }));
+            }
+            // A store into the elements, which every holder of the varray shares.
+            (VarrayOp::Set, Some((data, readable, _))) if stored.is_some() => {
+                let kind = stored.expect("a scalar element");
+                let v = match value.expect("an element") {
+                    V::F(f) => f,
+                    v => v.int(),
+                };
+                if place.is_some_and(|place| self.below_count(&rest[0], place)) {
+                    let at = self.leaf_addr(kind, data, i);
+                    self.store_leaf(kind, v, at);
+                    return Some(V::Unit);
+                }
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, readable);
+                let (fast, cold, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.set_cold_block(cold);
+                self.b.ins().brif(inside, fast, &[], cold, &[]);
+                self.b.seal_block(fast);
+                self.b.seal_block(cold);
+                self.b.switch_to_block(cold);
+                self.varray_call(e, op, index, element, varray, i, x);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(fast);
+                let at = self.leaf_addr(kind, data, i);
+                self.store_leaf(kind, v, at);
+                self.b.ins().jump(join, &[]);
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+                return Some(V::Unit);
             }
             // The count, which nothing in the loop changes.
             (VarrayOp::Len, Some((_, _, len))) => return Some(V::I(len)),
