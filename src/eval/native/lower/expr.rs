@@ -510,9 +510,20 @@ impl Lower<'_, '_, '_> {
                     (false, _) => self.int_arith(*op, *ity, x, y, e.span),
                 })
             }
-            (Prim::FloatArith(op, single), [x, y]) if *op != ArithOp::Mod => {
+            (Prim::FloatArith(op, single), [x, y_expr]) if *op != ArithOp::Mod => {
                 let x = self.expr(x).int();
-                let y = self.expr(y).int();
+                // Dividing by a power of two is multiplying by its reciprocal, which is exact:
+                // both round the same real number.
+                let reciprocal = match (op, &y_expr.kind) {
+                    (ArithOp::Div, ExprKind::Const(Const::Float(k))) => exact_reciprocal(*k),
+                    _ => None,
+                };
+                if let Some(r) = reciprocal {
+                    let r = self.b.ins().f64const(r);
+                    let product = self.b.ins().fmul(x, r);
+                    return V::F(self.round(product, *single));
+                }
+                let y = self.expr(y_expr).int();
                 let r = match op {
                     ArithOp::Add => self.b.ins().fadd(x, y),
                     ArithOp::Sub => self.b.ins().fsub(x, y),
@@ -1030,5 +1041,48 @@ pub(super) fn constant_conversion(e: &Expr) -> Option<i64> {
     match crate::eval::prims::convert(&value, &x.ty, &e.ty) {
         Ok(crate::eval::value::Value::Int(c)) => Some(c),
         _ => None,
+    }
+}
+
+/// `1 / k` when `k` is a power of two (of either sign) whose reciprocal is a double too, so
+/// that `x / k` and `x * (1 / k)` are the same number for every `x`.
+fn exact_reciprocal(k: f64) -> Option<f64> {
+    let r = 1.0 / k;
+    let power_of_two = k.is_normal() && k.abs().to_bits() & ((1u64 << 52) - 1) == 0;
+    (power_of_two && r.is_finite() && r != 0.0 && 1.0 / r == k).then_some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_reciprocal;
+
+    #[test]
+    fn a_power_of_two_divides_as_its_reciprocal_multiplies() {
+        let xs = [
+            0.0,
+            -0.0,
+            1.0,
+            -3.75,
+            0.1,
+            1e308,
+            -2.5e-308,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            123456789.123,
+        ];
+        let mut ks: Vec<f64> = (-1022..=1023).map(|e| 2f64.powi(e)).collect();
+        ks.extend(ks.clone().iter().map(|k| -k));
+        for k in ks {
+            let r = exact_reciprocal(k).expect("a power of two");
+            for x in xs {
+                assert_eq!((x / k).to_bits(), (x * r).to_bits(), "{x} / {k}");
+            }
+        }
+        for k in [3.0, 0.1, 0.0, -0.0, 5e-324, f64::INFINITY, f64::NAN, 1.5] {
+            assert_eq!(exact_reciprocal(k), None, "{k}");
+        }
     }
 }
