@@ -106,19 +106,28 @@ impl Lower<'_, '_, '_> {
             let v = self.expr(scrutinee).int();
             return Scrutinee::Code(v, unsigned_codes(&scrutinee.ty));
         }
-        // A variable kept in the frame is matched in place, unless a pattern rebinds its slot
-        // or a guard could assign it.
-        let in_place = match scrutinee.kind {
-            ExprKind::Local(s) => !arms.iter().any(|arm| {
-                arm.patterns.iter().any(|p| bound_slots(p).contains(&s))
+        // A variable kept in the frame, or a global, is matched in place (its parts bound by
+        // copies), unless a pattern rebinds it or a guard could assign it.
+        let alone = |place: Place| {
+            !arms.iter().any(|arm| {
+                arm.patterns
+                    .iter()
+                    .any(|p| p.bindings().iter().any(|(bound, _)| *bound == place))
                     || arm.guard.as_ref().is_some_and(|g| !self.pure(g))
-            }),
+            })
+        };
+        let in_place = match scrutinee.kind {
+            ExprKind::Local(s) => alone(Place::Local(s)),
+            ExprKind::Global(g) => alone(Place::Global(g)),
             _ => true,
         };
         self.frame_used = true;
         let why = "a scrutinee not in registers";
         if in_place {
-            let (addr, temp) = self.boxed_operand(scrutinee, why);
+            let (addr, temp) = match scrutinee.kind {
+                ExprKind::Global(_) => self.read_operand(scrutinee, why),
+                _ => self.boxed_operand(scrutinee, why),
+            };
             return Scrutinee::Boxed { addr, temp };
         }
         let addr = self.temp_value();
