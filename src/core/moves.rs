@@ -12,6 +12,10 @@
 //! (an operand of an operator, such as `s = s + t`, which appends in place; an argument of a
 //! call) are left as they are.
 //!
+//! The value a `match` arm gives is moved too when it is a variable the arm's pattern binds
+//! (`| _ ! t => t`, the tail of a list): the binding's scope ends with the arm, so that read
+//! is its last, and the value bound is not copied a second time.
+//!
 //! Architecture invariant: a pure rewrite of one function's (or a unit's) statements, before
 //! the tail-call pass.
 
@@ -42,6 +46,22 @@ fn movable(e: &Expr, x: Slot) -> bool {
     !matches!(e.kind, ExprKind::Local(_)) && reads(e, x) == 1 && read_in_result(e, x)
 }
 
+/// The variables the pattern of `arm` binds whose one read in its value is that value (or
+/// part of it): moved there.
+fn arm_moves(arm: &crate::core::ir::Arm<Expr>) -> Vec<Slot> {
+    let mut bound: Vec<Slot> = (arm.patterns.iter())
+        .flat_map(|p| p.bindings())
+        .filter_map(|(place, _)| match place {
+            Place::Local(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    bound.sort_unstable();
+    bound.dedup();
+    bound.retain(|&s| all_reads(&arm.body, s) == 1 && read_in_result(&arm.body, s));
+    bound
+}
+
 struct Moves;
 
 impl VisitMut for Moves {
@@ -53,9 +73,20 @@ impl VisitMut for Moves {
         }
         walk_stmt_mut(self, s);
     }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let ExprKind::Match(_, arms) = &mut e.kind {
+            for arm in arms {
+                for s in arm_moves(arm) {
+                    take_in_result(&mut arm.body, s);
+                }
+            }
+        }
+        crate::core::visit::walk_expr_mut(self, e);
+    }
 }
 
-/// Has a reassignment a read to move?
+/// Has a reassignment, or a `match` arm, a read to move?
 struct Found(bool);
 
 impl<'ir> Visit<'ir> for Found {
@@ -64,6 +95,13 @@ impl<'ir> Visit<'ir> for Found {
             self.0 |= movable(e, *x);
         }
         walk_stmt(self, s);
+    }
+
+    fn visit_expr(&mut self, e: &'ir Expr) {
+        if let ExprKind::Match(_, arms) = &e.kind {
+            self.0 |= arms.iter().any(|arm| !arm_moves(arm).is_empty());
+        }
+        crate::core::visit::walk_expr(self, e);
     }
 }
 
@@ -168,5 +206,17 @@ mod tests {
              fun h (n: int) : T = { var t = L; for i in 0 ..< n do t = N (t, t); done return t; }",
         );
         assert!(!ir.contains("take"), "{ir}");
+    }
+
+    #[test]
+    fn an_arm_giving_its_own_binding_moves_it() {
+        let ir = checked_ir(
+            "variant L = | E | C of int * L;\n\
+             fun rest (l: L) : L => match l with | C (_, t) => t | E => l endmatch;\n\
+             fun both (l: L) : L * L => match l with | C (_, t) => t, t | E => l, l endmatch;\n\
+             fun first (l: L) : int => match l with | C (h, t) => h + first t | E => 0 endmatch;",
+        );
+        assert_eq!(ir.matches("take").count(), 1, "{ir}");
+        assert!(ir.contains("=> take l"), "{ir}");
     }
 }
