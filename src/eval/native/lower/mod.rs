@@ -14,6 +14,7 @@ mod boxed;
 mod call;
 mod capture;
 mod chars;
+mod counting;
 mod element;
 mod entries;
 
@@ -29,7 +30,6 @@ mod map;
 mod matching;
 mod parallel;
 mod pointee;
-mod polls;
 mod ranges;
 mod stmt;
 mod text;
