@@ -488,16 +488,6 @@ extern "C" fn clone_value(from: &Value, to: &mut Value) {
     *to = from.clone();
 }
 
-/// Make the borrowed value in the slot at `at` an owned one: a clone written over its bitwise
-/// copy (nothing dropped).
-extern "C" fn own_value(at: *mut Value) {
-    // SAFETY: native code passes a frame slot holding a borrowed value, whose owner is alive.
-    unsafe {
-        let owned = (*at).clone();
-        std::ptr::write(at, owned);
-    }
-}
-
 /// The order of the values at `a` and `b` by `compare`, the evaluator's comparator of their
 /// type: -1, 0 or 1.
 extern "C" fn compare_values(
@@ -1048,7 +1038,6 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerLeafBits => super::pointee::pointer_leaf_bits as *const () as usize,
         Helper::PointerSetLeaf => super::pointee::pointer_set_leaf as *const () as usize,
         Helper::BoxedParts => boxed_parts as *const () as usize,
-        Helper::OwnValue => own_value as *const () as usize,
         Helper::StringView => string_view as *const () as usize,
         Helper::BoxLeaves => box_leaves as *const () as usize,
         Helper::ColumnsView => columns_view as *const () as usize,
@@ -1118,7 +1107,6 @@ pub enum Helper {
     PointerLeafBits,
     PointerSetLeaf,
     BoxedParts,
-    OwnValue,
     ConcatStrings,
     ParseText,
     SliceText,

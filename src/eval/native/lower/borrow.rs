@@ -2,16 +2,22 @@
 //!
 //! A boxed argument is passed by reference: the address of the caller's frame slot or
 //! temporary, which nothing assigns while the call runs. When the function never assigns the
-//! parameter, its frame slot holds a bitwise copy of the caller's value (a *borrowed* slot)
-//! instead of a clone: no atomic increment on entry, no decrement on exit. The slot is set back
-//! to `Unit` before the frame is dropped, and every copy taken from it is a real clone.
+//! parameter, it is *borrowed*: read at that address (an address variable, `aliases`), with
+//! no clone on entry, no drop on exit and no copy into its own slot.
 //!
 //! The variables a `match` on such a parameter binds to parts of it (`| Add (a, b) => ...`)
-//! are borrowed the same way, as long as the parameter's value lives, which is the whole call.
-//! Such a variable's slot may also come to own its value: when a fallback piece or the
-//! closure compiler's pattern binder assigns it, or a match on something else binds it. A
-//! flag per variable (a Cranelift variable, 1: owned) says which; an owned value is dropped
-//! before a borrowed one replaces it, and a borrowed one is let go of (not dropped) on exit.
+//! are borrowed the same way, as long as the parameter's value lives, which is the whole call:
+//! each is read where its address variable points, which is the part inside the parameter's
+//! value. Such a variable may also be bound to a value of its own, which its frame slot then
+//! owns and its address variable points at: when a match on something else binds it, or the
+//! closure compiler's pattern binder does. Its slot holds `Unit` or a value it owns, never a
+//! borrowed one, so dropping the frame drops it (tested only once some such slot may own a
+//! value, `vars_owned`).
+//!
+//! The closure compiler reads variables in the frame: before a fallback piece that mentions a
+//! borrowed parameter, its value is copied bitwise into its slot (set back to `Unit` before
+//! the frame is dropped); a borrowed variable's value is cloned into its slot, where native
+//! code then reads it too.
 //!
 //! Only the native lowering of a function's own body writes these slots (the analysis admits
 //! a variable only when every write of it in the body is a pattern's binding; a chunk
@@ -20,15 +26,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
-use cranelift_frontend::Variable;
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Expr, ExprKind, Function, Pattern, PatternKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts, walk_expr, walk_stmt, Visit};
 use crate::eval::native::{Agg, Repr};
 
 use super::super::layout::{self, VALUE_SIZE};
-use super::super::runtime::Helper;
 use super::{flags, Lower};
 
 /// What a function may borrow: the parameters its body never writes, and the variables bound
@@ -160,55 +164,89 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// The variables `vars` may hold borrowed values: each gets its ownership flag, 0 (its
-    /// slot holds `Unit`, which needs no drop either way).
+    /// The parameter `s`, borrowed, is read where the caller's value is (`from`).
+    pub(super) fn alias_param(&mut self, s: Slot, from: ClValue) {
+        let at = self.b.declare_var(types::I64);
+        self.b.def_var(at, from);
+        self.aliases.insert(s, at);
+        self.borrowed_params.push(s);
+    }
+
+    /// The variables `vars` may be bound to borrowed values: each is read where its address
+    /// variable points, its own slot to start with (which holds `Unit`).
     pub(super) fn declare_borrowed(&mut self, vars: &[Slot]) {
+        if !vars.is_empty() {
+            let owned = self.b.declare_var(types::I64);
+            let zero = self.iconst(0);
+            self.b.def_var(owned, zero);
+            self.vars_owned = Some(owned);
+        }
         for s in vars {
-            let flag = self.b.declare_var(types::I64);
-            let zero = self.iconst(0);
-            self.b.def_var(flag, zero);
-            self.borrowed_vars.insert(*s, flag);
+            let at = self.b.declare_var(types::I64);
+            let slot = self.frame_slot(*s);
+            self.b.def_var(at, slot);
+            self.aliases.insert(*s, at);
+            self.borrowed_vars.push(*s);
         }
     }
 
-    /// The ownership flag of `s` when it may hold a borrowed value.
-    pub(super) fn borrow_flag(&self, s: Slot) -> Option<Variable> {
-        self.borrowed_vars.get(&s).copied()
+    /// Is `s` a variable that may be bound to a borrowed value?
+    pub(super) fn is_borrowed_var(&self, s: Slot) -> bool {
+        self.borrowed_vars.contains(&s)
     }
 
-    /// Bind the variable `s` (which may hold a borrowed value) to the value at `addr`:
-    /// borrowed when the match being lowered is on a borrowed parameter (`borrowing`), else
-    /// copied.
-    pub(super) fn bind_borrowed(&mut self, s: Slot, flag: Variable, addr: ClValue) {
-        let to = self.slot_addr(s);
-        if self.borrowing {
-            self.when_flag(flag, true, |l| l.drop_value(to));
-            self.borrow_value(addr, to);
-            let zero = self.iconst(0);
-            self.b.def_var(flag, zero);
-        } else {
-            // Let go of a borrowed value (it is replaced), then own the copy.
-            self.when_flag(flag, false, |l| {
-                let unit = l.b.ins().iconst(types::I8, layout::TAG_UNIT as i64);
-                l.b.ins().store(flags(), unit, to, 0);
-            });
-            self.copy_value(addr, to);
+    /// The slot of a borrowed variable is about to own a value: the frame is dropped with a
+    /// test of each such slot (a function that only ever borrows tests none).
+    fn slot_owns(&mut self) {
+        self.frame_used = true;
+        if let Some(owned) = self.vars_owned {
             let one = self.iconst(1);
-            self.b.def_var(flag, one);
+            self.b.def_var(owned, one);
         }
     }
 
-    /// Make owned every variable that may hold a borrowed value and that the fallback piece
-    /// (the statements `stmts` or the expression `expr`) mentions.
+    /// Bind the variable `s` (which may be bound to a borrowed value) to the value at `addr`:
+    /// borrowed in place when the match being lowered is on a borrowed parameter
+    /// (`borrowing`), else copied into its slot.
+    pub(super) fn bind_borrowed(&mut self, s: Slot, addr: ClValue) {
+        let at = self.aliases[&s];
+        if self.borrowing {
+            self.b.def_var(at, addr);
+        } else {
+            self.slot_owns();
+            let slot = self.frame_slot(s);
+            self.copy_value(addr, slot);
+            self.b.def_var(at, slot);
+        }
+    }
+
+    /// The variables `slots` are about to be bound in their frame slots by the closure
+    /// compiler's binder: read them there from now on.
+    pub(super) fn bound_in_slots(&mut self, slots: &[Slot]) {
+        for s in slots {
+            if let Some(&at) = self.aliases.get(s) {
+                self.slot_owns();
+                let slot = self.frame_slot(*s);
+                self.b.def_var(at, slot);
+            }
+        }
+    }
+
+    /// Put in their frame slots the borrowed values of the variables and parameters that the
+    /// fallback piece (the statements `stmts` or the expression `expr`) reads: the closure
+    /// compiler reads the frame.
     pub(super) fn own_for_piece(&mut self, stmts: &[Stmt], expr: Option<&Expr>) {
-        if self.borrowed_vars.is_empty() {
+        if self.aliases.is_empty() {
             return;
         }
         let slots = RefCell::new(Vec::new());
-        let mut on_expr = |e: &Expr| {
-            if let ExprKind::Local(s) = e.kind {
-                slots.borrow_mut().push(s)
+        let mut on_expr = |e: &Expr| match e.kind {
+            ExprKind::Local(s) => slots.borrow_mut().push(s),
+            // A closure made here captures slots its function lists, not seen as reads.
+            ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
+                slots.borrow_mut().extend(self.aliases.keys().copied())
             }
+            _ => {}
         };
         let mut on_place = |place: Place| {
             if let Place::Local(s) = place {
@@ -225,58 +263,44 @@ impl Lower<'_, '_, '_> {
         self.make_owned(&slots);
     }
 
-    /// Make the borrowed values of `slots` owned (a clone in place), before code that does not
-    /// know of borrowing (the closure compiler) may assign them.
+    /// Put the values of `slots` that are read elsewhere than in their frame slots there,
+    /// before code that reads the frame (the closure compiler) runs: a borrowed parameter's
+    /// as a bitwise copy (let go of on exit), a variable's as a clone its slot owns, which
+    /// native code then reads too.
     pub(super) fn make_owned(&mut self, slots: &[Slot]) {
         for s in slots {
-            let Some(flag) = self.borrow_flag(*s) else {
+            let Some(&at) = self.aliases.get(s) else {
                 continue;
             };
-            let at = self.slot_addr(*s);
-            self.when_flag(flag, false, |l| {
-                l.call_helper(Helper::OwnValue, &[types::I64], &[], &[at]);
-            });
-            let one = self.iconst(1);
-            self.b.def_var(flag, one);
+            self.frame_used = true;
+            let from = self.b.use_var(at);
+            let slot = self.frame_slot(*s);
+            if self.borrowed_params.contains(s) {
+                self.borrow_value(from, slot);
+                continue;
+            }
+            self.slot_owns();
+            let elsewhere = self.b.ins().icmp(IntCC::NotEqual, from, slot);
+            let copy = self.b.create_block();
+            let next = self.b.create_block();
+            self.b.ins().brif(elsewhere, copy, &[], next, &[]);
+            self.b.seal_block(copy);
+            self.b.switch_to_block(copy);
+            self.copy_value(from, slot);
+            self.b.ins().jump(next, &[]);
+            self.b.seal_block(next);
+            self.b.switch_to_block(next);
+            self.b.def_var(at, slot);
         }
     }
 
-    /// Before the frame is dropped: let go of the borrowed values, parameters' and variables'
+    /// Before the frame is dropped: let go of the bitwise copies of borrowed parameters
     /// (their slots set to `Unit`, nothing dropped).
     pub(super) fn release_borrowed(&mut self, params: &[Slot]) {
         let unit = self.b.ins().iconst(types::I8, layout::TAG_UNIT as i64);
         for s in params {
-            let at = self.slot_addr(*s);
+            let at = self.frame_slot(*s);
             self.b.ins().store(flags(), unit, at, 0);
         }
-        let mut vars: Vec<(Slot, Variable)> =
-            self.borrowed_vars.iter().map(|(s, f)| (*s, *f)).collect();
-        vars.sort_unstable_by_key(|(s, _)| *s);
-        for (s, flag) in vars {
-            let at = self.slot_addr(s);
-            self.when_flag(flag, false, |l| {
-                let unit = l.b.ins().iconst(types::I8, layout::TAG_UNIT as i64);
-                l.b.ins().store(flags(), unit, at, 0);
-            });
-        }
-    }
-
-    /// Run `then` when the ownership flag `flag` is `owned`.
-    fn when_flag(&mut self, flag: Variable, owned: bool, then: impl FnOnce(&mut Self)) {
-        let value = self.b.use_var(flag);
-        let taken = self.b.create_block();
-        let next = self.b.create_block();
-        if owned {
-            self.b.set_cold_block(taken);
-            self.b.ins().brif(value, taken, &[], next, &[]);
-        } else {
-            self.b.ins().brif(value, next, &[], taken, &[]);
-        }
-        self.b.seal_block(taken);
-        self.b.switch_to_block(taken);
-        then(self);
-        self.b.ins().jump(next, &[]);
-        self.b.seal_block(next);
-        self.b.switch_to_block(next);
     }
 }

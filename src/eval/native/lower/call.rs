@@ -431,7 +431,7 @@ impl Lower<'_, '_, '_> {
                     if !self.vars.contains_key(&s)
                         && !self.avars.contains_key(&s)
                         && !self.borrowed_params.contains(&s)
-                        && !self.borrowed_vars.contains_key(&s) =>
+                        && !self.borrowed_vars.contains(&s) =>
                 {
                     Some(s)
                 }

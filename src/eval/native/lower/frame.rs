@@ -131,7 +131,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn init_frame(&mut self, n_slots: usize, cells: &[Slot]) {
         let zero = self.b.ins().iconst(types::I8, 0);
         for s in 0..n_slots {
-            let addr = self.slot_addr(s as u32);
+            let addr = self.frame_slot(s as u32);
             self.b.ins().store(flags(), zero, addr, 0);
         }
         if !cells.is_empty() {
@@ -152,11 +152,11 @@ impl Lower<'_, '_, '_> {
 
     /// Let go of the frame's values as the function returns. Only the slots `droppable` can
     /// hold a value that owns something (the others only ever hold scalars). A borrowed
-    /// parameter's slot (`borrowed`) is left as it is: it owns nothing. A variable that may
-    /// hold a borrowed value is dropped only when its flag says it owns it. A few slots are
-    /// tested one by one, so that a frame of scalars, units and borrowed values (the usual
-    /// case) costs no call and writes nothing; a larger frame has its borrowed values set to
-    /// `Unit` and is dropped whole by the runtime.
+    /// parameter's slot (`borrowed`) owns nothing: it holds `Unit`, or the bitwise copy a
+    /// fallback piece read. A few slots are tested one by one, so that a frame of scalars,
+    /// units and borrowed values (the usual case) costs no call and writes nothing (the slots of
+    /// borrowed variables are tested only once one of them may own a value); a larger
+    /// frame has its borrowed parameters set to `Unit` and is dropped whole by the runtime.
     pub(super) fn leave_frame(&mut self, borrowed: &[Slot], droppable: &[Slot]) {
         const TESTED: usize = 8;
         let tested: Vec<Slot> = droppable
@@ -175,22 +175,26 @@ impl Lower<'_, '_, '_> {
             );
             return;
         }
-        for s in tested {
-            let at = self.slot_addr(s);
-            let Some(flag) = self.borrow_flag(s) else {
-                self.drop_value(at);
-                continue;
-            };
-            let owned = self.b.use_var(flag);
+        let (vars, others): (Vec<Slot>, Vec<Slot>) =
+            tested.into_iter().partition(|s| self.is_borrowed_var(*s));
+        for s in others {
+            let at = self.frame_slot(s);
+            self.drop_value(at);
+        }
+        if let (Some(owned), false) = (self.vars_owned, vars.is_empty()) {
+            let owned = self.b.use_var(owned);
             let drop = self.b.create_block();
-            let next = self.b.create_block();
-            self.b.ins().brif(owned, drop, &[], next, &[]);
+            let done = self.b.create_block();
+            self.b.ins().brif(owned, drop, &[], done, &[]);
             self.b.seal_block(drop);
             self.b.switch_to_block(drop);
-            self.drop_value(at);
-            self.b.ins().jump(next, &[]);
-            self.b.seal_block(next);
-            self.b.switch_to_block(next);
+            for s in vars {
+                let at = self.frame_slot(s);
+                self.drop_value(at);
+            }
+            self.b.ins().jump(done, &[]);
+            self.b.seal_block(done);
+            self.b.switch_to_block(done);
         }
     }
 }

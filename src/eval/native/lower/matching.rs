@@ -323,8 +323,8 @@ impl Lower<'_, '_, '_> {
                     let agg = agg.clone();
                     let v = self.unbox_from(addr, &agg);
                     self.write_agg_var(s, v);
-                } else if let Some(flag) = self.borrow_flag(s) {
-                    self.bind_borrowed(s, flag, addr);
+                } else if self.is_borrowed_var(s) {
+                    self.bind_borrowed(s, addr);
                 } else {
                     self.frame_used = true;
                     let to = self.slot_addr(s);
@@ -401,7 +401,7 @@ impl Lower<'_, '_, '_> {
     /// Test the value at `addr` against `p` with the closure compiler's binder, then read
     /// back the register variables it bound: lowering goes on when it matched.
     fn escape(&mut self, p: &Pattern, addr: ClValue, fail: Block) {
-        self.make_owned(&bound_slots(p));
+        self.bound_in_slots(&bound_slots(p));
         let matched = self.match_boxed(p, addr);
         let bound = self.registered(bound_slots(p));
         let next = self.b.create_block();

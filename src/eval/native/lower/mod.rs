@@ -155,10 +155,16 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The captured scalars the body reads, loaded once at its entry (`capture.rs`), by
     /// capture position.
     capture_values: HashMap<u32, V>,
-    /// The parameters whose slots hold borrowed values, and the variables that may, each
-    /// with its ownership flag (`borrow.rs`).
+    /// The parameters that are borrowed, and the variables that may be bound to borrowed
+    /// values (`borrow.rs`).
     borrowed_params: Vec<Slot>,
-    borrowed_vars: HashMap<Slot, Variable>,
+    borrowed_vars: Vec<Slot>,
+    /// The variables read where an address variable points rather than in their frame slots:
+    /// the borrowed parameters (at the caller's value) and the borrowed variables (in place
+    /// in a parameter's value, or in their own slots).
+    aliases: HashMap<Slot, Variable>,
+    /// 1 once the slot of a borrowed variable may own a value (`borrow.rs`).
+    vars_owned: Option<Variable>,
     /// Are the patterns being tested matched against a borrowed parameter, so that the parts
     /// they bind may be borrowed too?
     borrowing: bool,
@@ -257,7 +263,9 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             n_captures,
             capture_values: HashMap::new(),
             borrowed_params: Vec::new(),
-            borrowed_vars: HashMap::new(),
+            borrowed_vars: Vec::new(),
+            aliases: HashMap::new(),
+            vars_owned: None,
             borrowing: false,
             raisers: HashMap::new(),
         }
@@ -390,8 +398,18 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         next
     }
 
-    /// The address of frame slot `s`.
+    /// The address of the value of the variable kept in frame slot `s`: the slot, or where a
+    /// borrowed variable's value is (`borrow.rs`). Only a pattern's binding writes a borrowed
+    /// variable, and only through `bind_borrowed`.
     fn slot_addr(&mut self, s: u32) -> ClValue {
+        match self.aliases.get(&s) {
+            Some(&at) => self.b.use_var(at),
+            None => self.frame_slot(s),
+        }
+    }
+
+    /// The address of frame slot `s`.
+    fn frame_slot(&mut self, s: u32) -> ClValue {
         self.b
             .ins()
             .iadd_imm_s(self.frame, s as i64 * VALUE_SIZE as i64)
@@ -774,7 +792,6 @@ pub(super) fn function(
         l.load_captures(&function.body);
         // Bind the parameters: register groups directly, boxed groups by their pattern.
         let borrows = borrow::Borrows::of(function);
-        let mut borrowed = Vec::new();
         let mut k = if sig.has_out() { 3 } else { 2 };
         let ret_out = sig.ret_boxed.then(|| params[2]);
         for (group, param) in function.params.iter().enumerate() {
@@ -817,14 +834,13 @@ pub(super) fn function(
                     // never assigns it.
                     let from = params[k];
                     k += 1;
-                    let to = l.slot_addr(*s);
-                    l.frame_used = true;
                     // (Not one held in registers: spilling it writes its slot.)
                     let held = l.vars.contains_key(s) || l.avars.contains_key(s);
                     if borrows.params.contains(s) && !held {
-                        l.borrow_value(from, to);
-                        borrowed.push(*s);
+                        l.alias_param(*s, from);
                     } else {
+                        let to = l.frame_slot(*s);
+                        l.frame_used = true;
                         l.copy_value(from, to);
                     }
                     let held = l.registered(vec![*s]);
@@ -854,7 +870,7 @@ pub(super) fn function(
                 }
             }
         }
-        l.borrowed_params = borrowed.clone();
+        let borrowed = l.borrowed_params.clone();
         l.declare_borrowed(&borrows.vars);
         let ret_block = l.b.create_block();
         l.value_params(ret_block, sig.ret, sig.ret_agg.as_ref());
