@@ -108,6 +108,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::And(x, y) | ExprKind::Or(x, y) => {
                 let is_and = matches!(e.kind, ExprKind::And(..));
+                if let Some(v) = self.logic_without_branch(x, y, is_and) {
+                    return v;
+                }
                 let x = self.expr(x).int();
                 let rhs = self.b.create_block();
                 let join = self.b.create_block();

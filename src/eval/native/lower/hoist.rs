@@ -103,6 +103,13 @@ pub(super) struct Promoted {
     flag: Option<Flag>,
 }
 
+impl Promoted {
+    /// Is it one scalar, known to be set (reading it cannot fail)?
+    pub(super) fn plain(&self) -> bool {
+        self.agg.is_none() && self.flag.is_none() && self.leaves.len() == 1
+    }
+}
+
 /// Is a global of type `ty` held in registers by a closed loop that uses it: a scalar, or a
 /// tuple, record or struct of scalars? (A small array is not: element reads address its
 /// storage.)

@@ -31,6 +31,7 @@ mod matching;
 mod parallel;
 mod pointee;
 mod ranges;
+mod select;
 mod stmt;
 mod text;
 mod varray;
@@ -616,7 +617,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// Branch to `then` when the boolean `c` is true, else to `otherwise` (both sealed by the
     /// caller): `and`, `or` and `not` as jumps between their operands' tests, so no boolean
-    /// is made in between, the operands evaluated in the same order.
+    /// is made in between, the operands evaluated in the same order; an `and` or `or` whose
+    /// second operand is cheap and infallible as one boolean (`select.rs`).
     pub(super) fn branch(
         &mut self,
         c: &Expr,
@@ -624,7 +626,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         otherwise: cranelift_codegen::ir::Block,
     ) {
         match &c.kind {
-            ExprKind::And(x, y) | ExprKind::Or(x, y) => {
+            ExprKind::And(x, y) | ExprKind::Or(x, y) if !self.cheap_infallible(y) => {
                 let rhs = self.b.create_block();
                 match c.kind {
                     ExprKind::And(..) => self.branch(x, rhs, otherwise),

@@ -217,6 +217,8 @@ impl Lower<'_, '_, '_> {
                 path,
                 value,
             } => self.store(s, *place, root_ty, path, value),
+            Stmt::If(c, then_branch, else_branch)
+                if self.if_as_select(c, then_branch, else_branch) => {}
             Stmt::If(c, then_branch, else_branch) => {
                 let (t, f, join) = (
                     self.b.create_block(),
