@@ -7,7 +7,11 @@
 //! - `x and y`, `x or y` compute both operands and combine them bit by bit;
 //! - `if c do v = e; done` (and its forms with an `else` assigning the same variable, or
 //!   assigning it only in the `else`) on a variable in a register computes `e` and selects
-//!   between it and the variable's value, a conditional move.
+//!   between it and the variable's value, a conditional move;
+//! - `if c do n = n + k; done` (a count, a sum: `+`, `-` or `*` by a cheap infallible `k`),
+//!   whose checked operation may fail, steps `n` by `k` or by the operation's identity:
+//!   `n + (c ? k : 0)`, the same operation with the same check when `c` holds, and one that
+//!   leaves `n` as it is, and cannot fail, when not.
 //!
 //! The results are those of the branching forms: the skipped computation has no effect.
 
@@ -111,8 +115,11 @@ impl Lower<'_, '_, '_> {
                 matches!(Repr::of(&e.ty), Some(Repr::I64 | Repr::F64)) && l.cheap_infallible(e)
             })
         };
-        if !in_register || !cheap(self, t) || !cheap(self, f) {
+        if !in_register {
             return false;
+        }
+        if !cheap(self, t) || !cheap(self, f) {
+            return self.masked_step(c, place, t, f);
         }
         let cond = self.expr(c).int();
         let value = |l: &mut Self, side: Option<(Place, &Expr)>| -> ClValue {
@@ -132,6 +139,54 @@ impl Lower<'_, '_, '_> {
             _ => V::I(chosen),
         };
         self.write_var(place, v);
+        true
+    }
+
+    /// `if c do v = v + e; done` (or `v - e`, `e + v`, `v * e`, `e * v`; or the step in the
+    /// `else`) on an integer variable `v` in a register, with `e` cheap and infallible, as an
+    /// unconditional step by `e` or by the operation's identity: `v + (c ? e : 0)`. The
+    /// checked operation is the same when the branch would run, and cannot fail otherwise
+    /// (it leaves `v` as it is): `true` when lowered so.
+    fn masked_step(
+        &mut self,
+        c: &Expr,
+        place: Place,
+        t: Option<(Place, &Expr)>,
+        f: Option<(Place, &Expr)>,
+    ) -> bool {
+        let (step, when) = match (t, f) {
+            (Some((_, e)), None) => (e, true),
+            (None, Some((_, e))) => (e, false),
+            _ => return false,
+        };
+        let ExprKind::Prim(Prim::IntArith(op, ity), a) = &step.kind else {
+            return false;
+        };
+        let is_var = |x: &Expr| match (&x.kind, place) {
+            (ExprKind::Local(s), Place::Local(p)) => *s == p,
+            (ExprKind::Global(g), Place::Global(p)) => *g == p,
+            _ => false,
+        };
+        let (other, identity) = match (op, a.as_slice()) {
+            (ArithOp::Add | ArithOp::Sub, [x, y]) if is_var(x) => (y, 0),
+            (ArithOp::Add, [x, y]) if is_var(y) => (x, 0),
+            (ArithOp::Mul, [x, y]) if is_var(x) => (y, 1),
+            (ArithOp::Mul, [x, y]) if is_var(y) => (x, 1),
+            _ => return false,
+        };
+        if Repr::of(&step.ty) != Some(Repr::I64) || !self.cheap_infallible(other) {
+            return false;
+        }
+        let cond = self.expr(c).int();
+        let v = self.read_place(place).int();
+        let k = self.expr(other).int();
+        let identity = self.iconst(identity);
+        let k = match when {
+            true => self.b.ins().select(cond, k, identity),
+            false => self.b.ins().select(cond, identity, k),
+        };
+        let r = self.int_arith(*op, *ity, v, k, step.span);
+        self.write_var(place, V::I(r));
         true
     }
 
