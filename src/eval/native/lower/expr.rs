@@ -102,6 +102,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Prim(p, a) => self.prim(p, a, e, repr),
             ExprKind::If(c, t, f) => {
+                if let Some(v) = self.if_value_as_select(c, t, f, repr) {
+                    return v;
+                }
                 let join = self.join_block(repr, None);
                 self.lower_if((c, t, f), join, |l, arm| l.expr(arm).scalars());
                 self.joined(join, repr, None)

@@ -5,6 +5,7 @@
 //! computing it has no effect and cannot fail):
 //!
 //! - `x and y`, `x or y` compute both operands and combine them bit by bit;
+//! - `if c then a else b endif` computes both values and selects one, a conditional move;
 //! - `if c do v = e; done` (and its forms with an `else` assigning the same variable, or
 //!   assigning it only in the `else`) on a variable in a register computes `e` and selects
 //!   between it and the variable's value, a conditional move;
@@ -46,6 +47,12 @@ impl Lower<'_, '_, '_> {
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             ExprKind::And(x, y) | ExprKind::Or(x, y) => {
                 self.infallible_within(x, budget) && self.infallible_within(y, budget)
+            }
+            ExprKind::If(c, x, y) => {
+                scalar(e)
+                    && self.infallible_within(c, budget)
+                    && self.infallible_within(x, budget)
+                    && self.infallible_within(y, budget)
             }
             ExprKind::Prim(Prim::Not, a) => {
                 a.len() == 1 && scalar(e) && self.infallible_within(&a[0], budget)
@@ -90,6 +97,31 @@ impl Lower<'_, '_, '_> {
         }))
     }
 
+    /// `if c then a else b endif` of a scalar, with `a` and `b` cheap and infallible, as a
+    /// conditional move (`if x > m then x else m endif`); `None` otherwise.
+    pub(super) fn if_value_as_select(
+        &mut self,
+        c: &Expr,
+        a: &Expr,
+        b: &Expr,
+        repr: Repr,
+    ) -> Option<V> {
+        if !matches!(repr, Repr::I64 | Repr::F64)
+            || !self.cheap_infallible(a)
+            || !self.cheap_infallible(b)
+        {
+            return None;
+        }
+        let cond = self.expr(c).int();
+        let x = self.expr(a).int();
+        let y = self.expr(b).int();
+        let chosen = self.b.ins().select(cond, x, y);
+        Some(match repr {
+            Repr::F64 => V::F(chosen),
+            _ => V::I(chosen),
+        })
+    }
+
     /// `if c do v = e; done`, `if c do v = e1; else v = e2; done` or `if c do ; else v = e;
     /// done` on a variable `v` in a register, with cheap and infallible values, as a
     /// conditional move: `true` when lowered so.
@@ -123,13 +155,9 @@ impl Lower<'_, '_, '_> {
         }
         let cond = self.expr(c).int();
         let value = |l: &mut Self, side: Option<(Place, &Expr)>| -> ClValue {
-            let v = match side {
-                Some((_, e)) => l.expr(e),
-                None => l.read_place(place),
-            };
-            match v {
-                V::I(x) | V::F(x) => x,
-                _ => unreachable!("a scalar in a register"),
+            match side {
+                Some((_, e)) => l.expr(e).int(),
+                None => l.read_place(place).int(),
             }
         };
         let (a, b) = (value(self, t), value(self, f));
