@@ -153,17 +153,21 @@ impl Lower<'_, '_, '_> {
         if !cheap(self, t) || !cheap(self, f) {
             return self.masked_step(c, place, t, f);
         }
+        let repr = match Repr::of(&then_or(t, f).ty) {
+            Some(Repr::F64) => Repr::F64,
+            _ => Repr::I64,
+        };
         let cond = self.expr(c).int();
         let value = |l: &mut Self, side: Option<(Place, &Expr)>| -> ClValue {
             match side {
                 Some((_, e)) => l.expr(e).int(),
-                None => l.read_place(place).int(),
+                None => l.read_var(place, repr).int(),
             }
         };
         let (a, b) = (value(self, t), value(self, f));
         let chosen = self.b.ins().select(cond, a, b);
-        let v = match Repr::of(&then_or(t, f).ty) {
-            Some(Repr::F64) => V::F(chosen),
+        let v = match repr {
+            Repr::F64 => V::F(chosen),
             _ => V::I(chosen),
         };
         self.write_var(place, v);
@@ -206,7 +210,7 @@ impl Lower<'_, '_, '_> {
             return false;
         }
         let cond = self.expr(c).int();
-        let v = self.read_place(place).int();
+        let v = self.read_var(place, Repr::I64).int();
         let k = self.expr(other).int();
         let identity = self.iconst(identity);
         let k = match when {
@@ -216,24 +220,6 @@ impl Lower<'_, '_, '_> {
         let r = self.int_arith(*op, *ity, v, k, step.span);
         self.write_var(place, V::I(r));
         true
-    }
-
-    /// The value of the register variable or promoted global `place`.
-    fn read_place(&mut self, place: Place) -> V {
-        match place {
-            Place::Local(s) => {
-                let (var, repr) = self.vars[&s];
-                let x = self.b.use_var(var);
-                match repr {
-                    Repr::F64 => V::F(x),
-                    _ => V::I(x),
-                }
-            }
-            Place::Global(g) => self
-                .promoted_read(g, None)
-                .expect("a global held in a register"),
-            Place::LocalCell(_) | Place::CaptureCell(_) => unreachable!("not in a register"),
-        }
     }
 }
 
