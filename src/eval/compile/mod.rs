@@ -244,9 +244,7 @@ impl<'p> Compiler<'p> {
     /// initialiser (in a function, or at the top level before its definition), and its type
     /// has more than one value; `None` when the read needs no check.
     fn uninitialised_check(&self, s: u32, ty: &Type) -> Option<Arc<crate::core::ir::GlobalDef>> {
-        if self.program.initialised.contains(&s)
-            || (self.in_function == 0 && self.defined.contains(&s))
-        {
+        if self.known_defined(s) {
             return None;
         }
         if crate::types::size::size_of(ty).is_some_and(|n| n == BigUint::from(1u32)) {
@@ -296,6 +294,22 @@ impl<'p> Compiler<'p> {
     /// assigned (native code compiles the top level itself, in order).
     pub(crate) fn note_defined(&mut self, s: u32) {
         self.defined.insert(s);
+    }
+
+    /// The globals noted as assigned so far, for `restore_defined` at the end of a block
+    /// whose own assignments hold only inside it (a loop's body may run no time at all).
+    pub(crate) fn defined_mark(&self) -> std::collections::HashSet<u32> {
+        self.defined.clone()
+    }
+
+    /// Is global `s` known to hold a value in the code compiled now?
+    pub(crate) fn known_defined(&self, s: u32) -> bool {
+        self.program.initialised.contains(&s)
+            || (self.in_function == 0 && self.defined.contains(&s))
+    }
+
+    pub(crate) fn restore_defined(&mut self, mark: std::collections::HashSet<u32>) {
+        self.defined = mark;
     }
 
     /// One more than the highest slot the code compiled so far uses.

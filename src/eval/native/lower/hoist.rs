@@ -104,9 +104,14 @@ pub(super) struct Promoted {
 }
 
 impl Promoted {
-    /// Is it one scalar, known to be set (reading it cannot fail)?
+    /// Is it one scalar in a register?
     pub(super) fn plain(&self) -> bool {
-        self.agg.is_none() && self.flag.is_none() && self.leaves.len() == 1
+        self.agg.is_none() && self.leaves.len() == 1
+    }
+
+    /// Does it have a flag (it may hold no value yet where the loop starts)?
+    pub(super) fn flagged(&self) -> bool {
+        self.flag.is_some()
     }
 }
 

@@ -79,7 +79,9 @@ impl Lower<'_, '_, '_> {
     /// Is the global `g` held in a register by the loop being lowered, as one scalar that is
     /// known to be set (so that reading it cannot fail)?
     fn promoted_plain(&self, g: u32) -> bool {
-        self.promoted.get(&g).is_some_and(|p| p.plain())
+        self.promoted
+            .get(&g)
+            .is_some_and(|p| p.plain() && (!p.flagged() || self.c.known_defined(g)))
     }
 
     /// `x and y` (`is_and`) or `x or y` as a boolean, both operands computed, when `y` is

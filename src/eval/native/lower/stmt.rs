@@ -48,20 +48,29 @@ fn elem_of(ty: &Type) -> Type {
 }
 
 impl Lower<'_, '_, '_> {
+    /// A block's statements, in order. A global the block assigns is known to hold a value in
+    /// the statements after the assignment (at top level, where no call can come first), so
+    /// a loop among them that reads it checks nothing; what the block assigned is forgotten
+    /// after it, since it may not have run.
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
         let mark = self.ranges_mark();
+        let defined = self.c.defined_mark();
         let mut next = 0;
         while next < stmts.len() {
             self.ensure_open();
             match self.region(&stmts[next..]) {
                 0 => {
                     self.stmt(&stmts[next]);
+                    if let Stmt::Assign(Place::Global(g), _) = &stmts[next] {
+                        self.c.note_defined(*g);
+                    }
                     next += 1;
                 }
                 n => next += n,
             }
         }
         self.forget_since(mark);
+        self.c.restore_defined(defined);
     }
 
     /// The current value of a native variable.
