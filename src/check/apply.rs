@@ -379,7 +379,7 @@ impl Checker {
                 let ty =
                     self.nominal_instance(&nominal, expected.filter(|_| args.len() == 1), span);
                 let arg_ty = match &ty {
-                    Type::Nominal(instance) => match instance.body.get() {
+                    Type::Nominal(instance) => match instance.body() {
                         Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
                         _ => None,
                     },
@@ -422,7 +422,7 @@ impl Checker {
         expected: Option<&Type>,
     ) -> ir::Expr {
         if let Some(t) = self.lookup_type(n) {
-            if !matches!(&t, Type::Nominal(nd) if matches!(nd.body.get(), Some(NominalBody::Struct(_))))
+            if !matches!(&t, Type::Nominal(nd) if matches!(nd.body(), Some(NominalBody::Struct(_))))
                 && crate::core::prims::is_prim(n)
             {
                 return apply_prim(self, n, args, span);
@@ -458,7 +458,7 @@ impl Checker {
     /// A type applied to arguments: a struct constructs, any other type converts.
     fn apply_type(&mut self, t: Type, mut args: Vec<Arg>, span: Span) -> ir::Expr {
         if let Type::Nominal(nd) = &t {
-            if let Some(NominalBody::Struct(fields)) = nd.body.get() {
+            if let Some(NominalBody::Struct(fields)) = nd.body() {
                 let fields = fields.clone();
                 let first = args.remove(0);
                 let mut r = self.construct_struct(t.clone(), &fields, first, span);

@@ -354,7 +354,7 @@ fn counts_agree(s: &Type, t: &Type) -> bool {
 /// An opaque type's representation to the opaque type, or back (`_make_K`, `_repr_`).
 fn select_opaque(s: &Type, t: &Type) -> Result<Coercion, Refusal> {
     let repr_of = |x: &Type| match x {
-        Type::Nominal(def) => match def.body.get() {
+        Type::Nominal(def) => match def.body() {
             Some(NominalBody::Opaque { repr, .. }) => Some(repr.clone()),
             _ => None,
         },

@@ -323,7 +323,7 @@ impl Checker {
                 let t = t.erase_secret();
                 x.ty = t.clone();
                 let ok = matches!(t, Type::Unitsum(_) | Type::Sum(_) | Type::CSum(_))
-                    || matches!(&t, Type::Nominal(n) if matches!(n.body.get(), Some(NominalBody::Variant(_))))
+                    || matches!(&t, Type::Nominal(n) if matches!(n.body(), Some(NominalBody::Variant(_))))
                     || t == error_type();
                 if !ok {
                     self.error(CheckError::CasenoNotSum {

@@ -115,8 +115,8 @@ impl Checker {
             }
             bodies.push(body);
         }
-        // Only now, when no body can grow without end, are the bodies set (which fills in the
-        // instances made so far).
+        // Only now, when no body can grow without end, are the bodies set (the instances
+        // made so far have theirs from then on).
         let declared: Vec<Arc<NominalDef>> = nominals.iter().map(|(_, d, _)| d.clone()).collect();
         for ((s, def, _), body) in nominals.iter().zip(bodies) {
             let body = self.regular_body(s, &declared, body);

@@ -412,7 +412,7 @@ impl Checker {
     /// Is `t` the library's `ofile`?
     pub(crate) fn is_ofile(&mut self, t: &Type) -> bool {
         matches!(t, Type::Nominal(n) if &*n.name == OFILE
-            && matches!(n.body.get(), Some(NominalBody::Opaque { .. })))
+            && matches!(n.body(), Some(NominalBody::Opaque { .. })))
             && self.lookup_type(OFILE).as_ref() == Some(t)
     }
 }

@@ -127,7 +127,7 @@ impl Checker {
         let Some(Type::Nominal(def)) = self.lookup_type(n) else {
             return None;
         };
-        match def.body.get() {
+        match def.body() {
             Some(NominalBody::Struct(fields)) if !fields.is_empty() && def.params.is_empty() => {
                 let mut types: Vec<Type> = fields.iter().map(|(_, t)| t.clone()).collect();
                 Some(if types.len() == 1 {
@@ -354,7 +354,7 @@ impl Checker {
         };
         let ty = self.nominal_instance(nominal, result.as_ref(), span);
         let arg_ty = match &ty {
-            Type::Nominal(instance) => match instance.body.get() {
+            Type::Nominal(instance) => match instance.body() {
                 Some(NominalBody::Variant(cs)) => cs[index as usize].1.clone(),
                 _ => None,
             },

@@ -34,7 +34,7 @@ const GRANTABLE: &[&str] = &["Eq"];
 /// The opaque type `t` is, with its representation and whether it has equality.
 pub(crate) fn opaque_of(t: &Type) -> Option<(&Arc<NominalDef>, &Type, bool)> {
     match t {
-        Type::Nominal(n) => match n.body.get() {
+        Type::Nominal(n) => match n.body() {
             Some(NominalBody::Opaque { repr, eq }) => Some((n, repr, *eq)),
             _ => None,
         },
@@ -58,7 +58,7 @@ pub fn lacking(ty: &Type, b: Behaviour) -> Option<Arc<NominalDef>> {
                 if !nominals.insert(n.id) {
                     return None;
                 }
-                match n.body.get()? {
+                match n.body()? {
                     NominalBody::Opaque { eq, .. } => {
                         let has = b == Behaviour::Equality && *eq;
                         (!has).then(|| n.clone())
@@ -273,14 +273,10 @@ impl Checker {
                     ),
                 });
             }
-            if def
-                .body
-                .set(NominalBody::Opaque {
-                    repr: rt,
-                    eq: eq && !self_ref,
-                })
-                .is_err()
-            {
+            if !def.set_body(NominalBody::Opaque {
+                repr: rt,
+                eq: eq && !self_ref,
+            }) {
                 // A second `type K = new …;` of one implementation block.
                 self.error(CheckError::Duplicate {
                     name: name.node.clone(),
@@ -357,7 +353,7 @@ impl Checker {
             }
         }
         for (name, def) in forward {
-            if def.body.get().is_none() {
+            if def.body().is_none() {
                 self.error(CheckError::OpaqueDecl {
                     span: name.span,
                     message: format!(
@@ -365,7 +361,7 @@ impl Checker {
                         name.node, name.node
                     ),
                 });
-                let _ = def.body.set(NominalBody::Opaque {
+                def.set_body(NominalBody::Opaque {
                     repr: error_type(),
                     eq: true,
                 });
@@ -406,7 +402,7 @@ impl Checker {
         let first = args.remove(0);
         let converted = if make {
             let def = types[0].0.clone();
-            let repr = match def.body.get() {
+            let repr = match def.body() {
                 Some(NominalBody::Opaque { repr, .. }) => repr.clone(),
                 _ => error_type(),
             };
@@ -464,7 +460,7 @@ impl Checker {
     ) -> ir::Expr {
         let param = match expected.map(|t| self.zonk(t)) {
             Some(Type::Fun(a, _)) => Some((*a).clone()),
-            _ if make => match types[0].0.body.get() {
+            _ if make => match types[0].0.body() {
                 Some(NominalBody::Opaque { repr, .. }) => Some(repr.clone()),
                 _ => None,
             },

@@ -18,7 +18,7 @@ impl Checker {
             ast::PatternKind::Name(n) => {
                 // A constant constructor of the matched variant is not a binding.
                 if let Type::Nominal(nd) = &ty {
-                    if let Some(NominalBody::Variant(cs)) = nd.body.get() {
+                    if let Some(NominalBody::Variant(cs)) = nd.body() {
                         if let Some(k) = cs.iter().position(|(c, a)| **c == **n && a.is_none()) {
                             return pat(
                                 PatternKind::Inject {
@@ -66,7 +66,7 @@ impl Checker {
             }
             ast::PatternKind::Tuple(ps) => {
                 let comps = match &ty {
-                    Type::Nominal(nd) => match nd.body.get() {
+                    Type::Nominal(nd) => match nd.body() {
                         Some(NominalBody::Struct(fs)) => {
                             Some(fs.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
                         }
@@ -170,7 +170,7 @@ impl Checker {
             ast::PatternKind::Range(lo, hi) => self.range_pattern(p, lo, hi, &ty),
             ast::PatternKind::Ctor(name, arg) => {
                 if let Type::Nominal(nd) = &ty {
-                    if let Some(NominalBody::Variant(cs)) = nd.body.get() {
+                    if let Some(NominalBody::Variant(cs)) = nd.body() {
                         if let Some(k) = cs.iter().position(|(c, _)| **c == **name) {
                             self.note_ctor_use(span, name);
                             let sub = match &cs[k].1 {
@@ -202,7 +202,7 @@ impl Checker {
     fn constant_pattern(&mut self, p: &Pattern, name: &str, ty: &Type) -> ir::Pattern {
         let span = p.span;
         if let Type::Nominal(nd) = ty {
-            if let Some(NominalBody::Variant(cs)) = nd.body.get() {
+            if let Some(NominalBody::Variant(cs)) = nd.body() {
                 if let Some(k) = cs.iter().position(|(c, a)| **c == *name && a.is_none()) {
                     return ir::Pattern {
                         kind: PatternKind::Inject {

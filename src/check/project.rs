@@ -87,7 +87,7 @@ impl Checker {
             return error_expr(span);
         }
         let n = match &t {
-            Type::Nominal(nd) => match nd.body.get() {
+            Type::Nominal(nd) => match nd.body() {
                 Some(NominalBody::Struct(fs)) => Some(fs.len() as u128),
                 _ => None,
             },
@@ -177,7 +177,7 @@ impl Checker {
                 return Some(Projection::Field(i, t));
             }
             if let Type::Nominal(nd) = ty {
-                if let Some(NominalBody::Struct(fields)) = nd.body.get() {
+                if let Some(NominalBody::Struct(fields)) = nd.body() {
                     if let Some(i) = fields.iter().position(|(f, _)| **f == **n) {
                         self.note_field_use(rhs.span, nd, n);
                         return Some(Projection::Field(i as u32, fields[i].1.clone()));
@@ -283,7 +283,7 @@ impl Checker {
                     Projection::CField(k as u32, t)
                 })
             }
-            Type::Nominal(nd) => match nd.body.get() {
+            Type::Nominal(nd) => match nd.body() {
                 Some(NominalBody::Struct(fs)) => {
                     if k as usize >= fs.len() {
                         out_of_range(self, fs.len().to_string());

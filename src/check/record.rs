@@ -104,7 +104,7 @@ impl Checker {
             Type::Record(..) => ty
                 .record_fields()
                 .map(|fs| fs.map(|(n, t)| (Arc::from(n), t.clone())).collect()),
-            Type::Nominal(nd) => match nd.body.get() {
+            Type::Nominal(nd) => match nd.body() {
                 Some(NominalBody::Struct(fs)) => Some(fs.clone()),
                 _ => None,
             },

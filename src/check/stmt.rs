@@ -729,7 +729,7 @@ fn has_zero_shared(
         | Type::Meta(_)
         | Type::Ptr(..)
         | Type::CPtr(..) => false,
-        Type::Nominal(n) => match n.body.get() {
+        Type::Nominal(n) => match n.body() {
             Some(NominalBody::Struct(fs)) => fs.iter().all(|(_, t)| has_zero(t)),
             _ => false,
         },

@@ -166,7 +166,7 @@ impl Checker {
         }
         let fields: Vec<String> = match lt {
             Type::Record(names, _) => names.iter().map(|n| n.to_string()).collect(),
-            Type::Nominal(nd) => match nd.body.get() {
+            Type::Nominal(nd) => match nd.body() {
                 Some(NominalBody::Struct(fields)) => {
                     fields.iter().map(|(n, _)| n.to_string()).collect()
                 }

@@ -438,7 +438,7 @@ fn nominal_components(def: &NominalDef, b: Behaviour) -> NominalAnswer {
     {
         return NominalAnswer::Lacks(Reason::Pointer);
     }
-    match def.body.get() {
+    match def.body() {
         Some(NominalBody::Struct(fields)) => NominalAnswer::Components(
             fields
                 .iter()
@@ -681,7 +681,7 @@ mod tests {
     fn nominal(id: u32, name: &str, body: impl FnOnce(&Type) -> NominalBody) -> Type {
         let def = Arc::new(NominalDef::new(id, Arc::from(name), Vec::new()));
         let ty = Type::Nominal(def.clone());
-        def.body.set(body(&ty)).expect("set once");
+        assert!(def.set_body(body(&ty)), "set once");
         ty
     }
 
@@ -806,16 +806,13 @@ mod tests {
         let b_def = Arc::new(NominalDef::new(12, Arc::from("B"), Vec::new()));
         let b_ty = Type::Nominal(b_def.clone());
         let a_ty = structure(13, "A", vec![("b", b_ty.clone())]);
-        b_def
-            .body
-            .set(NominalBody::Variant(vec![
-                (Arc::from("Stop"), None),
-                (
-                    Arc::from("More"),
-                    Some(Type::tuple(vec![a_ty.clone(), int_fun()])),
-                ),
-            ]))
-            .expect("set once");
+        assert!(b_def.set_body(NominalBody::Variant(vec![
+            (Arc::from("Stop"), None),
+            (
+                Arc::from("More"),
+                Some(Type::tuple(vec![a_ty.clone(), int_fun()])),
+            ),
+        ])));
         let l = lacking(&a_ty, Behaviour::Ordered);
         assert_eq!(
             l.message(),

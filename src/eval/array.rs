@@ -281,7 +281,7 @@ fn zero_value_of(
                 .collect::<Result<Vec<_>, _>>()?
                 .into(),
         ),
-        Type::Nominal(def) => match def.body.get() {
+        Type::Nominal(def) => match def.body() {
             Some(NominalBody::Struct(fields)) => Value::Tuple(
                 fields
                     .iter()

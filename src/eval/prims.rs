@@ -379,7 +379,7 @@ fn comparator_in(ty: &Type, open: &mut Open) -> Comparator {
 /// argument).
 fn nominal_comparator(def: &crate::types::ty::NominalDef, open: &mut Open) -> Comparator {
     let mut comparator = |t: &Type| comparator_in(t, open);
-    match def.body.get() {
+    match def.body() {
         Some(NominalBody::Struct(fields)) => {
             let parts: Vec<Comparator> = fields.iter().map(|(_, t)| comparator(t)).collect();
             Arc::new(move |a, b| compare_components(&parts, a, b))

@@ -54,7 +54,7 @@ impl Conversion {
                 Some(Conversion::Fields(picks))
             }
             (Type::Record(..), Type::Nominal(def)) => {
-                let Some(NominalBody::Struct(fields)) = def.body.get() else {
+                let Some(NominalBody::Struct(fields)) = def.body() else {
                     return None;
                 };
                 let picks = fields

@@ -349,7 +349,7 @@ fn column_field(
             return Some(ColumnField::Column(kinds.len() - 1));
         }
         Type::Tuple(components) | Type::Record(_, components) => components.iter().collect(),
-        Type::Nominal(def) => match def.body.get() {
+        Type::Nominal(def) => match def.body() {
             Some(NominalBody::Struct(fields)) => fields.iter().map(|(_, t)| t).collect(),
             _ => return None,
         },

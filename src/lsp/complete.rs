@@ -178,7 +178,7 @@ fn field_items(analysis: &Analysis, owner: &str) -> Vec<CompletionItem> {
                 .and_then(|d| d.ty.clone())
         });
     let fields: Vec<(String, Type)> = match ty {
-        Some(Type::Nominal(nominal)) => match nominal.body.get() {
+        Some(Type::Nominal(nominal)) => match nominal.body() {
             Some(NominalBody::Struct(fields)) => fields
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.clone()))

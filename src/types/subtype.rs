@@ -43,7 +43,7 @@ pub fn record_builds_struct(from: &Type, to: &Type) -> bool {
     let (Some(given), Type::Nominal(def)) = (from.record_fields(), to) else {
         return false;
     };
-    let Some(NominalBody::Struct(fields)) = def.body.get() else {
+    let Some(NominalBody::Struct(fields)) = def.body() else {
         return false;
     };
     let given: Vec<(&str, &Type)> = given.collect();

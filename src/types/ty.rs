@@ -209,11 +209,13 @@ impl std::hash::Hash for TyVar {
 /// instances (`Box[int]`, `tree[T]` inside a generic function, `Box[?3]` during inference) is a
 /// `NominalDef` of its own, made only by [`instantiate_nominal`], which interns them: one
 /// instance (one `id`) per declaration and arguments, so equality by `id` stays structural.
-/// An instance's body is the declaration's with the arguments substituted.
+/// An instance's body is the declaration's with the arguments substituted, made when it is
+/// first asked for ([`NominalDef::body`]): most instances (`list[T]` in the signature of each
+/// generic library function) are only compared, never looked into.
 pub struct NominalDef {
     pub id: u32,
     pub name: Arc<str>,
-    pub body: OnceLock<NominalBody>,
+    body: OnceLock<NominalBody>,
     /// The type parameters of a parametric declaration (empty otherwise and on instances).
     pub params: Vec<TyVar>,
     /// The declaration and the type arguments of an instance.
@@ -260,31 +262,20 @@ impl NominalDef {
         matches!(&self.instance, Some((d, _)) if std::ptr::eq(Arc::as_ptr(d), declaration))
     }
 
-    /// Set the body of a declaration; every instance of it made so far gets its body too.
-    pub fn set_body(self: &Arc<NominalDef>, body: NominalBody) {
-        if self.body.set(body).is_err() {
-            return;
-        }
-        let key = Arc::as_ptr(self) as usize;
-        let waiting: Vec<Arc<NominalDef>> = {
-            let table = instances().lock().unwrap_or_else(|e| e.into_inner());
-            table.by_declaration.get(&key).cloned().unwrap_or_default()
-        };
-        for instance in waiting {
-            instance.fill_body();
-        }
+    /// Set the body of a declaration (its instances then have theirs): `false` when it had
+    /// one already (which it keeps).
+    pub fn set_body(&self, body: NominalBody) -> bool {
+        self.body.set(body).is_ok()
     }
 
-    fn fill_body(&self) {
-        let Some((declaration, args)) = &self.instance else {
-            return;
-        };
-        let Some(body) = declaration.body.get() else {
-            return;
-        };
-        if self.body.get().is_some() {
-            return;
+    /// The body: fields, constructors or representation; `None` while the declaration has
+    /// none yet (a recursive variant's own constructors mention it).
+    pub fn body(&self) -> Option<&NominalBody> {
+        if let Some(body) = self.body.get() {
+            return Some(body);
         }
+        let (declaration, args) = self.instance.as_ref()?;
+        let body = declaration.body()?;
         let params = &declaration.params;
         let body = match body {
             NominalBody::Struct(fields) => NominalBody::Struct(
@@ -304,7 +295,8 @@ impl NominalDef {
                 eq: *eq,
             },
         };
-        let _ = self.body.set(body);
+        // Another thread may have made it meanwhile: the same body, either is kept.
+        Some(self.body.get_or_init(|| body))
     }
 }
 
@@ -324,7 +316,6 @@ impl std::hash::Hash for NominalDef {
 #[derive(Default)]
 struct Instances {
     by_key: std::collections::HashMap<(usize, Vec<Type>), Arc<NominalDef>>,
-    by_declaration: std::collections::HashMap<usize, Vec<Arc<NominalDef>>>,
 }
 
 fn instances() -> &'static std::sync::Mutex<Instances> {
@@ -338,35 +329,24 @@ static NEXT_INSTANCE_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::Atomi
 
 /// The instance `declaration[args]` of a parametric struct or variant: the same `Arc` (and
 /// `id`) for the same declaration and arguments. The caller checks the number of arguments and
-/// their kinds. The body is the declaration's with the arguments substituted, set now if the
-/// declaration's body is known and otherwise when it is set ([`NominalDef::set_body`]).
+/// their kinds. The body is the declaration's with the arguments substituted, made when it is
+/// first asked for ([`NominalDef::body`]).
 pub fn instantiate_nominal(declaration: &Arc<NominalDef>, args: Vec<Type>) -> Type {
     let key = (Arc::as_ptr(declaration) as usize, args);
-    let instance = {
-        let mut table = instances().lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = table.by_key.get(&key) {
-            return Type::Nominal(found.clone());
-        }
-        let id = NEXT_INSTANCE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let instance = Arc::new(NominalDef {
-            id,
-            name: declaration.name.clone(),
-            body: OnceLock::new(),
-            params: Vec::new(),
-            instance: Some((declaration.clone(), TypeList::new(key.1.clone()))),
-            library: Default::default(),
-        });
-        table
-            .by_declaration
-            .entry(key.0)
-            .or_default()
-            .push(instance.clone());
-        table.by_key.insert(key, instance.clone());
-        instance
-    };
-    // Outside the lock: the body may mention further instances (a recursive variant mentions
-    // itself, which is found in the table).
-    instance.fill_body();
+    let mut table = instances().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = table.by_key.get(&key) {
+        return Type::Nominal(found.clone());
+    }
+    let id = NEXT_INSTANCE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let instance = Arc::new(NominalDef {
+        id,
+        name: declaration.name.clone(),
+        body: OnceLock::new(),
+        params: Vec::new(),
+        instance: Some((declaration.clone(), TypeList::new(key.1.clone()))),
+        library: Default::default(),
+    });
+    table.by_key.insert(key, instance.clone());
     Type::Nominal(instance)
 }
 
@@ -787,7 +767,7 @@ impl Type {
     pub fn field_type(&self, k: usize) -> Option<Type> {
         match self {
             Type::Tuple(parts) | Type::Record(_, parts) => parts.get(k).cloned(),
-            Type::Nominal(def) => match def.body.get() {
+            Type::Nominal(def) => match def.body() {
                 Some(NominalBody::Struct(fields)) => fields.get(k).map(|(_, t)| t.clone()),
                 _ => None,
             },

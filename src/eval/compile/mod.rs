@@ -199,7 +199,7 @@ fn int_ty_of(ty: &Type) -> IntTy {
 fn record_components(ty: &Type) -> Option<Vec<Type>> {
     match ty {
         Type::Tuple(cs) => Some(cs.to_vec()),
-        Type::Nominal(def) => match def.body.get() {
+        Type::Nominal(def) => match def.body() {
             Some(NominalBody::Struct(fields)) => {
                 Some(fields.iter().map(|(_, t)| t.clone()).collect())
             }

@@ -302,7 +302,7 @@ fn element_type(varray: &Type) -> Option<Type> {
     let Type::Nominal(def) = varray else {
         return None;
     };
-    match def.body.get()? {
+    match def.body()? {
         crate::types::ty::NominalBody::Variant(constructors) => constructors.first()?.1.clone(),
         _ => None,
     }

@@ -216,7 +216,7 @@ impl Shape {
             Type::Record(..) => element
                 .record_fields()
                 .map(|fs| fs.map(|(n, t)| (n.to_string(), t)).collect()),
-            Type::Nominal(def) => match def.body.get() {
+            Type::Nominal(def) => match def.body() {
                 Some(NominalBody::Struct(fs)) => {
                     Some(fs.iter().map(|(n, t)| (n.to_string(), t)).collect())
                 }

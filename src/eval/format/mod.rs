@@ -119,7 +119,7 @@ fn min_text_shared(
     };
     let bytes = match ty {
         Type::Tuple(components) | Type::Record(_, components) => sum(&mut components.iter()).max(1),
-        Type::Nominal(def) => match def.body.get() {
+        Type::Nominal(def) => match def.body() {
             Some(NominalBody::Struct(fields)) => sum(&mut fields.iter().map(|(_, t)| t)).max(1),
             _ => 1,
         },
@@ -228,7 +228,7 @@ fn library_variant(definition: &NominalDef) -> Option<&str> {
 /// `str` of an `opt` (`Some v` with `str v`, or `None`) or of a `list` (`list(` its elements
 /// with `repr`, joined by `, ` `)`), as Felix's instances print them.
 fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) {
-    let Some(NominalBody::Variant(constructors)) = definition.body.get() else {
+    let Some(NominalBody::Variant(constructors)) = definition.body() else {
         return out.extend_from_slice(MISMATCH);
     };
     let payload = |v: &Value| match v {
@@ -331,7 +331,7 @@ fn write_strr(out: &mut Vec<u8>, v: &Value, ty: &Type) {
             write_strr(out, value, element)
         }),
         Type::Sum(summands) => write_plain_sum(out, v, summands),
-        Type::Nominal(definition) => match definition.body.get() {
+        Type::Nominal(definition) => match definition.body() {
             Some(NominalBody::Struct(fields)) => write_struct(out, v, &definition.name, fields),
             Some(NominalBody::Variant(constructors)) => write_variant(out, v, constructors),
             // The checker rejects printing an opaque value (its representation is hidden).

@@ -62,7 +62,7 @@ fn integer(int_ty: IntTy) -> Type {
 
 fn nominal(id: u32, name: &str, body: NominalBody) -> Type {
     let definition = NominalDef::new(id, Arc::from(name), Vec::new());
-    definition.body.set(body).unwrap();
+    assert!(definition.set_body(body));
     Type::Nominal(Arc::new(definition))
 }
 

@@ -212,7 +212,7 @@ impl Agg {
                 let parts: Vec<&Type> = parts.iter().collect();
                 component_of(&parts, i, count)
             }
-            Type::Nominal(def) => match def.body.get() {
+            Type::Nominal(def) => match def.body() {
                 Some(NominalBody::Struct(fields)) => {
                     let parts: Vec<&Type> = fields.iter().map(|(_, t)| t).collect();
                     component_of(&parts, i, count)
