@@ -12,7 +12,9 @@
 //! - `if c do n = n + k; done` (a count, a sum: `+`, `-` or `*` by a cheap infallible `k`),
 //!   whose checked operation may fail, steps `n` by `k` or by the operation's identity:
 //!   `n + (c ? k : 0)`, the same operation with the same check when `c` holds, and one that
-//!   leaves `n` as it is, and cannot fail, when not.
+//!   leaves `n` as it is, and cannot fail, when not;
+//! - a branch of several such assignments, the other branch empty (`if c do hits = hits + 1;
+//!   sum = sum + x; done`), is one conditional move or masked step each, in order.
 //!
 //! The results are those of the branching forms: the skipped computation has no effect.
 
@@ -20,6 +22,8 @@ use cranelift_codegen::ir::{InstBuilder, Value as ClValue};
 
 use crate::core::ir::{ArithOp, Const, Expr, ExprKind, Place, Prim, Stmt};
 use crate::eval::native::Repr;
+use crate::types::ty::IntTy;
+use crate::types::Type;
 
 use super::{Lower, V};
 
@@ -126,75 +130,110 @@ impl Lower<'_, '_, '_> {
 
     /// `if c do v = e; done`, `if c do v = e1; else v = e2; done` or `if c do ; else v = e;
     /// done` on a variable `v` in a register, with cheap and infallible values, as a
-    /// conditional move: `true` when lowered so.
+    /// conditional move; and a branch of several such assignments (`if x > best do best = x;
+    /// at = i; done`), the other branch empty, as one conditional move or masked step each:
+    /// `true` when lowered so.
     pub(super) fn if_as_select(&mut self, c: &Expr, then: &[Stmt], otherwise: &[Stmt]) -> bool {
-        let (Some(t), Some(f)) = (assigned(then), assigned(otherwise)) else {
+        match (assigned(then), assigned(otherwise)) {
+            (Some(Some((p, e1))), Some(Some((q, e2)))) => {
+                p == q && self.in_register(p) && self.cheap_value(e1) && self.cheap_value(e2) && {
+                    let cond = self.expr(c).int();
+                    let a = self.expr(e1).int();
+                    let b = self.expr(e2).int();
+                    self.select_into(p, cond, a, b, &e1.ty);
+                    true
+                }
+            }
+            (Some(None), _) => self.steps_as_selects(c, otherwise, false),
+            (_, Some(None)) => self.steps_as_selects(c, then, true),
+            _ => false,
+        }
+    }
+
+    /// A branch of assignments to variables in registers, run when `c` is `when` (the other
+    /// branch empty), without a branch: an assignment of a cheap infallible value is a
+    /// conditional move, a checked step by one (`n = n + k`) steps by `k` or by the
+    /// operation's identity. They are lowered in order, so a value reading a variable the
+    /// branch assigned before it reads what the branch would have given it when `c` holds
+    /// (and, when it does not, a value that is then discarded). `true` when lowered so;
+    /// nothing is lowered otherwise.
+    fn steps_as_selects(&mut self, c: &Expr, branch: &[Stmt], when: bool) -> bool {
+        let ok = !branch.is_empty()
+            && branch.iter().all(|s| match s {
+                Stmt::Assign(place, e) => {
+                    self.in_register(*place)
+                        && (self.cheap_value(e) || self.masked_step(*place, e).is_some())
+                }
+                _ => false,
+            });
+        if !ok {
             return false;
+        }
+        let cond = self.expr(c).int();
+        for s in branch {
+            let Stmt::Assign(place, e) = s else {
+                unreachable!("checked above")
+            };
+            let repr = Repr::of(&e.ty).unwrap_or(Repr::I64);
+            if self.cheap_value(e) {
+                let new = self.expr(e).int();
+                let old = self.read_var(*place, repr).int();
+                let (a, b) = if when { (new, old) } else { (old, new) };
+                self.select_into(*place, cond, a, b, &e.ty);
+                continue;
+            }
+            let (op, ity, other, identity) = self.masked_step(*place, e).expect("checked above");
+            let v = self.read_var(*place, Repr::I64).int();
+            let k = self.expr(other).int();
+            let identity = self.iconst(identity);
+            let k = match when {
+                true => self.b.ins().select(cond, k, identity),
+                false => self.b.ins().select(cond, identity, k),
+            };
+            let r = self.int_arith(op, ity, v, k, e.span);
+            self.write_var(*place, V::I(r));
+        }
+        true
+    }
+
+    /// Assign `place` (a variable in a register, of type `ty`) `a` when `cond` holds, else `b`.
+    fn select_into(&mut self, place: Place, cond: ClValue, a: ClValue, b: ClValue, ty: &Type) {
+        let chosen = self.b.ins().select(cond, a, b);
+        let v = match Repr::of(ty) {
+            Some(Repr::F64) => V::F(chosen),
+            _ => V::I(chosen),
         };
-        let place = match (t, f) {
-            (Some((p, _)), None) | (None, Some((p, _))) => p,
-            (Some((p, _)), Some((q, _))) if p == q => p,
-            _ => return false,
-        };
-        let in_register = match place {
+        self.write_var(place, v);
+    }
+
+    /// Is `place` a scalar variable held in a register (a local, or a promoted global known
+    /// to hold a value)?
+    fn in_register(&self, place: Place) -> bool {
+        match place {
             Place::Local(s) => self
                 .vars
                 .get(&s)
                 .is_some_and(|(_, repr)| matches!(repr, Repr::I64 | Repr::F64)),
             Place::Global(g) => self.promoted_plain(g),
             Place::LocalCell(_) | Place::CaptureCell(_) => false,
-        };
-        let cheap = |l: &Self, side: Option<(Place, &Expr)>| {
-            side.is_none_or(|(_, e)| {
-                matches!(Repr::of(&e.ty), Some(Repr::I64 | Repr::F64)) && l.cheap_infallible(e)
-            })
-        };
-        if !in_register {
-            return false;
         }
-        if !cheap(self, t) || !cheap(self, f) {
-            return self.masked_step(c, place, t, f);
-        }
-        let repr = match Repr::of(&then_or(t, f).ty) {
-            Some(Repr::F64) => Repr::F64,
-            _ => Repr::I64,
-        };
-        let cond = self.expr(c).int();
-        let value = |l: &mut Self, side: Option<(Place, &Expr)>| -> ClValue {
-            match side {
-                Some((_, e)) => l.expr(e).int(),
-                None => l.read_var(place, repr).int(),
-            }
-        };
-        let (a, b) = (value(self, t), value(self, f));
-        let chosen = self.b.ins().select(cond, a, b);
-        let v = match repr {
-            Repr::F64 => V::F(chosen),
-            _ => V::I(chosen),
-        };
-        self.write_var(place, v);
-        true
     }
 
-    /// `if c do v = v + e; done` (or `v - e`, `e + v`, `v * e`, `e * v`; or the step in the
-    /// `else`) on an integer variable `v` in a register, with `e` cheap and infallible, as an
-    /// unconditional step by `e` or by the operation's identity: `v + (c ? e : 0)`. The
-    /// checked operation is the same when the branch would run, and cannot fail otherwise
-    /// (it leaves `v` as it is): `true` when lowered so.
-    fn masked_step(
-        &mut self,
-        c: &Expr,
+    /// Is `e` a cheap infallible value of a scalar type held as an integer or a double?
+    fn cheap_value(&self, e: &Expr) -> bool {
+        matches!(Repr::of(&e.ty), Some(Repr::I64 | Repr::F64)) && self.cheap_infallible(e)
+    }
+
+    /// `e` as a checked step of the integer variable `place` by a cheap infallible value
+    /// (`v + k`, `v - k`, `k + v`, `v * k`, `k * v`): the operation, its type, `k` and the
+    /// operation's identity.
+    fn masked_step<'e>(
+        &self,
         place: Place,
-        t: Option<(Place, &Expr)>,
-        f: Option<(Place, &Expr)>,
-    ) -> bool {
-        let (step, when) = match (t, f) {
-            (Some((_, e)), None) => (e, true),
-            (None, Some((_, e))) => (e, false),
-            _ => return false,
-        };
-        let ExprKind::Prim(Prim::IntArith(op, ity), a) = &step.kind else {
-            return false;
+        e: &'e Expr,
+    ) -> Option<(ArithOp, IntTy, &'e Expr, i64)> {
+        let ExprKind::Prim(Prim::IntArith(op, ity), a) = &e.kind else {
+            return None;
         };
         let is_var = |x: &Expr| match (&x.kind, place) {
             (ExprKind::Local(s), Place::Local(p)) => *s == p,
@@ -206,22 +245,10 @@ impl Lower<'_, '_, '_> {
             (ArithOp::Add, [x, y]) if is_var(y) => (x, 0),
             (ArithOp::Mul, [x, y]) if is_var(x) => (y, 1),
             (ArithOp::Mul, [x, y]) if is_var(y) => (x, 1),
-            _ => return false,
+            _ => return None,
         };
-        if Repr::of(&step.ty) != Some(Repr::I64) || !self.cheap_infallible(other) {
-            return false;
-        }
-        let cond = self.expr(c).int();
-        let v = self.read_var(place, Repr::I64).int();
-        let k = self.expr(other).int();
-        let identity = self.iconst(identity);
-        let k = match when {
-            true => self.b.ins().select(cond, k, identity),
-            false => self.b.ins().select(cond, identity, k),
-        };
-        let r = self.int_arith(*op, *ity, v, k, step.span);
-        self.write_var(place, V::I(r));
-        true
+        (Repr::of(&e.ty) == Some(Repr::I64) && self.cheap_infallible(other))
+            .then_some((*op, *ity, other, identity))
     }
 }
 
@@ -233,9 +260,4 @@ fn assigned(branch: &[Stmt]) -> Option<Option<(Place, &Expr)>> {
         [Stmt::Assign(place, e)] => Some(Some((*place, e))),
         _ => None,
     }
-}
-
-/// The value assigned by one of the two branches (at least one assigns).
-fn then_or<'e>(t: Option<(Place, &'e Expr)>, f: Option<(Place, &'e Expr)>) -> &'e Expr {
-    t.or(f).map(|(_, e)| e).expect("a branch assigns")
 }
