@@ -1,8 +1,8 @@
 //! Branch-free forms of short conditionals. A branch on data that varies from one iteration to
 //! the next is mispredicted about half the time, which costs more than computing a few values
 //! it would have skipped. So, when the skipped part is *cheap and infallible* (a few compares,
-//! `not`, `and`, `or` and arithmetic that cannot overflow, of register values and constants:
-//! computing it has no effect and cannot fail):
+//! `not`, `and`, `or`, arithmetic that cannot overflow and division by a constant other than
+//! 0 and -1, of register values and constants: computing it has no effect and cannot fail):
 //!
 //! - `x and y`, `x or y` compute both operands and combine them bit by bit;
 //! - `if c then a else b endif` computes both values and selects one, a conditional move;
@@ -72,6 +72,15 @@ impl Lower<'_, '_, '_> {
             ) if a.len() == 2 => {
                 self.arith_in_range(*op, *ity, &a[0], &a[1])
                     && a.iter().all(|x| self.infallible_within(x, budget))
+            }
+            // A division or remainder by a constant other than 0 and -1 cannot fail, and is
+            // a shift or a multiplication.
+            ExprKind::Prim(Prim::IntArith(ArithOp::Div | ArithOp::Mod, _), a)
+                if a.len() == 2
+                    && scalar(e)
+                    && matches!(a[1].kind, ExprKind::Const(Const::Int(k)) if k != 0 && k != -1) =>
+            {
+                self.infallible_within(&a[0], budget)
             }
             ExprKind::Prim(Prim::FloatArith(ArithOp::Add | ArithOp::Sub | ArithOp::Mul, _), a) => {
                 a.len() == 2 && a.iter().all(|x| self.infallible_within(x, budget))
