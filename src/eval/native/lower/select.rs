@@ -1,8 +1,9 @@
 //! Branch-free forms of short conditionals. A branch on data that varies from one iteration to
 //! the next is mispredicted about half the time, which costs more than computing a few values
 //! it would have skipped. So, when the skipped part is *cheap and infallible* (a few compares,
-//! `not`, `and`, `or`, arithmetic that cannot overflow and division by a constant other than
-//! 0 and -1, of register values and constants: computing it has no effect and cannot fail):
+//! `not`, `and`, `or`, arithmetic that cannot overflow, division by a constant other than 0
+//! and -1 and widening conversions, of register values and constants: computing it has no
+//! effect and cannot fail):
 //!
 //! - `x and y`, `x or y` compute both operands and combine them bit by bit;
 //! - `if c then a else b endif` computes both values and selects one, a conditional move;
@@ -72,6 +73,21 @@ impl Lower<'_, '_, '_> {
             ) if a.len() == 2 => {
                 self.arith_in_range(*op, *ity, &a[0], &a[1])
                     && a.iter().all(|x| self.infallible_within(x, budget))
+            }
+            // A widening of an integer, or an integer made a double.
+            ExprKind::Prim(Prim::Convert, a)
+                if a.len() == 1
+                    && scalar(e)
+                    && match (&a[0].ty, &e.ty) {
+                        (Type::Int(from), Type::Int(to)) => {
+                            IntTy::min(*from) >= IntTy::min(*to)
+                                && IntTy::max(*from) <= IntTy::max(*to)
+                        }
+                        (Type::Int(_), Type::Double) => true,
+                        _ => false,
+                    } =>
+            {
+                self.infallible_within(&a[0], budget)
             }
             // A division or remainder by a constant other than 0 and -1 cannot fail, and is
             // a shift or a multiplication.
