@@ -292,24 +292,21 @@ impl<'p> Compiler<'p> {
 
     /// Note that a top-level statement compiled from now on runs after global `s` was
     /// assigned (native code compiles the top level itself, in order).
-    pub(crate) fn note_defined(&mut self, s: u32) {
-        self.defined.insert(s);
+    /// `false` when it was noted already.
+    pub(crate) fn note_defined(&mut self, s: u32) -> bool {
+        self.defined.insert(s)
     }
 
-    /// The globals noted as assigned so far, for `restore_defined` at the end of a block
-    /// whose own assignments hold only inside it (a loop's body may run no time at all).
-    pub(crate) fn defined_mark(&self) -> std::collections::HashSet<u32> {
-        self.defined.clone()
+    /// Forget that global `s` was assigned: the end of a block whose own assignments hold
+    /// only inside it (a loop's body may run no time at all).
+    pub(crate) fn forget_defined(&mut self, s: u32) {
+        self.defined.remove(&s);
     }
 
     /// Is global `s` known to hold a value in the code compiled now?
     pub(crate) fn known_defined(&self, s: u32) -> bool {
         self.program.initialised.contains(&s)
             || (self.in_function == 0 && self.defined.contains(&s))
-    }
-
-    pub(crate) fn restore_defined(&mut self, mark: std::collections::HashSet<u32>) {
-        self.defined = mark;
     }
 
     /// One more than the highest slot the code compiled so far uses.

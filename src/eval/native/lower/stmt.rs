@@ -54,7 +54,7 @@ impl Lower<'_, '_, '_> {
     /// after it, since it may not have run.
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
         let mark = self.ranges_mark();
-        let defined = self.c.defined_mark();
+        let mut defined = Vec::new();
         let mut next = 0;
         while next < stmts.len() {
             self.ensure_open();
@@ -62,7 +62,9 @@ impl Lower<'_, '_, '_> {
                 0 => {
                     self.stmt(&stmts[next]);
                     if let Stmt::Assign(Place::Global(g), _) = &stmts[next] {
-                        self.c.note_defined(*g);
+                        if self.c.note_defined(*g) {
+                            defined.push(*g);
+                        }
                     }
                     next += 1;
                 }
@@ -70,7 +72,9 @@ impl Lower<'_, '_, '_> {
             }
         }
         self.forget_since(mark);
-        self.c.restore_defined(defined);
+        for g in defined {
+            self.c.forget_defined(g);
+        }
     }
 
     /// The current value of a native variable.
