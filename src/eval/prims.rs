@@ -415,10 +415,12 @@ fn compare_components(parts: &[Comparator], a: &Value, b: &Value) -> Ordering {
 fn compare_sums(args: &[Option<Comparator>], a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Sum(x), Value::Sum(y)) => {
-            x.0.cmp(&y.0).then_with(|| match args.get(x.0 as usize) {
-                Some(Some(compare)) => compare(&x.1, &y.1),
-                _ => Ordering::Equal,
-            })
+            let tag = x.tag();
+            tag.cmp(&y.tag())
+                .then_with(|| match args.get(tag as usize) {
+                    Some(Some(compare)) => compare(&x.argument(), &y.argument()),
+                    _ => Ordering::Equal,
+                })
         }
         _ => Ordering::Equal,
     }

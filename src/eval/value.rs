@@ -13,7 +13,10 @@
 //! - tuples, records and structs (fields in order): `Value::Tuple`; an array of them whose
 //!   fields are all scalars is stored as columns (`Buffer::Columns`, one unboxed buffer per
 //!   scalar field), and the tuple value of an element is built only when it is read whole;
-//! - plain sums and variants: `Value::Sum` (summand or constructor index, argument);
+//! - plain sums and variants: `Value::Sum`, the summand or constructor index and its
+//!   argument in one allocation (`SumNode`); an argument that is a small tuple or a small
+//!   array of boxed leaves (`Cons (h, t)`, `Add (a, b)`) is held as its parts there, so a list
+//!   cell or a tree node is one allocation;
 //! - arrays: `Value::Array`, a view into one flat, shared buffer; arrays of arrays share one
 //!   buffer (the leaves in storage order), so reshapes move no data;
 //! - functions: `Value::Fun`;
@@ -40,7 +43,7 @@ pub enum Value {
     Str(Text),
     Big(Arc<BigUint>),
     Tuple(Arc<[Value]>),
-    Sum(Arc<(u32, Value)>),
+    Sum(Arc<SumNode>),
     Array(ArrayVal),
     Fun(Arc<crate::eval::closure::Closure>),
     Cell(Arc<CellLock>),
@@ -75,6 +78,135 @@ pub fn tuple_taking(parts: &mut [Value]) -> Value {
         _ => (0..n).map(take).collect(),
     };
     Value::Tuple(items)
+}
+
+/// How a `SumNode` holds its case's argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ArgForm {
+    /// The argument is the one part.
+    Whole = 0,
+    /// The argument is the tuple (or record, or struct) of the parts.
+    Tuple = 1,
+    /// The argument is the array whose boxed leaves are the parts.
+    Boxed = 2,
+}
+
+/// The most parts a `SumNode` holds its argument as: a larger tuple or array stays whole.
+pub const MAX_SUM_PARTS: usize = 4;
+
+/// A case of a sum or variant with its argument, in one allocation. The layout is fixed
+/// (`repr(C)`: the case at offset 0, the form byte at 4, the parts from 8), so native code
+/// reads a case and its parts in place: see `native::layout::sum_parts`.
+#[derive(Debug)]
+#[repr(C)]
+pub struct SumNode<P: ?Sized = [Value]> {
+    tag: u32,
+    form: ArgForm,
+    parts: P,
+}
+
+/// The byte offsets in a `SumNode` of the case, the form byte and the first part.
+pub fn sum_node_offsets() -> (usize, usize, usize) {
+    use std::mem::offset_of;
+    type Node = SumNode<[Value; 1]>;
+    (
+        offset_of!(Node, tag),
+        offset_of!(Node, form),
+        offset_of!(Node, parts),
+    )
+}
+
+impl SumNode {
+    /// The case (summand or constructor index).
+    pub fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// How the argument is held.
+    pub fn form(&self) -> ArgForm {
+        self.form
+    }
+
+    /// The parts the argument is held as: the argument itself when `form` is `Whole`.
+    pub fn parts(&self) -> &[Value] {
+        &self.parts
+    }
+
+    /// The argument: borrowed when held whole, otherwise made again from the parts.
+    pub fn argument(&self) -> std::borrow::Cow<'_, Value> {
+        use std::borrow::Cow;
+        match self.form {
+            ArgForm::Whole => Cow::Borrowed(&self.parts[0]),
+            ArgForm::Tuple => Cow::Owned(Value::Tuple(self.parts.iter().cloned().collect())),
+            ArgForm::Boxed => Cow::Owned(Value::Array(ArrayVal::new(Buffer::Boxed(
+                self.parts.iter().cloned().collect(),
+            )))),
+        }
+    }
+}
+
+impl Value {
+    /// The value of case `tag` with argument `arg`: a small tuple, or a small array of boxed
+    /// leaves, held as its parts (moved out when not shared).
+    pub fn sum(tag: u32, arg: Value) -> Value {
+        match arg {
+            Value::Tuple(mut items) if (2..=MAX_SUM_PARTS).contains(&items.len()) => {
+                match Arc::get_mut(&mut items) {
+                    Some(parts) => Value::sum_taking(tag, ArgForm::Tuple, parts),
+                    None => Value::sum_taking(tag, ArgForm::Tuple, &mut items.to_vec()),
+                }
+            }
+            Value::Array(view)
+                if (2..=MAX_SUM_PARTS).contains(&view.len)
+                    && matches!(&*view.buf, Buffer::Boxed(_)) =>
+            {
+                let ArrayVal { buf, start, len } = view;
+                let copied = |buf: &Buffer| match buf {
+                    Buffer::Boxed(leaves) => leaves[start..start + len].iter().cloned().collect(),
+                    _ => unreachable!("checked to be boxed"),
+                };
+                let mut leaves: Leaves = match Arc::try_unwrap(buf) {
+                    Ok(Buffer::Boxed(leaves)) if start == 0 && len == leaves.len() => leaves,
+                    Ok(buf) => copied(&buf),
+                    Err(buf) => copied(&buf),
+                };
+                Value::sum_taking(tag, ArgForm::Boxed, &mut leaves)
+            }
+            arg => Value::sum_taking(tag, ArgForm::Whole, &mut [arg]),
+        }
+    }
+
+    /// The value of case `tag` whose argument, held as `form`, is `parts` (1 to
+    /// `MAX_SUM_PARTS` of them, moved out of the slice, each left `Unit`).
+    pub fn sum_taking(tag: u32, form: ArgForm, parts: &mut [Value]) -> Value {
+        let n = parts.len();
+        let mut take = |i: usize| std::mem::replace(&mut parts[i], Value::Unit);
+        let node: Arc<SumNode> = match n {
+            1 => Arc::new(SumNode {
+                tag,
+                form,
+                parts: [take(0)],
+            }),
+            2 => Arc::new(SumNode {
+                tag,
+                form,
+                parts: [take(0), take(1)],
+            }),
+            3 => Arc::new(SumNode {
+                tag,
+                form,
+                parts: [take(0), take(1), take(2)],
+            }),
+            4 => Arc::new(SumNode {
+                tag,
+                form,
+                parts: [take(0), take(1), take(2), take(3)],
+            }),
+            n => unreachable!("a sum node of {n} parts"),
+        };
+        Value::Sum(node)
+    }
 }
 
 /// A new cell holding `value`.
@@ -674,5 +806,52 @@ mod tests {
         assert!(matches!(&columns.columns[0], Scalars::I64(v) if v == &[3; 4]));
         assert!(matches!(&columns.columns[1], Scalars::F64(v) if v == &[0.5; 4]));
         assert!(same(&columns.get(3), &fill));
+    }
+
+    #[test]
+    fn a_case_holds_a_small_tuple_or_array_of_boxed_leaves_as_its_parts() {
+        let text = |t: &str| Value::Str(Arc::new(t.as_bytes().to_vec()));
+        let boxed = |leaves: Vec<Value>| Value::Array(ArrayVal::new(Buffer::Boxed(leaves.into())));
+        let shared = tuple(vec![Value::Int(1), text("x")]);
+        let window = ArrayVal {
+            buf: Arc::new(Buffer::Boxed((0..6).map(Value::Int).collect())),
+            start: 1,
+            len: 3,
+        };
+        let cases = [
+            (Value::Unit, ArgForm::Whole, 1),
+            (Value::Int(-7), ArgForm::Whole, 1),
+            (tuple(vec![Value::Int(1), text("a")]), ArgForm::Tuple, 2),
+            (tuple((0..4).map(Value::Int).collect()), ArgForm::Tuple, 4),
+            (tuple((0..5).map(Value::Int).collect()), ArgForm::Whole, 1),
+            (shared.clone(), ArgForm::Tuple, 2),
+            (boxed(vec![text("l"), text("r")]), ArgForm::Boxed, 2),
+            (Value::Array(window.clone()), ArgForm::Boxed, 3),
+            (boxed((0..5).map(Value::Int).collect()), ArgForm::Whole, 1),
+            (
+                Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::I64(vec![1, 2])))),
+                ArgForm::Whole,
+                1,
+            ),
+        ];
+        for (arg, form, n) in cases {
+            let sum = Value::sum(3, arg.clone());
+            let Value::Sum(node) = &sum else {
+                panic!("a sum")
+            };
+            assert_eq!((node.tag(), node.form(), node.parts().len()), (3, form, n));
+            let again = node.argument();
+            // An array made again is the same leaves, from the start of a buffer of its own.
+            let expected = match &arg {
+                Value::Array(view) if form == ArgForm::Boxed => {
+                    boxed((0..view.len).map(|i| view.leaf(i)).collect())
+                }
+                _ => arg.clone(),
+            };
+            assert!(same(&again, &expected), "{again:?} against {expected:?}");
+        }
+        // A shared tuple or buffer is copied from, never changed.
+        assert!(same(&shared, &tuple(vec![Value::Int(1), text("x")])));
+        assert_eq!(window.buf.len(), 6);
     }
 }

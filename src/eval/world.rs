@@ -17,7 +17,7 @@ use crate::syntax::span::Span;
 use super::code::ExprCode;
 use super::error::{file_error, runtime_error, Fault, CONVERSION_OUT_OF_RANGE, FILE_ERROR};
 use super::error::{PARSE_ERROR, TOO_LARGE};
-use super::value::{Text, Value};
+use super::value::{ArgForm, Text, Value};
 use super::{Ctrl, Runtime};
 
 /// The handle of standard input.
@@ -755,10 +755,9 @@ pub fn compile_pieces(
         let piece = |p: &[u8]| Value::Str(std::sync::Arc::new(p.to_vec()));
         // Felix's form: the prelude's `list[string]`, `Empty` (tag 0) or `Cons (h, t)` (1).
         if !matches!(ty, crate::types::Type::Array(..)) {
-            let empty = Value::Sum(std::sync::Arc::new((0, Value::Unit)));
+            let empty = Value::sum(0, Value::Unit);
             return Ok(pieces.into_iter().rev().fold(empty, |t, h| {
-                let cell: std::sync::Arc<[Value]> = std::sync::Arc::new([piece(h), t]);
-                Value::Sum(std::sync::Arc::new((1, Value::Tuple(cell))))
+                Value::sum_taking(1, ArgForm::Tuple, &mut [piece(h), t])
             }));
         }
         super::array::check_allocation(Some(pieces.len()), &ty, &frame.rt.limits)

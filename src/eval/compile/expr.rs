@@ -20,7 +20,7 @@ use super::super::compact::{
 };
 use super::super::error::{decode_error, runtime_error, CONVERSION_OUT_OF_RANGE};
 use super::super::prims::{int_from_i128, int_value};
-use super::super::value::Value;
+use super::super::value::{ArgForm, Value, MAX_SUM_PARTS};
 use super::paths::{index_error, position_of};
 use super::pattern::{no_match, select_arm, CompiledArm};
 use super::{
@@ -190,11 +190,29 @@ impl Compiler<'_> {
                 Box::new(move |frame| Ok(layout.field(&inner(frame)?, i)))
             }
             ExprKind::Index { array, index, mode } => self.index(array, index, *mode, span),
-            ExprKind::Inject { tag, arg } => {
-                let tag = *tag;
-                let arg = self.expr(arg);
-                Box::new(move |frame| Ok(Value::Sum(Arc::new((tag, arg(frame)?)))))
-            }
+            // A case of a literal tuple (`Cons (h, t)`): the parts moved into the case's node.
+            ExprKind::Inject { tag, arg } => match &arg.kind {
+                ExprKind::Tuple(parts)
+                    if !matches!(arg.ty, Type::Array(..))
+                        && (2..=MAX_SUM_PARTS).contains(&parts.len()) =>
+                {
+                    let tag = *tag;
+                    let codes = self.exprs(parts);
+                    Box::new(move |frame| {
+                        let mut values = [Value::Unit, Value::Unit, Value::Unit, Value::Unit];
+                        for (value, code) in values.iter_mut().zip(&codes) {
+                            *value = code(frame)?;
+                        }
+                        let parts = &mut values[..codes.len()];
+                        Ok(Value::sum_taking(tag, ArgForm::Tuple, parts))
+                    })
+                }
+                _ => {
+                    let tag = *tag;
+                    let arg = self.expr(arg);
+                    Box::new(move |frame| Ok(Value::sum(tag, arg(frame)?)))
+                }
+            },
             ExprKind::CInject { tag, arg } => {
                 let Some(layout) = SumLayout::of(&e.ty) else {
                     return internal(format!("compact injection into {}", e.ty), span);

@@ -11,9 +11,10 @@ use super::super::compact::{code_u64, SumLayout};
 use super::super::error::{runtime_error, NO_MATCH};
 use super::super::format as show;
 use super::super::prims;
-use super::super::value::Value;
+use super::super::value::{ArgForm, Value};
 use super::super::{Ctrl, Frame};
 use super::{assign, const_value, Compiler};
+use std::sync::Arc;
 
 impl Compiler<'_> {
     pub(super) fn arm<B, C>(
@@ -65,44 +66,55 @@ impl Compiler<'_> {
                 })
             }
             PatternKind::Tuple(parts) => {
-                let codes: Vec<BindCode> = parts.iter().map(|p| self.pattern(p)).collect();
-                let shape = Shape::of(&pattern.ty);
-                Box::new(move |frame, value| {
-                    for (i, code) in codes.iter().enumerate() {
-                        let matched = match (value, &shape) {
-                            (Value::Tuple(items), _) => {
-                                code(frame, items.get(i).unwrap_or(&Value::Unit))?
-                            }
-                            (Value::Array(view), Some(shape)) => {
-                                match view.boxed_leaf(i).filter(|_| !shape.elem_is_array) {
-                                    Some(leaf) => code(frame, leaf)?,
-                                    None => code(frame, &shape.element(view, i))?,
-                                }
-                            }
-                            _ => code(frame, &Value::Unit)?,
-                        };
-                        if !matched {
-                            return Ok(false);
-                        }
-                    }
-                    Ok(true)
-                })
+                let codes: Arc<[BindCode]> = parts.iter().map(|p| self.pattern(p)).collect();
+                tuple_test(codes, Shape::of(&pattern.ty))
             }
             PatternKind::Inject { tag, arg } => {
                 let tag = *tag;
-                let arg = arg.as_ref().map(|a| self.pattern(a));
+                // A pattern of parts (`Cons (h, t)`) tests a node holding its argument as
+                // parts (`value::SumNode`) on the parts where they are.
+                let (arg, parts) = match arg.as_deref() {
+                    Some(
+                        arg @ Pattern {
+                            kind: PatternKind::Tuple(parts),
+                            ..
+                        },
+                    ) => {
+                        let codes: Arc<[BindCode]> =
+                            parts.iter().map(|p| self.pattern(p)).collect();
+                        let shape = Shape::of(&arg.ty);
+                        let of_parts = shape
+                            .as_ref()
+                            .is_none_or(|s| s.elem_leaves == 1 && !s.elem_is_array);
+                        let test = tuple_test(codes.clone(), shape);
+                        (Some(test), of_parts.then_some(codes))
+                    }
+                    Some(arg) => (Some(self.pattern(arg)), None),
+                    None => (None, None),
+                };
                 Box::new(move |frame, value| {
-                    let (actual, payload) = match value {
-                        Value::Sum(sum) => (sum.0, &sum.1),
-                        Value::Int(code) => (*code as u32, &Value::Unit),
+                    let sum = match value {
+                        Value::Sum(sum) if sum.tag() == tag => sum,
+                        Value::Int(code) if *code as u32 == tag => {
+                            return match &arg {
+                                Some(code) => code(frame, &Value::Unit),
+                                None => Ok(true),
+                            };
+                        }
                         _ => return Ok(false),
                     };
-                    if actual != tag {
-                        return Ok(false);
-                    }
-                    match &arg {
-                        Some(code) => code(frame, payload),
-                        None => Ok(true),
+                    match (&arg, &parts, sum.form()) {
+                        (None, _, _) => Ok(true),
+                        (Some(code), _, ArgForm::Whole) => code(frame, &sum.parts()[0]),
+                        (_, Some(parts), _) if parts.len() == sum.parts().len() => {
+                            for (code, part) in parts.iter().zip(sum.parts()) {
+                                if !code(frame, part)? {
+                                    return Ok(false);
+                                }
+                            }
+                            Ok(true)
+                        }
+                        (Some(code), _, _) => code(frame, &sum.argument()),
                     }
                 })
             }
@@ -172,4 +184,27 @@ pub(crate) fn no_match(value: &Value, ty: &Type, span: Span) -> Ctrl {
         ),
         span,
     )
+}
+
+/// The test of a tuple pattern whose parts' tests are `codes`, on a tuple, or on an array of
+/// shape `shape` (a tuple of equal types is one).
+fn tuple_test(codes: Arc<[BindCode]>, shape: Option<Shape>) -> BindCode {
+    Box::new(move |frame, value| {
+        for (i, code) in codes.iter().enumerate() {
+            let matched = match (value, &shape) {
+                (Value::Tuple(items), _) => code(frame, items.get(i).unwrap_or(&Value::Unit))?,
+                (Value::Array(view), Some(shape)) => {
+                    match view.boxed_leaf(i).filter(|_| !shape.elem_is_array) {
+                        Some(leaf) => code(frame, leaf)?,
+                        None => code(frame, &shape.element(view, i))?,
+                    }
+                }
+                _ => code(frame, &Value::Unit)?,
+            };
+            if !matched {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })
 }

@@ -240,7 +240,7 @@ impl Compiler<'_> {
                         Box::new(move |frame| Ok(Value::Int(layout.split(&a(frame)?).0 as i64)))
                     }
                     None => Box::new(move |frame| match a(frame)? {
-                        Value::Sum(sum) => Ok(Value::Int(sum.0 as i64)),
+                        Value::Sum(sum) => Ok(Value::Int(sum.tag() as i64)),
                         other => Ok(Value::Int(code_u64(&other) as i64)),
                     }),
                 }

@@ -21,7 +21,7 @@ use super::{int_ty_of, internal, Compiler};
 fn elements(v: &Value) -> Option<&Arc<Elements>> {
     match v {
         Value::Varray(d) => Some(d),
-        Value::Sum(pair) => elements(&pair.1),
+        Value::Sum(pair) => pair.parts().first().and_then(elements),
         _ => None,
     }
 }

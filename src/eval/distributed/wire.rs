@@ -199,8 +199,8 @@ pub fn encode_value(v: &Value, out: &mut Vec<u8>) -> Result<(), Fault> {
         }
         Value::Sum(sum) => {
             out.push(SUM);
-            out.extend_from_slice(&sum.0.to_le_bytes());
-            encode_value(&sum.1, out)?;
+            out.extend_from_slice(&sum.tag().to_le_bytes());
+            encode_value(&sum.argument(), out)?;
         }
         Value::Array(view) => {
             match &*view.buf {
@@ -303,7 +303,7 @@ impl Reader<'_> {
             }
             SUM => {
                 let tag = u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes"));
-                Value::Sum(Arc::new((tag, self.value()?)))
+                Value::sum(tag, self.value()?)
             }
             SCALARS => {
                 let kind = self.kind()?;
@@ -413,7 +413,8 @@ mod tests {
             Value::Str(Arc::new(b"a\0b\xff".to_vec())),
             Value::Big(Arc::new(BigUint::from(3u8).pow(100))),
             Value::Tuple(vec![Value::Int(1), Value::Str(Arc::new(b"x".to_vec()))].into()),
-            Value::Sum(Arc::new((2, Value::Float(1.5)))),
+            Value::sum(2, Value::Float(1.5)),
+            Value::sum(1, Value::Tuple(vec![Value::Int(7), Value::Unit].into())),
             Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::from_ints(
                 ScalarKind::I16,
                 [1, 2, -3],

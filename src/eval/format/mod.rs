@@ -232,7 +232,7 @@ fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) 
         return out.extend_from_slice(MISMATCH);
     };
     let payload = |v: &Value| match v {
-        Value::Sum(pair) => Some((pair.0, pair.1.clone())),
+        Value::Sum(pair) => Some((pair.tag(), pair.argument().into_owned())),
         _ => None,
     };
     if library_variant(definition) == Some("opt") {

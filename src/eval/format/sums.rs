@@ -141,8 +141,9 @@ pub(super) fn write_plain_sum(out: &mut Vec<u8>, v: &Value, summands: &[Type]) {
         out.extend_from_slice(MISMATCH);
         return;
     };
-    let (tag, argument_value) = &**pair;
-    let Some(argument_ty) = summands.get(*tag as usize) else {
+    let (tag, argument_value) = (pair.tag(), pair.argument());
+    let argument_value = &*argument_value;
+    let Some(argument_ty) = summands.get(tag as usize) else {
         out.extend_from_slice(MISMATCH);
         return;
     };
@@ -195,8 +196,9 @@ pub(super) fn write_variant(
         out.extend_from_slice(MISMATCH);
         return;
     };
-    let (index, argument_value) = &**pair;
-    let Some((name, argument_ty)) = constructors.get(*index as usize) else {
+    let (index, argument_value) = (pair.tag(), pair.argument());
+    let argument_value = &*argument_value;
+    let Some((name, argument_ty)) = constructors.get(index as usize) else {
         out.extend_from_slice(MISMATCH);
         return;
     };

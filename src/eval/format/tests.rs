@@ -17,7 +17,7 @@ fn tuple(values: Vec<Value>) -> Value {
 }
 
 fn sum(tag: u32, argument: Value) -> Value {
-    Value::Sum(Arc::new((tag, argument)))
+    Value::sum(tag, argument)
 }
 
 fn ints(values: &[i64]) -> Value {

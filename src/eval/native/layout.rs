@@ -4,7 +4,7 @@
 
 use std::mem::{offset_of, size_of};
 
-use crate::eval::value::Value;
+use crate::eval::value::{sum_node_offsets, ArgForm, Value};
 use crate::eval::{Globals, Runtime};
 
 /// Bytes of one `Value` (a frame or global slot).
@@ -19,13 +19,16 @@ pub const PAYLOAD: i32 = 8;
 pub const TAG_TUPLE: u8 = 5;
 pub const TAG_SUM: u8 = 6;
 
-/// Where a `Value::Sum`'s case and argument are: the word at `PAYLOAD` points at the shared
-/// allocation, the case (`u32`) is `tag` bytes past it and the argument (a `Value`) `arg`
-/// bytes past it.
+/// Where a `Value::Sum`'s case and argument are (`value::SumNode`): the word at `word` points
+/// at the shared allocation; the case (`u32`) is `tag` bytes past it, the form of the
+/// argument (`value::ArgForm`, a byte) `form` bytes past it, and the parts (consecutive
+/// `Value`s: the argument itself when held whole) `parts` bytes past it.
 #[derive(Clone, Copy, Debug)]
 pub struct SumParts {
+    pub word: i32,
     pub tag: i32,
-    pub arg: i32,
+    pub form: i32,
+    pub parts: i32,
 }
 
 /// Where a `Value::Tuple`'s parts are: the word at `word` points at the shared allocation,
@@ -47,17 +50,31 @@ fn word_at(value: &Value, at: usize) -> usize {
 }
 
 /// The layout of a sum's allocation, measured on a probe value once (what `Arc` puts before
-/// the data is not promised by the standard library, so it is observed, never assumed).
-pub fn sum_parts() -> SumParts {
-    static PARTS: std::sync::OnceLock<SumParts> = std::sync::OnceLock::new();
+/// the data, and the order of a slice pointer's words, are not promised by the standard
+/// library, so they are observed, never assumed): `None` if the node pointer's words are not
+/// (address, length) in some order.
+pub fn sum_parts() -> Option<SumParts> {
+    static PARTS: std::sync::OnceLock<Option<SumParts>> = std::sync::OnceLock::new();
     *PARTS.get_or_init(|| {
-        let arc = std::sync::Arc::new((7u32, Value::Unit));
-        let value = Value::Sum(arc.clone());
-        let data = std::sync::Arc::as_ptr(&arc) as usize - word_at(&value, PAYLOAD as usize);
-        SumParts {
-            tag: (data + offset_of!((u32, Value), 0)) as i32,
-            arg: (data + offset_of!((u32, Value), 1)) as i32,
-        }
+        let mut parts = [Value::Unit, Value::Unit, Value::Unit];
+        let value = Value::sum_taking(7, ArgForm::Tuple, &mut parts);
+        let Value::Sum(node) = &value else {
+            return None;
+        };
+        let data = std::sync::Arc::as_ptr(node) as *const u8 as usize;
+        let (word, pointer) = match (word_at(&value, 8), word_at(&value, 16)) {
+            (p, 3) => (8, p),
+            (3, p) => (16, p),
+            _ => return None,
+        };
+        let header = data.checked_sub(pointer).filter(|&h| h < 64)?;
+        let (tag, form, first) = sum_node_offsets();
+        Some(SumParts {
+            word,
+            tag: (header + tag) as i32,
+            form: (header + form) as i32,
+            parts: (header + first) as i32,
+        })
     })
 }
 
@@ -153,17 +170,38 @@ mod tests {
 
     #[test]
     fn sums_and_tuples_are_read_where_the_probes_say() {
-        let sum = Value::Sum(std::sync::Arc::new((9u32, Value::Int(-4))));
-        let at = word_at(&sum, PAYLOAD as usize);
-        let parts = sum_parts();
+        let parts = sum_parts().expect("a node pointer is an address and a length");
+        let sum = Value::sum(9, Value::Int(-4));
+        let at = word_at(&sum, parts.word as usize);
         assert_eq!(tag_of(&sum), TAG_SUM);
         // SAFETY: the probed offsets point into the live sum's allocation.
         unsafe {
             assert_eq!(*((at + parts.tag as usize) as *const u32), 9);
+            assert_eq!(
+                *((at + parts.form as usize) as *const u8),
+                ArgForm::Whole as u8
+            );
             assert!(matches!(
-                *((at + parts.arg as usize) as *const Value),
+                *((at + parts.parts as usize) as *const Value),
                 Value::Int(-4)
             ));
+        }
+        let pair = Value::sum(
+            3,
+            Value::Tuple(vec![Value::Int(5), Value::Float(0.5)].into()),
+        );
+        let at = word_at(&pair, parts.word as usize);
+        // SAFETY: as above, for a node holding a pair as its two parts.
+        unsafe {
+            assert_eq!(*((at + parts.tag as usize) as *const u32), 3);
+            assert_eq!(
+                *((at + parts.form as usize) as *const u8),
+                ArgForm::Tuple as u8
+            );
+            let first = at + parts.parts as usize;
+            assert!(matches!(*(first as *const Value), Value::Int(5)));
+            let second = &*((first + VALUE_SIZE) as *const Value);
+            assert!(matches!(second, Value::Float(x) if *x == 0.5));
         }
         let tuple = Value::Tuple(vec![Value::Int(1), Value::Float(2.5)].into());
         let parts = tuple_parts().expect("a slice pointer is an address and a length");

@@ -18,7 +18,7 @@ use super::super::code::{BindCode, ExprCode, StmtCode};
 use super::super::error::{
     interrupted, note_frame, runtime_error, used_before_initialisation, INTERNAL, OVERFLOW,
 };
-use super::super::value::{ArrayVal, Buffer, Scalars, Value};
+use super::super::value::{ArgForm, ArrayVal, Buffer, Scalars, Value, MAX_SUM_PARTS};
 use super::super::{Ctrl, Frame, Runtime};
 use super::Repr;
 
@@ -724,7 +724,15 @@ extern "C" fn bind_group(
 /// holds a value, replaced), as the closure compiler builds it.
 extern "C" fn make_sum(tag: u64, arg: &mut Value, out: &mut Value) {
     let arg = std::mem::replace(arg, Value::Unit);
-    *out = Value::Sum(Arc::new((tag as u32, arg)));
+    *out = Value::sum(tag as u32, arg);
+}
+
+/// Put the argument of the case at `sum` (a `Value::Sum`) into `out` (which holds a value,
+/// replaced): made again from the parts its node holds it as.
+extern "C" fn sum_argument(sum: &Value, out: &mut Value) {
+    if let Value::Sum(node) = sum {
+        *out = node.argument().into_owned();
+    }
 }
 
 /// A tuple or array literal native code builds from parts it computed.
@@ -752,20 +760,31 @@ extern "C" fn make_parts(
         // SAFETY: the native caller passes `n` initialised values of its own, left `Unit`.
         let values = unsafe { std::slice::from_raw_parts_mut(values, n) };
         let take = |v: &mut Value| std::mem::replace(v, Value::Unit);
+        // A case whose argument its node holds as parts: the parts moved there.
+        let boxed = |shape: &Shape| {
+            shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array
+        };
+        if let Some(tag) = parts.sum.filter(|_| (2..=MAX_SUM_PARTS).contains(&n)) {
+            let form = match &parts.shape {
+                None => Some(ArgForm::Tuple),
+                Some(shape) if boxed(shape) => Some(ArgForm::Boxed),
+                Some(_) => None,
+            };
+            if let Some(form) = form {
+                *out = Value::sum_taking(tag, form, values);
+                return Ok(0);
+            }
+        }
         let value = match &parts.shape {
             None => crate::eval::value::tuple_taking(values),
-            Some(shape)
-                if shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array =>
-            {
-                Value::Array(
-                    crate::eval::array::boxed_leaves(
-                        values.iter_mut().map(take).collect(),
-                        &parts.ty,
-                        &rt.limits,
-                    )
-                    .map_err(|f| f.at(parts.span))?,
+            Some(shape) if boxed(shape) => Value::Array(
+                crate::eval::array::boxed_leaves(
+                    values.iter_mut().map(take).collect(),
+                    &parts.ty,
+                    &rt.limits,
                 )
-            }
+                .map_err(|f| f.at(parts.span))?,
+            ),
             Some(shape) => {
                 let mut builder =
                     super::super::compile::literal_builder(shape, n, &parts.ty, &rt.limits)
@@ -777,7 +796,7 @@ extern "C" fn make_parts(
             }
         };
         *out = match parts.sum {
-            Some(tag) => Value::Sum(Arc::new((tag, value))),
+            Some(tag) => Value::sum(tag, value),
             None => value,
         };
         Ok(0)
@@ -1032,6 +1051,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::VarrayView => super::varrays::varray_view as *const () as usize,
         Helper::MatchPattern => match_pattern as *const () as usize,
         Helper::MakeSum => make_sum as *const () as usize,
+        Helper::SumArgument => sum_argument as *const () as usize,
         Helper::MakeParts => make_parts as *const () as usize,
         Helper::LeafBits => leaf_bits as *const () as usize,
         Helper::SetLeaf => set_leaf as *const () as usize,
@@ -1101,6 +1121,7 @@ pub enum Helper {
     VarrayValuesOp,
     MatchPattern,
     MakeSum,
+    SumArgument,
     MakeParts,
     LeafBits,
     SetLeaf,

@@ -92,7 +92,7 @@ impl Lower<'_, '_, '_> {
             // A case without an argument (`None`, `Empty`) is one shared value, copied.
             ExprKind::Inject { tag, arg } if Repr::of(&arg.ty) == Some(Repr::Unit) => {
                 self.expr(arg);
-                self.copy_kept(Value::Sum(std::sync::Arc::new((*tag, Value::Unit))), out);
+                self.copy_kept(Value::sum(*tag, Value::Unit), out);
             }
             // A case whose argument is a literal tuple or array (`Node (l, k, r)`, `h ! t`):
             // the argument and the case made by one helper call.

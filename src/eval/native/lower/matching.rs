@@ -22,6 +22,7 @@ use super::{args, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::compact::SumLayout;
 use crate::eval::native::Repr;
+use crate::eval::value::{ArgForm, LeafRepr, MAX_SUM_PARTS};
 
 /// Where the scrutinee is: a native code, or the address of its boxed value (a stack
 /// temporary to drop once an arm is taken, or a frame slot).
@@ -258,20 +259,44 @@ impl Lower<'_, '_, '_> {
                 let inside = self.test_code(p, v, unsigned_codes(&p.ty));
                 self.continue_if(inside, fail);
             }
-            PatternKind::Inject { tag, arg } => {
-                let parts = layout::sum_parts();
-                let is_sum = self.has_tag(addr, layout::TAG_SUM);
-                self.in_shape(p, addr, is_sum, fail, |l| {
-                    let at = l.load_value(addr, Repr::I64).int();
-                    let case = l.b.ins().uload32(super::flags(), at, parts.tag);
-                    let same = l.b.ins().icmp_imm_s(IntCC::Equal, case, *tag as i64);
-                    l.continue_if(same, fail);
-                    if let Some(arg) = arg {
-                        let arg_at = l.b.ins().iadd_imm_s(at, parts.arg as i64);
-                        l.test_boxed(arg, arg_at, fail);
-                    }
-                });
-            }
+            PatternKind::Inject { tag, arg } => match layout::sum_parts() {
+                Some(node) => {
+                    let is_sum = self.has_tag(addr, layout::TAG_SUM);
+                    self.in_shape(p, addr, is_sum, fail, |l| {
+                        let at = l.b.ins().load(types::I64, super::flags(), addr, node.word);
+                        let case = l.b.ins().uload32(super::flags(), at, node.tag);
+                        let same = l.b.ins().icmp_imm_s(IntCC::Equal, case, *tag as i64);
+                        l.continue_if(same, fail);
+                        let Some(arg) = arg.as_deref() else { return };
+                        if matches!(arg.kind, PatternKind::Wildcard) {
+                            return;
+                        }
+                        // The argument is tested where the node holds it: its parts for a
+                        // pattern of parts when the node holds it so, else the argument
+                        // itself when held whole. A pattern of parts on a node holding its
+                        // argument whole goes to the closure compiler; any other pattern on a
+                        // node holding its argument as parts is tested on the argument made
+                        // again.
+                        let form = l.b.ins().uload8(types::I64, super::flags(), at, node.form);
+                        let first = l.b.ins().iadd_imm_s(at, node.parts as i64);
+                        match held_as_parts(arg) {
+                            Some((parts, held)) => {
+                                let as_parts =
+                                    l.b.ins().icmp_imm_s(IntCC::Equal, form, held as i64);
+                                l.in_shape(p, addr, as_parts, fail, |l| {
+                                    l.test_parts(parts, first, fail)
+                                });
+                            }
+                            None => {
+                                let whole = ArgForm::Whole as i64;
+                                let is_whole = l.b.ins().icmp_imm_s(IntCC::Equal, form, whole);
+                                l.test_argument(arg, addr, first, is_whole, fail);
+                            }
+                        }
+                    });
+                }
+                None => self.escape(p, addr, fail),
+            },
             PatternKind::Tuple(parts) => match (Shape::of(&p.ty), layout::tuple_parts()) {
                 // A tuple: its parts where the tuple's allocation holds them.
                 (None, Some(layout)) => {
@@ -354,6 +379,44 @@ impl Lower<'_, '_, '_> {
         self.b.ins().brif(cond, next, &[], fail, &[]);
         self.b.seal_block(next);
         self.b.switch_to_block(next);
+    }
+
+    /// Test the argument of the case at `addr` against `arg`: where the node holds it, at
+    /// `first`, when `whole` holds; otherwise on a temporary holding it made again from the
+    /// node's parts (dropped whether it matched or not, so what is bound from it is copied).
+    fn test_argument(
+        &mut self,
+        arg: &Pattern,
+        addr: ClValue,
+        first: ClValue,
+        whole: ClValue,
+        fail: Block,
+    ) {
+        let held = self.b.create_block();
+        let made = self.b.create_block();
+        let made_fail = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(whole, held, &[], made, &[]);
+        self.b.seal_block(held);
+        self.b.seal_block(made);
+        self.b.switch_to_block(held);
+        self.test_boxed(arg, first, fail);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(made);
+        let temp = self.temp_value();
+        self.call_helper(Helper::SumArgument, &[types::I64; 2], &[], &[addr, temp]);
+        // What is bound from the temporary is copied, never borrowed: it is dropped below.
+        let borrowing = std::mem::replace(&mut self.borrowing, false);
+        self.test_boxed(arg, temp, made_fail);
+        self.borrowing = borrowing;
+        self.drop_value(temp);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(made_fail);
+        self.b.switch_to_block(made_fail);
+        self.drop_value(temp);
+        self.b.ins().jump(fail, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
     }
 
     /// Test the parts of a tuple pattern against the consecutive values from `first`.
@@ -464,4 +527,25 @@ pub(super) fn bound_slots(p: &Pattern) -> Vec<Slot> {
             _ => None,
         })
         .collect()
+}
+
+/// The parts of `arg`, a pattern of parts, and the form a case's node holds its argument in
+/// when it holds it as those parts (`Value::sum`): a tuple of 2 to `MAX_SUM_PARTS` parts, or
+/// an array of as many boxed leaves. `None` when a node holds such an argument whole.
+fn held_as_parts(arg: &Pattern) -> Option<(&[Pattern], ArgForm)> {
+    let PatternKind::Tuple(parts) = &arg.kind else {
+        return None;
+    };
+    let form = match Shape::of(&arg.ty) {
+        None => ArgForm::Tuple,
+        Some(shape)
+            if shape.repr == LeafRepr::Boxed && shape.elem_leaves == 1 && !shape.elem_is_array =>
+        {
+            ArgForm::Boxed
+        }
+        Some(_) => return None,
+    };
+    (2..=MAX_SUM_PARTS)
+        .contains(&parts.len())
+        .then_some((&parts[..], form))
 }
