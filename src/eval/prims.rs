@@ -17,7 +17,7 @@ use super::error::{
     Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW,
     SHIFT_OUT_OF_RANGE,
 };
-use super::value::Value;
+use super::value::{ArgForm, Value, MAX_SUM_PARTS};
 
 /// Is this integer type stored as a `u64` bit pattern in the `i64`?
 pub fn is_unsigned_64(ity: IntTy) -> bool {
@@ -341,8 +341,8 @@ fn comparator_in(ty: &Type, open: &mut Open) -> Comparator {
             })
         }
         Type::Sum(summands) => {
-            let args: Vec<Option<Comparator>> =
-                summands.iter().map(|t| Some(comparator(t))).collect();
+            let args: Vec<Option<CaseOrder>> =
+                summands.iter().map(|t| Some(case_order(t, open))).collect();
             Arc::new(move |a, b| compare_sums(&args, a, b))
         }
         Type::Array(elem, _) => {
@@ -385,9 +385,9 @@ fn nominal_comparator(def: &crate::types::ty::NominalDef, open: &mut Open) -> Co
             Arc::new(move |a, b| compare_components(&parts, a, b))
         }
         Some(NominalBody::Variant(constructors)) => {
-            let args: Vec<Option<Comparator>> = constructors
+            let args: Vec<Option<CaseOrder>> = constructors
                 .iter()
-                .map(|(_, t)| t.as_ref().map(&mut comparator))
+                .map(|(_, t)| t.as_ref().map(|t| case_order(t, open)))
                 .collect();
             Arc::new(move |a, b| compare_sums(&args, a, b))
         }
@@ -399,31 +399,76 @@ fn nominal_comparator(def: &crate::types::ty::NominalDef, open: &mut Open) -> Co
 
 fn compare_components(parts: &[Comparator], a: &Value, b: &Value) -> Ordering {
     match (a, b) {
-        (Value::Tuple(x), Value::Tuple(y)) => {
-            for ((compare, p), q) in parts.iter().zip(x.iter()).zip(y.iter()) {
-                let ordering = compare(p, q);
-                if ordering != Ordering::Equal {
-                    return ordering;
-                }
-            }
-            Ordering::Equal
-        }
+        (Value::Tuple(x), Value::Tuple(y)) => compare_parts(parts, x, y),
         _ => Ordering::Equal,
     }
 }
 
-fn compare_sums(args: &[Option<Comparator>], a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Sum(x), Value::Sum(y)) => {
-            let tag = x.tag();
-            tag.cmp(&y.tag())
-                .then_with(|| match args.get(tag as usize) {
-                    Some(Some(compare)) => compare(&x.argument(), &y.argument()),
-                    _ => Ordering::Equal,
-                })
+/// The order of `x` and `y`, part by part (`parts` compares each).
+fn compare_parts(parts: &[Comparator], x: &[Value], y: &[Value]) -> Ordering {
+    for ((compare, p), q) in parts.iter().zip(x).zip(y) {
+        let ordering = compare(p, q);
+        if ordering != Ordering::Equal {
+            return ordering;
         }
-        _ => Ordering::Equal,
     }
+    Ordering::Equal
+}
+
+/// The order of a case's arguments: `whole` on the arguments, and, for an argument a node may
+/// hold as its parts (a tuple or struct, or an array of up to `MAX_SUM_PARTS` elements), one comparator a part, so such nodes are compared where they hold the parts.
+struct CaseOrder {
+    whole: Comparator,
+    parts: Option<Vec<Comparator>>,
+}
+
+fn case_order(ty: &Type, open: &mut Open) -> CaseOrder {
+    let whole = comparator_in(ty, open);
+    let parts = match ty {
+        Type::Tuple(components) => {
+            Some(components.iter().map(|t| comparator_in(t, open)).collect())
+        }
+        Type::Nominal(def) => match def.body() {
+            Some(NominalBody::Struct(fields)) => {
+                Some(fields.iter().map(|(_, t)| comparator_in(t, open)).collect())
+            }
+            _ => None,
+        },
+        Type::Array(elem, _) => match super::array::Shape::of(ty) {
+            Some(shape) if shape.elem_leaves == 1 && !shape.elem_is_array => shape
+                .n_elements
+                .filter(|&n| n <= MAX_SUM_PARTS)
+                .map(|n| vec![comparator_in(elem, open); n]),
+            _ => None,
+        },
+        _ => None,
+    };
+    CaseOrder { whole, parts }
+}
+
+fn compare_sums(args: &[Option<CaseOrder>], a: &Value, b: &Value) -> Ordering {
+    let (Value::Sum(x), Value::Sum(y)) = (a, b) else {
+        return Ordering::Equal;
+    };
+    let tag = x.tag();
+    tag.cmp(&y.tag()).then_with(|| {
+        let Some(Some(order)) = args.get(tag as usize) else {
+            return Ordering::Equal;
+        };
+        let n = x.parts().len();
+        match (x.form(), y.form(), &order.parts) {
+            (ArgForm::Whole, ArgForm::Whole, _) => (order.whole)(&x.parts()[0], &y.parts()[0]),
+            (form, other, Some(parts))
+                if form == other
+                    && form != ArgForm::Whole
+                    && n == parts.len()
+                    && n == y.parts().len() =>
+            {
+                compare_parts(parts, x.parts(), y.parts())
+            }
+            _ => (order.whole)(&x.argument(), &y.argument()),
+        }
+    })
 }
 
 /// Parse an optional sign and leading decimal digits (C's `atoi` without whitespace rules
