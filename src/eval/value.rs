@@ -103,7 +103,8 @@ pub const MAX_SUM_PARTS: usize = 4;
 pub struct SumNode<P: ?Sized + NodeParts = [Value]> {
     tag: u32,
     form: ArgForm,
-    parts: P,
+    /// Dropped by `SumNode`'s `Drop`, which drops every part.
+    parts: std::mem::ManuallyDrop<P>,
 }
 
 /// The parts of a `SumNode`, sized (as made) or not (as held).
@@ -123,35 +124,56 @@ impl<const N: usize> NodeParts for [Value; N] {
     }
 }
 
-/// A list or a tree is dropped by a loop, not by one nested call a node: the parts of a node
-/// that are cases held by nothing else are taken out and dropped from a list of pending
-/// nodes, each of which gives up its own such parts the same way. A list of any length is
-/// dropped in constant stack, and a long one several times faster than by recursion.
+/// How deep node drops may nest before the parts that are nodes are left for the outermost
+/// drop to free (`SumNode`'s `Drop`).
+const DROP_NESTING: u32 = 512;
+
+thread_local! {
+    /// How many node drops enclose the current one on this thread.
+    static NESTING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Nodes left by drops nested `DROP_NESTING` deep, freed by the outermost drop.
+    static DEFERRED: std::cell::RefCell<Vec<Value>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A list or tree is dropped in bounded stack: node drops nest as usual up to
+/// `DROP_NESTING` deep, where the parts that are nodes are left on a list the outermost drop
+/// then frees, each from the top again. A list of any length is freed in constant stack, and
+/// a shallow tree pays a counter a node.
 impl<P: ?Sized + NodeParts> Drop for SumNode<P> {
     fn drop(&mut self) {
-        // Held by nothing else: no other reference can appear, as reaching the node needs
-        // its owner, which is being dropped.
-        fn sole_node(part: &Value) -> bool {
-            matches!(part, Value::Sum(node) if Arc::strong_count(node) == 1)
-        }
         let parts = self.parts.values();
-        if !parts.iter().any(sole_node) {
-            return;
-        }
-        let mut pending: Vec<Value> = Vec::new();
-        let give_up = |parts: &mut [Value], pending: &mut Vec<Value>| {
-            for part in parts.iter_mut().filter(|p| sole_node(p)) {
-                pending.push(std::mem::replace(part, Value::Unit));
-            }
+        // A node with no node among its parts (a leaf, a list's last cell) drops its parts
+        // where they are. So does any node once the thread's storage is gone (the thread is
+        // ending).
+        let nested = match parts.iter().any(|p| matches!(p, Value::Sum(_))) {
+            true => NESTING.try_with(|n| n.replace(n.get() + 1)).ok(),
+            false => None,
         };
-        give_up(parts, &mut pending);
-        while let Some(mut value) = pending.pop() {
-            if let Value::Sum(node) = &mut value {
-                if let Some(node) = Arc::get_mut(node) {
-                    give_up(node.parts.values(), &mut pending);
+        let Some(depth) = nested else {
+            // SAFETY: the parts are dropped once, here; the node is never read again.
+            return unsafe { std::ptr::drop_in_place(parts) };
+        };
+        if depth < DROP_NESTING {
+            // SAFETY: as above.
+            unsafe { std::ptr::drop_in_place(parts) };
+        } else {
+            for part in parts.iter_mut() {
+                // SAFETY: each part is moved out or dropped once, here.
+                match unsafe { std::ptr::read(part) } {
+                    // Should the storage be gone, the closure is dropped, and the node with it.
+                    node @ Value::Sum(_) => {
+                        let _ = DEFERRED.try_with(|d| d.borrow_mut().push(node));
+                    }
+                    part => drop(part),
                 }
             }
         }
+        if depth == 0 {
+            while let Some(node) = DEFERRED.try_with(|d| d.borrow_mut().pop()).ok().flatten() {
+                drop(node);
+            }
+        }
+        NESTING.with(|n| n.set(depth));
     }
 }
 
@@ -235,22 +257,22 @@ impl Value {
             1 => Arc::new(SumNode {
                 tag,
                 form,
-                parts: [take(0)],
+                parts: std::mem::ManuallyDrop::new([take(0)]),
             }),
             2 => Arc::new(SumNode {
                 tag,
                 form,
-                parts: [take(0), take(1)],
+                parts: std::mem::ManuallyDrop::new([take(0), take(1)]),
             }),
             3 => Arc::new(SumNode {
                 tag,
                 form,
-                parts: [take(0), take(1), take(2)],
+                parts: std::mem::ManuallyDrop::new([take(0), take(1), take(2)]),
             }),
             4 => Arc::new(SumNode {
                 tag,
                 form,
-                parts: [take(0), take(1), take(2), take(3)],
+                parts: std::mem::ManuallyDrop::new([take(0), take(1), take(2), take(3)]),
             }),
             n => unreachable!("a sum node of {n} parts"),
         };
@@ -906,17 +928,21 @@ mod tests {
 
     #[test]
     fn a_long_list_or_chain_of_cases_drops_in_constant_stack() {
-        // A million cells on a thread of 256 KiB of stack: dropping them one nested call a
-        // cell would need far more.
+        // A million cells (a list, a chain of cases held whole, a tree leaning left) on a
+        // thread of 256 KiB of stack: dropping them one nested call a cell would need far more.
         let dropped = std::thread::Builder::new()
             .stack_size(256 << 10)
             .spawn(|| {
                 let mut list = Value::sum(0, Value::Unit);
                 let mut chain = Value::sum(0, Value::Unit);
+                let mut left = Value::sum(0, Value::Unit);
                 for i in 0..1_000_000 {
                     list = Value::sum_taking(1, ArgForm::Tuple, &mut [Value::Int(i), list]);
                     chain = Value::sum(2, chain);
+                    let leaf = Value::sum(0, Value::Unit);
+                    left = Value::sum_taking(1, ArgForm::Tuple, &mut [left, Value::Int(i), leaf]);
                 }
+                drop(left);
                 // A list whose tail is shared keeps the tail when its head is dropped.
                 let shared_tail = match &list {
                     Value::Sum(node) => node.parts()[1].clone(),
