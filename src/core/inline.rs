@@ -24,8 +24,9 @@
 //!
 //! What is not inlined (it is called as before): recursive functions, generators, functions
 //! with cells (captured or addressed variables), taking the address of a variable, or making
-//! closures that capture, bodies over `MAX_BODY` nodes, and calls nested deeper than
-//! `MAX_DEPTH`. A body that only uses pointers it is given (`*p.i`, `p.i <- v`) is inlined. Semantics are unchanged: the
+//! closures that capture, bodies over `MAX_BODY` nodes, calls nested deeper than
+//! `MAX_DEPTH`, and a call outside any loop of a function with a loop, unless it is given a
+//! function (its loop costs the same either way; a copy of it is only more code to compile). A body that only uses pointers it is given (`*p.i`, `p.i <- v`) is inlined. Semantics are unchanged: the
 //! arguments are evaluated once, in order, before the body; runtime errors are the same
 //! faults at the same spans.
 
@@ -147,6 +148,8 @@ struct Inliner<'a> {
     /// Functions whose bodies are being expanded (no recursion through inlining).
     stack: Vec<FunId>,
     growth: usize,
+    /// How many loops enclose the code being rewritten.
+    loops: usize,
     /// How often each local or global is assigned in the code being rewritten (a `val`
     /// holding a function is assigned once).
     assignments: HashMap<Place, usize>,
@@ -201,7 +204,11 @@ impl Fold for Inliner<'_> {
     }
 
     fn fold_stmt(&mut self, s: &Stmt) -> Result<Stmt, Infallible> {
-        Ok(store_through_address(walk_stmt_fold(self, s)?))
+        let in_loop = is_loop(s);
+        self.loops += in_loop as usize;
+        let folded = walk_stmt_fold(self, s);
+        self.loops -= in_loop as usize;
+        Ok(store_through_address(folded?))
     }
 }
 
@@ -215,6 +222,7 @@ impl<'a> Inliner<'a> {
             next_label: LABEL_BASE,
             stack: Vec::new(),
             growth: 0,
+            loops: 0,
             assignments: HashMap::new(),
             known_places: HashMap::new(),
         }
@@ -361,6 +369,14 @@ impl<'a> Inliner<'a> {
         let mut all: Vec<Expr> = known.args.clone();
         all.extend(args.iter().cloned());
         if all.len() < groups {
+            return None;
+        }
+        // A call outside any loop of a function with a loop stays a call: the loop is where
+        // the time goes, the same either way, and a copy of it is more code to compile. A
+        // function given a function (`iter p a`) is inlined still, so the loop calls what it
+        // is given directly.
+        let given_function = all.iter().any(|a| matches!(a.ty, Type::Fun(..)));
+        if self.loops == 0 && !given_function && has_loop(&callee.body) {
             return None;
         }
         let rest = all.split_off(groups);
@@ -1093,6 +1109,57 @@ Println(map l0 in g0 => inline <lambda> => IntArith(Mul, Int)(l0, 2))",
     }
 
     #[test]
+    fn a_function_with_a_loop_is_called_outside_loops_and_inlined_inside_them() {
+        check(
+            "fun tri (n: int) : int = { var s = 0; for i in 0 ..< n do s = s + i; done return s; }
+println (tri 4);
+for k in 0 ..< 2 do println (tri k); done",
+            "
+fun f0 tri (l0 : int) : int slots 3 pure {
+  l1 = 0
+  for L0 l2 in 0 ..< l0 {
+    l1 = IntArith(Add, Int)(l1, l2)
+  }
+  return l1
+}
+Println(f0(4))
+for L0 g0 in 0 ..< 2 {
+  Println(inline tri {
+    l1 = 0
+    for L16777216 l2 in 0 ..< g0 {
+      l1 = IntArith(Add, Int)(l1, l2)
+    }
+  } => l1)
+}",
+        );
+    }
+
+    #[test]
+    fn a_function_with_a_loop_given_a_function_is_inlined_outside_loops() {
+        check(
+            "fun each (f: int -> int) (n: int) : int = { var s = 0; for i in 0 ..< n do s = s + f i; done return s; }
+println (each (fun (x: int) => x * x) 3);",
+            "
+fun f1 <lambda> (l0 : int) : int slots 1 pure {
+  return IntArith(Mul, Int)(l0, l0)
+}
+fun f0 each (l0 : int -> int) (l1 : int) : int slots 4 {
+  l2 = 0
+  for L0 l3 in 0 ..< l1 {
+    l2 = IntArith(Add, Int)(l2, l0(l3))
+  }
+  return l2
+}
+Println(inline each {
+  l2 = 0
+  for L16777216 l3 in 0 ..< 3 {
+    l2 = IntArith(Add, Int)(l2, inline <lambda> => IntArith(Mul, Int)(l3, l3))
+  }
+} => l2)",
+        );
+    }
+
+    #[test]
     fn a_recursive_function_is_called() {
         check(
             "fun fact (n: int) : int => if n <= 1 then 1 else n * fact (n - 1);\nprintln (fact 5);",
@@ -1132,7 +1199,7 @@ inline swap {
         check(
             "fun sum_below (n: int) : int { var s = 0; for i in 0 ..< n do s = s + i; done return s; }
 fun outer (m: int) : int { val k = m * 2; return sum_below k; }
-println (outer 2);",
+for r in 0 ..< 1 do println (outer 2); done",
             "
 fun f0 sum_below (l0 : int) : int slots 3 pure {
   l1 = 0
@@ -1141,23 +1208,20 @@ fun f0 sum_below (l0 : int) : int slots 3 pure {
   }
   return l1
 }
-fun f1 outer (l0 : int) : int slots 5 pure {
+fun f1 outer (l0 : int) : int slots 2 pure {
   l1 = IntArith(Mul, Int)(l0, 2)
-  return inline sum_below {
+  return f0(l1)
+}
+for L0 g0 in 0 ..< 1 {
+  Println(inline outer {
+    l1 = IntArith(Mul, Int)(2, 2)
+  } => inline sum_below {
     l3 = 0
-    for L16777216 l4 in 0 ..< l1 {
+    for L16777217 l4 in 0 ..< l1 {
       l3 = IntArith(Add, Int)(l3, l4)
     }
-  } => l3
-}
-Println(inline outer {
-  l1 = IntArith(Mul, Int)(2, 2)
-} => inline sum_below {
-  l3 = 0
-  for L16777217 l4 in 0 ..< l1 {
-    l3 = IntArith(Add, Int)(l3, l4)
-  }
-} => l3)",
+  } => l3)
+}",
         );
     }
 
@@ -1172,4 +1236,23 @@ Println(inline outer {
         assert_eq!(inlined(src, false), print::unit(&unit));
         assert!(inlined(src, true) != print::unit(&unit));
     }
+}
+
+/// Is `s` a loop?
+fn is_loop(s: &Stmt) -> bool {
+    matches!(
+        s,
+        Stmt::While { .. }
+            | Stmt::Loop { .. }
+            | Stmt::ForRange { .. }
+            | Stmt::ForCodes { .. }
+            | Stmt::ForArray { .. }
+    )
+}
+
+/// Does `body` have a loop?
+fn has_loop(body: &[Stmt]) -> bool {
+    let mut found = false;
+    walk_stmts(&mut Statements(|s: &Stmt| found |= is_loop(s)), body);
+    found
 }
