@@ -1026,6 +1026,25 @@ fn size(stmts: &[Stmt]) -> usize {
     n
 }
 
+/// Is `s` a loop?
+fn is_loop(s: &Stmt) -> bool {
+    matches!(
+        s,
+        Stmt::While { .. }
+            | Stmt::Loop { .. }
+            | Stmt::ForRange { .. }
+            | Stmt::ForCodes { .. }
+            | Stmt::ForArray { .. }
+    )
+}
+
+/// Does `body` have a loop?
+fn has_loop(body: &[Stmt]) -> bool {
+    let mut found = false;
+    walk_stmts(&mut Statements(|s: &Stmt| found |= is_loop(s)), body);
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use crate::check::Checker;
@@ -1236,23 +1255,4 @@ for L0 g0 in 0 ..< 1 {
         assert_eq!(inlined(src, false), print::unit(&unit));
         assert!(inlined(src, true) != print::unit(&unit));
     }
-}
-
-/// Is `s` a loop?
-fn is_loop(s: &Stmt) -> bool {
-    matches!(
-        s,
-        Stmt::While { .. }
-            | Stmt::Loop { .. }
-            | Stmt::ForRange { .. }
-            | Stmt::ForCodes { .. }
-            | Stmt::ForArray { .. }
-    )
-}
-
-/// Does `body` have a loop?
-fn has_loop(body: &[Stmt]) -> bool {
-    let mut found = false;
-    walk_stmts(&mut Statements(|s: &Stmt| found |= is_loop(s)), body);
-    found
 }
