@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
-use crate::eval::value::{leaf_count, ArrayVal, Value};
+use crate::eval::value::{leaf_count, ArgForm, ArrayVal, Value};
 use crate::types::size::size_of;
 use crate::types::ty::{IntTy, NominalBody, NominalDef, Type};
 
@@ -260,21 +260,27 @@ fn write_library_variant(out: &mut Vec<u8>, v: &Value, definition: &NominalDef) 
         return out.extend_from_slice(MISMATCH);
     };
     out.extend_from_slice(b"list(");
-    let mut current = v.clone();
+    let mut current = v;
     let mut first = true;
     loop {
-        match payload(&current) {
-            Some((1, Value::Tuple(pair))) if pair.len() == 2 => {
-                if !first {
-                    out.extend_from_slice(b", ");
-                }
-                first = false;
-                write_repr(out, &pair[0], &cell[0]);
-                current = pair[1].clone();
-            }
-            Some((0, _)) => break,
+        // A cell's node holds its head and tail as its parts (or, held whole, as a pair).
+        let parts = match current {
+            Value::Sum(node) if node.tag() == 1 => match (node.form(), node.parts()) {
+                (ArgForm::Whole, [Value::Tuple(pair)]) => &pair[..],
+                (_, parts) => parts,
+            },
+            Value::Sum(node) if node.tag() == 0 => break,
             _ => return out.extend_from_slice(MISMATCH),
+        };
+        let [head, tail] = parts else {
+            return out.extend_from_slice(MISMATCH);
+        };
+        if !first {
+            out.extend_from_slice(b", ");
         }
+        first = false;
+        write_repr(out, head, &cell[0]);
+        current = tail;
     }
     out.push(b')');
 }
