@@ -17,7 +17,7 @@ use super::error::{
     Fault, CONVERSION_OUT_OF_RANGE, DIVISION_BY_ZERO, INDEX_OUT_OF_RANGE, OVERFLOW,
     SHIFT_OUT_OF_RANGE,
 };
-use super::value::{ArgForm, Value, MAX_SUM_PARTS};
+use super::value::{ArgForm, Value};
 
 /// Is this integer type stored as a `u64` bit pattern in the `i64`?
 pub fn is_unsigned_64(ity: IntTy) -> bool {
@@ -415,8 +415,9 @@ fn compare_parts(parts: &[Comparator], x: &[Value], y: &[Value]) -> Ordering {
     Ordering::Equal
 }
 
-/// The order of a case's arguments: `whole` on the arguments, and, for an argument a node may
-/// hold as its parts (a tuple or struct, or an array of up to `MAX_SUM_PARTS` elements), one comparator a part, so such nodes are compared where they hold the parts.
+/// The order of a case's arguments: `whole` on the arguments, and, for an argument a node
+/// holds as its parts (`ArgForm::of`: a small tuple, or a small array of boxed leaves), one
+/// comparator a part, so such nodes are compared where they hold the parts.
 struct CaseOrder {
     whole: Comparator,
     parts: Option<Vec<Comparator>>,
@@ -424,23 +425,13 @@ struct CaseOrder {
 
 fn case_order(ty: &Type, open: &mut Open) -> CaseOrder {
     let whole = comparator_in(ty, open);
-    let parts = match ty {
-        Type::Tuple(components) => {
+    let parts = match (ArgForm::of(ty), ty) {
+        (ArgForm::Tuple, Type::Tuple(components)) => {
             Some(components.iter().map(|t| comparator_in(t, open)).collect())
         }
-        Type::Nominal(def) => match def.body() {
-            Some(NominalBody::Struct(fields)) => {
-                Some(fields.iter().map(|(_, t)| comparator_in(t, open)).collect())
-            }
-            _ => None,
-        },
-        Type::Array(elem, _) => match super::array::Shape::of(ty) {
-            Some(shape) if shape.elem_leaves == 1 && !shape.elem_is_array => shape
-                .n_elements
-                .filter(|&n| n <= MAX_SUM_PARTS)
-                .map(|n| vec![comparator_in(elem, open); n]),
-            _ => None,
-        },
+        (ArgForm::Boxed, Type::Array(elem, _)) => super::array::Shape::of(ty)
+            .and_then(|shape| shape.n_elements)
+            .map(|n| vec![comparator_in(elem, open); n]),
         _ => None,
     };
     CaseOrder { whole, parts }

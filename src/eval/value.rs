@@ -14,9 +14,9 @@
 //!   fields are all scalars is stored as columns (`Buffer::Columns`, one unboxed buffer per
 //!   scalar field), and the tuple value of an element is built only when it is read whole;
 //! - plain sums and variants: `Value::Sum`, the summand or constructor index and its
-//!   argument in one allocation (`SumNode`); an argument that is a small tuple or a small
-//!   array of boxed leaves (`Cons (h, t)`, `Add (a, b)`) is held as its parts there, so a list
-//!   cell or a tree node is one allocation;
+//!   argument in one allocation (`SumNode`); an argument whose type is a small anonymous
+//!   tuple or a small array of boxed leaves (`Cons (h, t)`, `Add (a, b)`) is held as its parts
+//!   there, so a list cell or a tree node is one allocation (`ArgForm::of`);
 //! - arrays: `Value::Array`, a view into one flat, shared buffer; arrays of arrays share one
 //!   buffer (the leaves in storage order), so reshapes move no data;
 //! - functions: `Value::Fun`;
@@ -217,18 +217,56 @@ impl SumNode {
     }
 }
 
+impl ArgForm {
+    /// The form whose byte (`form as u8`) is `byte`.
+    pub fn from_byte(byte: u8) -> Option<ArgForm> {
+        [ArgForm::Whole, ArgForm::Tuple, ArgForm::Boxed]
+            .into_iter()
+            .find(|&form| form as u8 == byte)
+    }
+
+    /// The form a case's node holds an argument of type `ty` in: an anonymous tuple of 2 to
+    /// `MAX_SUM_PARTS` components as its parts (`Cons (h, t)`, `Node (l, k, r)`), an array of
+    /// as many boxed leaves as its leaves (`Add of expr * expr`), anything else whole.
+    /// Structs and records are held whole: a pattern mostly binds them whole (`| Circle c =>
+    /// c.r`), which is then a copy rather than a tuple made again from parts.
+    pub fn of(ty: &crate::types::Type) -> ArgForm {
+        use crate::types::Type;
+        match ty {
+            Type::Tuple(components) if components.len() <= MAX_SUM_PARTS => ArgForm::Tuple,
+            Type::Array(..) => match super::array::Shape::of(ty) {
+                Some(shape)
+                    if shape.repr == LeafRepr::Boxed
+                        && shape.elem_leaves == 1
+                        && !shape.elem_is_array
+                        && shape
+                            .n_elements
+                            .is_some_and(|n| (2..=MAX_SUM_PARTS).contains(&n)) =>
+                {
+                    ArgForm::Boxed
+                }
+                _ => ArgForm::Whole,
+            },
+            _ => ArgForm::Whole,
+        }
+    }
+}
+
 impl Value {
-    /// The value of case `tag` with argument `arg`: a small tuple, or a small array of boxed
-    /// leaves, held as its parts (moved out when not shared).
-    pub fn sum(tag: u32, arg: Value) -> Value {
-        match arg {
-            Value::Tuple(mut items) if (2..=MAX_SUM_PARTS).contains(&items.len()) => {
+    /// The value of case `tag` with argument `arg`, held as `form` (`ArgForm::of` the
+    /// argument's type): as its parts, moved out when not shared, when `arg` is a tuple or
+    /// an array of boxed leaves of 2 to `MAX_SUM_PARTS` of them, else whole.
+    pub fn sum(tag: u32, form: ArgForm, arg: Value) -> Value {
+        match (form, arg) {
+            (ArgForm::Tuple, Value::Tuple(mut items))
+                if (2..=MAX_SUM_PARTS).contains(&items.len()) =>
+            {
                 match Arc::get_mut(&mut items) {
                     Some(parts) => Value::sum_taking(tag, ArgForm::Tuple, parts),
                     None => Value::sum_taking(tag, ArgForm::Tuple, &mut items.to_vec()),
                 }
             }
-            Value::Array(view)
+            (ArgForm::Boxed, Value::Array(view))
                 if (2..=MAX_SUM_PARTS).contains(&view.len)
                     && matches!(&*view.buf, Buffer::Boxed(_)) =>
             {
@@ -244,7 +282,7 @@ impl Value {
                 };
                 Value::sum_taking(tag, ArgForm::Boxed, &mut leaves)
             }
-            arg => Value::sum_taking(tag, ArgForm::Whole, &mut [arg]),
+            (_, arg) => Value::sum_taking(tag, ArgForm::Whole, &mut [arg]),
         }
     }
 
@@ -880,7 +918,56 @@ mod tests {
     }
 
     #[test]
-    fn a_case_holds_a_small_tuple_or_array_of_boxed_leaves_as_its_parts() {
+    fn the_form_of_a_case_argument_follows_its_type() {
+        use crate::types::ty::{NominalBody, NominalDef};
+        let int = Type::Int(IntTy::Int);
+        let pair = Type::tuple(vec![int.clone(), Type::String]);
+        let five = Type::tuple(vec![
+            int.clone(),
+            Type::String,
+            int.clone(),
+            int.clone(),
+            int.clone(),
+        ]);
+        let point = NominalDef::new(1, Arc::from("point"), Vec::new());
+        assert!(point.set_body(NominalBody::Struct(vec![
+            (Arc::from("x"), int.clone()),
+            (Arc::from("y"), Type::String),
+        ])));
+        let record = Type::record(vec![
+            (Arc::from("a"), int.clone()),
+            (Arc::from("b"), Type::String),
+        ]);
+        let cases = [
+            (pair, ArgForm::Tuple),
+            (five, ArgForm::Whole),
+            (Type::Nominal(Arc::new(point)), ArgForm::Whole),
+            (record, ArgForm::Whole),
+            (Type::array(Type::String, Type::Unitsum(2)), ArgForm::Boxed),
+            (Type::array(Type::String, Type::Unitsum(4)), ArgForm::Boxed),
+            (Type::array(Type::String, Type::Unitsum(5)), ArgForm::Whole),
+            (Type::array(int.clone(), Type::Unitsum(3)), ArgForm::Whole),
+            (
+                Type::array(
+                    Type::array(Type::String, Type::Unitsum(2)),
+                    Type::Unitsum(2),
+                ),
+                ArgForm::Whole,
+            ),
+            (int, ArgForm::Whole),
+            (Type::String, ArgForm::Whole),
+        ];
+        for (ty, form) in cases {
+            assert_eq!(ArgForm::of(&ty), form, "{ty:?}");
+        }
+        for form in [ArgForm::Whole, ArgForm::Tuple, ArgForm::Boxed] {
+            assert_eq!(ArgForm::from_byte(form as u8), Some(form));
+        }
+        assert_eq!(ArgForm::from_byte(3), None);
+    }
+
+    #[test]
+    fn a_case_holds_its_argument_as_parts_where_its_form_and_its_value_allow() {
         let text = |t: &str| Value::Str(Arc::new(t.as_bytes().to_vec()));
         let boxed = |leaves: Vec<Value>| Value::Array(ArrayVal::new(Buffer::Boxed(leaves.into())));
         let shared = tuple(vec![Value::Int(1), text("x")]);
@@ -889,24 +976,29 @@ mod tests {
             start: 1,
             len: 3,
         };
+        let (whole, parts, leaves) = (ArgForm::Whole, ArgForm::Tuple, ArgForm::Boxed);
+        // The argument, the form asked for, the form held and the number of parts.
         let cases = [
-            (Value::Unit, ArgForm::Whole, 1),
-            (Value::Int(-7), ArgForm::Whole, 1),
-            (tuple(vec![Value::Int(1), text("a")]), ArgForm::Tuple, 2),
-            (tuple((0..4).map(Value::Int).collect()), ArgForm::Tuple, 4),
-            (tuple((0..5).map(Value::Int).collect()), ArgForm::Whole, 1),
-            (shared.clone(), ArgForm::Tuple, 2),
-            (boxed(vec![text("l"), text("r")]), ArgForm::Boxed, 2),
-            (Value::Array(window.clone()), ArgForm::Boxed, 3),
-            (boxed((0..5).map(Value::Int).collect()), ArgForm::Whole, 1),
+            (Value::Unit, whole, whole, 1),
+            (Value::Int(-7), parts, whole, 1),
+            (tuple(vec![Value::Int(1), text("a")]), parts, parts, 2),
+            (tuple(vec![Value::Int(1), text("a")]), whole, whole, 1),
+            (tuple((0..4).map(Value::Int).collect()), parts, parts, 4),
+            (tuple((0..5).map(Value::Int).collect()), parts, whole, 1),
+            (shared.clone(), parts, parts, 2),
+            (boxed(vec![text("l"), text("r")]), leaves, leaves, 2),
+            (boxed(vec![text("l"), text("r")]), parts, whole, 1),
+            (Value::Array(window.clone()), leaves, leaves, 3),
+            (boxed((0..5).map(Value::Int).collect()), leaves, whole, 1),
             (
                 Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::I64(vec![1, 2])))),
-                ArgForm::Whole,
+                leaves,
+                whole,
                 1,
             ),
         ];
-        for (arg, form, n) in cases {
-            let sum = Value::sum(3, arg.clone());
+        for (arg, asked, form, n) in cases {
+            let sum = Value::sum(3, asked, arg.clone());
             let Value::Sum(node) = &sum else {
                 panic!("a sum")
             };
@@ -933,13 +1025,13 @@ mod tests {
         let dropped = std::thread::Builder::new()
             .stack_size(256 << 10)
             .spawn(|| {
-                let mut list = Value::sum(0, Value::Unit);
-                let mut chain = Value::sum(0, Value::Unit);
-                let mut left = Value::sum(0, Value::Unit);
+                let mut list = Value::sum(0, ArgForm::Whole, Value::Unit);
+                let mut chain = Value::sum(0, ArgForm::Whole, Value::Unit);
+                let mut left = Value::sum(0, ArgForm::Whole, Value::Unit);
                 for i in 0..1_000_000 {
                     list = Value::sum_taking(1, ArgForm::Tuple, &mut [Value::Int(i), list]);
-                    chain = Value::sum(2, chain);
-                    let leaf = Value::sum(0, Value::Unit);
+                    chain = Value::sum(2, ArgForm::Whole, chain);
+                    let leaf = Value::sum(0, ArgForm::Whole, Value::Unit);
                     left = Value::sum_taking(1, ArgForm::Tuple, &mut [left, Value::Int(i), leaf]);
                 }
                 drop(left);

@@ -755,7 +755,7 @@ pub fn compile_pieces(
         let piece = |p: &[u8]| Value::Str(std::sync::Arc::new(p.to_vec()));
         // Felix's form: the prelude's `list[string]`, `Empty` (tag 0) or `Cons (h, t)` (1).
         if !matches!(ty, crate::types::Type::Array(..)) {
-            let empty = Value::sum(0, Value::Unit);
+            let empty = Value::sum(0, ArgForm::Whole, Value::Unit);
             return Ok(pieces.into_iter().rev().fold(empty, |t, h| {
                 Value::sum_taking(1, ArgForm::Tuple, &mut [piece(h), t])
             }));

@@ -190,11 +190,11 @@ impl Compiler<'_> {
                 Box::new(move |frame| Ok(layout.field(&inner(frame)?, i)))
             }
             ExprKind::Index { array, index, mode } => self.index(array, index, *mode, span),
-            // A case of a literal tuple (`Cons (h, t)`): the parts moved into the case's node.
-            ExprKind::Inject { tag, arg } => match &arg.kind {
-                ExprKind::Tuple(parts)
-                    if !matches!(arg.ty, Type::Array(..))
-                        && (2..=MAX_SUM_PARTS).contains(&parts.len()) =>
+            // A case of a literal tuple (`Cons (h, t)`) its node holds as parts: the parts
+            // moved there.
+            ExprKind::Inject { tag, arg } => match (&arg.kind, ArgForm::of(&arg.ty)) {
+                (ExprKind::Tuple(parts), ArgForm::Tuple)
+                    if (2..=MAX_SUM_PARTS).contains(&parts.len()) =>
                 {
                     let tag = *tag;
                     let codes = self.exprs(parts);
@@ -207,10 +207,10 @@ impl Compiler<'_> {
                         Ok(Value::sum_taking(tag, ArgForm::Tuple, parts))
                     })
                 }
-                _ => {
+                (_, form) => {
                     let tag = *tag;
                     let arg = self.expr(arg);
-                    Box::new(move |frame| Ok(Value::sum(tag, arg(frame)?)))
+                    Box::new(move |frame| Ok(Value::sum(tag, form, arg(frame)?)))
                 }
             },
             ExprKind::CInject { tag, arg } => {

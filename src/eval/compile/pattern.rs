@@ -82,11 +82,8 @@ impl Compiler<'_> {
                     ) => {
                         let codes: Arc<[BindCode]> =
                             parts.iter().map(|p| self.pattern(p)).collect();
-                        let shape = Shape::of(&arg.ty);
-                        let of_parts = shape
-                            .as_ref()
-                            .is_none_or(|s| s.elem_leaves == 1 && !s.elem_is_array);
-                        let test = tuple_test(codes.clone(), shape);
+                        let of_parts = ArgForm::of(&arg.ty) != ArgForm::Whole;
+                        let test = tuple_test(codes.clone(), Shape::of(&arg.ty));
                         (Some(test), of_parts.then_some(codes))
                     }
                     Some(arg) => (Some(self.pattern(arg)), None),

@@ -20,7 +20,9 @@ use num_bigint::BigUint;
 
 use crate::eval::error::{Fault, DATA_FORMAT};
 use crate::eval::scalars::{ScalarKind, Scalars};
-use crate::eval::value::{ArrayVal, Buffer, ColumnField, ColumnLayout, Columns, Leaves, Value};
+use crate::eval::value::{
+    ArgForm, ArrayVal, Buffer, ColumnField, ColumnLayout, Columns, Leaves, Value,
+};
 
 /// The error of a value that cannot be sent to another process.
 fn stays(what: &str) -> Fault {
@@ -200,6 +202,7 @@ pub fn encode_value(v: &Value, out: &mut Vec<u8>) -> Result<(), Fault> {
         Value::Sum(sum) => {
             out.push(SUM);
             out.extend_from_slice(&sum.tag().to_le_bytes());
+            out.push(sum.form() as u8);
             encode_value(&sum.argument(), out)?;
         }
         Value::Array(view) => {
@@ -303,7 +306,8 @@ impl Reader<'_> {
             }
             SUM => {
                 let tag = u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes"));
-                Value::sum(tag, self.value()?)
+                let form = ArgForm::from_byte(self.byte()?).ok_or_else(truncated)?;
+                Value::sum(tag, form, self.value()?)
             }
             SCALARS => {
                 let kind = self.kind()?;
@@ -413,8 +417,17 @@ mod tests {
             Value::Str(Arc::new(b"a\0b\xff".to_vec())),
             Value::Big(Arc::new(BigUint::from(3u8).pow(100))),
             Value::Tuple(vec![Value::Int(1), Value::Str(Arc::new(b"x".to_vec()))].into()),
-            Value::sum(2, Value::Float(1.5)),
-            Value::sum(1, Value::Tuple(vec![Value::Int(7), Value::Unit].into())),
+            Value::sum(2, ArgForm::Whole, Value::Float(1.5)),
+            Value::sum(
+                1,
+                ArgForm::Whole,
+                Value::Tuple(vec![Value::Int(7), Value::Unit].into()),
+            ),
+            Value::sum(
+                1,
+                ArgForm::Tuple,
+                Value::Tuple(vec![Value::Int(7), Value::Unit].into()),
+            ),
             Value::Array(ArrayVal::new(Buffer::Scalars(Scalars::from_ints(
                 ScalarKind::I16,
                 [1, 2, -3],

@@ -17,7 +17,7 @@ fn tuple(values: Vec<Value>) -> Value {
 }
 
 fn sum(tag: u32, argument: Value) -> Value {
-    Value::sum(tag, argument)
+    Value::sum(tag, ArgForm::Tuple, argument)
 }
 
 fn ints(values: &[i64]) -> Value {

@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn sums_and_tuples_are_read_where_the_probes_say() {
         let parts = sum_parts().expect("a node pointer is an address and a length");
-        let sum = Value::sum(9, Value::Int(-4));
+        let sum = Value::sum(9, ArgForm::Whole, Value::Int(-4));
         let at = word_at(&sum, parts.word as usize);
         assert_eq!(tag_of(&sum), TAG_SUM);
         // SAFETY: the probed offsets point into the live sum's allocation.
@@ -188,6 +188,7 @@ mod tests {
         }
         let pair = Value::sum(
             3,
+            ArgForm::Tuple,
             Value::Tuple(vec![Value::Int(5), Value::Float(0.5)].into()),
         );
         let at = word_at(&pair, parts.word as usize);

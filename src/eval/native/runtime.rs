@@ -720,11 +720,13 @@ extern "C" fn bind_group(
     })
 }
 
-/// Put the variant of case `tag` with the argument moved out of `arg` into `out` (which
-/// holds a value, replaced), as the closure compiler builds it.
-extern "C" fn make_sum(tag: u64, arg: &mut Value, out: &mut Value) {
+/// Put the variant of case `tag` with the argument moved out of `arg`, held as `form` (an
+/// `ArgForm`'s byte), into `out` (which holds a value, replaced), as the closure compiler
+/// builds it.
+extern "C" fn make_sum(tag: u64, form: u64, arg: &mut Value, out: &mut Value) {
     let arg = std::mem::replace(arg, Value::Unit);
-    *out = Value::sum(tag as u32, arg);
+    let form = ArgForm::from_byte(form as u8).unwrap_or(ArgForm::Whole);
+    *out = Value::sum(tag as u32, form, arg);
 }
 
 /// Put the argument of the case at `sum` (a `Value::Sum`) into `out` (which holds a value,
@@ -741,9 +743,9 @@ pub struct Parts {
     pub shape: Option<Shape>,
     pub ty: Type,
     pub span: Span,
-    /// The case whose argument the literal is (`Node (l, k, r)`): the value made is that
-    /// case's.
-    pub sum: Option<u32>,
+    /// The case whose argument the literal is (`Node (l, k, r)`), and the form its node
+    /// holds an argument of the literal's type in: the value made is that case's.
+    pub sum: Option<(u32, ArgForm)>,
 }
 
 /// Put the value of the literal `parts` describes (or of its case, `Parts::sum`), its `n`
@@ -761,20 +763,15 @@ extern "C" fn make_parts(
         let values = unsafe { std::slice::from_raw_parts_mut(values, n) };
         let take = |v: &mut Value| std::mem::replace(v, Value::Unit);
         // A case whose argument its node holds as parts: the parts moved there.
-        let boxed = |shape: &Shape| {
-            shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array
-        };
-        if let Some(tag) = parts.sum.filter(|_| (2..=MAX_SUM_PARTS).contains(&n)) {
-            let form = match &parts.shape {
-                None => Some(ArgForm::Tuple),
-                Some(shape) if boxed(shape) => Some(ArgForm::Boxed),
-                Some(_) => None,
-            };
-            if let Some(form) = form {
+        if let Some((tag, form)) = parts.sum {
+            if form != ArgForm::Whole && (2..=MAX_SUM_PARTS).contains(&n) {
                 *out = Value::sum_taking(tag, form, values);
                 return Ok(0);
             }
         }
+        let boxed = |shape: &Shape| {
+            shape.repr == crate::eval::value::LeafRepr::Boxed && !shape.elem_is_array
+        };
         let value = match &parts.shape {
             None => crate::eval::value::tuple_taking(values),
             Some(shape) if boxed(shape) => Value::Array(
@@ -796,7 +793,7 @@ extern "C" fn make_parts(
             }
         };
         *out = match parts.sum {
-            Some(tag) => Value::sum(tag, value),
+            Some((tag, form)) => Value::sum(tag, form, value),
             None => value,
         };
         Ok(0)

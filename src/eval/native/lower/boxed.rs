@@ -17,7 +17,7 @@ use super::super::runtime::{Helper, Parts};
 use super::{flags, Lower};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
-use crate::eval::value::Value;
+use crate::eval::value::{ArgForm, Value};
 use crate::types::Type;
 
 /// Operands read for a helper (`read_operands`): the address of each, whether it is a
@@ -92,7 +92,7 @@ impl Lower<'_, '_, '_> {
             // A case without an argument (`None`, `Empty`) is one shared value, copied.
             ExprKind::Inject { tag, arg } if Repr::of(&arg.ty) == Some(Repr::Unit) => {
                 self.expr(arg);
-                self.copy_kept(Value::sum(*tag, Value::Unit), out);
+                self.copy_kept(Value::sum(*tag, ArgForm::Whole, Value::Unit), out);
             }
             // A case whose argument is a literal tuple or array (`Node (l, k, r)`, `h ! t`):
             // the argument and the case made by one helper call.
@@ -101,7 +101,9 @@ impl Lower<'_, '_, '_> {
                 let temp = self.temp_value();
                 self.part_into(arg, temp, why);
                 let tag = self.iconst(*tag as i64);
-                self.call_helper(Helper::MakeSum, &[types::I64; 3], &[], &[tag, temp, out]);
+                let form = self.iconst(ArgForm::of(&arg.ty) as i64);
+                let args = [tag, form, temp, out];
+                self.call_helper(Helper::MakeSum, &[types::I64; 4], &[], &args);
             }
             ExprKind::Tuple(parts) | ExprKind::Array(parts)
                 if !parts.is_empty() && self.parts_into(e, out, why, None) => {}
@@ -179,7 +181,7 @@ impl Lower<'_, '_, '_> {
             shape,
             ty: e.ty.clone(),
             span: e.span,
-            sum,
+            sum: sum.map(|tag| (tag, ArgForm::of(&e.ty))),
         });
         let desc = self.ptr_const(desc);
         let n = self.iconst(parts.len() as i64);

@@ -22,7 +22,7 @@ use super::{args, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::compact::SumLayout;
 use crate::eval::native::Repr;
-use crate::eval::value::{ArgForm, LeafRepr, MAX_SUM_PARTS};
+use crate::eval::value::{ArgForm, MAX_SUM_PARTS};
 
 /// Where the scrutinee is: a native code, or the address of its boxed value (a stack
 /// temporary to drop once an arm is taken, or a frame slot).
@@ -529,23 +529,16 @@ pub(super) fn bound_slots(p: &Pattern) -> Vec<Slot> {
         .collect()
 }
 
-/// The parts of `arg`, a pattern of parts, and the form a case's node holds its argument in
-/// when it holds it as those parts (`Value::sum`): a tuple of 2 to `MAX_SUM_PARTS` parts, or
-/// an array of as many boxed leaves. `None` when a node holds such an argument whole.
+/// The parts of `arg`, a pattern of parts, and the form a case's node holds an argument of
+/// its type in (`ArgForm::of`) when that is as parts. `None` when a node holds it whole.
 fn held_as_parts(arg: &Pattern) -> Option<(&[Pattern], ArgForm)> {
     let PatternKind::Tuple(parts) = &arg.kind else {
         return None;
     };
-    let form = match Shape::of(&arg.ty) {
-        None => ArgForm::Tuple,
-        Some(shape)
-            if shape.repr == LeafRepr::Boxed && shape.elem_leaves == 1 && !shape.elem_is_array =>
-        {
-            ArgForm::Boxed
-        }
-        Some(_) => return None,
-    };
-    (2..=MAX_SUM_PARTS)
-        .contains(&parts.len())
-        .then_some((&parts[..], form))
+    match ArgForm::of(&arg.ty) {
+        ArgForm::Whole => None,
+        form => (2..=MAX_SUM_PARTS)
+            .contains(&parts.len())
+            .then_some((&parts[..], form)),
+    }
 }
