@@ -130,16 +130,41 @@ impl Lower<'_, '_, '_> {
         self.b.ins().select(letter, moved, c)
     }
 
-    /// Whether the byte `v` (its low 8 bits) is in `class`: a bit of the class's 256-bit
-    /// set, computed from the evaluator's `char_is`, the word picked by the byte's top bits.
+    /// Whether the byte `v` (its low 8 bits) is in `class`, from the evaluator's `char_is`
+    /// (1 or 0): a range test when the class is one run of bytes (`isdigit`), a bit of one
+    /// word when it lies within 64 bytes (`isalpha`), else a bit of its 256-bit set, the
+    /// word picked by the byte's top bits.
     pub(super) fn char_is(&mut self, class: CharClass, v: ClValue) -> ClValue {
-        let mut words = [0u64; 4];
-        for c in 0..=255u8 {
-            if crate::eval::library::char_is(class, c) {
-                words[usize::from(c >> 6)] |= 1 << (c & 63);
-            }
-        }
+        let members: Vec<u8> = (0..=255u8)
+            .filter(|&c| crate::eval::library::char_is(class, c))
+            .collect();
         let c = self.b.ins().band_imm_u(v, 0xff);
+        let (Some(&lo), Some(&hi)) = (members.first(), members.last()) else {
+            return self.iconst(0);
+        };
+        let span = u64::from(hi - lo) + 1;
+        if span == members.len() as u64 {
+            let off = self.b.ins().iadd_imm_s(c, -i64::from(lo));
+            let inside = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThan, off, span as i64);
+            return self.b.ins().uextend(types::I64, inside);
+        }
+        if span <= 64 {
+            let word = members.iter().fold(0u64, |w, &m| w | 1 << (m - lo));
+            let off = self.b.ins().iadd_imm_s(c, -i64::from(lo));
+            let inside = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, off, 64);
+            let inside = self.b.ins().uextend(types::I64, inside);
+            let word = self.iconst(word as i64);
+            let shifted = self.b.ins().ushr(word, off);
+            let bit = self.b.ins().band_imm_u(shifted, 1);
+            return self.b.ins().band(bit, inside);
+        }
+        let mut words = [0u64; 4];
+        for m in members {
+            words[usize::from(m >> 6)] |= 1 << (m & 63);
+        }
         let words = words.map(|w| self.iconst(w as i64));
         let bit6 = self.b.ins().band_imm_u(c, 64);
         let bit7 = self.b.ins().band_imm_u(c, 128);

@@ -529,6 +529,8 @@ impl Lower<'_, '_, '_> {
     /// is R0011 at its span when the global holds none yet.
     pub(super) fn promoted_read(&mut self, g: u32, checked: Option<Span>) -> Option<super::V> {
         let promoted = self.promoted.get(&g)?.clone();
+        // A global assigned earlier in the block being lowered holds a value: no check.
+        let checked = checked.filter(|_| !self.c.known_defined(g));
         if let (Some(Flag { var, def, .. }), Some(span)) = (promoted.flag.clone(), checked) {
             let set = self.b.use_var(var);
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, set, 0);

@@ -74,6 +74,10 @@ impl Lower<'_, '_, '_> {
                 self.arith_in_range(*op, *ity, &a[0], &a[1])
                     && a.iter().all(|x| self.infallible_within(x, budget))
             }
+            // A constant made a scalar (`char "a"`): folded.
+            ExprKind::Prim(Prim::Convert, _) if super::expr::constant_conversion(e).is_some() => {
+                true
+            }
             // A widening of an integer, or an integer made a double.
             ExprKind::Prim(Prim::Convert, a)
                 if a.len() == 1
