@@ -44,6 +44,8 @@ pub fn range_in(e: &Expr, var: &dyn Fn(Place, IntTy) -> Option<Interval>) -> Opt
             _ => None,
         },
         ExprKind::Coerce(CoerceKind::EncodeInt, x) => compact_codes(&x.ty),
+        // The code of a char: a signed byte.
+        ExprKind::Prim(Prim::Ord, _) => Some((i128::from(i8::MIN), i128::from(i8::MAX))),
         // The length of an array of a static size.
         ExprKind::Prim(Prim::Len, operands) => match &operands[..] {
             [array] => match &array.ty {
@@ -393,6 +395,18 @@ mod tests {
                 }
             }
         }
+
+    #[test]
+    fn the_code_of_a_char_is_a_signed_byte() {
+        let found = globals("val zero = ord (char \"0\"); val d = ord (char 200) - 1; println$ d;");
+        assert_eq!(
+            found,
+            [
+                ("zero".to_string(), (-128, 127)),
+                ("d".to_string(), (-129, 126))
+            ]
+        );
+    }
 
     #[test]
     fn a_generator_stays_below_its_modulus() {
