@@ -13,7 +13,7 @@
 //!   to a function (`iter p a`) is known inside it and its calls inline in turn; any other
 //!   argument is assigned to the parameter's relocated slot first, in order;
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
-//!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` a `MapLoop` over the
+//!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` (`filter f a`) a `MapLoop` over the
 //!   inlined body; the back ends then compile them as the hand-written loops (native code,
 //!   `eval/native/lower/map.rs`, and on rayon workers where the body is pure).
 //!
@@ -563,13 +563,17 @@ impl<'a> Inliner<'a> {
                     span: e.span,
                 })
             }
-            (Prim::Map, [f, array]) => {
+            (Prim::Map | Prim::Filter, [f, array]) => {
                 self.known_function_arg(f)?;
                 let Type::Array(elem, _) = &array.ty else {
                     return None;
                 };
-                let Type::Array(out_elem, _) = ty else {
-                    return None;
+                // A predicate's value is a `bool`; a mapped function's, an element of the result.
+                let filter = matches!(prim, Prim::Filter);
+                let body_ty = match (filter, ty) {
+                    (true, _) => Type::Unitsum(2),
+                    (false, Type::Array(out_elem, _)) => (**out_elem).clone(),
+                    (false, _) => return None,
                 };
                 let var = self.fresh_slot();
                 let element = Expr {
@@ -577,12 +581,13 @@ impl<'a> Inliner<'a> {
                     ty: (**elem).clone(),
                     span: e.span,
                 };
-                let body = self.call(f, &[element], out_elem, e.span)?;
+                let body = self.call(f, &[element], &body_ty, e.span)?;
                 Some(Expr {
                     kind: ExprKind::MapLoop {
                         var,
                         array: Box::new(array.clone()),
                         body: Box::new(body),
+                        filter,
                     },
                     ty: ty.clone(),
                     span: e.span,

@@ -721,11 +721,14 @@ pub enum ExprKind {
     /// `Inlined`.
     Inlined(Box<Inlined>),
     /// `map` whose function was inlined: the array of `body` evaluated with the local `var`
-    /// bound to each element of `array`, in code order (made by the inliner only).
+    /// bound to each element of `array`, in code order (made by the inliner only). When
+    /// `filter`, `body` is a boolean and the array is of the elements for which it holds
+    /// (`filter` whose predicate was inlined).
     MapLoop {
         var: Slot,
         array: Box<Expr>,
         body: Box<Expr>,
+        filter: bool,
     },
 }
 

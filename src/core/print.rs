@@ -485,8 +485,14 @@ impl Printer {
                     self.expr(result);
                 }
             }
-            ExprKind::MapLoop { var, array, body } => {
-                let _ = write!(self.out, "map l{var} in ");
+            ExprKind::MapLoop {
+                var,
+                array,
+                body,
+                filter,
+            } => {
+                let word = if *filter { "filter" } else { "map" };
+                let _ = write!(self.out, "{word} l{var} in ");
                 self.expr(array);
                 self.out.push_str(" => ");
                 self.expr(body);

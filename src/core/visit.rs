@@ -161,7 +161,9 @@ macro_rules! walkers {
                         v.$visit_expr(r);
                     }
                 }
-                ExprKind::MapLoop { var, array, body } => {
+                ExprKind::MapLoop {
+                    var, array, body, ..
+                } => {
                     {
                         let ($mv, $var) = (&mut *v, var);
                         $map_var
@@ -549,10 +551,16 @@ pub fn walk_expr_fold<F: Fold + ?Sized>(f: &mut F, e: &Expr) -> Result<Expr, F::
                 None => None,
             },
         })),
-        ExprKind::MapLoop { var, array, body } => ExprKind::MapLoop {
+        ExprKind::MapLoop {
+            var,
+            array,
+            body,
+            filter,
+        } => ExprKind::MapLoop {
             var: fold_local(f, *var)?,
             array: fold_boxed(f, array)?,
             body: fold_boxed(f, body)?,
+            filter: *filter,
         },
     };
     Ok(Expr {

@@ -377,6 +377,14 @@ impl Scalars {
         self.len() == 0
     }
 
+    /// Keep the first `n` leaves (all when there are fewer), giving back the room of the rest.
+    pub fn truncate(&mut self, n: usize) {
+        each!(self, v => {
+            v.truncate(n);
+            v.shrink_to_fit();
+        })
+    }
+
     /// The leaf at `i` as a value.
     #[inline]
     pub fn get(&self, i: usize) -> Value {

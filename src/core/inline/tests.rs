@@ -81,6 +81,22 @@ Println(map l0 in g0 => inline <lambda> => IntArith(Mul, Int)(l0, 2))",
 }
 
 #[test]
+fn filter_with_a_known_predicate_is_a_filtering_map_loop() {
+    check(
+        "val a = (1, 2, 3);\nprintln (filter (fun (v: int) => v > 1) a);",
+        "
+fun f0 <lambda> (l0 : int) : bool slots 1 pure {
+  return Compare(Gt)(l0, 1)
+}
+g0 = [1, 2, 3]
+g1 = filter l0 in g0 => inline <lambda> => Compare(Gt)(l0, 1)
+specialise filter' = Len(g1) {
+  Println(g1)
+}",
+    );
+}
+
+#[test]
 fn a_function_with_a_loop_is_called_outside_loops_and_inlined_inside_them() {
     check(
         "fun tri (n: int) : int = { var s = 0; for i in 0 ..< n do s = s + i; done return s; }

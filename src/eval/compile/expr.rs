@@ -270,7 +270,15 @@ impl Compiler<'_> {
             ExprKind::Deref(pointer) => self.dereference(pointer, &e.ty, span),
             ExprKind::PtrCast(pointer) => self.pointer_cast(pointer, &e.ty, span),
             ExprKind::Inlined(inlined) => self.inlined(inlined),
-            ExprKind::MapLoop { var, array, body } => self.map_loop(*var, array, body, &e.ty, span),
+            ExprKind::MapLoop {
+                var,
+                array,
+                body,
+                filter,
+            } => match filter {
+                false => self.map_loop(*var, array, body, &e.ty, span),
+                true => self.filter_loop(*var, array, body, span),
+            },
             ExprKind::Match(scrutinee, arms) => {
                 let ty = scrutinee.ty.clone();
                 let scrutinee_span = scrutinee.span;

@@ -1,5 +1,5 @@
 //! Compiling what the inliner (`core/inline.rs`) made: bodies inlined at their call sites
-//! (`ExprKind::Inlined`) and `map` with an inlined function (`ExprKind::MapLoop`).
+//! (`ExprKind::Inlined`) and `map` and `filter` with an inlined function (`ExprKind::MapLoop`).
 
 use crate::core::inline::has_return;
 use crate::core::ir::{Expr, Inlined, InlinedFrame, Slot};
@@ -51,6 +51,28 @@ pub(super) fn map_elements(
         builder.push_element(apply(frame, input.element(view, i))?);
     }
     Ok(Value::Array(builder.finish()))
+}
+
+/// The array of the elements of `view` (of shape `input`) for which `keep(element)` holds,
+/// in order. Ctrl-C is polled every `POLL_INTERVAL` elements and reported at `span`.
+pub(super) fn filter_elements(
+    frame: &mut Frame<'_, '_>,
+    view: &ArrayVal,
+    input: &Shape,
+    span: Span,
+    mut keep: impl FnMut(&mut Frame<'_, '_>, &Value) -> Result<bool, Ctrl>,
+) -> Result<ArrayVal, Ctrl> {
+    let mut kept = LeafBuilder::new(input.repr);
+    for i in 0..input.len_of(view) {
+        if i % crate::interrupt::POLL_INTERVAL == 0 {
+            crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
+        }
+        let element = input.element(view, i);
+        if keep(frame, &element)? {
+            kept.push_element(element);
+        }
+    }
+    Ok(kept.finish())
 }
 
 impl Compiler<'_> {
@@ -134,6 +156,34 @@ impl Compiler<'_> {
                 frame.slots[var] = element;
                 body(frame)
             })
+        })
+    }
+
+    /// `filter` with its predicate inlined (a `MapLoop` that filters): the elements of
+    /// `array` for which `body` holds with `var` bound to the element.
+    pub(super) fn filter_loop(
+        &mut self,
+        var: Slot,
+        array: &Expr,
+        body: &Expr,
+        span: Span,
+    ) -> ExprCode {
+        self.note_slot(var);
+        let Some(input) = Shape::of_array_or_unit(&array.ty) else {
+            return internal("filter over a value that is not an array", span);
+        };
+        let array = self.expr(array);
+        let body = self.expr(body);
+        let var = var as usize;
+        Box::new(move |frame| {
+            let Value::Array(view) = array(frame)? else {
+                return Ok(Value::Unit);
+            };
+            filter_elements(frame, &view, &input, span, |frame, element| {
+                frame.slots[var] = element.clone();
+                Ok(body(frame)?.as_int_lossy() != 0)
+            })
+            .map(Value::Array)
         })
     }
 }

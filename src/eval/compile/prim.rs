@@ -469,17 +469,9 @@ pub(super) fn filter_view(
             }
         }
     }
-    let mut kept = crate::eval::array::LeafBuilder::new(input.repr);
-    for i in 0..input.len_of(view) {
-        if i % crate::interrupt::POLL_INTERVAL == 0 {
-            crate::eval::error::poll_interrupt().map_err(|f| f.at(span))?;
-        }
-        let element = input.element(view, i);
-        if apply_one(frame.rt, predicate, element.clone(), span)?.as_int_lossy() != 0 {
-            kept.push_element(element);
-        }
-    }
-    Ok(kept.finish())
+    super::inlined::filter_elements(frame, view, input, span, |frame, element| {
+        Ok(apply_one(frame.rt, predicate, element.clone(), span)?.as_int_lossy() != 0)
+    })
 }
 
 /// `filter` of a native predicate over unboxed scalars: each leaf passed as bits (the same

@@ -999,6 +999,17 @@ extern "C" fn map_start(
     })
 }
 
+/// Cut the array of unboxed scalars in `value`, which owns its buffer (a result being made),
+/// to its first `n` leaves: the elements a `filter` kept.
+extern "C" fn cut_array(value: &mut Value, n: usize) {
+    if let Value::Array(view) = value {
+        if let Some(Buffer::Scalars(leaves)) = Arc::get_mut(&mut view.buf) {
+            leaves.truncate(n);
+            view.len = view.len.min(n);
+        }
+    }
+}
+
 /// Element `i` of the array in `src` (of shape `shape`) into `slot` (replaced): the variable
 /// of a `map` or a `for v in a` that native code does not hold in registers (a row, a boxed
 /// tuple, a string).
@@ -1061,6 +1072,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::PointerColumnsView => pointer_columns_view as *const () as usize,
         Helper::UnboxLeaves => unbox_leaves as *const () as usize,
         Helper::MapStart => map_start as *const () as usize,
+        Helper::CutArray => cut_array as *const () as usize,
         Helper::Element => element as *const () as usize,
         Helper::ElementCount => element_count as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
@@ -1111,6 +1123,7 @@ pub enum Helper {
     ColumnsView,
     PointerColumnsView,
     MapStart,
+    CutArray,
     Element,
     ElementCount,
     ChunkLoop,

@@ -58,6 +58,7 @@ impl Lower<'_, '_, '_> {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
             ExprKind::MapLoop { .. } if self.native_map(e) => self.map_into(e, out),
+            ExprKind::MapLoop { .. } if self.native_filter(e) => self.filter_into(e, out),
             // A body whose value is what a `return` among its statements gives: each return
             // writes it to `out`, as a native function's returns write the caller's value.
             ExprKind::Inlined(inlined) if inlined.result.is_none() => {

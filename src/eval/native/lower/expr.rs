@@ -1007,7 +1007,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Prim(p, a) if !native => {
                 evaluates_operands_first(p) && a.iter().any(|o| self.worth_native(o))
             }
-            ExprKind::MapLoop { .. } => self.native_map(e),
+            ExprKind::MapLoop { .. } => self.native_map(e) || self.native_filter(e),
             // A function's body inlined for its value (`init`, a user's function ending in a
             // `map`): worth it when its result is, or when it ends in returns (its statements
             // are the work).

@@ -2,6 +2,10 @@
 //! loop over the elements of a copy of the array, the body lowered inline, each result stored
 //! into the new array's leaves. The element is in a register when it is a scalar, otherwise
 //! (a row of a reshaped matrix) it is written to the variable's frame slot.
+//!
+//! `filter` with its predicate inlined (a `MapLoop` that filters) over an array of scalars is
+//! one such loop too: each element the predicate keeps is stored at the next leaf of a result
+//! as long as the input, which is then cut to the elements kept.
 
 use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
@@ -22,7 +26,13 @@ impl Lower<'_, '_, '_> {
     /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars the
     /// body computes natively, and an element in a register or in the variable's frame slot?
     pub(super) fn native_map(&self, e: &Expr) -> bool {
-        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+        let ExprKind::MapLoop {
+            var,
+            array,
+            body,
+            filter: false,
+        } = &e.kind
+        else {
             return false;
         };
         let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
@@ -52,7 +62,13 @@ impl Lower<'_, '_, '_> {
     /// body lowered once per element, in order, the element in the variable's register, so
     /// nothing is built in memory. `None` when the arrays are not such.
     pub(super) fn map_in_registers(&mut self, e: &Expr, agg: &Agg) -> Option<V> {
-        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+        let ExprKind::MapLoop {
+            var,
+            array,
+            body,
+            filter: false,
+        } = &e.kind
+        else {
             return None;
         };
         let scalar_elements = |ty: &Type| {
@@ -81,7 +97,10 @@ impl Lower<'_, '_, '_> {
     /// `e`, a `MapLoop` `native_map` accepts, into the evaluator's value at `out` (which holds
     /// a value, replaced once the whole result is made: a fault in the body leaves it).
     pub(super) fn map_into(&mut self, e: &Expr, out: ClValue) {
-        let ExprKind::MapLoop { var, array, body } = &e.kind else {
+        let ExprKind::MapLoop {
+            var, array, body, ..
+        } = &e.kind
+        else {
             unreachable!("checked by native_map")
         };
         let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
@@ -155,6 +174,95 @@ impl Lower<'_, '_, '_> {
                 }
                 None => sequential(l),
             }
+            l.copy_value(result, out);
+            l.drop_value(result);
+            l.b.seal_block(unwind);
+            l.unwind = outer_unwind;
+        });
+    }
+
+    /// Can `e` (a `MapLoop` that filters) be lowered by `filter_into`: elements that are
+    /// unboxed scalars, the variable in a register, and a predicate computed natively?
+    pub(super) fn native_filter(&self, e: &Expr) -> bool {
+        let ExprKind::MapLoop {
+            var,
+            array,
+            body,
+            filter: true,
+        } = &e.kind
+        else {
+            return false;
+        };
+        let Some(input) = Shape::of(&array.ty) else {
+            return false;
+        };
+        let scalar = match (self.vars.get(var), input.repr) {
+            (Some((_, Repr::I64)), LeafRepr::Scalar(kind)) => !kind.is_float(),
+            (Some((_, Repr::F64)), LeafRepr::Scalar(kind)) => kind.is_float(),
+            _ => false,
+        };
+        scalar
+            && !input.elem_is_array
+            && input.elem_leaves == 1
+            && Repr::of(&body.ty) == Some(Repr::I64)
+    }
+
+    /// `e`, a `MapLoop` `native_filter` accepts, into the evaluator's value at `out` (which
+    /// holds a value, replaced once the whole result is made: a fault in the predicate leaves
+    /// it): one loop over the elements, each kept one stored at the next leaf of a result
+    /// as long as the input, which is then cut to the elements kept.
+    pub(super) fn filter_into(&mut self, e: &Expr, out: ClValue) {
+        let ExprKind::MapLoop {
+            var, array, body, ..
+        } = &e.kind
+        else {
+            unreachable!("checked by native_filter")
+        };
+        let input = Shape::of(&array.ty).expect("checked by native_filter");
+        let kind = scalar_kind(&array.ty).expect("checked by native_filter: scalar elements");
+        let shapes = self.keep(MapShapes {
+            input,
+            output: input,
+            result_ty: e.ty.clone(),
+            span: e.span,
+        });
+        let (var, span) = (*var, e.span);
+        self.on_a_copy(array, |l, src| {
+            let result = l.temp_value();
+            let outer_unwind = l.unwind;
+            let unwind = l.side_block(|l| {
+                l.drop_value(result);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+            l.unwind = unwind;
+            let (data, n) = l.map_start(shapes, src, result);
+            let leaves = l.view(src, false, false).0;
+            let kept = l.b.declare_var(types::I64);
+            let zero = l.iconst(0);
+            l.b.def_var(kept, zero);
+            l.counted_loop(MAP_LABEL, n, Some(span), &[], |l, i| {
+                let at = l.leaf_addr(kind, leaves, i);
+                let x = l.load_leaf(kind, at);
+                l.write_var(Place::Local(var), x);
+                let keep = l.expr(body).int();
+                let k = l.b.use_var(kept);
+                let (store, next) = (l.b.create_block(), l.b.create_block());
+                l.b.ins().brif(keep, store, &[], next, &[]);
+                l.b.seal_block(store);
+                l.b.switch_to_block(store);
+                let (V::I(leaf) | V::F(leaf)) = x else {
+                    unreachable!("checked by native_filter: a scalar element")
+                };
+                let at = l.leaf_addr(kind, data, k);
+                l.store_leaf(kind, leaf, at);
+                let k = l.b.ins().iadd_imm_s(k, 1);
+                l.b.def_var(kept, k);
+                l.b.ins().jump(next, &[]);
+                l.b.seal_block(next);
+                l.b.switch_to_block(next);
+            });
+            let k = l.b.use_var(kept);
+            l.call_helper(Helper::CutArray, &[types::I64; 2], &[], &[result, k]);
             l.copy_value(result, out);
             l.drop_value(result);
             l.b.seal_block(unwind);
