@@ -118,15 +118,7 @@ impl Lower<'_, '_, '_> {
         });
         let input_shape = self.keep(input);
         let (var, span) = (*var, e.span);
-        self.on_a_copy(array, |l, src| {
-            let result = l.temp_value();
-            let outer_unwind = l.unwind;
-            let unwind = l.side_block(|l| {
-                l.drop_value(result);
-                l.b.ins().jump(outer_unwind, &[]);
-            });
-            l.unwind = unwind;
-            let (data, n) = l.map_start(shapes, src, result);
+        self.result_into(array, shapes, out, |l, src, _, (data, n)| {
             let leaves = if in_register {
                 Some(l.view(src, false, false).0)
             } else {
@@ -174,6 +166,30 @@ impl Lower<'_, '_, '_> {
                 }
                 None => sequential(l),
             }
+        });
+    }
+
+    /// Make the result of a `map` or `filter` over a copy of `array` into `out` (which holds a
+    /// value, replaced once the whole result is made): `map_start` makes it at a temporary,
+    /// dropped should `fill` fault, which gets the copy, the temporary, and the result's leaves'
+    /// address and element count.
+    fn result_into(
+        &mut self,
+        array: &Expr,
+        shapes: *const MapShapes,
+        out: ClValue,
+        fill: impl FnOnce(&mut Self, ClValue, ClValue, (ClValue, ClValue)),
+    ) {
+        self.on_a_copy(array, |l, src| {
+            let result = l.temp_value();
+            let outer_unwind = l.unwind;
+            let unwind = l.side_block(|l| {
+                l.drop_value(result);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+            l.unwind = unwind;
+            let start = l.map_start(shapes, src, result);
+            fill(l, src, result, start);
             l.copy_value(result, out);
             l.drop_value(result);
             l.b.seal_block(unwind);
@@ -227,15 +243,7 @@ impl Lower<'_, '_, '_> {
             span: e.span,
         });
         let (var, span) = (*var, e.span);
-        self.on_a_copy(array, |l, src| {
-            let result = l.temp_value();
-            let outer_unwind = l.unwind;
-            let unwind = l.side_block(|l| {
-                l.drop_value(result);
-                l.b.ins().jump(outer_unwind, &[]);
-            });
-            l.unwind = unwind;
-            let (data, n) = l.map_start(shapes, src, result);
+        self.result_into(array, shapes, out, |l, src, result, (data, n)| {
             let leaves = l.view(src, false, false).0;
             let kept = l.b.declare_var(types::I64);
             let zero = l.iconst(0);
@@ -263,10 +271,6 @@ impl Lower<'_, '_, '_> {
             });
             let k = l.b.use_var(kept);
             l.call_helper(Helper::CutArray, &[types::I64; 2], &[], &[result, k]);
-            l.copy_value(result, out);
-            l.drop_value(result);
-            l.b.seal_block(unwind);
-            l.unwind = outer_unwind;
         });
     }
 
