@@ -40,8 +40,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature,
-    StackSlotData, StackSlotKind, Value as ClValue,
+    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Opcode, Signature,
+    StackSlotData, StackSlotKind, Value as ClValue, ValueDef,
 };
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -655,6 +655,19 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     /// do: a parameter with one incoming value is replaced by that value first.)
     pub(super) fn pin(&mut self, values: &[ClValue]) {
         for v in values {
+            // Only a computation moves: a constant is made where it is used, for free, and a
+            // block's parameter or a load stays where it is.
+            let movable = match self.b.func.dfg.value_def(*v) {
+                ValueDef::Result(inst, _) => {
+                    let op = self.b.func.dfg.insts[inst].opcode();
+                    !op.can_load()
+                        && !matches!(op, Opcode::Iconst | Opcode::F32const | Opcode::F64const)
+                }
+                _ => false,
+            };
+            if !movable {
+                continue;
+            }
             let ty = self.b.func.dfg.value_type(*v);
             let bits = match ty.is_float() {
                 true => {
