@@ -86,8 +86,9 @@ pub struct Session {
     /// `Settings::validate` and `Settings::inline`, for a fresh checker and machine (`reset`).
     validate: bool,
     inline: bool,
-    /// `Settings::jit`.
+    /// `Settings::jit` and `Settings::jit_all`.
     jit: bool,
+    jit_all: bool,
     /// The session's own worker threads (`Settings::threads`); rayon's global pool when
     /// `None`.
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -121,6 +122,7 @@ impl Session {
             validate,
             inline,
             jit,
+            jit_all,
             threads,
             stdout,
             stderr,
@@ -136,6 +138,7 @@ impl Session {
             validate,
             inline,
             jit,
+            jit_all,
             pool: None,
             display: display::Display::EXACT,
             sources: Vec::new(),
@@ -174,7 +177,7 @@ impl Session {
         self.machine.set_limits(self.limits);
         memory::set_budget(self.limits.max_memory_bytes);
         self.machine.set_inlining(self.inline);
-        self.machine.set_native(self.jit);
+        self.machine.set_native(self.jit, self.jit_all);
     }
 
     /// What the native code backend made of each function instance and unit run so far:

@@ -44,6 +44,9 @@ Options:
                  results are the same; for comparing speed and checking the inliner)
   --no-jit       run everything on the closure compiler instead of native code (the
                  results are the same; for comparing speed and checking the backend)
+  --jit-all      compile the statements of the top level that have no loop, which run
+                 once, to native code too (by default they run on the closure compiler,
+                 which prepares them faster than native code can be compiled)
   --jit-report   after the run, list on stderr each function and unit compiled, whether to
                  native code, and which pieces run on the closure compiler and why
   --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
@@ -93,6 +96,8 @@ struct Invocation {
     no_inline: bool,
     /// `--no-jit`: run everything on the closure compiler, no native code.
     no_jit: bool,
+    /// `--jit-all`: compile the top level's statements that run once to native code too.
+    jit_all: bool,
     /// `--jit-report`: after the run, print what was compiled to native code to stderr.
     jit_report: bool,
     /// The arguments after the program's file, for the program (`System::argv 1` …).
@@ -177,6 +182,7 @@ struct Options {
     validate: bool,
     no_inline: bool,
     no_jit: bool,
+    jit_all: bool,
     jit_report: bool,
     threads: Option<usize>,
     /// The program's arguments, its path first.
@@ -196,6 +202,7 @@ impl Options {
             validate: invocation.validate,
             no_inline: invocation.no_inline,
             no_jit: invocation.no_jit,
+            jit_all: invocation.jit_all,
             jit_report: invocation.jit_report,
             threads: invocation.threads,
             args: match &invocation.command {
@@ -222,6 +229,7 @@ impl Options {
             validate: self.validate,
             inline: !self.no_inline,
             jit: !self.no_jit,
+            jit_all: self.jit_all,
             threads: self.threads,
             // Several processes: what rank 0 printed must be out before another process's
             // failure ends it, so nothing waits in a buffer.
@@ -398,6 +406,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
     let mut validate = false;
     let mut no_inline = false;
     let mut no_jit = false;
+    let mut jit_all = false;
     let mut jit_report = false;
     let mut dump_ir = None;
     let mut positional: Vec<&str> = Vec::new();
@@ -413,6 +422,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     validate,
                     no_inline,
                     no_jit,
+                    jit_all,
                     jit_report,
                     program_args: Vec::new(),
                 })
@@ -425,6 +435,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     validate,
                     no_inline,
                     no_jit,
+                    jit_all,
                     jit_report,
                     program_args: Vec::new(),
                 })
@@ -458,6 +469,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
             "--validate" => validate = true,
             "--no-inline" => no_inline = true,
             "--no-jit" => no_jit = true,
+            "--jit-all" => jit_all = true,
             "--jit-report" => jit_report = true,
             "--dump-ir" => dump_ir = Some(false),
             "--dump-ir=inlined" => dump_ir = Some(true),
@@ -473,6 +485,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
                     validate,
                     no_inline,
                     no_jit,
+                    jit_all,
                     jit_report,
                     program_args: Vec::new(),
                 });
@@ -530,6 +543,7 @@ fn parse_arguments(arguments: &[String]) -> Result<Invocation, String> {
         validate,
         no_inline,
         no_jit,
+        jit_all,
         jit_report,
         program_args,
     })
@@ -606,6 +620,7 @@ mod tests {
             validate: false,
             no_inline: false,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         })
@@ -631,6 +646,7 @@ mod tests {
             validate: true,
             no_inline: false,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         });
@@ -642,6 +658,7 @@ mod tests {
             validate: false,
             no_inline: true,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         });
@@ -667,6 +684,7 @@ mod tests {
             validate: false,
             no_inline: false,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         });
@@ -678,6 +696,7 @@ mod tests {
             validate: false,
             no_inline: false,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         });
@@ -696,6 +715,7 @@ mod tests {
             validate: false,
             no_inline: false,
             no_jit: false,
+            jit_all: false,
             jit_report: false,
             program_args: Vec::new(),
         });
@@ -728,6 +748,7 @@ mod tests {
                 validate: false,
                 no_inline: false,
                 no_jit: false,
+                jit_all: false,
                 jit_report: false,
                 program_args: args.iter().map(|a| a.to_string()).collect(),
             })

@@ -34,6 +34,12 @@ pub struct Settings {
     /// Compile to native code (the default). Off (`--no-jit`), everything runs on the
     /// closure compiler; results, output and diagnostics are the same either way.
     pub jit: bool,
+    /// With native code on, compile the statements of a top level that have no loop (each
+    /// runs once) to native code too (`--jit-all`). Off (the default), they run on the
+    /// closure compiler, which prepares a statement in a small part of the time Cranelift
+    /// takes to compile it; loops and functions are native code either way, and results
+    /// are the same either way.
+    pub jit_all: bool,
     /// The worker threads of parallel loops: `None` uses rayon's global pool (one thread per
     /// core, or `RAYON_NUM_THREADS`); `Some(n)` gives the session a pool of its own with `n`
     /// threads (`--threads N`). Results never depend on it.
@@ -59,6 +65,7 @@ impl Default for Settings {
             validate: false,
             inline: true,
             jit: true,
+            jit_all: false,
             threads: None,
             stdout: Box::new(std::io::stdout()),
             stderr: Box::new(std::io::sink()),
@@ -124,6 +131,13 @@ impl Settings {
     #[must_use]
     pub fn with_jit(self, jit: bool) -> Settings {
         Settings { jit, ..self }
+    }
+
+    /// These settings with the top level's statements that run once compiled to native code
+    /// too, or not (`Settings::jit_all`).
+    #[must_use]
+    pub fn with_jit_all(self, jit_all: bool) -> Settings {
+        Settings { jit_all, ..self }
     }
 
     /// These settings with a pool of `threads` worker threads for the session.

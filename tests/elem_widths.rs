@@ -283,7 +283,8 @@ fn run(source: &str, jit: bool, threads: usize) -> (String, String) {
                 .with_stdout(out.clone())
                 .with_stderr(err.clone())
                 .with_threads(threads)
-                .with_jit(jit);
+                .with_jit(jit)
+                .with_jit_all(true);
             let mut session = Session::new(settings);
             if let Err(diags) = session.run_source(&source) {
                 session.flush();

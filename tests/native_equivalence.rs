@@ -1,6 +1,8 @@
 //! Native code never changes what a program does: every program of `examples/` (and its
 //! subfolders) and every conformance program beside the repository (when it is there) runs in
-//! two sessions, one compiling to native code (`Settings::with_jit(true)`) and one running
+//! two sessions, one compiling everything to native code (`Settings::with_jit(true)`, and
+//! `with_jit_all(true)` so that the top level's statements that run once are native code
+//! too, not left to closures as by default) and one running
 //! everything on the closure compiler, and the two runs must agree on stdout, stderr (the
 //! diagnostics, with their spans and call stacks) and the exit status. Every disagreement is
 //! listed.
@@ -27,8 +29,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// The coverage the backend must keep: the percentage of the programs' function instances and
 /// units compiled to native code. Every one is (what native code does not represent runs as
-/// fallback pieces inside it); only a function of more than 16 000 expressions or a top level
-/// of more than 2 000 expressions without a loop would not be, and the programs have none.
+/// fallback pieces inside it); only a function of more than 16 000 expressions would not be,
+/// and the programs have none.
 const MIN_NATIVE_PERCENT: f64 = 100.0;
 
 fn root() -> PathBuf {
@@ -115,9 +117,20 @@ impl Outcome {
     }
 }
 
+/// How a run uses native code.
+#[derive(Clone, Copy, PartialEq)]
+enum Jit {
+    /// Everything on the closure compiler (`--no-jit`).
+    Off,
+    /// The default: a top level's statements without a loop run once on closures.
+    Default,
+    /// Everything native, the top level's run-once statements too (`--jit-all`).
+    All,
+}
+
 /// One run on a thread with the interpreter thread's large stack (deeply nested programs
 /// recurse deeply; their values and code are dropped there too).
-fn run(program: &Path, jit: bool) -> Outcome {
+fn run(program: &Path, jit: Jit) -> Outcome {
     let program = program.to_path_buf();
     std::thread::Builder::new()
         .stack_size(256 << 20)
@@ -127,7 +140,7 @@ fn run(program: &Path, jit: bool) -> Outcome {
         .expect("the run returns")
 }
 
-fn run_here(program: &Path, jit: bool) -> Outcome {
+fn run_here(program: &Path, jit: Jit) -> Outcome {
     let src = std::fs::read_to_string(program).expect("a UTF-8 program");
     let name = program.file_name().expect("a file name").to_string_lossy();
     let out = SharedBuffer::default();
@@ -136,7 +149,8 @@ fn run_here(program: &Path, jit: bool) -> Outcome {
         .with_stdout(out.clone())
         .with_stderr(err.clone())
         .with_threads(2)
-        .with_jit(jit);
+        .with_jit(jit != Jit::Off)
+        .with_jit_all(jit == Jit::All);
     let mut session = Session::new(settings);
     // The prelude's entries, there before the program runs.
     let prelude = session.jit_report().len();
@@ -160,7 +174,7 @@ fn run_here(program: &Path, jit: bool) -> Outcome {
             101
         }
     };
-    let report = if jit {
+    let report = if jit != Jit::Off {
         session.jit_report().split_off(prelude)
     } else {
         Vec::new()
@@ -234,8 +248,8 @@ fn native_code_changes_nothing_a_program_prints() {
             skipped += 1;
             continue;
         }
-        let native = run(program, true);
-        let closures = run(program, false);
+        let native = run(program, Jit::All);
+        let closures = run(program, Jit::Off);
         coverage.add(&native.report);
         if native.status == 101 || native.observed() != closures.observed() {
             differences.push(format!(
@@ -268,7 +282,7 @@ fn coverage_is_100_percent() {
     let mut coverage = Coverage::default();
     let programs = programs();
     for (_, program) in &programs {
-        coverage.add(&run(program, true).report);
+        coverage.add(&run(program, Jit::All).report);
     }
     coverage.print(programs.len(), 0);
     if !whole_corpus {
@@ -279,6 +293,36 @@ fn coverage_is_100_percent() {
         coverage.percent() >= MIN_NATIVE_PERCENT,
         "native code covers {:.1}% of the functions and units, less than {MIN_NATIVE_PERCENT}%",
         coverage.percent()
+    );
+}
+
+/// By default, a top level's statements without a loop run once on closures, between its
+/// loops compiled to native code, sharing the frame and the globals with them: the output is
+/// that of native code everywhere and of closures everywhere.
+#[test]
+fn run_once_statements_run_on_closures_between_native_loops() {
+    let program = root().join("examples/top_level_pieces.flx");
+    let default = run(&program, Jit::Default);
+    assert_eq!(default.observed(), run(&program, Jit::All).observed());
+    assert_eq!(default.observed(), run(&program, Jit::Off).observed());
+    let top = default
+        .report
+        .iter()
+        .find(|entry| entry.starts_with("top level: native"))
+        .expect("the top level has native pieces");
+    let on_closures = top
+        .lines()
+        .filter(|line| line.contains("without a loop run once, on closures"))
+        .count();
+    // Seven runs of statements without a loop, between and after the six loops.
+    assert_eq!(on_closures, 7, "{top}");
+    let all = run(&program, Jit::All);
+    assert!(
+        all.report
+            .iter()
+            .all(|entry| !entry.contains("run once, on closures")),
+        "{:?}",
+        all.report
     );
 }
 

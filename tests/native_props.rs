@@ -932,7 +932,8 @@ fn run_once(src: &str, jit: bool) -> (String, String, i32) {
                 .with_stdout(out.clone())
                 .with_stderr(err.clone())
                 .with_threads(1)
-                .with_jit(jit);
+                .with_jit(jit)
+                .with_jit_all(true);
             let mut session = Session::new(settings);
             let status = match tessera::catch_internal_error(|| session.run_source(&src)) {
                 Ok(Ok(())) => 0,

@@ -392,7 +392,8 @@ fn session(jit: bool, out: &Capped, err: &Capped) -> Session {
         .with_stdin(std::io::empty())
         .with_threads(1)
         .with_validate(true)
-        .with_jit(jit);
+        .with_jit(jit)
+        .with_jit_all(true);
     settings.limits.max_alloc_bytes = 64 << 20;
     settings.limits.max_natural_bits = 1 << 16;
     settings.limits.max_call_depth = 2000;

@@ -27,7 +27,9 @@ fuzz_target!(|data: &[u8]| {
             }
         })
     };
-    let mut settings = tessera::Settings::default().with_stdout(std::io::sink());
+    let mut settings = tessera::Settings::default()
+        .with_stdout(std::io::sink())
+        .with_jit_all(true);
     settings.limits.max_alloc_bytes = 64 << 20;
     settings.limits.max_natural_bits = 1 << 16;
     settings.limits.max_call_depth = 2000;

@@ -445,12 +445,15 @@ impl Machine {
     }
 
     /// Compile functions and units to native code from now on (the default), or run
-    /// everything on the closure compiler. Functions compiled so far are compiled again.
-    pub fn set_native(&mut self, on: bool) {
-        if on == self.program.native.is_some() {
+    /// everything on the closure compiler; with `all`, a top level's statements that run
+    /// once are native code too (`Settings::jit_all`). Functions compiled so far are
+    /// compiled again.
+    pub fn set_native(&mut self, on: bool, all: bool) {
+        let now = self.program.native.as_ref().map(native::compiles_run_once);
+        if now == on.then_some(all) {
             return;
         }
-        self.program.native = if on { native::Backend::new() } else { None };
+        self.program.native = if on { native::Backend::new(all) } else { None };
         self.program.instances.clear();
     }
 

@@ -282,6 +282,17 @@ impl<'p> Compiler<'p> {
         &self.program.global_ranges
     }
 
+    /// The captures of a closure of `fun` made without a list of its own (`MakeFun`): the
+    /// function's (empty for an unknown function).
+    pub(crate) fn function_captures(&self, fun: FunId) -> Vec<Capture> {
+        self.program
+            .functions
+            .get(fun as usize)
+            .and_then(|f| f.as_ref())
+            .map(|f| f.captures.clone())
+            .unwrap_or_default()
+    }
+
     /// Is global `s` a `val`, assigned only by its declaration?
     pub(crate) fn global_is_val(&self, s: u32) -> bool {
         self.program
@@ -295,6 +306,17 @@ impl<'p> Compiler<'p> {
     /// `false` when it was noted already.
     pub(crate) fn note_defined(&mut self, s: u32) -> bool {
         self.defined.insert(s)
+    }
+
+    /// The globals noted as assigned so far (`note_defined`).
+    pub(crate) fn defined_globals(&self) -> std::collections::HashSet<u32> {
+        self.defined.clone()
+    }
+
+    /// Note exactly `defined` as assigned: back to `defined_globals`' answer, for code
+    /// compiled again from there.
+    pub(crate) fn set_defined_globals(&mut self, defined: std::collections::HashSet<u32>) {
+        self.defined = defined;
     }
 
     /// Forget that global `s` was assigned: the end of a block whose own assignments hold

@@ -28,6 +28,7 @@ mod text;
 mod varrays;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cranelift_codegen::ir::{types, AbiParam, Signature};
@@ -352,6 +353,9 @@ pub struct Backend {
     /// One entry per instance and unit compiled.
     pub reports: Vec<Report>,
     unit_counter: usize,
+    /// Compile a top level's statements that run once (those without a loop) to native code
+    /// too (`Settings::jit_all`); otherwise they run on closures (`top_level_pieces`).
+    compile_run_once: bool,
 }
 
 // SAFETY: the module is only used under the backend's mutex; the code it holds is immutable
@@ -374,7 +378,7 @@ fn lock(backend: &SharedBackend) -> MutexGuard<'_, Backend> {
 impl Backend {
     /// A backend for this machine's processor; `None` when Cranelift does not support it
     /// (everything then runs on the closure compiler).
-    pub fn new() -> Option<SharedBackend> {
+    pub fn new(compile_run_once: bool) -> Option<SharedBackend> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").ok()?;
         flags.set("use_colocated_libcalls", "false").ok()?;
@@ -403,6 +407,7 @@ impl Backend {
             keep: Vec::new(),
             reports: Vec::new(),
             unit_counter: 0,
+            compile_run_once,
         })))
     }
 
@@ -558,97 +563,98 @@ pub fn compile_instance(
     }
 }
 
-/// A unit's top level compiled to native code: `run` it with the unit's frame.
 pub struct UnitCode {
-    /// One native function per piece of the top level (`top_level_pieces`), run in order.
-    entries: Vec<usize>,
+    /// The pieces of the top level (`top_level_pieces`), run in order.
+    pieces: Vec<UnitPiece>,
     n_slots: usize,
+}
+
+/// A piece of a top level: a native function, or statements that run once on closures.
+enum UnitPiece {
+    Native(usize),
+    Closures(super::code::StmtCode),
 }
 
 impl UnitCode {
     /// Run the unit's statements in `frame` (of `n_slots()` slots).
     pub fn run(&self, frame: &mut Frame<'_, '_>) -> Result<(), Ctrl> {
         assert!(frame.slots.len() >= self.n_slots);
-        for &entry in &self.entries {
-            // SAFETY: the code was compiled for this signature; the frame has the slots it
-            // addresses; `rt` outlives the call.
-            let f: extern "C" fn(*const super::Runtime<'_>, *const Value, *mut Value, usize) =
-                unsafe { std::mem::transmute(entry) };
-            let n = frame.slots.len();
-            f(
-                frame.rt,
-                frame.captures.as_ptr(),
-                frame.slots.as_mut_ptr(),
-                n,
-            );
-            runtime::take_failure(frame.rt)?;
+        for piece in &self.pieces {
+            match piece {
+                UnitPiece::Native(entry) => {
+                    // SAFETY: the code was compiled for this signature; the frame has the
+                    // slots it addresses; `rt` outlives the call.
+                    let f: extern "C" fn(
+                        *const super::Runtime<'_>,
+                        *const Value,
+                        *mut Value,
+                        usize,
+                    ) = unsafe { std::mem::transmute(*entry) };
+                    let n = frame.slots.len();
+                    f(
+                        frame.rt,
+                        frame.captures.as_ptr(),
+                        frame.slots.as_mut_ptr(),
+                        n,
+                    );
+                    runtime::take_failure(frame.rt)?;
+                }
+                UnitPiece::Closures(code) => code(frame)?,
+            }
         }
         Ok(())
     }
 }
 
-/// A piece of top-level code holds statements of at most about this many expressions (a single
-/// larger statement is a piece of its own). Compiling a function costs Cranelift more than
-/// linear time in its size (register allocation), so a long top level (a generated script of
-/// thousands of statements) is compiled as a sequence of functions of bounded size, each
-/// starting from the frame where the previous one left it.
+/// A native piece of top-level code holds statements of at most about this many expressions
+/// (a single larger statement is a piece of its own). Compiling a function costs Cranelift
+/// more than linear time in its size (register allocation), so a long top level (a generated
+/// script of thousands of statements) is compiled as a sequence of functions of bounded size,
+/// each starting from the frame where the previous one left it.
 const TOP_LEVEL_PIECE_EXPRS: usize = 500;
 
-/// `stmts` cut into consecutive pieces of at most `TOP_LEVEL_PIECE_EXPRS` expressions (or one
-/// statement).
-fn top_level_pieces(stmts: &[Stmt]) -> Vec<&[Stmt]> {
-    let mut pieces = Vec::new();
-    let (mut start, mut size) = (0, 0);
+/// `stmts` cut into consecutive pieces, each with whether it is compiled to native code.
+///
+/// With `run_once_on_closures`, a run of statements without a loop (a `while`, a `for`, an
+/// inlined `map`) is a piece that runs on closures: each of its statements runs once, and
+/// Cranelift takes tens of microseconds per expression to compile what the closure compiler
+/// prepares in about one (the functions it calls are native code either way). The others are
+/// native pieces of at most `TOP_LEVEL_PIECE_EXPRS` expressions (or one statement).
+fn top_level_pieces(stmts: &[Stmt], run_once_on_closures: bool) -> Vec<(Range<usize>, bool)> {
+    let mut pieces: Vec<(Range<usize>, bool)> = Vec::new();
+    let mut size = 0;
     for (i, stmt) in stmts.iter().enumerate() {
-        let mut n = 1;
-        crate::core::visit::each_in_stmts(std::slice::from_ref(stmt), &mut |_| n += 1, &mut |_| {});
-        if i > start && size + n > TOP_LEVEL_PIECE_EXPRS {
-            pieces.push(&stmts[start..i]);
-            (start, size) = (i, 0);
+        let (n, looped) = size_and_loop(stmt);
+        let native = looped || !run_once_on_closures;
+        match pieces.last_mut() {
+            Some((range, was_native))
+                if *was_native == native && !(native && size + n > TOP_LEVEL_PIECE_EXPRS) =>
+            {
+                range.end = i + 1;
+                size += n;
+            }
+            _ => {
+                pieces.push((i..i + 1, native));
+                size = n;
+            }
         }
-        size += n;
     }
-    pieces.push(&stmts[start..]);
     pieces
 }
 
 /// Compile a unit's top-level statements to native code, in a frame of `n_slots` slots (the
 /// compiler's top-level slots); `None` when that fails (the unit then runs on closures).
-/// The statements are compiled as consecutive pieces of bounded size (`top_level_pieces`);
-/// the variables a piece keeps in registers are read from the frame when it starts and
-/// written back when it ends, so the pieces share the frame as one function would.
+/// The statements are compiled as consecutive pieces (`top_level_pieces`); the variables a
+/// native piece keeps in registers are read from the frame when it starts and written back
+/// when it ends, so the pieces share the frame as one function would.
 pub fn compile_unit(
     compiler: &mut Compiler<'_>,
     backend: &SharedBackend,
     stmts: &[Stmt],
     result: Option<&Expr>,
 ) -> Option<UnitCode> {
-    if let Some(size) = straight_line_size(stmts, result) {
-        if size > STRAIGHT_LINE_EXPRS {
-            let mut b = lock(backend);
-            b.reports.push(Report {
-                name: "top level".into(),
-                native: false,
-                notes: vec![format!(
-                    "not compiled: {size} expressions without a loop run once, in less time \
-                     on closures than compiling them would take"
-                )],
-            });
-            if b.depth == 0 {
-                let _ = b.finalize();
-            }
-            return None;
-        }
-    }
     compile_top_level(compiler, backend, stmts, result, false)
 }
-
-/// A top level without loops larger than this many expressions runs on closures. Each of its
-/// statements runs once, and Cranelift takes tens of microseconds per expression to compile
-/// what the closure compiler prepares in about one, so a generated script of thousands of
-/// straight-line statements runs sooner without native code (the functions it calls are
-/// compiled on their own either way).
-const STRAIGHT_LINE_EXPRS: usize = 2000;
 
 /// Functions larger than this many expressions run on closures: Cranelift compiles one of
 /// this size in about half a second, and its time grows faster than the size (a top level has
@@ -672,9 +678,9 @@ fn expression_count(stmts: &[Stmt]) -> usize {
     count.0
 }
 
-/// The number of expressions of a top level that has no loop (a `while`, a `for`, an inlined
-/// `map`), `None` when it has one.
-fn straight_line_size(stmts: &[Stmt], result: Option<&Expr>) -> Option<usize> {
+/// The number of expressions in `stmt` (and one for the statement), and whether it has a loop
+/// (a `while`, a `for`, an inlined `map`).
+fn size_and_loop(stmt: &Stmt) -> (usize, bool) {
     use crate::core::ir::ExprKind;
     use crate::core::visit::{walk_expr, walk_stmt, Visit};
     struct Count {
@@ -685,9 +691,7 @@ fn straight_line_size(stmts: &[Stmt], result: Option<&Expr>) -> Option<usize> {
         fn visit_expr(&mut self, e: &'ir Expr) {
             self.exprs += 1;
             self.looped |= matches!(e.kind, ExprKind::MapLoop { .. });
-            if !self.looped {
-                walk_expr(self, e);
-            }
+            walk_expr(self, e);
         }
         fn visit_stmt(&mut self, s: &'ir Stmt) {
             self.looped |= matches!(
@@ -698,22 +702,15 @@ fn straight_line_size(stmts: &[Stmt], result: Option<&Expr>) -> Option<usize> {
                     | Stmt::ForCodes { .. }
                     | Stmt::ForArray { .. }
             );
-            if !self.looped {
-                walk_stmt(self, s);
-            }
+            walk_stmt(self, s);
         }
     }
     let mut count = Count {
-        exprs: 0,
+        exprs: 1,
         looped: false,
     };
-    for stmt in stmts {
-        count.visit_stmt(stmt);
-    }
-    if let Some(result) = result {
-        count.visit_expr(result);
-    }
-    (!count.looped).then_some(count.exprs)
+    count.visit_stmt(stmt);
+    (count.exprs, count.looped)
 }
 
 /// `compile_unit` for a block the evaluator runs inside a function (code over run-time
@@ -734,17 +731,31 @@ fn compile_top_level(
     result: Option<&Expr>,
     returns_out: bool,
 ) -> Option<UnitCode> {
+    // A block inside a function runs once per call: all of it is native code.
+    let run_once_on_closures = !returns_out && !lock(backend).compile_run_once;
     lock(backend).depth += 1;
-    let mut ids = Vec::new();
+    let defined = compiler.defined_globals();
+    let mut pieces = Vec::new();
     let mut notes = Vec::new();
     let mut failure = None;
     let mut n_slots = 0;
-    let mut consumed = 0;
-    for piece in top_level_pieces(stmts) {
-        // What reads the frame after the piece: the pieces after it (the result expression's
-        // slots are never in registers), or for a block, the rest of its function.
-        let piece = consumed..consumed + piece.len();
-        consumed = piece.end;
+    let (mut native, mut closures) = (0, 0);
+    for (piece, is_native) in top_level_pieces(stmts, run_once_on_closures) {
+        if !is_native {
+            let run = &stmts[piece];
+            let size: usize = run.iter().map(|s| size_and_loop(s).0).sum();
+            let what = match run.len() {
+                1 => "1 statement".to_string(),
+                n => format!("{n} statements"),
+            };
+            notes.push(format!(
+                "{what} ({size} expressions) without a loop run once, on closures"
+            ));
+            pieces.push(Err(compiler.top_level_block(run)));
+            n_slots = compiler.top_level_slots();
+            closures += 1;
+            continue;
+        }
         let id = {
             let mut b = lock(backend);
             b.unit_counter += 1;
@@ -763,11 +774,14 @@ fn compile_top_level(
                 break;
             }
         };
+        // What reads the frame after the piece: the pieces after it (the result expression's
+        // slots are never in registers), or for a block, the rest of its function.
         match lower::unit(compiler, backend, stmts, piece, result, returns_out, id) {
             Ok((piece_notes, slots)) => {
                 notes.extend(piece_notes);
                 n_slots = slots;
-                ids.push(id);
+                pieces.push(Ok(id));
+                native += 1;
             }
             Err(reason) => {
                 failure = Some(reason);
@@ -778,6 +792,8 @@ fn compile_top_level(
     let mut b = lock(backend);
     b.depth -= 1;
     if let Some(reason) = failure {
+        // The whole unit runs on closures, compiled again from its first statement.
+        compiler.set_defined_globals(defined);
         b.reports.push(Report {
             name: "top level".into(),
             native: false,
@@ -790,17 +806,20 @@ fn compile_top_level(
     }
     b.reports.push(Report {
         name: "top level".into(),
-        native: true,
+        native: native > 0 || closures == 0,
         notes,
     });
     if b.depth == 0 && b.finalize().is_err() {
         return None;
     }
-    let entries = ids
+    let pieces = pieces
         .into_iter()
-        .map(|id| b.module.get_finalized_function(id) as usize)
+        .map(|piece| match piece {
+            Ok(id) => UnitPiece::Native(b.module.get_finalized_function(id) as usize),
+            Err(code) => UnitPiece::Closures(code),
+        })
         .collect();
-    Some(UnitCode { entries, n_slots })
+    Some(UnitCode { pieces, n_slots })
 }
 
 /// Call a native instance with evaluator values (from `closure::call_instance`): one value
@@ -869,6 +888,11 @@ fn run_entry(
     let result = f(rt, captures.as_ptr(), bits.as_ptr(), out);
     runtime::take_failure(rt)?;
     Ok(result)
+}
+
+/// Does the backend compile a top level's statements that run once (`Settings::jit_all`)?
+pub fn compiles_run_once(backend: &SharedBackend) -> bool {
+    lock(backend).compile_run_once
 }
 
 /// The report of everything compiled so far.

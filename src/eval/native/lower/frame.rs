@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::core::ir::{Const, Expr, ExprKind, PatternKind, Place, Slot, Stmt};
+use crate::core::ir::{Capture, Const, Expr, ExprKind, PatternKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts};
 use crate::eval::native::{Agg, Held, Repr};
 
@@ -14,6 +14,14 @@ use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
 
 use super::super::runtime::Helper;
 use super::{flags, Lower, V};
+
+/// The local slots of `captures`.
+fn captured_slots(captures: &[Capture]) -> impl Iterator<Item = Slot> + '_ {
+    captures.iter().filter_map(|c| match c {
+        Capture::Slot(s) | Capture::Cell(s) => Some(*s),
+        Capture::Outer(_) => None,
+    })
+}
 
 impl Lower<'_, '_, '_> {
     /// R0011 at `span` when the global `g` (of type `ty`) may be read before its declaration
@@ -49,6 +57,25 @@ impl Lower<'_, '_, '_> {
         self.mentioned(|expr, place| each_in_stmts(stmts, expr, place))
     }
 
+    /// The register slots statements may read before they assign them: the slots a
+    /// statement mentions, less those a statement before it assigned whole (`x = e` at the
+    /// top of `stmts`, not inside a block that might not run).
+    pub(super) fn read_before_assigned(&self, stmts: &[Stmt]) -> Vec<Slot> {
+        let mut assigned = Vec::new();
+        let mut read = Vec::new();
+        for stmt in stmts {
+            let mentioned = match stmt {
+                Stmt::Assign(Place::Local(_), e) => self.mentioned_expr(e),
+                _ => self.mentioned_stmts(std::slice::from_ref(stmt)),
+            };
+            read.extend(mentioned.into_iter().filter(|s| !assigned.contains(s)));
+            if let Stmt::Assign(Place::Local(s), _) = stmt {
+                assigned.push(*s);
+            }
+        }
+        self.registered(read)
+    }
+
     /// The register slots a walk (`each_in_expr`, `each_in_stmts`) reads or assigns.
     fn mentioned(
         &self,
@@ -58,11 +85,13 @@ impl Lower<'_, '_, '_> {
         walk(
             &mut |e| match e.kind {
                 ExprKind::Local(s) | ExprKind::Take(s) => slots.borrow_mut().push(s),
-                // A closure made here captures slots its function lists, not seen as reads:
-                // every register variable goes to the frame.
-                ExprKind::MakeFun { .. } | ExprKind::Closure { .. } => {
-                    slots.borrow_mut().extend(self.vars.keys().copied());
-                    slots.borrow_mut().extend(self.avars.keys().copied())
+                // A closure made here reads the slots it captures from the frame.
+                ExprKind::MakeFun { fun, .. } => {
+                    let captures = self.c.function_captures(fun);
+                    slots.borrow_mut().extend(captured_slots(&captures))
+                }
+                ExprKind::Closure { ref captures, .. } => {
+                    slots.borrow_mut().extend(captured_slots(captures))
                 }
                 _ => {}
             },

@@ -1027,7 +1027,7 @@ pub(super) fn unit(
         l.b.seal_block(done);
         l.b.switch_to_block(done);
         let read_after = match (!returns_out).then_some(after) {
-            Some(after) => l.mentioned_stmts(after),
+            Some(after) => l.read_before_assigned(after),
             None => l.held_slots(),
         };
         l.spill(&read_after);
