@@ -45,8 +45,9 @@ Options:
   --no-jit       run everything on the closure compiler instead of native code (the
                  results are the same; for comparing speed and checking the backend)
   --jit-all      compile the statements of the top level that have no loop, which run
-                 once, to native code too (by default they run on the closure compiler,
-                 which prepares them faster than native code can be compiled)
+                 once, and the cheap functions only they call, to native code too (by
+                 default they run on the closure compiler, which prepares them faster
+                 than native code can be compiled)
   --jit-report   after the run, list on stderr each function and unit compiled, whether to
                  native code, and which pieces run on the closure compiler and why
   --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the

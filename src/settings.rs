@@ -35,10 +35,10 @@ pub struct Settings {
     /// closure compiler; results, output and diagnostics are the same either way.
     pub jit: bool,
     /// With native code on, compile the statements of a top level that have no loop (each
-    /// runs once) to native code too (`--jit-all`). Off (the default), they run on the
-    /// closure compiler, which prepares a statement in a small part of the time Cranelift
-    /// takes to compile it; loops and functions are native code either way, and results
-    /// are the same either way.
+    /// runs once), and the cheap functions only they call, to native code too
+    /// (`--jit-all`). Off (the default), they run on the closure compiler, which prepares a
+    /// statement in a small part of the time Cranelift takes to compile it; loops and the
+    /// other functions are native code either way, and results are the same either way.
     pub jit_all: bool,
     /// The worker threads of parallel loops: `None` uses rayon's global pool (one thread per
     /// core, or `RAYON_NUM_THREADS`); `Some(n)` gives the session a pool of its own with `n`

@@ -297,8 +297,9 @@ fn coverage_is_100_percent() {
 }
 
 /// By default, a top level's statements without a loop run once on closures, between its
-/// loops compiled to native code, sharing the frame and the globals with them: the output is
-/// that of native code everywhere and of closures everywhere.
+/// loops compiled to native code, sharing the frame and the globals with them, and so do the
+/// cheap functions only they call: the output is that of native code everywhere and of
+/// closures everywhere.
 #[test]
 fn run_once_statements_run_on_closures_between_native_loops() {
     let program = root().join("examples/top_level_pieces.flx");
@@ -314,13 +315,33 @@ fn run_once_statements_run_on_closures_between_native_loops() {
         .lines()
         .filter(|line| line.contains("without a loop run once, on closures"))
         .count();
-    // Seven runs of statements without a loop, between and after the six loops.
-    assert_eq!(on_closures, 7, "{top}");
+    // The runs of statements without a loop, between and after the loops.
+    assert_eq!(on_closures, 9, "{top}");
+    // A cheap function those statements call stays on closures; one that a loop calls
+    // later is compiled then; a recursive one, and one with a `while`, are compiled at once.
+    let entry = |name: &str| {
+        (default.report.iter())
+            .position(|entry| entry.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name}in {:?}", default.report))
+    };
+    assert!(default.report[entry("corner_sum: ")].starts_with("corner_sum: closures"));
+    assert!(default.report[entry("fact: ")].starts_with("fact: native"));
+    assert!(default.report[entry("halvings: ")].starts_with("halvings: native"));
+    let deferred = entry("plus_two: closures");
+    assert!(
+        default.report[deferred + 1..]
+            .iter()
+            .any(|entry| entry.starts_with("plus_two: native")),
+        "{:?}",
+        default.report
+    );
     let all = run(&program, Jit::All);
     assert!(
-        all.report
-            .iter()
-            .all(|entry| !entry.contains("run once, on closures")),
+        all.report.iter().all(|entry| entry
+            .lines()
+            .next()
+            .is_some_and(|h| h.ends_with(": native"))
+            && !entry.contains("run once, on closures")),
         "{:?}",
         all.report
     );

@@ -380,7 +380,7 @@ impl Compiler<'_> {
             _ => None,
         };
         if let Some((fun, type_args, own)) = known {
-            let Some(instance) = self.instance(*fun, type_args) else {
+            let Some(instance) = self.called_instance(*fun, type_args, arg_codes.len()) else {
                 return internal(format!("unknown function {fun}"), span);
             };
             let captures = own.unwrap_or_else(|| instance.captures.clone());

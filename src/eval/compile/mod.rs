@@ -61,6 +61,9 @@ pub struct Compiler<'p> {
     defined: std::collections::HashSet<u32>,
     /// The variables of the column loops being compiled, which hold cursors (`columns.rs`).
     cursors: Vec<(Place, &'static super::value::ColumnLayout)>,
+    /// Compiling top-level statements that run once (`native::tiers`): a function
+    /// they call directly and that is cheap may stay on closures (`native::defer_instance`).
+    run_once: bool,
 }
 
 fn internal(message: impl Into<String>, span: Span) -> ExprCode {
@@ -219,7 +222,17 @@ impl<'p> Compiler<'p> {
             in_function: 0,
             defined: std::collections::HashSet::new(),
             cursors: Vec::new(),
+            run_once: false,
         }
+    }
+
+    /// `top_level_block` for statements that run once: a cheap function they call directly
+    /// is compiled to native code only when other code needs it.
+    pub fn run_once_block(&mut self, stmts: &[Stmt]) -> StmtCode {
+        self.run_once = true;
+        let code = self.top_level_block(stmts);
+        self.run_once = false;
+        code
     }
 
     /// Compile a unit's top-level statements, in order, noting which globals each one
@@ -361,9 +374,42 @@ impl<'p> Compiler<'p> {
     /// reaches) on first use. Recursive references find the instance in the cache before its
     /// code is set.
     pub fn instance(&mut self, fun: FunId, type_args: &[Type]) -> Option<Arc<Instance>> {
+        self.instance_for(fun, type_args, false)
+    }
+
+    /// `instance` for a direct call with `n_args` argument groups: a call of all its groups
+    /// from statements that run once may leave a cheap function on closures (a partial
+    /// application makes a function value, which may be called anywhere).
+    pub(super) fn called_instance(
+        &mut self,
+        fun: FunId,
+        type_args: &[Type],
+        n_args: usize,
+    ) -> Option<Arc<Instance>> {
+        let whole = (self.program.functions.get(fun as usize))
+            .and_then(|f| f.as_ref())
+            .is_some_and(|f| n_args >= f.params.len());
+        let once = self.run_once && self.in_function == 0 && whole;
+        self.instance_for(fun, type_args, once)
+    }
+
+    fn instance_for(
+        &mut self,
+        fun: FunId,
+        type_args: &[Type],
+        called_once: bool,
+    ) -> Option<Arc<Instance>> {
         let key = (fun, type_args.to_vec());
         if let Some(found) = self.program.instances.get(&key) {
-            return Some(found.clone());
+            let found = found.clone();
+            if !called_once {
+                if let Some(backend) = self.program.native.clone() {
+                    if let Some(function) = super::native::take_deferred(&backend, &found) {
+                        self.compile_native(&backend, &found, &function);
+                    }
+                }
+            }
+            return Some(found);
         }
         let generic = self.program.inlined(fun)?;
         let function = if generic.type_params.is_empty() {
@@ -413,13 +459,33 @@ impl<'p> Compiler<'p> {
             expr_body,
         });
         if let Some(backend) = self.program.native.clone() {
-            self.in_function += 1;
-            let outer = std::mem::replace(&mut self.slots_used, n_slots);
-            super::native::compile_instance(self, &backend, &instance, &function);
-            self.slots_used = outer;
-            self.in_function -= 1;
+            let deferred = called_once
+                && super::native::defer_instance(
+                    &backend,
+                    &self.program.functions,
+                    &instance,
+                    &function,
+                );
+            if !deferred {
+                self.compile_native(&backend, &instance, &function);
+            }
         }
         Some(instance)
+    }
+
+    /// Compile `instance` (of `function`, compiled to closures already) to native code.
+    fn compile_native(
+        &mut self,
+        backend: &super::native::SharedBackend,
+        instance: &Arc<Instance>,
+        function: &Arc<crate::core::ir::Function>,
+    ) {
+        let n_slots = instance.code.get().map_or(0, |code| code.n_slots);
+        self.in_function += 1;
+        let outer = std::mem::replace(&mut self.slots_used, n_slots);
+        super::native::compile_instance(self, backend, instance, function);
+        self.slots_used = outer;
+        self.in_function -= 1;
     }
 
     fn exprs(&mut self, es: &[Expr]) -> Vec<ExprCode> {

@@ -25,10 +25,13 @@ mod lower;
 mod pointee;
 mod runtime;
 mod text;
+mod tiers;
 mod varrays;
 
+pub use tiers::{defer_instance, take_deferred};
+use tiers::{size_and_loop, top_level_pieces};
+
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cranelift_codegen::ir::{types, AbiParam, Signature};
@@ -356,6 +359,9 @@ pub struct Backend {
     /// Compile a top level's statements that run once (those without a loop) to native code
     /// too (`Settings::jit_all`); otherwise they run on closures (`top_level_pieces`).
     compile_run_once: bool,
+    /// The instances left on closures (`defer_instance`), by address, with their functions:
+    /// compiled when other code needs them.
+    deferred: HashMap<usize, Arc<Function>>,
 }
 
 // SAFETY: the module is only used under the backend's mutex; the code it holds is immutable
@@ -408,6 +414,7 @@ impl Backend {
             reports: Vec::new(),
             unit_counter: 0,
             compile_run_once,
+            deferred: HashMap::new(),
         })))
     }
 
@@ -606,42 +613,6 @@ impl UnitCode {
     }
 }
 
-/// A native piece of top-level code holds statements of at most about this many expressions
-/// (a single larger statement is a piece of its own). Compiling a function costs Cranelift
-/// more than linear time in its size (register allocation), so a long top level (a generated
-/// script of thousands of statements) is compiled as a sequence of functions of bounded size,
-/// each starting from the frame where the previous one left it.
-const TOP_LEVEL_PIECE_EXPRS: usize = 500;
-
-/// `stmts` cut into consecutive pieces, each with whether it is compiled to native code.
-///
-/// With `run_once_on_closures`, a run of statements without a loop (a `while`, a `for`, an
-/// inlined `map`) is a piece that runs on closures: each of its statements runs once, and
-/// Cranelift takes tens of microseconds per expression to compile what the closure compiler
-/// prepares in about one (the functions it calls are native code either way). The others are
-/// native pieces of at most `TOP_LEVEL_PIECE_EXPRS` expressions (or one statement).
-fn top_level_pieces(stmts: &[Stmt], run_once_on_closures: bool) -> Vec<(Range<usize>, bool)> {
-    let mut pieces: Vec<(Range<usize>, bool)> = Vec::new();
-    let mut size = 0;
-    for (i, stmt) in stmts.iter().enumerate() {
-        let (n, looped) = size_and_loop(stmt);
-        let native = looped || !run_once_on_closures;
-        match pieces.last_mut() {
-            Some((range, was_native))
-                if *was_native == native && !(native && size + n > TOP_LEVEL_PIECE_EXPRS) =>
-            {
-                range.end = i + 1;
-                size += n;
-            }
-            _ => {
-                pieces.push((i..i + 1, native));
-                size = n;
-            }
-        }
-    }
-    pieces
-}
-
 /// Compile a unit's top-level statements to native code, in a frame of `n_slots` slots (the
 /// compiler's top-level slots); `None` when that fails (the unit then runs on closures).
 /// The statements are compiled as consecutive pieces (`top_level_pieces`); the variables a
@@ -676,41 +647,6 @@ fn expression_count(stmts: &[Stmt]) -> usize {
         count.visit_stmt(stmt);
     }
     count.0
-}
-
-/// The number of expressions in `stmt` (and one for the statement), and whether it has a loop
-/// (a `while`, a `for`, an inlined `map`).
-fn size_and_loop(stmt: &Stmt) -> (usize, bool) {
-    use crate::core::ir::ExprKind;
-    use crate::core::visit::{walk_expr, walk_stmt, Visit};
-    struct Count {
-        exprs: usize,
-        looped: bool,
-    }
-    impl<'ir> Visit<'ir> for Count {
-        fn visit_expr(&mut self, e: &'ir Expr) {
-            self.exprs += 1;
-            self.looped |= matches!(e.kind, ExprKind::MapLoop { .. });
-            walk_expr(self, e);
-        }
-        fn visit_stmt(&mut self, s: &'ir Stmt) {
-            self.looped |= matches!(
-                s,
-                Stmt::While { .. }
-                    | Stmt::Loop { .. }
-                    | Stmt::ForRange { .. }
-                    | Stmt::ForCodes { .. }
-                    | Stmt::ForArray { .. }
-            );
-            walk_stmt(self, s);
-        }
-    }
-    let mut count = Count {
-        exprs: 1,
-        looped: false,
-    };
-    count.visit_stmt(stmt);
-    (count.exprs, count.looped)
 }
 
 /// `compile_unit` for a block the evaluator runs inside a function (code over run-time
@@ -751,7 +687,7 @@ fn compile_top_level(
             notes.push(format!(
                 "{what} ({size} expressions) without a loop run once, on closures"
             ));
-            pieces.push(Err(compiler.top_level_block(run)));
+            pieces.push(Err(compiler.run_once_block(run)));
             n_slots = compiler.top_level_slots();
             closures += 1;
             continue;
