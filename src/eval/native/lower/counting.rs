@@ -155,6 +155,8 @@ impl Lower<'_, '_, '_> {
     ) {
         let start = self.expr(from);
         self.write_var(var, start);
+        // A global variable holds a value from here on, in the loop: its reads check nothing.
+        let noted = self.note_defined_in_loop(var);
         // A limit the same at every test is computed once, before the first: its faults
         // are those of the first test, which comes next.
         let invariant = self.invariant_limit(var, to, body);
@@ -344,6 +346,7 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
+        self.forget_defined_after_loop(noted);
     }
 
     /// Is the limit `to` of the counting loop over `var` with body `body` the same value at
@@ -427,9 +430,26 @@ impl Lower<'_, '_, '_> {
             }
             poll => poll,
         };
-        self.counted_loop(label, limit, poll, body, |l, code| {
+        self.counted_loop(label, limit, poll, body, Some(var), |l, code| {
             l.write_var(var, V::I(code));
         });
+    }
+
+    /// Note that the global `var` (when it is one) holds a value, in the code lowered from
+    /// now on: a loop's variable, once the loop gave it one. The global, when it was not
+    /// noted already, for `forget_defined_after_loop`.
+    pub(super) fn note_defined_in_loop(&mut self, var: Place) -> Option<u32> {
+        match var {
+            Place::Global(g) => self.c.note_defined(g).then_some(g),
+            _ => None,
+        }
+    }
+
+    /// Forget what `note_defined_in_loop` noted: after the loop, which may have run no time.
+    pub(super) fn forget_defined_after_loop(&mut self, noted: Option<u32>) {
+        if let Some(g) = noted {
+            self.c.forget_defined(g);
+        }
     }
 
     /// A loop whose own counter runs from 0 while below `limit` (unsigned): each iteration
@@ -441,6 +461,7 @@ impl Lower<'_, '_, '_> {
         limit: ClValue,
         poll: Option<crate::syntax::span::Span>,
         body: &[Stmt],
+        var: Option<Place>,
         enter: impl FnOnce(&mut Self, ClValue),
     ) {
         let counter = self.b.declare_var(types::I64);
@@ -467,7 +488,11 @@ impl Lower<'_, '_, '_> {
         self.b.switch_to_block(body_block);
         let i = self.b.use_var(counter);
         enter(self, i);
+        // `enter` gave the loop's variable its value: a global one's reads in the body check
+        // nothing.
+        let noted = var.and_then(|var| self.note_defined_in_loop(var));
         self.loop_body(label, exit, latch, body);
+        self.forget_defined_after_loop(noted);
         self.b.switch_to_block(latch);
         let i = self.b.use_var(counter);
         let next = self.b.ins().iadd_imm_s(i, 1);

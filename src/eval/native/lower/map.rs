@@ -125,7 +125,7 @@ impl Lower<'_, '_, '_> {
                 None
             };
             let sequential = |l: &mut Self| {
-                l.counted_loop(MAP_LABEL, n, Some(span), &[], |l, i| {
+                l.counted_loop(MAP_LABEL, n, Some(span), &[], None, |l, i| {
                     match leaves {
                         Some(leaves) => {
                             let at = l.leaf_addr(in_kind, leaves, i);
@@ -248,7 +248,7 @@ impl Lower<'_, '_, '_> {
             let kept = l.b.declare_var(types::I64);
             let zero = l.iconst(0);
             l.b.def_var(kept, zero);
-            l.counted_loop(MAP_LABEL, n, Some(span), &[], |l, i| {
+            l.counted_loop(MAP_LABEL, n, Some(span), &[], None, |l, i| {
                 let at = l.leaf_addr(kind, leaves, i);
                 let x = l.load_leaf(kind, at);
                 l.write_var(Place::Local(var), x);

@@ -512,7 +512,7 @@ impl Lower<'_, '_, '_> {
         let kind = scalar_kind(&array.ty).expect("checked: an array of scalars");
         self.on_a_copy(array, |l, temp| {
             let (data, len) = l.view(temp, false, false);
-            l.counted_loop(label, len, Some(array.span), body, |l, i| {
+            l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
                 let at = l.leaf_addr(kind, data, i);
                 let v = l.load_leaf(kind, at);
                 l.write_var(var, v);
@@ -538,7 +538,7 @@ impl Lower<'_, '_, '_> {
         let shape = self.keep(shape);
         self.on_a_copy(array, |l, temp| {
             let n = l.element_count(shape, temp);
-            l.counted_loop(label, n, Some(array.span), body, |l, i| {
+            l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
                 let dest = match var {
                     Place::Local(slot) => {
                         l.frame_used = true;
@@ -621,7 +621,7 @@ impl Lower<'_, '_, '_> {
         self.on_a_copy(array, |l, temp| {
             let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
             let kinds = leaf_kinds(array);
-            l.counted_loop(label, len, Some(array.span), body, |l, i| {
+            l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
                 let mut vals = Vec::with_capacity(kinds.len());
                 for (data, kind) in columns.iter().zip(&kinds) {
                     let at = l.leaf_addr(*kind, *data, i);
@@ -644,7 +644,7 @@ impl Lower<'_, '_, '_> {
         self.on_a_copy(array, |l, temp| {
             let (data, len) = l.view(temp, false, false);
             let n = l.b.ins().udiv_imm_s(len, k as i64);
-            l.counted_loop(label, n, Some(array.span), body, |l, i| {
+            l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
                 let first = l.b.ins().imul_imm_s(i, k as i64);
                 let mut vals = Vec::with_capacity(k);
                 for j in 0..k {
