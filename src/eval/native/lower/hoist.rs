@@ -27,8 +27,9 @@
 //! code runs like code in a function. A global that may not hold a value yet (a loop's
 //! counter, a variable declared in the loop) has a flag in a register too: a read checks it
 //! (R0011, as the slot's tag would say), an assignment sets it, and a global whose flag is
-//! still clear is not written back. The globals of a loop left by a `return` or a jump past
-//! its end stay in memory.
+//! still clear is not written back. A loop's counter holds a value in the loop's own body,
+//! where its reads check nothing (`note_defined_in_loop`). The globals of a loop left by a
+//! `return` or a jump past its end stay in memory.
 
 use std::collections::HashMap;
 
