@@ -570,6 +570,7 @@ pub fn compile_instance(
     }
 }
 
+/// A unit's top level, compiled: `run` it with the unit's frame.
 pub struct UnitCode {
     /// The pieces of the top level (`top_level_pieces`), run in order.
     pieces: Vec<UnitPiece>,
