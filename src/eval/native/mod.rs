@@ -28,8 +28,8 @@ mod text;
 mod tiers;
 mod varrays;
 
+use tiers::top_level_pieces;
 pub use tiers::{defer_instance, take_deferred};
-use tiers::{size_and_loop, top_level_pieces};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -519,7 +519,7 @@ pub fn compile_instance(
         id
     };
     let n_slots = instance.code.get().map_or(0, |code| code.n_slots);
-    let size = expression_count(&function.body);
+    let size = tiers::size(&function.body);
     let lowered = if size > LARGEST_FUNCTION_EXPRS {
         Err(format!(
             "{size} expressions, more than {LARGEST_FUNCTION_EXPRS}: compiling a function takes \
@@ -633,23 +633,6 @@ pub fn compile_unit(
 /// no such bound: it is compiled in pieces, `top_level_pieces`).
 const LARGEST_FUNCTION_EXPRS: usize = 16_000;
 
-/// The number of expressions in `stmts`.
-fn expression_count(stmts: &[Stmt]) -> usize {
-    use crate::core::visit::{walk_expr, Visit};
-    struct Count(usize);
-    impl<'ir> Visit<'ir> for Count {
-        fn visit_expr(&mut self, e: &'ir Expr) {
-            self.0 += 1;
-            walk_expr(self, e);
-        }
-    }
-    let mut count = Count(0);
-    for stmt in stmts {
-        count.visit_stmt(stmt);
-    }
-    count.0
-}
-
 /// `compile_unit` for a block the evaluator runs inside a function (code over run-time
 /// sizes): a `return` in it returns from that function (`UnitCode::run` fails with
 /// `Ctrl::Return`, the value in the runtime's `returned`).
@@ -680,7 +663,7 @@ fn compile_top_level(
     for (piece, is_native) in top_level_pieces(stmts, run_once_on_closures) {
         if !is_native {
             let run = &stmts[piece];
-            let size: usize = run.iter().map(|s| size_and_loop(s).0).sum();
+            let size = tiers::size(run);
             let what = match run.len() {
                 1 => "1 statement".to_string(),
                 n => format!("{n} statements"),

@@ -52,6 +52,11 @@ pub(super) fn top_level_pieces(
     pieces
 }
 
+/// The number of expressions in `stmts` (and one for each statement).
+pub(super) fn size(stmts: &[Stmt]) -> usize {
+    stmts.iter().map(|s| size_and_loop(s).0).sum()
+}
+
 /// The number of expressions in `stmt` (and one for the statement), and whether it has a loop
 /// (a `while`, a `for`, an inlined `map`).
 pub(super) fn size_and_loop(stmt: &Stmt) -> (usize, bool) {
