@@ -35,8 +35,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use crate::core::ir::{
-    Arm, Capture, Expr, ExprKind, FunId, Function, Inlined, InlinedFrame, LabelId, PathStep,
-    Pattern, PatternKind, Place, Prim, Slot, Stmt, Unit,
+    Arm, Capture, Expr, ExprKind, FunId, Function, IndexMode, Inlined, InlinedFrame, LabelId,
+    PathStep, Pattern, PatternKind, Place, Prim, Slot, Stmt, Unit,
 };
 use crate::core::subst::instantiate;
 use crate::core::visit::{
@@ -432,8 +432,20 @@ impl<'a> Inliner<'a> {
                     .iter()
                     .all(|a| keeps_variables(|e, p| each_in_expr(a, e, p))));
         let mut pre: Vec<Stmt> = Vec::new();
+        let mut positions = base + callee.n_slots..base + callee.n_slots;
         for (pattern, arg) in callee.params.iter().zip(args) {
-            bind(&mut relocation, pattern, arg, &written, kept, &mut pre)?;
+            let binding = Binding {
+                written: &written,
+                pure_: kept,
+            };
+            bind(
+                &mut relocation,
+                pattern,
+                arg,
+                binding,
+                &mut positions,
+                &mut pre,
+            )?;
         }
         // A body ending in its only `return e` is its statements, then `e`.
         let (stmts, result) = match callee.body.as_slice() {
@@ -444,7 +456,7 @@ impl<'a> Inliner<'a> {
         };
         let labels = max_label(&callee.body);
         self.next_label = self.next_label.saturating_add(labels + 1);
-        self.n_slots = base + callee.n_slots;
+        self.n_slots = positions.end;
         self.growth += size(&callee.body);
         self.stack.push(id);
         let stmts = self.stmts(&stmts);
@@ -604,19 +616,36 @@ impl<'a> Inliner<'a> {
     }
 }
 
+/// What binding a callee's parameters needs to know of its body.
+#[derive(Clone, Copy)]
+struct Binding<'a> {
+    /// The local slots the body assigns (parameters among them are not substituted).
+    written: &'a HashSet<Slot>,
+    /// The body writes no global and no cell: a global read as an argument can be
+    /// substituted.
+    pure_: bool,
+}
+
 /// Bind a parameter pattern to its argument: substitute a stable argument for a parameter
-/// the body never assigns, otherwise assign the relocated slot (a statement of `pre`).
+/// the body never assigns, otherwise assign the relocated slot (a statement of `pre`). A
+/// pointer to an element at a computed position is made stable first (`fixed_address`, with
+/// new locals from `positions`).
 fn bind(
     relocation: &mut Relocation<'_>,
     pattern: &Pattern,
     arg: Expr,
-    written: &HashSet<Slot>,
-    pure_: bool,
+    binding: Binding<'_>,
+    positions: &mut std::ops::Range<Slot>,
     pre: &mut Vec<Stmt>,
 ) -> Option<()> {
     match (&pattern.kind, &arg.kind) {
         (PatternKind::Bind(Place::Local(s)), _) => {
-            if !written.contains(s) && stable(&arg, pure_) {
+            if binding.written.contains(s) {
+                pre.push(Stmt::Assign(Place::Local(s + relocation.base), arg));
+                return Some(());
+            }
+            let arg = fixed_address(arg, positions, pre);
+            if stable(&arg, binding.pure_) {
                 relocation.params.insert(*s, arg);
             } else {
                 pre.push(Stmt::Assign(Place::Local(s + relocation.base), arg));
@@ -635,7 +664,7 @@ fn bind(
             if parts.len() == items.len() =>
         {
             for (part, item) in parts.iter().zip(items.iter().cloned()) {
-                bind(relocation, part, item, written, pure_, pre)?;
+                bind(relocation, part, item, binding, positions, pre)?;
             }
             Some(())
         }
@@ -655,6 +684,78 @@ fn bind(
     }
 }
 
+/// A pointer argument to an element at a computed position (`&ps.(k)`, `&m.(i \, j).x`) as
+/// an address the body can be given in place of its parameter (`stable`): each index that is
+/// neither a constant nor a local is computed into a new local of the caller (the next of
+/// `positions`, a statement of `pre`), in the order taking the pointer computes them, and a
+/// linear index is checked there as taking the pointer checks it (R0001), by a read of the
+/// element. Any other argument is returned as it is.
+fn fixed_address(arg: Expr, positions: &mut std::ops::Range<Slot>, pre: &mut Vec<Stmt>) -> Expr {
+    let ExprKind::AddrOf {
+        place,
+        root_ty,
+        path,
+    } = &arg.kind
+    else {
+        return arg;
+    };
+    let computed = |index: &Expr| !matches!(index.kind, ExprKind::Const(_));
+    if !path
+        .iter()
+        .any(|step| matches!(step, PathStep::Index(index, _) if computed(index)))
+        || component_read(*place, root_ty, path, arg.span).is_none()
+    {
+        return arg;
+    }
+    let mut fixed = Vec::with_capacity(path.len());
+    for step in path {
+        let PathStep::Index(index, mode) = step else {
+            fixed.push(step.clone());
+            continue;
+        };
+        if !computed(index) {
+            fixed.push(step.clone());
+            continue;
+        }
+        let index = match index.kind {
+            ExprKind::Local(_) => index.clone(),
+            _ => {
+                let slot = positions.end;
+                positions.end += 1;
+                pre.push(Stmt::Assign(Place::Local(slot), index.clone()));
+                Expr {
+                    kind: ExprKind::Local(slot),
+                    ..index.clone()
+                }
+            }
+        };
+        if *mode == IndexMode::Linear {
+            let container = component_read(*place, root_ty, &fixed, arg.span)
+                .expect("a prefix of a readable path is readable");
+            pre.push(Stmt::Expr(Expr {
+                ty: component_read(*place, root_ty, &path[..=fixed.len()], arg.span)
+                    .expect("a prefix of a readable path is readable")
+                    .ty,
+                kind: ExprKind::Index {
+                    array: Box::new(container),
+                    index: Box::new(index.clone()),
+                    mode: *mode,
+                },
+                span: index.span,
+            }));
+        }
+        fixed.push(PathStep::Index(index, *mode));
+    }
+    Expr {
+        kind: ExprKind::AddrOf {
+            place: *place,
+            root_ty: root_ty.clone(),
+            path: fixed,
+        },
+        ..arg
+    }
+}
+
 /// Can `e` be evaluated any number of times, later, with the same value and no effect or
 /// fault? `pure_`: the code in between writes no global and no cell.
 fn stable(e: &Expr, pure_: bool) -> bool {
@@ -667,7 +768,9 @@ fn stable(e: &Expr, pure_: bool) -> bool {
         // same pointer every time (`&a`, `&m.1`).
         ExprKind::AddrOf { path, .. } => path.iter().all(|step| match step {
             PathStep::Field(_) => true,
-            PathStep::Index(index, _) => matches!(index.kind, ExprKind::Const(_)),
+            PathStep::Index(index, _) => {
+                matches!(index.kind, ExprKind::Const(_) | ExprKind::Local(_))
+            }
         }),
         ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => pure_,
         ExprKind::Index {

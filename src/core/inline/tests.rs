@@ -183,6 +183,34 @@ inline swap {
 }
 
 #[test]
+fn a_pointer_to_an_element_at_a_computed_position_is_the_element_in_the_body() {
+    // `&a.(k + 1)`: the position is computed into a new local of the caller (`l1`, past the
+    // callee's slot) and checked by a read of the element, where taking the pointer would
+    // have; the body reads and stores that element in place, whatever it does to `k`.
+    check(
+        "var a : int ^ 3 = (1, 2, 3);
+var k = 0;
+proc bump (p: &int) { k += 1; p <- *p + 10; }
+bump (&a.(k + 1));",
+        "
+proc f0 bump (l0 : &int) : void slots 1 {
+  g1 = IntArith(Add, Int)(g1, 1)
+  *l0 <- IntArith(Add, Int)(*l0, 10)
+}
+g0 = [1, 2, 3]
+g1 = 0
+loop {
+  l1 = IntArith(Add, Int)(g1, 1)
+  g0[l1]
+  inline bump {
+    g1 = IntArith(Add, Int)(g1, 1)
+    g0[l1] <- IntArith(Add, Int)(g0[l1], 10)
+  }
+}",
+    );
+}
+
+#[test]
 fn an_inlined_body_gets_slots_and_labels_past_the_callers() {
     check(
         "fun sum_below (n: int) : int { var s = 0; for i in 0 ..< n do s = s + i; done return s; }

@@ -995,12 +995,16 @@ impl Lower<'_, '_, '_> {
             }
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
-            // A field of an aggregate in registers (a global one held there for the loop).
+            // A field of an aggregate in registers (a global one held there for the loop), or
+            // of an element of an array of tuples stored as columns (`ps.(i).x`).
             ExprKind::Field(inner, i) => {
                 crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
                     && match &inner.kind {
                         ExprKind::Local(s) => self.avars.contains_key(s),
                         ExprKind::Global(_) => promotable(&inner.ty),
+                        ExprKind::Index { .. } | ExprKind::Deref(_) => {
+                            self.closed_expr(inner, arrays)
+                        }
                         _ => false,
                     }
             }

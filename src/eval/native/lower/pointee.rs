@@ -1,9 +1,10 @@
 //! Scalars a pointer variable points at, and scalar fields of the struct, tuple or record it
 //! points at: `*p` and `(*p).x` (`p*.x`) read, `p <- v` and `p.x <- v` stored where they
-//! live, through the runtime's pointee helpers, with no copy of the object. When a helper
-//! cannot see the target (a pointer into an array or a compact value, a cast pointer, a
-//! variable not assigned yet) the access runs on the closure compiler in a cold block, which
-//! reads or stores it or raises its error.
+//! live, through the runtime's pointee helpers, with no copy of the object (a pointer into
+//! an array too: the helpers follow its element steps). When a helper cannot see the target
+//! (a pointer into a compact value, a cast pointer, a variable not assigned yet) the access
+//! runs on the closure compiler in a cold block, which reads or stores it or raises its
+//! error.
 
 use cranelift_codegen::ir::{types, InstBuilder};
 
