@@ -40,7 +40,7 @@ fn with_target<R>(
 
 /// The positions of a pointer's steps followed by the fields `path`, when every step is a
 /// field.
-fn field_positions(steps: &[(StepKind, usize)], path: &[u32]) -> Option<SmallVec<[usize; 8]>> {
+fn field_positions(steps: &[(StepKind, usize)], path: &[u32]) -> Option<Positions> {
     steps
         .iter()
         .map(|(kind, position)| matches!(kind, StepKind::Field).then_some(*position))
@@ -48,12 +48,13 @@ fn field_positions(steps: &[(StepKind, usize)], path: &[u32]) -> Option<SmallVec
         .collect()
 }
 
+/// The step kinds of a path, and the position each takes.
+type Kinds = SmallVec<[StepKind; 8]>;
+type Positions = SmallVec<[usize; 8]>;
+
 /// A pointer's steps followed by the fields `path`, as the evaluator's paths take them, when
 /// no step enters a compact value (whose components are digits of a code, not leaves).
-fn full_path(
-    steps: &[(StepKind, usize)],
-    path: &[u32],
-) -> Option<(SmallVec<[StepKind; 8]>, SmallVec<[usize; 8]>)> {
+fn full_path(steps: &[(StepKind, usize)], path: &[u32]) -> Option<(Kinds, Positions)> {
     if steps
         .iter()
         .any(|(kind, _)| matches!(kind, StepKind::CField(_) | StepKind::CElement(_)))

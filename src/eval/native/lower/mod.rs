@@ -15,6 +15,7 @@ mod call;
 mod capture;
 mod chars;
 mod counting;
+mod dead;
 mod element;
 mod entries;
 
@@ -694,45 +695,6 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     }
 }
 
-/// Remove the loads whose values nothing uses (the leaves of a struct read whole of which the
-/// code uses a few, a view fetched for a path not taken). Lowering marks a load `notrap` only
-/// where its address is valid, so it has no effect but its value; Cranelift keeps every load,
-/// used or not.
-fn remove_dead_loads(func: &mut cranelift_codegen::ir::Function) {
-    use cranelift_codegen::ir::InstructionData;
-    loop {
-        let mut used = std::collections::HashSet::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                for v in func.dfg.inst_values(inst) {
-                    used.insert(func.dfg.resolve_aliases(v));
-                }
-            }
-        }
-        let mut dead = Vec::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                if let InstructionData::Load { flags, .. } = func.dfg.insts[inst] {
-                    let unused = func
-                        .dfg
-                        .inst_results(inst)
-                        .iter()
-                        .all(|r| !used.contains(&func.dfg.resolve_aliases(*r)));
-                    if func.dfg.mem_flags[flags].notrap() && unused {
-                        dead.push(inst);
-                    }
-                }
-            }
-        }
-        if dead.is_empty() {
-            return;
-        }
-        for inst in dead {
-            func.layout.remove_inst(inst);
-        }
-    }
-}
-
 /// The Cranelift context for one function of `sig`.
 fn context(backend: &SharedBackend, sig: Signature) -> Context {
     let b = lock(backend);
@@ -742,7 +704,7 @@ fn context(backend: &SharedBackend, sig: Signature) -> Context {
 }
 
 fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), String> {
-    remove_dead_loads(&mut ctx.func);
+    dead::remove_dead_code(&mut ctx.func);
     // For those working on the backend: the Cranelift IR of each function as lowered, the
     // machine code Cranelift made of it (before branch simplification) and the IR after
     // Cranelift's optimisation, on stderr.
