@@ -121,6 +121,10 @@ impl Lower<'_, '_, '_> {
                     "a map whose source or elements are not scalars in registers",
                 ),
             },
+            // An element of a varray variable (`items.i`), read by `varray_op`.
+            ExprKind::Prim(Prim::Varray(op), a) if self.values_form(e, *op, a).is_some() => self
+                .varray_op(e, *op, a)
+                .expect("values_form: an element read varray_op lowers"),
             ExprKind::Call { func, args } => self.call(e, func, args, Repr::Unit),
             ExprKind::Inlined(inlined) => self.inlined(inlined, Repr::Unit, e),
             ExprKind::Match(scrutinee, arms) => {
