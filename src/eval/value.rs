@@ -530,6 +530,7 @@ impl ColumnLayout {
 
     /// The tuple of the components `fields` (of a layout, or of a nested tuple of one).
     pub fn gather_fields(fields: &[ColumnField], leaf: &mut dyn FnMut(usize) -> Value) -> Value {
+        // Collected straight into the shared slice: one allocation of the known length.
         Value::Tuple(
             fields
                 .iter()
@@ -537,8 +538,7 @@ impl ColumnLayout {
                     ColumnField::Column(c) => leaf(*c),
                     ColumnField::Tuple(inner) => ColumnLayout::gather_fields(inner, leaf),
                 })
-                .collect::<Vec<_>>()
-                .into(),
+                .collect(),
         )
     }
 
