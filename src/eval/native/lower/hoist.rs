@@ -6,9 +6,8 @@
 //! nothing, and has no fallback piece (every expression is one lowering compiles natively).
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
-//! stores into it. A pointer variable's view is the view of the array it points at. A loop
-//! left by a `return` of a closed value (or of a variant or tuple built of closed values,
-//! `return Some i`) is closed too: nothing after it in the loop runs.
+//! stores into it. A pointer variable's view is the view of the array it points at. A
+//! `return` of closed values (`return Some i`) may leave a closed loop.
 //!
 //! Straight-line code is treated the same way: a run of closed statements outside any
 //! closed loop (the ifs, stores and loops of a function body between two calls) is a
@@ -957,15 +956,13 @@ impl Lower<'_, '_, '_> {
                 }
                 ok
             }
-            // Leaving the function: nothing after it in the loop runs, so only the value must
-            // keep the views valid while it is computed.
+            // Nothing after it in the loop runs: only its value must keep the views valid.
             Stmt::Return(value) => value.as_ref().is_none_or(|v| self.closed_result(v, arrays)),
             Stmt::ForArray { .. } => false,
         }
     }
 
-    /// Is `e` a value a `return` can leave a closed loop with: closed, or a variant or tuple
-    /// built of such values (`return Some i`; building it allocates, which touches no array)?
+    /// Is `e` closed, or a variant or tuple built of closed values (an allocation)?
     fn closed_result(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
         match &e.kind {
             ExprKind::Inject { arg, .. } => self.closed_result(arg, arrays),
