@@ -332,26 +332,34 @@ pub struct DynArray {
     pub items: Items,
 }
 
-/// The elements of a varray: scalars at their kind's width (as an array's leaves are stored,
-/// so a `varray[tiny]` takes a byte an element), anything else one `Value` each.
+/// The elements of a varray, stored as an array of their type stores its leaves
+/// (`leaf_repr`): scalars at their kind's width (so a `varray[tiny]` takes a byte an
+/// element), tuples, records and structs of scalars as one column per scalar field, anything
+/// else one `Value` each.
 #[derive(Debug)]
 pub enum Items {
     Scalars(Scalars),
+    Columns(Columns),
     Values(Vec<Value>),
 }
 
 impl Items {
     /// No elements yet, stored as elements of type `element` are.
     pub fn of(element: &crate::types::Type) -> Items {
-        match ScalarKind::of(element) {
-            Some(kind) => Items::Scalars(Scalars::new(kind)),
-            None => Items::Values(Vec::new()),
+        match leaf_repr(element) {
+            LeafRepr::Scalar(kind) => Items::Scalars(Scalars::new(kind)),
+            LeafRepr::Columns(layout) => Items::Columns(Columns {
+                layout,
+                columns: layout.kinds.iter().map(|k| Scalars::new(*k)).collect(),
+            }),
+            LeafRepr::Boxed => Items::Values(Vec::new()),
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
             Items::Scalars(s) => s.len(),
+            Items::Columns(c) => c.len(),
             Items::Values(v) => v.len(),
         }
     }
@@ -364,6 +372,7 @@ impl Items {
     pub fn capacity(&self) -> usize {
         match self {
             Items::Scalars(s) => s.capacity(),
+            Items::Columns(c) => c.columns.iter().map(Scalars::capacity).min().unwrap_or(0),
             Items::Values(v) => v.capacity(),
         }
     }
@@ -372,6 +381,7 @@ impl Items {
     pub fn element_bytes(&self) -> usize {
         match self {
             Items::Scalars(s) => s.kind().bytes(),
+            Items::Columns(c) => c.layout.kinds.iter().map(|k| k.bytes()).sum(),
             Items::Values(_) => std::mem::size_of::<Value>(),
         }
     }
@@ -379,6 +389,7 @@ impl Items {
     pub fn get(&self, k: usize) -> Value {
         match self {
             Items::Scalars(s) => s.get(k),
+            Items::Columns(c) => c.get(k),
             Items::Values(v) => v[k].clone(),
         }
     }
@@ -386,6 +397,7 @@ impl Items {
     pub fn set(&mut self, k: usize, x: Value) {
         match self {
             Items::Scalars(s) => s.set(k, &x),
+            Items::Columns(c) => c.set(k, &x),
             Items::Values(v) => v[k] = x,
         }
     }
@@ -393,6 +405,10 @@ impl Items {
     pub fn push(&mut self, x: Value) {
         match self {
             Items::Scalars(s) => s.push(&x),
+            Items::Columns(c) => {
+                let columns = &mut c.columns;
+                c.layout.scatter(&x, &mut |i, leaf| columns[i].push(leaf));
+            }
             Items::Values(v) => v.push(x),
         }
     }
@@ -401,6 +417,7 @@ impl Items {
     pub fn pop(&mut self) -> bool {
         match self {
             Items::Scalars(s) => s.pop(),
+            Items::Columns(c) => c.columns.iter_mut().fold(false, |_, c| c.pop()),
             Items::Values(v) => v.pop().is_some(),
         }
     }
@@ -412,6 +429,10 @@ impl Items {
     ) -> Result<(), std::collections::TryReserveError> {
         match self {
             Items::Scalars(s) => s.try_reserve_exact(more),
+            Items::Columns(c) => c
+                .columns
+                .iter_mut()
+                .try_for_each(|c| c.try_reserve_exact(more)),
             Items::Values(v) => v.try_reserve_exact(more),
         }
     }
@@ -420,6 +441,7 @@ impl Items {
     pub fn values(&self) -> Vec<Value> {
         match self {
             Items::Scalars(s) => (0..s.len()).map(|k| s.get(k)).collect(),
+            Items::Columns(c) => (0..c.len()).map(|k| c.get(k)).collect(),
             Items::Values(v) => v.clone(),
         }
     }
@@ -813,6 +835,40 @@ mod tests {
             ("y".into(), Type::Double),
         ]);
         assert_eq!(leaf_repr(&record), leaf_repr(&long_double()));
+    }
+
+    #[test]
+    fn a_varray_of_tuples_of_scalars_keeps_one_column_a_field() {
+        let mut items = Items::of(&nested());
+        let Items::Columns(columns) = &items else {
+            panic!("a varray of a nested tuple of scalars is not in columns");
+        };
+        assert_eq!(columns.columns.len(), 4);
+        assert_eq!(items.element_bytes(), 4 + 8 + 1 + 4);
+        let element = |i: i64| {
+            tuple(vec![
+                Value::Int(i),
+                tuple(vec![Value::Float(i as f64 / 2.0), Value::bool(i % 2 == 1)]),
+                Value::Int(65 + i),
+            ])
+        };
+        items.try_reserve_exact(2).expect("room for two");
+        assert!(items.capacity() >= 2);
+        for i in 0..3 {
+            items.push(element(i));
+        }
+        assert_eq!(items.len(), 3);
+        assert!(same(&items.get(1), &element(1)));
+        items.set(0, element(7));
+        assert!(same(&items.get(0), &element(7)));
+        assert!(items.pop());
+        assert_eq!(items.len(), 2);
+        let values = items.values();
+        assert!(same(&values[0], &element(7)) && same(&values[1], &element(1)));
+        assert!(items.pop() && items.pop() && !items.pop());
+        // A tuple holding a string keeps whole values.
+        let boxed = Items::of(&Type::tuple(vec![Type::INT, Type::String]));
+        assert!(matches!(boxed, Items::Values(_)));
     }
 
     #[test]

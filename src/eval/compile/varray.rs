@@ -18,7 +18,7 @@ use super::super::Ctrl;
 use super::{int_ty_of, internal, Compiler};
 
 /// The elements behind a varray value (or a darray's, `Sum(0, varray)`).
-fn elements(v: &Value) -> Option<&Arc<Elements>> {
+pub fn elements(v: &Value) -> Option<&Arc<Elements>> {
     match v {
         Value::Varray(d) => Some(d),
         Value::Sum(pair) => pair.parts().first().and_then(elements),
@@ -26,16 +26,28 @@ fn elements(v: &Value) -> Option<&Arc<Elements>> {
     }
 }
 
-/// The elements of the varray (or darray) `v`: the address of the first when they are scalars
-/// (else 0) and their count, read under the lock. Both stay valid until an element is pushed
-/// or popped (which may move them), so native code keeps them only for a loop that does
-/// neither.
-pub fn view(v: &Value) -> Option<(usize, usize)> {
-    let d = lock(elements(v)?);
-    Some(match &d.items {
-        Items::Scalars(s) => (s.addr(0), s.len()),
-        Items::Values(values) => (0, values.len()),
-    })
+/// The elements of the varray (or darray) `v`, read under the lock into `out` (of n + 1
+/// words): when n is 1, the address of the first if they are scalars, else the address of
+/// each of their n columns if they are stored so, null otherwise; then their count (0 when
+/// `v` is no varray). Addresses stay valid until an element is pushed or popped (which may
+/// move them), so native code keeps them only for a loop that does neither.
+pub fn view(v: &Value, out: &mut [usize]) {
+    out.fill(0);
+    let Some(elements) = elements(v) else {
+        return;
+    };
+    let d = lock(elements);
+    let (data, count) = out.split_at_mut(out.len() - 1);
+    count[0] = d.items.len();
+    match &d.items {
+        Items::Scalars(s) if data.len() == 1 => data[0] = s.addr(0),
+        Items::Columns(c) if c.columns.len() == data.len() => {
+            for (at, column) in data.iter_mut().zip(&c.columns) {
+                *at = column.addr(0);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn lock(d: &Elements) -> spin::mutex::SpinMutexGuard<'_, DynArray> {
@@ -133,6 +145,11 @@ impl NativeVarrayOp {
         self.element?;
         let mut d = lock(elements(v)?);
         let bound = d.bound;
+        match self.op {
+            VarrayOp::Len => return Some(d.items.len() as u64),
+            VarrayOp::MaxLen => return Some(bound as u64),
+            _ => {}
+        }
         let Items::Scalars(s) = &mut d.items else {
             return None;
         };
@@ -145,8 +162,6 @@ impl NativeVarrayOp {
             (0..len as i128).contains(&k).then_some(k as usize)
         };
         match self.op {
-            VarrayOp::Len => Some(len as u64),
-            VarrayOp::MaxLen => Some(bound as u64),
             VarrayOp::Get => Some(s.bits(inside()?)),
             VarrayOp::Set => {
                 s.set_bits(inside()?, x);
@@ -280,6 +295,11 @@ impl Compiler<'_> {
                             check_allocation(Some(leaves), &ty, &frame.rt.limits)
                                 .map_err(|f| f.at(span))?;
                             Ok(Value::Array(ArrayVal::new(Buffer::Scalars(s.clone()))))
+                        }
+                        (Items::Columns(c), LeafRepr::Columns(layout)) if c.layout == layout => {
+                            check_allocation(Some(leaves), &ty, &frame.rt.limits)
+                                .map_err(|f| f.at(span))?;
+                            Ok(Value::Array(ArrayVal::new(Buffer::Columns(c.clone()))))
                         }
                         _ => {
                             let mut out = LeafBuilder::new(shape.repr);

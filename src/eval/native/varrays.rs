@@ -3,19 +3,22 @@
 //! (`compile/varray.rs`) under the varray's lock, so values and faults are theirs.
 
 use super::super::compile::varray::{view, NativeVarrayOp};
-use super::super::value::Value;
+use super::super::value::{Items, Value};
 use super::super::Runtime;
 use super::runtime::guarded;
 use crate::core::ir::VarrayOp;
 
-/// The elements of the varray (or darray) in `value` (a slot): the address of the first when
-/// they are scalars (else null) and their count, into `out`; null and 0 when it holds no
-/// varray.
-pub(super) extern "C" fn varray_view(value: &Value, out: &mut [usize; 2]) {
-    *out = match view(value) {
-        Some((data, len)) => [data, len],
-        None => [0, 0],
-    };
+/// The elements of the varray (or darray) in `value` (a slot), into `out`: when `n` is 1
+/// the address of the first if they are scalars, else the address of each of its `n`
+/// columns if they are tuples of scalars stored so (null otherwise), then their count; nulls
+/// and 0 when it holds no varray.
+///
+/// # Safety
+/// `out` is the address of `n + 1` words the native caller owns.
+pub(super) unsafe extern "C" fn varray_view(value: &Value, out: *mut usize, n: usize) {
+    // SAFETY: the caller's buffer of `n + 1` words.
+    let out = unsafe { std::slice::from_raw_parts_mut(out, n + 1) };
+    view(value, out);
 }
 
 /// The varray operation `op` on the varray (or darray) at `v`, with the bits of an index `i`
@@ -84,4 +87,81 @@ pub(super) unsafe extern "C" fn varray_values_op(
         }
         Ok(())
     })
+}
+
+/// The varray operation `op` (`Get`, `Set`, `Push`) on the varray (or darray) at `v` whose
+/// elements are tuples, records or structs of scalars (`agg`), stored as columns: with the
+/// bits of an index `i`, and the element's leaves in `bits`, one word each (the element read
+/// is written there). No element is ever boxed: a leaf goes between its column and its word.
+///
+/// # Safety
+/// `bits` is the address of one word per leaf of `agg`, which the native caller owns.
+pub(super) unsafe extern "C" fn varray_leaves_op(
+    rt: &Runtime<'_>,
+    op: &NativeVarrayOp,
+    agg: &super::Agg,
+    v: &Value,
+    i: i64,
+    bits: *mut u64,
+) {
+    // SAFETY: the caller's buffer of one word per leaf.
+    let bits = unsafe { std::slice::from_raw_parts_mut(bits, agg.leaves.len()) };
+    if leaves_in_place(op, v, i, bits) {
+        return;
+    }
+    guarded(rt, (), || {
+        // A captured variable's cell: the varray in it (a handle to the same elements).
+        let varray = match v {
+            Value::Cell(cell) => cell.lock().clone(),
+            v => v.clone(),
+        };
+        let element = match op.op {
+            VarrayOp::Set | VarrayOp::Push => agg.boxed(bits),
+            _ => Value::Unit,
+        };
+        let result = op.run(&varray, i, element, &rt.limits)?;
+        if op.op == VarrayOp::Get {
+            agg.unbox(&result, bits);
+        }
+        Ok(())
+    })
+}
+
+/// `varray_leaves_op` directly on the columns when nothing can go wrong: the index is inside
+/// the elements, and a pushed element fits every column as it is. False otherwise, for the
+/// kernels' own code (which raises the faults, or grows the columns under the memory budget).
+#[inline]
+fn leaves_in_place(op: &NativeVarrayOp, v: &Value, i: i64, bits: &mut [u64]) -> bool {
+    let Some(elements) = super::super::compile::varray::elements(v) else {
+        return false;
+    };
+    let mut d = elements.lock();
+    let bound = d.bound;
+    let room = d.items.capacity();
+    let Items::Columns(c) = &mut d.items else {
+        return false;
+    };
+    let len = c.len();
+    let index = op.index.unwrap_or(crate::types::ty::IntTy::Long);
+    let k = super::super::prims::int_value(i, index);
+    let inside = (0..len as i128).contains(&k);
+    match op.op {
+        VarrayOp::Get if inside => {
+            for (bit, column) in bits.iter_mut().zip(&c.columns) {
+                *bit = column.bits(k as usize);
+            }
+        }
+        VarrayOp::Set if inside => {
+            for (bit, column) in bits.iter().zip(&mut c.columns) {
+                column.set_bits(k as usize, *bit);
+            }
+        }
+        VarrayOp::Push if len < bound && len < room => {
+            for (bit, column) in bits.iter().zip(&mut c.columns) {
+                column.push_bits_within(*bit, bound);
+            }
+        }
+        _ => return false,
+    }
+    true
 }

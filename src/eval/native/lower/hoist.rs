@@ -68,16 +68,6 @@ pub(super) fn base_place(base: &Expr) -> Option<Place> {
     }
 }
 
-/// Is `base`, a variable a closed loop uses (`closed_expr`), a varray's rather than an array's,
-/// a pointer's or a string's?
-pub(super) fn varray_base(base: &Expr) -> bool {
-    base.ty.pointee().is_none()
-        && !matches!(
-            base.ty,
-            crate::types::Type::Array(..) | crate::types::Type::String
-        )
-}
-
 /// The places `stmts` assign, bind or move out of (`take`).
 pub(super) fn assigned_places(stmts: &[Stmt]) -> std::collections::HashSet<Place> {
     let assigned = std::cell::RefCell::new(std::collections::HashSet::new());
@@ -608,11 +598,12 @@ impl Lower<'_, '_, '_> {
                 self.views.insert(place, (vec![data], len, false));
                 continue;
             }
-            if varray_base(&base) {
-                let (data, len) = self.varray_view(addr);
-                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data, 0);
-                let readable = self.null_if(null, vec![len])[0];
-                self.views.insert(place, (vec![data, readable], len, false));
+            if super::varray::varray_base(&base) {
+                // The data (or each column) and the count readable there (0 for null data).
+                let (mut data, len) = self.varray_view(addr, &base.ty);
+                let null = self.b.ins().icmp_imm_s(IntCC::Equal, data[0], 0);
+                data.push(self.null_if(null, vec![len])[0]);
+                self.views.insert(place, (data, len, false));
                 continue;
             }
             let (data, len) = match columns_of(&base) {
@@ -1010,13 +1001,15 @@ impl Lower<'_, '_, '_> {
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
             // A field of an aggregate in registers (a global one held there for the loop), or
-            // of an element of an array of tuples stored as columns (`ps.(i).x`).
+            // of an element of an array or varray of tuples stored as columns (`ps.(i).x`).
             ExprKind::Field(inner, i) => {
                 crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
                     && match &inner.kind {
                         ExprKind::Local(s) => self.avars.contains_key(s),
                         ExprKind::Global(_) => promotable(&inner.ty),
-                        ExprKind::Index { .. } | ExprKind::Deref(_) => {
+                        ExprKind::Index { .. }
+                        | ExprKind::Deref(_)
+                        | ExprKind::Prim(Prim::Varray(VarrayOp::Get), _) => {
                             self.closed_expr(inner, arrays)
                         }
                         _ => false,
@@ -1055,6 +1048,12 @@ impl Lower<'_, '_, '_> {
                 }
                 arrays.entry(place).or_insert((varray.clone(), false));
                 true
+            }
+            // An element of a varray of tuples of scalars, read or set by its columns.
+            ExprKind::Prim(Prim::Varray(op @ (VarrayOp::Get | VarrayOp::Set)), a)
+                if self.column_op(e, *op, a) =>
+            {
+                self.closed_column_op(a, arrays)
             }
             // The length or a byte of the string a variable holds, as `string_read` lowers
             // them: its view is kept for the loop (a closed loop assigns no string).

@@ -8,6 +8,8 @@ use crate::core::ir::{Expr, ExprKind, Place, Prim, VarrayOp};
 use crate::core::visit::each_in_expr;
 use crate::eval::compile::varray::NativeVarrayOp;
 use crate::eval::native::{Agg, Repr};
+use crate::eval::value::{leaf_repr, ColumnLayout, LeafRepr};
+use crate::types::ty::NominalBody;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
@@ -22,6 +24,9 @@ impl Lower<'_, '_, '_> {
     /// element, which are closed (no call, no effect), so the order cannot show.
     pub(super) fn varray_op(&mut self, e: &Expr, op: VarrayOp, a: &[Expr]) -> Option<V> {
         if let Some(index) = self.values_form(e, op, a) {
+            if let Some(agg) = column_element(e, op, a) {
+                return Some(self.leaves_call(e, op, index, a, &agg));
+            }
             return Some(match Agg::of(&e.ty) {
                 // An aggregate element read: cloned into a temporary, then unboxed.
                 Some(agg) => {
@@ -242,6 +247,110 @@ impl Lower<'_, '_, '_> {
         self.check_failed();
     }
 
+    /// A varray operation of `values_form` on elements that are tuples of scalars (`agg`),
+    /// never boxed: the index, then the element's leaves; each leaf read from or stored to
+    /// its column through the columns kept for the enclosing closed loop when the index is
+    /// inside them, else by the runtime (`varray_leaves_op`, which raises the kernels' own
+    /// faults and grows the columns for a `Push`).
+    fn leaves_call(
+        &mut self,
+        e: &Expr,
+        op: VarrayOp,
+        index: Option<crate::types::IntTy>,
+        a: &[Expr],
+        agg: &Agg,
+    ) -> V {
+        let (varray, rest) = a.split_first().expect("values_form: a varray operand");
+        self.check_base(varray);
+        let i = match index {
+            Some(_) => self.expr(&rest[0]).int(),
+            None => self.iconst(0),
+        };
+        let element = match (op, rest) {
+            (VarrayOp::Set, [_, x]) | (VarrayOp::Push, [x]) => {
+                let v = self.expr(x);
+                self.leaves(v)
+            }
+            _ => vec![],
+        };
+        let layout = agg.layout().expect("checked by column_element");
+        let place = super::hoist::base_place(varray);
+        let columns = (place.as_ref())
+            .and_then(|place| self.views.get(place))
+            .filter(|(data, _, _)| data.len() == layout.kinds.len() + 1 && op != VarrayOp::Push)
+            .map(|(data, _, _)| data.clone());
+        let Some(columns) = columns else {
+            return self.leaves_runtime(e, op, index, varray, i, &element, agg);
+        };
+        let (data, readable) = columns.split_at(layout.kinds.len());
+        let join = self.join_block(Repr::Unit, (op == VarrayOp::Get).then_some(agg));
+        if !place.is_some_and(|place| self.below_count(&rest[0], place)) {
+            let inside = (self.b.ins()).icmp(IntCC::UnsignedLessThan, i, readable[0]);
+            let (fast, cold) = (self.b.create_block(), self.b.create_block());
+            self.b.set_cold_block(cold);
+            self.b.ins().brif(inside, fast, &[], cold, &[]);
+            self.b.seal_block(fast);
+            self.b.seal_block(cold);
+            self.b.switch_to_block(cold);
+            let v = self.leaves_runtime(e, op, index, varray, i, &element, agg);
+            let v = self.jump_values(v);
+            self.b.ins().jump(join, &super::args(&v));
+            self.b.switch_to_block(fast);
+        }
+        let mut read = Vec::new();
+        for (c, (kind, column)) in layout.kinds.iter().zip(data).enumerate() {
+            let at = self.leaf_addr(*kind, *column, i);
+            match element.get(c) {
+                Some(V::I(x) | V::F(x)) => self.store_leaf(*kind, *x, at),
+                _ => read.extend(self.load_leaf(*kind, at).scalars()),
+            }
+        }
+        self.b.ins().jump(join, &super::args(&read));
+        self.joined(join, Repr::Unit, (op == VarrayOp::Get).then_some(agg))
+    }
+
+    /// `leaves_call` by the runtime: the element's leaves (`Set`, `Push`) into a buffer the
+    /// runtime copies into the columns, or the element read from them into the buffer (`Get`).
+    #[allow(clippy::too_many_arguments)]
+    fn leaves_runtime(
+        &mut self,
+        e: &Expr,
+        op: VarrayOp,
+        index: Option<crate::types::IntTy>,
+        varray: &Expr,
+        i: ClValue,
+        element: &[V],
+        agg: &Agg,
+    ) -> V {
+        let buf = self.leaf_buffer(agg.leaves.len());
+        self.store_leaves(buf, element);
+        let addr = self.base_addr(varray);
+        let site = self.keep(NativeVarrayOp {
+            op,
+            index,
+            element: None,
+            span: e.span,
+        });
+        let site = self.ptr_const(site);
+        let desc = self.agg_ptr(agg) as i64;
+        let desc = self.iconst(desc);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::VarrayLeavesOp,
+            &[types::I64; 6],
+            &[],
+            &[rt, site, desc, addr, i, buf],
+        );
+        self.check_failed();
+        match op {
+            VarrayOp::Get => {
+                let leaves = self.load_leaves(buf, agg);
+                self.agg_value(leaves)
+            }
+            _ => V::Unit,
+        }
+    }
+
     /// `varray_op`'s runtime call.
     #[allow(clippy::too_many_arguments)]
     fn varray_call(
@@ -314,15 +423,88 @@ impl Lower<'_, '_, '_> {
         self.join_value(join, element)
     }
 
-    /// The elements of the varray in the value at `addr`: the address of the first when they
-    /// are scalars (else null) and their count (0 when it holds no varray).
-    pub(super) fn varray_view(&mut self, addr: ClValue) -> (ClValue, ClValue) {
-        let out = self.leaf_buffer(2);
-        self.call_helper(Helper::VarrayView, &[types::I64; 2], &[], &[addr, out]);
-        let data = self.b.ins().load(types::I64, super::flags(), out, 0);
-        let len = self.b.ins().load(types::I64, super::flags(), out, 8);
+    /// The elements of the varray in the value at `addr`, of type `ty`: the address of the
+    /// first when they are scalars, else null, or when they are tuples of scalars the address
+    /// of each column (`varray_columns`), and their count (0 when it holds no varray).
+    pub(super) fn varray_view(&mut self, addr: ClValue, ty: &Type) -> (Vec<ClValue>, ClValue) {
+        let n = varray_columns(ty).map_or(1, |layout| layout.kinds.len());
+        let out = self.leaf_buffer(n + 1);
+        let count = self.iconst(n as i64);
+        self.call_helper(
+            Helper::VarrayView,
+            &[types::I64; 3],
+            &[],
+            &[addr, out, count],
+        );
+        let data = (0..n)
+            .map(|c| (self.b.ins()).load(types::I64, super::flags(), out, (c * 8) as i32))
+            .collect();
+        let len = (self.b.ins()).load(types::I64, super::flags(), out, (n * 8) as i32);
         (data, len)
     }
+
+    /// Is `e` a varray operation of `leaves_call`: on a varray variable, by a closed index,
+    /// with an element that is a tuple of scalars?
+    pub(super) fn column_op(&self, e: &Expr, op: VarrayOp, a: &[Expr]) -> bool {
+        self.values_form(e, op, a).is_some() && column_element(e, op, a).is_some()
+    }
+
+    /// Is the `column_op` of operands `a` closed: its index and element are. The columns of a
+    /// varray variable in the frame or a global are then kept for the loop (see `varray_op`).
+    pub(super) fn closed_column_op(
+        &self,
+        a: &[Expr],
+        arrays: &mut std::collections::HashMap<Place, (Expr, bool)>,
+    ) -> bool {
+        let (varray, rest) = a.split_first().expect("checked by column_op");
+        if !rest.iter().all(|x| self.closed_expr(x, arrays)) {
+            return false;
+        }
+        if let Some(place @ (Place::Local(_) | Place::Global(_))) = super::hoist::base_place(varray)
+        {
+            arrays.entry(place).or_insert((varray.clone(), false));
+        }
+        true
+    }
+}
+
+/// Is `base`, a variable a closed loop uses (`closed_expr`), a varray's rather than an array's,
+/// a pointer's or a string's?
+pub(super) fn varray_base(base: &Expr) -> bool {
+    base.ty.pointee().is_none() && !matches!(base.ty, Type::Array(..) | Type::String)
+}
+
+/// The column layout of the elements of a varray or darray type, when they are tuples,
+/// records or structs of scalars (which a varray stores as columns, `Items::of`).
+pub(super) fn varray_columns(ty: &Type) -> Option<&'static ColumnLayout> {
+    let Type::Nominal(def) = ty else {
+        return None;
+    };
+    let (declaration, _) = def.instance.as_ref()?;
+    let Some(NominalBody::Variant(constructors)) = def.body() else {
+        return None;
+    };
+    let inner = constructors.first()?.1.as_ref()?;
+    match &*declaration.name {
+        "darray" => varray_columns(inner),
+        "varray" => match leaf_repr(inner) {
+            LeafRepr::Columns(layout) => Some(layout),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The aggregate of the element of a varray operation (`Get`, `Set`, `Push`) when it is a
+/// tuple, record or struct of scalars, which a varray stores as columns (`Items::of`):
+/// `leaves_call` moves it between its columns and registers, never boxed.
+pub(super) fn column_element(e: &Expr, op: VarrayOp, a: &[Expr]) -> Option<Agg> {
+    let element = match (op, a) {
+        (VarrayOp::Set, [_, _, x]) | (VarrayOp::Push, [_, x]) => &x.ty,
+        (VarrayOp::Get, [_, _]) => &e.ty,
+        _ => return None,
+    };
+    Agg::of(element).filter(|agg| agg.layout().is_some())
 }
 
 /// Does computing `x` leave the varray variable `varray` as it is: no assignment or move of
