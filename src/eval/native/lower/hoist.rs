@@ -895,8 +895,7 @@ impl Lower<'_, '_, '_> {
                 };
                 let limit_wide = matches!(to.ty, crate::types::Type::Int(ity) if wide(ity));
                 var_ok
-                    && !wide(*var_ty)
-                    && !limit_wide
+                    && wide(*var_ty) == limit_wide
                     && Repr::of(&to.ty) == Some(Repr::I64)
                     && self.closed_expr(from, arrays)
                     && self.closed_expr(to, arrays)
