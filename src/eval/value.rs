@@ -844,7 +844,7 @@ mod tests {
             panic!("a varray of a nested tuple of scalars is not in columns");
         };
         assert_eq!(columns.columns.len(), 4);
-        assert_eq!(items.element_bytes(), 4 + 8 + 1 + 4);
+        assert_eq!(items.element_bytes(), 4 + 8 + 1 + 1);
         let element = |i: i64| {
             tuple(vec![
                 Value::Int(i),
