@@ -229,13 +229,7 @@ impl Lower<'_, '_, '_> {
             _ => null,
         };
         let addr = self.base_addr(varray);
-        let site = self.keep(NativeVarrayOp {
-            op,
-            index,
-            element: None,
-            span: e.span,
-        });
-        let site = self.ptr_const(site);
+        let site = self.varray_site(op, index, None, e.span);
         let rt = self.rt;
         let out = out.unwrap_or(null);
         self.call_helper(
@@ -325,13 +319,7 @@ impl Lower<'_, '_, '_> {
         let buf = self.leaf_buffer(agg.leaves.len());
         self.store_leaves(buf, element);
         let addr = self.base_addr(varray);
-        let site = self.keep(NativeVarrayOp {
-            op,
-            index,
-            element: None,
-            span: e.span,
-        });
-        let site = self.ptr_const(site);
+        let site = self.varray_site(op, index, None, e.span);
         let desc = self.agg_ptr(agg) as i64;
         let desc = self.iconst(desc);
         let rt = self.rt;
@@ -351,6 +339,25 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// The address of the description the runtime's varray helpers are given of an
+    /// operation: what it is, its index's type, how registers hold its element (`None`: as
+    /// values, or as an aggregate's leaves), and where it is.
+    fn varray_site(
+        &mut self,
+        op: VarrayOp,
+        index: Option<crate::types::IntTy>,
+        element: Option<Repr>,
+        span: crate::syntax::span::Span,
+    ) -> ClValue {
+        let site = self.keep(NativeVarrayOp {
+            op,
+            index,
+            element,
+            span,
+        });
+        self.ptr_const(site)
+    }
+
     /// `varray_op`'s runtime call.
     #[allow(clippy::too_many_arguments)]
     fn varray_call(
@@ -364,13 +371,7 @@ impl Lower<'_, '_, '_> {
         x: ClValue,
     ) -> V {
         let addr = self.base_addr(varray);
-        let site = self.keep(NativeVarrayOp {
-            op,
-            index,
-            element: Some(element),
-            span: e.span,
-        });
-        let site = self.ptr_const(site);
+        let site = self.varray_site(op, index, Some(element), e.span);
         let rt = self.rt;
         let r = self
             .call_helper(
