@@ -375,7 +375,7 @@ impl<'a> Inliner<'a> {
         // the time goes, the same either way, and a copy of it is more code to compile. A
         // function given a function (`iter p a`) is inlined still, so the loop calls what it
         // is given directly.
-        let given_function = all.iter().any(|a| matches!(a.ty, Type::Fun(..)));
+        let given_function = all.iter().any(|a| carries_function(&a.ty));
         if self.loops == 0 && !given_function && has_loop(&callee.body) {
             return None;
         }
@@ -1144,6 +1144,16 @@ fn is_loop(s: &Stmt) -> bool {
             | Stmt::ForCodes { .. }
             | Stmt::ForArray { .. }
     )
+}
+
+/// Is `ty` a function, or a tuple with one among its components (a tupled call's argument,
+/// `sum_by (d, f)`)?
+fn carries_function(ty: &Type) -> bool {
+    match ty {
+        Type::Fun(..) => true,
+        Type::Tuple(parts) => parts.iter().any(carries_function),
+        _ => false,
+    }
 }
 
 /// Does `body` have a loop?

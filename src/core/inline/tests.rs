@@ -148,6 +148,21 @@ Println(inline each {
 }
 
 #[test]
+fn a_function_with_a_loop_given_a_function_in_its_tuple_is_inlined_outside_loops() {
+    let got = inlined(
+        "fun each (f: int -> int, n: int) : int = { var s = 0; for i in 0 ..< n do s = s + f i; done return s; }
+println (each ((fun (x: int) => x * x), 3));",
+        true,
+    );
+    let top = &got[got.find("Println").expect("the top level prints")..];
+    assert!(top.starts_with("Println(inline each"), "the inlined IR is\n{got}");
+    assert!(
+        top.contains("inline <lambda> => IntArith(Mul, Int)"),
+        "the inlined IR is\n{got}"
+    );
+}
+
+#[test]
 fn a_recursive_function_is_called() {
     check(
         "fun fact (n: int) : int => if n <= 1 then 1 else n * fact (n - 1);\nprintln (fact 5);",
