@@ -210,7 +210,7 @@ pub fn call_instance(
 /// Ctrl-C, a fresh stack segment when the current one runs low, and the call stack of an
 /// error leaving it.
 #[inline(always)]
-fn enter_call<R>(
+pub(crate) fn enter_call<R>(
     rt: &Runtime<'_>,
     instance: &Instance,
     span: Span,

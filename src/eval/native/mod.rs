@@ -19,6 +19,7 @@
 //! code with fallback pieces, never two copies of the same code running side by side; the
 //! report (`tessera --jit-report`) lists the pieces and why.
 
+mod calls;
 mod chunks;
 mod layout;
 mod lower;
@@ -751,25 +752,8 @@ pub fn call_boxed(
     args: &[Value],
 ) -> Result<Value, Ctrl> {
     let mut bits: smallvec::SmallVec<[u64; 8]> = smallvec::SmallVec::new();
-    // Array groups have no `Ref` parts (`signature`), so every address taken here is of a
-    // value in `args`, alive during the call.
     for ((group, boxed), arg) in entry.sig.groups.iter().zip(&entry.sig.boxed).zip(args) {
-        match (group.as_slice(), arg) {
-            _ if *boxed => bits.push(arg as *const Value as u64),
-            ([], _) => {}
-            ([one], _) => bits.push(one.unboxed(arg)),
-            (many, Value::Tuple(parts)) => {
-                for (repr, part) in many.iter().zip(parts.iter()) {
-                    bits.push(repr.unboxed(part));
-                }
-            }
-            (many, Value::Array(view)) => {
-                for (i, repr) in many.iter().enumerate() {
-                    bits.push(repr.unboxed(&view.leaf(i)));
-                }
-            }
-            (many, other) => bits.push(many[0].unboxed(other)),
-        }
+        push_group(&mut bits, group, *boxed, arg);
     }
     if entry.sig.has_out() {
         let mut out = Value::Unit;
@@ -777,6 +761,30 @@ pub fn call_boxed(
         Ok(out)
     } else {
         call_bits(rt, entry, captures, &bits).map(|bits| entry.sig.ret.boxed(bits))
+    }
+}
+
+/// The words a native entry takes for the parameter group `group` (`boxed` or not) given the
+/// evaluator's value `arg`: a boxed group, or one variable by reference, as `arg`'s address
+/// (so `arg` must outlive the call), any other as the bits of its parts.
+fn push_group(bits: &mut smallvec::SmallVec<[u64; 8]>, group: &[Repr], boxed: bool, arg: &Value) {
+    // Array groups have no `Ref` parts (`signature`), so every address taken here is of
+    // `arg` or a part of it.
+    match (group, arg) {
+        _ if boxed => bits.push(arg as *const Value as u64),
+        ([], _) => {}
+        ([one], _) => bits.push(one.unboxed(arg)),
+        (many, Value::Tuple(parts)) => {
+            for (repr, part) in many.iter().zip(parts.iter()) {
+                bits.push(repr.unboxed(part));
+            }
+        }
+        (many, Value::Array(view)) => {
+            for (i, repr) in many.iter().enumerate() {
+                bits.push(repr.unboxed(&view.leaf(i)));
+            }
+        }
+        (many, other) => bits.push(many[0].unboxed(other)),
     }
 }
 

@@ -532,42 +532,6 @@ extern "C" fn cell_clone(at: &Value, out: *mut Value) {
     unsafe { *out = value };
 }
 
-/// Apply the function value `func` to the `n` argument values at `args` (moved out, leaving
-/// `unit`s), a call at `span`: the result into `out` (which holds a value, replaced). 0:
-/// done; 1: failed.
-extern "C" fn call_value(
-    rt: &Runtime<'_>,
-    func: &Value,
-    args: *mut Value,
-    n: usize,
-    span: &Span,
-    out: *mut Value,
-) -> u32 {
-    guarded(rt, 1, || {
-        // SAFETY: native code passes `n` live values it owns.
-        let args = unsafe { std::slice::from_raw_parts_mut(args, n) };
-        let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
-        for arg in args {
-            values.push(std::mem::replace(arg, Value::Unit));
-        }
-        let value = match func {
-            // All of a closure's argument groups at once: its instance called directly (the
-            // closure held, as the call may replace the variable `func` was read from).
-            Value::Fun(closure)
-                if closure.args.is_empty() && closure.instance.n_groups.max(1) == n =>
-            {
-                let closure = closure.clone();
-                let (instance, captures) = (&closure.instance, &closure.captures);
-                super::super::closure::call_instance(rt, instance, captures, values, *span)?
-            }
-            _ => super::super::closure::apply(rt, func.clone(), values, *span)?,
-        };
-        // SAFETY: native code passes the address of a live value.
-        unsafe { *out = value };
-        Ok(0)
-    })
-}
-
 /// Assign the variable whose cell is at `at` the value of `bits` (of the representation coded
 /// `repr`). A slot of the frame that holds no cell yet gets one (`local` 1), as the
 /// evaluator's assignment does; a capture that is no cell is left (`local` 0).
@@ -1043,7 +1007,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::CellWrite => cell_write as *const () as usize,
         Helper::CellPut => cell_put as *const () as usize,
         Helper::CellClone => cell_clone as *const () as usize,
-        Helper::CallValue => call_value as *const () as usize,
+        Helper::CallValue => super::calls::call_value as *const () as usize,
         Helper::MakeClosure => make_closure as *const () as usize,
         Helper::Math => math as *const () as usize,
         Helper::Atan2 => atan2 as *const () as usize,

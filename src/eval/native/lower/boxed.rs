@@ -463,7 +463,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `n` values on the stack, each holding `Unit`.
-    fn temp_values(&mut self, n: usize) -> ClValue {
+    pub(super) fn temp_values(&mut self, n: usize) -> ClValue {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             (n * VALUE_SIZE) as u32,
@@ -489,12 +489,7 @@ impl Lower<'_, '_, '_> {
             return false;
         }
         match &e.kind {
-            ExprKind::Call { func, .. } => {
-                matches!(
-                    func.kind,
-                    ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
-                )
-            }
+            ExprKind::Call { .. } => true,
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
             ExprKind::Prim(Prim::StrSlice { .. }, _) => sliced_natively(e),
             ExprKind::Prim(Prim::Varray(op), a) => self.values_form(e, *op, a).is_some(),

@@ -10,7 +10,9 @@ use crate::core::ir::{Expr, ExprKind, Inlined, Place};
 use super::super::layout;
 use super::super::runtime::{Helper, Site};
 use super::{args, flags, Lower, ReturnTarget, V};
-use crate::eval::native::{lock, Repr};
+use crate::eval::native::calls::ValueCall;
+use crate::eval::native::layout::VALUE_SIZE;
+use crate::eval::native::{lock, Held, Repr};
 
 impl Lower<'_, '_, '_> {
     /// A call: direct to a native instance when the callee is known and its signature is in
@@ -49,8 +51,7 @@ impl Lower<'_, '_, '_> {
                 type_args,
                 captures,
             } => (fun, type_args, Some(captures.clone())),
-            _ if out.is_some() => return fallback(self, "a call of a function value"),
-            _ => return self.call_value(e, func, call_args, repr),
+            _ => return self.call_value(e, func, call_args, repr, out),
         };
         let Some(instance) = self.c.instance(*fun, type_args) else {
             return fallback(self, "a call of an unknown function");
@@ -291,10 +292,20 @@ impl Lower<'_, '_, '_> {
     }
 
     /// A call through a function value (a closure in a variable, a captured function, a
-    /// function's result): the value taken first, then the arguments computed here in order,
-    /// and the evaluator's `apply` (which runs the instance's native code when it has some).
-    fn call_value(&mut self, e: &Expr, func: &Expr, call_args: &[Expr], repr: Repr) -> V {
-        let f = self.temp_value();
+    /// function's result): the value taken first (read in place when it is a variable of the
+    /// frame or a capture that no argument can change), then the arguments computed here in
+    /// order, each group as native code holds it (a scalar's bits, an aggregate's leaves, the
+    /// address of an evaluator value), and the runtime's `call_value`, which passes them to the
+    /// closure's native instance as they are when it takes them so (`native/calls.rs`). The
+    /// result comes back as bits, as leaves, or (`out`) as the value written there.
+    fn call_value(
+        &mut self,
+        e: &Expr,
+        func: &Expr,
+        call_args: &[Expr],
+        repr: Repr,
+        out: Option<ClValue>,
+    ) -> V {
         let from = match func.kind {
             ExprKind::Local(s) if !self.vars.contains_key(&s) && !self.avars.contains_key(&s) => {
                 self.frame_used = true;
@@ -303,49 +314,113 @@ impl Lower<'_, '_, '_> {
             ExprKind::Capture(i) if (i as usize) < self.n_captures => Some(self.capture_addr(i)),
             _ => None,
         };
-        match (from, &func.kind) {
-            (Some(from), _) => {
-                self.copy_value(from, f);
-            }
-            (None, ExprKind::LocalCell(s)) => self.cell_value_into(Place::LocalCell(*s), f),
-            (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {
-                self.cell_value_into(Place::CaptureCell(*i), f)
-            }
-            _ => self.value_into(func, f, "a function value"),
-        }
+        let in_place = call_args.iter().all(crate::eval::compile::is_call_free);
         let outer_unwind = self.unwind;
-        self.unwind = self.side_block(|l| {
-            l.drop_value(f);
-            l.b.ins().jump(outer_unwind, &[]);
-        });
-        let operands: Vec<&Expr> = call_args.iter().collect();
-        let (values, owned, args_unwind) = self.operands_into(&operands);
-        let site = self.keep(e.span);
-        let site = self.ptr_const(site);
-        let n = self.iconst(operands.len() as i64);
-        let (rt, out) = (self.rt, self.out);
-        let status = self
+        let (f, copied) = match (from, &func.kind) {
+            (Some(from), _) if in_place => (from, false),
+            (Some(from), _) => {
+                let f = self.temp_value();
+                self.copy_value(from, f);
+                (f, true)
+            }
+            (None, ExprKind::LocalCell(s)) => {
+                let f = self.temp_value();
+                self.cell_value_into(Place::LocalCell(*s), f);
+                (f, true)
+            }
+            (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {
+                let f = self.temp_value();
+                self.cell_value_into(Place::CaptureCell(*i), f);
+                (f, true)
+            }
+            _ => {
+                let f = self.temp_value();
+                self.value_into(func, f, "a function value");
+                (f, true)
+            }
+        };
+        if copied {
+            self.unwind = self.side_block(|l| {
+                l.drop_value(f);
+                l.b.ins().jump(outer_unwind, &[]);
+            });
+        }
+        let groups: Vec<Option<Held>> = call_args.iter().map(|a| Held::of(&a.ty)).collect();
+        // The arguments not in registers, each computed into a value of its own (all `unit`
+        // before the first can fail), dropped after the call.
+        let n_values = groups.iter().filter(|g| g.is_none()).count();
+        let values = (n_values > 0).then(|| self.temp_values(n_values));
+        let values_unwind = self.unwind;
+        if let Some(values) = values {
+            self.unwind = self.side_block(|l| {
+                l.drop_values(values, n_values);
+                l.b.ins().jump(values_unwind, &[]);
+            });
+        }
+        let mut words: Vec<V> = Vec::new();
+        let mut k = 0;
+        for (arg, held) in call_args.iter().zip(&groups) {
+            match (held, values) {
+                (None, Some(values)) => {
+                    let at = self.b.ins().iadd_imm_s(values, (k * VALUE_SIZE) as i64);
+                    k += 1;
+                    self.value_into(arg, at, "an argument that is not in registers");
+                    words.push(V::I(at));
+                }
+                _ => {
+                    let v = self.expr(arg);
+                    words.extend(self.leaves(v));
+                }
+            }
+        }
+        let buf = self.leaf_buffer(words.len());
+        self.store_leaves(buf, &words);
+        let agg = crate::eval::native::Agg::of(&e.ty);
+        let ret = match (out, &agg) {
+            (Some(_), _) => None,
+            (None, Some(agg)) => Some(Held::Agg(agg.clone())),
+            (None, None) => Some(Held::Scalar(repr)),
+        };
+        let leaves = match (out, &agg) {
+            (Some(out), _) => out,
+            (None, Some(agg)) => self.leaf_buffer(agg.leaves.len()),
+            (None, None) => self.iconst(0),
+        };
+        let call = self.keep(ValueCall::new(groups, ret, e.span));
+        let call = self.ptr_const(call);
+        let rt = self.rt;
+        let bits = self
             .call_helper(
                 Helper::CallValue,
-                &[types::I64; 6],
-                &[types::I32],
-                &[rt, f, values, n, site, out],
+                &[types::I64; 5],
+                &[types::I64],
+                &[rt, f, buf, call, leaves],
             )
-            .expect("call_value returns a status");
-        self.branch_unwind_if(status);
-        if owned {
+            .expect("call_value returns bits");
+        self.check_failed();
+        if let Some(values) = values {
             let unwind = self.unwind;
             self.b.seal_block(unwind);
-            self.unwind = args_unwind;
-            self.drop_values(values, operands.len());
+            self.unwind = values_unwind;
+            self.drop_values(values, n_values);
         }
-        let unwind = self.unwind;
-        self.b.seal_block(unwind);
+        if copied {
+            let unwind = self.unwind;
+            self.b.seal_block(unwind);
+            self.drop_value(f);
+        }
         self.unwind = outer_unwind;
-        self.drop_value(f);
-        match crate::eval::native::Agg::of(&e.ty) {
-            Some(agg) => self.unbox_from(out, &agg),
-            None => self.load_value(out, repr),
+        match (out, agg) {
+            (Some(_), _) => V::Unit,
+            (None, Some(agg)) => {
+                let leaves = self.load_leaves(leaves, &agg);
+                self.agg_value(leaves)
+            }
+            (None, None) => match repr {
+                Repr::F64 => V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)),
+                Repr::Unit => V::Unit,
+                _ => V::I(bits),
+            },
         }
     }
 

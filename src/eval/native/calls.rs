@@ -1,0 +1,241 @@
+//! The runtime's side of a call of a function value from native code (`lower/call.rs`,
+//! `call_value`). Native code passes the arguments as words, each group as it holds it: a
+//! scalar's bits, an aggregate's leaves, or the address of an evaluator value. When the
+//! closure's instance is native and its signature takes the groups so, they go to its entry
+//! as they are (an aggregate it takes by reference boxed first); anything else (a partial
+//! application, an instance on the closure compiler) is boxed and given to the evaluator's
+//! `apply`. Either way the call's bookkeeping (depth, Ctrl-C, stack, the call stack of an
+//! error) is `closure::enter_call`'s.
+
+use std::sync::{Arc, OnceLock};
+
+use smallvec::SmallVec;
+
+use super::super::closure::{self, Closure, Instance};
+use super::super::value::Value;
+use super::super::{Ctrl, Runtime};
+use super::runtime::guarded;
+use super::{push_group, Held, NativeEntry, NativeSig, Repr};
+use crate::syntax::span::Span;
+
+/// A call of a function value, as native code makes it.
+pub struct ValueCall {
+    /// How native code holds each argument group (`None`: an evaluator value, passed as its
+    /// address; the callee copies or moves what it keeps).
+    pub groups: Vec<Option<Held>>,
+    /// How it wants the result: bits returned, leaves written to the `out` buffer, or (`None`)
+    /// an evaluator value written to the value at `out`.
+    pub ret: Option<Held>,
+    pub span: Span,
+    /// The words native code passes.
+    pub n_words: usize,
+    /// The first instance whose entry took the words as they are (held, so no other takes
+    /// its address): a call of it again skips matching its signature.
+    same_words: OnceLock<Arc<Instance>>,
+}
+
+/// The words native code passes for a group held so.
+fn words_of(held: &Option<Held>) -> usize {
+    match held {
+        None => 1,
+        Some(Held::Scalar(Repr::Unit)) => 0,
+        Some(Held::Scalar(_)) => 1,
+        Some(Held::Agg(agg)) => agg.leaves.len(),
+    }
+}
+
+/// The evaluator's value of a group held as `words`.
+fn boxed(held: &Held, words: &[u64]) -> Value {
+    match held {
+        Held::Scalar(repr) => repr.boxed(words.first().copied().unwrap_or(0)),
+        Held::Agg(agg) => agg.boxed(words),
+    }
+}
+
+/// Does the callee take group `g` as an evaluator value (boxed, or one variable by
+/// reference)?
+fn takes_value(sig: &NativeSig, g: usize) -> bool {
+    sig.boxed[g] || sig.groups[g].as_slice() == [Repr::Ref]
+}
+
+impl ValueCall {
+    pub fn new(groups: Vec<Option<Held>>, ret: Option<Held>, span: Span) -> ValueCall {
+        ValueCall {
+            n_words: groups.iter().map(words_of).sum(),
+            groups,
+            ret,
+            span,
+            same_words: OnceLock::new(),
+        }
+    }
+
+    /// The groups with their words.
+    fn split<'w>(&self, words: &'w [u64]) -> impl Iterator<Item = (&Option<Held>, &'w [u64])> {
+        let mut at = 0;
+        self.groups.iter().map(move |held| {
+            let n = words_of(held);
+            at += n;
+            (held, &words[at - n..at])
+        })
+    }
+
+    /// Does the signature give the result as this call wants it?
+    fn result_fits(&self, sig: &NativeSig) -> bool {
+        match &self.ret {
+            Some(Held::Scalar(repr)) => !sig.ret_boxed && sig.ret_agg.is_none() && sig.ret == *repr,
+            Some(Held::Agg(agg)) => sig.ret_agg.as_ref() == Some(agg),
+            None => sig.ret_boxed,
+        }
+    }
+
+    /// The result `value` (bits `bits` when the callee returned them) as native code wants
+    /// it: bits, or written to `out`.
+    fn deliver(&self, bits: Option<u64>, value: Value, out: *mut u64) -> u64 {
+        match &self.ret {
+            Some(Held::Scalar(repr)) => bits.unwrap_or_else(|| repr.unboxed(&value)),
+            Some(Held::Agg(agg)) => {
+                // SAFETY: native code passes a buffer of one word per leaf.
+                let leaves = unsafe { std::slice::from_raw_parts_mut(out, agg.leaves.len()) };
+                agg.unbox(&value, leaves);
+                0
+            }
+            None => {
+                // SAFETY: native code passes the address of a live value, replaced.
+                unsafe { *(out as *mut Value) = value };
+                0
+            }
+        }
+    }
+
+    /// The call made straight to the closure's native `entry`, when its signature takes the
+    /// groups as native code holds them (`None` otherwise).
+    fn direct(
+        &self,
+        rt: &Runtime<'_>,
+        closure: &Closure,
+        entry: &NativeEntry,
+        words: &[u64],
+        out: *mut u64,
+    ) -> Result<Option<u64>, Ctrl> {
+        if self
+            .same_words
+            .get()
+            .is_some_and(|same| Arc::ptr_eq(same, &closure.instance))
+        {
+            return self.run(rt, closure, entry, words, out).map(Some);
+        }
+        let sig = &entry.sig;
+        if sig.groups.len() != self.groups.len() || !self.result_fits(sig) {
+            return Ok(None);
+        }
+        // Groups held as words that the callee takes as values, boxed before any address is
+        // taken (the vector does not move after).
+        let held: SmallVec<[Value; 2]> = self
+            .split(words)
+            .enumerate()
+            .filter_map(|(g, (h, w))| match h {
+                Some(h) if takes_value(sig, g) => Some(boxed(h, w)),
+                _ => None,
+            })
+            .collect();
+        let mut bits: SmallVec<[u64; 8]> = SmallVec::new();
+        let mut next_held = held.iter();
+        for (g, (h, w)) in self.split(words).enumerate() {
+            let (group, by_value) = (&sig.groups[g], sig.boxed[g]);
+            match h {
+                None => {
+                    // SAFETY: the word of a value group is the address of the caller's value,
+                    // alive during the call.
+                    let arg = unsafe { &*(w[0] as *const Value) };
+                    push_group(&mut bits, group, by_value, arg);
+                }
+                Some(_) if takes_value(sig, g) => {
+                    let arg = next_held.next().expect("boxed above");
+                    push_group(&mut bits, group, by_value, arg);
+                }
+                Some(Held::Scalar(Repr::Unit)) if group.is_empty() => {}
+                Some(Held::Scalar(repr)) if group.as_slice() == [*repr] => bits.push(w[0]),
+                Some(Held::Agg(agg)) if *group == agg.leaves => bits.extend_from_slice(w),
+                _ => return Ok(None),
+            }
+        }
+        if held.is_empty() && self.groups.iter().all(Option::is_some) {
+            let _ = self.same_words.set(closure.instance.clone());
+        }
+        self.run(rt, closure, entry, &bits, out).map(Some)
+    }
+
+    /// Run the closure's native `entry` with its parameters `bits`.
+    fn run(
+        &self,
+        rt: &Runtime<'_>,
+        closure: &Closure,
+        entry: &NativeEntry,
+        bits: &[u64],
+        out: *mut u64,
+    ) -> Result<u64, Ctrl> {
+        let mut value = Value::Unit;
+        let result = closure::enter_call(rt, &closure.instance, self.span, || {
+            super::run_entry(rt, entry, &closure.captures, bits, &mut value)
+        })?;
+        let bits = matches!(self.ret, Some(Held::Scalar(_))).then_some(result);
+        Ok(self.deliver(bits, value, out))
+    }
+
+    /// The call made by the evaluator, the arguments boxed (a value group's value moved out
+    /// of the caller's, which is left `unit`).
+    fn boxed(
+        &self,
+        rt: &Runtime<'_>,
+        func: &Value,
+        words: &[u64],
+        out: *mut u64,
+    ) -> Result<u64, Ctrl> {
+        let mut args: SmallVec<[Value; 4]> = SmallVec::new();
+        for (h, w) in self.split(words) {
+            args.push(match h {
+                Some(h) => boxed(h, w),
+                // SAFETY: the word of a value group is the address of the caller's value.
+                None => std::mem::replace(unsafe { &mut *(w[0] as *mut Value) }, Value::Unit),
+            });
+        }
+        let value = match func {
+            // All of a closure's argument groups at once: its instance called directly.
+            Value::Fun(closure)
+                if closure.args.is_empty()
+                    && closure.instance.n_groups.max(1) == self.groups.len() =>
+            {
+                closure::call_instance(rt, &closure.instance, &closure.captures, args, self.span)?
+            }
+            _ => closure::apply(rt, func.clone(), args, self.span)?,
+        };
+        Ok(self.deliver(None, value, out))
+    }
+}
+
+/// Call the function value `func` with the arguments native code passes as `words` (see
+/// `ValueCall`): the result's bits, or 0 with the result at `out`; 0 after a fault.
+pub(super) extern "C" fn call_value(
+    rt: &Runtime<'_>,
+    func: &Value,
+    words: *const u64,
+    call: &ValueCall,
+    out: *mut u64,
+) -> u64 {
+    guarded(rt, 0, || {
+        // SAFETY: native code passes the words `call` describes.
+        let words = unsafe { std::slice::from_raw_parts(words, call.n_words) };
+        if let Value::Fun(closure) = func {
+            if closure.args.is_empty() && closure.instance.n_groups.max(1) == call.groups.len() {
+                // Not held: native code read `func` from a frame slot or a capture, which no
+                // callee can assign, or holds a copy of it.
+                if let Some(entry) = closure.instance.native.get() {
+                    if let Some(bits) = call.direct(rt, closure, entry, words, out)? {
+                        return Ok(bits);
+                    }
+                }
+            }
+        }
+        call.boxed(rt, func, words, out)
+    })
+}
