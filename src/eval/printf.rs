@@ -63,7 +63,7 @@ fn convert(conv: &Conversion, value: &Value, out: &mut Vec<u8>) {
                 let x = x.abs();
                 let body = match style {
                     b'e' => exp_form(x, conv.precision.unwrap_or(6)),
-                    b'f' => format!("{:.*}", conv.precision.unwrap_or(6), x),
+                    b'f' => fixed_form(x, conv.precision.unwrap_or(6)),
                     b'g' => general_form(x, conv.precision.unwrap_or(6)),
                     _ => hex_form(x, conv.precision),
                 };
@@ -145,6 +145,47 @@ fn exp_form(x: f64, precision: usize) -> String {
         if exponent < 0 { '-' } else { '+' },
         exponent.abs()
     )
+}
+
+/// `%f` of a non-negative finite `x`: `precision` digits after the point, the exact binary
+/// value rounded to them, ties to even, as C's printf rounds.
+fn fixed_form(x: f64, precision: usize) -> String {
+    fixed_by_integers(x, precision).unwrap_or_else(|| format!("{:.*}", precision, x))
+}
+
+/// `fixed_form` in integer arithmetic, when `x` is below 10^18 and `precision` at most 18:
+/// with `x = m * 2^e`, the digits are `m * 10^precision * 2^e` rounded to an integer, which
+/// fits 128 bits (`m < 2^53`, `10^18 < 2^60`). Rust's exact formatting gives the same digits,
+/// but falls back to a slow bignum algorithm whenever its fast one cannot decide, which for
+/// values with few binary digits (`0.25`, `12.5`) is always.
+fn fixed_by_integers(x: f64, precision: usize) -> Option<String> {
+    if precision > 18 || !(0.0..1e18).contains(&x) {
+        return None;
+    }
+    let bits = x.to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32 & 0x7ff, bits & ((1 << 52) - 1));
+    let (m, e) = match biased {
+        0 => (fraction, -1074),
+        _ => (fraction | 1 << 52, biased - 1075),
+    };
+    let scale = 10u128.pow(precision as u32);
+    let scaled = if e >= 0 {
+        ((m as u128) << e) * scale
+    } else {
+        let (product, k) = (m as u128 * scale, e.unsigned_abs());
+        if k >= 128 {
+            // Below 2^113 / 2^128: nearer 0 than 1.
+            0
+        } else {
+            let (q, r, half) = (product >> k, product & ((1 << k) - 1), 1u128 << (k - 1));
+            q + u128::from(r > half || (r == half && q & 1 == 1))
+        }
+    };
+    let (whole, part) = ((scaled / scale) as u64, (scaled % scale) as u64);
+    Some(match precision {
+        0 => whole.to_string(),
+        _ => format!("{whole}.{part:0precision$}"),
+    })
 }
 
 /// `%g` of a non-negative finite `x`: `%e` or `%f` by the exponent, trailing zeros removed.
@@ -348,6 +389,25 @@ mod tests {
         assert_eq!(f("%g %g", &[d(0.0), d(-0.0)]), "0 -0");
         assert_eq!(f("%e", &[d(0.0)]), "0.000000e+00");
         assert_eq!(f("%g", &[d(1e100)]), "1e+100");
+    }
+
+    proptest::proptest! {
+        /// Integer arithmetic gives `%f` the digits Rust's exact formatting gives, for any
+        /// double (as bits), at any precision, and for values with few binary digits, where
+        /// ties are.
+        #[test]
+        fn fixed_form_digits_are_the_exact_ones(
+            bits in 0u64..0x7ff0_0000_0000_0000,
+            k in 0u64..1 << 40,
+            shift in 0i32..40,
+            precision in 0usize..19,
+        ) {
+            for x in [f64::from_bits(bits), k as f64 / 2f64.powi(shift)] {
+                if let Some(fast) = fixed_by_integers(x, precision) {
+                    proptest::prop_assert_eq!(fast, format!("{:.*}", precision, x));
+                }
+            }
+        }
     }
 
     #[test]

@@ -155,7 +155,10 @@ println (each ((fun (x: int) => x * x), 3));",
         true,
     );
     let top = &got[got.find("Println").expect("the top level prints")..];
-    assert!(top.starts_with("Println(inline each"), "the inlined IR is\n{got}");
+    assert!(
+        top.starts_with("Println(inline each"),
+        "the inlined IR is\n{got}"
+    );
     assert!(
         top.contains("inline <lambda> => IntArith(Mul, Int)"),
         "the inlined IR is\n{got}"
