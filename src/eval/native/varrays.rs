@@ -137,7 +137,11 @@ fn leaves_in_place(op: &NativeVarrayOp, v: &Value, i: i64, bits: &mut [u64]) -> 
     };
     let mut d = elements.lock();
     let bound = d.bound;
-    let room = d.items.capacity();
+    // The room for a push, counted only for one (a minimum over the columns).
+    let room = match op.op {
+        VarrayOp::Push => d.items.capacity(),
+        _ => 0,
+    };
     let Items::Columns(c) = &mut d.items else {
         return false;
     };
