@@ -7,11 +7,9 @@
 //! `apply`. Either way the call's bookkeeping (depth, Ctrl-C, stack, the call stack of an
 //! error) is `closure::enter_call`'s.
 
-use std::sync::{Arc, OnceLock};
-
 use smallvec::SmallVec;
 
-use super::super::closure::{self, Closure, Instance};
+use super::super::closure::{self, Closure};
 use super::super::value::Value;
 use super::super::{Ctrl, Runtime};
 use super::runtime::guarded;
@@ -29,9 +27,6 @@ pub struct ValueCall {
     pub span: Span,
     /// The words native code passes.
     pub n_words: usize,
-    /// The first instance whose entry took the words as they are (held, so no other takes
-    /// its address): a call of it again skips matching its signature.
-    same_words: OnceLock<Arc<Instance>>,
 }
 
 /// The words native code passes for a group held so.
@@ -65,7 +60,6 @@ impl ValueCall {
             groups,
             ret,
             span,
-            same_words: OnceLock::new(),
         }
     }
 
@@ -77,6 +71,27 @@ impl ValueCall {
             at += n;
             (held, &words[at - n..at])
         })
+    }
+
+    /// Does the signature take every group as the words native code passes (no group an
+    /// evaluator value) and give the result as this call wants it?
+    fn passes_through(&self, sig: &NativeSig) -> bool {
+        self.result_fits(sig)
+            && sig.groups.len() == self.groups.len()
+            && self
+                .groups
+                .iter()
+                .zip(&sig.groups)
+                .zip(&sig.boxed)
+                .all(|((held, group), boxed)| {
+                    !boxed
+                        && match held {
+                            Some(Held::Scalar(Repr::Unit)) => group.is_empty(),
+                            Some(Held::Scalar(repr)) => group.as_slice() == [*repr],
+                            Some(Held::Agg(agg)) => *group == agg.leaves,
+                            None => false,
+                        }
+                })
     }
 
     /// Does the signature give the result as this call wants it?
@@ -117,11 +132,7 @@ impl ValueCall {
         words: &[u64],
         out: *mut u64,
     ) -> Result<Option<u64>, Ctrl> {
-        if self
-            .same_words
-            .get()
-            .is_some_and(|same| Arc::ptr_eq(same, &closure.instance))
-        {
+        if self.passes_through(&entry.sig) {
             return self.run(rt, closure, entry, words, out).map(Some);
         }
         let sig = &entry.sig;
@@ -158,9 +169,6 @@ impl ValueCall {
                 Some(Held::Agg(agg)) if *group == agg.leaves => bits.extend_from_slice(w),
                 _ => return Ok(None),
             }
-        }
-        if held.is_empty() && self.groups.iter().all(Option::is_some) {
-            let _ = self.same_words.set(closure.instance.clone());
         }
         self.run(rt, closure, entry, &bits, out).map(Some)
     }
