@@ -318,24 +318,18 @@ impl Lower<'_, '_, '_> {
         let outer_unwind = self.unwind;
         let (f, copied) = match (from, &func.kind) {
             (Some(from), _) if in_place => (from, false),
-            (Some(from), _) => {
-                let f = self.temp_value();
-                self.copy_value(from, f);
-                (f, true)
-            }
-            (None, ExprKind::LocalCell(s)) => {
-                let f = self.temp_value();
-                self.cell_value_into(Place::LocalCell(*s), f);
-                (f, true)
-            }
-            (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {
-                let f = self.temp_value();
-                self.cell_value_into(Place::CaptureCell(*i), f);
-                (f, true)
-            }
             _ => {
                 let f = self.temp_value();
-                self.value_into(func, f, "a function value");
+                match (from, &func.kind) {
+                    (Some(from), _) => {
+                        self.copy_value(from, f);
+                    }
+                    (None, ExprKind::LocalCell(s)) => self.cell_value_into(Place::LocalCell(*s), f),
+                    (None, ExprKind::CaptureCell(i)) if self.cell_place(Place::CaptureCell(*i)) => {
+                        self.cell_value_into(Place::CaptureCell(*i), f)
+                    }
+                    _ => self.value_into(func, f, "a function value"),
+                }
                 (f, true)
             }
         };
