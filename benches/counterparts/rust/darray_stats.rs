@@ -9,6 +9,8 @@ fn main() {
     }
     let (mut mean, mut var_, mut rises) = (0.0, 0.0, 0);
     for _ in 0..5 {
+        // Opaque to the optimiser, which would otherwise run the (pure) passes once.
+        let d = std::hint::black_box(&d);
         let mut s = 0.0;
         for i in 0..d.len() {
             s += d[i];
