@@ -135,6 +135,19 @@ pub struct Instance {
     /// The native code of the instance, once compiled (`eval::native`); calls run it instead
     /// of `code`.
     pub native: OnceLock<super::native::NativeEntry>,
+    /// What native code calling a function value of this instance reads to call its native
+    /// function straight (`native::layout::Dispatch`).
+    pub native_call: NativeCall,
+}
+
+/// The native function of an instance as a call of a function value reaches it: its
+/// address and the number of its register signature's shape (`native::call_shape`), both
+/// 0 until the instance is compiled (the address is set first).
+#[derive(Default)]
+#[repr(C)]
+pub struct NativeCall {
+    pub(crate) func: std::sync::atomic::AtomicUsize,
+    pub(crate) shape: std::sync::atomic::AtomicU64,
 }
 
 /// The executable part of an instance.
@@ -163,6 +176,52 @@ pub struct Closure {
     pub captures: Arc<[Value]>,
     /// Argument groups already supplied (fewer than `instance.n_groups`).
     pub args: Vec<Value>,
+    /// The above as native code calling the closure reads them, set by `Closure::new`.
+    direct: Direct,
+}
+
+/// What native code reads of a closure to call its instance straight
+/// (`native::layout::Dispatch`): fixed once the closure is made.
+#[repr(C)]
+struct Direct {
+    /// The groups a call gives at once: the instance's, when none is supplied yet; 0 for a
+    /// partial application.
+    groups: u64,
+    /// The address of the instance.
+    instance: usize,
+    /// The address of the first capture.
+    captures: usize,
+}
+
+impl Closure {
+    pub fn new(instance: Arc<Instance>, captures: Arc<[Value]>, args: Vec<Value>) -> Closure {
+        let direct = Direct {
+            groups: match args.is_empty() {
+                true => instance.n_groups.max(1) as u64,
+                false => 0,
+            },
+            instance: Arc::as_ptr(&instance) as usize,
+            captures: captures.as_ptr() as usize,
+        };
+        Closure {
+            instance,
+            captures,
+            args,
+            direct,
+        }
+    }
+
+    /// The offsets in a closure of its `Direct` fields: the groups, the instance, the
+    /// captures.
+    pub(crate) fn direct_offsets() -> [usize; 3] {
+        use std::mem::offset_of;
+        let at = offset_of!(Closure, direct);
+        [
+            at + offset_of!(Direct, groups),
+            at + offset_of!(Direct, instance),
+            at + offset_of!(Direct, captures),
+        ]
+    }
 }
 
 impl std::fmt::Debug for Closure {
@@ -406,11 +465,11 @@ pub fn apply(
         func = if collected.len() == n_groups {
             call_instance(rt, &closure.instance, &closure.captures, collected, span)?
         } else {
-            Value::Fun(Arc::new(Closure {
-                instance: closure.instance.clone(),
-                captures: closure.captures.clone(),
-                args: collected,
-            }))
+            Value::Fun(Arc::new(Closure::new(
+                closure.instance.clone(),
+                closure.captures.clone(),
+                collected,
+            )))
         };
     }
     Ok(func)

@@ -98,11 +98,11 @@ impl Compiler<'_> {
                 self.note_captures(&instance.captures);
                 Box::new(move |frame| {
                     let captures = gather_captures(frame, &instance.captures);
-                    Ok(Value::Fun(Arc::new(Closure {
-                        instance: instance.clone(),
-                        captures: captures.into(),
-                        args: Vec::new(),
-                    })))
+                    Ok(Value::Fun(Arc::new(Closure::new(
+                        instance.clone(),
+                        captures.into(),
+                        Vec::new(),
+                    ))))
                 })
             }
             ExprKind::Closure {
@@ -117,11 +117,11 @@ impl Compiler<'_> {
                 let captures = captures.clone();
                 Box::new(move |frame| {
                     let captures = gather_captures(frame, &captures);
-                    Ok(Value::Fun(Arc::new(Closure {
-                        instance: instance.clone(),
-                        captures: captures.into(),
-                        args: Vec::new(),
-                    })))
+                    Ok(Value::Fun(Arc::new(Closure::new(
+                        instance.clone(),
+                        captures.into(),
+                        Vec::new(),
+                    ))))
                 })
             }
             ExprKind::Call { func, args } => self.call(func, args, span),
@@ -412,11 +412,11 @@ impl Compiler<'_> {
                     values.push(code(frame)?);
                 }
                 if values.len() < n_groups {
-                    return Ok(Value::Fun(Arc::new(Closure {
-                        instance: instance.clone(),
-                        captures: captures.to_vec().into(),
-                        args: values,
-                    })));
+                    return Ok(Value::Fun(Arc::new(Closure::new(
+                        instance.clone(),
+                        captures.to_vec().into(),
+                        values,
+                    ))));
                 }
                 let rest = values.split_off(n_groups);
                 let result = call_instance(frame.rt, &instance, captures, values, span)?;

@@ -425,6 +425,7 @@ impl<'p> Compiler<'p> {
             captures: function.captures.clone(),
             code: OnceLock::new(),
             native: OnceLock::new(),
+            native_call: Default::default(),
         });
         self.program.instances.insert(key, instance.clone());
         let outer_slots = std::mem::replace(&mut self.slots_used, function.n_slots as usize);

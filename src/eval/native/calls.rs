@@ -1,5 +1,7 @@
 //! The runtime's side of a call of a function value from native code (`lower/call.rs`,
-//! `call_value`). Native code passes the arguments as words, each group as it holds it: a
+//! `call_value`), for the calls native code does not make straight to the closure's native
+//! function (`dispatch_value`: those whose shape it does not match, or whose bookkeeping
+//! needs the runtime). Native code passes the arguments as words, each group as it holds it: a
 //! scalar's bits, an aggregate's leaves, or the address of an evaluator value. When the
 //! closure's instance is native and its signature takes the groups so, they go to its entry
 //! as they are (an aggregate it takes by reference boxed first); anything else (a partial
@@ -7,14 +9,100 @@
 //! `apply`. Either way the call's bookkeeping (depth, Ctrl-C, stack, the call stack of an
 //! error) is `closure::enter_call`'s.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use cranelift_codegen::ir::Signature;
+use cranelift_codegen::isa::CallConv;
 use smallvec::SmallVec;
 
-use super::super::closure::{self, Closure};
+use super::super::closure::{self, Closure, Instance};
 use super::super::value::Value;
 use super::super::{Ctrl, Runtime};
 use super::runtime::guarded;
-use super::{push_group, Held, NativeEntry, NativeSig, Repr};
+use super::{push_group, Agg, Held, NativeEntry, NativeSig, Repr};
 use crate::syntax::span::Span;
+
+/// How a native function takes its parameters and gives its result, as a caller that does
+/// not know the function (a call of a function value) can pass them: per group, the
+/// scalars it takes in registers, with a group taken as an evaluator value (boxed, or one
+/// variable by reference) as `[Ref]`, its address; the result in a register, or written to
+/// `out` (an evaluator value or a buffer of leaves).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallShape {
+    pub params: Vec<Vec<Repr>>,
+    pub ret: Repr,
+    pub ret_boxed: bool,
+    pub ret_agg: Option<Agg>,
+}
+
+impl CallShape {
+    pub fn of(sig: &NativeSig) -> CallShape {
+        CallShape {
+            params: (sig.groups.iter().zip(&sig.boxed))
+                .map(|(group, boxed)| match boxed {
+                    true => vec![Repr::Ref],
+                    false => group.clone(),
+                })
+                .collect(),
+            ret: match sig.has_out() {
+                true => Repr::Unit,
+                false => sig.ret,
+            },
+            ret_boxed: sig.ret_boxed,
+            ret_agg: sig.ret_agg.clone(),
+        }
+    }
+
+    /// The shape of a call passing each group as native code holds it (`None`: an
+    /// evaluator value, by its address) and wanting the result so (`None`: an evaluator
+    /// value).
+    pub fn of_call(groups: &[Option<Held>], ret: &Option<Held>) -> CallShape {
+        let params = groups
+            .iter()
+            .map(|held| match held {
+                None => vec![Repr::Ref],
+                Some(Held::Scalar(Repr::Unit)) => vec![],
+                Some(Held::Scalar(repr)) => vec![*repr],
+                Some(Held::Agg(agg)) => agg.leaves.clone(),
+            })
+            .collect();
+        let (ret, ret_boxed, ret_agg) = match ret {
+            None => (Repr::Unit, true, None),
+            Some(Held::Scalar(repr)) => (*repr, false, None),
+            Some(Held::Agg(agg)) => (Repr::Unit, false, Some(agg.clone())),
+        };
+        CallShape {
+            params,
+            ret,
+            ret_boxed,
+            ret_agg,
+        }
+    }
+
+    /// The shape's number, the same for equal shapes in the whole process; never 0.
+    pub fn number(&self) -> u64 {
+        static NUMBERS: std::sync::OnceLock<Mutex<HashMap<CallShape, u64>>> =
+            std::sync::OnceLock::new();
+        let numbers = NUMBERS.get_or_init(Default::default);
+        let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+        let next = numbers.len() as u64 + 1;
+        *numbers.entry(self.clone()).or_insert(next)
+    }
+
+    /// The Cranelift signature of a native function of this shape.
+    pub fn clif(&self, call_conv: CallConv) -> Signature {
+        NativeSig {
+            groups: self.params.clone(),
+            boxed: vec![false; self.params.len()],
+            arrays: vec![None; self.params.len()],
+            ret: self.ret,
+            ret_boxed: self.ret_boxed,
+            ret_agg: self.ret_agg.clone(),
+        }
+        .clif(call_conv)
+    }
+}
 
 /// A call of a function value, as native code makes it.
 pub struct ValueCall {
@@ -246,4 +334,58 @@ pub(super) extern "C" fn call_value(
         }
         call.boxed(rt, func, words, out)
     })
+}
+
+/// Note on the error being unwound that it left the call at `span` of a function value of
+/// `instance`, which native code called straight (`lower/call.rs`, `dispatch_value`).
+pub(super) extern "C" fn note_value_call(rt: &Runtime<'_>, instance: &Instance, span: &Span) {
+    super::runtime::note_frame_of(rt, &instance.name, instance.unit, *span);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(groups: Vec<Vec<Repr>>, boxed: Vec<bool>, ret: Repr, ret_boxed: bool) -> NativeSig {
+        NativeSig {
+            arrays: vec![None; groups.len()],
+            groups,
+            boxed,
+            ret,
+            ret_boxed,
+            ret_agg: None,
+        }
+    }
+
+    #[test]
+    fn a_call_has_the_shape_of_the_signatures_that_take_its_words_as_they_are() {
+        use Repr::*;
+        let scalar = |r| Some(Held::Scalar(r));
+        // `double -> double`.
+        let callee = CallShape::of(&sig(vec![vec![F64]], vec![false], F64, false));
+        let call = CallShape::of_call(&[scalar(F64)], &scalar(F64));
+        assert_eq!(callee, call);
+        assert_eq!(callee.number(), call.number());
+        // A string parameter (by reference) and a boxed group both take a value's address.
+        let by_ref = CallShape::of(&sig(vec![vec![Ref], vec![I64]], vec![false; 2], I64, false));
+        let boxed = CallShape::of(&sig(
+            vec![vec![I64], vec![I64]],
+            vec![true, false],
+            I64,
+            false,
+        ));
+        let call = CallShape::of_call(&[None, scalar(I64)], &scalar(I64));
+        assert_eq!(by_ref, call);
+        assert_eq!(boxed, call);
+        // A string result is written to `out`; `unit` groups pass no word.
+        let callee = CallShape::of(&sig(vec![vec![]], vec![false], Unit, true));
+        assert_eq!(callee, CallShape::of_call(&[scalar(Unit)], &None));
+        // Different shapes have different numbers.
+        let other = CallShape::of_call(&[scalar(I64)], &scalar(F64));
+        assert_ne!(
+            other.number(),
+            CallShape::of_call(&[scalar(F64)], &scalar(F64)).number()
+        );
+        assert_ne!(other.number(), 0);
+    }
 }

@@ -100,6 +100,71 @@ pub fn tuple_parts() -> Option<TupleParts> {
     })
 }
 
+/// Where native code finds what it needs to call a function value's native function
+/// straight (`lower/call.rs`, `call_value`): the tag of `Value::Fun`; the word of the value
+/// pointing at the closure's shared allocation; and, that many bytes past the word, the
+/// closure's `Direct` fields (`closure::Closure::direct_offsets`: the groups a call gives,
+/// the instance's address, the first capture's address); in the instance, its `NativeCall`
+/// (the function's address and its signature's shape).
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch {
+    pub tag: u8,
+    pub word: i32,
+    pub groups: i32,
+    pub instance: i32,
+    pub captures: i32,
+    pub func: i32,
+    pub shape: i32,
+}
+
+/// The layout of a function value, measured on a probe closure once (what `Arc` puts before
+/// the data is not promised, so it is observed): `None` if the probe does not read back.
+pub fn dispatch() -> Option<Dispatch> {
+    use crate::eval::closure::{Closure, Instance, NativeCall};
+    use std::sync::Arc;
+    static DISPATCH: std::sync::OnceLock<Option<Dispatch>> = std::sync::OnceLock::new();
+    *DISPATCH.get_or_init(|| {
+        let instance = Arc::new(Instance {
+            name: String::new(),
+            unit: 0,
+            n_groups: 3,
+            cell_slots: Vec::new(),
+            captures: Vec::new(),
+            code: Default::default(),
+            native: Default::default(),
+            native_call: Default::default(),
+        });
+        let captures: Arc<[Value]> = vec![Value::Unit].into();
+        let closure = Arc::new(Closure::new(instance.clone(), captures.clone(), Vec::new()));
+        let value = Value::Fun(closure.clone());
+        // SAFETY: the tag byte of a `repr(u8)` enum is at offset 0.
+        let tag = unsafe { *(&value as *const Value as *const u8) };
+        let word = 8;
+        let header = (Arc::as_ptr(&closure) as usize).checked_sub(word_at(&value, word))?;
+        if header >= 64 {
+            return None;
+        }
+        let [groups, inst, caps] = Closure::direct_offsets().map(|at| (header + at) as i32);
+        let call = offset_of!(Instance, native_call);
+        let d = Dispatch {
+            tag,
+            word: word as i32,
+            groups,
+            instance: inst,
+            captures: caps,
+            func: (call + offset_of!(NativeCall, func)) as i32,
+            shape: (call + offset_of!(NativeCall, shape)) as i32,
+        };
+        let at = |off: i32| word_at(&value, word) + off as usize;
+        // SAFETY: the offsets were computed for the live closure the value holds.
+        let read = |off: i32| unsafe { *(at(off) as *const usize) };
+        let fits = read(d.groups) == 3
+            && read(d.instance) == Arc::as_ptr(&instance) as usize
+            && read(d.captures) == captures.as_ptr() as usize;
+        fits.then_some(d)
+    })
+}
+
 /// The offset in `Runtime` of the current call depth (`Cell<u32>`).
 pub fn depth() -> i32 {
     offset_of!(Runtime<'static>, depth) as i32
@@ -213,6 +278,58 @@ mod tests {
             assert!(matches!(*(first as *const Value), Value::Int(1)));
             let second = &*((first + VALUE_SIZE) as *const Value);
             assert!(matches!(second, Value::Float(x) if *x == 2.5));
+        }
+    }
+
+    #[test]
+    fn function_values_are_read_where_the_probe_says() {
+        use crate::eval::closure::{Closure, Instance};
+        use std::sync::Arc;
+        let d = dispatch().expect("a closure's shared allocation is found");
+        let instance = Arc::new(Instance {
+            name: "f".into(),
+            unit: 0,
+            n_groups: 2,
+            cell_slots: Vec::new(),
+            captures: Vec::new(),
+            code: Default::default(),
+            native: Default::default(),
+            native_call: Default::default(),
+        });
+        instance
+            .native_call
+            .func
+            .store(0x1234, std::sync::atomic::Ordering::Release);
+        instance
+            .native_call
+            .shape
+            .store(7, std::sync::atomic::Ordering::Release);
+        let captures: Arc<[Value]> = vec![Value::Int(3), Value::Int(4)].into();
+        let whole = Value::Fun(Arc::new(Closure::new(
+            instance.clone(),
+            captures.clone(),
+            Vec::new(),
+        )));
+        let partial = Value::Fun(Arc::new(Closure::new(
+            instance.clone(),
+            captures,
+            vec![Value::Int(1)],
+        )));
+        for (value, groups) in [(&whole, 2), (&partial, 0)] {
+            assert_eq!(tag_of(value), d.tag);
+            let closure = word_at(value, d.word as usize);
+            // SAFETY: the probed offsets point into the live closure and its instance.
+            unsafe {
+                let read = |at: usize| *(at as *const usize);
+                assert_eq!(read(closure + d.groups as usize), groups);
+                let inst = read(closure + d.instance as usize);
+                assert_eq!(inst, Arc::as_ptr(&instance) as usize);
+                assert_eq!(read(inst + d.func as usize), 0x1234);
+                assert_eq!(read(inst + d.shape as usize), 7);
+                let first = read(closure + d.captures as usize) as *const Value;
+                assert!(matches!(*first, Value::Int(3)));
+                assert!(matches!(*first.add(1), Value::Int(4)));
+            }
         }
     }
 }

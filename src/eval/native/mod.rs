@@ -348,8 +348,8 @@ pub struct Backend {
     declared: HashMap<usize, (FuncId, NativeSig)>,
     /// The cold stub of each helper and signature (`lower::cold_stub`).
     cold_stubs: HashMap<ColdStubKey, FuncId>,
-    /// Instances defined but not yet finalised, with their boxed entries.
-    pending: Vec<(Arc<Instance>, FuncId, NativeSig)>,
+    /// Instances defined but not yet finalised, with their functions and boxed entries.
+    pending: Vec<(Arc<Instance>, FuncId, FuncId, NativeSig)>,
     /// How many compilations are in progress (nested: a function reaches its callees).
     depth: usize,
     /// Code the native code calls back into, kept as long as the module.
@@ -424,7 +424,13 @@ impl Backend {
         self.module
             .finalize_definitions()
             .map_err(|e| format!("finalising native code: {e}"))?;
-        for (instance, boxed, sig) in std::mem::take(&mut self.pending) {
+        for (instance, id, boxed, sig) in std::mem::take(&mut self.pending) {
+            let call = &instance.native_call;
+            let func = self.module.get_finalized_function(id) as usize;
+            call.func.store(func, std::sync::atomic::Ordering::Release);
+            let shape = calls::CallShape::of(&sig).number();
+            call.shape
+                .store(shape, std::sync::atomic::Ordering::Release);
             let entry = NativeEntry {
                 boxed: self.module.get_finalized_function(boxed) as usize,
                 sig,
@@ -547,7 +553,7 @@ pub fn compile_instance(
     };
     let native = !notes.iter().any(|n| n.starts_with("not compiled"));
     match lower::boxed_entry(&mut b, &sig, id) {
-        Ok(boxed) => b.pending.push((instance.clone(), boxed, sig.clone())),
+        Ok(boxed) => b.pending.push((instance.clone(), id, boxed, sig.clone())),
         Err(e) => b.reports.push(Report {
             name: function.name.clone(),
             native: false,

@@ -166,13 +166,18 @@ extern "C" fn fault(rt: &Runtime<'_>, site: &Site, a: i64, b: i64) -> i64 {
 
 /// Note on the error being unwound that it left the call of `site` (a `Site::Frame`).
 extern "C" fn note_call(rt: &Runtime<'_>, site: &Site) {
-    let Site::Frame(name, unit, span) = site else {
-        return;
-    };
+    if let Site::Frame(name, unit, span) = site {
+        note_frame_of(rt, name, *unit, *span);
+    }
+}
+
+/// Note on the error being unwound that it left a call of the function `name` (of `unit`) at
+/// `span`.
+pub(super) fn note_frame_of(rt: &Runtime<'_>, name: &str, unit: u32, span: Span) {
     let mut fault = rt.native_fault.borrow_mut();
     if let Some(Fault::Error(_)) = &*fault {
         if let Some(Fault::Error(ctrl)) = fault.take() {
-            *fault = Some(Fault::Error(note_frame(ctrl, name, *unit, *span)));
+            *fault = Some(Fault::Error(note_frame(ctrl, name, unit, span)));
         }
     }
 }
@@ -564,11 +569,11 @@ fn cell_assign(at: *mut Value, value: Value, local: u64) {
 extern "C" fn make_closure(instance: &Arc<Instance>, caps: *const Value, out: *mut Value) {
     // SAFETY: native code passes one live value per capture of the instance, and `out`.
     let captures = unsafe { captures_of(caps, instance.captures.len()) };
-    let closure = super::super::closure::Closure {
-        instance: instance.clone(),
-        captures: captures.iter().cloned().collect(),
-        args: Vec::new(),
-    };
+    let closure = super::super::closure::Closure::new(
+        instance.clone(),
+        captures.iter().cloned().collect(),
+        Vec::new(),
+    );
     unsafe { *out = Value::Fun(Arc::new(closure)) };
 }
 
@@ -1008,6 +1013,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::CellPut => cell_put as *const () as usize,
         Helper::CellClone => cell_clone as *const () as usize,
         Helper::CallValue => super::calls::call_value as *const () as usize,
+        Helper::NoteValueCall => super::calls::note_value_call as *const () as usize,
         Helper::MakeClosure => make_closure as *const () as usize,
         Helper::Math => math as *const () as usize,
         Helper::Atan2 => atan2 as *const () as usize,
@@ -1069,6 +1075,7 @@ pub enum Helper {
     CellPut,
     CellClone,
     CallValue,
+    NoteValueCall,
     MakeClosure,
     Math,
     Atan2,

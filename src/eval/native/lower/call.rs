@@ -10,7 +10,7 @@ use crate::core::ir::{Expr, ExprKind, Inlined, Place};
 use super::super::layout;
 use super::super::runtime::{Helper, Site};
 use super::{args, flags, Lower, ReturnTarget, V};
-use crate::eval::native::calls::ValueCall;
+use crate::eval::native::calls::{CallShape, ValueCall};
 use crate::eval::native::layout::VALUE_SIZE;
 use crate::eval::native::{lock, Held, Repr};
 
@@ -295,9 +295,10 @@ impl Lower<'_, '_, '_> {
     /// function's result): the value taken first (read in place when it is a variable of the
     /// frame or a capture that no argument can change), then the arguments computed here in
     /// order, each group as native code holds it (a scalar's bits, an aggregate's leaves, the
-    /// address of an evaluator value), and the runtime's `call_value`, which passes them to the
-    /// closure's native instance as they are when it takes them so (`native/calls.rs`). The
-    /// result comes back as bits, as leaves, or (`out`) as the value written there.
+    /// address of an evaluator value). The call goes straight to the closure's native
+    /// function when that takes them so (`dispatch_value`); otherwise to the runtime's
+    /// `call_value`, which adapts them (`native/calls.rs`). The result comes back as bits, as
+    /// leaves, or (`out`) as the value written there.
     fn call_value(
         &mut self,
         e: &Expr,
@@ -367,8 +368,6 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
-        let buf = self.leaf_buffer(words.len());
-        self.store_leaves(buf, &words);
         let agg = crate::eval::native::Agg::of(&e.ty);
         let ret = match (out, &agg) {
             (Some(_), _) => None,
@@ -380,18 +379,14 @@ impl Lower<'_, '_, '_> {
             (None, Some(agg)) => self.leaf_buffer(agg.leaves.len()),
             (None, None) => self.iconst(0),
         };
+        let shape = CallShape::of_call(&groups, &ret);
         let call = self.keep(ValueCall::new(groups, ret, e.span));
-        let call = self.ptr_const(call);
-        let rt = self.rt;
-        let bits = self
-            .call_helper(
-                Helper::CallValue,
-                &[types::I64; 5],
-                &[types::I64],
-                &[rt, f, buf, call, leaves],
-            )
-            .expect("call_value returns bits");
-        self.check_failed();
+        let result = match layout::dispatch() {
+            Some(d) if !call_args.is_empty() => {
+                self.dispatch_value(d, f, &words, &shape, leaves, call, e.span)
+            }
+            _ => self.value_call_helper(f, &words, call, leaves, shape.ret),
+        };
         if let Some(values) = values {
             let unwind = self.unwind;
             self.b.seal_block(unwind);
@@ -410,12 +405,167 @@ impl Lower<'_, '_, '_> {
                 let leaves = self.load_leaves(leaves, &agg);
                 self.agg_value(leaves)
             }
-            (None, None) => match repr {
-                Repr::F64 => V::F(self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)),
-                Repr::Unit => V::Unit,
-                _ => V::I(bits),
+            (None, None) => match (repr, result) {
+                (Repr::F64, Some(x)) => V::F(x),
+                (_, Some(x)) => V::I(x),
+                (_, None) => V::Unit,
             },
         }
+    }
+
+    /// A call of the function value at `f` with the arguments `words` through the runtime's
+    /// `call_value` (`native/calls.rs`): the result in a register of its type, if any.
+    fn value_call_helper(
+        &mut self,
+        f: ClValue,
+        words: &[V],
+        call: *const ValueCall,
+        out: ClValue,
+        ret: Repr,
+    ) -> Option<ClValue> {
+        let buf = self.leaf_buffer(words.len());
+        self.store_leaves(buf, words);
+        let call = self.ptr_const(call);
+        let rt = self.rt;
+        let bits = self
+            .call_helper(
+                Helper::CallValue,
+                &[types::I64; 5],
+                &[types::I64],
+                &[rt, f, buf, call, out],
+            )
+            .expect("call_value returns bits");
+        self.check_failed();
+        match ret {
+            Repr::F64 => Some(self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)),
+            Repr::Unit => None,
+            Repr::I64 | Repr::Ref => Some(bits),
+        }
+    }
+
+    /// A call of the function value at `f` made straight to its instance's native function
+    /// when the value is a closure given all its groups at once, whose instance is native
+    /// code of the call's `shape`, and the call's bookkeeping needs nothing of the runtime
+    /// (not too deep, no Ctrl-C, room on the stack): the closure's fields read at the offsets
+    /// `d` gives, the arguments passed in registers. Anything else goes to `call_value`,
+    /// which makes the same call or adapts it. The result in a register of its type, if any;
+    /// an aggregate or boxed one is at `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch_value(
+        &mut self,
+        d: layout::Dispatch,
+        f: ClValue,
+        words: &[V],
+        shape: &CallShape,
+        out: ClValue,
+        call: *const ValueCall,
+        span: crate::syntax::span::Span,
+    ) -> Option<ClValue> {
+        let ret_ty = shape
+            .ret
+            .clif()
+            .filter(|_| !shape.ret_boxed && shape.ret_agg.is_none());
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        if let Some(ty) = ret_ty {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.set_cold_block(slow);
+        let next_unless = |l: &mut Self, cond: ClValue| {
+            let next = l.b.create_block();
+            l.b.ins().brif(cond, next, &[], slow, &[]);
+            l.b.seal_block(next);
+            l.b.switch_to_block(next);
+        };
+        // A closure of all its groups, of a native instance of this shape.
+        let tag = self.b.ins().uload8(types::I64, flags(), f, 0);
+        let is_fun = self.b.ins().icmp_imm_s(IntCC::Equal, tag, d.tag as i64);
+        next_unless(self, is_fun);
+        let closure = self.b.ins().load(types::I64, flags(), f, d.word);
+        let groups = self.b.ins().load(types::I64, flags(), closure, d.groups);
+        let n_groups = shape.params.len() as i64;
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, groups, n_groups);
+        next_unless(self, whole);
+        let instance = self.b.ins().load(types::I64, flags(), closure, d.instance);
+        let number = self.b.ins().load(types::I64, flags(), instance, d.shape);
+        let fits = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, number, shape.number() as i64);
+        next_unless(self, fits);
+        // The bookkeeping `closure::enter_call` does; any of its cases goes to the runtime.
+        let depth = self
+            .b
+            .ins()
+            .uload32(MemFlagsData::trusted(), self.rt, layout::depth());
+        let max = self
+            .b
+            .ins()
+            .uload32(MemFlagsData::trusted(), self.rt, layout::max_depth());
+        let room = self.b.ins().icmp(IntCC::UnsignedLessThan, depth, max);
+        let flag = self.ptr_const(crate::interrupt::flag_address());
+        let interrupted = self.b.ins().uload8(types::I64, flags(), flag, 0);
+        let quiet = self.b.ins().icmp_imm_s(IntCC::Equal, interrupted, 0);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let floor = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.rt, layout::stack_floor());
+        let high = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, sp, floor);
+        let go = self.b.ins().band(room, quiet);
+        let go = self.b.ins().band(go, high);
+        next_unless(self, go);
+        let func = self.b.ins().load(types::I64, flags(), instance, d.func);
+        let captures = self.b.ins().load(types::I64, flags(), closure, d.captures);
+        let deeper = self.b.ins().iadd_imm_s(depth, 1);
+        let deeper32 = self.b.ins().ireduce(types::I32, deeper);
+        (self.b.ins()).store(MemFlagsData::trusted(), deeper32, self.rt, layout::depth());
+        let mut values = vec![self.rt, captures];
+        if shape.ret_boxed || shape.ret_agg.is_some() {
+            values.push(out);
+        }
+        values.extend(words.iter().filter_map(|w| match w {
+            V::I(x) | V::F(x) => Some(*x),
+            _ => None,
+        }));
+        let call_conv = lock(&self.backend).call_conv;
+        let sig = self.b.import_signature(shape.clif(call_conv));
+        let inst = self.b.ins().call_indirect(sig, func, &values);
+        let results = self.b.inst_results(inst).to_vec();
+        let depth32 = self.b.ins().ireduce(types::I32, depth);
+        (self.b.ins()).store(MemFlagsData::trusted(), depth32, self.rt, layout::depth());
+        // An error in the callee: note this call in its call stack, then unwind.
+        let failed = self
+            .b
+            .ins()
+            .uload8(types::I64, flags(), self.rt, layout::failed());
+        let returned = self.cold_if(failed);
+        let span = self.keep(span);
+        let span = self.ptr_const(span);
+        let rt = self.rt;
+        self.call_helper(
+            Helper::NoteValueCall,
+            &[types::I64; 3],
+            &[],
+            &[rt, instance, span],
+        );
+        let unwind = self.unwind;
+        self.b.ins().jump(unwind, &[]);
+        self.b.seal_block(returned);
+        self.b.switch_to_block(returned);
+        self.b.ins().jump(join, &args(&results));
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let result = self.value_call_helper(f, words, call, out, shape.ret);
+        self.b
+            .ins()
+            .jump(join, &args(&result.into_iter().collect::<Vec<_>>()));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        ret_ty.map(|_| self.b.block_params(join)[0])
     }
 
     /// The address of the value of an argument passed by reference: its frame slot when it is
