@@ -148,3 +148,11 @@ fn jit_says_when_native_code_is_off() {
     assert!(text.starts_with("1\n"), "{text}");
     assert!(text.contains("native code is off"), "{text}");
 }
+
+#[test]
+fn an_open_ended_if_or_match_ends_its_chunk_at_the_semicolon() {
+    let (stdout, stderr) = transcript(
+        "val x = if 1 < 2 then 3 else 4;\nprintln x;\nval y = match x with | 3 => \"three\" | _ => \"other\";\nprintln y;\n",
+    );
+    assert_eq!((stdout.as_str(), stderr.as_str()), ("3\nthree\n", ""));
+}

@@ -107,8 +107,18 @@ pub fn leaves_blocks_open(tokens: &[(Token, Span)]) -> bool {
             Token::Keyword(Keyword::Endmatch) => Opener::Match,
             Token::Keyword(Keyword::Done) => Opener::Do,
             Token::Keyword(Keyword::Endif) => Opener::Then,
+            // An open-ended `if … then … else …` or `match` may end here (it extends to the
+            // enclosing `)` or `;`): whether it did is the parser's to say.
+            Token::Semicolon if matches!(open.last(), Some(Opener::Then | Opener::Match)) => {
+                return false
+            }
             _ => continue,
         };
+        if matches!(closes, Opener::Paren | Opener::Bracket | Opener::Brace)
+            && matches!(open.last(), Some(Opener::Then | Opener::Match))
+        {
+            return false;
+        }
         if open.pop() != Some(closes) {
             return false;
         }

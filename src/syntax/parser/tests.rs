@@ -1142,6 +1142,9 @@ fn repl_chunks() {
         "match 3 with | 1 => \"one\"",
         "\"\"\"abc",
         "/* open",
+        "val y = if 1 < 2 then 3 else",
+        "val z = (if 1 < 2 then 3 else 4",
+        "match 3 with | 1 => println \"one\"; | 2 => println \"two\";",
     ] {
         assert!(
             matches!(parse_chunk(src), ChunkParse::Incomplete),
@@ -1167,6 +1170,10 @@ fn repl_chunks() {
         ("  // only a comment", 0),
         ("", 0),
         ("sq x;", 1),
+        // Open-ended `if` and `match` (no `endif`, `endmatch`) end at the `;` or `)`.
+        ("val x = if 1 < 2 then 3 else 4; println x;", 2),
+        ("val x = (if 1 < 2 then 3 else 4) + 1;", 1),
+        ("val x = match 3 with | 1 => 1 | _ => 2; println x;", 2),
     ] {
         match parse_chunk(src) {
             ChunkParse::Complete(Chunk::Stmts(statements)) => {
