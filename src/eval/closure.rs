@@ -170,7 +170,8 @@ impl std::fmt::Debug for Instance {
 }
 
 /// A function value (a compiled function instance with its captures, possibly partially
-/// applied).
+/// applied). It is made by `Closure::new` and never changed after (it is shared behind an
+/// `Arc`): native code reads the copies its `direct` field keeps of the others.
 pub struct Closure {
     pub instance: Arc<Instance>,
     pub captures: Arc<[Value]>,
