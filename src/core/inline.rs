@@ -15,7 +15,9 @@
 //! - `fold_left f init a` with a known `f` becomes the loop a user would write,
 //!   `acc = init; for v in a do acc = f acc v; done`, and `map f a` (`filter f a`) a `MapLoop` over the
 //!   inlined body; the back ends then compile them as the hand-written loops (native code,
-//!   `eval/native/lower/map.rs`, and on rayon workers where the body is pure).
+//!   `eval/native/lower/map.rs`, and on rayon workers where the body is pure). `map f a`
+//!   (`filter f a`) of a function value is a `MapLoop` calling the value, taken once before
+//!   it, as the library's loop would.
 //!
 //! Callees are read as checked (`Callees::functions`, not already inlined), so what is inlined
 //! into a function does not depend on the order in which units or instances are compiled; a
@@ -532,7 +534,8 @@ impl<'a> Inliner<'a> {
         self.n_slots - 1
     }
 
-    /// Library calls whose function argument is known, as loops (`fold_left`, `map`).
+    /// Library calls whose function argument is known, as loops (`fold_left`, `map`); `map`
+    /// and `filter` of a function value too, calling it from the loop.
     fn lower_prim(&mut self, prim: &Prim, args: &[Expr], ty: &Type, e: &Expr) -> Option<Expr> {
         match (prim, args) {
             (Prim::FoldLeft, [f, init, array]) => {
@@ -576,7 +579,7 @@ impl<'a> Inliner<'a> {
                 })
             }
             (Prim::Map | Prim::Filter, [f, array]) => {
-                self.known_function_arg(f)?;
+                let known = self.known_function_arg(f).is_some();
                 let Type::Array(elem, _) = &array.ty else {
                     return None;
                 };
@@ -593,14 +596,32 @@ impl<'a> Inliner<'a> {
                     ty: (**elem).clone(),
                     span: e.span,
                 };
-                let body = self.call(f, &[element], &body_ty, e.span)?;
-                Some(Expr {
-                    kind: ExprKind::MapLoop {
-                        var,
-                        array: Box::new(array.clone()),
-                        body: Box::new(body),
-                        filter,
+                if known {
+                    let body = self.call(f, &[element], &body_ty, e.span)?;
+                    return Some(map_loop(var, array, body, filter, ty, e.span));
+                }
+                // A function value: taken once, into a slot of its own, then called on each
+                // element where the library's loop would call it (at the `map`).
+                let func = self.fresh_slot();
+                let body = Expr {
+                    kind: ExprKind::Call {
+                        func: Box::new(Expr {
+                            kind: ExprKind::Local(func),
+                            ty: f.ty.clone(),
+                            span: f.span,
+                        }),
+                        args: vec![element],
                     },
+                    ty: body_ty,
+                    span: e.span,
+                };
+                Some(Expr {
+                    kind: ExprKind::Inlined(Box::new(Inlined {
+                        frame: None,
+                        call: e.span,
+                        stmts: vec![Stmt::Assign(Place::Local(func), f.clone())],
+                        result: Some(map_loop(var, array, body, filter, ty, e.span)),
+                    })),
                     ty: ty.clone(),
                     span: e.span,
                 })
@@ -613,6 +634,27 @@ impl<'a> Inliner<'a> {
         let known = self.known(f)?;
         self.inlinable(&known)?;
         Some(known)
+    }
+}
+
+/// The `MapLoop` of `body` over the elements of `array`, each bound to the slot `var`.
+fn map_loop(
+    var: Slot,
+    array: &Expr,
+    body: Expr,
+    filter: bool,
+    ty: &Type,
+    span: crate::syntax::span::Span,
+) -> Expr {
+    Expr {
+        kind: ExprKind::MapLoop {
+            var,
+            array: Box::new(array.clone()),
+            body: Box::new(body),
+            filter,
+        },
+        ty: ty.clone(),
+        span,
     }
 }
 
