@@ -83,7 +83,8 @@ fn ctrl_c_stops_a_long_loop_and_keeps_the_definitions() {
     session.exp_string("> ").unwrap();
     // `k` survives, with the increments the loop made before Ctrl-C.
     enter(&mut session, "k >= 7", Some("true : bool"));
-    // A recursive function inside a map kernel is stopped too.
+    // A recursive function inside a map is stopped too (each element recurses 50 000 calls
+    // deep, so the map runs far longer than the wait before Ctrl-C).
     session.send_line("fun spin (n:int) : int = {").unwrap();
     session.exp_string(". ").unwrap();
     enter(
@@ -92,8 +93,13 @@ fn ctrl_c_stops_a_long_loop_and_keeps_the_definitions() {
         None,
     );
     enter(&mut session, "var a : int ^ 10000000;", None);
+    enter(
+        &mut session,
+        "val deep = fun (x: int) => spin (x + 50000);",
+        None,
+    );
     session
-        .send_line("fprintln (cstderr, \"mapp\" + \"ing\"); println$ \\sum (map spin a);")
+        .send_line("fprintln (cstderr, \"mapp\" + \"ing\"); println$ \\sum (map deep a);")
         .unwrap();
     interrupt(&mut session, "mapping");
     session.exp_string("> ").unwrap();
