@@ -118,6 +118,10 @@ impl Lower<'_, '_, '_> {
         });
         let input_shape = self.keep(input);
         let (var, span) = (*var, e.span);
+        let count = match &array.ty {
+            Type::Array(..) => crate::eval::value::leaf_count(&array.ty).map(|n| n as u64),
+            _ => None,
+        };
         self.result_into(array, shapes, out, |l, src, _, (data, n)| {
             let leaves = if in_register {
                 Some(l.view(src, false, false).0)
@@ -146,8 +150,10 @@ impl Lower<'_, '_, '_> {
                     l.store_leaf(out_kind, x, at);
                 })
             };
-            // On rayon workers when the body is pure and reads no array (`parallel.rs`).
+            // On rayon workers when the body is pure and reads no array (`parallel.rs`), and
+            // the array is not known to be too short for them.
             let kinds = (in_kind, out_kind);
+            let leaves = leaves.filter(|_| super::parallel::may_run_on_workers(count));
             match leaves.and_then(|src| l.chunk_map(var, body, (src, data, n), kinds)) {
                 Some(ran) => {
                     let (parallel, serial, done) =

@@ -9,6 +9,8 @@
 //! loop variable (the *chunk function*), which the loop calls through `chunk_loop` with a
 //! context of words: the views' addresses, their counts, the register variables the body reads.
 //! The ordinary loop stays beside it, for short loops, one thread, and arrays not there yet.
+//! A loop whose count is known before it runs and is below `PARALLEL_THRESHOLD` never runs
+//! on workers, so its chunk function is not compiled.
 
 use std::collections::HashMap;
 
@@ -19,10 +21,11 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 
-use crate::core::ir::{Expr, ExprKind, PathStep, Place, RangeKind, Slot, Stmt};
+use crate::core::ir::{Const, Expr, ExprKind, PathStep, Place, RangeKind, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts, walk_expr_mut, VisitMut};
 use crate::eval::native::chunks::ChunkLoop;
 use crate::eval::native::{lock, Held, Repr};
+use crate::eval::parallel::PARALLEL_THRESHOLD;
 use crate::eval::value::ScalarKind;
 use crate::types::Type;
 
@@ -53,6 +56,28 @@ struct Plan<'s> {
     reads: Vec<(Slot, Repr)>,
     captures: Vec<(u32, Repr)>,
     span: crate::syntax::span::Span,
+}
+
+impl Bounds<'_> {
+    /// The number of iterations, when it is known before the loop runs.
+    fn static_count(&self) -> Option<u64> {
+        match self {
+            Bounds::Codes(n) => Some(*n),
+            Bounds::Range(from, to) => match (&from.kind, &to.kind) {
+                (ExprKind::Const(Const::Int(a)), ExprKind::Const(Const::Int(b))) => {
+                    Some(u64::try_from(i128::from(*b) - i128::from(*a)).unwrap_or(0))
+                }
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Could a loop of `count` iterations (`None`: not known before it runs) run on workers?
+/// `chunk_loop` runs a shorter one on the calling thread, so its chunk function would never
+/// be called.
+pub(super) fn may_run_on_workers(count: Option<u64>) -> bool {
+    count.is_none_or(|n| n >= PARALLEL_THRESHOLD as u64)
 }
 
 /// Is `e` the loop variable `var`?
@@ -156,6 +181,9 @@ impl Lower<'_, '_, '_> {
         let Some(plan) = self.chunk_plan(s) else {
             return false;
         };
+        if !may_run_on_workers(plan.bounds.static_count()) {
+            return false;
+        }
         let words = Words {
             extra: 0,
             arrays: &plan.arrays,
