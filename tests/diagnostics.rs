@@ -267,6 +267,8 @@ diagnostic_cases! {
     reserved_word_total: "E0100", "val total = 3;\n";
     reserved_word_new_as_function: "E0100", "fun new (x:int) => x;\n";
     reserved_word_as_loop_variable: "E0100", "for total in 0 ..< 3 do println total; done\n";
+    // Each use of a reserved word as a name says so, not that a `;` is missing before it.
+    reserved_word_in_later_statements: "E0100", "var total = 0;\nval k = 2;\ntotal += k;\nprintln total;\n";
     // The call stack of an error inside user functions, innermost first.
     stack_one_frame: "R0004", "fun ratio (a:int, b:int) : int => a / b;\nprintln$ ratio (10, 0);\n";
     stack_two_frames: "R0001", "fun pick (a:int ^ 3, i:int) : int => a.i;\nfun fifth (a:int ^ 3) : int => pick (a, 5);\nprintln$ fifth (1, 2, 3);\n";

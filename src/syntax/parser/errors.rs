@@ -8,7 +8,7 @@ use chumsky::util::MaybeRef;
 
 use super::{CodedMessage, TokenInput};
 use crate::syntax::span::Span;
-use crate::syntax::token::Token;
+use crate::syntax::token::{Keyword, Token};
 use crate::syntax::SyntaxError;
 
 thread_local! {
@@ -239,10 +239,13 @@ pub fn convert_error(error: &ParseError<'_>, source_length: usize) -> SyntaxErro
                 }
                 None => "end of input".to_string(),
             };
+            // A word Felix reserves but the language does not use can only have been meant
+            // as a name, wherever it stands (`total += 1;`, `println total;`).
             if let Some(Token::Keyword(keyword)) = found.as_deref() {
-                if descriptions
-                    .iter()
-                    .any(|d| d == "name" || d.starts_with("name "))
+                if matches!(keyword, Keyword::Reserved(_))
+                    || descriptions
+                        .iter()
+                        .any(|d| d == "name" || d.starts_with("name "))
                 {
                     return reserved_word_as_name(span, keyword.spelling());
                 }
