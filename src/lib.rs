@@ -187,6 +187,16 @@ impl Session {
         self.machine.native_report()
     }
 
+    /// The line `--jit-report` and `:jit` end with: the time spent compiling to native code
+    /// in this session (the prelude's included); `None` with native code off.
+    pub fn jit_time_line(&self) -> Option<String> {
+        let time = self.machine.native_compile_time()?;
+        Some(format!(
+            "compiling to native code took {:.1} ms in this session",
+            time.as_secs_f64() * 1000.0
+        ))
+    }
+
     /// Run parallel loops on a pool of `threads` worker threads from now on (`:set threads`).
     /// When the system refuses them, the pool stays as it was; the error says why.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {

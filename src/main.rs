@@ -49,7 +49,8 @@ Options:
                  default they run on the closure compiler, which prepares them faster
                  than native code can be compiled)
   --jit-report   after the run, list on stderr each function and unit compiled, whether to
-                 native code, and which pieces run on the closure compiler and why
+                 native code, and which pieces run on the closure compiler and why, then
+                 the time compiling to native code took
   --dump-ir[=inlined] FILE.flx  print the typed IR of a program as checked (or after the
                  inlining pass) instead of running it
   --             end of Tessera's options: the next argument is the file (even one starting
@@ -373,7 +374,7 @@ fn run_file(path: &str, check_only: bool, options: &Options) -> i32 {
     });
     session.flush();
     if options.jit_report {
-        for line in session.jit_report() {
+        for line in session.jit_report().iter().chain(&session.jit_time_line()) {
             eprintln!("{line}");
         }
     }

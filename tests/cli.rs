@@ -180,6 +180,34 @@ fn threads_option_is_accepted() {
 }
 
 #[test]
+fn jit_report_names_what_was_compiled_and_the_time_it_took() {
+    let output = tessera(&["--jit-report", "native_loops.flx"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines.iter().any(|l| l.ends_with(": native")),
+        "no native entry in\n{stderr}"
+    );
+    let time = lines.last().copied().unwrap_or_default();
+    let millis = time
+        .strip_prefix("compiling to native code took ")
+        .and_then(|rest| rest.strip_suffix(" ms in this session"))
+        .and_then(|ms| ms.parse::<f64>().ok());
+    assert!(
+        millis.is_some_and(|ms| ms > 0.0),
+        "the report does not end with a time:\n{stderr}"
+    );
+    let off = tessera(&["--jit-report", "--no-jit", "native_loops.flx"]);
+    let stderr = String::from_utf8_lossy(&off.stderr);
+    assert!(stderr.contains("native code is off"), "{stderr}");
+    assert!(
+        !stderr.contains("compiling to native code took"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn piped_repl_prints_no_banner_or_prompt() {
     let output = tessera(&[]);
     assert_eq!(output.status.code(), Some(0));

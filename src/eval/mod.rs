@@ -479,6 +479,11 @@ impl Machine {
             .collect()
     }
 
+    /// The time spent compiling to native code in this session; `None` with native code off.
+    pub fn native_compile_time(&self) -> Option<std::time::Duration> {
+        self.program.native.as_ref().map(native::compile_time)
+    }
+
     /// Use `limits` for the units run from now on.
     pub fn set_limits(&mut self, limits: crate::limits::Limits) {
         self.program.limits = limits;

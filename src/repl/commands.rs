@@ -123,7 +123,7 @@ pub const COMMANDS: &[CommandInfo] = &[
         "jit",
         &[],
         ":jit",
-        "what native code was made of each function and unit run so far: native or closures, with the pieces left to closures",
+        "what native code was made of each function and unit run so far: native or closures, with the pieces left to closures, and the time compiling took",
         Argument::None,
     ),
     command(
@@ -428,8 +428,9 @@ impl Repl {
                 return LineOutcome::Continue;
             }
             "jit" => {
-                for line in self.session.jit_report() {
-                    self.session.print_line(&line);
+                let lines = self.session.jit_report();
+                for line in lines.iter().chain(&self.session.jit_time_line()) {
+                    self.session.print_line(line);
                 }
                 return LineOutcome::Continue;
             }

@@ -121,7 +121,12 @@ fn jit_lists_what_native_code_was_made_of() {
         transcript("fun twice (x: int) : int => x + x;\nprintln$ twice 21;\n:jit\n:jit now\n");
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some("42"), "{stdout}");
-    let report: Vec<&str> = lines.collect();
+    let mut report: Vec<&str> = lines.collect();
+    let time = report.pop().unwrap_or_default();
+    assert!(
+        time.starts_with("compiling to native code took ") && time.ends_with(" ms in this session"),
+        "the report does not end with the time compiling took:\n{stdout}"
+    );
     assert!(
         report.iter().any(|l| l.ends_with(": native")),
         "no native entry in\n{stdout}"

@@ -352,6 +352,11 @@ pub struct Backend {
     pending: Vec<(Arc<Instance>, FuncId, FuncId, NativeSig)>,
     /// How many compilations are in progress (nested: a function reaches its callees).
     depth: usize,
+    /// When the outermost compilation in progress started.
+    started: Option<std::time::Instant>,
+    /// The time spent compiling to native code in this session, from the outermost
+    /// compilation's start to the end of its `finalize` (lowering, Cranelift, linking).
+    pub compile_time: std::time::Duration,
     /// Code the native code calls back into, kept as long as the module.
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// One entry per instance and unit compiled.
@@ -411,6 +416,8 @@ impl Backend {
             cold_stubs: HashMap::new(),
             pending: Vec::new(),
             depth: 0,
+            started: None,
+            compile_time: std::time::Duration::ZERO,
             keep: Vec::new(),
             reports: Vec::new(),
             unit_counter: 0,
@@ -419,11 +426,22 @@ impl Backend {
         })))
     }
 
-    /// Make the code defined so far callable, and give each instance compiled its entry.
+    /// A compilation starts (the outermost one starts the clock of `compile_time`).
+    fn enter(&mut self) {
+        if self.depth == 0 {
+            self.started = Some(std::time::Instant::now());
+        }
+        self.depth += 1;
+    }
+
+    /// Make the code defined so far callable, and give each instance compiled its entry
+    /// (when the outermost compilation ends, which stops the clock).
     fn finalize(&mut self) -> Result<(), String> {
-        self.module
-            .finalize_definitions()
-            .map_err(|e| format!("finalising native code: {e}"))?;
+        let finalized = self.module.finalize_definitions();
+        if let Some(started) = self.started.take() {
+            self.compile_time += started.elapsed();
+        }
+        finalized.map_err(|e| format!("finalising native code: {e}"))?;
         for (instance, id, boxed, sig) in std::mem::take(&mut self.pending) {
             let call = &instance.native_call;
             let func = self.module.get_finalized_function(id) as usize;
@@ -522,7 +540,7 @@ pub fn compile_instance(
             return;
         };
         b.declared.insert(key, (id, sig.clone()));
-        b.depth += 1;
+        b.enter();
         id
     };
     let n_slots = instance.code.get().map_or(0, |code| code.n_slots);
@@ -660,7 +678,7 @@ fn compile_top_level(
 ) -> Option<UnitCode> {
     // A block inside a function runs once per call: all of it is native code.
     let run_once_on_closures = !returns_out && !lock(backend).compile_run_once;
-    lock(backend).depth += 1;
+    lock(backend).enter();
     let defined = compiler.defined_globals();
     let mut pieces = Vec::new();
     let mut notes = Vec::new();
@@ -832,4 +850,9 @@ pub fn compiles_run_once(backend: &SharedBackend) -> bool {
 /// The report of everything compiled so far.
 pub fn reports(backend: &SharedBackend) -> Vec<Report> {
     lock(backend).reports.clone()
+}
+
+/// The time spent compiling to native code so far (`Backend::compile_time`).
+pub fn compile_time(backend: &SharedBackend) -> std::time::Duration {
+    lock(backend).compile_time
 }
