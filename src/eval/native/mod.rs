@@ -356,7 +356,7 @@ pub struct Backend {
     started: Option<std::time::Instant>,
     /// The time spent compiling to native code in this session, from the outermost
     /// compilation's start to the end of its `finalize` (lowering, Cranelift, linking).
-    pub compile_time: std::time::Duration,
+    compile_time: std::time::Duration,
     /// Code the native code calls back into, kept as long as the module.
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// One entry per instance and unit compiled.
