@@ -182,8 +182,7 @@ impl Lower<'_, '_, '_> {
                     self.b
                         .ins()
                         .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, size as i64);
-                self.slow_path_if(bad, e, "a decode out of range");
-                V::I(v)
+                self.slow_path_if(bad, e, "a decode out of range", |_| v)
             }
             ExprKind::Coerce(CoerceKind::EncodeInt, inner)
                 if repr == Repr::I64
@@ -205,7 +204,7 @@ impl Lower<'_, '_, '_> {
                         .b
                         .ins()
                         .icmp_imm_s(IntCC::UnsignedGreaterThan, v, max as i64);
-                    self.slow_path_if(bad, e, "an encode out of range");
+                    return self.slow_path_if(bad, e, "an encode out of range", |_| v);
                 }
                 V::I(v)
             }
@@ -381,25 +380,37 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// When `bad`, run `e` on the closure compiler (which raises the exact error) and use its
-    /// value; `e` must be pure, and is native-typed.
-    pub(super) fn slow_path_if(&mut self, bad: ClValue, e: &Expr, why: &str) -> Option<V> {
-        let cold = self.b.create_block();
-        let next = self.b.create_block();
+    /// The integer value of `e`: when `bad`, computed by the closure compiler (which raises
+    /// the exact error), else by `fast`. `e` must be pure, and its value an integer. Should
+    /// the closure compiler find the value valid after all, the program goes on with it.
+    pub(super) fn slow_path_if(
+        &mut self,
+        bad: ClValue,
+        e: &Expr,
+        why: &str,
+        fast: impl FnOnce(&mut Self) -> ClValue,
+    ) -> V {
+        let (cold, next, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let value = self.b.append_block_param(join, types::I64);
         self.b.set_cold_block(cold);
         self.b.ins().brif(bad, cold, &[], next, &[]);
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
         let notes = self.notes.len();
-        self.fallback_expr(e, why);
+        let slow = self.fallback_expr(e, why).int();
         self.notes.truncate(notes);
-        // The closure compiler found the same value valid (it cannot: the check is exact);
-        // either way nothing below runs with a wrong value.
-        let unwind = self.unwind;
-        self.b.ins().jump(unwind, &[]);
+        self.b.ins().jump(join, &super::args(&[slow]));
         self.b.seal_block(next);
         self.b.switch_to_block(next);
-        None
+        let v = fast(self);
+        self.b.ins().jump(join, &super::args(&[v]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        V::I(value)
     }
 
     /// A read of global `s`.
@@ -554,8 +565,9 @@ impl Lower<'_, '_, '_> {
                     .b
                     .ins()
                     .icmp_imm_s(IntCC::Equal, v, IntTy::min(*ity) as i64);
-                self.slow_path_if(bad, e, "a negation that overflows");
-                V::I(self.b.ins().ineg(v))
+                self.slow_path_if(bad, e, "a negation that overflows", |l| {
+                    l.b.ins().ineg(v)
+                })
             }
             (Prim::Compare(op), [x, y]) if !matches!(x.ty, Type::CSum(_)) => {
                 let uns = unsigned(&x.ty);
@@ -730,15 +742,17 @@ impl Lower<'_, '_, '_> {
             {
                 let v = self.expr(x).int();
                 let t = self.b.ins().trunc(v);
-                // In range when min - 1 < t < max + 1 (NaN fails both comparisons).
-                let lo = self.b.ins().f64const(IntTy::min(*to) as f64 - 1.0);
+                // In range when min <= t < max + 1 (NaN fails both comparisons). Both bounds
+                // are powers of two, exact as doubles (`min - 1` is not, for a 64-bit type).
+                let lo = self.b.ins().f64const(IntTy::min(*to) as f64);
                 let hi = self.b.ins().f64const(IntTy::max(*to) as f64 + 1.0);
-                let above = self.b.ins().fcmp(FloatCC::GreaterThan, t, lo);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, lo);
                 let below = self.b.ins().fcmp(FloatCC::LessThan, t, hi);
                 let ok = self.b.ins().band(above, below);
                 let bad = self.b.ins().bxor_imm_s(ok, 1);
-                self.slow_path_if(bad, e, "a conversion out of range");
-                V::I(self.b.ins().fcvt_to_sint_sat(types::I64, t))
+                self.slow_path_if(bad, e, "a conversion out of range", |l| {
+                    l.b.ins().fcvt_to_sint_sat(types::I64, t)
+                })
             }
             (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) if false => self.expr(x),
             _ => {
