@@ -208,6 +208,8 @@ struct Gen<'c> {
     nested: bool,
     /// The string variables in scope (a global, and some functions' own).
     texts: Vec<String>,
+    /// The global darrays and their element types (two may hold the same darray).
+    darrays: Vec<(String, Ty)>,
 }
 
 impl<'c> Gen<'c> {
@@ -224,6 +226,7 @@ impl<'c> Gen<'c> {
             ret: None,
             nested: false,
             texts: Vec::new(),
+            darrays: Vec::new(),
         }
     }
 
@@ -516,6 +519,9 @@ impl<'c> Gen<'c> {
     fn stmt(&mut self, depth: usize, indent: usize) -> String {
         let pad = "  ".repeat(indent);
         let options = if depth == 0 { 6 } else { 10 };
+        if !self.darrays.is_empty() && self.chance(15) {
+            return self.darray_stmt(&pad);
+        }
         match self.pick(options) {
             0 | 1 if !self.texts.is_empty() && self.chance(35) => self.text(&pad),
             0 | 1 => {
@@ -637,6 +643,21 @@ impl<'c> Gen<'c> {
             3 => format!("{pad}println$ {t} + \" \" + str ({e});\n"),
             4 => format!("{pad}print {t}; print \"|\"; println$ {e};\n"),
             _ => format!("{pad}if {u}.len.int < 40 do {t} = {u} + str ({e}) + {u}; done\n"),
+        }
+    }
+
+    /// A statement on a global darray: a push (most often), its length printed, or its last
+    /// element printed.
+    fn darray_stmt(&mut self, pad: &str) -> String {
+        let which = self.pick(self.darrays.len());
+        let (d, ty) = self.darrays[which].clone();
+        match self.pick(5) {
+            0 => format!("{pad}println$ len {d};\n"),
+            1 => format!("{pad}if len {d} > 0uz do println$ {d}.(len {d} - 1uz); done\n"),
+            _ => {
+                let e = self.expr(ty, 3);
+                format!("{pad}push_back ({d}, {e});\n")
+            }
         }
     }
 
@@ -855,6 +876,18 @@ impl<'c> Gen<'c> {
         for _ in 0..self.pick(3) {
             out += &self.array("");
         }
+        // Darrays pushed onto by the statements, one of them maybe through a second variable.
+        for _ in 0..self.pick(3) {
+            let ty = self.ty();
+            let name = self.fresh("gd");
+            out += &format!("var {name} = darray[{}] ();\n", ty.name());
+            self.darrays.push((name.clone(), ty));
+            if self.chance(30) {
+                let alias = self.fresh("gd");
+                out += &format!("var {alias} = {name};\n");
+                self.darrays.push((alias, ty));
+            }
+        }
         if self.chance(50) {
             let fields = [self.ty(), self.ty()];
             let len = 2 + self.pick(4);
@@ -882,6 +915,7 @@ impl<'c> Gen<'c> {
             .chain(self.arrs.iter().map(|a| a.name.clone()))
             .chain(self.structs.iter().map(|_| "sa".to_string()))
             .chain(self.pointees.iter().cloned())
+            .chain(self.darrays.iter().map(|(d, _)| d.clone()))
             .chain(std::iter::once("gt".to_string()))
             .collect();
         for g in globals {

@@ -536,6 +536,15 @@ impl Scalars {
     }
 
     /// The address of the first leaf, for writing.
+    /// Set the count of leaves to `n`, which native code has written up to (`varray_commit`).
+    ///
+    /// # Safety
+    /// `n` is at most the capacity, and every leaf below it is initialised.
+    pub unsafe fn set_len(&mut self, n: usize) {
+        // SAFETY: the caller's promise.
+        each!(self, v => unsafe { v.set_len(n) })
+    }
+
     pub fn addr_mut(&mut self) -> usize {
         each!(self, v => v.as_mut_ptr() as usize)
     }

@@ -3,6 +3,7 @@
 //! (`compile/varray.rs`) under the varray's lock, so values and faults are theirs.
 
 use super::super::compile::varray::{view, NativeVarrayOp};
+use super::super::scalars::Scalars;
 use super::super::value::{Items, Value};
 use super::super::Runtime;
 use super::runtime::guarded;
@@ -19,6 +20,62 @@ pub(super) unsafe extern "C" fn varray_view(value: &Value, out: *mut usize, n: u
     // SAFETY: the caller's buffer of `n + 1` words.
     let out = unsafe { std::slice::from_raw_parts_mut(out, n + 1) };
     view(value, out);
+}
+
+/// The room for pushes native code keeps for a closed loop (`lower/pushes.rs`), of the
+/// varray (or darray) in `value` (a slot), into `out`: the address of each of its `n` columns'
+/// storage (one for scalars), the count of elements, and how many it may hold before a push
+/// must grow the storage or reach its bound. The count and room are 0, and nothing may be
+/// pushed in place, when its elements are not stored so (or it holds no varray).
+///
+/// # Safety
+/// `out` is the address of `n + 2` words the native caller owns.
+pub(super) unsafe extern "C" fn varray_push_view(value: &Value, out: *mut usize, n: usize) {
+    // SAFETY: the caller's buffer of `n + 2` words.
+    let out = unsafe { std::slice::from_raw_parts_mut(out, n + 2) };
+    out.fill(0);
+    let Some(elements) = super::super::compile::varray::elements(value) else {
+        return;
+    };
+    let mut d = elements.lock();
+    let bound = d.bound;
+    let columns: Vec<&mut Scalars> = match &mut d.items {
+        Items::Scalars(s) if n == 1 => vec![s],
+        Items::Columns(c) if c.columns.len() == n => c.columns.iter_mut().collect(),
+        _ => return,
+    };
+    let len = columns[0].len();
+    let room = columns.iter().map(|c| c.capacity()).min().unwrap_or(0);
+    for (at, column) in out.iter_mut().zip(columns) {
+        *at = column.addr_mut();
+    }
+    out[n] = len;
+    out[n + 1] = room.min(bound).max(len);
+}
+
+/// The count of elements of the varray (or darray) in `value` (a slot) set to `len`, after
+/// native code pushed elements in place up to it (`varray_push_view`). Nothing is done unless
+/// `len` lies between the count and the room of every column.
+pub(super) extern "C" fn varray_commit(value: &Value, len: usize) {
+    let Some(elements) = super::super::compile::varray::elements(value) else {
+        return;
+    };
+    let mut d = elements.lock();
+    let columns: Vec<&mut Scalars> = match &mut d.items {
+        Items::Scalars(s) => vec![s],
+        Items::Columns(c) => c.columns.iter_mut().collect(),
+        _ => return,
+    };
+    if columns
+        .iter()
+        .all(|c| c.len() <= len && len <= c.capacity())
+    {
+        for column in columns {
+            // SAFETY: native code wrote every leaf from the count up to `len`, within the
+            // room `varray_push_view` gave it, and nothing else touched the storage since.
+            unsafe { column.set_len(len) };
+        }
+    }
 }
 
 /// The varray operation `op` on the varray (or darray) at `v`, with the bits of an index `i`

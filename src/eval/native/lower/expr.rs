@@ -565,9 +565,7 @@ impl Lower<'_, '_, '_> {
                     .b
                     .ins()
                     .icmp_imm_s(IntCC::Equal, v, IntTy::min(*ity) as i64);
-                self.slow_path_if(bad, e, "a negation that overflows", |l| {
-                    l.b.ins().ineg(v)
-                })
+                self.slow_path_if(bad, e, "a negation that overflows", |l| l.b.ins().ineg(v))
             }
             (Prim::Compare(op), [x, y]) if !matches!(x.ty, Type::CSum(_)) => {
                 let uns = unsigned(&x.ty);

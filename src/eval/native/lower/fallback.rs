@@ -50,6 +50,8 @@ impl Lower<'_, '_, '_> {
         self.spill(slots);
         // The piece reads and assigns globals in their slots.
         let promoted = self.promoted_in_slots(None);
+        let pushed = self.pushed_now();
+        self.commit_pushes(&pushed);
         self.frame_used = true;
         let (rt, frame, n) = (self.rt, self.frame, self.n_slots);
         let code = self.iconst(code as i64);
@@ -61,6 +63,7 @@ impl Lower<'_, '_, '_> {
             .call_helper(helper, &params, &[types::I32], &values)
             .expect("a piece's helper returns a status");
         self.promoted_in_slots(Some(promoted));
+        self.refetch_pushes(&pushed);
         status
     }
 

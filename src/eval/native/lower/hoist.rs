@@ -7,7 +7,8 @@
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
 //! stores into it. A pointer variable's view is the view of the array it points at. A
-//! `return` of closed values (`return Some i`) may leave a closed loop.
+//! `return` of closed values (`return Some i`) may leave a closed loop. A closed loop may push
+//! onto a varray variable, in place (`pushes.rs`), when nothing else in it reaches that varray.
 //!
 //! Straight-line code is treated the same way: a run of closed statements outside any
 //! closed loop (the ifs, stores and loops of a function body between two calls) is a
@@ -143,6 +144,8 @@ pub(super) struct Hoisted {
     promoted: Vec<u32>,
     /// The unwind block in force before the loop.
     unwind: cranelift_codegen::ir::Block,
+    /// The varrays pushed onto in place in the loop.
+    pushing: Option<super::pushes::Pushing>,
 }
 
 /// Does control leave the loop `stmt` only at its end (or by an error)? No `return`, no
@@ -179,7 +182,8 @@ impl Lower<'_, '_, '_> {
     pub(super) fn hoist(&mut self, stmt: &Stmt) -> Hoisted {
         let hoisted = self.saved();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
-        if !self.closed_stmt(stmt, &mut arrays) {
+        let stmts = std::slice::from_ref(stmt);
+        if !self.closed_stmt(stmt, &mut arrays) || !self.pushes_in_place(stmts) {
             self.pin_invariants(stmt);
             return hoisted;
         }
@@ -187,10 +191,12 @@ impl Lower<'_, '_, '_> {
         let after = self.version(stmt, &nullable);
         self.closed = true;
         let promoted = self.promote_globals(stmt);
+        let pushing = self.fetch_pushes(stmts);
         self.pin_invariants(stmt);
         Hoisted {
             promoted,
             after,
+            pushing,
             ..hoisted
         }
     }
@@ -204,6 +210,7 @@ impl Lower<'_, '_, '_> {
             after: None,
             promoted: Vec::new(),
             unwind: self.unwind,
+            pushing: None,
         }
     }
 
@@ -220,7 +227,7 @@ impl Lower<'_, '_, '_> {
         let mut n = 0;
         for s in stmts {
             let mut used = HashMap::new();
-            if !self.closed_stmt(s, &mut used) {
+            if !self.closed_stmt(s, &mut used) || !self.pushes_in_place(&stmts[..=n]) {
                 break;
             }
             for (place, (base, write)) in used {
@@ -244,11 +251,16 @@ impl Lower<'_, '_, '_> {
         let run = Stmt::Block(stmts[..n].to_vec());
         let after = self.version(&run, &nullable);
         self.closed = true;
+        let pushing = self.fetch_pushes(&stmts[..n]);
         for s in &stmts[..n] {
             self.ensure_open();
             self.stmt(s);
         }
-        self.unhoist(Hoisted { after, ..hoisted });
+        self.unhoist(Hoisted {
+            after,
+            pushing,
+            ..hoisted
+        });
         n
     }
 
@@ -298,6 +310,7 @@ impl Lower<'_, '_, '_> {
     /// written back, the views and the unwind block in force before restored, the loop's
     /// versions joined.
     pub(super) fn unhoist(&mut self, hoisted: Hoisted) {
+        self.end_pushes(hoisted.pushing);
         self.views = hoisted.views;
         self.viewed = hoisted.viewed;
         self.closed = hoisted.closed;
@@ -814,6 +827,12 @@ impl Lower<'_, '_, '_> {
                         .as_ref()
                         .is_none_or(|r| self.closed_expr(r, arrays))
             }
+            Stmt::Expr(
+                e @ Expr {
+                    kind: ExprKind::Prim(Prim::Varray(VarrayOp::Push), a),
+                    ..
+                },
+            ) => self.closed_push(e, a, arrays),
             Stmt::Expr(e) => {
                 (Repr::of(&e.ty).is_some() || crate::eval::native::Agg::of(&e.ty).is_some())
                     && self.closed_expr(e, arrays)
@@ -1030,8 +1049,8 @@ impl Lower<'_, '_, '_> {
             }
             // An element (read or set) or the length of a varray variable in the frame or a
             // global, as `varray_op` lowers them (`varray_form`): its view is kept for the
-            // loop. Nothing in a closed loop pushes or pops (no other varray operation is
-            // closed: its varray operand is not in registers).
+            // loop. Nothing in a closed loop pops, and it pushes only in place, onto a varray
+            // no other operation of the loop reaches (`pushes_in_place`).
             ExprKind::Prim(
                 Prim::Varray(
                     op @ (VarrayOp::Get | VarrayOp::Set | VarrayOp::Len | VarrayOp::MaxLen),
@@ -1125,72 +1144,5 @@ impl Lower<'_, '_, '_> {
             }
             _ => false,
         }
-    }
-
-    /// A closed store into an array of tuples stored as columns (`store_columns`): `None`
-    /// when the store is not of that form.
-    fn closed_columns_store(
-        &self,
-        place: Place,
-        root_ty: &crate::types::Type,
-        path: &[PathStep],
-        value: &Expr,
-        arrays: &mut HashMap<Place, (Expr, bool)>,
-    ) -> Option<bool> {
-        let (indices, fields) = super::agg::split_fields(path)?;
-        let (base, steps, ty) = self.store_steps(place, root_ty, indices, value.span)?;
-        let element = ElementPath {
-            base: &base,
-            pointer: false,
-            steps,
-        };
-        self.columns_path(&element)?;
-        super::agg::field_leaves(&ty, &fields)?;
-        let ok = element
-            .steps
-            .iter()
-            .all(|(i, _, _)| self.closed_expr(i, arrays))
-            && self.closed_expr(value, arrays);
-        if ok {
-            arrays.insert(place, (base.clone(), true));
-        }
-        Some(ok)
-    }
-
-    /// A closed store through a pointer into an array of tuples stored as columns
-    /// (`store_at_columns`): `None` when the store is not of that form.
-    fn closed_columns_store_at(
-        &self,
-        pointer: &Expr,
-        value: &Expr,
-        arrays: &mut HashMap<Place, (Expr, bool)>,
-    ) -> Option<bool> {
-        let ExprKind::PtrProject {
-            pointer: base,
-            path,
-        } = &pointer.kind
-        else {
-            return None;
-        };
-        let (indices, fields) = super::agg::split_fields(path)?;
-        let element = ElementPath::through_steps(base, indices).filter(|p| !p.steps.is_empty())?;
-        self.columns_path(&element)?;
-        let elem = match &element.steps.last()?.2 {
-            crate::types::Type::Array(elem, _) => (**elem).clone(),
-            _ => return None,
-        };
-        super::agg::field_leaves(&elem, &fields)?;
-        let ok = element
-            .steps
-            .iter()
-            .all(|(i, _, _)| self.closed_expr(i, arrays))
-            && self.closed_expr(value, arrays);
-        let Some(place) = base_place(element.base) else {
-            return Some(false);
-        };
-        if ok {
-            arrays.insert(place, (element.base.clone(), true));
-        }
-        Some(ok)
     }
 }

@@ -31,6 +31,7 @@ mod map;
 mod matching;
 mod parallel;
 mod pointee;
+mod pushes;
 mod ranges;
 mod select;
 mod stmt;
@@ -148,6 +149,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The scalar globals held in registers while the closed loops being lowered run
     /// (`hoist.rs`): each one's variable and representation.
     promoted: HashMap<u32, hoist::Promoted>,
+    /// The varray variables the closed loops being lowered push onto in place (`pushes.rs`).
+    pushing: HashMap<Place, pushes::PushView>,
     /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
     foreign: bool,
     /// The captures of the function being lowered (`*const Value`) and their number (0 for a
@@ -260,6 +263,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             viewed: std::collections::HashSet::new(),
             closed: false,
             promoted: HashMap::new(),
+            pushing: HashMap::new(),
             foreign: false,
             captures,
             n_captures,

@@ -899,4 +899,71 @@ impl Lower<'_, '_, '_> {
         });
         self.joined(join, Repr::Unit, None);
     }
+
+    /// A closed store into an array of tuples stored as columns (`store_columns`): `None`
+    /// when the store is not of that form.
+    pub(super) fn closed_columns_store(
+        &self,
+        place: Place,
+        root_ty: &crate::types::Type,
+        path: &[PathStep],
+        value: &Expr,
+        arrays: &mut std::collections::HashMap<Place, (Expr, bool)>,
+    ) -> Option<bool> {
+        let (indices, fields) = super::agg::split_fields(path)?;
+        let (base, steps, ty) = self.store_steps(place, root_ty, indices, value.span)?;
+        let element = ElementPath {
+            base: &base,
+            pointer: false,
+            steps,
+        };
+        self.columns_path(&element)?;
+        super::agg::field_leaves(&ty, &fields)?;
+        let ok = element
+            .steps
+            .iter()
+            .all(|(i, _, _)| self.closed_expr(i, arrays))
+            && self.closed_expr(value, arrays);
+        if ok {
+            arrays.insert(place, (base.clone(), true));
+        }
+        Some(ok)
+    }
+
+    /// A closed store through a pointer into an array of tuples stored as columns
+    /// (`store_at_columns`): `None` when the store is not of that form.
+    pub(super) fn closed_columns_store_at(
+        &self,
+        pointer: &Expr,
+        value: &Expr,
+        arrays: &mut std::collections::HashMap<Place, (Expr, bool)>,
+    ) -> Option<bool> {
+        let ExprKind::PtrProject {
+            pointer: base,
+            path,
+        } = &pointer.kind
+        else {
+            return None;
+        };
+        let (indices, fields) = super::agg::split_fields(path)?;
+        let element = ElementPath::through_steps(base, indices).filter(|p| !p.steps.is_empty())?;
+        self.columns_path(&element)?;
+        let elem = match &element.steps.last()?.2 {
+            crate::types::Type::Array(elem, _) => (**elem).clone(),
+            _ => return None,
+        };
+        super::agg::field_leaves(&elem, &fields)?;
+        let ok = element
+            .steps
+            .iter()
+            .all(|(i, _, _)| self.closed_expr(i, arrays))
+            && self.closed_expr(value, arrays);
+        let Some(place) = super::hoist::base_place(element.base) else {
+            return Some(false);
+        };
+        if ok {
+            arrays.insert(place, (element.base.clone(), true));
+        }
+        Some(ok)
+    }
 }

@@ -1,6 +1,7 @@
 //! Varrays in native code: the operations of a varray variable whose elements are held in
 //! registers, each one call of the runtime's `varray_op`, which runs the kernels' own code
-//! (`compile/varray.rs`) under the varray's lock, so values and faults are theirs.
+//! (`compile/varray.rs`) under the varray's lock, so values and faults are theirs. A push in a
+//! closed loop stores in place instead (`pushes.rs`).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value as ClValue};
 
@@ -65,6 +66,14 @@ impl Lower<'_, '_, '_> {
             Some(v) => v.int(),
             None => zero,
         };
+        if let (VarrayOp::Push, Some(v)) = (op, value) {
+            let pushed = self.push_in_place(e, a, &[v], |l| {
+                l.varray_call(e, op, index, element, varray, i, x);
+            });
+            if pushed {
+                return Some(V::Unit);
+            }
+        }
         let place = super::hoist::base_place(varray);
         let hoisted = (place.as_ref())
             .and_then(|place| self.views.get(place))
@@ -267,6 +276,14 @@ impl Lower<'_, '_, '_> {
             }
             _ => vec![],
         };
+        if op == VarrayOp::Push {
+            let pushed = self.push_in_place(e, a, &element, |l| {
+                l.leaves_runtime(e, op, index, varray, i, &element, agg);
+            });
+            if pushed {
+                return V::Unit;
+            }
+        }
         let layout = agg.layout().expect("checked by column_element");
         let place = super::hoist::base_place(varray);
         let columns = (place.as_ref())
@@ -478,6 +495,14 @@ pub(super) fn varray_base(base: &Expr) -> bool {
 /// The column layout of the elements of a varray or darray type, when they are tuples,
 /// records or structs of scalars (which a varray stores as columns, `Items::of`).
 pub(super) fn varray_columns(ty: &Type) -> Option<&'static ColumnLayout> {
+    match leaf_repr(varray_element(ty)?) {
+        LeafRepr::Columns(layout) => Some(layout),
+        _ => None,
+    }
+}
+
+/// The element type of a varray or darray type.
+pub(super) fn varray_element(ty: &Type) -> Option<&Type> {
     let Type::Nominal(def) = ty else {
         return None;
     };
@@ -487,11 +512,8 @@ pub(super) fn varray_columns(ty: &Type) -> Option<&'static ColumnLayout> {
     };
     let inner = constructors.first()?.1.as_ref()?;
     match &*declaration.name {
-        "darray" => varray_columns(inner),
-        "varray" => match leaf_repr(inner) {
-            LeafRepr::Columns(layout) => Some(layout),
-            _ => None,
-        },
+        "darray" => varray_element(inner),
+        "varray" => Some(inner),
         _ => None,
     }
 }
