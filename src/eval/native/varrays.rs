@@ -24,19 +24,21 @@ pub(super) unsafe extern "C" fn varray_view(value: &Value, out: *mut usize, n: u
 
 /// The room for pushes native code keeps for a closed loop (`lower/pushes.rs`), of the
 /// varray (or darray) in `value` (a slot), into `out`: the address of each of its `n` columns'
-/// storage (one for scalars), the count of elements, and how many it may hold before a push
-/// must grow the storage or reach its bound. The count and room are 0, and nothing may be
-/// pushed in place, when its elements are not stored so (or it holds no varray).
+/// storage (one for scalars), the count of elements, how many it may hold before a push must
+/// grow the storage or reach its bound, and the address of the elements (the same for two
+/// variables holding the same varray). The count and room are 0, and nothing may be pushed in
+/// place, when its elements are not stored so (or it holds no varray).
 ///
 /// # Safety
-/// `out` is the address of `n + 2` words the native caller owns.
+/// `out` is the address of `n + 3` words the native caller owns.
 pub(super) unsafe extern "C" fn varray_push_view(value: &Value, out: *mut usize, n: usize) {
-    // SAFETY: the caller's buffer of `n + 2` words.
-    let out = unsafe { std::slice::from_raw_parts_mut(out, n + 2) };
+    // SAFETY: the caller's buffer of `n + 3` words.
+    let out = unsafe { std::slice::from_raw_parts_mut(out, n + 3) };
     out.fill(0);
     let Some(elements) = super::super::compile::varray::elements(value) else {
         return;
     };
+    out[n + 2] = std::sync::Arc::as_ptr(elements) as usize;
     let mut d = elements.lock();
     let bound = d.bound;
     let columns: Vec<&mut Scalars> = match &mut d.items {

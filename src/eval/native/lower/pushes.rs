@@ -15,7 +15,8 @@
 //! place only when it leaves only at its end and nothing in it but the pushes reaches a
 //! varray of a pushed one's element type: no read, store, length or print of it, nor of
 //! another variable that may hold the same varray (two varray variables may share their
-//! elements). Two pushed variables have different element types for the same reason.
+//! elements). Two pushed variables of the same element type are compared before the loop:
+//! when they hold the same varray, every push onto either is the runtime's.
 
 use std::collections::HashMap;
 
@@ -39,6 +40,9 @@ pub(super) struct PushView {
     len: Variable,
     limit: Variable,
     base: Expr,
+    /// Non-zero when another varray variable pushed onto in the same loop holds the same
+    /// varray: then every push is the runtime's (the room is kept at 0).
+    shared: Option<ClValue>,
 }
 
 /// What `Lower::fetch_pushes` set up for a loop or region, undone by `Lower::end_pushes`.
@@ -104,10 +108,8 @@ impl Lower<'_, '_, '_> {
             .iter()
             .map(|(_, base)| varray_element(&base.ty))
             .collect();
-        for (i, a) in elements.iter().enumerate() {
-            if a.is_none() || elements[..i].contains(a) {
-                return false;
-            }
+        if elements.contains(&None) {
+            return false;
         }
         // Every expression of a pushed element type is a pushed variable, read only as the
         // varray of a push.
@@ -152,17 +154,44 @@ impl Lower<'_, '_, '_> {
             return None;
         }
         let mut places = Vec::new();
-        for (place, base) in fresh {
+        let mut fetched: Vec<(Option<&Type>, ClValue)> = Vec::new();
+        for (place, base) in &fresh {
             let n = varray_columns(&base.ty).map_or(1, |layout| layout.kinds.len());
             let view = PushView {
                 data: (0..n).map(|_| self.b.declare_var(types::I64)).collect(),
                 len: self.b.declare_var(types::I64),
                 limit: self.b.declare_var(types::I64),
-                base,
+                base: base.clone(),
+                shared: None,
             };
-            self.push_view(&view);
-            self.pushing.insert(place, view);
-            places.push(place);
+            let elements = self.push_view(&view);
+            fetched.push((varray_element(&base.ty), elements));
+            self.pushing.insert(*place, view);
+            places.push(*place);
+        }
+        // Two variables of the same element type may hold the same varray: checked here,
+        // once, since nothing in the loop can assign either.
+        for (i, place) in places.iter().enumerate() {
+            let mut shared = None;
+            for (j, other) in fetched.iter().enumerate() {
+                if j == i || other.0 != fetched[i].0 {
+                    continue;
+                }
+                let same = self.b.ins().icmp(IntCC::Equal, fetched[i].1, other.1);
+                shared = Some(match shared {
+                    Some(any) => self.b.ins().bor(any, same),
+                    None => same,
+                });
+            }
+            if let Some(shared) = shared {
+                let view = self.pushing.get_mut(place).expect("fetched above");
+                view.shared = Some(shared);
+                let limit = view.limit;
+                let held = self.b.use_var(limit);
+                let zero = self.iconst(0);
+                let limit_now = self.b.ins().select(shared, zero, held);
+                self.b.def_var(limit, limit_now);
+            }
         }
         let outer = self.unwind;
         let list = places.clone();
@@ -216,11 +245,12 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Fetch the storage of `view`'s varray into its variables (`varray_push_view`).
-    fn push_view(&mut self, view: &PushView) {
+    /// Fetch the storage of `view`'s varray into its variables (`varray_push_view`): the
+    /// address of its elements.
+    fn push_view(&mut self, view: &PushView) -> ClValue {
         let n = view.data.len();
         let addr = self.base_addr(&view.base);
-        let out = self.leaf_buffer(n + 2);
+        let out = self.leaf_buffer(n + 3);
         let count = self.iconst(n as i64);
         self.call_helper(
             Helper::VarrayPushView,
@@ -228,14 +258,22 @@ impl Lower<'_, '_, '_> {
             &[],
             &[addr, out, count],
         );
-        let words: Vec<ClValue> = (0..n + 2)
+        let words: Vec<ClValue> = (0..n + 3)
             .map(|c| (self.b.ins()).load(types::I64, super::flags(), out, (c * 8) as i32))
             .collect();
         for (var, word) in view.data.iter().zip(&words) {
             self.b.def_var(*var, *word);
         }
         self.b.def_var(view.len, words[n]);
-        self.b.def_var(view.limit, words[n + 1]);
+        let limit = match view.shared {
+            Some(shared) => {
+                let zero = self.iconst(0);
+                self.b.ins().select(shared, zero, words[n + 1])
+            }
+            None => words[n + 1],
+        };
+        self.b.def_var(view.limit, limit);
+        words[n + 2]
     }
 
     /// Push the element (its leaves `x`) of the push `e` (operands `a`) in place, when its varray's
