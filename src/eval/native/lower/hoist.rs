@@ -223,20 +223,28 @@ impl Lower<'_, '_, '_> {
         if self.closed {
             return 0;
         }
-        let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
-        let mut n = 0;
+        let mut uses = Vec::new();
         for s in stmts {
             let mut used = HashMap::new();
-            if !self.closed_stmt(s, &mut used) || !self.pushes_in_place(&stmts[..=n]) {
+            if !self.closed_stmt(s, &mut used) {
                 break;
             }
-            for (place, (base, write)) in used {
-                arrays
-                    .entry(place)
-                    .and_modify(|(_, w)| *w |= write)
-                    .or_insert((base, write));
-            }
-            n += 1;
+            uses.push(used);
+        }
+        // A run whose pushes cannot be made in place ends before its first push.
+        let mut n = uses.len();
+        if !self.pushes_in_place(&stmts[..n]) {
+            n = stmts[..n]
+                .iter()
+                .take_while(|s| !super::pushes::pushes(s))
+                .count();
+        }
+        let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
+        for (place, (base, write)) in uses.into_iter().take(n).flatten() {
+            arrays
+                .entry(place)
+                .and_modify(|(_, w)| *w |= write)
+                .or_insert((base, write));
         }
         let fetched = |(place, (_, write)): (&Place, &(Expr, bool))| {
             self.views

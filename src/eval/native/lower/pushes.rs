@@ -72,6 +72,11 @@ fn pushed_places(stmts: &[Stmt]) -> Vec<(Place, Expr)> {
     pushed
 }
 
+/// Does `stmt` push onto a varray variable?
+pub(super) fn pushes(stmt: &Stmt) -> bool {
+    !pushed_places(std::slice::from_ref(stmt)).is_empty()
+}
+
 impl Lower<'_, '_, '_> {
     /// Is the statement `e`, a push of operands `a`, one a closed loop runs in place: onto a
     /// varray variable in the frame or a global, of scalars or of tuples of scalars stored as
@@ -276,10 +281,10 @@ impl Lower<'_, '_, '_> {
         words[n + 2]
     }
 
-    /// Push the element (its leaves `x`) of the push `e` (operands `a`) in place, when its varray's
-    /// storage is kept for the enclosing loop: after the last element when there is room,
-    /// else by `runtime` (the runtime's own push), between writing the count back and fetching
-    /// the storage again. False when it is not kept (nothing lowered).
+    /// Push the element (its leaves `x`) of the push `e` (operands `a`) in place, when its
+    /// varray's storage is kept for the enclosing loop: after the last element when there is
+    /// room, else by `runtime` (the runtime's own push), between writing the count back and
+    /// fetching the storage again. False when it is not kept (nothing lowered).
     pub(super) fn push_in_place(
         &mut self,
         e: &Expr,
@@ -305,7 +310,12 @@ impl Lower<'_, '_, '_> {
             })
             .collect();
         if kinds.len() != view.data.len() || leaves.len() != kinds.len() {
-            return false;
+            // Not a form the view stores (`closed_push` admits none): the runtime's push, with
+            // the count it sees kept right.
+            self.commit_pushes(&[place]);
+            runtime(self);
+            self.refetch_pushes(&[place]);
+            return true;
         }
         let len = self.b.use_var(view.len);
         let limit = self.b.use_var(view.limit);
