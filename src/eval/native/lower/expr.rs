@@ -390,16 +390,9 @@ impl Lower<'_, '_, '_> {
         why: &str,
         fast: impl FnOnce(&mut Self) -> ClValue,
     ) -> V {
-        let (cold, next, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let join = self.b.create_block();
         let value = self.b.append_block_param(join, types::I64);
-        self.b.set_cold_block(cold);
-        self.b.ins().brif(bad, cold, &[], next, &[]);
-        self.b.seal_block(cold);
-        self.b.switch_to_block(cold);
+        let next = self.cold_if(bad);
         let notes = self.notes.len();
         let slow = self.fallback_expr(e, why).int();
         self.notes.truncate(notes);

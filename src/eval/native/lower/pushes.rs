@@ -319,21 +319,17 @@ impl Lower<'_, '_, '_> {
         }
         let len = self.b.use_var(view.len);
         let limit = self.b.use_var(view.limit);
-        let room = self.b.ins().icmp(IntCC::UnsignedLessThan, len, limit);
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.set_cold_block(slow);
-        self.b.ins().brif(room, fast, &[], slow, &[]);
-        self.b.seal_block(fast);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(slow);
+        let full = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, len, limit);
+        let join = self.b.create_block();
+        let fast = self.cold_if(full);
         self.commit_pushes(&[place]);
         runtime(self);
         self.refetch_pushes(&[place]);
         self.b.ins().jump(join, &[]);
+        self.b.seal_block(fast);
         self.b.switch_to_block(fast);
         for ((kind, leaf), data) in kinds.iter().zip(leaves).zip(&view.data) {
             let data = self.b.use_var(*data);
