@@ -14,7 +14,9 @@
 //! returned), tuples are built and projected in expressions, and a program may declare a
 //! struct of two scalar fields and an array of it, whose fields are read and stored at indices
 //! that may be out of range, and a global of it and a global scalar that recursive procedures
-//! update through pointer parameters (`p.a <- e`, `p <- e`, reading `(*p).a` and `*p`).
+//! update through pointer parameters (`p.a <- e`, `p <- e`, reading `(*p).a` and `*p`),
+//! in straight-line code and in loops, also through a pointer to an element of an array of
+//! the struct.
 //!
 //! Every program terminates by construction: a `while` loop counts in a variable of its own
 //! that nothing else assigns and stops after a few rounds, a `for` loop's bounds are literals
@@ -838,6 +840,25 @@ impl<'c> Gen<'c> {
              upd (p, k - 1);\n  done\n}}\nupd (&gs, {rounds});\n"
         );
         self.pointees.push("gs".to_string());
+        // The same updates in a loop, through a pointer to the global and to an element of
+        // an array of them (views of the object's leaves kept for the loop).
+        for (name, ty) in [("((*p).a)", fields[0]), ("((*p).b)", fields[1])] {
+            self.vars.push(Var {
+                name: name.to_string(),
+                ty,
+                assignable: false,
+            });
+        }
+        let (la, lb) = (self.expr(fields[0], 2), self.expr(fields[1], 2));
+        self.vars.truncate(before);
+        let (rounds, again) = (1 + self.pick(4), 1 + self.pick(3));
+        out += &format!(
+            "var gsa : S ^ 3;\n&gsa.(1) <- gs;\nproc lupd (p: &S, n: int) {{\n  \
+             for i in 0 ..< n do\n    p.a <- {la};\n    p.b <- {lb};\n  done\n  \
+             if n > 1 do lupd (p, n - 1); done\n}}\nlupd (&gsa.(1), {rounds});\n\
+             lupd (&gs, {again});\n"
+        );
+        self.pointees.push("gsa".to_string());
         let ty = self.ty();
         let init = self.literal(ty);
         let name = self.fresh("gp");

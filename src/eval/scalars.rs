@@ -535,7 +535,6 @@ impl Scalars {
         each!(self, v => v[start..].as_ptr() as usize)
     }
 
-    /// The address of the first leaf, for writing.
     /// Set the count of leaves to `n`, which native code has written up to (`varray_commit`).
     ///
     /// # Safety
@@ -545,6 +544,7 @@ impl Scalars {
         each!(self, v => unsafe { v.set_len(n) })
     }
 
+    /// The address of the first leaf, for writing.
     pub fn addr_mut(&mut self) -> usize {
         each!(self, v => v.as_mut_ptr() as usize)
     }

@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 
 use super::super::compact::CodeRepr;
 use super::super::pointer::{load_path, store_into, Base, StepKind};
-use super::super::value::Value;
+use super::super::value::{ScalarKind, Value};
 use super::super::Runtime;
 use super::runtime::repr_of;
 
@@ -165,4 +165,133 @@ pub(super) extern "C" fn pointer_set_leaf(
         }
     });
     stored.is_some() as u32
+}
+
+/// The address of each scalar leaf of the object `pointer` points at, into `out` (`n`
+/// words, then a flag), for native code to read and write the leaves where they live
+/// (`lower/pointee.rs`): the object's leaves taken depth first, as `Agg` and an array's
+/// columns lay a tuple out, leaf `i` of kind `kinds[i]` in an array's storage.
+/// - In a global or a cell, reached by fields (`&g`, `&g.f`): the payload of each leaf's
+///   `Value`, which holds it in 8 bytes whatever its kind; the flag is 0. Each tuple on the
+///   way is made unshared first, so no store into the object moves it while native code
+///   keeps the addresses.
+/// - An element of an array of unboxed scalars, or of tuples stored as columns (`&a.(i)`):
+///   its leaves in the array's storage, at their kinds' widths, made unshared first when
+///   `write` is 1; the flag is 1.
+///
+/// All zero when native code cannot see the object: a pointer into a compact value or
+/// through a tuple into an array, a cast pointer, a variable not assigned yet, or leaves of
+/// other kinds.
+pub(super) extern "C" fn pointer_leaves_view(
+    rt: &Runtime<'_>,
+    pointer: &Value,
+    kinds: *const ScalarKind,
+    n: usize,
+    write: u32,
+    out: *mut usize,
+) {
+    // SAFETY: native code passes `n` kinds it keeps, and a buffer of `n + 1` words.
+    let (kinds, out) = unsafe {
+        (
+            std::slice::from_raw_parts(kinds, n),
+            std::slice::from_raw_parts_mut(out, n + 1),
+        )
+    };
+    out.fill(0);
+    let mut found: SmallVec<[usize; 8]> = SmallVec::new();
+    let in_array = with_target(rt, pointer, |value, steps| {
+        if let Some(positions) = field_positions(steps, &[]) {
+            let mut part = value;
+            for i in positions {
+                part = match part {
+                    Value::Tuple(parts) => Arc::make_mut(parts).get_mut(i)?,
+                    _ => return None,
+                };
+            }
+            leaf_payloads(part, &mut found, kinds)?;
+            Some(false)
+        } else {
+            element_leaves(value, steps, write == 1, &mut found, kinds)?;
+            Some(true)
+        }
+    });
+    if let Some(in_array) = in_array.filter(|_| found.len() == n) {
+        out[..n].copy_from_slice(&found);
+        out[n] = in_array as usize;
+    }
+}
+
+/// The address of the payload of each scalar leaf of `value`, depth first through tuples
+/// (each made unshared), into `found`, each an integer or a float as its kind in `kinds`
+/// says; `None` at any other value.
+fn leaf_payloads(
+    value: &mut Value,
+    found: &mut SmallVec<[usize; 8]>,
+    kinds: &[ScalarKind],
+) -> Option<()> {
+    match value {
+        Value::Tuple(parts) => {
+            for part in Arc::make_mut(parts).iter_mut() {
+                leaf_payloads(part, found, kinds)?;
+            }
+            Some(())
+        }
+        Value::Int(_) | Value::Float(_) => {
+            let float = matches!(value, Value::Float(_));
+            if float != kinds.get(found.len())?.is_float() {
+                return None;
+            }
+            let at = value as *mut Value as usize + super::layout::PAYLOAD as usize;
+            found.push(at);
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// The addresses of the leaves of the element of the array in `value` that the element
+/// steps `steps` lead to, of the kinds `kinds` (the storage made unshared first when
+/// `write`), into `found`; `None` for any other target.
+fn element_leaves(
+    value: &mut Value,
+    steps: &[(StepKind, usize)],
+    write: bool,
+    found: &mut SmallVec<[usize; 8]>,
+    kinds: &[ScalarKind],
+) -> Option<()> {
+    use super::super::value::Buffer;
+    let mut offset = 0;
+    for (kind, position) in steps {
+        let StepKind::Element(shape) = kind else {
+            return None;
+        };
+        offset += position * shape.elem_leaves;
+    }
+    let Value::Array(array) = value else {
+        return None;
+    };
+    if offset >= array.len {
+        return None;
+    }
+    let start = if write { 0 } else { array.start };
+    let buffer: &Buffer = if write {
+        super::super::array::make_unique(array)
+    } else {
+        &array.buf
+    };
+    let columns = match buffer {
+        Buffer::Scalars(leaves) => std::slice::from_ref(leaves),
+        Buffer::Columns(columns) => &columns.columns[..],
+        _ => return None,
+    };
+    if columns.len() != kinds.len() {
+        return None;
+    }
+    for (column, kind) in columns.iter().zip(kinds) {
+        if column.kind() != *kind {
+            return None;
+        }
+        found.push(column.addr(start + offset));
+    }
+    Some(())
 }

@@ -6,7 +6,8 @@
 //! nothing, and has no fallback piece (every expression is one lowering compiles natively).
 //! Inside a closed loop the storage of each array it uses stays where it is, so its view (the
 //! leaves' address and count) is fetched before the loop, made unshared first when the loop
-//! stores into it. A pointer variable's view is the view of the array it points at. A
+//! stores into it. A pointer variable's view is the view of the array it points at, or of
+//! the leaves of the struct, tuple or scalar it points at (`pointee.rs`). A
 //! `return` of closed values (`return Some i`) may leave a closed loop. A closed loop may push
 //! onto a varray variable, in place (`pushes.rs`), when nothing else in it reaches that varray.
 //!
@@ -183,7 +184,10 @@ impl Lower<'_, '_, '_> {
         let hoisted = self.saved();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         let stmts = std::slice::from_ref(stmt);
-        if !self.closed_stmt(stmt, &mut arrays) || !self.pushes_in_place(stmts) {
+        if !self.closed_stmt(stmt, &mut arrays)
+            || !self.pushes_in_place(stmts)
+            || !self.leaf_views_kept(stmts, &arrays)
+        {
             self.pin_invariants(stmt);
             return hoisted;
         }
@@ -239,13 +243,28 @@ impl Lower<'_, '_, '_> {
                 .take_while(|s| !super::pushes::pushes(s))
                 .count();
         }
-        let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
-        for (place, (base, write)) in uses.into_iter().take(n).flatten() {
+        let merged = |n: usize| {
+            let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
+            for (place, (base, write)) in uses.iter().take(n).flatten() {
+                arrays
+                    .entry(*place)
+                    .and_modify(|(_, w)| *w |= *write)
+                    .or_insert((base.clone(), *write));
+            }
             arrays
-                .entry(place)
-                .and_modify(|(_, w)| *w |= write)
-                .or_insert((base, write));
+        };
+        // A run whose views of pointers' objects cannot be kept ends before its first use
+        // of one.
+        if !self.leaf_views_kept(&stmts[..n], &merged(n)) {
+            n = uses[..n]
+                .iter()
+                .take_while(|used| {
+                    used.values()
+                        .all(|(base, _)| super::pointee::viewed_object(base).is_none())
+                })
+                .count();
         }
+        let arrays = merged(n);
         let fetched = |(place, (_, write)): (&Place, &(Expr, bool))| {
             self.views
                 .get(place)
@@ -628,6 +647,10 @@ impl Lower<'_, '_, '_> {
                 continue;
             }
             let (data, len) = match columns_of(&base) {
+                _ if super::pointee::viewed_object(&base).is_some() => {
+                    let object = super::pointee::viewed_object(&base).expect("checked");
+                    self.leaves_view(addr, object, write)
+                }
                 Some(n) => {
                     let (len, columns) = self.columns_at(addr, write, pointer, n);
                     (columns, len)
@@ -954,6 +977,10 @@ impl Lower<'_, '_, '_> {
                 if let Some(ok) = self.closed_columns_store_at(pointer, value, arrays) {
                     return ok;
                 }
+                if let Some(base) = self.stored_through(pointer, value) {
+                    return self.closed_expr(value, arrays)
+                        && self.closed_pointee(base, true, arrays);
+                }
                 let Some(path) = ElementPath::through(pointer) else {
                     return false;
                 };
@@ -1026,6 +1053,13 @@ impl Lower<'_, '_, '_> {
             }
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
+            // A scalar field of the object a pointer variable points at (`pointee.rs`).
+            ExprKind::Field(..) | ExprKind::Deref(_)
+                if super::pointee::read_through(e).is_some() =>
+            {
+                let (base, _) = super::pointee::read_through(e).expect("checked");
+                self.closed_pointee(base, false, arrays)
+            }
             // A field of an aggregate in registers (a global one held there for the loop), or
             // of an element of an array or varray of tuples stored as columns (`ps.(i).x`).
             ExprKind::Field(inner, i) => {

@@ -5,15 +5,24 @@
 //! (a pointer into a compact value, a cast pointer, a variable not assigned yet) the access
 //! runs on the closure compiler in a cold block, which reads or stores it or raises its
 //! error.
+//!
+//! In a closed loop or region (`hoist.rs`) the object's leaves are viewed instead: their
+//! addresses are fetched once before it (`leaves_view`), and each access is one load or
+//! store. The object stays where it is while nothing replaces it, which `leaf_views_kept`
+//! checks for the loop as a whole.
 
-use cranelift_codegen::ir::{types, InstBuilder};
+use std::collections::HashMap;
 
-use crate::core::ir::{Expr, ExprKind, PathStep, Stmt};
+use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
+
+use crate::core::ir::{Expr, ExprKind, PathStep, Place, Stmt};
+use crate::core::visit::{walk_expr, walk_stmt, walk_stmts, Visit};
 use crate::types::Type;
 
 use super::super::runtime::{repr_code, Helper};
 use super::{args, flags, Lower, V};
 use crate::eval::native::Repr;
+use crate::eval::value::{leaf_repr, LeafRepr, ScalarKind};
 
 /// The pointer variable and the fields of a scalar read through it: `*p`, `(*p).f.g`, or
 /// `*(p.f.g)` (the projection `&(p).f.g` dereferenced); `None` for any other read.
@@ -77,9 +86,282 @@ fn held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
     matches!(repr, Repr::I64 | Repr::F64) && Repr::of(ty) == Some(repr)
 }
 
+/// The representation of each scalar leaf of an object of type `ty` held as a value: a
+/// scalar, or a tuple, record or struct of them (nested ones depth first, as `Agg` lays them
+/// out), up to 64 leaves; `None` for an array or anything else. The leaves a view of the
+/// object a pointer points at gives (`leaves_view`).
+pub(super) fn object_leaves(ty: &Type) -> Option<Vec<Repr>> {
+    fn walk(ty: &Type, leaves: &mut Vec<Repr>) -> Option<()> {
+        if let Some(repr) = Repr::of(ty) {
+            leaves.push(repr);
+            return matches!(repr, Repr::I64 | Repr::F64).then_some(());
+        }
+        if crate::eval::array::Shape::of(ty).is_some() {
+            return None;
+        }
+        let mut any = false;
+        for k in 0.. {
+            let Some(field) = ty.field_type(k) else {
+                break;
+            };
+            walk(&field, leaves)?;
+            any = true;
+        }
+        any.then_some(())
+    }
+    let mut leaves = Vec::new();
+    walk(ty, &mut leaves)?;
+    (leaves.len() <= 64).then_some(leaves)
+}
+
+/// The position among `object_leaves(ty)` of the leaf the fields `fields` lead to.
+fn leaf_index(ty: &Type, fields: &[u32]) -> usize {
+    let Some((&first, rest)) = fields.split_first() else {
+        return 0;
+    };
+    let before: usize = (0..first as usize)
+        .map(|k| {
+            let field = ty.field_type(k).expect("a field of the object");
+            object_leaves(&field)
+                .expect("checked by object_leaves")
+                .len()
+        })
+        .sum();
+    let field = ty
+        .field_type(first as usize)
+        .expect("a field of the object");
+    before + leaf_index(&field, rest)
+}
+
+/// The kind each leaf of an object of type `ty` (`object_leaves`) is stored at in an array's
+/// storage: its column's in an array of such objects, or for an object no array stores
+/// unboxed, 8 bytes (which no array's column matches: a view finds only the leaves of one
+/// held as a value).
+fn object_kinds(ty: &Type) -> Vec<ScalarKind> {
+    let leaves = object_leaves(ty).expect("checked by object_leaves");
+    let kinds = match leaf_repr(ty) {
+        LeafRepr::Scalar(kind) => vec![kind],
+        LeafRepr::Columns(layout) => layout.kinds.clone(),
+        LeafRepr::Boxed => Vec::new(),
+    };
+    let fits = kinds.len() == leaves.len()
+        && kinds
+            .iter()
+            .zip(&leaves)
+            .all(|(k, r)| k.is_float() == (*r == Repr::F64));
+    if fits {
+        return kinds;
+    }
+    leaves
+        .iter()
+        .map(|r| match r {
+            Repr::F64 => ScalarKind::F64,
+            _ => ScalarKind::I64,
+        })
+        .collect()
+}
+
+/// The type of the object a pointer variable whose leaves can be viewed points at.
+pub(super) fn viewed_object(pointer: &Expr) -> Option<&Type> {
+    let (_, ty) = pointer.ty.pointee()?;
+    matches!(pointer.kind, ExprKind::Local(_) | ExprKind::Global(_))
+        .then_some(ty)
+        .filter(|ty| object_leaves(ty).is_some())
+}
+
 impl Lower<'_, '_, '_> {
+    /// The leaf `fields` into the object the pointer variable `base` points at, from the
+    /// view kept for the closed loop or region being lowered; `None` when there is none.
+    fn leaf_view(&self, base: &Expr, fields: &[u32]) -> Option<LeafView> {
+        let ty = viewed_object(base)?;
+        let place = super::hoist::base_place(base)?;
+        let (data, in_array, _) = self.views.get(&place)?;
+        let i = leaf_index(ty, fields);
+        Some(LeafView {
+            at: data[i],
+            sure: self.viewed.contains(&place),
+            kind: object_kinds(ty)[i],
+            in_array: *in_array,
+        })
+    }
+
+    /// The view of the leaves of the object the pointer at `addr` points at (`object`, its
+    /// type): each leaf's address, all null when the runtime cannot see the object, and
+    /// whether they are in an array's storage (at their kinds' widths) rather than in
+    /// values (see `pointer_leaves_view`).
+    pub(super) fn leaves_view(
+        &mut self,
+        addr: ClValue,
+        object: &Type,
+        write: bool,
+    ) -> (Vec<ClValue>, ClValue) {
+        let kinds = object_kinds(object);
+        let n = kinds.len();
+        let out = self.leaf_buffer(n + 1);
+        let kept = self.keep(kinds);
+        // SAFETY: `keep` holds the vector (and so its buffer) as long as the module.
+        let kinds = self.ptr_const(unsafe { (*kept).as_ptr() });
+        let rt = self.rt;
+        let count = self.iconst(n as i64);
+        let write = self.iconst(write as i64);
+        self.call_helper(
+            Helper::PointerLeavesView,
+            &[types::I64; 6],
+            &[],
+            &[rt, addr, kinds, count, write, out],
+        );
+        let mut words: Vec<ClValue> = (0..=n)
+            .map(|i| self.b.ins().load(types::I64, flags(), out, 8 * i as i32))
+            .collect();
+        let in_array = words.pop().expect("the flag");
+        (words, in_array)
+    }
+
+    /// The leaf `view` in a register: at its kind's width in an array, or a value's 8-byte
+    /// payload.
+    fn load_viewed(&mut self, view: &LeafView) -> ClValue {
+        match view.kind {
+            ScalarKind::I64 | ScalarKind::F64 => {
+                let ty = if view.kind.is_float() {
+                    types::F64
+                } else {
+                    types::I64
+                };
+                self.b.ins().load(ty, flags(), view.at, 0)
+            }
+            // The payload holds the integer extended: its low bytes are the narrow leaf.
+            kind if !kind.is_float() => self.load_leaf(kind, view.at).int(),
+            kind => self.by_storage(
+                view,
+                types::F64,
+                |l| l.load_leaf(kind, view.at).int(),
+                |l| l.b.ins().load(types::F64, flags(), view.at, 0),
+            ),
+        }
+    }
+
+    /// Store the register `v` as the leaf `view`.
+    fn store_viewed(&mut self, view: &LeafView, v: ClValue) {
+        match view.kind {
+            ScalarKind::I64 | ScalarKind::F64 => {
+                self.b.ins().store(flags(), v, view.at, 0);
+            }
+            kind => {
+                self.by_storage(
+                    view,
+                    types::I64,
+                    |l| {
+                        l.store_leaf(kind, v, view.at);
+                        l.iconst(0)
+                    },
+                    |l| {
+                        l.b.ins().store(flags(), v, view.at, 0);
+                        l.iconst(0)
+                    },
+                );
+            }
+        }
+    }
+
+    /// `in_array` when the leaf `view` is in an array's storage, else `in_value`: each
+    /// gives a value of type `ty`.
+    fn by_storage(
+        &mut self,
+        view: &LeafView,
+        ty: types::Type,
+        in_array: impl FnOnce(&mut Self) -> ClValue,
+        in_value: impl FnOnce(&mut Self) -> ClValue,
+    ) -> ClValue {
+        let (array, value, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(join, ty);
+        self.b.ins().brif(view.in_array, array, &[], value, &[]);
+        for (block, make) in [
+            (
+                array,
+                Box::new(in_array) as Box<dyn FnOnce(&mut Self) -> ClValue>,
+            ),
+            (value, Box::new(in_value)),
+        ] {
+            self.b.seal_block(block);
+            self.b.switch_to_block(block);
+            let x = make(self);
+            self.b.ins().jump(join, &args(&[x]));
+        }
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
+    }
+
+    /// The pointer variable of the store `pointer <- value` when `store_pointee` lowers it.
+    pub(super) fn stored_through<'e>(&self, pointer: &'e Expr, value: &Expr) -> Option<&'e Expr> {
+        let (base, fields) = projected_fields(pointer)?;
+        let repr = Repr::of(&value.ty)?;
+        (held(&base.ty, &fields, repr) && self.pure(value)).then_some(base)
+    }
+
+    /// Is the read (or, when `write`, the store) of a leaf of the object the pointer variable
+    /// `base` points at closed, through a view of its leaves kept for the loop? Notes the
+    /// view in `arrays`. Whether the view can be kept for the loop as a whole is
+    /// `leaf_views_kept`'s question.
+    pub(super) fn closed_pointee(
+        &self,
+        base: &Expr,
+        write: bool,
+        arrays: &mut HashMap<Place, (Expr, bool)>,
+    ) -> bool {
+        let Some(place) = super::hoist::base_place(base) else {
+            return false;
+        };
+        if viewed_object(base).is_none() {
+            return false;
+        }
+        if let Place::Local(s) = place {
+            if self.vars.contains_key(&s) {
+                return false;
+            }
+        }
+        arrays
+            .entry(place)
+            .and_modify(|(_, w)| *w |= write)
+            .or_insert((base.clone(), write));
+        true
+    }
+
+    /// Can the views of the objects pointers point at among `arrays` be kept while `stmts`
+    /// run? Each stays where it is unless something replaces the object: so no pointer
+    /// variable with a view is assigned, and no global that may hold such an object (one
+    /// whose type contains the object's) is assigned, nor read when a view of that type is
+    /// stored through (it may be held in registers for the loop, `promote_globals`).
+    pub(super) fn leaf_views_kept(
+        &self,
+        stmts: &[Stmt],
+        arrays: &HashMap<Place, (Expr, bool)>,
+    ) -> bool {
+        let objects: Vec<(&Type, bool, Place)> = arrays
+            .iter()
+            .filter_map(|(place, (base, write))| Some((viewed_object(base)?, *write, *place)))
+            .collect();
+        if objects.is_empty() {
+            return true;
+        }
+        let globals = GlobalsTouched::of(stmts);
+        objects.iter().all(|(object, _, place)| {
+            let stored = objects.iter().any(|(o, w, _)| *w && o == object);
+            !globals.assigned_places.contains(place)
+                && globals.touched.iter().all(|(ty, assigned)| match ty {
+                    Some(ty) => !((*assigned || stored) && contains(ty, object)),
+                    None => !assigned,
+                })
+        })
+    }
+
     /// The scalar field `e` (of `repr`) of the object the pointer variable `base` points at,
-    /// `fields` into it (`read_through`), read where it lives.
+    /// `fields` into it (`read_through`), read where it lives: from the view of its leaves
+    /// kept for the closed loop or region being lowered, or else through the runtime.
     pub(super) fn read_pointee(
         &mut self,
         e: &Expr,
@@ -87,6 +369,27 @@ impl Lower<'_, '_, '_> {
         fields: Vec<u32>,
         repr: Repr,
     ) -> V {
+        let Some(view) = self.leaf_view(base, &fields) else {
+            return self.read_pointee_by_helper(e, base, fields, repr);
+        };
+        let join = self.b.create_block();
+        self.b
+            .append_block_param(join, repr.clif().expect("a scalar"));
+        if !view.sure {
+            self.unviewable(view.at, |l| {
+                let v = l.read_pointee_by_helper(e, base, fields, repr);
+                l.b.ins().jump(join, &args(&[v.int()]));
+            });
+        }
+        let v = self.load_viewed(&view);
+        self.b.ins().jump(join, &args(&[v]));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_value(join, repr)
+    }
+
+    /// `read_pointee` through the runtime's helper, which finds the object each time.
+    fn read_pointee_by_helper(&mut self, e: &Expr, base: &Expr, fields: Vec<u32>, repr: Repr) -> V {
         self.check_base(base);
         let pointer = self.base_addr(base);
         let (path, n) = self.field_path(fields);
@@ -122,15 +425,45 @@ impl Lower<'_, '_, '_> {
     /// `value` is computed, then the field replaced where it lives. False, having done
     /// nothing, for any other store.
     pub(super) fn store_pointee(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) -> bool {
-        let Some((base, fields)) = projected_fields(pointer) else {
-            return false;
-        };
-        let repr = Repr::of(&value.ty);
-        if !repr.is_some_and(|r| held(&base.ty, &fields, r)) || !self.pure(value) {
+        if self.stored_through(pointer, value).is_none() {
             return false;
         }
-        self.check_base(base);
+        let (base, fields) = projected_fields(pointer).expect("checked by stored_through");
+        let view = self.leaf_view(base, &fields);
+        if view.as_ref().is_none_or(|view| !view.sure) {
+            self.check_base(base);
+        }
         let v = self.expr(value);
+        let after = self.b.create_block();
+        match view {
+            Some(view) => {
+                if !view.sure {
+                    self.unviewable(view.at, |l| {
+                        l.store_pointee_by_helper(s, pointer, base, fields, v, after)
+                    });
+                }
+                self.store_viewed(&view, v.int());
+                self.b.ins().jump(after, &[]);
+            }
+            None => self.store_pointee_by_helper(s, pointer, base, fields, v, after),
+        }
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
+        true
+    }
+
+    /// Store `v` into the scalar `fields` into the object the pointer variable `base`
+    /// points at, through the runtime's helper (the store `s` on the closure compiler when
+    /// it cannot see the object), then jump to `after`.
+    fn store_pointee_by_helper(
+        &mut self,
+        s: &Stmt,
+        pointer: &Expr,
+        base: &Expr,
+        fields: Vec<u32>,
+        v: V,
+        after: cranelift_codegen::ir::Block,
+    ) {
         let pointer_at = self.base_addr(base);
         let [path, n, code, bits] = self.leaf_store_args(fields, v).expect("a scalar");
         let rt = self.rt;
@@ -142,7 +475,6 @@ impl Lower<'_, '_, '_> {
                 &[rt, pointer_at, path, n, code, bits],
             )
             .expect("pointer_set_leaf returns a status");
-        let after = self.b.create_block();
         self.unviewable(stored, |l| {
             l.fallback_stmt(s, "", pointer.span);
             if !l.filled() {
@@ -150,8 +482,106 @@ impl Lower<'_, '_, '_> {
             }
         });
         self.b.ins().jump(after, &[]);
-        self.b.seal_block(after);
-        self.b.switch_to_block(after);
-        true
+    }
+}
+
+/// A leaf of the object a pointer points at, from the view kept for a closed loop.
+struct LeafView {
+    /// Its address (null when the runtime could not see the object).
+    at: ClValue,
+    /// Is the address known not to be null?
+    sure: bool,
+    /// Its kind in an array's storage.
+    kind: ScalarKind,
+    /// Is it in an array's storage (else a value's payload)?
+    in_array: ClValue,
+}
+
+/// Does a value of type `outer` hold a value of type `inner` (as itself, a field or an
+/// element, at any depth)?
+fn contains(outer: &Type, inner: &Type) -> bool {
+    if outer == inner {
+        return true;
+    }
+    if let Type::Array(elem, _) = outer {
+        return contains(elem, inner);
+    }
+    (0..)
+        .map_while(|k| outer.field_type(k))
+        .any(|field| contains(&field, inner))
+}
+
+/// The globals some statements read or assign, with their types where known, and every
+/// place they assign.
+struct GlobalsTouched {
+    /// Each global's type (`None` when only assigned by a form that does not say it) and
+    /// whether it is assigned.
+    touched: Vec<(Option<Type>, bool)>,
+    assigned_places: std::collections::HashSet<Place>,
+}
+
+impl GlobalsTouched {
+    fn of(stmts: &[Stmt]) -> GlobalsTouched {
+        struct Walk {
+            types: HashMap<u32, Type>,
+            assigned: std::collections::HashSet<Place>,
+        }
+        impl<'ir> Visit<'ir> for Walk {
+            fn visit_expr(&mut self, e: &'ir Expr) {
+                if let ExprKind::Global(g) = e.kind {
+                    self.types.entry(g).or_insert_with(|| e.ty.clone());
+                }
+                walk_expr(self, e)
+            }
+            fn visit_stmt(&mut self, s: &'ir Stmt) {
+                let typed = match s {
+                    Stmt::Assign(Place::Global(g), e) => Some((*g, e.ty.clone())),
+                    Stmt::Store {
+                        place: Place::Global(g),
+                        root_ty,
+                        ..
+                    } => Some((*g, root_ty.clone())),
+                    Stmt::ForRange {
+                        var: Place::Global(g),
+                        var_ty,
+                        ..
+                    } => Some((*g, Type::Int(*var_ty))),
+                    Stmt::ForCodes {
+                        var: Place::Global(g),
+                        ty,
+                        ..
+                    } => Some((*g, ty.clone())),
+                    _ => None,
+                };
+                if let Some((g, ty)) = typed {
+                    self.types.entry(g).or_insert(ty);
+                }
+                walk_stmt(self, s)
+            }
+            fn visit_place(&mut self, place: Place) {
+                self.assigned.insert(place);
+            }
+        }
+        let mut walk = Walk {
+            types: HashMap::new(),
+            assigned: super::hoist::assigned_places(stmts),
+        };
+        walk_stmts(&mut walk, stmts);
+        let mut touched: Vec<(Option<Type>, bool)> = walk
+            .types
+            .iter()
+            .map(|(g, ty)| (Some(ty.clone()), walk.assigned.contains(&Place::Global(*g))))
+            .collect();
+        for place in &walk.assigned {
+            if let Place::Global(g) = place {
+                if !walk.types.contains_key(g) {
+                    touched.push((None, true));
+                }
+            }
+        }
+        GlobalsTouched {
+            touched,
+            assigned_places: walk.assigned,
+        }
     }
 }
