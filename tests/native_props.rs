@@ -852,9 +852,15 @@ impl<'c> Gen<'c> {
         let (la, lb) = (self.expr(fields[0], 2), self.expr(fields[1], 2));
         self.vars.truncate(before);
         let (rounds, again) = (1 + self.pick(4), 1 + self.pick(3));
+        // Field by field, or the whole struct at once.
+        let body = if self.chance(50) {
+            format!("p.a <- {la};\n    p.b <- {lb};")
+        } else {
+            format!("val old = *p;\n    p <- S ({la}, {lb});\n    p.a <- old.a;")
+        };
         out += &format!(
             "var gsa : S ^ 3;\n&gsa.(1) <- gs;\nproc lupd (p: &S, n: int) {{\n  \
-             for i in 0 ..< n do\n    p.a <- {la};\n    p.b <- {lb};\n  done\n  \
+             for i in 0 ..< n do\n    {body}\n  done\n  \
              if n > 1 do lupd (p, n - 1); done\n}}\nlupd (&gsa.(1), {rounds});\n\
              lupd (&gs, {again});\n"
         );

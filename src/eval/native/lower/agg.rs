@@ -87,6 +87,10 @@ impl Lower<'_, '_, '_> {
                     None => self.agg_fallback(e, agg, "a field of an unknown layout"),
                 }
             }
+            // The object a pointer variable points at, or a part of it, read where it lives.
+            ExprKind::Deref(_) if super::pointee::read_whole(e).is_some() => {
+                self.read_whole_pointee(e, agg)
+            }
             ExprKind::Index { .. } | ExprKind::Deref(_)
                 if ElementPath::of(e)
                     .is_some_and(|path| self.columns_path(&path).as_ref() == Some(agg)) =>

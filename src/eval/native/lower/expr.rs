@@ -359,7 +359,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::If(a, b, c) => self.pure(a) && self.pure(b) && self.pure(c),
             ExprKind::And(a, b) | ExprKind::Or(a, b) => self.pure(a) && self.pure(b),
             ExprKind::CField(a, _) => self.pure(a),
-            ExprKind::CTuple(parts) => parts.iter().all(|p| self.pure(p)),
+            ExprKind::CTuple(parts) | ExprKind::Tuple(parts) => parts.iter().all(|p| self.pure(p)),
             ExprKind::Coerce(_, a) => self.pure(a),
             // A field of a value read without effect (an aggregate in registers, what a pointer
             // variable points at).

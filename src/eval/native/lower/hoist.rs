@@ -1053,11 +1053,12 @@ impl Lower<'_, '_, '_> {
             }
             // A captured scalar, held in a register since the function's entry.
             ExprKind::Capture(i) => self.capture_values.contains_key(i),
-            // A scalar field of the object a pointer variable points at (`pointee.rs`).
+            // A scalar field of the object a pointer variable points at, or a whole part of it
+            // (`pointee.rs`).
             ExprKind::Field(..) | ExprKind::Deref(_)
-                if super::pointee::read_through(e).is_some() =>
+                if super::pointee::pointee_base(e).is_some() =>
             {
-                let (base, _) = super::pointee::read_through(e).expect("checked");
+                let base = super::pointee::pointee_base(e).expect("checked");
                 self.closed_pointee(base, false, arrays)
             }
             // A field of an aggregate in registers (a global one held there for the loop), or

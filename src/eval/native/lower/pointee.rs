@@ -21,7 +21,7 @@ use crate::types::Type;
 
 use super::super::runtime::{repr_code, Helper};
 use super::{args, flags, Lower, V};
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 use crate::eval::value::{leaf_repr, LeafRepr, ScalarKind};
 
 /// The pointer variable and the fields of a scalar read through it: `*p`, `(*p).f.g`, or
@@ -65,25 +65,54 @@ fn projected_fields(pointer: &Expr) -> Option<(&Expr, Vec<u32>)> {
     Some((base, fields))
 }
 
-/// Do `fields` lead from the target of the pointer type `pointer_ty` through tuples,
-/// records or structs held as values (not compact codes, not arrays) to a scalar of `repr`
-/// (the target itself, when there are none)?
-fn held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
-    let Some((_, mut ty)) = pointer_ty.pointee() else {
-        return false;
-    };
+/// The type of the part `fields` lead to from the target of the pointer type `pointer_ty`
+/// through tuples, records or structs held as values (not compact codes, not arrays): the
+/// target itself, when there are none.
+fn part_type(pointer_ty: &Type, fields: &[u32]) -> Option<Type> {
+    let (_, mut ty) = pointer_ty.pointee()?;
     let mut owned;
     for &i in fields {
         if Repr::of(ty).is_some() || crate::eval::array::Shape::of(ty).is_some() {
-            return false;
+            return None;
         }
-        let Some(field) = ty.field_type(i as usize) else {
-            return false;
-        };
-        owned = field;
+        owned = ty.field_type(i as usize)?;
         ty = &owned;
     }
-    matches!(repr, Repr::I64 | Repr::F64) && Repr::of(ty) == Some(repr)
+    Some(ty.clone())
+}
+
+/// Do `fields` lead from the target of the pointer type `pointer_ty` (`part_type`) to a
+/// scalar of `repr`?
+fn held(pointer_ty: &Type, fields: &[u32], repr: Repr) -> bool {
+    matches!(repr, Repr::I64 | Repr::F64)
+        && part_type(pointer_ty, fields).is_some_and(|ty| Repr::of(&ty) == Some(repr))
+}
+
+/// Do `fields` lead from the target of the pointer type `pointer_ty` (`part_type`) to an
+/// object held as the aggregate `agg`, leaf for leaf?
+fn held_whole(pointer_ty: &Type, fields: &[u32], agg: &Agg) -> bool {
+    part_type(pointer_ty, fields)
+        .and_then(|ty| object_leaves(&ty))
+        .is_some_and(|leaves| leaves == agg.leaves)
+}
+
+/// The pointer variable and the fields of the tuple, record or struct of scalars `e` reads
+/// through it, whole: `*p`, `*(&(p).f)`.
+pub(super) fn read_whole(e: &Expr) -> Option<(&Expr, Vec<u32>)> {
+    let ExprKind::Deref(pointer) = &e.kind else {
+        return None;
+    };
+    let agg = Agg::of(&e.ty)?;
+    let (base, fields) = projected_fields(pointer)?;
+    (viewed_object(base).is_some() && held_whole(&base.ty, &fields, &agg)).then_some((base, fields))
+}
+
+/// The pointer variable whose object `e` reads (a scalar of it, `read_through`, or the
+/// whole of a part, `read_whole`).
+pub(super) fn pointee_base(e: &Expr) -> Option<&Expr> {
+    read_through(e)
+        .or_else(|| read_whole(e))
+        .map(|(base, _)| base)
 }
 
 /// The representation of each scalar leaf of an object of type `ty` held as a value: a
@@ -183,6 +212,83 @@ impl Lower<'_, '_, '_> {
             kind: object_kinds(ty)[i],
             in_array: *in_array,
         })
+    }
+
+    /// The leaves of the object the pointer variable `base` points at: the view kept for the
+    /// closed loop or region being lowered, or else one fetched here (made unshared for a
+    /// store when `write`).
+    fn object_view(&mut self, base: &Expr, write: bool) -> ObjectView {
+        let ty = viewed_object(base).expect("checked by viewed_object");
+        let kinds = object_kinds(ty);
+        let place = super::hoist::base_place(base);
+        if let Some((data, in_array, _)) = place.and_then(|place| self.views.get(&place)) {
+            return ObjectView {
+                data: data.clone(),
+                in_array: *in_array,
+                sure: place.is_some_and(|place| self.viewed.contains(&place)),
+                kinds,
+            };
+        }
+        self.check_base(base);
+        let addr = self.base_addr(base);
+        let (data, in_array) = self.leaves_view(addr, ty, write);
+        ObjectView {
+            data,
+            in_array,
+            sure: false,
+            kinds,
+        }
+    }
+
+    /// The part `e` of the object a pointer variable points at, a tuple, record or struct
+    /// of scalars (`read_whole`), read leaf for leaf where it lives; on the closure compiler
+    /// when the runtime cannot see the object.
+    pub(super) fn read_whole_pointee(&mut self, e: &Expr, agg: &Agg) -> V {
+        let (base, fields) = read_whole(e).expect("checked by read_whole");
+        let first = leaf_index(viewed_object(base).expect("checked"), &fields);
+        let view = self.object_view(base, false);
+        let join = self.b.create_block();
+        self.value_params(join, Repr::Unit, Some(agg));
+        if !view.sure {
+            self.unviewable(view.data[0], |l| {
+                let v = l.agg_fallback(e, agg, "");
+                let values = l.jump_values(v);
+                l.b.ins().jump(join, &args(&values));
+            });
+        }
+        let leaves: Vec<ClValue> = (first..first + agg.leaves.len())
+            .map(|i| self.load_viewed(&view.leaf(i)))
+            .collect();
+        self.b.ins().jump(join, &args(&leaves));
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.join_values(join, Repr::Unit, Some(agg))
+    }
+
+    /// The store `s`, `pointer <- value`, of a whole tuple, record or struct of scalars into
+    /// the part of the object a pointer variable points at (`stored_through`): `value`
+    /// computed, then stored leaf for leaf; on the closure compiler when the runtime cannot
+    /// see the object.
+    fn store_whole_pointee(&mut self, s: &Stmt, pointer: &Expr, value: &Expr) {
+        let (base, fields) = projected_fields(pointer).expect("checked by stored_through");
+        let first = leaf_index(viewed_object(base).expect("checked"), &fields);
+        let view = self.object_view(base, true);
+        let v = self.expr(value);
+        let after = self.b.create_block();
+        if !view.sure {
+            self.unviewable(view.data[0], |l| {
+                l.fallback_stmt(s, "", pointer.span);
+                if !l.filled() {
+                    l.b.ins().jump(after, &[]);
+                }
+            });
+        }
+        for (i, leaf) in self.jump_values(v).into_iter().enumerate() {
+            self.store_viewed(&view.leaf(first + i), leaf);
+        }
+        self.b.ins().jump(after, &[]);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
     }
 
     /// The view of the leaves of the object the pointer at `addr` points at (`object`, its
@@ -299,8 +405,14 @@ impl Lower<'_, '_, '_> {
     /// The pointer variable of the store `pointer <- value` when `store_pointee` lowers it.
     pub(super) fn stored_through<'e>(&self, pointer: &'e Expr, value: &Expr) -> Option<&'e Expr> {
         let (base, fields) = projected_fields(pointer)?;
-        let repr = Repr::of(&value.ty)?;
-        (held(&base.ty, &fields, repr) && self.pure(value)).then_some(base)
+        let fits = match (Repr::of(&value.ty), Agg::of(&value.ty)) {
+            (Some(repr), _) => held(&base.ty, &fields, repr),
+            (None, Some(agg)) => {
+                viewed_object(base).is_some() && held_whole(&base.ty, &fields, &agg)
+            }
+            (None, None) => false,
+        };
+        (fits && self.pure(value)).then_some(base)
     }
 
     /// Is the read (or, when `write`, the store) of a leaf of the object the pointer variable
@@ -428,6 +540,10 @@ impl Lower<'_, '_, '_> {
         if self.stored_through(pointer, value).is_none() {
             return false;
         }
+        if Agg::of(&value.ty).is_some() {
+            self.store_whole_pointee(s, pointer, value);
+            return true;
+        }
         let (base, fields) = projected_fields(pointer).expect("checked by stored_through");
         let view = self.leaf_view(base, &fields);
         if view.as_ref().is_none_or(|view| !view.sure) {
@@ -495,6 +611,29 @@ struct LeafView {
     kind: ScalarKind,
     /// Is it in an array's storage (else a value's payload)?
     in_array: ClValue,
+}
+
+/// The leaves of the object a pointer points at (`Lower::object_view`).
+struct ObjectView {
+    /// Each leaf's address (all null when the runtime could not see the object).
+    data: Vec<ClValue>,
+    /// Are they in an array's storage (else values' payloads)?
+    in_array: ClValue,
+    /// Are the addresses known not to be null?
+    sure: bool,
+    /// Each leaf's kind in an array's storage.
+    kinds: Vec<ScalarKind>,
+}
+
+impl ObjectView {
+    fn leaf(&self, i: usize) -> LeafView {
+        LeafView {
+            at: self.data[i],
+            sure: self.sure,
+            kind: self.kinds[i],
+            in_array: self.in_array,
+        }
+    }
 }
 
 /// Does a value of type `outer` hold a value of type `inner` (as itself, a field or an
