@@ -28,9 +28,11 @@
 //! with cells (captured or addressed variables), taking the address of a variable, or making
 //! closures that capture, bodies over `MAX_BODY` nodes, calls nested deeper than
 //! `MAX_DEPTH`, and a call outside any loop of a function with a loop, unless it is given a
-//! function (its loop costs the same either way; a copy of it is only more code to compile). A body that only uses pointers it is given (`*p.i`, `p.i <- v`) is inlined. Semantics are unchanged: the
-//! arguments are evaluated once, in order, before the body; runtime errors are the same
-//! faults at the same spans.
+//! function (its loop costs the same either way; a copy of it is only more code to compile).
+//! A body that only uses pointers it is given (`*p.i`, `p.i <- v`) is inlined. A local
+//! holding an address (`val p = bs.i;`) is read as the address where nothing assigns what it
+//! is made of (`inline/addresses.rs`). Semantics are unchanged: the arguments are evaluated
+//! once, in order, before the body; runtime errors are the same faults at the same spans.
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -85,6 +87,7 @@ pub fn inline_unit(callees: &dyn Callees, unit: &Unit, on: bool) -> InlinedUnit 
             .iter()
             .chain(unit.functions.iter().flat_map(|(_, f)| f.body.iter())),
     );
+    inliner.count_reads(unit.body.iter());
     let body = inliner.stmts(&unit.body);
     let result = unit.result.as_ref().map(|e| inliner.expr(e));
     InlinedUnit {
@@ -102,6 +105,7 @@ pub fn inline_function(callees: &dyn Callees, f: &Function, id: FunId) -> Functi
     let mut inliner = Inliner::new(callees, f.n_slots);
     inliner.stack.push(id);
     inliner.count_assignments(&f.body);
+    inliner.count_reads(&f.body);
     let body = inliner.stmts(&f.body);
     Function {
         body,
@@ -158,6 +162,13 @@ struct Inliner<'a> {
     /// Variables assigned exactly once, with a known function, by a statement already
     /// rewritten in an enclosing statement list: calls through them are calls of the function.
     known_places: HashMap<Place, Expr>,
+    /// How often each local slot of the code being rewritten is read, and the slots it
+    /// captures (`addresses.rs`).
+    reads: HashMap<Slot, usize>,
+    captured: HashSet<Slot>,
+    /// Locals holding an address, read as the address in the statements after their
+    /// assignment (`addresses.rs`).
+    addresses: HashMap<Slot, Expr>,
 }
 
 /// A function value known at compile time: `fun` at `type_args`, applied to `args` so far
@@ -176,9 +187,16 @@ impl Fold for Inliner<'_> {
 
     fn fold_stmts(&mut self, stmts: &[Stmt]) -> Result<Vec<Stmt>, Infallible> {
         let mut known_here: Vec<Place> = Vec::new();
+        let mut addresses_here: Vec<Slot> = Vec::new();
         let mut rewritten = Vec::with_capacity(stmts.len());
-        for s in stmts {
+        for (i, s) in stmts.iter().enumerate() {
             let s = self.fold_stmt(s)?;
+            if let Some((slot, address, checks)) = self.address_val(&s, &stmts[i + 1..]) {
+                self.addresses.insert(slot, address);
+                addresses_here.push(slot);
+                rewritten.extend(checks);
+                continue;
+            }
             if let Stmt::Assign(place @ (Place::Local(_) | Place::Global(_)), value) = &s {
                 if self.assignments.get(place) == Some(&1) && self.known(value).is_some() {
                     self.known_places.insert(*place, value.clone());
@@ -190,11 +208,19 @@ impl Fold for Inliner<'_> {
         for place in known_here {
             self.known_places.remove(&place);
         }
+        for slot in addresses_here {
+            self.addresses.remove(&slot);
+        }
         Ok(rewritten)
     }
 
     /// `e` with its calls of known functions inlined, innermost first.
     fn fold_expr(&mut self, e: &Expr) -> Result<Expr, Infallible> {
+        if let ExprKind::Local(s) | ExprKind::Take(s) = e.kind {
+            if let Some(address) = self.addresses.get(&s) {
+                return Ok(address.clone());
+            }
+        }
         let folded = walk_expr_fold(self, e)?;
         let replaced = match &folded.kind {
             ExprKind::Call { func, args } => self.call(func, args, &e.ty, e.span),
@@ -227,6 +253,9 @@ impl<'a> Inliner<'a> {
             loops: 0,
             assignments: HashMap::new(),
             known_places: HashMap::new(),
+            reads: HashMap::new(),
+            captured: HashSet::new(),
+            addresses: HashMap::new(),
         }
     }
 
@@ -461,6 +490,10 @@ impl<'a> Inliner<'a> {
         self.n_slots = positions.end;
         self.growth += size(&callee.body);
         self.stack.push(id);
+        self.count_reads(&stmts);
+        if let Some(r) = &result {
+            self.count_reads(&[Stmt::Expr(r.clone())]);
+        }
         let stmts = self.stmts(&stmts);
         let result = result.map(|r| self.expr(&r));
         self.stack.pop();
@@ -948,6 +981,18 @@ fn through_address(e: Expr) -> Expr {
                 ty: e.ty.clone(),
                 span: e.span,
             }),
+            // A projection of a projection is one projection by both paths.
+            ExprKind::PtrProject {
+                pointer: inner,
+                path: first,
+            } => Some(Expr {
+                kind: ExprKind::PtrProject {
+                    pointer: inner.clone(),
+                    path: first.iter().chain(path).cloned().collect(),
+                },
+                ty: e.ty.clone(),
+                span: e.span,
+            }),
             _ => None,
         },
         ExprKind::Deref(pointer) => match &pointer.kind {
@@ -1082,6 +1127,7 @@ fn has_loop(body: &[Stmt]) -> bool {
     found
 }
 
+mod addresses;
 mod loops;
 #[cfg(test)]
 mod tests;

@@ -229,6 +229,32 @@ loop {
 }
 
 #[test]
+fn a_local_holding_an_address_is_the_component_where_it_is_read() {
+    // `val p = bs.i`: the assignment is replaced by the check taking the pointer makes (a
+    // read of the element), and each read of `p` by the address; a pointer whose index is
+    // assigned before it is read (`k = 2`) stays a pointer.
+    check(
+        "proc step (bs: &(double ^ 4), n: int) {
+  for i in 0 ..< n do val p = bs.i; p <- *p * 2.0; done
+}
+proc keep (a: &(int ^ 3)) { var k = 0; val p = a.k; k = 2; p <- 9; }",
+        "
+proc f0 step ((l0, l1) : &(double ^ 4) * int) : void slots 4 {
+  for L0 l2 in 0 ..< l1 {
+    *&(l0)[l2]
+    *&(l0)[l2] <- FloatArith(Mul, false)(*&(l0)[l2], 2.0)
+  }
+}
+proc f1 keep (l0 : &(int ^ 3)) : void slots 3 {
+  l1 = 0
+  l2 = &(l0)[l1]
+  l1 = 2
+  *l2 <- 9
+}",
+    );
+}
+
+#[test]
 fn an_inlined_body_gets_slots_and_labels_past_the_callers() {
     check(
         "fun sum_below (n: int) : int { var s = 0; for i in 0 ..< n do s = s + i; done return s; }
