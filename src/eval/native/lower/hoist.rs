@@ -18,7 +18,9 @@
 //! and stores and again before each of its loops.
 //!
 //! A view kept for the loop has the count its array's type gives (a view with another count,
-//! as the empty one of a variable that holds no array yet, is given up: null). So inside the
+//! as the empty one of a variable that holds no array yet, is given up: null; a pointer's
+//! has at least that count, the leaves after its target in the array it points into, as the
+//! rest of a matrix after a row, being none of its own). So inside the
 //! loop an access whose indices were checked against their index types (`leaf_position`;
 //! a compact index cannot be outside its type) is inside the view, and checks nothing more;
 //! an access through a given-up view fetches its own and checks the position against it.
@@ -668,13 +670,13 @@ impl Lower<'_, '_, '_> {
                 });
             }
             let count = static_count(&base);
-            fetched.push((place, data, len, write, count));
+            fetched.push((place, data, len, write, count, pointer));
         }
         // A pointer whose target native code cannot see (a cast pointer) runs its accesses on
         // the closure compiler, which may replace any array's storage: then no view is kept
         // and every access fetches its own (`access_view`).
         let mut nullable = Vec::new();
-        for (place, data, len, write, count) in fetched {
+        for (place, data, len, write, count, pointer) in fetched {
             if count.is_some() || unviewable.is_some() {
                 nullable.push(place);
             }
@@ -683,12 +685,19 @@ impl Lower<'_, '_, '_> {
                 None => data,
             };
             // Kept only with the count of its type (see the module's comment).
-            let data = match count {
+            let (data, len) = match count {
+                Some(count) if pointer => {
+                    let short = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThan, len, count as i64);
+                    (self.null_if(short, data), self.iconst(count as i64))
+                }
                 Some(count) => {
                     let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, len, count as i64);
-                    self.null_if(other, data)
+                    (self.null_if(other, data), len)
                 }
-                None => data,
+                None => (data, len),
             };
             self.views.insert(place, (data, len, write));
         }
