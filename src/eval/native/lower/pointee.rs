@@ -199,36 +199,35 @@ pub(super) fn viewed_object(pointer: &Expr) -> Option<&Type> {
 }
 
 impl Lower<'_, '_, '_> {
-    /// The leaf `fields` into the object the pointer variable `base` points at, from the
-    /// view kept for the closed loop or region being lowered; `None` when there is none.
-    fn leaf_view(&self, base: &Expr, fields: &[u32]) -> Option<LeafView> {
+    /// The leaves of the object the pointer variable `base` points at, from the view kept for
+    /// the closed loop or region being lowered; `None` when there is none.
+    fn kept_view(&self, base: &Expr) -> Option<ObjectView> {
         let ty = viewed_object(base)?;
         let place = super::hoist::base_place(base)?;
         let (data, in_array, _) = self.views.get(&place)?;
-        let i = leaf_index(ty, fields);
-        Some(LeafView {
-            at: data[i],
-            sure: self.viewed.contains(&place),
-            kind: object_kinds(ty)[i],
+        Some(ObjectView {
+            data: data.clone(),
             in_array: *in_array,
+            sure: self.viewed.contains(&place),
+            kinds: object_kinds(ty),
         })
+    }
+
+    /// The leaf `fields` into the object the pointer variable `base` points at, from the
+    /// view kept for the closed loop or region being lowered (`kept_view`).
+    fn leaf_view(&self, base: &Expr, fields: &[u32]) -> Option<LeafView> {
+        let view = self.kept_view(base)?;
+        Some(view.leaf(leaf_index(viewed_object(base)?, fields)))
     }
 
     /// The leaves of the object the pointer variable `base` points at: the view kept for the
     /// closed loop or region being lowered, or else one fetched here (made unshared for a
     /// store when `write`).
     fn object_view(&mut self, base: &Expr, write: bool) -> ObjectView {
-        let ty = viewed_object(base).expect("checked by viewed_object");
-        let kinds = object_kinds(ty);
-        let place = super::hoist::base_place(base);
-        if let Some((data, in_array, _)) = place.and_then(|place| self.views.get(&place)) {
-            return ObjectView {
-                data: data.clone(),
-                in_array: *in_array,
-                sure: place.is_some_and(|place| self.viewed.contains(&place)),
-                kinds,
-            };
+        if let Some(view) = self.kept_view(base) {
+            return view;
         }
+        let ty = viewed_object(base).expect("checked by viewed_object");
         self.check_base(base);
         let addr = self.base_addr(base);
         let (data, in_array) = self.leaves_view(addr, ty, write);
@@ -236,7 +235,7 @@ impl Lower<'_, '_, '_> {
             data,
             in_array,
             sure: false,
-            kinds,
+            kinds: object_kinds(ty),
         }
     }
 
@@ -601,7 +600,7 @@ impl Lower<'_, '_, '_> {
     }
 }
 
-/// A leaf of the object a pointer points at, from the view kept for a closed loop.
+/// A leaf of the object a pointer points at (`ObjectView::leaf`).
 struct LeafView {
     /// Its address (null when the runtime could not see the object).
     at: ClValue,
