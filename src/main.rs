@@ -116,7 +116,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tessera::use_one_arena();
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
     // Under `mpirun`, one process per rank runs the program; only rank 0 prints, and one

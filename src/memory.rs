@@ -19,7 +19,15 @@
 //!
 //! The counter and the budget belong to the process: several sessions in one process share
 //! them, and the budget is the one the last session created set.
+//!
+//! Under the counting sits mimalloc, which serves each size of block from pages of its own:
+//! the nodes of a tree or list a program builds lie in the order they were made, not in the
+//! holes that checking and compiling left, so walking them again finds them in the cache.
+//! Blocks of `LARGE` bytes and more (arrays, long strings) go to the C library's malloc,
+//! which maps each from the system: an array's pages cost nothing until written (a million
+//! zeros left unwritten take no memory) and go back to the system when it is freed.
 
+use mimalloc::MiMalloc as Backing;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -30,8 +38,8 @@ static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
 /// Set when an allocation took the live bytes past the budget; cleared with the Ctrl-C flag.
 static OVER_BUDGET: AtomicBool = AtomicBool::new(false);
 
-/// The system allocator, counting live bytes, with a cache of small freed blocks on the
-/// threads that ask for one (`cache_small_blocks`).
+/// mimalloc, counting live bytes, with a cache of small freed blocks on the threads that ask
+/// for one (`cache_small_blocks`).
 pub struct Counting;
 
 #[global_allocator]
@@ -61,39 +69,66 @@ fn over_budget() {
 
 /// Small blocks (a variant node, a list cell, a short tuple or string) are served by size
 /// class: a request of at most `SMALL` bytes, aligned to at most 16, gets a block of its
-/// class's size. The classes are the sizes glibc's chunks hold (16 k + 24 bytes: a chunk is
-/// a multiple of 16 with an 8-byte header), so rounding a request up to its class costs no
-/// memory.
+/// class's size, a multiple of 16 and 16-aligned. The classes are sizes of mimalloc's own
+/// (its bins of 16 to 128 bytes), so rounding a request up to its class costs no memory
+/// mimalloc would not spend, and mimalloc serves the alignment from the bin itself.
 ///
 /// The session thread keeps the small blocks it frees in a free list per class, up to
 /// `CACHED` bytes in all (and an eighth of the budget), and serves its next requests of the
-/// same class from them: a push or a pop, where glibc's `free` and `malloc` of a block that
-/// overflows its own small per-thread cache cost about a hundred instructions each. A cached
-/// block stays counted as live (it is the process's heap), so a hit touches no atomic
-/// counter either. Every small block, on every thread, is allocated at its class's size, so
-/// any of them may join any cache.
-const SMALL: usize = 120;
-const CLASSES: usize = 7;
-const CACHED: usize = 64 << 20;
+/// same class from them: a push or a pop, where a block from mimalloc also pays the live
+/// count's two atomic operations. A cached block stays counted as live (it is the process's
+/// heap), so a hit touches no atomic counter. The bound is what a loop that frees and
+/// allocates again reuses (a tree's path rebuilt at each insertion, a string's temporaries):
+/// more would keep the blocks checking and compiling freed, in the order they were freed,
+/// for the program's first nodes, which mimalloc lays out in the order they are made. Every
+/// small block, on every thread, is allocated at its class's size, so any of them may join
+/// any cache.
+const SMALL: usize = 128;
+const CLASSES: usize = 8;
+const CACHED: usize = 1 << 20;
+
+/// The smallest block the C library's malloc serves (`Source::Mapped`).
+const LARGE: usize = 256 << 10;
+
+/// Where the blocks of a layout come from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Source {
+    /// A size class: this thread's free list, else mimalloc.
+    Class(usize),
+    /// mimalloc.
+    Pages,
+    /// The C library's malloc.
+    Mapped,
+}
+
+#[inline]
+fn source_of(layout: Layout) -> Source {
+    match class_of(layout) {
+        Some(class) => Source::Class(class),
+        None if layout.size() >= LARGE => Source::Mapped,
+        None => Source::Pages,
+    }
+}
 
 /// The size class of `layout`, when it is small.
 #[inline]
 fn class_of(layout: Layout) -> Option<usize> {
     let size = layout.size();
-    (size <= SMALL && layout.align() <= 16).then(|| (size.max(9) + 7) / 16 - 1)
+    (size <= SMALL && layout.align() <= 16).then(|| size.max(1).div_ceil(16) - 1)
 }
 
 /// The size of the blocks of class `class`.
 #[inline]
 fn class_size(class: usize) -> usize {
-    16 * class + 24
+    16 * (class + 1)
 }
 
-/// The layout a block of class `class` is allocated with.
+/// The layout every block of class `class` is allocated with, whatever its request's
+/// alignment: any cached block may then serve any request of the class.
 #[inline]
-fn class_layout(class: usize, align: usize) -> Layout {
-    // SAFETY: the size is nonzero and `align` a power of two of at most 16.
-    unsafe { Layout::from_size_align_unchecked(class_size(class), align) }
+fn class_layout(class: usize) -> Layout {
+    // SAFETY: the size is nonzero and 16 a power of two.
+    unsafe { Layout::from_size_align_unchecked(class_size(class), 16) }
 }
 
 /// One thread's free lists: the first word of each cached block points at the next.
@@ -124,10 +159,10 @@ pub fn cache_small_blocks() {
 impl Counting {
     /// A block of class `class`: from this thread's list, else from the system.
     #[inline]
-    unsafe fn alloc_small(&self, class: usize, align: usize) -> *mut u8 {
+    unsafe fn alloc_small(&self, class: usize) -> *mut u8 {
         let cached = FREE.with(|lists| {
             // SAFETY: the lists are this thread's; the allocator is not re-entered while
-            // they are borrowed (nothing here allocates). A cached block is at least 24 bytes
+            // they are borrowed (nothing here allocates). A cached block is at least 16 bytes
             // and its first word holds the next block's address.
             unsafe {
                 let lists = &mut *lists.get();
@@ -142,8 +177,8 @@ impl Counting {
         if !cached.is_null() {
             return cached;
         }
-        let layout = class_layout(class, align);
-        let pointer = unsafe { System.alloc(layout) };
+        let layout = class_layout(class);
+        let pointer = unsafe { Backing.alloc(layout) };
         if !pointer.is_null() {
             self.grew(layout.size());
         }
@@ -153,11 +188,10 @@ impl Counting {
     /// Free a block of class `class`: onto this thread's list when it keeps one and has
     /// room, else to the system.
     #[inline]
-    unsafe fn dealloc_small(&self, pointer: *mut u8, class: usize, align: usize) {
+    unsafe fn dealloc_small(&self, pointer: *mut u8, class: usize) {
         let size = class_size(class);
         let kept = FREE.with(|lists| {
-            // SAFETY: as in `alloc_small`; the block is at least 24 bytes, aligned to 8
-            // at least, and no longer used by its owner.
+            // SAFETY: as in `alloc_small`; the block is at least 16 bytes, aligned to 16, and no longer used by its owner.
             unsafe {
                 let lists = &mut *lists.get();
                 let room = CACHED.min(BUDGET.load(Ordering::Relaxed) / 8);
@@ -171,23 +205,25 @@ impl Counting {
             }
         });
         if !kept {
-            unsafe { System.dealloc(pointer, class_layout(class, align)) };
+            unsafe { Backing.dealloc(pointer, class_layout(class)) };
             self.shrank(size);
         }
     }
 }
 
 // SAFETY: a small request gets a block of at least its size and alignment (its class's size,
-// from malloc, which aligns to 16), and is freed back to a list or to `System` with its
-// class's layout; every other request is forwarded to `System` with the same arguments. The
+// aligned to 16), and is freed back to a list or to mimalloc with its class's layout; every
+// other request is forwarded with the same arguments to its source, the one its size picks,
+// which is the same when it is freed (a block changing source moves). The
 // counting only touches atomics and never allocates.
 unsafe impl GlobalAlloc for Counting {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if let Some(class) = class_of(layout) {
-            return unsafe { self.alloc_small(class, layout.align()) };
-        }
-        let pointer = unsafe { System.alloc(layout) };
+        let pointer = match source_of(layout) {
+            Source::Class(class) => return unsafe { self.alloc_small(class) },
+            Source::Pages => unsafe { Backing.alloc(layout) },
+            Source::Mapped => unsafe { System.alloc(layout) },
+        };
         if !pointer.is_null() {
             self.grew(layout.size());
         }
@@ -195,14 +231,17 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if let Some(class) = class_of(layout) {
-            let pointer = unsafe { self.alloc_small(class, layout.align()) };
-            if !pointer.is_null() {
-                unsafe { std::ptr::write_bytes(pointer, 0, layout.size()) };
+        let pointer = match source_of(layout) {
+            Source::Class(class) => {
+                let pointer = unsafe { self.alloc_small(class) };
+                if !pointer.is_null() {
+                    unsafe { std::ptr::write_bytes(pointer, 0, layout.size()) };
+                }
+                return pointer;
             }
-            return pointer;
-        }
-        let pointer = unsafe { System.alloc_zeroed(layout) };
+            Source::Pages => unsafe { Backing.alloc_zeroed(layout) },
+            Source::Mapped => unsafe { System.alloc_zeroed(layout) },
+        };
         if !pointer.is_null() {
             self.grew(layout.size());
         }
@@ -211,10 +250,11 @@ unsafe impl GlobalAlloc for Counting {
 
     #[inline]
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        if let Some(class) = class_of(layout) {
-            return unsafe { self.dealloc_small(pointer, class, layout.align()) };
+        match source_of(layout) {
+            Source::Class(class) => return unsafe { self.dealloc_small(pointer, class) },
+            Source::Pages => unsafe { Backing.dealloc(pointer, layout) },
+            Source::Mapped => unsafe { System.dealloc(pointer, layout) },
         }
-        unsafe { System.dealloc(pointer, layout) };
         self.shrank(layout.size());
     }
 
@@ -222,22 +262,14 @@ unsafe impl GlobalAlloc for Counting {
         // SAFETY (of the layout): `new_size` rounded up to the alignment does not overflow,
         // as the caller promises.
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        match (class_of(layout), class_of(new_layout)) {
-            (None, None) => {
-                let moved = unsafe { System.realloc(pointer, layout, new_size) };
-                if !moved.is_null() {
-                    let old = layout.size();
-                    if new_size >= old {
-                        self.grew(new_size - old);
-                    } else {
-                        self.shrank(old - new_size);
-                    }
-                }
-                moved
-            }
-            (Some(old), Some(new)) if old == new => pointer,
+        let moved = match (source_of(layout), source_of(new_layout)) {
+            (Source::Class(old), Source::Class(new)) if old == new => return pointer,
+            (Source::Pages, Source::Pages) => unsafe { Backing.realloc(pointer, layout, new_size) },
+            (Source::Mapped, Source::Mapped) => unsafe {
+                System.realloc(pointer, layout, new_size)
+            },
             _ => {
-                // Into or out of a size class: a new block, the bytes copied, the old freed.
+                // From one source to another: a new block, the bytes copied, the old freed.
                 let moved = unsafe { self.alloc(new_layout) };
                 if !moved.is_null() {
                     let n = layout.size().min(new_size);
@@ -246,9 +278,18 @@ unsafe impl GlobalAlloc for Counting {
                         self.dealloc(pointer, layout);
                     }
                 }
-                moved
+                return moved;
+            }
+        };
+        if !moved.is_null() {
+            let old = layout.size();
+            if new_size >= old {
+                self.grew(new_size - old);
+            } else {
+                self.shrank(old - new_size);
             }
         }
+        moved
     }
 }
 
@@ -292,8 +333,8 @@ pub(crate) fn clear() {
 
 /// Half the machine's physical memory, and at most an eighth of the address-space limit
 /// (`RLIMIT_AS`) when one is set. The address space counts what is reserved, not what is
-/// used: the native stack segments (up to `--max-stack`), each thread's stack and malloc
-/// arena, the compiled code, and a value being rebuilt (a string doubled, an array copied on
+/// used: the native stack segments (up to `--max-stack`), each thread's stack and heap
+/// pages, the compiled code, and a value being rebuilt (a string doubled, an array copied on
 /// write) while the old one is alive. An eighth also keeps the process's pages within what such
 /// a limit usually means: under `prlimit --as=8GiB` a program stops with R0007 at 1 GiB of
 /// heap, in about a second, instead of faulting in 4 GiB of pages first.
@@ -329,25 +370,12 @@ pub fn default_budget() -> u64 {
     budget
 }
 
-/// Serve every thread from the process's main malloc arena. Without it the session thread
-/// gets an arena of its own, which glibc grows one page (one `mprotect`) at a time: loading
-/// the library alone made several hundred such calls. The main arena grows by `brk` with
-/// room to spare. Threads of a parallel loop share it too;
-/// each keeps a cache of small freed blocks, so they rarely wait on its lock.
-pub fn use_one_arena() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets a malloc parameter; it is called before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_class_holds_its_requests_and_fills_a_malloc_chunk() {
+    fn a_class_holds_its_requests_and_is_a_size_mimalloc_serves() {
         for size in 1..=SMALL {
             for align in [1, 2, 4, 8, 16] {
                 let layout = Layout::from_size_align(size, align).unwrap();
@@ -358,8 +386,8 @@ mod tests {
                     class == 0 || class_size(class - 1) < size,
                     "{size}: smallest class"
                 );
-                // A chunk of 16 k bytes holds 16 k - 8: the class wastes none of it.
-                assert_eq!((class_size(class) + 8) % 16, 0);
+                // mimalloc's bins of 16 to 128 bytes are the multiples of 16.
+                assert_eq!(class_size(class) % 16, 0);
             }
         }
         assert_eq!(
@@ -370,9 +398,34 @@ mod tests {
     }
 
     #[test]
+    fn a_block_keeps_its_bytes_when_it_grows_or_shrinks_into_another_source() {
+        assert_eq!(
+            source_of(Layout::from_size_align(LARGE - 1, 8).unwrap()),
+            Source::Pages
+        );
+        assert_eq!(
+            source_of(Layout::from_size_align(LARGE, 8).unwrap()),
+            Source::Mapped
+        );
+        let mut bytes: Vec<u8> = Vec::new();
+        // From a class through mimalloc's pages to a mapped block, and back down.
+        for n in [100usize, 1000, LARGE + 1, 2 * LARGE, 5000, 50] {
+            let old = bytes.len().min(n);
+            bytes.resize(n, 0);
+            bytes.shrink_to_fit();
+            for (i, b) in bytes.iter_mut().enumerate().skip(old) {
+                *b = (i % 251) as u8;
+            }
+            assert!(bytes.iter().enumerate().all(|(i, b)| *b == (i % 251) as u8));
+        }
+        let zeroed: Vec<u64> = vec![0; LARGE];
+        assert!(zeroed.iter().all(|x| *x == 0));
+    }
+
+    #[test]
     fn cached_blocks_come_back_and_keep_their_bytes() {
         cache_small_blocks();
-        let sizes = [1usize, 8, 24, 25, 40, 56, 100, 120, 121, 4000];
+        let sizes = [1usize, 8, 16, 17, 24, 40, 56, 88, 100, 120, 128, 129, 4000];
         for round in 0..3 {
             let blocks: Vec<Vec<u8>> = sizes
                 .iter()
