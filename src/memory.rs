@@ -22,7 +22,8 @@
 //!
 //! Under the counting sits mimalloc, which serves each size of block from pages of its own:
 //! the nodes of a tree or list a program builds lie in the order they were made, not in the
-//! holes that checking and compiling left, so walking them again finds them in the cache.
+//! holes that checking and compiling left, so a walk over them reads memory in the order it
+//! lies.
 //! Blocks of `LARGE` bytes and more (arrays, long strings) go to the C library's malloc,
 //! which maps each from the system: an array's pages cost nothing until written (a million
 //! zeros left unwritten take no memory) and go back to the system when it is freed.
@@ -154,7 +155,7 @@ pub fn cache_small_blocks() {
 }
 
 impl Counting {
-    /// A block of class `class`: from this thread's list, else from the system.
+    /// A block of class `class`: from this thread's list, else from mimalloc.
     #[inline]
     unsafe fn alloc_small(&self, class: usize) -> *mut u8 {
         let cached = FREE.with(|lists| {
@@ -183,12 +184,13 @@ impl Counting {
     }
 
     /// Free a block of class `class`: onto this thread's list when it keeps one and has
-    /// room, else to the system.
+    /// room, else to mimalloc.
     #[inline]
     unsafe fn dealloc_small(&self, pointer: *mut u8, class: usize) {
         let size = class_size(class);
         let kept = FREE.with(|lists| {
-            // SAFETY: as in `alloc_small`; the block is at least 16 bytes, aligned to 16, and no longer used by its owner.
+            // SAFETY: as in `alloc_small`; the block is at least 16 bytes, aligned to 16, and
+            // no longer used by its owner.
             unsafe {
                 let lists = &mut *lists.get();
                 let room = CACHED.min(BUDGET.load(Ordering::Relaxed) / 8);
