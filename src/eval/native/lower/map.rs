@@ -186,7 +186,7 @@ impl Lower<'_, '_, '_> {
         out: ClValue,
         fill: impl FnOnce(&mut Self, ClValue, ClValue, (ClValue, ClValue)),
     ) {
-        self.on_a_copy(array, |l, src| {
+        self.on_a_copy(array, None, |l, src| {
             let result = l.temp_value();
             let outer_unwind = l.unwind;
             let unwind = l.side_block(|l| {

@@ -121,6 +121,10 @@ pub(super) struct Lower<'a, 'c, 'p> {
     out: ClValue,
     /// Does the frame hold values that must be dropped (set by the first fallback piece)?
     frame_used: bool,
+    /// Helper calls go through their cold stubs (`cold_stub`), which keep every register,
+    /// while this is set: the calls once around a loop (the copy of the array it walks, its
+    /// view, its drop), so that what the loop carries in registers stays there.
+    keep_registers: bool,
     /// The native variable of each local slot held in a register.
     vars: HashMap<Slot, (Variable, Repr)>,
     /// The native variables of each local slot holding an aggregate, one per leaf.
@@ -250,6 +254,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             n_slots,
             out,
             frame_used: false,
+            keep_registers: false,
             vars,
             avars,
             aggs: Vec::new(),
@@ -301,7 +306,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             .b
             .current_block()
             .is_some_and(|block| self.b.func.layout.is_cold(block));
-        if cold && returns.len() <= 1 {
+        if (cold || self.keep_registers) && returns.len() <= 1 {
             let stub = {
                 let mut backend = lock(&self.backend);
                 cold_stub(&mut backend, helper, params, returns)
@@ -326,6 +331,14 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
         let callee = self.iconst(runtime::address(helper) as i64);
         let call = self.b.ins().call_indirect(sig, callee, values);
         self.b.inst_results(call).first().copied()
+    }
+
+    /// Run `f` with its helper calls keeping every register (`keep_registers`).
+    fn keeping_registers<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = std::mem::replace(&mut self.keep_registers, true);
+        let r = f(self);
+        self.keep_registers = outer;
+        r
     }
 
     /// Keep `value` alive as long as the module, and give its address.

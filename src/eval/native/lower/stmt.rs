@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::{InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, Stmt};
+use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, Slot, Stmt};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
@@ -46,6 +46,9 @@ fn elem_of(ty: &Type) -> Type {
         _ => Type::Unitsum(1),
     }
 }
+
+/// The most elements of an array whose loop drops its copy by a plain call (`on_a_copy`).
+const FEW_ELEMENTS: usize = 8;
 
 impl Lower<'_, '_, '_> {
     /// A block's statements, in order. A global the block assigns is known to hold a value in
@@ -510,7 +513,8 @@ impl Lower<'_, '_, '_> {
     /// leaves are read in order.
     fn for_array(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
         let kind = scalar_kind(&array.ty).expect("checked: an array of scalars");
-        self.on_a_copy(array, |l, temp| {
+        let in_place = self.unchanged_local(array, var, body);
+        self.on_a_copy(array, in_place, |l, temp| {
             let (data, len) = l.view(temp, false, false);
             l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
                 let at = l.leaf_addr(kind, data, i);
@@ -518,6 +522,34 @@ impl Lower<'_, '_, '_> {
                 l.write_var(var, v);
             });
         });
+    }
+
+    /// The slot of `array` when it is a local held as a value in its slot (`slot_var`) that
+    /// `body` neither assigns, stores into nor moves out of, and that is not the loop's
+    /// variable `var`: a loop over it may read it where it is, without a copy. (A local is
+    /// never addressed: one that is becomes a cell.)
+    fn unchanged_local(&self, array: &Expr, var: Place, body: &[Stmt]) -> Option<Slot> {
+        let ExprKind::Local(slot) = array.kind else {
+            return None;
+        };
+        if var == Place::Local(slot) || !self.slot_var(Place::Local(slot)) {
+            return None;
+        }
+        let changed = std::cell::Cell::new(false);
+        crate::core::visit::each_in_stmts(
+            body,
+            &mut |e| {
+                if matches!(e.kind, ExprKind::Take(s) if s == slot) {
+                    changed.set(true);
+                }
+            },
+            &mut |place| {
+                if place == Place::Local(slot) {
+                    changed.set(true);
+                }
+            },
+        );
+        (!changed.get()).then_some(slot)
     }
 
     /// Is `place` a variable held as a value in its slot: a global, or a local that is not
@@ -536,8 +568,9 @@ impl Lower<'_, '_, '_> {
     fn for_elements(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
         let shape = crate::eval::array::Shape::of(&array.ty).expect("checked: an array");
         let shape = self.keep(shape);
-        self.on_a_copy(array, |l, temp| {
-            let n = l.element_count(shape, temp);
+        let in_place = self.unchanged_local(array, var, body);
+        self.on_a_copy(array, in_place, |l, temp| {
+            let n = l.keeping_registers(|l| l.element_count(shape, temp));
             l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
                 let dest = match var {
                     Place::Local(slot) => {
@@ -594,8 +627,23 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
-    /// temporary, dropped after it, also when an error unwinds from inside.
-    pub(super) fn on_a_copy(&mut self, array: &Expr, lower: impl FnOnce(&mut Self, ClValue)) {
+    /// temporary, dropped after it, also when an error unwinds from inside; or, when the
+    /// array is the local `in_place` (`unchanged_local`), with the address of its slot.
+    /// The copy of an array of more than `FEW_ELEMENTS` is dropped through the helper's stub,
+    /// which keeps every register: what the loop carried in registers (a float accumulator)
+    /// is still live across the drop, and a call that changes registers would keep it on the
+    /// stack through the whole loop.
+    pub(super) fn on_a_copy(
+        &mut self,
+        array: &Expr,
+        in_place: Option<Slot>,
+        lower: impl FnOnce(&mut Self, ClValue),
+    ) {
+        if let Some(slot) = in_place {
+            self.frame_used = true;
+            let at = self.slot_addr(slot);
+            return lower(self, at);
+        }
         let temp = self.temp_value();
         let notes = self.notes.len();
         self.value_into(array, temp, "");
@@ -607,7 +655,15 @@ impl Lower<'_, '_, '_> {
         });
         self.unwind = unwind;
         lower(self, temp);
-        self.drop_value(temp);
+        // A loop over a few elements carries little through few iterations: its copy is
+        // dropped by a plain call, cheaper than the stub's saving of every register.
+        let few = crate::eval::array::Shape::of(&array.ty)
+            .and_then(|shape| shape.n_elements)
+            .is_some_and(|n| n <= FEW_ELEMENTS);
+        match few {
+            true => self.drop_value(temp),
+            false => self.keeping_registers(|l| l.drop_value(temp)),
+        }
         self.b.seal_block(unwind);
         self.unwind = outer_unwind;
     }
@@ -618,8 +674,10 @@ impl Lower<'_, '_, '_> {
         let Place::Local(slot) = var else {
             unreachable!("checked: an aggregate variable")
         };
-        self.on_a_copy(array, |l, temp| {
-            let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
+        let in_place = self.unchanged_local(array, var, body);
+        self.on_a_copy(array, in_place, |l, temp| {
+            let (len, columns) =
+                l.keeping_registers(|l| l.columns_at(temp, false, false, agg.leaves.len()));
             let kinds = leaf_kinds(array);
             l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
                 let mut vals = Vec::with_capacity(kinds.len());
@@ -641,7 +699,8 @@ impl Lower<'_, '_, '_> {
             unreachable!("checked: an aggregate variable")
         };
         let kind = scalar_kind(&array.ty).expect("checked: rows of scalars");
-        self.on_a_copy(array, |l, temp| {
+        let in_place = self.unchanged_local(array, var, body);
+        self.on_a_copy(array, in_place, |l, temp| {
             let (data, len) = l.view(temp, false, false);
             let n = l.b.ins().udiv_imm_s(len, k as i64);
             l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
