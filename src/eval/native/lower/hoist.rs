@@ -180,8 +180,8 @@ fn static_count(base: &Expr) -> Option<usize> {
 
 impl Lower<'_, '_, '_> {
     /// Before lowering the loop `stmt`: when it is closed, fetch the views of the arrays it
-    /// uses and hold the scalar globals it reads in registers. Returns what to undo after the
-    /// loop (`unhoist`).
+    /// uses and hold the scalar globals it reads in registers (the helpers called once for
+    /// these keep the registers). Returns what to undo after the loop (`unhoist`).
     pub(super) fn hoist(&mut self, stmt: &Stmt) -> Hoisted {
         let hoisted = self.saved();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
@@ -193,11 +193,11 @@ impl Lower<'_, '_, '_> {
             self.pin_invariants(stmt);
             return hoisted;
         }
-        let nullable = self.fetch_views(arrays);
+        let nullable = self.keeping_registers(|l| l.fetch_views(arrays));
         let after = self.version(stmt, &nullable);
         self.closed = true;
-        let promoted = self.promote_globals(stmt);
-        let pushing = self.fetch_pushes(stmts);
+        let promoted = self.keeping_registers(|l| l.promote_globals(stmt));
+        let pushing = self.keeping_registers(|l| l.fetch_pushes(stmts));
         self.pin_invariants(stmt);
         Hoisted {
             promoted,
@@ -344,7 +344,7 @@ impl Lower<'_, '_, '_> {
         self.viewed = hoisted.viewed;
         self.closed = hoisted.closed;
         if !hoisted.promoted.is_empty() {
-            self.store_promoted(&hoisted.promoted);
+            self.keeping_registers(|l| l.store_promoted(&hoisted.promoted));
             let side = self.unwind;
             self.b.seal_block(side);
             self.unwind = hoisted.unwind;
@@ -492,7 +492,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Write the promoted globals `globals` to their slots (those whose flag says they hold a
-    /// value).
+    /// value). After a loop, `unhoist` boxes aggregates through the helpers' stubs.
     pub(super) fn store_promoted(&mut self, globals: &[u32]) {
         for g in globals {
             let promoted = self.promoted[g].clone();
