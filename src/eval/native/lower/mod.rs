@@ -122,8 +122,9 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// Does the frame hold values that must be dropped (set by the first fallback piece)?
     frame_used: bool,
     /// Helper calls go through their cold stubs (`cold_stub`), which keep every register,
-    /// while this is set: the calls once around a loop (the copy of the array it walks, its
-    /// view, its drop), so that what the loop carries in registers stays there.
+    /// while this is set: the calls once around a loop (the views, promoted globals and
+    /// pushes of a hoisted loop, the drop of the copy of the array a loop walks), so that what
+    /// the loop carries in registers stays there.
     keep_registers: bool,
     /// The native variable of each local slot held in a register.
     vars: HashMap<Slot, (Variable, Repr)>,

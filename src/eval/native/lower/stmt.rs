@@ -570,7 +570,7 @@ impl Lower<'_, '_, '_> {
         let shape = self.keep(shape);
         let in_place = self.unchanged_local(array, var, body);
         self.on_a_copy(array, in_place, |l, temp| {
-            let n = l.keeping_registers(|l| l.element_count(shape, temp));
+            let n = l.element_count(shape, temp);
             l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
                 let dest = match var {
                     Place::Local(slot) => {
@@ -676,8 +676,7 @@ impl Lower<'_, '_, '_> {
         };
         let in_place = self.unchanged_local(array, var, body);
         self.on_a_copy(array, in_place, |l, temp| {
-            let (len, columns) =
-                l.keeping_registers(|l| l.columns_at(temp, false, false, agg.leaves.len()));
+            let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
             let kinds = leaf_kinds(array);
             l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
                 let mut vals = Vec::with_capacity(kinds.len());
