@@ -638,11 +638,15 @@ impl Lower<'_, '_, '_> {
     /// until the body runs again, a parameter bound to a view of an array (a reshaped
     /// global) kept its storage shared, and the next store into that array copied all of
     /// it. Borrowed slots (`borrow.rs`) own nothing and are left alone, and so are the slots
-    /// of bodies inlined in this one, which release their own.
+    /// of bodies inlined in this one, which release their own. The body's value is live
+    /// across the drops: after a body with a loop (a reduction inlined), they go through the
+    /// helper's stub, which keeps every register, so that the loop's accumulator stays in
+    /// one (`keeping_registers`).
     fn release_inlined_slots(&mut self, inlined: &Inlined) {
         if self.filled() {
             return;
         }
+        let looped = (inlined.stmts.iter()).any(|s| super::super::tiers::size_and_loop(s).1);
         let mut slots: Vec<_> = own_places(&inlined.stmts)
             .into_iter()
             .filter_map(|place| match place {
@@ -661,7 +665,10 @@ impl Lower<'_, '_, '_> {
         for slot in slots {
             self.frame_used = true;
             let addr = self.slot_addr(slot);
-            self.drop_value(addr);
+            match looped {
+                true => self.keeping_registers(|l| l.drop_value(addr)),
+                false => self.drop_value(addr),
+            }
             let unit = self.b.ins().iconst(types::I8, i64::from(layout::TAG_UNIT));
             self.b.ins().store(flags(), unit, addr, 0);
         }

@@ -123,8 +123,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     frame_used: bool,
     /// Helper calls go through their cold stubs (`cold_stub`), which keep every register,
     /// while this is set: the calls once around a loop (the views, promoted globals and
-    /// pushes of a hoisted loop, the drop of the copy of the array a loop walks), so that what
-    /// the loop carries in registers stays there.
+    /// pushes of a hoisted loop, the drop of the copy of the array a loop walks, the release
+    /// of an inlined body's slots), so that what the loop carries in registers stays there.
     keep_registers: bool,
     /// The native variable of each local slot held in a register.
     vars: HashMap<Slot, (Variable, Repr)>,
