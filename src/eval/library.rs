@@ -201,24 +201,19 @@ pub fn compile(
             let e = pop();
             let s = pop();
             Box::new(move |frame| {
-                let s = str_bytes(s(frame)?);
+                let s = s(frame)?;
                 let e = e(frame)?;
-                let needle: Vec<u8> = if char_needle {
-                    vec![e.as_int_lossy() as u8]
-                } else {
-                    str_bytes(e).to_vec()
-                };
-                // A negative position is C++'s conversion to a huge size_t.
                 let pos = match &pos {
-                    Some(p) => usize::try_from(p(frame)?.as_int_lossy()).unwrap_or(usize::MAX),
-                    None => match how {
-                        StrSearch::Find | StrSearch::FirstOf(_) => 0,
-                        StrSearch::RFind | StrSearch::LastOf(_) => usize::MAX,
-                    },
+                    Some(p) => Some(p(frame)?),
+                    None => None,
                 };
-                Ok(Value::Int(
-                    str_search(how, &s, &needle, pos).map_or(-1, |i| i as i64),
-                ))
+                Ok(Value::Int(search_text(
+                    how,
+                    char_needle,
+                    &s,
+                    &e,
+                    pos.as_ref(),
+                )))
             })
         }
         Prim::StrHasChar => {
@@ -401,23 +396,64 @@ fn write_stream(
     Ok(Value::Unit)
 }
 
+/// `stl_find (s, e)` and its family on the evaluator's values: the string `s`, the needle `e`
+/// (a string, or a char when `char_needle`), the position `pos` to search from (by default
+/// the start, or the end for the searches backwards); the position found, or -1.
+pub(crate) fn search_text(
+    how: StrSearch,
+    char_needle: bool,
+    s: &Value,
+    e: &Value,
+    pos: Option<&Value>,
+) -> i64 {
+    let byte = [e.as_int_lossy() as u8];
+    let needle: &[u8] = match (char_needle, e) {
+        (true, _) => &byte,
+        (false, Value::Str(t)) => t,
+        (false, _) => b"",
+    };
+    // A negative position is C++'s conversion to a huge size_t.
+    let pos = match pos {
+        Some(p) => usize::try_from(p.as_int_lossy()).unwrap_or(usize::MAX),
+        None => match how {
+            StrSearch::Find | StrSearch::FirstOf(_) => 0,
+            StrSearch::RFind | StrSearch::LastOf(_) => usize::MAX,
+        },
+    };
+    let s: &[u8] = match s {
+        Value::Str(t) => t,
+        _ => b"",
+    };
+    str_search(how, s, needle, pos).map_or(-1, |i| i as i64)
+}
+
 /// `std::string`'s searches of `e` in `s` from `pos`, as C++ defines them (`None` is npos).
 fn str_search(how: StrSearch, s: &[u8], e: &[u8], pos: usize) -> Option<usize> {
     let n = s.len();
     match how {
+        // An empty needle is found where the search starts, and a one-byte needle by a scan
+        // for the byte; `starts_with` compares through `memcmp` (see `prims::compare_text` for
+        // what that costs with an empty needle).
         StrSearch::Find => {
             if pos > n || e.len() > n - pos {
                 return None;
             }
-            (pos..=n - e.len()).find(|&i| s[i..].starts_with(e))
+            match e {
+                [] => Some(pos),
+                [byte] => s[pos..].iter().position(|b| b == byte).map(|i| pos + i),
+                _ => (pos..=n - e.len()).find(|&i| s[i..].starts_with(e)),
+            }
         }
         StrSearch::RFind => {
             if e.len() > n {
                 return None;
             }
-            (0..=pos.min(n - e.len()))
-                .rev()
-                .find(|&i| s[i..].starts_with(e))
+            let last = pos.min(n - e.len());
+            match e {
+                [] => Some(last),
+                [byte] => s[..=last].iter().rposition(|b| b == byte),
+                _ => (0..=last).rev().find(|&i| s[i..].starts_with(e)),
+            }
         }
         StrSearch::FirstOf(inside) => (pos.min(n)..n).find(|&i| e.contains(&s[i]) == inside),
         StrSearch::LastOf(inside) => {
@@ -782,6 +818,33 @@ pub(crate) fn sort_code(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// C++'s definitions of `find` and `rfind` taken literally: every start tried.
+    fn naive_search(how: StrSearch, s: &[u8], e: &[u8], pos: usize) -> Option<usize> {
+        let starts = |i: &usize| *i + e.len() <= s.len() && &s[*i..*i + e.len()] == e;
+        match how {
+            StrSearch::Find => (pos..=s.len()).find(starts),
+            StrSearch::RFind => (0..=pos.min(s.len())).rev().find(starts),
+            _ => unreachable!("only the substring searches"),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn searches_agree_with_cpp_definitions(
+            s in proptest::collection::vec(0u8..3, 0..12),
+            e in proptest::collection::vec(0u8..3, 0..4),
+            pos in 0usize..16,
+        ) {
+            for how in [StrSearch::Find, StrSearch::RFind] {
+                proptest::prop_assert_eq!(
+                    str_search(how, &s, &e, pos),
+                    naive_search(how, &s, &e, pos),
+                    "{:?} of {:?} in {:?} from {}", how, e, s, pos
+                );
+            }
+        }
+    }
 
     #[test]
     fn strip_and_classes() {
