@@ -10,6 +10,7 @@ use crate::types::Type;
 use super::super::format as show;
 use super::super::prims;
 use super::super::value::Value;
+use super::super::world;
 use super::super::Runtime;
 use super::runtime::guarded;
 
@@ -170,21 +171,62 @@ pub(super) extern "C" fn print_value(rt: &Runtime<'_>, shown: &Shown, value: &Va
     })
 }
 
-/// A number read from text (`int s`, `double s`, any integer or floating type): the type read
-/// and where in the source.
+/// A number read from text: the type read, how, and where in the source.
 pub struct Parse {
     pub to: Type,
     pub repr: super::Repr,
+    /// `parse_int s` or `parse_double s`, which read the whole text or fail (R0014), instead
+    /// of a conversion (`int s`, `double s`, any integer or floating type), which reads what it
+    /// can.
+    pub checked: bool,
     pub span: Span,
 }
 
-/// The number `parse` reads from the string at `text`, as the evaluator's conversion reads it:
-/// its bits; 0 after a fault.
+/// The number `parse` reads from the string at `text`, as the evaluator reads it: its bits;
+/// 0 after a fault.
 pub(super) extern "C" fn parse_text(rt: &Runtime<'_>, parse: &Parse, text: &Value) -> u64 {
     guarded(rt, 0, || {
-        let number =
-            prims::convert(text, &Type::String, &parse.to).map_err(|f| f.at(parse.span))?;
+        let bytes: &[u8] = match text {
+            Value::Str(bytes) => bytes,
+            _ => b"",
+        };
+        let number = match (parse.checked, &parse.to) {
+            (false, _) => prims::convert(text, &Type::String, &parse.to),
+            (true, Type::Double) => world::parse_double(bytes).map(Value::Float),
+            (true, _) => world::parse_int(bytes).map(Value::Int),
+        };
+        let number = number.map_err(|f| f.at(parse.span))?;
         Ok(parse.repr.unboxed(&number))
+    })
+}
+
+/// A search in a string (`stl_find (s, e)` and its family): which, whether the needle is a
+/// char, whether a position to search from is given.
+pub struct Search {
+    pub how: crate::core::ir::StrSearch,
+    pub char_needle: bool,
+    pub from: bool,
+}
+
+/// The position `search` finds in the string `parts[0]` of the needle `parts[1]`, from the
+/// position `parts[2]` when it has one, as the evaluator finds it; -1 for none.
+pub(super) extern "C" fn search_text(
+    rt: &Runtime<'_>,
+    search: &Search,
+    parts: *const *const Value,
+) -> i64 {
+    guarded(rt, -1, || {
+        // SAFETY: native code passes the string, the needle and the position if any, alive.
+        let parts = unsafe { std::slice::from_raw_parts(parts, 2 + search.from as usize) };
+        let (s, e) = unsafe { (&*parts[0], &*parts[1]) };
+        let pos = parts.get(2).map(|&p| unsafe { &*p });
+        Ok(super::super::library::search_text(
+            search.how,
+            search.char_needle,
+            s,
+            e,
+            pos,
+        ))
     })
 }
 

@@ -484,8 +484,14 @@ impl Lower<'_, '_, '_> {
         if let (Prim::Convert, [x]) = (p, a) {
             let number = matches!(e.ty, Type::Int(_) | Type::Double | Type::Float);
             if x.ty == Type::String && number {
-                return self.parse_text(x, e, repr);
+                return self.parse_text(x, e, repr, false);
             }
+        }
+        if let (Prim::Parse(_), [x]) = (p, a) {
+            return self.parse_text(x, e, repr, true);
+        }
+        if let Prim::StrSearch { how, from } = p {
+            return self.search_text(*how, *from, a);
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
             // Operands native code computes (aggregates boxed for the kernel), so a global

@@ -6,12 +6,12 @@
 
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue};
 
-use crate::core::ir::{Expr, ExprKind, Place, Prim};
+use crate::core::ir::{Expr, ExprKind, Place, Prim, StrSearch};
 use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
-use super::super::text::{Concat, Parse, Shown, Slice};
+use super::super::text::{Concat, Parse, Search, Shown, Slice};
 use super::{flags, Lower, V};
 use crate::eval::native::Repr;
 
@@ -104,13 +104,15 @@ impl Lower<'_, '_, '_> {
         self.strings_helper(Helper::AppendStrings, value.span, tails, addr);
     }
 
-    /// A number read from the string `x` (`int s`, `double s`): the string read where it lives
-    /// (or computed first), the evaluator's conversion run on it by the runtime.
-    pub(super) fn parse_text(&mut self, x: &Expr, e: &Expr, repr: Repr) -> V {
+    /// A number read from the string `x` (`int s`, `double s`; `parse_int s`, `parse_double
+    /// s` when `checked`): the string read where it lives (or computed first), the evaluator's
+    /// conversion or parse run on it by the runtime.
+    pub(super) fn parse_text(&mut self, x: &Expr, e: &Expr, repr: Repr, checked: bool) -> V {
         let read = self.read_operands(&[x], "the text of a conversion to a number");
         let parse = self.keep(Parse {
             to: e.ty.clone(),
             repr,
+            checked,
             span: e.span,
         });
         let parse = self.ptr_const(parse);
@@ -126,6 +128,33 @@ impl Lower<'_, '_, '_> {
         self.check_failed();
         self.release_operands(read);
         self.bits_value(bits, repr)
+    }
+
+    /// `stl_find (s, e)` and its family (`find`, `rfind`, …; args `s`, `e`, and the position
+    /// when `from`): the operands read or computed in order, the evaluator's search run on them
+    /// by the runtime; the position found, or -1.
+    pub(super) fn search_text(&mut self, how: StrSearch, from: bool, operands: &[Expr]) -> V {
+        let all: Vec<&Expr> = operands.iter().collect();
+        let read = self.read_operands(&all, "an operand of a search in a string");
+        let list = self.address_list(&read.addrs);
+        let search = self.keep(Search {
+            how,
+            char_needle: operands[1].ty == Type::Char,
+            from,
+        });
+        let search = self.ptr_const(search);
+        let rt = self.rt;
+        let position = self
+            .call_helper(
+                Helper::SearchText,
+                &[types::I64; 3],
+                &[types::I64],
+                &[rt, search, list],
+            )
+            .expect("search_text returns a position");
+        self.check_failed();
+        self.release_operands(read);
+        V::I(position)
     }
 
     /// A substring `s.[a to b]` (either bound may be absent) into the value at `out`: the
