@@ -13,9 +13,10 @@ fn main() {
 
 /// Link `tessera` as a fixed-address executable (`-no-pie`): a position-independent one has
 /// the dynamic loader patch about 12 000 addresses in its data at every start (each page it
-/// writes is a page fault, some microseconds each on a virtual machine): `hello.flx` took 3.6-3.8
-/// ms with it, 2.8-3.0 without. The cost is that the binary's own code is not at a random address (its
-/// libraries, stack, heap and native code still are); an interpreter is not a network service.
+/// writes is a page fault, some microseconds each on a virtual machine): `hello.flx` took
+/// 3.6-3.8 ms with it, 2.8-3.0 without. The cost is that the binary's own code is not at a
+/// random address (its libraries, stack, heap and native code still are); an interpreter is
+/// not a network service.
 fn fixed_address() {
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
     if linux {

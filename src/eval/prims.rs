@@ -280,9 +280,9 @@ pub fn comparator(ty: &Type) -> Comparator {
 
 /// The order of two strings' bytes, as `a.cmp(b)`. An empty string is not compared by `memcmp`:
 /// its bytes' address is a placeholder in page 0, and glibc's `memcmp` for processors with
-/// AVX-512 reads inputs shorter than 32 bytes with masked loads, which on AMD's processors take
-/// a microcode assist (about 80 ns) at an unmapped address even when they load nothing: a loop
-/// testing `line != ""` spent nine tenths of its time there.
+/// AVX-512 reads inputs shorter than 32 bytes with masked loads, which on some processors (the
+/// AMD EPYC of our machines) take a microcode assist of about 80 ns at an unmapped address
+/// even when they load nothing: a loop testing `line != ""` spent nine tenths of its time there.
 fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
     match a.is_empty() || b.is_empty() {
         true => a.len().cmp(&b.len()),
