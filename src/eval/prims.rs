@@ -497,19 +497,52 @@ pub fn parse_leading_int(bytes: &[u8]) -> Option<i128> {
 }
 
 /// Parse the longest leading decimal floating-point number (like `strtod`); 0 when none.
+/// The prefix is the longest one Rust's `f64` parser accepts: a sign, then `inf`,
+/// `infinity` or `nan` in any case, or digits with at most one point (one digit at least) and
+/// an exponent (`e`, a sign, digits) when digits follow the `e`.
 pub fn parse_leading_float(bytes: &[u8]) -> f64 {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start();
-    let mut best = 0.0;
-    for (i, _) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        if let Ok(v) = text[..i].parse::<f64>() {
-            best = v;
+    let end = float_prefix(text.as_bytes());
+    text[..end].parse().unwrap_or(0.0)
+}
+
+/// The length of the longest prefix of `text` that reads as an `f64` (0 when none).
+fn float_prefix(text: &[u8]) -> usize {
+    let digits = |from: usize| {
+        from + text[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let signed = usize::from(matches!(text.first(), Some(b'+' | b'-')));
+    let rest = &text[signed..];
+    let word = |w: &[u8]| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w);
+    if word(b"infinity") {
+        return signed + 8;
+    }
+    if word(b"inf") || word(b"nan") {
+        return signed + 3;
+    }
+    let whole = digits(signed);
+    let mut end = whole;
+    let mut any = whole > signed;
+    if text.get(end) == Some(&b'.') {
+        let fraction = digits(end + 1);
+        any |= fraction > end + 1;
+        end = fraction;
+    }
+    if !any {
+        return 0;
+    }
+    if matches!(text.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(text.get(end + 1), Some(b'+' | b'-')));
+        let exponent = digits(end + 1 + sign);
+        if exponent > end + 1 + sign {
+            end = exponent;
         }
     }
-    best
+    end
 }
 
 /// A scalar conversion (a cast or a conversion function) from `from` to `to`.
@@ -865,6 +898,55 @@ mod tests {
         assert_eq!(truncated.as_int(), 3);
         let byte = Type::Int(IntTy::U8);
         assert!(convert(&Value::Int(300), &int, &byte).is_err());
+    }
+
+    /// The longest prefix `f64::from_str` accepts, found by trying every prefix.
+    fn float_by_every_prefix(bytes: &[u8]) -> f64 {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.trim_start();
+        let mut best = 0.0;
+        for (i, _) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            if let Ok(v) = text[..i].parse::<f64>() {
+                best = v;
+            }
+        }
+        best
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn leading_floats_are_the_longest_prefix_rust_reads(
+            s in proptest::collection::vec(proptest::sample::select(
+                b" +-.0123456789eEinfINFtyTYaAx\t".to_vec()), 0..14),
+        ) {
+            let expected = float_by_every_prefix(&s);
+            let got = parse_leading_float(&s);
+            proptest::prop_assert!(
+                got.to_bits() == expected.to_bits() || (got.is_nan() && expected.is_nan()),
+                "{:?}: {} against {}", String::from_utf8_lossy(&s), got, expected
+            );
+        }
+    }
+
+    #[test]
+    fn leading_floats_of_typical_fields() {
+        for (text, x) in [
+            ("49.123456", 49.123456),
+            (" -0.5e-3,", -0.0005),
+            ("1e", 1.0),
+            ("1.e5x", 1.0e5),
+            (".5", 0.5),
+            ("-.", 0.0),
+            ("Infinity!", f64::INFINITY),
+            ("-inf", f64::NEG_INFINITY),
+            ("", 0.0),
+        ] {
+            assert_eq!(parse_leading_float(text.as_bytes()), x, "{text:?}");
+        }
+        assert!(parse_leading_float(b"NaN3").is_nan());
     }
 
     #[test]
