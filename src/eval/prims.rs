@@ -283,7 +283,7 @@ pub fn comparator(ty: &Type) -> Comparator {
 /// AVX-512 reads inputs shorter than 32 bytes with masked loads, which on some processors (the
 /// AMD EPYC of our machines) take a microcode assist of about 80 ns at an unmapped address
 /// even when they load nothing: a loop testing `line != ""` spent nine tenths of its time there.
-fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
+pub(crate) fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
     match a.is_empty() || b.is_empty() {
         true => a.len().cmp(&b.len()),
         false => a.cmp(b),
