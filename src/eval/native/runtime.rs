@@ -988,6 +988,19 @@ extern "C" fn element(shape: &Shape, src: &Value, i: usize, slot: &mut Value) {
     }
 }
 
+/// Move the value at `value` (leaving `unit`) to element `i` of the array of boxed leaves in
+/// `slot`, the storage made unshared first, as the closure compiler's store does; dropped
+/// when the slot holds no array (a global not assigned yet, whose error native code raised
+/// first).
+extern "C" fn store_boxed(slot: &mut Value, i: usize, value: &mut Value) {
+    let leaf = std::mem::replace(value, Value::Unit);
+    if let Value::Array(array) = slot {
+        if i < array.len {
+            super::super::array::set_leaf(super::super::array::make_unique(array), i, leaf);
+        }
+    }
+}
+
 /// The number of elements of the array in `src` (of shape `shape`); 0 when it holds none.
 extern "C" fn element_count(shape: &Shape, src: &Value) -> usize {
     match src {
@@ -1047,6 +1060,7 @@ pub fn address(helper: Helper) -> usize {
         Helper::MapStart => map_start as *const () as usize,
         Helper::CutArray => cut_array as *const () as usize,
         Helper::Element => element as *const () as usize,
+        Helper::StoreBoxed => store_boxed as *const () as usize,
         Helper::ElementCount => element_count as *const () as usize,
         Helper::ChunkLoop => super::chunks::chunk_loop as *const () as usize,
         Helper::VarrayOp => super::varrays::varray_op as *const () as usize,
@@ -1103,6 +1117,7 @@ pub enum Helper {
     MapStart,
     CutArray,
     Element,
+    StoreBoxed,
     ElementCount,
     ChunkLoop,
     VarrayOp,

@@ -10,14 +10,15 @@ use cranelift_codegen::ir::{
     types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CmpOp, Expr, ExprKind, IndexMode, Prim, VarrayOp};
+use crate::core::ir::{CmpOp, Expr, ExprKind, IndexMode, PathStep, Place, Prim, VarrayOp};
 
 use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Parts};
+use super::element::ElementPath;
 use super::{flags, Lower};
 use crate::eval::array::Shape;
 use crate::eval::native::{Agg, Repr};
-use crate::eval::value::{ArgForm, Value};
+use crate::eval::value::{ArgForm, LeafRepr, Value};
 use crate::types::Type;
 
 /// Operands read for a helper (`read_operands`): the address of each, whether it is a
@@ -276,6 +277,46 @@ impl Lower<'_, '_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
+    }
+
+    /// `&a.(i) <- v` into an array of boxed elements of one leaf each (strings, variants) held
+    /// in a variable's slot: the index checked (R0001), then `v` computed into a temporary
+    /// (natively where `value_into` builds it: a call, a function's inlined body with its
+    /// loops), then moved into the element, the storage made unshared first. False, with
+    /// nothing lowered, for a store of another kind.
+    pub(super) fn store_boxed(
+        &mut self,
+        place: Place,
+        root_ty: &Type,
+        path: &[PathStep],
+        value: &Expr,
+        element: &ElementPath<'_>,
+    ) -> bool {
+        let [(index, mode, array_ty)] = element.steps.as_slice() else {
+            return false;
+        };
+        let boxed = Shape::of(array_ty)
+            .filter(|s| s.elem_leaves == 1 && !s.elem_is_array && s.repr == LeafRepr::Boxed);
+        let Some(n) = boxed.and_then(|s| s.n_elements) else {
+            return false;
+        };
+        if element.pointer
+            || Repr::of(&index.ty) != Some(Repr::I64)
+            || !self.boxed_variable(element.base)
+        {
+            return false;
+        }
+        self.check_store_target(place, root_ty, path, value);
+        let position = match mode {
+            IndexMode::Linear => self.linear_index(index, array_ty, n),
+            _ => self.expr(index).int(),
+        };
+        let temp = self.temp_value();
+        self.value_into(value, temp, "an element of an array of boxed values");
+        let addr = self.base_addr(element.base);
+        let args = [addr, position, temp];
+        self.call_helper(Helper::StoreBoxed, &[types::I64; 3], &[], &args);
+        true
     }
 
     /// The address of the first part of the tuple (or array of boxed leaves) of type `ty` at

@@ -764,6 +764,9 @@ impl Lower<'_, '_, '_> {
         };
         let Some(repr) = repr.filter(|r| *r != Repr::Unit && self.element_path_ok(&element, *r))
         else {
+            if repr.is_none() && self.store_boxed(place, root_ty, path, value, &element) {
+                return;
+            }
             return self.fallback_stmt(
                 s,
                 "a store into an array not of unboxed scalars",
