@@ -817,7 +817,7 @@ pub(crate) fn sort_code(
             return Ok(Value::Array(view));
         };
         let n = shape.len_of(&view);
-        let items: Vec<Value> = (0..n).map(|i| shape.element(&view, i)).collect();
+        let mut items: Vec<Value> = (0..n).map(|i| shape.element(&view, i)).collect();
         // The sort moves positions, not values (a value's clone and drop cost two atomic
         // operations, a position nothing).
         let order: Vec<usize> = if text && cmp.is_none() {
@@ -848,7 +848,7 @@ pub(crate) fn sort_code(
         };
         let mut builder = LeafBuilder::new(shape.repr);
         for i in order {
-            builder.push_element(items[i].clone());
+            builder.push_element(std::mem::replace(&mut items[i], Value::Unit));
         }
         Ok(Value::Array(builder.finish()))
     })

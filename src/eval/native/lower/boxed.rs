@@ -249,11 +249,45 @@ impl Lower<'_, '_, '_> {
     /// representation goes to the closure compiler (a cold path: reading a variable and
     /// computing closed indices have no effect, so they may run there).
     fn part_read_into(&mut self, e: &Expr, out: ClValue) {
+        let other = self.b.create_block();
+        let done = self.b.create_block();
+        let addr = self.part_address(e, other);
+        self.copy_value(addr, out);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(other);
+        self.b.switch_to_block(other);
+        self.eval_into(e, out, "");
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+    }
+
+    /// The address of a part of a variable (`part_path`) where the tuples and arrays on the
+    /// way hold it, for a helper that only reads it: in place, or `temp` (which holds `Unit`)
+    /// with the part copied into it by the closure compiler when a value on the way is held
+    /// in another representation.
+    fn part_in_place(&mut self, e: &Expr, temp: ClValue) -> ClValue {
+        let other = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I64);
+        let addr = self.part_address(e, other);
+        self.b.ins().jump(done, &super::args(&[addr]));
+        self.b.seal_block(other);
+        self.b.switch_to_block(other);
+        self.eval_into(e, temp, "");
+        self.b.ins().jump(done, &super::args(&[temp]));
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// The address of a part of a variable (`part_path`), each linear index checked (R0001);
+    /// a jump to `other` (made cold here) where a value on the way is not held as a tuple or
+    /// an array of boxed values.
+    fn part_address(&mut self, e: &Expr, other: Block) -> ClValue {
         let (variable, steps) = self.part_path(e).expect("checked by the caller");
         self.check_base(variable);
         let mut addr = self.base_addr(variable);
-        let other = self.b.create_block();
-        let done = self.b.create_block();
         self.b.set_cold_block(other);
         for (ty, step) in steps {
             let first = self.parts_address(addr, ty);
@@ -269,14 +303,7 @@ impl Lower<'_, '_, '_> {
             let offset = self.b.ins().imul_imm_s(position, VALUE_SIZE as i64);
             addr = self.b.ins().iadd(first, offset);
         }
-        self.copy_value(addr, out);
-        self.b.ins().jump(done, &[]);
-        self.b.seal_block(other);
-        self.b.switch_to_block(other);
-        self.eval_into(e, out, "");
-        self.b.ins().jump(done, &[]);
-        self.b.seal_block(done);
-        self.b.switch_to_block(done);
+        addr
     }
 
     /// `&a.(i) <- v` into an array of boxed elements of one leaf each (strings, variants) held
@@ -433,13 +460,19 @@ impl Lower<'_, '_, '_> {
             let (at, temp) = if later_calls || native {
                 let temp = self.temp_value();
                 self.part_into(e, temp, why);
-                (temp, true)
+                (temp, Some(temp))
+            } else if self.part_path(e).is_some() {
+                // An element or field of a variable: read in place (the temporary holds the
+                // part only on the cold path, and `Unit` otherwise).
+                let temp = self.temp_value();
+                (self.part_in_place(e, temp), Some(temp))
             } else {
-                self.read_operand(e, why)
+                let (at, temp) = self.read_operand(e, why);
+                (at, temp.then_some(at))
             };
             read.addrs.push(at);
             // A scalar's value owns nothing: its temporary needs no drop.
-            if temp && Repr::of(&e.ty).is_none() {
+            if let Some(at) = temp.filter(|_| Repr::of(&e.ty).is_none()) {
                 read.temps.push(at);
                 let outer = self.unwind;
                 let unwind = self.side_block(|l| {
