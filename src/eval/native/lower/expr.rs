@@ -751,7 +751,21 @@ impl Lower<'_, '_, '_> {
                     l.b.ins().fcvt_to_sint_sat(types::I64, t)
                 })
             }
-            (Type::Char, Type::Int(_)) | (Type::Int(_), Type::Char) if false => self.expr(x),
+            // `char n` is the byte `n mod 256` (the low byte of the bits, for every integer
+            // type); a char's value converts to an integer type as a `long` does, as
+            // `prims::convert` reads it.
+            (Type::Int(_), Type::Char) => {
+                let v = self.expr(x).int();
+                V::I(self.b.ins().band_imm_u(v, 255))
+            }
+            (Type::Char, Type::Int(to)) => {
+                let v = self.expr(x).int();
+                let bad = self.int_convert_fails(v, IntTy::Long, *to);
+                let zero = self.iconst(0);
+                let site = Site::Convert(x.ty.clone(), e.ty.clone(), e.span);
+                self.raise_if(bad, site, v, zero);
+                V::I(v)
+            }
             _ => {
                 let _ = repr;
                 self.kernel(e, std::slice::from_ref(x), |args| {
