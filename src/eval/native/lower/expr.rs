@@ -760,6 +760,11 @@ impl Lower<'_, '_, '_> {
             }
             (Type::Char, Type::Int(to)) => {
                 let v = self.expr(x).int();
+                if IntTy::min(*to) <= IntTy::min(IntTy::Long)
+                    && IntTy::max(*to) >= IntTy::max(IntTy::Long)
+                {
+                    return V::I(v);
+                }
                 let bad = self.int_convert_fails(v, IntTy::Long, *to);
                 let zero = self.iconst(0);
                 let site = Site::Convert(x.ty.clone(), e.ty.clone(), e.span);
