@@ -718,9 +718,15 @@ impl Lower<'_, '_, '_> {
                 let v = self.expr(x).int();
                 V::F(self.round(v, e.ty == Type::Float))
             }
-            (Type::Int(from), Type::Int(to)) => {
+            // A char's value converts to an integer type as a `long` does, as
+            // `prims::convert` reads it.
+            (Type::Int(_) | Type::Char, Type::Int(to)) => {
                 let v = self.expr(x).int();
-                let (from, to) = (*from, *to);
+                let from = match x.ty {
+                    Type::Int(from) => from,
+                    _ => IntTy::Long,
+                };
+                let to = *to;
                 if from.min() >= IntTy::min(to) && from.max() <= IntTy::max(to) {
                     return V::I(v);
                 }
@@ -752,24 +758,10 @@ impl Lower<'_, '_, '_> {
                 })
             }
             // `char n` is the byte `n mod 256` (the low byte of the bits, for every integer
-            // type); a char's value converts to an integer type as a `long` does, as
-            // `prims::convert` reads it.
+            // type).
             (Type::Int(_), Type::Char) => {
                 let v = self.expr(x).int();
                 V::I(self.b.ins().band_imm_u(v, 255))
-            }
-            (Type::Char, Type::Int(to)) => {
-                let v = self.expr(x).int();
-                if IntTy::min(*to) <= IntTy::min(IntTy::Long)
-                    && IntTy::max(*to) >= IntTy::max(IntTy::Long)
-                {
-                    return V::I(v);
-                }
-                let bad = self.int_convert_fails(v, IntTy::Long, *to);
-                let zero = self.iconst(0);
-                let site = Site::Convert(x.ty.clone(), e.ty.clone(), e.span);
-                self.raise_if(bad, site, v, zero);
-                V::I(v)
             }
             _ => {
                 let _ = repr;
