@@ -26,7 +26,11 @@
 //! lies.
 //! Blocks of `LARGE` bytes and more (arrays, long strings) go to the C library's malloc,
 //! which maps each from the system: an array's pages cost nothing until written (a million
-//! zeros left unwritten take no memory) and go back to the system when it is freed.
+//! zeros left unwritten take no memory) and go back to the system when it is freed. A block of
+//! `HUGE` bytes and more is advised to the kernel as one for transparent huge pages: its
+//! first writes then take one fault per 2 MiB instead of one per 4 KiB (filling a new array of
+//! 80 MB took 20 000 faults, each as long as writing its page), while the small blocks of
+//! checking, compiling and the program's nodes stay in 4 KiB pages (`use_huge_pages_as_advised`).
 
 use mimalloc::MiMalloc as Backing;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -87,6 +91,9 @@ const CACHED: usize = 64 << 20;
 
 /// The smallest block the C library's malloc serves (`Source::Mapped`).
 const LARGE: usize = 256 << 10;
+
+/// The smallest block advised for transparent huge pages (`advise_huge_pages`).
+const HUGE: usize = 4 << 20;
 
 /// Where the blocks of a layout come from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -221,7 +228,7 @@ unsafe impl GlobalAlloc for Counting {
         let pointer = match source_of(layout) {
             Source::Class(class) => return unsafe { self.alloc_small(class) },
             Source::Pages => unsafe { Backing.alloc(layout) },
-            Source::Mapped => unsafe { System.alloc(layout) },
+            Source::Mapped => advise_huge_pages(unsafe { System.alloc(layout) }, layout.size()),
         };
         if !pointer.is_null() {
             self.grew(layout.size());
@@ -239,7 +246,9 @@ unsafe impl GlobalAlloc for Counting {
                 return pointer;
             }
             Source::Pages => unsafe { Backing.alloc_zeroed(layout) },
-            Source::Mapped => unsafe { System.alloc_zeroed(layout) },
+            Source::Mapped => {
+                advise_huge_pages(unsafe { System.alloc_zeroed(layout) }, layout.size())
+            }
         };
         if !pointer.is_null() {
             self.grew(layout.size());
@@ -264,9 +273,10 @@ unsafe impl GlobalAlloc for Counting {
         let moved = match (source_of(layout), source_of(new_layout)) {
             (Source::Class(old), Source::Class(new)) if old == new => return pointer,
             (Source::Pages, Source::Pages) => unsafe { Backing.realloc(pointer, layout, new_size) },
-            (Source::Mapped, Source::Mapped) => unsafe {
-                System.realloc(pointer, layout, new_size)
-            },
+            (Source::Mapped, Source::Mapped) => advise_huge_pages(
+                unsafe { System.realloc(pointer, layout, new_size) },
+                new_size,
+            ),
             _ => {
                 // From one source to another: a new block, the bytes copied, the old freed.
                 let moved = unsafe { self.alloc(new_layout) };
@@ -289,6 +299,50 @@ unsafe impl GlobalAlloc for Counting {
             }
         }
         moved
+    }
+}
+
+/// Advise the 2 MiB pages that lie wholly inside a block of `size` bytes at `pointer`, when
+/// it is `HUGE` or larger, for transparent huge pages (which the kernel then allocates on the
+/// first write into each, as it does 4 KiB pages: pages never written still take no memory).
+/// Returns `pointer`. Advice the system refuses changes nothing.
+fn advise_huge_pages(pointer: *mut u8, size: usize) -> *mut u8 {
+    #[cfg(target_os = "linux")]
+    if size >= HUGE && !pointer.is_null() {
+        const PAGE: usize = 2 << 20;
+        let start = (pointer as usize).next_multiple_of(PAGE);
+        let end = (pointer as usize + size) & !(PAGE - 1);
+        if end > start {
+            // SAFETY: the range lies inside the block just allocated; the advice changes how
+            // its pages are backed, not their contents.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    pointer
+}
+
+/// Let transparent huge pages back only the memory advised for them (the large blocks of
+/// `advise_huge_pages`), whatever the system's default: on a system that gives them to all
+/// memory, a small program's heap faulted in 2 MiB at a time doubled its resident memory and
+/// its start-up. Called once, at the start of the process. Where the kernel cannot make that
+/// exception (before Linux 6.18), huge pages are turned off for the process.
+pub fn use_huge_pages_as_advised() {
+    #[cfg(target_os = "linux")]
+    {
+        const PR_THP_DISABLE_EXCEPT_ADVISED: libc::c_ulong = 1 << 1;
+        // SAFETY: prctl with these arguments only sets the process's page policy.
+        unsafe {
+            if libc::prctl(
+                libc::PR_SET_THP_DISABLE,
+                1 as libc::c_ulong,
+                PR_THP_DISABLE_EXCEPT_ADVISED,
+                0 as libc::c_ulong,
+                0 as libc::c_ulong,
+            ) != 0
+            {
+                libc::prctl(libc::PR_SET_THP_DISABLE, 1 as libc::c_ulong, 0, 0, 0);
+            }
+        }
     }
 }
 
@@ -407,8 +461,18 @@ mod tests {
             Source::Mapped
         );
         let mut bytes: Vec<u8> = Vec::new();
-        // From a class through mimalloc's pages to a mapped block, and back down.
-        for n in [100usize, 1000, LARGE + 1, 2 * LARGE, 5000, 50] {
+        // From a class through mimalloc's pages to a mapped block, to blocks advised for huge
+        // pages (grown in place or moved by the C library), and back down.
+        for n in [
+            100usize,
+            1000,
+            LARGE + 1,
+            2 * LARGE,
+            HUGE + 4097,
+            3 * HUGE,
+            5000,
+            50,
+        ] {
             let old = bytes.len().min(n);
             bytes.resize(n, 0);
             bytes.shrink_to_fit();
@@ -417,8 +481,10 @@ mod tests {
             }
             assert!(bytes.iter().enumerate().all(|(i, b)| *b == (i % 251) as u8));
         }
-        let zeroed: Vec<u64> = vec![0; LARGE];
-        assert!(zeroed.iter().all(|x| *x == 0));
+        for n in [LARGE, HUGE + 8] {
+            let zeroed: Vec<u64> = vec![0; n];
+            assert!(zeroed.iter().all(|x| *x == 0));
+        }
     }
 
     #[test]
