@@ -212,14 +212,7 @@ impl Compiler<'_> {
                     return internal(format!("a varray of type {result_ty}"), span);
                 };
                 let bound = codes.pop().expect("one operand");
-                Box::new(move |frame| {
-                    let bound = bound(frame)?.as_int_lossy() as u64;
-                    let bound = usize::try_from(bound).unwrap_or(usize::MAX);
-                    Ok(Value::Varray(Arc::new(Elements::new(DynArray {
-                        bound,
-                        items: Items::of(&element),
-                    }))))
-                })
+                Box::new(move |frame| Ok(new_varray(&element, bound(frame)?.as_int_lossy() as u64)))
             }
             VarrayOp::Len | VarrayOp::MaxLen => {
                 let v = codes.pop().expect("one operand");
@@ -317,8 +310,18 @@ impl Compiler<'_> {
     }
 }
 
+/// An empty varray of elements of type `element` that holds at most `bound` of them (a
+/// `size`'s bits).
+pub(crate) fn new_varray(element: &Type, bound: u64) -> Value {
+    let bound = usize::try_from(bound).unwrap_or(usize::MAX);
+    Value::Varray(Arc::new(Elements::new(DynArray {
+        bound,
+        items: Items::of(element),
+    })))
+}
+
 /// The element type `T` of `varray[T]`.
-fn element_type(varray: &Type) -> Option<Type> {
+pub(crate) fn element_type(varray: &Type) -> Option<Type> {
     let Type::Nominal(def) = varray else {
         return None;
     };

@@ -9,6 +9,18 @@ use super::super::Runtime;
 use super::runtime::guarded;
 use crate::core::ir::VarrayOp;
 
+/// A new, empty varray of elements of type `element` and bound `bound` (a `size`), written
+/// to the value at `out` (replaced).
+pub(super) unsafe extern "C" fn varray_new(
+    element: &crate::types::Type,
+    bound: u64,
+    out: *mut Value,
+) {
+    let varray = super::super::compile::varray::new_varray(element, bound);
+    // SAFETY: the caller's live value, replaced.
+    unsafe { *out = varray };
+}
+
 /// The elements of the varray (or darray) in `value` (a slot), into `out`: when `n` is 1
 /// the address of the first if they are scalars, else the address of each of its `n`
 /// columns if they are tuples of scalars stored so (null otherwise), then their count; nulls

@@ -49,6 +49,7 @@ impl Lower<'_, '_, '_> {
                 let index = self.values_form(e, *op, a).flatten();
                 self.values_call(e, *op, index, a, Some(out));
             }
+            ExprKind::Prim(Prim::Varray(VarrayOp::New), a) if self.new_varray_into(e, a, out) => {}
             ExprKind::Prim(p @ (Prim::Str | Prim::Repr | Prim::Strr), x) if x.len() == 1 => {
                 self.show_into(p, &x[0], e.span, out)
             }
@@ -150,8 +151,52 @@ impl Lower<'_, '_, '_> {
             ExprKind::Field(..) | ExprKind::Index { .. } if self.part_path(e).is_some() => {
                 self.part_read_into(e, out)
             }
+            ExprKind::Field(inner, i) if self.field_of_built(inner) => {
+                self.field_into(inner, *i, out, why)
+            }
             _ => self.eval_into(e, out, why),
         }
+    }
+
+    /// Is `inner` a tuple, record or struct not in registers that `value_into` builds
+    /// natively (a varray's element, a call's result), so that a field of it is read by
+    /// `field_into`?
+    fn field_of_built(&self, inner: &Expr) -> bool {
+        Repr::of(&inner.ty).is_none()
+            && Agg::of(&inner.ty).is_none()
+            && Shape::of(&inner.ty).is_none()
+            && !crate::types::kind::is_compact(&inner.ty)
+            && self.builds_natively(inner)
+    }
+
+    /// `v.i` of a value `field_of_built` accepts: the value computed into a temporary, its
+    /// part `i` copied into `out`, the temporary dropped. A value not held as a tuple is its
+    /// own part, as the closure compiler reads it.
+    fn field_into(&mut self, inner: &Expr, i: u32, out: ClValue, why: &str) {
+        let temp = self.temp_value();
+        self.value_into(inner, temp, why);
+        let first = self.parts_address(temp, &inner.ty);
+        let (part, whole, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(first, part, &[], whole, &[]);
+        self.b.seal_block(part);
+        self.b.seal_block(whole);
+        self.b.switch_to_block(part);
+        let at = self
+            .b
+            .ins()
+            .iadd_imm_s(first, i64::from(i) * VALUE_SIZE as i64);
+        self.copy_value(at, out);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(whole);
+        self.take_value(temp, out);
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        self.drop_value(temp);
     }
 
     /// Write the value of the literal tuple or array `e` to `out`, its parts computed first and
@@ -556,8 +601,8 @@ impl Lower<'_, '_, '_> {
     /// Does `value_into` build the boxed value `e` natively, rather than run it as one
     /// fallback piece? A call, a variant, a tuple with parts in registers or built so, a
     /// conditional or match, a copy of a variable (a global checked for a value first) or
-    /// constant, a part of a variable, a substring, a varray's element, or a body inlined for
-    /// one or ending in returns.
+    /// constant, a part of a variable, a field of a value built so, a substring, a varray's
+    /// element, or a body inlined for one or ending in returns.
     pub(super) fn builds_natively(&self, e: &Expr) -> bool {
         if Repr::of(&e.ty).is_some() || Agg::of(&e.ty).is_some() {
             return false;
@@ -566,9 +611,11 @@ impl Lower<'_, '_, '_> {
             ExprKind::Call { .. } => true,
             ExprKind::Inject { .. } | ExprKind::If(..) | ExprKind::Match(..) => true,
             ExprKind::Prim(Prim::StrSlice { .. }, _) => sliced_natively(e),
+            ExprKind::Prim(Prim::Varray(VarrayOp::New), _) => true,
             ExprKind::Prim(Prim::Varray(op), a) => self.values_form(e, *op, a).is_some(),
             ExprKind::Prim(p, _) => text_prim(p),
-            ExprKind::Field(..) | ExprKind::Index { .. } => self.part_path(e).is_some(),
+            ExprKind::Field(inner, _) => self.part_path(e).is_some() || self.field_of_built(inner),
+            ExprKind::Index { .. } => self.part_path(e).is_some(),
             ExprKind::Const(_) | ExprKind::Global(_) => true,
             ExprKind::Local(s) | ExprKind::Take(s) => {
                 !self.vars.contains_key(s) && !self.avars.contains_key(s)

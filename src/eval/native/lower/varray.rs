@@ -212,6 +212,25 @@ impl Lower<'_, '_, '_> {
         alone.then_some(index)
     }
 
+    /// `varray[T] n`, a new empty varray of bound `n`, written to `out` (replaced) by the
+    /// runtime. False, with nothing lowered, when `e`'s type is not a varray's.
+    pub(super) fn new_varray_into(&mut self, e: &Expr, a: &[Expr], out: ClValue) -> bool {
+        let (Some(element), [bound]) = (crate::eval::compile::varray::element_type(&e.ty), a)
+        else {
+            return false;
+        };
+        let bound = self.expr(bound).int();
+        let element = self.keep(element);
+        let element = self.ptr_const(element);
+        self.call_helper(
+            Helper::VarrayNew,
+            &[types::I64; 3],
+            &[],
+            &[element, bound, out],
+        );
+        true
+    }
+
     /// A varray operation of `values_form`: the index, then the element into a temporary the
     /// runtime moves into the varray (`Push`, `Set`), or the element read into `out` (`Get`).
     pub(super) fn values_call(
