@@ -57,11 +57,14 @@ fn pattern_leaves(p: &Pattern) -> u32 {
 }
 
 /// The parameter pattern `p` and the argument `arg` it gets, taken apart where both are
-/// tuples (`(p, lo, hi)` given `(p, i, hi)`), so a jump builds no tuple: each part is
-/// assigned on its own, and a part that is the parameter itself (`p`, `hi`) not at all.
+/// tuples (`(p, lo, hi)` given `(p, i, hi)`; a tuple of one type, `(a, b)` of `long ^ 2`, is
+/// an array literal), so a jump builds no tuple: each part is assigned on its own, and a part
+/// that is the parameter itself (`p`, `hi`) not at all.
 fn match_parts<'p>(p: &'p Pattern, arg: Expr, out: &mut Vec<(&'p Pattern, Expr)>) {
     match (&p.kind, arg.kind) {
-        (PatternKind::Tuple(parts), ExprKind::Tuple(args)) if parts.len() == args.len() => {
+        (PatternKind::Tuple(parts), ExprKind::Tuple(args) | ExprKind::Array(args))
+            if parts.len() == args.len() =>
+        {
             for (q, a) in parts.iter().zip(args) {
                 match_parts(q, a, out);
             }
@@ -366,5 +369,17 @@ mod tests {
         assert!(ir.contains("l1 = l3"), "{ir}");
         assert!(!ir.contains("l0 = "), "{ir}");
         assert!(!ir.contains("l2 = "), "{ir}");
+    }
+
+    #[test]
+    fn a_jump_assigns_the_parts_of_parameters_of_one_type() {
+        // `(a: long, b: long)` is one parameter of type `long ^ 2`, its argument an array
+        // literal: taken apart as a tuple's.
+        let ir = checked(
+            "fun gcd (a: long, b: long) : long => if b == 0L then a else gcd (b, a % b);
+",
+        );
+        assert!(!ir.contains("match"), "{ir}");
+        assert!(ir.contains("l0 = l2") && ir.contains("l1 = l3"), "{ir}");
     }
 }

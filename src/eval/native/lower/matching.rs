@@ -1,5 +1,7 @@
 //! `match`, as a statement or an expression. A scrutinee in a register matched by constants,
-//! ranges, bindings, wildcards and compact sums' cases is tested by native compares. Any other
+//! ranges, bindings, wildcards and compact sums' cases is tested by native compares; so is a
+//! tuple, record, struct or pair of one type (`int ^ 2`) of scalars held as its leaves in
+//! registers, taken apart by tuple patterns, each leaf tested so. Any other
 //! scrutinee (a variant, an option, a list, a string, a tuple) is boxed, its value in the frame
 //! or in a stack temporary, and is tested in place: a variant's case is read from its
 //! allocation and a tuple's parts are addressed where they are (`layout::sum_parts`,
@@ -21,7 +23,7 @@ use super::super::runtime::{Helper, Site};
 use super::{args, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::compact::SumLayout;
-use crate::eval::native::Repr;
+use crate::eval::native::{Agg, Repr};
 use crate::eval::value::{ArgForm, MAX_SUM_PARTS};
 
 /// Where the scrutinee is: a native code, or the address of its boxed value (a stack
@@ -29,7 +31,13 @@ use crate::eval::value::{ArgForm, MAX_SUM_PARTS};
 #[derive(Clone, Copy)]
 enum Scrutinee {
     Code(ClValue, bool),
-    Boxed { addr: ClValue, temp: bool },
+    /// A tuple, record, struct or small array of scalars as its leaves in registers (an
+    /// aggregate value, `V::Agg`).
+    Leaves(V),
+    Boxed {
+        addr: ClValue,
+        temp: bool,
+    },
 }
 
 impl Lower<'_, '_, '_> {
@@ -59,6 +67,15 @@ impl Lower<'_, '_, '_> {
                         self.b.seal_block(bound);
                         self.b.switch_to_block(bound);
                         self.bind_code(p, v);
+                    }
+                    Scrutinee::Leaves(v) => {
+                        let leaves = self.leaves(v);
+                        let matched = self.test_leaves(p, &leaves);
+                        let bound = self.b.create_block();
+                        self.b.ins().brif(matched, bound, &[], next_alt, &[]);
+                        self.b.seal_block(bound);
+                        self.b.switch_to_block(bound);
+                        self.bind_leaves(p, &leaves);
                     }
                     Scrutinee::Boxed { addr, .. } => {
                         self.borrowing = borrowing;
@@ -107,6 +124,13 @@ impl Lower<'_, '_, '_> {
             let v = self.expr(scrutinee).int();
             return Scrutinee::Code(v, unsigned_codes(&scrutinee.ty));
         }
+        let on_leaves = Agg::of(&scrutinee.ty).is_some()
+            && arms
+                .iter()
+                .all(|arm| arm.patterns.iter().all(|p| self.leaves_pattern(p)));
+        if on_leaves {
+            return Scrutinee::Leaves(self.expr(scrutinee));
+        }
         // A variable kept in the frame, or a global, is matched in place (its parts bound by
         // copies), unless a pattern rebinds it or a guard could assign it.
         let alone = |place: Place| {
@@ -153,6 +177,77 @@ impl Lower<'_, '_, '_> {
                     })
             }
             _ => false,
+        }
+    }
+
+    /// Is `p`, a pattern on an aggregate of scalars or on one of its leaves, tested on the
+    /// leaves in registers (`test_leaves`)? Components taken apart by tuple patterns, leaves
+    /// tested as `native_pattern` tests a code, and variables in registers bound to a leaf or to
+    /// an aggregate.
+    fn leaves_pattern(&self, p: &Pattern) -> bool {
+        let binds = |place: Place| match Agg::of(&p.ty) {
+            Some(_) => matches!(place, Place::Local(s) if self.avars.contains_key(&s)),
+            None => self.native_var(place, &p.ty),
+        };
+        match &p.kind {
+            PatternKind::Wildcard => true,
+            PatternKind::Bind(place) => binds(*place),
+            PatternKind::As(inner, place) => self.leaves_pattern(inner) && binds(*place),
+            PatternKind::Tuple(parts) => parts
+                .iter()
+                .enumerate()
+                .all(|(i, part)| Agg::component(&p.ty, i).is_some() && self.leaves_pattern(part)),
+            _ => Repr::of(&p.ty) == Some(Repr::I64) && self.native_pattern(p),
+        }
+    }
+
+    /// Do the leaves `leaves` (of `p`'s type) match the `leaves_pattern` `p`? 1 or 0.
+    fn test_leaves(&mut self, p: &Pattern, leaves: &[V]) -> ClValue {
+        match &p.kind {
+            PatternKind::Wildcard | PatternKind::Bind(_) => self.iconst(1),
+            PatternKind::As(inner, _) => self.test_leaves(inner, leaves),
+            PatternKind::Tuple(parts) => {
+                let mut all = self.iconst(1);
+                for (i, part) in parts.iter().enumerate() {
+                    let (first, n) = Agg::component(&p.ty, i).expect("checked: a component");
+                    let matched = self.test_leaves(part, &leaves[first..first + n]);
+                    all = self.b.ins().band(all, matched);
+                }
+                all
+            }
+            _ => {
+                let v = leaves[0].int();
+                self.test_code(p, v, unsigned_codes(&p.ty))
+            }
+        }
+    }
+
+    /// Bind the variables of the `leaves_pattern` `p` to `leaves`, which matched it.
+    fn bind_leaves(&mut self, p: &Pattern, leaves: &[V]) {
+        let bind = |l: &mut Self, place: Place| match (Agg::of(&p.ty), place) {
+            (Some(_), Place::Local(s)) => {
+                let v = l.agg_value(leaves.to_vec());
+                l.write_agg_var(s, v);
+            }
+            _ => l.write_var(place, leaves[0]),
+        };
+        match &p.kind {
+            PatternKind::Bind(place) => bind(self, *place),
+            PatternKind::As(inner, place) => {
+                self.bind_leaves(inner, leaves);
+                bind(self, *place);
+            }
+            PatternKind::Tuple(parts) => {
+                for (i, part) in parts.iter().enumerate() {
+                    let (first, n) = Agg::component(&p.ty, i).expect("checked: a component");
+                    self.bind_leaves(part, &leaves[first..first + n]);
+                }
+            }
+            PatternKind::CInject { .. } => {
+                let v = leaves[0].int();
+                self.bind_code(p, v);
+            }
+            _ => {}
         }
     }
 
@@ -503,6 +598,12 @@ impl Lower<'_, '_, '_> {
             Scrutinee::Code(v, _) => {
                 let addr = self.temp_value();
                 self.store_value(addr, V::I(v));
+                addr
+            }
+            Scrutinee::Leaves(v) => {
+                let agg = Agg::of(&scrutinee.ty).expect("checked: an aggregate");
+                let addr = self.temp_value();
+                self.box_into(addr, &agg, v);
                 addr
             }
         };
