@@ -764,7 +764,10 @@ impl Lower<'_, '_, '_> {
         };
         let Some(repr) = repr.filter(|r| *r != Repr::Unit && self.element_path_ok(&element, *r))
         else {
-            if repr.is_none() && self.store_boxed(place, root_ty, path, value, &element) {
+            if repr.is_none()
+                && (self.store_row(s, &element, &ty, value, (place, root_ty, path))
+                    || self.store_boxed(place, root_ty, path, value, &element))
+            {
                 return;
             }
             return self.fallback_stmt(
@@ -780,6 +783,52 @@ impl Lower<'_, '_, '_> {
         let pos = self.leaf_position(&element);
         let v = self.expr(value).int();
         self.store_element(s, &element, pos, v);
+    }
+
+    /// `&x.(i) <- (a, b)`: a row (`ty`, a small array of scalars) stored whole into an array
+    /// of such rows, from an aggregate in registers: the indices (each checked), then the
+    /// value, then its leaves stored side by side (copy-on-write). False, with nothing
+    /// lowered, for a store of another kind.
+    fn store_row(
+        &mut self,
+        s: &Stmt,
+        element: &ElementPath<'_>,
+        ty: &Type,
+        value: &Expr,
+        (place, root_ty, path): (Place, &Type, &[PathStep]),
+    ) -> bool {
+        let (Some(agg), Some(kind)) = (Agg::of(&value.ty), scalar_kind(ty)) else {
+            return false;
+        };
+        let repr = if kind.is_float() {
+            Repr::F64
+        } else {
+            Repr::I64
+        };
+        let row = crate::eval::value::leaf_count(ty);
+        if !matches!(ty, Type::Array(..))
+            || row != Some(agg.leaves.len())
+            || agg.leaves.iter().any(|r| *r != repr)
+            || !self.element_path_ok(element, repr)
+            || path_kind(element) != kind
+        {
+            return false;
+        }
+        self.check_store_target(place, root_ty, path, value);
+        let pos = self.leaf_position(element);
+        let v = self.expr(value);
+        let leaves: Vec<ClValue> = self.leaves(v).into_iter().map(V::int).collect();
+        if !self.unchecked_view(element, true, None) {
+            self.pin(&leaves);
+        }
+        self.store_inside(s, element, None, pos, |l, data| {
+            for (j, leaf) in leaves.iter().enumerate() {
+                let at = l.b.ins().iadd_imm_s(pos, j as i64);
+                let at = l.leaf_addr(kind, data[0], at);
+                l.store_leaf(kind, *leaf, at);
+            }
+        });
+        true
     }
 
     /// `p.(i).(j) <- v` through a pointer to an array of unboxed scalars: the pointer, the
