@@ -40,7 +40,7 @@ pub use diag::{
 pub use display::Display;
 /// The processes of a distributed run (`mpirun`): starting MPI, and which process prints.
 pub use eval::distributed as processes;
-pub use memory::{cache_small_blocks, use_huge_pages_as_advised};
+pub use memory::{cache_small_blocks, set_memory_policy};
 
 /// An array of numbers as pictures see it: its dimensions (outermost first), its values in
 /// order, and its type as printed.

@@ -118,7 +118,7 @@ fn main() -> ExitCode {
     };
     tessera::install_panic_hook();
     tessera::interrupt::install_handler();
-    tessera::use_huge_pages_as_advised();
+    tessera::set_memory_policy();
     // Under `mpirun`, one process per rank runs the program; only rank 0 prints, and one
     // process reports the error that ends the run.
     #[cfg(feature = "mpi")]

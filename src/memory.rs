@@ -30,7 +30,7 @@
 //! `HUGE` bytes and more is advised to the kernel as one for transparent huge pages: its
 //! first writes then take one fault per 2 MiB instead of one per 4 KiB (filling a new array of
 //! 80 MB took 20 000 faults, each as long as writing its page), while the small blocks of
-//! checking, compiling and the program's nodes stay in 4 KiB pages (`use_huge_pages_as_advised`).
+//! checking, compiling and the program's nodes stay in 4 KiB pages (`set_memory_policy`).
 
 use mimalloc::MiMalloc as Backing;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -321,16 +321,22 @@ fn advise_huge_pages(pointer: *mut u8, size: usize) -> *mut u8 {
     pointer
 }
 
-/// Let transparent huge pages back only the memory advised for them (the large blocks of
-/// `advise_huge_pages`), whatever the system's default: on a system that gives them to all
-/// memory, a small program's heap faulted in 2 MiB at a time doubled its resident memory and
-/// its start-up. Called once, at the start of the process. Where the kernel cannot make that
-/// exception (before Linux 6.18), huge pages are turned off for the process.
-pub fn use_huge_pages_as_advised() {
+/// The process's memory policy, set once at its start:
+/// - Transparent huge pages back only the memory advised for them (mimalloc's heap, the large
+///   blocks of `advise_huge_pages`), whatever the system's default: on a system that gives
+///   them to all memory, a small program's heap faulted in 2 MiB at a time doubled its
+///   resident memory and its start-up. Where the kernel cannot make that exception (before
+///   Linux 6.18), huge pages are turned off for the process.
+/// - The C library's malloc (which serves only the large blocks) keeps one arena for all
+///   threads, not one per thread: each arena reserves 128 MiB of address space, and under an
+///   address-space limit (`ulimit -v 1048576`) a run on 2 threads sometimes had none left for
+///   a small block and aborted.
+pub fn set_memory_policy() {
     #[cfg(target_os = "linux")]
     {
         const PR_THP_DISABLE_EXCEPT_ADVISED: libc::c_ulong = 1 << 1;
-        // SAFETY: prctl with these arguments only sets the process's page policy.
+        // SAFETY: prctl with these arguments only sets the process's page policy; mallopt
+        // only sets a parameter of the C library's allocator.
         unsafe {
             if libc::prctl(
                 libc::PR_SET_THP_DISABLE,
@@ -342,6 +348,7 @@ pub fn use_huge_pages_as_advised() {
             {
                 libc::prctl(libc::PR_SET_THP_DISABLE, 1 as libc::c_ulong, 0, 0, 0);
             }
+            libc::mallopt(libc::M_ARENA_MAX, 1);
         }
     }
 }

@@ -496,7 +496,8 @@ fn random_fills_depend_only_on_the_seed_and_the_position() {
     let one = run_tessera(&["--threads", "1", file.to_str().expect("a path")], b"");
     let two = run_tessera(&["--threads", "2", file.to_str().expect("a path")], b"");
     assert_eq!(one.status, 0, "{}", one.stderr);
-    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(two.status, 0, "on 2 threads: {}", two.stderr);
+    assert_eq!(one.stdout, two.stdout, "on 2 threads: {}", two.stderr);
     let lines: Vec<&str> = one.stdout.lines().collect();
     assert_eq!(
         lines[1..],
