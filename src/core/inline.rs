@@ -108,9 +108,8 @@ pub fn inline_function(callees: &dyn Callees, f: &Function, id: FunId) -> Functi
     inliner.count_reads(&f.body);
     let body = inliner.stmts(&f.body);
     Function {
-        body,
         n_slots: inliner.n_slots,
-        ..f.clone()
+        ..inliner.without_unneeded_cells(f, body)
     }
 }
 
@@ -1128,6 +1127,7 @@ fn has_loop(body: &[Stmt]) -> bool {
 }
 
 mod addresses;
+mod cells;
 mod loops;
 #[cfg(test)]
 mod tests;

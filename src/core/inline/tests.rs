@@ -296,3 +296,26 @@ fn with_inlining_off_the_unit_is_unchanged() {
     assert_eq!(inlined(src, false), print::unit(&unit));
     assert!(inlined(src, true) != print::unit(&unit));
 }
+
+#[test]
+fn a_cell_only_an_inlined_lambda_captured_is_a_local() {
+    let got = inlined(
+        "fun f (n: int) : int ^ 3 = { val k = n + 1; return map (fun (v: int) => v * k) (1, 2, 3); }\nprintln (f 2);",
+        true,
+    );
+    let f = got
+        .split("\nfun ")
+        .find(|f| f.contains(" f (") || f.starts_with("fun f1 f"))
+        .expect("f is printed");
+    assert!(!f.contains("cells"), "no cell is left in\n{got}");
+    assert!(!f.contains("lc"), "the cell is read as a local in\n{got}");
+}
+
+#[test]
+fn a_cell_a_closure_still_captures_stays_a_cell() {
+    let got = inlined(
+        "fun f (n: int) : int -> int = { val k = n + 1; return fun (v: int) => v * k; }\nprintln ((f 2) 3);",
+        true,
+    );
+    assert!(got.contains("cells"), "the cell is kept in\n{got}");
+}
