@@ -948,20 +948,39 @@ extern "C" fn map_start(
             return Ok(0);
         };
         let n = shapes.input.len_of(view);
-        let LeafRepr::Scalar(kind) = shapes.output.repr else {
-            return Err(runtime_error(
-                INTERNAL,
-                "map into boxed leaves",
-                shapes.span,
-            ));
+        // A scalar per leaf (of a scalar or of a row), or a tuple per element (columns).
+        let (zero, leaves) = match shapes.output.repr {
+            LeafRepr::Scalar(kind) if kind.is_float() => {
+                (Value::Float(0.0), shapes.output.elem_leaves)
+            }
+            LeafRepr::Scalar(_) => (Value::Int(0), shapes.output.elem_leaves),
+            LeafRepr::Columns(_) => {
+                let Type::Array(elem, _) = &shapes.result_ty else {
+                    return Err(runtime_error(INTERNAL, "map into a non-array", shapes.span));
+                };
+                (
+                    super::super::array::zero_value(elem, &rt.limits)
+                        .map_err(|f| f.at(shapes.span))?,
+                    1,
+                )
+            }
+            LeafRepr::Boxed => {
+                return Err(runtime_error(
+                    INTERNAL,
+                    "map into boxed leaves",
+                    shapes.span,
+                ))
+            }
         };
-        let zero = if kind.is_float() {
-            Value::Float(0.0)
-        } else {
-            Value::Int(0)
-        };
-        let buffer = filled_buffer(shapes.output.repr, &zero, n, &shapes.result_ty, &rt.limits)
-            .map_err(|f| f.at(shapes.span))?;
+        let total = n.saturating_mul(leaves);
+        let buffer = filled_buffer(
+            shapes.output.repr,
+            &zero,
+            total,
+            &shapes.result_ty,
+            &rt.limits,
+        )
+        .map_err(|f| f.at(shapes.span))?;
         *out = Value::Array(ArrayVal::new(buffer));
         *start = [leaves_of(out, true).map_or(0, |(data, _)| data), n];
         Ok(0)

@@ -25,8 +25,19 @@ use crate::eval::native::{Agg, Repr};
 /// (a field number, or an in-range element position): first leaf and count.
 pub(super) fn constant_component(ty: &Type, index: &Expr) -> Option<(usize, usize)> {
     Agg::of(ty)?;
-    match index.kind {
-        ExprKind::Const(Const::Int(k)) => Agg::component(ty, usize::try_from(k).ok()?),
+    Agg::component(ty, constant_position(index)?)
+}
+
+/// The position `index` names when it is a constant: an integer, or one decoded into the
+/// index type (`r.(2 :>> 3)`, which cannot fail when the position is below the type's size,
+/// as every component's is).
+pub(super) fn constant_position(index: &Expr) -> Option<usize> {
+    match &index.kind {
+        ExprKind::Const(Const::Int(k)) => usize::try_from(*k).ok(),
+        ExprKind::Coerce(CoerceKind::DecodeInt, inner) => match inner.kind {
+            ExprKind::Const(Const::Int(k)) => usize::try_from(k).ok(),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -117,8 +128,17 @@ impl Lower<'_, '_, '_> {
                 });
                 self.joined(join, Repr::Unit, Some(agg))
             }
+            // A small array mapped element by element in registers, or made in memory by a
+            // native loop (from an array not in registers) and read back.
             ExprKind::MapLoop { .. } => match self.map_in_registers(e, agg) {
                 Some(v) => v,
+                None if self.native_map(e) => {
+                    let temp = self.temp_value();
+                    self.map_into(e, temp);
+                    let v = self.unbox_from(temp, agg);
+                    self.drop_value(temp);
+                    v
+                }
                 None => self.agg_fallback(
                     e,
                     agg,
@@ -143,11 +163,15 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Is `array` a variable whose elements native code reads in place (an array global, or
-    /// a local kept in the frame), rather than an aggregate in registers?
+    /// Is `array` a variable whose elements native code reads in place (an array global not
+    /// held in registers for a loop, or a local kept in the frame), rather than an aggregate
+    /// in registers?
     pub(super) fn element_base(&self, array: &Expr) -> bool {
         match &array.kind {
-            ExprKind::Global(_) | ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => {
+            ExprKind::Global(g) => {
+                matches!(array.ty, Type::Array(..)) && !self.promoted.contains_key(g)
+            }
+            ExprKind::LocalCell(_) | ExprKind::CaptureCell(_) => {
                 matches!(array.ty, Type::Array(..))
             }
             ExprKind::Local(s) => {

@@ -623,6 +623,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Tuple(parts) | ExprKind::Array(parts) => parts
                 .iter()
                 .any(|p| Repr::of(&p.ty).is_some() || self.builds_natively(p)),
+            ExprKind::MapLoop { .. } => self.native_map(e) || self.native_filter(e),
             ExprKind::Inlined(inlined) => inlined
                 .result
                 .as_ref()

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::core::ir::{Capture, Const, Expr, ExprKind, PatternKind, Place, Slot, Stmt};
+use crate::core::ir::{Capture, Expr, ExprKind, PatternKind, Place, Slot, Stmt};
 use crate::core::visit::{each_in_expr, each_in_stmts};
 use crate::eval::native::{Agg, Held, Repr};
 
@@ -300,10 +300,7 @@ pub(super) fn slot_reprs(
             ExprKind::LocalCell(s) => cells.push(*s),
             ExprKind::Index { array, index, .. } => {
                 if let ExprKind::Local(s) = array.kind {
-                    let at = match index.kind {
-                        ExprKind::Const(Const::Int(k)) => usize::try_from(k).ok(),
-                        _ => None,
-                    };
+                    let at = super::agg::constant_position(index);
                     if at.and_then(|k| Agg::component(&array.ty, k)).is_none() {
                         addressed.push(s);
                     }

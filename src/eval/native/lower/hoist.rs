@@ -25,9 +25,12 @@
 //! a compact index cannot be outside its type) is inside the view, and checks nothing more;
 //! an access through a given-up view fetches its own and checks the position against it.
 //!
-//! The scalar globals a closed loop reads (a top-level loop's counters and accumulators) are
-//! held in registers while it runs: loaded before it, written back after it and on every
-//! error leaving it. Nothing else reads a global meanwhile (the loop calls nothing; a
+//! The globals a closed loop reads that are scalars, tuples, records or structs of scalars,
+//! or small arrays of them (a top-level loop's counters and accumulators, its `for p in pts`
+//! variable) are held in registers while it runs: loaded before it, and those it assigns
+//! written back after it and on every error leaving it. A small array the loop also reads
+//! through a view (at a variable position), or loops over, stays in memory, and a loop that
+//! assigns such an array is not closed. Nothing else reads a global meanwhile (the loop calls nothing; a
 //! parallel loop inside it gets them written back first, `store_promoted`), so top-level
 //! code runs like code in a function. A global that may not hold a value yet (a loop's
 //! counter, a variable declared in the loop) has a flag in a register too: a read checks it
@@ -40,9 +43,7 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
 
-use crate::core::ir::{
-    CoerceKind, Expr, ExprKind, PathStep, Pattern, PatternKind, Place, Prim, Stmt, VarrayOp,
-};
+use crate::core::ir::{Expr, ExprKind, Place, Stmt};
 use crate::eval::native::Repr;
 
 use super::super::runtime::Site;
@@ -97,6 +98,8 @@ pub(super) struct Promoted {
     leaves: Vec<(cranelift_frontend::Variable, Repr)>,
     agg: Option<crate::eval::native::Agg>,
     flag: Option<Flag>,
+    /// Does the loop assign it? (One it only reads is not written back.)
+    assigned: bool,
 }
 
 impl Promoted {
@@ -105,23 +108,63 @@ impl Promoted {
         self.agg.is_none() && self.leaves.len() == 1
     }
 
+    /// Is it a tuple, record or struct (its leaves in registers)?
+    pub(super) fn aggregate(&self) -> bool {
+        self.agg.is_some()
+    }
+
     /// Does it have a flag (it may hold no value yet where the loop starts)?
     pub(super) fn flagged(&self) -> bool {
         self.flag.is_some()
     }
 }
 
-/// Is a global of type `ty` held in registers by a closed loop that uses it: a scalar, or a
-/// tuple, record or struct of scalars? (A small array is not: element reads address its
-/// storage.)
+/// Is a global of type `ty` held in registers by a closed loop that uses it: a scalar, a
+/// tuple, record or struct of scalars, or a small array of scalars (unless the loop also
+/// reads it through a view, `promote_globals`)?
 pub(super) fn promotable(ty: &crate::types::Type) -> bool {
     match Repr::of(ty) {
         Some(r) => r == Repr::I64 || r == Repr::F64,
-        None => {
-            crate::eval::native::Agg::of(ty).is_some()
-                && !matches!(ty, crate::types::Type::Array(..))
+        None => crate::eval::native::Agg::of(ty).is_some(),
+    }
+}
+
+/// Do the closed statements `stmts` (whose arrays are `arrays`) assign a global they also read
+/// in memory (`globals_in_memory`)? Such a global, a small array, would be held in registers
+/// for a loop, and its storage replaced in straight-line code, where its view is kept.
+fn reads_assigned_global(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) -> bool {
+    let assigned = assigned_places(stmts);
+    globals_in_memory(stmts, arrays)
+        .iter()
+        .any(|g| assigned.contains(&Place::Global(*g)))
+}
+
+/// The globals the closed statements `stmts` read in memory: those whose views they use
+/// (`arrays`), and the arrays they loop over (read from their slots).
+fn globals_in_memory(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) -> Vec<u32> {
+    let mut globals: Vec<u32> = arrays
+        .keys()
+        .filter_map(|p| match p {
+            Place::Global(g) => Some(*g),
+            _ => None,
+        })
+        .collect();
+    struct Iterated<'g>(&'g mut Vec<u32>);
+    impl<'ir> crate::core::visit::Visit<'ir> for Iterated<'_> {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            if let Stmt::ForArray { array, .. } = s {
+                if let ExprKind::Global(g) = array.kind {
+                    self.0.push(g);
+                }
+            }
+            crate::core::visit::walk_stmt(self, s);
         }
     }
+    let mut iterated = Iterated(&mut globals);
+    for s in stmts {
+        crate::core::visit::Visit::visit_stmt(&mut iterated, s);
+    }
+    globals
 }
 
 /// Whether a promoted global holds a value: the variable, the constant 1 made before the
@@ -187,16 +230,18 @@ impl Lower<'_, '_, '_> {
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         let stmts = std::slice::from_ref(stmt);
         if !self.closed_stmt(stmt, &mut arrays)
+            || reads_assigned_global(stmts, &arrays)
             || !self.pushes_in_place(stmts)
             || !self.leaf_views_kept(stmts, &arrays)
         {
             self.pin_invariants(stmt);
             return hoisted;
         }
+        let in_memory = globals_in_memory(stmts, &arrays);
         let nullable = self.keeping_registers(|l| l.fetch_views(arrays));
         let after = self.version(stmt, &nullable);
         self.closed = true;
-        let promoted = self.keeping_registers(|l| l.promote_globals(stmt));
+        let promoted = self.keeping_registers(|l| l.promote_globals(stmt, &in_memory));
         let pushing = self.keeping_registers(|l| l.fetch_pushes(stmts));
         self.pin_invariants(stmt);
         Hoisted {
@@ -265,6 +310,11 @@ impl Lower<'_, '_, '_> {
                         .all(|(base, _)| super::pointee::viewed_object(base).is_none())
                 })
                 .count();
+        }
+        // A run that assigns a global it also reads in memory ends before the statement
+        // that makes it so.
+        while n > 0 && reads_assigned_global(&stmts[..n], &merged(n)) {
+            n -= 1;
         }
         let arrays = merged(n);
         let fetched = |(place, (_, write)): (&Place, &(Expr, bool))| {
@@ -361,31 +411,45 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Hold the globals the closed loop `stmt` reads (`promotable`) in registers (see the
-    /// module's comment); the globals promoted.
-    fn promote_globals(&mut self, stmt: &Stmt) -> Vec<u32> {
+    /// Hold the globals the closed loop `stmt` reads (`promotable`, and not `in_memory`) in
+    /// registers (see the module's comment); the globals promoted.
+    fn promote_globals(&mut self, stmt: &Stmt, in_memory: &[u32]) -> Vec<u32> {
         if !leaves_only_at_its_end(stmt) {
             return Vec::new();
         }
-        let mut read = std::collections::BTreeMap::new();
-        // The loop's own variable, which the loop reads and steps even when its body does not.
-        match stmt {
-            Stmt::ForRange {
-                var: Place::Global(g),
-                var_ty,
-                ..
-            } => {
-                read.insert(*g, crate::types::Type::Int(*var_ty));
+        // The variables of the loop and of the loops in it, which each loop assigns even
+        // when its body does not read them.
+        struct LoopVars(std::collections::BTreeMap<u32, crate::types::Type>);
+        impl<'ir> crate::core::visit::Visit<'ir> for LoopVars {
+            fn visit_stmt(&mut self, s: &'ir Stmt) {
+                let var = match s {
+                    Stmt::ForRange {
+                        var: Place::Global(g),
+                        var_ty,
+                        ..
+                    } => Some((*g, crate::types::Type::Int(*var_ty))),
+                    Stmt::ForCodes {
+                        var: Place::Global(g),
+                        ty,
+                        ..
+                    } => Some((*g, ty.clone())),
+                    Stmt::ForArray {
+                        var: Place::Global(g),
+                        array,
+                        ..
+                    } => match &array.ty {
+                        crate::types::Type::Array(elem, _) => Some((*g, (**elem).clone())),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                self.0.extend(var);
+                crate::core::visit::walk_stmt(self, s);
             }
-            Stmt::ForCodes {
-                var: Place::Global(g),
-                ty,
-                ..
-            } => {
-                read.insert(*g, ty.clone());
-            }
-            _ => {}
         }
+        let mut vars = LoopVars(std::collections::BTreeMap::new());
+        crate::core::visit::Visit::visit_stmt(&mut vars, stmt);
+        let mut read = vars.0;
         crate::core::visit::each_in_stmts(
             std::slice::from_ref(stmt),
             &mut |e| {
@@ -395,10 +459,17 @@ impl Lower<'_, '_, '_> {
             },
             &mut |_| {},
         );
+        let assigned = assigned_places(std::slice::from_ref(stmt));
         let mut promoted = Vec::new();
         for (g, ty) in read {
             let agg = crate::eval::native::Agg::of(&ty);
-            if !promotable(&ty) || self.promoted.contains_key(&g) {
+            // Nor one whose view is kept for an enclosing loop or region: writing it back would
+            // replace the storage that view addresses.
+            if !promotable(&ty)
+                || self.promoted.contains_key(&g)
+                || in_memory.contains(&g)
+                || self.views.contains_key(&Place::Global(g))
+            {
                 continue;
             }
             let addr = self.global_addr(g);
@@ -423,7 +494,16 @@ impl Lower<'_, '_, '_> {
                 let set = self.iconst(1);
                 Flag { var, set, def }
             });
-            self.promoted.insert(g, Promoted { leaves, agg, flag });
+            let assigned = assigned.contains(&Place::Global(g));
+            self.promoted.insert(
+                g,
+                Promoted {
+                    leaves,
+                    agg,
+                    flag,
+                    assigned,
+                },
+            );
             promoted.push(g);
         }
         if !promoted.is_empty() {
@@ -491,11 +571,14 @@ impl Lower<'_, '_, '_> {
         self.pin(&values);
     }
 
-    /// Write the promoted globals `globals` to their slots (those whose flag says they hold a
-    /// value). After a loop, `unhoist` boxes aggregates through the helpers' stubs.
+    /// Write the promoted globals `globals` the loop assigns to their slots (those whose flag
+    /// says they hold a value). After a loop, `unhoist` boxes aggregates through the helpers' stubs.
     pub(super) fn store_promoted(&mut self, globals: &[u32]) {
         for g in globals {
             let promoted = self.promoted[g].clone();
+            if !promoted.assigned {
+                continue;
+            }
             let v = self.promoted_value(&promoted);
             let store = |l: &mut Self| {
                 let addr = l.global_addr(*g);
@@ -839,362 +922,6 @@ impl Lower<'_, '_, '_> {
                 self.b.seal_block(next);
                 self.b.switch_to_block(next);
             }
-        }
-    }
-
-    /// Is `stmt` closed (see the module's comment)? Collects the array variables it uses,
-    /// with whether it stores into them.
-    pub(super) fn closed_stmt(
-        &self,
-        stmt: &Stmt,
-        arrays: &mut HashMap<Place, (Expr, bool)>,
-    ) -> bool {
-        let stmts = |this: &Self, ss: &[Stmt], arrays: &mut HashMap<Place, (Expr, bool)>| {
-            ss.iter().all(|s| this.closed_stmt(s, arrays))
-        };
-        match stmt {
-            // A procedure's body inlined as a statement (`swap (p, i, j)`): closed when its
-            // statements and result are.
-            Stmt::Expr(Expr {
-                kind: ExprKind::Inlined(inlined),
-                ty,
-                ..
-            }) => {
-                Repr::of(ty).is_some()
-                    && stmts(self, &inlined.stmts, arrays)
-                    && inlined
-                        .result
-                        .as_ref()
-                        .is_none_or(|r| self.closed_expr(r, arrays))
-            }
-            Stmt::Expr(
-                e @ Expr {
-                    kind: ExprKind::Prim(Prim::Varray(VarrayOp::Push), a),
-                    ..
-                },
-            ) => self.closed_push(e, a, arrays),
-            Stmt::Expr(e) => {
-                (Repr::of(&e.ty).is_some() || crate::eval::native::Agg::of(&e.ty).is_some())
-                    && self.closed_expr(e, arrays)
-            }
-            Stmt::Assign(place, e) => {
-                let target = match place {
-                    Place::Local(s) => self.vars.contains_key(s) || self.avars.contains_key(s),
-                    Place::Global(_) => {
-                        Repr::of(&e.ty).is_some_and(|r| r != Repr::Unit) || promotable(&e.ty)
-                    }
-                    _ => false,
-                };
-                target && self.closed_expr(e, arrays)
-            }
-            Stmt::Store {
-                place,
-                root_ty,
-                path,
-                value,
-            } => {
-                if let Some(ok) = self.closed_columns_store(*place, root_ty, path, value, arrays) {
-                    return ok;
-                }
-                let Some(base) = self.place_base(*place) else {
-                    return false;
-                };
-                let mut ok = Repr::of(&value.ty).is_some_and(|r| r != Repr::Unit)
-                    && self.closed_expr(value, arrays);
-                let mut ty = root_ty.clone();
-                let mut steps = Vec::new();
-                for step in path {
-                    let PathStep::Index(index, mode) = step else {
-                        return false;
-                    };
-                    let crate::types::Type::Array(elem, _) = &ty else {
-                        return false;
-                    };
-                    ok &= self.closed_expr(index, arrays);
-                    steps.push((index, *mode, ty.clone()));
-                    ty = (**elem).clone();
-                }
-                let base = Expr {
-                    kind: base,
-                    ty: root_ty.clone(),
-                    span: value.span,
-                };
-                let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
-                let element = ElementPath {
-                    base: &base,
-                    pointer: false,
-                    steps,
-                };
-                ok &= self.element_path_ok(&element, repr) && Repr::of(&ty) == Some(repr);
-                if ok {
-                    arrays.insert(*place, (base.clone(), true));
-                }
-                ok
-            }
-            Stmt::If(c, a, b) => {
-                self.closed_expr(c, arrays) && stmts(self, a, arrays) && stmts(self, b, arrays)
-            }
-            Stmt::While { cond, body, .. } => {
-                self.closed_expr(cond, arrays) && stmts(self, body, arrays)
-            }
-            Stmt::Loop { body, .. } => stmts(self, body, arrays),
-            Stmt::ForRange {
-                var,
-                var_ty,
-                from,
-                to,
-                body,
-                ..
-            } => {
-                let wide = |ity: crate::types::ty::IntTy| !ity.signed() && ity.bits() == 64;
-                let var_ok = match var {
-                    Place::Local(s) => self.vars.contains_key(s),
-                    Place::Global(_) => true,
-                    _ => false,
-                };
-                let limit_wide = matches!(to.ty, crate::types::Type::Int(ity) if wide(ity));
-                var_ok
-                    && wide(*var_ty) == limit_wide
-                    && Repr::of(&to.ty) == Some(Repr::I64)
-                    && self.closed_expr(from, arrays)
-                    && self.closed_expr(to, arrays)
-                    && stmts(self, body, arrays)
-            }
-            Stmt::ForCodes { var, ty, body, .. } => {
-                let var_ok = match var {
-                    Place::Local(s) => self.vars.contains_key(s),
-                    Place::Global(_) => true,
-                    _ => false,
-                };
-                var_ok && Repr::of(ty) == Some(Repr::I64) && stmts(self, body, arrays)
-            }
-            Stmt::Break(_) | Stmt::Continue(_) => true,
-            Stmt::Block(ss) => stmts(self, ss, arrays),
-            Stmt::Specialise { .. } => false,
-            Stmt::Match(scrutinee, arms) => {
-                self.closed_expr(scrutinee, arrays)
-                    && arms.iter().all(|arm| {
-                        arm.patterns.iter().all(|p| self.closed_pattern(p))
-                            && arm
-                                .guard
-                                .as_ref()
-                                .is_none_or(|g| self.closed_expr(g, arrays))
-                            && stmts(self, &arm.body, arrays)
-                    })
-            }
-            Stmt::StoreAt { pointer, value } => {
-                if let Some(ok) = self.closed_columns_store_at(pointer, value, arrays) {
-                    return ok;
-                }
-                if let Some(base) = self.stored_through(pointer, value) {
-                    return self.closed_expr(value, arrays)
-                        && self.closed_pointee(base, true, arrays);
-                }
-                let Some(path) = ElementPath::through(pointer) else {
-                    return false;
-                };
-                let repr = Repr::of(&value.ty).unwrap_or(Repr::Unit);
-                let leaf = path.steps.last().and_then(|(_, _, ty)| match ty {
-                    crate::types::Type::Array(elem, _) => Repr::of(elem),
-                    _ => None,
-                });
-                let ok = leaf == Some(repr)
-                    && self.element_path_ok(&path, repr)
-                    && self.closed_expr(value, arrays);
-                let Some(place) = base_place(path.base) else {
-                    return false;
-                };
-                if ok {
-                    arrays.insert(place, (path.base.clone(), true));
-                }
-                ok
-            }
-            // Nothing after it in the loop runs: only its value must keep the views valid.
-            Stmt::Return(value) => value.as_ref().is_none_or(|v| self.closed_result(v, arrays)),
-            Stmt::ForArray { .. } => false,
-        }
-    }
-
-    /// Is `e` closed, or a variant or tuple built of closed values (an allocation)?
-    fn closed_result(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
-        match &e.kind {
-            ExprKind::Inject { arg, .. } => self.closed_result(arg, arrays),
-            ExprKind::Tuple(parts) if crate::eval::native::Agg::of(&e.ty).is_none() => {
-                parts.iter().all(|p| self.closed_result(p, arrays))
-            }
-            _ => self.closed_expr(e, arrays),
-        }
-    }
-
-    /// Is `text` a variable holding a string in its slot (a global, or a local not in
-    /// registers)?
-    fn string_variable(&self, text: &Expr) -> bool {
-        text.ty == crate::types::Type::String
-            && match text.kind {
-                ExprKind::Local(s) => !self.vars.contains_key(&s),
-                ExprKind::Global(_) => true,
-                _ => false,
-            }
-    }
-
-    fn closed_pattern(&self, p: &Pattern) -> bool {
-        match &p.kind {
-            PatternKind::Wildcard | PatternKind::Const(_) | PatternKind::Range(..) => true,
-            PatternKind::Bind(Place::Local(s)) => self.vars.contains_key(s),
-            _ => false,
-        }
-    }
-
-    /// Is `e` lowered natively with no call and no fallback piece?
-    pub(super) fn closed_expr(&self, e: &Expr, arrays: &mut HashMap<Place, (Expr, bool)>) -> bool {
-        let agg = crate::eval::native::Agg::of(&e.ty).is_some();
-        if Repr::of(&e.ty).is_none() && !agg {
-            return false;
-        }
-        match &e.kind {
-            ExprKind::Const(_) | ExprKind::Zero | ExprKind::TypeSize(_) => true,
-            // A constant made by a conversion (`char "a"`).
-            ExprKind::Prim(Prim::Convert, _) if super::expr::constant_conversion(e).is_some() => {
-                true
-            }
-            ExprKind::Local(s) | ExprKind::Take(s) => {
-                self.vars.contains_key(s) || self.avars.contains_key(s)
-            }
-            // A captured scalar, held in a register since the function's entry.
-            ExprKind::Capture(i) => self.capture_values.contains_key(i),
-            // A scalar field of the object a pointer variable points at, or a whole part of it
-            // (`pointee.rs`).
-            ExprKind::Field(..) | ExprKind::Deref(_)
-                if super::pointee::pointee_base(e).is_some() =>
-            {
-                let base = super::pointee::pointee_base(e).expect("checked");
-                self.closed_pointee(base, false, arrays)
-            }
-            // A field of an aggregate in registers (a global one held there for the loop), or
-            // of an element of an array or varray of tuples stored as columns (`ps.(i).x`).
-            ExprKind::Field(inner, i) => {
-                crate::eval::native::Agg::component(&inner.ty, *i as usize).is_some()
-                    && match &inner.kind {
-                        ExprKind::Local(s) => self.avars.contains_key(s),
-                        ExprKind::Global(_) => promotable(&inner.ty),
-                        ExprKind::Index { .. }
-                        | ExprKind::Deref(_)
-                        | ExprKind::Prim(Prim::Varray(VarrayOp::Get), _) => {
-                            self.closed_expr(inner, arrays)
-                        }
-                        _ => false,
-                    }
-            }
-            ExprKind::Tuple(parts) | ExprKind::Array(parts) if agg => {
-                parts.iter().all(|p| self.closed_expr(p, arrays))
-            }
-            // A scalar or pointer global, or an aggregate one held in registers.
-            ExprKind::Global(_) => !agg || promotable(&e.ty),
-            // A body inlined at its call (a library function's, as `len d`) whose statements
-            // and value are closed.
-            ExprKind::Inlined(inlined) => {
-                inlined
-                    .result
-                    .as_ref()
-                    .is_some_and(|r| self.closed_expr(r, arrays))
-                    && inlined.stmts.iter().all(|s| self.closed_stmt(s, arrays))
-            }
-            // An element (read or set) or the length of a varray variable in the frame or a
-            // global, as `varray_op` lowers them (`varray_form`): its view is kept for the
-            // loop. Nothing in a closed loop pops, and it pushes only in place, onto a varray
-            // no other operation of the loop reaches (`pushes_in_place`).
-            ExprKind::Prim(
-                Prim::Varray(
-                    op @ (VarrayOp::Get | VarrayOp::Set | VarrayOp::Len | VarrayOp::MaxLen),
-                ),
-                a,
-            ) if self.varray_form(e, *op, a).is_some() => {
-                let (varray, rest) = a.split_first().expect("checked by varray_form");
-                let Some(place @ (Place::Local(_) | Place::Global(_))) = base_place(varray) else {
-                    return false;
-                };
-                if !rest.iter().all(|x| self.closed_expr(x, arrays)) {
-                    return false;
-                }
-                arrays.entry(place).or_insert((varray.clone(), false));
-                true
-            }
-            // An element of a varray of tuples of scalars, read or set by its columns.
-            ExprKind::Prim(Prim::Varray(op @ (VarrayOp::Get | VarrayOp::Set)), a)
-                if self.column_op(e, *op, a) =>
-            {
-                self.closed_column_op(a, arrays)
-            }
-            // The length or a byte of the string a variable holds, as `string_read` lowers
-            // them: its view is kept for the loop (a closed loop assigns no string).
-            ExprKind::Prim(Prim::StrLen | Prim::StrIndex, a) if self.string_variable(&a[0]) => {
-                let index_ok = a[1..].iter().all(|i| {
-                    matches!(i.ty, crate::types::Type::Int(ity) if ity.signed() || ity.bits() < 64)
-                        && self.closed_expr(i, arrays)
-                });
-                let Some(place) = base_place(&a[0]) else {
-                    return false;
-                };
-                if index_ok && Repr::of(&e.ty) == Some(Repr::I64) {
-                    arrays.entry(place).or_insert((a[0].clone(), false));
-                }
-                index_ok && Repr::of(&e.ty) == Some(Repr::I64)
-            }
-            // A primitive on native operands is lowered natively or runs the evaluator's
-            // kernel on scalar values only (`kernel`): neither can touch an array's storage.
-            ExprKind::Prim(Prim::Len, _) => false,
-            // An aggregate result is lowered natively only for a record literal (`Permute`).
-            ExprKind::Prim(p, a) => {
-                (!agg || matches!(p, Prim::Permute(_)))
-                    && (super::expr::evaluates_operands_first(p)
-                        || a.iter().all(|x| Repr::of(&x.ty).is_some()))
-                    && a.iter().all(|x| self.closed_expr(x, arrays))
-            }
-            ExprKind::If(a, b, c) => {
-                self.closed_expr(a, arrays)
-                    && self.closed_expr(b, arrays)
-                    && self.closed_expr(c, arrays)
-            }
-            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                self.closed_expr(a, arrays) && self.closed_expr(b, arrays)
-            }
-            ExprKind::CField(a, _) => self.closed_expr(a, arrays),
-            ExprKind::CTuple(parts) => parts.iter().all(|p| self.closed_expr(p, arrays)),
-            // An aggregate kept leaf for leaf (`agg_expr`'s reinterpretation).
-            ExprKind::Coerce(
-                CoerceKind::Reinterpret
-                | CoerceKind::Opaque
-                | CoerceKind::DecodeInt
-                | CoerceKind::EncodeInt,
-                a,
-            ) => {
-                let leaves = |t| crate::eval::native::Agg::of(t).map(|x| x.leaves);
-                (!agg || leaves(&a.ty) == leaves(&e.ty)) && self.closed_expr(a, arrays)
-            }
-            ExprKind::Index { .. } | ExprKind::Deref(_) => {
-                let Some(path) = ElementPath::of(e) else {
-                    return false;
-                };
-                let readable = if agg {
-                    self.columns_path(&path) == crate::eval::native::Agg::of(&e.ty)
-                } else {
-                    self.element_path_ok(&path, Repr::of(&e.ty).unwrap_or(Repr::Unit))
-                };
-                if !readable
-                    || !path
-                        .steps
-                        .iter()
-                        .all(|(i, _, _)| self.closed_expr(i, arrays))
-                {
-                    return false;
-                }
-                let Some(place) = base_place(path.base) else {
-                    return false;
-                };
-                arrays.entry(place).or_insert((path.base.clone(), false));
-                true
-            }
-            _ => false,
         }
     }
 }

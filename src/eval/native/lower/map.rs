@@ -11,10 +11,11 @@ use cranelift_codegen::ir::{types, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{Expr, ExprKind, Place};
 use crate::eval::array::Shape;
-use crate::eval::value::{LeafRepr, ScalarKind};
+use crate::eval::value::LeafRepr;
 use crate::types::Type;
 
 use super::super::runtime::{Helper, MapShapes};
+use super::for_each::{ElementLeaves, LeafForm};
 use super::leaves::scalar_kind;
 use super::{flags, Lower, V};
 use crate::eval::native::{Agg, Repr};
@@ -23,8 +24,9 @@ use crate::eval::native::{Agg, Repr};
 const MAP_LABEL: u32 = u32::MAX;
 
 impl Lower<'_, '_, '_> {
-    /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars the
-    /// body computes natively, and an element in a register or in the variable's frame slot?
+    /// Can `e` (a `MapLoop`) be lowered by `map_into`: a result of unboxed scalars, rows or
+    /// tuples of scalars (`LeafForm`) the body computes natively, and an element in registers
+    /// (its leaves read from the array's) or in the variable's frame slot?
     pub(super) fn native_map(&self, e: &Expr) -> bool {
         let ExprKind::MapLoop {
             var,
@@ -46,21 +48,28 @@ impl Lower<'_, '_, '_> {
             (Some(Repr::F64), LeafRepr::Scalar(kind)) => kind.is_float(),
             _ => false,
         };
-        let scalar_out = !output.elem_is_array
-            && output.elem_leaves == 1
-            && fits(Repr::of(out_elem), output.repr)
-            && Repr::of(&body.ty) == Repr::of(out_elem);
-        // A register variable's leaves are loaded from the array's view.
-        let element = match self.vars.get(var) {
-            Some((_, repr)) => !input.elem_is_array && fits(Some(*repr), input.repr),
-            None => !self.avars.contains_key(var),
+        let result = match LeafForm::of(&e.ty) {
+            Some(LeafForm::Scalar(_)) => {
+                fits(Repr::of(out_elem), output.repr) && Repr::of(&body.ty) == Repr::of(out_elem)
+            }
+            Some(form) => Agg::of(&body.ty).as_ref() == form.agg(),
+            None => false,
         };
-        scalar_out && input.elem_leaves > 0 && element
+        // A register variable's leaves are loaded from the array's leaves.
+        let element = match (self.vars.get(var), self.avars.get(var)) {
+            (Some((_, repr)), _) => !input.elem_is_array && fits(Some(*repr), input.repr),
+            (None, Some((_, agg))) => {
+                LeafForm::of(&array.ty).is_some_and(|form| form.agg() == Some(agg))
+            }
+            (None, None) => true,
+        };
+        result && input.elem_leaves > 0 && element
     }
 
-    /// `e`, a `MapLoop` over a small array of scalars in registers into another (`agg`): the
-    /// body lowered once per element, in order, the element in the variable's register, so
-    /// nothing is built in memory. `None` when the arrays are not such.
+    /// `e`, a `MapLoop` over a small array in registers (of scalars, or of rows of scalars)
+    /// into another (`agg`): the body lowered once per element, in order, the element in the
+    /// variable's registers, so nothing is built in memory. `None` when the arrays are not
+    /// such.
     pub(super) fn map_in_registers(&mut self, e: &Expr, agg: &Agg) -> Option<V> {
         let ExprKind::MapLoop {
             var,
@@ -71,25 +80,38 @@ impl Lower<'_, '_, '_> {
         else {
             return None;
         };
-        let scalar_elements = |ty: &Type| {
-            matches!(ty, Type::Array(elem, _)
-                if matches!(Repr::of(elem), Some(Repr::I64 | Repr::F64)))
-        };
         let source = Agg::of(&array.ty)?;
-        let (_, repr) = *self.vars.get(var)?;
-        let fits = scalar_elements(&array.ty)
-            && scalar_elements(&e.ty)
-            && source.leaves.len() == agg.leaves.len()
-            && source.leaves.iter().all(|r| *r == repr)
-            && agg.leaves.iter().all(|r| Some(*r) == Repr::of(&body.ty));
-        if !fits {
+        let n = Shape::of(&array.ty)?.n_elements.filter(|n| *n > 0)?;
+        // The leaves of one element, and of one result.
+        let element: Vec<Repr> = match (self.vars.get(var), self.avars.get(var)) {
+            (Some((_, repr)), _) => vec![*repr],
+            (None, Some((_, elem))) => elem.leaves.clone(),
+            (None, None) => return None,
+        };
+        let result: Vec<Repr> = match (Repr::of(&body.ty), Agg::of(&body.ty)) {
+            (Some(repr @ (Repr::I64 | Repr::F64)), _) => vec![repr],
+            (None, Some(out)) => out.leaves,
+            _ => return None,
+        };
+        let tiles = |all: &[Repr], one: &[Repr]| {
+            !one.is_empty() && all.len() == n * one.len() && all.chunks(one.len()).all(|c| c == one)
+        };
+        if !tiles(&source.leaves, &element) || !tiles(&agg.leaves, &result) {
             return None;
         }
         let elements = self.expr(array);
+        let leaves = self.leaves(elements);
         let mut results = Vec::with_capacity(agg.leaves.len());
-        for element in self.leaves(elements) {
-            self.write_var(Place::Local(*var), element);
-            results.push(self.expr(body));
+        for chunk in leaves.chunks(element.len()) {
+            match self.vars.contains_key(var) {
+                true => self.write_var(Place::Local(*var), chunk[0]),
+                false => {
+                    let v = self.agg_value(chunk.to_vec());
+                    self.write_agg_var(*var, v);
+                }
+            }
+            let v = self.expr(body);
+            results.extend(self.leaves(v));
         }
         Some(self.agg_value(results))
     }
@@ -106,10 +128,9 @@ impl Lower<'_, '_, '_> {
         let (Some(input), Some(output)) = (Shape::of(&array.ty), Shape::of(&e.ty)) else {
             unreachable!("checked by native_map")
         };
-        let in_register = self.vars.contains_key(var);
-        // The input's kind matters only for an element in a register (a scalar leaf).
-        let in_kind = scalar_kind(&array.ty).unwrap_or(ScalarKind::I64);
-        let out_kind = scalar_kind(&e.ty).expect("checked by native_map: scalar results");
+        let in_form = LeafForm::of(&array.ty)
+            .filter(|_| self.vars.contains_key(var) || self.avars.contains_key(var));
+        let out_form = LeafForm::of(&e.ty).expect("checked by native_map: a result of leaves");
         let shapes = self.keep(MapShapes {
             input,
             output,
@@ -122,19 +143,28 @@ impl Lower<'_, '_, '_> {
             Type::Array(..) => crate::eval::value::leaf_count(&array.ty).map(|n| n as u64),
             _ => None,
         };
-        self.result_into(array, shapes, out, |l, src, _, (data, n)| {
-            let leaves = if in_register {
-                Some(l.view(src, false, false).0)
-            } else {
-                None
+        self.result_into(array, shapes, out, |l, src, result, (_, n)| {
+            let sources = in_form.map(|form| l.element_leaves(&form, src, false).0);
+            let results = l.element_leaves(&out_form, result, true).0;
+            // On rayon workers when the element and result are scalars, the body is pure and
+            // reads no array (`parallel.rs`), and the array is not known to be too short.
+            let scalars = match (&sources, &results) {
+                (Some(ElementLeaves::Scalar(a, src)), ElementLeaves::Scalar(b, data))
+                    if super::parallel::may_run_on_workers(count) =>
+                {
+                    Some(((*src, *data, n), (*a, *b)))
+                }
+                _ => None,
             };
             let sequential = |l: &mut Self| {
                 l.counted_loop(MAP_LABEL, n, Some(span), &[], None, |l, i| {
-                    match leaves {
+                    match &sources {
                         Some(leaves) => {
-                            let at = l.leaf_addr(in_kind, leaves, i);
-                            let v = l.load_leaf(in_kind, at);
-                            l.write_var(Place::Local(var), v);
+                            let v = l.load_element_leaves(leaves, i);
+                            match leaves {
+                                ElementLeaves::Scalar(..) => l.write_var(Place::Local(var), v),
+                                _ => l.write_agg_var(var, v),
+                            }
                         }
                         None => {
                             l.frame_used = true;
@@ -143,18 +173,10 @@ impl Lower<'_, '_, '_> {
                         }
                     }
                     let v = l.expr(body);
-                    let at = l.leaf_addr(out_kind, data, i);
-                    let (V::I(x) | V::F(x)) = v else {
-                        unreachable!("checked by native_map: a scalar body")
-                    };
-                    l.store_leaf(out_kind, x, at);
+                    l.store_element_leaves(&results, i, v);
                 })
             };
-            // On rayon workers when the body is pure and reads no array (`parallel.rs`), and
-            // the array is not known to be too short for them.
-            let kinds = (in_kind, out_kind);
-            let leaves = leaves.filter(|_| super::parallel::may_run_on_workers(count));
-            match leaves.and_then(|src| l.chunk_map(var, body, (src, data, n), kinds)) {
+            match scalars.and_then(|(views, kinds)| l.chunk_map(var, body, views, kinds)) {
                 Some(ran) => {
                     let (parallel, serial, done) =
                         (l.b.create_block(), l.b.create_block(), l.b.create_block());

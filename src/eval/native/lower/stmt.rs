@@ -4,27 +4,16 @@
 
 use cranelift_codegen::ir::{InstBuilder, Value as ClValue};
 
-use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, Slot, Stmt};
+use crate::core::ir::{Arm, Expr, ExprKind, PathStep, Place, Stmt};
 use crate::types::ty::IntTy;
 use crate::types::Type;
 
 use super::agg::{field_leaves, split_fields};
 use super::element::{path_kind, ElementPath};
 use super::hoist::Outside;
-use super::leaves::{leaf_kinds, scalar_kind};
+use super::leaves::scalar_kind;
 use super::{args, LoopTarget, Lower, V};
 use crate::eval::native::{Agg, Held, Repr};
-
-/// Does `for_elements` lower `for v in a` over an array of type `ty` into `var`, a
-/// `slot_var`? Not for a global variable over tuples stored as columns: native code would box
-/// each element into the global's slot, while the closure compiler's loop moves a cursor
-/// over the columns (`compile/columns.rs`), several times faster.
-fn elements_in_slot(var: Place, ty: &Type) -> bool {
-    crate::eval::array::Shape::of(ty).is_some_and(|shape| {
-        !(matches!(var, Place::Global(_))
-            && matches!(shape.repr, crate::eval::value::LeafRepr::Columns(_)))
-    })
-}
 
 /// The inlined body of `e` when its statements can run natively before its value: it has a
 /// result expression and no `return` among its statements.
@@ -46,9 +35,6 @@ fn elem_of(ty: &Type) -> Type {
         _ => Type::Unitsum(1),
     }
 }
-
-/// The most elements of an array whose loop drops its copy by a plain call (`on_a_copy`).
-const FEW_ELEMENTS: usize = 8;
 
 impl Lower<'_, '_, '_> {
     /// A block's statements, in order. A global the block assigns is known to hold a value in
@@ -422,66 +408,9 @@ impl Lower<'_, '_, '_> {
                 array,
                 body,
             } => {
-                let scalar_elements =
-                    crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
-                        !shape.elem_is_array
-                            && shape.elem_leaves == 1
-                            && matches!(shape.repr, crate::eval::value::LeafRepr::Scalar(_))
-                    });
-                let elem_repr = match &array.ty {
-                    Type::Array(elem, _) if scalar_elements => Repr::of(elem),
-                    _ => None,
-                };
-                // Tuples of scalars stored as columns, into an aggregate variable.
-                let columns = match (var, &array.ty) {
-                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
-                        Agg::of(elem).filter(|agg| {
-                            agg.layout().is_some_and(|layout| {
-                                crate::eval::array::Shape::of(&array.ty).is_some_and(|shape| {
-                                    !shape.elem_is_array
-                                        && shape.elem_leaves == 1
-                                        && shape.repr
-                                            == crate::eval::value::LeafRepr::Columns(layout)
-                                })
-                            })
-                        })
-                    }
-                    _ => None,
-                };
-                // Small arrays of scalars (rows), into an aggregate variable.
-                let rows = match (var, &array.ty) {
-                    (Place::Local(slot), Type::Array(elem, _)) if self.avars.contains_key(slot) => {
-                        crate::eval::array::Shape::of(&array.ty)
-                            .filter(|shape| {
-                                shape.elem_is_array
-                                    && matches!(shape.repr, crate::eval::value::LeafRepr::Scalar(_))
-                            })
-                            .and_then(|shape| Agg::of(elem).map(|agg| (shape, agg)))
-                            .filter(|(shape, agg)| {
-                                !agg.leaves.is_empty() && shape.elem_leaves == agg.leaves.len()
-                            })
-                    }
-                    _ => None,
-                };
-                match elem_repr {
-                    _ if columns.is_some() => {
-                        let agg = columns.expect("checked");
-                        self.for_columns(*label, *var, array, &agg, body)
-                    }
-                    _ if rows.is_some() => {
-                        let (_, agg) = rows.expect("checked");
-                        self.for_rows(*label, *var, array, agg.leaves.len(), body)
-                    }
-                    Some(repr)
-                        if repr != Repr::Unit && self.native_var(*var, &elem_of(&array.ty)) =>
-                    {
-                        self.for_array(*label, *var, array, body)
-                    }
-                    _ if self.slot_var(*var) && elements_in_slot(*var, &array.ty) => {
-                        self.for_elements(*label, *var, array, body)
-                    }
-                    _ => self.fallback_stmt(s, "a loop over an array of non-scalars", array.span),
-                }
+                let hoisted = self.hoist(s);
+                self.for_each(s, *label, *var, array, body);
+                self.unhoist(hoisted);
             }
             Stmt::StoreAt { pointer, value } => self.store_at(s, pointer, value),
         }
@@ -508,83 +437,14 @@ impl Lower<'_, '_, '_> {
         self.b.seal_block(next);
     }
 
-    /// `for v in a` over an array of unboxed scalars: the array is evaluated once (a copy of
-    /// its value, so stores into it in the body do not change what the loop sees), then its
-    /// leaves are read in order.
-    fn for_array(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
-        let kind = scalar_kind(&array.ty).expect("checked: an array of scalars");
-        let in_place = self.unchanged_local(array, var, body);
-        self.on_a_copy(array, in_place, |l, temp| {
-            let (data, len) = l.view(temp, false, false);
-            l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
-                let at = l.leaf_addr(kind, data, i);
-                let v = l.load_leaf(kind, at);
-                l.write_var(var, v);
-            });
-        });
-    }
-
-    /// The slot of `array` when it is a local held as a value in its slot (`slot_var`) that
-    /// `body` neither assigns, stores into nor moves out of, and that is not the loop's
-    /// variable `var`: a loop over it may read it where it is, without a copy. (A local is
-    /// never addressed: one that is becomes a cell.)
-    fn unchanged_local(&self, array: &Expr, var: Place, body: &[Stmt]) -> Option<Slot> {
-        let ExprKind::Local(slot) = array.kind else {
-            return None;
-        };
-        if var == Place::Local(slot) || !self.slot_var(Place::Local(slot)) {
-            return None;
-        }
-        let changed = std::cell::Cell::new(false);
-        crate::core::visit::each_in_stmts(
-            body,
-            &mut |e| {
-                if matches!(e.kind, ExprKind::Take(s) if s == slot) {
-                    changed.set(true);
-                }
-            },
-            &mut |place| {
-                if place == Place::Local(slot) {
-                    changed.set(true);
-                }
-            },
-        );
-        (!changed.get()).then_some(slot)
-    }
-
     /// Is `place` a variable held as a value in its slot: a global, or a local that is not
     /// in registers?
-    fn slot_var(&self, place: Place) -> bool {
+    pub(super) fn slot_var(&self, place: Place) -> bool {
         match place {
             Place::Local(s) => !self.vars.contains_key(&s) && !self.avars.contains_key(&s),
             Place::Global(_) => true,
             Place::LocalCell(_) | Place::CaptureCell(_) => false,
         }
-    }
-
-    /// `for v in a` over elements of any other kind (rows, boxed tuples, strings), `v` held
-    /// in its slot (`slot_var`): on a copy of the array, as `for_array`, each element written
-    /// to the slot before the body runs.
-    fn for_elements(&mut self, label: u32, var: Place, array: &Expr, body: &[Stmt]) {
-        let shape = crate::eval::array::Shape::of(&array.ty).expect("checked: an array");
-        let shape = self.keep(shape);
-        let in_place = self.unchanged_local(array, var, body);
-        self.on_a_copy(array, in_place, |l, temp| {
-            let n = l.element_count(shape, temp);
-            l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
-                let dest = match var {
-                    Place::Local(slot) => {
-                        l.frame_used = true;
-                        l.slot_addr(slot)
-                    }
-                    Place::Global(g) => l.global_addr(g),
-                    Place::LocalCell(_) | Place::CaptureCell(_) => {
-                        unreachable!("checked by slot_var")
-                    }
-                };
-                l.element_into(shape, temp, i, dest);
-            });
-        });
     }
 
     /// `place = e` for a value not in registers: `s = s + t …` on a string is appended in
@@ -624,96 +484,6 @@ impl Lower<'_, '_, '_> {
             }
         };
         self.value_into(e, addr, &why);
-    }
-
-    /// Run `lower` with a copy of the value of `array` (a view sharing its storage) in a
-    /// temporary, dropped after it, also when an error unwinds from inside; or, when the
-    /// array is the local `in_place` (`unchanged_local`), with the address of its slot.
-    /// The copy of an array of more than `FEW_ELEMENTS` is dropped through the helper's stub,
-    /// which keeps every register: what the loop carried in registers (a float accumulator)
-    /// is still live across the drop, and a call that changes registers would keep it on the
-    /// stack through the whole loop.
-    pub(super) fn on_a_copy(
-        &mut self,
-        array: &Expr,
-        in_place: Option<Slot>,
-        lower: impl FnOnce(&mut Self, ClValue),
-    ) {
-        if let Some(slot) = in_place {
-            self.frame_used = true;
-            let at = self.slot_addr(slot);
-            return lower(self, at);
-        }
-        let temp = self.temp_value();
-        let notes = self.notes.len();
-        self.value_into(array, temp, "");
-        self.notes.truncate(notes);
-        let outer_unwind = self.unwind;
-        let unwind = self.side_block(|l| {
-            l.drop_value(temp);
-            l.b.ins().jump(outer_unwind, &[]);
-        });
-        self.unwind = unwind;
-        lower(self, temp);
-        // A loop over a few elements carries little through few iterations: its copy is
-        // dropped by a plain call, cheaper than the stub's saving of every register.
-        let few = crate::eval::array::Shape::of(&array.ty)
-            .and_then(|shape| shape.n_elements)
-            .is_some_and(|n| n <= FEW_ELEMENTS);
-        match few {
-            true => self.drop_value(temp),
-            false => self.keeping_registers(|l| l.drop_value(temp)),
-        }
-        self.b.seal_block(unwind);
-        self.unwind = outer_unwind;
-    }
-
-    /// `for v in a` over an array of tuples of scalars stored as columns, `v` an aggregate
-    /// variable: on a copy of the array, as `for_array`.
-    fn for_columns(&mut self, label: u32, var: Place, array: &Expr, agg: &Agg, body: &[Stmt]) {
-        let Place::Local(slot) = var else {
-            unreachable!("checked: an aggregate variable")
-        };
-        let in_place = self.unchanged_local(array, var, body);
-        self.on_a_copy(array, in_place, |l, temp| {
-            let (len, columns) = l.columns_at(temp, false, false, agg.leaves.len());
-            let kinds = leaf_kinds(array);
-            l.counted_loop(label, len, Some(array.span), body, Some(var), |l, i| {
-                let mut vals = Vec::with_capacity(kinds.len());
-                for (data, kind) in columns.iter().zip(&kinds) {
-                    let at = l.leaf_addr(*kind, *data, i);
-                    vals.push(l.load_leaf(*kind, at));
-                }
-                let v = l.agg_value(vals);
-                l.write_agg_var(slot, v);
-            });
-        });
-    }
-
-    /// `for v in a` over an array of small arrays of scalars (rows of `k` leaves), `v` an
-    /// aggregate variable: on a copy of the array, as `for_array`, row `i` is leaves
-    /// `i k .. i k + k`.
-    fn for_rows(&mut self, label: u32, var: Place, array: &Expr, k: usize, body: &[Stmt]) {
-        let Place::Local(slot) = var else {
-            unreachable!("checked: an aggregate variable")
-        };
-        let kind = scalar_kind(&array.ty).expect("checked: rows of scalars");
-        let in_place = self.unchanged_local(array, var, body);
-        self.on_a_copy(array, in_place, |l, temp| {
-            let (data, len) = l.view(temp, false, false);
-            let n = l.b.ins().udiv_imm_s(len, k as i64);
-            l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
-                let first = l.b.ins().imul_imm_s(i, k as i64);
-                let mut vals = Vec::with_capacity(k);
-                for j in 0..k {
-                    let pos = l.b.ins().iadd_imm_s(first, j as i64);
-                    let at = l.leaf_addr(kind, data, pos);
-                    vals.push(l.load_leaf(kind, at));
-                }
-                let v = l.agg_value(vals);
-                l.write_agg_var(slot, v);
-            });
-        });
     }
 
     /// `&x.(i).(j) <- v` into an array of unboxed scalars: the indices (each checked), then
@@ -797,23 +567,9 @@ impl Lower<'_, '_, '_> {
         value: &Expr,
         (place, root_ty, path): (Place, &Type, &[PathStep]),
     ) -> bool {
-        let (Some(agg), Some(kind)) = (Agg::of(&value.ty), scalar_kind(ty)) else {
+        let Some(kind) = self.row_store_kind(element, ty, &value.ty) else {
             return false;
         };
-        let repr = if kind.is_float() {
-            Repr::F64
-        } else {
-            Repr::I64
-        };
-        let row = crate::eval::value::leaf_count(ty);
-        if !matches!(ty, Type::Array(..))
-            || row != Some(agg.leaves.len())
-            || agg.leaves.iter().any(|r| *r != repr)
-            || !self.element_path_ok(element, repr)
-            || path_kind(element) != kind
-        {
-            return false;
-        }
         self.check_store_target(place, root_ty, path, value);
         let pos = self.leaf_position(element);
         let v = self.expr(value);
@@ -829,6 +585,30 @@ impl Lower<'_, '_, '_> {
             }
         });
         true
+    }
+
+    /// The kind of the leaves when a value of type `value_ty` (an aggregate in registers) is
+    /// stored by `store_row` as the element `ty` (a row of such leaves) that `element` leads
+    /// to; `None` for a store of another kind.
+    pub(super) fn row_store_kind(
+        &self,
+        element: &ElementPath<'_>,
+        ty: &Type,
+        value_ty: &Type,
+    ) -> Option<crate::eval::value::ScalarKind> {
+        let (agg, kind) = (Agg::of(value_ty)?, scalar_kind(ty)?);
+        let repr = if kind.is_float() {
+            Repr::F64
+        } else {
+            Repr::I64
+        };
+        let row = crate::eval::value::leaf_count(ty);
+        let fits = matches!(ty, Type::Array(..))
+            && row == Some(agg.leaves.len())
+            && agg.leaves.iter().all(|r| *r == repr)
+            && self.element_path_ok(element, repr)
+            && path_kind(element) == kind;
+        fits.then_some(kind)
     }
 
     /// `p.(i).(j) <- v` through a pointer to an array of unboxed scalars: the pointer, the
