@@ -10,7 +10,9 @@ use cranelift_codegen::ir::{
     types, Block, InstBuilder, StackSlotData, StackSlotKind, Value as ClValue,
 };
 
-use crate::core::ir::{CmpOp, Expr, ExprKind, IndexMode, PathStep, Place, Prim, VarrayOp};
+use crate::core::ir::{
+    CmpOp, CoerceKind, Expr, ExprKind, IndexMode, PathStep, Place, Prim, VarrayOp,
+};
 
 use super::super::layout::{self, VALUE_SIZE};
 use super::super::runtime::{Helper, Parts};
@@ -88,6 +90,10 @@ impl Lower<'_, '_, '_> {
                 self.ensure_open();
                 self.value_into(result, out, why);
                 self.leave_inlined(inlined, outer_unwind);
+            }
+            // A reshape between arrays of the same leaves is the same value (zero copy).
+            ExprKind::Coerce(CoerceKind::Reshape, inner) if same_array_leaves(inner, e) => {
+                self.value_into(inner, out, why)
             }
             ExprKind::MakeFun { .. } | ExprKind::Closure { .. }
                 if self.make_closure_into(e, out) => {}
@@ -624,6 +630,9 @@ impl Lower<'_, '_, '_> {
                 .iter()
                 .any(|p| Repr::of(&p.ty).is_some() || self.builds_natively(p)),
             ExprKind::MapLoop { .. } => self.native_map(e) || self.native_filter(e),
+            ExprKind::Coerce(CoerceKind::Reshape, inner) if same_array_leaves(inner, e) => {
+                self.builds_natively(inner)
+            }
             ExprKind::Inlined(inlined) => inlined
                 .result
                 .as_ref()
@@ -631,6 +640,14 @@ impl Lower<'_, '_, '_> {
             _ => false,
         }
     }
+}
+
+/// Is `reshaped` a reshape of the array `inner` into an array of the same leaves (so the same
+/// value, as the closure compiler's reshape keeps it)?
+fn same_array_leaves(inner: &Expr, reshaped: &Expr) -> bool {
+    matches!(inner.ty, Type::Array(..))
+        && matches!(reshaped.ty, Type::Array(..))
+        && crate::eval::array::same_leaves(&inner.ty, &reshaped.ty)
 }
 
 /// Is a comparison of values of type `ty` made in place (`compare_boxed`)? Values not in
