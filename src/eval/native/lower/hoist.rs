@@ -133,10 +133,37 @@ pub(super) fn promotable(ty: &crate::types::Type) -> bool {
 /// in memory (`globals_in_memory`)? Such a global, a small array, would be held in registers
 /// for a loop, and its storage replaced in straight-line code, where its view is kept.
 fn reads_assigned_global(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) -> bool {
-    let assigned = assigned_places(stmts);
+    // The globals given a whole new value (not those only stored into, in place).
+    struct Assigned(std::collections::HashSet<u32>);
+    impl<'ir> crate::core::visit::Visit<'ir> for Assigned {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            match s {
+                Stmt::Assign(Place::Global(g), _)
+                | Stmt::ForArray {
+                    var: Place::Global(g),
+                    ..
+                } => {
+                    self.0.insert(*g);
+                }
+                Stmt::Store {
+                    place: Place::Global(g),
+                    path,
+                    ..
+                } if path.is_empty() => {
+                    self.0.insert(*g);
+                }
+                _ => {}
+            }
+            crate::core::visit::walk_stmt(self, s);
+        }
+    }
+    let mut assigned = Assigned(std::collections::HashSet::new());
+    for s in stmts {
+        crate::core::visit::Visit::visit_stmt(&mut assigned, s);
+    }
     globals_in_memory(stmts, arrays)
         .iter()
-        .any(|g| assigned.contains(&Place::Global(*g)))
+        .any(|g| assigned.0.contains(g))
 }
 
 /// The globals the closed statements `stmts` read in memory: those whose views they use
@@ -923,5 +950,55 @@ impl Lower<'_, '_, '_> {
                 self.b.switch_to_block(next);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last top-level statement of `src` (a loop), checked without the prelude.
+    fn body(src: &str) -> Vec<Stmt> {
+        let stmts = crate::parse_program_or_errors(src, Default::default()).expect("it parses");
+        let mut body = crate::check::Checker::new()
+            .check_program(&stmts)
+            .expect("it checks")
+            .body;
+        body.split_off(body.len() - 1)
+    }
+
+    /// The arrays `stmts` read in memory, as `closed_stmt` would collect them: every global
+    /// indexed at a variable position.
+    fn viewed(stmts: &[Stmt]) -> HashMap<Place, (Expr, bool)> {
+        let mut arrays = HashMap::new();
+        crate::core::visit::each_in_stmts(
+            stmts,
+            &mut |e| {
+                if let ExprKind::Index { array, .. } = &e.kind {
+                    if let ExprKind::Global(g) = array.kind {
+                        arrays.insert(Place::Global(g), ((**array).clone(), false));
+                    }
+                }
+            },
+            &mut |_| {},
+        );
+        arrays
+    }
+
+    #[test]
+    fn stores_into_an_array_read_in_memory_keep_a_loop_closed() {
+        let stmts =
+            body("var a : int ^ 4;\nfor i in 0 ..< 4 do &a.(i :>> 4) <- a.(i :>> 4) + i; done");
+        let arrays = viewed(&stmts);
+        assert!(!arrays.is_empty());
+        assert!(!reads_assigned_global(&stmts, &arrays));
+    }
+
+    #[test]
+    fn a_pair_assigned_whole_and_read_in_memory_opens_a_loop() {
+        let stmts = body(
+            "var v = (1, 2);\nvar t = 0;\nfor i in 0 ..< 2 do v = (v.1, v.0); t += v.(i :>> 2); done",
+        );
+        assert!(reads_assigned_global(&stmts, &viewed(&stmts)));
     }
 }
