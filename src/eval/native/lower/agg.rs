@@ -132,13 +132,7 @@ impl Lower<'_, '_, '_> {
             // native loop (from an array not in registers) and read back.
             ExprKind::MapLoop { .. } => match self.map_in_registers(e, agg) {
                 Some(v) => v,
-                None if self.native_map(e) => {
-                    let temp = self.temp_value();
-                    self.map_into(e, temp);
-                    let v = self.unbox_from(temp, agg);
-                    self.drop_value(temp);
-                    v
-                }
+                None if self.native_map(e) => self.unboxed(agg, |l, temp| l.map_into(e, temp)),
                 None => self.agg_fallback(
                     e,
                     agg,
@@ -197,8 +191,13 @@ impl Lower<'_, '_, '_> {
 
     /// Evaluate the aggregate `e` on the closure compiler and unbox its leaves.
     pub(super) fn agg_fallback(&mut self, e: &Expr, agg: &Agg, why: &str) -> V {
+        self.unboxed(agg, |l, temp| l.eval_into(e, temp, why))
+    }
+
+    /// The aggregate `agg` that `make` writes to a temporary evaluator value, unboxed.
+    fn unboxed(&mut self, agg: &Agg, make: impl FnOnce(&mut Self, ClValue)) -> V {
         let temp = self.temp_value();
-        self.eval_into(e, temp, why);
+        make(self, temp);
         let v = self.unbox_from(temp, agg);
         self.drop_value(temp);
         v

@@ -129,10 +129,10 @@ pub(super) fn promotable(ty: &crate::types::Type) -> bool {
     }
 }
 
-/// Do the closed statements `stmts` (whose arrays are `arrays`) assign a global they also read
-/// in memory (`globals_in_memory`)? Such a global, a small array, would be held in registers
+/// Do the closed statements `stmts` assign a global of `in_memory`, those they also read in
+/// memory (`globals_in_memory`)? Such a global, a small array, would be held in registers
 /// for a loop, and its storage replaced in straight-line code, where its view is kept.
-fn reads_assigned_global(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) -> bool {
+fn reads_assigned_global(stmts: &[Stmt], in_memory: &[u32]) -> bool {
     // The globals given a whole new value (not those only stored into, in place).
     struct Assigned(std::collections::HashSet<u32>);
     impl<'ir> crate::core::visit::Visit<'ir> for Assigned {
@@ -161,9 +161,7 @@ fn reads_assigned_global(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) 
     for s in stmts {
         crate::core::visit::Visit::visit_stmt(&mut assigned, s);
     }
-    globals_in_memory(stmts, arrays)
-        .iter()
-        .any(|g| assigned.0.contains(g))
+    in_memory.iter().any(|g| assigned.0.contains(g))
 }
 
 /// The globals the closed statements `stmts` read in memory: those whose views they use
@@ -256,15 +254,16 @@ impl Lower<'_, '_, '_> {
         let hoisted = self.saved();
         let mut arrays: HashMap<Place, (Expr, bool)> = HashMap::new();
         let stmts = std::slice::from_ref(stmt);
-        if !self.closed_stmt(stmt, &mut arrays)
-            || reads_assigned_global(stmts, &arrays)
+        let closed = self.closed_stmt(stmt, &mut arrays);
+        let in_memory = globals_in_memory(stmts, &arrays);
+        if !closed
+            || reads_assigned_global(stmts, &in_memory)
             || !self.pushes_in_place(stmts)
             || !self.leaf_views_kept(stmts, &arrays)
         {
             self.pin_invariants(stmt);
             return hoisted;
         }
-        let in_memory = globals_in_memory(stmts, &arrays);
         let nullable = self.keeping_registers(|l| l.fetch_views(arrays));
         let after = self.version(stmt, &nullable);
         self.closed = true;
@@ -340,7 +339,9 @@ impl Lower<'_, '_, '_> {
         }
         // A run that assigns a global it also reads in memory ends before the statement
         // that makes it so.
-        while n > 0 && reads_assigned_global(&stmts[..n], &merged(n)) {
+        while n > 0
+            && reads_assigned_global(&stmts[..n], &globals_in_memory(&stmts[..n], &merged(n)))
+        {
             n -= 1;
         }
         let arrays = merged(n);
@@ -991,7 +992,10 @@ mod tests {
             body("var a : int ^ 4;\nfor i in 0 ..< 4 do &a.(i :>> 4) <- a.(i :>> 4) + i; done");
         let arrays = viewed(&stmts);
         assert!(!arrays.is_empty());
-        assert!(!reads_assigned_global(&stmts, &arrays));
+        assert!(!reads_assigned_global(
+            &stmts,
+            &globals_in_memory(&stmts, &arrays)
+        ));
     }
 
     #[test]
@@ -999,6 +1003,7 @@ mod tests {
         let stmts = body(
             "var v = (1, 2);\nvar t = 0;\nfor i in 0 ..< 2 do v = (v.1, v.0); t += v.(i :>> 2); done",
         );
-        assert!(reads_assigned_global(&stmts, &viewed(&stmts)));
+        let in_memory = globals_in_memory(&stmts, &viewed(&stmts));
+        assert!(reads_assigned_global(&stmts, &in_memory));
     }
 }

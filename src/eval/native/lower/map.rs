@@ -143,9 +143,14 @@ impl Lower<'_, '_, '_> {
             Type::Array(..) => crate::eval::value::leaf_count(&array.ty).map(|n| n as u64),
             _ => None,
         };
-        self.result_into(array, shapes, out, |l, src, result, (_, n)| {
+        self.result_into(array, shapes, out, |l, src, result, (data, n)| {
             let sources = in_form.map(|form| l.element_leaves(&form, src, false).0);
-            let results = l.element_leaves(&out_form, result, true).0;
+            // `map_start` gave the leaves of a new result; columns are fetched one by one.
+            let results = match &out_form {
+                LeafForm::Scalar(kind) => ElementLeaves::Scalar(*kind, data),
+                LeafForm::Rows(kind, agg) => ElementLeaves::Rows(*kind, data, agg.leaves.len()),
+                LeafForm::Columns(_) => l.element_leaves(&out_form, result, true).0,
+            };
             // On rayon workers when the element and result are scalars, the body is pure and
             // reads no array (`parallel.rs`), and the array is not known to be too short.
             let scalars = match (&sources, &results) {
