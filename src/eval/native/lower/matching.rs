@@ -24,7 +24,7 @@ use super::{args, Lower, V};
 use crate::eval::array::Shape;
 use crate::eval::compact::SumLayout;
 use crate::eval::native::{Agg, Repr};
-use crate::eval::value::{ArgForm, MAX_SUM_PARTS};
+use crate::eval::value::{ArgForm, LeafRepr, MAX_SUM_PARTS};
 
 /// Where the scrutinee is: a native code, or the address of its boxed value (a stack
 /// temporary to drop once an arm is taken, or a frame slot).
@@ -404,9 +404,23 @@ impl Lower<'_, '_, '_> {
                         l.test_parts(parts, first, fail);
                     });
                 }
+                // An array of scalars (a variant's `double * double`): its leaves unboxed
+                // into registers and tested there.
+                (Some(shape), _) if shape.repr != LeafRepr::Boxed && self.leaves_pattern(p) => {
+                    let agg = Agg::of(&p.ty).expect("leaves_pattern: an aggregate");
+                    let v = self.unbox_from(addr, &agg);
+                    let leaves = self.leaves(v);
+                    let matched = self.test_leaves(p, &leaves);
+                    self.continue_if(matched, fail);
+                    self.bind_leaves(p, &leaves);
+                }
                 // An array (a tuple of equal types is one) whose elements are boxed leaves:
                 // its elements where its buffer holds them.
-                (Some(shape), _) if shape.elem_leaves == 1 && !shape.elem_is_array => {
+                (Some(shape), _)
+                    if shape.elem_leaves == 1
+                        && !shape.elem_is_array
+                        && shape.repr == LeafRepr::Boxed =>
+                {
                     let first = self
                         .call_helper(Helper::BoxedParts, &[types::I64], &[types::I64], &[addr])
                         .expect("boxed_parts returns an address");
