@@ -626,7 +626,7 @@ const SORT_BLOCK: usize = 1 << 20;
 /// and every `POLL_INTERVAL` merged numbers (R0012). The key is an integer code's order
 /// (signed, unsigned or as a `char`) or a floating value's order key, so the result is the
 /// stable sort by it, whatever the thread count.
-fn sort_codes<T: Elem, K: Ord>(
+fn sort_codes<T: Copy + Default + Send + Sync, K: Ord>(
     items: &mut Vec<T>,
     key: impl Fn(T) -> K + Sync,
 ) -> Result<(), Fault> {
@@ -634,7 +634,7 @@ fn sort_codes<T: Elem, K: Ord>(
 }
 
 /// `sort_codes` with blocks of `block` codes.
-fn sort_codes_in_blocks<T: Elem, K: Ord>(
+fn sort_codes_in_blocks<T: Copy + Default + Send + Sync, K: Ord>(
     items: &mut Vec<T>,
     block: usize,
     key: impl Fn(T) -> K + Sync,
@@ -680,7 +680,7 @@ fn sort_codes_in_blocks<T: Elem, K: Ord>(
 
 /// Merge two runs sorted by `key` into `out` (their total length), the left one first among
 /// equal keys, polling Ctrl-C every `POLL_INTERVAL` codes.
-fn merge_codes<T: Elem, K: Ord>(
+fn merge_codes<T: Copy, K: Ord>(
     left: &[T],
     right: &[T],
     out: &mut [T],
@@ -712,7 +712,7 @@ fn merge_codes<T: Elem, K: Ord>(
 }
 
 /// A string's bytes as a sort key, in the order of `<` on strings (`prims::compare_text`).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct TextKey<'a>(&'a [u8]);
 
 impl<'a> TextKey<'a> {
@@ -821,11 +821,11 @@ pub(crate) fn sort_code(
         // The sort moves positions, not values (a value's clone and drop cost two atomic
         // operations, a position nothing).
         let order: Vec<usize> = if text && cmp.is_none() {
-            // Strings by their bytes: a total order, so the standard sort in blocks.
-            let texts: Vec<TextKey> = items.iter().map(TextKey::of).collect();
-            let mut order: Vec<i64> = (0..n as i64).collect();
-            sort_codes(&mut order, |i| texts[i as usize]).map_err(|f| f.at(span))?;
-            order.into_iter().map(|i| i as usize).collect()
+            // Strings by their bytes: a total order, so the standard sort in blocks, of the
+            // keys with their positions (a comparison reads the key where it is sorted).
+            let mut keyed: Vec<(TextKey, usize)> = items.iter().map(TextKey::of).zip(0..).collect();
+            sort_codes(&mut keyed, |(key, _)| key).map_err(|f| f.at(span))?;
+            keyed.into_iter().map(|(_, i)| i).collect()
         } else {
             let rt = frame.rt;
             let mut compare = |&i: &usize, &j: &usize| -> Result<bool, Ctrl> {
