@@ -547,26 +547,19 @@ fn float_prefix(text: &[u8]) -> usize {
 
 /// A scalar conversion (a cast or a conversion function) from `from` to `to`.
 pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
-    let out_of_range = |shown: String| {
-        Fault::new(
-            CONVERSION_OUT_OF_RANGE,
-            format!("conversion out of range: {shown} does not fit {to}"),
-        )
-    };
     // The source as an exact integer or a float.
     enum Source {
         Integer(i128),
         Float(f64),
-        Text(super::value::Text),
     }
     let source = match (from, value) {
         (Type::Int(ity), Value::Int(raw)) => Source::Integer(int_value(*raw, *ity)),
         (Type::Char, Value::Int(raw)) => Source::Integer(*raw as i128),
         (Type::Double | Type::Float, Value::Float(x)) => Source::Float(*x),
-        (Type::String, Value::Str(s)) => Source::Text(s.clone()),
+        (Type::String, Value::Str(s)) if *to != Type::String => return convert_text(s, to),
         (Type::Natural, Value::Big(b)) => match b.to_i128() {
             Some(v) => Source::Integer(v),
-            None => return Err(out_of_range(b.to_string())),
+            None => return Err(out_of_range(b.to_string(), to)),
         },
         (_, Value::Int(raw)) => Source::Integer(*raw as i128),
         (_, Value::Float(x)) => Source::Float(*x),
@@ -578,54 +571,73 @@ pub fn convert(value: &Value, from: &Type, to: &Type) -> Result<Value, Fault> {
                 Source::Integer(v) => v,
                 Source::Float(x) => {
                     if x.is_nan() || x.is_infinite() || x.abs() >= 1e38 {
-                        return Err(out_of_range(x.to_string()));
+                        return Err(out_of_range(x.to_string(), to));
                     }
                     x.trunc() as i128
                 }
-                Source::Text(s) => match parse_leading_int(&s) {
-                    Some(v) => v,
-                    None => {
-                        return Err(out_of_range(format!("\"{}\"", String::from_utf8_lossy(&s))))
-                    }
-                },
             };
             int_from_i128(v, *ity)
                 .map(Value::Int)
-                .ok_or_else(|| out_of_range(v.to_string()))
+                .ok_or_else(|| out_of_range(v.to_string(), to))
         }
         Type::Char => match source {
             // `char n` is the byte `n` mod 256.
             Source::Integer(v) => Ok(Value::Int(v.rem_euclid(256) as i64)),
-            Source::Float(x) => Err(out_of_range(x.to_string())),
-            Source::Text(s) => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),
+            Source::Float(x) => Err(out_of_range(x.to_string(), to)),
         },
         Type::Double | Type::Float => {
             let single = *to == Type::Float;
             let x = match source {
                 Source::Integer(v) => v as f64,
                 Source::Float(x) => x,
-                Source::Text(s) => parse_leading_float(&s),
             };
             Ok(Value::Float(round_float(x, single)))
         }
         Type::Natural => match source {
             Source::Integer(v) if v >= 0 => Ok(Value::Big(Arc::new(BigUint::from(v as u128)))),
-            Source::Integer(v) => Err(out_of_range(v.to_string())),
+            Source::Integer(v) => Err(out_of_range(v.to_string(), to)),
             Source::Float(x) if x >= 0.0 && x.is_finite() => {
                 Ok(Value::Big(Arc::new(BigUint::from(x.trunc() as u128))))
             }
-            Source::Float(x) => Err(out_of_range(x.to_string())),
-            Source::Text(s) => Ok(Value::Big(Arc::new(BigUint::from(
-                parse_leading_int(&s).unwrap_or(0).max(0) as u128,
-            )))),
+            Source::Float(x) => Err(out_of_range(x.to_string(), to)),
         },
         Type::String => Ok(match source {
             Source::Integer(v) => Value::str(v.to_string().as_bytes()),
             Source::Float(x) => Value::str(x.to_string().as_bytes()),
-            Source::Text(s) => Value::Str(s),
         }),
         _ => Ok(value.clone()),
     }
+}
+
+/// The conversion of the text `s` to `to` (`int s`, `double s`, `char s`): the leading
+/// number it reads, or its first byte.
+pub fn convert_text(s: &[u8], to: &Type) -> Result<Value, Fault> {
+    match to {
+        Type::Int(ity) => {
+            let v = parse_leading_int(s)
+                .ok_or_else(|| out_of_range(format!("\"{}\"", String::from_utf8_lossy(s)), to))?;
+            int_from_i128(v, *ity)
+                .map(Value::Int)
+                .ok_or_else(|| out_of_range(v.to_string(), to))
+        }
+        Type::Char => Ok(Value::Int(s.first().copied().unwrap_or(0) as i64)),
+        Type::Double | Type::Float => Ok(Value::Float(round_float(
+            parse_leading_float(s),
+            *to == Type::Float,
+        ))),
+        Type::Natural => Ok(Value::Big(Arc::new(BigUint::from(
+            parse_leading_int(s).unwrap_or(0).max(0) as u128,
+        )))),
+        _ => Ok(Value::str(s)),
+    }
+}
+
+/// R0005: the value `shown` does not fit `to`.
+fn out_of_range(shown: String, to: &Type) -> Fault {
+    Fault::new(
+        CONVERSION_OUT_OF_RANGE,
+        format!("conversion out of range: {shown} does not fit {to}"),
+    )
 }
 
 /// `s.[i]`: negative `i` counts from the end; outside `-len .. len-1` is R0001.
@@ -648,18 +660,20 @@ pub fn str_index_error(i: i128, len: i128) -> Fault {
 
 /// `s.[from to to]`: negative bounds count from the end, bounds are clamped.
 pub fn str_slice(s: &[u8], from: Option<i128>, to: Option<i128>) -> Value {
-    let len = s.len() as i128;
+    Value::str(&s[slice_range(s.len(), from, to)])
+}
+
+/// The bytes `s.[from to to]` takes of a string of `len` bytes: negative bounds count from
+/// the end, bounds are clamped (an empty range when they cross).
+pub fn slice_range(len: usize, from: Option<i128>, to: Option<i128>) -> std::ops::Range<usize> {
+    let n = len as i128;
     let clamp = |bound: i128| {
-        let b = if bound < 0 { bound + len } else { bound };
-        b.clamp(0, len) as usize
+        let b = if bound < 0 { bound + n } else { bound };
+        b.clamp(0, n) as usize
     };
     let start = from.map(clamp).unwrap_or(0);
-    let end = to.map(clamp).unwrap_or(s.len());
-    if start >= end {
-        Value::str(b"")
-    } else {
-        Value::str(&s[start..end])
-    }
+    let end = to.map(clamp).unwrap_or(len);
+    start..end.max(start)
 }
 
 /// `s * n`: `n` copies; `n <= 0` gives the empty string. R0007 when the result is too big.

@@ -43,6 +43,8 @@ pub struct World {
     exit: Option<i32>,
     /// The random number generator of `rand`, `rand_int`, `rand_double`.
     random: Generator,
+    /// Where `readln` reads a line before copying it out at its length.
+    line: Vec<u8>,
 }
 
 impl Default for World {
@@ -85,6 +87,7 @@ impl World {
             files: vec![Entry::Standard, Entry::Standard, Entry::Standard],
             exit: None,
             random: Generator::new(DEFAULT_SEED),
+            line: Vec::new(),
         }
     }
 
@@ -227,22 +230,24 @@ impl World {
         Ok(())
     }
 
-    /// The next line of an input handle with its newline; empty at the end.
+    /// The next line of an input handle with its newline; empty at the end. It is read into
+    /// the buffer every line reuses, then copied out at its length.
     fn readln(&mut self, handle: i64) -> Result<Vec<u8>, Fault> {
-        let mut line = Vec::new();
-        if handle == STDIN {
-            let read = self.stdin.read_until(b'\n', &mut line);
-            read.map_err(|error| file_error("read", "<stdin>", &error))?;
-            return Ok(line);
-        }
-        let (path, read) = match self.entry(handle) {
-            Some(Entry::Reader { path, reader }) => {
-                (path.clone(), reader.read_until(b'\n', &mut line))
-            }
-            other => return Err(unusable("read", other)),
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let read = match self.entry(handle) {
+            _ if handle == STDIN => (self.stdin.read_until(b'\n', &mut line))
+                .map_err(|error| file_error("read", "<stdin>", &error)),
+            Some(Entry::Reader { path, reader }) => (reader.read_until(b'\n', &mut line))
+                .map_err(|error| file_error("read", path, &error)),
+            other => Err(unusable("read", other)),
         };
-        read.map_err(|error| file_error("read", &path, &error))?;
-        Ok(line)
+        let text = line.to_vec();
+        // A very long line's buffer is not kept.
+        if line.capacity() <= 1 << 20 {
+            self.line = line;
+        }
+        read.map(|_| text)
     }
 
     /// The rest of an input handle.
@@ -436,9 +441,9 @@ pub fn parse_double(text: &[u8]) -> Result<f64, Fault> {
 /// The length of the longest prefix of `s` that begins a valid floating literal.
 fn float_prefix(s: &[u8]) -> usize {
     let mut i = usize::from(matches!(s.first(), Some(b'+' | b'-')));
-    let rest = s[i..].to_ascii_lowercase();
+    let rest = &s[i..];
     for word in ["infinity", "inf", "nan"] {
-        if rest.starts_with(word.as_bytes()) {
+        if rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word.as_bytes()) {
             return i + word.len();
         }
     }
@@ -896,6 +901,15 @@ mod tests {
         assert_eq!(double("7."), Ok(7.0));
         assert_eq!(double("-inf"), Ok(f64::NEG_INFINITY));
         assert!(double("NaN").is_ok_and(f64::is_nan));
+        assert_eq!(double("+InFiNiTy"), Ok(f64::INFINITY));
+        assert_eq!(
+            double("in"),
+            Err("`in` is not a double: unexpected `i` at position 1".into())
+        );
+        assert_eq!(
+            double("infx"),
+            Err("`infx` is not a double: unexpected `x` at position 4".into())
+        );
         assert_eq!(
             double("1.5.2"),
             Err("`1.5.2` is not a double: unexpected `.` at position 4".into())
@@ -907,6 +921,23 @@ mod tests {
         assert_eq!(
             double("."),
             Err("`.` is not a double: unexpected `.` at position 1".into())
+        );
+    }
+
+    #[test]
+    fn readln_gives_each_line_whole_whatever_the_one_before() {
+        let text = format!("{}\nab\n\nlast", "x".repeat(5000));
+        let mut world = World::new(Vec::new(), Box::new(std::io::Cursor::new(text)));
+        let lines: Vec<Vec<u8>> = (0..5).map(|_| world.readln(STDIN).unwrap()).collect();
+        assert_eq!(lines[0].len(), 5001);
+        assert_eq!(
+            lines[1..],
+            [
+                b"ab\n".to_vec(),
+                b"\n".to_vec(),
+                b"last".to_vec(),
+                Vec::new()
+            ]
         );
     }
 

@@ -171,7 +171,8 @@ pub(super) extern "C" fn print_value(rt: &Runtime<'_>, shown: &Shown, value: &Va
     })
 }
 
-/// A number read from text: the type read, how, and where in the source.
+/// A number read from text: the type read, how, where in the source, and the substring of
+/// the text read when it is one (`int (s.[a to b])`, read where `s` lives, never made).
 pub struct Parse {
     pub to: Type,
     pub repr: super::Repr,
@@ -180,18 +181,30 @@ pub struct Parse {
     /// can.
     pub checked: bool,
     pub span: Span,
+    pub slice: Option<Slice>,
 }
 
-/// The number `parse` reads from the string at `text`, as the evaluator reads it: its bits;
-/// 0 after a fault.
-pub(super) extern "C" fn parse_text(rt: &Runtime<'_>, parse: &Parse, text: &Value) -> u64 {
+/// The number `parse` reads from the string `parts[0]` (or its substring, the bounds the
+/// integers after it), as the evaluator reads it: its bits; 0 after a fault.
+pub(super) extern "C" fn parse_text(
+    rt: &Runtime<'_>,
+    parse: &Parse,
+    parts: *const *const Value,
+) -> u64 {
     guarded(rt, 0, || {
-        let bytes: &[u8] = match text {
+        let n = 1 + parse.slice.as_ref().map_or(0, |s| s.bound_tys.len());
+        // SAFETY: native code passes the string and one integer value per bound, alive.
+        let parts = unsafe { std::slice::from_raw_parts(parts, n) };
+        let bytes: &[u8] = match unsafe { &*parts[0] } {
             Value::Str(bytes) => bytes,
             _ => b"",
         };
+        let bytes = match &parse.slice {
+            Some(slice) => &bytes[slice.range(bytes.len(), &parts[1..])],
+            None => bytes,
+        };
         let number = match (parse.checked, &parse.to) {
-            (false, _) => prims::convert(text, &Type::String, &parse.to),
+            (false, to) => prims::convert_text(bytes, to),
             (true, Type::Double) => world::parse_double(bytes).map(Value::Float),
             (true, _) => world::parse_int(bytes).map(Value::Int),
         };
@@ -237,6 +250,21 @@ pub struct Slice {
     pub bound_tys: Vec<crate::types::IntTy>,
 }
 
+impl Slice {
+    /// The bytes it takes of a string of `len` bytes, its bounds the integer values at
+    /// `bounds`, as the evaluator's kernel takes them.
+    fn range(&self, len: usize, bounds: &[*const Value]) -> std::ops::Range<usize> {
+        let mut bounds = bounds
+            .iter()
+            .zip(&self.bound_tys)
+            // SAFETY: native code passes one live integer value per bound.
+            .map(|(&v, &ity)| prims::int_value(unsafe { &*v }.as_int_lossy(), ity));
+        let from = if self.from { bounds.next() } else { None };
+        let to = if self.to { bounds.next() } else { None };
+        prims::slice_range(len, from, to)
+    }
+}
+
 /// The substring `slice` takes of the string `parts[0]`, its bounds the integers after it, as
 /// the evaluator's kernel takes it, into `out` (which holds a value, replaced). 0: done.
 pub(super) extern "C" fn slice_text(
@@ -249,15 +277,7 @@ pub(super) extern "C" fn slice_text(
         // SAFETY: native code passes the string and one integer value per bound, alive.
         let parts = unsafe { std::slice::from_raw_parts(parts, 1 + slice.bound_tys.len()) };
         let substring = match unsafe { &*parts[0] } {
-            Value::Str(text) => {
-                let mut bounds = parts[1..]
-                    .iter()
-                    .zip(&slice.bound_tys)
-                    .map(|(&v, &ity)| prims::int_value(unsafe { &*v }.as_int_lossy(), ity));
-                let from = if slice.from { bounds.next() } else { None };
-                let to = if slice.to { bounds.next() } else { None };
-                prims::str_slice(text, from, to)
-            }
+            Value::Str(text) => Value::str(&text[slice.range(text.len(), &parts[1..])]),
             _ => Value::str(b""),
         };
         // SAFETY: `out` is a value native code owns, none of the parts.

@@ -57,7 +57,7 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Prim(p, a)
                 if super::expr::evaluates_operands_first(p)
-                    && a.iter().any(|o| self.worth_native(o)) =>
+                    && (matches!(p, Prim::World(_)) || a.iter().any(|o| self.worth_native(o))) =>
             {
                 self.kernel_into(e, a, |args| ExprKind::Prim(p.clone(), args), out)
             }
@@ -619,6 +619,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Prim(Prim::StrSlice { .. }, _) => sliced_natively(e),
             ExprKind::Prim(Prim::Varray(VarrayOp::New), _) => true,
             ExprKind::Prim(Prim::Varray(op), a) => self.values_form(e, *op, a).is_some(),
+            // Input and output (`readln f`, `load path`): the runtime's operation on its
+            // operands, computed first (`kernel_into`).
+            ExprKind::Prim(Prim::World(_), _) => true,
             ExprKind::Prim(p, _) => text_prim(p),
             ExprKind::Field(inner, _) => self.part_path(e).is_some() || self.field_of_built(inner),
             ExprKind::Index { .. } => self.part_path(e).is_some(),
@@ -658,7 +661,7 @@ pub(super) fn compared_in_place(ty: &crate::types::Type) -> bool {
 }
 
 /// Is `e` a substring native code takes (`slice_into`): of a string, by integer bounds?
-fn sliced_natively(e: &Expr) -> bool {
+pub(super) fn sliced_natively(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Prim(Prim::StrSlice { .. }, a) => {
             a[0].ty == Type::String && a[1..].iter().all(|b| matches!(b.ty, Type::Int(_)))

@@ -499,7 +499,7 @@ impl Lower<'_, '_, '_> {
             let native = a.iter().any(|o| self.worth_native(o))
                 || a.iter()
                     .all(|o| Repr::of(&o.ty).is_some() || Agg::of(&o.ty).is_some());
-            if evaluates_operands_first(p) && native {
+            if evaluates_operands_first(p) && (native || matches!(p, Prim::World(_))) {
                 return self.kernel(e, a, |args| ExprKind::Prim(p.clone(), args));
             }
             let why = format!("{p:?} of a value of type {} (not in registers)", x.ty);

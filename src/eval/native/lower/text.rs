@@ -106,14 +106,23 @@ impl Lower<'_, '_, '_> {
 
     /// A number read from the string `x` (`int s`, `double s`; `parse_int s`, `parse_double
     /// s` when `checked`): the string read where it lives (or computed first), the evaluator's
-    /// conversion or parse run on it by the runtime.
+    /// conversion or parse run on it by the runtime. A substring of it by integer bounds
+    /// (`int (s.[a to b])`) is read where the string lives, never made.
     pub(super) fn parse_text(&mut self, x: &Expr, e: &Expr, repr: Repr, checked: bool) -> V {
-        let read = self.read_operands(&[x], "the text of a conversion to a number");
+        let (operands, slice) = match &x.kind {
+            ExprKind::Prim(Prim::StrSlice { from, to }, a) if super::boxed::sliced_natively(x) => {
+                (a.iter().collect(), Some(self.slice_of(*from, *to, &a[1..])))
+            }
+            _ => (vec![x], None),
+        };
+        let read = self.read_operands(&operands, "the text of a conversion to a number");
+        let list = self.address_list(&read.addrs);
         let parse = self.keep(Parse {
             to: e.ty.clone(),
             repr,
             checked,
             span: e.span,
+            slice,
         });
         let parse = self.ptr_const(parse);
         let rt = self.rt;
@@ -122,7 +131,7 @@ impl Lower<'_, '_, '_> {
                 Helper::ParseText,
                 &[types::I64; 3],
                 &[types::I64],
-                &[rt, parse, read.addrs[0]],
+                &[rt, parse, list],
             )
             .expect("parse_text returns bits");
         self.check_failed();
@@ -163,18 +172,8 @@ impl Lower<'_, '_, '_> {
         let all: Vec<&Expr> = operands.iter().collect();
         let read = self.read_operands(&all, "an operand of a substring");
         let list = self.address_list(&read.addrs);
-        let bound_tys = operands[1..]
-            .iter()
-            .map(|b| match b.ty {
-                Type::Int(ity) => ity,
-                _ => unreachable!("checked by the caller: integer bounds"),
-            })
-            .collect();
-        let slice = self.keep(Slice {
-            from,
-            to,
-            bound_tys,
-        });
+        let slice = self.slice_of(from, to, &operands[1..]);
+        let slice = self.keep(slice);
         let slice = self.ptr_const(slice);
         let rt = self.rt;
         let status = self
@@ -187,6 +186,22 @@ impl Lower<'_, '_, '_> {
             .expect("slice_text returns a status");
         self.branch_unwind_if(status);
         self.release_operands(read);
+    }
+
+    /// The substring that has the bounds `from` and `to` (integers, `bounds`).
+    fn slice_of(&self, from: bool, to: bool, bounds: &[Expr]) -> Slice {
+        let bound_tys = bounds
+            .iter()
+            .map(|b| match b.ty {
+                Type::Int(ity) => ity,
+                _ => unreachable!("checked by the caller: integer bounds"),
+            })
+            .collect();
+        Slice {
+            from,
+            to,
+            bound_tys,
+        }
     }
 
     /// `str x`, `repr x` or `_strr x` into the value at `out`.
