@@ -136,6 +136,14 @@ impl Checker {
                 if lt == error_type() {
                     return error_expr(span);
                 }
+                // `d.i x` of a darray or list `d` and an index `i`: its element applied.
+                if (crate::check::darray::is_dynamic_array(&lt)
+                    || crate::check::darray::is_list(&lt))
+                    && self.indexes_dynamic_array(rhs)
+                {
+                    let f = self.dynamic_element(l, rhs, head.span);
+                    return self.call_rest(f, args, span);
+                }
                 let errors_before = self.unit.errors.len();
                 if let Some(p) = self.projection(&lt, rhs, None) {
                     let f = self.apply_projection(l, p, head.span);
