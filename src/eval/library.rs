@@ -711,22 +711,43 @@ fn merge_codes<T: Copy, K: Ord>(
     Ok(())
 }
 
-/// A string's bytes as a sort key, in the order of `<` on strings (`prims::compare_text`).
+/// A string's bytes as a sort key, in the order of `<` on strings (`prims::compare_text`,
+/// bytes compared in order, a proper prefix first). Its first eight bytes, zero-padded and
+/// read big-endian, order two keys whenever they differ (a shorter text pads with zeros, which
+/// sort before any byte it could be followed by), so most comparisons of short or distinct
+/// texts are one integer comparison; equal prefixes compare the lengths or the bytes after.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
-struct TextKey<'a>(&'a [u8]);
+struct TextKey<'a> {
+    prefix: u64,
+    bytes: &'a [u8],
+}
 
 impl<'a> TextKey<'a> {
     fn of(v: &'a Value) -> Self {
-        match v {
-            Value::Str(s) => TextKey(s),
-            _ => TextKey(&[]),
+        let bytes: &[u8] = match v {
+            Value::Str(s) => s,
+            _ => &[],
+        };
+        let mut first = [0u8; 8];
+        let n = bytes.len().min(8);
+        first[..n].copy_from_slice(&bytes[..n]);
+        TextKey {
+            prefix: u64::from_be_bytes(first),
+            bytes,
         }
     }
 }
 
 impl Ord for TextKey<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
-        prims::compare_text(self.0, other.0)
+        // With equal prefixes, a text of at most eight bytes is the other's first bytes (its
+        // padding zeros theirs too): the shorter is first. Longer texts compare the rest.
+        self.prefix.cmp(&other.prefix).then_with(|| {
+            match (self.bytes.get(8..), other.bytes.get(8..)) {
+                (Some(a), Some(b)) => prims::compare_text(a, b),
+                _ => self.bytes.len().cmp(&other.bytes.len()),
+            }
+        })
     }
 }
 
@@ -869,6 +890,22 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn text_keys_order_as_strings_compare(
+            a in proptest::collection::vec(0u8..4, 0..14),
+            cut in 0usize..14,
+            tail in proptest::collection::vec(0u8..2, 0..6),
+        ) {
+            // `b` shares a prefix of `a` (often its first eight bytes, or all of it).
+            let mut b = a[..cut.min(a.len())].to_vec();
+            b.extend(tail);
+            let (x, y) = (Value::str(&a), Value::str(&b));
+            proptest::prop_assert_eq!(
+                TextKey::of(&x).cmp(&TextKey::of(&y)),
+                prims::compare_text(&a, &b)
+            );
+        }
+
         #[test]
         fn searches_agree_with_cpp_definitions(
             s in proptest::collection::vec(0u8..3, 0..12),
