@@ -555,6 +555,31 @@ fn path_of(value: Value) -> String {
     String::from_utf8_lossy(&text_of(value)).into_owned()
 }
 
+/// `readln f`: the next line of the file with handle `f`, with its newline; `""` at the end.
+pub fn read_line(rt: &Runtime<'_>, f: i64, span: Span) -> Result<Value, Ctrl> {
+    let line = rt.world.borrow_mut().readln(f);
+    Ok(Value::Str(std::sync::Arc::new(
+        line.map_err(|e| e.at(span))?,
+    )))
+}
+
+/// `write (f, text)`, and `writeln (f, text)` when `newline`: the text written to the file
+/// with handle `f`, then the newline.
+pub fn write_text(
+    rt: &Runtime<'_>,
+    f: i64,
+    text: &[u8],
+    newline: bool,
+    span: Span,
+) -> Result<(), Ctrl> {
+    let mut world = rt.world.borrow_mut();
+    let mut written = world.write(f, rt, text, span);
+    if newline && written.is_ok() {
+        written = world.write(f, rt, b"\n", span);
+    }
+    written.map_err(|e| e.at(span))
+}
+
 /// The compiled code of `Prim::World(op)` with its operands' codes.
 pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
     let mut pop = || codes.pop().expect("the operand count was checked");
@@ -630,10 +655,7 @@ pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
             let f = pop();
             Box::new(move |frame| {
                 let f = f(frame)?.as_int_lossy();
-                let line = frame.rt.world.borrow_mut().readln(f);
-                Ok(Value::Str(std::sync::Arc::new(
-                    line.map_err(|e| e.at(span))?,
-                )))
+                read_line(frame.rt, f, span)
             })
         }
         WorldOp::LoadRest => {
@@ -673,12 +695,7 @@ pub fn compile(op: WorldOp, mut codes: Vec<ExprCode>, span: Span) -> ExprCode {
             Box::new(move |frame| {
                 let f = f(frame)?.as_int_lossy();
                 let text = text_of(text(frame)?);
-                let mut world = frame.rt.world.borrow_mut();
-                let mut written = world.write(f, frame.rt, &text, span);
-                if newline && written.is_ok() {
-                    written = world.write(f, frame.rt, b"\n", span);
-                }
-                written.map_err(|e| e.at(span))?;
+                write_text(frame.rt, f, &text, newline, span)?;
                 Ok(Value::Unit)
             })
         }

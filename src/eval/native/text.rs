@@ -285,3 +285,41 @@ pub(super) extern "C" fn slice_text(
         Ok(0)
     })
 }
+
+/// A file operation native code calls the world for: `writeln` rather than `write`, and where
+/// in the source.
+pub struct FileOp {
+    pub newline: bool,
+    pub span: Span,
+}
+
+/// `write (f, s)` or `writeln (f, s)` of the handle `parts[0]` and the string `parts[1]`, as
+/// the evaluator writes them. 0: done; 1: failed.
+pub(super) extern "C" fn write_text(
+    rt: &Runtime<'_>,
+    op: &FileOp,
+    parts: *const *const Value,
+) -> u32 {
+    guarded(rt, 1, || {
+        // SAFETY: native code passes the handle and the string, alive.
+        let parts = unsafe { std::slice::from_raw_parts(parts, 2) };
+        let f = unsafe { &*parts[0] }.as_int_lossy();
+        let text: &[u8] = match unsafe { &*parts[1] } {
+            Value::Str(text) => text,
+            _ => b"",
+        };
+        world::write_text(rt, f, text, op.newline, op.span)?;
+        Ok(0)
+    })
+}
+
+/// `readln f` of the handle `f` into `out` (which holds a value, replaced). 0: done; 1:
+/// failed.
+pub(super) extern "C" fn read_line(rt: &Runtime<'_>, op: &FileOp, f: i64, out: *mut Value) -> u32 {
+    guarded(rt, 1, || {
+        let line = world::read_line(rt, f, op.span)?;
+        // SAFETY: `out` is a value native code owns.
+        unsafe { *out = line };
+        Ok(0)
+    })
+}

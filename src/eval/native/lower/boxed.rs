@@ -11,7 +11,7 @@ use cranelift_codegen::ir::{
 };
 
 use crate::core::ir::{
-    CmpOp, CoerceKind, Expr, ExprKind, IndexMode, PathStep, Place, Prim, VarrayOp,
+    CmpOp, CoerceKind, Expr, ExprKind, IndexMode, PathStep, Place, Prim, VarrayOp, WorldOp,
 };
 
 use super::super::layout::{self, VALUE_SIZE};
@@ -52,6 +52,11 @@ impl Lower<'_, '_, '_> {
                 self.values_call(e, *op, index, a, Some(out));
             }
             ExprKind::Prim(Prim::Varray(VarrayOp::New), a) if self.new_varray_into(e, a, out) => {}
+            ExprKind::Prim(Prim::World(WorldOp::Readln), a)
+                if Repr::of(&a[0].ty) == Some(Repr::I64) =>
+            {
+                self.read_line_into(&a[0], e.span, out)
+            }
             ExprKind::Prim(p @ (Prim::Str | Prim::Repr | Prim::Strr), x) if x.len() == 1 => {
                 self.show_into(p, &x[0], e.span, out)
             }

@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{
 };
 
 use crate::core::ir::{
-    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, MathFn, Place, Prim, VarrayOp,
+    ArithOp, CmpOp, CoerceKind, Const, Expr, ExprKind, MathFn, Place, Prim, VarrayOp, WorldOp,
 };
 use crate::syntax::span::Span;
 use crate::types::ty::IntTy;
@@ -492,6 +492,11 @@ impl Lower<'_, '_, '_> {
         }
         if let Prim::StrSearch { how, from } = p {
             return self.search_text(*how, *from, a);
+        }
+        if let (Prim::World(WorldOp::Write(newline)), [f, text]) = (p, a) {
+            if Repr::of(&f.ty) == Some(Repr::I64) && text.ty == Type::String {
+                return self.write_text(*newline, a, e.span);
+            }
         }
         if let Some(x) = a.iter().find(|x| Repr::of(&x.ty).is_none()) {
             // Operands native code computes (aggregates boxed for the kernel), so a global

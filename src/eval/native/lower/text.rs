@@ -11,7 +11,7 @@ use crate::syntax::span::Span;
 use crate::types::Type;
 
 use super::super::runtime::Helper;
-use super::super::text::{Concat, Parse, Search, Shown, Slice};
+use super::super::text::{Concat, FileOp, Parse, Search, Shown, Slice};
 use super::{flags, Lower, V};
 use crate::eval::native::Repr;
 
@@ -186,6 +186,48 @@ impl Lower<'_, '_, '_> {
             .expect("slice_text returns a status");
         self.branch_unwind_if(status);
         self.release_operands(read);
+    }
+
+    /// `write (f, s)` or `writeln (f, s)` (`newline`) of a string: the handle and the string
+    /// read or computed in order, the runtime's write.
+    pub(super) fn write_text(&mut self, newline: bool, operands: &[Expr], span: Span) -> V {
+        let all: Vec<&Expr> = operands.iter().collect();
+        let read = self.read_operands(&all, "an operand of a write");
+        let list = self.address_list(&read.addrs);
+        let op = self.keep(FileOp { newline, span });
+        let op = self.ptr_const(op);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                Helper::WriteText,
+                &[types::I64; 3],
+                &[types::I32],
+                &[rt, op, list],
+            )
+            .expect("write_text returns a status");
+        self.branch_unwind_if(status);
+        self.release_operands(read);
+        V::Unit
+    }
+
+    /// `readln f` into the value at `out`: the handle computed, the runtime's read.
+    pub(super) fn read_line_into(&mut self, f: &Expr, span: Span, out: ClValue) {
+        let f = self.expr(f).int();
+        let op = self.keep(FileOp {
+            newline: false,
+            span,
+        });
+        let op = self.ptr_const(op);
+        let rt = self.rt;
+        let status = self
+            .call_helper(
+                Helper::ReadLine,
+                &[types::I64; 4],
+                &[types::I32],
+                &[rt, op, f, out],
+            )
+            .expect("read_line returns a status");
+        self.branch_unwind_if(status);
     }
 
     /// The substring that has the bounds `from` and `to` (integers, `bounds`).
