@@ -137,10 +137,7 @@ impl Checker {
                     return error_expr(span);
                 }
                 // `d.i x` of a darray or list `d` and an index `i`: its element applied.
-                if (crate::check::darray::is_dynamic_array(&lt)
-                    || crate::check::darray::is_list(&lt))
-                    && self.indexes_dynamic_array(rhs)
-                {
+                if self.indexes_dynamic_array(&lt, rhs) {
                     let f = self.dynamic_element(l, rhs, head.span);
                     return self.call_rest(f, args, span);
                 }

@@ -70,9 +70,13 @@ impl Checker {
         Some(ir::Stmt::Expr(self.expr(&call, None)))
     }
 
-    /// Whether `v.rhs` on a dynamic array is an element: `rhs` is a literal, a parenthesised
-    /// expression or a variable; a function's name is a reverse application (`v.len`).
-    pub(crate) fn indexes_dynamic_array(&mut self, rhs: &ast::Expr) -> bool {
+    /// Whether `v.rhs`, `v` of type `vt`, is an element of a dynamic array or a list: `rhs` is
+    /// a literal, a parenthesised expression or a variable; a function's name is a reverse
+    /// application (`v.len`).
+    pub(crate) fn indexes_dynamic_array(&mut self, vt: &Type, rhs: &ast::Expr) -> bool {
+        if !is_dynamic_array(vt) && !is_list(vt) {
+            return false;
+        }
         match &rhs.node {
             ExprKind::Name(n) => matches!(self.lookup_value(n), Some(Binding::Var(_))),
             _ => true,

@@ -39,9 +39,7 @@ impl Checker {
         if lt.pointee().is_some() {
             return self.pointer_dot(l, rhs, span);
         }
-        if (crate::check::darray::is_dynamic_array(&lt) || crate::check::darray::is_list(&lt))
-            && self.indexes_dynamic_array(rhs)
-        {
+        if self.indexes_dynamic_array(&lt, rhs) {
             return self.dynamic_element(l, rhs, span);
         }
         let errors_before = self.unit.errors.len();

@@ -624,8 +624,8 @@ const SORT_BLOCK: usize = 1 << 20;
 /// Sort numbers by `key`, stably: blocks of `SORT_BLOCK` numbers sorted in place (on rayon for
 /// large arrays), then merged pairwise, wider and wider. Ctrl-C is polled before each block
 /// and every `POLL_INTERVAL` merged numbers (R0012). The key is an integer code's order
-/// (signed, unsigned or as a `char`) or a floating value's order key, so the result is the
-/// stable sort by it, whatever the thread count.
+/// (signed, unsigned or as a `char`), a floating value's order key or a string's
+/// (`TextKey`), so the result is the stable sort by it, whatever the thread count.
 fn sort_codes<T: Copy + Default + Send + Sync, K: Ord>(
     items: &mut Vec<T>,
     key: impl Fn(T) -> K + Sync,

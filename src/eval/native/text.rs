@@ -315,9 +315,14 @@ pub(super) extern "C" fn write_text(
 
 /// `readln f` of the handle `f` into `out` (which holds a value, replaced). 0: done; 1:
 /// failed.
-pub(super) extern "C" fn read_line(rt: &Runtime<'_>, op: &FileOp, f: i64, out: *mut Value) -> u32 {
+pub(super) extern "C" fn read_line(
+    rt: &Runtime<'_>,
+    op: &FileOp,
+    f: &Value,
+    out: *mut Value,
+) -> u32 {
     guarded(rt, 1, || {
-        let line = world::read_line(rt, f, op.span)?;
+        let line = world::read_line(rt, f.as_int_lossy(), op.span)?;
         // SAFETY: `out` is a value native code owns.
         unsafe { *out = line };
         Ok(0)

@@ -52,9 +52,7 @@ impl Lower<'_, '_, '_> {
                 self.values_call(e, *op, index, a, Some(out));
             }
             ExprKind::Prim(Prim::Varray(VarrayOp::New), a) if self.new_varray_into(e, a, out) => {}
-            ExprKind::Prim(Prim::World(WorldOp::Readln), a)
-                if Repr::of(&a[0].ty) == Some(Repr::I64) =>
-            {
+            ExprKind::Prim(Prim::World(WorldOp::Readln), a) => {
                 self.read_line_into(&a[0], e.span, out)
             }
             ExprKind::Prim(p @ (Prim::Str | Prim::Repr | Prim::Strr), x) if x.len() == 1 => {

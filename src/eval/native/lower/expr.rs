@@ -493,8 +493,8 @@ impl Lower<'_, '_, '_> {
         if let Prim::StrSearch { how, from } = p {
             return self.search_text(*how, *from, a);
         }
-        if let (Prim::World(WorldOp::Write(newline)), [f, text]) = (p, a) {
-            if Repr::of(&f.ty) == Some(Repr::I64) && text.ty == Type::String {
+        if let (Prim::World(WorldOp::Write(newline)), [_, text]) = (p, a) {
+            if text.ty == Type::String {
                 return self.write_text(*newline, a, e.span);
             }
         }

@@ -7,9 +7,9 @@
 //! allocation and a tuple's parts are addressed where they are (`layout::sum_parts`,
 //! `layout::tuple_parts`), scalars compared and bound from their slots, boxed parts bound by a
 //! copy; an array of scalars inside such a value (a variant's `double * double`) is unboxed
-//! into registers and tested as an aggregate's leaves. What the native test does not cover (a constant string, a compact sum inside a boxed
-//! value, a binding in a captured cell, a value of another shape than its type's usual one)
-//! goes to the closure compiler's pattern binder (`runtime::match_pattern`), which binds the
+//! into registers and tested as an aggregate's leaves. What the native test does not cover (a
+//! constant string, a compact sum inside a boxed value, a binding in a captured cell, a value
+//! of another shape than its type's usual one) goes to the closure compiler's pattern binder (`runtime::match_pattern`), which binds the
 //! pattern's variables in the frame; the register variables it bound are read back. Guards
 //! and arm bodies are native either way, and a value no arm takes raises R0006 with the value
 //! shown.

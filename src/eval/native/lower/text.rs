@@ -210,9 +210,9 @@ impl Lower<'_, '_, '_> {
         V::Unit
     }
 
-    /// `readln f` into the value at `out`: the handle computed, the runtime's read.
+    /// `readln f` into the value at `out`: the handle read or computed, the runtime's read.
     pub(super) fn read_line_into(&mut self, f: &Expr, span: Span, out: ClValue) {
-        let f = self.expr(f).int();
+        let read = self.read_operands(&[f], "the file of a readln");
         let op = self.keep(FileOp {
             newline: false,
             span,
@@ -224,10 +224,11 @@ impl Lower<'_, '_, '_> {
                 Helper::ReadLine,
                 &[types::I64; 4],
                 &[types::I32],
-                &[rt, op, f, out],
+                &[rt, op, read.addrs[0], out],
             )
             .expect("read_line returns a status");
         self.branch_unwind_if(status);
+        self.release_operands(read);
     }
 
     /// The substring that has the bounds `from` and `to` (integers, `bounds`).
