@@ -231,6 +231,10 @@ impl Lower<'_, '_, '_> {
         if stores_into_it || super::hoist::assigned_places(body).contains(&place) {
             return false;
         }
+        // The array itself, read through a view kept for the loop (`kept_element_leaves`).
+        if matches!(array.kind, ExprKind::Local(_) | ExprKind::Global(_)) {
+            arrays.entry(place).or_insert((array.clone(), false));
+        }
         for (p, (base, write)) in inner {
             arrays
                 .entry(p)

@@ -234,9 +234,7 @@ impl Lower<'_, '_, '_> {
     /// leaves it alone, `unchanged_local`), then each element read and written to `v`.
     fn for_leaves(&mut self, label: u32, var: Place, array: &Expr, form: &LeafForm, body: &[Stmt]) {
         let elem = elem_of(&array.ty).expect("checked: an array").clone();
-        let in_place = self.unchanged_local(array, var, body);
-        self.on_a_copy(array, in_place, |l, temp| {
-            let (leaves, n) = l.element_leaves(form, temp, false);
+        let over = |l: &mut Self, leaves: ElementLeaves, n: ClValue| {
             l.counted_loop(label, n, Some(array.span), body, Some(var), |l, i| {
                 let v = l.load_element_leaves(&leaves, i);
                 match form {
@@ -244,7 +242,55 @@ impl Lower<'_, '_, '_> {
                     LeafForm::Rows(..) | LeafForm::Columns(_) => l.write_aggregate(var, &elem, v),
                 }
             });
+        };
+        if let Some((leaves, n)) = self.kept_element_leaves(array, form) {
+            return over(self, leaves, n);
+        }
+        let in_place = self.unchanged_local(array, var, body);
+        self.on_a_copy(array, in_place, |l, temp| {
+            let (leaves, n) = l.element_leaves(form, temp, false);
+            over(l, leaves, n);
         });
+    }
+
+    /// The leaves and element count of `array`, a variable, from the view a closed loop or
+    /// region keeps for it (known to be there: `viewed`). Such a loop leaves the variable's
+    /// storage where it is, and `closed_for_each` saw that the body stores nothing into it:
+    /// the loop reads it in place, with no copy and no call.
+    fn kept_element_leaves(
+        &mut self,
+        array: &Expr,
+        form: &LeafForm,
+    ) -> Option<(ElementLeaves, ClValue)> {
+        let place = match array.kind {
+            ExprKind::Local(s) => Place::Local(s),
+            ExprKind::Global(g) => Place::Global(g),
+            _ => return None,
+        };
+        if !self.viewed.contains(&place) {
+            return None;
+        }
+        let (data, len, _) = self.views.get(&place)?.clone();
+        match form {
+            LeafForm::Scalar(kind) if data.len() == 1 => {
+                Some((ElementLeaves::Scalar(*kind, data[0]), len))
+            }
+            LeafForm::Rows(kind, agg) if data.len() == 1 => {
+                let k = agg.leaves.len();
+                let n = self.b.ins().udiv_imm_s(len, k as i64);
+                Some((ElementLeaves::Rows(*kind, data[0], k), n))
+            }
+            LeafForm::Columns(agg) => {
+                let kinds = agg.layout()?.kinds.clone();
+                (kinds.len() == data.len()).then(|| {
+                    (
+                        ElementLeaves::Columns(kinds.into_iter().zip(data).collect()),
+                        len,
+                    )
+                })
+            }
+            _ => None,
+        }
     }
 
     /// The slot of `array` when it is a local held as a value in its slot (`slot_var`) that
