@@ -330,6 +330,22 @@ pub fn jumps_out(body: &[Stmt]) -> bool {
     jumps.found
 }
 
+/// How many loops `stmts` hold, themselves and nested (in inlined bodies too).
+pub fn count_loops(stmts: &[Stmt]) -> usize {
+    struct Loops(usize);
+    impl<'ir> Visit<'ir> for Loops {
+        fn visit_stmt(&mut self, s: &'ir Stmt) {
+            self.0 += usize::from(s.loop_label().is_some());
+            walk_stmt(self, s);
+        }
+    }
+    let mut loops = Loops(0);
+    for s in stmts {
+        loops.visit_stmt(s);
+    }
+    loops.0
+}
+
 /// Call `expr` on every expression of `stmts` (pre-order) and `place` on every place they
 /// assign or bind.
 pub fn each_in_stmts(stmts: &[Stmt], expr: &mut dyn FnMut(&Expr), place: &mut dyn FnMut(Place)) {

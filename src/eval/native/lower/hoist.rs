@@ -27,17 +27,27 @@
 //!
 //! The globals a closed loop reads that are scalars, tuples, records or structs of scalars,
 //! or small arrays of them (a top-level loop's counters and accumulators, its `for p in pts`
-//! variable) are held in registers while it runs: loaded before it, and those it assigns
-//! written back after it and on every error leaving it. A small array the loop also reads
+//! variable) are held in registers while it runs: loaded before it, and read from there. A
+//! scalar is also written to its slot at each assignment (`promoted_write`), so its slot is
+//! right wherever control leaves the loops and nothing has to carry it to the loop's end or
+//! to the unwind of each check: a value carried that way through nested loops is live at
+//! every check and across every call, and Cranelift keeps it on the stack, reloading the
+//! innermost loop's own counters. In a loop with no loop inside, the scalars it assigns
+//! (that hold a value where it starts) are written back where it is left instead
+//! (`sink_assignments`): at its end, a `break` or `continue` of a loop around it, each check
+//! that fails (`raise`), a piece of the closure compiler. Tuples, records and structs are
+//! written back after the loop and on every error leaving it. A small array the loop also reads
 //! through a view (at a variable position), or loops over, stays in memory, and a loop that
 //! assigns such an array is not closed. Nothing else reads a global meanwhile (the loop calls nothing; a
 //! parallel loop inside it gets them written back first, `store_promoted`), so top-level
 //! code runs like code in a function. A global that may not hold a value yet (a loop's
-//! counter, a variable declared in the loop) has a flag in a register too: a read checks it
-//! (R0011, as the slot's tag would say), an assignment sets it, and a global whose flag is
-//! still clear is not written back. A loop's counter holds a value in the loop's own body,
-//! where its reads check nothing (`note_defined_in_loop`). The globals of a loop left by a
-//! `return` or a jump past its end stay in memory.
+//! counter, a variable declared in the loop) is checked where it is read (R0011): a scalar
+//! by its slot's tag, which its first assignment writes; an aggregate by a flag in a
+//! register, which an assignment sets (and one whose flag is still clear is not written
+//! back). A loop's counter holds a value in the loop's own body,
+//! where its reads check nothing (`note_defined_in_loop`), as does a global assigned earlier
+//! in the block. The globals of a loop left by a `return` or a jump past its end stay in
+//! memory.
 
 use std::collections::HashMap;
 
@@ -198,7 +208,8 @@ fn globals_in_memory(stmts: &[Stmt], arrays: &HashMap<Place, (Expr, bool)>) -> V
 /// declaration (for R0011).
 #[derive(Clone)]
 struct Flag {
-    var: cranelift_frontend::Variable,
+    /// `None` for a scalar, whose slot's tag says it (its slot is written at every assignment).
+    var: Option<cranelift_frontend::Variable>,
     set: ClValue,
     def: std::sync::Arc<crate::core::ir::GlobalDef>,
 }
@@ -217,6 +228,9 @@ pub(super) struct Hoisted {
     unwind: cranelift_codegen::ir::Block,
     /// The varrays pushed onto in place in the loop.
     pushing: Option<super::pushes::Pushing>,
+    /// The promoted scalars the loop writes back where control leaves it
+    /// (`sink_assignments`), and the unwind block in force before it did.
+    sunk: Option<(Vec<u32>, cranelift_codegen::ir::Block)>,
 }
 
 /// Does control leave the loop `stmt` only at its end (or by an error)? No `return`, no
@@ -269,11 +283,13 @@ impl Lower<'_, '_, '_> {
         self.closed = true;
         let promoted = self.keeping_registers(|l| l.promote_globals(stmt, &in_memory));
         let pushing = self.keeping_registers(|l| l.fetch_pushes(stmts));
+        let sunk = self.sink_assignments(stmt);
         self.pin_invariants(stmt);
         Hoisted {
             promoted,
             after,
             pushing,
+            sunk,
             ..hoisted
         }
     }
@@ -288,6 +304,60 @@ impl Lower<'_, '_, '_> {
             promoted: Vec::new(),
             unwind: self.unwind,
             pushing: None,
+            sunk: None,
+        }
+    }
+
+    /// In a loop with no loop inside it, the promoted scalars it assigns that hold a value
+    /// where it starts are written back where control leaves it (its end, a `break` or
+    /// `continue` of a loop around it, an error, a piece of the closure compiler) rather
+    /// than at each assignment: an accumulator stays in its register. A loop with loops
+    /// inside does not: what it carried for its end would be live, in registers or on the
+    /// stack, through all of them. The globals and the unwind block in force before.
+    fn sink_assignments(
+        &mut self,
+        stmt: &Stmt,
+    ) -> Option<(Vec<u32>, cranelift_codegen::ir::Block)> {
+        if crate::core::visit::count_loops(std::slice::from_ref(stmt)) != 1 {
+            return None;
+        }
+        let assigned = assigned_places(std::slice::from_ref(stmt));
+        let mut sunk: Vec<u32> = self
+            .promoted
+            .iter()
+            .filter(|(g, p)| {
+                p.plain()
+                    && assigned.contains(&Place::Global(**g))
+                    && (p.flag.is_none() || self.c.known_defined(**g))
+                    && !self.sunk.contains(g)
+            })
+            .map(|(g, _)| *g)
+            .collect();
+        if sunk.is_empty() {
+            return None;
+        }
+        sunk.sort_unstable();
+        self.sunk.extend(&sunk);
+        let outer = self.unwind;
+        let list = sunk.clone();
+        self.unwind = self.side_block(|l| {
+            l.store_sunk(&list);
+            l.b.ins().jump(outer, &[]);
+        });
+        self.sunk_unwind = Some((self.unwind, outer));
+        Some((sunk, outer))
+    }
+
+    /// Write the sunk scalars `globals` (which hold a value: only the payload) to their slots.
+    pub(super) fn store_sunk(&mut self, globals: &[u32]) {
+        for g in globals {
+            let promoted = self.promoted[g].clone();
+            if let super::V::I(x) | super::V::F(x) = self.promoted_value(&promoted) {
+                let addr = self.global_addr(*g);
+                self.b
+                    .ins()
+                    .store(flags(), x, addr, crate::eval::native::layout::PAYLOAD);
+            }
         }
     }
 
@@ -421,6 +491,16 @@ impl Lower<'_, '_, '_> {
         self.views = hoisted.views;
         self.viewed = hoisted.viewed;
         self.closed = hoisted.closed;
+        if let Some((sunk, outer)) = hoisted.sunk {
+            self.keeping_registers(|l| l.store_sunk(&sunk));
+            let side = self.unwind;
+            self.b.seal_block(side);
+            self.unwind = outer;
+            self.sunk_unwind = None;
+            for g in &sunk {
+                self.sunk.remove(g);
+            }
+        }
         if !hoisted.promoted.is_empty() {
             self.keeping_registers(|l| l.store_promoted(&hoisted.promoted));
             let side = self.unwind;
@@ -515,10 +595,15 @@ impl Lower<'_, '_, '_> {
                 self.b.def_var(var, x);
                 leaves.push((var, repr));
             }
+            // A scalar's slot is kept up to date (`promoted_write`): its tag is its flag.
+            let plain = agg.is_none() && leaves.len() == 1;
             let flag = self.c.global_read_check(g, &ty).map(|def| {
-                let held = self.slot_holds_value(addr);
-                let var = self.b.declare_var(types::I64);
-                self.b.def_var(var, held);
+                let var = (!plain).then(|| {
+                    let held = self.slot_holds_value(addr);
+                    let var = self.b.declare_var(types::I64);
+                    self.b.def_var(var, held);
+                    var
+                });
                 let set = self.iconst(1);
                 Flag { var, set, def }
             });
@@ -604,7 +689,8 @@ impl Lower<'_, '_, '_> {
     pub(super) fn store_promoted(&mut self, globals: &[u32]) {
         for g in globals {
             let promoted = self.promoted[g].clone();
-            if !promoted.assigned {
+            // A scalar's slot is written at every assignment, or where its loop is left.
+            if !promoted.assigned || (promoted.plain() && !self.sunk.contains(g)) {
                 continue;
             }
             let v = self.promoted_value(&promoted);
@@ -619,7 +705,11 @@ impl Lower<'_, '_, '_> {
                 store(self);
                 continue;
             };
-            let set = self.b.use_var(flag.var);
+            let Some(var) = flag.var else {
+                store(self);
+                continue;
+            };
+            let set = self.b.use_var(var);
             let store_block = self.b.create_block();
             let after = self.b.create_block();
             self.b.ins().brif(set, store_block, &[], after, &[]);
@@ -655,9 +745,9 @@ impl Lower<'_, '_, '_> {
                     self.b.def_var(*var, x);
                 }
             }
-            if let Some(flag) = promoted.flag {
+            if let Some(var) = promoted.flag.and_then(|flag| flag.var) {
                 let held = self.slot_holds_value(addr);
-                self.b.def_var(flag.var, held);
+                self.b.def_var(var, held);
             }
         }
         globals
@@ -677,7 +767,13 @@ impl Lower<'_, '_, '_> {
         // A global assigned earlier in the block being lowered holds a value: no check.
         let checked = checked.filter(|_| !self.c.known_defined(g));
         if let (Some(Flag { var, def, .. }), Some(span)) = (promoted.flag.clone(), checked) {
-            let set = self.b.use_var(var);
+            let set = match var {
+                Some(var) => self.b.use_var(var),
+                None => {
+                    let addr = self.global_addr(g);
+                    self.slot_holds_value(addr)
+                }
+            };
             let unset = self.b.ins().icmp_imm_s(IntCC::Equal, set, 0);
             let zero = self.iconst(0);
             self.raise_if(unset, Site::Uninitialised(def, span), zero, zero);
@@ -719,8 +815,26 @@ impl Lower<'_, '_, '_> {
                 self.b.def_var(*var, x);
             }
         }
+        if promoted.plain() && !self.sunk.contains(&g) {
+            // Written through to its slot: the slot is right wherever the code leaves the
+            // loop or meets the evaluator, and nothing holds the register for an unwind.
+            let addr = self.global_addr(g);
+            // Its tag is written by the first assignment, where none dominates this one.
+            let tagged = promoted.flag.is_none() || self.c.known_defined(g);
+            match (tagged, v) {
+                (false, _) => self.store_value(addr, v),
+                (true, super::V::I(x) | super::V::F(x)) => {
+                    self.b
+                        .ins()
+                        .store(flags(), x, addr, crate::eval::native::layout::PAYLOAD);
+                }
+                (true, _) => {}
+            }
+        }
         if let Some(flag) = promoted.flag {
-            self.b.def_var(flag.var, flag.set);
+            if let Some(var) = flag.var {
+                self.b.def_var(var, flag.set);
+            }
         }
         true
     }

@@ -156,6 +156,11 @@ pub(super) struct Lower<'a, 'c, 'p> {
     /// The scalar globals held in registers while the closed loops being lowered run
     /// (`hoist.rs`): each one's variable and representation.
     promoted: HashMap<u32, hoist::Promoted>,
+    /// The promoted scalars the innermost loop being lowered writes back where control leaves
+    /// it, not at each assignment (`hoist::sink_assignments`).
+    sunk: std::collections::HashSet<u32>,
+    /// The unwind block that writes the sunk scalars back, and the one in force before it.
+    sunk_unwind: Option<(cranelift_codegen::ir::Block, cranelift_codegen::ir::Block)>,
     /// The varray variables the closed loops being lowered push onto in place (`pushes.rs`).
     pushing: HashMap<Place, pushes::PushView>,
     /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
@@ -271,6 +276,8 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             viewed: std::collections::HashSet::new(),
             closed: false,
             promoted: HashMap::new(),
+            sunk: std::collections::HashSet::new(),
+            sunk_unwind: None,
             pushing: HashMap::new(),
             foreign: false,
             captures,
@@ -375,7 +382,17 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     fn raise(&mut self, site: Site, a: ClValue, b: ClValue) {
         let site = self.keep(site);
         let site = self.ptr_const(site);
-        let unwind = self.unwind;
+        let mut unwind = self.unwind;
+        // In a loop that writes scalars back where it is left, they are written here, and the
+        // error goes on to the unwind block around the loop's: passed on to a raiser shared by
+        // the loop's checks, they would be live across its call, and kept on the stack
+        // through the whole loop.
+        if let Some((_, outer)) = self.sunk_unwind.filter(|(side, _)| *side == unwind) {
+            let mut sunk: Vec<u32> = self.sunk.iter().copied().collect();
+            sunk.sort_unstable();
+            self.store_sunk(&sunk);
+            unwind = outer;
+        }
         if let Some(raiser) = self.raisers.get(&unwind) {
             self.b.ins().jump(*raiser, &args(&[site, a, b]));
             return;
@@ -439,10 +456,14 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
 
     /// The address of global slot `s`.
     fn global_addr(&mut self, s: u32) -> ClValue {
-        let base = self
-            .b
-            .ins()
-            .load(types::I64, flags(), self.rt, layout::globals_base());
+        // The slots are sized for the unit before it runs and do not move while code runs:
+        // the address is the same at every read in a call (Cranelift computes it once).
+        let base = self.b.ins().load(
+            types::I64,
+            flags().with_readonly().with_can_move(),
+            self.rt,
+            layout::globals_base(),
+        );
         self.b.ins().iadd_imm_s(base, s as i64 * VALUE_SIZE as i64)
     }
 
@@ -738,8 +759,17 @@ fn define(backend: &SharedBackend, id: FuncId, ctx: &mut Context) -> Result<(), 
         .module
         .define_function(id, ctx)
         .map_err(|e| format!("Cranelift rejected the code: {e:?}"));
-    if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
-        eprintln!("{text}");
+    if let Some(code) = ctx.compiled_code() {
+        if let Some(text) = code.vcode.as_deref() {
+            eprintln!("{text}");
+        }
+        // For profiles of compiled code: each function's machine code, in order, to
+        // disassemble with `objdump -D -b binary -mi386:x86-64` against `perf script` offsets.
+        if let Some(dir) = std::env::var_os("TESSERA_DUMP_CODE") {
+            let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+            let path = std::path::Path::new(&dir).join(format!("{n:04}.bin"));
+            let _ = std::fs::write(path, code.code_buffer());
+        }
     }
     if std::env::var_os("TESSERA_DUMP_OPT").is_some() {
         eprintln!("{}", ctx.func.display());

@@ -346,6 +346,13 @@ impl Lower<'_, '_, '_> {
                         } else {
                             t.next
                         };
+                        // Leaving the innermost loop for one around it: what it writes back
+                        // at its end is written here.
+                        if self.loops.last().is_some_and(|inner| inner.label != *label) {
+                            let mut sunk: Vec<u32> = self.sunk.iter().copied().collect();
+                            sunk.sort_unstable();
+                            self.store_sunk(&sunk);
+                        }
                         self.b.ins().jump(block, &[]);
                     }
                     None => self.fallback_stmt(
