@@ -2,7 +2,9 @@
 //! pointer variable or in a captured variable's cell), its checks and leaf position, the view
 //! of the array's leaves, and element reads.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value as ClValue};
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, Value as ClValue};
 
 use crate::core::ir::{ArithOp, Expr, ExprKind, IndexMode, PathStep, Prim};
 use crate::types::ty::IntTy;
@@ -213,6 +215,10 @@ impl Lower<'_, '_, '_> {
             Some((i, folded)) => (i, Some(folded)),
             None => (self.expr(index).int(), None),
         };
+        let plain = folded.is_none();
+        if plain && self.checked_below(i, n) {
+            return i;
+        }
         let bad = self
             .b
             .ins()
@@ -237,7 +243,26 @@ impl Lower<'_, '_, '_> {
         self.raise(site, i, zero);
         self.b.seal_block(next);
         self.b.switch_to_block(next);
+        if plain {
+            self.note_checked_below(i, n);
+        }
         i
+    }
+
+    /// Was the value `i` tested below `n` in code that dominates this point: earlier in this
+    /// run of blocks, each entered from the one before past a test (`StraightRuns`)? Two
+    /// accesses at one index (`a.i` read, then `&a.i <- v`) test it once.
+    fn checked_below(&mut self, i: ClValue, n: usize) -> bool {
+        let run = self.b.current_block().and_then(|b| self.straight.run_of(b));
+        run.is_some() && self.straight.checked.get(&(i, n)) == run.as_ref()
+    }
+
+    /// Note that `i` is below `n` from here on, in this run of blocks.
+    fn note_checked_below(&mut self, i: ClValue, n: usize) {
+        if let Some(block) = self.b.current_block() {
+            let run = self.straight.run_or_new(block);
+            self.straight.checked.insert((i, n), run);
+        }
     }
 
     /// The value of `index`, computed without the range check of its last operation, when
@@ -355,7 +380,9 @@ impl Lower<'_, '_, '_> {
         let join = self.b.create_block();
         let ty = repr.clif().unwrap_or(types::I64);
         self.b.append_block_param(join, ty);
+        let slow = std::cell::Cell::new(false);
         let unviewable = |l: &mut Self| {
+            slow.set(true);
             let v = l.fallback_expr(e, "");
             l.b.ins().jump(join, &args(&[v.int()]));
         };
@@ -363,9 +390,47 @@ impl Lower<'_, '_, '_> {
         let kind = path_kind(path);
         let at = self.leaf_addr(kind, data[0], pos);
         let v = self.load_leaf(kind, at).int();
+        if let (false, Some(block)) = (slow.get(), self.b.current_block()) {
+            self.straight.continue_into(block, join);
+        }
         self.b.ins().jump(join, &args(&[v]));
         self.b.seal_block(join);
         self.b.switch_to_block(join);
         self.join_value(join, repr)
+    }
+}
+
+/// Runs of blocks that straight-line code continues through past tests: a block a failed
+/// test leaves for a cold one, and the block the test goes on to, which only it enters
+/// (`Lower::cold_if`), are in one run, so what was tested in the first holds in the second.
+/// The values tested below a bound in a run, for the accesses after the test.
+#[derive(Default)]
+pub(super) struct StraightRuns {
+    runs: HashMap<Block, u32>,
+    checked: HashMap<(ClValue, usize), u32>,
+    count: u32,
+    /// How many stores skip to the block after them when their position is outside the
+    /// view (`Outside::Skip`): that block is then entered from two places.
+    pub(super) skips: u32,
+}
+
+impl StraightRuns {
+    fn run_of(&self, block: Block) -> Option<u32> {
+        self.runs.get(&block).copied()
+    }
+
+    fn run_or_new(&mut self, block: Block) -> u32 {
+        let count = &mut self.count;
+        *self.runs.entry(block).or_insert_with(|| {
+            *count += 1;
+            *count
+        })
+    }
+
+    /// `next` goes on from `block` past a test, and is entered only from there.
+    pub(super) fn continue_into(&mut self, block: Block, next: Block) {
+        if let Some(run) = self.run_of(block) {
+            self.runs.insert(next, run);
+        }
     }
 }

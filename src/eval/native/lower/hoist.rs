@@ -1058,6 +1058,7 @@ impl Lower<'_, '_, '_> {
         match outside {
             Outside::Raise => self.check_position(path, pos, len),
             Outside::Skip(after) => {
+                self.straight.skips += 1;
                 let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, pos, len);
                 let next = self.b.create_block();
                 self.b.ins().brif(inside, next, &[], after, &[]);

@@ -161,6 +161,8 @@ pub(super) struct Lower<'a, 'c, 'p> {
     sunk: std::collections::HashSet<u32>,
     /// The unwind block that writes the sunk scalars back, and the one in force before it.
     sunk_unwind: Option<(cranelift_codegen::ir::Block, cranelift_codegen::ir::Block)>,
+    /// The runs of blocks past tests, and the indices tested in them (`element.rs`).
+    straight: element::StraightRuns,
     /// The varray variables the closed loops being lowered push onto in place (`pushes.rs`).
     pushing: HashMap<Place, pushes::PushView>,
     /// Has a helper been called that only the session's thread may call (`Helper::on_workers`)?
@@ -278,6 +280,7 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
             promoted: HashMap::new(),
             sunk: std::collections::HashSet::new(),
             sunk_unwind: None,
+            straight: element::StraightRuns::default(),
             pushing: HashMap::new(),
             foreign: false,
             captures,
@@ -430,6 +433,9 @@ impl<'a, 'c, 'p> Lower<'a, 'c, 'p> {
     fn cold_if(&mut self, cond: ClValue) -> cranelift_codegen::ir::Block {
         let cold = self.b.create_block();
         let next = self.b.create_block();
+        if let Some(block) = self.b.current_block() {
+            self.straight.continue_into(block, next);
+        }
         self.b.set_cold_block(cold);
         self.b.ins().brif(cond, cold, &[], next, &[]);
         self.b.seal_block(cold);
