@@ -24,13 +24,18 @@
 //! the nodes of a tree or list a program builds lie in the order they were made, not in the
 //! holes that checking and compiling left, so a walk over them reads memory in the order it
 //! lies.
-//! Blocks of `LARGE` bytes and more (arrays, long strings) go to the C library's malloc,
-//! which maps each from the system: an array's pages cost nothing until written (a million
-//! zeros left unwritten take no memory) and go back to the system when it is freed. A block of
-//! `HUGE` bytes and more is advised to the kernel as one for transparent huge pages: its
+//! Blocks of `LARGE` bytes and more (arrays, long strings) go to the C library's malloc, which
+//! maps each from the system (and keeps a freed one for the next request of its size): an
+//! array's pages cost nothing until written (a million zeros left unwritten take no memory)
+//! and go back to the system when it is freed. A block of `HUGE` bytes and more is a mapping
+//! of its own (`mapped`), advised to the kernel as a whole for transparent huge pages: its
 //! first writes then take one fault per 2 MiB instead of one per 4 KiB (filling a new array of
 //! 80 MB took 20 000 faults, each as long as writing its page), while the small blocks of
-//! checking, compiling and the program's nodes stay in 4 KiB pages (`set_memory_policy`).
+//! checking, compiling and the program's nodes stay in 4 KiB pages (`set_memory_policy`). Such
+//! a block grows (a darray pushed onto, a string appended to) by remapping: its pages are
+//! moved, neither copied nor written again. (Advising part of a mapping splits it, and the
+//! kernel then refuses to remap it: a darray grown to 16 MB in the C library's blocks, advised
+//! so, was copied at each doubling past 4 MB.)
 
 use mimalloc::MiMalloc as Backing;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -89,10 +94,10 @@ const SMALL: usize = 128;
 const CLASSES: usize = 8;
 const CACHED: usize = 64 << 20;
 
-/// The smallest block the C library's malloc serves (`Source::Mapped`).
+/// The smallest block the C library's malloc serves (`Source::Malloc`).
 const LARGE: usize = 256 << 10;
 
-/// The smallest block advised for transparent huge pages (`advise_huge_pages`).
+/// The smallest block advised for transparent huge pages (`mapped`).
 const HUGE: usize = 4 << 20;
 
 /// Where the blocks of a layout come from.
@@ -103,6 +108,8 @@ enum Source {
     /// mimalloc.
     Pages,
     /// The C library's malloc.
+    Malloc,
+    /// A mapping of its own (`mapped`).
     Mapped,
 }
 
@@ -110,7 +117,8 @@ enum Source {
 fn source_of(layout: Layout) -> Source {
     match class_of(layout) {
         Some(class) => Source::Class(class),
-        None if layout.size() >= LARGE => Source::Mapped,
+        None if layout.size() >= HUGE && layout.align() <= mapped::ALIGN => Source::Mapped,
+        None if layout.size() >= LARGE => Source::Malloc,
         None => Source::Pages,
     }
 }
@@ -228,7 +236,8 @@ unsafe impl GlobalAlloc for Counting {
         let pointer = match source_of(layout) {
             Source::Class(class) => return unsafe { self.alloc_small(class) },
             Source::Pages => unsafe { Backing.alloc(layout) },
-            Source::Mapped => advise_huge_pages(unsafe { System.alloc(layout) }, layout.size()),
+            Source::Malloc => unsafe { System.alloc(layout) },
+            Source::Mapped => unsafe { mapped::alloc(layout.size()) },
         };
         if !pointer.is_null() {
             self.grew(layout.size());
@@ -246,9 +255,9 @@ unsafe impl GlobalAlloc for Counting {
                 return pointer;
             }
             Source::Pages => unsafe { Backing.alloc_zeroed(layout) },
-            Source::Mapped => {
-                advise_huge_pages(unsafe { System.alloc_zeroed(layout) }, layout.size())
-            }
+            Source::Malloc => unsafe { System.alloc_zeroed(layout) },
+            // A new mapping reads as zeros.
+            Source::Mapped => unsafe { mapped::alloc(layout.size()) },
         };
         if !pointer.is_null() {
             self.grew(layout.size());
@@ -261,7 +270,8 @@ unsafe impl GlobalAlloc for Counting {
         match source_of(layout) {
             Source::Class(class) => return unsafe { self.dealloc_small(pointer, class) },
             Source::Pages => unsafe { Backing.dealloc(pointer, layout) },
-            Source::Mapped => unsafe { System.dealloc(pointer, layout) },
+            Source::Malloc => unsafe { System.dealloc(pointer, layout) },
+            Source::Mapped => unsafe { mapped::dealloc(pointer, layout.size()) },
         }
         self.shrank(layout.size());
     }
@@ -273,10 +283,12 @@ unsafe impl GlobalAlloc for Counting {
         let moved = match (source_of(layout), source_of(new_layout)) {
             (Source::Class(old), Source::Class(new)) if old == new => return pointer,
             (Source::Pages, Source::Pages) => unsafe { Backing.realloc(pointer, layout, new_size) },
-            (Source::Mapped, Source::Mapped) => advise_huge_pages(
-                unsafe { System.realloc(pointer, layout, new_size) },
-                new_size,
-            ),
+            (Source::Malloc, Source::Malloc) => unsafe {
+                System.realloc(pointer, layout, new_size)
+            },
+            (Source::Mapped, Source::Mapped) => unsafe {
+                mapped::realloc(pointer, layout.size(), new_size)
+            },
             _ => {
                 // From one source to another: a new block, the bytes copied, the old freed.
                 let moved = unsafe { self.alloc(new_layout) };
@@ -302,28 +314,88 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Advise the 2 MiB pages that lie wholly inside a block of `size` bytes at `pointer`, when
-/// it is `HUGE` or larger, for transparent huge pages (which the kernel then allocates on the
-/// first write into each, as it does 4 KiB pages: pages never written still take no memory).
-/// Returns `pointer`. Advice the system refuses changes nothing.
-fn advise_huge_pages(pointer: *mut u8, size: usize) -> *mut u8 {
+/// The blocks of `HUGE` bytes and more: each a private anonymous mapping of its own, grown and
+/// shrunk by remapping (the kernel moves its pages, or extends it in place), advised as a
+/// whole for transparent huge pages (the kernel then allocates one on the first write into
+/// each 2 MiB it wholly covers; pages never written still take no memory). Elsewhere than
+/// Linux, the C library's malloc serves them.
+mod mapped {
+    /// The largest alignment a mapping is sure to have: a page.
+    pub(super) const ALIGN: usize = 4096;
+
     #[cfg(target_os = "linux")]
-    if size >= HUGE && !pointer.is_null() {
-        const PAGE: usize = 2 << 20;
-        let start = (pointer as usize).next_multiple_of(PAGE);
-        let end = (pointer as usize + size) & !(PAGE - 1);
-        if end > start {
-            // SAFETY: the range lies inside the block just allocated; the advice changes how
-            // its pages are backed, not their contents.
-            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    pub(super) unsafe fn alloc(size: usize) -> *mut u8 {
+        // SAFETY: a new private anonymous mapping; nothing else is touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
         }
+        advise(p, size);
+        p.cast()
     }
-    pointer
+
+    #[cfg(target_os = "linux")]
+    pub(super) unsafe fn dealloc(pointer: *mut u8, size: usize) {
+        // SAFETY: the caller's block is the mapping `alloc` or `realloc` made of `size` bytes.
+        unsafe { libc::munmap(pointer.cast(), size) };
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(super) unsafe fn realloc(pointer: *mut u8, size: usize, new_size: usize) -> *mut u8 {
+        // SAFETY: as in `dealloc`; the kernel keeps the bytes, moving the pages if it must,
+        // and the mapping keeps its advice.
+        let p = unsafe { libc::mremap(pointer.cast(), size, new_size, libc::MREMAP_MAYMOVE) };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        p.cast()
+    }
+
+    /// Advise the whole mapping at `p` of `size` bytes for transparent huge pages. Advice the
+    /// system refuses changes nothing.
+    #[cfg(target_os = "linux")]
+    fn advise(p: *mut libc::c_void, size: usize) {
+        // SAFETY: the range is the whole mapping just made; the advice changes how its pages
+        // are backed, not their contents.
+        unsafe { libc::madvise(p, size, libc::MADV_HUGEPAGE) };
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    use std::alloc::{GlobalAlloc, Layout, System};
+
+    #[cfg(not(target_os = "linux"))]
+    fn layout(size: usize) -> Layout {
+        Layout::from_size_align(size, ALIGN).expect("a block's size")
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) unsafe fn alloc(size: usize) -> *mut u8 {
+        unsafe { System.alloc_zeroed(layout(size)) }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) unsafe fn dealloc(pointer: *mut u8, size: usize) {
+        unsafe { System.dealloc(pointer, layout(size)) }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) unsafe fn realloc(pointer: *mut u8, size: usize, new_size: usize) -> *mut u8 {
+        unsafe { System.realloc(pointer, layout(size), new_size) }
+    }
 }
 
 /// The process's memory policy, set once at its start:
 /// - Transparent huge pages back only the memory advised for them (mimalloc's heap, the large
-///   blocks of `advise_huge_pages`), whatever the system's default: on a system that gives
+///   blocks of `mapped`), whatever the system's default: on a system that gives
 ///   them to all memory, a small program's heap faulted in 2 MiB at a time doubled its
 ///   resident memory and its start-up. Where the kernel cannot make that exception (before
 ///   Linux 6.18), huge pages are turned off for the process.
@@ -465,11 +537,19 @@ mod tests {
         );
         assert_eq!(
             source_of(Layout::from_size_align(LARGE, 8).unwrap()),
+            Source::Malloc
+        );
+        assert_eq!(
+            source_of(Layout::from_size_align(HUGE, 8).unwrap()),
             Source::Mapped
         );
+        assert_eq!(
+            source_of(Layout::from_size_align(HUGE, 2 * mapped::ALIGN).unwrap()),
+            Source::Malloc
+        );
         let mut bytes: Vec<u8> = Vec::new();
-        // From a class through mimalloc's pages to a mapped block, to blocks advised for huge
-        // pages (grown in place or moved by the C library), and back down.
+        // From a class through mimalloc's pages and the C library's blocks to mappings of
+        // their own (grown in place or moved by remapping), and back down.
         for n in [
             100usize,
             1000,
@@ -477,6 +557,8 @@ mod tests {
             2 * LARGE,
             HUGE + 4097,
             3 * HUGE,
+            7 * HUGE + 1,
+            2 * HUGE,
             5000,
             50,
         ] {
