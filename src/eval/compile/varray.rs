@@ -171,6 +171,46 @@ impl NativeVarrayOp {
         }
     }
 
+    /// A `Get` of an element that is a value (a string, a variant, a closure) inside the
+    /// elements of `v` (the index bits `i` read as `run` reads them): the element cloned, or
+    /// `None` for `run` to decide (another operation, an index outside, a captured cell).
+    pub fn read_value(&self, v: &Value, i: i64) -> Option<Value> {
+        if self.op != VarrayOp::Get {
+            return None;
+        }
+        let d = lock(elements(v)?);
+        let Items::Values(values) = &d.items else {
+            return None;
+        };
+        let k = int_value(i, self.index.unwrap_or(IntTy::Long));
+        values.get(usize::try_from(k).ok()?).cloned()
+    }
+
+    /// A `Set` of an element that is a value inside the elements of `v`: the element moved
+    /// out of `x` (left `Unit`) into its place, the old one dropped once the lock is released;
+    /// false, with `x` untouched, for `run` to decide (as `read_value`).
+    pub fn write_value(&self, v: &Value, i: i64, x: &mut Value) -> bool {
+        if self.op != VarrayOp::Set {
+            return false;
+        }
+        let Some(elements) = elements(v) else {
+            return false;
+        };
+        let old = {
+            let mut d = lock(elements);
+            let Items::Values(values) = &mut d.items else {
+                return false;
+            };
+            let k = int_value(i, self.index.unwrap_or(IntTy::Long));
+            let Some(slot) = usize::try_from(k).ok().and_then(|k| values.get_mut(k)) else {
+                return false;
+            };
+            std::mem::replace(slot, std::mem::replace(x, Value::Unit))
+        };
+        drop(old);
+        true
+    }
+
     /// Run it on the varray (or darray) `v` with the index bits `i` and the element `x`: the
     /// length or bound, the element read, or `unit`; the faults are the kernels' own.
     pub fn run(

@@ -138,6 +138,19 @@ pub(super) unsafe extern "C" fn varray_values_op(
     x: *mut Value,
     out: *mut Value,
 ) {
+    // The common cases first, with no unwinding guard: an element read or replaced inside.
+    if x.is_null() && !out.is_null() {
+        if let Some(element) = op.read_value(v, i) {
+            // SAFETY: the caller's live value, replaced.
+            unsafe { *out = element };
+            return;
+        }
+    } else if !x.is_null() && out.is_null() {
+        // SAFETY: the caller's live value, taken only when the element is replaced.
+        if op.write_value(v, i, unsafe { &mut *x }) {
+            return;
+        }
+    }
     guarded(rt, (), || {
         let element = match x.is_null() {
             true => Value::Unit,
