@@ -62,6 +62,9 @@ diagnostic_cases! {
     matching_function_needs_arrow_type: "E0100", "fun f : int = | 0 => 1 | _ => 2;\nprintln$ f;\n";
     let_in_as_operand: "E0100", "println$ let x = 1 in x + 1;\n";
     let_fun_as_operand: "E0100", "println$ let fun f (x: int) => x + 1 in f 2;\n";
+    lambda_as_later_tuple_component: "E0100", "fun ap (x: int, f: int -> int) => f x;\nprintln$ ap (3, fun (y: int) => y + 1);\n";
+    lambda_as_operand: "E0100", "val k = 1 + fun (y: int) => y;\n";
+    darray_set_wrong_element: "E0301", "var w = darray[string] ();\npush_back (w, \"a\");\nset (w, 0, 5);\n";
     let_fun_argument_type: "E0301", "println (let fun f (x: int) => x in f \"a\");\n";
     extend_record_needs_record_bases: "E0301", "val r = (a = 1);\nprintln$ extend r, 2 with (b = 3) end;\n";
     extend_type_record_needs_record_bases: "E0301", "typedef t = extend int with (a:int) end;\n";

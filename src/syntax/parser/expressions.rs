@@ -388,6 +388,19 @@ pub(super) fn define_expressions<'t>(
                 }),
             if_expr,
             block_lambda,
+            // An arrow lambda binds looser than every operator and than `,`: as an operand
+            // or a later tuple component it is refused with the fix.
+            arrow_lambda
+                .clone()
+                .validate(|lambda, _, emitter| {
+                    emitter.emit(coded_error(
+                        lambda.span,
+                        "E0100",
+                        "a lambda `fun (…) => e` inside a tuple or as an operand must be parenthesised",
+                        Some("write `(fun (…) => e)`: its body would otherwise extend to the end of the expression"),
+                    ));
+                    lambda
+                }),
             match_expr,
             // `{ stmts }`: a closure of `()`.
             braced_stmts
