@@ -318,8 +318,7 @@ impl Checker {
         span: Span,
         expected: Option<&Type>,
     ) -> ir::Expr {
-        // Only a call that gives the list or option function all its arguments falls back
-        // on it: a partial application (`fold_left f 0`) means the array function.
+        // Only a whole call falls back: a partial one (`fold_left f 0`) means the array function.
         let alternatives: Vec<String> = ["_list_", "_opt_", "_varray_", "_darray_"]
             .iter()
             .map(|prefix| format!("{prefix}{n}"))
@@ -333,14 +332,12 @@ impl Checker {
         if alternatives.is_empty() {
             return self.apply_name_once(n, name_span, args, span, expected);
         }
-        let marks = |c: &Self| {
-            (
-                c.unit.errors.len(),
-                c.unit.open_instances.len(),
-                c.unit.deferred_vars.len(),
-            )
-        };
-        let start = marks(self);
+        let u = &self.unit;
+        let start = (
+            u.errors.len(),
+            u.open_instances.len(),
+            u.deferred_vars.len(),
+        );
         let first = self.apply_name_once(n, name_span, args.clone(), span, expected);
         if self.unit.errors.len() == start.0 {
             return first;
@@ -350,16 +347,22 @@ impl Checker {
             self.unit.open_instances.split_off(start.1),
             self.unit.deferred_vars.split_off(start.2),
         );
+        // When only the alternatives bear the name (`set`), their refusals say why it failed.
+        let unbound = matches!(&failure.0[..], [CheckError::UndefinedName { .. }]);
+        let mut refusals: Option<CheckError> = None;
         for name in alternatives {
             let r = self.apply_name_once(&name, name_span, args.clone(), span, expected);
             if self.unit.errors.len() == start.0 {
                 return r;
             }
-            self.unit.errors.truncate(start.0);
+            let refused = self.unit.errors.split_off(start.0);
+            refusals = unbound
+                .then(|| CheckError::merge_refusals(refusals, refused, &name, n))
+                .flatten();
             self.unit.open_instances.truncate(start.1);
             self.unit.deferred_vars.truncate(start.2);
         }
-        self.unit.errors.extend(failure.0);
+        (self.unit.errors).extend(refusals.map_or(failure.0, |refusal| vec![refusal]));
         self.unit.open_instances.extend(failure.1);
         self.unit.deferred_vars.extend(failure.2);
         first

@@ -489,3 +489,56 @@ impl SecretUse {
         }
     }
 }
+
+impl CheckError {
+    /// The refusals of the alternatives of `written` (`apply_name`) as one: `refused`, the errors
+    /// of the alternative `name`, joined to those before when each is one refusal of its
+    /// overloads for the same argument (the candidates of both listed); named as written. `None`
+    /// when an alternative failed otherwise (its error then says nothing of `written`).
+    pub(crate) fn merge_refusals(
+        before: Option<CheckError>,
+        refused: Vec<CheckError>,
+        name: &str,
+        written: &str,
+    ) -> Option<CheckError> {
+        let [CheckError::NoOverload {
+            span,
+            message,
+            behaviour,
+            help,
+        }] = <[CheckError; 1]>::try_from(refused).ok()?
+        else {
+            return None;
+        };
+        let rename = |text: String| {
+            text.replace(&format!("`{name}`"), &format!("`{written}`"))
+                .replace(&format!("{name} :"), &format!("{written} :"))
+        };
+        let message = rename(message);
+        let help = help.map(rename);
+        match before {
+            None => Some(CheckError::NoOverload {
+                span,
+                message,
+                behaviour,
+                help,
+            }),
+            Some(CheckError::NoOverload {
+                message: first,
+                help: first_help,
+                ..
+            }) if first == message => Some(CheckError::NoOverload {
+                span,
+                message,
+                behaviour,
+                help: match (first_help, help) {
+                    (Some(a), Some(b)) => {
+                        Some(format!("{a}; {}", b.trim_start_matches("candidates: ")))
+                    }
+                    (a, b) => a.or(b),
+                },
+            }),
+            Some(other) => Some(other),
+        }
+    }
+}
