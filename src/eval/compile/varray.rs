@@ -188,19 +188,28 @@ impl NativeVarrayOp {
 
     /// A `Set` of an element that is a value inside the elements of `v`: the element moved
     /// out of `x` (left `Unit`) into its place, the old one dropped once the lock is released;
-    /// false, with `x` untouched, for `run` to decide (as `read_value`).
+    /// false, with `x` untouched, for `run` to decide (as `read_value`). A `Push` likewise,
+    /// when the storage has room and the bound is not reached (nothing grows, nothing fails).
     pub fn write_value(&self, v: &Value, i: i64, x: &mut Value) -> bool {
-        if self.op != VarrayOp::Set {
-            return false;
-        }
         let Some(elements) = elements(v) else {
             return false;
         };
         let old = {
             let mut d = lock(elements);
+            let bound = d.bound;
             let Items::Values(values) = &mut d.items else {
                 return false;
             };
+            if self.op == VarrayOp::Push {
+                if values.len() >= bound || values.len() == values.capacity() {
+                    return false;
+                }
+                values.push(std::mem::replace(x, Value::Unit));
+                return true;
+            }
+            if self.op != VarrayOp::Set {
+                return false;
+            }
             let k = int_value(i, self.index.unwrap_or(IntTy::Long));
             let Some(slot) = usize::try_from(k).ok().and_then(|k| values.get_mut(k)) else {
                 return false;

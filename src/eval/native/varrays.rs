@@ -138,7 +138,8 @@ pub(super) unsafe extern "C" fn varray_values_op(
     x: *mut Value,
     out: *mut Value,
 ) {
-    // The common cases first, with no unwinding guard: an element read or replaced inside.
+    // The common cases first, with no unwinding guard: an element read, replaced or pushed
+    // within the storage.
     if x.is_null() && !out.is_null() {
         if let Some(element) = op.read_value(v, i) {
             // SAFETY: the caller's live value, replaced.
@@ -146,7 +147,7 @@ pub(super) unsafe extern "C" fn varray_values_op(
             return;
         }
     } else if !x.is_null() && out.is_null() {
-        // SAFETY: the caller's live value, taken only when the element is replaced.
+        // SAFETY: the caller's live value, taken only when the element is stored.
         if op.write_value(v, i, unsafe { &mut *x }) {
             return;
         }
