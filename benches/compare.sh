@@ -10,7 +10,7 @@
 # gsum, store, dwhile, fib, call, pairs, str, str2x, closure, thr, fthr) by name: '^K' for the kernels only,
 # '^[a-z]' for the idioms and programs. Programs (Part 4): matmul, stencil, sort_ptr, nbody, springs, sieve,
 # particles, orders, callbacks, histogram, strscan, tuple_rec, mandelbrot, rowsum, filter_sum, variants, queens, darray_stats,
-# toplevel_structs, textbuild, cons_list, tree_insert, print_doubles, readlines, wordsort, fannkuch, and startup (tessera run
+# toplevel_structs, textbuild, cons_list, tree_insert, print_doubles, readlines, wordsort, fannkuch, shapes, and startup (tessera run
 # examples/hello.flx);
 # e.g. '^(matmul|stencil|sort_ptr|nbody|sieve|histogram|strscan|tuple_rec|mandelbrot|rowsum|startup)$'.
 #
@@ -537,7 +537,7 @@ fmt_ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
 
 echo
 echo "Programs (benches/programs/): median seconds; targets Tessera <= 2.0x Rust, <= 0.5x Lua 5.4, <= 0.1x CPython, <= 1.0x numpy."
-for name in matmul stencil sort_ptr nbody springs particles orders callbacks sieve histogram strscan tuple_rec mandelbrot rowsum runtime_sum static_sum runtime_rows static_rows filter_sum variants queens darray_stats toplevel_structs textbuild cons_list tree_insert print_doubles readlines wordsort fannkuch; do
+for name in matmul stencil sort_ptr nbody springs particles orders callbacks sieve histogram strscan tuple_rec mandelbrot rowsum runtime_sum static_sum runtime_rows static_rows filter_sum variants queens darray_stats toplevel_structs textbuild cons_list tree_insert print_doubles readlines wordsort fannkuch shapes; do
   program "$name"
 done
 startup
